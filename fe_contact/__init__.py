@@ -1,0 +1,3 @@
+"""fe_contact: planar flexible multibody dynamics with sliding frictional contact."""
+
+__version__ = "0.1.0"

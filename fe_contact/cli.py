@@ -1,0 +1,35 @@
+"""Command line: ``fe-contact demo NAME [options]``; ``fe-contact demo --list``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+DEMOS = {
+    "beam": ("fe_contact.demos.beam_modes", "modes and self-weight deflection of the cantilever"),
+}
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    usage = "usage: fe-contact demo NAME [options]   (fe-contact demo --list)"
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage)
+        return 0 if argv else 2
+    if argv[0] != "demo":
+        print(f"fe-contact: unknown command {argv[0]!r}\n{usage}", file=sys.stderr)
+        return 2
+    if len(argv) < 2 or argv[1] in ("--list", "-l"):
+        for name, (_, text) in DEMOS.items():
+            print(f"  {name:<16} {text}")
+        return 0
+    name = argv[1]
+    if name not in DEMOS:
+        print(f"fe-contact: unknown demo {name!r}; available: {', '.join(DEMOS)}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(DEMOS[name][0])
+    return module.main(argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

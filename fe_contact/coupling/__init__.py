@@ -1,0 +1,1 @@
+"""Coupling between the multibody tree and the structures: contact, friction, partitioning."""

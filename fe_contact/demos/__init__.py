@@ -1,0 +1,1 @@
+"""Demos runnable as ``fe-contact demo NAME``; each module exposes ``run(...)`` and ``main(argv)``."""

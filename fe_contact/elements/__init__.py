@@ -1,0 +1,1 @@
+"""Finite elements: Euler-Bernoulli beam and absolute-nodal string."""

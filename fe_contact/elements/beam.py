@@ -1,0 +1,484 @@
+"""Planar Euler-Bernoulli beam on Hermite cubics, Lipinski (002), sec. 3.
+
+The beam lies along the unit vector ``t0 = (cos angle, sin angle)`` from ``origin``; the material
+coordinate ``x`` runs from 0 to ``length`` along it and the transverse displacement ``w(x)`` is measured
+along ``n0 = (-sin angle, cos angle)``. The theory is linear (small deflections, no axial motion), as in
+the paper. Each node carries the DOFs ``(w, w')`` in scikit-fem's order, which is the element vector of
+Lipinski (002), eq. (8): ``(w_i, w'_i, w_j, w'_j)``.
+
+Mass, stiffness and Rayleigh damping (002 eqs. 16-17) are assembled once with scikit-fem
+``BilinearForm`` s on ``ElementLineHermite``. Point evaluations (deflection, slope, curvature, and the
+shape-function rows and their derivatives with respect to the element coordinate zeta, 002 eqs. 12, 31,
+41) use the element polynomials read off scikit-fem's own basis at assembly, so the contact coupling
+and the assembly share one set of shape functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from skfem import Basis, BilinearForm, ElementLineHermite, LinearForm, MeshLine
+from skfem.helpers import dd
+
+SUPPORT_KINDS = ("clamped", "pinned", "free")
+STANDARD_GRAVITY = 9.81
+
+
+def _positive(name: str, value) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number in SI units, got {value!r}") from None
+    if not np.isfinite(number) or number <= 0.0:
+        raise ValueError(f"{name} must be a positive finite number in SI units, got {value!r}")
+    return number
+
+
+def _non_negative(name: str, value) -> float:
+    number = float(value)
+    if not np.isfinite(number) or number < 0.0:
+        raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True, kw_only=True)
+class BeamSpec:
+    """What the beam is: geometry, section, material, supports and placement (SI units).
+
+    Give the section either as a rectangle (``width`` and ``height``) or directly as ``area`` and
+    ``second_moment``. Give the mesh either as ``n_elements`` equal elements or as ``node_x``, the
+    increasing node coordinates from 0 to ``length``.
+
+    Attributes
+    ----------
+    length : float, m.
+    youngs_modulus : float, Pa.
+    density : float, kg/m^3.
+    n_elements : int, number of equal elements (ignored when ``node_x`` is given).
+    width, height : float, m, rectangular section (bending about the width axis).
+    area : float, m^2; second_moment : float, m^4 (alternative to width/height).
+    node_x : tuple of float, m, optional explicit node coordinates.
+    left, right : str, support at x = 0 and x = length: "clamped", "pinned" or "free".
+    rayleigh_alpha : float, 1/s; rayleigh_beta : float, s (002 eq. 17: C = alpha M + beta K).
+    origin : (float, float), m, position of x = 0 in the plane.
+    angle : float, rad, direction of the undeformed beam axis in the plane.
+    """
+
+    length: float
+    youngs_modulus: float
+    density: float
+    n_elements: int = 10
+    width: float | None = None
+    height: float | None = None
+    area: float | None = None
+    second_moment: float | None = None
+    node_x: tuple[float, ...] | None = None
+    left: str = "clamped"
+    right: str = "free"
+    rayleigh_alpha: float = 0.0
+    rayleigh_beta: float = 0.0
+    origin: tuple[float, float] = (0.0, 0.0)
+    angle: float = 0.0
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first bad parameter."""
+        _positive("length", self.length)
+        _positive("youngs_modulus", self.youngs_modulus)
+        _positive("density", self.density)
+        if self.node_x is None:
+            if isinstance(self.n_elements, bool) or not isinstance(
+                self.n_elements, int | np.integer
+            ):
+                raise ValueError(f"n_elements must be an integer >= 1, got {self.n_elements!r}")
+            if self.n_elements < 1:
+                raise ValueError(f"n_elements must be an integer >= 1, got {self.n_elements!r}")
+        else:
+            x = np.asarray(self.node_x, dtype=float)
+            if x.ndim != 1 or x.size < 2:
+                raise ValueError("node_x must list at least two node coordinates (one element)")
+            if np.any(np.diff(x) <= 0.0):
+                raise ValueError("node_x must be strictly increasing")
+            if abs(x[0]) > 1e-12 * self.length or abs(x[-1] - self.length) > 1e-12 * self.length:
+                raise ValueError(
+                    f"node_x must run from 0 to length={self.length}, got {x[0]} ... {x[-1]}"
+                )
+        rect = self.width is not None or self.height is not None
+        direct = self.area is not None or self.second_moment is not None
+        if rect and direct:
+            raise ValueError("give the section as width and height, or as area and second_moment")
+        if rect:
+            if self.width is None or self.height is None:
+                raise ValueError("a rectangular section needs both width and height")
+            _positive("width", self.width)
+            _positive("height", self.height)
+        elif direct:
+            if self.area is None or self.second_moment is None:
+                raise ValueError("a direct section needs both area and second_moment")
+            _positive("area", self.area)
+            _positive("second_moment", self.second_moment)
+        else:
+            raise ValueError(
+                "the section is missing: give width and height, or area and second_moment"
+            )
+        for name in ("left", "right"):
+            kind = getattr(self, name)
+            if kind not in SUPPORT_KINDS:
+                raise ValueError(f"{name} support must be one of {SUPPORT_KINDS}, got {kind!r}")
+        _non_negative("rayleigh_alpha", self.rayleigh_alpha)
+        _non_negative("rayleigh_beta", self.rayleigh_beta)
+        if len(self.origin) != 2 or not np.all(np.isfinite(self.origin)):
+            raise ValueError(
+                f"origin must be two finite coordinates (x, y) in m, got {self.origin!r}"
+            )
+        if not np.isfinite(self.angle):
+            raise ValueError(f"angle must be finite (rad), got {self.angle!r}")
+
+    @property
+    def section_area(self) -> float:
+        """Cross-section area A in m^2."""
+        return self.width * self.height if self.area is None else float(self.area)
+
+    @property
+    def section_second_moment(self) -> float:
+        """Second moment of area I in m^4 (b h^3 / 12 for the rectangle)."""
+        if self.second_moment is None:
+            return self.width * self.height**3 / 12.0
+        return float(self.second_moment)
+
+    @property
+    def bending_stiffness(self) -> float:
+        """E I in N m^2."""
+        return self.youngs_modulus * self.section_second_moment
+
+    @property
+    def mass_per_length(self) -> float:
+        """rho A in kg/m."""
+        return self.density * self.section_area
+
+    def nodes(self) -> np.ndarray:
+        """Node coordinates along the beam, shape (n_nodes,), m."""
+        if self.node_x is not None:
+            return np.asarray(self.node_x, dtype=float)
+        return np.linspace(0.0, self.length, self.n_elements + 1)
+
+
+@BilinearForm
+def consistent_mass(u, v, w):
+    """rho A u v: the consistent mass of Lipinski (002), eq. (16)."""
+    return w.rho_A * u * v
+
+
+@BilinearForm
+def bending_stiffness(u, v, w):
+    """E I u'' v'': the bending stiffness of Lipinski (002), eq. (16)."""
+    return w.EI * dd(u)[0, 0] * dd(v)[0, 0]
+
+
+@LinearForm
+def distributed_load(v, w):
+    """q v for a uniform transverse load q in N/m."""
+    return w.q * v
+
+
+@dataclass(frozen=True, eq=False)
+class Beam:
+    """The assembled beam: constant matrices and the tables used by point evaluations.
+
+    Attributes
+    ----------
+    spec : BeamSpec
+    basis : skfem.Basis on ElementLineHermite.
+    mass_matrix, stiffness_matrix, damping_matrix : scipy.sparse.csr_matrix, (n_dofs, n_dofs),
+        full (supports not applied).
+    free_dofs, fixed_dofs : ndarray of int, DOFs left free and fixed to zero by the supports.
+    nodes : ndarray, (n_nodes,), node coordinates in m.
+    element_dofs : ndarray of int, (n_elements, 4), global DOFs (w_i, w'_i, w_j, w'_j).
+    element_length : ndarray, (n_elements,), m.
+    coefficients : ndarray, (n_elements, 4, 4), shape function j of element e is
+        ``sum_k coefficients[e, j, k] * zeta**k`` with zeta in [0, 1] (002 eq. 12).
+    t0, n0 : ndarray, (2,), unit tangent and normal of the undeformed axis.
+    """
+
+    spec: BeamSpec
+    basis: Basis
+    mass_matrix: sp.csr_matrix
+    stiffness_matrix: sp.csr_matrix
+    damping_matrix: sp.csr_matrix
+    free_dofs: np.ndarray
+    fixed_dofs: np.ndarray
+    nodes: np.ndarray
+    element_dofs: np.ndarray
+    element_length: np.ndarray
+    coefficients: np.ndarray
+    t0: np.ndarray
+    n0: np.ndarray
+    _reduced: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n_dofs(self) -> int:
+        return int(self.basis.N)
+
+    @property
+    def n_elements(self) -> int:
+        return int(self.element_dofs.shape[0])
+
+    @property
+    def origin(self) -> np.ndarray:
+        return np.asarray(self.spec.origin, dtype=float)
+
+    def reduced(self, name: str) -> sp.csr_matrix:
+        """The ``"mass"``, ``"stiffness"`` or ``"damping"`` matrix on the free DOFs (cached)."""
+        if name not in self._reduced:
+            full = {
+                "mass": self.mass_matrix,
+                "stiffness": self.stiffness_matrix,
+                "damping": self.damping_matrix,
+            }[name]
+            self._reduced[name] = full[self.free_dofs][:, self.free_dofs].tocsr()
+        return self._reduced[name]
+
+    def expand(self, u_free: np.ndarray) -> np.ndarray:
+        """Full DOF vector(s) from free-DOF values; fixed DOFs are zero. Shape (n_dofs, ...)."""
+        u_free = np.asarray(u_free, dtype=float)
+        full = np.zeros((self.n_dofs,) + u_free.shape[1:])
+        full[self.free_dofs] = u_free
+        return full
+
+
+def _support_dofs(basis: Basis, node: int, kind: str) -> list[int]:
+    w_dof, slope_dof = basis.nodal_dofs[:, node]
+    return {"clamped": [w_dof, slope_dof], "pinned": [w_dof], "free": []}[kind]
+
+
+def _shape_coefficients(basis: Basis, n_elements: int) -> np.ndarray:
+    """Monomial coefficients in zeta of each element's four shape functions, read off scikit-fem.
+
+    The Hermite functions are cubic, so their values at four points determine them exactly.
+    """
+    zeta = np.array([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0])
+    vandermonde = np.vander(zeta, 4, increasing=True)
+    tind = np.arange(n_elements)
+    values = np.stack(
+        [
+            np.asarray(basis.elem.gbasis(basis.mapping, zeta[None, :], j, tind=tind)[0])
+            for j in range(4)
+        ],
+        axis=1,
+    )  # (n_elements, 4 functions, 4 points)
+    return (
+        np.linalg.solve(vandermonde, values.transpose(2, 0, 1).reshape(4, -1))
+        .reshape(4, n_elements, 4)
+        .transpose(1, 2, 0)
+    )
+
+
+def assemble_beam(spec: BeamSpec) -> Beam:
+    """Assemble mass, stiffness and Rayleigh damping once with scikit-fem (002 eqs. 16-17)."""
+    nodes = spec.nodes()
+    mesh = MeshLine(nodes)
+    basis = Basis(mesh, ElementLineHermite())
+    mass = consistent_mass.assemble(basis, rho_A=spec.mass_per_length).tocsr()
+    stiffness = bending_stiffness.assemble(basis, EI=spec.bending_stiffness).tocsr()
+    damping = (spec.rayleigh_alpha * mass + spec.rayleigh_beta * stiffness).tocsr()
+    fixed = sorted(
+        set(_support_dofs(basis, 0, spec.left))
+        | set(_support_dofs(basis, len(nodes) - 1, spec.right))
+    )
+    fixed = np.asarray(fixed, dtype=int)
+    free = np.setdiff1d(np.arange(basis.N), fixed)
+    element_dofs = np.ascontiguousarray(basis.element_dofs.T)
+    c, s = np.cos(spec.angle), np.sin(spec.angle)
+    return Beam(
+        spec=spec,
+        basis=basis,
+        mass_matrix=mass,
+        stiffness_matrix=stiffness,
+        damping_matrix=damping,
+        free_dofs=free,
+        fixed_dofs=fixed,
+        nodes=nodes,
+        element_dofs=element_dofs,
+        element_length=np.diff(nodes),
+        coefficients=_shape_coefficients(basis, len(nodes) - 1),
+        t0=np.array([c, s]),
+        n0=np.array([-s, c]),
+    )
+
+
+@dataclass(frozen=True)
+class ShapeRows:
+    """Shape-function rows at points on the beam (002 eqs. 12, 31, 41).
+
+    m points; derivatives are with respect to the element coordinate zeta = (x - x_e) / l_e,
+    so d/dx = (1 / l_e) d/dzeta as in the paper.
+
+    element : (m,) int, the element holding each point.
+    zeta : (m,) element coordinate in [0, 1].
+    dofs : (m, 4) int, global DOFs of that element.
+    length : (m,) element length l_e in m.
+    N, N_z, N_zz, N_zzz : (m, 4), the rows and their first three zeta-derivatives.
+    """
+
+    element: np.ndarray
+    zeta: np.ndarray
+    dofs: np.ndarray
+    length: np.ndarray
+    N: np.ndarray
+    N_z: np.ndarray
+    N_zz: np.ndarray
+    N_zzz: np.ndarray
+
+    def dx(self, order: int) -> np.ndarray:
+        """Rows of d^order w / dx^order, shape (m, 4)."""
+        rows = (self.N, self.N_z, self.N_zz, self.N_zzz)[order]
+        return rows / self.length[:, None] ** order
+
+
+def locate(beam: Beam, x) -> tuple[np.ndarray, np.ndarray]:
+    """Element index and element coordinate zeta of material coordinates x (vectorised).
+
+    Points outside [0, length] raise ValueError; a node belongs to the element on its left except x = 0.
+    """
+    x = np.atleast_1d(np.asarray(x, dtype=float))
+    length = beam.spec.length
+    tol = 1e-12 * length
+    if np.any(x < -tol) or np.any(x > length + tol):
+        bad = x[(x < -tol) | (x > length + tol)][0]
+        raise ValueError(f"x = {bad!r} m lies outside the beam [0, {length}] m")
+    element = np.clip(np.searchsorted(beam.nodes, x, side="left") - 1, 0, beam.n_elements - 1)
+    zeta = (x - beam.nodes[element]) / beam.element_length[element]
+    return element, zeta
+
+
+def shape_rows(beam: Beam, x) -> ShapeRows:
+    """Shape-function rows and zeta-derivatives at material coordinates x, shape (m,)."""
+    element, zeta = locate(beam, x)
+    coef = beam.coefficients[element]  # (m, 4 functions, 4 powers)
+    z = zeta[:, None]
+    c0, c1, c2, c3 = coef[..., 0], coef[..., 1], coef[..., 2], coef[..., 3]
+    return ShapeRows(
+        element=element,
+        zeta=zeta,
+        dofs=beam.element_dofs[element],
+        length=beam.element_length[element],
+        N=c0 + z * (c1 + z * (c2 + z * c3)),
+        N_z=c1 + z * (2.0 * c2 + 3.0 * z * c3),
+        N_zz=2.0 * c2 + 6.0 * z * c3,
+        N_zzz=np.broadcast_to(6.0 * c3, c3.shape).copy(),
+    )
+
+
+@dataclass(frozen=True)
+class BeamFields:
+    """Deflection w (m), slope w' (rad), curvature w'' (1/m) at m points, each shape (m,)."""
+
+    x: np.ndarray
+    deflection: np.ndarray
+    slope: np.ndarray
+    curvature: np.ndarray
+
+
+def evaluate(beam: Beam, u: np.ndarray, x) -> BeamFields:
+    """w, w', w'' of the full DOF vector u, shape (n_dofs,), at material coordinates x."""
+    rows = shape_rows(beam, x)
+    ue = np.asarray(u, dtype=float)[rows.dofs]
+    return BeamFields(
+        x=np.atleast_1d(np.asarray(x, dtype=float)),
+        deflection=np.einsum("mj,mj->m", rows.dx(0), ue),
+        slope=np.einsum("mj,mj->m", rows.dx(1), ue),
+        curvature=np.einsum("mj,mj->m", rows.dx(2), ue),
+    )
+
+
+def point_load(beam: Beam, x: float, force: float = 0.0, moment: float = 0.0) -> np.ndarray:
+    """Consistent nodal load of a transverse point force (N, along n0) and a moment (N m) at x.
+
+    Virtual work: force * delta w(x) + moment * delta w'(x). Returns shape (n_dofs,).
+    """
+    rows = shape_rows(beam, [x])
+    f = np.zeros(beam.n_dofs)
+    np.add.at(f, rows.dofs[0], force * rows.dx(0)[0] + moment * rows.dx(1)[0])
+    return f
+
+
+def self_weight(beam: Beam, gravity=(0.0, -STANDARD_GRAVITY)) -> np.ndarray:
+    """Consistent load of the beam's weight, shape (n_dofs,).
+
+    Only the component of gravity normal to the axis acts (linear theory, no axial DOFs).
+    """
+    q = beam.spec.mass_per_length * float(np.dot(np.asarray(gravity, dtype=float), beam.n0))
+    return distributed_load.assemble(beam.basis, q=q)
+
+
+def _require_no_rigid_modes(beam: Beam) -> None:
+    kinds = (beam.spec.left, beam.spec.right)
+    if "clamped" not in kinds and kinds != ("pinned", "pinned"):
+        raise ValueError(
+            f"supports left={kinds[0]!r}, right={kinds[1]!r} leave a rigid-body mode; a static "
+            "solve needs one clamped end or both ends pinned"
+        )
+
+
+def static_deflection(beam: Beam, load: np.ndarray) -> np.ndarray:
+    """Solve K u = f on the free DOFs; returns the full DOF vector u, shape (n_dofs,)."""
+    _require_no_rigid_modes(beam)
+    load = np.asarray(load, dtype=float)
+    if load.shape != (beam.n_dofs,):
+        raise ValueError(f"load must have shape ({beam.n_dofs},), got {load.shape}")
+    u_free = spla.spsolve(beam.reduced("stiffness").tocsc(), load[beam.free_dofs])
+    return beam.expand(u_free)
+
+
+@dataclass(frozen=True)
+class Modes:
+    """Natural modes: omega (rad/s), frequency (Hz), each (n_modes,); shapes (n_dofs, n_modes),
+    mass-normalised (shapes.T M shapes = I)."""
+
+    omega: np.ndarray
+    frequency: np.ndarray
+    shapes: np.ndarray
+
+
+def natural_modes(beam: Beam, n_modes: int = 6) -> Modes:
+    """Lowest natural modes of the undamped beam, K phi = omega^2 M phi on the free DOFs."""
+    n_free = beam.free_dofs.size
+    if not isinstance(n_modes, int | np.integer) or not 1 <= n_modes <= n_free:
+        raise ValueError(f"n_modes must be an integer in [1, {n_free}], got {n_modes!r}")
+    K = beam.reduced("stiffness")
+    M = beam.reduced("mass")
+    if n_free <= 600 or n_modes >= n_free - 1:
+        eigval, vec = scipy.linalg.eigh(K.toarray(), M.toarray(), subset_by_index=(0, n_modes - 1))
+    else:
+        eigval, vec = spla.eigsh(K.tocsc(), k=n_modes, M=M.tocsc(), sigma=0.0, which="LM")
+        order = np.argsort(eigval)
+        eigval, vec = eigval[order], vec[:, order]
+        vec = vec / np.sqrt(np.einsum("ik,ik->k", vec, M @ vec))[None, :]
+    omega = np.sqrt(np.clip(eigval, 0.0, None))
+    return Modes(omega=omega, frequency=omega / (2 * np.pi), shapes=beam.expand(vec))
+
+
+def elastic_energy(beam: Beam, u: np.ndarray) -> float:
+    """1/2 u^T K u in J."""
+    return 0.5 * float(u @ (beam.stiffness_matrix @ u))
+
+
+def kinetic_energy(beam: Beam, v: np.ndarray) -> float:
+    """1/2 v^T M v in J."""
+    return 0.5 * float(v @ (beam.mass_matrix @ v))
+
+
+def material_point(beam: Beam, x, u: np.ndarray) -> np.ndarray:
+    """Positions in the plane of the beam's material points x after deflection u, shape (2, m)."""
+    fields = evaluate(beam, u, x)
+    return (
+        beam.origin[:, None]
+        + beam.t0[:, None] * fields.x[None, :]
+        + beam.n0[:, None] * fields.deflection[None, :]
+    )
