@@ -1,0 +1,856 @@
+"""Absolute-nodal string element on Hermite cubics, Eugster-Glocker (004), secs. 3-4.
+
+The planar position ``r(s)`` of the material point ``s`` in ``[0, length]`` is interpolated with
+cubic Hermite polynomials from the nodal positions ``r`` and nodal slope vectors ``r' = dr/ds``
+(scikit-fem's ``ElementVector(ElementLineHermite(), 2)`` on a ``MeshLine`` over ``[0, length]``).
+The motion is C1 across nodes; this is the same polynomial space as the cubic Bezier element of
+Eugster-Glocker (004), eq. (4), written with nodal rather than Bezier control coordinates.
+
+Degrees of freedom (scikit-fem ordering): node ``n`` owns the global dofs ``4n .. 4n+3`` =
+``(x, y, x', y')``, i.e. position then slope; ``model.position_dofs`` and ``model.slope_dofs``,
+shape ``(2, n_nodes)``, name them. The 8 local dofs of element ``e`` are
+``model.basis.element_dofs[:, e] = (x0, y0, x0', y0', x1, y1, x1', y1')``.
+
+Sign conventions: forces are generalized forces conjugate to ``q`` (``f_int`` enters the
+equations of motion as ``M q'' + f_int(q) = f_ext``, Eugster-Glocker (004), eq. (11));
+gravity is the vector ``spec.gravity`` (default ``(0, -9.81)`` m/s^2); the unit normal is the unit
+tangent turned by +90 degrees, ``n = (-t_y, t_x)``; the curvature is positive when the string
+turns towards ``n`` (counter-clockwise).
+
+Mechanics: the reference configuration ``r_ref`` is stress free; its line density is ``density``
+(``rho0 A`` in kg/m), mass element ``dm = rho0 |r_ref'| ds``, Eugster-Glocker (004), eq. (12).
+The stretch is ``nu = |r'| / |r_ref'|``, eq. (15); the tension ``T(nu)`` is given by a tension law
+(``NeoHookean``, eq. (17), or ``LinearElastic``) and acts along the tangent, eqs. (6), (16).
+With ``bending_stiffness = EI > 0`` the string becomes a geometrically exact (Reissner/Antman,
+shear-rigid) beam: the bending strain is the exact rotation rate of the tangent per unit reference
+arc length ``kappa = (r' x r'') / (|r'|^2 |r_ref'|)``, the bending energy per unit reference
+length ``EI/2 (kappa - kappa_ref)^2``. This measure is invariant under rigid rotations and equals
+the geometric curvature for an inextensible string.
+
+When the reference curve is parametrised by arc length (always for ``StraightReference``),
+``s`` is the unstretched arc length and ``length`` the unstretched length. For other
+parametrisations eqs. (12) and (15) hold as written with ``|r_ref'| != 1``. The metric
+``|r_ref'|`` is evaluated on the *interpolated* reference, so ``q = model.q_ref`` is exactly
+stress free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import splu
+from skfem import Basis, BilinearForm, ElementLineHermite, ElementVector, LinearForm, MeshLine
+from skfem.helpers import dd, dot, grad
+
+__all__ = [
+    "SUPPORT_KINDS",
+    "CurveReference",
+    "LinearElastic",
+    "NeoHookean",
+    "NodalReference",
+    "PointJacobian",
+    "StraightReference",
+    "StringModel",
+    "StringPoints",
+    "StringSpec",
+    "Support",
+    "assemble_string",
+    "dynamics_rhs",
+    "evaluate",
+    "expand_state",
+    "find_element",
+    "gravity_energy",
+    "gravity_force",
+    "internal_force",
+    "internal_force_form",
+    "kinetic_energy",
+    "point_load",
+    "position_jacobian",
+    "reduce_state",
+    "rigid_body_modes",
+    "strain_energy",
+    "tangent_stiffness",
+]
+
+# Rows of ``basis.nodal_dofs`` fixed by each support kind: 0, 1 = position x, y; 2, 3 = slope.
+SUPPORT_KINDS = {"pinned": (0, 1), "clamped": (0, 1, 2, 3), "fixed_x": (0,), "fixed_y": (1,)}
+
+_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
+
+
+# --------------------------------------------------------------------------------------------
+# Tension laws
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NeoHookean:
+    """Neo-Hookean string, Eugster-Glocker (004), eq. (17): ``T = k/3 (nu - nu^-2)``.
+
+    k : float, stiffness in N (``k/3 * 3 = k`` is the small-strain axial stiffness EA).
+    """
+
+    k: float
+
+    def __post_init__(self):
+        _check_positive("k", self.k, "the neo-Hookean stiffness in N")
+
+    def tension(self, nu):
+        """Tension T in N for stretch ``nu`` (any shape)."""
+        return self.k / 3.0 * (nu - nu**-2)
+
+    def dtension(self, nu):
+        """dT/dnu in N."""
+        return self.k / 3.0 * (1.0 + 2.0 * nu**-3)
+
+    def energy(self, nu):
+        """Strain energy per unit reference length ``W = k/3 (nu^2/2 + 1/nu) - k/2`` in J/m."""
+        return self.k / 3.0 * (0.5 * nu**2 + 1.0 / nu) - 0.5 * self.k
+
+
+@dataclass(frozen=True)
+class LinearElastic:
+    """Linear tension law ``T = EA (nu - 1)`` (carries compression, too).
+
+    EA : float, axial stiffness in N.
+    """
+
+    EA: float
+
+    def __post_init__(self):
+        _check_positive("EA", self.EA, "the axial stiffness in N")
+
+    def tension(self, nu):
+        """Tension T in N for stretch ``nu`` (any shape)."""
+        return self.EA * (nu - 1.0)
+
+    def dtension(self, nu):
+        """dT/dnu in N."""
+        return self.EA * np.ones_like(nu)
+
+    def energy(self, nu):
+        """Strain energy per unit reference length ``EA/2 (nu - 1)^2`` in J/m."""
+        return 0.5 * self.EA * (nu - 1.0) ** 2
+
+
+_LAW_METHODS = ("tension", "dtension", "energy")
+
+
+def _check_law(law) -> None:
+    if isinstance(law, type):
+        raise ValueError(
+            f"law: got the class {law.__name__}; allowed: an instance such as "
+            "NeoHookean(k=...) or LinearElastic(EA=...)"
+        )
+    missing = [name for name in _LAW_METHODS if not callable(getattr(law, name, None))]
+    if missing:
+        raise ValueError(
+            f"law: {law!r} has no callable method(s) {missing}; a tension law must provide "
+            "tension(nu) [N], dtension(nu) [N] and energy(nu) [J/m], vectorised over numpy "
+            "arrays (e.g. NeoHookean(k=...) or LinearElastic(EA=...))"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Reference configurations and supports
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StraightReference:
+    """Straight stress-free reference from ``start`` to ``end`` (m), parametrised by arc length.
+
+    ``|end - start|`` must equal the string length: the reference is the undeformed state. To hang
+    a string between points closer than its length, prescribe the support positions instead.
+    """
+
+    start: tuple[float, float]
+    end: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class CurveReference:
+    """Stress-free reference given by callables ``position(s)`` and ``slope(s) = d position/ds``.
+
+    Both map s, shape ``(m,)``, to an array of shape ``(2, m)``; they are sampled at the nodes.
+    """
+
+    position: Callable[[np.ndarray], np.ndarray]
+    slope: Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True, eq=False)
+class NodalReference:
+    """Stress-free reference from nodal values: positions and slopes, each shape ``(2, n_nodes)``."""
+
+    positions: np.ndarray
+    slopes: np.ndarray
+
+
+@dataclass(frozen=True)
+class Support:
+    """Support at the node with material coordinate ``s`` (m).
+
+    kind : "pinned" fixes the position, "clamped" fixes position and slope vector dr/ds,
+        "fixed_x" / "fixed_y" fix only that position component (a roller on a guide).
+    position : final prescribed position (m), shape (2,); None keeps the reference position.
+        Only the fixed components are used.
+    slope : final prescribed slope vector dr/ds (only for "clamped"), shape (2,); None keeps the
+        reference slope. Its length is the stretch at the support.
+    """
+
+    s: float
+    kind: str = "pinned"
+    position: tuple[float, float] | None = None
+    slope: tuple[float, float] | None = None
+
+    def __post_init__(self):
+        if self.kind not in SUPPORT_KINDS:
+            raise ValueError(
+                f"Support.kind: unknown support kind {self.kind!r}; allowed: "
+                f"{sorted(SUPPORT_KINDS)}"
+            )
+        if self.slope is not None and self.kind != "clamped":
+            raise ValueError(
+                f"Support.slope: a slope {self.slope!r} can only be prescribed for kind "
+                f"'clamped', not {self.kind!r}"
+            )
+
+
+@dataclass(frozen=True)
+class StringSpec:
+    """What the string is; variants come from ``dataclasses.replace``.
+
+    length : float, parameter range / unstretched length L in m.
+    n_elements : int, number of Hermite elements (uniform mesh).
+    density : float, line density rho0 A of the reference configuration in kg/m.
+    law : tension law with tension(nu), dtension(nu), energy(nu).
+    bending_stiffness : float, EI in N m^2 (0 = perfectly flexible string).
+    reference : StraightReference | CurveReference | NodalReference | None
+        (None = straight from (0, 0) along +x).
+    supports : tuple of Support.
+    gravity : gravitational acceleration vector in m/s^2, shape (2,).
+    intorder : polynomial order integrated exactly by the Gauss rule (6 = 4 points).
+    """
+
+    length: float
+    n_elements: int
+    density: float
+    law: object
+    bending_stiffness: float = 0.0
+    reference: StraightReference | CurveReference | NodalReference | None = None
+    supports: tuple[Support, ...] = ()
+    gravity: tuple[float, float] = (0.0, -9.81)
+    intorder: int = 6
+
+    def __post_init__(self):
+        _check_positive("length", self.length, "the string length in m")
+        if (
+            isinstance(self.n_elements, bool)
+            or not isinstance(self.n_elements, (int, np.integer))
+            or self.n_elements < 1
+        ):
+            raise ValueError(f"n_elements: got {self.n_elements!r}; allowed: an integer >= 1")
+        _check_positive("density", self.density, "the line density rho0 A in kg/m")
+        _check_law(self.law)
+        if not np.isfinite(self.bending_stiffness) or self.bending_stiffness < 0.0:
+            raise ValueError(
+                f"bending_stiffness: got {self.bending_stiffness!r}; allowed: EI >= 0 in N m^2"
+            )
+        if np.shape(self.gravity) != (2,):
+            raise ValueError(f"gravity: got {self.gravity!r}; allowed: a 2-vector in m/s^2")
+        if not isinstance(self.intorder, (int, np.integer)) or self.intorder < 1:
+            raise ValueError(f"intorder: got {self.intorder!r}; allowed: an integer >= 1")
+        for support in self.supports:
+            if not isinstance(support, Support):
+                raise ValueError(f"supports: got {support!r}; allowed: Support instances")
+        if isinstance(self.reference, StraightReference):
+            chord = float(np.hypot(*np.subtract(self.reference.end, self.reference.start)))
+            if abs(chord - self.length) > 1e-9 * self.length:
+                raise ValueError(
+                    f"reference: |end - start| = {chord:g} m differs from length = "
+                    f"{self.length:g} m; the reference is the stress-free state, so its length "
+                    "is the unstretched length (prescribe Support.position to hang the string "
+                    "between other points)"
+                )
+        elif self.reference is not None and not isinstance(
+            self.reference, (CurveReference, NodalReference)
+        ):
+            raise ValueError(
+                f"reference: got {self.reference!r}; allowed: None, StraightReference, "
+                "CurveReference or NodalReference"
+            )
+
+
+def _check_positive(name: str, value, meaning: str) -> None:
+    if not np.isscalar(value) or not np.isfinite(value) or value <= 0.0:
+        raise ValueError(f"{name}: got {value!r}; allowed: {meaning}, a finite number > 0")
+
+
+# --------------------------------------------------------------------------------------------
+# Model: everything constant, assembled once
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class StringModel:
+    """Assembled string; holds nothing that changes in time.
+
+    spec : StringSpec.
+    basis : skfem CellBasis on ``ElementVector(ElementLineHermite(), 2)``.
+    nodes : material coordinates of the nodes in m, shape (n_nodes,).
+    mass_matrix : sparse CSR, shape (n_dofs, n_dofs), Eugster-Glocker (004), eq. (14).
+    q_ref : reference (stress-free) coordinates, shape (n_dofs,).
+    q_prescribed : q_ref with the final prescribed support values at the fixed dofs.
+    fixed_dofs, free_dofs : sorted dof indices; ``q[fixed_dofs] = q_prescribed[fixed_dofs]``.
+    position_dofs, slope_dofs : dof indices, shape (2, n_nodes); rows x, y.
+    dx : quadrature weight times element length, shape (n_elements, n_qp), m.
+    shape_values, shape_slopes, shape_curvatures : scalar Hermite functions N_a, dN_a/ds,
+        d2N_a/ds2 at the quadrature points, shape (n_elements, 4, n_qp); local dof
+        ``2 a + c`` is component c of scalar function a.
+    strain_operator : (n_elements, n_qp, 8, 4) maps local dofs to (r'_x, r'_y, r''_x, r''_y).
+    ref_metric : |r_ref'| at quadrature points, shape (n_elements, n_qp).
+    ref_bending_strain : (r_ref' x r_ref'') / |r_ref'|^2, shape (n_elements, n_qp), 1/m.
+    """
+
+    spec: StringSpec
+    basis: Basis
+    nodes: np.ndarray
+    mass_matrix: sp.csr_matrix
+    q_ref: np.ndarray
+    q_prescribed: np.ndarray
+    fixed_dofs: np.ndarray
+    free_dofs: np.ndarray
+    position_dofs: np.ndarray
+    slope_dofs: np.ndarray
+    dx: np.ndarray
+    shape_values: np.ndarray
+    shape_slopes: np.ndarray
+    shape_curvatures: np.ndarray
+    strain_operator: np.ndarray
+    ref_metric: np.ndarray
+    ref_bending_strain: np.ndarray
+    _csr_inverse: np.ndarray = field(repr=False)
+    _csr_indices: np.ndarray = field(repr=False)
+    _csr_indptr: np.ndarray = field(repr=False)
+
+    @property
+    def n_dofs(self) -> int:
+        return int(self.basis.N)
+
+    @property
+    def n_elements(self) -> int:
+        return int(self.spec.n_elements)
+
+    @property
+    def rest_length(self) -> float:
+        """Arc length of the interpolated reference, m."""
+        return float(np.sum(self.dx * self.ref_metric))
+
+
+@BilinearForm
+def _mass_form(u, v, w):
+    """rho0 |r_ref'| u . v, Eugster-Glocker (004), eqs. (12), (14)."""
+    r_ref_s = grad(w.r_ref)[:, 0]
+    return w.density * np.sqrt(dot(r_ref_s, r_ref_s)) * dot(u, v)
+
+
+def assemble_string(spec: StringSpec) -> StringModel:
+    """Build the mesh, basis, reference, constant mass matrix, supports and cached tables."""
+    nodes = np.linspace(0.0, spec.length, spec.n_elements + 1)
+    mesh = MeshLine(nodes)
+    # A fresh element per model: ElementGlobal caches its Vandermonde matrices on the instance.
+    basis = Basis(mesh, ElementVector(ElementLineHermite(), 2), intorder=spec.intorder)
+    nodal = basis.nodal_dofs
+    position_dofs, slope_dofs = nodal[0:2], nodal[2:4]
+
+    q_ref = np.zeros(basis.N)
+    positions, slopes = _reference_nodal_values(spec, nodes)
+    q_ref[position_dofs] = positions
+    q_ref[slope_dofs] = slopes
+
+    fixed, q_prescribed = _support_dofs(spec, nodes, nodal, q_ref)
+    free = np.setdiff1d(np.arange(basis.N), fixed)
+
+    # scalar Hermite tables from skfem: local dof 2a is component 0 of scalar function a
+    shape_values = np.stack([np.asarray(basis.basis[2 * a][0])[0] for a in range(4)], axis=1)
+    shape_slopes = np.stack([basis.basis[2 * a][0].grad[0, 0] for a in range(4)], axis=1)
+    shape_curvatures = np.stack([basis.basis[2 * a][0].hess[0, 0, 0] for a in range(4)], axis=1)
+    n_elements, n_qp = basis.dx.shape
+    strain_operator = np.zeros((n_elements, n_qp, 8, 4))
+    for a in range(4):
+        for c in range(2):
+            strain_operator[:, :, 2 * a + c, c] = shape_slopes[:, a, :]
+            strain_operator[:, :, 2 * a + c, 2 + c] = shape_curvatures[:, a, :]
+
+    q_e = _element_coordinates(basis.element_dofs, q_ref)
+    r_s = np.einsum("eac,eaq->ceq", q_e, shape_slopes)
+    r_ss = np.einsum("eac,eaq->ceq", q_e, shape_curvatures)
+    ref_metric = np.sqrt(np.sum(r_s**2, axis=0))
+    ref_bending_strain = (r_s[0] * r_ss[1] - r_s[1] * r_ss[0]) / ref_metric**2
+
+    mass = _mass_form.assemble(basis, r_ref=q_ref, density=float(spec.density)).tocsr()
+
+    # sparsity pattern of the element stiffness scatter, computed once
+    dofs = basis.element_dofs.T  # (n_elements, 8)
+    rows = np.repeat(dofs[:, :, None], 8, axis=2).ravel()
+    cols = np.repeat(dofs[:, None, :], 8, axis=1).ravel()
+    linear, inverse = np.unique(rows.astype(np.int64) * basis.N + cols, return_inverse=True)
+    csr_rows, csr_indices = np.divmod(linear, basis.N)
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(csr_rows, minlength=basis.N))))
+
+    return StringModel(
+        spec=spec,
+        basis=basis,
+        nodes=nodes,
+        mass_matrix=mass,
+        q_ref=q_ref,
+        q_prescribed=q_prescribed,
+        fixed_dofs=fixed,
+        free_dofs=free,
+        position_dofs=position_dofs,
+        slope_dofs=slope_dofs,
+        dx=basis.dx,
+        shape_values=shape_values,
+        shape_slopes=shape_slopes,
+        shape_curvatures=shape_curvatures,
+        strain_operator=strain_operator,
+        ref_metric=ref_metric,
+        ref_bending_strain=ref_bending_strain,
+        _csr_inverse=inverse.ravel(),
+        _csr_indices=csr_indices,
+        _csr_indptr=indptr,
+    )
+
+
+def _reference_nodal_values(spec: StringSpec, nodes: np.ndarray):
+    """Nodal positions and slopes of the reference, each shape (2, n_nodes)."""
+    reference = spec.reference
+    n_nodes = nodes.size
+    if reference is None:
+        reference = StraightReference((0.0, 0.0), (spec.length, 0.0))
+    if isinstance(reference, StraightReference):
+        start = np.asarray(reference.start, dtype=float)
+        chord = np.asarray(reference.end, dtype=float) - start
+        direction = chord / np.linalg.norm(chord)
+        positions = start[:, None] + direction[:, None] * nodes[None, :]
+        slopes = np.repeat(direction[:, None], n_nodes, axis=1)
+    elif isinstance(reference, CurveReference):
+        positions = np.asarray(reference.position(nodes), dtype=float)
+        slopes = np.asarray(reference.slope(nodes), dtype=float)
+    else:
+        positions = np.asarray(reference.positions, dtype=float)
+        slopes = np.asarray(reference.slopes, dtype=float)
+    for name, values in (("positions", positions), ("slopes", slopes)):
+        if values.shape != (2, n_nodes) or not np.all(np.isfinite(values)):
+            raise ValueError(
+                f"reference: {name} have shape {values.shape}; allowed: finite values of shape "
+                f"(2, n_nodes) = (2, {n_nodes})"
+            )
+    if np.any(np.hypot(*slopes) == 0.0):
+        raise ValueError("reference: a nodal slope dr_ref/ds is zero; allowed: nonzero slopes")
+    return positions, slopes
+
+
+def _support_dofs(spec: StringSpec, nodes, nodal_dofs, q_ref):
+    """Fixed dofs (sorted) and the full vector of prescribed final values."""
+    tol = 1e-9 * spec.length
+    q_prescribed = q_ref.copy()
+    fixed = []
+    used_nodes = set()
+    for support in spec.supports:
+        node = int(np.argmin(np.abs(nodes - support.s)))
+        if abs(nodes[node] - support.s) > tol:
+            raise ValueError(
+                f"supports: s = {support.s!r} m is not a node; allowed: node coordinates "
+                f"k * {spec.length / spec.n_elements:g} m, k = 0..{spec.n_elements}"
+            )
+        if node in used_nodes:
+            raise ValueError(f"supports: two supports at node s = {nodes[node]:g} m")
+        used_nodes.add(node)
+        rows = list(SUPPORT_KINDS[support.kind])
+        fixed.extend(nodal_dofs[rows, node])
+        values = np.full(4, np.nan)
+        if support.position is not None:
+            values[0:2] = _vector2("Support.position", support.position)
+        if support.slope is not None:
+            values[2:4] = _vector2("Support.slope", support.slope)
+        for row in rows:
+            if np.isfinite(values[row]):
+                q_prescribed[nodal_dofs[row, node]] = values[row]
+    return np.array(sorted(fixed), dtype=np.int64), q_prescribed
+
+
+def _vector2(name: str, value) -> np.ndarray:
+    array = np.asarray(value, dtype=float)
+    if array.shape != (2,) or not np.all(np.isfinite(array)):
+        raise ValueError(f"{name}: got {value!r}; allowed: a finite 2-vector")
+    return array
+
+
+def _element_coordinates(element_dofs: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Gather q per element as shape (n_elements, 4, 2): [element, scalar function, component]."""
+    return q[element_dofs].T.reshape(-1, 4, 2)
+
+
+def rigid_body_modes(model: StringModel, q: np.ndarray | None = None) -> np.ndarray:
+    """Planar rigid motions at q (default q_ref) as columns, shape (n_dofs, 3).
+
+    Translation x, translation y, and rotation about the origin (positions and slopes turn).
+    """
+    q = model.q_ref if q is None else q
+    modes = np.zeros((model.n_dofs, 3))
+    modes[model.position_dofs[0], 0] = 1.0
+    modes[model.position_dofs[1], 1] = 1.0
+    for dofs in (model.position_dofs, model.slope_dofs):
+        modes[dofs[0], 2] = -q[dofs[1]]
+        modes[dofs[1], 2] = q[dofs[0]]
+    return modes
+
+
+# --------------------------------------------------------------------------------------------
+# Per-step kernels, vectorised over all quadrature points of all elements
+# --------------------------------------------------------------------------------------------
+
+
+def _section_response(model: StringModel, q: np.ndarray, order: int):
+    """Energy density per ds, generalized stresses and their tangent at quadrature points.
+
+    Strain vector per quadrature point: ``(r'_x, r'_y, r''_x, r''_y)``; below ``a = r'``,
+    ``b = r''``, ``cross = a x b``, ``m2 = |a|^2``, ``metric = |r_ref'|``, bending strain
+    ``cross / m2`` (rotation of the tangent per ds).
+    Returns energy (n_elements, n_qp); if order >= 1 stress (n_elements, n_qp, 4) =
+    d(energy)/d(strain); if order >= 2 tangent (n_elements, n_qp, 4, 4).
+    Axial part: Eugster-Glocker (004), eqs. (15)-(16); bending: exact rotation rate of the tangent.
+    """
+    law = model.spec.law
+    bending_stiffness = float(model.spec.bending_stiffness)
+    q_e = _element_coordinates(model.basis.element_dofs, q)
+    a = np.einsum("eac,eaq->eqc", q_e, model.shape_slopes)  # r'
+    metric = model.ref_metric
+    m2 = np.sum(a**2, axis=-1)
+    m = np.sqrt(m2)
+    nu = m / metric
+    energy = metric * law.energy(nu)
+    if bending_stiffness > 0.0:
+        b = np.einsum("eac,eaq->eqc", q_e, model.shape_curvatures)  # r''
+        cross = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+        bending_strain = cross / m2
+        excess = bending_strain - model.ref_bending_strain
+        energy = energy + 0.5 * bending_stiffness / metric * excess**2
+    if order == 0:
+        return energy, None, None
+
+    tension = law.tension(nu)
+    t = a / m[..., None]
+    stress = np.zeros(a.shape[:2] + (4,))
+    stress[..., 0:2] = tension[..., None] * t
+    if bending_stiffness > 0.0:
+        c_a = -b @ _PERP.T  # d(cross)/d(r') = -perp(r'')
+        c_b = a @ _PERP.T  # d(cross)/d(r'') = perp(r')
+        g_a = c_a / m2[..., None] - 2.0 * (cross / m2**2)[..., None] * a
+        g_b = c_b / m2[..., None]
+        moment = bending_stiffness / metric * excess  # EI kappa-excess / |r_ref'|
+        stress[..., 0:2] += moment[..., None] * g_a
+        stress[..., 2:4] = moment[..., None] * g_b
+    if order == 1:
+        return energy, stress, None
+
+    eye = np.eye(2)
+    tt = t[..., :, None] * t[..., None, :]
+    tangent = np.zeros(a.shape[:2] + (4, 4))
+    axial_stiffness = law.dtension(nu) / metric  # dT/d|r'|
+    geometric_stiffness = tension / m  # T / |r'|, transverse
+    tangent[..., 0:2, 0:2] = axial_stiffness[..., None, None] * tt + geometric_stiffness[
+        ..., None, None
+    ] * (eye - tt)
+    if bending_stiffness > 0.0:
+        g = np.concatenate((g_a, g_b), axis=-1)
+        h = np.zeros_like(tangent)
+        outer = c_a[..., :, None] * a[..., None, :]
+        h[..., 0:2, 0:2] = (
+            -2.0 * (outer + np.swapaxes(outer, -1, -2)) / (m2**2)[..., None, None]
+            - 2.0 * (cross / m2**2)[..., None, None] * eye
+            + 8.0 * (cross / m2**3)[..., None, None] * a[..., :, None] * a[..., None, :]
+        )
+        h_ab = (
+            -_PERP / m2[..., None, None]
+            - 2.0 * a[..., :, None] * c_b[..., None, :] / (m2**2)[..., None, None]
+        )
+        h[..., 0:2, 2:4] = h_ab
+        h[..., 2:4, 0:2] = np.swapaxes(h_ab, -1, -2)
+        tangent += (bending_stiffness / metric)[..., None, None] * (
+            g[..., :, None] * g[..., None, :] + excess[..., None, None] * h
+        )
+    return energy, stress, tangent
+
+
+def internal_force(model: StringModel, q: np.ndarray) -> np.ndarray:
+    """Internal forces f_int(q), shape (n_dofs,), Eugster-Glocker (004), eq. (16) (+ bending).
+
+    Gathers q per element, contracts with the cached skfem tables, scatters with np.bincount.
+    Entries at the fixed dofs are returned too: there f_int - f_ext is the support reaction.
+    """
+    _, stress, _ = _section_response(model, q, order=1)
+    f_e = np.einsum("eqik,eqk->ei", model.strain_operator, stress * model.dx[..., None])
+    return np.bincount(
+        model.basis.element_dofs.T.ravel(), weights=f_e.ravel(), minlength=model.n_dofs
+    )
+
+
+def tangent_stiffness(model: StringModel, q: np.ndarray) -> sp.csr_matrix:
+    """Consistent tangent d f_int / dq (material + geometric), sparse CSR (n_dofs, n_dofs)."""
+    _, _, tangent = _section_response(model, q, order=2)
+    weighted = np.einsum(
+        "eqik,eqkl->eqil", model.strain_operator, tangent * model.dx[..., None, None]
+    )
+    k_e = np.einsum("eqil,eqjl->eij", weighted, model.strain_operator)
+    data = np.bincount(model._csr_inverse, weights=k_e.ravel(), minlength=model._csr_indices.size)
+    return sp.csr_matrix(
+        (data, model._csr_indices, model._csr_indptr), shape=(model.n_dofs, model.n_dofs)
+    )
+
+
+def strain_energy(model: StringModel, q: np.ndarray) -> float:
+    """Elastic energy in J: integral of W(nu) |r_ref'| ds plus the bending energy."""
+    energy, _, _ = _section_response(model, q, order=0)
+    return float(np.sum(energy * model.dx))
+
+
+def internal_force_form(law, bending_stiffness: float = 0.0) -> LinearForm:
+    """Plain scikit-fem LinearForm of the internal virtual work, the reference for the kernels.
+
+    Assemble with ``internal_force_form(law, EI).assemble(model.basis, r=q, r_ref=model.q_ref)``;
+    Eugster-Glocker (004), eq. (16), T(nu) r'/|r'| . delta r', plus
+    EI/|r_ref'| (kappa - kappa_ref) delta(r' x r'' / |r'|^2) for the bending part.
+    """
+    _check_law(law)
+
+    def form(v, w):
+        r_s, r_ss = grad(w.r)[:, 0], dd(w.r)[:, 0, 0]
+        ref_s, ref_ss = grad(w.r_ref)[:, 0], dd(w.r_ref)[:, 0, 0]
+        v_s, v_ss = grad(v)[:, 0], dd(v)[:, 0, 0]
+        length = np.sqrt(dot(r_s, r_s))
+        metric = np.sqrt(dot(ref_s, ref_s))
+        work = law.tension(length / metric) / length * dot(r_s, v_s)
+        if bending_stiffness > 0.0:
+            cross = r_s[0] * r_ss[1] - r_s[1] * r_ss[0]
+            ref_strain = (ref_s[0] * ref_ss[1] - ref_s[1] * ref_ss[0]) / metric**2
+            d_cross = v_s[0] * r_ss[1] - v_s[1] * r_ss[0] + r_s[0] * v_ss[1] - r_s[1] * v_ss[0]
+            d_strain = d_cross / length**2 - 2.0 * cross * dot(r_s, v_s) / length**4
+            work = work + bending_stiffness / metric * (cross / length**2 - ref_strain) * d_strain
+        return work
+
+    return LinearForm(form)
+
+
+# --------------------------------------------------------------------------------------------
+# External forces and energies
+# --------------------------------------------------------------------------------------------
+
+
+def gravity_force(model: StringModel) -> np.ndarray:
+    """Consistent gravity load, shape (n_dofs,), Eugster-Glocker (004), eq. (19), first term."""
+    gravity = np.asarray(model.spec.gravity, dtype=float)
+    density = model.spec.density * model.ref_metric * model.dx  # (n_elements, n_qp), kg
+    f_a = np.einsum("eaq,eq->ea", model.shape_values, density)
+    f_e = f_a[:, :, None] * gravity[None, None, :]
+    return np.bincount(
+        model.basis.element_dofs.T.ravel(), weights=f_e.ravel(), minlength=model.n_dofs
+    )
+
+
+def gravity_energy(model: StringModel, q: np.ndarray) -> float:
+    """Gravity potential -integral g . r dm in J (zero at q = 0); exact since r is linear in q."""
+    return float(-gravity_force(model) @ q)
+
+
+def kinetic_energy(model: StringModel, u: np.ndarray) -> float:
+    """Kinetic energy 1/2 u^T M u in J; u : shape (n_dofs,), m/s."""
+    return float(0.5 * u @ (model.mass_matrix @ u))
+
+
+def point_load(model: StringModel, s, force) -> np.ndarray:
+    """Consistent nodal load J(s)^T F of point forces, shape (n_dofs,).
+
+    s : float or shape (m,), material coordinates in m; force : shape (2,) or (2, m), N.
+    """
+    jac = position_jacobian(model, s)
+    force = np.broadcast_to(np.asarray(force, dtype=float).reshape(2, -1), (2, jac.s.size))
+    f_e = np.einsum("kcj,ck->kj", jac.block, force)
+    return np.bincount(jac.dofs.ravel(), weights=f_e.ravel(), minlength=model.n_dofs)
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation at arbitrary material points (contact coupling)
+# --------------------------------------------------------------------------------------------
+
+
+def find_element(model: StringModel, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Containing element of material points (np.searchsorted), shape (m,) each.
+
+    Returns (s as array, element index, local coordinate in [0, 1]). A point on a node belongs
+    to the element on its right (the last node to the last element).
+    """
+    s = np.atleast_1d(np.asarray(s, dtype=float))
+    length = model.spec.length
+    tol = 1e-12 * length
+    if s.ndim != 1 or np.any(~np.isfinite(s)) or np.any(s < -tol) or np.any(s > length + tol):
+        raise ValueError(
+            f"s: got values in [{np.min(s):g}, {np.max(s):g}]; allowed: a scalar or 1-d array "
+            f"of material coordinates in [0, {length:g}] m"
+        )
+    s = np.clip(s, 0.0, length)
+    element = np.clip(np.searchsorted(model.nodes, s, side="right") - 1, 0, model.n_elements - 1)
+    local = (s - model.nodes[element]) / (model.nodes[element + 1] - model.nodes[element])
+    return s, element, local
+
+
+def _point_shape_functions(model: StringModel, element: np.ndarray, local: np.ndarray):
+    """Scalar Hermite functions of the containing element, each shape (4, m): N, N', N''."""
+    scalar = model.basis.elem.elem
+    points = local.reshape(1, -1, 1)
+    fields = [scalar.gbasis(model.basis.mapping, points, a, tind=element)[0] for a in range(4)]
+    values = np.array([np.asarray(f)[:, 0] for f in fields])
+    slopes = np.array([f.grad[0, :, 0] for f in fields])
+    curvatures = np.array([f.hess[0, 0, :, 0] for f in fields])
+    return values, slopes, curvatures
+
+
+@dataclass(frozen=True, eq=False)
+class StringPoints:
+    """Kinematics and tension at material points; m = number of points.
+
+    s, element : shape (m,); position, slope (dr/ds), tangent (unit), normal (unit, tangent
+    turned +90 deg) : shape (2, m); curvature (signed, 1/m, per unit current length), stretch,
+    tension (N) : shape (m,). Position and slope are continuous; the curvature jumps at nodes,
+    where it is taken from the element on the right (the last node: the last element). The
+    tension from the pointwise stretch is far less accurate than positions for a stiff string
+    (the stretch is 1 + O(T/EA)); the support reactions of a static solve are accurate.
+    """
+
+    s: np.ndarray
+    element: np.ndarray
+    position: np.ndarray
+    slope: np.ndarray
+    tangent: np.ndarray
+    normal: np.ndarray
+    curvature: np.ndarray
+    stretch: np.ndarray
+    tension: np.ndarray
+
+
+def evaluate(model: StringModel, q: np.ndarray, s) -> StringPoints:
+    """Position, tangent, normal, curvature, stretch and tension at material coordinates s."""
+    s, element, local = find_element(model, s)
+    values, slopes, curvatures = _point_shape_functions(model, element, local)
+    q_p = q[model.basis.element_dofs[:, element]].reshape(4, 2, -1)  # [a, component, point]
+    position = np.einsum("am,acm->cm", values, q_p)
+    r_s = np.einsum("am,acm->cm", slopes, q_p)
+    r_ss = np.einsum("am,acm->cm", curvatures, q_p)
+    ref_p = model.q_ref[model.basis.element_dofs[:, element]].reshape(4, 2, -1)
+    metric = np.sqrt(np.sum(np.einsum("am,acm->cm", slopes, ref_p) ** 2, axis=0))
+    length = np.sqrt(np.sum(r_s**2, axis=0))
+    tangent = r_s / length
+    stretch = length / metric
+    return StringPoints(
+        s=s,
+        element=element,
+        position=position,
+        slope=r_s,
+        tangent=tangent,
+        normal=_PERP @ tangent,
+        curvature=(r_s[0] * r_ss[1] - r_s[1] * r_ss[0]) / length**3,
+        stretch=stretch,
+        tension=model.spec.law.tension(stretch),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class PointJacobian:
+    """dr/dq at m material points: r(s_k) = block[k] @ q[dofs[k]].
+
+    s : (m,); dofs : (m, 8) global dofs of the containing element; block : (m, 2, 8);
+    n_dofs : total number of dofs (for the sparse form).
+    """
+
+    s: np.ndarray
+    dofs: np.ndarray
+    block: np.ndarray
+    n_dofs: int
+
+    def sparse(self) -> sp.csr_matrix:
+        """The Jacobian as CSR, shape (2 m, n_dofs); rows 2k, 2k+1 are x, y of point k."""
+        m = self.s.size
+        rows = np.repeat(np.arange(2 * m), 8)
+        cols = np.repeat(self.dofs, 2, axis=0).ravel()
+        return sp.csr_matrix((self.block.ravel(), (rows, cols)), shape=(2 * m, self.n_dofs))
+
+
+def position_jacobian(model: StringModel, s) -> PointJacobian:
+    """Jacobian dr/dq at material coordinates s (constant in q: r is linear in q)."""
+    s, element, local = find_element(model, s)
+    values, _, _ = _point_shape_functions(model, element, local)
+    block = np.zeros((s.size, 2, 8))
+    for a in range(4):
+        for c in range(2):
+            block[:, c, 2 * a + c] = values[a]
+    return PointJacobian(
+        s=s, dofs=model.basis.element_dofs[:, element].T.copy(), block=block, n_dofs=model.n_dofs
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Dynamics on the free dofs: M q'' + f_int(q) = f_ext
+# --------------------------------------------------------------------------------------------
+
+
+def reduce_state(model: StringModel, q: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+    """State y = (q_free, u_free), shape (2 n_free,), from full q, u (u = None: at rest)."""
+    u = np.zeros_like(q) if u is None else u
+    return np.concatenate((q[model.free_dofs], u[model.free_dofs]))
+
+
+def expand_state(model: StringModel, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Full (q, u), each shape (n_dofs,), from y; fixed dofs at q_prescribed, at rest."""
+    n_free = model.free_dofs.size
+    q = model.q_prescribed.copy()
+    u = np.zeros(model.n_dofs)
+    q[model.free_dofs] = y[:n_free]
+    u[model.free_dofs] = y[n_free:]
+    return q, u
+
+
+def dynamics_rhs(
+    model: StringModel,
+    external_force: np.ndarray | Callable[[float], np.ndarray] | None = None,
+) -> Callable[[float, np.ndarray], np.ndarray]:
+    """Right-hand side y' = f(t, y) for scipy's solve_ivp, y = (q_free, u_free).
+
+    external_force : shape (n_dofs,) or a callable t -> (n_dofs,); None = gravity_force(model).
+    The fixed dofs stay at q_prescribed with zero velocity. M_ff is factorised once (splu).
+    The Christoffel term of Eugster-Glocker (004), eqs. (13)-(14), vanishes: r is linear in q.
+    """
+    free = model.free_dofs
+    n_free = free.size
+    lu = splu(model.mass_matrix[free][:, free].tocsc())
+    if external_force is None:
+        external_force = gravity_force(model)
+    if callable(external_force):
+        force_at = external_force
+    else:
+        constant = np.asarray(external_force, dtype=float)
+
+        def force_at(t):
+            return constant
+
+    def rhs(t, y):
+        q = model.q_prescribed.copy()
+        q[free] = y[:n_free]
+        residual = force_at(t) - internal_force(model, q)
+        return np.concatenate((y[n_free:], lu.solve(residual[free])))
+
+    return rhs
