@@ -1,0 +1,683 @@
+"""Kinematics and dynamics of a planar rigid-body tree in joint coordinates, Lipinski (002), sec. 2.
+
+Conventions
+-----------
+Bodies are numbered 0..n-1 in the order given and joint i connects body i to its parent p (ground
+or a body with a lower number, so the succession order of 002 is the numbering), hence the tree
+has n joint coordinates q, shape (n,). The frame of body i has its origin o_i at joint i and the
+angle theta_i (counter-clockwise from the ground x axis), R(.) is the planar rotation:
+
+    revolute:   theta_i = theta_p + angle_i + q_i,  o_i = o_p + R(theta_p) location_i
+    prismatic:  theta_i = theta_p + angle_i,        o_i = o_p + R(theta_p) (location_i + q_i a_i)
+
+with a_i = (cos angle_i, sin angle_i) and theta_ground = 0, o_ground = 0. These are the ordered
+products and sums along the reference chain 0kCh^i of Lipinski (002), eq. (1); they are evaluated
+for all bodies at once with the constant ancestor matrix ``A[i, k] = 1`` if joint k lies in 0kCh^i.
+
+A point x fixed to body b has the velocity x' = J q' with the columns (Lipinski (002), eqs. 2a, 3)
+
+    J[:, k] = A[b, k] * (e_z x (x - o_k))     for a revolute joint k,
+    J[:, k] = A[b, k] * (cos theta_k, sin theta_k)   for a prismatic joint k,
+
+and the acceleration x'' = J q'' + a_rem with the remainder a_rem = J' q' (Lipinski (002),
+eqs. 2d, 3cd): e_z x (x' - o_k') for a revolute and omega_k e_z x a_k for a prismatic column. In
+the plane the angular velocity is omega_b = jw_b q' with the constant row jw_b[k] = A[b, k] for
+revolute k (else 0), and its remainder is identically zero.
+
+Equations of motion, Lipinski (002), eq. (7a): M(q) q'' + F(q, q', t) = Q. They are assembled in
+the projected Newton-Euler (Jourdain) form, which gives the same M^b and F^b as the recursive
+backward elimination of eqs. (5)-(7c) (there the sums C, D over successors are projected on the
+mobility vectors; here each body's Newton-Euler equation is projected on its own Jacobian):
+
+    M = sum_i m_i Jc_i^T Jc_i + I_i jw_i^T jw_i
+    F = sum_i m_i Jc_i^T (a_rem_i - g) + K (q - rest) + C q' - tau(t)
+
+with Jc_i the Jacobian of the centre of mass of body i, g the gravity vector, K, C the diagonal
+joint stiffness and damping and tau the joint actuator forces. Q collects every other applied
+force (``generalized_point_force``, ``generalized_body_torque``) and the drive multipliers.
+
+Implementation note: inside the kernels a planar vector (x, y) is the complex number x + i y, so
+R(theta) v is exp(i theta) v and e_z x v is i v; the centre-of-mass Jacobians of all bodies form
+one complex (n, n) array J and M = Re(J^H diag(m) J). This keeps a call to a few dozen numpy
+operations on (n,) and (n, n) arrays (they run every time step). Public results are real arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .joints import Joint, _finite_float, _vector2, actuator_force
+
+
+@dataclass(frozen=True)
+class Body:
+    """Rigid planar body.
+
+    mass : kg, >= 0.
+    inertia : kg m^2, >= 0, moment of inertia about the centre of mass.
+    centre_of_mass : (x, y) in m in the body's frame (origin at its joint).
+
+    Zero is allowed: Lipinski (002), sec. 2 builds multi-degree-of-freedom connections from joints
+    and massless bodies (e.g. a point mass on an x slider and a y slider). ``TreeModel`` rejects a
+    tree in which some joint moves neither mass nor inertia (its mass matrix would be singular).
+    """
+
+    mass: float
+    inertia: float
+    centre_of_mass: tuple[float, float] = (0.0, 0.0)
+
+    def __post_init__(self) -> None:
+        for name in ("mass", "inertia"):
+            value = _finite_float(getattr(self, name), name, "Body ")
+            if value < 0.0:
+                raise ValueError(f"Body {name} must be >= 0, got {getattr(self, name)!r}")
+            object.__setattr__(self, name, value)
+        object.__setattr__(
+            self, "centre_of_mass", _vector2(self.centre_of_mass, "centre_of_mass", "Body ")
+        )
+
+
+@dataclass(frozen=True)
+class _Topology:
+    """Constant arrays derived from a TreeModel (read-only); n = number of bodies.
+
+    Planar vectors are complex numbers x + i y (see the module docstring).
+    """
+
+    ancestors: np.ndarray  # (n, n), A[i, k] = 1 if joint k is in 0kCh^i (k == i included)
+    ancestors_complex: np.ndarray  # (n, n), A as complex (avoids a cast per product)
+    parents: np.ndarray  # (n, n), P[i, p] = 1 for the parent p of body i (zero row: ground)
+    parents_complex: np.ndarray  # (n, n), P as complex
+    on_ground: np.ndarray  # (n,), 1 where the parent is the ground
+    revolute: np.ndarray  # (n,) 0/1
+    revolute_i: np.ndarray  # (n,) complex, 1j * revolute (the e_z x of revolute columns)
+    prismatic: np.ndarray  # (n,) 0/1
+    angular_jacobians: np.ndarray  # (n, n), row b = jw_b = A[b] * revolute
+    angle: np.ndarray  # (n,) joint angle offsets / axis directions
+    location: np.ndarray  # (n,) complex, joint locations in the parents' frames
+    axis: np.ndarray  # (n,) complex, exp(i angle) for prismatic joints, 0 for revolute
+    mass: np.ndarray  # (n,)
+    mass_column: np.ndarray  # (n, 1)
+    inertia: np.ndarray  # (n,)
+    centre_of_mass: np.ndarray  # (n,) complex, in the body frames
+    rotational_mass_matrix: np.ndarray  # (n, n), sum_i I_i jw_i^T jw_i (constant in the plane)
+    stiffness: np.ndarray  # (n,)
+    damping: np.ndarray  # (n,)
+    rest: np.ndarray  # (n,)
+    gravity: complex
+    actuated: tuple[tuple[int, Joint], ...]  # joints with an actuator
+
+
+class _Points(Mapping):
+    """Read-only, picklable mapping name -> (body, (x, y)) (``TreeModel.points``)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: dict[str, tuple[int, tuple[float, float]]]) -> None:
+        self._items = dict(items)
+
+    def __getitem__(self, name: str) -> tuple[int, tuple[float, float]]:
+        return self._items[name]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return repr(self._items)
+
+    def __reduce__(self):
+        return (_Points, (self._items,))
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """Constant description of a planar tree of rigid bodies, Lipinski (002), sec. 2.
+
+    bodies : sequence of Body, numbered 0..n-1 in this order.
+    joints : sequence of Joint, same length; joint i connects body i to ``joints[i].parent``,
+        which is None (ground) or an index lower than i.
+    points : mapping name -> (body, (x, y)) of named points (end-effectors, contact edges), (x, y)
+        in m in the body's frame; an iterable of (name, (body, (x, y))) pairs is also accepted and
+        must not repeat a name. Stored as a read-only mapping; ``point_position(tree, q,
+        *tree.points["tip"])``.
+    gravity : (g_x, g_y) in m/s^2, default (0, -9.81).
+    """
+
+    bodies: tuple[Body, ...]
+    joints: tuple[Joint, ...]
+    points: Mapping[str, tuple[int, tuple[float, float]]] = field(
+        default_factory=lambda: _Points({}), hash=False
+    )
+    gravity: tuple[float, float] = (0.0, -9.81)
+    _topology: _Topology = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        bodies = tuple(self.bodies)
+        joints = tuple(self.joints)
+        for i, body in enumerate(bodies):
+            if not isinstance(body, Body):
+                raise ValueError(f"TreeModel bodies[{i}] must be a Body, got {body!r}")
+        for i, joint in enumerate(joints):
+            if not isinstance(joint, Joint):
+                raise ValueError(f"TreeModel joints[{i}] must be a Joint, got {joint!r}")
+        n = len(bodies)
+        if n == 0:
+            raise ValueError("TreeModel bodies must hold at least one Body, got none")
+        if len(joints) != n:
+            raise ValueError(
+                f"TreeModel joints must hold one Joint per body ({n}), got {len(joints)}"
+            )
+        for i, joint in enumerate(joints):
+            if joint.parent is not None and joint.parent >= n:
+                raise ValueError(
+                    f"TreeModel joints[{i}].parent = {joint.parent} is an unknown body; allowed: "
+                    f"None (ground) or a body index 0..{i - 1}"
+                )
+            if joint.parent is not None and joint.parent >= i:
+                raise ValueError(
+                    f"TreeModel joints[{i}].parent = {joint.parent} is not an earlier body "
+                    f"(bodies must follow their parents); allowed: None (ground) or 0..{i - 1}"
+                )
+        object.__setattr__(self, "bodies", bodies)
+        object.__setattr__(self, "joints", joints)
+        object.__setattr__(self, "gravity", _vector2(self.gravity, "gravity", "TreeModel "))
+        object.__setattr__(self, "points", _Points(_normalise_points(self.points, n)))
+        topology = _build_topology(bodies, joints, self.gravity)
+        _check_inertia(topology)
+        object.__setattr__(self, "_topology", topology)
+
+    @property
+    def n_bodies(self) -> int:
+        """Number of bodies = number of joints = number of joint coordinates."""
+        return len(self.bodies)
+
+
+def _normalise_points(points: object, n: int) -> dict[str, tuple[int, tuple[float, float]]]:
+    """Validated copy of ``points`` as a dict name -> (body, (x, y))."""
+    items: Iterable = points.items() if isinstance(points, Mapping) else points  # type: ignore
+    result: dict[str, tuple[int, tuple[float, float]]] = {}
+    try:
+        pairs = list(items)
+    except TypeError:
+        raise ValueError(
+            f"TreeModel points must map names to (body, (x, y)), got {points!r}"
+        ) from None
+    for pair in pairs:
+        try:
+            name, (body, local) = pair
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"TreeModel points entries must be name -> (body, (x, y)), got {pair!r}"
+            ) from None
+        if not isinstance(name, str):
+            raise ValueError(f"TreeModel points names must be strings, got {name!r}")
+        if name in result:
+            raise ValueError(
+                f"TreeModel points has a duplicate name {name!r}; names must be unique"
+            )
+        if isinstance(body, bool) or not isinstance(body, (int, np.integer)) or not 0 <= body < n:
+            raise ValueError(
+                f"TreeModel points[{name!r}] is on body {body!r}, which does not exist; "
+                f"allowed: 0..{n - 1}"
+            )
+        result[name] = (int(body), _vector2(local, f"points[{name!r}] position", "TreeModel "))
+    return result
+
+
+def _check_inertia(topo: _Topology) -> None:
+    """Every joint must move some inertia, else its row of M (Lipinski (002), eq. 7b) vanishes.
+
+    Necessary condition, by joint k and the bodies it carries (0kCh^i contains k): a prismatic
+    joint needs a positive carried mass, a revolute one a positive carried mass or inertia.
+    """
+    carried_mass = topo.mass.dot(topo.ancestors)  # (n,), column k sums the bodies joint k moves
+    carried_inertia = topo.inertia.dot(topo.ancestors)
+    for k in range(topo.mass.shape[0]):
+        if topo.prismatic[k] and carried_mass[k] == 0.0:
+            raise ValueError(
+                f"TreeModel bodies: prismatic joint {k} moves bodies of total mass 0; allowed: a "
+                f"positive mass on body {k} or a body it carries (else M would be singular)"
+            )
+        if topo.revolute[k] and carried_mass[k] == 0.0 and carried_inertia[k] == 0.0:
+            raise ValueError(
+                f"TreeModel bodies: revolute joint {k} moves no mass and no inertia; allowed: a "
+                f"positive mass or inertia on body {k} or a body it carries (the mass matrix "
+                "would be singular)"
+            )
+
+
+def _build_topology(
+    bodies: tuple[Body, ...], joints: tuple[Joint, ...], gravity: tuple[float, float]
+) -> _Topology:
+    n = len(bodies)
+    ancestors = np.zeros((n, n))
+    parents = np.zeros((n, n))
+    for i, joint in enumerate(joints):
+        if joint.parent is not None:
+            ancestors[i] = ancestors[joint.parent]
+            parents[i, joint.parent] = 1.0
+        ancestors[i, i] = 1.0
+    revolute = np.array([j.kind == "revolute" for j in joints], dtype=float)
+    prismatic = 1.0 - revolute
+    angle = np.array([j.angle for j in joints])
+    angular_jacobians = ancestors * revolute
+    mass = np.array([b.mass for b in bodies])
+    inertia = np.array([b.inertia for b in bodies])
+    arrays = {
+        "ancestors": ancestors,
+        "ancestors_complex": ancestors.astype(complex),
+        "parents": parents,
+        "parents_complex": parents.astype(complex),
+        "on_ground": 1.0 - parents.sum(axis=1),
+        "revolute": revolute,
+        "revolute_i": 1j * revolute,
+        "prismatic": prismatic,
+        "angular_jacobians": angular_jacobians,
+        "angle": angle,
+        "location": np.array([complex(*j.location) for j in joints]),
+        "axis": prismatic * np.exp(1j * angle),
+        "mass": mass,
+        "mass_column": mass[:, None].copy(),
+        "inertia": inertia,
+        "centre_of_mass": np.array([complex(*b.centre_of_mass) for b in bodies]),
+        "rotational_mass_matrix": angular_jacobians.T @ (inertia[:, None] * angular_jacobians),
+        "stiffness": np.array([j.stiffness for j in joints]),
+        "damping": np.array([j.damping for j in joints]),
+        "rest": np.array([j.rest for j in joints]),
+    }
+    return _Topology(
+        **{name: _readonly(value) for name, value in arrays.items()},
+        gravity=complex(*gravity),
+        actuated=tuple((i, j) for i, j in enumerate(joints) if j.actuator is not None),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Kinematics, Lipinski (002), eqs. (1)-(3)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BodyPoses:
+    """Positions of all bodies, Lipinski (002), eq. (1).
+
+    angle : (n,) rad, orientation theta_i of each body frame.
+    origin : (n, 2) m, origin o_i of each body frame (the point of joint i).
+    centre_of_mass : (n, 2) m, centres of mass in the ground frame.
+    """
+
+    angle: np.ndarray
+    origin: np.ndarray
+    centre_of_mass: np.ndarray
+
+
+@dataclass(frozen=True)
+class BodyVelocities:
+    """Velocities of all bodies, Lipinski (002), eq. (2a).
+
+    angular_velocity : (n,) rad/s.
+    origin_velocity : (n, 2) m/s, velocity of each body frame's origin.
+    centre_of_mass_velocity : (n, 2) m/s.
+    """
+
+    angular_velocity: np.ndarray
+    origin_velocity: np.ndarray
+    centre_of_mass_velocity: np.ndarray
+
+
+@dataclass(frozen=True)
+class PointKinematics:
+    """Everything about one body point at one state, Lipinski (002), eqs. (1)-(3).
+
+    position : (2,) m.   velocity : (2,) m/s.
+    jacobian : (2, n), velocity = jacobian @ q'.
+    acceleration_remainder : (2,) m/s^2, acceleration = jacobian @ q'' + acceleration_remainder.
+    """
+
+    position: np.ndarray
+    velocity: np.ndarray
+    jacobian: np.ndarray
+    acceleration_remainder: np.ndarray
+
+
+def _state(tree: TreeModel, value: object, name: str) -> np.ndarray:
+    """``value`` as a float array of shape (n,) or a ValueError naming ``name``."""
+    array = np.asarray(value, dtype=float)
+    if array.shape != (len(tree.bodies),):
+        raise ValueError(
+            f"{name} must have shape ({len(tree.bodies)},) (one entry per joint), got {array.shape}"
+        )
+    return array
+
+
+def _body_index(tree: TreeModel, body: object) -> int:
+    if isinstance(body, bool) or not isinstance(body, (int, np.integer)):
+        raise ValueError(f"body must be an int in 0..{tree.n_bodies - 1}, got {body!r}")
+    if not 0 <= body < tree.n_bodies:
+        raise ValueError(f"body must be in 0..{tree.n_bodies - 1}, got {body!r}")
+    return int(body)
+
+
+def _local(local: object) -> tuple[float, float]:
+    try:
+        x, y = local  # type: ignore[misc]
+        return float(x), float(y)
+    except (TypeError, ValueError):
+        raise ValueError(f"local must be a point (x, y) in the body frame, got {local!r}") from None
+
+
+def _xy(z) -> np.ndarray:
+    """Complex (n,) -> real (n, 2); complex scalar -> real (2,)."""
+    if np.ndim(z) == 0:
+        return np.array([z.real, z.imag])
+    return np.ascontiguousarray(z, dtype=complex).view(float).reshape(-1, 2)
+
+
+def _poses(topo: _Topology, q: np.ndarray):
+    """Body angles (n,), orientations exp(i theta) (n,), origins o (n,) and r = o_i - o_p (n,).
+
+    Lipinski (002), eq. (1): T^i and x^i as products and sums along 0kCh^i (the ancestor matrix A).
+    """
+    angle = topo.ancestors.dot(topo.angle + topo.revolute * q)
+    rotation = np.exp(1j * angle)
+    parent_rotation = topo.parents_complex.dot(rotation) + topo.on_ground
+    r = parent_rotation * (topo.location + (topo.prismatic * q) * topo.axis)
+    return angle, rotation, topo.ancestors_complex.dot(r), r
+
+
+def _velocities(topo: _Topology, u: np.ndarray, rotation: np.ndarray, r: np.ndarray):
+    """Angular velocities (n,) and complex origin velocities (n,), Lipinski (002), eq. (2a).
+
+    Sums along 0kCh^i:
+
+    d/dt r_i = omega_p i r_i + q_i' a_i with the world axis a_i = exp(i theta_i) (prismatic).
+    """
+    omega = topo.angular_jacobians.dot(u)
+    omega_parent = topo.parents.dot(omega)
+    increments = (topo.prismatic * u) * rotation + (1j * omega_parent) * r
+    return omega, topo.ancestors_complex.dot(increments)
+
+
+def _jacobians(topo: _Topology, chain, rotation, origin, p):
+    """Complex Jacobian rows of world points p whose reference chains are ``chain``.
+
+    chain : A[b] (n,) for one point p (scalar) or A (n, n) for the centres of mass p (n, 1),
+    complex. Column k: i (p - o_k) for revolute k, exp(i theta_k) for prismatic k (Lipinski
+    (002), eqs. 2a, 3b).
+    """
+    return chain * (topo.revolute_i * (p - origin) + topo.prismatic * rotation)
+
+
+def _remainders(topo: _Topology, chain, u, omega, rotation, origin_velocity, omega_b, v):
+    """Acceleration remainders J' q' (complex) of points with velocities v on bodies with omega_b.
+
+    Column derivatives i (v - v_ok) (revolute), omega_k i a_k (prismatic), Lipinski (002), eq. (2d);
+    sum_k A[b, k] rev_k q_k' = omega_b pulls the point's own term out of the sum.
+    """
+    terms = (topo.prismatic * u * omega) * rotation - (topo.revolute * u) * origin_velocity
+    return 1j * (omega_b * v + chain.dot(terms))
+
+
+def _point(tree: TreeModel, q, body, local):
+    topo = tree._topology
+    b = _body_index(tree, body)
+    x, y = _local(local)
+    _, rotation, origin, r = _poses(topo, _state(tree, q, "q"))
+    arm = rotation[b] * complex(x, y)
+    return topo, b, rotation, origin, r, arm
+
+
+def body_poses(tree: TreeModel, q) -> BodyPoses:
+    """Orientation, frame origin and centre of mass of every body, Lipinski (002), eq. (1).
+
+    q : (n,) joint coordinates.
+    """
+    topo = tree._topology
+    angle, rotation, origin, _ = _poses(topo, _state(tree, q, "q"))
+    com = origin + rotation * topo.centre_of_mass
+    return BodyPoses(angle=angle, origin=_xy(origin), centre_of_mass=_xy(com))
+
+
+def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
+    """Angular velocity, origin and centre-of-mass velocity of every body, Lipinski (002), eq. (2a).
+
+    q, u : (n,) joint coordinates and velocities.
+    """
+    topo = tree._topology
+    q = _state(tree, q, "q")
+    u = _state(tree, u, "u")
+    _, rotation, _, r = _poses(topo, q)
+    omega, origin_velocity = _velocities(topo, u, rotation, r)
+    com_velocity = origin_velocity + 1j * omega * rotation * topo.centre_of_mass
+    return BodyVelocities(
+        angular_velocity=omega,
+        origin_velocity=_xy(origin_velocity),
+        centre_of_mass_velocity=_xy(com_velocity),
+    )
+
+
+def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
+    """Ground-frame position (2,) in m of the point ``local`` (x, y) fixed to ``body``, eq. (1)."""
+    _, b, _, origin, _, arm = _point(tree, q, body, local)
+    return _xy(origin[b] + arm)
+
+
+def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
+    """Ground-frame velocity (2,) in m/s of the point ``local`` fixed to ``body``, eq. (2a)."""
+    topo, b, rotation, _, r, arm = _point(tree, q, body, local)
+    omega, origin_velocity = _velocities(topo, _state(tree, u, "u"), rotation, r)
+    return _xy(origin_velocity[b] + 1j * omega[b] * arm)
+
+
+def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
+    """Jacobian dp/dq, shape (2, n), of the point ``local`` on ``body``, Lipinski (002), eq. (3b).
+
+    Column k is e_z x (p - o_k) for a revolute and the axis (cos theta_k, sin theta_k) for a
+    prismatic joint k in the point's reference chain 0kCh^body, zero otherwise.
+    """
+    topo, b, rotation, origin, _, arm = _point(tree, q, body, local)
+    jacobian = _jacobians(topo, topo.ancestors_complex[b], rotation, origin, origin[b] + arm)
+    return np.array([jacobian.real, jacobian.imag])
+
+
+def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
+    """Acceleration remainder a_rem (2,) in m/s^2 with p'' = J q'' + a_rem of a body point.
+
+    Lipinski (002), eqs. (2d), (3d); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+    """
+    topo, b, rotation, _, r, arm = _point(tree, q, body, local)
+    u = _state(tree, u, "u")
+    omega, origin_velocity = _velocities(topo, u, rotation, r)
+    v = origin_velocity[b] + 1j * omega[b] * arm
+    chain = topo.ancestors_complex[b]
+    return _xy(_remainders(topo, chain, u, omega, rotation, origin_velocity, omega[b], v))
+
+
+def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics:
+    """Position, velocity, Jacobian (2, n) and acceleration remainder of a body point in one pass.
+
+    Lipinski (002), eqs. (1)-(3); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+    """
+    topo, b, rotation, origin, r, arm = _point(tree, q, body, local)
+    u = _state(tree, u, "u")
+    omega, origin_velocity = _velocities(topo, u, rotation, r)
+    p = origin[b] + arm
+    v = origin_velocity[b] + 1j * omega[b] * arm
+    chain = topo.ancestors_complex[b]
+    jacobian = _jacobians(topo, chain, rotation, origin, p)
+    remainder = _remainders(topo, chain, u, omega, rotation, origin_velocity, omega[b], v)
+    return PointKinematics(
+        position=_xy(p),
+        velocity=_xy(v),
+        jacobian=np.array([jacobian.real, jacobian.imag]),
+        acceleration_remainder=_xy(remainder),
+    )
+
+
+def angular_jacobian(tree: TreeModel, body: int) -> np.ndarray:
+    """Constant row jw (n,) with omega_body = jw @ q', Lipinski (002), eqs. (2a), (3a).
+
+    jw[k] = 1 for revolute joints k in the body's reference chain, else 0. In the plane the
+    angular acceleration is jw @ q'' exactly: its remainder (Lipinski (002), eq. 3c) is zero.
+    """
+    return tree._topology.angular_jacobians[_body_index(tree, body)].copy()
+
+
+# ---------------------------------------------------------------------------------------------
+# Dynamics, Lipinski (002), eq. (7a): M(q) q'' + F(q, q', t) = Q
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EquationsOfMotion:
+    """M (n, n) and F (n,) of M q'' + F = Q, Lipinski (002), eq. (7a)."""
+
+    mass_matrix: np.ndarray
+    bias_forces: np.ndarray
+
+
+def _centre_of_mass_jacobians(topo: _Topology, q: np.ndarray):
+    """Complex centre-of-mass Jacobians (n, n) (row i = body i), orientations and joint vectors."""
+    _, rotation, origin, r = _poses(topo, q)
+    arm = rotation * topo.centre_of_mass
+    jacobians = _jacobians(topo, topo.ancestors_complex, rotation, origin, (origin + arm)[:, None])
+    return jacobians, rotation, r, arm
+
+
+def _mass_matrix(topo: _Topology, jacobians: np.ndarray) -> np.ndarray:
+    """Re(J^H diag(m) J) + sum_i I_i jw_i^T jw_i, Lipinski (002), eq. (7b)."""
+    mass_matrix = jacobians.conj().T.dot(topo.mass_column * jacobians).real
+    return mass_matrix + topo.rotational_mass_matrix
+
+
+def _bias_forces(topo: _Topology, jacobians, rotation, r, arm, q, u, t: float) -> np.ndarray:
+    """sum_i m_i Jc_i^T (a_rem_i - g) + joint terms, Lipinski (002), eq. (7c)."""
+    omega, origin_velocity = _velocities(topo, u, rotation, r)
+    com_velocity = origin_velocity + 1j * omega * arm
+    remainders = _remainders(
+        topo, topo.ancestors_complex, u, omega, rotation, origin_velocity, omega, com_velocity
+    )
+    forces = jacobians.conj().T.dot(topo.mass * (remainders - topo.gravity)).real
+    forces += topo.stiffness * (q - topo.rest) + topo.damping * u
+    for i, joint in topo.actuated:
+        forces[i] -= actuator_force(joint, t)
+    return forces
+
+
+def mass_matrix(tree: TreeModel, q) -> np.ndarray:
+    """Mass matrix M(q), shape (n, n), symmetric positive definite, Lipinski (002), eq. (7b).
+
+    M = sum_i m_i Jc_i^T Jc_i + I_i jw_i^T jw_i (the projected form of eqs. 6b, 7b). With
+    massless bodies M can become singular in special configurations (a point mass on the axis of
+    the only revolute joint that turns it); solvers then raise numpy's LinAlgError.
+    """
+    topo = tree._topology
+    jacobians, _, _, _ = _centre_of_mass_jacobians(topo, _state(tree, q, "q"))
+    return _mass_matrix(topo, jacobians)
+
+
+def bias_forces(tree: TreeModel, q, u, t: float = 0.0) -> np.ndarray:
+    """F(q, q', t), shape (n,), of M q'' + F = Q, Lipinski (002), eq. (7c).
+
+    F = sum_i m_i Jc_i^T (a_rem_i - g)  (Coriolis, centrifugal, gravity)
+        + stiffness (q - rest) + damping q' - actuator(t)   (joint elements)
+    N m for revolute and N for prismatic rows. ``t`` in s is used by time-dependent actuators.
+    """
+    topo = tree._topology
+    q = _state(tree, q, "q")
+    u = _state(tree, u, "u")
+    jacobians, rotation, r, arm = _centre_of_mass_jacobians(topo, q)
+    return _bias_forces(topo, jacobians, rotation, r, arm, q, u, t)
+
+
+def equations_of_motion(tree: TreeModel, q, u, t: float = 0.0) -> EquationsOfMotion:
+    """``mass_matrix`` and ``bias_forces`` from one kinematic pass, Lipinski (002), eq. (7)."""
+    topo = tree._topology
+    q = _state(tree, q, "q")
+    u = _state(tree, u, "u")
+    jacobians, rotation, r, arm = _centre_of_mass_jacobians(topo, q)
+    return EquationsOfMotion(
+        mass_matrix=_mass_matrix(topo, jacobians),
+        bias_forces=_bias_forces(topo, jacobians, rotation, r, arm, q, u, t),
+    )
+
+
+def inverse_dynamics(
+    tree: TreeModel, q, u, acceleration, t: float = 0.0, forces=None
+) -> np.ndarray:
+    """Joint forces (n,) M q'' + F - Q needed to produce ``acceleration``, Lipinski (002), eq. (7a).
+
+    q, u, acceleration : (n,). forces : (n,) applied generalised forces Q or None (zero).
+    Row j is the force (N m or N) a drive of joint j must add, positive along q_j.
+    """
+    eom = equations_of_motion(tree, q, u, t)
+    result = eom.mass_matrix @ _state(tree, acceleration, "acceleration") + eom.bias_forces
+    if forces is not None:
+        result -= _state(tree, forces, "forces")
+    return result
+
+
+def generalized_point_force(tree: TreeModel, q, body: int, local, force) -> np.ndarray:
+    """Generalised force J^T f, shape (n,), of a force f (2,) in N acting at a body point.
+
+    The point ``local`` (x, y) in m is fixed to ``body``; the result adds to Q of Lipinski (002),
+    eq. (7a) (Jourdain: its power Q . q' equals f . p').
+    """
+    f = np.asarray(force, dtype=float)
+    if f.shape != (2,):
+        raise ValueError(f"force must have shape (2,), got {f.shape}")
+    return point_jacobian(tree, q, body, local).T @ f
+
+
+def generalized_body_torque(tree: TreeModel, body: int, torque: float) -> np.ndarray:
+    """Generalised force jw^T tau, shape (n,), of a torque ``torque`` in N m on ``body``."""
+    return angular_jacobian(tree, body) * float(torque)
+
+
+def actuator_forces(tree: TreeModel, t: float = 0.0) -> np.ndarray:
+    """Joint actuator forces tau(t), shape (n,), in N m or N (positive along q)."""
+    forces = np.zeros(tree.n_bodies)
+    for i, joint in tree._topology.actuated:
+        forces[i] = actuator_force(joint, t)
+    return forces
+
+
+# ---------------------------------------------------------------------------------------------
+# Energies: d/dt (kinetic + potential) = (Q + actuator_forces) . q' - damping_power
+# ---------------------------------------------------------------------------------------------
+
+
+def kinetic_energy(tree: TreeModel, q, u) -> float:
+    """1/2 q'^T M q' in J, summed body by body: 1/2 m_i |v_ci|^2 + 1/2 I_i omega_i^2."""
+    velocities = body_velocities(tree, q, u)
+    topo = tree._topology
+    v2 = np.sum(velocities.centre_of_mass_velocity**2, axis=1)
+    return 0.5 * float(topo.mass @ v2 + topo.inertia @ velocities.angular_velocity**2)
+
+
+def potential_energy(tree: TreeModel, q) -> float:
+    """Gravity plus joint-spring potential in J: -sum m_i g . x_ci + 1/2 k_j (q_j - rest_j)^2."""
+    topo = tree._topology
+    q = _state(tree, q, "q")
+    _, rotation, origin, _ = _poses(topo, q)
+    com = origin + rotation * topo.centre_of_mass
+    g = topo.gravity
+    gravity = -float(topo.mass @ (com.real * g.real + com.imag * g.imag))
+    return gravity + 0.5 * float(topo.stiffness @ (q - topo.rest) ** 2)
+
+
+def damping_power(tree: TreeModel, u) -> float:
+    """Power dissipated by the joint dampers in W, sum_j c_j q_j'^2 >= 0."""
+    u = _state(tree, u, "u")
+    return float(tree._topology.damping @ u**2)
