@@ -375,6 +375,25 @@ def shape_rows(beam: Beam, x) -> ShapeRows:
     )
 
 
+def shape_rows_at(beam: Beam, x: float):
+    """Scalar fast path of :func:`shape_rows` for one point (per-step contact kernels).
+
+    Returns (element, dofs (4,), N, N_x, N_xx), the rows of w, w' and w'' (d/dx, (4,) each), from
+    the same element polynomials. Raises ValueError outside [0, length].
+    """
+    length = beam.spec.length
+    if not -1e-12 * length <= x <= length * (1 + 1e-12):
+        raise ValueError(f"x = {x!r} m lies outside the beam [0, {length}] m")
+    e = min(max(int(np.searchsorted(beam.nodes, x, side="left")) - 1, 0), beam.n_elements - 1)
+    le = beam.element_length[e]
+    z = (x - beam.nodes[e]) / le
+    c = beam.coefficients[e]
+    N = c[:, 0] + z * (c[:, 1] + z * (c[:, 2] + z * c[:, 3]))
+    N_x = (c[:, 1] + z * (2.0 * c[:, 2] + 3.0 * z * c[:, 3])) / le
+    N_xx = (2.0 * c[:, 2] + 6.0 * z * c[:, 3]) / (le * le)
+    return e, beam.element_dofs[e], N, N_x, N_xx
+
+
 @dataclass(frozen=True)
 class BeamFields:
     """Deflection w (m), slope w' (rad), curvature w'' (1/m) at m points, each shape (m,)."""

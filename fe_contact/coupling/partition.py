@@ -1,0 +1,218 @@
+"""Modified coordinate partitioning, Lipinski (002), sec. 8, for any number of constraints.
+
+Dependent coordinates ``u`` (m of them) are taken from the tree (002 eq. 72), chosen by pivoting on
+the tree part of the Jacobian (Wehage-Haug: QR with column pivoting). With v the other tree
+coordinates and c the beam's:
+
+    B1 = J_u^-1 J_v,  B2 = J_u^-1 J_c,  B3 = J_u^-1 A                       (002 eq. 73b)
+    B4 = J_Sigma,u^-1 J_Sigma,v,  B5 = J_Sigma,u^-1 J_Sigma,c                (002 eq. 78c)
+
+q_u'' = -B1 q_v'' - B2 q_c'' - B3 (eq. 73a). Writing e = M q'' + F (the unconstrained residual),
+the reduced equations (78a-b) are ``e_v - B4^T e_u = 0`` and ``e_c - B5^T e_u = 0``; the
+multipliers follow from the u rows, ``lambda = J_Sigma,u^-T e_u`` (eq. 76). Note: 002 eq. (78c)
+prints B5 with J_n^c; with friction the beam's own friction row belongs there too (J_Sigma^c,
+eq. 71b), which is what is used here; B1 != B4 under friction, B1 == B4 without.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..system import Evaluation, System, evaluate_state, mass_times
+
+
+class PainleveError(RuntimeError):
+    """The constrained system with friction has no unique solution (Painleve, 001 remark 10.3.13)."""
+
+
+class ConstraintError(RuntimeError):
+    """The position constraints could not be satisfied (no convergence, singular Jacobian)."""
+
+
+def choose_dependent(jac_tree: np.ndarray) -> np.ndarray:
+    """Indices (m,) of the dependent tree coordinates: the best-conditioned m columns of J_b.
+
+    QR with column pivoting on the (m, n_b) tree block; raises ConstraintError when it is rank
+    deficient (the constraints are redundant or the tree cannot satisfy them).
+    """
+    m = jac_tree.shape[0]
+    if m == 0:
+        return np.zeros(0, dtype=int)
+    _, r, piv = scipy.linalg.qr(jac_tree, pivoting=True, mode="economic")
+    diag = np.abs(np.diag(r))
+    if diag[-1] <= 1e-12 * max(diag[0], 1e-300):
+        raise ConstraintError(
+            "the tree part of the constraint Jacobian is rank deficient: the constraints are "
+            "redundant or the mechanism is in a singular configuration"
+        )
+    return np.sort(piv[:m])
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Dependent (u) and independent (v) tree coordinates and the layout of the independent set."""
+
+    dependent: np.ndarray
+    independent_tree: np.ndarray
+    independent: np.ndarray  # indices into q of v then all beam coordinates
+
+
+def make_partition(system: System, dependent: np.ndarray) -> Partition:
+    n_b = system.layout.n_tree
+    v = np.setdiff1d(np.arange(n_b), dependent)
+    beam = np.arange(n_b, system.layout.n)
+    return Partition(np.asarray(dependent), v, np.concatenate([v, beam]))
+
+
+@dataclass(frozen=True)
+class Solution:
+    """Accelerations (n,) and multipliers (m,) at one state, plus the B matrices when partitioned."""
+
+    acceleration: np.ndarray
+    multipliers: np.ndarray
+    B: tuple | None = None
+
+
+def _solve_square(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
+    """Solve a small dense square system; PainleveError when it is singular or not finite."""
+    try:
+        x = np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        raise PainleveError(f"{what} is singular") from None
+    if not np.all(np.isfinite(x)) or np.linalg.cond(a) > 1e13:
+        raise PainleveError(f"{what} is singular (condition number {np.linalg.cond(a):.3e})")
+    return x
+
+
+def b_matrices(ev: Evaluation, part: Partition, n_tree: int):
+    """B1..B5 of Lipinski (002), eqs. (73b) and (78c), at an evaluated state."""
+    U, V = part.dependent, part.independent_tree
+    C = slice(n_tree, ev.jac.shape[1])
+    J_u = ev.jac[:, U]
+    Js_u = ev.jac_sigma[:, U]
+    rhs = np.hstack([ev.jac[:, V], ev.jac[:, C], ev.remainder[:, None]])
+    sol = _solve_square(J_u, rhs, "J_u (the Jacobian block of the dependent coordinates)")
+    nv = V.size
+    B1, B2, B3 = sol[:, :nv], sol[:, nv:-1], sol[:, -1]
+    rhs_s = np.hstack([ev.jac_sigma[:, V], ev.jac_sigma[:, C]])
+    sol_s = _solve_square(Js_u, rhs_s, "J_Sigma,u (002 eq. 76; friction too large?)")
+    B4, B5 = sol_s[:, :nv], sol_s[:, nv:]
+    return B1, B2, B3, B4, B5
+
+
+def partitioned_accelerations(system: System, ev: Evaluation, part: Partition) -> Solution:
+    """Accelerations and multipliers from the reduced equations (78a-b) and eq. (76), dense.
+
+    This is the literal form of 002 sec. 8, for checks and initial accelerations; the time
+    integrator solves the same reduced equations with a sparse bordered factorisation.
+    """
+    n_b = system.layout.n_tree
+    n = system.layout.n
+    B1, B2, B3, B4, B5 = b_matrices(ev, part, n_b)
+    U = part.dependent
+    ind = part.independent
+    m, n_ind = U.size, ind.size
+    # q'' = T z - t0, z = (q_v'', q_c''); reduced rows T_Sigma^T (M q'' + F) = 0
+    T = np.zeros((n, n_ind))
+    T[U] = -np.hstack([B1, B2])
+    T[ind, np.arange(n_ind)] = 1.0
+    t0 = np.zeros(n)
+    t0[U] = B3
+    Ts = np.zeros((n, n_ind))
+    Ts[U] = -np.hstack([B4, B5])
+    Ts[ind, np.arange(n_ind)] = 1.0
+    M = scipy.linalg.block_diag(ev.mass_tree, system.mass_beam.toarray())
+    reduced = Ts.T @ M @ T
+    rhs = Ts.T @ (M @ t0 - ev.forces)
+    z = _solve_square(reduced, rhs, "the reduced mass matrix of eqs. (78a-b)")
+    acc = T @ z - t0
+    e_u = (M @ acc + ev.forces)[U]
+    lam = _solve_square(ev.jac_sigma[:, U].T, e_u, "J_Sigma,u^T (002 eq. 76)") if m else e_u
+    return Solution(acc, lam, (B1, B2, B3, B4, B5))
+
+
+def augmented_accelerations(system: System, ev: Evaluation) -> Solution:
+    """Reference solver: [[M, -J_Sigma^T], [J, 0]] [q''; lambda] = [-F; -A], sparse LU."""
+    n = system.layout.n
+    n_b = system.layout.n_tree
+    m = ev.phi.size
+    M = sp.block_diag([sp.csc_matrix(ev.mass_tree), system.mass_beam], format="csc")
+    K = (
+        sp.bmat([[M, sp.csc_matrix(-ev.jac_sigma.T)], [sp.csc_matrix(ev.jac), None]], format="csc")
+        if m
+        else M
+    )
+    rhs = np.concatenate([-ev.forces, -ev.remainder])
+    try:
+        lu = spla.splu(K)
+        x = lu.solve(rhs)
+    except RuntimeError as err:
+        raise PainleveError(
+            f"the augmented system [[M, -J_Sigma^T], [J, 0]] is singular at t = {ev.t:g} s: {err}"
+        ) from None
+    if not np.all(np.isfinite(x)):
+        raise PainleveError(f"the augmented system is singular at t = {ev.t:g} s")
+    del n_b
+    return Solution(x[:n], x[n:])
+
+
+def recover_dependent(system: System, part: Partition, q, u, t: float, tol=1e-12, max_iter=25):
+    """Dependent positions and velocities from the constraints (Newton, then a linear solve).
+
+    q, u : (n,) with the independent entries given (the dependent entries are the starting guess);
+    returns new (q, u) satisfying phi = 0 and J u + phi_t = 0 to ``tol`` (m, m/s scale).
+    """
+    q = np.array(q, dtype=float)
+    u = np.array(u, dtype=float)
+    U = part.dependent
+    if U.size == 0:
+        return q, u
+    for _ in range(max_iter):
+        ev = evaluate_state(system, q, u, t, constraints_only=True)
+        J_u = ev.jac[:, U]
+        if np.max(np.abs(ev.phi)) <= tol:
+            break
+        try:
+            q[U] -= np.linalg.solve(J_u, ev.phi)
+        except np.linalg.LinAlgError:
+            raise ConstraintError(f"J_u is singular at t = {t:g} s") from None
+    else:
+        raise ConstraintError(
+            f"the position constraints did not converge at t = {t:g} s: |phi| = "
+            f"{np.max(np.abs(ev.phi)):.3e} after {max_iter} Newton iterations"
+        )
+    # J and phi_t depend on (q, t) only: the last evaluation serves the velocity level.
+    rest = ev.jac @ u - J_u @ u[U] + ev.phi_t
+    u[U] = -np.linalg.solve(J_u, rest)
+    return q, u
+
+
+def solve_at(system: System, q, u, t: float, part: Partition | None = None, method="partitioned"):
+    """Evaluate the state and solve for accelerations and multipliers."""
+    ev = evaluate_state(system, q, u, t)
+    if method == "augmented":
+        return ev, augmented_accelerations(system, ev)
+    if part is None:
+        part = make_partition(system, choose_dependent(ev.jac[:, system.layout.tree]))
+    return ev, partitioned_accelerations(system, ev, part)
+
+
+__all__ = [
+    "ConstraintError",
+    "PainleveError",
+    "Partition",
+    "Solution",
+    "augmented_accelerations",
+    "b_matrices",
+    "choose_dependent",
+    "make_partition",
+    "mass_times",
+    "partitioned_accelerations",
+    "recover_dependent",
+    "solve_at",
+]
