@@ -7,6 +7,10 @@ import sys
 
 DEMOS = {
     "beam": ("fe_contact.demos.beam_modes", "modes and self-weight deflection of the cantilever"),
+    "sliding-mass": (
+        "fe_contact.demos.sliding_mass",
+        "point mass sliding with friction on the beam",
+    ),
 }
 
 

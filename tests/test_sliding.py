@@ -1,0 +1,120 @@
+"""A point mass sliding on a beam: closed-form checks and invariants of the coupled solver.
+
+The beam, contact, friction and partitioned integrator all take part; the references are the
+rigid-surface formulas (block on an incline) and the energy balance.
+"""
+
+import csv
+import dataclasses
+
+import numpy as np
+import pytest
+
+from fe_contact.cli import main as cli_main
+from fe_contact.demos.sliding_mass import CANTILEVER, initial_state, run, sliding_mass_model
+from fe_contact.integrate.genalpha import integrate
+from fe_contact.system import assemble
+
+G = 9.81
+
+
+def stiff_slide(mu, angle, t_end=0.04):
+    """Mass on a 1e4 times stiffer, weightless beam inclined by ``angle`` (sliding downhill)."""
+    beam = dataclasses.replace(CANTILEVER, youngs_modulus=2.1e15, angle=-angle, n_elements=4)
+    model = dataclasses.replace(sliding_mass_model(mu, 4, beam=beam), beam_gravity=False)
+    system = assemble(model)
+    q0, u0 = initial_state(system, x0=0.1, speed=0.5)
+    # rho_inf = 0.5 damps the unresolved modes of the very stiff beam (omega ~ 1e7 rad/s)
+    res = integrate(system, (0.0, t_end), q0, u0, h=1e-4, rho_inf=0.5, progress=False)
+    assert res.status == "finished", res.message
+    t0 = system.beam.t0
+    speed = res.u[:, :2] @ t0
+    return res, speed
+
+
+def test_frictionless_slide_on_stiff_level_beam_keeps_speed():
+    res, speed = stiff_slide(mu=0.0, angle=0.0)
+    # beam deflection ~1e-8 m: speed constant to ~1e-6 relative
+    np.testing.assert_allclose(speed, 0.5, rtol=1e-6)
+    np.testing.assert_allclose(res["contact_normal_force"], 0.02 * G, rtol=1e-4)
+
+
+def test_friction_decelerates_at_mu_g():
+    mu = 0.3
+    res, speed = stiff_slide(mu=mu, angle=0.0)
+    slope = np.polyfit(res.t, speed, 1)[0]
+    assert slope == pytest.approx(-mu * G, rel=1e-4)
+    np.testing.assert_allclose(res["contact_normal_force"], 0.02 * G, rtol=1e-4)
+    np.testing.assert_allclose(res["contact_friction_force"], -mu * 0.02 * G, rtol=1e-4)
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.2])
+def test_incline_acceleration(mu):
+    theta = 0.3
+    res, speed = stiff_slide(mu=mu, angle=theta)
+    slope = np.polyfit(res.t, speed, 1)[0]
+    assert slope == pytest.approx(G * (np.sin(theta) - mu * np.cos(theta)), rel=1e-4)
+    np.testing.assert_allclose(res["contact_normal_force"], 0.02 * G * np.cos(theta), rtol=1e-4)
+
+
+def test_frictionless_undamped_run_conserves_energy():
+    system, res = run(mu=0.0, t_end=0.15, progress=False)
+    assert res.status == "finished", res.message
+    E = res["total_energy"]
+    assert np.max(np.abs(E - E[0])) < 1e-6 * abs(E[0])
+    assert np.max(res["residual_position"]) < 1e-10
+    assert np.max(res["residual_velocity"]) < 1e-10
+    assert res["contact_x"][-1] > 0.17  # it did slide
+
+
+def test_friction_and_damping_energy_balance(tmp_path):
+    system, res = run(
+        mu=0.1, t_end=0.15, out=tmp_path, rayleigh_alpha=1.0, rayleigh_beta=1e-5, progress=False
+    )
+    assert res.status == "finished", res.message
+    E0 = res["total_energy"][0]
+    assert np.max(np.abs(res["energy_error"])) < 1e-6 * abs(E0)
+    friction_work = res["dissipated_friction"]
+    assert np.all(np.diff(friction_work) >= 0.0)  # friction power never positive
+    assert friction_work[-1] > 0.0 and res["dissipated_damping"][-1] > 0.0
+    # friction force opposes the slip at every step
+    assert np.all(res["contact_friction_force"] * res["contact_slip_velocity"] <= 0.0)
+    with open(tmp_path / "history.csv") as fh:
+        header = next(csv.reader(fh))
+    for name in (
+        "t",
+        "x",
+        "y",
+        "contact_x",
+        "normal_force",
+        "friction_force",
+        "slip_velocity",
+        "tip_deflection",
+        "residual_position",
+        "residual_velocity",
+        "kinetic_energy",
+        "potential_energy",
+        "elastic_energy",
+        "dissipated_friction",
+        "dissipated_damping",
+        "energy_error",
+    ):
+        assert any(h.split(" [")[0] == name for h in header), name
+
+
+def test_leaving_the_beam_stops_cleanly_and_keeps_history(tmp_path):
+    system, res = run(mu=0.0, t_end=0.2, x0=0.3, speed=2.0, out=tmp_path, progress=False)
+    assert res.status == "event"
+    assert "left the beam" in res.message
+    # 0.1 m at about 2 m/s: the contact reaches the tip near t = 0.05 s
+    assert 0.045 < res.t[-1] < 0.055
+    assert res["contact_x"][-1] <= 0.4
+    rows = list(csv.reader(open(tmp_path / "raw" / "history.csv")))
+    assert len(rows) - 1 == res.t.size  # every step was written as it came
+
+
+def test_cli_sliding_mass(tmp_path, capsys):
+    code = cli_main(["demo", "sliding-mass", "--t-end", "0.01", "--out", str(tmp_path)])
+    assert code == 0
+    assert (tmp_path / "history.csv").exists()
+    assert "status: finished" in capsys.readouterr().out
