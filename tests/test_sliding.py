@@ -118,3 +118,16 @@ def test_cli_sliding_mass(tmp_path, capsys):
     assert code == 0
     assert (tmp_path / "history.csv").exists()
     assert "status: finished" in capsys.readouterr().out
+
+
+def test_slip_reversal_stops_with_message_at_the_stopping_time():
+    # Decelerating at mu g from 0.5 m/s, the slip velocity reaches zero at t = v0 / (mu g).
+    mu = 0.3
+    beam = dataclasses.replace(CANTILEVER, youngs_modulus=2.1e15, n_elements=4)
+    model = dataclasses.replace(sliding_mass_model(mu, 4, beam=beam), beam_gravity=False)
+    system = assemble(model)
+    q0, u0 = initial_state(system, x0=0.1, speed=0.5)
+    res = integrate(system, (0.0, 0.3), q0, u0, h=1e-4, rho_inf=0.5, progress=False)
+    assert res.status == "event"
+    assert "sticking is not modelled" in res.message
+    assert res.t[-1] == pytest.approx(0.5 / (mu * G), abs=2e-4)  # within two steps
