@@ -1,0 +1,253 @@
+"""Matplotlib figures of a run: time histories of named columns and the configuration at one state.
+
+Figures are made with ``matplotlib.figure.Figure`` (no pyplot state, no display needed) and saved
+as PNG and SVG. Axis labels carry SI units, taken from the column names (``contact_gap`` is in m,
+``tree_kinetic_energy`` in J, see :func:`column_unit`) unless a ``units`` table says otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib import rc_context
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+
+from ..system import System
+from .vtk import frame_blocks
+
+# Unit of a column by its exact name, then by the end of its name, then by its start.
+_UNIT_BY_NAME = {
+    "t": "s",
+    "residual_position": "m",
+    "residual_velocity": "m/s",
+    "energy_error": "J",
+    "total_energy": "J",
+}
+_UNIT_BY_SUFFIX = (
+    ("_normal_force", "N"),
+    ("_friction_force", "N"),
+    ("_slip_velocity", "m/s"),
+    ("_gap", "m"),
+    ("_x", "m"),
+    ("_element", ""),
+    ("_torque", "N m or N"),
+    ("_energy", "J"),
+)
+_UNIT_BY_PREFIX = (("work_", "J"), ("dissipated_", "J"))
+_BRACKETED = re.compile(r"^(?P<name>.*?)\s*\[(?P<unit>[^\]]*)\]\s*$")
+
+FORMATS = ("png", "svg")
+
+
+def column_unit(name: str, units: Mapping[str, str] | None = None) -> str:
+    """SI unit of a history column: from ``units``, a trailing ``[unit]``, or the name's pattern.
+
+    Returns "" for a dimensionless or unknown column (the label then has no unit).
+    """
+    if units and name in units:
+        return units[name]
+    match = _BRACKETED.match(name)
+    if match:
+        return match["unit"]
+    if name in _UNIT_BY_NAME:
+        return _UNIT_BY_NAME[name]
+    for suffix, unit in _UNIT_BY_SUFFIX:
+        if name.endswith(suffix):
+            return unit
+    for prefix, unit in _UNIT_BY_PREFIX:
+        if name.startswith(prefix):
+            return unit
+    return ""
+
+
+def _label(name: str, unit: str) -> str:
+    match = _BRACKETED.match(name)
+    text = (match["name"] if match else name).replace("_", " ")
+    return f"{text} [{unit}]" if unit else text
+
+
+def _targets(path, formats: Sequence[str]) -> list[Path]:
+    """``path`` with each suffix of ``formats`` (a given .png/.svg/.pdf suffix is replaced)."""
+    if isinstance(formats, str):
+        formats = (formats,)
+    if not formats:
+        raise ValueError("formats must name at least one file format, e.g. ('png', 'svg')")
+    path = Path(path)
+    if path.suffix.lower() in (".png", ".svg", ".pdf"):
+        path = path.with_suffix("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return [path.with_name(f"{path.name}.{fmt.lstrip('.')}") for fmt in formats]
+
+
+def _save(fig: Figure, path, formats: Sequence[str], dpi: int) -> list[Path]:
+    """Save in each format; SVG keeps its text as text (searchable, editable)."""
+    written = []
+    with rc_context({"svg.fonttype": "none"}):
+        for target in _targets(path, formats):
+            fig.savefig(target, dpi=dpi)
+            written.append(target)
+    return written
+
+
+def _groups(columns) -> list[list[str]]:
+    """One list of column names per axes: "a" -> [[a]]; [a, b] -> [[a], [b]]; [[a, b]] -> one."""
+    if isinstance(columns, str):
+        return [[columns]]
+    groups = [[c] if isinstance(c, str) else list(c) for c in columns]
+    if not groups or any(not g for g in groups):
+        raise ValueError(f"columns must name at least one column per axes, got {columns!r}")
+    return groups
+
+
+def plot_histories(
+    result,
+    columns,
+    path,
+    *,
+    units: Mapping[str, str] | None = None,
+    title: str | None = None,
+    formats: Sequence[str] = FORMATS,
+    width: float = 7.0,
+    height_per_axes: float = 2.2,
+    dpi: int = 150,
+) -> list[Path]:
+    """Plot history columns of a ``SimulationResult`` against time; write PNG and SVG.
+
+    columns : a name, a list of names (one axes each, stacked, shared time axis) or a list of lists
+        (the names of a list share one axes and one unit, with a legend).
+    path : file name; its suffix is replaced by each of ``formats``. units : name -> unit, to
+        override :func:`column_unit`. width, height_per_axes : inches. Returns the written paths.
+    """
+    groups = _groups(columns)
+    time = np.asarray(result.t, dtype=float)
+    missing = [c for g in groups for c in g if c not in result.columns]
+    if missing:
+        raise KeyError(f"no column {missing[0]!r} in the result; known: {sorted(result.columns)}")
+    fig = Figure(figsize=(width, height_per_axes * len(groups) + 0.6), layout="constrained")
+    axes = fig.subplots(len(groups), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, group in zip(axes, groups, strict=True):
+        group_units = {column_unit(c, units) for c in group}
+        if len(group_units) > 1:
+            raise ValueError(
+                f"columns {group} share one axes but have the units {sorted(group_units)}; "
+                "plot them on separate axes"
+            )
+        (unit,) = group_units
+        for name in group:
+            ax.plot(time, np.asarray(result.columns[name], dtype=float), label=_label(name, ""))
+        if len(group) == 1:
+            ax.set_ylabel(_label(group[0], unit))
+        else:
+            ax.set_ylabel(f"[{unit}]" if unit else "")
+            ax.legend(loc="best", fontsize="small")
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("time t [s]")
+    if title:
+        fig.suptitle(title)
+    return _save(fig, path, formats, dpi)
+
+
+def _support_marks(ax, system: System, size: float) -> None:
+    """A short wall across a clamped end, a triangle under a pinned end of the beam."""
+    beam = system.beam
+    for end, kind in ((0.0, beam.spec.left), (beam.spec.length, beam.spec.right)):
+        p = beam.origin + end * beam.t0
+        if kind == "clamped":
+            a, b = p - 0.5 * size * beam.n0, p + 0.5 * size * beam.n0
+            ax.plot([a[0], b[0]], [a[1], b[1]], color="0.3", lw=3, solid_capstyle="butt")
+        elif kind == "pinned":
+            ax.plot(*p, marker="^", color="0.3", ms=9, ls="none")
+
+
+def plot_configuration(
+    system: System,
+    q,
+    path,
+    *,
+    u=None,
+    t: float = 0.0,
+    multipliers=None,
+    friction=None,
+    force_scale: float | None = None,
+    deflection_scale: float = 1.0,
+    title: str | None = None,
+    formats: Sequence[str] = FORMATS,
+    size: tuple[float, float] = (8.0, 4.0),
+    dpi: int = 150,
+) -> list[Path]:
+    """Draw the mechanism and the deflected beam at state q, to scale, with contact force arrows.
+
+    q, u : (n,) coordinates and velocities (u is needed only for the friction direction when
+    ``friction`` is not given). multipliers : (n_constraints,), N (None: no force arrows).
+    friction : (n_contacts,) signed friction forces along the tangents, N (see ``contact_block``).
+    force_scale : arrow length per force, m/N (None: the largest arrow is 15 % of the beam length).
+    deflection_scale : factor on the beam's deflection (1: to scale; another value is stated in the
+    legend, and the contact points then no longer sit on the drawn beam).
+    Returns the written paths (PNG and SVG by default).
+    """
+    blocks = frame_blocks(system, q, u, t, multipliers, friction)
+    beam_b, tree_b = blocks[0], blocks[1]
+    beam = system.beam
+    length = beam.spec.length
+    fig = Figure(figsize=size, layout="constrained")
+    ax = fig.add_subplot()
+    axis = np.array([beam.origin, beam.origin + length * beam.t0])
+    ax.plot(axis[:, 0], axis[:, 1], ls="--", lw=0.8, color="0.6", label="undeformed beam axis")
+    points = beam_b.points - (1.0 - deflection_scale) * beam_b.point_data["displacement"]
+    beam_label = "beam" if deflection_scale == 1.0 else f"beam, deflection x {deflection_scale:g}"
+    ax.plot(points[:, 0], points[:, 1], color="tab:blue", lw=2.0, label=beam_label)
+    _support_marks(ax, system, 0.08 * length)
+    tree_points = tree_b.points
+    for kind, conn in tree_b.cells:
+        if kind == "line":
+            ax.add_collection(
+                LineCollection(tree_points[conn], colors="0.15", linewidths=2.5, label="bodies")
+            )
+    n_joints = system.tree.n_bodies
+    ax.plot(*tree_points[:n_joints].T, "o", ms=6, mfc="white", mec="0.15", label="joints")
+    if system.model.contacts and multipliers is not None:
+        c_block = blocks[2]
+        at = c_block.points
+        normal = c_block.point_data["normal_force"]
+        tangential = c_block.point_data["friction_force"]
+        largest = float(np.max(np.linalg.norm(np.vstack([normal, tangential]), axis=1)))
+        if force_scale is None:
+            force_scale = 0.15 * length / largest if largest > 0.0 else 0.0
+        for vectors, colour, name in (
+            (normal, "tab:red", "normal"),
+            (tangential, "tab:orange", "friction"),
+        ):
+            ax.quiver(
+                at[:, 0],
+                at[:, 1],
+                force_scale * vectors[:, 0],
+                force_scale * vectors[:, 1],
+                angles="xy",
+                scale_units="xy",
+                scale=1.0,
+                color=colour,
+                width=0.004,
+                label=f"{name} force on body",
+            )
+        ax.plot(*at.T, "o", ms=4, color="tab:red")
+        if force_scale > 0.0:
+            ax.text(
+                0.01,
+                0.01,
+                f"force arrows: 1 N = {1e3 * force_scale:.3g} mm",
+                transform=ax.transAxes,
+                fontsize="small",
+                va="bottom",
+            )
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.autoscale_view()
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper right", fontsize="small")
+    ax.set_title(title if title is not None else f"t = {t:.6g} s")
+    return _save(fig, path, formats, dpi)

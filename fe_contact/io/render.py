@@ -1,0 +1,390 @@
+"""Pictures of a written ``.pvd`` series without a display: a PNG snapshot and a GIF animation.
+
+The frames are drawn in the plane of the model (view along -z, parallel projection) with one
+camera fitted to all frames drawn, so an animation does not jump: elastic parts (beam, string,
+disk: lines without a tree body) in blue, rigid bodies in dark grey, joints as grey dots, contact
+points in red with the normal (red) and friction (orange) forces on the bodies as arrows, all to
+the same force scale (m per N).
+
+Two back ends draw the same scene:
+
+* ``"pyvista"``: VTK rendering in an off-screen window, ``pv.Plotter(off_screen=True)``. Without
+  an X display, VTK's wheels (9.4 and newer) render with EGL (Debian/Ubuntu packages ``libegl1``,
+  ``libegl-mesa0``, ``libgl1-mesa-dri``) or with OSMesa (``libosmesa6``); when neither is
+  installed, creating the window crashes the process, so ``"auto"`` first asks a subprocess
+  (:func:`offscreen_available`).
+* ``"matplotlib"``: Agg, always available.
+
+GIF files are written with Pillow (a dependency of matplotlib), so imageio is not needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import subprocess
+import sys
+import warnings
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import meshio
+import numpy as np
+
+BACKENDS = ("auto", "pyvista", "matplotlib")
+_VERTEX = "vertex"
+_LINE = "line"
+_BACKGROUND = (1.0, 1.0, 1.0)
+_ELASTIC = "#1f77b4"
+_BODY = "#262626"
+_NORMAL = "#d62728"
+_FRICTION = "#ff7f0e"
+
+_PROBE = """
+import numpy as np, pyvista as pv
+p = pv.Plotter(off_screen=True, window_size=(64, 48))
+p.add_mesh(pv.Sphere(), color="red")
+img = p.screenshot(return_img=True)
+p.close()
+raise SystemExit(0 if len(np.unique(img.reshape(-1, img.shape[-1]), axis=0)) > 1 else 3)
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def offscreen_available(timeout: float = 120.0) -> bool:
+    """True when VTK renders an off-screen picture here; checked once in a subprocess (s: timeout).
+
+    A missing OpenGL library can crash VTK instead of raising, hence the separate process.
+    """
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE], capture_output=True, timeout=timeout, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What one frame shows, in m and N (c = number of contacts).
+
+    time : s. points : (m, 2). elastic_lines, body_lines : (k, 2) point indices of the segments of
+    elastic parts and of rigid bodies. joints : (j,) point indices. contacts : (c,) point indices.
+    normal_force, friction_force : (c, 2), forces on the bodies at the contacts.
+    """
+
+    time: float
+    points: np.ndarray
+    elastic_lines: np.ndarray
+    body_lines: np.ndarray
+    joints: np.ndarray
+    contacts: np.ndarray
+    normal_force: np.ndarray
+    friction_force: np.ndarray
+
+
+def read_series(pvd_path) -> list[tuple[float, Path]]:
+    """(time in s, ``.vtu`` path) of each data set listed in a ``.pvd`` file, in file order."""
+    pvd_path = Path(pvd_path)
+    root = ET.parse(pvd_path).getroot()
+    series = [
+        (float(item.get("timestep", "0")), pvd_path.parent / item.get("file"))
+        for item in root.iter("DataSet")
+    ]
+    if not series:
+        raise ValueError(f"{pvd_path} lists no frames")
+    return series
+
+
+def load_scene(vtu_path, time: float = 0.0) -> Scene:
+    """Classify the cells of one frame written by ``fe_contact.io.vtk`` (see its cell data)."""
+    mesh = meshio.read(vtu_path)
+    elastic, bodies, joints, contacts = [], [], [], []
+    for k, block in enumerate(mesh.cells):
+
+        def cell_array(name, k=k, block=block):
+            if name in mesh.cell_data:
+                return np.asarray(mesh.cell_data[name][k])
+            return np.full(len(block.data), -1.0)
+
+        if block.type == _LINE:
+            on_body = cell_array("body") >= 0
+            elastic.append(block.data[~on_body])
+            bodies.append(block.data[on_body])
+        elif block.type == _VERTEX:
+            joints.append(block.data[cell_array("joint") >= 0, 0])
+            contacts.append(block.data[cell_array("contact") >= 0, 0])
+    contacts = np.concatenate(contacts).astype(int) if contacts else np.zeros(0, dtype=int)
+
+    def forces(name):
+        if name not in mesh.point_data:
+            return np.zeros((contacts.size, 2))
+        return np.asarray(mesh.point_data[name])[contacts, :2]
+
+    def lines(parts):
+        return np.concatenate(parts).astype(int) if parts else np.zeros((0, 2), dtype=int)
+
+    return Scene(
+        time=float(time),
+        points=np.asarray(mesh.points)[:, :2],
+        elastic_lines=lines(elastic),
+        body_lines=lines(bodies),
+        joints=np.concatenate(joints).astype(int) if joints else np.zeros(0, dtype=int),
+        contacts=contacts,
+        normal_force=forces("normal_force"),
+        friction_force=forces("friction_force"),
+    )
+
+
+def _select(series, frames) -> list[tuple[float, Path]]:
+    n = len(series)
+    if frames is None:
+        return list(series)
+    if isinstance(frames, int | np.integer):
+        frames = [frames]
+    picked = []
+    for k in frames:
+        if not -n <= k < n:
+            raise IndexError(f"frame {k} does not exist; the series has {n} frames (0..{n - 1})")
+        picked.append(series[k])
+    return picked
+
+
+@dataclass(frozen=True)
+class _View:
+    """Camera box shared by all frames: centre (2,) m, half width and height m, force scale m/N."""
+
+    centre: np.ndarray
+    half_width: float
+    half_height: float
+    force_scale: float
+
+
+def _fit_view(scenes: list[Scene], aspect: float, force_scale: float | None) -> _View:
+    """The box around all points and arrows, padded by 10 % a side, with the window's aspect (w/h)."""
+    points = np.vstack([s.points for s in scenes])
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    size = float(np.max(hi - lo)) or 1.0
+    forces = np.vstack(
+        [np.vstack([s.normal_force, s.friction_force]) for s in scenes] + [np.zeros((1, 2))]
+    )
+    largest = float(np.max(np.linalg.norm(forces, axis=1)))
+    if force_scale is None:
+        force_scale = 0.15 * size / largest if largest > 0.0 else 0.0
+    for s in scenes:
+        for f in (s.normal_force, s.friction_force):
+            ends = s.points[s.contacts] + force_scale * f
+            if len(ends):
+                lo, hi = np.minimum(lo, ends.min(axis=0)), np.maximum(hi, ends.max(axis=0))
+    half = 0.5 * np.maximum(hi - lo, 1e-3 * size) * 1.2
+    half_width = max(half[0], half[1] * aspect)
+    return _View(0.5 * (lo + hi), float(half_width), float(half_width / aspect), force_scale)
+
+
+def _label(scene: Scene, view: _View) -> str:
+    text = f"t = {scene.time:.6g} s"
+    if scene.contacts.size and view.force_scale > 0.0:
+        text += f"    force arrows: 1 N = {1e3 * view.force_scale:.3g} mm"
+    return text
+
+
+# --- matplotlib -------------------------------------------------------------------------------
+
+
+def _draw_matplotlib(scene: Scene, view: _View, window_size) -> np.ndarray:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.collections import LineCollection
+    from matplotlib.figure import Figure
+
+    dpi = 100
+    fig = Figure(figsize=(window_size[0] / dpi, window_size[1] / dpi), dpi=dpi)
+    canvas = FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_axis_off()
+    ax.set_xlim(view.centre[0] - view.half_width, view.centre[0] + view.half_width)
+    ax.set_ylim(view.centre[1] - view.half_height, view.centre[1] + view.half_height)
+    p = scene.points
+    ax.add_collection(
+        LineCollection(p[scene.elastic_lines], colors=_ELASTIC, linewidths=3, capstyle="round")
+    )
+    ax.add_collection(
+        LineCollection(p[scene.body_lines], colors=_BODY, linewidths=3, capstyle="round")
+    )
+    ax.plot(*p[scene.joints].T, "o", ms=7, mfc="white", mec=_BODY, ls="none")
+    at = p[scene.contacts]
+    for force, colour in ((scene.normal_force, _NORMAL), (scene.friction_force, _FRICTION)):
+        if len(at) and view.force_scale > 0.0:
+            v = view.force_scale * force
+            ax.quiver(
+                *at.T, *v.T, angles="xy", scale_units="xy", scale=1.0, color=colour, width=0.004
+            )
+    ax.plot(*at.T, "o", ms=5, color=_NORMAL, ls="none")
+    ax.text(0.01, 0.98, _label(scene, view), transform=ax.transAxes, va="top", fontsize=10)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+
+# --- pyvista ----------------------------------------------------------------------------------
+
+
+def _quiet():
+    """Silence VTK's warning about a missing X server when there is no display (EGL is used)."""
+    import pyvista as pv
+
+    headless = sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+    verbosity = getattr(pv, "vtk_verbosity", None)
+    return verbosity("off") if headless and verbosity else contextlib.nullcontext()
+
+
+def _polylines(points3: np.ndarray, lines: np.ndarray):
+    import pyvista as pv
+
+    cells = np.column_stack([np.full(len(lines), 2), lines]).ravel()
+    return pv.PolyData(points3, lines=cells)
+
+
+def _draw_pyvista(plotter, scene: Scene, view: _View, window_size) -> np.ndarray:
+    import pyvista as pv
+
+    plotter.clear_actors()
+    points3 = np.column_stack([scene.points, np.zeros(len(scene.points))])
+    size = 2.0 * view.half_width
+    if len(scene.elastic_lines):
+        plotter.add_mesh(_polylines(points3, scene.elastic_lines), color=_ELASTIC, line_width=4)
+    if len(scene.body_lines):
+        plotter.add_mesh(_polylines(points3, scene.body_lines), color=_BODY, line_width=5)
+    if len(scene.joints):
+        plotter.add_points(
+            points3[scene.joints], color="#8c8c8c", point_size=14, render_points_as_spheres=True
+        )
+    at = points3[scene.contacts]
+    for force, colour in ((scene.normal_force, _NORMAL), (scene.friction_force, _FRICTION)):
+        for start, f in zip(at, force, strict=True):
+            length = view.force_scale * float(np.hypot(*f))
+            if length > 1e-6 * size:
+                arrow = pv.Arrow(
+                    start=start,
+                    direction=(f[0], f[1], 0.0),
+                    scale=length,
+                    tip_length=min(0.3, 0.04 * size / length),
+                    tip_radius=min(0.15, 0.015 * size / length),
+                    shaft_radius=min(0.05, 0.004 * size / length),
+                )
+                plotter.add_mesh(arrow, color=colour)
+    if len(at):
+        plotter.add_points(at, color=_NORMAL, point_size=10, render_points_as_spheres=True)
+    plotter.add_text(_label(scene, view), position="upper_left", font_size=10, color="black")
+    camera = plotter.camera
+    camera.parallel_projection = True
+    camera.focal_point = (*view.centre, 0.0)
+    camera.position = (*view.centre, size)
+    camera.up = (0.0, 1.0, 0.0)
+    camera.parallel_scale = view.half_height
+    camera.clipping_range = (1e-3 * size, 10.0 * size)
+    return np.asarray(plotter.screenshot(return_img=True))[..., :3].copy()
+
+
+def _render(scenes: list[Scene], view: _View, window_size, backend: str) -> list[np.ndarray]:
+    if backend == "matplotlib":
+        return [_draw_matplotlib(s, view, window_size) for s in scenes]
+    import pyvista as pv
+
+    with _quiet():
+        plotter = pv.Plotter(off_screen=True, window_size=list(window_size))
+        try:
+            plotter.set_background(_BACKGROUND)
+            return [_draw_pyvista(plotter, s, view, window_size) for s in scenes]
+        finally:
+            plotter.close()
+
+
+def _backend(backend: str) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "auto":
+        if offscreen_available():
+            return "pyvista"
+        warnings.warn(
+            "VTK cannot render off-screen here (no EGL/OSMesa/X); drawing with matplotlib. "
+            "Install libegl1 libgl1-mesa-dri (or libosmesa6) for VTK pictures.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return "matplotlib"
+    return backend
+
+
+def _scenes(pvd_path, frames) -> list[Scene]:
+    return [load_scene(path, t) for t, path in _select(read_series(pvd_path), frames)]
+
+
+def render_frame(
+    pvd_path,
+    path,
+    frame: int = -1,
+    *,
+    window_size: tuple[int, int] = (1200, 600),
+    force_scale: float | None = None,
+    backend: str = "auto",
+) -> Path:
+    """Write a PNG snapshot of frame ``frame`` (index into the series, -1: last) of a ``.pvd``.
+
+    window_size : (width, height) in pixels. force_scale : arrow length per force, m/N (None: the
+    largest arrow is 15 % of the model's size). backend : "auto", "pyvista" or "matplotlib".
+    Returns the path written.
+    """
+    from PIL import Image
+
+    backend = _backend(backend)
+    scenes = _scenes(pvd_path, frame)
+    view = _fit_view(scenes, window_size[0] / window_size[1], force_scale)
+    (image,) = _render(scenes, view, window_size, backend)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(image).save(path)
+    return path
+
+
+def render_animation(
+    pvd_path,
+    path,
+    *,
+    frames=None,
+    fps: float = 20.0,
+    window_size: tuple[int, int] = (800, 400),
+    force_scale: float | None = None,
+    backend: str = "auto",
+) -> Path:
+    """Write a GIF of the frames (indices; None: all) of a ``.pvd`` series at ``fps`` frames/s.
+
+    One camera and one force scale (m/N) are fitted to all frames. Other arguments as in
+    :func:`render_frame`. Returns the path written.
+    """
+    from PIL import Image
+
+    path = Path(path)
+    if path.suffix.lower() != ".gif":
+        raise ValueError(f"the animation is written as GIF; give a .gif path, got {path.name!r}")
+    if not fps > 0:
+        raise ValueError(f"fps must be > 0, got {fps!r}")
+    backend = _backend(backend)
+    scenes = _scenes(pvd_path, frames)
+    view = _fit_view(scenes, window_size[0] / window_size[1], force_scale)
+    images = [
+        Image.fromarray(a).convert("P", palette=Image.Palette.ADAPTIVE, colors=255)
+        for a in _render(scenes, view, window_size, backend)
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    images[0].save(
+        path,
+        save_all=True,
+        append_images=images[1:],
+        duration=max(int(round(1000.0 / fps)), 20),
+        loop=0,
+    )
+    return path

@@ -1,0 +1,391 @@
+"""Output of a coupled run: VTK series read back, plots and off-screen pictures.
+
+Every check compares what was written with the model evaluated independently at the stored state:
+the written beam is the model's deflection at the sample points, the written contact forces are the
+multipliers times the contact directions.
+"""
+
+import xml.etree.ElementTree as ET
+
+import meshio
+import numpy as np
+import pytest
+import pyvista as pv
+from PIL import Image, ImageSequence
+
+from fe_contact.coupling.contact import ContactSpec
+from fe_contact.elements.beam import (
+    BeamSpec,
+    evaluate,
+    point_load,
+    self_weight,
+    static_deflection,
+)
+from fe_contact.elements.string import (
+    LinearElastic,
+    StringSpec,
+    Support,
+    assemble_string,
+)
+from fe_contact.elements.string import evaluate as evaluate_string
+from fe_contact.integrate.genalpha import integrate
+from fe_contact.io.plots import column_unit, plot_configuration, plot_histories
+from fe_contact.io.render import load_scene, offscreen_available, render_animation, render_frame
+from fe_contact.io.vtk import (
+    FrameWriter,
+    PvdWriter,
+    beam_block,
+    disk_block,
+    frame_blocks,
+    string_block,
+    tree_block,
+    write_pvd,
+)
+from fe_contact.multibody.joints import Joint
+from fe_contact.multibody.tree import Body, TreeModel, point_position
+from fe_contact.system import Model, assemble, evaluate_state
+
+pv.OFF_SCREEN = True
+
+MASS = 0.02  # kg, the slider pressing on the beam
+X0 = 0.1  # m, where it starts on the beam
+SPEED = 0.5  # m/s, initial sliding speed along the beam
+STRIDE = 5
+SAMPLES = 6  # per beam element
+
+
+def _slider_on_beam():
+    """A point mass on an x-y slider (two prismatic joints) sliding with friction on a cantilever."""
+    tree = TreeModel(
+        bodies=(Body(1e-9, 1e-12), Body(MASS, 1e-9)),
+        joints=(Joint("prismatic"), Joint("prismatic", parent=0, angle=np.pi / 2)),
+    )
+    beam = BeamSpec(
+        length=0.4,
+        n_elements=4,
+        youngs_modulus=2.1e11,
+        density=4.7e3,
+        width=0.01,
+        height=0.0015,
+    )
+    return assemble(
+        Model(tree=tree, beam=beam, contacts=(ContactSpec(body=1, point=(0.0, 0.0), mu=0.1),))
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """The slider resting on the statically deflected beam, pushed along it for 5 ms."""
+    system = _slider_on_beam()
+    beam = system.beam
+    u_static = static_deflection(beam, self_weight(beam) + point_load(beam, X0, -MASS * 9.81))
+    q0 = np.zeros(system.layout.n)
+    q0[0] = X0
+    q0[1] = evaluate(beam, u_static, [X0]).deflection[0]
+    q0[system.layout.beam] = u_static[beam.free_dofs]
+    u0 = np.zeros(system.layout.n)
+    u0[0] = SPEED
+    result = integrate(system, (0.0, 0.005), q0, u0, h=1e-4)
+    assert result.status == "finished", result.message
+    out = tmp_path_factory.mktemp("series")
+    pvd = write_pvd(result, system, out, name="slider", stride=STRIDE, samples_per_element=SAMPLES)
+    return system, result, pvd
+
+
+def _frame_files(pvd):
+    root = ET.parse(pvd).getroot()
+    return [(float(d.get("timestep")), pvd.parent / d.get("file")) for d in root.iter("DataSet")]
+
+
+def _cells(mesh, kind, part):
+    """Connectivity of the cells of one type belonging to block ``part``."""
+    rows = [
+        block.data[np.asarray(mesh.cell_data["part"][k]) == part]
+        for k, block in enumerate(mesh.cells)
+        if block.type == kind
+    ]
+    return np.concatenate(rows)
+
+
+# --- VTK series ---------------------------------------------------------------------------------
+
+
+def test_series_frames_and_times(run):
+    system, result, pvd = run
+    expected = result.t[::STRIDE]
+    frames = _frame_files(pvd)
+    assert len(frames) == len(expected) == 11
+    np.testing.assert_array_equal([t for t, _ in frames], expected)  # repr: exact round trip
+    reader = pv.get_reader(str(pvd))
+    np.testing.assert_array_equal(reader.time_values, expected)
+    reader.set_active_time_point(4)
+    grid = reader.read()[0]
+    mesh = meshio.read(frames[4][1])
+    np.testing.assert_array_equal(grid.points, mesh.points)
+    for name in ("normal_force", "friction_force", "displacement", "body", "gap"):
+        np.testing.assert_array_equal(grid.point_data[name], mesh.point_data[name])
+
+
+def test_written_beam_equals_model_deflection(run):
+    system, result, pvd = run
+    beam = system.beam
+    x_expected = np.linspace(0.0, beam.spec.length, SAMPLES * beam.n_elements + 1)
+    for k, (t, path) in enumerate(_frame_files(pvd)):
+        mesh = meshio.read(path)
+        ids = np.unique(_cells(mesh, "line", part=0))
+        x, y = mesh.points[ids, 0], mesh.points[ids, 1]
+        np.testing.assert_allclose(x, x_expected, rtol=0, atol=1e-15)
+        u_full = system.beam_full(result.q[k * STRIDE, system.layout.beam])
+        fields = evaluate(beam, u_full, x_expected)
+        np.testing.assert_allclose(y, fields.deflection, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(mesh.point_data["displacement"][ids, 1], fields.deflection)
+        assert np.all(mesh.points[:, 2] == 0.0)
+        assert np.all(mesh.point_data["body"][ids] == -1)
+        assert t == result.t[k * STRIDE]
+
+
+def test_written_contact_forces_are_multipliers_times_directions(run):
+    system, result, pvd = run
+    spec = system.model.contacts[0]
+    for k, (t, path) in enumerate(_frame_files(pvd)):
+        step = k * STRIDE
+        q, u = result.q[step], result.u[step]
+        mesh = meshio.read(path)
+        (cid,) = _cells(mesh, "vertex", part=2)[:, 0]
+        c = evaluate_state(system, q, u, t, constraints_only=True).contacts[0]
+        N = result.multipliers[step, 0]
+        F = result["contact_friction_force"][step]
+        normal = mesh.point_data["normal_force"][cid]
+        friction = mesh.point_data["friction_force"][cid]
+        np.testing.assert_allclose(normal, [*(N * c.normal), 0.0], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(friction, [*(F * c.tangent), 0.0], rtol=1e-12, atol=1e-15)
+        # Coulomb, sliding: |F| = mu N against the slip (002 eq. 63); the body is pushed up.
+        assert np.linalg.norm(friction) == pytest.approx(spec.mu * N, rel=1e-12)
+        assert np.dot(friction[:2], c.tangent) * result["contact_slip_velocity"][step] < 0
+        assert normal[1] > 0 and N > 0
+        position = point_position(system.tree, q[system.layout.tree], spec.body, spec.point)
+        np.testing.assert_allclose(mesh.points[cid, :2], position, rtol=0, atol=1e-15)
+        assert mesh.point_data["gap"][cid] == result["contact_gap"][step]
+        assert mesh.point_data["slip_velocity"][cid] == pytest.approx(
+            result["contact_slip_velocity"][step], rel=1e-12
+        )
+        assert mesh.point_data["parameter"][cid] == pytest.approx(result["contact_x"][step])
+
+
+def test_frame_writer_matches_write_pvd(run, tmp_path):
+    system, result, pvd = run
+    with FrameWriter(system, tmp_path, "live", stride=STRIDE, samples_per_element=SAMPLES) as w:
+        for k in range(len(result.t)):
+            w.write_state(result.t[k], result.q[k], result.u[k], result.multipliers[k])
+    ours = _frame_files(w.pvd_path)
+    theirs = _frame_files(pvd)
+    assert len(ours) == len(theirs)
+    a, b = meshio.read(ours[-1][1]), meshio.read(theirs[-1][1])
+    np.testing.assert_array_equal(a.points, b.points)
+    # Friction from Coulomb's law at the state equals the recorded column.
+    np.testing.assert_allclose(
+        a.point_data["friction_force"], b.point_data["friction_force"], rtol=1e-12, atol=1e-16
+    )
+
+
+def test_interrupted_run_leaves_valid_series(run, tmp_path):
+    system, result, _ = run
+    with pytest.raises(RuntimeError, match="diverged"):
+        with PvdWriter(tmp_path, "broken") as writer:
+            for k in range(len(result.t)):
+                if k == 3:
+                    raise RuntimeError("Newton diverged")
+                writer.write(result.t[k], frame_blocks(system, result.q[k], result.u[k]))
+    reader = pv.get_reader(str(tmp_path / "broken.pvd"))
+    np.testing.assert_array_equal(reader.time_values, result.t[:3])
+    for _, path in _frame_files(tmp_path / "broken.pvd"):
+        assert len(meshio.read(path).points) > 0
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_tree_block_joints_points_and_segments():
+    tree = TreeModel(
+        bodies=(Body(1.0, 0.1), Body(0.5, 0.01), Body(0.2, 0.01)),
+        joints=(
+            Joint("revolute", location=(0.1, 0.2)),
+            Joint("revolute", parent=0, location=(0.3, 0.0)),
+            Joint("revolute", parent=1),  # at body 1's origin: no segment
+        ),
+        points={"tip": (2, (0.25, 0.0)), "centre": (1, (0.0, 0.0))},
+    )
+    q = np.array([0.3, -0.7, 0.4])
+    block = tree_block(tree, q, extra_points=[(0, (0.1, 0.05))])
+    origins = np.array([point_position(tree, q, b, (0.0, 0.0)) for b in range(3)])
+    np.testing.assert_allclose(block.points[:3], origins, atol=1e-15)
+    np.testing.assert_allclose(block.points[3], point_position(tree, q, 2, (0.25, 0.0)))
+    np.testing.assert_allclose(block.points[5], point_position(tree, q, 0, (0.1, 0.05)))
+    kinds = dict(block.cells)
+    np.testing.assert_array_equal(kinds["vertex"][:, 0], [0, 1, 2])
+    # tip (body 2), extra point (body 0), joint 0 -> joint 1 (body 0); not "centre", not joint 2.
+    np.testing.assert_array_equal(kinds["line"], [[2, 3], [0, 5], [0, 1]])
+    np.testing.assert_array_equal(block.cell_data["body"][1], [2, 0, 0])
+    np.testing.assert_array_equal(block.point_data["body"], [0, 1, 2, 2, 1, 0])
+    np.testing.assert_array_equal(block.point_data["joint"], [0, 1, 2, -1, -1, -1])
+
+
+def test_string_block_polyline_fields():
+    spec = StringSpec(
+        length=1.0,
+        n_elements=3,
+        density=0.1,
+        law=LinearElastic(EA=100.0),
+        supports=(Support(0.0), Support(1.0)),
+    )
+    model = assemble_string(spec)
+    q = model.q_ref.copy()
+    q[model.position_dofs[1]] += 0.05 * np.sin(np.pi * model.nodes)  # sag the string
+    q[model.position_dofs[0]] *= 1.01  # stretch it by 1 %
+    block = string_block(model, q, samples_per_element=4)
+    s = np.linspace(0.0, 1.0, 13)
+    state = evaluate_string(model, q, s)
+    np.testing.assert_allclose(block.points, state.position.T, atol=1e-15)
+    np.testing.assert_allclose(block.point_data["tension"], state.tension)
+    reference = evaluate_string(model, model.q_ref, s)
+    np.testing.assert_allclose(
+        block.point_data["displacement"], (state.position - reference.position).T, atol=1e-15
+    )
+    assert block.cells[0][1].shape == (12, 2)
+
+
+def test_disk_block_outline_and_spoke():
+    block = disk_block((0.2, -0.1), angle=0.3, radius=0.05, n=16)
+    rim = block.points[:16] - [0.2, -0.1]
+    np.testing.assert_allclose(np.hypot(rim[:, 0], rim[:, 1]), 0.05)
+    np.testing.assert_allclose(np.arctan2(rim[0, 1], rim[0, 0]), 0.3)
+    lines = block.cells[0][1]
+    assert lines.shape == (17, 2) and list(lines[-1]) == [16, 0]
+    with pytest.raises(ValueError, match="radius"):
+        disk_block((0, 0), 0.0, -1.0)
+
+
+def test_mixed_frame_with_string_and_disk(tmp_path):
+    spec = StringSpec(length=1.0, n_elements=2, density=0.1, law=LinearElastic(EA=100.0))
+    model = assemble_string(spec)
+    with PvdWriter(tmp_path, "mixed") as writer:
+        writer.write(0.0, [string_block(model, model.q_ref), disk_block((0.5, 0.3), 0.0, 0.1)])
+    mesh = meshio.read(tmp_path / "mixed_00000.vtu")
+    part = np.concatenate(mesh.cell_data["part"])
+    assert set(part) == {0.0, 1.0}
+    assert np.all(np.concatenate(mesh.cell_data["element"])[part == 1] == -1)
+    assert mesh.point_data["tension"].shape == (len(mesh.points),)
+
+
+# --- plots --------------------------------------------------------------------------------------
+
+
+def test_units_from_column_names():
+    assert column_unit("contact_normal_force") == "N"
+    assert column_unit("pin_slip_velocity") == "m/s"
+    assert column_unit("contact_gap") == "m"
+    assert column_unit("contact_x") == "m"
+    assert column_unit("dissipated_friction") == "J"
+    assert column_unit("beam_elastic_energy") == "J"
+    assert column_unit("angle [rad]") == "rad"
+    assert column_unit("mystery") == ""
+    assert column_unit("mystery", {"mystery": "kg"}) == "kg"
+
+
+def test_plot_histories_writes_png_and_svg_with_units(run, tmp_path):
+    _, result, _ = run
+    paths = plot_histories(
+        result,
+        ["contact_normal_force", ["tree_kinetic_energy", "beam_elastic_energy"]],
+        tmp_path / "histories.png",
+    )
+    assert [p.suffix for p in paths] == [".png", ".svg"]
+    assert all(p.stat().st_size > 1000 for p in paths)
+    svg = paths[1].read_text()
+    for label in ("contact normal force [N]", "time t [s]", "[J]", "beam elastic energy"):
+        assert label in svg
+    with pytest.raises(ValueError, match="units"):
+        plot_histories(result, [["contact_gap", "contact_normal_force"]], tmp_path / "x")
+    with pytest.raises(KeyError, match="no column"):
+        plot_histories(result, "nonexistent", tmp_path / "x")
+
+
+def test_plot_configuration_draws_mechanism_to_scale(run, tmp_path):
+    system, result, _ = run
+    k = 20
+    paths = plot_configuration(
+        system,
+        result.q[k],
+        tmp_path / "configuration",
+        u=result.u[k],
+        t=result.t[k],
+        multipliers=result.multipliers[k],
+    )
+    image = np.asarray(Image.open(paths[0]).convert("RGB"))
+    assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10
+    svg = paths[1].read_text()
+    assert "x [m]" in svg and "force arrows: 1 N =" in svg
+
+
+# --- pictures without a display -----------------------------------------------------------------
+
+
+def _colours(image: np.ndarray) -> int:
+    return len(np.unique(image.reshape(-1, image.shape[-1]), axis=0))
+
+
+def _has_colour(image: np.ndarray, rgb, tol=40) -> bool:
+    return bool(np.any(np.all(np.abs(image.astype(int) - rgb) < tol, axis=-1)))
+
+
+def test_scene_read_back_from_series(run):
+    system, result, pvd = run
+    frames = _frame_files(pvd)
+    scene = load_scene(frames[2][1], frames[2][0])
+    assert scene.time == frames[2][0]
+    assert len(scene.elastic_lines) == SAMPLES * system.beam.n_elements
+    np.testing.assert_array_equal(
+        scene.joints, np.array([0, 1]) + np.unique(scene.elastic_lines).size
+    )
+    np.testing.assert_allclose(
+        scene.normal_force[0, 1], result.multipliers[2 * STRIDE, 0], rtol=1e-3
+    )
+
+
+def test_offscreen_snapshot_and_animation_pyvista(run, tmp_path):
+    _, _, pvd = run
+    assert offscreen_available(), (
+        "VTK cannot render off-screen: install EGL (apt-get install libegl1 libgl1-mesa-dri) "
+        "or OSMesa (libosmesa6)"
+    )
+    png = render_frame(pvd, tmp_path / "snapshot.png", frame=3, backend="pyvista")
+    image = np.asarray(Image.open(png).convert("RGB"))
+    assert image.shape == (600, 1200, 3)
+    assert _colours(image) > 10
+    assert _has_colour(image, (0x1F, 0x77, 0xB4))  # the beam
+    assert _has_colour(image, (0xD6, 0x27, 0x28), tol=60)  # the normal force arrow
+    gif = render_animation(pvd, tmp_path / "motion.gif", window_size=(400, 200), backend="pyvista")
+    frames = [np.asarray(f.convert("RGB")) for f in ImageSequence.Iterator(Image.open(gif))]
+    assert len(frames) == len(_frame_files(pvd))
+    assert all(_colours(f) > 5 for f in frames)
+
+
+def test_matplotlib_fallback_snapshot_and_animation(run, tmp_path):
+    _, _, pvd = run
+    png = render_frame(pvd, tmp_path / "snapshot.png", backend="matplotlib")
+    image = np.asarray(Image.open(png).convert("RGB"))
+    assert _colours(image) > 10 and _has_colour(image, (0x1F, 0x77, 0xB4))
+    gif = render_animation(pvd, tmp_path / "motion.gif", frames=[0, 5, 10], backend="matplotlib")
+    assert Image.open(gif).n_frames == 3
+    with pytest.raises(ValueError, match="GIF"):
+        render_animation(pvd, tmp_path / "motion.mp4", backend="matplotlib")
+    with pytest.raises(IndexError, match="11 frames"):
+        render_frame(pvd, tmp_path / "x.png", frame=11, backend="matplotlib")
+
+
+def test_beam_block_still_matches_evaluate():
+    system = _slider_on_beam()
+    beam = system.beam
+    u = static_deflection(beam, self_weight(beam))
+    block = beam_block(beam, u, samples_per_element=3)
+    np.testing.assert_allclose(
+        block.points[:, 1], evaluate(beam, u, block.points[:, 0]).deflection, atol=1e-15
+    )
