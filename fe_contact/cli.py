@@ -7,6 +7,10 @@ import sys
 
 DEMOS = {
     "beam": ("fe_contact.demos.beam_modes", "modes and self-weight deflection of the cantilever"),
+    "disk-on-string": (
+        "fe_contact.demos.disk_on_string",
+        "rigid disk falling into / rolling on a hanging string (Moreau-Jean, 004 sec. 5)",
+    ),
     "sliding-mass": (
         "fe_contact.demos.sliding_mass",
         "point mass sliding with friction on the beam",

@@ -27,7 +27,10 @@ Force laws on impulse level, as normal-cone inclusions written as proximal maps 
 The discrete contact problem of a time step is ``xi = G P + c`` with the Delassus matrix
 ``G = W^T M_eff^-1 W`` and ``W = [W_N, W_T]``; ``solve_contact_impulses`` solves it by a
 non-smooth (projected) Gauss-Seidel iteration over the contacts with the r-factors
-``r_i = alpha / G_ii`` and an adaptive ``alpha`` (reduced while the iteration does not contract).
+``r_i = alpha / G_ii``; when a few sweeps do not suffice, by active-set Newton iterations on the
+same proximal equations, then by Lemke's pivoting on the equivalent linear complementarity
+problem, and, should both fail, by further sweeps with an adaptive ``alpha`` (reduced while the
+iteration does not contract).
 """
 
 from __future__ import annotations
@@ -43,9 +46,11 @@ __all__ = [
     "ContactKinematics",
     "ContactLaw",
     "ContactSolverError",
+    "coulomb_lcp",
     "disk_line_kinematics",
     "disk_string_gaps",
     "disk_string_kinematics",
+    "lemke",
     "natural_residual",
     "prox_friction",
     "prox_normal",
@@ -221,14 +226,25 @@ def natural_residual(
 
 
 class ContactSolverError(RuntimeError):
-    """The Gauss-Seidel iteration for the contact impulses did not converge.
+    """The contact problem of a step was not solved (see ``solve_contact_impulses``).
 
     n_contacts : closed contacts in the problem; n_iterations : sweeps done; residual : largest
     violation of the impulse laws in m/s at the end; tolerance : the requested one in m/s;
-    r_factor : final relaxation alpha of r_i = alpha / G_ii.
+    r_factor : final relaxation alpha of r_i = alpha / G_ii; pivoting_tried : whether the
+    Newton and Lemke stages ran (and failed); time : end of the step in s, if known.
     """
 
-    def __init__(self, n_contacts, n_iterations, residual, tolerance, r_factor, time=None):
+    def __init__(
+        self,
+        n_contacts,
+        n_iterations,
+        residual,
+        tolerance,
+        r_factor,
+        time=None,
+        pivoting_tried=True,
+    ):
+        self.pivoting_tried = pivoting_tried
         self.n_contacts = n_contacts
         self.n_iterations = n_iterations
         self.residual = residual
@@ -237,8 +253,11 @@ class ContactSolverError(RuntimeError):
         self.time = time
         where = "" if time is None else f" at t = {time:.6g} s"
         super().__init__(
-            f"contact impulses{where}: projected Gauss-Seidel did not converge for "
-            f"{n_contacts} closed contacts after {n_iterations} sweeps: residual "
+            f"contact impulses{where}: "
+            + ("Newton and Lemke's pivoting failed and " if pivoting_tried else "")
+            + "projected Gauss-Seidel "
+            f"did not converge for {n_contacts} closed contacts after {n_iterations} sweeps: "
+            f"residual "
             f"{residual:.3e} m/s > tolerance {tolerance:.3e} m/s (r-factor alpha = "
             f"{r_factor:.3g}); try a smaller step h, a larger max_iterations, or fewer "
             "candidate contact points"
@@ -251,15 +270,20 @@ class ContactImpulses:
 
     normal, tangent : impulses P_N >= 0 and P_T in [-mu P_N, mu P_N], N s, shape (m,).
     xi_normal, xi_tangent : xi = G P + c at the solution, m/s, shape (m,).
-    n_iterations : Gauss-Seidel sweeps; residual : largest violation of the laws in m/s;
-    r_factor : final alpha of r_i = alpha / G_ii.
+    method : "gauss-seidel", "newton" or "lemke" (which one delivered the solution).
+    n_iterations : Gauss-Seidel sweeps; n_newton : active-set Newton iterations; n_pivots : Lemke
+    pivots (0 if not used);
+    residual : largest violation of the laws in m/s; r_factor : final alpha of r_i = alpha / G_ii.
     """
 
     normal: np.ndarray
     tangent: np.ndarray
     xi_normal: np.ndarray
     xi_tangent: np.ndarray
+    method: str
     n_iterations: int
+    n_newton: int
+    n_pivots: int
     residual: float
     r_factor: float
 
@@ -271,7 +295,9 @@ def solve_contact_impulses(
     initial: np.ndarray | None = None,
     tol: float = 1e-9,
     max_iterations: int = 2000,
-    min_r_factor: float = 1e-3,
+    n_warm_sweeps: int = 4,
+    max_newton: int = 3,
+    min_r_factor: float = 0.05,
     time: float | None = None,
 ) -> ContactImpulses:
     """Solve xi = G P + c with the set-valued laws of 004 eqs. (26)-(27) on impulse level.
@@ -280,13 +306,30 @@ def solve_contact_impulses(
     offset : c, shape (2m,): xi = G P + c (c contains the free velocity and e gamma_A).
     friction : mu per contact, shape (m,).
     initial : starting impulses (N_1..N_m, T_1..T_m), e.g. those of the previous step.
-    tol : relative tolerance; converged when the law residual (m/s) is below
-        ``tol * max(|c|_inf, |G P|_inf, 1e-12)``.
-    The iteration is a non-smooth Gauss-Seidel: per contact i, first
-    ``P_Ni <- prox_{R0+}(P_Ni - r_Ni xi_Ni)``, then ``P_Ti <- prox_{[-mu P_Ni, mu P_Ni]}(P_Ti -
-    r_Ti xi_Ti)`` with the current xi, ``r = alpha / G_ii``. alpha starts at 1 (exact projected
-    Gauss-Seidel for the normal direction) and is halved whenever the increment of a sweep has
-    grown three sweeps in a row; it is not lowered below min_r_factor.
+    tol : relative tolerance; converged when the law residual (m/s, ``natural_residual`` with
+        r = 1 / G_ii) is below ``tol * max(|c|_inf, |G P|_inf, 1e-12)``.
+
+    Method, in this order:
+
+    1. a non-smooth (projected) Gauss-Seidel iteration on the proximal equations
+       ``P_N = prox_{R0+}(P_N - r_N xi_N)``, ``P_T = prox_{[-mu P_N, mu P_N]}(P_T - r_T xi_T)``:
+       per contact, first the normal then the tangential equation with the current xi,
+       ``r = alpha / G_ii``, alpha = 1 (exact projected Gauss-Seidel in the normal direction).
+       Warm-started, one or two contacts on a rigid line converge in a few sweeps;
+    2. if ``n_warm_sweeps`` sweeps do not suffice: at most ``max_newton`` active-set Newton
+       iterations from the current iterate (``_active_set_newton``); they finish the job in one
+       or two iterations whenever the contact statuses (open, stick, slip) are those of the
+       previous step, as in sustained contact;
+    3. otherwise the same laws as a linear complementarity
+       problem (Anitescu-Potra form, friction impulse ``P_T = beta+ - beta-``, see ``coulomb_lcp``)
+       solved exactly by Lemke's pivoting (``lemke``). Many closed contacts on a string make G
+       nearly singular (more constraints than the dofs they touch); there the sweeps converge
+       slowly or cycle, the pivoting does not;
+    4. should Lemke fail (ray termination or round-off), the sweeps continue with an adaptive
+       r-factor: alpha is halved (not below min_r_factor) whenever the residual has not decreased
+       over 20 sweeps.
+
+    The returned impulses lie exactly in their sets: P_N >= 0 and |P_T| <= mu P_N.
     Raises ContactSolverError when not converged after max_iterations sweeps.
     """
     G = np.asarray(delassus, dtype=float)
@@ -300,40 +343,172 @@ def solve_contact_impulses(
     rows = [G[k] for k in range(2 * m)]
     r_unit = 1.0 / diag  # r-factors of the residual check
     alpha = 1.0
-    previous_increment = np.inf
-    growth = 0
+    n_pivots = 0
+    n_newton = 0
     scale_c = float(np.abs(c).max(initial=0.0))
     residual = np.inf
+    scale = max(scale_c, 1e-12)
+    history = []
+
+    def check(P):
+        xi = G @ P + c
+        res = natural_residual(P[:m], P[m:], xi[:m], xi[m:], mu, r_unit[:m], r_unit[m:])
+        return xi, res, max(scale_c, float(np.abs(xi - c).max(initial=0.0)), 1e-12)
+
+    def done(P, xi, method, sweep, residual):
+        return ContactImpulses(
+            normal=P[:m].copy(),
+            tangent=P[m:].copy(),
+            xi_normal=xi[:m],
+            xi_tangent=xi[m:],
+            method=method,
+            n_iterations=sweep,
+            n_newton=n_newton,
+            n_pivots=n_pivots,
+            residual=residual,
+            r_factor=alpha,
+        )
+
     for sweep in range(1, max_iterations + 1):
-        increment = 0.0
         for i in range(m):
             j = m + i
-            xi_n = rows[i] @ P + c[i]
-            p_n = P[i] - alpha / diag[i] * xi_n
+            p_n = P[i] - alpha / diag[i] * (rows[i] @ P + c[i])
             p_n = p_n if p_n > 0.0 else 0.0
-            increment = max(increment, abs(p_n - P[i]))
             P[i] = p_n
-            xi_t = rows[j] @ P + c[j]
             bound = mu[i] * p_n
-            p_t = min(max(P[j] - alpha / diag[j] * xi_t, -bound), bound)
-            increment = max(increment, abs(p_t - P[j]))
-            P[j] = p_t
-        xi = G @ P + c
-        residual = natural_residual(P[:m], P[m:], xi[:m], xi[m:], mu, r_unit[:m], r_unit[m:])
-        scale = max(scale_c, float(np.abs(xi - c).max(initial=0.0)), 1e-12)
+            P[j] = min(max(P[j] - alpha / diag[j] * (rows[j] @ P + c[j]), -bound), bound)
+        xi, residual, scale = check(P)
         if residual <= tol * scale:
-            return ContactImpulses(
-                normal=P[:m].copy(),
-                tangent=P[m:].copy(),
-                xi_normal=xi[:m],
-                xi_tangent=xi[m:],
-                n_iterations=sweep,
-                residual=residual,
-                r_factor=alpha,
-            )
-        growth = growth + 1 if increment > previous_increment else 0
-        previous_increment = increment
-        if growth >= 3 and alpha > min_r_factor:
+            return done(P, xi, "gauss-seidel", sweep, residual)
+        if sweep == n_warm_sweeps:
+            trial, n_newton = _active_set_newton(G, c, mu, P, r_unit, tol * scale, max_newton)
+            if trial is not None:
+                xi_trial, residual_trial, scale = check(trial)
+                return done(trial, xi_trial, "newton", sweep, residual_trial)
+            matrix, vector = coulomb_lcp(G, c, mu)
+            z, n_pivots = lemke(matrix, vector)
+            if z is not None:
+                trial = np.concatenate((np.maximum(z[:m], 0.0), z[m : 2 * m] - z[2 * m : 3 * m]))
+                trial[m:] = np.clip(trial[m:], -mu * trial[:m], mu * trial[:m])
+                xi_trial, residual_trial, scale = check(trial)
+                if residual_trial <= tol * scale:
+                    return done(trial, xi_trial, "lemke", sweep, residual_trial)
+        history.append(residual)
+        if len(history) > 20 and residual >= history[-21] and alpha > min_r_factor:
             alpha = max(0.5 * alpha, min_r_factor)
-            growth = 0
-    raise ContactSolverError(m, max_iterations, residual, tol * scale, alpha, time)
+            history.clear()
+    raise ContactSolverError(
+        m, max_iterations, residual, tol * scale, alpha, time, max_iterations >= n_warm_sweeps
+    )
+
+
+def _active_set_newton(G, c, mu, P, r, tolerance, max_newton):
+    """Semismooth Newton (primal-dual active set) iterations on the proximal equations from P.
+
+    The status of every contact follows from z = P - r xi: open (z_N <= 0: P_N = 0, P_T = 0),
+    stick (|z_T| < mu P_N: xi_N = 0, xi_T = 0) or slip (xi_N = 0, P_T = sign(z_T) mu P_N); the
+    linear equations of these statuses are solved in the least-squares sense (G is singular when
+    contacts are redundant). No globalisation: the result is used only if its projection on the
+    admissible sets meets the tolerance (law residual in m/s). Returns (P or None, iterations).
+    """
+    m = mu.size
+    eye = np.eye(2 * m)
+    for iteration in range(1, max_newton + 1):
+        z = P - r * (G @ P + c)
+        closed = z[:m] > 0.0
+        stick = closed & (np.abs(z[m:]) < mu * np.maximum(P[:m], 0.0))
+        slip = np.flatnonzero(closed & ~stick)
+        A = eye.copy()
+        b = np.zeros(2 * m)
+        rows = np.concatenate((np.flatnonzero(closed), m + np.flatnonzero(stick)))
+        A[rows] = G[rows]
+        b[rows] = -c[rows]
+        A[m + slip, slip] = -np.sign(z[m + slip]) * mu[slip]
+        P = np.linalg.lstsq(A, b, rcond=1e-13)[0]
+        if not np.all(np.isfinite(P)):
+            return None, iteration
+        P[:m] = np.maximum(P[:m], 0.0)
+        P[m:] = np.clip(P[m:], -mu * P[:m], mu * P[:m])
+        xi = G @ P + c
+        if natural_residual(P[:m], P[m:], xi[:m], xi[m:], mu, r[:m], r[m:]) <= tolerance:
+            return P, iteration
+    return None, max_newton
+
+
+def coulomb_lcp(delassus: np.ndarray, offset: np.ndarray, friction: np.ndarray):
+    """The impulse laws as an LCP ``w = A z + b >= 0, z >= 0, w . z = 0`` (Anitescu-Potra form).
+
+    z = (P_N, beta+, beta-, lambda), each (m,), with P_T = beta+ - beta-; w = (xi_N,
+    xi_T + lambda, -xi_T + lambda, mu P_N - beta+ - beta-). A solution gives P_N >= 0 with
+    xi_N >= 0, P_N xi_N = 0 (004 eq. (26)), |P_T| <= mu P_N and, where xi_T != 0,
+    P_T = -sign(xi_T) mu P_N, lambda = |xi_T| (004 eq. (27)). Returns (A (4m, 4m), b (4m,)).
+    """
+    G = np.asarray(delassus, dtype=float)
+    c = np.asarray(offset, dtype=float)
+    mu = np.asarray(friction, dtype=float)
+    m = mu.size
+    g_nn, g_nt, g_tn, g_tt = G[:m, :m], G[:m, m:], G[m:, :m], G[m:, m:]
+    eye = np.eye(m)
+    zero = np.zeros((m, m))
+    matrix = np.block(
+        [
+            [g_nn, g_nt, -g_nt, zero],
+            [g_tn, g_tt, -g_tt, eye],
+            [-g_tn, -g_tt, g_tt, eye],
+            [np.diag(mu), -eye, -eye, zero],
+        ]
+    )
+    vector = np.concatenate((c[:m], c[m:], -c[m:], np.zeros(m)))
+    return matrix, vector
+
+
+def lemke(matrix: np.ndarray, vector: np.ndarray, max_pivots: int | None = None):
+    """Lemke's complementary pivoting for ``w = A z + b >= 0, z >= 0, w . z = 0``.
+
+    Covering vector e = (1, ..., 1); lexicographic minimum-ratio test (ties within a relative
+    1e-11, which resolves the degenerate pivots that redundant contacts produce), and the
+    artificial variable leaves whenever it ties. Dense tableau, n = b.size.
+    Returns (z, n_pivots); z is None on ray termination or after max_pivots (default 50 n).
+    """
+    A = np.asarray(matrix, dtype=float)
+    b = np.asarray(vector, dtype=float)
+    n = b.size
+    if np.all(b >= 0.0):
+        return np.zeros(n), 0
+    max_pivots = 50 * n if max_pivots is None else max_pivots
+    # tableau [B^-1 | B^-1 (-A) | B^-1 (-e) | B^-1 b] for  w - A z - e z0 = b
+    tableau = np.hstack((np.eye(n), -A, -np.ones((n, 1)), b[:, None]))
+    basis = np.arange(n)  # basic variable per row: 0..n-1 = w, n..2n-1 = z, 2n = z0
+    artificial = 2 * n
+    row = int(np.argmin(b))
+    entering = artificial
+    for pivots in range(1, max_pivots + 1):
+        tableau[row] /= tableau[row, entering]
+        column = tableau[:, entering].copy()
+        column[row] = 0.0
+        tableau -= np.outer(column, tableau[row])
+        leaving = basis[row]
+        basis[row] = entering
+        if leaving == artificial:
+            values = np.zeros(2 * n + 1)
+            values[basis] = tableau[:, -1]
+            return values[n : 2 * n], pivots
+        entering = leaving + n if leaving < n else leaving - n
+        column = tableau[:, entering]
+        candidates = np.flatnonzero(column > 1e-12 * max(1.0, np.abs(column).max()))
+        if candidates.size == 0:
+            return None, pivots  # ray termination
+        ratios = tableau[candidates, -1] / column[candidates]
+        lowest = ratios.min()
+        tied = candidates[ratios <= lowest + 1e-11 * max(1.0, abs(lowest))]
+        if np.any(basis[tied] == artificial):
+            row = int(tied[basis[tied] == artificial][0])
+            continue
+        for k in range(n):  # lexicographic tie-break on the rows of B^-1
+            if tied.size == 1:
+                break
+            ratios = tableau[tied, k] / column[tied]
+            lowest = ratios.min()
+            tied = tied[ratios <= lowest + 1e-11 * max(1.0, abs(lowest))]
+        row = int(tied[0])
+    return None, max_pivots
