@@ -203,6 +203,50 @@ def test_interrupted_run_leaves_valid_series(run, tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
 
 
+def test_integrate_writes_frames_as_it_runs(run, tmp_path):
+    """integrate(vtk=DIR, vtk_stride=k): the series written during the run equals the one written
+    afterwards from the result (same times, same beam points, same contact forces)."""
+    system, result, pvd = run
+    q0, u0 = result.q[0], result.u[0]
+    live = integrate(system, (0.0, 0.005), q0, u0, h=1e-4, vtk=tmp_path, vtk_stride=STRIDE)
+    frames = _frame_files(tmp_path / "frames.pvd")
+    np.testing.assert_allclose([t for t, _ in frames], result.t[::STRIDE], rtol=0, atol=1e-15)
+    reference = write_pvd(live, system, tmp_path / "after", stride=STRIDE)
+    for (_, a_path), (_, b_path) in zip(frames, _frame_files(reference), strict=True):
+        a, b = meshio.read(a_path), meshio.read(b_path)
+        np.testing.assert_array_equal(a.points, b.points)
+        for name in ("normal_force", "friction_force"):
+            np.testing.assert_allclose(a.point_data[name], b.point_data[name], rtol=0, atol=1e-15)
+
+
+def test_run_stopped_by_an_event_leaves_its_frames(tmp_path):
+    """A slider launched towards the free end leaves the beam: the series written so far stays
+    valid and ends at the last frame before the event."""
+    system = _slider_on_beam()
+    beam = system.beam
+    x0 = 0.395
+    q0 = np.zeros(system.layout.n)
+    q0[0] = x0
+    u_static = static_deflection(beam, self_weight(beam) + point_load(beam, x0, -MASS * 9.81))
+    q0[1] = evaluate(beam, u_static, [x0]).deflection[0]
+    q0[system.layout.beam] = u_static[beam.free_dofs]
+    u0 = np.zeros(system.layout.n)
+    u0[0] = 1.0  # m/s: leaves after about 5 ms
+    result = integrate(system, (0.0, 0.05), q0, u0, h=1e-4, vtk=tmp_path, vtk_stride=10)
+    assert result.status == "event" and "left the beam" in result.message
+    reader = pv.get_reader(str(tmp_path / "frames.pvd"))
+    times = np.asarray(reader.time_values)
+    assert 3 <= len(times) and times[-1] <= result.t[-1] + 1e-12
+    reader.set_active_time_point(len(times) - 1)
+    assert reader.read()[0].n_points > 0
+
+
+def test_bad_vtk_stride_is_rejected(run, tmp_path):
+    system, result, _ = run
+    with pytest.raises(ValueError, match="vtk_stride"):
+        integrate(system, (0.0, 0.001), result.q[0], result.u[0], vtk=tmp_path, vtk_stride=0)
+
+
 def test_tree_block_joints_points_and_segments():
     tree = TreeModel(
         bodies=(Body(1.0, 0.1), Body(0.5, 0.01), Body(0.2, 0.01)),

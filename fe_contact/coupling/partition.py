@@ -78,14 +78,18 @@ class Solution:
     B: tuple | None = None
 
 
+_getrf, _gecon = scipy.linalg.lapack.get_lapack_funcs(("getrf", "gecon"), (np.zeros((1, 1)),))
+
+
 def _solve_square(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
     """Solve a small dense square system; PainleveError when it is singular or not finite."""
-    try:
-        x = np.linalg.solve(a, b)
-    except np.linalg.LinAlgError:
-        raise PainleveError(f"{what} is singular") from None
-    if not np.all(np.isfinite(x)) or np.linalg.cond(a) > 1e13:
-        raise PainleveError(f"{what} is singular (condition number {np.linalg.cond(a):.3e})")
+    lu, piv, info = _getrf(a)
+    rcond = _gecon(lu, np.linalg.norm(a, 1), norm="1")[0] if info == 0 else 0.0
+    if info != 0 or not rcond > 1e-13:
+        raise PainleveError(f"{what} is singular (condition number {1.0 / max(rcond, 1e-300):.3e})")
+    x = np.linalg.solve(a, b)
+    if not np.all(np.isfinite(x)):
+        raise PainleveError(f"{what} is singular (non-finite solution)")
     return x
 
 
@@ -192,6 +196,81 @@ def recover_dependent(system: System, part: Partition, q, u, t: float, tol=1e-12
     return q, u
 
 
+def static_residual(system: System, part: Partition, q, t: float, slip_sign=None):
+    """Reduced static residual T_Sigma^T F at rest (u = 0), Lipinski (002), eq. (78) with q'' = 0.
+
+    q : (n,) satisfying the constraints. slip_sign : (n_contacts,) friction direction to use (the
+    state is at rest, so the slip velocity has no sign of its own; None: no friction). Zero when
+    the applied, spring and gravity forces balance the constraint forces J_Sigma^T lambda.
+    Returns (residual (n_ind,), Evaluation).
+    """
+    u = np.zeros(system.layout.n)
+    ev = evaluate_state(system, q, u, t, slip_sign=slip_sign)
+    _, _, _, B4, B5 = b_matrices(ev, part, system.layout.n_tree)
+    F = ev.forces
+    return F[part.independent] - np.hstack([B4, B5]).T @ F[part.dependent], ev
+
+
+def static_equilibrium(
+    system: System, q_guess, t: float = 0.0, slip_sign=None, tol=1e-10, max_iter=30
+):
+    """A state at rest in equilibrium with the constraints at time t (quasi-static sliding when
+    ``slip_sign`` gives the friction directions).
+
+    Solves ``static_residual = 0`` (N, N m) for the independent coordinates by a chord Newton
+    method: the Jacobian is taken by finite differences (one residual per independent coordinate)
+    and reused while the residual falls by at least half per iteration. The dependent coordinates
+    are recovered from the constraints at every evaluation. Returns (q (n,), multipliers (m,)):
+    lambda of eq. (76) at rest. Raises ConstraintError when the residual does not fall below
+    ``tol`` times the largest force within ``max_iter`` iterations.
+    """
+    q = np.array(q_guess, dtype=float)
+    u = np.zeros_like(q)
+    ev = evaluate_state(system, q, u, t, constraints_only=True)
+    part = make_partition(system, choose_dependent(ev.jac[:, system.layout.tree]))
+    q, _ = recover_dependent(system, part, q, u, t)
+    ind = part.independent
+    scale = max(float(np.max(np.abs(evaluate_state(system, q, u, t).forces))), 1e-12)
+
+    def residual(y):
+        trial = q.copy()
+        trial[ind] = y
+        trial, _ = recover_dependent(system, part, trial, u, t)
+        r, ev = static_residual(system, part, trial, t, slip_sign)
+        return r, trial, ev
+
+    def jacobian(y, r0):
+        step = 1e-7 * np.maximum(np.abs(y), 1e-2 * np.max(np.abs(y)) + 1e-9)
+        cols = []
+        for i in range(y.size):
+            yi = y.copy()
+            yi[i] += step[i]
+            cols.append((residual(yi)[0] - r0) / step[i])
+        return scipy.linalg.lu_factor(np.column_stack(cols))
+
+    y = q[ind].copy()
+    r, q, ev = residual(y)
+    lu = None
+    previous = np.inf
+    for _ in range(max_iter):
+        size = float(np.max(np.abs(r)))
+        if size <= tol * scale:
+            break
+        if lu is None or size > 0.5 * previous:
+            lu = jacobian(y, r)
+        previous = size
+        y = y - scipy.linalg.lu_solve(lu, r)
+        r, q, ev = residual(y)
+    else:
+        raise ConstraintError(
+            f"static equilibrium not found at t = {t:g} s: residual {np.max(np.abs(r)):.3e} "
+            f"(forces of order {scale:.3e}) after {max_iter} iterations"
+        )
+    e_u = ev.forces[part.dependent]
+    lam = _solve_square(ev.jac_sigma[:, part.dependent].T, e_u, "J_Sigma,u^T (002 eq. 76)")
+    return q, lam
+
+
 def solve_at(system: System, q, u, t: float, part: Partition | None = None, method="partitioned"):
     """Evaluate the state and solve for accelerations and multipliers."""
     ev = evaluate_state(system, q, u, t)
@@ -215,4 +294,6 @@ __all__ = [
     "partitioned_accelerations",
     "recover_dependent",
     "solve_at",
+    "static_equilibrium",
+    "static_residual",
 ]

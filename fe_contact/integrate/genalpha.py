@@ -41,6 +41,7 @@ from ..coupling.partition import (
     partitioned_accelerations,
     recover_dependent,
 )
+from ..io.vtk import FrameWriter
 from ..system import System, energies, evaluate_state, mass_times
 from .result import HistoryWriter, SimulationResult
 
@@ -224,6 +225,13 @@ class GeneralizedAlpha:
                 f"determined; contacts: {names}; tree coordinates q = [{state}]"
             )
 
+    def _consistent(self, ev) -> bool:
+        """Position and velocity constraints hold at the evaluated state to tol (m, m/s)."""
+        if ev.phi.size == 0:
+            return True
+        velocity = ev.jac @ ev.u + ev.phi_t
+        return bool(np.max(np.abs(ev.phi)) <= self.tol and np.max(np.abs(velocity)) <= self.tol)
+
     # -- stepping ------------------------------------------------------------------------------
     def step(self):
         """Advance by h; returns the new Evaluation. Raises on failure (state unchanged)."""
@@ -238,33 +246,43 @@ class GeneralizedAlpha:
         y_n, v_n = self.q[ind], self.u[ind]
         ydd_n, a_n = self.acceleration[ind], self.pseudo[ind]
         ydd = ydd_n.copy()
-        q_guess = self.q + h * self.u + 0.5 * h * h * self.acceleration
         slip_sign = self.evaluation.slip_sign
         last = None
+        prev = self.evaluation  # the dependent coordinates follow by Newton steps from here
+        q1, u1 = self.q, self.u
         for _ in range(self.max_newton):
             a1 = (p.alpha_f * ydd_n + (1 - p.alpha_f) * ydd - p.alpha_m * a_n) / (1 - p.alpha_m)
-            q1 = q_guess.copy()
-            u1 = self.u.copy()
-            q_guess = q1  # the next iterate starts from this one's dependent coordinates
+            q1 = (q1 if prev is None else prev.q).copy()
+            u1 = (u1 if prev is None else prev.u).copy()
             q1[ind] = y_n + h * v_n + h * h * ((0.5 - p.beta) * a_n + p.beta * a1)
             u1[ind] = v_n + h * ((1 - p.gamma) * a_n + p.gamma * a1)
-            q1, u1 = recover_dependent(s, part, q1, u1, t1)
-            q_guess = q1
+            if prev is None:
+                q1, u1 = recover_dependent(s, part, q1, u1, t1)
+            else:
+                q1, u1 = _dependent_newton_step(prev, part, q1, u1, t1)
             ev = evaluate_state(s, q1, u1, t1, slip_sign=slip_sign)
             B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
             acc = np.empty(s.layout.n)
             acc[ind] = ydd
             acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
             e = mass_times(s, ev, acc) + ev.forces
-            if last is not None and np.max(np.abs(bp * last)) <= self.tol:
-                break
             r = e[ind] - np.hstack([B4, B5]).T @ e[U]
             rhs = np.zeros(s.layout.n)
             rhs[ind] = -r
             delta = self._bordered_solve(ev, rhs, h)[ind]
-            ydd = ydd + delta
-            last = delta
             self.n_newton += 1
+            last = delta
+            if np.max(np.abs(bp * delta)) <= self.tol:
+                # The correction would move the positions by less than tol: the evaluated state
+                # (q1, u1, acc) is the converged one, consistent with ydd, so keep it as it is,
+                # provided it satisfies the constraints (the dependent coordinates come from one
+                # Newton step per iterate, which converges along with the iterates).
+                if self._consistent(ev):
+                    break
+                prev = None  # recover the dependent coordinates exactly in the next iterate
+            else:
+                prev = ev
+            ydd = ydd + delta
         else:
             raise NewtonDivergence(
                 f"Newton did not converge in {self.max_newton} iterations at t = {t1:.6g} s "
@@ -281,6 +299,25 @@ class GeneralizedAlpha:
         if self._cond(ev, part) > self.recondition * max(self._cond0, 1.0):
             self.part = self._choose(ev)
         return ev
+
+
+def _dependent_newton_step(ev, part, q, u, t: float):
+    """Dependent coordinates and velocities for new independent ones in q, u by one Newton step of
+    the constraints from the evaluated state ev (its phi, J, phi_t at ev.q, ev.t):
+    phi + J (q - ev.q) + phi_t (t - ev.t) = 0 and J u + phi_t = 0, solved for q_U, u_U."""
+    U, ind = part.dependent, part.independent
+    if U.size == 0:
+        return q, u
+    J_u, J_i = ev.jac[:, U], ev.jac[:, ind]
+    rhs_q = ev.phi + J_i @ (q[ind] - ev.q[ind]) + ev.phi_t * (t - ev.t)
+    rhs_u = J_i @ u[ind] + ev.phi_t
+    try:
+        sol = np.linalg.solve(J_u, np.column_stack([rhs_q, rhs_u]))
+    except np.linalg.LinAlgError:
+        raise ConstraintError(f"J_u is singular at t = {t:g} s") from None
+    q[U] = ev.q[U] - sol[:, 0]
+    u[U] = -sol[:, 1]
+    return q, u
 
 
 def _row(system: System, ev, lam, acc_state, t, work) -> dict:
@@ -340,11 +377,17 @@ def integrate(
     progress: bool | None = None,
     store_every: int = 1,
     tol: float = 1e-12,
+    vtk=None,
+    vtk_stride: int = 1,
 ) -> SimulationResult:
     """Integrate from t_span[0] to t_span[1] with a fixed step h (s).
 
     q0, u0 : (n,) initial coordinates and velocities; the dependent ones are corrected to satisfy
     the constraints. out : folder for ``history.csv`` written step by step (None: no file).
+    vtk : folder for a ParaView series ``frames.pvd`` + ``frames_*.vtu`` (beam, tree, contact
+    forces; see ``fe_contact.io.vtk.frame_blocks``) written as the run goes, every ``vtk_stride``-th
+    step plus the last one; the index is rewritten after each frame, so a run that stops early
+    leaves a valid series up to that point (None: no VTK).
     Returns a SimulationResult; it never raises for a failing run after the start: the status and
     message say what happened and everything computed so far is kept.
     """
@@ -353,11 +396,21 @@ def integrate(
         raise ValueError(f"t_span must be increasing, got {t_span!r}")
     if store_every < 1:
         raise ValueError(f"store_every must be >= 1, got {store_every!r}")
+    if (
+        isinstance(vtk_stride, bool)
+        or not isinstance(vtk_stride, int | np.integer)
+        or vtk_stride < 1
+    ):
+        raise ValueError(
+            f"vtk_stride must be an integer >= 1 (steps per frame), got {vtk_stride!r}"
+        )
     wall0 = time.perf_counter()
     stepper = GeneralizedAlpha(system, t0, q0, u0, h=h, rho_inf=rho_inf, tol=tol)
     cols = column_spec(system)
     writer = HistoryWriter(__import__("pathlib").Path(out) / "history.csv", cols) if out else None
     names = [c for c, _ in cols]
+    frames = FrameWriter(system, vtk) if vtk is not None else None
+    friction_columns = [f"{c.name}_friction_force" for c in system.model.contacts]
     store = {c: [] for c in names}
     ts, qs, us, lams = [], [], [], []
     work = {
@@ -382,6 +435,14 @@ def integrate(
         )
         if writer:
             writer.write(row)
+        if frames is not None and (force or stepper.n_steps % vtk_stride == 0):
+            frames.write_state(
+                stepper.t,
+                stepper.q,
+                stepper.u,
+                stepper.multipliers,
+                np.array([row[c] for c in friction_columns]),
+            )
         if force or stepper.n_steps % store_every == 0:
             for c in names:
                 store[c].append(row[c])
@@ -444,6 +505,8 @@ def integrate(
             writer.close()
     if ts[-1] != stepper.t and status == "finished":
         record(force=True)
+    if frames is not None:
+        frames.close()
     return SimulationResult(
         t=np.asarray(ts),
         q=np.asarray(qs),
