@@ -6,6 +6,10 @@ import importlib
 import sys
 
 DEMOS = {
+    "manipulator": (
+        "fe_contact.demos.manipulator_on_beam",
+        "manipulator sliding on the cantilever, friction sweep (002 sec. 9)",
+    ),
     "beam": ("fe_contact.demos.beam_modes", "modes and self-weight deflection of the cantilever"),
     "disk-on-string": (
         "fe_contact.demos.disk_on_string",

@@ -1,0 +1,315 @@
+"""The manipulator sliding on the cantilever (002 sec. 9, MISSION's example; issue 7).
+
+References used here, independent of the partitioned solver under test:
+* the augmented reference solver ([[M, -J_Sigma^T], [J, 0]], sparse LU) for the initial statics;
+* the tree's inverse dynamics (sympy-checked in test_tree.py) with the contact force rebuilt from
+  the geometry of the deflected beam, for the driving torque along the simulated motion;
+* invariants: constraint residuals, the energy balance, the sign of the friction power.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import replace
+
+import meshio
+import numpy as np
+import pytest
+
+from fe_contact.coupling.partition import augmented_accelerations
+from fe_contact.demos import manipulator_on_beam as demo
+from fe_contact.elements.beam import evaluate
+from fe_contact.multibody.tree import generalized_point_force, inverse_dynamics, point_kinematics
+from fe_contact.system import evaluate_state
+
+T_END = 0.6
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    """The default sweep (mu = 0 ... 0.3, 0.6 s, default h), two processes."""
+    cases = demo.sweep(demo.MU_SWEEP, t_end=T_END, jobs=2, vtk=(), progress=False)
+    return {c.mu: c for c in cases}
+
+
+def _system(case, data=None):
+    data = demo.Manipulator() if data is None else data
+    init = case.initial
+    return demo.build_system(
+        data, case.mu, float(init.q0[demo.DRIVEN_JOINT]), init.rest, init.angle3
+    )
+
+
+def test_every_case_reaches_the_end_with_tight_constraints(sweep):
+    for mu, case in sweep.items():
+        r = case.result
+        assert r.status == "finished", (mu, r.message)
+        assert r.t[-1] == pytest.approx(T_END, abs=1e-12)
+        # position residuals: the issue asks for < 1e-9 m; the dependent coordinates are
+        # recovered by Newton to 1e-12 every step
+        assert np.max(r.columns["residual_position"]) < 1e-9, mu
+        assert np.max(r.columns["residual_velocity"]) < 1e-9, mu
+        # the end-effector keeps pressing and sliding towards the clamp the whole time
+        assert np.min(r.columns["contact_normal_force"]) > 0.3, mu
+        assert np.max(r.columns["contact_slip_velocity"]) < 0.0, mu
+
+
+def test_energy_balance_closes(sweep):
+    """E(t) - E(0) = W_drive - D_damping - D_friction to 1e-5 of the largest energy term (issue)
+    and, stricter and independent of the potential's datum, to 1e-6 of the drive's work."""
+    for mu, case in sweep.items():
+        r = case.result
+        terms = demo.energy_terms(r)
+        largest = max(float(np.max(np.abs(v))) for v in terms.values())
+        error = np.max(np.abs(r.columns["energy_error"]))
+        assert error < 1e-5 * largest, mu
+        assert error < 1e-6 * abs(r.columns["work_drives"][-1]), mu
+        # the balance itself, rebuilt from its terms
+        total = sum(terms[k] for k in terms if k.endswith("_energy"))
+        rebuilt = (
+            total
+            - total[0]
+            - terms["work_drives"]
+            + terms["dissipated_damping"]
+            + terms["dissipated_friction"]
+        )
+        np.testing.assert_allclose(rebuilt, r.columns["energy_error"], rtol=0, atol=1e-12)
+
+
+def test_friction_power_never_positive(sweep):
+    for mu, case in sweep.items():
+        c = case.result.columns
+        power = c["contact_friction_force"] * c["contact_slip_velocity"]
+        assert np.all(power <= 0.0), mu
+        dissipated = c["dissipated_friction"]
+        assert np.all(np.diff(dissipated) >= 0.0), mu
+        if mu > 0:
+            # |f_T| = mu N exactly (002 eq. 63)
+            np.testing.assert_allclose(
+                np.abs(c["contact_friction_force"]), mu * c["contact_normal_force"], rtol=1e-12
+            )
+            assert dissipated[-1] > 0.0
+        else:
+            assert np.all(dissipated == 0.0)
+
+
+def test_driving_effort_grows_with_friction(sweep):
+    """Friction opposes the driven slide: the mean torque in the drive's sense of motion
+    (-torque, since joint 2 turns clockwise) and the drive's work grow with mu."""
+    mus = sorted(sweep)
+    effort = [-np.mean(sweep[m].result.columns["drive_1_torque"]) for m in mus]
+    work = [sweep[m].result.columns["work_drives"][-1] for m in mus]
+    assert np.all(np.diff(effort) > 0.0), effort
+    assert np.all(np.diff(work) > 0.0), work
+    # the drive brakes the arm (negative power) at every mu: gravity does the work
+    assert all(w < 0 for w in work)
+
+
+def _inverse_dynamics_torque(case, mu):
+    """Drive torque from the tree's inverse dynamics with the contact force rebuilt from the
+    geometry: row 1 (joint 1) gives the normal force, row 2 the torque, row 3 is a check."""
+    system = _system(case)
+    r = case.result
+    lay = system.layout
+    h = r.t[1] - r.t[0]
+    torques, residual_rows = [], []
+    for k in range(1, len(r.t) - 1):
+        q, u = r.q[k], r.u[k]
+        a = (r.u[k + 1, lay.tree] - r.u[k - 1, lay.tree]) / (2 * h)
+        q_b, u_b = q[lay.tree], u[lay.tree]
+        need = inverse_dynamics(system.tree, q_b, u_b, a, r.t[k])
+        tip = point_kinematics(system.tree, q_b, u_b, 2, (0.3, 0.0))
+        beam_q = system.beam_full(q[lay.beam])
+        beam_u = system.beam_full(u[lay.beam])
+        x = tip.position[0]
+        f = evaluate(system.beam, beam_q, [x])
+        slope = f.slope[0]
+        normal = np.array([-slope, 1.0]) / np.hypot(1.0, slope)
+        tangent = np.array([1.0, slope]) / np.hypot(1.0, slope)
+        beam_velocity = evaluate(system.beam, beam_u, [x]).deflection[0]
+        slip = tangent @ (tip.velocity - np.array([0.0, beam_velocity]))
+        # contact force on the tip per unit normal force: n - sign(v) mu t
+        direction = normal - np.sign(slip) * mu * tangent
+        unit = generalized_point_force(system.tree, q_b, 2, (0.3, 0.0), direction)
+        normal_force = need[0] / unit[0]
+        torques.append(need[1] - unit[1] * normal_force)
+        residual_rows.append(need[2] - unit[2] * normal_force)
+    return np.array(torques), np.array(residual_rows)
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.2])
+def test_torque_equals_inverse_dynamics_of_the_motion(sweep, mu):
+    """mu = 0: the frictionless inverse dynamics of the simulated motion (the issue's check);
+    mu = 0.2: the same with the Coulomb force of 002 eq. (63) on the tip. Accelerations are
+    central differences of the stored velocities, O(h^2) = O(1e-7) relative, hence 1e-5 N m."""
+    case = sweep[mu]
+    torque, check = _inverse_dynamics_torque(case, mu)
+    simulated = case.result.columns["drive_1_torque"][1:-1]
+    np.testing.assert_allclose(torque, simulated, rtol=0, atol=1e-5)
+    assert np.max(np.abs(check)) < 1e-5  # joint 3 balances with the same contact force
+
+
+def test_initial_state_is_the_static_pose_with_half_a_newton():
+    """mu = 0: at rest the chosen pose is an equilibrium (augmented reference solver gives zero
+    accelerations) with the normal force 0.5 N that fixed the spring rest angles."""
+    data = demo.Manipulator()
+    system, init = demo.initial_state(data, 0.0)
+    lay = system.layout
+    ev = evaluate_state(system, init.q0, np.zeros(lay.n), 0.0)
+    sol = augmented_accelerations(system, ev)
+    assert np.max(np.abs(sol.acceleration[lay.tree])) < 1e-8
+    # beam accelerations: forces balanced to round-off of K q (K ~ 1e6 N/m, q ~ 1e-3 m)
+    assert np.max(np.abs(system.mass_beam @ sol.acceleration[lay.beam])) < 1e-8
+    assert sol.multipliers[0] == pytest.approx(0.5, abs=1e-9)
+    assert sol.multipliers[1] == pytest.approx(init.torque, abs=1e-9)
+    # the end-effector is on the beam at contact_x and joint 1 at body1_angle
+    c = ev.contacts[0]
+    assert c.parameter == pytest.approx(data.contact_x, abs=1e-12)
+    assert abs(c.gap) < 1e-12
+    assert init.q0[0] == pytest.approx(data.body1_angle, abs=1e-12)
+    # velocities: joint 2 at the drive rate, constraints hold
+    assert init.u0[demo.DRIVEN_JOINT] == pytest.approx(data.drive_rate, abs=1e-12)
+    ev_u = evaluate_state(system, init.q0, init.u0, 0.0)
+    assert np.max(np.abs(ev_u.jac @ init.u0 + ev_u.phi_t)) < 1e-12
+
+
+def test_initial_state_with_friction_is_quasi_static_sliding():
+    """mu = 0.3: the start is an equilibrium with the kinetic friction of the sliding direction
+    (augmented solver with the friction sign of the initial slip gives zero accelerations)."""
+    system, init = demo.initial_state(demo.Manipulator(), 0.3)
+    lay = system.layout
+    ev_u = evaluate_state(system, init.q0, init.u0, 0.0)
+    sign = ev_u.slip_sign
+    assert sign[0] == -1.0  # towards the clamp
+    ev = evaluate_state(system, init.q0, np.zeros(lay.n), 0.0, slip_sign=sign)
+    sol = augmented_accelerations(system, ev)
+    assert np.max(np.abs(sol.acceleration[lay.tree])) < 1e-8
+    assert sol.multipliers[0] == pytest.approx(init.normal_force, rel=1e-8)
+    # friction pushes the tip away from the clamp, so the spring-loaded arm presses less
+    assert 0.3 < init.normal_force < 0.5
+
+
+def test_halving_the_step_changes_the_torque_little():
+    """Convergence in h: 5e-4 s (default) against 2.5e-4 s over 0.2 s at mu = 0.2."""
+    a = demo.run_case(0.2, t_end=0.2, h=5e-4).result
+    b = demo.run_case(0.2, t_end=0.2, h=2.5e-4).result
+    ta = a.columns["drive_1_torque"]
+    tb = b.columns["drive_1_torque"][::2]
+    assert ta.shape == tb.shape
+    assert np.max(np.abs(ta - tb)) < 1e-4  # N m, of a torque near 1 N m
+
+
+def test_prismatic_third_joint():
+    """joint3="prismatic": a telescopic body 3 with the same spring numbers in N/m."""
+    data = demo.Manipulator(joint3="prismatic")
+    case = demo.run_case(0.1, data, t_end=0.05)
+    r = case.result
+    assert r.status == "finished", r.message
+    system = _system(case, data)
+    assert system.tree.joints[2].kind == "prismatic"
+    # friction of 0.1 N-ish on a 80 N/m slide spring shifts the quasi-static start by < 1 mm
+    assert abs(case.initial.q0[2]) < 1e-3
+    assert np.max(r.columns["residual_position"]) < 1e-9
+    assert np.max(np.abs(r.columns["energy_error"])) < 1e-8
+    _, init0 = demo.initial_state(data, 0.0)
+    assert init0.normal_force == pytest.approx(0.5, abs=1e-12)
+    assert init0.q0[2] == 0.0  # frictionless: the chosen pose, slide at its reference
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"contact_x": 0.5}, "contact_x must lie inside the beam"),
+        ({"masses": (1.0, -0.45, 0.3)}, r"masses\[1\]"),
+        ({"lengths": (0.2, 0.2)}, "lengths needs 3 values"),
+        ({"joint3": "spherical"}, "joint3 must be"),
+        ({"elbow": "sideways"}, "elbow must be"),
+        ({"normal_force": 0.0}, "normal_force"),
+        ({"stiffness": (10.0, 0.0)}, r"stiffness\[1\]"),
+    ],
+)
+def test_bad_parameters_raise_clear_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        demo.Manipulator(**kwargs)
+
+
+def test_unreachable_pose_is_reported():
+    data = demo.Manipulator(body1_angle=np.pi)  # body 1 points away from the beam
+    with pytest.raises(ValueError, match="cannot reach the beam"):
+        demo.initial_state(data, 0.0)
+
+
+def test_settings_override_any_field():
+    data = demo.apply_settings(
+        demo.Manipulator(), ["contact_x=0.12", "masses=1.7,0.4,0.3", "beam.n_elements=12"]
+    )
+    assert data.contact_x == 0.12
+    assert data.masses == (1.7, 0.4, 0.3)
+    assert data.beam.n_elements == 12
+    with pytest.raises(ValueError, match="no field 'mass'"):
+        demo.apply_settings(demo.Manipulator(), ["mass=1"])
+
+
+def test_command_line_writes_every_output(tmp_path):
+    out = tmp_path / "m"
+    code = demo.main(["--mu", "0", "0.2", "--t-end", "0.02", "--out", str(out), "--jobs", "2"])
+    assert code == 0
+    for name in ("summary.csv", "torque.png", "torque.svg", "configuration.png"):
+        assert (out / name).stat().st_size > 0, name
+    assert (out / "manipulator.gif").stat().st_size > 0
+    with open(out / "summary.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [float(r["mu"]) for r in rows] == [0.0, 0.2]
+    assert all(r["status"] == "finished" for r in rows)
+    history = np.genfromtxt(out / "mu_0.2" / "history.csv", delimiter=",", names=True)
+    assert history["t_s"][-1] == pytest.approx(0.02)
+    # the ParaView series of mu = 0.2: frames every 0.01 s, contact force = multiplier x normal
+    series = (out / "mu_0.2" / "frames.pvd").read_text()
+    assert series.count("<DataSet") == 3
+    last = meshio.read(out / "mu_0.2" / "frames_00002.vtu")
+    force = last.point_data["normal_force"]
+    magnitude = np.max(np.linalg.norm(force, axis=1))
+    assert magnitude == pytest.approx(history["contact_normal_force_N"][-1], rel=1e-9)
+    assert not (out / "mu_0" / "frames.pvd").exists()
+
+
+def test_command_line_reports_a_failing_case(tmp_path, capsys):
+    """The end-effector starts 2 mm from the clamp and slides off the beam: non-zero exit code,
+    both cases still reported, their histories kept up to the event."""
+    out = tmp_path / "fail"
+    args = ["--mu", "0", "0.1", "--t-end", "0.2", "--out", str(out), "--no-animation"]
+    code = demo.main([*args, "--set", "contact_x=0.002", "--vtk", "none"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "mu = 0 FAILED" in err and "left the beam" in err
+    with open(out / "summary.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["status"] for r in rows] == ["event", "event"]
+    history = np.genfromtxt(out / "mu_0" / "history.csv", delimiter=",", names=True)
+    assert 0.0 < history["t_s"][-1] < 0.2
+    assert history["contact_x_m"][-1] < 0.001
+
+
+def test_bad_command_line_value_exits_with_message(capsys):
+    assert demo.main(["--set", "contact_x=0.9", "--t-end", "0.01"]) == 2
+    assert "contact_x must lie inside the beam" in capsys.readouterr().err
+
+
+def test_model_is_replaceable_per_case():
+    """dataclasses.replace gives variants; the rest positions follow the data."""
+    base = demo.Manipulator()
+    stiffer = replace(base, stiffness=(20.0, 80.0))
+    _, rest_a, _, _ = demo.spring_rest_positions(base)
+    _, rest_b, _, _ = demo.spring_rest_positions(stiffer)
+    # same pose and forces: k1 (q1 - r1) is the same moment, so q1 - r1 halves
+    assert (0.0 - rest_b[0]) == pytest.approx(0.5 * (0.0 - rest_a[0]), rel=1e-9)
+    assert rest_b[1] == pytest.approx(rest_a[1], rel=1e-12)
+
+
+def test_cli_dispatches_to_the_manipulator_demo(capsys):
+    from fe_contact.cli import main as cli_main
+
+    assert cli_main(["demo", "--list"]) == 0
+    assert "manipulator" in capsys.readouterr().out
+    assert cli_main(["demo", "manipulator", "--set", "elbow=left"]) == 2
+    assert "elbow must be 'up' or 'down'" in capsys.readouterr().err
