@@ -313,3 +313,29 @@ def test_cli_dispatches_to_the_manipulator_demo(capsys):
     assert "manipulator" in capsys.readouterr().out
     assert cli_main(["demo", "manipulator", "--set", "elbow=left"]) == 2
     assert "elbow must be 'up' or 'down'" in capsys.readouterr().err
+
+
+def test_a_step_whose_newton_fails_is_retried_in_halves():
+    """h = 2e-3 s with only 3 Newton iterations allowed: without halving the run stops with a
+    clear message; with halving it reaches the end, the retried steps are counted, the
+    constraints hold and the torque stays within the coarse step's own discretisation error of
+    a fine reference (h = 2.5e-4 s)."""
+    from fe_contact.integrate.genalpha import integrate
+
+    system, init = demo.initial_state(demo.Manipulator(), 0.2)
+    span = (0.0, 0.04)
+    stuck = integrate(system, span, init.q0, init.u0, h=2e-3, max_newton=3, max_halvings=0)
+    assert stuck.status == "failed" and "Newton did not converge" in stuck.message
+    halved = integrate(system, span, init.q0, init.u0, h=2e-3, max_newton=3, max_halvings=3)
+    assert halved.status == "finished", halved.message
+    assert halved.n_halved > 0
+    assert halved.t[-1] == pytest.approx(span[1])
+    assert np.max(halved.columns["residual_position"]) < 1e-9
+    coarse = integrate(system, span, init.q0, init.u0, h=2e-3)
+    fine = integrate(system, span, init.q0, init.u0, h=2.5e-4)
+    torque = "drive_1_torque"
+    coarse_error = np.max(np.abs(coarse.columns[torque] - fine.columns[torque][::8]))
+    halved_error = np.max(np.abs(halved.columns[torque] - fine.columns[torque][::8]))
+    assert halved_error <= coarse_error + 1e-9
+    with pytest.raises(ValueError, match="max_halvings"):
+        integrate(system, span, init.q0, init.u0, max_halvings=-1)

@@ -126,6 +126,7 @@ class GeneralizedAlpha:
         self.max_newton = max_newton
         self.recondition = recondition
         self.n_steps = 0
+        self.n_halved = 0
         self.n_newton = 0
         self.n_factorizations = 0
         tree = system.tree
@@ -301,6 +302,23 @@ class GeneralizedAlpha:
         return ev
 
 
+def advance(stepper: GeneralizedAlpha, h: float, max_halvings: int = 0):
+    """One step of h; on NewtonDivergence two steps of h/2 (recursively, ``max_halvings`` deep).
+    Returns the Evaluation at t + h. The stepper's h is restored on return."""
+    try:
+        stepper.h = h
+        return stepper.step()
+    except NewtonDivergence:
+        if max_halvings <= 0:
+            raise
+    stepper.n_halved += 1
+    try:
+        advance(stepper, 0.5 * h, max_halvings - 1)
+        return advance(stepper, 0.5 * h, max_halvings - 1)
+    finally:
+        stepper.h = h
+
+
 def _dependent_newton_step(ev, part, q, u, t: float):
     """Dependent coordinates and velocities for new independent ones in q, u by one Newton step of
     the constraints from the evaluated state ev (its phi, J, phi_t at ev.q, ev.t):
@@ -379,6 +397,8 @@ def integrate(
     tol: float = 1e-12,
     vtk=None,
     vtk_stride: int = 1,
+    max_halvings: int = 3,
+    max_newton: int = 12,
 ) -> SimulationResult:
     """Integrate from t_span[0] to t_span[1] with a fixed step h (s).
 
@@ -387,7 +407,10 @@ def integrate(
     vtk : folder for a ParaView series ``frames.pvd`` + ``frames_*.vtu`` (beam, tree, contact
     forces; see ``fe_contact.io.vtk.frame_blocks``) written as the run goes, every ``vtk_stride``-th
     step plus the last one; the index is rewritten after each frame, so a run that stops early
-    leaves a valid series up to that point (None: no VTK).
+    leaves a valid series up to that point (None: no VTK). max_halvings : a step whose Newton
+    iteration does not converge is retried as two steps of h/2, recursively up to this depth,
+    before the run stops (the histories keep the step h; ``n_halved`` counts the retries).
+    max_newton : Newton iterations allowed per step.
     Returns a SimulationResult; it never raises for a failing run after the start: the status and
     message say what happened and everything computed so far is kept.
     """
@@ -396,6 +419,8 @@ def integrate(
         raise ValueError(f"t_span must be increasing, got {t_span!r}")
     if store_every < 1:
         raise ValueError(f"store_every must be >= 1, got {store_every!r}")
+    if isinstance(max_halvings, bool) or not isinstance(max_halvings, int) or max_halvings < 0:
+        raise ValueError(f"max_halvings must be an integer >= 0, got {max_halvings!r}")
     if (
         isinstance(vtk_stride, bool)
         or not isinstance(vtk_stride, int | np.integer)
@@ -405,7 +430,9 @@ def integrate(
             f"vtk_stride must be an integer >= 1 (steps per frame), got {vtk_stride!r}"
         )
     wall0 = time.perf_counter()
-    stepper = GeneralizedAlpha(system, t0, q0, u0, h=h, rho_inf=rho_inf, tol=tol)
+    stepper = GeneralizedAlpha(
+        system, t0, q0, u0, h=h, rho_inf=rho_inf, tol=tol, max_newton=max_newton
+    )
     cols = column_spec(system)
     writer = HistoryWriter(__import__("pathlib").Path(out) / "history.csv", cols) if out else None
     names = [c for c, _ in cols]
@@ -424,7 +451,7 @@ def integrate(
     E0 = E.total
     powers = _powers(system, ev, stepper.multipliers, E)
 
-    def record(force=False):
+    def record(step: int, force=False):
         row = _row(system, ev, stepper.multipliers, E, stepper.t, work)
         row["energy_error"] = (
             row["total_energy"]
@@ -435,7 +462,7 @@ def integrate(
         )
         if writer:
             writer.write(row)
-        if frames is not None and (force or stepper.n_steps % vtk_stride == 0):
+        if frames is not None and (force or step % vtk_stride == 0):
             frames.write_state(
                 stepper.t,
                 stepper.q,
@@ -443,7 +470,7 @@ def integrate(
                 stepper.multipliers,
                 np.array([row[c] for c in friction_columns]),
             )
-        if force or stepper.n_steps % store_every == 0:
+        if force or step % store_every == 0:
             for c in names:
                 store[c].append(row[c])
             ts.append(stepper.t)
@@ -451,7 +478,7 @@ def integrate(
             us.append(stepper.u.copy())
             lams.append(stepper.multipliers.copy())
 
-    record(force=True)
+    record(0, force=True)
     n_total = int(np.ceil((t_end - t0) / h - 1e-9))
     status, message = "finished", f"reached t = {t_end:g} s"
     bar = None
@@ -462,10 +489,10 @@ def integrate(
 
         bar = tqdm(total=n_total, desc="integrating", unit="step", leave=False)
     try:
-        for _ in range(n_total):
+        for macro in range(1, n_total + 1):
             prev_sign = ev.slip_sign.copy()
             try:
-                ev_new = stepper.step()
+                ev_new = advance(stepper, h, max_halvings)
             except ContactLeftBeam as err:
                 status, message = "event", f"{err} near t = {stepper.t + h:.6g} s"
                 break
@@ -493,7 +520,7 @@ def integrate(
             for k in work:
                 work[k] += 0.5 * h * (powers[k] + new_powers[k])
             powers = new_powers
-            record(force=stepper.t >= t_end - 1e-12)
+            record(macro, force=stepper.t >= t_end - 1e-12)
             if bar:
                 bar.update(1)
     except (PainleveError, ConstraintError, NewtonDivergence, np.linalg.LinAlgError) as err:
@@ -504,7 +531,7 @@ def integrate(
         if writer:
             writer.close()
     if ts[-1] != stepper.t and status == "finished":
-        record(force=True)
+        record(n_total, force=True)
     if frames is not None:
         frames.close()
     return SimulationResult(
@@ -517,6 +544,7 @@ def integrate(
         status=status,
         message=message,
         n_steps=stepper.n_steps,
+        n_halved=stepper.n_halved,
         n_newton=stepper.n_newton,
         n_factorizations=stepper.n_factorizations,
         wall_time=time.perf_counter() - wall0,

@@ -44,7 +44,8 @@ class SimulationResult:
     force N; loops: N). columns : dict name -> (k,) of every named scalar history (same as the CSV):
     normal force, friction force, slip velocity, contact position and element per contact,
     residuals, energies, work and dissipation, ``energy_error``. status : "finished", "event" or
-    "failed"; message : why it stopped; success : finished or stopped by a terminal event cleanly.
+    "failed"; message : why it stopped; n_steps, n_newton, n_factorizations, n_halved : counters
+    (steps taken, Newton iterations, factorisations of G, steps retried as two halves); success : finished or stopped by a terminal event cleanly.
     """
 
     t: np.ndarray
@@ -58,6 +59,7 @@ class SimulationResult:
     n_steps: int = 0
     n_newton: int = 0
     n_factorizations: int = 0
+    n_halved: int = 0
     wall_time: float = 0.0
 
     @property
