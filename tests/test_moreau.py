@@ -4,19 +4,23 @@ References, each independent of the integrator: the closed-form bounce height e^
 superball impact (Newton's law with tangential restitution); the rolling/slipping disk on an
 incline (2/3 g sin a, g (sin a - mu cos a), 2 mu g cos a / R); finite differences of the gap for
 the force directions of Eugster-Glocker (004), eqs. (22)-(25); brute-force enumeration of the
-complementarity problem for the impulse solver; and a static equilibrium of string + disk obtained
+complementarity problem for the impulse solver; a static equilibrium of string + disk obtained
 by constrained minimisation of the potential energy (scipy SLSQP, checked by its KKT conditions)
-for the rest state of 004's example 1.
+for the frictionless rest state of 004's example 1, and, with friction (mu = 0.2), Newton's
+static solution of the string under the disk's final contact forces and a run with another step.
+The ParaView series is read back with meshio and compared with the result and the geometry.
 """
 
 import csv
 import itertools
+import xml.etree.ElementTree as ET
 from functools import cache
 
+import meshio
 import numpy as np
 import pytest
 from scipy.linalg import eigh
-from scipy.optimize import linprog, minimize, nnls
+from scipy.optimize import least_squares, linprog, minimize, nnls
 
 from fe_contact.coupling.setvalued import (
     ContactLaw,
@@ -32,12 +36,17 @@ from fe_contact.elements.string import (
     evaluate,
     gravity_force,
     internal_force,
+    point_load,
     position_jacobian,
     strain_energy,
     tangent_stiffness,
 )
+from fe_contact.elements.string_statics import static_equilibrium
 from fe_contact.integrate.moreau import (
+    PENETRATION_TOLERANCE,
     Disk,
+    MoreauJean,
+    MoreauPvdWriter,
     RigidLine,
     candidate_kinematics,
     disk_contact_model,
@@ -47,6 +56,7 @@ from fe_contact.integrate.moreau import (
 )
 
 G = 9.81
+MU = disk_on_string.MU  # 0.2, 004 Table 1
 DISK = Disk.from_areal_density(0.1, 100.0)  # R = 0.1 m, m = 3.14 kg
 
 
@@ -70,24 +80,33 @@ def assert_step_invariants(res, gap_tol):
 
 
 @pytest.mark.parametrize("restitution", [0.5, 0.0])
-def test_disk_dropped_on_ground_bounces_to_e_squared_height(restitution):
+@pytest.mark.parametrize("sub_stepping", [False, True])
+def test_disk_dropped_on_ground_bounces_to_e_squared_height(restitution, sub_stepping):
     H, h = 0.2, 2e-4
     ground = RigidLine((0.0, 0.0), (0.0, 1.0), ContactLaw(0.3, restitution))
     model = disk_contact_model(DISK, lines=(ground,))
     q0, u0 = initial_state(model, (0.0, DISK.radius + H))
-    res = simulate(model, q0, u0, t_end=0.55, h=h)
+    tol_pen = PENETRATION_TOLERANCE if sub_stepping else None
+    res = simulate(model, q0, u0, t_end=0.55, h=h, penetration_tolerance=tol_pen)
     height = res.disk_position[:, 1] - DISK.radius
     first = np.flatnonzero(res.n_active > 0)[0]
     v_impact = np.sqrt(2.0 * G * H)
-    # Error of the discrete impact: the closing step is detected up to one step of travel
-    # (h v_impact) late, and the pre-impact velocity differs by up to g h; the rebound height
-    # then differs by at most (1 + e^2) h v_impact (h = 2e-4 s: 5e-4 m for e = 0.5).
-    tol = (1.0 + restitution**2) * h * v_impact
+    if sub_stepping:
+        # the closure is found within a sub-step whose travel is <= tol: the impact comes at
+        # most tol / v late, its speed is off by <= g tol / v, so the launch point is off by
+        # <= tol and the rebound height by <= e^2 tol more (measured 2.5e-6 m for e = 0.5)
+        tol = (1.0 + restitution**2) * PENETRATION_TOLERANCE
+        gap_tol = PENETRATION_TOLERANCE
+    else:
+        # Error of the discrete impact: the closing step is detected up to one step of travel
+        # (h v_impact) late, and the pre-impact velocity differs by up to g h; the rebound
+        # height then differs by at most (1 + e^2) h v_impact (h = 2e-4 s: 5e-4 m for e = 0.5).
+        tol = (1.0 + restitution**2) * h * v_impact
+        # penetration: at most one step of travel at the impact speed (+ g h gained in it)
+        gap_tol = h * (v_impact + G * h)
     # the second impact (t ~ 0.2 + 0.4 e s) is after the peak; 0.55 s covers the first flight
     peak = height[first:].max()
     assert abs(peak - restitution**2 * H) <= tol, (peak, restitution**2 * H, tol)
-    # penetration: at most one step of travel at the impact speed (+ g h gained in that step)
-    gap_tol = h * (v_impact + G * h)
     assert_step_invariants(res, gap_tol=gap_tol)
     if restitution == 0.0:
         assert np.all(np.abs(height[first:]) <= gap_tol)  # stays down
@@ -262,10 +281,17 @@ def test_solver_failure_raises_clear_error():
 
 
 @cache
-def example1(h, t_end=0.6, n_elements=2, theta=0.5):
+def example1(h, t_end=0.6, n_elements=2, theta=0.5, penetration_tolerance=PENETRATION_TOLERANCE):
     """Example 1 (Table 1: nel = 2, ncp = 20, mu = 0.2, e = 0), no damping, theta = 1/2."""
     return disk_on_string.run(
-        1, n_elements=n_elements, t_end=t_end, h=h, theta=theta, out=None, plot=False
+        1,
+        n_elements=n_elements,
+        t_end=t_end,
+        h=h,
+        theta=theta,
+        out=None,
+        plot=False,
+        penetration_tolerance=penetration_tolerance,
     )
 
 
@@ -286,13 +312,24 @@ def penetration_bound(outcome):
     return outcome.result.h * relative_speed_bound(outcome)
 
 
-def test_example1_invariants_and_energy():
+@pytest.mark.parametrize("sub_stepping", [False, True])
+def test_example1_invariants_and_energy(sub_stepping):
     h = 1e-3
-    outcome = example1(h)
+    outcome = example1(h, penetration_tolerance=PENETRATION_TOLERANCE if sub_stepping else None)
     res = outcome.result
     disk = outcome.model.disk
     assert res.n_active.max() >= 5  # the string wraps around the disk
-    assert_step_invariants(res, gap_tol=penetration_bound(outcome))
+    if sub_stepping:
+        # every stored state and every closed predictor gap within the tolerance (1e-5 m), where
+        # fixed steps penetrate by up to one step of travel (measured 3e-4 m); the sub-steps are
+        # few: the closures only
+        assert_step_invariants(res, gap_tol=PENETRATION_TOLERANCE)
+        fixed = example1(h, penetration_tolerance=None).result
+        assert fixed.max_penetration.max() > 10.0 * PENETRATION_TOLERANCE
+        assert res.t.size - 1 < res.n_substeps.sum() < 2 * (res.t.size - 1)
+    else:
+        assert_step_invariants(res, gap_tol=penetration_bound(outcome))
+        assert np.all(res.n_substeps[1:] == 1)
     assert res.solver_residual.max() <= 1e-9 * 10.0  # tol * velocity scale (|c| < 10 m/s)
     # e = 0, theta = 1/2: each step changes the energy by 1/2 (gamma_A + gamma_E) . P plus the
     # O(h^3) error of the linearised midpoint rule on the string. A closed contact with P != 0
@@ -325,7 +362,9 @@ def test_fine_string_does_not_force_small_steps():
     outcome = example1(h, t_end=0.5, n_elements=16, theta=0.6)
     res = outcome.result
     assert res.n_active.max() >= 8
-    assert_step_invariants(res, gap_tol=penetration_bound(outcome))
+    # sub-stepping keeps the penetration below its tolerance also here, where fixed steps
+    # penetrate by 3 mm (the string's contact points move fast)
+    assert_step_invariants(res, gap_tol=PENETRATION_TOLERANCE)
     # theta > 1/2 dissipates; the contact term of a step is bounded as for theta = 1/2
     assert np.diff(res.total_energy).max() <= outcome.model.disk.mass * G**2 * h**2
 
@@ -387,22 +426,94 @@ def static_disk_on_string(model):
     return x[nf:], kkt / np.linalg.norm(gradient(x)), gaps(x).min()
 
 
+@cache
+def damped_rest(h, friction):
+    """Example 1 with string damping C = beta K, beta = 0.1 s (not in 004), run for 2.5 s: the
+    disk comes to rest in ~2 s; damping does not change equilibria."""
+    return disk_on_string.run(
+        1, t_end=2.5, h=h, out=None, friction=friction, stiffness_damping=0.1, plot=False
+    )
+
+
+@cache
+def frictionless_minimum():
+    """(disk centre, KKT residual, min gap) of ``static_disk_on_string`` for example 1."""
+    return static_disk_on_string(disk_on_string.setup(1, friction=0.0).model)
+
+
 def test_example1_comes_to_rest_at_the_static_equilibrium():
     # Friction makes the rest state path dependent (any friction-admissible equilibrium), so the
-    # comparison with the minimum of the potential is made with mu = 0. Damping C = beta K with
-    # beta = 0.1 s (not in 004) brings the disk to rest in ~2 s; it does not change equilibria.
-    h = 1e-3
-    outcome = disk_on_string.run(
-        1, t_end=2.5, h=h, out=None, friction=0.0, stiffness_damping=0.1, plot=False
-    )
-    res = outcome.result
+    # comparison with the minimum of the potential is made with mu = 0 (see the next test for
+    # mu = 0.2).
+    res = damped_rest(2e-3, 0.0).result
     assert res.n_active[-1] >= 3  # several closed contacts hold the disk
     assert np.hypot(*res.disk_velocity[-1]) < 1e-3
-    centre, kkt, min_gap = static_disk_on_string(outcome.model)
+    centre, kkt, min_gap = frictionless_minimum()
     assert kkt < 1e-5 and min_gap > -1e-9  # a converged constrained minimum
-    # the rest state carries the penetration of the last closures (<= 1e-4 m at h = 1e-3 s)
-    assert res.max_penetration[-1] < 1e-4
-    np.testing.assert_allclose(res.disk_position[-1], centre, atol=1e-3)
+    # The rest state carries the penetration of the last closures, <= the sub-stepping
+    # tolerance 1e-5 m (fixed steps: up to 1e-4 m at h = 1e-3 s), and a residual oscillation
+    # |v| / omega (|v| = 6e-5 m/s at 2.5 s: a slow sliding mode without friction). Issue 8
+    # asks for 1e-3 m; 1e-4 m = 10 x the penetration tolerance still fails for any error of the
+    # dynamics or the contact geometry of that size (measured: 1e-5 m).
+    assert res.max_penetration[-1] <= PENETRATION_TOLERANCE
+    np.testing.assert_allclose(res.disk_position[-1], centre, atol=1e-4)
+
+
+def test_example1_with_friction_rest_height_is_a_static_equilibrium():
+    """mu = 0.2, the demo's friction: the rest height checked without the time stepping.
+
+    Friction holds the string in a pre-stressed shape (|lambda_T| / lambda_N up to 0.19 at rest),
+    4 mm below the frictionless minimum, so that minimum is no reference here. Instead:
+
+    1. Newton on the string (``static_equilibrium``, load stepping from the hanging string)
+       under gravity and the disk's final contact forces lambda = P / h as dead loads, then the
+       disk centre from geometry alone: |c - r(s_i)| = R at the pressed candidates (least
+       squares); and the disk's own balance, sum of the contact forces = -m g, no moment;
+    2. a long damped run with another step size (h = 4e-3 s instead of 2e-3 s).
+
+    Issue 8 asks for 1e-3 m. Both are asserted to 1e-4 m = 10 x the penetration tolerance: the
+    pressed gaps lie in [-1e-5, 0] m, and the rest states of different steps differ only by the
+    timing of the closures, which the sub-steps resolve to the same tolerance (measured: 5e-6 m
+    and 8e-6 m; with fixed steps h = 1e-3 s and 2e-3 s differ by 6e-4 m).
+    """
+    h = 2e-3
+    outcome = damped_rest(h, MU)
+    res, model = outcome.result, outcome.model
+    disk, string = model.disk, model.string
+    assert np.hypot(*res.disk_velocity[-1]) < 1e-6 and res.n_active[-1] >= 3
+    q = res.q[-1]
+    lam_n, lam_t = res.normal_impulses[-1] / h, res.tangent_impulses[-1] / h
+    pressed = np.flatnonzero(lam_n > 0.0)
+    assert pressed.size >= 3
+    assert np.max(np.abs(lam_t[pressed]) / lam_n[pressed]) > 0.1  # friction carries load
+    # contact forces on the disk, e_N from the string point to the centre (004 eq. (21))
+    points = evaluate(string, string_coordinates(model, q), model.contact_points[pressed])
+    e_n = res.disk_position[-1][:, None] - points.position
+    e_n /= np.hypot(*e_n)
+    e_t = np.array([e_n[1], -e_n[0]])
+    forces = e_n * lam_n[pressed] + e_t * lam_t[pressed]  # (2, m), N
+    weight = disk.mass * G
+    np.testing.assert_allclose(forces.sum(axis=1), (0.0, weight), atol=1e-5 * weight)
+    assert abs(disk.radius * lam_t[pressed].sum()) <= 1e-5 * weight * disk.radius
+    # 1. Newton on the string under these forces (the string gets -F), from the hanging shape
+    _, q_hanging = disk_on_string.hanging_string(string.n_elements)
+    load = gravity_force(string) + point_load(string, model.contact_points[pressed], -forces)
+    q_newton = static_equilibrium(string, load, q0=q_hanging).q
+    r = evaluate(string, q_newton, model.contact_points[pressed]).position
+    fit = least_squares(
+        lambda c: np.hypot(*(c[:, None] - r)) - disk.radius,
+        r.mean(axis=1) + (0.0, disk.radius),
+        xtol=1e-15,
+        ftol=1e-15,
+        gtol=1e-15,
+    )
+    np.testing.assert_allclose(fit.x, res.disk_position[-1], atol=1e-4)
+    # 2. another step size
+    other = damped_rest(4e-3, MU).result
+    assert np.hypot(*other.disk_velocity[-1]) < 1e-6
+    np.testing.assert_allclose(other.disk_position[-1], res.disk_position[-1], atol=1e-4)
+    # and not the frictionless minimum
+    assert abs(res.disk_position[-1, 1] - frictionless_minimum()[0][1]) > 1e-3
 
 
 def test_example1_with_friction_rests_in_a_friction_admissible_equilibrium():
@@ -411,7 +522,7 @@ def test_example1_with_friction_rests_in_a_friction_admissible_equilibrium():
     Independent of the integrator's impulses: an LP finds lambda_N >= 0, |lambda_T| <= mu lambda_N
     minimising |f_ext - f_int + W lambda|_1 at the final configuration.
     """
-    outcome = disk_on_string.run(1, t_end=2.5, h=2e-3, out=None, stiffness_damping=0.1)
+    outcome = damped_rest(2e-3, MU)
     res, model = outcome.result, outcome.model
     assert np.hypot(*res.disk_velocity[-1]) < 1e-3 and res.n_active[-1] >= 3
     q = res.q[-1]
@@ -457,13 +568,148 @@ def test_example2_rolls_on_the_string():
     path_signed = np.sum(np.sign(res.disk_velocity[1:, 0]) * speed[1:] * dt)
     rolled_signed = np.sum(-res.disk_angular_velocity[1:] * radius * dt)
     assert abs(rolled_signed - path_signed) <= 0.03 * path
-    assert_step_invariants(res, gap_tol=penetration_bound(outcome))
+    assert_step_invariants(res, gap_tol=PENETRATION_TOLERANCE)
 
 
-def test_demo_writes_csv_and_plot(tmp_path):
+def test_demo_writes_csv_plot_and_paraview_series(tmp_path):
     assert disk_on_string.main(["--example", "2", "--t-end", "0.02", "--out", str(tmp_path)]) == 0
     with open(tmp_path / "example2_history.csv") as fh:
         rows = list(csv.reader(fh))
     assert rows[0][:3] == ["t [s]", "disk_x [m]", "disk_y [m]"]
+    assert "max_penetration [m]" in rows[0] and "n_substeps" in rows[0]
     assert len(rows) == 22
     assert (tmp_path / "example2.png").stat().st_size > 0
+    pvd = tmp_path / "example2_frames" / "example2.pvd"
+    assert len(ET.parse(pvd).getroot().find("Collection").findall("DataSet")) == 3  # every 10 ms
+
+
+def read_pvd(pvd):
+    """[(time, meshio.Mesh)] of a .pvd collection, in its order."""
+    sets = ET.parse(pvd).getroot().find("Collection").findall("DataSet")
+    return [(float(d.get("timestep")), meshio.read(pvd.parent / d.get("file"))) for d in sets]
+
+
+def cells_of_part(mesh, part, kind):
+    """Connectivity of the cells of one kind ("line", "vertex") that belong to block ``part``."""
+    rows = [
+        block.data[np.asarray(parts) == part]
+        for block, parts in zip(mesh.cells, mesh.cell_data["part"], strict=True)
+        if block.type == kind
+    ]
+    return np.concatenate(rows) if rows else np.zeros((0, 2 if kind == "line" else 1), int)
+
+
+def test_paraview_series_of_example1_matches_the_result(tmp_path):
+    """Frames every 10 ms read back with meshio: times, string, disk outline and contact forces.
+
+    The references come from the result and the string's shape functions, not from the writer:
+    the contact points are r(s_i), e_N = (centre - r) / |centre - r|, e_T = (e_N,y, -e_N,x)
+    (004 eq. (21)), and the forces are the recorded impulses / h (the mean force of the step).
+    """
+    h, stride = 1e-3, 0.01
+    outcome = disk_on_string.run(1, t_end=0.2, h=h, out=tmp_path, plot=False, vtk_stride=stride)
+    res, model = outcome.result, outcome.model
+    string, disk = model.string, model.disk
+    pvd = tmp_path / "example1_frames" / "example1.pvd"
+    assert pvd in outcome.files
+    frames = read_pvd(pvd)
+    times = np.array([t for t, _ in frames])
+    np.testing.assert_allclose(times, stride * np.arange(21), rtol=0, atol=1e-12)
+    s = np.linspace(0.0, string.spec.length, 16 * string.n_elements + 1)
+    n_with_contacts = 0
+    for t, mesh in frames:
+        k = int(round(t / h))
+        assert res.t[k] == t
+        q_string = string_coordinates(model, res.q[k])
+        # string: polyline through r(s) with the tension of the neo-Hookean law
+        line = np.unique(cells_of_part(mesh, 0, "line"))
+        exact = evaluate(string, q_string, s)
+        np.testing.assert_allclose(mesh.points[line, :2], exact.position.T, atol=1e-12)
+        np.testing.assert_allclose(mesh.point_data["tension"][line], exact.tension, rtol=1e-12)
+        # disk: rim points at distance R from the centre, plus the centre (end of the spoke)
+        outline = np.unique(cells_of_part(mesh, 1, "line"))
+        radii = np.hypot(*(mesh.points[outline, :2] - res.disk_position[k]).T)
+        assert np.sum(radii < 1e-12) == 1
+        np.testing.assert_allclose(radii[radii > 1e-12], disk.radius, rtol=1e-12)
+        # contacts: exactly the closed candidates of the step, with their forces
+        vertices = cells_of_part(mesh, 2, "vertex")[:, 0]
+        closed = np.flatnonzero(np.isfinite(res.slip_velocity[k]))
+        index = mesh.point_data["contact"][vertices].astype(int)
+        np.testing.assert_array_equal(np.sort(index), closed)
+        if closed.size == 0:
+            continue
+        n_with_contacts += 1
+        r = evaluate(string, q_string, model.contact_points[index]).position  # (2, m)
+        np.testing.assert_allclose(mesh.points[vertices, :2], r.T, atol=1e-12)
+        d = res.disk_position[k][:, None] - r
+        e_n = d / np.hypot(*d)
+        e_t = np.array([e_n[1], -e_n[0]])
+        lam_n = res.normal_impulses[k, index] / h
+        lam_t = res.tangent_impulses[k, index] / h
+        scale = 1e-9 * max(1.0, np.abs(lam_n).max())
+        normal_force = mesh.point_data["normal_force"][vertices]
+        friction_force = mesh.point_data["friction_force"][vertices]
+        np.testing.assert_allclose(normal_force[:, :2], (e_n * lam_n).T, atol=scale)
+        np.testing.assert_allclose(friction_force[:, :2], (e_t * lam_t).T, atol=scale)
+        assert np.all(normal_force[:, 2] == 0.0)
+        gap = np.hypot(*d) - disk.radius
+        np.testing.assert_allclose(mesh.point_data["gap"][vertices], gap, atol=1e-12)
+        np.testing.assert_allclose(
+            mesh.point_data["slip_velocity"][vertices], res.slip_velocity[k, index], atol=1e-12
+        )
+    assert n_with_contacts >= 10  # the disk lands at ~0.045 s
+
+
+def test_interrupted_run_leaves_a_valid_series(tmp_path):
+    case = disk_on_string.setup(1)
+    h = 1e-3
+    writer = MoreauPvdWriter(case.model, tmp_path, h, name="cut", stride=5)
+
+    class Stop(Exception):
+        pass
+
+    def observer(t, q, u, report):
+        writer.observe(t, q, u, report)
+        if t >= 0.0235:
+            raise Stop
+
+    with pytest.raises(Stop):
+        simulate(case.model, case.q0, case.u0, 0.2, h=h, observer=observer)
+    frames = read_pvd(tmp_path / "cut.pvd")  # never closed: the index is valid after each frame
+    np.testing.assert_allclose([t for t, _ in frames], [0.0, 0.005, 0.01, 0.015, 0.02])
+
+
+def test_bad_input_is_rejected_with_clear_errors():
+    case = disk_on_string.setup(2)
+    with pytest.raises(ValueError, match="penetration_tolerance"):
+        MoreauJean(case.model, case.q0, case.u0, penetration_tolerance=-1e-5)
+    with pytest.raises(ValueError, match="max_halvings"):
+        MoreauJean(case.model, case.q0, case.u0, max_halvings=-1)
+    with pytest.raises(ValueError, match="vtk_stride"):
+        disk_on_string.run(2, t_end=0.01, out=None, vtk_stride=-0.01)
+    with pytest.raises(ValueError, match="stride"):
+        MoreauPvdWriter(case.model, "unused", 1e-3, stride=0)
+
+
+def test_disk_coordinates_are_those_of_a_free_planar_tree():
+    """The Moreau disk's (x, y, phi) with M = diag(m, m, J) and the weight as its only force are
+    the joint coordinates of the tree prismatic-x, prismatic-y, revolute (issue 8: free bodies as
+    trees); the tree's mass matrix and bias forces say so at an arbitrary state."""
+    from fe_contact.multibody.joints import Joint
+    from fe_contact.multibody.tree import Body, TreeModel, bias_forces, mass_matrix
+
+    disk = Disk.from_areal_density(0.3, 100.0)
+    tree = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(0.0, 0.0), Body(disk.mass, disk.inertia)),
+        joints=(
+            Joint("prismatic"),
+            Joint("prismatic", parent=0, angle=np.pi / 2),
+            Joint("revolute", parent=1, angle=-np.pi / 2),
+        ),
+        gravity=(0.0, -9.81),
+    )
+    q, u = np.array([0.4, -0.2, 1.3]), np.array([0.7, -1.1, 5.0])
+    np.testing.assert_allclose(
+        mass_matrix(tree, q), np.diag([disk.mass, disk.mass, disk.inertia]), atol=1e-12
+    )
+    np.testing.assert_allclose(bias_forces(tree, q, u), [0.0, disk.mass * 9.81, 0.0], atol=1e-12)

@@ -4,23 +4,43 @@ Data (004, Table 1): unstretched length L = 1 m, supports A = (0, 0) and B = (0.
 same height), rho0 = 0.3142 kg/m, neo-Hookean k = 853.75 N (004 eq. (17)), g = 9.81 m/s^2,
 mu = 0.2, restitution 0 (004 sec. 4.5), nel = 2 Hermite elements (option for more).
 
-Example 1: heavy disk, R = 0.3 m, rho_D = 100 kg/m^2 (m = 28.3 kg), ncp = 20 candidate points,
-released from rest 0.01 m above the string's static shape over its middle; it falls into the
-string, which wraps around it with several closed contacts.
-Example 2: light disk, R = 0.1 m, rho_D = 0.1 kg/m^2, ncp = 60, set on the static string at the
-material point s = 0.3 m (off-centre); it rolls down towards the middle and back.
+Initial positions (the paper gives none; Figs. 6 and 7 are missing from our copy). The string
+starts at rest in its static shape under its own weight (Newton, ``string_statics``), computed
+for the chosen number of elements. Example 1: heavy disk, R = 0.3 m, rho_D = 100 kg/m^2
+(m = 28.3 kg), ncp = 20 candidate points, released from rest with its lowest point 0.01 m above
+the string's middle (s = L/2, which is also the lowest point of the symmetric static string), so
+the drop is symmetric; it falls into the string, which wraps around it with several closed
+contacts. Example 2: light disk, R = 0.1 m, rho_D = 0.1 kg/m^2, ncp = 60, set at rest on the
+static string, touching it at the material point s = 0.3 m (off-centre, centre on the string's
+normal at that point); it rolls down towards the middle and back. Disk angle 0 at the start.
 
-Time stepping: Moreau-Jean (``fe_contact.integrate.moreau``) with theta = 0.55 by default:
-theta = 1/2 (Moreau's midpoint, no numerical damping) runs the paper's 2-element string fine, but
-with 16 or more elements at h = 2e-3 s (omega_max h ~ 10) the linearised midpoint rule lets the
-unresolved string modes grow; a slightly larger theta damps them and costs little (the disk's
-free flight loses (theta - 1/2) m g^2 h^2 per step).
-``stiffness_damping`` (beta, s) adds string damping C = beta K, which 004 does not have; it lets
-example 1 come to rest within seconds (the static rest state does not depend on it).
+Time stepping: Moreau-Jean (``fe_contact.integrate.moreau``) with h = 1e-3 s and theta = 0.55 by
+default. theta = 1/2 (Moreau's midpoint, no numerical damping) runs the paper's 2-element string
+fine, but with 16 or more elements at h = 2e-3 s (omega_max h ~ 10) the linearised midpoint rule
+lets the unresolved string modes grow; a slightly larger theta damps them and costs little (the
+disk's free flight loses (theta - 1/2) m g^2 h^2 per step). Steps in which a contact closes are
+subdivided (``penetration_tolerance``, default 1e-5 m) so that no candidate penetrates the disk
+by more than that; ``--penetration-tolerance 0`` gives plain fixed steps (penetration up to
+about theta h times the closing speed, 0.5 mm in example 1). ``stiffness_damping`` (beta, s)
+adds string damping C = beta K, which 004 does not have; it lets example 1 come to rest within
+seconds (the static rest state does not depend on it).
 
-Writes to ``out`` (default ``out/disk_on_string``): ``example{1,2}_history.csv`` (scalar
-histories, see ``MoreauResult``) and ``example{1,2}.png`` (string and disk at a few times, plus
-disk height and closed contacts over time).
+Writes to ``out`` (default ``out/disk_on_string``):
+
+* ``example{1,2}_history.csv``: scalar histories (see ``MoreauResult``: disk position and
+  velocity, closed contacts, impulses, penetration ``max_penetration`` in m, slip, energies,
+  solver counters, sub-steps);
+* ``example{1,2}.png``: string and disk at a few times, disk height and closed contacts;
+* ``example{1,2}_frames/example{1,2}.pvd`` with ``.vtu`` frames every ``--vtk-stride`` seconds of
+  simulated time (default 0.01 s; 0: none), written while the run goes (an interrupted run
+  leaves a valid series up to its last frame). Each frame (``moreau.frame_blocks``): the string
+  as a polyline sampled inside the elements (displacement, tangent, curvature, stretch, tension
+  in N), the disk's outline with a spoke (from the centre to the material point that is lowest
+  at t = 0), and the closed candidate points as vertices with the forces on the disk
+  ``normal_force`` and ``friction_force`` (N, impulse / h of the step), ``gap`` (m),
+  ``slip_velocity`` (m/s), ``contact`` (candidate index) and ``material_point`` (s_i, m). In
+  ParaView: open the .pvd, Glyph on the contact vertices with normal_force as orientation and
+  scale array.
 """
 
 from __future__ import annotations
@@ -44,8 +64,10 @@ from ..elements.string import (
 )
 from ..elements.string_statics import static_equilibrium
 from ..integrate.moreau import (
+    PENETRATION_TOLERANCE,
     Disk,
     DiskContactModel,
+    MoreauPvdWriter,
     MoreauResult,
     candidate_gaps,
     disk_contact_model,
@@ -62,6 +84,8 @@ EXAMPLES = {
 }
 RELEASE_GAP = 0.01  # example 1: height of the disk's bottom above the static string, m
 START_S = 0.3  # example 2: material point under the disk at t = 0, m
+VTK_STRIDE = 0.01  # s of simulated time between ParaView frames
+SAMPLES_PER_ELEMENT = 16  # string polyline points per element in the frames
 
 
 def string_spec(n_elements: int = 2) -> StringSpec:
@@ -144,22 +168,73 @@ def run(
     friction: float = MU,
     n_contact_points: int | None = None,
     plot: bool = True,
+    vtk_stride: float | None = VTK_STRIDE,
+    penetration_tolerance: float | None = PENETRATION_TOLERANCE,
 ) -> DiskOnStringRun:
-    """Simulate example 1 or 2; write the history CSV and (plot=True) the figure to ``out``.
+    """Simulate example 1 or 2; write the history CSV, the ParaView series and the figure.
 
     t_end, h : None = the example's defaults (2 s, 1e-3 s). out : None writes nothing.
+    vtk_stride : s of simulated time between frames (rounded to a whole number of steps, at
+        least one step; the final state is always written), None or 0: no ParaView series.
+    penetration_tolerance : m, sub-stepping at contact closures (None: fixed steps).
+    plot : write the PNG figure.
     """
-    _, _, _, t_default, h_default = EXAMPLES.get(example, (None,) * 5)
+    if example not in EXAMPLES:
+        raise ValueError(f"example: got {example!r}; allowed: {sorted(EXAMPLES)}")
+    _, _, _, t_default, h_default = EXAMPLES[example]
     t_end = t_default if t_end is None else t_end
     h = h_default if h is None else h
+    if not (np.isscalar(t_end) and np.isfinite(t_end) and t_end > 0.0):
+        raise ValueError(f"t_end: got {t_end!r}; allowed: an end time > 0 in s")
+    if not (np.isscalar(h) and np.isfinite(h) and 0.0 < h <= t_end):
+        raise ValueError(f"h: got {h!r}; allowed: a step 0 < h <= t_end = {t_end!r} in s")
+    if vtk_stride is not None and not (np.isscalar(vtk_stride) and vtk_stride >= 0.0):
+        raise ValueError(
+            f"vtk_stride: got {vtk_stride!r}; allowed: seconds >= 0 between frames, or None"
+        )
     case = setup(example, n_elements, friction, stiffness_damping, n_contact_points)
-    start = time.perf_counter()
-    csv_path = None if out is None else Path(out) / f"example{example}_history.csv"
-    result = simulate(case.model, case.q0, case.u0, t_end, h=h, theta=theta, csv_path=csv_path)
-    wall = time.perf_counter() - start
     files = []
+    csv_path = None if out is None else Path(out) / f"example{example}_history.csv"
+    writer = None
+    if out is not None and vtk_stride:
+        writer = MoreauPvdWriter(
+            case.model,
+            Path(out) / f"example{example}_frames",
+            h,
+            name=f"example{example}",
+            stride=max(1, int(round(vtk_stride / h))),
+            samples_per_element=SAMPLES_PER_ELEMENT,
+        )
+    start = time.perf_counter()
+    try:
+        result = simulate(
+            case.model,
+            case.q0,
+            case.u0,
+            t_end,
+            h=h,
+            theta=theta,
+            csv_path=csv_path,
+            penetration_tolerance=penetration_tolerance,
+            observer=None if writer is None else writer.observe,
+        )
+        if writer is not None and writer.last_written != result.t[-1]:
+            writer.write_state(
+                result.t[-1],
+                result.q[-1],
+                np.flatnonzero(np.isfinite(result.slip_velocity[-1])),
+                result.normal_impulses[-1],
+                result.tangent_impulses[-1],
+                result.slip_velocity[-1],
+            )
+    finally:
+        if writer is not None:
+            writer.close()
+    wall = time.perf_counter() - start
     if out is not None:
         files.append(csv_path)
+        if writer is not None:
+            files.append(writer.pvd_path)
         if plot:
             files.append(plot_run(result, case.model, Path(out) / f"example{example}.png"))
     return DiskOnStringRun(result, case.model, wall, tuple(files))
@@ -229,7 +304,21 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--out", default="out/disk_on_string", help="output folder (default: out/disk_on_string)"
     )
+    parser.add_argument(
+        "--vtk-stride",
+        type=float,
+        default=VTK_STRIDE,
+        help=f"s of simulated time between ParaView frames (default: {VTK_STRIDE}; 0: none)",
+    )
+    parser.add_argument(
+        "--penetration-tolerance",
+        type=float,
+        default=PENETRATION_TOLERANCE,
+        help=f"m, sub-steps at contact closures (default: {PENETRATION_TOLERANCE:g}; 0: off)",
+    )
     args = parser.parse_args(argv)
+    if args.vtk_stride < 0.0 or args.penetration_tolerance < 0.0:
+        parser.error("--vtk-stride and --penetration-tolerance must be >= 0")
     outcome = run(
         args.example,
         args.elements,
@@ -238,6 +327,8 @@ def main(argv=None) -> int:
         args.out,
         theta=args.theta,
         stiffness_damping=args.damping,
+        vtk_stride=args.vtk_stride,
+        penetration_tolerance=args.penetration_tolerance or None,
     )
     res = outcome.result
     print(
@@ -247,6 +338,7 @@ def main(argv=None) -> int:
     print(f"final disk centre: ({res.disk_position[-1, 0]:.5f}, {res.disk_position[-1, 1]:.5f}) m")
     print(f"closed contacts at the end: {res.n_active[-1]}, max over run: {res.n_active.max()}")
     print(f"max penetration: {res.max_penetration.max():.3e} m")
+    print(f"sub-steps: {res.n_substeps.sum()} (at most {res.n_substeps.max()} in one step)")
     print(f"max solver sweeps per step: {res.solver_iterations.max()}")
     print("wrote:")
     for f in outcome.files:
