@@ -55,6 +55,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -303,6 +304,19 @@ def build_system(data: Manipulator, mu: float, q2: float, rest, angle3):
     return assemble(_model(data, mu, q2, rest, angle3))
 
 
+@lru_cache(maxsize=8)
+def _frictionless_start(data: Manipulator, dt: float):
+    """What every mu shares: the frictionless pose, rest positions, drive torque, the system with
+    mu = 0, its quasi-static velocities and the sign of the slip they give (computed once)."""
+    q_pose, rest, tau0, angle3 = spring_rest_positions(data)
+    system = build_system(data, 0.0, float(q_pose[DRIVEN_JOINT]), rest, angle3)
+    q_minus, _ = static_equilibrium(system, q_pose, -dt)
+    q_plus, _ = static_equilibrium(system, q_pose, dt)
+    u = (q_plus - q_minus) / (2.0 * dt)
+    slip = evaluate_state(system, q_pose, u, 0.0, constraints_only=True).contacts[0]
+    return system, q_pose, u, rest, tau0, angle3, np.array([np.sign(slip.slip_velocity)])
+
+
 def initial_state(data: Manipulator, mu: float, dt: float = 1e-3):
     """(system, InitialState) for friction coefficient mu: the quasi-static sliding state at t = 0.
 
@@ -313,25 +327,18 @@ def initial_state(data: Manipulator, mu: float, dt: float = 1e-3):
     mu = float(mu)
     if not np.isfinite(mu) or mu < 0.0:
         raise ValueError(f"mu must be >= 0, got {mu!r}")
-    q_pose, rest, tau0, angle3 = spring_rest_positions(data)
-    q2 = float(q_pose[DRIVEN_JOINT])
-    frictionless = build_system(data, 0.0, q2, rest, angle3)
-    lay = frictionless.layout
-    q_minus, _ = static_equilibrium(frictionless, q_pose, -dt)
-    q_plus, _ = static_equilibrium(frictionless, q_pose, dt)
-    u = (q_plus - q_minus) / (2.0 * dt)
-    slip = evaluate_state(frictionless, q_pose, u, 0.0, constraints_only=True).contacts[0]
-    sign = np.array([np.sign(slip.slip_velocity)])
-    system = build_system(data, mu, q2, rest, angle3)
+    frictionless, q_pose, u, rest, tau0, angle3, sign = _frictionless_start(data, dt)
     if mu > 0.0:
+        system = build_system(data, mu, float(q_pose[DRIVEN_JOINT]), rest, angle3)
         q0, lam = static_equilibrium(system, q_pose, 0.0, slip_sign=sign)
         q_minus, _ = static_equilibrium(system, q0, -dt, slip_sign=sign)
         q_plus, _ = static_equilibrium(system, q0, dt, slip_sign=sign)
         u = (q_plus - q_minus) / (2.0 * dt)
     else:
+        system = frictionless
         q0, lam = q_pose, np.array([data.normal_force, tau0])
     ev = evaluate_state(system, q0, u, 0.0, constraints_only=True)
-    part = make_partition(system, choose_dependent(ev.jac[:, lay.tree]))
+    part = make_partition(system, choose_dependent(ev.jac[:, system.layout.tree]))
     q0, u0 = recover_dependent(system, part, q0, u, 0.0)
     return system, InitialState(
         q0=q0,
@@ -507,6 +514,8 @@ def plot_torques(cases: list[Case], path) -> list[Path]:
     """Driving torque at joint 2 versus time, one curve per mu (002 Fig. 7b); PNG and SVG."""
     from matplotlib.figure import Figure
 
+    from ..io.plots import save_figure
+
     fig = Figure(figsize=(7.0, 4.0), layout="constrained")
     ax = fig.add_subplot()
     for case in cases:
@@ -519,14 +528,7 @@ def plot_torques(cases: list[Case], path) -> list[Path]:
     ax.set_title("Manipulator on the cantilever: driving torque (002 Fig. 7b)")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="best", fontsize="small")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    written = []
-    for suffix in (".png", ".svg"):
-        target = path.with_suffix(suffix)
-        fig.savefig(target, dpi=150)
-        written.append(target)
-    return written
+    return save_figure(fig, path)
 
 
 def write_summary(cases: list[Case], path) -> Path:
@@ -586,9 +588,7 @@ def apply_settings(data: Manipulator, settings) -> Manipulator:
             if key not in fields:
                 raise ValueError(f"--set: BeamSpec has no field {key!r}; known: {sorted(fields)}")
             current = getattr(data.beam, key)
-            value = text if current is None else _parse_value(text, current)
-            if current is None:
-                value = float(text)
+            value = float(text) if current is None else _parse_value(text, current)
             data = replace(data, beam=replace(data.beam, **{key: value}))
             continue
         fields = {f.name for f in dataclasses.fields(Manipulator)} - {"beam"}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse.linalg as spla
@@ -434,7 +435,7 @@ def integrate(
         system, t0, q0, u0, h=h, rho_inf=rho_inf, tol=tol, max_newton=max_newton
     )
     cols = column_spec(system)
-    writer = HistoryWriter(__import__("pathlib").Path(out) / "history.csv", cols) if out else None
+    writer = HistoryWriter(Path(out) / "history.csv", cols) if out else None
     names = [c for c, _ in cols]
     frames = FrameWriter(system, vtk) if vtk is not None else None
     friction_columns = [f"{c.name}_friction_force" for c in system.model.contacts]
@@ -533,7 +534,7 @@ def integrate(
     if ts[-1] != stepper.t and status == "finished":
         record(n_total, force=True)
     if frames is not None:
-        frames.close()
+        frames.close()  # the index is also rewritten after every frame, so nothing is lost on error
     return SimulationResult(
         t=np.asarray(ts),
         q=np.asarray(qs),

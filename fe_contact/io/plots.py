@@ -83,8 +83,9 @@ def _targets(path, formats: Sequence[str]) -> list[Path]:
     return [path.with_name(f"{path.name}.{fmt.lstrip('.')}") for fmt in formats]
 
 
-def _save(fig: Figure, path, formats: Sequence[str], dpi: int) -> list[Path]:
-    """Save in each format; SVG keeps its text as text (searchable, editable)."""
+def save_figure(fig: Figure, path, formats: Sequence[str] = FORMATS, dpi: int = 150) -> list[Path]:
+    """Save ``fig`` as ``path`` in each format (suffix replaced); SVG keeps its text as text
+    (searchable, editable). Returns the written paths."""
     written = []
     with rc_context({"svg.fonttype": "none"}):
         for target in _targets(path, formats):
@@ -148,7 +149,7 @@ def plot_histories(
     axes[-1].set_xlabel("time t [s]")
     if title:
         fig.suptitle(title)
-    return _save(fig, path, formats, dpi)
+    return save_figure(fig, path, formats, dpi)
 
 
 def _support_marks(ax, system: System, size: float) -> None:
@@ -250,4 +251,4 @@ def plot_configuration(
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper right", fontsize="small")
     ax.set_title(title if title is not None else f"t = {t:.6g} s")
-    return _save(fig, path, formats, dpi)
+    return save_figure(fig, path, formats, dpi)
