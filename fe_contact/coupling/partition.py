@@ -87,6 +87,8 @@ def _solve_square(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
     rcond = _gecon(lu, np.linalg.norm(a, 1), norm="1")[0] if info == 0 else 0.0
     if info != 0 or not rcond > 1e-13:
         raise PainleveError(f"{what} is singular (condition number {1.0 / max(rcond, 1e-300):.3e})")
+    # getrf above only feeds the condition estimate: for these m x m blocks (m = number of
+    # constraints) numpy's solve is faster than reusing the factors through scipy's lu_solve.
     x = np.linalg.solve(a, b)
     if not np.all(np.isfinite(x)):
         raise PainleveError(f"{what} is singular (non-finite solution)")
