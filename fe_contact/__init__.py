@@ -1,34 +1,57 @@
-"""fe_contact: planar flexible multibody dynamics with sliding frictional contact.
+"""fe_contact: planar flexible multibody dynamics with frictional contact, on scikit-fem.
 
-The end-to-end path (see the README): describe a ``Model`` (a ``TreeModel``, a ``BeamSpec``,
-``ContactSpec``s and ``Drive``s), ``assemble`` it into a ``System``, integrate it with
-``fe_contact.integrate.genalpha.integrate`` to a ``SimulationResult`` and ``write_pvd`` the result
-for ParaView. (``integrate`` is not re-exported here: the name would hide the subpackage
-``fe_contact.integrate``.)
+The one path through the library (see the README): describe a ``Model`` (a ``TreeModel``, named
+``BeamSpec`` / ``StringSpec`` structures, ``ContactPair`` s with their laws, drives, loops,
+loads, gravity), ``assemble`` it into a ``System``, ``simulate`` it with the generalised-alpha or
+the Moreau-Jean stepper to a ``SimulationResult``, and let observers write the CSV history and
+the ParaView series as the run goes.
 """
 
-from .coupling.contact import ContactSpec
 from .elements.beam import BeamSpec
-from .integrate.result import SimulationResult
-from .io.vtk import write_pvd
+from .elements.string import LinearElastic, NeoHookean, StringSpec, Support
+from .model import (
+    Circle,
+    ContactPair,
+    Line,
+    LoopClosure,
+    Model,
+    Point,
+    PointLoad,
+    Sliding,
+    Unilateral,
+)
+from .multibody.builders import floating_body
 from .multibody.drive import Drive
 from .multibody.joints import Joint
 from .multibody.tree import Body, TreeModel
-from .system import LoopClosure, Model, System, assemble
+from .steppers.result import SimulationResult
+from .steppers.simulate import simulate
+from .system import System, assemble
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "BeamSpec",
     "Body",
-    "ContactSpec",
+    "Circle",
+    "ContactPair",
     "Drive",
     "Joint",
+    "Line",
+    "LinearElastic",
     "LoopClosure",
     "Model",
+    "NeoHookean",
+    "Point",
+    "PointLoad",
     "SimulationResult",
+    "Sliding",
+    "StringSpec",
+    "Support",
     "System",
     "TreeModel",
+    "Unilateral",
     "assemble",
-    "write_pvd",
+    "floating_body",
+    "simulate",
 ]

@@ -19,6 +19,14 @@ DEMOS = {
         "fe_contact.demos.sliding_mass",
         "point mass sliding with friction on the beam",
     ),
+    "slider-on-string": (
+        "fe_contact.demos.slider_on_string",
+        "trolley sliding with friction on the hanging string (generalised-alpha)",
+    ),
+    "disk-on-beam": (
+        "fe_contact.demos.disk_on_beam",
+        "disk dropped onto and rolling along the cantilever (Moreau-Jean)",
+    ),
 }
 
 

@@ -23,7 +23,8 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..system import Evaluation, System, evaluate_state, mass_times
+from ..system import System
+from .constraints import Evaluation, evaluate_state, mass_times
 
 
 class PainleveError(RuntimeError):
@@ -65,8 +66,8 @@ class Partition:
 def make_partition(system: System, dependent: np.ndarray) -> Partition:
     n_b = system.layout.n_tree
     v = np.setdiff1d(np.arange(n_b), dependent)
-    beam = np.arange(n_b, system.layout.n)
-    return Partition(np.asarray(dependent), v, np.concatenate([v, beam]))
+    flexible = np.arange(n_b, system.layout.n)
+    return Partition(np.asarray(dependent, dtype=int), v, np.concatenate([v, flexible]))
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def partitioned_accelerations(system: System, ev: Evaluation, part: Partition) -
     Ts = np.zeros((n, n_ind))
     Ts[U] = -np.hstack([B4, B5])
     Ts[ind, np.arange(n_ind)] = 1.0
-    M = scipy.linalg.block_diag(ev.mass_tree, system.mass_beam.toarray())
+    M = scipy.linalg.block_diag(ev.mass_tree, system.mass_flexible.toarray())
     reduced = Ts.T @ M @ T
     rhs = Ts.T @ (M @ t0 - ev.forces)
     z = _solve_square(reduced, rhs, "the reduced mass matrix of eqs. (78a-b)")
@@ -147,7 +148,7 @@ def augmented_accelerations(system: System, ev: Evaluation) -> Solution:
     n = system.layout.n
     n_b = system.layout.n_tree
     m = ev.phi.size
-    M = sp.block_diag([sp.csc_matrix(ev.mass_tree), system.mass_beam], format="csc")
+    M = sp.block_diag([sp.csc_matrix(ev.mass_tree), system.mass_flexible], format="csc")
     K = (
         sp.bmat([[M, sp.csc_matrix(-ev.jac_sigma.T)], [sp.csc_matrix(ev.jac), None]], format="csc")
         if m

@@ -1,0 +1,218 @@
+"""The bilateral constraint set of the partitioned stepper, evaluated at one state.
+
+Coordinates q = (q_t, q_f): the tree's joint coordinates and the structures' free coordinates
+(``System.layout``). Equations of motion with the constraint set (Lipinski (002), eqs. 71a-b,
+60-62):
+
+    M_t(q_t) q_t'' + F_t(q_t, q_t', t)           = J_Sigma,t^T lambda
+    M_f q_f'' + C_f q_f' + f_int(q_f) - Q_f       = J_Sigma,f^T lambda
+    J q'' + A = 0,   J q' + phi_t = 0,   phi(q, t) = 0
+
+Rows, in the order of ``Model.constraint_names()``: every ``Sliding`` contact (one row: the gap
+of ``coupling.kinematics``, multiplier = the normal force in N, positive while the target pushes
+the profile away), every drive (one row q_j - q_j(t), multiplier = driving torque or force) and
+every loop closure (two rows, multipliers = the closure's force on body a, N). The friction rows
+of J_Sigma (002 eqs. 67-68, 71c) are ``-sign(v_t) mu W_T`` per contact, so that J_Sigma^T lambda
+contains the Coulomb force -sign(v_t) mu lambda t on the profile and its reaction on the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..multibody.tree import equations_of_motion, point_kinematics
+from ..system import System
+from .kinematics import (
+    ContactKinematics,
+    ContactLeftStructure,
+    line_contact,
+    profile_state,
+    structure_contact,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """The system at one state (q, u, t).
+
+    mass_tree : (n_t, n_t). forces : (n,) F of M q'' + F = J_Sigma^T lambda. phi : (m,)
+    position residuals. jac : (m, n) J. jac_sigma : (m, n) J_Sigma (002 eq. 71c). remainder :
+    (m,) A. phi_t : (m,). contacts : ContactKinematics per Sliding contact (in row order).
+    slip_sign : (n_sliding,) friction directions used. contact_index : model index of each.
+    """
+
+    t: float
+    q: np.ndarray
+    u: np.ndarray
+    mass_tree: np.ndarray | None
+    forces: np.ndarray | None
+    phi: np.ndarray
+    jac: np.ndarray
+    jac_sigma: np.ndarray
+    remainder: np.ndarray
+    phi_t: np.ndarray
+    contacts: tuple[ContactKinematics, ...]
+    slip_sign: np.ndarray
+    contact_index: tuple[int, ...]
+
+
+def sliding_contacts(system: System) -> tuple[int, ...]:
+    """Model indices of the bilateral (Sliding) contacts, in constraint-row order."""
+    return tuple(i for i, c in enumerate(system.model.contacts) if c.bilateral)
+
+
+def contact_at(system: System, k: int, q, u, s_guess=None, remainder=True) -> ContactKinematics:
+    """Kinematics of contact k of the model at (q, u) (closest point on a structure, or a line).
+
+    Raises ContactLeftStructure when the closest point lies beyond an end of the structure.
+    """
+    model = system.model
+    lay = system.layout
+    pair = model.contacts[k]
+    profile = profile_state(
+        system.tree, q[lay.tree], u[lay.tree], pair.profile.body, system.profile_points[k]
+    )
+    radius = pair.profile.radius
+    if not isinstance(pair.target, str):
+        return line_contact(pair.target.point, pair.target.normal, profile, lay.tree, lay.n, radius)
+    structure = system.structures[pair.target]
+    sl = lay.structure(pair.target)
+    s, point = structure.closest(profile.centre.position, q[sl], s_guess)
+    if point is None:
+        raise ContactLeftStructure(
+            f"contact {pair.name!r} left structure {pair.target!r}: closest point s = {s:.6g} m "
+            f"is outside [0, {structure.length:g}] m"
+        )
+    return structure_contact(
+        structure,
+        sl,
+        q[sl],
+        u[sl],
+        profile,
+        lay.tree,
+        lay.n,
+        radius,
+        pair.side,
+        s,
+        remainder,
+        point,
+    )
+
+
+def evaluate_state(
+    system: System,
+    q,
+    u,
+    t: float,
+    slip_sign=None,
+    constraints_only: bool = False,
+    s_guess=None,
+) -> Evaluation:
+    """Evaluate the dynamics and the bilateral constraints at (q, u, t).
+
+    slip_sign : (n_sliding,) signs of the slip velocity used for friction; by default the signs
+    at this state (002 eq. 63). s_guess : (n_sliding,) warm starts of the contact parameters.
+    ``constraints_only`` skips M and F.
+    """
+    lay = system.layout
+    tree = system.tree
+    model = system.model
+    q = np.asarray(q, dtype=float)
+    u = np.asarray(u, dtype=float)
+    if q.shape != (lay.n,) or u.shape != (lay.n,):
+        raise ValueError(f"q and u must have shape ({lay.n},), got {q.shape} and {u.shape}")
+    index = sliding_contacts(system)
+    m = len(model.constraint_names())
+    phi = np.zeros(m)
+    jac = np.zeros((m, lay.n))
+    jac_sigma = np.zeros((m, lay.n))
+    remainder = np.zeros(m)
+    phi_t = np.zeros(m)
+    contacts = []
+    signs = np.zeros(len(index))
+    row = 0
+    for i, k in enumerate(index):
+        guess = None if s_guess is None else s_guess[i]
+        c = contact_at(system, k, q, u, guess, remainder=not constraints_only)
+        contacts.append(c)
+        phi[row] = c.gap
+        jac[row] = c.w_normal
+        remainder[row] = c.remainder
+        s = np.sign(c.slip_velocity) if slip_sign is None else float(slip_sign[i])
+        signs[i] = s
+        mu = model.contacts[k].mu
+        jac_sigma[row] = c.w_normal - s * mu * c.w_tangent if mu > 0.0 else c.w_normal
+        row += 1
+    q_t, u_t = q[lay.tree], u[lay.tree]
+    for d in model.drives:
+        phi[row] = q_t[d.joint] - d.position(t)
+        jac[row, d.joint] = 1.0
+        jac_sigma[row, d.joint] = 1.0
+        phi_t[row] = -d.velocity(t)
+        remainder[row] = -d.acceleration(t)
+        row += 1
+    for loop, (pa, pb) in zip(model.loops, system.loop_points, strict=True):
+        ka = point_kinematics(tree, q_t, u_t, loop.body_a, pa)
+        pos, jl, rem = ka.position.copy(), ka.jacobian.copy(), ka.acceleration_remainder.copy()
+        if loop.body_b is None:
+            pos -= np.asarray(pb)
+        else:
+            kb = point_kinematics(tree, q_t, u_t, loop.body_b, pb)
+            pos -= kb.position
+            jl -= kb.jacobian
+            rem -= kb.acceleration_remainder
+        phi[row : row + 2] = pos
+        jac[row : row + 2, lay.tree] = jl
+        jac_sigma[row : row + 2, lay.tree] = jl
+        remainder[row : row + 2] = rem
+        row += 2
+    mass_tree = forces = None
+    if not constraints_only:
+        forces = np.empty(lay.n)
+        if tree is not None:
+            eom = equations_of_motion(tree, q_t, u_t, t)
+            mass_tree = eom.mass_matrix
+            forces[lay.tree] = eom.bias_forces
+        else:
+            mass_tree = np.zeros((0, 0))
+        forces[lay.flexible] = (
+            system.damping_flexible @ u[lay.flexible]
+            + system.flexible_internal_force(q)
+            - system.load_flexible
+        )
+    return Evaluation(
+        t=t,
+        q=q,
+        u=u,
+        mass_tree=mass_tree,
+        forces=forces,
+        phi=phi,
+        jac=jac,
+        jac_sigma=jac_sigma,
+        remainder=remainder,
+        phi_t=phi_t,
+        contacts=tuple(contacts),
+        slip_sign=signs,
+        contact_index=index,
+    )
+
+
+def mass_times(system: System, ev: Evaluation, a: np.ndarray) -> np.ndarray:
+    """M a for the block-diagonal mass matrix diag(M_t(q), M_f), shape (n,)."""
+    lay = system.layout
+    out = np.empty(lay.n)
+    out[lay.tree] = ev.mass_tree @ a[lay.tree]
+    out[lay.flexible] = system.mass_flexible @ a[lay.flexible]
+    return out
+
+
+__all__ = [
+    "ContactLeftStructure",
+    "Evaluation",
+    "contact_at",
+    "evaluate_state",
+    "mass_times",
+    "sliding_contacts",
+]

@@ -1,0 +1,265 @@
+"""Kinematics of a contact between a profile on a tree body and a structure or a rigid line.
+
+One construction serves every pair (a Point is a Circle of radius R = 0). With the profile's
+centre c (a body point), the target curve r(s, q) of a structure (``structures.Structure``) and
+``side`` = +1 when the profile lies on the side of the curve's normal n_s:
+
+* contact parameter: the closest point s of the deformed curve to c,
+  ``(c - r(s)) . r'(s) = 0`` (Bauchau (000), eqs. 5-6 with a point for the second curve); for
+  the linear beam on the constraint manifold this is Lipinski's (002) eq. (26a) exactly, since
+  there c lies on the curve;
+* normal ``n = side n_s`` (from the target to the profile), tangent ``t = n`` turned by -90
+  degrees (for side = +1 the curve's own tangent), Eugster-Glocker (004), eq. (21);
+* gap ``g = n . (c - r(s)) - R`` (000 eq. 7; 004 eq. 23); for the beam and R = 0 this is 002's
+  eq. (23) scaled by k = 1/sqrt(1 + w'^2), so that its multiplier is the normal force in N;
+* normal velocity ``g' = W_N . u`` with ``W_N = [n . J_c, -n . R(s)]`` (002 eqs. 34, 44 in the
+  scaled form; 004 eq. 22): the s-derivative drops out by the orthogonality condition;
+* slip velocity of the profile's material point Q = c - R n against the structure's material
+  point at s, ``v_t = W_T . u``, ``W_T = [t . J_c + R jw, -t . R(s)]`` (002 eq. 57; 004 eq. 25
+  with the rolling term R phi');
+* normal acceleration remainder A with ``g'' = W_N . u' + A`` (002 eq. 45 in general form):
+  ``A = side (n_s . a_c - s' n_s . R_s(s) u - omega t_s . (c' - v_m))`` with the material
+  velocity ``v_m = R(s) u``, the rate of the contact parameter
+  ``s' = (a t_s . (c' - v_m) + d . R_s u) / (a^2 - d . r'')`` (d = c - r, a = |r'|) and the
+  rotation rate of the tangent ``omega = n_s . (r'' s' + R_s u) / a``. On the beam and the
+  manifold this reduces to Lipinski's corrected eq. (45),
+  ``A = side k ((n0 - w' t0) . a_p - w'' x'^2 - 2 x' N' q_c')``.
+
+Jacobian rows are dense over the system's velocity vector (``n`` entries); ``tree_columns``
+and ``structure_columns`` place the tree's and the structure's parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..multibody.tree import PointKinematics, TreeModel, angular_jacobian, point_kinematics
+from ..structures import CurvePoint, Structure, material_velocity, slope_velocity
+
+_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
+
+
+class ContactLeftStructure(RuntimeError):
+    """The closest point of a sliding contact left the structure at one of its ends."""
+
+
+@dataclass(frozen=True, eq=False)
+class ContactKinematics:
+    """One contact point at one state (n = system velocities).
+
+    parameter : material coordinate s on the target, m (NaN on a line). element : its element
+        (-1 on a line). point : (2,) contact point on the target, m. profile_point : (2,) the
+        profile's contact point Q = c - R n, m.
+    normal : (2,) unit, from the target to the profile. tangent : (2,) the normal turned by -90
+        degrees. gap : m. normal_velocity, slip_velocity : m/s.
+    w_normal, w_tangent : (n,) rows W_N, W_T. remainder : A, m/s^2 (NaN when not computed).
+    parameter_rate : s', m/s.
+    """
+
+    parameter: float
+    element: int
+    point: np.ndarray
+    profile_point: np.ndarray
+    normal: np.ndarray
+    tangent: np.ndarray
+    gap: float
+    normal_velocity: float
+    slip_velocity: float
+    w_normal: np.ndarray
+    w_tangent: np.ndarray
+    remainder: float
+    parameter_rate: float
+
+
+@dataclass(frozen=True, eq=False)
+class ProfileState:
+    """The profile's centre c as a body point: kinematics (position, velocity, J_c, a_c), the
+    body's angular-velocity row jw (n_tree,) and its angular velocity, rad/s."""
+
+    centre: PointKinematics
+    angular_row: np.ndarray
+    angular_velocity: float
+
+
+def profile_state(tree: TreeModel, q_tree, u_tree, body: int, local) -> ProfileState:
+    """Kinematics of a profile's centre on ``body`` at the tree state (Lipinski (002), eqs. 1-3)."""
+    row = angular_jacobian(tree, body)
+    return ProfileState(
+        centre=point_kinematics(tree, q_tree, u_tree, body, local),
+        angular_row=row,
+        angular_velocity=float(row @ u_tree),
+    )
+
+
+def _scatter(n: int, tree_columns: slice, tree_part, cols=None, part=None) -> np.ndarray:
+    row = np.zeros(n)
+    row[tree_columns] = tree_part
+    if cols is not None:
+        np.add.at(row, cols, part)
+    return row
+
+
+def structure_contact(
+    structure: Structure,
+    columns: slice,
+    q_s: np.ndarray,
+    u_s: np.ndarray,
+    profile: ProfileState,
+    tree_columns: slice,
+    n: int,
+    radius: float,
+    side: int,
+    s: float,
+    remainder: bool = True,
+    curve_point: CurvePoint | None = None,
+) -> ContactKinematics:
+    """Contact of a profile (centre state ``profile``, radius R) with ``structure`` at the
+    material point ``s`` (the closest point: see ``Structure.project``).
+
+    columns : slice of the structure's free coordinates in the system vector; q_s, u_s : its
+    coordinates and velocities; curve_point : ``structure.curve(s, q_s)`` if already known.
+    Returns ContactKinematics (module docstring).
+    """
+    cp = structure.curve(s, q_s) if curve_point is None else curve_point
+    pk = profile.centre
+    c, c_dot = pk.position, pk.velocity
+    n_s, t_s = cp.normal, cp.tangent
+    normal = side * n_s
+    tangent = -_PERP @ normal
+    d = c - cp.position
+    v_m = material_velocity(cp, u_s)
+    rel = c_dot - v_m
+    cols = columns.start + cp.dofs
+    w_n = _scatter(n, tree_columns, normal @ pk.jacobian, cols, -(normal @ cp.rows))
+    w_t = _scatter(
+        n,
+        tree_columns,
+        tangent @ pk.jacobian + radius * profile.angular_row,
+        cols,
+        -(tangent @ cp.rows),
+    )
+    a = float(np.hypot(*cp.slope))
+    rs_u = slope_velocity(cp, u_s)
+    s_rate = (a * float(t_s @ rel) + float(d @ rs_u)) / (a * a - float(d @ cp.slope_rate))
+    A = np.nan
+    if remainder:
+        omega = float(n_s @ (cp.slope_rate * s_rate + rs_u)) / a
+        A = side * (
+            float(n_s @ pk.acceleration_remainder)
+            - s_rate * float(n_s @ rs_u)
+            - omega * float(t_s @ rel)
+        )
+    return ContactKinematics(
+        parameter=cp.s,
+        element=cp.element,
+        point=cp.position,
+        profile_point=c - radius * normal,
+        normal=normal,
+        tangent=tangent,
+        gap=float(normal @ d) - radius,
+        normal_velocity=float(normal @ rel),
+        slip_velocity=float(tangent @ rel) + radius * profile.angular_velocity,
+        w_normal=w_n,
+        w_tangent=w_t,
+        remainder=A,
+        parameter_rate=s_rate,
+    )
+
+
+def line_contact(
+    point,
+    line_normal,
+    profile: ProfileState,
+    tree_columns: slice,
+    n: int,
+    radius: float,
+) -> ContactKinematics:
+    """Contact of a profile with a rigid line through ``point`` with unit normal ``line_normal``
+    (towards the free side): n = line normal, g = n . (c - p) - R, W_N = [n . J_c],
+    W_T = [t . J_c + R jw], A = n . a_c (004 eqs. 21-25 with the line's foot point at rest)."""
+    pk = profile.centre
+    normal = np.asarray(line_normal, dtype=float)
+    tangent = -_PERP @ normal
+    c = pk.position
+    gap = float(normal @ (c - np.asarray(point, dtype=float))) - radius
+    return ContactKinematics(
+        parameter=np.nan,
+        element=-1,
+        point=c - (gap + radius) * normal,
+        profile_point=c - radius * normal,
+        normal=normal,
+        tangent=tangent,
+        gap=gap,
+        normal_velocity=float(normal @ pk.velocity),
+        slip_velocity=float(tangent @ pk.velocity) + radius * profile.angular_velocity,
+        w_normal=_scatter(n, tree_columns, normal @ pk.jacobian),
+        w_tangent=_scatter(n, tree_columns, tangent @ pk.jacobian + radius * profile.angular_row),
+        remainder=float(normal @ pk.acceleration_remainder),
+        parameter_rate=0.0,
+    )
+
+
+def grid_gaps(centre, radius: float, positions: np.ndarray) -> np.ndarray:
+    """Gaps |c - r_i| - R of a circle against fixed material points r_i (m, 2), Eugster-Glocker
+    (004), eq. (23); shape (m,)."""
+    d = np.asarray(centre, dtype=float)[None, :] - positions
+    return np.sqrt(np.sum(d * d, axis=1)) - radius
+
+
+def grid_contacts(
+    profile: ProfileState,
+    radius: float,
+    positions: np.ndarray,
+    dofs: np.ndarray,
+    rows: np.ndarray,
+    u_s: np.ndarray,
+    columns: slice,
+    tree_columns: slice,
+    n: int,
+):
+    """Candidate contacts of a circle against fixed material points of a structure,
+    Eugster-Glocker (004), eqs. (21)-(25), vectorised over the m points.
+
+    positions : (m, 2) r_i; dofs : (m, k) free-coordinate indices; rows : (m, 2, k) dr/dq.
+    Returns (gap (m,), normal (m, 2), tangent (m, 2), W_N (n, m), W_T (n, m),
+    normal_velocity (m,), slip_velocity (m,)).
+    """
+    pk = profile.centre
+    d = pk.position[None, :] - positions
+    distance = np.sqrt(np.sum(d * d, axis=1))
+    normal = d / distance[:, None]
+    tangent = np.stack([normal[:, 1], -normal[:, 0]], axis=1)
+    m = distance.size
+    w_n = np.zeros((n, m))
+    w_t = np.zeros((n, m))
+    w_n[tree_columns] = (normal @ pk.jacobian).T
+    w_t[tree_columns] = (tangent @ pk.jacobian).T + radius * profile.angular_row[:, None]
+    cols = columns.start + dofs  # (m, k)
+    points = np.broadcast_to(np.arange(m)[:, None], cols.shape)
+    np.add.at(w_n, (cols, points), -np.einsum("mc,mck->mk", normal, rows))
+    np.add.at(w_t, (cols, points), -np.einsum("mc,mck->mk", tangent, rows))
+    v_m = np.einsum("mck,mk->mc", rows, u_s[dofs])
+    rel = pk.velocity[None, :] - v_m
+    return (
+        distance - radius,
+        normal,
+        tangent,
+        w_n,
+        w_t,
+        np.sum(normal * rel, axis=1),
+        np.sum(tangent * rel, axis=1) + radius * profile.angular_velocity,
+    )
+
+
+__all__ = [
+    "ContactKinematics",
+    "ContactLeftStructure",
+    "ProfileState",
+    "grid_contacts",
+    "grid_gaps",
+    "line_contact",
+    "profile_state",
+    "structure_contact",
+]

@@ -1,1 +1,0 @@
-"""Time integrators, events and results."""

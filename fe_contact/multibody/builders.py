@@ -1,0 +1,33 @@
+"""Ready-made trees for common mechanisms."""
+
+from __future__ import annotations
+
+from .joints import Joint
+from .tree import Body, TreeModel
+
+
+def floating_body(
+    mass: float,
+    inertia: float,
+    gravity=(0.0, -9.81),
+    points=None,
+    centre_of_mass=(0.0, 0.0),
+) -> TreeModel:
+    """A free rigid body in the plane as a tree: prismatic x -> prismatic y -> revolute.
+
+    The coordinates are q = (x, y, phi): the position of the body frame's origin (m) and its
+    rotation (rad, counter-clockwise); the two carrier bodies are massless, so with the centre
+    of mass at the origin the mass matrix is the constant diag(m, m, J) (Eugster-Glocker (004),
+    eq. 14). The body is tree body 2; ``points`` name points on it: {"rim": (0.1, 0.0)}.
+    """
+    bodies = (Body(0.0, 0.0), Body(0.0, 0.0), Body(mass, inertia, centre_of_mass))
+    joints = (
+        Joint("prismatic", None, angle=0.0),
+        Joint("prismatic", 0, angle=1.5707963267948966),
+        Joint("revolute", 1, angle=-1.5707963267948966),
+    )
+    named = {name: (2, tuple(at)) for name, at in (points or {}).items()}
+    return TreeModel(bodies, joints, points=named, gravity=tuple(gravity))
+
+
+__all__ = ["floating_body"]

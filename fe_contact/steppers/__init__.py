@@ -1,0 +1,1 @@
+"""Time steppers over one System: generalised-alpha (partitioned) and Moreau-Jean."""

@@ -1,0 +1,470 @@
+"""Generalised-alpha integration of the partitioned equations, for stiff structures.
+
+The unknowns of a step are the accelerations z of the independent coordinates (the tree's
+independent joints and all structure DOFs). Their positions and velocities follow the
+generalised-alpha update (Chung-Hulbert, in the Arnold-Bruls form) with spectral radius
+``rho_inf`` at infinite frequency; the dependent tree coordinates are recovered from the
+constraints at every iterate, so nothing drifts. The residual is the reduced equations
+(Lipinski (002), eqs. 78a-b) at the end of the step, ``T_Sigma^T (M q'' + F) = 0``, solved by
+Newton's method with the matrix ``T_Sigma^T (M + gamma' C + beta' K) T`` applied through the
+bordered system
+
+    [[G_t, -J_Sigma,t^T], [G_f, -J_Sigma,f^T], [J_t, J_f, 0]],   G_f = M_f + gamma' C_f + beta' K_f
+
+G_f is factorised once per step size when every structure is linear (sparse LU, banded: the
+cost of a step grows linearly with the number of elements) and at every iterate with the
+tangent stiffness when a string is present. Multipliers come from 002 eq. (76). The step is
+fixed (``h``); 1e-4 s resolves the first beam modes of the papers' examples (omega h < 0.1)
+while the numerical damping removes the unresolved highest ones (omega ~ 1e5 rad/s).
+
+Contacts: ``Sliding`` pairs (bilateral, Coulomb friction mu |lambda|). When the slip velocity
+of a frictional contact changes sign in a step, friction turns with it from the next step on (a
+slip reversal); when it turns back again within ``stick_steps`` steps the contact would stick,
+which the bilateral sliding law does not model: the run ends with that message. A contact
+leaving its structure, or a normal force turning negative (the bilateral contact would
+separate), also ends the run; everything up to the last step is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..coupling.constraints import evaluate_state, mass_times, sliding_contacts
+from ..coupling.kinematics import ContactLeftStructure
+from ..coupling.partition import (
+    ConstraintError,
+    PainleveError,
+    Partition,
+    b_matrices,
+    choose_dependent,
+    make_partition,
+    partitioned_accelerations,
+    recover_dependent,
+)
+from ..system import System, energies
+from .result import ContactReport, StepReport, open_contact
+from .simulate import StopRun
+
+
+class NewtonDivergence(RuntimeError):
+    """The step's Newton iteration did not converge."""
+
+
+@dataclass(frozen=True)
+class AlphaParameters:
+    alpha_m: float
+    alpha_f: float
+    gamma: float
+    beta: float
+
+
+def alpha_parameters(rho_inf: float) -> AlphaParameters:
+    """Chung-Hulbert parameters for spectral radius rho_inf in [0, 1]."""
+    if not 0.0 <= rho_inf <= 1.0:
+        raise ValueError(f"rho_inf = {rho_inf!r}; allowed: a number in [0, 1]")
+    alpha_m = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0)
+    alpha_f = rho_inf / (rho_inf + 1.0)
+    gamma = 0.5 + alpha_f - alpha_m
+    return AlphaParameters(alpha_m, alpha_f, gamma, 0.25 * (gamma + 0.5) ** 2)
+
+
+def _positive_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} = {value!r}; allowed: an integer >= {minimum}")
+    return int(value)
+
+
+class GeneralizedAlpha:
+    """Step object: ``step()`` advances by h and returns a StepReport; ``t``, ``q``, ``u``,
+    ``acceleration``, ``multipliers``; counters ``n_steps``, ``n_newton``, ``n_substeps``
+    (steps including the halves of retried steps), ``n_halved``, ``n_factorizations``.
+
+    h : step, s. rho_inf : spectral radius at infinite frequency. tol : Newton tolerance on
+    the position correction, m (or rad). max_newton : iterations per step. max_halvings : a
+    step whose Newton iteration fails is retried as two halves, recursively this deep.
+    recondition : the dependent coordinates are chosen anew when cond(J_u) grows by this factor.
+    stick_steps : a slip reversal followed by another within this many steps ends the run.
+    """
+
+    def __init__(
+        self,
+        system: System,
+        t0: float,
+        q0,
+        u0,
+        h: float = 1e-4,
+        rho_inf: float = 0.9,
+        tol: float = 1e-12,
+        max_newton: int = 12,
+        max_halvings: int = 3,
+        recondition: float = 100.0,
+        stick_steps: int = 3,
+    ):
+        if not isinstance(system, System):
+            raise TypeError(f"system = {type(system).__name__}; allowed: a System (assemble)")
+        if not (isinstance(h, int | float) and np.isfinite(h) and h > 0.0):
+            raise ValueError(f"h = {h!r}; allowed: a finite step size > 0 in s")
+        unilateral = [c.name for c in system.model.contacts if not c.bilateral]
+        if unilateral:
+            raise ValueError(
+                f"contacts {unilateral} have Unilateral laws, which the generalised-alpha "
+                "stepper does not take; allowed: Sliding laws, or method='moreau'"
+            )
+        self.system = system
+        self.h = float(h)
+        self.params = alpha_parameters(rho_inf)
+        self.tol = float(tol)
+        self.max_newton = _positive_int(max_newton, "max_newton", 1)
+        self.max_halvings = _positive_int(max_halvings, "max_halvings", 0)
+        self.stick_steps = _positive_int(stick_steps, "stick_steps", 1)
+        self.recondition = recondition
+        self.n_steps = self.n_halved = self.n_newton = self.n_factorizations = 0
+        self.n_substeps = 0
+        self.status = "running"
+        tree = system.tree
+        joints = () if tree is None else tree.joints
+        self._tree_stiffness = np.array([j.stiffness for j in joints])
+        self._tree_damping = np.array([j.damping for j in joints])
+        self._g_factor = {}
+        lay = system.layout
+        self._mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
+        self._sliding = sliding_contacts(system)
+        self._mu = np.array([system.model.contacts[k].mu for k in self._sliding])
+        self._last_reversal = np.full(len(self._sliding), -(10**9))
+        n = lay.n
+        q0 = np.asarray(q0, dtype=float)
+        u0 = np.asarray(u0, dtype=float)
+        for name, v in (("q0", q0), ("u0", u0)):
+            if v.shape != (n,):
+                raise ValueError(f"{name}: shape {v.shape}; allowed: ({n},) (system.layout)")
+            bad = np.flatnonzero(~np.isfinite(v))
+            if bad.size:
+                raise ValueError(f"{name}[{bad[0]}] = {v[bad[0]]!r}; allowed: finite values")
+        self.t = float(t0)
+        ev = evaluate_state(system, q0, u0, self.t, constraints_only=True)
+        self._s = np.array([c.parameter for c in ev.contacts])
+        self.part = self._choose(ev)
+        self.q, self.u = recover_dependent(system, self.part, q0, u0, self.t)
+        ev = self._evaluate(self.q, self.u, self.t, None)
+        sol = partitioned_accelerations(system, ev, self.part)
+        self.acceleration = sol.acceleration
+        self.multipliers = sol.multipliers
+        self.evaluation = ev
+        self.pseudo = sol.acceleration.copy()
+        self._slip_sign = ev.slip_sign.copy()
+        self.check_painleve(ev)
+        self._powers = self._power_terms(ev, self.multipliers)
+
+    # -- evaluation and partition -----------------------------------------------------------
+    def _evaluate(self, q, u, t, slip_sign):
+        ev = evaluate_state(self.system, q, u, t, slip_sign=slip_sign, s_guess=self._s)
+        return ev
+
+    def _choose(self, ev) -> Partition:
+        part = make_partition(self.system, choose_dependent(ev.jac[:, self.system.layout.tree]))
+        self._cond0 = self._cond(ev, part)
+        return part
+
+    @staticmethod
+    def _cond(ev, part) -> float:
+        if part.dependent.size == 0:
+            return 1.0
+        return float(np.linalg.cond(ev.jac[:, part.dependent]))
+
+    # -- linear algebra ---------------------------------------------------------------------
+    def _coefficients(self, h: float):
+        p = self.params
+        bp = h * h * p.beta * (1 - p.alpha_f) / (1 - p.alpha_m)
+        gp = h * p.gamma * (1 - p.alpha_f) / (1 - p.alpha_m)
+        return bp, gp
+
+    def _g_solver(self, h: float, q):
+        """Solver of G_f = M_f + gamma' C_f + beta' K_f (K_f the tangent at q when nonlinear)."""
+        s = self.system
+        bp, gp = self._coefficients(h)
+        if not s.layout.n_flexible:
+            return None
+        if s.linear_flexible:
+            if h not in self._g_factor:
+                G = (s.mass_flexible + gp * s.damping_flexible + bp * s.stiffness_flexible).tocsc()
+                self._g_factor[h] = spla.splu(G)
+                self.n_factorizations += 1
+            return self._g_factor[h]
+        G = sp.csc_matrix(s.mass_flexible + gp * s.damping_flexible + bp * s.flexible_tangent(q))
+        self.n_factorizations += 1
+        return spla.splu(G)
+
+    def _bordered_solve(self, ev, rhs, h, lu):
+        """X with T_Sigma^T G T X_ind = -r (rhs = -r on the independent entries, else zero)."""
+        lay = self.system.layout
+        bp, gp = self._coefficients(h)
+        m = ev.phi.size
+        G_t = ev.mass_tree + gp * np.diag(self._tree_damping) + bp * np.diag(self._tree_stiffness)
+        Js_t, Js_f = ev.jac_sigma[:, lay.tree], ev.jac_sigma[:, lay.flexible]
+        J_t, J_f = ev.jac[:, lay.tree], ev.jac[:, lay.flexible]
+        R_t, R_f = rhs[lay.tree], rhs[lay.flexible]
+        if lu is not None:
+            Wr = lu.solve(R_f)
+            W = lu.solve(np.ascontiguousarray(Js_f.T)) if m else np.zeros((lay.n_flexible, 0))
+        else:
+            Wr, W = np.zeros(0), np.zeros((0, m))
+        small = np.vstack([np.hstack([G_t, -Js_t.T]), np.hstack([J_t, J_f @ W])])
+        x = np.linalg.solve(small, np.concatenate([R_t, -J_f @ Wr])) if small.size else []
+        X = np.empty(lay.n)
+        X[lay.tree] = x[: lay.n_tree]
+        X[lay.flexible] = Wr + W @ np.asarray(x[lay.n_tree :])
+        return X
+
+    def check_painleve(self, ev) -> None:
+        """Raise PainleveError when friction makes J M^-1 J_Sigma^T lose definiteness
+        (001 remark 10.3.13): the normal force is then not determined."""
+        s = self.system
+        if not np.any(self._mu > 0):
+            return
+        lay = s.layout
+        Minv_J = np.empty((lay.n, ev.phi.size))
+        Minv_Js = np.empty_like(Minv_J)
+        Minv_J[lay.tree] = np.linalg.solve(ev.mass_tree, ev.jac[:, lay.tree].T)
+        Minv_Js[lay.tree] = np.linalg.solve(ev.mass_tree, ev.jac_sigma[:, lay.tree].T)
+        if lay.n_flexible:
+            Minv_J[lay.flexible] = self._mass_lu.solve(
+                np.ascontiguousarray(ev.jac[:, lay.flexible].T)
+            )
+            Minv_Js[lay.flexible] = self._mass_lu.solve(
+                np.ascontiguousarray(ev.jac_sigma[:, lay.flexible].T)
+            )
+        D0 = ev.jac @ Minv_J
+        D = ev.jac @ Minv_Js
+        scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
+        worst = np.min(np.real(np.linalg.eigvals(D)))
+        if worst <= 1e-9 * scale:
+            names = ", ".join(
+                f"{c.name} (mu = {c.mu})" for c in s.model.contacts if c.bilateral and c.mu > 0
+            )
+            state = ", ".join(f"{v:.6g}" for v in ev.q[lay.tree])
+            raise PainleveError(
+                f"friction too large at t = {ev.t:.6g} s (Painleve case, 001 remark 10.3.13): "
+                f"J M^-1 J_Sigma^T has an eigenvalue {worst:.3e} <= 0, so the normal force is not "
+                f"determined; contacts: {names}; tree coordinates q = [{state}]"
+            )
+
+    def _consistent(self, ev) -> bool:
+        if ev.phi.size == 0:
+            return True
+        velocity = ev.jac @ ev.u + ev.phi_t
+        return bool(np.max(np.abs(ev.phi)) <= self.tol and np.max(np.abs(velocity)) <= self.tol)
+
+    # -- stepping ---------------------------------------------------------------------------
+    def _newton_step(self, h: float):
+        """One step of size h from the committed state; commits it. Raises NewtonDivergence."""
+        s = self.system
+        p = self.params
+        part = self.part
+        ind, U = part.independent, part.dependent
+        nv = part.independent_tree.size
+        bp, _ = self._coefficients(h)
+        t1 = self.t + h
+        y_n, v_n = self.q[ind], self.u[ind]
+        ydd_n, a_n = self.acceleration[ind], self.pseudo[ind]
+        ydd = ydd_n.copy()
+        slip_sign = self._slip_sign
+        last = None
+        prev = self.evaluation
+        q1, u1 = self.q, self.u
+        lu = self._g_solver(h, self.q)
+        for _ in range(self.max_newton):
+            a1 = (p.alpha_f * ydd_n + (1 - p.alpha_f) * ydd - p.alpha_m * a_n) / (1 - p.alpha_m)
+            q1 = (q1 if prev is None else prev.q).copy()
+            u1 = (u1 if prev is None else prev.u).copy()
+            q1[ind] = y_n + h * v_n + h * h * ((0.5 - p.beta) * a_n + p.beta * a1)
+            u1[ind] = v_n + h * ((1 - p.gamma) * a_n + p.gamma * a1)
+            if prev is None:
+                q1, u1 = recover_dependent(s, part, q1, u1, t1)
+            else:
+                q1, u1 = _dependent_newton_step(prev, part, q1, u1, t1)
+            ev = self._evaluate(q1, u1, t1, slip_sign)
+            B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
+            acc = np.empty(s.layout.n)
+            acc[ind] = ydd
+            acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
+            e = mass_times(s, ev, acc) + ev.forces
+            r = e[ind] - np.hstack([B4, B5]).T @ e[U]
+            rhs = np.zeros(s.layout.n)
+            rhs[ind] = -r
+            if not s.linear_flexible and last is not None:
+                lu = self._g_solver(h, q1)
+            delta = self._bordered_solve(ev, rhs, h, lu)[ind]
+            self.n_newton += 1
+            last = delta
+            if not np.all(np.isfinite(delta)):
+                break
+            if np.max(np.abs(bp * delta), initial=0.0) <= self.tol:
+                if self._consistent(ev):
+                    break
+                prev = None  # recover the dependent coordinates exactly in the next iterate
+            else:
+                prev = ev
+            ydd = ydd + delta
+        else:
+            raise NewtonDivergence(
+                f"Newton did not converge in {self.max_newton} iterations at t = {t1:.6g} s "
+                f"(last position correction {np.max(np.abs(bp * last)):.3e}); try a smaller h"
+            )
+        if not np.all(np.isfinite(delta)):
+            raise NewtonDivergence(f"the Newton correction is not finite at t = {t1:.6g} s")
+        lam = np.linalg.solve(ev.jac_sigma[:, U].T, e[U]) if U.size else np.zeros(0)
+        self.t, self.q, self.u = t1, q1, u1
+        self.acceleration = acc
+        self.pseudo = acc.copy()
+        self.pseudo[ind] = a1
+        self.multipliers = lam
+        self.evaluation = ev
+        self._s = np.array([c.parameter for c in ev.contacts])
+        self._slip_sign = np.sign([c.slip_velocity for c in ev.contacts])
+        self.n_substeps += 1
+        if self._cond(ev, part) > self.recondition * max(self._cond0, 1.0):
+            self.part = self._choose(ev)
+        return ev
+
+    def _advance(self, h: float, depth: int):
+        """A step of h; on NewtonDivergence two steps of h/2, recursively ``depth`` deep."""
+        try:
+            return self._newton_step(h)
+        except NewtonDivergence:
+            if depth <= 0:
+                raise
+        self.n_halved += 1
+        self._advance(0.5 * h, depth - 1)
+        return self._advance(0.5 * h, depth - 1)
+
+    def step(self) -> StepReport:
+        """Advance by h. Raises StopRun at a terminal event, other errors on failure."""
+        h = self.h
+        t_start = self.t
+        old_sign = self._slip_sign.copy()
+        saved = (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers)
+        saved += (self.evaluation, self._s.copy(), self.part, self._slip_sign.copy())
+        try:
+            ev = self._advance(h, self.max_halvings)
+        except ContactLeftStructure as err:
+            raise StopRun(f"{err} near t = {t_start + h:.6g} s") from None
+        lam = self.multipliers
+        model = self.system.model
+        for i, k in enumerate(self._sliding):
+            name = model.contacts[k].name
+            if lam[i] < 0.0:
+                self._restore(saved)
+                raise StopRun(
+                    f"normal force of contact {name!r} turned negative ({lam[i]:.4g} N) near "
+                    f"t = {self.t + h:.6g} s: the bilateral sliding contact would separate"
+                )
+            new = np.sign(ev.contacts[i].slip_velocity)
+            if self._mu[i] > 0 and new != old_sign[i] and old_sign[i] != 0:
+                if self.n_steps + 1 - self._last_reversal[i] <= self.stick_steps:
+                    self._restore(saved)
+                    raise StopRun(
+                        f"contact {name!r} sticks near t = {self.t:.6g} s: its slip velocity "
+                        "reached zero and reversed again, and sticking is not part of the "
+                        "bilateral sliding law (002 sec. 1)"
+                    )
+                self._last_reversal[i] = self.n_steps + 1
+        self.n_steps += 1
+        self.check_painleve(ev)
+        powers = self._power_terms(ev, lam)
+        work = {key: 0.5 * h * (self._powers[key] + powers[key]) for key in powers}
+        work["dissipated_impact"] = 0.0
+        self._powers = powers
+        return self._report(ev, work)
+
+    def _restore(self, saved):
+        (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers) = saved[:6]
+        self.evaluation, self._s, self.part, self._slip_sign = saved[6:]
+
+    def _power_terms(self, ev, lam) -> dict:
+        s = self.system
+        model = s.model
+        n_c = len(self._sliding)
+        E = self._energy = energies(s, ev.q, ev.u, ev.t)
+        drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
+        friction = sum(
+            self._mu[i] * abs(lam[i]) * abs(c.slip_velocity) for i, c in enumerate(ev.contacts)
+        )
+        return {
+            "work_drives": float(drive),
+            "work_loads": E.load_power,
+            "dissipated_damping": E.damping_power,
+            "dissipated_friction": float(friction),
+        }
+
+    def initial_report(self) -> StepReport:
+        return self._report(self.evaluation, None)
+
+    def _report(self, ev, work) -> StepReport:
+        model = self.system.model
+        lam = self.multipliers
+        reports = []
+        by_model = {k: i for i, k in enumerate(self._sliding)}
+        for k, pair in enumerate(model.contacts):
+            i = by_model[k]
+            c = ev.contacts[i]
+            normal = float(lam[i])
+            friction = -np.sign(c.slip_velocity) * self._mu[i] * normal
+            reports.append(
+                ContactReport(
+                    name=pair.name,
+                    state="slip",
+                    point=c.point[None, :],
+                    normal=c.normal[None, :],
+                    tangent=c.tangent[None, :],
+                    parameter=np.array([c.parameter]),
+                    gap=np.array([c.gap]),
+                    slip_velocity=np.array([c.slip_velocity]),
+                    normal_force=np.array([normal]),
+                    friction_force=np.array([friction]),
+                    normal_impulse=np.array([normal * self.h]),
+                    friction_impulse=np.array([friction * self.h]),
+                    min_gap=c.gap,
+                )
+            )
+        n_c = len(self._sliding)
+        velocity = ev.jac @ ev.u + ev.phi_t
+        return StepReport(
+            t=self.t,
+            q=self.q.copy(),
+            u=self.u.copy(),
+            contacts=tuple(reports),
+            drive_forces=np.asarray(lam[n_c : n_c + len(model.drives)], dtype=float),
+            multipliers=np.asarray(lam, dtype=float),
+            work=work if work is not None else {},
+            residual_position=float(np.max(np.abs(ev.phi), initial=0.0)),
+            residual_velocity=float(np.max(np.abs(velocity), initial=0.0)),
+            h=self.h,
+            n_newton=self.n_newton,
+            energy=self._energy,
+        )
+
+
+def _dependent_newton_step(ev, part, q, u, t: float):
+    """Dependent coordinates and velocities for new independent ones in q, u by one Newton step
+    of the constraints from the evaluated state ev (its phi, J, phi_t at ev.q, ev.t):
+    phi + J (q - ev.q) + phi_t (t - ev.t) = 0 and J u + phi_t = 0, solved for q_U, u_U."""
+    U, ind = part.dependent, part.independent
+    if U.size == 0:
+        return q, u
+    J_u, J_i = ev.jac[:, U], ev.jac[:, ind]
+    rhs_q = ev.phi + J_i @ (q[ind] - ev.q[ind]) + ev.phi_t * (t - ev.t)
+    rhs_u = J_i @ u[ind] + ev.phi_t
+    try:
+        sol = np.linalg.solve(J_u, np.column_stack([rhs_q, rhs_u]))
+    except np.linalg.LinAlgError:
+        raise ConstraintError(f"J_u is singular at t = {t:g} s") from None
+    q[U] = ev.q[U] - sol[:, 0]
+    u[U] = -sol[:, 1]
+    return q, u
+
+
+__all__ = ["GeneralizedAlpha", "NewtonDivergence", "alpha_parameters", "open_contact"]

@@ -1,0 +1,302 @@
+"""What a step reports and what a run returns: one vocabulary for every stepper.
+
+Every stepper's ``step()`` returns a ``StepReport``: the new state, one ``ContactReport`` per
+contact pair of the model, the drive and loop forces, and the work done over the step by
+drives, applied loads, damping, friction and impacts. ``simulate`` turns the reports into rows
+of named scalar columns (``history_columns`` / ``history_row``, the vocabulary of
+shared/DESIGN.md, SI units) for the CSV observer and the ``SimulationResult``.
+
+Columns: ``t [s]``; per contact ``<name>_state`` (slip, stick, open), ``<name>_normal_force
+[N]``, ``<name>_friction_force [N]``, ``<name>_normal_impulse [N s]``, ``<name>_friction_impulse
+[N s]``, ``<name>_slip_velocity [m/s]``, ``<name>_gap [m]``, ``<name>_parameter [m]``,
+``<name>_n_closed`` (closed contact points); per drive ``<name>_force [N m or N]``; the balance
+``kinetic_energy``, ``potential_energy``, ``elastic_energy``, ``work_drives``, ``work_loads``,
+``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``, ``energy_error`` (J),
+``residual_position [m]``, ``residual_velocity [m/s]``, and the parts ``tree_kinetic_energy``,
+``structure_kinetic_energy``, ``structure_elastic_energy`` (J).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..system import Energies, System
+
+WORK_KEYS = (
+    "work_drives",
+    "work_loads",
+    "dissipated_damping",
+    "dissipated_friction",
+    "dissipated_impact",
+)
+CONTACT_STATES = ("slip", "stick", "open")
+
+
+@dataclass(frozen=True, eq=False)
+class ContactReport:
+    """One contact pair at the end of a step; k = its contact points (1 for a closest-point
+    contact, the closed candidates of a grid, 0 when open).
+
+    name : the pair's name. state : "slip", "stick" or "open".
+    point : (k, 2) contact points on the target, m. normal, tangent : (k, 2) unit vectors
+        (normal from the target to the profile). parameter : (k,) material coordinate s, m (NaN
+        on a line). gap : (k,) m. slip_velocity : (k,) m/s.
+    normal_force, friction_force : (k,) forces on the profile along normal and tangent, N
+        (for an impulsive stepper the mean force of the step, impulse / h).
+    normal_impulse, friction_impulse : (k,) the same integrated over the step, N s.
+    min_gap : smallest gap of the pair at the end of the step (all its points or candidates),
+        m; it is the only value that is meaningful while the pair is open.
+    """
+
+    name: str
+    state: str
+    point: np.ndarray
+    normal: np.ndarray
+    tangent: np.ndarray
+    parameter: np.ndarray
+    gap: np.ndarray
+    slip_velocity: np.ndarray
+    normal_force: np.ndarray
+    friction_force: np.ndarray
+    normal_impulse: np.ndarray
+    friction_impulse: np.ndarray
+    min_gap: float
+
+    @property
+    def n_points(self) -> int:
+        return int(self.gap.size)
+
+    @property
+    def main(self) -> int:
+        """Index of the point with the largest normal force (-1 when there is none)."""
+        if self.gap.size == 0:
+            return -1
+        return int(np.argmax(self.normal_force))
+
+
+def open_contact(name: str, min_gap: float) -> ContactReport:
+    """The report of a pair with no closed point."""
+    empty = np.zeros(0)
+    return ContactReport(
+        name=name,
+        state="open",
+        point=np.zeros((0, 2)),
+        normal=np.zeros((0, 2)),
+        tangent=np.zeros((0, 2)),
+        parameter=empty,
+        gap=empty,
+        slip_velocity=empty,
+        normal_force=empty,
+        friction_force=empty,
+        normal_impulse=empty,
+        friction_impulse=empty,
+        min_gap=float(min_gap),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class StepReport:
+    """The state at the end of a step and what happened during it.
+
+    t : s. q, u : (n,) the new state. contacts : one ContactReport per ContactPair of the model.
+    drive_forces : (n_drives,) N m or N. multipliers : (m,) the bilateral constraint forces by
+    ``Model.constraint_names()`` (the partitioned stepper; zeros where unknown).
+    work : dict WORK_KEYS -> J done over the step (drives, loads; dissipated by damping,
+    friction, impacts: >= 0). residual_position, residual_velocity : largest bilateral
+    constraint residual at the new state, m and m/s. h : the step, s. n_newton : iterations of
+    the step. n_substeps : sub-steps taken (1 unless the step was subdivided). energy :
+    ``system.energies`` at the new state when the stepper computed them anyway, else None.
+    """
+
+    t: float
+    q: np.ndarray
+    u: np.ndarray
+    contacts: tuple[ContactReport, ...]
+    drive_forces: np.ndarray
+    multipliers: np.ndarray
+    work: dict
+    residual_position: float = 0.0
+    residual_velocity: float = 0.0
+    h: float = 0.0
+    n_newton: int = 0
+    n_substeps: int = 1
+    energy: Energies | None = None
+
+
+def no_work() -> dict:
+    return dict.fromkeys(WORK_KEYS, 0.0)
+
+
+# ------------------------------------------------------------------------------------------
+# History rows
+# ------------------------------------------------------------------------------------------
+
+
+def history_columns(system: System) -> list[tuple[str, str]]:
+    """Names and units of the scalar history columns of a system (see the module docstring)."""
+    cols = [("t", "s")]
+    for c in system.model.contacts:
+        n = c.name
+        cols += [
+            (f"{n}_state", ""),
+            (f"{n}_normal_force", "N"),
+            (f"{n}_friction_force", "N"),
+            (f"{n}_normal_impulse", "N s"),
+            (f"{n}_friction_impulse", "N s"),
+            (f"{n}_slip_velocity", "m/s"),
+            (f"{n}_gap", "m"),
+            (f"{n}_parameter", "m"),
+            (f"{n}_n_closed", ""),
+        ]
+    for name in system.model.drive_names():
+        cols.append((f"{name}_force", "N m or N"))
+    cols += [
+        ("kinetic_energy", "J"),
+        ("potential_energy", "J"),
+        ("elastic_energy", "J"),
+        ("tree_kinetic_energy", "J"),
+        ("structure_kinetic_energy", "J"),
+        ("structure_elastic_energy", "J"),
+        *((key, "J") for key in WORK_KEYS),
+        ("energy_error", "J"),
+        ("residual_position", "m"),
+        ("residual_velocity", "m/s"),
+    ]
+    return cols
+
+
+def history_row(
+    system: System, report: StepReport, energy: Energies, work: dict, energy0: float
+) -> dict:
+    """One row of scalar columns from a report, the energies at its state and the work
+    accumulated since the start (dict WORK_KEYS -> J); energy0 : total energy at the start."""
+    row = {"t": report.t}
+    for c in report.contacts:
+        n = c.name
+        k = c.main
+        row[f"{n}_state"] = c.state
+        row[f"{n}_normal_force"] = float(np.sum(c.normal_force))
+        row[f"{n}_friction_force"] = float(np.sum(c.friction_force))
+        row[f"{n}_normal_impulse"] = float(np.sum(c.normal_impulse))
+        row[f"{n}_friction_impulse"] = float(np.sum(c.friction_impulse))
+        row[f"{n}_slip_velocity"] = float(c.slip_velocity[k]) if k >= 0 else np.nan
+        row[f"{n}_gap"] = c.min_gap
+        row[f"{n}_parameter"] = float(c.parameter[k]) if k >= 0 else np.nan
+        row[f"{n}_n_closed"] = c.n_points
+    for name, value in zip(system.model.drive_names(), report.drive_forces, strict=True):
+        row[f"{name}_force"] = float(value)
+    row["kinetic_energy"] = energy.kinetic
+    row["potential_energy"] = energy.potential
+    row["elastic_energy"] = energy.elastic
+    row["tree_kinetic_energy"] = energy.tree_kinetic
+    row["structure_kinetic_energy"] = energy.structure_kinetic
+    row["structure_elastic_energy"] = energy.structure_elastic
+    row.update(work)
+    row["energy_error"] = (
+        energy.total
+        - energy0
+        - work["work_drives"]
+        - work["work_loads"]
+        + work["dissipated_damping"]
+        + work["dissipated_friction"]
+        + work["dissipated_impact"]
+    )
+    row["residual_position"] = report.residual_position
+    row["residual_velocity"] = report.residual_velocity
+    return row
+
+
+class HistoryWriter:
+    """Appends rows of a fixed set of columns to a CSV file (header ``name [unit]``), flushing
+    each row, so that a run that stops leaves every row written so far."""
+
+    def __init__(self, path, columns: list[tuple[str, str]]):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.names = [name for name, _ in columns]
+        self._fh = open(self.path, "w", newline="")  # noqa: SIM115 - closed in close()
+        self._csv = csv.writer(self._fh)
+        self._csv.writerow([f"{n} [{unit}]" if unit else n for n, unit in columns])
+        self._fh.flush()
+
+    def write(self, row: dict) -> None:
+        self._csv.writerow([_cell(row[n]) for n in self.names])
+        self._fh.flush()
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+
+def _cell(value) -> str:
+    return value if isinstance(value, str) else repr(float(value))
+
+
+def read_history(path) -> dict[str, np.ndarray]:
+    """Columns of a history CSV by bare name (units stripped); text columns stay strings."""
+    with open(path, newline="") as fh:
+        reader = csv.reader(fh)
+        header = [h.split(" [")[0] for h in next(reader)]
+        rows = list(reader)
+    out = {}
+    for j, name in enumerate(header):
+        values = [r[j] for r in rows]
+        try:
+            out[name] = np.array([float(v) for v in values])
+        except ValueError:
+            out[name] = np.array(values)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """Histories of a run of either stepper (k = stored states, row 0 the initial state).
+
+    t : (k,) s. q, u : (k, n) coordinates and velocities (``system.layout``). multipliers :
+    (k, m) bilateral constraint forces by ``constraint_names``. columns : name -> (k,) every
+    scalar history (the CSV's columns; ``result["tip_normal_force"]``). reports : the last
+    StepReport per stored row when ``keep_reports`` was asked (for writers), else ().
+    method : "generalized-alpha" or "moreau". status : "finished", "event" or "failed";
+    message : why it stopped. Counters: n_steps, n_newton, n_substeps; wall_time, s.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    u: np.ndarray
+    multipliers: np.ndarray
+    constraint_names: tuple[str, ...]
+    columns: dict = field(repr=False)
+    method: str = "generalized-alpha"
+    status: str = "finished"
+    message: str = ""
+    n_steps: int = 0
+    n_newton: int = 0
+    n_substeps: int = 0
+    wall_time: float = 0.0
+    reports: tuple = field(default=(), repr=False)
+
+    @property
+    def success(self) -> bool:
+        return self.status in ("finished", "event")
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.columns[name]
+
+
+__all__ = [
+    "CONTACT_STATES",
+    "ContactReport",
+    "HistoryWriter",
+    "SimulationResult",
+    "StepReport",
+    "WORK_KEYS",
+    "history_columns",
+    "history_row",
+    "no_work",
+    "open_contact",
+    "read_history",
+]

@@ -1,0 +1,157 @@
+"""simulate(system, t_span, y0, method=...) -> SimulationResult: the one driver of every run.
+
+A stepper is a step object (after scipy's ``OdeSolver``) with
+
+* ``__init__(system, t0, q0, u0, h, **settings)``: checks its input, makes the initial state
+  consistent (dependent coordinates, constraints) and builds ``initial_report()``;
+* ``step() -> StepReport``: advances by h; raises ``StepFailure`` (any exception) on failure,
+  leaving the committed state unchanged;
+* attributes ``t``, ``q``, ``u``, ``h``, ``status`` and the counters ``n_steps``,
+  ``n_newton``, ``n_substeps``.
+
+``simulate`` loops over the steps, accumulates the work terms of the reports, builds the
+history rows and hands every report to the observers (CSV, ParaView frames, progress): a
+stepper never writes a file. Events that end a run (a sliding contact leaving its structure)
+are raised by the stepper as ``StopRun``; everything computed up to then is kept.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..system import System, energies
+from .result import SimulationResult, StepReport, history_columns, history_row
+
+METHODS = ("generalized-alpha", "moreau")
+
+
+class StopRun(RuntimeError):
+    """A terminal event: the run ends cleanly with status "event" and this message."""
+
+
+def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None, settings):
+    if method == "generalized-alpha":
+        from .genalpha import GeneralizedAlpha as Stepper
+    elif method == "moreau":
+        from .moreau import MoreauJean as Stepper
+    else:
+        raise ValueError(f"simulate: method = {method!r}; allowed: {METHODS}")
+    if h is not None:
+        settings = {**settings, "h": h}
+    return Stepper(system, t0, q0, u0, **settings)
+
+
+def simulate(
+    system: System,
+    t_span,
+    y0,
+    method: str = "generalized-alpha",
+    h: float | None = None,
+    observers=(),
+    store_every: int = 1,
+    keep_reports: bool = False,
+    **settings,
+) -> SimulationResult:
+    """Integrate ``system`` from t_span[0] to t_span[1] (s) from the state y0 = (q0, u0).
+
+    method : "generalized-alpha" (partitioned, Sliding contacts, drives, loops) or "moreau"
+        (Moreau-Jean, Unilateral contacts). h : the step in s (default: the stepper's).
+    observers : callables ``observer(system, report, row)`` called with the initial state and
+        after every step (``CsvObserver``, ``VtkObserver``, ``ProgressObserver`` in
+        ``fe_contact.steppers.observers``); ``close()`` is called at the end if they have it.
+    store_every : keep every k-th state in the result (the first and last always).
+    keep_reports : keep the StepReport of every stored state in ``result.reports``.
+    settings : passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``).
+    Returns a SimulationResult. A failure after the start (Newton divergence, a singular system,
+    a contact solver that does not converge, an exception in an observer) does not raise: the
+    result has status "failed", the message and every state computed so far.
+    """
+    t0, t_end = (float(v) for v in t_span)
+    if not (math.isfinite(t0) and math.isfinite(t_end) and t_end > t0):
+        raise ValueError(f"simulate: t_span = {t_span!r}; allowed: finite (t0, t_end), t_end > t0")
+    if isinstance(store_every, bool) or not isinstance(store_every, int) or store_every < 1:
+        raise ValueError(f"simulate: store_every = {store_every!r}; allowed: an integer >= 1")
+    q0, u0 = y0
+    wall0 = time.perf_counter()
+    stepper = make_stepper(system, t0, q0, u0, method, h, settings)
+    n_total = max(1, int(math.ceil((t_end - t0) / stepper.h - 1e-9)))
+    work = dict.fromkeys(("work_drives", "work_loads", "dissipated_damping"), 0.0)
+    work.update(dissipated_friction=0.0, dissipated_impact=0.0)
+    report = stepper.initial_report()
+    energy = report.energy or energies(system, report.q, report.u, report.t)
+    energy0 = energy.total
+    names = [c for c, _ in history_columns(system)]
+    store = {c: [] for c in names}
+    ts, qs, us, lams, reps = [], [], [], [], []
+    observers = tuple(observers)
+    for obs in observers:
+        if hasattr(obs, "start"):
+            obs.start(system, n_total)
+
+    def keep(report: StepReport, row: dict):
+        for c in names:
+            store[c].append(row[c])
+        ts.append(report.t)
+        qs.append(report.q.copy())
+        us.append(report.u.copy())
+        lams.append(np.asarray(report.multipliers, dtype=float).copy())
+        if keep_reports:
+            reps.append(report)
+
+    def record(report: StepReport, k: int, last: bool):
+        row = history_row(system, report, energy, work, energy0)
+        for obs in observers:
+            obs(system, report, row)
+        if last or k % store_every == 0:
+            keep(report, row)
+        return row
+
+    status, message = "finished", f"reached t = {t_end:g} s"
+    stored_last, last = True, None
+    try:
+        record(report, 0, True)
+        for k in range(1, n_total + 1):
+            try:
+                new = stepper.step()
+            except StopRun as stop:
+                status, message = "event", str(stop)
+                break
+            report = new
+            for key, value in report.work.items():
+                work[key] += value
+            energy = report.energy or energies(system, report.q, report.u, report.t)
+            stored_last = False
+            last = (report, record(report, k, k == n_total))
+            stored_last = k % store_every == 0 or k == n_total
+    except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
+        status, message = "failed", f"{type(err).__name__}: {err} (t = {stepper.t:.6g} s)"
+    finally:
+        for obs in observers:
+            close = getattr(obs, "close", None)
+            if close is not None:
+                close()
+    if not stored_last and last is not None and ts[-1] != last[0].t:
+        keep(*last)  # the last recorded state, skipped by the stride
+    m = len(system.model.constraint_names())
+    return SimulationResult(
+        t=np.asarray(ts),
+        q=np.asarray(qs),
+        u=np.asarray(us),
+        multipliers=np.asarray(lams).reshape(len(ts), m) if m else np.zeros((len(ts), 0)),
+        constraint_names=system.model.constraint_names(),
+        columns={c: np.asarray(v) for c, v in store.items()},
+        method=method,
+        status=status,
+        message=message,
+        n_steps=stepper.n_steps,
+        n_newton=stepper.n_newton,
+        n_substeps=stepper.n_substeps,
+        wall_time=time.perf_counter() - wall0,
+        reports=tuple(reps),
+    )
+
+
+__all__ = ["METHODS", "StopRun", "simulate"]

@@ -1,0 +1,402 @@
+"""One interface for every finite-element part of a model: the linear beam and the string.
+
+A ``Structure`` is an assembled beam (Lipinski (002), sec. 3) or absolute-nodal string /
+geometrically exact beam (Eugster-Glocker (004), secs. 3-4) seen through its *free* coordinates
+``q`` (the supports are eliminated: fixed DOFs keep their prescribed values). Every structure is
+a planar curve ``r(s, q)`` over the material coordinate ``s`` in ``[0, length]`` that is affine
+in ``q``:
+
+    r(s, q) = r0(s) + R(s) q[dofs(s)]
+
+with rows ``R`` (2, k) of the element holding s (k = its free DOFs). The beam of 002 lies along
+``t0`` from ``origin`` and deflects along ``n0``: ``r = origin + s t0 + w(s) n0`` (linear
+theory, the material point keeps its axial position); the string interpolates nodal positions
+and slopes, so its ``r0`` collects the prescribed support values.
+
+Contact kinematics, energies and writers use only this interface: ``curve`` (position, slope
+``r'``, second derivative ``r''``, unit tangent and normal, curvature, the rows of dr/dq and
+their s-derivatives, the DOFs involved), ``project`` (closest point, Bauchau (000), eqs. 5-6 for
+a point), the constant matrices and the forces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .elements import beam as _beam
+from .elements import string as _string
+
+_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
+
+
+@dataclass(frozen=True, eq=False)
+class CurvePoint:
+    """A material point s of a structure at the coordinates q (all SI).
+
+    s : material coordinate, m. element : element holding it.
+    position : (2,) r, m. slope : (2,) r' = dr/ds. slope_rate : (2,) r'' = d2r/ds2, 1/m.
+    tangent, normal : (2,) unit vectors, normal = tangent turned by +90 degrees.
+    curvature : signed, 1/m (positive when the curve turns towards the normal).
+    dofs : (k,) indices into the structure's free coordinates.
+    rows, rows_s, rows_ss : (2, k) dr/dq, d/ds dr/dq, d2/ds2 dr/dq on those DOFs.
+    """
+
+    s: float
+    element: int
+    position: np.ndarray
+    slope: np.ndarray
+    slope_rate: np.ndarray
+    tangent: np.ndarray
+    normal: np.ndarray
+    curvature: float
+    dofs: np.ndarray
+    rows: np.ndarray
+    rows_s: np.ndarray
+    rows_ss: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class PointRows:
+    """r(s_i) = offset[i] + rows[i] @ q[dofs[i]] at m fixed material points (r is affine in q).
+
+    s : (m,) m. offset : (m, 2) m. dofs : (m, k) free-coordinate indices (padded with 0 where
+    an element has fewer free DOFs; the padded rows are zero). rows : (m, 2, k).
+    """
+
+    s: np.ndarray
+    offset: np.ndarray
+    dofs: np.ndarray
+    rows: np.ndarray
+
+    def positions(self, q: np.ndarray) -> np.ndarray:
+        """(m, 2) positions at the free coordinates q."""
+        return self.offset + np.einsum("mck,mk->mc", self.rows, q[self.dofs])
+
+
+def _point_rows(s, offset, cols, rows) -> PointRows:
+    """PointRows from full-element rows (m, 2, k) and free indices cols (m, k) (-1 = fixed)."""
+    keep = cols >= 0
+    rows = np.where(keep[:, None, :], rows, 0.0)
+    return PointRows(s=s, offset=offset, dofs=np.where(keep, cols, 0), rows=rows)
+
+
+class Structure:
+    """Common part of ``BeamStructure`` and ``StringStructure`` (see the module docstring).
+
+    Attributes: name, kind ("beam" or "string"), length (m), n_dofs (free coordinates),
+    linear (True when the internal force is K q with a constant K), mass_matrix, damping_matrix
+    (sparse CSR on the free coordinates, constant), load (constant generalised load of gravity
+    and point loads, (n_dofs,)), nodes (material coordinates of the nodes, m).
+    """
+
+    name: str
+    kind: str
+    length: float
+    n_dofs: int
+    linear: bool
+    mass_matrix: sp.csr_matrix
+    damping_matrix: sp.csr_matrix
+    load: np.ndarray
+    nodes: np.ndarray
+
+    # -- coordinates ------------------------------------------------------------------------
+    def initial_coordinates(self) -> np.ndarray:
+        """Free coordinates of the undeformed (reference) state, (n_dofs,)."""
+        raise NotImplementedError
+
+    def full(self, q: np.ndarray) -> np.ndarray:
+        """The structure's full DOF vector from its free coordinates (fixed DOFs prescribed)."""
+        raise NotImplementedError
+
+    # -- forces -----------------------------------------------------------------------------
+    def internal_force(self, q: np.ndarray) -> np.ndarray:
+        """Elastic force f_int(q), (n_dofs,), N: M q'' + C q' + f_int = load + contact forces."""
+        raise NotImplementedError
+
+    def tangent_stiffness(self, q: np.ndarray) -> sp.csr_matrix:
+        """d f_int / dq, sparse (n_dofs, n_dofs)."""
+        raise NotImplementedError
+
+    # -- energies ---------------------------------------------------------------------------
+    def kinetic_energy(self, u: np.ndarray) -> float:
+        """1/2 u M u, J."""
+        return 0.5 * float(u @ (self.mass_matrix @ u))
+
+    def elastic_energy(self, q: np.ndarray) -> float:
+        """Strain energy, J."""
+        raise NotImplementedError
+
+    def load_potential(self, q: np.ndarray) -> float:
+        """Potential of the constant load (gravity, point loads), J; zero at the reference."""
+        return -float(self.load @ (q - self.initial_coordinates()))
+
+    def damping_power(self, u: np.ndarray) -> float:
+        """u C u >= 0, W."""
+        return float(u @ (self.damping_matrix @ u))
+
+    # -- geometry ---------------------------------------------------------------------------
+    def curve(self, s: float, q: np.ndarray) -> CurvePoint:
+        """The material point s at the free coordinates q (s is clipped to [0, length])."""
+        raise NotImplementedError
+
+    def point_rows(self, s) -> PointRows:
+        """Constant affine maps r(s_i) = offset_i + rows_i q[dofs_i] at material coordinates s."""
+        raise NotImplementedError
+
+    def positions(self, s, q: np.ndarray) -> np.ndarray:
+        """Positions r(s_i), shape (m, 2), of material coordinates s (m,) (vectorised)."""
+        return self.point_rows(s).positions(q)
+
+    def project(self, point, q: np.ndarray, s_guess: float | None = None, tol: float = 1e-13):
+        """Closest material point to ``point`` (2,): s with (point - r(s)) . r'(s) = 0.
+
+        Newton on the orthogonality condition (Bauchau (000), eq. 5 with a point for the second
+        curve), warm-started from ``s_guess`` (default: the nearest node). The result is not
+        clipped: s < 0 or s > length says that the point lies beyond an end of the structure
+        (the curve continued along its end tangent). Returns s (float).
+        """
+        return self.closest(point, q, s_guess, tol)[0]
+
+    def closest(self, point, q: np.ndarray, s_guess: float | None = None, tol: float = 1e-13):
+        """``project`` that also returns the CurvePoint at s (None when s is beyond an end)."""
+        p = np.asarray(point, dtype=float)
+        if s_guess is None or not np.isfinite(s_guess):
+            nodes = self.positions(self.nodes, q)
+            s = float(self.nodes[int(np.argmin(np.sum((nodes - p) ** 2, axis=1)))])
+        else:
+            s = min(max(float(s_guess), 0.0), self.length)
+        scale = max(self.length, 1e-300)
+        for _ in range(30):
+            c = self.curve(s, q)
+            d = p - c.position
+            f = float(d @ c.slope)
+            df = float(d @ c.slope_rate - c.slope @ c.slope)
+            if df >= 0.0:  # not a minimum of the distance: step along the tangent instead
+                df = -float(c.slope @ c.slope)
+            step = -f / df
+            if abs(step) <= tol * scale:
+                return s, c
+            s_new = s + step
+            if s_new < 0.0 or s_new > self.length:
+                end = 0.0 if s_new < 0.0 else self.length
+                c = self.curve(end, q)
+                beyond = end + float((p - c.position) @ c.slope) / float(c.slope @ c.slope)
+                if 0.0 <= beyond <= self.length:
+                    return end, c
+                return beyond, None
+            s = s_new
+        return s, self.curve(s, q)
+
+
+@dataclass(eq=False)
+class BeamStructure(Structure):
+    """A linear Euler-Bernoulli beam of Lipinski (002), sec. 3, as a Structure.
+
+    Free coordinates: the beam's free DOFs (w, w') in scikit-fem's order. The internal force is
+    K q with the constant bending stiffness; ``load`` is the self-weight (component of gravity
+    along n0) plus point loads.
+    """
+
+    name: str
+    beam: _beam.Beam
+    load: np.ndarray
+    kind: str = field(default="beam", init=False)
+    linear: bool = field(default=True, init=False)
+
+    def __post_init__(self):
+        beam = self.beam
+        self.length = float(beam.spec.length)
+        self.n_dofs = int(beam.free_dofs.size)
+        self.nodes = beam.nodes
+        self.mass_matrix = beam.reduced("mass").tocsr()
+        self.stiffness_matrix = beam.reduced("stiffness").tocsr()
+        self.damping_matrix = beam.reduced("damping").tocsr()
+        index = -np.ones(beam.n_dofs, dtype=int)
+        index[beam.free_dofs] = np.arange(self.n_dofs)
+        self.free_index = index
+
+    def initial_coordinates(self) -> np.ndarray:
+        return np.zeros(self.n_dofs)
+
+    def full(self, q):
+        return self.beam.expand(q)
+
+    def internal_force(self, q):
+        return self.stiffness_matrix @ q
+
+    def tangent_stiffness(self, q):
+        return self.stiffness_matrix
+
+    def elastic_energy(self, q):
+        return 0.5 * float(q @ (self.stiffness_matrix @ q))
+
+    def curve(self, s, q):
+        beam = self.beam
+        s = min(max(float(s), 0.0), self.length)
+        e, dofs, N, N_x, N_xx = _beam.shape_rows_at(beam, s)
+        cols = self.free_index[dofs]
+        keep = cols >= 0
+        cols, N, N_x, N_xx = cols[keep], N[keep], N_x[keep], N_xx[keep]
+        qe = q[cols]
+        w, w_x, w_xx = float(N @ qe), float(N_x @ qe), float(N_xx @ qe)
+        t0, n0 = beam.t0, beam.n0
+        slope = t0 + w_x * n0
+        k = 1.0 / np.sqrt(1.0 + w_x * w_x)
+        tangent = k * slope
+        return CurvePoint(
+            s=s,
+            element=e,
+            position=beam.origin + s * t0 + w * n0,
+            slope=slope,
+            slope_rate=w_xx * n0,
+            tangent=tangent,
+            normal=_PERP @ tangent,
+            curvature=w_xx * k**3,
+            dofs=cols,
+            rows=n0[:, None] * N,
+            rows_s=n0[:, None] * N_x,
+            rows_ss=n0[:, None] * N_xx,
+        )
+
+    def point_rows(self, s):
+        s = np.clip(np.atleast_1d(np.asarray(s, dtype=float)), 0.0, self.length)
+        beam = self.beam
+        shape = _beam.shape_rows(beam, s)
+        rows = shape.dx(0)[:, None, :] * beam.n0[None, :, None]  # (m, 2, 4)
+        offset = beam.origin + s[:, None] * beam.t0
+        return _point_rows(s, offset, self.free_index[shape.dofs], rows)
+
+
+@dataclass(eq=False)
+class StringStructure(Structure):
+    """An absolute-nodal string / geometrically exact beam of Eugster-Glocker (004) as a
+    Structure. Free coordinates: the free nodal positions and slopes; the internal force and
+    its tangent are nonlinear; ``load`` is gravity (004 eq. 11) plus point loads on the free DOFs.
+    """
+
+    name: str
+    string: _string.StringModel
+    load: np.ndarray
+    kind: str = field(default="string", init=False)
+    linear: bool = field(default=False, init=False)
+
+    def __post_init__(self):
+        model = self.string
+        free = model.free_dofs
+        self.length = float(model.spec.length)
+        self.n_dofs = int(free.size)
+        self.nodes = model.nodes
+        self.mass_matrix = model.mass_matrix[free][:, free].tocsr()
+        self.damping_matrix = sp.csr_matrix((self.n_dofs, self.n_dofs))
+        index = -np.ones(model.n_dofs, dtype=int)
+        index[free] = np.arange(self.n_dofs)
+        self.free_index = index
+        self._q_ref = model.q_prescribed[free].copy()
+        self._prescribed = model.q_prescribed
+        self._element_dofs = np.ascontiguousarray(model.basis.element_dofs.T)
+        self._coefficients = _string_coefficients(model)
+
+    def initial_coordinates(self):
+        return self._q_ref.copy()
+
+    def full(self, q):
+        full = self.string.q_prescribed.copy()
+        full[self.string.free_dofs] = q
+        return full
+
+    def internal_force(self, q):
+        return _string.internal_force(self.string, self.full(q))[self.string.free_dofs]
+
+    def tangent_stiffness(self, q):
+        free = self.string.free_dofs
+        return _string.tangent_stiffness(self.string, self.full(q))[free][:, free].tocsr()
+
+    def elastic_energy(self, q):
+        return float(_string.strain_energy(self.string, self.full(q)))
+
+    def curve(self, s, q):
+        s = min(max(float(s), 0.0), self.length)
+        nodes = self.nodes
+        e = min(
+            max(int(np.searchsorted(nodes, s, side="right")) - 1, 0), self.string.n_elements - 1
+        )
+        le = nodes[e + 1] - nodes[e]
+        z = (s - nodes[e]) / le
+        c = self._coefficients[e]  # (4 functions, 4 powers) in the local coordinate z
+        N = c[:, 0] + z * (c[:, 1] + z * (c[:, 2] + z * c[:, 3]))
+        N_s = (c[:, 1] + z * (2.0 * c[:, 2] + 3.0 * z * c[:, 3])) / le
+        N_ss = (2.0 * c[:, 2] + 6.0 * z * c[:, 3]) / (le * le)
+        dofs = self._element_dofs[e]  # (8,) = (x0, y0, x0', y0', x1, y1, x1', y1')
+        qe = self._prescribed[dofs].copy()
+        cols = self.free_index[dofs]
+        keep = cols >= 0
+        qe[keep] = q[cols[keep]]
+        qe = qe.reshape(4, 2)  # [function a, component]
+        position, slope, slope_rate = N @ qe, N_s @ qe, N_ss @ qe
+        metric = float(np.hypot(*slope))
+        tangent = slope / metric
+        rows = np.zeros((3, 2, 8))
+        rows[:, 0, 0::2] = (N, N_s, N_ss)
+        rows[:, 1, 1::2] = (N, N_s, N_ss)
+        return CurvePoint(
+            s=s,
+            element=e,
+            position=position,
+            slope=slope,
+            slope_rate=slope_rate,
+            tangent=tangent,
+            normal=_PERP @ tangent,
+            curvature=float(slope[0] * slope_rate[1] - slope[1] * slope_rate[0]) / metric**3,
+            dofs=cols[keep],
+            rows=rows[0][:, keep],
+            rows_s=rows[1][:, keep],
+            rows_ss=rows[2][:, keep],
+        )
+
+    def point_rows(self, s):
+        s = np.clip(np.atleast_1d(np.asarray(s, dtype=float)), 0.0, self.length)
+        model = self.string
+        jac = _string.position_jacobian(model, s)  # block (m, 2, 8) on the full DOFs
+        cols = self.free_index[jac.dofs]
+        fixed = np.where(cols < 0, model.q_prescribed[jac.dofs], 0.0)
+        offset = np.einsum("mck,mk->mc", jac.block, fixed)
+        return _point_rows(s, offset, cols, jac.block)
+
+
+def _string_coefficients(model) -> np.ndarray:
+    """Monomial coefficients in the local coordinate z in [0, 1] of each element's four scalar
+    Hermite functions, read off scikit-fem's basis (cubics: four samples determine them), so
+    point evaluations use the very shape functions of the assembly. (n_elements, 4, 4)."""
+    z = np.array([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0])
+    n_el = model.n_elements
+    element = np.repeat(np.arange(n_el), 4)
+    local = np.tile(z, n_el)
+    values, _, _ = _string._point_shape_functions(model, element, local)  # (4, 4 n_el)
+    values = values.reshape(4, n_el, 4)  # [function, element, sample]
+    vandermonde = np.vander(z, 4, increasing=True)
+    coef = np.linalg.solve(vandermonde, values.transpose(2, 0, 1).reshape(4, -1))
+    return coef.reshape(4, 4, n_el).transpose(2, 1, 0).copy()
+
+
+def material_velocity(point: CurvePoint, u: np.ndarray) -> np.ndarray:
+    """Velocity (2,) of the material point: R u[dofs] (r is affine in q), m/s."""
+    return point.rows @ u[point.dofs]
+
+
+def slope_velocity(point: CurvePoint, u: np.ndarray) -> np.ndarray:
+    """Material time derivative of r' at the point: R_s u[dofs], (2,), 1/s."""
+    return point.rows_s @ u[point.dofs]
+
+
+__all__ = [
+    "BeamStructure",
+    "CurvePoint",
+    "PointRows",
+    "StringStructure",
+    "Structure",
+    "material_velocity",
+    "slope_velocity",
+]
