@@ -41,9 +41,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
 from skfem import Basis, BilinearForm, ElementLineHermite, ElementVector, LinearForm, MeshLine
 from skfem.helpers import dd, dot, grad
+
+from .tension import LinearElastic, NeoHookean, _check_law, _check_positive
 
 __all__ = [
     "SUPPORT_KINDS",
@@ -79,79 +80,6 @@ __all__ = [
 SUPPORT_KINDS = {"pinned": (0, 1), "clamped": (0, 1, 2, 3), "fixed_x": (0,), "fixed_y": (1,)}
 
 _PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
-
-
-# --------------------------------------------------------------------------------------------
-# Tension laws
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NeoHookean:
-    """Neo-Hookean string, Eugster-Glocker (004), eq. (17): ``T = k/3 (nu - nu^-2)``.
-
-    k : float, stiffness in N (``k/3 * 3 = k`` is the small-strain axial stiffness EA).
-    """
-
-    k: float
-
-    def __post_init__(self):
-        _check_positive("k", self.k, "the neo-Hookean stiffness in N")
-
-    def tension(self, nu):
-        """Tension T in N for stretch ``nu`` (any shape)."""
-        return self.k / 3.0 * (nu - nu**-2)
-
-    def dtension(self, nu):
-        """dT/dnu in N."""
-        return self.k / 3.0 * (1.0 + 2.0 * nu**-3)
-
-    def energy(self, nu):
-        """Strain energy per unit reference length ``W = k/3 (nu^2/2 + 1/nu) - k/2`` in J/m."""
-        return self.k / 3.0 * (0.5 * nu**2 + 1.0 / nu) - 0.5 * self.k
-
-
-@dataclass(frozen=True)
-class LinearElastic:
-    """Linear tension law ``T = EA (nu - 1)`` (carries compression, too).
-
-    EA : float, axial stiffness in N.
-    """
-
-    EA: float
-
-    def __post_init__(self):
-        _check_positive("EA", self.EA, "the axial stiffness in N")
-
-    def tension(self, nu):
-        """Tension T in N for stretch ``nu`` (any shape)."""
-        return self.EA * (nu - 1.0)
-
-    def dtension(self, nu):
-        """dT/dnu in N."""
-        return self.EA * np.ones_like(nu)
-
-    def energy(self, nu):
-        """Strain energy per unit reference length ``EA/2 (nu - 1)^2`` in J/m."""
-        return 0.5 * self.EA * (nu - 1.0) ** 2
-
-
-_LAW_METHODS = ("tension", "dtension", "energy")
-
-
-def _check_law(law) -> None:
-    if isinstance(law, type):
-        raise ValueError(
-            f"law: got the class {law.__name__}; allowed: an instance such as "
-            "NeoHookean(k=...) or LinearElastic(EA=...)"
-        )
-    missing = [name for name in _LAW_METHODS if not callable(getattr(law, name, None))]
-    if missing:
-        raise ValueError(
-            f"law: {law!r} has no callable method(s) {missing}; a tension law must provide "
-            "tension(nu) [N], dtension(nu) [N] and energy(nu) [J/m], vectorised over numpy "
-            "arrays (e.g. NeoHookean(k=...) or LinearElastic(EA=...))"
-        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -283,11 +211,6 @@ class StringSpec:
                 f"reference: got {self.reference!r}; allowed: None, StraightReference, "
                 "CurveReference or NodalReference"
             )
-
-
-def _check_positive(name: str, value, meaning: str) -> None:
-    if not np.isscalar(value) or not np.isfinite(value) or value <= 0.0:
-        raise ValueError(f"{name}: got {value!r}; allowed: {meaning}, a finite number > 0")
 
 
 # --------------------------------------------------------------------------------------------
@@ -684,173 +607,15 @@ def point_load(model: StringModel, s, force) -> np.ndarray:
     return np.bincount(jac.dofs.ravel(), weights=f_e.ravel(), minlength=model.n_dofs)
 
 
-# --------------------------------------------------------------------------------------------
-# Evaluation at arbitrary material points (contact coupling)
-# --------------------------------------------------------------------------------------------
-
-
-def find_element(model: StringModel, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Containing element of material points (np.searchsorted), shape (m,) each.
-
-    Returns (s as array, element index, local coordinate in [0, 1]). A point on a node belongs
-    to the element on its right (the last node to the last element).
-    """
-    s = np.atleast_1d(np.asarray(s, dtype=float))
-    length = model.spec.length
-    tol = 1e-12 * length
-    if s.ndim != 1 or np.any(~np.isfinite(s)) or np.any(s < -tol) or np.any(s > length + tol):
-        raise ValueError(
-            f"s: got values in [{np.min(s):g}, {np.max(s):g}]; allowed: a scalar or 1-d array "
-            f"of material coordinates in [0, {length:g}] m"
-        )
-    s = np.clip(s, 0.0, length)
-    element = np.clip(np.searchsorted(model.nodes, s, side="right") - 1, 0, model.n_elements - 1)
-    local = (s - model.nodes[element]) / (model.nodes[element + 1] - model.nodes[element])
-    return s, element, local
-
-
-def _point_shape_functions(model: StringModel, element: np.ndarray, local: np.ndarray):
-    """Scalar Hermite functions of the containing element, each shape (4, m): N, N', N''."""
-    scalar = model.basis.elem.elem
-    points = local.reshape(1, -1, 1)
-    fields = [scalar.gbasis(model.basis.mapping, points, a, tind=element)[0] for a in range(4)]
-    values = np.array([np.asarray(f)[:, 0] for f in fields])
-    slopes = np.array([f.grad[0, :, 0] for f in fields])
-    curvatures = np.array([f.hess[0, 0, :, 0] for f in fields])
-    return values, slopes, curvatures
-
-
-@dataclass(frozen=True, eq=False)
-class StringPoints:
-    """Kinematics and tension at material points; m = number of points.
-
-    s, element : shape (m,); position, slope (dr/ds), tangent (unit), normal (unit, tangent
-    turned +90 deg) : shape (2, m); curvature (signed, 1/m, per unit current length), stretch,
-    tension (N) : shape (m,). Position and slope are continuous; the curvature jumps at nodes,
-    where it is taken from the element on the right (the last node: the last element). The
-    tension from the pointwise stretch is far less accurate than positions for a stiff string
-    (the stretch is 1 + O(T/EA)); the support reactions of a static solve are accurate.
-    """
-
-    s: np.ndarray
-    element: np.ndarray
-    position: np.ndarray
-    slope: np.ndarray
-    tangent: np.ndarray
-    normal: np.ndarray
-    curvature: np.ndarray
-    stretch: np.ndarray
-    tension: np.ndarray
-
-
-def evaluate(model: StringModel, q: np.ndarray, s) -> StringPoints:
-    """Position, tangent, normal, curvature, stretch and tension at material coordinates s."""
-    s, element, local = find_element(model, s)
-    values, slopes, curvatures = _point_shape_functions(model, element, local)
-    q_p = q[model.basis.element_dofs[:, element]].reshape(4, 2, -1)  # [a, component, point]
-    position = np.einsum("am,acm->cm", values, q_p)
-    r_s = np.einsum("am,acm->cm", slopes, q_p)
-    r_ss = np.einsum("am,acm->cm", curvatures, q_p)
-    ref_p = model.q_ref[model.basis.element_dofs[:, element]].reshape(4, 2, -1)
-    metric = np.sqrt(np.sum(np.einsum("am,acm->cm", slopes, ref_p) ** 2, axis=0))
-    length = np.sqrt(np.sum(r_s**2, axis=0))
-    tangent = r_s / length
-    stretch = length / metric
-    return StringPoints(
-        s=s,
-        element=element,
-        position=position,
-        slope=r_s,
-        tangent=tangent,
-        normal=_PERP @ tangent,
-        curvature=(r_s[0] * r_ss[1] - r_s[1] * r_ss[0]) / length**3,
-        stretch=stretch,
-        tension=model.spec.law.tension(stretch),
-    )
-
-
-@dataclass(frozen=True, eq=False)
-class PointJacobian:
-    """dr/dq at m material points: r(s_k) = block[k] @ q[dofs[k]].
-
-    s : (m,); dofs : (m, 8) global dofs of the containing element; block : (m, 2, 8);
-    n_dofs : total number of dofs (for the sparse form).
-    """
-
-    s: np.ndarray
-    dofs: np.ndarray
-    block: np.ndarray
-    n_dofs: int
-
-    def sparse(self) -> sp.csr_matrix:
-        """The Jacobian as CSR, shape (2 m, n_dofs); rows 2k, 2k+1 are x, y of point k."""
-        m = self.s.size
-        rows = np.repeat(np.arange(2 * m), 8)
-        cols = np.repeat(self.dofs, 2, axis=0).ravel()
-        return sp.csr_matrix((self.block.ravel(), (rows, cols)), shape=(2 * m, self.n_dofs))
-
-
-def position_jacobian(model: StringModel, s) -> PointJacobian:
-    """Jacobian dr/dq at material coordinates s (constant in q: r is linear in q)."""
-    s, element, local = find_element(model, s)
-    values, _, _ = _point_shape_functions(model, element, local)
-    block = np.zeros((s.size, 2, 8))
-    for a in range(4):
-        for c in range(2):
-            block[:, c, 2 * a + c] = values[a]
-    return PointJacobian(
-        s=s, dofs=model.basis.element_dofs[:, element].T.copy(), block=block, n_dofs=model.n_dofs
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Dynamics on the free dofs: M q'' + f_int(q) = f_ext
-# --------------------------------------------------------------------------------------------
-
-
-def reduce_state(model: StringModel, q: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
-    """State y = (q_free, u_free), shape (2 n_free,), from full q, u (u = None: at rest)."""
-    u = np.zeros_like(q) if u is None else u
-    return np.concatenate((q[model.free_dofs], u[model.free_dofs]))
-
-
-def expand_state(model: StringModel, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Full (q, u), each shape (n_dofs,), from y; fixed dofs at q_prescribed, at rest."""
-    n_free = model.free_dofs.size
-    q = model.q_prescribed.copy()
-    u = np.zeros(model.n_dofs)
-    q[model.free_dofs] = y[:n_free]
-    u[model.free_dofs] = y[n_free:]
-    return q, u
-
-
-def dynamics_rhs(
-    model: StringModel,
-    external_force: np.ndarray | Callable[[float], np.ndarray] | None = None,
-) -> Callable[[float, np.ndarray], np.ndarray]:
-    """Right-hand side y' = f(t, y) for scipy's solve_ivp, y = (q_free, u_free).
-
-    external_force : shape (n_dofs,) or a callable t -> (n_dofs,); None = gravity_force(model).
-    The fixed dofs stay at q_prescribed with zero velocity. M_ff is factorised once (splu).
-    The Christoffel term of Eugster-Glocker (004), eqs. (13)-(14), vanishes: r is linear in q.
-    """
-    free = model.free_dofs
-    n_free = free.size
-    lu = splu(model.mass_matrix[free][:, free].tocsc())
-    if external_force is None:
-        external_force = gravity_force(model)
-    if callable(external_force):
-        force_at = external_force
-    else:
-        constant = np.asarray(external_force, dtype=float)
-
-        def force_at(t):
-            return constant
-
-    def rhs(t, y):
-        q = model.q_prescribed.copy()
-        q[free] = y[:n_free]
-        residual = force_at(t) - internal_force(model, q)
-        return np.concatenate((y[n_free:], lu.solve(residual[free])))
-
-    return rhs
+# Evaluation at points and stand-alone dynamics live in string_points (re-exported here).
+from .string_points import (  # noqa: E402, F401
+    PointJacobian,
+    StringPoints,
+    _point_shape_functions,  # noqa: F401 - used by structures
+    dynamics_rhs,
+    evaluate,
+    expand_state,
+    find_element,
+    position_jacobian,
+    reduce_state,
+)

@@ -1,0 +1,86 @@
+"""Tension laws of the string, Eugster-Glocker (004), eq. (17): T(stretch), dT/dstretch and the
+strain energy per unit reference length (re-exported by ``elements.string``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _check_positive(name: str, value, meaning: str) -> None:
+    if not np.isscalar(value) or not np.isfinite(value) or value <= 0.0:
+        raise ValueError(f"{name}: got {value!r}; allowed: {meaning}, a finite number > 0")
+
+
+# --------------------------------------------------------------------------------------------
+# Tension laws
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NeoHookean:
+    """Neo-Hookean string, Eugster-Glocker (004), eq. (17): ``T = k/3 (nu - nu^-2)``.
+
+    k : float, stiffness in N (``k/3 * 3 = k`` is the small-strain axial stiffness EA).
+    """
+
+    k: float
+
+    def __post_init__(self):
+        _check_positive("k", self.k, "the neo-Hookean stiffness in N")
+
+    def tension(self, nu):
+        """Tension T in N for stretch ``nu`` (any shape)."""
+        return self.k / 3.0 * (nu - nu**-2)
+
+    def dtension(self, nu):
+        """dT/dnu in N."""
+        return self.k / 3.0 * (1.0 + 2.0 * nu**-3)
+
+    def energy(self, nu):
+        """Strain energy per unit reference length ``W = k/3 (nu^2/2 + 1/nu) - k/2`` in J/m."""
+        return self.k / 3.0 * (0.5 * nu**2 + 1.0 / nu) - 0.5 * self.k
+
+
+@dataclass(frozen=True)
+class LinearElastic:
+    """Linear tension law ``T = EA (nu - 1)`` (carries compression, too).
+
+    EA : float, axial stiffness in N.
+    """
+
+    EA: float
+
+    def __post_init__(self):
+        _check_positive("EA", self.EA, "the axial stiffness in N")
+
+    def tension(self, nu):
+        """Tension T in N for stretch ``nu`` (any shape)."""
+        return self.EA * (nu - 1.0)
+
+    def dtension(self, nu):
+        """dT/dnu in N."""
+        return self.EA * np.ones_like(nu)
+
+    def energy(self, nu):
+        """Strain energy per unit reference length ``EA/2 (nu - 1)^2`` in J/m."""
+        return 0.5 * self.EA * (nu - 1.0) ** 2
+
+
+_LAW_METHODS = ("tension", "dtension", "energy")
+
+
+def _check_law(law) -> None:
+    if isinstance(law, type):
+        raise ValueError(
+            f"law: got the class {law.__name__}; allowed: an instance such as "
+            "NeoHookean(k=...) or LinearElastic(EA=...)"
+        )
+    missing = [name for name in _LAW_METHODS if not callable(getattr(law, name, None))]
+    if missing:
+        raise ValueError(
+            f"law: {law!r} has no callable method(s) {missing}; a tension law must provide "
+            "tension(nu) [N], dtension(nu) [N] and energy(nu) [J/m], vectorised over numpy "
+            "arrays (e.g. NeoHookean(k=...) or LinearElastic(EA=...))"
+        )
