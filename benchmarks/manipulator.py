@@ -12,7 +12,8 @@ import pstats
 import time
 from dataclasses import replace
 
-from fe_contact.demos.manipulator_on_beam import Manipulator, run_case
+from fe_contact.demos.manipulator_on_beam import run_case
+from fe_contact.papers.lipinski import Manipulator
 
 
 def main():

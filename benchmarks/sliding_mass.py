@@ -1,4 +1,5 @@
-"""Wall time of the sliding-mass demo against the number of beam elements.
+"""Wall time of the sliding-mass demo (``fe_contact.papers.lipinski.sliding_mass_model``, mu = 0.1)
+against the number of beam elements.
 
 Run: python benchmarks/sliding_mass.py [--t-end 0.1]. Prints, per element count: wall time per
 simulated second, steps, Newton iterations per step, and the cost ratio to the 10-element case

@@ -1,6 +1,11 @@
 """Contact kinematics of a body point on a beam (Lipinski (002), secs. 4-5, 7), checked by finite
 differences of the constraint function itself, never against the formulas under test.
 
+The kinematics under test are ``coupling.kinematics.structure_contact`` (closest point of the
+deformed beam, gap = signed distance; on the constraint manifold this is 002's eq. 26a with the
+gap of eq. 23 scaled by k = 1/sqrt(1 + w'^2), so that W_N is the gradient of the gap and the
+multiplier the normal force in N) and the constraint rows of ``coupling.constraints``.
+
 Tolerances: central differences with step 1e-6 have truncation error ~1e-12 relative and round-off
 ~1e-10 relative on these O(1) quantities, so 1e-7 relative (the issue's figure) has ample margin.
 """
@@ -10,10 +15,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from fe_contact.coupling.contact import ContactSpec, contact_kinematics, friction_rows
-from fe_contact.elements.beam import BeamSpec, assemble_beam, evaluate
+from fe_contact.coupling.constraints import evaluate_state
+from fe_contact.coupling.kinematics import profile_state, structure_contact
+from fe_contact.elements.beam import BeamSpec, evaluate
+from fe_contact.model import ContactPair, Model, Point, Sliding
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel, point_kinematics
+from fe_contact.system import assemble
 
 BEAM = BeamSpec(
     length=0.4,
@@ -37,126 +45,153 @@ LOCAL = (0.05, 0.01)
 BODY = 2
 
 
-def random_state(rng, beam):
-    q_b = rng.uniform(-1.0, 1.0, 3) * np.array([0.5, 1.0, 0.05])
-    u_b = rng.normal(size=3)
-    q_c = 1e-2 * rng.normal(size=beam.n_dofs)
-    q_c[beam.fixed_dofs] = 0.0
-    u_c = 0.1 * rng.normal(size=beam.n_dofs)
-    u_c[beam.fixed_dofs] = 0.0
-    return q_b, u_b, q_c, u_c
+def system_with_beam(beam: BeamSpec, side: int = 1, mu: float = 0.0):
+    model = Model(
+        tree=TREE,
+        structures={"beam": beam},
+        contacts=(ContactPair("tip", Point(BODY, LOCAL), "beam", Sliding(mu), side=side),),
+    )
+    return assemble(model)
 
 
-def place_beam_under_point(q_b, q_c, side, xi=0.23):
-    """Beam spec whose deflected axis passes near the body point (any gap works for these tests)."""
-    p = point_kinematics(TREE, q_b, np.zeros(3), BODY, LOCAL).position
-    beam0 = assemble_beam(BEAM)
-    w = evaluate(beam0, q_c, [xi]).deflection[0]
+REFERENCE = system_with_beam(BEAM)
+
+
+def random_state(rng, system=REFERENCE):
+    """(q, u), each (n,): tree coordinates and velocities, then the beam's free DOFs."""
+    n_b = system.layout.n_tree
+    n_c = system.layout.n_flexible
+    q = np.concatenate(
+        [rng.uniform(-1.0, 1.0, n_b) * np.array([0.5, 1.0, 0.05]), 1e-2 * rng.normal(size=n_c)]
+    )
+    u = np.concatenate([rng.normal(size=n_b), 0.1 * rng.normal(size=n_c)])
+    return q, u
+
+
+def place_beam_under_point(q, side, mu=0.0, xi=0.23):
+    """System whose deflected beam passes 3 mm from the body point, on the side ``side`` of it
+    (any gap works for these tests)."""
+    lay = REFERENCE.layout
+    p = point_kinematics(TREE, q[lay.tree], np.zeros(3), BODY, LOCAL).position
+    beam0 = REFERENCE.structures["beam"].beam
+    w = evaluate(beam0, beam0.expand(q[lay.flexible]), [xi]).deflection[0]
     origin = p - xi * beam0.t0 - (w + side * 3e-3) * beam0.n0
-    return assemble_beam(dataclasses.replace(BEAM, origin=tuple(origin)))
+    return system_with_beam(dataclasses.replace(BEAM, origin=tuple(origin)), side, mu)
 
 
-def gap_of(beam, side, q_b, q_c):
-    pk = point_kinematics(TREE, q_b, np.zeros(3), BODY, LOCAL)
-    return contact_kinematics(beam, side, pk, q_c, np.zeros_like(q_c)).gap
+def contact(system, q, u, side):
+    """structure_contact at the closest point of the deformed beam to the body point."""
+    lay = system.layout
+    structure = system.structures["beam"]
+    sl = lay.structure("beam")
+    profile = profile_state(system.tree, q[lay.tree], u[lay.tree], BODY, LOCAL)
+    s = structure.project(profile.centre.position, q[sl])
+    return structure_contact(structure, sl, q[sl], u[sl], profile, lay.tree, lay.n, 0.0, side, s)
+
+
+def gap_of(system, side, q):
+    return contact(system, q, np.zeros_like(q), side).gap
 
 
 @pytest.mark.parametrize("side", [1, -1])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_jacobian_equals_finite_differences(seed, side):
     rng = np.random.default_rng(seed)
-    q_b, u_b, q_c, u_c = random_state(rng, assemble_beam(BEAM))
-    beam = place_beam_under_point(q_b, q_c, side)
-    pk = point_kinematics(TREE, q_b, u_b, BODY, LOCAL)
-    c = contact_kinematics(beam, side, pk, q_c, u_c)
+    q, u = random_state(rng)
+    system = place_beam_under_point(q, side)
+    c = contact(system, q, u, side)
+    assert c.gap == pytest.approx(3e-3, rel=1e-3)  # the point is on the side ``side``
     eps = 1e-6
-    fd_b = np.array(
+    fd = np.array(
         [
-            (gap_of(beam, side, q_b + eps * e, q_c) - gap_of(beam, side, q_b - eps * e, q_c))
-            / (2 * eps)
-            for e in np.eye(3)
+            (gap_of(system, side, q + eps * e) - gap_of(system, side, q - eps * e)) / (2 * eps)
+            for e in np.eye(q.size)
         ]
     )
-    fd_c = np.zeros(beam.n_dofs)
-    for j in c.beam_dofs:
-        e = np.zeros(beam.n_dofs)
-        e[j] = eps
-        fd_c[j] = (gap_of(beam, side, q_b, q_c + e) - gap_of(beam, side, q_b, q_c - e)) / (2 * eps)
-    # J_n is k times the gradient of the gap (002 eq. 34): the multiplier is then the force in N.
-    np.testing.assert_allclose(c.jac_tree / c.k, fd_b, rtol=1e-7, atol=1e-9)
-    full = np.zeros(beam.n_dofs)
-    full[c.beam_dofs] = c.jac_beam / c.k
-    np.testing.assert_allclose(full, fd_c, rtol=1e-7, atol=1e-9)
+    # W_N is the gradient of the gap, the signed distance (002 eq. 34 scaled by k): the
+    # multiplier is then the force in N. Tree and beam columns alike:
+    lay = system.layout
+    np.testing.assert_allclose(c.w_normal[lay.tree], fd[lay.tree], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(c.w_normal[lay.flexible], fd[lay.flexible], rtol=1e-7, atol=1e-9)
+    # the constraint row of the partitioned stepper is the same row
+    ev = evaluate_state(system, q, u, 0.0)
+    assert ev.phi[0] == pytest.approx(c.gap, rel=1e-12)
+    np.testing.assert_allclose(ev.jac[0], c.w_normal, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("side", [1, -1])
 @pytest.mark.parametrize("seed", [3, 4])
 def test_remainder_equals_second_time_derivative(seed, side):
-    # Along q(t) = q + u t + a t^2 / 2 the constraint's second derivative is (J a + A) / k.
+    # Along q(t) = q + u t + a t^2 / 2 the constraint's second derivative is W_N a + A.
     rng = np.random.default_rng(seed)
-    q_b, u_b, q_c, u_c = random_state(rng, assemble_beam(BEAM))
-    beam = place_beam_under_point(q_b, q_c, side)
-    a_b, a_c = rng.normal(size=3), 0.1 * rng.normal(size=beam.n_dofs)
-    a_c[beam.fixed_dofs] = 0.0
-    pk = point_kinematics(TREE, q_b, u_b, BODY, LOCAL)
-    c = contact_kinematics(beam, side, pk, q_c, u_c)
+    q, u = random_state(rng)
+    system = place_beam_under_point(q, side)
+    n_b = system.layout.n_tree
+    a = np.concatenate([rng.normal(size=n_b), 0.1 * rng.normal(size=system.layout.n_flexible)])
+    c = contact(system, q, u, side)
     h = 1e-4
 
     def g(t):
-        return gap_of(
-            beam, side, q_b + u_b * t + 0.5 * a_b * t * t, q_c + u_c * t + 0.5 * a_c * t * t
-        )
+        return gap_of(system, side, q + u * t + 0.5 * a * t * t)
 
-    second = (g(h) - 2 * g(0.0) + g(-h)) / h**2
-    predicted = (c.jac_tree @ a_b + c.jac_beam @ a_c[c.beam_dofs] + c.remainder) / c.k
+    def central(h):
+        return (g(h) - 2 * g(0.0) + g(-h)) / h**2
+
+    # Richardson extrapolation: the closest-point gap has a larger fourth derivative than the
+    # vertical gap of 002 eq. (23), so the plain central difference (error h^2 g^(4) / 12, about
+    # 3e-6 relative here) would not resolve the 1e-6 tolerance; the extrapolated one errs by O(h^4).
+    second = (4.0 * central(0.5 * h) - central(h)) / 3.0
+    predicted = c.w_normal @ a + c.remainder
     assert predicted == pytest.approx(second, rel=1e-6, abs=1e-6)
 
 
 def test_slip_velocity_is_relative_tangential_velocity():
     rng = np.random.default_rng(7)
-    q_b, u_b, q_c, u_c = random_state(rng, assemble_beam(BEAM))
-    beam = place_beam_under_point(q_b, q_c, 1)
-    pk = point_kinematics(TREE, q_b, u_b, BODY, LOCAL)
-    c = contact_kinematics(beam, 1, pk, q_c, u_c)
+    q, u = random_state(rng)
+    system = place_beam_under_point(q, 1)
+    lay = system.layout
+    c = contact(system, q, u, 1)
+    beam = system.structures["beam"].beam
     # Independent: finite difference of (body point - beam material point at x_c) along t.
     x_c = c.parameter
     h = 1e-6
 
     def rel(t):
-        p = point_kinematics(TREE, q_b + u_b * t, u_b, BODY, LOCAL).position
-        w = evaluate(beam, q_c + u_c * t, [x_c]).deflection[0]
-        return p - (beam.origin + x_c * beam.t0 + w * beam.n0)
+        p = point_kinematics(TREE, q[lay.tree] + u[lay.tree] * t, u[lay.tree], BODY, LOCAL)
+        full = beam.expand(q[lay.flexible] + u[lay.flexible] * t)
+        w = evaluate(beam, full, [x_c]).deflection[0]
+        return p.position - (beam.origin + x_c * beam.t0 + w * beam.n0)
 
     v_rel = (rel(h) - rel(-h)) / (2 * h)
     assert c.slip_velocity == pytest.approx(float(c.tangent @ v_rel), rel=1e-7)
+    assert c.slip_velocity == pytest.approx(float(c.w_tangent @ u), rel=1e-12)
     assert abs(c.normal @ c.tangent) < 1e-14
     assert np.linalg.norm(c.normal) == pytest.approx(1.0, rel=1e-14)
 
 
 def test_friction_rows_dissipate_on_velocity_manifold():
-    # With J u = 0 (no normal relative velocity), the friction power of J_T^T lambda on both bodies
-    # equals -mu lambda |v_t| (002 eqs. 63-68): never positive.
+    # With J u = 0 (no normal relative velocity), the friction power of the friction part of
+    # J_Sigma^T lambda on both bodies equals -mu lambda |v_t| (002 eqs. 63-68): never positive.
     rng = np.random.default_rng(11)
-    q_b, u_b, q_c, u_c = random_state(rng, assemble_beam(BEAM))
-    beam = place_beam_under_point(q_b, q_c, 1)
-    pk = point_kinematics(TREE, q_b, u_b, BODY, LOCAL)
-    c = contact_kinematics(beam, 1, pk, q_c, u_c)
-    # adjust the first tree velocity so that the normal relative velocity vanishes
-    u_b = u_b.copy()
-    normal_rate = c.jac_tree @ u_b + c.jac_beam @ u_c[c.beam_dofs]
-    u_b[0] -= normal_rate / c.jac_tree[0]
-    pk = point_kinematics(TREE, q_b, u_b, BODY, LOCAL)
-    c = contact_kinematics(beam, 1, pk, q_c, u_c)
-    assert abs(c.jac_tree @ u_b + c.jac_beam @ u_c[c.beam_dofs]) < 1e-12
+    q, u = random_state(rng)
     mu, lam = 0.3, 2.5
-    jt_b, jt_c = friction_rows(c, mu, np.sign(c.slip_velocity))
-    power = lam * (jt_b @ u_b + jt_c @ u_c[c.beam_dofs])
+    system = place_beam_under_point(q, 1, mu)
+    ev = evaluate_state(system, q, u, 0.0)
+    # adjust the first tree velocity so that the normal relative velocity vanishes
+    u = u.copy()
+    u[0] -= (ev.jac[0] @ u) / ev.jac[0, 0]
+    ev = evaluate_state(system, q, u, 0.0)
+    assert abs(ev.jac[0] @ u) < 1e-12
+    c = ev.contacts[0]
+    assert ev.slip_sign[0] == np.sign(c.slip_velocity)
+    friction_row = ev.jac_sigma[0] - ev.jac[0]  # -sign(v_t) mu W_T (002 eq. 71c)
+    power = lam * (friction_row @ u)
     assert power == pytest.approx(-mu * lam * abs(c.slip_velocity), rel=1e-10)
     assert power < 0
 
 
-def test_contact_spec_validation():
-    with pytest.raises(ValueError, match="mu must be >= 0"):
-        ContactSpec(body=0, point=(0, 0), mu=-0.1)
-    with pytest.raises(ValueError, match="side must be"):
-        ContactSpec(body=0, point=(0, 0), side=0)
+def test_contact_pair_validation():
+    with pytest.raises(ValueError, match="friction coefficient >= 0"):
+        Sliding(mu=-0.1)
+    with pytest.raises(ValueError, match=r"side = 0; allowed: \+1 or -1"):
+        ContactPair("tip", Point(0, (0, 0)), "beam", side=0)

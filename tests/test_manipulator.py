@@ -16,28 +16,30 @@ import meshio
 import numpy as np
 import pytest
 
+from fe_contact.coupling.constraints import evaluate_state
 from fe_contact.coupling.partition import augmented_accelerations
 from fe_contact.demos import manipulator_on_beam as demo
 from fe_contact.elements.beam import evaluate
 from fe_contact.multibody.tree import generalized_point_force, inverse_dynamics, point_kinematics
-from fe_contact.system import evaluate_state
+from fe_contact.papers import lipinski
+from fe_contact.steppers.simulate import simulate
+from fe_contact.system import assemble
 
 T_END = 0.6
+TORQUE = "drive_1_force"  # the multiplier of the drive of joint 2 (0-based index 1), N m
+TIP = "tip"  # the end-effector's contact pair
 
 
 @pytest.fixture(scope="module")
 def sweep():
     """The default sweep (mu = 0 ... 0.3, 0.6 s, default h), two processes."""
-    cases = demo.sweep(demo.MU_SWEEP, t_end=T_END, jobs=2, vtk=(), progress=False)
+    cases = demo.sweep(lipinski.MU_SWEEP, t_end=T_END, jobs=2, vtk=(), progress=False)
     return {c.mu: c for c in cases}
 
 
 def _system(case, data=None):
-    data = demo.Manipulator() if data is None else data
-    init = case.initial
-    return demo.build_system(
-        data, case.mu, float(init.q0[demo.DRIVEN_JOINT]), init.rest, init.angle3
-    )
+    data = lipinski.Manipulator() if data is None else data
+    return assemble(lipinski.manipulator_model(data, case.mu))
 
 
 def test_every_case_reaches_the_end_with_tight_constraints(sweep):
@@ -47,11 +49,11 @@ def test_every_case_reaches_the_end_with_tight_constraints(sweep):
         assert r.t[-1] == pytest.approx(T_END, abs=1e-12)
         # position residuals: the issue asks for < 1e-9 m; the dependent coordinates are
         # recovered by Newton to 1e-12 every step
-        assert np.max(r.columns["residual_position"]) < 1e-9, mu
-        assert np.max(r.columns["residual_velocity"]) < 1e-9, mu
+        assert np.max(r["residual_position"]) < 1e-9, mu
+        assert np.max(r["residual_velocity"]) < 1e-9, mu
         # the end-effector keeps pressing and sliding towards the clamp the whole time
-        assert np.min(r.columns["contact_normal_force"]) > 0.3, mu
-        assert np.max(r.columns["contact_slip_velocity"]) < 0.0, mu
+        assert np.min(r[f"{TIP}_normal_force"]) > 0.3, mu
+        assert np.max(r[f"{TIP}_slip_velocity"]) < 0.0, mu
 
 
 def test_energy_balance_closes(sweep):
@@ -61,9 +63,9 @@ def test_energy_balance_closes(sweep):
         r = case.result
         terms = demo.energy_terms(r)
         largest = max(float(np.max(np.abs(v))) for v in terms.values())
-        error = np.max(np.abs(r.columns["energy_error"]))
+        error = np.max(np.abs(r["energy_error"]))
         assert error < 1e-5 * largest, mu
-        assert error < 1e-6 * abs(r.columns["work_drives"][-1]), mu
+        assert error < 1e-6 * abs(r["work_drives"][-1]), mu
         # the balance itself, rebuilt from its terms
         total = sum(terms[k] for k in terms if k.endswith("_energy"))
         rebuilt = (
@@ -73,20 +75,20 @@ def test_energy_balance_closes(sweep):
             + terms["dissipated_damping"]
             + terms["dissipated_friction"]
         )
-        np.testing.assert_allclose(rebuilt, r.columns["energy_error"], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(rebuilt, r["energy_error"], rtol=0, atol=1e-12)
 
 
 def test_friction_power_never_positive(sweep):
     for mu, case in sweep.items():
-        c = case.result.columns
-        power = c["contact_friction_force"] * c["contact_slip_velocity"]
+        r = case.result
+        power = r[f"{TIP}_friction_force"] * r[f"{TIP}_slip_velocity"]
         assert np.all(power <= 0.0), mu
-        dissipated = c["dissipated_friction"]
+        dissipated = r["dissipated_friction"]
         assert np.all(np.diff(dissipated) >= 0.0), mu
         if mu > 0:
             # |f_T| = mu N exactly (002 eq. 63)
             np.testing.assert_allclose(
-                np.abs(c["contact_friction_force"]), mu * c["contact_normal_force"], rtol=1e-12
+                np.abs(r[f"{TIP}_friction_force"]), mu * r[f"{TIP}_normal_force"], rtol=1e-12
             )
             assert dissipated[-1] > 0.0
         else:
@@ -97,8 +99,8 @@ def test_driving_effort_grows_with_friction(sweep):
     """Friction opposes the driven slide: the mean torque in the drive's sense of motion
     (-torque, since joint 2 turns clockwise) and the drive's work grow with mu."""
     mus = sorted(sweep)
-    effort = [-np.mean(sweep[m].result.columns["drive_1_torque"]) for m in mus]
-    work = [sweep[m].result.columns["work_drives"][-1] for m in mus]
+    effort = [-np.mean(sweep[m].result[TORQUE]) for m in mus]
+    work = [sweep[m].result["work_drives"][-1] for m in mus]
     assert np.all(np.diff(effort) > 0.0), effort
     assert np.all(np.diff(work) > 0.0), work
     # the drive brakes the arm (negative power) at every mu: gravity does the work
@@ -107,10 +109,14 @@ def test_driving_effort_grows_with_friction(sweep):
 
 def _inverse_dynamics_torque(case, mu):
     """Drive torque from the tree's inverse dynamics with the contact force rebuilt from the
-    geometry: row 1 (joint 1) gives the normal force, row 2 the torque, row 3 is a check."""
+    geometry: row 1 (joint 1) gives the normal force, row 2 the torque, row 3 is a check. The
+    contact point is the tip's x on the beam (002 eq. 26a), not the solver's projection."""
     system = _system(case)
+    structure = system.structures["beam"]
+    beam = structure.beam
     r = case.result
     lay = system.layout
+    cols = lay.structure("beam")
     h = r.t[1] - r.t[0]
     torques, residual_rows = [], []
     for k in range(1, len(r.t) - 1):
@@ -119,14 +125,14 @@ def _inverse_dynamics_torque(case, mu):
         q_b, u_b = q[lay.tree], u[lay.tree]
         need = inverse_dynamics(system.tree, q_b, u_b, a, r.t[k])
         tip = point_kinematics(system.tree, q_b, u_b, 2, (0.3, 0.0))
-        beam_q = system.beam_full(q[lay.beam])
-        beam_u = system.beam_full(u[lay.beam])
+        beam_q = structure.full(q[cols])
+        beam_u = structure.full(u[cols])
         x = tip.position[0]
-        f = evaluate(system.beam, beam_q, [x])
+        f = evaluate(beam, beam_q, [x])
         slope = f.slope[0]
         normal = np.array([-slope, 1.0]) / np.hypot(1.0, slope)
         tangent = np.array([1.0, slope]) / np.hypot(1.0, slope)
-        beam_velocity = evaluate(system.beam, beam_u, [x]).deflection[0]
+        beam_velocity = evaluate(beam, beam_u, [x]).deflection[0]
         slip = tangent @ (tip.velocity - np.array([0.0, beam_velocity]))
         # contact force on the tip per unit normal force: n - sign(v) mu t
         direction = normal - np.sign(slip) * mu * tangent
@@ -144,7 +150,7 @@ def test_torque_equals_inverse_dynamics_of_the_motion(sweep, mu):
     central differences of the stored velocities, O(h^2) = O(1e-7) relative, hence 1e-5 N m."""
     case = sweep[mu]
     torque, check = _inverse_dynamics_torque(case, mu)
-    simulated = case.result.columns["drive_1_torque"][1:-1]
+    simulated = case.result[TORQUE][1:-1]
     np.testing.assert_allclose(torque, simulated, rtol=0, atol=1e-5)
     assert np.max(np.abs(check)) < 1e-5  # joint 3 balances with the same contact force
 
@@ -152,14 +158,14 @@ def test_torque_equals_inverse_dynamics_of_the_motion(sweep, mu):
 def test_initial_state_is_the_static_pose_with_half_a_newton():
     """mu = 0: at rest the chosen pose is an equilibrium (augmented reference solver gives zero
     accelerations) with the normal force 0.5 N that fixed the spring rest angles."""
-    data = demo.Manipulator()
-    system, init = demo.initial_state(data, 0.0)
+    data = lipinski.Manipulator()
+    system, init = lipinski.manipulator_initial_state(data, 0.0)
     lay = system.layout
     ev = evaluate_state(system, init.q0, np.zeros(lay.n), 0.0)
     sol = augmented_accelerations(system, ev)
     assert np.max(np.abs(sol.acceleration[lay.tree])) < 1e-8
     # beam accelerations: forces balanced to round-off of K q (K ~ 1e6 N/m, q ~ 1e-3 m)
-    assert np.max(np.abs(system.mass_beam @ sol.acceleration[lay.beam])) < 1e-8
+    assert np.max(np.abs(system.mass_flexible @ sol.acceleration[lay.flexible])) < 1e-8
     assert sol.multipliers[0] == pytest.approx(0.5, abs=1e-9)
     assert sol.multipliers[1] == pytest.approx(init.torque, abs=1e-9)
     # the end-effector is on the beam at contact_x and joint 1 at body1_angle
@@ -168,7 +174,7 @@ def test_initial_state_is_the_static_pose_with_half_a_newton():
     assert abs(c.gap) < 1e-12
     assert init.q0[0] == pytest.approx(data.body1_angle, abs=1e-12)
     # velocities: joint 2 at the drive rate, constraints hold
-    assert init.u0[demo.DRIVEN_JOINT] == pytest.approx(data.drive_rate, abs=1e-12)
+    assert init.u0[lipinski.DRIVEN_JOINT] == pytest.approx(data.drive_rate, abs=1e-12)
     ev_u = evaluate_state(system, init.q0, init.u0, 0.0)
     assert np.max(np.abs(ev_u.jac @ init.u0 + ev_u.phi_t)) < 1e-12
 
@@ -176,7 +182,7 @@ def test_initial_state_is_the_static_pose_with_half_a_newton():
 def test_initial_state_with_friction_is_quasi_static_sliding():
     """mu = 0.3: the start is an equilibrium with the kinetic friction of the sliding direction
     (augmented solver with the friction sign of the initial slip gives zero accelerations)."""
-    system, init = demo.initial_state(demo.Manipulator(), 0.3)
+    system, init = lipinski.manipulator_initial_state(lipinski.Manipulator(), 0.3)
     lay = system.layout
     ev_u = evaluate_state(system, init.q0, init.u0, 0.0)
     sign = ev_u.slip_sign
@@ -193,15 +199,15 @@ def test_halving_the_step_changes_the_torque_little():
     """Convergence in h: 5e-4 s (default) against 2.5e-4 s over 0.2 s at mu = 0.2."""
     a = demo.run_case(0.2, t_end=0.2, h=5e-4).result
     b = demo.run_case(0.2, t_end=0.2, h=2.5e-4).result
-    ta = a.columns["drive_1_torque"]
-    tb = b.columns["drive_1_torque"][::2]
+    ta = a[TORQUE]
+    tb = b[TORQUE][::2]
     assert ta.shape == tb.shape
     assert np.max(np.abs(ta - tb)) < 1e-4  # N m, of a torque near 1 N m
 
 
 def test_prismatic_third_joint():
     """joint3="prismatic": a telescopic body 3 with the same spring numbers in N/m."""
-    data = demo.Manipulator(joint3="prismatic")
+    data = lipinski.Manipulator(joint3="prismatic")
     case = demo.run_case(0.1, data, t_end=0.05)
     r = case.result
     assert r.status == "finished", r.message
@@ -209,9 +215,9 @@ def test_prismatic_third_joint():
     assert system.tree.joints[2].kind == "prismatic"
     # friction of 0.1 N-ish on a 80 N/m slide spring shifts the quasi-static start by < 1 mm
     assert abs(case.initial.q0[2]) < 1e-3
-    assert np.max(r.columns["residual_position"]) < 1e-9
-    assert np.max(np.abs(r.columns["energy_error"])) < 1e-8
-    _, init0 = demo.initial_state(data, 0.0)
+    assert np.max(r["residual_position"]) < 1e-9
+    assert np.max(np.abs(r["energy_error"])) < 1e-8
+    _, init0 = lipinski.manipulator_initial_state(data, 0.0)
     assert init0.normal_force == pytest.approx(0.5, abs=1e-12)
     assert init0.q0[2] == 0.0  # frictionless: the chosen pose, slide at its reference
 
@@ -230,24 +236,24 @@ def test_prismatic_third_joint():
 )
 def test_bad_parameters_raise_clear_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        demo.Manipulator(**kwargs)
+        lipinski.Manipulator(**kwargs)
 
 
 def test_unreachable_pose_is_reported():
-    data = demo.Manipulator(body1_angle=np.pi)  # body 1 points away from the beam
+    data = lipinski.Manipulator(body1_angle=np.pi)  # body 1 points away from the beam
     with pytest.raises(ValueError, match="cannot reach the beam"):
-        demo.initial_state(data, 0.0)
+        lipinski.manipulator_initial_state(data, 0.0)
 
 
 def test_settings_override_any_field():
-    data = demo.apply_settings(
-        demo.Manipulator(), ["contact_x=0.12", "masses=1.7,0.4,0.3", "beam.n_elements=12"]
+    data = lipinski.apply_settings(
+        lipinski.Manipulator(), ["contact_x=0.12", "masses=1.7,0.4,0.3", "beam.n_elements=12"]
     )
     assert data.contact_x == 0.12
     assert data.masses == (1.7, 0.4, 0.3)
     assert data.beam.n_elements == 12
     with pytest.raises(ValueError, match="no field 'mass'"):
-        demo.apply_settings(demo.Manipulator(), ["mass=1"])
+        lipinski.apply_settings(lipinski.Manipulator(), ["mass=1"])
 
 
 def test_command_line_writes_every_output(tmp_path):
@@ -263,13 +269,14 @@ def test_command_line_writes_every_output(tmp_path):
     assert all(r["status"] == "finished" for r in rows)
     history = np.genfromtxt(out / "mu_0.2" / "history.csv", delimiter=",", names=True)
     assert history["t_s"][-1] == pytest.approx(0.02)
+    assert f"{TORQUE}_N_m_or_N" in history.dtype.names
     # the ParaView series of mu = 0.2: frames every 0.01 s, contact force = multiplier x normal
     series = (out / "mu_0.2" / "frames.pvd").read_text()
     assert series.count("<DataSet") == 3
     last = meshio.read(out / "mu_0.2" / "frames_00002.vtu")
     force = last.point_data["normal_force"]
     magnitude = np.max(np.linalg.norm(force, axis=1))
-    assert magnitude == pytest.approx(history["contact_normal_force_N"][-1], rel=1e-9)
+    assert magnitude == pytest.approx(history[f"{TIP}_normal_force_N"][-1], rel=1e-9)
     assert not (out / "mu_0" / "frames.pvd").exists()
 
 
@@ -281,13 +288,13 @@ def test_command_line_reports_a_failing_case(tmp_path, capsys):
     code = demo.main([*args, "--set", "contact_x=0.002", "--vtk", "none"])
     assert code == 1
     err = capsys.readouterr().err
-    assert "mu = 0 FAILED" in err and "left the beam" in err
+    assert "mu = 0 FAILED" in err and "left structure 'beam'" in err
     with open(out / "summary.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["status"] for r in rows] == ["event", "event"]
     history = np.genfromtxt(out / "mu_0" / "history.csv", delimiter=",", names=True)
     assert 0.0 < history["t_s"][-1] < 0.2
-    assert history["contact_x_m"][-1] < 0.001
+    assert history[f"{TIP}_parameter_m"][-1] < 0.001
 
 
 def test_bad_command_line_value_exits_with_message(capsys):
@@ -297,13 +304,15 @@ def test_bad_command_line_value_exits_with_message(capsys):
 
 def test_model_is_replaceable_per_case():
     """dataclasses.replace gives variants; the rest positions follow the data."""
-    base = demo.Manipulator()
+    base = lipinski.Manipulator()
     stiffer = replace(base, stiffness=(20.0, 80.0))
-    _, rest_a, _, _ = demo.spring_rest_positions(base)
-    _, rest_b, _, _ = demo.spring_rest_positions(stiffer)
+    rest_a = lipinski.manipulator_pose(base).rest
+    rest_b = lipinski.manipulator_pose(stiffer).rest
     # same pose and forces: k1 (q1 - r1) is the same moment, so q1 - r1 halves
     assert (0.0 - rest_b[0]) == pytest.approx(0.5 * (0.0 - rest_a[0]), rel=1e-9)
     assert rest_b[1] == pytest.approx(rest_a[1], rel=1e-12)
+    model = lipinski.manipulator_model(stiffer, 0.2)
+    assert model.tree.joints[0].rest == rest_b[0] and model.contacts[0].mu == 0.2
 
 
 def test_cli_dispatches_to_the_manipulator_demo(capsys):
@@ -320,22 +329,20 @@ def test_a_step_whose_newton_fails_is_retried_in_halves():
     clear message; with halving it reaches the end, the retried steps are counted, the
     constraints hold and the torque stays within the coarse step's own discretisation error of
     a fine reference (h = 2.5e-4 s)."""
-    from fe_contact.integrate.genalpha import integrate
-
-    system, init = demo.initial_state(demo.Manipulator(), 0.2)
+    system, init = lipinski.manipulator_initial_state(lipinski.Manipulator(), 0.2)
     span = (0.0, 0.04)
-    stuck = integrate(system, span, init.q0, init.u0, h=2e-3, max_newton=3, max_halvings=0)
+    y0 = (init.q0, init.u0)
+    stuck = simulate(system, span, y0, h=2e-3, max_newton=3, max_halvings=0)
     assert stuck.status == "failed" and "Newton did not converge" in stuck.message
-    halved = integrate(system, span, init.q0, init.u0, h=2e-3, max_newton=3, max_halvings=3)
+    halved = simulate(system, span, y0, h=2e-3, max_newton=3, max_halvings=3)
     assert halved.status == "finished", halved.message
-    assert halved.n_halved > 0
+    assert halved.n_substeps > halved.n_steps  # some steps were taken in halves
     assert halved.t[-1] == pytest.approx(span[1])
-    assert np.max(halved.columns["residual_position"]) < 1e-9
-    coarse = integrate(system, span, init.q0, init.u0, h=2e-3)
-    fine = integrate(system, span, init.q0, init.u0, h=2.5e-4)
-    torque = "drive_1_torque"
-    coarse_error = np.max(np.abs(coarse.columns[torque] - fine.columns[torque][::8]))
-    halved_error = np.max(np.abs(halved.columns[torque] - fine.columns[torque][::8]))
+    assert np.max(halved["residual_position"]) < 1e-9
+    coarse = simulate(system, span, y0, h=2e-3)
+    fine = simulate(system, span, y0, h=2.5e-4)
+    coarse_error = np.max(np.abs(coarse[TORQUE] - fine[TORQUE][::8]))
+    halved_error = np.max(np.abs(halved[TORQUE] - fine[TORQUE][::8]))
     assert halved_error <= coarse_error + 1e-9
     with pytest.raises(ValueError, match="max_halvings"):
-        integrate(system, span, init.q0, init.u0, max_halvings=-1)
+        simulate(system, span, y0, max_halvings=-1)

@@ -1,16 +1,18 @@
-"""Modified coordinate partitioning (Lipinski (002), sec. 8) against the augmented system.
+"""Modified coordinate partitioning (Lipinski (002), sec. 8) against the augmented system, and the
+shapes of model the one System takes: a structure alone, a chain alone, two beams in one model.
 
-Both solve M q'' + F = J_Sigma^T lambda, J q'' + A = 0, by different algebra (dense B1..B5
-elimination versus a sparse LU of [[M, -J_Sigma^T], [J, 0]]); at well-conditioned states they must
-agree to round-off, so 1e-10 relative is a fair bound.
+Both solvers solve M q'' + F = J_Sigma^T lambda, J q'' + A = 0, by different algebra (dense
+B1..B5 elimination versus a sparse LU of [[M, -J_Sigma^T], [J, 0]]); at well-conditioned states
+they must agree to round-off, so 1e-10 relative is a fair bound.
 """
 
 import dataclasses
 
 import numpy as np
 import pytest
+import scipy.sparse.linalg as spla
 
-from fe_contact.coupling.contact import ContactSpec
+from fe_contact.coupling.constraints import evaluate_state
 from fe_contact.coupling.partition import (
     PainleveError,
     augmented_accelerations,
@@ -19,12 +21,18 @@ from fe_contact.coupling.partition import (
     partitioned_accelerations,
     recover_dependent,
 )
-from fe_contact.elements.beam import BeamSpec, assemble_beam, evaluate
-from fe_contact.integrate.genalpha import integrate
+from fe_contact.elements.beam import BeamSpec, assemble_beam, evaluate, natural_modes
+from fe_contact.model import ContactPair, LoopClosure, Model, Point, PointLoad, Sliding
 from fe_contact.multibody.drive import Drive
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel, point_position
-from fe_contact.system import LoopClosure, Model, assemble, evaluate_state
+from fe_contact.papers.lipinski import (
+    cantilever_strip,
+    sliding_mass_initial_state,
+    sliding_mass_model,
+)
+from fe_contact.steppers.simulate import simulate
+from fe_contact.system import assemble
 
 BEAM = BeamSpec(
     length=0.4,
@@ -70,18 +78,19 @@ def consistent_system(seed, mu):
     rate = 0.7
     model = Model(
         tree=tree,
-        beam=beam,
-        contacts=(ContactSpec(body=5, point="tip", mu=mu),),
+        structures={"beam": beam},
+        contacts=(ContactPair("tip", Point(5, "tip"), "beam", Sliding(mu)),),
         drives=(Drive.constant_velocity(1, q_b[1], rate),),
         loops=(LoopClosure(body_a=2, point_a="elbow", body_b=None, point_b=tuple(elbow)),),
     )
     system = assemble(model)
-    q = np.concatenate([q_b, q_full[system.beam.free_dofs]])
-    u = rng.normal(size=system.layout.n)
-    u[system.layout.beam] *= 1e-2
+    lay = system.layout
+    q = np.concatenate([q_b, q_full[system.structures["beam"].beam.free_dofs]])
+    u = rng.normal(size=lay.n)
+    u[lay.structure("beam")] *= 1e-2
     u[1] = rate
     ev = evaluate_state(system, q, u, 0.0, constraints_only=True)
-    part = make_partition(system, choose_dependent(ev.jac[:, system.layout.tree]))
+    part = make_partition(system, choose_dependent(ev.jac[:, lay.tree]))
     q, u = recover_dependent(system, part, q, u, 0.0)
     return system, part, q, u
 
@@ -152,9 +161,9 @@ def painleve_rod(mu):
     )
     model = Model(
         tree=tree,
-        beam=beam,
-        contacts=(ContactSpec(body=1, point="tip", mu=mu),),
-        beam_gravity=False,
+        structures={"rail": beam},
+        contacts=(ContactPair("tip", Point(1, "tip"), "rail", Sliding(mu)),),
+        structure_gravity=False,
     )
     system = assemble(model)
     q0 = np.zeros(system.layout.n)
@@ -167,10 +176,137 @@ def painleve_rod(mu):
 def test_excessive_friction_raises_painleve_error():
     system, q0, u0 = painleve_rod(mu=1.0)
     with pytest.raises(PainleveError, match="Painleve"):
-        integrate(system, (0.0, 0.01), q0, u0, h=1e-4, progress=False)
+        simulate(system, (0.0, 0.01), (q0, u0), h=1e-4)
 
 
 def test_moderate_friction_on_rod_runs():
     system, q0, u0 = painleve_rod(mu=0.05)  # below the critical 0.082
-    res = integrate(system, (0.0, 0.002), q0, u0, h=1e-4, progress=False)
+    res = simulate(system, (0.0, 0.002), (q0, u0), h=1e-4)
     assert res.status in ("finished", "event"), res.message
+
+
+# -- one System for every shape of model --------------------------------------------------------
+
+
+def _crossings(t, y):
+    """Times where y changes sign (linear interpolation between the samples)."""
+    k = np.flatnonzero(np.sign(y[:-1]) * np.sign(y[1:]) < 0)
+    return t[k] - y[k] * (t[k + 1] - t[k]) / (y[k + 1] - y[k])
+
+
+def test_beam_alone_vibrates_at_its_first_frequency():
+    """A model with a structure and no tree: free vibration of the cantilever strip from its first
+    mode shape (1 mm at the tip, no gravity). Its period is 2 pi / omega_1 with
+    omega_1 = 1.8751^2 sqrt(EI / (rho A L^4)) = 63.6 rad/s; 10 Hermite elements err by 5e-6 and
+    the stepper (rho_inf = 1, 1000 steps per period) by (omega h)^2 / 12 = 3e-6."""
+    spec = cantilever_strip()
+    system = assemble(Model(structures={"beam": spec}, gravity=(0.0, 0.0)))
+    assert system.layout.n_tree == 0 and system.layout.n == system.layout.n_flexible
+    beam = system.structures["beam"].beam
+    tip = int(np.flatnonzero(beam.free_dofs == beam.basis.nodal_dofs[0, -1])[0])
+    shape = natural_modes(beam, 1).shapes[beam.free_dofs, 0]
+    q0 = 1e-3 * shape / shape[tip]
+    omega = 1.8751**2 * np.sqrt(spec.bending_stiffness / (spec.mass_per_length * spec.length**4))
+    period = 2 * np.pi / omega
+    n_steps = 1000
+    res = simulate(system, (0.0, period), (q0, np.zeros_like(q0)), h=period / n_steps, rho_inf=1.0)
+    assert res.status == "finished", res.message
+    assert res.t.size == n_steps + 1
+    down, up = _crossings(res.t, res.q[:, tip])  # a quarter and three quarters of a period
+    assert 2.0 * (up - down) == pytest.approx(period, rel=1e-3)
+    # after one period the state is back where it started
+    np.testing.assert_allclose(res.q[-1], q0, rtol=0, atol=1e-3 * np.max(np.abs(q0)))
+    np.testing.assert_allclose(res.u[-1], 0.0, rtol=0, atol=1e-3 * omega * np.max(np.abs(q0)))
+    assert np.max(np.abs(res["energy_error"])) < 1e-8 * res["elastic_energy"][0]
+
+
+def test_chain_alone_swings_at_the_pendulum_period():
+    """A model with a tree and no structure: a physical pendulum (m = 1 kg, centre of mass
+    d = 0.2 m from the pivot, I_c = 0.01 kg m^2) released from 0.05 rad. Small-angle period
+    T0 = 2 pi sqrt(I_O / (m g d)) = 1.003 s, I_O = I_c + m d^2; the amplitude lengthens it by
+    T0 (theta0^2 / 16 + 11 theta0^4 / 3072) = 1.6e-4 T0, the stepper (h = 1 ms) by 3e-6 T0."""
+    m, d, inertia, theta0, g = 1.0, 0.2, 0.01, 0.05, 9.81
+    tree = TreeModel((Body(m, inertia, (d, 0.0)),), (Joint("revolute", angle=-np.pi / 2),))
+    system = assemble(Model(tree=tree))
+    assert system.layout.n_flexible == 0 and not system.structures
+    period0 = 2 * np.pi * np.sqrt((inertia + m * d * d) / (m * g * d))
+    res = simulate(
+        system, (0.0, 2.1 * period0), (np.array([theta0]), np.zeros(1)), h=1e-3, rho_inf=1.0
+    )
+    assert res.status == "finished", res.message
+    first, _, third = _crossings(res.t, res.q[:, 0])[:3]
+    correction = theta0**2 / 16 + 11 * theta0**4 / 3072
+    assert abs((third - first) / period0 - 1.0) < 2.0 * correction  # the small-angle period
+    assert (third - first) / period0 - 1.0 == pytest.approx(correction, abs=1e-5)
+    assert np.max(np.abs(res["energy_error"])) < 1e-8
+
+
+def two_beam_model(second: bool, load: float = 1.0):
+    """The sliding mass on ``beam`` (no self-weight) and, when ``second``, a second strip
+    ``other`` 0.2 m below it with a point load ``load`` N down at its tip."""
+    model = sliding_mass_model(0.1, 10, structure_gravity=False)
+    if not second:
+        return model
+    other = cantilever_strip(8, origin=(0.0, -0.2))
+    return dataclasses.replace(
+        model,
+        structures={**model.structures, "other": other},
+        loads=(PointLoad("other", 0.4, (0.0, -load)),),
+    )
+
+
+def test_two_beams_assemble_block_diagonal():
+    one = assemble(two_beam_model(False))
+    two = assemble(two_beam_model(True))
+    lay = two.layout
+    assert lay.structure_names == ("beam", "other")
+    first, second = lay.structure("beam"), lay.structure("other")
+    single = assemble_beam(cantilever_strip())
+    other = assemble_beam(cantilever_strip(8, origin=(0.0, -0.2)))
+    assert (first.start, first.stop) == (2, 2 + single.free_dofs.size)
+    assert (second.start, second.stop) == (first.stop, first.stop + other.free_dofs.size)
+    assert lay.flexible == slice(2, second.stop) and lay.n == second.stop
+    M = two.mass_flexible.toarray()
+    a = slice(first.start - 2, first.stop - 2)
+    b = slice(second.start - 2, second.stop - 2)
+    np.testing.assert_array_equal(M[a, a], single.reduced("mass").toarray())
+    np.testing.assert_array_equal(M[b, b], other.reduced("mass").toarray())
+    assert not np.any(M[a, b]) and not np.any(M[b, a])
+    np.testing.assert_array_equal(M[a, a], one.mass_flexible.toarray())
+    K = two.stiffness_flexible.toarray()
+    np.testing.assert_array_equal(K[b, b], other.reduced("stiffness").toarray())
+    assert not np.any(K[a, b]) and not np.any(K[b, a])
+
+
+def test_loaded_second_beam_deflects_and_leaves_the_slide_alone():
+    """The loaded strip deflects P L^3 / (3 EI) at its tip (Hermite cubics are exact for a tip
+    load), and the sliding mass on the first strip moves exactly as without the second one."""
+    P = 1.0
+    two = assemble(two_beam_model(True, P))
+    lay = two.layout
+    q_f = spla.spsolve(two.stiffness_flexible.tocsc(), two.load_flexible)
+    off = lay.n_tree
+    first, second = lay.structure("beam"), lay.structure("other")
+    assert not np.any(q_f[first.start - off : first.stop - off])  # no load on the first strip
+    q_other = q_f[second.start - off : second.stop - off]
+    spec = two.model.structures["other"]
+    tip = two.structures["other"].curve(spec.length, q_other).position
+    expected = P * spec.length**3 / (3 * spec.bending_stiffness)
+    assert tip[1] - (-0.2) == pytest.approx(-expected, rel=1e-10)
+    # the slide with the second strip at rest in its static deflection
+    one = assemble(two_beam_model(False))
+    q1, u1 = sliding_mass_initial_state(one)
+    q2, u2 = two.initial_state()
+    q2[: first.stop], u2[: first.stop] = q1, u1
+    q2[second] = q_other
+    span = (0.0, 0.02)
+    a = simulate(one, span, (q1, u1), h=1e-4)
+    b = simulate(two, span, (q2, u2), h=1e-4)
+    assert a.status == b.status == "finished", (a.message, b.message)
+    np.testing.assert_allclose(b.q[:, : first.stop], a.q, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(b.multipliers, a.multipliers, rtol=0, atol=1e-10)
+    # the loaded strip stays in its static deflection (round-off of K q - f only)
+    scale = np.max(np.abs(q_other))
+    np.testing.assert_allclose(
+        b.q[:, second], np.broadcast_to(q_other, b.q[:, second].shape), rtol=0, atol=1e-12 * scale
+    )

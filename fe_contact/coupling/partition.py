@@ -84,6 +84,8 @@ _getrf, _gecon = scipy.linalg.lapack.get_lapack_funcs(("getrf", "gecon"), (np.ze
 
 def _solve_square(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
     """Solve a small dense square system; PainleveError when it is singular or not finite."""
+    if a.shape[0] == 0:  # no constraint rows (a structure or a chain alone): nothing to solve
+        return np.zeros(np.shape(b))
     lu, piv, info = _getrf(a)
     rcond = _gecon(lu, np.linalg.norm(a, 1), norm="1")[0] if info == 0 else 0.0
     if info != 0 or not rcond > 1e-13:

@@ -1,0 +1,124 @@
+"""Observers of a run: they write what the steppers report, as the run goes.
+
+An observer is a callable ``observer(system, report, row)`` (a StepReport and its history row),
+with optional ``start(system, n_steps)`` and ``close()``; ``simulate`` calls them with the
+initial state and after every step. A stepper never writes a file; an observer never runs
+physics.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from .result import HistoryWriter, history_columns
+
+
+class CsvObserver:
+    """Writes every row to ``path`` (header ``name [unit]``, one row per step, flushed), so a
+    run that stops or fails leaves every row computed so far."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self._writer = None
+
+    def start(self, system, n_steps: int) -> None:
+        self._writer = HistoryWriter(self.path, history_columns(system))
+
+    def __call__(self, system, report, row) -> None:
+        if self._writer is None:
+            self.start(system, 0)
+        self._writer.write(row)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+
+class VtkObserver:
+    """Writes every ``stride``-th report (the first included, and the last one on ``close``)
+    as a ParaView frame ``DIRECTORY/NAME_#####.vtu`` of ``DIRECTORY/NAME.pvd``; the index is
+    rewritten after every frame, so a run that stops early leaves a valid series."""
+
+    def __init__(self, directory, name: str = "frames", stride: int = 1, samples_per_element=8):
+        if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
+            raise ValueError(f"VtkObserver: stride = {stride!r}; allowed: an integer >= 1")
+        self.directory = Path(directory)
+        self.name = name
+        self.stride = stride
+        self.samples_per_element = samples_per_element
+        self._writer = None
+        self._count = 0
+        self._last = None
+        self._system = None
+
+    def _write(self, system, report) -> None:
+        from ..io.vtk import PvdWriter, frame_blocks
+
+        if self._writer is None:
+            self._writer = PvdWriter(self.directory, self.name)
+        self._writer.write(report.t, frame_blocks(system, report, self.samples_per_element))
+
+    def __call__(self, system, report, row) -> None:
+        self._system = system
+        if self._count % self.stride == 0:
+            self._write(system, report)
+            self._last = None
+        else:
+            self._last = report
+        self._count += 1
+
+    @property
+    def pvd_path(self) -> Path:
+        return self.directory / f"{self.name}.pvd"
+
+    def close(self) -> None:
+        if self._last is not None:
+            self._write(self._system, self._last)
+            self._last = None
+        if self._writer is not None:
+            self._writer.close()
+
+
+class ProgressObserver:
+    """Progress of a run: a tqdm bar on a terminal, otherwise a line on stderr every ~10 % of
+    the steps (so that a log shows that a long run is alive)."""
+
+    def __init__(self, desc: str = "simulating"):
+        self.desc = desc
+        self._bar = None
+        self._n = 0
+        self._total = 0
+        self._next = 0
+        self._t0 = 0.0
+
+    def start(self, system, n_steps: int) -> None:
+        self._total = max(int(n_steps), 1)
+        self._t0 = time.perf_counter()
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=self._total, desc=self.desc, unit="step", leave=False)
+        self._next = self._total // 10
+
+    def __call__(self, system, report, row) -> None:
+        if self._n and self._bar is not None:
+            self._bar.update(1)
+        elif self._n >= self._next and self._bar is None and self._n:
+            elapsed = time.perf_counter() - self._t0
+            print(
+                f"{self.desc}: t = {report.t:.4g} s, step {self._n}/{self._total} "
+                f"({100 * self._n / self._total:.0f} %, {elapsed:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+            self._next += max(self._total // 10, 1)
+        self._n += 1
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+__all__ = ["CsvObserver", "ProgressObserver", "VtkObserver"]
