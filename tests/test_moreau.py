@@ -42,7 +42,7 @@ from fe_contact.elements.string import (
     tangent_stiffness,
 )
 from fe_contact.elements.string_statics import static_equilibrium
-from fe_contact.integrate.moreau import (
+from fe_contact.steppers.moreau_old import (
     PENETRATION_TOLERANCE,
     Disk,
     MoreauJean,

@@ -13,14 +13,9 @@ import pytest
 import pyvista as pv
 from PIL import Image, ImageSequence
 
-from fe_contact.coupling.contact import ContactSpec
-from fe_contact.elements.beam import (
-    BeamSpec,
-    evaluate,
-    point_load,
-    self_weight,
-    static_deflection,
-)
+from fe_contact import BeamSpec, ContactPair, Model, Point, Sliding, assemble, simulate
+from fe_contact.coupling.constraints import contact_at
+from fe_contact.elements.beam import evaluate, point_load, self_weight, static_deflection
 from fe_contact.elements.string import (
     LinearElastic,
     StringSpec,
@@ -28,11 +23,9 @@ from fe_contact.elements.string import (
     assemble_string,
 )
 from fe_contact.elements.string import evaluate as evaluate_string
-from fe_contact.integrate.genalpha import integrate
 from fe_contact.io.plots import column_unit, plot_configuration, plot_histories
 from fe_contact.io.render import load_scene, offscreen_available, render_animation, render_frame
 from fe_contact.io.vtk import (
-    FrameWriter,
     PvdWriter,
     beam_block,
     disk_block,
@@ -43,7 +36,7 @@ from fe_contact.io.vtk import (
 )
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel, point_position
-from fe_contact.system import Model, assemble, evaluate_state
+from fe_contact.steppers.observers import VtkObserver
 
 pv.OFF_SCREEN = True
 
@@ -68,28 +61,39 @@ def _slider_on_beam():
         width=0.01,
         height=0.0015,
     )
-    return assemble(
-        Model(tree=tree, beam=beam, contacts=(ContactSpec(body=1, point=(0.0, 0.0), mu=0.1),))
-    )
+    contact = ContactPair("contact", Point(1), "beam", Sliding(0.1))
+    return assemble(Model(tree=tree, structures={"beam": beam}, contacts=(contact,)))
+
+
+def _start(system, x0):
+    """The slider at rest on the beam statically deflected by its weight and the slider's."""
+    beam = system.structures["beam"].beam
+    u_static = static_deflection(beam, self_weight(beam) + point_load(beam, x0, -MASS * 9.81))
+    q0, u0 = system.initial_state([x0, evaluate(beam, u_static, [x0]).deflection[0]])
+    q0[system.layout.structure("beam")] = u_static[beam.free_dofs]
+    return q0, u0
+
+
+def _beam_full(system, q):
+    return system.structures["beam"].full(q[system.layout.structure("beam")])
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    """The slider resting on the statically deflected beam, pushed along it for 5 ms."""
+    """The slider resting on the statically deflected beam, pushed along it for 5 ms; the
+    series is written live by the observer and afterwards from the result."""
     system = _slider_on_beam()
-    beam = system.beam
-    u_static = static_deflection(beam, self_weight(beam) + point_load(beam, X0, -MASS * 9.81))
-    q0 = np.zeros(system.layout.n)
-    q0[0] = X0
-    q0[1] = evaluate(beam, u_static, [X0]).deflection[0]
-    q0[system.layout.beam] = u_static[beam.free_dofs]
-    u0 = np.zeros(system.layout.n)
+    q0, u0 = _start(system, X0)
     u0[0] = SPEED
-    result = integrate(system, (0.0, 0.005), q0, u0, h=1e-4)
+    live = tmp_path_factory.mktemp("live")
+    observer = VtkObserver(live, "slider", stride=STRIDE, samples_per_element=SAMPLES)
+    result = simulate(
+        system, (0.0, 0.005), (q0, u0), h=1e-4, keep_reports=True, observers=[observer]
+    )
     assert result.status == "finished", result.message
     out = tmp_path_factory.mktemp("series")
-    pvd = write_pvd(result, system, out, name="slider", stride=STRIDE, samples_per_element=SAMPLES)
-    return system, result, pvd
+    pvd = write_pvd(result, system, out, name="slider", stride=STRIDE, samples=SAMPLES)
+    return system, result, pvd, live / "slider.pvd"
 
 
 def _frame_files(pvd):
@@ -111,7 +115,7 @@ def _cells(mesh, kind, part):
 
 
 def test_series_frames_and_times(run):
-    system, result, pvd = run
+    system, result, pvd, _ = run
     expected = result.t[::STRIDE]
     frames = _frame_files(pvd)
     assert len(frames) == len(expected) == 11
@@ -127,16 +131,15 @@ def test_series_frames_and_times(run):
 
 
 def test_written_beam_equals_model_deflection(run):
-    system, result, pvd = run
-    beam = system.beam
+    system, result, pvd, _ = run
+    beam = system.structures["beam"].beam
     x_expected = np.linspace(0.0, beam.spec.length, SAMPLES * beam.n_elements + 1)
     for k, (t, path) in enumerate(_frame_files(pvd)):
         mesh = meshio.read(path)
         ids = np.unique(_cells(mesh, "line", part=0))
         x, y = mesh.points[ids, 0], mesh.points[ids, 1]
         np.testing.assert_allclose(x, x_expected, rtol=0, atol=1e-15)
-        u_full = system.beam_full(result.q[k * STRIDE, system.layout.beam])
-        fields = evaluate(beam, u_full, x_expected)
+        fields = evaluate(beam, _beam_full(system, result.q[k * STRIDE]), x_expected)
         np.testing.assert_allclose(y, fields.deflection, rtol=0, atol=1e-15)
         np.testing.assert_allclose(mesh.point_data["displacement"][ids, 1], fields.deflection)
         assert np.all(mesh.points[:, 2] == 0.0)
@@ -145,14 +148,14 @@ def test_written_beam_equals_model_deflection(run):
 
 
 def test_written_contact_forces_are_multipliers_times_directions(run):
-    system, result, pvd = run
-    spec = system.model.contacts[0]
-    for k, (t, path) in enumerate(_frame_files(pvd)):
+    system, result, pvd, _ = run
+    pair = system.model.contacts[0]
+    for k, (_, path) in enumerate(_frame_files(pvd)):
         step = k * STRIDE
         q, u = result.q[step], result.u[step]
         mesh = meshio.read(path)
         (cid,) = _cells(mesh, "vertex", part=2)[:, 0]
-        c = evaluate_state(system, q, u, t, constraints_only=True).contacts[0]
+        c = contact_at(system, 0, q, u)  # the kinematics at the stored state, independently
         N = result.multipliers[step, 0]
         F = result["contact_friction_force"][step]
         normal = mesh.point_data["normal_force"][cid]
@@ -160,42 +163,39 @@ def test_written_contact_forces_are_multipliers_times_directions(run):
         np.testing.assert_allclose(normal, [*(N * c.normal), 0.0], rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(friction, [*(F * c.tangent), 0.0], rtol=1e-12, atol=1e-15)
         # Coulomb, sliding: |F| = mu N against the slip (002 eq. 63); the body is pushed up.
-        assert np.linalg.norm(friction) == pytest.approx(spec.mu * N, rel=1e-12)
+        assert np.linalg.norm(friction) == pytest.approx(pair.mu * N, rel=1e-12)
         assert np.dot(friction[:2], c.tangent) * result["contact_slip_velocity"][step] < 0
         assert normal[1] > 0 and N > 0
-        position = point_position(system.tree, q[system.layout.tree], spec.body, spec.point)
-        np.testing.assert_allclose(mesh.points[cid, :2], position, rtol=0, atol=1e-15)
+        position = point_position(system.tree, q[system.layout.tree], 1, (0.0, 0.0))
+        np.testing.assert_allclose(mesh.points[cid, :2], position, rtol=0, atol=1e-12)
         assert mesh.point_data["gap"][cid] == result["contact_gap"][step]
         assert mesh.point_data["slip_velocity"][cid] == pytest.approx(
             result["contact_slip_velocity"][step], rel=1e-12
         )
-        assert mesh.point_data["parameter"][cid] == pytest.approx(result["contact_x"][step])
+        assert mesh.point_data["parameter"][cid] == pytest.approx(result["contact_parameter"][step])
 
 
-def test_frame_writer_matches_write_pvd(run, tmp_path):
-    system, result, pvd = run
-    with FrameWriter(system, tmp_path, "live", stride=STRIDE, samples_per_element=SAMPLES) as w:
-        for k in range(len(result.t)):
-            w.write_state(result.t[k], result.q[k], result.u[k], result.multipliers[k])
-    ours = _frame_files(w.pvd_path)
-    theirs = _frame_files(pvd)
-    assert len(ours) == len(theirs)
-    a, b = meshio.read(ours[-1][1]), meshio.read(theirs[-1][1])
-    np.testing.assert_array_equal(a.points, b.points)
-    # Friction from Coulomb's law at the state equals the recorded column.
-    np.testing.assert_allclose(
-        a.point_data["friction_force"], b.point_data["friction_force"], rtol=1e-12, atol=1e-16
-    )
+def test_series_written_live_equals_series_written_afterwards(run):
+    """VtkObserver during the run and write_pvd afterwards give the same times, structure points
+    and contact force vectors."""
+    _, _, pvd, live = run
+    ours, theirs = _frame_files(live), _frame_files(pvd)
+    np.testing.assert_array_equal([t for t, _ in ours], [t for t, _ in theirs])
+    for (_, a_path), (_, b_path) in zip(ours, theirs, strict=True):
+        a, b = meshio.read(a_path), meshio.read(b_path)
+        np.testing.assert_array_equal(a.points, b.points)
+        for name in ("normal_force", "friction_force"):
+            np.testing.assert_array_equal(a.point_data[name], b.point_data[name])
 
 
 def test_interrupted_run_leaves_valid_series(run, tmp_path):
-    system, result, _ = run
+    system, result, _, _ = run
     with pytest.raises(RuntimeError, match="diverged"):
         with PvdWriter(tmp_path, "broken") as writer:
             for k in range(len(result.t)):
                 if k == 3:
                     raise RuntimeError("Newton diverged")
-                writer.write(result.t[k], frame_blocks(system, result.q[k], result.u[k]))
+                writer.write(result.t[k], frame_blocks(system, result.reports[k]))
     reader = pv.get_reader(str(tmp_path / "broken.pvd"))
     np.testing.assert_array_equal(reader.time_values, result.t[:3])
     for _, path in _frame_files(tmp_path / "broken.pvd"):
@@ -203,48 +203,32 @@ def test_interrupted_run_leaves_valid_series(run, tmp_path):
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_integrate_writes_frames_as_it_runs(run, tmp_path):
-    """integrate(vtk=DIR, vtk_stride=k): the series written during the run equals the one written
-    afterwards from the result (same times, same beam points, same contact forces)."""
-    system, result, pvd = run
-    q0, u0 = result.q[0], result.u[0]
-    live = integrate(system, (0.0, 0.005), q0, u0, h=1e-4, vtk=tmp_path, vtk_stride=STRIDE)
-    frames = _frame_files(tmp_path / "frames.pvd")
-    np.testing.assert_allclose([t for t, _ in frames], result.t[::STRIDE], rtol=0, atol=1e-15)
-    reference = write_pvd(live, system, tmp_path / "after", stride=STRIDE)
-    for (_, a_path), (_, b_path) in zip(frames, _frame_files(reference), strict=True):
-        a, b = meshio.read(a_path), meshio.read(b_path)
-        np.testing.assert_array_equal(a.points, b.points)
-        for name in ("normal_force", "friction_force"):
-            np.testing.assert_allclose(a.point_data[name], b.point_data[name], rtol=0, atol=1e-15)
-
-
 def test_run_stopped_by_an_event_leaves_its_frames(tmp_path):
     """A slider launched towards the free end leaves the beam: the series written so far stays
-    valid and ends at the last frame before the event."""
+    valid and ends at the last state before the event."""
     system = _slider_on_beam()
-    beam = system.beam
-    x0 = 0.395
-    q0 = np.zeros(system.layout.n)
-    q0[0] = x0
-    u_static = static_deflection(beam, self_weight(beam) + point_load(beam, x0, -MASS * 9.81))
-    q0[1] = evaluate(beam, u_static, [x0]).deflection[0]
-    q0[system.layout.beam] = u_static[beam.free_dofs]
-    u0 = np.zeros(system.layout.n)
+    q0, u0 = _start(system, 0.395)
     u0[0] = 1.0  # m/s: leaves after about 5 ms
-    result = integrate(system, (0.0, 0.05), q0, u0, h=1e-4, vtk=tmp_path, vtk_stride=10)
-    assert result.status == "event" and "left the beam" in result.message
+    observer = VtkObserver(tmp_path, stride=10)
+    result = simulate(system, (0.0, 0.05), (q0, u0), h=1e-4, observers=[observer])
+    assert result.status == "event" and "left structure 'beam'" in result.message
     reader = pv.get_reader(str(tmp_path / "frames.pvd"))
     times = np.asarray(reader.time_values)
-    assert 3 <= len(times) and times[-1] <= result.t[-1] + 1e-12
+    assert 3 <= len(times) and times[-1] == result.t[-1]
     reader.set_active_time_point(len(times) - 1)
     assert reader.read()[0].n_points > 0
 
 
-def test_bad_vtk_stride_is_rejected(run, tmp_path):
-    system, result, _ = run
-    with pytest.raises(ValueError, match="vtk_stride"):
-        integrate(system, (0.0, 0.001), result.q[0], result.u[0], vtk=tmp_path, vtk_stride=0)
+def test_bad_vtk_stride_is_rejected(tmp_path):
+    with pytest.raises(ValueError, match="stride"):
+        VtkObserver(tmp_path, stride=0)
+
+
+def test_write_pvd_needs_the_reports(run, tmp_path):
+    system, result, _, _ = run
+    bare = simulate(system, (0.0, 0.0005), (result.q[0], result.u[0]), h=1e-4)
+    with pytest.raises(ValueError, match="keep_reports"):
+        write_pvd(bare, system, tmp_path)
 
 
 def test_tree_block_joints_points_and_segments():
@@ -335,16 +319,16 @@ def test_units_from_column_names():
 
 
 def test_plot_histories_writes_png_and_svg_with_units(run, tmp_path):
-    _, result, _ = run
+    _, result, _, _ = run
     paths = plot_histories(
         result,
-        ["contact_normal_force", ["tree_kinetic_energy", "beam_elastic_energy"]],
+        ["contact_normal_force", ["tree_kinetic_energy", "structure_elastic_energy"]],
         tmp_path / "histories.png",
     )
     assert [p.suffix for p in paths] == [".png", ".svg"]
     assert all(p.stat().st_size > 1000 for p in paths)
     svg = paths[1].read_text()
-    for label in ("contact normal force [N]", "time t [s]", "[J]", "beam elastic energy"):
+    for label in ("contact normal force [N]", "time t [s]", "[J]", "structure elastic energy"):
         assert label in svg
     with pytest.raises(ValueError, match="units"):
         plot_histories(result, [["contact_gap", "contact_normal_force"]], tmp_path / "x")
@@ -353,16 +337,8 @@ def test_plot_histories_writes_png_and_svg_with_units(run, tmp_path):
 
 
 def test_plot_configuration_draws_mechanism_to_scale(run, tmp_path):
-    system, result, _ = run
-    k = 20
-    paths = plot_configuration(
-        system,
-        result.q[k],
-        tmp_path / "configuration",
-        u=result.u[k],
-        t=result.t[k],
-        multipliers=result.multipliers[k],
-    )
+    system, result, _, _ = run
+    paths = plot_configuration(system, result.reports[20], tmp_path / "configuration")
     image = np.asarray(Image.open(paths[0]).convert("RGB"))
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10
     svg = paths[1].read_text()
@@ -381,11 +357,11 @@ def _has_colour(image: np.ndarray, rgb, tol=40) -> bool:
 
 
 def test_scene_read_back_from_series(run):
-    system, result, pvd = run
+    system, result, pvd, _ = run
     frames = _frame_files(pvd)
     scene = load_scene(frames[2][1], frames[2][0])
     assert scene.time == frames[2][0]
-    assert len(scene.elastic_lines) == SAMPLES * system.beam.n_elements
+    assert len(scene.elastic_lines) == SAMPLES * system.structures["beam"].beam.n_elements
     np.testing.assert_array_equal(
         scene.joints, np.array([0, 1]) + np.unique(scene.elastic_lines).size
     )
@@ -395,7 +371,7 @@ def test_scene_read_back_from_series(run):
 
 
 def test_offscreen_snapshot_and_animation_pyvista(run, tmp_path):
-    _, _, pvd = run
+    _, _, pvd, _ = run
     assert offscreen_available(), (
         "VTK cannot render off-screen: install EGL (apt-get install libegl1 libgl1-mesa-dri) "
         "or OSMesa (libosmesa6)"
@@ -413,7 +389,7 @@ def test_offscreen_snapshot_and_animation_pyvista(run, tmp_path):
 
 
 def test_matplotlib_fallback_snapshot_and_animation(run, tmp_path):
-    _, _, pvd = run
+    _, _, pvd, _ = run
     png = render_frame(pvd, tmp_path / "snapshot.png", backend="matplotlib")
     image = np.asarray(Image.open(png).convert("RGB"))
     assert _colours(image) > 10 and _has_colour(image, (0x1F, 0x77, 0xB4))
@@ -427,7 +403,7 @@ def test_matplotlib_fallback_snapshot_and_animation(run, tmp_path):
 
 def test_beam_block_still_matches_evaluate():
     system = _slider_on_beam()
-    beam = system.beam
+    beam = system.structures["beam"].beam
     u = static_deflection(beam, self_weight(beam))
     block = beam_block(beam, u, samples_per_element=3)
     np.testing.assert_allclose(

@@ -14,7 +14,7 @@ contacts. Example 2: light disk, R = 0.1 m, rho_D = 0.1 kg/m^2, ncp = 60, set at
 static string, touching it at the material point s = 0.3 m (off-centre, centre on the string's
 normal at that point); it rolls down towards the middle and back. Disk angle 0 at the start.
 
-Time stepping: Moreau-Jean (``fe_contact.integrate.moreau``) with h = 1e-3 s and theta = 0.55 by
+Time stepping: Moreau-Jean (``fe_contact.steppers.moreau_old``) with h = 1e-3 s and theta = 0.55 by
 default. theta = 1/2 (Moreau's midpoint, no numerical damping) runs the paper's 2-element string
 fine, but with 16 or more elements at h = 2e-3 s (omega_max h ~ 10) the linearised midpoint rule
 lets the unresolved string modes grow; a slightly larger theta damps them and costs little (the
@@ -55,15 +55,13 @@ import numpy as np
 
 from ..coupling.setvalued import ContactLaw
 from ..elements.string import (
-    NeoHookean,
-    StraightReference,
     StringSpec,
-    Support,
     assemble_string,
     evaluate,
 )
 from ..elements.string_statics import static_equilibrium
-from ..integrate.moreau import (
+from ..papers import eugster_glocker as eg
+from ..steppers.moreau_old import (
     PENETRATION_TOLERANCE,
     Disk,
     DiskContactModel,
@@ -76,12 +74,7 @@ from ..integrate.moreau import (
     string_coordinates,
 )
 
-LENGTH, SPAN, RHO0, K_STRING, MU = 1.0, 0.8, 0.3142, 853.75, 0.2
-EXAMPLES = {
-    # radius (m), areal density (kg/m^2), ncp, default t_end (s), default h (s)
-    1: (0.3, 100.0, 20, 2.0, 1e-3),
-    2: (0.1, 0.1, 60, 2.0, 1e-3),
-}
+LENGTH, SPAN, MU, EXAMPLES = eg.LENGTH, eg.SPAN, eg.FRICTION, eg.DISKS
 RELEASE_GAP = 0.01  # example 1: height of the disk's bottom above the static string, m
 START_S = 0.3  # example 2: material point under the disk at t = 0, m
 VTK_STRIDE = 0.01  # s of simulated time between ParaView frames
@@ -89,15 +82,8 @@ SAMPLES_PER_ELEMENT = 16  # string polyline points per element in the frames
 
 
 def string_spec(n_elements: int = 2) -> StringSpec:
-    """The string of 004 Table 1, straight stress-free reference, ends pinned 0.8 m apart."""
-    return StringSpec(
-        length=LENGTH,
-        n_elements=n_elements,
-        density=RHO0,
-        law=NeoHookean(k=K_STRING),
-        reference=StraightReference((0.0, 0.0), (LENGTH, 0.0)),
-        supports=(Support(0.0, "pinned"), Support(LENGTH, "pinned", position=(SPAN, 0.0))),
-    )
+    """The string of 004 Table 1 (``papers.eugster_glocker.table1_string``)."""
+    return eg.table1_string(n_elements)
 
 
 @lru_cache(maxsize=8)

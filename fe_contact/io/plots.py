@@ -16,6 +16,7 @@ from matplotlib import rc_context
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
+from ..structures import BeamStructure
 from ..system import System
 from .vtk import frame_blocks
 
@@ -153,26 +154,26 @@ def plot_histories(
 
 
 def _support_marks(ax, system: System, size: float) -> None:
-    """A short wall across a clamped end, a triangle under a pinned end of the beam."""
-    beam = system.beam
-    for end, kind in ((0.0, beam.spec.left), (beam.spec.length, beam.spec.right)):
-        p = beam.origin + end * beam.t0
-        if kind == "clamped":
-            a, b = p - 0.5 * size * beam.n0, p + 0.5 * size * beam.n0
-            ax.plot([a[0], b[0]], [a[1], b[1]], color="0.3", lw=3, solid_capstyle="butt")
-        elif kind == "pinned":
-            ax.plot(*p, marker="^", color="0.3", ms=9, ls="none")
+    """A short wall across a clamped end, a triangle under a pinned end of every beam."""
+    for structure in system.structures.values():
+        if not isinstance(structure, BeamStructure):
+            continue
+        beam = structure.beam
+        for end, kind in ((0.0, beam.spec.left), (beam.spec.length, beam.spec.right)):
+            p = beam.origin + end * beam.t0
+            if kind == "clamped":
+                a, b = p - 0.5 * size * beam.n0, p + 0.5 * size * beam.n0
+                ax.plot([a[0], b[0]], [a[1], b[1]], color="0.3", lw=3, solid_capstyle="butt")
+            elif kind == "pinned":
+                ax.plot(*p, marker="^", color="0.3", ms=9, ls="none")
 
 
 def plot_configuration(
     system: System,
-    q,
+    report,
     path,
     *,
-    u=None,
-    t: float = 0.0,
-    multipliers=None,
-    friction=None,
+    forces: bool = True,
     force_scale: float | None = None,
     deflection_scale: float = 1.0,
     title: str | None = None,
@@ -180,38 +181,49 @@ def plot_configuration(
     size: tuple[float, float] = (8.0, 4.0),
     dpi: int = 150,
 ) -> list[Path]:
-    """Draw the mechanism and the deflected beam at state q, to scale, with contact force arrows.
+    """Draw the mechanism, the structures and the contact forces of a StepReport, to scale.
 
-    q, u : (n,) coordinates and velocities (u is needed only for the friction direction when
-    ``friction`` is not given). multipliers : (n_constraints,), N (None: no force arrows).
-    friction : (n_contacts,) signed friction forces along the tangents, N (see ``contact_block``).
-    force_scale : arrow length per force, m/N (None: the largest arrow is 15 % of the beam length).
-    deflection_scale : factor on the beam's deflection (1: to scale; another value is stated in the
-    legend, and the contact points then no longer sit on the drawn beam).
+    forces : draw the contact force arrows (normal and friction on the profiles).
+    force_scale : arrow length per force, m/N (None: the largest arrow is 15 % of the size of
+    the drawing). deflection_scale : factor on the beams' deflections (1: to scale; another value
+    is stated in the legend, and contact points then no longer sit on the drawn beam).
     Returns the written paths (PNG and SVG by default).
     """
-    blocks = frame_blocks(system, q, u, t, multipliers, friction)
-    beam_b, tree_b = blocks[0], blocks[1]
-    beam = system.beam
-    length = beam.spec.length
+    blocks = {b.name: b for b in frame_blocks(system, report)}
     fig = Figure(figsize=size, layout="constrained")
     ax = fig.add_subplot()
-    axis = np.array([beam.origin, beam.origin + length * beam.t0])
-    ax.plot(axis[:, 0], axis[:, 1], ls="--", lw=0.8, color="0.6", label="undeformed beam axis")
-    points = beam_b.points - (1.0 - deflection_scale) * beam_b.point_data["displacement"]
-    beam_label = "beam" if deflection_scale == 1.0 else f"beam, deflection x {deflection_scale:g}"
-    ax.plot(points[:, 0], points[:, 1], color="tab:blue", lw=2.0, label=beam_label)
+    extent = []
+    for name, structure in system.structures.items():
+        b = blocks[name]
+        points = b.points
+        label = name
+        if isinstance(structure, BeamStructure):
+            beam = structure.beam
+            axis = np.array([beam.origin, beam.origin + beam.spec.length * beam.t0])
+            ax.plot(*axis.T, ls="--", lw=0.8, color="0.6")
+            points = points - (1.0 - deflection_scale) * b.point_data["displacement"]
+            if deflection_scale != 1.0:
+                label = f"{name}, deflection x {deflection_scale:g}"
+        ax.plot(points[:, 0], points[:, 1], lw=2.0, label=label)
+        extent.append(points)
+    length = float(np.ptp(np.vstack(extent), axis=0).max()) if extent else 1.0
     _support_marks(ax, system, 0.08 * length)
-    tree_points = tree_b.points
-    for kind, conn in tree_b.cells:
-        if kind == "line":
-            ax.add_collection(
-                LineCollection(tree_points[conn], colors="0.15", linewidths=2.5, label="bodies")
-            )
-    n_joints = system.tree.n_bodies
-    ax.plot(*tree_points[:n_joints].T, "o", ms=6, mfc="white", mec="0.15", label="joints")
-    if system.model.contacts and multipliers is not None:
-        c_block = blocks[2]
+    if "tree" in blocks:
+        tree_b = blocks["tree"]
+        for kind, conn in tree_b.cells:
+            if kind == "line":
+                ax.add_collection(
+                    LineCollection(tree_b.points[conn], colors="0.15", linewidths=2.5)
+                )
+        n_joints = system.tree.n_bodies
+        ax.plot(*tree_b.points[:n_joints].T, "o", ms=6, mfc="white", mec="0.15", label="joints")
+    for c in system.model.contacts:
+        disk = blocks.get(f"{c.name}_profile")
+        if disk is not None:
+            for _, conn in disk.cells:
+                ax.add_collection(LineCollection(disk.points[conn], colors="0.3", linewidths=1.5))
+    c_block = blocks.get("contacts")
+    if forces and c_block is not None and np.any(c_block.point_data["contact"] >= 0):
         at = c_block.points
         normal = c_block.point_data["normal_force"]
         tangential = c_block.point_data["friction_force"]
@@ -232,7 +244,7 @@ def plot_configuration(
                 scale=1.0,
                 color=colour,
                 width=0.004,
-                label=f"{name} force on body",
+                label=f"{name} force on profile",
             )
         ax.plot(*at.T, "o", ms=4, color="tab:red")
         if force_scale > 0.0:
@@ -250,5 +262,5 @@ def plot_configuration(
     ax.set_ylabel("y [m]")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper right", fontsize="small")
-    ax.set_title(title if title is not None else f"t = {t:.6g} s")
+    ax.set_title(title if title is not None else f"t = {report.t:.6g} s")
     return save_figure(fig, path, formats, dpi)

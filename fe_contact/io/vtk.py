@@ -8,17 +8,18 @@ A frame is a list of :class:`Block` s merged into one unstructured grid (points 
 * :func:`beam_block`: the deflected beam as a polyline (displacement, slope, curvature, moment);
 * :func:`tree_block`: the rigid bodies as lines from their joint to their points and to their
   child joints, the joints as vertices;
-* :func:`contact_block`: one vertex per contact with the contact forces on the body (N), the gap
-  and the slip velocity;
+* :func:`contact_block`: the closed contact points of a step report with the contact forces on
+  the profiles (N), the gap and the slip velocity;
 * :func:`string_block`: a string (Eugster-Glocker (004)) as a polyline with tension and curvature;
 * :func:`disk_block`: the outline of a disk with one spoke that shows its angle.
 
 Every cell carries the cell data ``part`` (index of its block in the frame's list of blocks) and,
 where they apply, ``body`` (tree body), ``joint``, ``contact`` and ``element`` (beam or string
 element); these identifiers are -1 in the blocks that do not define them, any other array is zero
-there. :func:`write_pvd` writes a whole ``SimulationResult`` of a coupled system and
-:class:`FrameWriter` writes states as they come. Writers never re-run physics: they evaluate only
-the kinematics (positions, contact directions) of the stored states.
+there. :func:`frame_blocks` builds the frame of a ``StepReport`` of any System;
+``steppers.observers.VtkObserver`` writes them as the run goes and :func:`write_pvd` afterwards
+from a result with its reports. Writers never re-run physics: positions come from q, forces and
+contact directions from the reports.
 """
 
 from __future__ import annotations
@@ -31,18 +32,16 @@ from xml.sax.saxutils import quoteattr
 import meshio
 import numpy as np
 
-from ..coupling.contact import friction_force
 from ..elements.beam import Beam, evaluate
 from ..elements.string import StringModel
 from ..elements.string import evaluate as evaluate_string
+from ..model import Circle
 from ..multibody.tree import TreeModel, body_poses, point_position
-from ..system import System, evaluate_state
+from ..structures import BeamStructure
+from ..system import System
 
 # Value of an array in the blocks that do not define it: identifiers are -1 ("none"), others 0.
 _FILL = {"body": -1.0, "joint": -1.0, "contact": -1.0, "element": -1.0}
-
-# Order of the blocks of a frame written by ``frame_blocks`` (cell data ``part``).
-FRAME_PARTS = ("beam", "tree", "contacts")
 
 
 @dataclass(frozen=True)
@@ -165,69 +164,6 @@ def tree_block(
     )
 
 
-def contact_block(
-    system: System,
-    ev,
-    multipliers,
-    friction=None,
-    name: str = "contacts",
-) -> Block:
-    """The contacts of an evaluated state as vertices carrying the contact forces on the bodies.
-
-    ev : ``Evaluation`` of ``evaluate_state`` (its contacts give the directions).
-    multipliers : (n_constraints,); entry i < n_contacts is the compressive normal force N_i in N.
-    friction : None or (n_contacts,), the signed friction force along the contact tangent in N
-        (the ``<name>_friction_force`` columns of a result); None computes it from Coulomb's law
-        with the slip signs of ``ev``, Lipinski (002), eq. (63).
-    Points: the contact points of the bodies. Point data: normal_force = N n, friction_force = F t,
-    contact_force (their sum) in N (vectors, on the body, z = 0); normal, tangent (unit vectors);
-    gap (m), slip_velocity (m/s), parameter (contact position x_c along the beam, m), body, contact.
-    Cell data: body, contact.
-    """
-    model = system.model
-    n_c = len(model.contacts)
-    multipliers = np.asarray(multipliers, dtype=float).reshape(-1)
-    if multipliers.size != system.n_constraints:
-        raise ValueError(
-            f"multipliers must have shape ({system.n_constraints},), got {multipliers.shape}"
-        )
-    if friction is not None:
-        friction = np.asarray(friction, dtype=float).reshape(-1)
-        if friction.size != n_c:
-            raise ValueError(f"friction must have shape ({n_c},), got {friction.shape}")
-    points = np.zeros((n_c, 2))
-    normal_force = np.zeros((n_c, 2))
-    friction_vector = np.zeros((n_c, 2))
-    q_b = ev.q[system.layout.tree]
-    for i, (spec, c) in enumerate(zip(model.contacts, ev.contacts, strict=True)):
-        points[i] = point_position(system.tree, q_b, spec.body, system.contact_points[i])
-        normal_force[i] = multipliers[i] * c.normal
-        if friction is None:
-            friction_vector[i] = friction_force(c, spec.mu, multipliers[i], ev.slip_sign[i])
-        else:
-            friction_vector[i] = friction[i] * c.tangent
-    bodies = np.array([spec.body for spec in model.contacts], dtype=float)
-    index = np.arange(n_c, dtype=float)
-    return Block(
-        name=name,
-        points=points,
-        cells=[("vertex", np.arange(n_c)[:, None])],
-        point_data={
-            "normal_force": normal_force,
-            "friction_force": friction_vector,
-            "contact_force": normal_force + friction_vector,
-            "normal": np.array([c.normal for c in ev.contacts]).reshape(n_c, 2),
-            "tangent": np.array([c.tangent for c in ev.contacts]).reshape(n_c, 2),
-            "gap": np.array([c.gap for c in ev.contacts]),
-            "slip_velocity": np.array([c.slip_velocity for c in ev.contacts]),
-            "parameter": np.array([c.parameter for c in ev.contacts]),
-            "body": bodies,
-            "contact": index,
-        },
-        cell_data={"body": [bodies], "contact": [index]},
-    )
-
-
 def string_block(
     string_model: StringModel, q, samples_per_element: int = 8, name: str = "string"
 ) -> Block:
@@ -281,38 +217,121 @@ def disk_block(center, angle: float, radius: float, n: int = 48, name: str = "di
     )
 
 
-def frame_blocks(
-    system: System,
-    q,
-    u=None,
-    t: float = 0.0,
-    multipliers=None,
-    friction=None,
-    samples_per_element: int = 8,
-) -> list[Block]:
-    """The blocks of one state of a coupled system, in the order of ``FRAME_PARTS``.
+def contact_block(system: System, report, name: str = "contacts") -> Block:
+    """The closed contact points of a StepReport as vertices carrying the forces on the profiles.
 
-    q, u : (n,) coordinates and velocities (u None: zero, then friction is zero unless given).
-    multipliers : (n_constraints,) or None (zero forces). friction : see :func:`contact_block`.
-    Kinematics only: contact directions come from ``evaluate_state(..., constraints_only=True)``.
+    Point data: normal_force, friction_force, contact_force (vectors, N; for an impulsive
+    stepper the mean force of the step), normal, tangent (unit vectors), gap (m),
+    slip_velocity (m/s), parameter (material coordinate on the target, m; -1 on a line),
+    contact (index of the pair in the model). When no point is closed the block holds one
+    vertex at the first profile's centre with zero forces and contact = -1, so that every frame
+    of a series carries the same arrays.
     """
-    layout = system.layout
-    q = np.asarray(q, dtype=float)
-    u = np.zeros(layout.n) if u is None else np.asarray(u, dtype=float)
-    extra = [(c.body, p) for c, p in zip(system.model.contacts, system.contact_points, strict=True)]
-    for loop, (pa, pb) in zip(system.model.loops, system.loop_points, strict=True):
-        extra.append((loop.body_a, pa))
-        if loop.body_b is not None:
-            extra.append((loop.body_b, pb))
-    blocks = [
-        beam_block(system.beam, system.beam_full(q[layout.beam]), samples_per_element),
-        tree_block(system.tree, q[layout.tree], extra),
-    ]
+    rows = []
+    for k, c in enumerate(report.contacts):
+        for i in range(c.n_points):
+            rows.append((k, c, i))
+    if not rows:
+        centre = _profile_centres(system, report.q)
+        point = centre[0] if len(centre) else np.zeros(2)
+        zero2 = np.zeros((1, 2))
+        return Block(
+            name=name,
+            points=point[None, :],
+            cells=[("vertex", np.zeros((1, 1), dtype=int))],
+            point_data={
+                "normal_force": zero2,
+                "friction_force": zero2,
+                "contact_force": zero2,
+                "normal": zero2,
+                "tangent": zero2,
+                "gap": np.zeros(1),
+                "slip_velocity": np.zeros(1),
+                "parameter": -np.ones(1),
+                "contact": -np.ones(1),
+            },
+            cell_data={"contact": [-np.ones(1)]},
+        )
+    points = np.array([c.point[i] for _, c, i in rows])
+    normal = np.array([c.normal[i] for _, c, i in rows])
+    tangent = np.array([c.tangent[i] for _, c, i in rows])
+    fn = np.array([c.normal_force[i] for _, c, i in rows])
+    ft = np.array([c.friction_force[i] for _, c, i in rows])
+    parameter = np.array([c.parameter[i] for _, c, i in rows])
+    index = np.array([k for k, _, _ in rows], dtype=float)
+    return Block(
+        name=name,
+        points=points,
+        cells=[("vertex", np.arange(len(rows))[:, None])],
+        point_data={
+            "normal_force": fn[:, None] * normal,
+            "friction_force": ft[:, None] * tangent,
+            "contact_force": fn[:, None] * normal + ft[:, None] * tangent,
+            "normal": normal,
+            "tangent": tangent,
+            "gap": np.array([c.gap[i] for _, c, i in rows]),
+            "slip_velocity": np.array([c.slip_velocity[i] for _, c, i in rows]),
+            "parameter": np.nan_to_num(parameter, nan=-1.0),
+            "contact": index,
+        },
+        cell_data={"contact": [index]},
+    )
+
+
+def _profile_centres(system: System, q) -> np.ndarray:
+    """Centres of the contact profiles at q, (n_contacts, 2), m."""
+    tree = system.tree
+    if tree is None:
+        return np.zeros((0, 2))
+    q_t = np.asarray(q)[system.layout.tree]
+    return np.array(
+        [
+            point_position(tree, q_t, c.profile.body, p)
+            for c, p in zip(system.model.contacts, system.profile_points, strict=True)
+        ]
+    ).reshape(-1, 2)
+
+
+def structure_block(system: System, name: str, q, samples_per_element: int = 8) -> Block:
+    """Structure ``name`` of the system at the system coordinates q: ``beam_block`` or
+    ``string_block`` of its full DOF vector."""
+    structure = system.structures[name]
+    full = structure.full(np.asarray(q)[system.layout.structure(name)])
+    if isinstance(structure, BeamStructure):
+        return beam_block(structure.beam, full, samples_per_element, name=name)
+    return string_block(structure.string, full, samples_per_element, name=name)
+
+
+def frame_blocks(system: System, report, samples_per_element: int = 8) -> list[Block]:
+    """The blocks of one reported state: every structure, the tree (with the profile centres
+    and loop points), every circle profile as an outline with a spoke, and the contacts.
+
+    Writers never re-run physics: positions come from q, forces from the report.
+    """
+    q = np.asarray(report.q, dtype=float)
+    blocks = [structure_block(system, name, q, samples_per_element) for name in system.structures]
+    tree = system.tree
+    if tree is not None:
+        q_t = q[system.layout.tree]
+        extra = [
+            (c.profile.body, p)
+            for c, p in zip(system.model.contacts, system.profile_points, strict=True)
+        ]
+        for loop, (pa, pb) in zip(system.model.loops, system.loop_points, strict=True):
+            extra.append((loop.body_a, pa))
+            if loop.body_b is not None:
+                extra.append((loop.body_b, pb))
+        blocks.append(tree_block(tree, q_t, extra))
+        angles = body_poses(tree, q_t).angle
+        centres = _profile_centres(system, q)
+        for k, c in enumerate(system.model.contacts):
+            if isinstance(c.profile, Circle):
+                angle = float(angles[c.profile.body])
+                blocks.append(
+                    disk_block(centres[k], angle, c.profile.radius, name=f"{c.name}_profile")
+                )
     if system.model.contacts:
-        ev = evaluate_state(system, q, u, t, constraints_only=True)
-        if multipliers is None:
-            multipliers = np.zeros(system.n_constraints)
-        blocks.append(contact_block(system, ev, multipliers, friction))
+        blocks.append(contact_block(system, report))
     return blocks
 
 
@@ -423,62 +442,24 @@ class PvdWriter:
         return False
 
 
-class FrameWriter(PvdWriter):
-    """A :class:`PvdWriter` for the states of one coupled system, written as a run produces them.
-
-    ``write_state(t, q, u, multipliers, friction)`` writes the blocks of :func:`frame_blocks`
-    (beam, tree, contacts) every ``stride``-th call; the ``.pvd`` index is valid after each frame.
-    """
-
-    def __init__(
-        self,
-        system: System,
-        directory,
-        name: str = "frames",
-        stride: int = 1,
-        samples_per_element: int = 8,
-    ):
-        super().__init__(directory, name, stride)
-        _sample(system.beam.nodes, samples_per_element)  # validate now, not at the first frame
-        self.system = system
-        self.samples_per_element = samples_per_element
-
-    def write_state(self, t: float, q, u=None, multipliers=None, friction=None) -> Path | None:
-        """Write the state at time t in s (see :func:`frame_blocks`); None when skipped by stride."""
-        if self._calls % self.stride:
-            self._calls += 1
-            return None
-        blocks = frame_blocks(self.system, q, u, t, multipliers, friction, self.samples_per_element)
-        return self.write(t, blocks)
-
-
 def write_pvd(
-    result,
-    system: System,
-    out_dir,
-    name: str = "frames",
-    stride: int = 1,
-    samples_per_element: int = 8,
+    result, system: System, out_dir, name: str = "frames", stride: int = 1, samples=8
 ) -> Path:
-    """Write every ``stride``-th stored step of a ``SimulationResult`` as ``OUT_DIR/NAME.pvd``.
-
-    Each frame holds the beam, the tree and the contacts (:func:`frame_blocks`) at ``result.t[k]``
-    (s); the friction forces are the recorded ``<contact>_friction_force`` columns when present.
-    Returns the path of the ``.pvd`` file.
-    """
-    n_frames = len(result.t)
-    columns = [f"{c.name}_friction_force" for c in system.model.contacts]
-    recorded = all(c in result.columns for c in columns)
-    friction = (
-        np.column_stack([result.columns[c] for c in columns]) if columns and recorded else None
-    )
-    with FrameWriter(system, out_dir, name, stride, samples_per_element) as writer:
-        for k in range(n_frames):
-            writer.write_state(
-                float(result.t[k]),
-                result.q[k],
-                result.u[k],
-                result.multipliers[k],
-                None if friction is None else friction[k],
-            )
+    """Write every ``stride``-th stored state of a SimulationResult (and the last) as the
+    ParaView series ``OUT_DIR/NAME.pvd``. The result must have been run with
+    ``keep_reports=True`` (the forces of a frame come from its StepReport). Returns the path."""
+    if isinstance(stride, bool) or not isinstance(stride, int | np.integer) or stride < 1:
+        raise ValueError(f"write_pvd: stride = {stride!r}; allowed: an integer >= 1")
+    reports = result.reports
+    if len(reports) != len(result.t):
+        raise ValueError(
+            "write_pvd: the result keeps no step reports; run simulate(..., keep_reports=True) "
+            "or write the series as the run goes with steppers.observers.VtkObserver"
+        )
+    rows = list(range(0, len(reports), stride))
+    if rows[-1] != len(reports) - 1:
+        rows.append(len(reports) - 1)
+    with PvdWriter(out_dir, name) as writer:
+        for k in rows:
+            writer.write(reports[k].t, frame_blocks(system, reports[k], samples))
     return writer.pvd_path
