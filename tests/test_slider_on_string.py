@@ -8,7 +8,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from fe_contact.papers.eugster_glocker import table1_string
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
@@ -22,6 +21,7 @@ from fe_contact.coupling.partition import (
 )
 from fe_contact.elements.string import assemble_string, evaluate, gravity_force, point_load
 from fe_contact.elements.string_statics import static_equilibrium
+from fe_contact.papers.eugster_glocker import table1_string
 from fe_contact.papers.slider_on_string import Trolley, slider_on_string, trolley_tree
 
 G = 9.81
@@ -43,6 +43,8 @@ def shooting_midpoint(spec, mass):
     v0 = -(w * L + mass * G) / 2
 
     def shape(H, s_end):
+        kink = [L / 2] if s_end > L / 2 else None
+
         def dr(s, c):
             ty = v0 + w * s + (mass * G if s > L / 2 else 0.0)
             T = np.hypot(H, ty)
@@ -50,7 +52,9 @@ def shooting_midpoint(spec, mass):
 
         return np.array(
             [
-                quad(dr, 0.0, s_end, args=(c,), epsabs=1e-14, epsrel=1e-12, limit=200)[0]
+                quad(dr, 0.0, s_end, args=(c,), epsabs=1e-13, epsrel=1e-12, limit=200, points=kink)[
+                    0
+                ]
                 for c in (0, 1)
             ]
         )

@@ -19,7 +19,8 @@ while the numerical damping removes the unresolved highest ones (omega ~ 1e5 rad
 
 Contacts: ``Sliding`` pairs (bilateral, Coulomb friction mu |lambda|). When the slip velocity
 of a frictional contact changes sign in a step, friction turns with it from the next step on (a
-slip reversal); when it turns back again within ``stick_steps`` steps the contact would stick,
+slip reversal); when it turns back again within ``stick_steps`` steps while the slip velocity
+stays below ``stick_velocity`` the contact would stick,
 which the bilateral sliding law does not model: the run ends with that message. A contact
 leaving its structure, or a normal force turning negative (the bilateral contact would
 separate), also ends the run; everything up to the last step is kept.
@@ -87,7 +88,10 @@ class GeneralizedAlpha:
     the position correction, m (or rad). max_newton : iterations per step. max_halvings : a
     step whose Newton iteration fails is retried as two halves, recursively this deep.
     recondition : the dependent coordinates are chosen anew when cond(J_u) grows by this factor.
-    stick_steps : a slip reversal followed by another within this many steps ends the run.
+    stick_steps, stick_velocity : a slip reversal that ends with |v_t| <= stick_velocity (m/s)
+    followed by another such within stick_steps steps is taken as sticking and ends the run;
+    reversals to a larger slip velocity (a contact carried back by the vibrating structure) are
+    followed.
     """
 
     def __init__(
@@ -103,6 +107,7 @@ class GeneralizedAlpha:
         max_halvings: int = 3,
         recondition: float = 100.0,
         stick_steps: int = 3,
+        stick_velocity: float = 1e-3,
     ):
         if not isinstance(system, System):
             raise TypeError(f"system = {type(system).__name__}; allowed: a System (assemble)")
@@ -121,6 +126,9 @@ class GeneralizedAlpha:
         self.max_newton = _positive_int(max_newton, "max_newton", 1)
         self.max_halvings = _positive_int(max_halvings, "max_halvings", 0)
         self.stick_steps = _positive_int(stick_steps, "stick_steps", 1)
+        if not (isinstance(stick_velocity, int | float) and stick_velocity >= 0.0):
+            raise ValueError(f"stick_velocity = {stick_velocity!r}; allowed: a speed >= 0 in m/s")
+        self.stick_velocity = float(stick_velocity)
         self.recondition = recondition
         self.n_steps = self.n_halved = self.n_newton = self.n_factorizations = 0
         self.n_substeps = 0
@@ -362,8 +370,10 @@ class GeneralizedAlpha:
                     f"normal force of contact {name!r} turned negative ({lam[i]:.4g} N) near "
                     f"t = {self.t + h:.6g} s: the bilateral sliding contact would separate"
                 )
-            new = np.sign(ev.contacts[i].slip_velocity)
-            if self._mu[i] > 0 and new != old_sign[i] and old_sign[i] != 0:
+            slip = ev.contacts[i].slip_velocity
+            new = np.sign(slip)
+            small = abs(slip) <= self.stick_velocity
+            if self._mu[i] > 0 and new != old_sign[i] and old_sign[i] != 0 and small:
                 if self.n_steps + 1 - self._last_reversal[i] <= self.stick_steps:
                     self._restore(saved)
                     raise StopRun(
