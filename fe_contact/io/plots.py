@@ -244,6 +244,7 @@ def plot_configuration(
                 scale=1.0,
                 color=colour,
                 width=0.004,
+                zorder=3,  # above the structures: a friction arrow lies along them
                 label=f"{name} force on profile",
             )
         ax.plot(*at.T, "o", ms=4, color="tab:red")
