@@ -144,3 +144,13 @@ def test_sliding_with_friction_dissipates_the_friction_work():
     moving = np.abs(slip) > 1e-6
     assert np.all(friction[moving] * slip[moving] <= 0.0)
     assert np.allclose(np.abs(friction), 0.05 * np.abs(normal), rtol=1e-12, atol=1e-15)
+
+
+def test_unilateral_contacts_are_refused_by_the_partitioned_stepper():
+    from fe_contact import Unilateral
+
+    model, q0, u0 = slider_on_string()
+    pair = ContactPair("trolley", Point(1), "string", Unilateral(0.1))
+    system = assemble(replace(model, contacts=(pair,)))
+    with pytest.raises(ValueError, match="Unilateral"):
+        simulate(system, (0.0, 0.01), (q0, u0))
