@@ -117,8 +117,7 @@ class GeneralizedAlpha:
         if unilateral:
             raise ValueError(
                 f"contacts {unilateral} have Unilateral laws, which the generalised-alpha "
-                "stepper does not take; allowed: Sliding laws (the Moreau-Jean stepper for "
-                "set-valued laws is not yet on the common System)"
+                "stepper does not take; allowed: Sliding laws, or method='moreau'"
             )
         self.system = system
         self.h = float(h)

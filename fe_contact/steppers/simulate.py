@@ -36,10 +36,7 @@ def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None
     if method == "generalized-alpha":
         from .genalpha import GeneralizedAlpha as Stepper
     elif method == "moreau":
-        raise NotImplementedError(
-            "simulate: method 'moreau' does not run on the common System yet; the Moreau-Jean "
-            "stepper of the disk on the string is fe_contact.steppers.moreau_old (its own model)"
-        )
+        from .moreau import MoreauJean as Stepper
     else:
         raise ValueError(f"simulate: method = {method!r}; allowed: {METHODS}")
     if h is not None:

@@ -1,0 +1,409 @@
+"""Moreau-Jean time stepping on the common System, Eugster-Glocker (004), secs. 4.4-4.5.
+
+Every contact pair of the model must have a ``Unilateral`` law (set-valued unilateral contact and
+Coulomb friction, 004 eqs. 26-27, Newton's impact law). Drives and loop closures are not taken
+yet. A step of size h (theta in [1/2, 1]) from (q_A, u_A):
+
+1. predictor q_P = q_A + theta h u_A;
+2. smooth forces at q_P: tree bias forces F_t(q_P, u_A, t) (gravity, Coriolis, joint springs,
+   dampers, actuators; 002 eq. 7) and structure forces Q_f - f_int(q_P) - C_f u_A; the effective
+   mass ``M_eff = blockdiag(M_t(q_P) + theta h C_j + theta^2 h^2 K_j, M_f + theta h C_f +
+   theta^2 h^2 K_t(q_P))`` (C_j, K_j the joint dampers and springs, K_t the structures' tangent):
+   Jean's theta method linearised about q_P, so stiff structures do not limit h;
+3. closed contacts (g_N(q_P) <= 0): candidate grids (004 eq. 20), closest points on structures
+   or rigid lines (``coupling.kinematics``); ``W = [W_N, W_T]``, Delassus ``G = W^T M_eff^-1 W``
+   and the impulses from ``xi = W^T u_E + e W^T u_A`` in the normal cones
+   (``coupling.setvalued.solve_contact_impulses``);
+4. ``u_E = u_A + M_eff^-1 (h f + W P)``, ``q_E = q_A + h u_A + theta h (u_E - u_A)``.
+
+A (sub-)step after which a candidate would penetrate deeper than ``penetration_tolerance`` is
+replaced by two half steps, recursively up to ``max_halvings`` (the scheme of the disk-on-string
+stepper). Work over a step: friction and impacts dissipate ``-P_T (gamma_T,A + gamma_T,E)/2`` and
+``-P_N (gamma_N,A + gamma_N,E)/2`` per contact (the exact discrete balance for theta = 1/2);
+damping and actuator work by the trapezoidal rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import lu_factor, lu_solve
+from scipy.sparse.linalg import splu
+
+from ..coupling.kinematics import (
+    grid_contacts,
+    grid_gaps,
+    line_contact,
+    profile_state,
+    structure_contact,
+)
+from ..coupling.setvalued import solve_contact_impulses
+from ..multibody.tree import equations_of_motion
+from ..system import System, energies
+from .result import ContactReport, StepReport, open_contact
+
+
+class _Closed:
+    """Closed candidates of one sub-step: per row the pair, W columns, laws, report data."""
+
+    def __init__(self):
+        self.pair, self.w_n, self.w_t, self.point, self.normal, self.tangent = (
+            [],
+            [],
+            [],
+            [],
+            [],
+            [],
+        )
+        self.parameter, self.gap = [], []
+
+
+class MoreauJean:
+    """Step object (see the module docstring): ``step()`` advances by h; attributes t, q, u,
+    counters n_steps, n_substeps, n_newton (contact solver sweeps), n_rejected."""
+
+    def __init__(
+        self,
+        system: System,
+        t0: float,
+        q0,
+        u0,
+        h: float = 1e-3,
+        theta: float = 0.5,
+        tol: float = 1e-9,
+        max_iterations: int = 2000,
+        penetration_tolerance: float | None = 1e-5,
+        max_halvings: int = 10,
+    ):
+        if not isinstance(system, System):
+            raise TypeError(f"system = {type(system).__name__}; allowed: a System (assemble)")
+        if not (isinstance(h, int | float) and np.isfinite(h) and h > 0.0):
+            raise ValueError(f"h = {h!r}; allowed: a finite step size > 0 in s")
+        if not 0.5 <= theta <= 1.0:
+            raise ValueError(f"theta = {theta!r}; allowed: 0.5 <= theta <= 1")
+        model = system.model
+        bilateral = [c.name for c in model.contacts if c.bilateral]
+        if bilateral:
+            raise ValueError(
+                f"contacts {bilateral} have Sliding laws; the Moreau-Jean stepper takes "
+                "Unilateral laws (allowed: Unilateral, or method='generalized-alpha')"
+            )
+        if model.drives or model.loops:
+            raise ValueError(
+                "the Moreau-Jean stepper does not take drives or loop closures yet; allowed: "
+                "method='generalized-alpha' for them"
+            )
+        if penetration_tolerance is not None and not penetration_tolerance > 0.0:
+            raise ValueError(
+                f"penetration_tolerance = {penetration_tolerance!r}; allowed: > 0 in m, or None"
+            )
+        n = system.layout.n
+        q0 = np.array(q0, dtype=float)
+        u0 = np.array(u0, dtype=float)
+        for name, v in (("q0", q0), ("u0", u0)):
+            if v.shape != (n,):
+                raise ValueError(f"{name}: shape {v.shape}; allowed: ({n},) (system.layout)")
+            bad = np.flatnonzero(~np.isfinite(v))
+            if bad.size:
+                raise ValueError(f"{name}[{bad[0]}] = {v[bad[0]]!r}; allowed: finite values")
+        self.system = system
+        self.h = float(h)
+        self.theta = float(theta)
+        self.tol = tol
+        self.max_iterations = max_iterations
+        self.penetration_tolerance = penetration_tolerance
+        self.max_halvings = int(max_halvings)
+        self.t = self._t0 = float(t0)
+        self.q, self.u = q0, u0
+        self.n_steps = self.n_substeps = self.n_newton = self.n_rejected = 0
+        tree = system.tree
+        joints = () if tree is None else tree.joints
+        self._k_joint = np.array([j.stiffness for j in joints])
+        self._c_joint = np.array([j.damping for j in joints])
+        self._s = {}  # warm starts of closest points per pair
+        self._warm = {}  # impulses / h per pair from the last step (warm start)
+
+    # -- smooth part --------------------------------------------------------------------------
+    def _smooth(self, q_p, u_a, t, h):
+        """Impulse h f of the smooth forces and a solver for M_eff, both at q_P."""
+        s = self.system
+        lay = s.layout
+        theta = self.theta
+        force = np.zeros(lay.n)
+        tree_lu = None
+        if s.tree is not None:
+            eom = equations_of_motion(s.tree, q_p[lay.tree], u_a[lay.tree], t)
+            force[lay.tree] = -eom.bias_forces
+            m_eff = eom.mass_matrix + np.diag(
+                theta * h * self._c_joint + theta**2 * h**2 * self._k_joint
+            )
+            tree_lu = lu_factor(m_eff)
+        flex_solve = None
+        if lay.n_flexible:
+            K = s.flexible_tangent(q_p)
+            force[lay.flexible] = (
+                s.load_flexible
+                - s.flexible_internal_force(q_p)
+                - s.damping_flexible @ u_a[lay.flexible]
+            )
+            m_eff = s.mass_flexible + theta * h * s.damping_flexible + theta**2 * h**2 * K
+            flex_solve = splu(sp.csc_matrix(m_eff)).solve
+
+        def solve(rhs):
+            out = np.empty_like(rhs)
+            if tree_lu is not None:
+                out[lay.tree] = lu_solve(tree_lu, rhs[lay.tree])
+            if flex_solve is not None:
+                out[lay.flexible] = flex_solve(np.ascontiguousarray(rhs[lay.flexible]))
+            return out
+
+        return h * force, solve
+
+    # -- contacts -----------------------------------------------------------------------------
+    def _profile(self, k, q, u):
+        s = self.system
+        lay = s.layout
+        pair = s.model.contacts[k]
+        return profile_state(
+            s.tree, q[lay.tree], u[lay.tree], pair.profile.body, s.profile_points[k]
+        )
+
+    def gaps(self, q) -> list[np.ndarray]:
+        """Gaps of every candidate of every pair at q, m (one array per pair)."""
+        s = self.system
+        lay = s.layout
+        out = []
+        zero = np.zeros(lay.n)
+        for k, pair in enumerate(s.model.contacts):
+            prof = self._profile(k, q, zero)
+            r = pair.profile.radius
+            if s.grids[k] is not None:
+                positions = s.grids[k].positions(q[lay.structure(pair.target)])
+                out.append(grid_gaps(prof.centre.position, r, positions))
+            elif isinstance(pair.target, str):
+                st = s.structures[pair.target]
+                sl = lay.structure(pair.target)
+                s_k, cp = st.closest(prof.centre.position, q[sl], self._s.get(k))
+                if cp is None:
+                    out.append(np.array([np.inf]))  # beyond an end: no contact
+                    continue
+                self._s[k] = s_k
+                c = structure_contact(
+                    st, sl, q[sl], zero[sl], prof, lay.tree, lay.n, r, pair.side, s_k, False, cp
+                )
+                out.append(np.array([c.gap]))
+            else:
+                c = line_contact(pair.target.point, pair.target.normal, prof, lay.tree, lay.n, r)
+                out.append(np.array([c.gap]))
+        return out
+
+    def _closed(self, q, u, gaps) -> _Closed:
+        s = self.system
+        lay = s.layout
+        cl = _Closed()
+        for k, pair in enumerate(s.model.contacts):
+            which = np.flatnonzero(gaps[k] <= 0.0)
+            if not which.size:
+                continue
+            prof = self._profile(k, q, u)
+            r = pair.profile.radius
+            if s.grids[k] is not None:
+                rows = s.grids[k]
+                sl = lay.structure(pair.target)
+                positions = rows.positions(q[sl])[which]
+                g, nrm, tng, w_n, w_t, _, _ = grid_contacts(
+                    prof,
+                    r,
+                    positions,
+                    rows.dofs[which],
+                    rows.rows[which],
+                    u[sl],
+                    sl,
+                    lay.tree,
+                    lay.n,
+                )
+                for i in range(which.size):
+                    cl.pair.append(k)
+                    cl.w_n.append(w_n[:, i])
+                    cl.w_t.append(w_t[:, i])
+                    cl.point.append(positions[i])
+                    cl.normal.append(nrm[i])
+                    cl.tangent.append(tng[i])
+                    cl.parameter.append(rows.s[which[i]])
+                    cl.gap.append(g[i])
+                continue
+            if isinstance(pair.target, str):
+                st = s.structures[pair.target]
+                sl = lay.structure(pair.target)
+                c = structure_contact(
+                    st, sl, q[sl], u[sl], prof, lay.tree, lay.n, r, pair.side, self._s[k], False
+                )
+            else:
+                c = line_contact(pair.target.point, pair.target.normal, prof, lay.tree, lay.n, r)
+            cl.pair.append(k)
+            cl.w_n.append(c.w_normal)
+            cl.w_t.append(c.w_tangent)
+            cl.point.append(c.point)
+            cl.normal.append(c.normal)
+            cl.tangent.append(c.tangent)
+            cl.parameter.append(c.parameter)
+            cl.gap.append(c.gap)
+        return cl
+
+    # -- stepping -----------------------------------------------------------------------------
+    def step(self) -> StepReport:
+        """Advance by h (in sub-steps where a contact closes too deep). Raises
+        ContactSolverError when a contact problem does not converge (state unchanged)."""
+        q_a, u_a = self.q, self.u
+        t_end = self._t0 + (self.n_steps + 1) * self.h
+        subs = self._advance(self.h, 0)
+        self.t = t_end
+        self.n_steps += 1
+        return self._report(subs, q_a, u_a)
+
+    def _advance(self, h, level):
+        sub = self._substep(h, may_reject=level < self.max_halvings)
+        if sub is not None:
+            return [sub]
+        self.n_rejected += 1
+        return self._advance(0.5 * h, level + 1) + self._advance(0.5 * h, level + 1)
+
+    def _substep(self, h, may_reject):
+        s = self.system
+        m = s.model
+        theta = self.theta
+        q_a, u_a = self.q, self.u
+        q_p = q_a + theta * h * u_a
+        gaps = self.gaps(q_p)
+        check = self.penetration_tolerance is not None and may_reject
+        if check:
+            tol = self.penetration_tolerance
+            before = self.gaps(q_a)
+            allowed = [np.maximum(tol, 1e-3 * tol - b) for b in before]
+            if any(np.any(-g > a) for g, a in zip(gaps, allowed, strict=True)):
+                return None
+        impulse, solve = self._smooth(q_p, u_a, self.t, h)
+        u_free = u_a + solve(impulse)
+        cl = self._closed(q_p, u_a, gaps)
+        m_c = len(cl.pair)
+        p_n = p_t = np.zeros(0)
+        u_e = u_free
+        w = np.zeros((s.n, 0))
+        if m_c:
+            w = np.column_stack(cl.w_n + cl.w_t)
+            minv_w = solve(w)
+            laws = [m.contacts[k].law for k in cl.pair]
+            e = np.array(
+                [lw.restitution_normal for lw in laws] + [lw.restitution_tangent for lw in laws]
+            )
+            offset = w.T @ u_free + e * (w.T @ u_a)
+            warm = np.zeros(2 * m_c)
+            solution = solve_contact_impulses(
+                w.T @ minv_w,
+                offset,
+                np.array([lw.mu for lw in laws]),
+                initial=warm,
+                tol=self.tol,
+                max_iterations=self.max_iterations,
+                time=self.t + h,
+            )
+            p_n, p_t = solution.normal, solution.tangent
+            u_e = u_free + minv_w @ np.concatenate((p_n, p_t))
+            self.n_newton += solution.n_iterations
+        q_e = q_a + h * u_a + theta * h * (u_e - u_a)
+        if check and any(np.any(-g > a) for g, a in zip(self.gaps(q_e), allowed, strict=True)):
+            return None
+        gamma_a, gamma_e = w.T @ u_a, w.T @ u_e
+        work = {
+            "dissipated_friction": -float(p_t @ (gamma_a[m_c:] + gamma_e[m_c:])) / 2,
+            "dissipated_impact": -float(p_n @ (gamma_a[:m_c] + gamma_e[:m_c])) / 2,
+        }
+        e_a = energies(s, q_a, u_a, self.t)
+        e_e = energies(s, q_e, u_e, self.t + h)
+        work["dissipated_damping"] = 0.5 * h * (e_a.damping_power + e_e.damping_power)
+        work["work_loads"] = 0.5 * h * (e_a.load_power + e_e.load_power)
+        work["work_drives"] = 0.0
+        self.q, self.u = q_e, u_e
+        self.t += h
+        self.n_substeps += 1
+        return cl, p_n, p_t, gamma_e, work, h, e_e
+
+    def _report(self, subs, q_a, u_a) -> StepReport:
+        """One report of the sub-steps: impulses summed; points, directions and slip of the
+        last sub-step in which a candidate was closed."""
+        s = self.system
+        work = dict.fromkeys(subs[0][4], 0.0)
+        for sub in subs:
+            for key, value in sub[4].items():
+                work[key] += value
+        last = {}
+        impulses = {}
+        for cl, p_n, p_t, gamma_e, _, _, _ in subs:
+            m_c = len(cl.pair)
+            for i, k in enumerate(cl.pair):
+                key = (k, cl.parameter[i])
+                tot = impulses.get(key, (0.0, 0.0))
+                impulses[key] = (tot[0] + p_n[i], tot[1] + p_t[i])
+                last[key] = (cl.point[i], cl.normal[i], cl.tangent[i], cl.gap[i], gamma_e[m_c + i])
+        gaps_now = self.gaps(self.q)
+        reports = []
+        for k, pair in enumerate(s.model.contacts):
+            keys = [key for key in last if key[0] == k]
+            min_gap = float(np.min(gaps_now[k]))
+            if not keys:
+                reports.append(open_contact(pair.name, min_gap))
+                continue
+            pn = np.array([impulses[key][0] for key in keys])
+            pt = np.array([impulses[key][1] for key in keys])
+            slip = np.array([last[key][4] for key in keys])
+            pressed = pn > 0.0
+            sticking = np.all(np.abs(slip[pressed]) <= 1e-6) if np.any(pressed) else False
+            reports.append(
+                ContactReport(
+                    name=pair.name,
+                    state="stick" if sticking and pair.mu > 0 else "slip",
+                    point=np.array([last[key][0] for key in keys]),
+                    normal=np.array([last[key][1] for key in keys]),
+                    tangent=np.array([last[key][2] for key in keys]),
+                    parameter=np.array([key[1] for key in keys], dtype=float),
+                    gap=np.array([last[key][3] for key in keys]),
+                    slip_velocity=slip,
+                    normal_force=pn / self.h,
+                    friction_force=pt / self.h,
+                    normal_impulse=pn,
+                    friction_impulse=pt,
+                    min_gap=min_gap,
+                )
+            )
+        return StepReport(
+            t=self.t,
+            q=self.q.copy(),
+            u=self.u.copy(),
+            contacts=tuple(reports),
+            drive_forces=np.zeros(0),
+            multipliers=np.zeros(0),
+            work=work,
+            h=self.h,
+            n_newton=self.n_newton,
+            n_substeps=len(subs),
+            energy=subs[-1][6],
+        )
+
+    def initial_report(self) -> StepReport:
+        gaps = self.gaps(self.q)
+        return StepReport(
+            t=self.t,
+            q=self.q.copy(),
+            u=self.u.copy(),
+            contacts=tuple(
+                open_contact(p.name, float(np.min(g)))
+                for p, g in zip(self.system.model.contacts, gaps, strict=True)
+            ),
+            drive_forces=np.zeros(0),
+            multipliers=np.zeros(0),
+            work={},
+            h=self.h,
+        )
+
+
+__all__ = ["MoreauJean"]
