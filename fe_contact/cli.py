@@ -23,6 +23,10 @@ DEMOS = {
         "fe_contact.demos.slider_on_string",
         "trolley sliding with friction on the hanging string (generalised-alpha)",
     ),
+    "disk-on-beam": (
+        "fe_contact.demos.disk_on_beam",
+        "disk dropped onto and rolling along the cantilever (Moreau-Jean)",
+    ),
 }
 
 

@@ -1,0 +1,35 @@
+"""The disk of 004 example 2 on the manipulator's compliant cantilever (Moreau-Jean)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyvista as pv
+
+from fe_contact.cli import main as cli_main
+from fe_contact.papers.eugster_glocker import FRICTION
+from fe_contact.steppers.result import read_history
+
+
+def test_disk_lands_rolls_in_the_cone_and_never_gains_energy(tmp_path):
+    assert cli_main(["demo", "disk-on-beam", "--t-end", "0.3", "--out", str(tmp_path)]) == 0
+    h = read_history(tmp_path / "history.csv")
+    pn, pt = h["disk_normal_impulse"], h["disk_friction_impulse"]
+    # Coulomb's cone on the impulses of every step (004 eq. 27), unilateral normal impulses
+    assert np.all(pn >= 0.0)
+    assert np.all(np.abs(pt) <= FRICTION * pn * (1 + 1e-9) + 1e-18)
+    # it landed (the contact carries the disk's weight on average after landing) and rolls on
+    closed = h["disk_state"] != "open"
+    assert closed.sum() > 10 and np.any(h["disk_state"] == "stick")
+    assert h["disk_gap"].min() > -1e-5  # penetration within the sub-stepping tolerance
+    # restitution 0 and theta = 1/2: the discrete balance closes exactly, energy + friction +
+    # impact dissipation stays at its initial value (1e-12 J), and the mechanical energy never
+    # rises above its initial value. (Single steps in which a closed contact starts separating
+    # carry P_N gamma_N,A / 2 > 0: measured up to 2.2e-6 J, 0.07 % of the disk's drop energy;
+    # the midpoint rule's contact work, see the module docstring of steppers.moreau.)
+    assert np.max(np.abs(h["energy_error"])) < 1e-12
+    total = h["kinetic_energy"] + h["potential_energy"] + h["elastic_energy"]
+    assert np.max(total - total[0]) <= 1e-12
+    lost = h["dissipated_friction"] + h["dissipated_impact"]
+    assert lost[-1] > 1e-4 and np.all(np.diff(lost) >= -3e-6)
+    assert len(pv.get_reader(str(tmp_path / "frames.pvd")).time_values) == 31
+    assert (tmp_path / "disk_on_beam.png").stat().st_size > 1000
