@@ -48,7 +48,7 @@ from ..coupling.partition import (
 )
 from ..system import System, energies
 from .result import ContactReport, StepReport, open_contact
-from .simulate import StopRun
+from .simulate import StopRun, check_start
 
 
 class NewtonDivergence(RuntimeError):
@@ -109,10 +109,7 @@ class GeneralizedAlpha:
         stick_steps: int = 3,
         stick_velocity: float = 1e-3,
     ):
-        if not isinstance(system, System):
-            raise TypeError(f"system = {type(system).__name__}; allowed: a System (assemble)")
-        if not (isinstance(h, int | float) and np.isfinite(h) and h > 0.0):
-            raise ValueError(f"h = {h!r}; allowed: a finite step size > 0 in s")
+        h, q0, u0 = check_start(system, h, q0, u0)
         unilateral = [c.name for c in system.model.contacts if not c.bilateral]
         if unilateral:
             raise ValueError(
@@ -143,15 +140,6 @@ class GeneralizedAlpha:
         self._sliding = sliding_contacts(system)
         self._mu = np.array([system.model.contacts[k].mu for k in self._sliding])
         self._last_reversal = np.full(len(self._sliding), -(10**9))
-        n = lay.n
-        q0 = np.asarray(q0, dtype=float)
-        u0 = np.asarray(u0, dtype=float)
-        for name, v in (("q0", q0), ("u0", u0)):
-            if v.shape != (n,):
-                raise ValueError(f"{name}: shape {v.shape}; allowed: ({n},) (system.layout)")
-            bad = np.flatnonzero(~np.isfinite(v))
-            if bad.size:
-                raise ValueError(f"{name}[{bad[0]}] = {v[bad[0]]!r}; allowed: finite values")
         self.t = float(t0)
         ev = evaluate_state(system, q0, u0, self.t, constraints_only=True)
         self._s = np.array([c.parameter for c in ev.contacts])

@@ -45,6 +45,7 @@ from ..coupling.setvalued import solve_contact_impulses
 from ..multibody.tree import equations_of_motion
 from ..system import System, energies
 from .result import ContactReport, StepReport, open_contact
+from .simulate import check_start
 
 
 class _Closed:
@@ -79,10 +80,7 @@ class MoreauJean:
         penetration_tolerance: float | None = 1e-5,
         max_halvings: int = 10,
     ):
-        if not isinstance(system, System):
-            raise TypeError(f"system = {type(system).__name__}; allowed: a System (assemble)")
-        if not (isinstance(h, int | float) and np.isfinite(h) and h > 0.0):
-            raise ValueError(f"h = {h!r}; allowed: a finite step size > 0 in s")
+        h, q0, u0 = check_start(system, h, q0, u0)
         if not 0.5 <= theta <= 1.0:
             raise ValueError(f"theta = {theta!r}; allowed: 0.5 <= theta <= 1")
         model = system.model
@@ -101,15 +99,6 @@ class MoreauJean:
             raise ValueError(
                 f"penetration_tolerance = {penetration_tolerance!r}; allowed: > 0 in m, or None"
             )
-        n = system.layout.n
-        q0 = np.array(q0, dtype=float)
-        u0 = np.array(u0, dtype=float)
-        for name, v in (("q0", q0), ("u0", u0)):
-            if v.shape != (n,):
-                raise ValueError(f"{name}: shape {v.shape}; allowed: ({n},) (system.layout)")
-            bad = np.flatnonzero(~np.isfinite(v))
-            if bad.size:
-                raise ValueError(f"{name}[{bad[0]}] = {v[bad[0]]!r}; allowed: finite values")
         self.system = system
         self.h = float(h)
         self.theta = float(theta)

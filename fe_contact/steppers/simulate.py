@@ -32,6 +32,26 @@ class StopRun(RuntimeError):
     """A terminal event: the run ends cleanly with status "event" and this message."""
 
 
+def check_start(system: System, h, q0, u0) -> tuple[float, np.ndarray, np.ndarray]:
+    """The common input checks of a stepper: ``system`` a System, h a finite step > 0 (s),
+    q0 and u0 finite of shape (n,); the offending entry is named. Returns (h, q0, u0) copies."""
+    if not isinstance(system, System):
+        raise TypeError(f"system = {type(system).__name__}; allowed: a System (assemble)")
+    if isinstance(h, bool) or not (isinstance(h, int | float) and math.isfinite(h) and h > 0.0):
+        raise ValueError(f"h = {h!r}; allowed: a finite step size > 0 in s")
+    n = system.layout.n
+    arrays = []
+    for name, value in (("q0", q0), ("u0", u0)):
+        v = np.array(value, dtype=float)
+        if v.shape != (n,):
+            raise ValueError(f"{name}: shape {v.shape}; allowed: ({n},) (system.layout)")
+        bad = np.flatnonzero(~np.isfinite(v))
+        if bad.size:
+            raise ValueError(f"{name}[{bad[0]}] = {v[bad[0]]!r}; allowed: finite values")
+        arrays.append(v)
+    return float(h), arrays[0], arrays[1]
+
+
 def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None, settings):
     if method == "generalized-alpha":
         from .genalpha import GeneralizedAlpha as Stepper
