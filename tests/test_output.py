@@ -13,7 +13,20 @@ import pytest
 import pyvista as pv
 from PIL import Image, ImageSequence
 
-from fe_contact import BeamSpec, ContactPair, Model, Point, Sliding, assemble, simulate
+from fe_contact import (
+    BeamSpec,
+    Circle,
+    ContactPair,
+    Drive,
+    Line,
+    Model,
+    Point,
+    Sliding,
+    Unilateral,
+    assemble,
+    floating_body,
+    simulate,
+)
 from fe_contact.coupling.constraints import contact_at
 from fe_contact.elements.beam import evaluate, point_load, self_weight, static_deflection
 from fe_contact.elements.string import (
@@ -30,6 +43,7 @@ from fe_contact.io.vtk import (
     beam_block,
     disk_block,
     frame_blocks,
+    geometry_blocks,
     string_block,
     tree_block,
     write_pvd,
@@ -37,6 +51,13 @@ from fe_contact.io.vtk import (
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel, point_position
 from fe_contact.steppers.observers import VtkObserver
+from fe_contact.steppers.result import (
+    ContactReport,
+    StepReport,
+    history_columns,
+    no_work,
+    open_contact,
+)
 
 pv.OFF_SCREEN = True
 
@@ -92,7 +113,7 @@ def run(tmp_path_factory):
     )
     assert result.status == "finished", result.message
     out = tmp_path_factory.mktemp("series")
-    pvd = write_pvd(result, system, out, name="slider", stride=STRIDE, samples=SAMPLES)
+    pvd = write_pvd(result, system, out, name="slider", stride=STRIDE, samples_per_element=SAMPLES)
     return system, result, pvd, live / "slider.pvd"
 
 
@@ -409,3 +430,190 @@ def test_beam_block_still_matches_evaluate():
     np.testing.assert_allclose(
         block.points[:, 1], evaluate(beam, u, block.points[:, 0]).deflection, atol=1e-15
     )
+
+
+# --- any System: two structures, circle profiles, open contacts (hand-made reports) -------------
+
+RADIUS = 0.05  # m, the disk
+
+
+def _beam_string_disk():
+    """A disk (floating body) between a cantilever above and a string below: two structures."""
+    beam = BeamSpec(
+        length=0.4,
+        n_elements=3,
+        youngs_modulus=2.1e11,
+        density=4.7e3,
+        width=0.01,
+        height=0.0015,
+        origin=(0.0, 0.12),
+    )
+    string = StringSpec(
+        length=0.5,
+        n_elements=4,
+        density=0.1,
+        law=LinearElastic(EA=100.0),
+        supports=(Support(0.0), Support(0.5)),
+    )
+    contacts = (
+        ContactPair("top", Circle(2, RADIUS), "beam", Unilateral(0.2), side=-1),
+        ContactPair(
+            "bottom", Circle(2, RADIUS), "string", Unilateral(0.2), search="grid", n_candidates=6
+        ),
+    )
+    tree = floating_body(0.01, 0.5 * 0.01 * RADIUS**2)
+    return assemble(
+        Model(tree=tree, structures={"beam": beam, "string": string}, contacts=contacts)
+    )
+
+
+def _closed(name, points, normal_force, friction_force, angle):
+    """A ContactReport with its points on a line at ``angle`` rad (normals turned by +90 deg)."""
+    k = len(points)
+    tangent = np.tile([np.cos(angle), np.sin(angle)], (k, 1))
+    fn, ft = np.asarray(normal_force, float), np.asarray(friction_force, float)
+    return ContactReport(
+        name=name,
+        state="slip",
+        point=np.asarray(points, float),
+        normal=tangent @ np.array([[0.0, 1.0], [-1.0, 0.0]]),
+        tangent=tangent,
+        parameter=np.asarray(points, float)[:, 0],
+        gap=np.linspace(-2e-6, -1e-6, k),
+        slip_velocity=np.full(k, 0.03),
+        normal_force=fn,
+        friction_force=ft,
+        normal_impulse=1e-3 * fn,
+        friction_impulse=1e-3 * ft,
+        min_gap=-2e-6,
+    )
+
+
+def _report(t, q, contacts):
+    return StepReport(
+        t=t,
+        q=q,
+        u=np.zeros_like(q),
+        contacts=tuple(contacts),
+        drive_forces=np.zeros(0),
+        multipliers=np.zeros(0),
+        work=no_work(),
+    )
+
+
+def test_frames_of_two_structures_and_open_contacts_keep_their_arrays(tmp_path):
+    """A beam and a string are two polylines at the structures' positions; the disk is an outline
+    of its body; the contact vertices come from the report, and a frame with every contact open
+    carries the same arrays (zeros, contact = -1), so that ParaView animates the series."""
+    system = _beam_string_disk()
+    rng = np.random.default_rng(1)
+    q, _ = system.initial_state([0.2, 0.05, 0.4])
+    q[system.layout.flexible] += 1e-3 * rng.standard_normal(system.layout.n_flexible)
+    top = _closed("top", [[0.19, 0.12], [0.21, 0.121]], [0.3, 0.1], [-0.06, 0.02], 0.01)
+    bottom = _closed("bottom", [[0.2, 0.0]], [0.5], [0.1], -0.02)
+    reports = [
+        _report(0.0, q, [open_contact("top", 0.01), open_contact("bottom", 0.02)]),
+        _report(0.1, q, [top, open_contact("bottom", 0.02)]),
+        _report(0.2, q, [top, bottom]),
+    ]
+    with PvdWriter(tmp_path, "mixed") as writer:
+        for r in reports:
+            writer.write(r.t, frame_blocks(system, r, samples_per_element=SAMPLES))
+    meshes = [meshio.read(path) for _, path in _frame_files(writer.pvd_path)]
+    names = [b.name for b in frame_blocks(system, reports[0])]
+    assert names == ["beam", "string", "tree", "top_profile", "bottom_profile", "contacts"]
+    for mesh in meshes:
+        assert {k: v.shape[1:] for k, v in mesh.point_data.items()} == {
+            k: v.shape[1:] for k, v in meshes[0].point_data.items()
+        }
+        assert sorted(mesh.cell_data) == sorted(meshes[0].cell_data)
+    mesh = meshes[0]
+    for part, name in enumerate(("beam", "string")):
+        ids = np.unique(_cells(mesh, "line", part))
+        structure = system.structures[name]
+        s = np.linspace(0.0, structure.length, SAMPLES * (len(structure.nodes) - 1) + 1)
+        expected = structure.positions(s, q[system.layout.structure(name)])
+        np.testing.assert_allclose(mesh.points[ids, :2], expected, rtol=0, atol=1e-14)
+        assert np.all(mesh.point_data["body"][ids] == -1)
+    string_ids = np.unique(_cells(mesh, "line", 1))
+    string = system.structures["string"]
+    state = evaluate_string(string.string, string.full(q[system.layout.structure("string")]), s)
+    np.testing.assert_allclose(mesh.point_data["tension"][string_ids], state.tension, rtol=1e-12)
+    assert np.all(mesh.point_data["bending_moment"][string_ids] == 0.0)
+    for part in (3, 4):  # the disk's outline turns with its body (angle q[2])
+        ids = np.unique(_cells(mesh, "line", part))
+        rim = mesh.points[ids[:-1], :2] - q[:2]
+        np.testing.assert_allclose(np.hypot(*rim.T), RADIUS, rtol=1e-12)
+        assert np.arctan2(rim[0, 1], rim[0, 0]) == pytest.approx(q[2], rel=1e-12)
+        assert np.all(mesh.point_data["body"][ids] == 2)
+    # the carriers of the floating body are not drawn: one joint vertex, at the disk's centre
+    (joint,) = _cells(mesh, "vertex", part=2)[:, 0]
+    np.testing.assert_allclose(mesh.points[joint, :2], q[:2], atol=1e-15)
+    contact_ids = [_cells(m, "vertex", part=5)[:, 0] for m in meshes]
+    assert [len(ids) for ids in contact_ids] == [1, 2, 3]
+    opened = meshes[0].point_data
+    assert opened["contact"][contact_ids[0][0]] == -1
+    for key in ("normal_force", "friction_force", "contact_force", "gap", "slip_velocity"):
+        assert np.all(opened[key][contact_ids[0]] == 0.0)
+    data, ids = meshes[2].point_data, contact_ids[2]
+    np.testing.assert_array_equal(data["contact"][ids], [0, 0, 1])
+    for c, rows in ((top, ids[:2]), (bottom, ids[2:])):
+        np.testing.assert_array_equal(meshes[2].points[rows, :2], c.point)
+        fn, ft = c.normal_force[:, None] * c.normal, c.friction_force[:, None] * c.tangent
+        np.testing.assert_allclose(data["normal_force"][rows, :2], fn, rtol=1e-15)
+        np.testing.assert_allclose(data["friction_force"][rows, :2], ft, rtol=1e-15)
+        np.testing.assert_allclose(data["contact_force"][rows, :2], fn + ft, rtol=1e-15)
+        np.testing.assert_array_equal(data["gap"][rows], c.gap)
+        np.testing.assert_array_equal(data["slip_velocity"][rows], c.slip_velocity)
+    reader = pv.get_reader(str(writer.pvd_path))
+    np.testing.assert_array_equal(reader.time_values, [0.0, 0.1, 0.2])
+    arrays = []
+    for k in range(3):
+        reader.set_active_time_point(k)
+        arrays.append(sorted(reader.read()[0].point_data.keys()))
+    assert arrays[0] == arrays[1] == arrays[2]
+
+
+def test_geometry_needs_the_whole_state(tmp_path):
+    system = _beam_string_disk()
+    with pytest.raises(ValueError, match="coordinates"):
+        geometry_blocks(system, np.zeros(3))
+    with pytest.raises(ValueError, match="samples_per_element"):
+        VtkObserver(tmp_path, samples_per_element=0)
+
+
+def test_configuration_from_coordinates_and_a_rigid_line(tmp_path):
+    system = _beam_string_disk()
+    q, _ = system.initial_state([0.2, 0.05, 0.4])
+    paths = plot_configuration(system, q, tmp_path / "mixed")
+    svg = paths[1].read_text()
+    assert "beam" in svg and "string" in svg and "force arrows" not in svg
+    model = Model(
+        tree=floating_body(1.0, 0.01),
+        contacts=(ContactPair("disk", Circle(2, 0.1), Line((0, 0), (0, 1)), Unilateral()),),
+    )
+    bounce = assemble(model)
+    paths = plot_configuration(bounce, bounce.initial_state([0.0, 0.3, 0.0])[0], tmp_path / "b")
+    image = np.asarray(Image.open(paths[0]).convert("RGB"))
+    assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10
+
+
+def test_units_are_those_of_the_history_columns(run, tmp_path):
+    system = _beam_string_disk()
+    driven = Model(
+        tree=system.model.tree,
+        structures=system.model.structures,
+        contacts=system.model.contacts,
+        drives=(Drive.constant_velocity(0, 0.0, 0.1),),
+    )
+    columns = history_columns(assemble(driven))
+    assert ("drive_0_force", "N m or N") in columns
+    for name, unit in columns:
+        assert column_unit(name) == unit, name
+    _, result, _, _ = run
+    history = {"t": result.t, **result.columns}
+    paths = plot_histories(
+        history, ["contact_normal_impulse", "contact_parameter"], tmp_path / "h", system=run[0]
+    )
+    svg = paths[1].read_text()
+    assert "contact normal impulse [N s]" in svg and "contact parameter [m]" in svg

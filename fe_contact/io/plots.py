@@ -1,8 +1,11 @@
 """Matplotlib figures of a run: time histories of named columns and the configuration at one state.
 
 Figures are made with ``matplotlib.figure.Figure`` (no pyplot state, no display needed) and saved
-as PNG and SVG. Axis labels carry SI units, taken from the column names (``contact_gap`` is in m,
-``tree_kinetic_energy`` in J, see :func:`column_unit`) unless a ``units`` table says otherwise.
+as PNG and SVG. Axis labels carry SI units: those of ``history_columns(system)`` when a system is
+given, otherwise read off the column names with the same vocabulary (``contact_gap`` is in m,
+``tree_kinetic_energy`` in J, see :func:`column_unit`), unless a ``units`` table says otherwise.
+The configuration is drawn from positions only (``io.vtk.geometry_blocks``) and, for a
+StepReport, its contact forces: nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from matplotlib import rc_context
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
+from ..model import Line
+from ..steppers.result import history_columns
 from ..structures import BeamStructure
 from ..system import System
-from .vtk import frame_blocks
+from .vtk import contact_block, geometry_blocks
 
 # Unit of a column by its exact name, then by the end of its name, then by its start.
 _UNIT_BY_NAME = {
@@ -28,14 +33,20 @@ _UNIT_BY_NAME = {
     "energy_error": "J",
     "total_energy": "J",
 }
-_UNIT_BY_SUFFIX = (
+_UNIT_BY_SUFFIX = (  # the vocabulary of steppers.result.history_columns
     ("_normal_force", "N"),
     ("_friction_force", "N"),
+    ("_normal_impulse", "N s"),
+    ("_friction_impulse", "N s"),
     ("_slip_velocity", "m/s"),
     ("_gap", "m"),
+    ("_parameter", "m"),
     ("_x", "m"),
     ("_element", ""),
+    ("_state", ""),
+    ("_n_closed", ""),
     ("_torque", "N m or N"),
+    ("_force", "N m or N"),  # a drive's force or torque, drive_<joint>_force
     ("_energy", "J"),
 )
 _UNIT_BY_PREFIX = (("work_", "J"), ("dissipated_", "J"))
@@ -105,11 +116,21 @@ def _groups(columns) -> list[list[str]]:
     return groups
 
 
+def _history(result) -> tuple[np.ndarray, Mapping]:
+    """(time (k,), columns) of a SimulationResult or of a mapping name -> (k,) with "t"."""
+    if isinstance(result, Mapping):
+        if "t" not in result:
+            raise KeyError(f"the columns need a time column 't'; known: {sorted(result)}")
+        return np.asarray(result["t"], dtype=float), result
+    return np.asarray(result.t, dtype=float), result.columns
+
+
 def plot_histories(
     result,
     columns,
     path,
     *,
+    system: System | None = None,
     units: Mapping[str, str] | None = None,
     title: str | None = None,
     formats: Sequence[str] = FORMATS,
@@ -117,18 +138,23 @@ def plot_histories(
     height_per_axes: float = 2.2,
     dpi: int = 150,
 ) -> list[Path]:
-    """Plot history columns of a ``SimulationResult`` against time; write PNG and SVG.
+    """Plot history columns against time; write PNG and SVG.
 
+    result : a ``SimulationResult`` or its columns, a mapping name -> (k,) with the time "t"
+        (e.g. ``steppers.result.read_history`` of a CSV written by ``CsvObserver``).
     columns : a name, a list of names (one axes each, stacked, shared time axis) or a list of lists
         (the names of a list share one axes and one unit, with a legend).
-    path : file name; its suffix is replaced by each of ``formats``. units : name -> unit, to
-        override :func:`column_unit`. width, height_per_axes : inches. Returns the written paths.
+    path : file name; its suffix is replaced by each of ``formats``. system : take the units from
+        ``history_columns(system)``. units : name -> unit, overriding both that and
+        :func:`column_unit`. width, height_per_axes : inches. Returns the written paths.
     """
     groups = _groups(columns)
-    time = np.asarray(result.t, dtype=float)
-    missing = [c for g in groups for c in g if c not in result.columns]
+    time, history = _history(result)
+    if system is not None:
+        units = {**{n: u for n, u in history_columns(system) if u}, **(units or {})}
+    missing = [c for g in groups for c in g if c not in history]
     if missing:
-        raise KeyError(f"no column {missing[0]!r} in the result; known: {sorted(result.columns)}")
+        raise KeyError(f"no column {missing[0]!r} in the result; known: {sorted(history)}")
     fig = Figure(figsize=(width, height_per_axes * len(groups) + 0.6), layout="constrained")
     axes = fig.subplots(len(groups), 1, sharex=True, squeeze=False)[:, 0]
     for ax, group in zip(axes, groups, strict=True):
@@ -140,7 +166,7 @@ def plot_histories(
             )
         (unit,) = group_units
         for name in group:
-            ax.plot(time, np.asarray(result.columns[name], dtype=float), label=_label(name, ""))
+            ax.plot(time, np.asarray(history[name], dtype=float), label=_label(name, ""))
         if len(group) == 1:
             ax.set_ylabel(_label(group[0], unit))
         else:
@@ -168,9 +194,21 @@ def _support_marks(ax, system: System, size: float) -> None:
                 ax.plot(*p, marker="^", color="0.3", ms=9, ls="none")
 
 
+def _line_targets(ax, system: System) -> None:
+    """The rigid lines that contacts touch, drawn across the whole axes."""
+    seen = set()
+    for c in system.model.contacts:
+        line = c.target
+        if isinstance(line, Line) and (line.point, line.normal) not in seen:
+            seen.add((line.point, line.normal))
+            p = np.asarray(line.point)
+            direction = np.array([line.normal[1], -line.normal[0]])
+            ax.axline(p, p + direction, color="0.3", lw=1.5)
+
+
 def plot_configuration(
     system: System,
-    report,
+    state,
     path,
     *,
     forces: bool = True,
@@ -181,15 +219,21 @@ def plot_configuration(
     size: tuple[float, float] = (8.0, 4.0),
     dpi: int = 150,
 ) -> list[Path]:
-    """Draw the mechanism, the structures and the contact forces of a StepReport, to scale.
+    """Draw the system at one state, to scale: every structure, the tree's bodies and joints,
+    the circle profiles, the rigid lines and (for a StepReport) the contact forces.
 
+    state : a StepReport (its q, contact points and forces) or coordinates q, (n,) (no forces).
     forces : draw the contact force arrows (normal and friction on the profiles).
     force_scale : arrow length per force, m/N (None: the largest arrow is 15 % of the size of
     the drawing). deflection_scale : factor on the beams' deflections (1: to scale; another value
     is stated in the legend, and contact points then no longer sit on the drawn beam).
     Returns the written paths (PNG and SVG by default).
     """
-    blocks = {b.name: b for b in frame_blocks(system, report)}
+    report = None if isinstance(state, np.ndarray | list | tuple) else state
+    q = np.asarray(state if report is None else report.q, dtype=float)
+    blocks = {b.name: b for b in geometry_blocks(system, q)}
+    if report is not None and system.model.contacts:
+        blocks["contacts"] = contact_block(system, report)
     fig = Figure(figsize=size, layout="constrained")
     ax = fig.add_subplot()
     extent = []
@@ -206,8 +250,13 @@ def plot_configuration(
                 label = f"{name}, deflection x {deflection_scale:g}"
         ax.plot(points[:, 0], points[:, 1], lw=2.0, label=label)
         extent.append(points)
+    for b in blocks.values():
+        if b.name.endswith("_profile") or b.name == "tree":
+            extent.append(b.points)
     length = float(np.ptp(np.vstack(extent), axis=0).max()) if extent else 1.0
+    length = length if length > 0.0 else 1.0
     _support_marks(ax, system, 0.08 * length)
+    _line_targets(ax, system)
     if "tree" in blocks:
         tree_b = blocks["tree"]
         for kind, conn in tree_b.cells:
@@ -215,8 +264,9 @@ def plot_configuration(
                 ax.add_collection(
                     LineCollection(tree_b.points[conn], colors="0.15", linewidths=2.5)
                 )
-        n_joints = system.tree.n_bodies
-        ax.plot(*tree_b.points[:n_joints].T, "o", ms=6, mfc="white", mec="0.15", label="joints")
+            else:  # the joints' vertices (carriers of floating bodies have none)
+                joints = tree_b.points[conn[:, 0]]
+                ax.plot(*joints.T, "o", ms=6, mfc="white", mec="0.15", label="joints")
     for c in system.model.contacts:
         disk = blocks.get(f"{c.name}_profile")
         if disk is not None:
@@ -263,5 +313,7 @@ def plot_configuration(
     ax.set_ylabel("y [m]")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper right", fontsize="small")
-    ax.set_title(title if title is not None else f"t = {report.t:.6g} s")
+    if title is None:
+        title = "configuration" if report is None else f"t = {report.t:.6g} s"
+    ax.set_title(title)
     return save_figure(fig, path, formats, dpi)

@@ -11,12 +11,14 @@ A frame is a list of :class:`Block` s merged into one unstructured grid (points 
 * :func:`contact_block`: the closed contact points of a step report with the contact forces on
   the profiles (N), the gap and the slip velocity;
 * :func:`string_block`: a string (Eugster-Glocker (004)) as a polyline with tension and curvature;
-* :func:`disk_block`: the outline of a disk with one spoke that shows its angle.
+* :func:`disk_block`: the outline of a disk with one spoke that shows its angle (a circle
+  profile: tagged with its tree body, so viewers draw it as a rigid part).
 
 Every cell carries the cell data ``part`` (index of its block in the frame's list of blocks) and,
 where they apply, ``body`` (tree body), ``joint``, ``contact`` and ``element`` (beam or string
 element); these identifiers are -1 in the blocks that do not define them, any other array is zero
-there. :func:`frame_blocks` builds the frame of a ``StepReport`` of any System;
+there. :func:`geometry_blocks` draws a System at coordinates q (structures, tree, circle
+profiles) and :func:`frame_blocks` the frame of a ``StepReport`` (the same plus its contacts);
 ``steppers.observers.VtkObserver`` writes them as the run goes and :func:`write_pvd` afterwards
 from a result with its reports. Writers never re-run physics: positions come from q, forces and
 contact directions from the reports.
@@ -121,12 +123,15 @@ def tree_block(
     of ``tree.points``, then ``extra_points`` (body, (x, y) in m in the body's frame, e.g. contact
     points). Body b is drawn as line segments from its joint to each of its points and to the joint
     of each child; segments that keep zero length (a point at the body's origin, a revolute child
-    joint placed there) are left out. Each joint is a vertex cell.
+    joint placed there) are left out. Each joint is a vertex cell. A body without mass and
+    inertia is a kinematic carrier (the x and y sliders of ``floating_body``, 002 sec. 2): its
+    segments and its joint's vertex are left out (its points stay, so point i is still joint i).
     Point data: body (index), joint (joint index at joints, -1 elsewhere).
     Cell data: body (the body a segment belongs to; for a vertex, the joint's body), joint.
     """
     poses = body_poses(tree, q)
     n = tree.n_bodies
+    carrier = [b.mass == 0.0 and b.inertia == 0.0 for b in tree.bodies]
     attached = [tree.points[key] for key in tree.points] + [(b, p) for b, p in extra_points]
     points = [poses.origin]
     point_body = list(range(n))
@@ -137,20 +142,23 @@ def tree_block(
         local = np.asarray(local, dtype=float)
         points.append(point_position(tree, q, body, local)[None, :])
         point_body.append(body)
-        if np.any(local != 0.0):
+        if np.any(local != 0.0) and not carrier[body]:
             lines.append((body, len(point_body) - 1))
             line_body.append(body)
     for child, joint in enumerate(tree.joints):
         at_origin = joint.kind == "revolute" and tuple(joint.location) == (0.0, 0.0)
-        if joint.parent is not None and not at_origin:
+        if joint.parent is not None and not at_origin and not carrier[joint.parent]:
             lines.append((joint.parent, child))
             line_body.append(joint.parent)
     m = len(point_body)
     point_joint = np.full(m, -1.0)
     point_joint[:n] = np.arange(n)
-    cells = [("vertex", np.arange(n)[:, None])]
-    cell_body = [np.arange(n, dtype=float)]
-    cell_joint = [np.arange(n, dtype=float)]
+    drawn = np.array([b for b in range(n) if not carrier[b]], dtype=int)
+    cells, cell_body, cell_joint = [], [], []
+    if drawn.size:
+        cells.append(("vertex", drawn[:, None]))
+        cell_body.append(drawn.astype(float))
+        cell_joint.append(drawn.astype(float))
     if lines:
         cells.append(("line", np.asarray(lines, dtype=int).reshape(-1, 2)))
         cell_body.append(np.asarray(line_body, dtype=float))
@@ -193,10 +201,19 @@ def string_block(
     )
 
 
-def disk_block(center, angle: float, radius: float, n: int = 48, name: str = "disk") -> Block:
+def disk_block(
+    center,
+    angle: float,
+    radius: float,
+    n: int = 48,
+    name: str = "disk",
+    body: int | None = None,
+) -> Block:
     """Outline of a disk: a closed polygon of n rim points and one spoke from the centre.
 
     center : (2,) m. angle : rad, direction of the spoke (the disk's rotation). radius : m, > 0.
+    body : the tree body the disk belongs to (written as point and cell data ``body``, so that
+    viewers draw it as a rigid part), or None (-1: a free-standing outline).
     Points: n rim points (the first at the end of the spoke), then the centre.
     """
     if not (isinstance(n, int | np.integer) and n >= 3):
@@ -208,12 +225,16 @@ def disk_block(center, angle: float, radius: float, n: int = 48, name: str = "di
     rim = center[None, :] + radius * np.column_stack([np.cos(phi), np.sin(phi)])
     outline = np.column_stack([np.arange(n), (np.arange(n) + 1) % n])
     lines = np.vstack([outline, [[n, 0]]])
+    point_data, cell_data = {}, {}
+    if body is not None:
+        point_data["body"] = np.full(n + 1, float(body))
+        cell_data["body"] = [np.full(len(lines), float(body))]
     return Block(
         name=name,
         points=np.vstack([rim, center]),
         cells=[("line", lines)],
-        point_data={},
-        cell_data={},
+        point_data=point_data,
+        cell_data=cell_data,
     )
 
 
@@ -302,34 +323,54 @@ def structure_block(system: System, name: str, q, samples_per_element: int = 8) 
     return string_block(structure.string, full, samples_per_element, name=name)
 
 
+def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Block]:
+    """The parts of a system at the coordinates q, (n,): every structure (one polyline each,
+    named after it), the tree (``"tree"``: bodies, joints, profile centres and loop points) and
+    every circle profile as an outline with a spoke (``"<contact>_profile"``, tagged with its
+    body). Positions only: nothing here evaluates a force.
+    """
+    q = np.asarray(q, dtype=float)
+    if q.shape != (system.n,):
+        raise ValueError(f"q has shape {q.shape}; the system has {system.n} coordinates")
+    blocks = [structure_block(system, name, q, samples_per_element) for name in system.structures]
+    tree = system.tree
+    if tree is None:
+        return blocks
+    q_t = q[system.layout.tree]
+    extra = [
+        (c.profile.body, p)
+        for c, p in zip(system.model.contacts, system.profile_points, strict=True)
+    ]
+    for loop, (pa, pb) in zip(system.model.loops, system.loop_points, strict=True):
+        extra.append((loop.body_a, pa))
+        if loop.body_b is not None:
+            extra.append((loop.body_b, pb))
+    blocks.append(tree_block(tree, q_t, extra))
+    angles = body_poses(tree, q_t).angle
+    centres = _profile_centres(system, q)
+    for k, c in enumerate(system.model.contacts):
+        if isinstance(c.profile, Circle):
+            body = c.profile.body
+            blocks.append(
+                disk_block(
+                    centres[k],
+                    float(angles[body]),
+                    c.profile.radius,
+                    name=f"{c.name}_profile",
+                    body=body,
+                )
+            )
+    return blocks
+
+
 def frame_blocks(system: System, report, samples_per_element: int = 8) -> list[Block]:
-    """The blocks of one reported state: every structure, the tree (with the profile centres
-    and loop points), every circle profile as an outline with a spoke, and the contacts.
+    """The blocks of one reported state: ``geometry_blocks`` at ``report.q`` and, when the
+    model has contacts, ``contact_block`` (named ``"contacts"``, always present so that every
+    frame of a series carries the same arrays).
 
     Writers never re-run physics: positions come from q, forces from the report.
     """
-    q = np.asarray(report.q, dtype=float)
-    blocks = [structure_block(system, name, q, samples_per_element) for name in system.structures]
-    tree = system.tree
-    if tree is not None:
-        q_t = q[system.layout.tree]
-        extra = [
-            (c.profile.body, p)
-            for c, p in zip(system.model.contacts, system.profile_points, strict=True)
-        ]
-        for loop, (pa, pb) in zip(system.model.loops, system.loop_points, strict=True):
-            extra.append((loop.body_a, pa))
-            if loop.body_b is not None:
-                extra.append((loop.body_b, pb))
-        blocks.append(tree_block(tree, q_t, extra))
-        angles = body_poses(tree, q_t).angle
-        centres = _profile_centres(system, q)
-        for k, c in enumerate(system.model.contacts):
-            if isinstance(c.profile, Circle):
-                angle = float(angles[c.profile.body])
-                blocks.append(
-                    disk_block(centres[k], angle, c.profile.radius, name=f"{c.name}_profile")
-                )
+    blocks = geometry_blocks(system, report.q, samples_per_element)
     if system.model.contacts:
         blocks.append(contact_block(system, report))
     return blocks
@@ -443,15 +484,22 @@ class PvdWriter:
 
 
 def write_pvd(
-    result, system: System, out_dir, name: str = "frames", stride: int = 1, samples=8
+    result,
+    system: System,
+    out_dir,
+    name: str = "frames",
+    stride: int = 1,
+    samples_per_element: int = 8,
 ) -> Path:
     """Write every ``stride``-th stored state of a SimulationResult (and the last) as the
-    ParaView series ``OUT_DIR/NAME.pvd``. The result must have been run with
-    ``keep_reports=True`` (the forces of a frame come from its StepReport). Returns the path."""
+    ParaView series ``OUT_DIR/NAME.pvd``: for a run with ``store_every=1`` the very frames
+    that ``VtkObserver(OUT_DIR, NAME, stride)`` writes as the run goes.
+    The result must have been run with ``keep_reports=True`` (the forces of a frame come from
+    its StepReport; a ValueError says so otherwise). Returns the path of the ``.pvd``."""
     if isinstance(stride, bool) or not isinstance(stride, int | np.integer) or stride < 1:
         raise ValueError(f"write_pvd: stride = {stride!r}; allowed: an integer >= 1")
     reports = result.reports
-    if len(reports) != len(result.t):
+    if not reports or len(reports) != len(result.t):
         raise ValueError(
             "write_pvd: the result keeps no step reports; run simulate(..., keep_reports=True) "
             "or write the series as the run goes with steppers.observers.VtkObserver"
@@ -461,5 +509,5 @@ def write_pvd(
         rows.append(len(reports) - 1)
     with PvdWriter(out_dir, name) as writer:
         for k in rows:
-            writer.write(reports[k].t, frame_blocks(system, reports[k], samples))
+            writer.write(reports[k].t, frame_blocks(system, reports[k], samples_per_element))
     return writer.pvd_path

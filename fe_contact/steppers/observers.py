@@ -44,6 +44,15 @@ class VtkObserver:
     def __init__(self, directory, name: str = "frames", stride: int = 1, samples_per_element=8):
         if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
             raise ValueError(f"VtkObserver: stride = {stride!r}; allowed: an integer >= 1")
+        if (
+            isinstance(samples_per_element, bool)
+            or not isinstance(samples_per_element, int)
+            or samples_per_element < 1
+        ):
+            raise ValueError(
+                f"VtkObserver: samples_per_element = {samples_per_element!r}; allowed: an "
+                "integer >= 1"
+            )
         self.directory = Path(directory)
         self.name = name
         self.stride = stride
@@ -52,6 +61,13 @@ class VtkObserver:
         self._count = 0
         self._last = None
         self._system = None
+
+    def start(self, system, n_steps: int) -> None:
+        """A new series (a new run): frames are counted from the next report on."""
+        self._writer = None
+        self._count = 0
+        self._last = None
+        self._system = system
 
     def _write(self, system, report) -> None:
         from ..io.vtk import PvdWriter, frame_blocks
@@ -82,43 +98,65 @@ class VtkObserver:
 
 
 class ProgressObserver:
-    """Progress of a run: a tqdm bar on a terminal, otherwise a line on stderr every ~10 % of
-    the steps (so that a log shows that a long run is alive)."""
+    """Progress of a run: a tqdm bar when stderr is a terminal, otherwise a line on stderr
+    every ~10 % of the steps and one at the end (so that a log shows that a long run is
+    alive and where it stopped). Without ``start`` (used outside ``simulate``) the number of
+    steps is unknown: a line every 100 steps."""
 
     def __init__(self, desc: str = "simulating"):
         self.desc = desc
         self._bar = None
-        self._n = 0
-        self._total = 0
-        self._next = 0
-        self._t0 = 0.0
+        self._calls = 0  # reports seen; the first is the initial state
+        self._total = None
+        self._every = 100
+        self._t0 = None
+        self._t = None
+
+    @property
+    def steps(self) -> int:
+        """Steps reported so far."""
+        return max(self._calls - 1, 0)
 
     def start(self, system, n_steps: int) -> None:
+        self._calls = 0
         self._total = max(int(n_steps), 1)
+        self._every = max(self._total // 10, 1)
         self._t0 = time.perf_counter()
         if sys.stderr.isatty():
             from tqdm import tqdm
 
             self._bar = tqdm(total=self._total, desc=self.desc, unit="step", leave=False)
-        self._next = self._total // 10
+
+    def _line(self, what: str) -> None:
+        steps = f"step {self.steps}" if self._total is None else f"step {self.steps}/{self._total}"
+        share = "" if self._total is None else f"{100 * self.steps / self._total:.0f} %, "
+        print(
+            f"{self.desc}: {what}t = {self._t:.6g} s, {steps} "
+            f"({share}{time.perf_counter() - self._t0:.1f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def __call__(self, system, report, row) -> None:
-        if self._n and self._bar is not None:
+        if self._t0 is None:
+            self._t0 = time.perf_counter()
+        self._t = report.t
+        self._calls += 1
+        if self.steps == 0:
+            return
+        if self._bar is not None:
             self._bar.update(1)
-        elif self._n >= self._next and self._bar is None and self._n:
-            elapsed = time.perf_counter() - self._t0
-            print(
-                f"{self.desc}: t = {report.t:.4g} s, step {self._n}/{self._total} "
-                f"({100 * self._n / self._total:.0f} %, {elapsed:.1f} s)",
-                file=sys.stderr,
-                flush=True,
-            )
-            self._next += max(self._total // 10, 1)
-        self._n += 1
+        elif self.steps % self._every == 0:
+            self._line("")
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
+        elif self._t is not None:
+            stopped = self._total is not None and self.steps < self._total
+            if stopped or self.steps % self._every:
+                self._line("stopped at " if stopped else "done, ")
 
 
 __all__ = ["CsvObserver", "ProgressObserver", "VtkObserver"]
