@@ -2,13 +2,12 @@
 the CSV written live equal what is written afterwards from the result, a failing run leaves a
 valid series, and progress is reported without a terminal."""
 
-import xml.etree.ElementTree as ET
-
 import meshio
 import numpy as np
 import pytest
 import pyvista as pv
 from PIL import Image
+from series import cells, frame_files, has_colour
 
 from fe_contact import (
     BeamSpec,
@@ -33,25 +32,6 @@ from fe_contact.steppers.result import (
 pv.OFF_SCREEN = True
 
 RADIUS = 0.05  # m, the disk
-
-
-def _cells(mesh, kind, part):
-    """Connectivity of the cells of one type belonging to block ``part``."""
-    rows = [
-        block.data[np.asarray(mesh.cell_data["part"][k]) == part]
-        for k, block in enumerate(mesh.cells)
-        if block.type == kind
-    ]
-    return np.concatenate(rows)
-
-
-def _has_colour(image: np.ndarray, rgb, tol=40) -> bool:
-    return bool(np.any(np.all(np.abs(image.astype(int) - rgb) < tol, axis=-1)))
-
-
-def _frame_files(pvd):
-    root = ET.parse(pvd).getroot()
-    return [(float(d.get("timestep")), pvd.parent / d.get("file")) for d in root.iter("DataSet")]
 
 
 # --- observers on a Moreau-Jean run: a disk dropped onto a cantilever ---------------------------
@@ -96,7 +76,7 @@ def moreau_run(tmp_path_factory):
 
 def test_moreau_series_live_equals_afterwards(moreau_run):
     system, result, out = moreau_run
-    live, after = _frame_files(out / "live/frames.pvd"), _frame_files(out / "after/frames.pvd")
+    live, after = frame_files(out / "live/frames.pvd"), frame_files(out / "after/frames.pvd")
     rows = [*range(0, len(result.t), 7), len(result.t) - 1]  # 60 steps: the last is written
     np.testing.assert_array_equal([t for t, _ in live], result.t[rows])
     np.testing.assert_array_equal([t for t, _ in after], result.t[rows])
@@ -107,7 +87,7 @@ def test_moreau_series_live_equals_afterwards(moreau_run):
         assert sorted(a.point_data) == sorted(b.point_data)
         for name in a.point_data:
             np.testing.assert_array_equal(a.point_data[name], b.point_data[name])
-        ids = _cells(a, "vertex", part=3)[:, 0]
+        ids = cells(a, "vertex", part=3)[:, 0]
         closed = ids[a.point_data["contact"][ids] == 0]
         n_closed.append(len(closed))
         normal = np.linalg.norm(a.point_data["normal_force"][closed], axis=1)
@@ -130,13 +110,13 @@ def test_csv_observer_writes_the_result_columns(moreau_run):
 
 def test_render_draws_the_disk_as_a_body(moreau_run, tmp_path):
     system, result, out = moreau_run
-    frames = _frame_files(out / "live/frames.pvd")
+    frames = frame_files(out / "live/frames.pvd")
     scene = load_scene(frames[-1][1], frames[-1][0])
     assert len(scene.elastic_lines) == 8 * 4  # the beam only
     assert len(scene.body_lines) == 48 + 1  # the disk's rim and spoke
     png = render_frame(out / "live/frames.pvd", tmp_path / "disk.png", backend="matplotlib")
     image = np.asarray(Image.open(png).convert("RGB"))
-    assert _has_colour(image, (0x1F, 0x77, 0xB4)) and _has_colour(image, (0x26, 0x26, 0x26))
+    assert has_colour(image, (0x1F, 0x77, 0xB4)) and has_colour(image, (0x26, 0x26, 0x26))
 
 
 def test_failed_run_leaves_a_valid_series_and_history(tmp_path):

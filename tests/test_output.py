@@ -5,13 +5,12 @@ the written beam is the model's deflection at the sample points, the written con
 multipliers times the contact directions.
 """
 
-import xml.etree.ElementTree as ET
-
 import meshio
 import numpy as np
 import pytest
 import pyvista as pv
 from PIL import Image, ImageSequence
+from series import cells, frame_files, has_colour
 
 from fe_contact import (
     BeamSpec,
@@ -117,28 +116,13 @@ def run(tmp_path_factory):
     return system, result, pvd, live / "slider.pvd"
 
 
-def _frame_files(pvd):
-    root = ET.parse(pvd).getroot()
-    return [(float(d.get("timestep")), pvd.parent / d.get("file")) for d in root.iter("DataSet")]
-
-
-def _cells(mesh, kind, part):
-    """Connectivity of the cells of one type belonging to block ``part``."""
-    rows = [
-        block.data[np.asarray(mesh.cell_data["part"][k]) == part]
-        for k, block in enumerate(mesh.cells)
-        if block.type == kind
-    ]
-    return np.concatenate(rows)
-
-
 # --- VTK series ---------------------------------------------------------------------------------
 
 
 def test_series_frames_and_times(run):
     system, result, pvd, _ = run
     expected = result.t[::STRIDE]
-    frames = _frame_files(pvd)
+    frames = frame_files(pvd)
     assert len(frames) == len(expected) == 11
     np.testing.assert_array_equal([t for t, _ in frames], expected)  # repr: exact round trip
     reader = pv.get_reader(str(pvd))
@@ -155,9 +139,9 @@ def test_written_beam_equals_model_deflection(run):
     system, result, pvd, _ = run
     beam = system.structures["beam"].beam
     x_expected = np.linspace(0.0, beam.spec.length, SAMPLES * beam.n_elements + 1)
-    for k, (t, path) in enumerate(_frame_files(pvd)):
+    for k, (t, path) in enumerate(frame_files(pvd)):
         mesh = meshio.read(path)
-        ids = np.unique(_cells(mesh, "line", part=0))
+        ids = np.unique(cells(mesh, "line", part=0))
         x, y = mesh.points[ids, 0], mesh.points[ids, 1]
         np.testing.assert_allclose(x, x_expected, rtol=0, atol=1e-15)
         fields = evaluate(beam, _beam_full(system, result.q[k * STRIDE]), x_expected)
@@ -171,11 +155,11 @@ def test_written_beam_equals_model_deflection(run):
 def test_written_contact_forces_are_multipliers_times_directions(run):
     system, result, pvd, _ = run
     pair = system.model.contacts[0]
-    for k, (_, path) in enumerate(_frame_files(pvd)):
+    for k, (_, path) in enumerate(frame_files(pvd)):
         step = k * STRIDE
         q, u = result.q[step], result.u[step]
         mesh = meshio.read(path)
-        (cid,) = _cells(mesh, "vertex", part=2)[:, 0]
+        (cid,) = cells(mesh, "vertex", part=2)[:, 0]
         c = contact_at(system, 0, q, u)  # the kinematics at the stored state, independently
         N = result.multipliers[step, 0]
         F = result["contact_friction_force"][step]
@@ -200,7 +184,7 @@ def test_series_written_live_equals_series_written_afterwards(run):
     """VtkObserver during the run and write_pvd afterwards give the same times, structure points
     and contact force vectors."""
     _, _, pvd, live = run
-    ours, theirs = _frame_files(live), _frame_files(pvd)
+    ours, theirs = frame_files(live), frame_files(pvd)
     np.testing.assert_array_equal([t for t, _ in ours], [t for t, _ in theirs])
     for (_, a_path), (_, b_path) in zip(ours, theirs, strict=True):
         a, b = meshio.read(a_path), meshio.read(b_path)
@@ -219,7 +203,7 @@ def test_interrupted_run_leaves_valid_series(run, tmp_path):
                 writer.write(result.t[k], frame_blocks(system, result.reports[k]))
     reader = pv.get_reader(str(tmp_path / "broken.pvd"))
     np.testing.assert_array_equal(reader.time_values, result.t[:3])
-    for _, path in _frame_files(tmp_path / "broken.pvd"):
+    for _, path in frame_files(tmp_path / "broken.pvd"):
         assert len(meshio.read(path).points) > 0
     assert not list(tmp_path.glob("*.tmp"))
 
@@ -373,13 +357,9 @@ def _colours(image: np.ndarray) -> int:
     return len(np.unique(image.reshape(-1, image.shape[-1]), axis=0))
 
 
-def _has_colour(image: np.ndarray, rgb, tol=40) -> bool:
-    return bool(np.any(np.all(np.abs(image.astype(int) - rgb) < tol, axis=-1)))
-
-
 def test_scene_read_back_from_series(run):
     system, result, pvd, _ = run
-    frames = _frame_files(pvd)
+    frames = frame_files(pvd)
     scene = load_scene(frames[2][1], frames[2][0])
     assert scene.time == frames[2][0]
     assert len(scene.elastic_lines) == SAMPLES * system.structures["beam"].beam.n_elements
@@ -401,11 +381,11 @@ def test_offscreen_snapshot_and_animation_pyvista(run, tmp_path):
     image = np.asarray(Image.open(png).convert("RGB"))
     assert image.shape == (600, 1200, 3)
     assert _colours(image) > 10
-    assert _has_colour(image, (0x1F, 0x77, 0xB4))  # the beam
-    assert _has_colour(image, (0xD6, 0x27, 0x28), tol=60)  # the normal force arrow
+    assert has_colour(image, (0x1F, 0x77, 0xB4))  # the beam
+    assert has_colour(image, (0xD6, 0x27, 0x28), tol=60)  # the normal force arrow
     gif = render_animation(pvd, tmp_path / "motion.gif", window_size=(400, 200), backend="pyvista")
     frames = [np.asarray(f.convert("RGB")) for f in ImageSequence.Iterator(Image.open(gif))]
-    assert len(frames) == len(_frame_files(pvd))
+    assert len(frames) == len(frame_files(pvd))
     assert all(_colours(f) > 5 for f in frames)
 
 
@@ -413,7 +393,7 @@ def test_matplotlib_fallback_snapshot_and_animation(run, tmp_path):
     _, _, pvd, _ = run
     png = render_frame(pvd, tmp_path / "snapshot.png", backend="matplotlib")
     image = np.asarray(Image.open(png).convert("RGB"))
-    assert _colours(image) > 10 and _has_colour(image, (0x1F, 0x77, 0xB4))
+    assert _colours(image) > 10 and has_colour(image, (0x1F, 0x77, 0xB4))
     gif = render_animation(pvd, tmp_path / "motion.gif", frames=[0, 5, 10], backend="matplotlib")
     assert Image.open(gif).n_frames == 3
     with pytest.raises(ValueError, match="GIF"):
@@ -519,7 +499,7 @@ def test_frames_of_two_structures_and_open_contacts_keep_their_arrays(tmp_path):
     with PvdWriter(tmp_path, "mixed") as writer:
         for r in reports:
             writer.write(r.t, frame_blocks(system, r, samples_per_element=SAMPLES))
-    meshes = [meshio.read(path) for _, path in _frame_files(writer.pvd_path)]
+    meshes = [meshio.read(path) for _, path in frame_files(writer.pvd_path)]
     names = [b.name for b in frame_blocks(system, reports[0])]
     assert names == ["beam", "string", "tree", "top_profile", "bottom_profile", "contacts"]
     for mesh in meshes:
@@ -529,27 +509,27 @@ def test_frames_of_two_structures_and_open_contacts_keep_their_arrays(tmp_path):
         assert sorted(mesh.cell_data) == sorted(meshes[0].cell_data)
     mesh = meshes[0]
     for part, name in enumerate(("beam", "string")):
-        ids = np.unique(_cells(mesh, "line", part))
+        ids = np.unique(cells(mesh, "line", part))
         structure = system.structures[name]
         s = np.linspace(0.0, structure.length, SAMPLES * (len(structure.nodes) - 1) + 1)
         expected = structure.positions(s, q[system.layout.structure(name)])
         np.testing.assert_allclose(mesh.points[ids, :2], expected, rtol=0, atol=1e-14)
         assert np.all(mesh.point_data["body"][ids] == -1)
-    string_ids = np.unique(_cells(mesh, "line", 1))
+    string_ids = np.unique(cells(mesh, "line", 1))
     string = system.structures["string"]
     state = evaluate_string(string.string, string.full(q[system.layout.structure("string")]), s)
     np.testing.assert_allclose(mesh.point_data["tension"][string_ids], state.tension, rtol=1e-12)
     assert np.all(mesh.point_data["bending_moment"][string_ids] == 0.0)
     for part in (3, 4):  # the disk's outline turns with its body (angle q[2])
-        ids = np.unique(_cells(mesh, "line", part))
+        ids = np.unique(cells(mesh, "line", part))
         rim = mesh.points[ids[:-1], :2] - q[:2]
         np.testing.assert_allclose(np.hypot(*rim.T), RADIUS, rtol=1e-12)
         assert np.arctan2(rim[0, 1], rim[0, 0]) == pytest.approx(q[2], rel=1e-12)
         assert np.all(mesh.point_data["body"][ids] == 2)
     # the carriers of the floating body are not drawn: one joint vertex, at the disk's centre
-    (joint,) = _cells(mesh, "vertex", part=2)[:, 0]
+    (joint,) = cells(mesh, "vertex", part=2)[:, 0]
     np.testing.assert_allclose(mesh.points[joint, :2], q[:2], atol=1e-15)
-    contact_ids = [_cells(m, "vertex", part=5)[:, 0] for m in meshes]
+    contact_ids = [cells(m, "vertex", part=5)[:, 0] for m in meshes]
     assert [len(ids) for ids in contact_ids] == [1, 2, 3]
     opened = meshes[0].point_data
     assert opened["contact"][contact_ids[0][0]] == -1

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..papers.eugster_glocker import disk_on_beam
-from ..steppers.observers import CsvObserver, ProgressObserver, VtkObserver
+from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
 
@@ -33,12 +33,7 @@ def run(
     model, q0, u0 = disk_on_beam(speed=speed)
     system = assemble(model)
     out = Path(out)
-    observers = [
-        CsvObserver(out / "history.csv"),
-        VtkObserver(out, "frames", stride=max(1, round(vtk_every / h))),
-    ]
-    if progress:
-        observers.append(ProgressObserver("disk-on-beam"))
+    observers = standard_observers(out, h, vtk_every, "disk-on-beam" if progress else None)
     result = simulate(system, (0.0, t_end), (q0, u0), method="moreau", h=h, observers=observers)
     if plot:
         plot_run(result, out / "disk_on_beam")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..papers.slider_on_string import Trolley, slider_on_string
-from ..steppers.observers import CsvObserver, ProgressObserver, VtkObserver
+from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
 
@@ -35,12 +35,7 @@ def run(
     model, q0, u0 = slider_on_string(Trolley() if data is None else data)
     system = assemble(model)
     out = Path(out)
-    observers = [
-        CsvObserver(out / "history.csv"),
-        VtkObserver(out, "frames", stride=max(1, round(vtk_every / h))),
-    ]
-    if progress:
-        observers.append(ProgressObserver("slider-on-string"))
+    observers = standard_observers(out, h, vtk_every, "slider-on-string" if progress else None)
     result = simulate(system, (0.0, t_end), (q0, u0), h=h, rho_inf=rho_inf, observers=observers)
     if plot:
         plot_run(result, out / "slider_on_string")

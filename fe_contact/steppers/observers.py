@@ -159,4 +159,18 @@ class ProgressObserver:
                 self._line("stopped at " if stopped else "done, ")
 
 
-__all__ = ["CsvObserver", "ProgressObserver", "VtkObserver"]
+def standard_observers(out, h: float, frame_every: float, desc: str | None = None) -> list:
+    """The demos' set: ``OUT/history.csv`` every step, the ParaView series ``OUT/frames.pvd``
+    about every ``frame_every`` s of simulated time (steps of h s), and progress when ``desc``
+    is given."""
+    out = Path(out)
+    observers = [
+        CsvObserver(out / "history.csv"),
+        VtkObserver(out, "frames", stride=max(1, round(frame_every / h))),
+    ]
+    if desc is not None:
+        observers.append(ProgressObserver(desc))
+    return observers
+
+
+__all__ = ["CsvObserver", "ProgressObserver", "VtkObserver", "standard_observers"]
