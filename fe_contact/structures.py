@@ -88,8 +88,10 @@ class Structure:
 
     Attributes: name, kind ("beam" or "string"), length (m), n_dofs (free coordinates),
     linear (True when the internal force is K q with a constant K), mass_matrix, damping_matrix
-    (sparse CSR on the free coordinates, constant), load (constant generalised load of gravity
-    and point loads, (n_dofs,)), nodes (material coordinates of the nodes, m).
+    (sparse CSR on the free coordinates, constant), stiffness_damping (beta in s of a damping
+    beta K_t(q) that follows the tangent stiffness, 0 for none; see ``damping``), load
+    (constant generalised load of gravity and point loads, (n_dofs,)), nodes (material
+    coordinates of the nodes, m).
     """
 
     name: str
@@ -99,6 +101,7 @@ class Structure:
     linear: bool
     mass_matrix: sp.csr_matrix
     damping_matrix: sp.csr_matrix
+    stiffness_damping: float = 0.0
     load: np.ndarray
     nodes: np.ndarray
 
@@ -133,9 +136,15 @@ class Structure:
         """Potential of the constant load (gravity, point loads), J; zero at the reference."""
         return -float(self.load @ (q - self.initial_coordinates()))
 
-    def damping_power(self, u: np.ndarray) -> float:
-        """u C u >= 0, W."""
-        return float(u @ (self.damping_matrix @ u))
+    def damping(self, q: np.ndarray) -> sp.csr_matrix:
+        """Damping matrix C(q) = damping_matrix + stiffness_damping K_t(q), sparse."""
+        if self.stiffness_damping == 0.0:
+            return self.damping_matrix
+        return (self.damping_matrix + self.stiffness_damping * self.tangent_stiffness(q)).tocsr()
+
+    def damping_power(self, q: np.ndarray, u: np.ndarray) -> float:
+        """u C(q) u, W (>= 0 while the tangent stiffness is positive semi-definite)."""
+        return float(u @ (self.damping(q) @ u))
 
     # -- geometry ---------------------------------------------------------------------------
     def curve(self, s: float, q: np.ndarray) -> CurvePoint:
@@ -291,6 +300,7 @@ class StringStructure(Structure):
         self.nodes = model.nodes
         self.mass_matrix = model.mass_matrix[free][:, free].tocsr()
         self.damping_matrix = sp.csr_matrix((self.n_dofs, self.n_dofs))
+        self.stiffness_damping = float(model.spec.stiffness_damping)
         index = -np.ones(model.n_dofs, dtype=int)
         index[free] = np.arange(self.n_dofs)
         self.free_index = index

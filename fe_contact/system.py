@@ -73,7 +73,9 @@ class System:
 
     model : Model. tree : TreeModel or None. layout : StateLayout.
     structures : dict name -> Structure (in layout order).
-    mass_flexible, damping_flexible : sparse CSC (n_flexible, n_flexible), block-diagonal.
+    mass_flexible, damping_flexible : sparse CSC (n_flexible, n_flexible), block-diagonal
+        (damping_flexible: the constant part; ``flexible_damping(q)`` adds the damping that
+        follows the tangent stiffness).
     stiffness_flexible : constant K of the flexible part when every structure is linear, else
         None (then use ``flexible_tangent``).
     load_flexible : (n_flexible,) constant generalised load (gravity, point loads), N.
@@ -134,6 +136,14 @@ class System:
             sl = self.layout.structure(name)
             out[sl.start - offset : sl.stop - offset] = structure.internal_force(q[sl])
         return out
+
+    def flexible_damping(self, q: np.ndarray) -> sp.csc_matrix:
+        """C(q) of all structures (``Structure.damping``), block-diagonal sparse; the constant
+        ``damping_flexible`` unless a structure has stiffness-proportional damping."""
+        if all(s.stiffness_damping == 0.0 for s in self.structures.values()):
+            return self.damping_flexible
+        blocks = [s.damping(q[self.layout.structure(n)]) for n, s in self.structures.items()]
+        return sp.block_diag(blocks, format="csc")
 
     def flexible_tangent(self, q: np.ndarray) -> sp.csc_matrix:
         """d f_int / dq of all structures, block-diagonal sparse (n_flexible, n_flexible)."""
@@ -278,7 +288,7 @@ def energies(system: System, q: np.ndarray, u: np.ndarray, t: float) -> Energies
         sk += s.kinetic_energy(u[sl])
         se += s.elastic_energy(q[sl])
         sg += s.load_potential(q[sl])
-        sdp += s.damping_power(u[sl])
+        sdp += s.damping_power(q[sl], u[sl])
     return Energies(
         tree_kinetic=tk,
         structure_kinetic=sk,

@@ -1,6 +1,6 @@
 """The Moreau-Jean stepper on the common System: a disk as a tree body (floating_body) against
-rigid lines, a stiff inclined beam and the hanging string of 004, against closed forms and
-against the disk-on-string stepper it replaces."""
+rigid lines and a stiff inclined beam, against closed forms. (The disk on the hanging string of
+004 is tested in test_moreau.py.)"""
 
 from __future__ import annotations
 
@@ -18,9 +18,6 @@ from fe_contact import (
     floating_body,
     simulate,
 )
-from fe_contact.demos import disk_on_string as old_demo
-from fe_contact.papers.eugster_glocker import DISKS, FRICTION, table1_string
-from fe_contact.steppers import moreau_old
 
 G = 9.81
 
@@ -90,36 +87,3 @@ def test_disk_on_a_stiff_inclined_beam_rolls_or_slips(mu):
     assert np.max(np.abs(r["energy_error"])) < 1e-12
     # the impulses stay in the friction cone
     assert np.all(np.abs(r["disk_friction_impulse"]) <= mu * r["disk_normal_impulse"] + 1e-15)
-
-
-@pytest.mark.parametrize("example", [1, 2])
-def test_disk_on_string_equals_the_dedicated_stepper(example):
-    # The same algorithm on the common System (disk = floating_body, grid contact of 004):
-    # identical trajectories to round-off (1e-10 m) over 0.2 s against the stepper of the
-    # old disk-on-string model.
-    setup = old_demo.setup(example)
-    radius, density, ncp, _, _ = DISKS[example]
-    disk = moreau_old.Disk.from_areal_density(radius, density)
-    reference = moreau_old.simulate(setup.model, setup.q0, setup.u0, 0.2, h=1e-3, theta=0.55)
-    model = Model(
-        tree=floating_body(disk.mass, disk.inertia),
-        structures={"string": table1_string(2)},
-        contacts=(
-            ContactPair(
-                "disk",
-                Circle(2, radius),
-                "string",
-                Unilateral(FRICTION),
-                search="grid",
-                n_candidates=ncp,
-            ),
-        ),
-    )
-    system = assemble(model)
-    lay = setup.model.layout
-    q0 = np.concatenate([setup.q0[lay.disk], setup.q0[lay.string]])
-    u0 = np.concatenate([setup.u0[lay.disk], setup.u0[lay.string]])
-    r = simulate(system, (0.0, 0.2), (q0, u0), method="moreau", h=1e-3, theta=0.55)
-    assert r.status == "finished", r.message
-    old_q = np.concatenate([reference.q[:, lay.disk], reference.q[:, lay.string]], axis=1)
-    assert np.max(np.abs(r.q - old_q)) < 1e-10

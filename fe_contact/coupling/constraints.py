@@ -178,7 +178,7 @@ def evaluate_state(
         else:
             mass_tree = np.zeros((0, 0))
         forces[lay.flexible] = (
-            system.damping_flexible @ u[lay.flexible]
+            system.flexible_damping(q) @ u[lay.flexible]
             + system.flexible_internal_force(q)
             - system.load_flexible
         )

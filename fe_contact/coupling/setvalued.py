@@ -1,20 +1,9 @@
-"""Set-valued contact laws for a rigid disk: kinematics, normal-cone inclusions, impulse solver.
+"""Set-valued contact laws on impulse level: normal-cone inclusions and the impulse solver of a
+Moreau-Jean step, Eugster-Glocker (004), eqs. (26)-(27) and sec. 4.5.
 
-Kinematics, Eugster-Glocker (004), eqs. (20)-(25). The disk has the coordinates ``(x, y, phi)``
-(centre M and rotation angle, counter-clockwise positive). A candidate contact is a point P that
-the disk must not enclose: a material point ``r(s_i)`` of the string (a dense grid of ``ncp``
-points fixed in the material, independent of the elements, 004 eq. (20)), or the foot of the
-perpendicular from M on a rigid straight line. For each candidate
-
-* ``e_N = (r_M - r_P) / |r_M - r_P|`` (from P to the centre), ``e_T = (e_N,y, -e_N,x)``
-  (``e_N`` turned by -90 degrees, 004 eq. (21));
-* gap ``g_N = e_N . (r_M - r_P) - R`` (004 eq. (23)); for a line with unit normal n pointing to
-  the free side, ``e_N = n`` and ``g_N = n . (r_M - p) - R``;
-* generalized force directions (004 eq. (22)): disk part ``(e_N, 0)`` and ``(e_T, R)``, string
-  part ``-J(s_i)^T e_N`` and ``-J(s_i)^T e_T`` with the position Jacobian ``J = dr/dq``; a line
-  has no string part. Then ``gamma_N = w_N . u`` and ``gamma_T = w_T . u`` are the normal and
-  tangential relative velocities of the disk's contact point Q with respect to P (004 eqs. (24),
-  (25); ``gamma_T`` contains the rolling term ``R phi'``).
+The contact kinematics (gaps, directions w_N, w_T of 004 eqs. (20)-(25) for candidate grids,
+closest points and rigid lines) are in ``coupling.kinematics``; here the closed contacts are
+rows of ``W = [W_N, W_T]`` and their relative velocities ``gamma = W^T u``.
 
 Force laws on impulse level, as normal-cone inclusions written as proximal maps (r > 0):
 
@@ -39,152 +28,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..elements.string import PointJacobian
-
 __all__ = [
     "ContactImpulses",
-    "ContactKinematics",
-    "ContactLaw",
     "ContactSolverError",
     "coulomb_lcp",
-    "disk_line_kinematics",
-    "disk_string_gaps",
-    "disk_string_kinematics",
     "lemke",
     "natural_residual",
     "prox_friction",
     "prox_normal",
     "solve_contact_impulses",
 ]
-
-
-@dataclass(frozen=True)
-class ContactLaw:
-    """Unilateral contact with Coulomb friction and Newton's impact law.
-
-    friction : Coulomb coefficient mu >= 0, 004 eq. (27).
-    restitution_normal, restitution_tangent : Newton restitution coefficients e_N, e_T in [0, 1]
-        (004 sec. 4.5 uses 0 for both).
-    """
-
-    friction: float = 0.0
-    restitution_normal: float = 0.0
-    restitution_tangent: float = 0.0
-
-    def __post_init__(self):
-        if not np.isfinite(self.friction) or self.friction < 0.0:
-            raise ValueError(f"friction: got {self.friction!r}; allowed: mu >= 0")
-        for name in ("restitution_normal", "restitution_tangent"):
-            value = getattr(self, name)
-            if not np.isfinite(value) or not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name}: got {value!r}; allowed: a number in [0, 1]")
-
-
-@dataclass(frozen=True, eq=False)
-class ContactKinematics:
-    """Candidate contacts at one configuration; m = number of contacts, n_u = system velocities.
-
-    gap : g_N in m, shape (m,), 004 eq. (23).
-    normal, tangent : e_N, e_T, shape (2, m), 004 eq. (21).
-    w_normal, w_tangent : generalized force directions w_N, w_T, shape (n_u, m), 004 eq. (22).
-    """
-
-    gap: np.ndarray
-    normal: np.ndarray
-    tangent: np.ndarray
-    w_normal: np.ndarray
-    w_tangent: np.ndarray
-
-
-def _turn_minus_90(e_n: np.ndarray) -> np.ndarray:
-    """e_T = (e_x (x) e_y - e_y (x) e_x) e_N = (e_N,y, -e_N,x), 004 eq. (21); shape (2, m)."""
-    return np.array([e_n[1], -e_n[0]])
-
-
-def _string_points(jacobian: PointJacobian, q_string: np.ndarray) -> np.ndarray:
-    """Positions r(s_i) = J_i q[dofs_i], shape (2, m)."""
-    return np.einsum("kcj,kj->ck", jacobian.block, q_string[jacobian.dofs])
-
-
-def disk_string_gaps(
-    jacobian: PointJacobian, q_string: np.ndarray, centre: np.ndarray, radius: float
-) -> np.ndarray:
-    """Gaps g_N = |r_M - r(s_i)| - R of all candidate points, shape (m,), 004 eq. (23)."""
-    d = np.asarray(centre, dtype=float)[:, None] - _string_points(jacobian, q_string)
-    return np.sqrt(np.sum(d**2, axis=0)) - radius
-
-
-def disk_string_kinematics(
-    jacobian: PointJacobian,
-    q_string: np.ndarray,
-    centre: np.ndarray,
-    radius: float,
-    string_index: np.ndarray,
-    disk_index: np.ndarray,
-    n_u: int,
-) -> ContactKinematics:
-    """Disk against the string's candidate points, 004 eqs. (21)-(25), vectorised over points.
-
-    jacobian : position_jacobian(model, s) at the candidate points s_i (constant: r is linear in q).
-    q_string : full string coordinates, shape (n_string_dofs,).
-    centre : disk centre (x, y) in m.  radius : R in m.
-    string_index : column in the system velocity u of each string dof, -1 for eliminated (fixed)
-        dofs, shape (n_string_dofs,).  disk_index : columns of (x, y, phi) in u, shape (3,).
-    """
-    r_p = _string_points(jacobian, q_string)
-    d = np.asarray(centre, dtype=float)[:, None] - r_p
-    distance = np.sqrt(np.sum(d**2, axis=0))
-    e_n = d / distance
-    e_t = _turn_minus_90(e_n)
-    m = distance.size
-    w_n = np.zeros((n_u, m))
-    w_t = np.zeros((n_u, m))
-    w_n[disk_index[0]] = e_n[0]
-    w_n[disk_index[1]] = e_n[1]
-    w_t[disk_index[0]] = e_t[0]
-    w_t[disk_index[1]] = e_t[1]
-    w_t[disk_index[2]] = radius
-    # string part -J_i^T e, scattered to the free dofs of the containing element
-    rows = string_index[jacobian.dofs]  # (m, 8)
-    cols = np.broadcast_to(np.arange(m)[:, None], rows.shape)
-    keep = rows >= 0
-    for w, e in ((w_n, e_n), (w_t, e_t)):
-        values = -np.einsum("kcj,ck->kj", jacobian.block, e)
-        np.add.at(w, (rows[keep], cols[keep]), values[keep])
-    return ContactKinematics(
-        gap=distance - radius, normal=e_n, tangent=e_t, w_normal=w_n, w_tangent=w_t
-    )
-
-
-def disk_line_kinematics(
-    point: np.ndarray,
-    normal: np.ndarray,
-    centre: np.ndarray,
-    radius: float,
-    disk_index: np.ndarray,
-    n_u: int,
-) -> ContactKinematics:
-    """Disk against a rigid straight line through ``point`` with unit ``normal`` (free side).
-
-    Same construction as 004 eqs. (21)-(25) with the line's closest point as P (at rest):
-    e_N = n, g_N = n . (r_M - p) - R, w_N = (n, 0), w_T = (e_T, R) on the disk coordinates.
-    Returns one contact (m = 1).
-    """
-    n = np.asarray(normal, dtype=float)
-    e_n = n[:, None]
-    e_t = _turn_minus_90(e_n)
-    gap = np.array([n @ (np.asarray(centre, dtype=float) - np.asarray(point, dtype=float))])
-    w_n = np.zeros((n_u, 1))
-    w_t = np.zeros((n_u, 1))
-    w_n[disk_index[:2], 0] = n
-    w_t[disk_index[:2], 0] = e_t[:, 0]
-    w_t[disk_index[2], 0] = radius
-    return ContactKinematics(gap=gap - radius, normal=e_n, tangent=e_t, w_normal=w_n, w_tangent=w_t)
-
-
-# --------------------------------------------------------------------------------------------
-# Force laws as proximal maps
-# --------------------------------------------------------------------------------------------
 
 
 def prox_normal(x):

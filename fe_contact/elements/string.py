@@ -162,6 +162,11 @@ class StringSpec:
     supports : tuple of Support.
     gravity : gravitational acceleration vector in m/s^2, shape (2,).
     intorder : polynomial order integrated exactly by the Gauss rule (6 = 4 points).
+    stiffness_damping : beta in s, structural damping force beta K_t(q) q' with the tangent
+        stiffness at the current state (0 = undamped, as in 004). It vanishes at rest, so it
+        does not change equilibria; the damping matrix follows the geometric stiffness, so it
+        damps the transverse modes of a taut string, which a constant C = beta K(q_ref) of
+        the straight reference would not.
     """
 
     length: float
@@ -173,9 +178,19 @@ class StringSpec:
     supports: tuple[Support, ...] = ()
     gravity: tuple[float, float] = (0.0, -9.81)
     intorder: int = 6
+    stiffness_damping: float = 0.0
 
     def __post_init__(self):
         _check_positive("length", self.length, "the string length in m")
+        if (
+            isinstance(self.stiffness_damping, bool)
+            or not isinstance(self.stiffness_damping, (int, float, np.floating, np.integer))
+            or not np.isfinite(self.stiffness_damping)
+            or self.stiffness_damping < 0.0
+        ):
+            raise ValueError(
+                f"stiffness_damping: got {self.stiffness_damping!r}; allowed: beta >= 0 in s"
+            )
         if (
             isinstance(self.n_elements, bool)
             or not isinstance(self.n_elements, (int, np.integer))

@@ -30,6 +30,7 @@ _UNIT_BY_NAME = {
     "t": "s",
     "residual_position": "m",
     "residual_velocity": "m/s",
+    "solver_residual": "m/s",
     "energy_error": "J",
     "total_energy": "J",
 }

@@ -9,6 +9,10 @@ the examples (radius, areal density, number of candidate contact points).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from functools import lru_cache
+
+import numpy as np
 
 from ..elements.string import NeoHookean, StraightReference, StringSpec, Support
 
@@ -17,6 +21,8 @@ SPAN = 0.8  # m, distance of the supports
 LINE_DENSITY = 0.3142  # kg/m, rho0 A
 STIFFNESS = 853.75  # N, k of the neo-Hookean law
 FRICTION = 0.2  # Coulomb coefficient of the disk contact
+RELEASE_GAP = 0.01  # m, example 1: the disk's bottom above the static string's lowest point
+START_S = 0.3  # m, example 2: material point under the disk at t = 0
 # example: (radius m, areal density kg/m^2, candidate points, default t_end s, default h s)
 DISKS = {
     1: (0.3, 100.0, 20, 2.0, 1e-3),
@@ -44,6 +50,74 @@ def disk_of_example(example: int):
     radius, density = DISKS[example][:2]
     mass = density * math.pi * radius**2
     return radius, mass, 0.5 * mass * radius**2
+
+
+@lru_cache(maxsize=8)
+def hanging_string(n_elements: int = 2) -> np.ndarray:
+    """Full coordinates (n_dofs,) of the string of Table 1 in its static shape under its own
+    weight (Newton with load and support stepping, ``elements.string_statics``)."""
+    from ..elements.string import assemble_string
+    from ..elements.string_statics import static_equilibrium
+
+    q = static_equilibrium(assemble_string(table1_string(n_elements))).q
+    q.flags.writeable = False
+    return q
+
+
+def disk_on_string(
+    example: int = 1,
+    n_elements: int = 2,
+    friction: float = FRICTION,
+    stiffness_damping: float = 0.0,
+    n_contact_points: int | None = None,
+):
+    """(Model, q0, u0) of 004's example 1 or 2 (sec. 5): the disk (a ``floating_body``, q =
+    (x, y, angle)) and the string of Table 1 with the candidate grid of 004 eqs. 20-25
+    (``n_contact_points`` equidistant material points, default the example's ncp), contact
+    "disk" with ``Unilateral(friction)`` and restitution 0.
+
+    Initial state (the paper gives none; its Figs. 6-7 are missing from our copy): the string
+    at rest in its static shape under its own weight (``hanging_string``). Example 1: the heavy
+    disk at rest, its lowest point ``RELEASE_GAP`` above the string's middle (s = L/2, also the
+    lowest point of the symmetric static string): a symmetric drop. Example 2: the light disk at
+    rest touching the string at s = ``START_S`` (its centre on the string's normal there): it
+    rolls towards the middle and back. Disk angle 0. ``stiffness_damping`` (beta in s, damping
+    beta K_t(q) of the string; not in 004) lets example 1 come to rest.
+    """
+    from ..elements.string import evaluate
+    from ..model import Circle, ContactPair, Model, Unilateral
+    from ..multibody.builders import floating_body
+    from ..system import assemble
+
+    radius, mass, inertia = disk_of_example(example)
+    ncp = DISKS[example][2] if n_contact_points is None else n_contact_points
+    spec = replace(table1_string(n_elements), stiffness_damping=stiffness_damping)
+    model = Model(
+        tree=floating_body(mass, inertia),
+        structures={"string": spec},
+        contacts=(
+            ContactPair(
+                "disk",
+                Circle(2, radius),
+                "string",
+                Unilateral(friction),
+                search="grid",
+                n_candidates=ncp,
+            ),
+        ),
+    )
+    system = assemble(model)
+    string = system.structures["string"].string
+    q_static = hanging_string(n_elements)
+    if example == 1:
+        lowest = evaluate(string, q_static, [0.5 * LENGTH]).position[:, 0]
+        centre = lowest + np.array([0.0, radius + RELEASE_GAP])
+    else:
+        point = evaluate(string, q_static, [START_S])
+        centre = point.position[:, 0] + radius * point.normal[:, 0]
+    q0, u0 = system.initial_state([centre[0], centre[1], 0.0])
+    q0[system.layout.structure("string")] = q_static[string.free_dofs]
+    return model, q0, u0
 
 
 def disk_on_beam(drop: float = 0.01, x0: float = 0.05, speed: float = 0.5, n_elements: int = 10):
@@ -81,7 +155,11 @@ __all__ = [
     "FRICTION",
     "LENGTH",
     "SPAN",
+    "RELEASE_GAP",
+    "START_S",
     "disk_of_example",
     "disk_on_beam",
+    "disk_on_string",
+    "hanging_string",
     "table1_string",
 ]

@@ -129,6 +129,7 @@ class GeneralizedAlpha:
         self.recondition = recondition
         self.n_steps = self.n_halved = self.n_newton = self.n_factorizations = 0
         self.n_substeps = 0
+        self._newton0 = self._substeps0 = 0  # counters at the start of the current step
         self.status = "running"
         tree = system.tree
         joints = () if tree is None else tree.joints
@@ -190,7 +191,7 @@ class GeneralizedAlpha:
                 self._g_factor[h] = spla.splu(G)
                 self.n_factorizations += 1
             return self._g_factor[h]
-        G = sp.csc_matrix(s.mass_flexible + gp * s.damping_flexible + bp * s.flexible_tangent(q))
+        G = sp.csc_matrix(s.mass_flexible + gp * s.flexible_damping(q) + bp * s.flexible_tangent(q))
         self.n_factorizations += 1
         return spla.splu(G)
 
@@ -341,6 +342,7 @@ class GeneralizedAlpha:
         """Advance by h. Raises StopRun at a terminal event, other errors on failure."""
         h = self.h
         t_start = self.t
+        self._newton0, self._substeps0 = self.n_newton, self.n_substeps
         old_sign = self._slip_sign.copy()
         saved = (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers)
         saved += (self.evaluation, self._s.copy(), self.part, self._slip_sign.copy())
@@ -441,7 +443,8 @@ class GeneralizedAlpha:
             residual_position=float(np.max(np.abs(ev.phi), initial=0.0)),
             residual_velocity=float(np.max(np.abs(velocity), initial=0.0)),
             h=self.h,
-            n_newton=self.n_newton,
+            n_newton=self.n_newton - self._newton0,
+            n_substeps=self.n_substeps - self._substeps0,
             energy=self._energy,
         )
 

@@ -29,6 +29,8 @@ dominates.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lu_factor, lu_solve
@@ -60,7 +62,7 @@ class _Closed:
             [],
             [],
         )
-        self.parameter, self.gap = [], []
+        self.parameter, self.gap, self.key = [], [], []
 
 
 class MoreauJean:
@@ -95,10 +97,24 @@ class MoreauJean:
                 "the Moreau-Jean stepper does not take drives or loop closures yet; allowed: "
                 "method='generalized-alpha' for them"
             )
-        if penetration_tolerance is not None and not penetration_tolerance > 0.0:
+        if penetration_tolerance is not None and not (
+            isinstance(penetration_tolerance, int | float)
+            and not isinstance(penetration_tolerance, bool)
+            and math.isfinite(penetration_tolerance)
+            and penetration_tolerance > 0.0
+        ):
             raise ValueError(
-                f"penetration_tolerance = {penetration_tolerance!r}; allowed: > 0 in m, or None"
+                f"penetration_tolerance = {penetration_tolerance!r}; allowed: a finite length "
+                "> 0 in m, or None (fixed steps)"
             )
+        for name, value, low in (
+            ("max_halvings", max_halvings, 0),
+            ("max_iterations", max_iterations, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+                raise ValueError(f"{name} = {value!r}; allowed: an integer >= {low}")
+        if not (isinstance(tol, int | float) and math.isfinite(tol) and tol > 0.0):
+            raise ValueError(f"tol = {tol!r}; allowed: a finite tolerance > 0 in m/s")
         self.system = system
         self.h = float(h)
         self.theta = float(theta)
@@ -113,6 +129,7 @@ class MoreauJean:
         joints = () if tree is None else tree.joints
         self._k_joint = np.array([j.stiffness for j in joints])
         self._c_joint = np.array([j.damping for j in joints])
+        self._newton0 = 0  # n_newton at the start of the current step
         self._s = {}  # warm starts of closest points per pair
         self._warm = {}  # impulses / h per pair from the last step (warm start)
 
@@ -134,12 +151,11 @@ class MoreauJean:
         flex_solve = None
         if lay.n_flexible:
             K = s.flexible_tangent(q_p)
+            C = s.flexible_damping(q_p)
             force[lay.flexible] = (
-                s.load_flexible
-                - s.flexible_internal_force(q_p)
-                - s.damping_flexible @ u_a[lay.flexible]
+                s.load_flexible - s.flexible_internal_force(q_p) - C @ u_a[lay.flexible]
             )
-            m_eff = s.mass_flexible + theta * h * s.damping_flexible + theta**2 * h**2 * K
+            m_eff = s.mass_flexible + theta * h * C + theta**2 * h**2 * K
             flex_solve = splu(sp.csc_matrix(m_eff)).solve
 
         def solve(rhs):
@@ -224,6 +240,7 @@ class MoreauJean:
                     cl.tangent.append(tng[i])
                     cl.parameter.append(rows.s[which[i]])
                     cl.gap.append(g[i])
+                    cl.key.append((k, int(which[i])))
                 continue
             if isinstance(pair.target, str):
                 st = s.structures[pair.target]
@@ -241,6 +258,7 @@ class MoreauJean:
             cl.tangent.append(c.tangent)
             cl.parameter.append(c.parameter)
             cl.gap.append(c.gap)
+            cl.key.append((k, 0))
         return cl
 
     # -- stepping -----------------------------------------------------------------------------
@@ -249,6 +267,7 @@ class MoreauJean:
         ContactSolverError when a contact problem does not converge (state unchanged)."""
         q_a, u_a = self.q, self.u
         t_end = self._t0 + (self.n_steps + 1) * self.h
+        self._newton0 = self.n_newton
         subs = self._advance(self.h, 0)
         self.t = t_end
         self.n_steps += 1
@@ -280,6 +299,7 @@ class MoreauJean:
         cl = self._closed(q_p, u_a, gaps)
         m_c = len(cl.pair)
         p_n = p_t = np.zeros(0)
+        residual = 0.0
         u_e = u_free
         w = np.zeros((s.n, 0))
         if m_c:
@@ -303,6 +323,7 @@ class MoreauJean:
             p_n, p_t = solution.normal, solution.tangent
             u_e = u_free + minv_w @ np.concatenate((p_n, p_t))
             self.n_newton += solution.n_iterations
+            residual = solution.residual
         q_e = q_a + h * u_a + theta * h * (u_e - u_a)
         if check and any(np.any(-g > a) for g, a in zip(self.gaps(q_e), allowed, strict=True)):
             return None
@@ -319,47 +340,58 @@ class MoreauJean:
         self.q, self.u = q_e, u_e
         self.t += h
         self.n_substeps += 1
-        return cl, p_n, p_t, gamma_e, work, h, e_e
+        return cl, p_n, p_t, gamma_e, work, h, e_e, residual
 
     def _report(self, subs, q_a, u_a) -> StepReport:
-        """One report of the sub-steps: impulses summed; points, directions and slip of the
-        last sub-step in which a candidate was closed."""
+        """One report of the sub-steps. Per contact point (a grid candidate, or the one point
+        of a closest-point or line contact): impulses summed over the sub-steps, the slip
+        velocity gamma_T,E of the last sub-step in which it was closed with P_N > 0 (else
+        closed at all), and its geometry
+        (point, normal, tangent, parameter, gap) at the end state, so that a frame draws the
+        points on the drawn structure."""
         s = self.system
         work = dict.fromkeys(subs[0][4], 0.0)
         for sub in subs:
             for key, value in sub[4].items():
                 work[key] += value
-        last = {}
-        impulses = {}
-        for cl, p_n, p_t, gamma_e, _, _, _ in subs:
+        impulses, slips, pressed = {}, {}, set()
+        for cl, p_n, p_t, gamma_e, *_ in subs:
             m_c = len(cl.pair)
-            for i, k in enumerate(cl.pair):
-                key = (k, cl.parameter[i])
+            for i, key in enumerate(cl.key):
                 tot = impulses.get(key, (0.0, 0.0))
                 impulses[key] = (tot[0] + p_n[i], tot[1] + p_t[i])
-                last[key] = (cl.point[i], cl.normal[i], cl.tangent[i], cl.gap[i], gamma_e[m_c + i])
-        gaps_now = self.gaps(self.q)
+                if p_n[i] > 0.0 or key not in pressed:  # a pressed sub-step is not overwritten
+                    slips[key] = gamma_e[m_c + i]  # by a later one in which the point is free
+                if p_n[i] > 0.0:
+                    pressed.add(key)
+        gaps_now = self.gaps(self.q)  # also moves the closest points to the end state
+        marks = [np.ones_like(g) for g in gaps_now]
+        for k, i in impulses:
+            marks[k][i] = -1.0
+        end = self._closed(self.q, self.u, marks)
+        geometry = {key: i for i, key in enumerate(end.key)}
         reports = []
         for k, pair in enumerate(s.model.contacts):
-            keys = [key for key in last if key[0] == k]
+            keys = sorted(key for key in impulses if key[0] == k)
             min_gap = float(np.min(gaps_now[k]))
-            if not keys:
+            if not keys or any(key not in geometry for key in keys):
                 reports.append(open_contact(pair.name, min_gap))
                 continue
+            rows = [geometry[key] for key in keys]
             pn = np.array([impulses[key][0] for key in keys])
             pt = np.array([impulses[key][1] for key in keys])
-            slip = np.array([last[key][4] for key in keys])
+            slip = np.array([slips[key] for key in keys])
             pressed = pn > 0.0
             sticking = np.all(np.abs(slip[pressed]) <= 1e-6) if np.any(pressed) else False
             reports.append(
                 ContactReport(
                     name=pair.name,
                     state="stick" if sticking and pair.mu > 0 else "slip",
-                    point=np.array([last[key][0] for key in keys]),
-                    normal=np.array([last[key][1] for key in keys]),
-                    tangent=np.array([last[key][2] for key in keys]),
-                    parameter=np.array([key[1] for key in keys], dtype=float),
-                    gap=np.array([last[key][3] for key in keys]),
+                    point=np.array([end.point[i] for i in rows]),
+                    normal=np.array([end.normal[i] for i in rows]),
+                    tangent=np.array([end.tangent[i] for i in rows]),
+                    parameter=np.array([end.parameter[i] for i in rows], dtype=float),
+                    gap=np.array([end.gap[i] for i in rows]),
                     slip_velocity=slip,
                     normal_force=pn / self.h,
                     friction_force=pt / self.h,
@@ -377,8 +409,9 @@ class MoreauJean:
             multipliers=np.zeros(0),
             work=work,
             h=self.h,
-            n_newton=self.n_newton,
+            n_newton=self.n_newton - self._newton0,
             n_substeps=len(subs),
+            solver_residual=max(sub[7] for sub in subs),
             energy=subs[-1][6],
         )
 
@@ -396,6 +429,7 @@ class MoreauJean:
             multipliers=np.zeros(0),
             work={},
             h=self.h,
+            n_substeps=0,
         )
 
 

@@ -159,15 +159,14 @@ class ProgressObserver:
                 self._line("stopped at " if stopped else "done, ")
 
 
-def standard_observers(out, h: float, frame_every: float, desc: str | None = None) -> list:
+def standard_observers(out, h: float, frame_every: float | None, desc: str | None = None) -> list:
     """The demos' set: ``OUT/history.csv`` every step, the ParaView series ``OUT/frames.pvd``
-    about every ``frame_every`` s of simulated time (steps of h s), and progress when ``desc``
-    is given."""
+    about every ``frame_every`` s of simulated time (steps of h s; None or 0: no series), and
+    progress when ``desc`` is given."""
     out = Path(out)
-    observers = [
-        CsvObserver(out / "history.csv"),
-        VtkObserver(out, "frames", stride=max(1, round(frame_every / h))),
-    ]
+    observers = [CsvObserver(out / "history.csv")]
+    if frame_every:
+        observers.append(VtkObserver(out, "frames", stride=max(1, round(frame_every / h))))
     if desc is not None:
         observers.append(ProgressObserver(desc))
     return observers

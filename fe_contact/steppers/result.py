@@ -12,8 +12,9 @@ Columns: ``t [s]``; per contact ``<name>_state`` (slip, stick, open), ``<name>_n
 ``<name>_n_closed`` (closed contact points); per drive ``<name>_force [N m or N]``; the balance
 ``kinetic_energy``, ``potential_energy``, ``elastic_energy``, ``work_drives``, ``work_loads``,
 ``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``, ``energy_error`` (J),
-``residual_position [m]``, ``residual_velocity [m/s]``, and the parts ``tree_kinetic_energy``,
-``structure_kinetic_energy``, ``structure_elastic_energy`` (J).
+``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
+``structure_kinetic_energy``, ``structure_elastic_energy`` (J), and the stepper's effort in the
+step: ``n_newton`` (iterations), ``n_substeps``, ``solver_residual [m/s]`` (contact laws).
 """
 
 from __future__ import annotations
@@ -108,7 +109,10 @@ class StepReport:
     work : dict WORK_KEYS -> J done over the step (drives, loads; dissipated by damping,
     friction, impacts: >= 0). residual_position, residual_velocity : largest bilateral
     constraint residual at the new state, m and m/s. h : the step, s. n_newton : iterations of
-    the step. n_substeps : sub-steps taken (1 unless the step was subdivided). energy :
+    the step (Newton iterations of the generalised-alpha step; sweeps of the contact solver of
+    a Moreau-Jean step). n_substeps : sub-steps taken (1 unless the step was subdivided).
+    solver_residual : largest violation of the contact laws left by the contact solver in the
+    step, m/s (0 without closed contacts or for the partitioned stepper). energy :
     ``system.energies`` at the new state when the stepper computed them anyway, else None.
     """
 
@@ -124,6 +128,7 @@ class StepReport:
     h: float = 0.0
     n_newton: int = 0
     n_substeps: int = 1
+    solver_residual: float = 0.0
     energy: Energies | None = None
 
 
@@ -165,6 +170,9 @@ def history_columns(system: System) -> list[tuple[str, str]]:
         ("energy_error", "J"),
         ("residual_position", "m"),
         ("residual_velocity", "m/s"),
+        ("n_newton", ""),
+        ("n_substeps", ""),
+        ("solver_residual", "m/s"),
     ]
     return cols
 
@@ -207,6 +215,9 @@ def history_row(
     )
     row["residual_position"] = report.residual_position
     row["residual_velocity"] = report.residual_velocity
+    row["n_newton"] = report.n_newton
+    row["n_substeps"] = report.n_substeps
+    row["solver_residual"] = report.solver_residual
     return row
 
 

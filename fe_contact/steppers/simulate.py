@@ -121,31 +121,31 @@ def simulate(
         if keep_reports:
             reps.append(report)
 
+    pending = []  # the last computed (report, row) not stored because of the stride
+
     def record(report: StepReport, k: int, last: bool):
         row = history_row(system, report, energy, work, energy0)
+        pending.clear()
+        if last or k % store_every == 0:
+            keep(report, row)  # before the observers: a failing observer loses no state
+        else:
+            pending.append((report, row))
         for obs in observers:
             obs(system, report, row)
-        if last or k % store_every == 0:
-            keep(report, row)
-        return row
 
     status, message = "finished", f"reached t = {t_end:g} s"
-    stored_last, last = True, None
     try:
         record(report, 0, True)
         for k in range(1, n_total + 1):
             try:
-                new = stepper.step()
+                report = stepper.step()
             except StopRun as stop:
                 status, message = "event", str(stop)
                 break
-            report = new
             for key, value in report.work.items():
                 work[key] += value
             energy = report.energy or energies(system, report.q, report.u, report.t)
-            stored_last = False
-            last = (report, record(report, k, k == n_total))
-            stored_last = k % store_every == 0 or k == n_total
+            record(report, k, k == n_total)
     except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
         status, message = "failed", f"{type(err).__name__}: {err} (t = {stepper.t:.6g} s)"
     finally:
@@ -153,8 +153,8 @@ def simulate(
             close = getattr(obs, "close", None)
             if close is not None:
                 close()
-    if not stored_last and last is not None and ts[-1] != last[0].t:
-        keep(*last)  # the last recorded state, skipped by the stride
+    if pending:
+        keep(*pending[0])  # the last computed state, skipped by the stride
     m = len(system.model.constraint_names())
     return SimulationResult(
         t=np.asarray(ts),
