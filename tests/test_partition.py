@@ -22,10 +22,12 @@ from fe_contact.coupling.partition import (
     recover_dependent,
 )
 from fe_contact.elements.beam import BeamSpec, assemble_beam, evaluate, natural_modes
+from fe_contact.elements.string import Support
 from fe_contact.model import ContactPair, LoopClosure, Model, Point, PointLoad, Sliding
 from fe_contact.multibody.drive import Drive
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel, point_position
+from fe_contact.papers.eugster_glocker import table1_string
 from fe_contact.papers.lipinski import (
     cantilever_strip,
     sliding_mass_initial_state,
@@ -218,6 +220,46 @@ def test_beam_alone_vibrates_at_its_first_frequency():
     np.testing.assert_allclose(res.q[-1], q0, rtol=0, atol=1e-3 * np.max(np.abs(q0)))
     np.testing.assert_allclose(res.u[-1], 0.0, rtol=0, atol=1e-3 * omega * np.max(np.abs(q0)))
     assert np.max(np.abs(res["energy_error"])) < 1e-8 * res["elastic_energy"][0]
+
+
+def test_string_alone_vibrates_at_the_taut_string_frequency():
+    """A model with only a string: the neo-Hookean string of 004 Table 1 without gravity,
+    pinned at (0, 0) and (1.2, 0), so uniformly stretched to nu = 1.2 with the tension
+    T = k/3 (nu - nu^-2) = 218 N. Small transverse vibration (1e-4 m) from the first mode
+    v = A sin(pi s / L): the wave equation rho0 v_tt = (T / nu) v_ss in the material
+    coordinate gives omega_1 = (pi / L) sqrt(T / (nu rho0)) = 68.3 rad/s. 8 Hermite elements
+    err by ~1e-6 on omega_1, the stepper (rho_inf = 1, 400 steps per period) by
+    (omega h)^2 / 12 = 2e-5, the amplitude (stretching of the string) by ~A^2 / L^2."""
+    stretch, amplitude = 1.2, 1e-4
+    spec = dataclasses.replace(
+        table1_string(8),
+        gravity=(0.0, 0.0),
+        supports=(Support(0.0, "pinned"), Support(1.0, "pinned", position=(stretch, 0.0))),
+    )
+    system = assemble(Model(structures={"string": spec}, gravity=(0.0, 0.0)))
+    assert system.layout.n_tree == 0 and not system.model.contacts
+    string = system.structures["string"].string
+    s = string.nodes
+    full = np.zeros(string.n_dofs)
+    wave = np.pi / spec.length
+    full[string.position_dofs[0]] = stretch * s
+    full[string.position_dofs[1]] = amplitude * np.sin(wave * s)
+    full[string.slope_dofs[0]] = stretch
+    full[string.slope_dofs[1]] = amplitude * wave * np.cos(wave * s)
+    q0 = full[string.free_dofs]
+    tension = spec.law.tension(stretch)
+    omega = wave * np.sqrt(tension / (stretch * spec.density))
+    period = 2 * np.pi / omega
+    res = simulate(
+        system, (0.0, 1.5 * period), (q0, np.zeros_like(q0)), h=period / 400, rho_inf=1.0
+    )
+    assert res.status == "finished", res.message
+    middle = int(np.flatnonzero(string.free_dofs == string.position_dofs[1, 4])[0])  # s = L/2
+    down, up = _crossings(res.t, res.q[:, middle])[:2]
+    assert 2.0 * (up - down) == pytest.approx(period, rel=1e-4)
+    # the balance closes to round-off of the 15 J of stretch energy, far below the 3e-6 J
+    # of the vibration
+    assert np.max(np.abs(res["energy_error"])) < 1e-6 * res["kinetic_energy"].max()
 
 
 def test_chain_alone_swings_at_the_pendulum_period():

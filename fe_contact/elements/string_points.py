@@ -15,7 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from .string import _PERP, StringModel, gravity_force, internal_force
+from .string import StringModel, gravity_force, internal_force
+from .string_forces import _PERP
 
 # --------------------------------------------------------------------------------------------
 # Evaluation at arbitrary material points (contact coupling)

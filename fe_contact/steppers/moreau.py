@@ -1,8 +1,8 @@
 """Moreau-Jean time stepping on the common System, Eugster-Glocker (004), secs. 4.4-4.5.
 
 Every contact pair of the model must have a ``Unilateral`` law (set-valued unilateral contact and
-Coulomb friction, 004 eqs. 26-27, Newton's impact law). Drives and loop closures are not taken
-yet. A step of size h (theta in [1/2, 1]) from (q_A, u_A):
+Coulomb friction, 004 eqs. 26-27, Newton's impact law). Drives and loop closures are bilateral
+constraints on impulse level (step 3). A step of size h (theta in [1/2, 1]) from (q_A, u_A):
 
 1. predictor q_P = q_A + theta h u_A;
 2. smooth forces at q_P: tree bias forces F_t(q_P, u_A, t) (gravity, Coriolis, joint springs,
@@ -10,11 +10,18 @@ yet. A step of size h (theta in [1/2, 1]) from (q_A, u_A):
    mass ``M_eff = blockdiag(M_t(q_P) + theta h C_j + theta^2 h^2 K_j, M_f + theta h C_f +
    theta^2 h^2 K_t(q_P))`` (C_j, K_j the joint dampers and springs, K_t the structures' tangent):
    Jean's theta method linearised about q_P, so stiff structures do not limit h;
-3. closed contacts (g_N(q_P) <= 0): candidate grids (004 eq. 20), closest points on structures
+3. drives and loop closures (rows J at q_P): impulses Lambda with ``J u_E = b`` chosen so that
+   the linearised constraints hold at the end of the step, phi(q_A, t + h) + J (q_E - q_A) = 0
+   (exact for drives, which are linear in q; for loops the residual is O(h^2) per step and does
+   not accumulate, since each step starts from phi(q_A)). They are eliminated with the Schur
+   complement J M_eff^-1 J^T, so the contacts below see the constrained mass; their mean forces
+   Lambda / h are the report's ``multipliers`` and ``drive_forces``, and a drive does the work
+   Lambda . J (u_A + u_E) / 2. A start that violates them is corrected in the first step;
+4. closed contacts (g_N(q_P) <= 0): candidate grids (004 eq. 20), closest points on structures
    or rigid lines (``coupling.kinematics``); ``W = [W_N, W_T]``, Delassus ``G = W^T M_eff^-1 W``
    and the impulses from ``xi = W^T u_E + e W^T u_A`` in the normal cones
    (``coupling.setvalued.solve_contact_impulses``);
-4. ``u_E = u_A + M_eff^-1 (h f + W P)``, ``q_E = q_A + h u_A + theta h (u_E - u_A)``.
+5. ``u_E = u_A + M_eff^-1 (h f + J^T Lambda + W P)``, ``q_E = q_A + h u_A + theta h (u_E - u_A)``.
 
 A (sub-)step after which a candidate would penetrate deeper than ``penetration_tolerance`` is
 replaced by two half steps, recursively up to ``max_halvings`` (the scheme of the disk-on-string
@@ -30,12 +37,14 @@ dominates.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lu_factor, lu_solve
 from scipy.sparse.linalg import splu
 
+from ..coupling.constraints import evaluate_state
 from ..coupling.kinematics import (
     grid_contacts,
     grid_gaps,
@@ -65,6 +74,21 @@ class _Closed:
         self.parameter, self.gap, self.key = [], [], []
 
 
+@dataclass(frozen=True, eq=False)
+class _Sub:
+    """What a committed sub-step hands to the step's report."""
+
+    closed: _Closed
+    p_n: np.ndarray
+    p_t: np.ndarray
+    gamma_e: np.ndarray
+    work: dict
+    h: float
+    energy: object
+    residual: float
+    bilateral: np.ndarray  # impulses Lambda of the drives and loop closures, N s
+
+
 class MoreauJean:
     """Step object (see the module docstring): ``step()`` advances by h; attributes t, q, u,
     counters n_steps, n_substeps, n_newton (contact solver sweeps), n_rejected."""
@@ -92,11 +116,6 @@ class MoreauJean:
                 f"contacts {bilateral} have Sliding laws; the Moreau-Jean stepper takes "
                 "Unilateral laws (allowed: Unilateral, or method='generalized-alpha')"
             )
-        if model.drives or model.loops:
-            raise ValueError(
-                "the Moreau-Jean stepper does not take drives or loop closures yet; allowed: "
-                "method='generalized-alpha' for them"
-            )
         if penetration_tolerance is not None and not (
             isinstance(penetration_tolerance, int | float)
             and not isinstance(penetration_tolerance, bool)
@@ -116,6 +135,7 @@ class MoreauJean:
         if not (isinstance(tol, int | float) and math.isfinite(tol) and tol > 0.0):
             raise ValueError(f"tol = {tol!r}; allowed: a finite tolerance > 0 in m/s")
         self.system = system
+        self._n_bilateral = len(model.constraint_names())  # drives, then loop rows
         self.h = float(h)
         self.theta = float(theta)
         self.tol = tol
@@ -280,6 +300,17 @@ class MoreauJean:
         self.n_rejected += 1
         return self._advance(0.5 * h, level + 1) + self._advance(0.5 * h, level + 1)
 
+    def _bilateral(self, q_a, q_p, t, h):
+        """Rows of the drives and loop closures for the sub-step: J at q_P and the right-hand
+        side b of ``J u_E = b``, which makes the linearised constraints hold at the end,
+        phi(q_E, t + h) = phi(q_A, t + h) + J (q_E - q_A) = 0 with q_E - q_A = h ((1 - theta)
+        u_A + theta u_E) (exact for drives, which are linear in q)."""
+        s = self.system
+        jac = evaluate_state(s, q_p, self.u, t + self.theta * h, constraints_only=True).jac
+        phi = evaluate_state(s, q_a, self.u, t + h, constraints_only=True).phi
+        rhs = (-phi / h - (1.0 - self.theta) * (jac @ self.u)) / self.theta
+        return jac, rhs
+
     def _substep(self, h, may_reject):
         s = self.system
         m = s.model
@@ -296,6 +327,21 @@ class MoreauJean:
                 return None
         impulse, solve = self._smooth(q_p, u_a, self.t, h)
         u_free = u_a + solve(impulse)
+        lam = np.zeros(0)
+        if self._n_bilateral:
+            # u_E = u_free + M^-1 (J^T Lambda + W P) with J u_E = b: eliminate Lambda
+            jac, rhs = self._bilateral(q_a, q_p, self.t, h)
+            minv_jt = solve(np.ascontiguousarray(jac.T))
+            schur = lu_factor(jac @ minv_jt)
+            lam_free = lu_solve(schur, rhs - jac @ u_free)
+            u_free = u_free + minv_jt @ lam_free
+            plain = solve
+
+            def solve(x):
+                y = plain(x)
+                return y - minv_jt @ lu_solve(schur, jac @ y)
+
+            lam = lam_free
         cl = self._closed(q_p, u_a, gaps)
         m_c = len(cl.pair)
         p_n = p_t = np.zeros(0)
@@ -321,7 +367,10 @@ class MoreauJean:
                 time=self.t + h,
             )
             p_n, p_t = solution.normal, solution.tangent
-            u_e = u_free + minv_w @ np.concatenate((p_n, p_t))
+            p = np.concatenate((p_n, p_t))
+            u_e = u_free + minv_w @ p
+            if self._n_bilateral:
+                lam = lam - lu_solve(schur, jac @ plain(w @ p))
             self.n_newton += solution.n_iterations
             residual = solution.residual
         q_e = q_a + h * u_a + theta * h * (u_e - u_a)
@@ -336,11 +385,15 @@ class MoreauJean:
         e_e = energies(s, q_e, u_e, self.t + h)
         work["dissipated_damping"] = 0.5 * h * (e_a.damping_power + e_e.damping_power)
         work["work_loads"] = 0.5 * h * (e_a.load_power + e_e.load_power)
-        work["work_drives"] = 0.0
+        # drives: Lambda . J (u_A + u_E) / 2 (loop closures do no work on a rigid tree)
+        n_d = len(m.drives)
+        work["work_drives"] = (
+            float(lam[:n_d] @ (jac[:n_d] @ (u_a + u_e))) / 2 if self._n_bilateral else 0.0
+        )
         self.q, self.u = q_e, u_e
         self.t += h
         self.n_substeps += 1
-        return cl, p_n, p_t, gamma_e, work, h, e_e, residual
+        return _Sub(cl, p_n, p_t, gamma_e, work, h, e_e, residual, lam)
 
     def _report(self, subs, q_a, u_a) -> StepReport:
         """One report of the sub-steps. Per contact point (a grid candidate, or the one point
@@ -350,12 +403,13 @@ class MoreauJean:
         (point, normal, tangent, parameter, gap) at the end state, so that a frame draws the
         points on the drawn structure."""
         s = self.system
-        work = dict.fromkeys(subs[0][4], 0.0)
+        work = dict.fromkeys(subs[0].work, 0.0)
         for sub in subs:
-            for key, value in sub[4].items():
+            for key, value in sub.work.items():
                 work[key] += value
         impulses, slips, pressed = {}, {}, set()
-        for cl, p_n, p_t, gamma_e, *_ in subs:
+        for sub in subs:
+            cl, p_n, p_t, gamma_e = sub.closed, sub.p_n, sub.p_t, sub.gamma_e
             m_c = len(cl.pair)
             for i, key in enumerate(cl.key):
                 tot = impulses.get(key, (0.0, 0.0))
@@ -400,23 +454,36 @@ class MoreauJean:
                     min_gap=min_gap,
                 )
             )
+        forces = sum(sub.bilateral for sub in subs) / self.h  # mean forces of the step
+        residual_q, residual_u = self._constraint_residuals()
         return StepReport(
             t=self.t,
             q=self.q.copy(),
             u=self.u.copy(),
             contacts=tuple(reports),
-            drive_forces=np.zeros(0),
-            multipliers=np.zeros(0),
+            drive_forces=forces[: len(s.model.drives)],
+            multipliers=forces,
             work=work,
+            residual_position=residual_q,
+            residual_velocity=residual_u,
             h=self.h,
             n_newton=self.n_newton - self._newton0,
             n_substeps=len(subs),
-            solver_residual=max(sub[7] for sub in subs),
-            energy=subs[-1][6],
+            solver_residual=max(sub.residual for sub in subs),
+            energy=subs[-1].energy,
         )
+
+    def _constraint_residuals(self) -> tuple[float, float]:
+        """Largest |phi| (m or rad) and |J u + phi_t| of the drives and loops at the state."""
+        if not self._n_bilateral:
+            return 0.0, 0.0
+        ev = evaluate_state(self.system, self.q, self.u, self.t, constraints_only=True)
+        velocity = ev.jac @ self.u + ev.phi_t
+        return float(np.max(np.abs(ev.phi))), float(np.max(np.abs(velocity)))
 
     def initial_report(self) -> StepReport:
         gaps = self.gaps(self.q)
+        residual_q, residual_u = self._constraint_residuals()
         return StepReport(
             t=self.t,
             q=self.q.copy(),
@@ -425,9 +492,11 @@ class MoreauJean:
                 open_contact(p.name, float(np.min(g)))
                 for p, g in zip(self.system.model.contacts, gaps, strict=True)
             ),
-            drive_forces=np.zeros(0),
-            multipliers=np.zeros(0),
+            drive_forces=np.zeros(len(self.system.model.drives)),
+            multipliers=np.zeros(self._n_bilateral),
             work={},
+            residual_position=residual_q,
+            residual_velocity=residual_u,
             h=self.h,
             n_substeps=0,
         )
