@@ -159,3 +159,19 @@ def test_physical_pendulum_by_a_loop_closure_has_its_period():
     # the pin carries the weight plus the centripetal force: its vertical multiplier
     # oscillates about m g (mean over whole periods within 1e-3)
     assert np.mean(r.multipliers[1:, 1]) == pytest.approx(mass * G, rel=1e-3)
+
+
+@pytest.mark.parametrize("method", ["moreau", "generalized-alpha"])
+@pytest.mark.parametrize("h", [1e-3, 0.1])
+def test_the_last_step_ends_on_t_end(method, h):
+    # A free fall, y = y0 - g t^2 / 2, which both schemes integrate exactly (constant force).
+    # The span 0.0105 s is no multiple of h: the last step is shortened to end on t_end, also
+    # when h is longer than the whole span (one step of 0.0105 s).
+    system = assemble(Model(tree=floating_body(1.0, 0.01)))
+    q0, u0 = system.initial_state([0.0, 1.0, 0.0], [0.5, 0.0, 0.0])
+    r = simulate(system, (0.0, 0.0105), (q0, u0), method=method, h=h)
+    assert r.status == "finished", r.message
+    assert r.t[-1] == pytest.approx(0.0105, abs=1e-15)
+    assert r.t.size == (12 if h == 1e-3 else 2)
+    np.testing.assert_allclose(r.q[-1, :2], (0.5 * 0.0105, 1.0 - 0.5 * G * 0.0105**2), atol=1e-14)
+    np.testing.assert_allclose(r.u[-1, :2], (0.5, -G * 0.0105), atol=1e-13)

@@ -18,6 +18,7 @@ contains the Coulomb force -sign(v_t) mu lambda t on the profile and its reactio
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -147,11 +148,17 @@ def evaluate_state(
         row += 1
     q_t, u_t = q[lay.tree], u[lay.tree]
     for d in model.drives:
-        phi[row] = q_t[d.joint] - d.position(t)
+        motion = (d.position(t), d.velocity(t), d.acceleration(t))
+        if not all(math.isfinite(v) for v in motion):
+            raise FloatingPointError(
+                f"the drive of joint {d.joint} gave (position, velocity, acceleration) = "
+                f"{motion!r} at t = {t:.6g} s; allowed: finite values"
+            )
+        phi[row] = q_t[d.joint] - motion[0]
         jac[row, d.joint] = 1.0
         jac_sigma[row, d.joint] = 1.0
-        phi_t[row] = -d.velocity(t)
-        remainder[row] = -d.acceleration(t)
+        phi_t[row] = -motion[1]
+        remainder[row] = -motion[2]
         row += 1
     for loop, (pa, pb) in zip(model.loops, system.loop_points, strict=True):
         ka = point_kinematics(tree, q_t, u_t, loop.body_a, pa)

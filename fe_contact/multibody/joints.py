@@ -89,5 +89,11 @@ def actuator_force(joint: Joint, t: float) -> float:
     if joint.actuator is None:
         return 0.0
     if callable(joint.actuator):
-        return float(joint.actuator(t))
+        value = float(joint.actuator(t))
+        if not math.isfinite(value):
+            raise FloatingPointError(
+                f"the actuator of a {joint.kind} joint returned {value!r} at t = {t:.6g} s; "
+                "allowed: a finite force (N m or N)"
+            )
+        return value
     return joint.actuator

@@ -118,6 +118,7 @@ class GeneralizedAlpha:
             )
         self.system = system
         self.h = float(h)
+        self._h_step = self.h  # size of the step being reported
         self.params = alpha_parameters(rho_inf)
         self.tol = float(tol)
         self.max_newton = _positive_int(max_newton, "max_newton", 1)
@@ -338,9 +339,11 @@ class GeneralizedAlpha:
         self._advance(0.5 * h, depth - 1)
         return self._advance(0.5 * h, depth - 1)
 
-    def step(self) -> StepReport:
-        """Advance by h. Raises StopRun at a terminal event, other errors on failure."""
-        h = self.h
+    def step(self, h: float | None = None) -> StepReport:
+        """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that
+        it ends on t_end). Raises StopRun at a terminal event, other errors on failure."""
+        h = self.h if h is None else float(h)
+        self._h_step = h
         t_start = self.t
         self._newton0, self._substeps0 = self.n_newton, self.n_substeps
         old_sign = self._slip_sign.copy()
@@ -425,8 +428,8 @@ class GeneralizedAlpha:
                     slip_velocity=np.array([c.slip_velocity]),
                     normal_force=np.array([normal]),
                     friction_force=np.array([friction]),
-                    normal_impulse=np.array([normal * self.h]),
-                    friction_impulse=np.array([friction * self.h]),
+                    normal_impulse=np.array([normal * self._h_step]),
+                    friction_impulse=np.array([friction * self._h_step]),
                     min_gap=c.gap,
                 )
             )
@@ -442,7 +445,7 @@ class GeneralizedAlpha:
             work=work if work is not None else {},
             residual_position=float(np.max(np.abs(ev.phi), initial=0.0)),
             residual_velocity=float(np.max(np.abs(velocity), initial=0.0)),
-            h=self.h,
+            h=self._h_step,
             n_newton=self.n_newton - self._newton0,
             n_substeps=self.n_substeps - self._substeps0,
             energy=self._energy,

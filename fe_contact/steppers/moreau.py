@@ -137,6 +137,7 @@ class MoreauJean:
         self.system = system
         self._n_bilateral = len(model.constraint_names())  # drives, then loop rows
         self.h = float(h)
+        self._h_step = self.h  # size of the step being reported
         self.theta = float(theta)
         self.tol = tol
         self.max_iterations = max_iterations
@@ -282,13 +283,25 @@ class MoreauJean:
         return cl
 
     # -- stepping -----------------------------------------------------------------------------
-    def step(self) -> StepReport:
-        """Advance by h (in sub-steps where a contact closes too deep). Raises
+    def step(self, h: float | None = None) -> StepReport:
+        """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that
+        it ends on t_end), in sub-steps where a contact closes too deep. Raises
         ContactSolverError when a contact problem does not converge (state unchanged)."""
         q_a, u_a = self.q, self.u
-        t_end = self._t0 + (self.n_steps + 1) * self.h
+        if h is None:
+            h = self.h
+            t_end = self._t0 + (self.n_steps + 1) * self.h  # no round-off drift of t
+        else:
+            h = float(h)
+            t_end = self.t + h
+        self._h_step = h
         self._newton0 = self.n_newton
-        subs = self._advance(self.h, 0)
+        saved = (self.t, self.q, self.u, dict(self._s))
+        try:
+            subs = self._advance(h, 0)
+        except Exception:
+            self.t, self.q, self.u, self._s = saved  # sub-steps of a failed step are undone
+            raise
         self.t = t_end
         self.n_steps += 1
         return self._report(subs, q_a, u_a)
@@ -374,6 +387,12 @@ class MoreauJean:
             self.n_newton += solution.n_iterations
             residual = solution.residual
         q_e = q_a + h * u_a + theta * h * (u_e - u_a)
+        if not (np.all(np.isfinite(u_e)) and np.all(np.isfinite(q_e))):
+            bad = int(np.flatnonzero(~np.isfinite(u_e) | ~np.isfinite(q_e))[0])
+            raise FloatingPointError(
+                f"the state is not finite after the step to t = {self.t + h:.6g} s (first at "
+                f"coordinate {bad} of the system layout); the forces or the step are at fault"
+            )
         if check and any(np.any(-g > a) for g, a in zip(self.gaps(q_e), allowed, strict=True)):
             return None
         gamma_a, gamma_e = w.T @ u_a, w.T @ u_e
@@ -447,14 +466,14 @@ class MoreauJean:
                     parameter=np.array([end.parameter[i] for i in rows], dtype=float),
                     gap=np.array([end.gap[i] for i in rows]),
                     slip_velocity=slip,
-                    normal_force=pn / self.h,
-                    friction_force=pt / self.h,
+                    normal_force=pn / self._h_step,
+                    friction_force=pt / self._h_step,
                     normal_impulse=pn,
                     friction_impulse=pt,
                     min_gap=min_gap,
                 )
             )
-        forces = sum(sub.bilateral for sub in subs) / self.h  # mean forces of the step
+        forces = sum(sub.bilateral for sub in subs) / self._h_step  # mean forces of the step
         residual_q, residual_u = self._constraint_residuals()
         return StepReport(
             t=self.t,
@@ -466,7 +485,7 @@ class MoreauJean:
             work=work,
             residual_position=residual_q,
             residual_velocity=residual_u,
-            h=self.h,
+            h=self._h_step,
             n_newton=self.n_newton - self._newton0,
             n_substeps=len(subs),
             solver_residual=max(sub.residual for sub in subs),

@@ -4,7 +4,8 @@ A stepper is a step object (after scipy's ``OdeSolver``) with
 
 * ``__init__(system, t0, q0, u0, h, **settings)``: checks its input, makes the initial state
   consistent (dependent coordinates, constraints) and builds ``initial_report()``;
-* ``step() -> StepReport``: advances by h; raises ``StepFailure`` (any exception) on failure,
+* ``step(h=None) -> StepReport``: advances by its h, or by the given h (``simulate`` shortens
+  the last step so that the run ends exactly on t_end); raises on failure (any exception),
   leaving the committed state unchanged;
 * attributes ``t``, ``q``, ``u``, ``h``, ``status`` and the counters ``n_steps``,
   ``n_newton``, ``n_substeps``.
@@ -137,8 +138,11 @@ def simulate(
     try:
         record(report, 0, True)
         for k in range(1, n_total + 1):
+            h_k = None  # the stepper's h; the last step ends on t_end
+            if k == n_total and abs(t_end - stepper.t - stepper.h) > 1e-9 * stepper.h:
+                h_k = t_end - stepper.t
             try:
-                report = stepper.step()
+                report = stepper.step(h_k)
             except StopRun as stop:
                 status, message = "event", str(stop)
                 break

@@ -1,0 +1,107 @@
+"""A run that fails after its start keeps what it computed: ``simulate`` returns status "failed",
+a message that names the cause and the time, and every state up to the last completed step; the
+CSV history and the ParaView series written as the run went agree with the result.
+
+Failure kinds: an exception raised in a user callback (a joint actuator), a non-finite force
+from a callable, and a contact problem that the impulse solver cannot solve to its tolerance,
+for both steppers where they apply.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from series import frame_files
+
+from fe_contact import Circle, ContactPair, Line, Model, Unilateral, assemble, simulate
+from fe_contact.multibody.builders import floating_body
+from fe_contact.multibody.joints import Joint
+from fe_contact.multibody.tree import Body, TreeModel
+from fe_contact.steppers.observers import standard_observers
+from fe_contact.steppers.result import read_history
+
+H = 1e-3
+T_FAIL = 0.0505  # s: the callbacks fail from here on
+
+
+def failing_actuator(kind):
+    def actuator(t):
+        if t >= T_FAIL:
+            if kind == "callback":
+                raise RuntimeError("torque sensor lost")
+            return float("nan")
+        return 0.1
+
+    return actuator
+
+
+def pendulum(kind):
+    """A physical pendulum whose joint actuator fails at T_FAIL (generalised-alpha)."""
+    joint = Joint("revolute", angle=-np.pi / 2, actuator=failing_actuator(kind))
+    tree = TreeModel((Body(1.0, 0.01, (0.2, 0.0)),), (joint,))
+    system = assemble(Model(tree=tree))
+    return system, (np.array([0.05]), np.zeros(1)), {}
+
+
+def disk(kind):
+    """The disk resting on the ground with a failing actuator on its rotation (Moreau-Jean)."""
+    tree = floating_body(1.0, 0.005)
+    joints = tree.joints[:2] + (
+        dataclasses.replace(tree.joints[2], actuator=failing_actuator(kind)),
+    )
+    tree = dataclasses.replace(tree, joints=joints)
+    model = Model(
+        tree=tree,
+        contacts=(ContactPair("disk", Circle(2, 0.1), Line((0, 0), (0, 1)), Unilateral(0.5)),),
+    )
+    system = assemble(model)
+    return system, system.initial_state([0.0, 0.1, 0.0]), {}
+
+
+def unsolvable(_):
+    """A disk dropped 5 cm into a V-groove of two rigid lines at +-45 deg: the two contacts
+    close together and are coupled, which two Gauss-Seidel sweeps (``max_iterations=2``, below
+    the sweep after which the solver would try Newton and pivoting) cannot solve to 1e-9."""
+    s = np.sqrt(0.5)
+    law = Unilateral(0.5)
+    system = assemble(
+        Model(
+            tree=floating_body(1.0, 0.005),
+            contacts=(
+                ContactPair("left", Circle(2, 0.1), Line((0, 0), (s, s)), law),
+                ContactPair("right", Circle(2, 0.1), Line((0, 0), (-s, s)), law),
+            ),
+        )
+    )
+    return system, system.initial_state([0.0, 0.1 / s + 0.05, 0.0]), {"max_iterations": 2}
+
+
+CASES = [
+    ("generalized-alpha", pendulum, "callback", "torque sensor lost", T_FAIL),
+    ("generalized-alpha", pendulum, "nan", "actuator of a revolute joint returned nan", T_FAIL),
+    ("moreau", disk, "callback", "torque sensor lost", T_FAIL),
+    ("moreau", disk, "nan", "actuator of a revolute joint returned nan", T_FAIL),
+    # free fall of 0.05 m lasts sqrt(2 0.05 / g) = 0.101 s; the contact closes in that step
+    ("moreau", unsolvable, "solver", "did not converge", np.sqrt(0.1 / 9.81)),
+]
+
+
+@pytest.mark.parametrize(("method", "build", "kind", "cause", "t_fail"), CASES)
+def test_failed_run_keeps_its_history_csv_and_frames(tmp_path, method, build, kind, cause, t_fail):
+    system, (q0, u0), settings = build(kind)
+    observers = standard_observers(tmp_path, H, 0.01)
+    r = simulate(system, (0.0, 0.3), (q0, u0), method=method, h=H, observers=observers, **settings)
+    assert r.status == "failed" and not r.success
+    assert cause in r.message, r.message
+    # the last stored state is the last completed step before the failure (the failing step
+    # is the one that reaches t_fail; a step that evaluates its forces at its start, as the
+    # Moreau predictor does, fails one step later)
+    assert t_fail - 2 * H <= r.t[-1] < t_fail + H
+    assert f"t = {r.t[-1]:.6g} s" in r.message
+    assert r.t.size == int(round(r.t[-1] / H)) + 1 and np.all(np.isfinite(r.q))
+    history = read_history(tmp_path / "history.csv")
+    np.testing.assert_array_equal(history["t"], r.t)
+    np.testing.assert_array_equal(history["kinetic_energy"], r["kinetic_energy"])
+    frames = frame_files(tmp_path / "frames.pvd")
+    assert frames[-1][0] == r.t[-1]  # the last state is a frame too
+    assert all(path.exists() for _, path in frames)
