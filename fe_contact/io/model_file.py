@@ -138,8 +138,8 @@ class InitialState:
                 problems.append(
                     Problem(
                         f"initial.{key}",
-                        f"{len(values)} values",
-                        f"allowed: {size} values (the layout of the assembled system)",
+                        list(values),
+                        f"{len(values)} values; allowed: {size} (the layout of the assembled system)",
                     )
                 )
             else:
@@ -379,6 +379,16 @@ def _compact(text: str) -> str:
     return _SCALAR_ARRAY.sub(one_line, text)
 
 
+def model_text(
+    model: Model | ModelFile,
+    simulation: Simulation | None = None,
+    initial: InitialState | None = None,
+    output: Output | None = None,
+) -> str:
+    """The TOML text of a model file (``model_document`` written by tomli-w)."""
+    return _compact(tomli_w.dumps(model_document(model, simulation, initial, output)))
+
+
 def save_model(
     model: Model | ModelFile,
     path,
@@ -387,10 +397,9 @@ def save_model(
     output: Output | None = None,
 ) -> Path:
     """Write a model file (see ``model_document``); returns its path."""
-    doc = model_document(model, simulation, initial, output)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = _compact(tomli_w.dumps(doc))
+    text = model_text(model, simulation, initial, output)
     text = f"# fe_contact model file (SI units): fe-contact run {path.name}\n{text}"
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text)
@@ -408,6 +417,7 @@ __all__ = [
     "apply_override",
     "load_model",
     "model_document",
+    "model_text",
     "parse_document",
     "parse_result",
     "parse_value",
