@@ -171,7 +171,7 @@ def _dask(cases, out, source, scheduler, report):
     from dask.distributed import as_completed as dask_completed
 
     rows = {}
-    with Client(scheduler, set_as_default=False) as client:
+    with Client(scheduler) as client:
         futures = [client.submit(run_case, case, str(out), source, pure=False) for case in cases]
         for future in dask_completed(futures):
             row = report(future.result())

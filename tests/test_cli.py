@@ -221,3 +221,25 @@ def test_the_installed_command_prints_one_line_without_traceback(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "is not a file" in done.stderr
     assert list(Path(tmp_path).iterdir()) == []
+
+
+def test_the_manipulator_demo_writes_a_model_file_that_runs_again(tmp_path):
+    from fe_contact.demos.manipulator_on_beam import case_dir, run_case
+
+    case = run_case(0.1, t_end=0.002, out=tmp_path / "demo", vtk=True)
+    folder = case_dir(tmp_path / "demo", 0.1)
+    from fe_contact import load_model
+
+    loaded = load_model(folder / "model.toml")
+    assert loaded.model.contacts[0].law.mu == 0.1 and loaded.simulation.h == 5e-4
+    assert np.array_equal(loaded.initial.state(assemble(loaded.model))[0], case.initial.q0)
+    out = tmp_path / "run"
+    assert main(["run", str(folder / "model.toml"), "--out", str(out), "-q"]) == 0
+    ran, demo = read_history(out / "history.csv"), read_history(folder / "history.csv")
+    assert ran["t"].size == 5
+    for name, column in demo.items():
+        assert (
+            np.array_equal(ran[name], column)
+            if column.dtype.kind == "f"
+            else (list(ran[name]) == list(column))
+        ), name
