@@ -318,3 +318,34 @@ def test_example_files_are_the_demos_models():
         assert same(built.model, loaded.model) == [], name
         assert same(built.initial, loaded.initial) == [], name
         assert built.simulation == loaded.simulation, name
+
+
+def test_the_readme_model_file_is_the_readme_python_model():
+    import re
+
+    import tomllib
+
+    from fe_contact import Sliding, assemble
+    from fe_contact.io.model_file import parse_document
+    from fe_contact.runner import prepare
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
+    loaded = prepare(parse_document(tomllib.loads(text), "README"))
+    beam = BeamSpec(
+        length=0.4, n_elements=10, youngs_modulus=2.1e11, density=4.7e3, width=0.01, height=0.0015
+    )
+    cart = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(0.02, 0.0)),
+        joints=(Joint("prismatic"), Joint("prismatic", parent=0, angle=np.pi / 2)),
+    )
+    model = Model(
+        tree=cart,
+        structures={"strip": beam},
+        contacts=(ContactPair("slider", Point(body=1), "strip", Sliding(mu=0.2)),),
+        structure_gravity=False,
+    )
+    assert loaded.model_file.model == model
+    q0, u0 = assemble(model).initial_state(q_tree=[0.1, 0.0], u_tree=[0.5, 0.0])
+    assert np.array_equal(loaded.q0, q0) and np.array_equal(loaded.u0, u0)
+    assert loaded.model_file.simulation == Simulation(0.2, h=1e-4)
