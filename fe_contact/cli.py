@@ -331,7 +331,7 @@ def command_demo(argv) -> int:
     """``demo NAME ...`` goes to the demo's own ``main`` (its options and --help)."""
     name = argv[0]
     if name not in DEMOS:
-        raise UsageError(f"demo {name!r} does not exist; allowed: {', '.join(DEMOS)}")
+        raise UsageError(f"unknown demo {name!r}; allowed: {', '.join(DEMOS)}")
     module = importlib.import_module(DEMOS[name][0])
     return module.main(argv[1:])
 
