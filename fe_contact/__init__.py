@@ -4,11 +4,13 @@ The one path through the library (see the README): describe a ``Model`` (a ``Tre
 ``BeamSpec`` / ``StringSpec`` structures, ``ContactPair`` s with their laws, drives, loops,
 loads, gravity), ``assemble`` it into a ``System``, ``simulate`` it with the generalised-alpha or
 the Moreau-Jean stepper to a ``SimulationResult``, and let observers write the CSV history and
-the ParaView series as the run goes.
+the ParaView series as the run goes. ``load_model`` / ``save_model`` read and write a whole run
+(model, initial state, stepper, outputs) as a TOML model file.
 """
 
 from .elements.beam import BeamSpec
 from .elements.string import LinearElastic, NeoHookean, StringSpec, Support
+from .io.model_file import ModelFile, ModelFileError, load_model, save_model
 from .model import (
     Circle,
     ContactPair,
@@ -41,6 +43,8 @@ __all__ = [
     "LinearElastic",
     "LoopClosure",
     "Model",
+    "ModelFile",
+    "ModelFileError",
     "NeoHookean",
     "Point",
     "PointLoad",
@@ -53,5 +57,7 @@ __all__ = [
     "Unilateral",
     "assemble",
     "floating_body",
+    "load_model",
+    "save_model",
     "simulate",
 ]

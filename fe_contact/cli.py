@@ -1,9 +1,17 @@
-"""Command line: ``fe-contact demo NAME [options]``; ``fe-contact demo --list``."""
+"""The command line ``fe-contact``: ``demo``, ``run``, ``sweep`` and ``info``.
+
+Every invalid value is rejected before any work, with one line naming the option, the value
+and what is allowed, and exit code 2; a simulation that fails exits 1 with its message (its
+history is kept); success exits 0.
+"""
 
 from __future__ import annotations
 
+import argparse
 import importlib
+import re
 import sys
+from pathlib import Path
 
 DEMOS = {
     "manipulator": (
@@ -29,26 +37,328 @@ DEMOS = {
     ),
 }
 
+SCHEDULER = re.compile(r"^([a-z]+://)?[\w.\-\[\]:]+:\d+$")
+
+
+class UsageError(Exception):
+    """An invalid command line or model file: one message, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage block), exit code 2."""
+
+    def error(self, message):
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+# -- option types: each names the value and what is allowed ----------------------------------
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}; allowed: an integer >= 1")
+    return value
+
+
+def key_value(text: str) -> tuple[str, object]:
+    from .io.model_file import parse_value
+
+    key, sep, value = text.partition("=")
+    if not sep or not re.fullmatch(r"[\w\-]+(\.[\w\-]+)*", key.strip()) or not value.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}; allowed: KEY.PATH=VALUE, e.g. contacts.tip.mu=0.2"
+        )
+    return key.strip(), parse_value(value.strip())
+
+
+def variation(text: str):
+    from .sweep import Variation
+
+    try:
+        return Variation.parse(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def result_spec(text: str) -> str:
+    from .io.model_file import parse_result
+
+    try:
+        parse_result(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r}; {err}") from None
+    return text
+
+
+def model_path(text: str) -> Path:
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file; allowed: a model file (TOML)")
+    return path
+
+
+def scheduler_address(text: str) -> str:
+    if not SCHEDULER.match(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}; allowed: a dask scheduler address such as tcp://10.0.0.5:8786"
+        )
+    return text
+
+
+def out_folder(text: str) -> Path:
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file; allowed: a folder")
+    return path
+
+
+# -- the parser ------------------------------------------------------------------------------
+
+
+def build_parser() -> Parser:
+    from . import __version__
+
+    parser = Parser(
+        prog="fe-contact",
+        description="Planar flexible multibody dynamics with frictional contact: run the "
+        "demos, run and sweep model files (TOML), describe a model file.",
+        epilog="fe-contact COMMAND --help describes each command.",
+    )
+    parser.add_argument("--version", action="version", version=f"fe-contact {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser(
+        "demo",
+        help="run a demo (fe-contact demo --list; fe-contact demo NAME --help)",
+        description="Run a demo: fe-contact demo NAME [options]. Demos:\n"
+        + "\n".join(f"  {n:<17} {t}" for n, (_, t) in DEMOS.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    demo.add_argument("--list", action="store_true", help="list the demos")
+
+    model_help = "the model file (TOML; see examples/)"
+    set_help = "override a key of the model file, e.g. contacts.tip.mu=0.2 (repeatable)"
+    run = sub.add_parser(
+        "run",
+        help="run a model file",
+        description="Run a model file: writes OUT/model.toml, OUT/history.csv, the ParaView "
+        "series OUT/frames.pvd and OUT/status.json. Exit code 1 when the simulation fails "
+        "(its history is kept).",
+    )
+    run.add_argument("model", type=model_path, metavar="MODEL.toml", help=model_help)
+    run.add_argument(
+        "--set", type=key_value, action="append", default=[], metavar="KEY=VALUE", help=set_help
+    )
+    run.add_argument("--out", type=out_folder, help="output folder (default out/<model name>)")
+    run.add_argument("--overwrite", action="store_true", help="clear another run's files in --out")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+    sweep = sub.add_parser(
+        "sweep",
+        help="run the cartesian product of varied parameters",
+        description="Run a model file for every combination of the varied key paths: one "
+        "folder per case (OUT/mu=0.1/...), OUT/summary.csv and a figure of a result against "
+        "the first varied parameter. A failed case is reported, the others go on; a re-run "
+        "skips the finished cases.",
+    )
+    sweep.add_argument("model", type=model_path, metavar="MODEL.toml", help=model_help)
+    sweep.add_argument(
+        "--vary",
+        type=variation,
+        action="append",
+        required=True,
+        metavar="KEY=START:STOP:COUNT|V1,V2",
+        help="a varied key path, e.g. contacts.tip.mu=0:0.3:7 (repeatable)",
+    )
+    sweep.add_argument(
+        "--set", type=key_value, action="append", default=[], metavar="KEY=VALUE", help=set_help
+    )
+    where = sweep.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=positive_int, default=1, help="local processes (default 1)")
+    where.add_argument(
+        "--scheduler", type=scheduler_address, help="dask.distributed scheduler address"
+    )
+    sweep.add_argument(
+        "--result",
+        type=result_spec,
+        action="append",
+        default=None,
+        metavar="STAT:COLUMN",
+        help="a scalar result per case (final, initial, max, min, mean, max_abs of a history "
+        "column; default: [output] results of the file); repeatable",
+    )
+    sweep.add_argument("--plot", type=result_spec, metavar="STAT:COLUMN", help="result drawn")
+    sweep.add_argument("--out", type=out_folder, help="output folder (default out/<model>_sweep)")
+    sweep.add_argument("--overwrite", action="store_true", help="run every case again")
+    sweep.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+    info = sub.add_parser(
+        "info",
+        help="describe a model file",
+        description="Print a model "
+        "file's structures, bodies, degrees of freedom, contacts and run.",
+    )
+    info.add_argument("model", type=model_path, metavar="MODEL.toml", help=model_help)
+    info.add_argument(
+        "--set", type=key_value, action="append", default=[], metavar="KEY=VALUE", help=set_help
+    )
+    return parser
+
+
+# -- commands --------------------------------------------------------------------------------
+
+
+def _load(args):
+    """The model file with the --set overrides, checked (UsageError otherwise)."""
+    from .io.model_file import ModelFileError, load_model
+    from .runner import prepare
+
+    try:
+        return prepare(load_model(args.model, args.set))
+    except ModelFileError as err:
+        raise _problems(err, {key: "--set" for key, _ in args.set}, args.model) from None
+
+
+def command_run(args) -> int:
+    from .runner import FolderInUse, claim_folder, execute
+
+    prepared = _load(args)
+    out = args.out or Path("out") / args.model.stem
+    try:
+        claim_folder(out, args.overwrite)
+    except FolderInUse as err:
+        raise UsageError(f"--out {err}") from None
+    result = execute(prepared, out, None if args.quiet else f"run {args.model.name}")
+    stream = sys.stdout if result.success else sys.stderr
+    print(f"{result.status}: {result.message}; {result.n_steps} steps; files in {out}", file=stream)
+    return 0 if result.success else 1
+
+
+def _problems(err, options: dict, source) -> UsageError:
+    """A UsageError listing a model file's problems, each with the option that set its key
+    (``options``: key path -> option text)."""
+    lines = []
+    for problem in err.problems:
+        option = options.get(problem.path)
+        lines.append(f"{option}: {problem}" if option else f"{source}: {problem}")
+    return UsageError("\n".join(lines))
+
+
+def command_sweep(args) -> int:
+    from .io.model_file import ModelFileError, apply_override, parse_document, read_document
+    from .runner import prepare, run_files
+    from .sweep import plan, plot_result, run_sweep
+
+    try:
+        doc = read_document(args.model)
+        for key, value in args.set:
+            apply_override(doc, key, value)
+    except (ModelFileError, ValueError) as err:
+        raise UsageError(f"--set: {err}") from None
+    options = {key: "--set" for key, _ in args.set}
+    if args.result is not None:  # the options, else the file's [output]
+        apply_override(doc, "output.results", list(args.result))
+        options.update({f"output.results.{i}": "--result" for i in range(len(args.result))})
+    if args.plot is not None:
+        apply_override(doc, "output.plot", args.plot)
+        options["output.plot"] = "--plot"
+    try:
+        base = prepare(parse_document(doc, str(args.model))).model_file
+    except ModelFileError as err:
+        raise _problems(err, options, args.model) from None
+    results = list(base.output.results)
+    plot = base.output.plot or (results[0] if results else None)
+    try:
+        cases = plan(doc, args.vary, str(args.model))
+    except ModelFileError as err:
+        raise UsageError(f"--vary: {err.one_line()}") from None
+    except ValueError as err:
+        raise UsageError(f"--vary: {err}") from None
+    out = args.out or Path("out") / f"{args.model.stem}_sweep"
+    if run_files(out):
+        raise UsageError(
+            f"--out {out} holds a single run's files; allowed: a sweep folder or a new one"
+        )
+    if args.overwrite:
+        for case in cases:
+            for path in run_files(out / case.name):
+                path.unlink()
+
+    def report(row):
+        if not args.quiet:
+            skipped = " (finished before, skipped)" if row.get("skipped") else ""
+            print(
+                f"case {row['case']}: {row['status']}{skipped}: {row['message']}",
+                file=sys.stderr,
+                flush=True,
+            )
+        return row
+
+    if not args.quiet:
+        where = args.scheduler or f"{args.jobs} local process{'es' * (args.jobs > 1)}"
+        print(f"{len(cases)} cases on {where}", file=sys.stderr)
+    rows = run_sweep(
+        cases, args.vary, results, out, args.jobs, args.scheduler, str(args.model), report
+    )
+    written = [out / "summary.csv"]
+    if plot is not None and any(r["status"] != "failed" for r in rows):
+        name = plot.replace(":", "_")
+        written += plot_result(rows, args.vary, plot, out / name)
+    failed = [r for r in rows if r["status"] != "finished"]
+    print(
+        f"{len(rows) - len(failed)} of {len(rows)} cases finished; wrote "
+        + ", ".join(str(p) for p in written)
+    )
+    for row in failed:
+        print(f"case {row['case']} {row['status'].upper()}: {row['message']}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def command_info(args) -> int:
+    from .io.info import describe
+
+    prepared = _load(args)
+    print(describe(prepared, str(args.model)))
+    return 0
+
+
+def command_demo(argv) -> int:
+    """``demo NAME ...`` goes to the demo's own ``main`` (its options and --help)."""
+    name = argv[0]
+    if name not in DEMOS:
+        raise UsageError(f"unknown demo {name!r}; allowed: {', '.join(DEMOS)}")
+    module = importlib.import_module(DEMOS[name][0])
+    return module.main(argv[1:])
+
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    usage = "usage: fe-contact demo NAME [options]   (fe-contact demo --list)"
-    if not argv or argv[0] in ("-h", "--help"):
-        print(usage)
-        return 0 if argv else 2
-    if argv[0] != "demo":
-        print(f"fe-contact: unknown command {argv[0]!r}\n{usage}", file=sys.stderr)
+    try:
+        if len(argv) >= 2 and argv[0] == "demo" and not argv[1].startswith("-"):
+            return command_demo(argv[1:])
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2 if not argv else 0
+        if args.command == "demo":
+            for name, (_, text) in DEMOS.items():
+                print(f"  {name:<17} {text}")
+            return 0
+        return {"run": command_run, "sweep": command_sweep, "info": command_info}[args.command](
+            args
+        )
+    except UsageError as err:
+        prog = "fe-contact" + (f" {argv[0]}" if argv else "")
+        print(f"{prog}: {err}", file=sys.stderr)
         return 2
-    if len(argv) < 2 or argv[1] in ("--list", "-l"):
-        for name, (_, text) in DEMOS.items():
-            print(f"  {name:<16} {text}")
-        return 0
-    name = argv[1]
-    if name not in DEMOS:
-        print(f"fe-contact: unknown demo {name!r}; available: {', '.join(DEMOS)}", file=sys.stderr)
-        return 2
-    module = importlib.import_module(DEMOS[name][0])
-    return module.main(argv[2:])
+    except SystemExit as done:  # argparse: --help, --version and usage errors
+        return done.code if isinstance(done.code, int) else 1
 
 
 if __name__ == "__main__":

@@ -113,7 +113,9 @@ class Line:
         size = float(np.hypot(*n))
         if size == 0.0:
             raise ValueError(f"Line: normal = {self.normal!r}; allowed: a nonzero 2-vector")
-        object.__setattr__(self, "normal", (n[0] / size, n[1] / size))
+        if abs(size - 1.0) > 4.0 * np.finfo(float).eps:  # a unit normal is kept as given, so
+            n = n / size  # that Line(line.point, line.normal) == line
+        object.__setattr__(self, "normal", (float(n[0]), float(n[1])))
 
     @classmethod
     def incline(cls, angle: float, point=(0.0, 0.0)) -> Line:

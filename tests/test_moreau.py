@@ -32,6 +32,7 @@ from fe_contact import (
     floating_body,
     simulate,
 )
+from fe_contact.cli import main as cli_main
 from fe_contact.coupling.kinematics import grid_contacts, profile_state
 from fe_contact.demos import disk_on_string
 from fe_contact.elements.string import (
@@ -655,6 +656,10 @@ def test_demo_writes_csv_plot_and_paraview_series(tmp_path):
     assert len(rows) == 22
     assert (folder / "example2.png").stat().st_size > 0
     assert len(frame_files(folder / "frames.pvd")) == 3  # every 10 ms
+    # the run as a model file: fe-contact run reproduces the history to the last digit
+    again = tmp_path / "again"
+    assert cli_main(["run", str(folder / "model.toml"), "--out", str(again), "-q"]) == 0
+    assert (again / "history.csv").read_text() == (folder / "history.csv").read_text()
 
 
 def test_paraview_series_of_example1_matches_the_result(tmp_path):

@@ -4,7 +4,8 @@ the tip; Moreau-Jean time stepping with unilateral contact and Coulomb friction.
 
 The model is ``fe_contact.papers.eugster_glocker.disk_on_beam``. Writes to ``--out`` (default
 ``out/disk_on_beam``): ``history.csv`` (the standard columns), ``frames.pvd`` + ``.vtu``
-(ParaView) and ``disk_on_beam.png/.svg`` (disk path, contact forces, energy balance).
+(ParaView), ``disk_on_beam.png/.svg`` (disk path, contact forces, energy balance) and
+``model.toml`` (the run as a model file: ``fe-contact run`` runs it again).
 """
 
 from __future__ import annotations
@@ -14,10 +15,27 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers.eugster_glocker import disk_on_beam
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
+
+
+def model_file(
+    t_end: float = 1.0, h: float = 1e-3, speed: float = 0.5, vtk_every: float = 0.01
+) -> ModelFile:
+    """The demo's run as a ModelFile (model, initial state, stepper, outputs); ``run`` writes
+    it to ``OUT/model.toml``."""
+    model, q0, u0 = disk_on_beam(speed=speed)
+    system = assemble(model)
+    results = ("final:disk_parameter", "final:dissipated_friction", "final:dissipated_impact")
+    return ModelFile(
+        model,
+        Simulation(t_end, "moreau", h=h),
+        InitialState.from_state(system, q0, u0),
+        Output(frame_every=vtk_every, results=results),
+    )
 
 
 def run(
@@ -30,9 +48,11 @@ def run(
     plot: bool = True,
 ):
     """Simulate and write the files; returns (system, result)."""
-    model, q0, u0 = disk_on_beam(speed=speed)
-    system = assemble(model)
+    run_file = model_file(t_end, h, speed, vtk_every)
+    system = assemble(run_file.model)
+    q0, u0 = run_file.initial.state(system)
     out = Path(out)
+    save_model(run_file, out / "model.toml")
     observers = standard_observers(out, h, vtk_every, "disk-on-beam" if progress else None)
     result = simulate(system, (0.0, t_end), (q0, u0), method="moreau", h=h, observers=observers)
     if plot:

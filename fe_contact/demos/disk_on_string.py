@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers import eugster_glocker as eg
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
@@ -88,6 +89,21 @@ def run(
     observers = []
     folder = None if out is None else Path(out) / f"example{example}"
     if folder is not None:
+        run_file = ModelFile(
+            model,
+            Simulation(
+                t_end,
+                "moreau",
+                h=h,
+                settings={"theta": theta, "penetration_tolerance": penetration_tolerance or 0.0},
+            ),
+            InitialState.from_state(system, q0, u0),
+            Output(
+                frame_every=vtk_stride or 0.0,
+                results=("max:disk_n_closed", "final:dissipated_friction", "min:disk_gap"),
+            ),
+        )
+        save_model(run_file, folder / "model.toml")
         observers = standard_observers(
             folder, h, vtk_stride, f"disk-on-string {example}" if progress else None
         )

@@ -8,7 +8,8 @@ is silent: all joints revolute, body 1 horizontal, joint 2 turning clockwise at 
 rest angles from the frictionless static pose with a 0.5 N normal force, a quasi-static start per
 mu; generalised-alpha with rho_inf = 0.9 and h = 5e-4 s).
 
-Outputs in ``--out`` (default ``out/manipulator``): ``mu_<mu>/history.csv`` per case (every column
+Outputs in ``--out`` (default ``out/manipulator``): ``mu_<mu>/model.toml`` per case (the case as
+a model file: ``fe-contact run`` runs it again), ``mu_<mu>/history.csv`` per case (every column
 of the run in the library's vocabulary, SI units in the header: ``tip_normal_force``,
 ``tip_friction_force``, ``tip_slip_velocity``, ``tip_parameter`` (the contact's x on the beam),
 ``drive_1_force`` (the driving torque at joint 2, N m), the energy balance), ``torque.png/.svg``
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io import model_file as mf
 from ..papers.lipinski import (
     CONTACT,
     MU_SWEEP,
@@ -53,6 +55,14 @@ ENERGY_TERMS = (
     "work_drives",
     "dissipated_damping",
     "dissipated_friction",
+)
+
+
+MODEL_FILE_RESULTS = (
+    f"mean:{TORQUE}",
+    f"mean:{CONTACT}_normal_force",
+    f"final:{CONTACT}_parameter",
+    "final:dissipated_friction",
 )
 
 
@@ -144,8 +154,9 @@ def run_case(
     progress: bool | None = False,
     **settings,
 ) -> Case:
-    """Simulate one friction coefficient; writes ``OUT/mu_<mu>/history.csv`` (and the ParaView
-    series ``frames.pvd`` when ``vtk``) as the run goes when ``out`` is given. ``settings`` go
+    """Simulate one friction coefficient; writes ``OUT/mu_<mu>/model.toml`` (the case as a model
+    file) and ``history.csv`` (and the ParaView series ``frames.pvd`` when ``vtk``) as the run
+    goes when ``out`` is given. ``settings`` go
     to the stepper (``max_newton``, ``max_halvings``, ...)."""
     data = Manipulator() if data is None else data
     wall0 = time.perf_counter()
@@ -154,6 +165,13 @@ def run_case(
     observers = [last]
     if out is not None:
         folder = case_dir(out, mu)
+        run_file = mf.ModelFile(
+            system.model,
+            mf.Simulation(t_end, h=h, settings={"rho_inf": rho_inf, **settings}),
+            mf.InitialState.from_state(system, init.q0, init.u0),
+            mf.Output(frame_every=frame_interval if vtk else 0.0, results=MODEL_FILE_RESULTS),
+        )
+        mf.save_model(run_file, folder / "model.toml")
         observers.append(CsvObserver(folder / "history.csv"))
         if vtk:
             stride = max(int(round(frame_interval / h)), 1)

@@ -3,7 +3,8 @@
 The model is ``fe_contact.papers.slider_on_string`` (a tree body on 004's string). Writes to
 ``--out`` (default ``out/slider_on_string``): ``history.csv`` (the standard columns),
 ``frames.pvd`` + ``.vtu`` (ParaView), ``slider_on_string.png/.svg`` (trolley position, contact
-forces and the energy balance) and prints a summary.
+forces and the energy balance), ``model.toml`` (the run as a model file: ``fe-contact run``
+runs it again) and prints a summary.
 """
 
 from __future__ import annotations
@@ -14,10 +15,31 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers.slider_on_string import Trolley, slider_on_string
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
+
+
+def model_file(
+    t_end: float = 2.0,
+    data: Trolley | None = None,
+    h: float = 1e-3,
+    rho_inf: float = 1.0,
+    vtk_every: float = 0.01,
+) -> ModelFile:
+    """The demo's run as a ModelFile (model, initial state, stepper, outputs); ``run`` writes
+    it to ``OUT/model.toml``."""
+    model, q0, u0 = slider_on_string(Trolley() if data is None else data)
+    system = assemble(model)
+    results = ("min:trolley_parameter", "max:trolley_parameter", "final:dissipated_friction")
+    return ModelFile(
+        model,
+        Simulation(t_end, h=h, settings={"rho_inf": rho_inf}),
+        InitialState.from_state(system, q0, u0),
+        Output(frame_every=vtk_every, results=results),
+    )
 
 
 def run(
@@ -32,9 +54,11 @@ def run(
 ):
     """Simulate, write the files; returns (system, result). rho_inf = 1: no numerical damping,
     so the energy balance shows the integrator's own error."""
-    model, q0, u0 = slider_on_string(Trolley() if data is None else data)
-    system = assemble(model)
+    run_file = model_file(t_end, data, h, rho_inf, vtk_every)
+    system = assemble(run_file.model)
+    q0, u0 = run_file.initial.state(system)
     out = Path(out)
+    save_model(run_file, out / "model.toml")
     observers = standard_observers(out, h, vtk_every, "slider-on-string" if progress else None)
     result = simulate(system, (0.0, t_end), (q0, u0), h=h, rho_inf=rho_inf, observers=observers)
     if plot:

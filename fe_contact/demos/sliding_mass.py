@@ -12,7 +12,8 @@ Writes ``DIR/history.csv`` as the run goes, in the library's vocabulary (SI unit
 header): t, the contact ``mass`` (``mass_normal_force``, ``mass_friction_force``,
 ``mass_slip_velocity``, ``mass_parameter`` = the contact's x on the beam, ``mass_gap``), the
 energies (kinetic, potential, elastic), the work and dissipation terms, ``energy_error``,
-``residual_position`` and ``residual_velocity``.
+``residual_position`` and ``residual_velocity``; and ``DIR/model.toml``, the run as a model file
+(``fe-contact run DIR/model.toml`` runs it again).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers.lipinski import (
     BEAM,
     SLIDING_CONTACT,
@@ -33,6 +35,35 @@ from ..papers.lipinski import (
 from ..steppers.observers import CsvObserver, ProgressObserver
 from ..steppers.simulate import simulate
 from ..system import assemble
+
+
+def model_file(
+    mu=0.0,
+    n_elements=10,
+    t_end=0.5,
+    h=1e-4,
+    rho_inf=0.9,
+    rayleigh_alpha=0.0,
+    rayleigh_beta=0.0,
+    x0=0.1,
+    speed=0.5,
+) -> ModelFile:
+    """The demo's run as a ModelFile (model, initial state, stepper); ``run`` writes it to
+    ``DIR/model.toml``, which ``fe-contact run`` runs again."""
+    model = sliding_mass_model(mu, n_elements)
+    beam = replace(
+        model.structures[BEAM], rayleigh_alpha=rayleigh_alpha, rayleigh_beta=rayleigh_beta
+    )
+    model = replace(model, structures={BEAM: beam})
+    system = assemble(model)
+    q0, u0 = sliding_mass_initial_state(system, x0, speed)
+    results = (f"final:{SLIDING_CONTACT}_parameter", f"max:{SLIDING_CONTACT}_normal_force")
+    return ModelFile(
+        model,
+        Simulation(t_end, h=h, settings={"rho_inf": rho_inf}),
+        InitialState.from_state(system, q0, u0),
+        Output(frame_every=0.0, results=(*results, "final:dissipated_friction")),
+    )
 
 
 def run(
@@ -48,15 +79,16 @@ def run(
     speed=0.5,
     progress=None,
 ):
-    """Run the demo; returns (system, SimulationResult). Writes DIR/history.csv when ``out``."""
-    model = sliding_mass_model(mu, n_elements)
-    beam = replace(
-        model.structures[BEAM], rayleigh_alpha=rayleigh_alpha, rayleigh_beta=rayleigh_beta
+    """Run the demo; returns (system, SimulationResult). Writes DIR/history.csv and
+    DIR/model.toml when ``out``."""
+    run_file = model_file(
+        mu, n_elements, t_end, h, rho_inf, rayleigh_alpha, rayleigh_beta, x0, speed
     )
-    system = assemble(replace(model, structures={BEAM: beam}))
-    q0, u0 = sliding_mass_initial_state(system, x0, speed)
+    system = assemble(run_file.model)
+    q0, u0 = run_file.initial.state(system)
     observers = []
     if out is not None:
+        save_model(run_file, Path(out) / "model.toml")
         observers.append(CsvObserver(Path(out) / "history.csv"))
     if progress is None:
         progress = sys.stderr.isatty()
@@ -93,7 +125,7 @@ def main(argv=None) -> int:
         f"max position residual {np.max(result['residual_position']):.2e} m, "
         f"max |energy error| {np.max(np.abs(result['energy_error'])):.2e} J"
     )
-    print(f"wrote {Path(args.out) / 'history.csv'}")
+    print(f"wrote {Path(args.out) / 'history.csv'} and {Path(args.out) / 'model.toml'}")
     return 0 if result.success else 1
 
 

@@ -116,6 +116,8 @@ class MoreauJean:
                 f"contacts {bilateral} have Sliding laws; the Moreau-Jean stepper takes "
                 "Unilateral laws (allowed: Unilateral, or method='generalized-alpha')"
             )
+        if penetration_tolerance == 0.0 and not isinstance(penetration_tolerance, bool):
+            penetration_tolerance = None  # 0: fixed steps, as None
         if penetration_tolerance is not None and not (
             isinstance(penetration_tolerance, int | float)
             and not isinstance(penetration_tolerance, bool)
@@ -124,7 +126,7 @@ class MoreauJean:
         ):
             raise ValueError(
                 f"penetration_tolerance = {penetration_tolerance!r}; allowed: a finite length "
-                "> 0 in m, or None (fixed steps)"
+                "> 0 in m, or 0 or None (fixed steps)"
             )
         for name, value, low in (
             ("max_halvings", max_halvings, 0),

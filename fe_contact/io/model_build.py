@@ -1,0 +1,494 @@
+"""Model file tables <-> the library's objects: ``build_model`` turns a validated document
+into a ``Model`` (every mistake collected with its key path), ``model_tables`` writes a
+``Model`` back as plain TOML values (floats kept exactly)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..elements.beam import BeamSpec
+from ..elements.string import (
+    CurveReference,
+    LinearElastic,
+    NeoHookean,
+    NodalReference,
+    StraightReference,
+    StringSpec,
+    Support,
+)
+from ..model import (
+    Circle,
+    ContactPair,
+    Line,
+    LoopClosure,
+    Model,
+    Point,
+    PointLoad,
+    Sliding,
+    Unilateral,
+)
+from ..multibody.drive import Drive, _Linear
+from ..multibody.joints import Joint
+from ..multibody.tree import Body, TreeModel
+from . import model_schema as schema
+from .model_problems import MISSING, Problem, join, library_call, validate
+
+# -- file -> objects -------------------------------------------------------------------------
+
+
+def _pair(value):
+    return None if value is None else (float(value[0]), float(value[1]))
+
+
+def _structure(name: str, raw, gravity, problems: list[Problem]):
+    path = ("structures", name)
+    if not name.isidentifier():
+        problems.append(Problem(join(path), MISSING, "a structure name is an identifier"))
+    kind = raw.get("type", MISSING) if isinstance(raw, dict) else MISSING
+    if kind not in schema.STRUCTURES:
+        allowed = " or ".join(repr(k) for k in schema.STRUCTURES)
+        problems.append(Problem(join(path, "type"), kind, f"allowed: {allowed}"))
+        return None
+    table = validate(schema.STRUCTURES[kind], raw, path, problems)
+    if table is None:
+        return None
+    if kind == "beam":
+        fields = table.model_dump(exclude={"type"})
+        fields["origin"] = _pair(fields["origin"])
+        if fields["node_x"] is not None:
+            fields["node_x"] = tuple(fields["node_x"])
+        return library_call(lambda: BeamSpec(**fields), path, raw, problems)
+    law = _typed(schema.LAWS, raw["law"], (*path, "law"), problems)
+    reference = None
+    if table.reference is not None:
+        reference = _typed(schema.REFERENCES, raw["reference"], (*path, "reference"), problems)
+        if reference is None:
+            return None
+    supports = []
+    for i, (support, raw_support) in enumerate(
+        zip(table.supports, raw.get("supports", ()), strict=True)
+    ):
+        fields = support.model_dump()
+        fields["position"], fields["slope"] = _pair(fields["position"]), _pair(fields["slope"])
+        supports.append(
+            library_call(
+                lambda f=fields: Support(**f), (*path, "supports", i), raw_support, problems
+            )
+        )
+    if law is None or None in supports:
+        return None
+    fields = table.model_dump(exclude={"type", "law", "reference", "supports"})
+    return library_call(
+        lambda: StringSpec(
+            **fields, law=law, reference=reference, supports=tuple(supports), gravity=gravity
+        ),
+        path,
+        raw,
+        problems,
+    )
+
+
+def _typed(classes: dict, raw, path: tuple, problems: list[Problem]):
+    """A tension law or a string reference from its table with a ``type``."""
+    kind = raw.get("type", MISSING) if isinstance(raw, dict) else MISSING
+    if kind not in classes:
+        allowed = " or ".join(repr(k) for k in classes)
+        problems.append(Problem(join(path, "type"), kind, f"allowed: {allowed}"))
+        return None
+    table = validate(classes[kind], raw, path, problems)
+    if table is None:
+        return None
+    fields = table.model_dump(exclude={"type"})
+    build = {
+        "neo_hookean": lambda: NeoHookean(**fields),
+        "linear_elastic": lambda: LinearElastic(**fields),
+        "straight": lambda: StraightReference(_pair(fields["start"]), _pair(fields["end"])),
+        "nodal": lambda: NodalReference(
+            np.array(fields["positions"], dtype=float), np.array(fields["slopes"], dtype=float)
+        ),
+    }[kind]
+    return library_call(build, path, raw, problems)
+
+
+def _tree(raw, gravity, problems: list[Problem]):
+    table = validate(schema.TreeTable, raw, ("tree",), problems)
+    if table is None:
+        return None
+    bodies, joints = [], []
+    for i, raw_body in enumerate(table.bodies):
+        path = ("tree", "bodies", i)
+        body = validate(schema.BodyTable, raw_body, path, problems)
+        if body is None:
+            bodies.append(None)
+            continue
+        bodies.append(
+            library_call(
+                lambda b=body: Body(b.mass, b.inertia, _pair(b.centre_of_mass)),
+                path,
+                raw_body,
+                problems,
+            )
+        )
+        if body.joint.parent is not None and body.joint.parent >= i:
+            allowed = f"0..{i - 1}" if i else "none (body 0 hangs on the ground)"
+            problems.append(
+                Problem(
+                    join(path, "joint", "parent"),
+                    body.joint.parent,
+                    f"allowed: an earlier body {allowed}; omit it for the ground",
+                )
+            )
+        fields = body.joint.model_dump()
+        fields["location"] = _pair(fields["location"])
+        if isinstance(body.joint.actuator, schema.LinearTable):
+            fields["actuator"] = _Linear(body.joint.actuator.value, body.joint.actuator.rate)
+        joints.append(
+            library_call(lambda f=fields: Joint(**f), (*path, "joint"), raw_body["joint"], problems)
+        )
+    if None in bodies or None in joints:
+        return None
+    points = {name: (p.body, _pair(p.at)) for name, p in table.points.items()}
+    return library_call(
+        lambda: TreeModel(tuple(bodies), tuple(joints), points=points, gravity=gravity),
+        ("tree",),
+        raw,
+        problems,
+    )
+
+
+def _contact(name: str, raw, problems: list[Problem]):
+    path = ("contacts", name)
+    table = validate(schema.ContactTable, raw, path, problems)
+    if table is None:
+        return None
+    count = len(problems)
+    point_keys, circle_keys = ("at",), ("radius", "centre")
+    wrong = circle_keys if table.profile == "point" else point_keys
+    for key in wrong:
+        if raw.get(key) is not None:
+            problems.append(
+                Problem(join(path, key), raw[key], f"not a key of a {table.profile} profile")
+            )
+    if table.profile == "circle" and table.radius is None:
+        problems.append(Problem(join(path, "radius"), MISSING, "a circle needs its radius > 0"))
+    if table.law == "sliding":
+        for key in ("restitution_normal", "restitution_tangent"):
+            if raw.get(key) is not None:
+                problems.append(
+                    Problem(join(path, key), raw[key], "allowed only with law 'unilateral'")
+                )
+    if len(problems) > count:
+        return None
+    if table.profile == "point":
+        at = (0.0, 0.0) if table.at is None else table.at
+        profile = library_call(
+            lambda: Point(table.body, at if isinstance(at, str) else _pair(at)), path, raw, problems
+        )
+    else:
+        centre = (0.0, 0.0) if table.centre is None else _pair(table.centre)
+        profile = library_call(
+            lambda: Circle(table.body, table.radius, centre), path, raw, problems
+        )
+    if table.law == "sliding":
+        law = library_call(lambda: Sliding(table.mu), path, raw, problems)
+    else:
+        e_n, e_t = table.restitution_normal or 0.0, table.restitution_tangent or 0.0
+        law = library_call(lambda: Unilateral(table.mu, e_n, e_t), path, raw, problems)
+    target = table.target
+    if isinstance(target, schema.LineTable):
+        target = library_call(
+            lambda: Line(_pair(table.target.point), _pair(table.target.normal)),
+            (*path, "target"),
+            raw["target"],
+            problems,
+        )
+    if profile is None or law is None or target is None:
+        return None
+    return library_call(
+        lambda: ContactPair(
+            name, profile, target, law, table.side, table.search, table.n_candidates
+        ),
+        path,
+        raw,
+        problems,
+    )
+
+
+def _drive(i: int, raw, problems: list[Problem]):
+    table = validate(schema.DriveTable, raw, ("drives", i), problems)
+    if table is None:
+        return None
+    return library_call(
+        lambda: Drive.constant_velocity(table.joint, table.q0, table.rate),
+        ("drives", i),
+        raw,
+        problems,
+    )
+
+
+def _loop(i: int, raw, problems: list[Problem]):
+    table = validate(schema.LoopTable, raw, ("loops", i), problems)
+    if table is None:
+        return None
+
+    def point(p):
+        return p if isinstance(p, str) else _pair(p)
+
+    return library_call(
+        lambda: LoopClosure(
+            table.body_a, point(table.point_a), table.body_b, point(table.point_b), table.name
+        ),
+        ("loops", i),
+        raw,
+        problems,
+    )
+
+
+def _load(i: int, raw, problems: list[Problem]):
+    table = validate(schema.LoadTable, raw, ("loads", i), problems)
+    if table is None:
+        return None
+    return library_call(
+        lambda: PointLoad(table.structure, table.s, _pair(table.force)),
+        ("loads", i),
+        raw,
+        problems,
+    )
+
+
+def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Model | None:
+    """The Model of a validated top level; None when some part has a problem (added)."""
+    gravity = _pair(doc.gravity)
+    structures = {
+        name: _structure(name, value, gravity, problems) for name, value in doc.structures.items()
+    }
+    tree = None if doc.tree is None else _tree(doc.tree, gravity, problems)
+    contacts = [_contact(name, value, problems) for name, value in doc.contacts.items()]
+    drives = [_drive(i, value, problems) for i, value in enumerate(doc.drives)]
+    loops = [_loop(i, value, problems) for i, value in enumerate(doc.loops)]
+    loads = [_load(i, value, problems) for i, value in enumerate(doc.loads)]
+    parts = [*structures.values(), *contacts, *drives, *loops, *loads]
+    if None in parts or (doc.tree is not None and tree is None):
+        return None
+    base = {
+        "tree": tree,
+        "structures": structures,
+        "gravity": gravity,
+        "structure_gravity": doc.structure_gravity,
+    }
+    count = len(problems)
+    if library_call(lambda: Model(**base), (), raw, problems) is None:
+        return None
+    # one part at a time, so that a cross-reference names its own key path
+    for key, items, names in (
+        ("contacts", contacts, list(doc.contacts)),
+        ("drives", drives, range(len(drives))),
+        ("loops", loops, range(len(loops))),
+        ("loads", loads, range(len(loads))),
+    ):
+        for item, name in zip(items, names, strict=True):
+            raw_item = raw[key][name]
+            library_call(
+                lambda i=item, k=key: Model(**base, **{k: (i,)}), (key, name), raw_item, problems
+            )
+    if len(problems) > count:
+        return None
+    whole = {"contacts": contacts, "drives": drives, "loops": loops, "loads": loads}
+    return library_call(lambda: Model(**base, **whole), (), raw, problems)
+
+
+# -- objects -> file -------------------------------------------------------------------------
+
+
+def _floats(values) -> list[float]:
+    return [float(v) for v in values]
+
+
+def _beam_table(spec: BeamSpec) -> dict:
+    table = {"type": "beam"}
+    for name in BeamSpec.__dataclass_fields__:
+        value = getattr(spec, name)
+        if value is None:
+            continue
+        if name in ("origin", "node_x"):
+            value = _floats(value)
+        elif name in ("n_elements",):
+            value = int(value)
+        elif isinstance(value, str):
+            pass
+        else:
+            value = float(value)
+        table[name] = value
+    return table
+
+
+def _string_table(name: str, spec: StringSpec) -> dict:
+    law = spec.law
+    if isinstance(law, NeoHookean):
+        law_table = {"type": "neo_hookean", "k": float(law.k)}
+    elif isinstance(law, LinearElastic):
+        law_table = {"type": "linear_elastic", "EA": float(law.EA)}
+    else:
+        raise ValueError(
+            f"structure {name!r}: law = {law!r} cannot be written to a model file; allowed: "
+            "NeoHookean or LinearElastic"
+        )
+    table = {
+        "type": "string",
+        "length": float(spec.length),
+        "n_elements": int(spec.n_elements),
+        "density": float(spec.density),
+        "law": law_table,
+        "bending_stiffness": float(spec.bending_stiffness),
+        "intorder": int(spec.intorder),
+        "stiffness_damping": float(spec.stiffness_damping),
+    }
+    ref = spec.reference
+    if isinstance(ref, StraightReference):
+        table["reference"] = {
+            "type": "straight",
+            "start": _floats(ref.start),
+            "end": _floats(ref.end),
+        }
+    elif isinstance(ref, NodalReference):
+        table["reference"] = {
+            "type": "nodal",
+            "positions": np.asarray(ref.positions, dtype=float).tolist(),
+            "slopes": np.asarray(ref.slopes, dtype=float).tolist(),
+        }
+    elif isinstance(ref, CurveReference):
+        raise ValueError(
+            f"structure {name!r}: a CurveReference (Python callables) cannot be written to a "
+            "model file; allowed: StraightReference, NodalReference or None"
+        )
+    supports = []
+    for support in spec.supports:
+        item = {"s": float(support.s), "kind": support.kind}
+        if support.position is not None:
+            item["position"] = _floats(support.position)
+        if support.slope is not None:
+            item["slope"] = _floats(support.slope)
+        supports.append(item)
+    if supports:
+        table["supports"] = supports
+    return table
+
+
+def _actuator(joint: Joint, i: int):
+    act = joint.actuator
+    if act is None or isinstance(act, int | float):
+        return act if act is None else float(act)
+    if isinstance(act, _Linear):
+        return {"value": float(act.value), "rate": float(act.rate)}
+    raise ValueError(
+        f"tree joint {i}: actuator = {act!r} cannot be written to a model file; allowed: None, "
+        "a constant, or value + rate t"
+    )
+
+
+def _tree_table(tree: TreeModel) -> dict:
+    bodies = []
+    for i, (body, joint) in enumerate(zip(tree.bodies, tree.joints, strict=True)):
+        joint_table = {"kind": joint.kind}
+        if joint.parent is not None:
+            joint_table["parent"] = int(joint.parent)
+        joint_table["location"] = _floats(joint.location)
+        for name in ("angle", "stiffness", "damping", "rest"):
+            joint_table[name] = float(getattr(joint, name))
+        actuator = _actuator(joint, i)
+        if actuator is not None:
+            joint_table["actuator"] = actuator
+        bodies.append(
+            {
+                "mass": float(body.mass),
+                "inertia": float(body.inertia),
+                "centre_of_mass": _floats(body.centre_of_mass),
+                "joint": joint_table,
+            }
+        )
+    table = {"bodies": bodies}
+    if tree.points:
+        table["points"] = {
+            name: {"body": int(b), "at": _floats(at)} for name, (b, at) in tree.points.items()
+        }
+    return table
+
+
+def _contact_table(c: ContactPair) -> dict:
+    p = c.profile
+    table = {"profile": "point" if isinstance(p, Point) else "circle", "body": int(p.body)}
+    if isinstance(p, Point):
+        table["at"] = p.at if isinstance(p.at, str) else _floats(p.at)
+    else:
+        table["radius"] = float(p.radius)
+        table["centre"] = _floats(p.centre)
+    if isinstance(c.target, Line):
+        table["target"] = {"point": _floats(c.target.point), "normal": _floats(c.target.normal)}
+    else:
+        table["target"] = c.target
+    if isinstance(c.law, Sliding):
+        table["law"], table["mu"] = "sliding", float(c.law.mu)
+    else:
+        table["law"], table["mu"] = "unilateral", float(c.law.mu)
+        table["restitution_normal"] = float(c.law.restitution_normal)
+        table["restitution_tangent"] = float(c.law.restitution_tangent)
+    table["side"] = int(c.side)
+    if c.search != "closest":
+        table["search"], table["n_candidates"] = c.search, int(c.n_candidates)
+    return table
+
+
+def _drive_table(d: Drive) -> dict:
+    pos, vel, acc = d.position, d.velocity, d.acceleration
+    if isinstance(pos, _Linear) and vel == _Linear(pos.rate, 0.0) and acc == _Linear(0.0, 0.0):
+        return {
+            "joint": int(d.joint),
+            "kind": "constant_velocity",
+            "q0": pos.value,
+            "rate": pos.rate,
+        }
+    raise ValueError(
+        f"drive on joint {d.joint}: only constant-velocity drives (Drive.constant_velocity) can "
+        "be written to a model file"
+    )
+
+
+def _point(p):
+    return p if isinstance(p, str) else _floats(p)
+
+
+def model_tables(model: Model) -> dict:
+    """The model part of a model file as plain TOML values (no simulation, no state)."""
+    doc = {
+        "format": schema.FORMAT,
+        "gravity": _floats(model.gravity),
+        "structure_gravity": bool(model.structure_gravity),
+    }
+    if model.structures:
+        doc["structures"] = {
+            name: _beam_table(spec) if isinstance(spec, BeamSpec) else _string_table(name, spec)
+            for name, spec in model.structures.items()
+        }
+    if model.tree is not None:
+        doc["tree"] = _tree_table(model.tree)
+    if model.contacts:
+        doc["contacts"] = {c.name: _contact_table(c) for c in model.contacts}
+    if model.drives:
+        doc["drives"] = [_drive_table(d) for d in model.drives]
+    if model.loops:
+        doc["loops"] = []
+        for loop in model.loops:
+            item = {"name": loop.name, "body_a": int(loop.body_a), "point_a": _point(loop.point_a)}
+            if loop.body_b is not None:
+                item["body_b"] = int(loop.body_b)
+            item["point_b"] = _point(loop.point_b)
+            doc["loops"].append(item)
+    if model.loads:
+        doc["loads"] = [
+            {"structure": ld.structure, "s": float(ld.s), "force": _floats(ld.force)}
+            for ld in model.loads
+        ]
+    return doc
+
+
+__all__ = ["build_model", "model_tables"]

@@ -1,0 +1,426 @@
+"""Model files: a whole run described in TOML (the model, its initial state, the stepper and
+the outputs), validated on load, written back exactly.
+
+``load_model(path)`` -> ``ModelFile`` (``.model``, ``.initial``, ``.simulation``,
+``.output``); ``save_model(model, path, simulation=..., initial=..., output=...)`` writes one;
+``load_model(save_model(...))`` gives equal objects (floats are written with all their digits).
+The tables are documented in ``fe_contact.io.model_schema``. A file that cannot be used raises
+``ModelFileError`` listing every problem with the file, its key path (``contacts.tip.mu``), the
+value and what is allowed; unknown keys are problems too. ``--set``-style overrides
+(``contacts.tip.mu=0.2``) are applied to the file's tables before validation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import tomli_w
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+from ..model import Model
+from . import model_schema as schema
+from .model_build import build_model, model_tables
+from .model_problems import MISSING, ModelFileError, Problem, join, validate
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """The stepper of a run: ``method`` ("generalized-alpha" or "moreau"), the time span
+    ``t_start`` .. ``t_end`` (s), the step ``h`` (s; None: the stepper's default) and the
+    stepper's other ``settings`` (``rho_inf``, ``theta``, ``max_halvings``, ...)."""
+
+    t_end: float
+    method: str = "generalized-alpha"
+    t_start: float = 0.0
+    h: float | None = None
+    settings: Mapping[str, float | int] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "settings", dict(self.settings))
+
+    def step(self) -> float:
+        """The step in s (the stepper's default when ``h`` is None)."""
+        if self.h is not None:
+            return self.h
+        import inspect
+
+        if self.method == "moreau":
+            from ..steppers.moreau import MoreauJean as Stepper
+        else:
+            from ..steppers.genalpha import GeneralizedAlpha as Stepper
+        return inspect.signature(Stepper).parameters["h"].default
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a run writes: ParaView frames every ``frame_every`` s (0: none); ``results``: scalar
+    results ``"STATISTIC:COLUMN"`` (final, initial, max, min, mean, max_abs of a history
+    column) for a sweep's summary; ``plot``: the result drawn against a varied parameter."""
+
+    frame_every: float = 0.01
+    results: tuple[str, ...] = ()
+    plot: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "results", tuple(self.results))
+
+
+@dataclass(frozen=True)
+class InitialState:
+    """The state at t_start: tree coordinates and velocities (m or rad, per joint) and, per
+    structure, its free coordinates q and velocities u in the order of ``system.layout``. A
+    part left out starts at rest, a structure in its reference (stress-free) configuration."""
+
+    tree_q: tuple[float, ...] | None = None
+    tree_u: tuple[float, ...] | None = None
+    structures: Mapping[str, tuple[tuple[float, ...] | None, tuple[float, ...] | None]] = field(
+        default_factory=dict
+    )
+
+    def __post_init__(self):
+        def floats(v):
+            return None if v is None else tuple(float(x) for x in np.asarray(v).ravel())
+
+        object.__setattr__(self, "tree_q", floats(self.tree_q))
+        object.__setattr__(self, "tree_u", floats(self.tree_u))
+        object.__setattr__(
+            self,
+            "structures",
+            {name: (floats(q), floats(u)) for name, (q, u) in dict(self.structures).items()},
+        )
+
+    @classmethod
+    def from_state(cls, system, q0, u0) -> InitialState:
+        """The InitialState of the full state (q0, u0), each (system.layout.n,)."""
+        lay = system.layout
+        q0, u0 = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
+        tree = lay.n_tree > 0
+        return cls(
+            tree_q=q0[lay.tree] if tree else None,
+            tree_u=u0[lay.tree] if tree else None,
+            structures={
+                name: (q0[lay.structure(name)], u0[lay.structure(name)])
+                for name in lay.structure_names
+            },
+        )
+
+    def state(self, system, source: str = "<model>") -> tuple[np.ndarray, np.ndarray]:
+        """(q0, u0), each (system.layout.n,); ModelFileError when a length is wrong."""
+        q0, u0 = system.initial_state()
+        lay = system.layout
+        problems = []
+        parts = [("tree_q", self.tree_q, q0, lay.tree), ("tree_u", self.tree_u, u0, lay.tree)]
+        for name, (q, u) in self.structures.items():
+            if name not in lay.structure_names:
+                known = ", ".join(lay.structure_names) or "none"
+                problems.append(
+                    Problem(
+                        f"initial.structures.{name}", MISSING, f"no such structure; known: {known}"
+                    )
+                )
+                continue
+            parts.append((f"structures.{name}.q", q, q0, lay.structure(name)))
+            parts.append((f"structures.{name}.u", u, u0, lay.structure(name)))
+        for key, values, target, where in parts:
+            if values is None:
+                continue
+            size = where.stop - where.start
+            if len(values) != size:
+                problems.append(
+                    Problem(
+                        f"initial.{key}",
+                        list(values),
+                        f"{len(values)} values; allowed: {size} (the layout of the assembled system)",
+                    )
+                )
+            else:
+                target[where] = values
+        if problems:
+            raise ModelFileError(source, problems)
+        return q0, u0
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """A model file's content. ``source`` : where it came from (for messages)."""
+
+    model: Model
+    simulation: Simulation | None = None
+    initial: InitialState = field(default_factory=InitialState)
+    output: Output = field(default_factory=Output)
+    source: str = field(default="<model>", compare=False)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def parse_value(text: str):
+    """A command-line value as TOML (``0.2``, ``true``, ``[1, 2]``, ``"x"``); a bare word that
+    is no TOML value is a string (``unilateral``)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_override(doc: dict, key_path: str, value) -> None:
+    """Set ``doc[a][b][c] = value`` for ``key_path`` "a.b.c" (list items by index), creating
+    missing tables; ValueError naming the key path when it runs through a value."""
+    keys = key_path.split(".")
+    if not all(keys):
+        raise ValueError(f"key path {key_path!r}; allowed: dotted keys such as contacts.tip.mu")
+    current = doc
+    for i, key in enumerate(keys):
+        last = i == len(keys) - 1
+        where = ".".join(keys[: i + 1])
+        if isinstance(current, list):
+            if not key.isdigit() or int(key) >= len(current):
+                raise ValueError(
+                    f"key path {key_path!r}: {where} is no item; allowed: an index 0..{len(current) - 1}"
+                )
+            if last:
+                current[int(key)] = value
+            else:
+                current = current[int(key)]
+        elif isinstance(current, dict):
+            if last:
+                current[key] = value
+            else:
+                current = current.setdefault(key, {})
+        else:
+            raise ValueError(f"key path {key_path!r}: {'.'.join(keys[:i])} is a value, not a table")
+
+
+def parse_document(raw: dict, source: str = "<model>") -> ModelFile:
+    """The ModelFile of a TOML document (a dict); ModelFileError with every problem."""
+    problems: list[Problem] = []
+    doc = validate(schema.Document, raw, (), problems)
+    if doc is None:  # keep the parts that are well-formed, to report their problems too
+        bad = {p.path.split(".")[0] for p in problems}
+        doc = schema.Document.model_validate(
+            {k: v for k, v in raw.items() if k in schema.Document.model_fields and k not in bad}
+        )
+    model = build_model(doc, raw, problems)
+    simulation = _simulation(raw.get("simulation"), problems)
+    initial = _initial(doc.initial, set(doc.structures), problems)
+    output = _output(doc.output, problems)
+    if problems or model is None:
+        raise ModelFileError(source, problems or [Problem("", MISSING, "no model")])
+    return ModelFile(model, simulation, initial, output, source=str(source))
+
+
+def _simulation(raw, problems: list[Problem]) -> Simulation | None:
+    if raw is None or not isinstance(raw, dict):
+        return None
+    method = raw.get("method", "generalized-alpha")
+    if method not in schema.METHODS:
+        allowed = " or ".join(repr(m) for m in schema.METHODS)
+        problems.append(Problem("simulation.method", method, f"allowed: {allowed}"))
+        return None
+    table = validate(schema.METHODS[method], {**raw, "method": method}, ("simulation",), problems)
+    if table is None:
+        return None
+    if not (math.isfinite(table.t_end) and table.t_end > table.t_start):
+        problems.append(
+            Problem(
+                "simulation.t_end", table.t_end, f"allowed: a time > t_start = {table.t_start} s"
+            )
+        )
+        return None
+    settings = table.model_dump(exclude_none=True, exclude=set(schema.SIMULATION_KEYS))
+    return Simulation(table.t_end, method, table.t_start, table.h, settings)
+
+
+def _initial(raw: dict, structures: set, problems: list[Problem]) -> InitialState:
+    table = validate(schema.InitialTable, raw, ("initial",), problems)
+    if table is None:
+        return InitialState()
+    for name in table.structures:
+        if name not in structures:
+            known = ", ".join(sorted(structures)) or "none"
+            problems.append(
+                Problem(
+                    join(("initial", "structures", name)),
+                    MISSING,
+                    f"no such structure; known: {known}",
+                )
+            )
+    return InitialState(
+        table.tree_q,
+        table.tree_u,
+        {n: (s.q, s.u) for n, s in table.structures.items() if n in structures},
+    )
+
+
+def parse_result(text: str) -> tuple[str, str]:
+    """("max", "tip_normal_force") from "max:tip_normal_force"; ValueError otherwise."""
+    stat, sep, column = text.partition(":")
+    if not sep or stat not in schema.STATISTICS or not column:
+        raise ValueError(
+            f"allowed: STATISTIC:COLUMN with STATISTIC one of {', '.join(schema.STATISTICS)}"
+        )
+    return stat, column
+
+
+def _output(raw: dict, problems: list[Problem]) -> Output:
+    table = validate(schema.OutputTable, raw, ("output",), problems)
+    if table is None:
+        return Output()
+    for i, text in enumerate(table.results):
+        try:
+            parse_result(text)
+        except ValueError as err:
+            problems.append(Problem(f"output.results.{i}", text, str(err)))
+    if table.plot is not None:
+        try:
+            parse_result(table.plot)
+        except ValueError as err:
+            problems.append(Problem("output.plot", table.plot, str(err)))
+    return Output(table.frame_every, tuple(table.results), table.plot)
+
+
+def read_document(path) -> dict:
+    """The TOML tables of ``path``; ModelFileError (one problem) when unreadable."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as err:
+        raise ModelFileError(
+            str(path), [Problem("", MISSING, f"cannot read: {err.strerror}")]
+        ) from None
+    except tomllib.TOMLDecodeError as err:
+        raise ModelFileError(str(path), [Problem("", MISSING, f"not valid TOML: {err}")]) from None
+
+
+def load_model(path, overrides=()) -> ModelFile:
+    """Read and validate a model file; ``overrides`` : (key_path, value) pairs applied first.
+    Raises ModelFileError listing every problem."""
+    raw = read_document(path)
+    for key_path, value in overrides:
+        try:
+            apply_override(raw, key_path, value)
+        except ValueError as err:
+            raise ModelFileError(str(path), [Problem(key_path, value, str(err))]) from None
+    return parse_document(raw, str(path))
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def model_document(
+    model: Model | ModelFile,
+    simulation: Simulation | None = None,
+    initial: InitialState | None = None,
+    output: Output | None = None,
+) -> dict:
+    """The TOML tables of a model (with a run's settings); ValueError for a part that a file
+    cannot hold (a callable drive or actuator, a CurveReference)."""
+    if isinstance(model, ModelFile):
+        simulation = model.simulation if simulation is None else simulation
+        initial = model.initial if initial is None else initial
+        output = model.output if output is None else output
+        model = model.model
+    doc = model_tables(model)
+    if initial is not None:
+        table = {}
+        if initial.tree_q is not None:
+            table["tree_q"] = list(initial.tree_q)
+        if initial.tree_u is not None:
+            table["tree_u"] = list(initial.tree_u)
+        parts = {}
+        for name, (q, u) in initial.structures.items():
+            part = {}
+            if q is not None:
+                part["q"] = list(q)
+            if u is not None:
+                part["u"] = list(u)
+            parts[name] = part
+        if parts:
+            table["structures"] = parts
+        if table:
+            doc["initial"] = table
+    if simulation is not None:
+        table = {"method": simulation.method, "t_start": float(simulation.t_start)}
+        table["t_end"] = float(simulation.t_end)
+        if simulation.h is not None:
+            table["h"] = float(simulation.h)
+        table.update(simulation.settings)
+        doc["simulation"] = table
+    if output is not None:
+        table = {"frame_every": float(output.frame_every), "results": list(output.results)}
+        if output.plot is not None:
+            table["plot"] = output.plot
+        doc["output"] = table
+    return doc
+
+
+_SCALAR_ARRAY = re.compile(r"\[\n((?:[ ]+[^\[\]{}\n]+,\n)+)[ ]*\]")
+
+
+def _compact(text: str) -> str:
+    """Arrays of numbers on one line when they fit in 100 characters (tomli-w writes one
+    item per line)."""
+
+    def one_line(match):
+        items = [line.strip().rstrip(",") for line in match.group(1).splitlines()]
+        joined = "[" + ", ".join(items) + "]"
+        return joined if len(joined) <= 100 else match.group(0)
+
+    return _SCALAR_ARRAY.sub(one_line, text)
+
+
+def model_text(
+    model: Model | ModelFile,
+    simulation: Simulation | None = None,
+    initial: InitialState | None = None,
+    output: Output | None = None,
+) -> str:
+    """The TOML text of a model file (``model_document`` written by tomli-w)."""
+    return _compact(tomli_w.dumps(model_document(model, simulation, initial, output)))
+
+
+def save_model(
+    model: Model | ModelFile,
+    path,
+    simulation: Simulation | None = None,
+    initial: InitialState | None = None,
+    output: Output | None = None,
+) -> Path:
+    """Write a model file (see ``model_document``); returns its path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = model_text(model, simulation, initial, output)
+    text = f"# fe_contact model file (SI units): fe-contact run {path.name}\n{text}"
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+    return path
+
+
+__all__ = [
+    "InitialState",
+    "ModelFile",
+    "ModelFileError",
+    "Output",
+    "Problem",
+    "Simulation",
+    "apply_override",
+    "load_model",
+    "model_document",
+    "model_text",
+    "parse_document",
+    "parse_result",
+    "parse_value",
+    "read_document",
+    "save_model",
+]

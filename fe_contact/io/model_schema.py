@@ -1,0 +1,326 @@
+"""The tables of a model file (TOML), as pydantic models: one class per table, unknown keys
+rejected, SI units throughout. ``fe_contact.io.model_file`` validates each table with its class
+and builds the library's objects from it; the key paths of its messages follow these classes.
+
+A model file::
+
+    gravity = [0.0, -9.81]            # m/s^2, one gravity for every part
+    structure_gravity = true          # the structures' own weight
+
+    [structures.beam]                 # a BeamSpec (type "beam") or StringSpec (type "string")
+    type = "beam"
+    length = 0.4
+    ...
+
+    [[tree.bodies]]                   # bodies in order, each with the joint to its parent
+    mass = 0.02
+    inertia = 0.0
+    joint = { kind = "prismatic", parent = 0, angle = 1.5707963267948966 }
+
+    [contacts.tip]                    # a ContactPair: profile, target, law flattened
+    profile = "point"
+    body = 1
+    target = "beam"
+    law = "sliding"
+    mu = 0.2
+
+    [initial]                         # the state at t_start; omitted parts start at rest,
+    tree_q = [0.1, 0.0]               # structures in their reference configuration
+    tree_u = [0.5, 0.0]
+
+    [simulation]                      # the stepper, its step and settings
+    method = "generalized-alpha"
+    t_end = 0.5
+    h = 1e-4
+    rho_inf = 0.9
+
+    [output]
+    frame_every = 0.01                # s between ParaView frames (0: none)
+    results = ["final:tip_parameter", "max:tip_normal_force"]
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FORMAT = 1
+Pair = Annotated[list[float], Field(min_length=2, max_length=2)]
+Positive = Annotated[float, Field(gt=0.0)]
+NonNegative = Annotated[float, Field(ge=0.0)]
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+Index = Annotated[int, Field(ge=0)]
+STATISTICS = ("final", "initial", "max", "min", "mean", "max_abs")
+
+
+class Table(BaseModel):
+    """A table of the file: strict types (an integer is a number, a string is not), no
+    unknown keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Document(Table):
+    """The top level: the parts are validated one by one by the classes below."""
+
+    format: Literal[1] = FORMAT
+    gravity: Pair = [0.0, -9.81]
+    structure_gravity: bool = True
+    structures: dict[str, dict] = {}
+    tree: dict | None = None
+    contacts: dict[str, dict] = {}
+    drives: list[dict] = []
+    loops: list[dict] = []
+    loads: list[dict] = []
+    initial: dict = {}
+    simulation: dict = {}
+    output: dict = {}
+
+
+# -- structures ------------------------------------------------------------------------------
+
+
+class BeamTable(Table):
+    """``BeamSpec``: Euler-Bernoulli beam of Lipinski (002), sec. 3."""
+
+    type: Literal["beam"]
+    length: Positive
+    youngs_modulus: Positive
+    density: Positive
+    n_elements: Annotated[int, Field(ge=1)] = 10
+    width: Positive | None = None
+    height: Positive | None = None
+    area: Positive | None = None
+    second_moment: Positive | None = None
+    node_x: list[float] | None = None
+    left: Literal["clamped", "pinned", "free"] = "clamped"
+    right: Literal["clamped", "pinned", "free"] = "free"
+    rayleigh_alpha: NonNegative = 0.0
+    rayleigh_beta: NonNegative = 0.0
+    origin: Pair = [0.0, 0.0]
+    angle: float = 0.0
+
+
+class NeoHookeanTable(Table):
+    type: Literal["neo_hookean"]
+    k: Positive
+
+
+class LinearElasticTable(Table):
+    type: Literal["linear_elastic"]
+    EA: Positive
+
+
+class StraightTable(Table):
+    type: Literal["straight"]
+    start: Pair
+    end: Pair
+
+
+class NodalTable(Table):
+    """Nodal positions and slopes of the stress-free reference, each [[x...], [y...]]."""
+
+    type: Literal["nodal"]
+    positions: Annotated[list[list[float]], Field(min_length=2, max_length=2)]
+    slopes: Annotated[list[list[float]], Field(min_length=2, max_length=2)]
+
+
+class SupportTable(Table):
+    s: float
+    kind: Literal["pinned", "clamped", "fixed_x", "fixed_y"] = "pinned"
+    position: Pair | None = None
+    slope: Pair | None = None
+
+
+class StringTable(Table):
+    """``StringSpec``: absolute-nodal string / geometrically exact beam of Eugster-Glocker
+    (004), secs. 3-4. ``law`` and ``reference`` are tables with a ``type``."""
+
+    type: Literal["string"]
+    length: Positive
+    n_elements: Annotated[int, Field(ge=1)]
+    density: Positive
+    law: dict
+    bending_stiffness: NonNegative = 0.0
+    reference: dict | None = None
+    supports: list[SupportTable] = []
+    intorder: Annotated[int, Field(ge=1)] = 6
+    stiffness_damping: NonNegative = 0.0
+
+
+LAWS = {"neo_hookean": NeoHookeanTable, "linear_elastic": LinearElasticTable}
+REFERENCES = {"straight": StraightTable, "nodal": NodalTable}
+STRUCTURES = {"beam": BeamTable, "string": StringTable}
+
+
+# -- tree ------------------------------------------------------------------------------------
+
+
+class LinearTable(Table):
+    """value + rate t (an actuator force growing linearly in time)."""
+
+    value: float
+    rate: float = 0.0
+
+
+class JointTable(Table):
+    kind: Literal["revolute", "prismatic"]
+    parent: Index | None = None
+    location: Pair = [0.0, 0.0]
+    angle: float = 0.0
+    stiffness: NonNegative = 0.0
+    damping: NonNegative = 0.0
+    rest: float = 0.0
+    actuator: float | LinearTable | None = None
+
+
+class BodyTable(Table):
+    mass: NonNegative
+    inertia: NonNegative
+    centre_of_mass: Pair = [0.0, 0.0]
+    joint: JointTable
+
+
+class NamedPointTable(Table):
+    body: Index
+    at: Pair
+
+
+class TreeTable(Table):
+    bodies: Annotated[list[dict], Field(min_length=1)]  # each a BodyTable
+    points: dict[str, NamedPointTable] = {}
+
+
+# -- contacts, drives, loops, loads ----------------------------------------------------------
+
+
+class LineTable(Table):
+    """A rigid line through ``point`` with ``normal`` towards the free side."""
+
+    point: Pair
+    normal: Pair
+
+
+class ContactTable(Table):
+    """``ContactPair`` with its profile and law flattened: ``profile`` point (on ``body`` at
+    ``at``: coordinates or a named point) or circle (``radius`` about ``centre``); ``target`` a
+    structure name or a line; ``law`` sliding (``mu``) or unilateral (``mu``,
+    ``restitution_normal``, ``restitution_tangent``)."""
+
+    profile: Literal["point", "circle"] = "point"
+    body: Index
+    at: Pair | str | None = None
+    radius: Positive | None = None
+    centre: Pair | None = None
+    target: str | LineTable
+    law: Literal["sliding", "unilateral"] = "sliding"
+    mu: NonNegative = 0.0
+    restitution_normal: Fraction | None = None
+    restitution_tangent: Fraction | None = None
+    side: Literal[1, -1] = 1
+    search: Literal["closest", "grid"] = "closest"
+    n_candidates: Index = 0
+
+
+class DriveTable(Table):
+    """Joint ``joint`` turned (or slid) at a constant ``rate``: q = q0 + rate t."""
+
+    joint: Index
+    kind: Literal["constant_velocity"] = "constant_velocity"
+    q0: float = 0.0
+    rate: float
+
+
+class LoopTable(Table):
+    name: str = "loop"
+    body_a: Index
+    point_a: Pair | str
+    body_b: Index | None = None
+    point_b: Pair | str = [0.0, 0.0]
+
+
+class LoadTable(Table):
+    structure: str
+    s: float
+    force: Pair
+
+
+# -- initial state, simulation, output -------------------------------------------------------
+
+
+class StructureStateTable(Table):
+    """Free coordinates and velocities of a structure, in the order of ``system.layout``."""
+
+    q: list[float] | None = None
+    u: list[float] | None = None
+
+
+class InitialTable(Table):
+    tree_q: list[float] | None = None
+    tree_u: list[float] | None = None
+    structures: dict[str, StructureStateTable] = {}
+
+
+class GeneralizedAlphaTable(Table):
+    """Settings of ``steppers.genalpha.GeneralizedAlpha``."""
+
+    method: Literal["generalized-alpha"]
+    t_start: float = 0.0
+    t_end: float
+    h: Positive | None = None
+    rho_inf: Fraction | None = None
+    tol: Positive | None = None
+    max_newton: Annotated[int, Field(ge=1)] | None = None
+    max_halvings: Index | None = None
+    recondition: Positive | None = None
+    stick_steps: Annotated[int, Field(ge=1)] | None = None
+    stick_velocity: NonNegative | None = None
+
+
+class MoreauTable(Table):
+    """Settings of ``steppers.moreau.MoreauJean``."""
+
+    method: Literal["moreau"]
+    t_start: float = 0.0
+    t_end: float
+    h: Positive | None = None
+    theta: Annotated[float, Field(ge=0.5, le=1.0)] | None = None
+    tol: Positive | None = None
+    max_iterations: Annotated[int, Field(ge=1)] | None = None
+    penetration_tolerance: Positive | None = None
+    max_halvings: Index | None = None
+
+
+METHODS = {"generalized-alpha": GeneralizedAlphaTable, "moreau": MoreauTable}
+SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
+
+
+class OutputTable(Table):
+    """``frame_every`` : s of simulated time between ParaView frames (0: no frames).
+    ``results`` : the scalar results of a run, ``"STATISTIC:COLUMN"`` with STATISTIC one of
+    final, initial, max, min, mean, max_abs (summary of a sweep). ``plot`` : the result drawn
+    against the varied parameter of a sweep (default: the first of ``results``)."""
+
+    frame_every: NonNegative = 0.01
+    results: list[str] = []
+    plot: str | None = None
+
+
+__all__ = [
+    "FORMAT",
+    "LAWS",
+    "METHODS",
+    "REFERENCES",
+    "SIMULATION_KEYS",
+    "STATISTICS",
+    "STRUCTURES",
+    "ContactTable",
+    "Document",
+    "DriveTable",
+    "InitialTable",
+    "LoadTable",
+    "LoopTable",
+    "OutputTable",
+    "TreeTable",
+]

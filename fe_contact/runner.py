@@ -1,0 +1,198 @@
+"""Running a model file: check everything before any file is written, then simulate with the
+standard observers into one output folder.
+
+A run's folder holds ``model.toml`` (what ran, written first), ``history.csv`` (every step),
+the ParaView series ``frames.pvd`` + ``frames_#####.vtu`` and ``status.json`` (status,
+message, the scalar results, written last). ``prepare`` checks the initial state's sizes and
+the output's result columns against the assembled system; ``claim_folder`` refuses a folder
+that holds another run's files unless told to clear them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .io.model_file import ModelFile, ModelFileError, Problem, model_text, parse_result
+from .io.model_problems import MISSING, library_call
+from .steppers.observers import CsvObserver, ProgressObserver, VtkObserver
+from .steppers.result import history_columns
+from .steppers.simulate import make_stepper, simulate
+from .system import System, assemble
+
+RUN_FILES = ("model.toml", "history.csv", "frames.pvd", "status.json")
+RUN_PATTERNS = ("frames_*.vtu",)
+
+
+class FolderInUse(RuntimeError):
+    """An output folder that holds another run's files."""
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedRun:
+    """A checked run: the model file, its assembled system and initial state (q0, u0)."""
+
+    model_file: ModelFile
+    system: System
+    q0: np.ndarray
+    u0: np.ndarray
+
+
+def prepare(model_file: ModelFile) -> PreparedRun:
+    """Assemble and check a run before any work: a [simulation] table, the initial state's
+    sizes, the result columns of [output]. Raises ModelFileError with every problem."""
+    source = model_file.source
+    problems = []
+    if model_file.simulation is None:
+        problems.append(
+            Problem("simulation", None, "missing; a run needs [simulation] with t_end (s)")
+        )
+    system = assemble(model_file.model)
+    try:
+        q0, u0 = model_file.initial.state(system, source)
+    except ModelFileError as err:
+        problems += err.problems
+        q0 = u0 = None
+    numeric = {name for name, unit in history_columns(system) if not name.endswith("_state")}
+    specs = [(f"output.results.{i}", r) for i, r in enumerate(model_file.output.results)]
+    if model_file.output.plot is not None:
+        specs.append(("output.plot", model_file.output.plot))
+    for path, spec in specs:
+        _, column = parse_result(spec)
+        if column not in numeric:
+            problems.append(
+                Problem(
+                    path,
+                    spec,
+                    f"no numeric history column {column!r}; allowed: " + ", ".join(sorted(numeric)),
+                )
+            )
+    sim = model_file.simulation
+    if not problems:  # the stepper checks its settings and the start
+        settings = {"method": sim.method, "h": sim.h, **sim.settings}
+        try:
+            library_call(
+                lambda: make_stepper(system, sim.t_start, q0, u0, sim.method, sim.h, sim.settings),
+                ("simulation",),
+                settings,
+                problems,
+            )
+        except Exception as err:  # noqa: BLE001 - a start that fails is a problem of the file
+            message = f"the stepper cannot start: {type(err).__name__}: {err}"
+            problems.append(Problem("simulation", MISSING, message))
+    if problems:
+        raise ModelFileError(source, problems)
+    return PreparedRun(model_file, system, q0, u0)
+
+
+def scalar_result(result, spec: str) -> float:
+    """The value of ``"STATISTIC:COLUMN"`` for a SimulationResult (nan without states)."""
+    stat, column = parse_result(spec)
+    values = np.asarray(result[column], dtype=float)
+    if values.size == 0:
+        return math.nan
+    return float(
+        {
+            "final": lambda v: v[-1],
+            "initial": lambda v: v[0],
+            "max": np.max,
+            "min": np.min,
+            "mean": np.mean,
+            "max_abs": lambda v: np.max(np.abs(v)),
+        }[stat](values)
+    )
+
+
+def run_files(folder) -> list[Path]:
+    """The files of a run in ``folder`` (none when it does not exist)."""
+    folder = Path(folder)
+    found = [folder / name for name in RUN_FILES if (folder / name).exists()]
+    for pattern in RUN_PATTERNS:
+        found += sorted(folder.glob(pattern))
+    return found
+
+
+def claim_folder(folder, overwrite: bool = False) -> Path:
+    """The output folder of a new run: FolderInUse when it holds another run's files, unless
+    ``overwrite`` (those files are deleted then; nothing else in the folder is touched)."""
+    folder = Path(folder)
+    found = run_files(folder)
+    if found and not overwrite:
+        raise FolderInUse(
+            f"{folder} holds another run's files ({', '.join(p.name for p in found[:3])}"
+            f"{', ...' if len(found) > 3 else ''}); allowed: an empty or new folder, or "
+            "--overwrite to clear them"
+        )
+    for path in found:
+        path.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def fingerprint(model_file: ModelFile) -> str:
+    """A short hash of what a run computes (its model file's text)."""
+    return hashlib.sha256(model_text(model_file).encode()).hexdigest()[:16]
+
+
+def execute(prepared: PreparedRun, folder, progress: str | None = None):
+    """Simulate a prepared run into a claimed ``folder``: ``model.toml`` first, then the
+    history and frames as it goes, ``status.json`` at the end. Returns the SimulationResult."""
+    from .io.model_file import save_model
+
+    mf, folder = prepared.model_file, Path(folder)
+    sim = mf.simulation
+    save_model(mf, folder / "model.toml")
+    h = sim.step()
+    observers = [CsvObserver(folder / "history.csv")]
+    if mf.output.frame_every > 0.0:
+        stride = max(1, round(mf.output.frame_every / h))
+        observers.append(VtkObserver(folder, "frames", stride=stride))
+    if progress is not None:
+        observers.append(ProgressObserver(progress))
+    result = simulate(
+        prepared.system,
+        (sim.t_start, sim.t_end),
+        (prepared.q0, prepared.u0),
+        method=sim.method,
+        h=sim.h,
+        observers=observers,
+        **sim.settings,
+    )
+    status = {
+        "status": result.status,
+        "message": result.message,
+        "t": float(result.t[-1]) if len(result.t) else None,
+        "n_steps": int(result.n_steps),
+        "fingerprint": fingerprint(mf),
+        "results": {spec: scalar_result(result, spec) for spec in mf.output.results},
+    }
+    tmp = folder / "status.json.tmp"
+    tmp.write_text(json.dumps(status, indent=1))
+    tmp.replace(folder / "status.json")
+    return result
+
+
+def read_status(folder) -> dict | None:
+    """The ``status.json`` of a run folder, None when absent or unreadable."""
+    try:
+        return json.loads((Path(folder) / "status.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+__all__ = [
+    "FolderInUse",
+    "PreparedRun",
+    "claim_folder",
+    "execute",
+    "fingerprint",
+    "prepare",
+    "read_status",
+    "run_files",
+    "scalar_result",
+]

@@ -1,0 +1,259 @@
+"""Parameter sweeps of a model file: the cartesian product of varied key paths, one run folder
+per case, on local processes or on a dask.distributed cluster.
+
+``Variation.parse("contacts.tip.mu=0:0.3:7")`` (7 values from 0 to 0.3) or
+``"structures.beam.n_elements=4,8"`` (a list); ``plan`` checks every case before any work;
+``run_sweep`` runs them (``jobs`` processes, or ``scheduler`` = a dask scheduler address) and
+writes ``OUT/<case>/`` (a run folder, see ``fe_contact.runner``), ``OUT/summary.csv`` (one row
+per case: the varied values, status, message, the scalar results of ``[output] results``) and a
+figure of one result against the first varied parameter. A case that fails is reported in its
+row; the others go on. A case whose folder already holds a finished run of the same model file
+is not run again.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import itertools
+import math
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .io.model_file import ModelFileError, apply_override, parse_document, parse_value
+from .runner import claim_folder, execute, fingerprint, prepare, read_status, run_files
+
+
+@dataclass(frozen=True)
+class Variation:
+    """A varied key path and its values."""
+
+    key_path: str
+    values: tuple
+
+    @classmethod
+    def parse(cls, text: str) -> Variation:
+        """``KEY.PATH=START:STOP:COUNT`` (COUNT equally spaced values, integers when START and
+        STOP are integers and every value is one) or ``KEY.PATH=V1,V2,...``; ValueError
+        naming what is allowed."""
+        key, sep, spec = text.partition("=")
+        allowed = "allowed: KEY.PATH=START:STOP:COUNT or KEY.PATH=V1,V2,..."
+        if not sep or not key.strip() or not spec.strip():
+            raise ValueError(f"{text!r}; {allowed}")
+        key = key.strip()
+        if ":" in spec:
+            parts = spec.split(":")
+            if len(parts) != 3:
+                raise ValueError(f"{text!r}; {allowed}")
+            start, stop, count = (parse_value(p.strip()) for p in parts)
+            numbers = all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in (start, stop)
+            )
+            if not numbers or not all(math.isfinite(v) for v in (start, stop)):
+                raise ValueError(f"{text!r}: START and STOP must be numbers; {allowed}")
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise ValueError(f"{text!r}: COUNT = {count!r}; allowed: an integer >= 1")
+            values = np.linspace(start, stop, count).tolist() if count > 1 else [start]
+            if isinstance(start, int) and isinstance(stop, int):
+                if all(float(v).is_integer() for v in values):
+                    values = [int(v) for v in values]
+            else:
+                values = [float(v) for v in values]
+        else:
+            values = [parse_value(p.strip()) for p in spec.split(",")]
+        if len(set(map(repr, values))) != len(values):
+            raise ValueError(f"{text!r}: repeated values; allowed: distinct values")
+        return cls(key, tuple(values))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One combination: its folder name, the (key path, value) overrides and the document."""
+
+    name: str
+    overrides: tuple
+    document: dict
+
+
+def case_name(overrides, variations) -> str:
+    """``mu=0.1_n_elements=8``: the last key of each varied path (the whole path when two
+    varied paths end alike) = the value's repr, so 0.1 and 0.1000001 never share a folder."""
+    last = [v.key_path.rsplit(".", 1)[-1] for v in variations]
+    labels = [
+        key if last.count(key) == 1 else v.key_path for key, v in zip(last, variations, strict=True)
+    ]
+    parts = []
+    for label, (_, value) in zip(labels, overrides, strict=True):
+        text = value if isinstance(value, str) else repr(value)
+        parts.append(f"{label}={text}".replace("/", "_").replace(" ", ""))
+    return "_".join(parts)
+
+
+def plan(document: dict, variations, source: str = "<model>") -> list[Case]:
+    """Every case of the cartesian product, each checked (validated, assembled, initial state
+    and result columns) before any work; ModelFileError naming the first failing case."""
+    if not variations:
+        raise ValueError("a sweep needs at least one --vary KEY.PATH=VALUES")
+    keys = [v.key_path for v in variations]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"a key path is varied twice: {keys}; allowed: each once")
+    cases = []
+    for values in itertools.product(*(v.values for v in variations)):
+        overrides = tuple(zip(keys, values, strict=True))
+        doc = copy.deepcopy(document)
+        for key, value in overrides:
+            apply_override(doc, key, value)
+        label = ", ".join(f"{k}={v!r}" for k, v in overrides)
+        try:
+            prepare(parse_document(doc, f"{source} [{label}]"))
+        except ModelFileError as err:
+            raise err from None
+        cases.append(Case(case_name(overrides, variations), overrides, doc))
+    return cases
+
+
+def run_case(case: Case, out, source: str = "<model>") -> dict:
+    """Run one case into ``out/case.name`` and return its summary row; never raises (a case
+    that fails is a row with status "failed" and the message). A folder that already holds a
+    finished run of the same model file is reused."""
+    folder = Path(out) / case.name
+    row = {"case": case.name, **dict(case.overrides)}
+    try:
+        mf = parse_document(case.document, source)
+        status = read_status(folder)
+        if status and status["status"] == "finished" and status["fingerprint"] == fingerprint(mf):
+            return {
+                **row,
+                "status": "finished",
+                "message": status["message"],
+                "skipped": True,
+                **status["results"],
+            }
+        prepared = prepare(mf)
+        claim_folder(folder, overwrite=True)
+        result = execute(prepared, folder)
+        status = read_status(folder)
+        return {
+            **row,
+            "status": result.status,
+            "message": result.message,
+            "skipped": False,
+            **status["results"],
+        }
+    except Exception as err:  # noqa: BLE001 - reported in the case's row, the sweep goes on
+        return {
+            **row,
+            "status": "failed",
+            "message": f"{type(err).__name__}: {err}",
+            "skipped": False,
+        }
+
+
+def _local(cases, out, source, jobs, report):
+    rows = {}
+    if jobs == 1:
+        for case in cases:
+            rows[case.name] = report(run_case(case, out, source))
+        return rows
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(run_case, case, out, source) for case in cases]
+        for future in as_completed(futures):
+            row = report(future.result())
+            rows[row["case"]] = row
+    return rows
+
+
+def _dask(cases, out, source, scheduler, report):
+    from dask.distributed import Client
+    from dask.distributed import as_completed as dask_completed
+
+    rows = {}
+    with Client(scheduler) as client:
+        futures = [client.submit(run_case, case, str(out), source, pure=False) for case in cases]
+        for future in dask_completed(futures):
+            row = report(future.result())
+            rows[row["case"]] = row
+    return rows
+
+
+def run_sweep(
+    cases: list[Case],
+    variations,
+    results,
+    out,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    source: str = "<model>",
+    report=None,
+) -> list[dict]:
+    """Run the cases (``jobs`` local processes, or on the dask scheduler at ``scheduler``) and
+    write ``summary.csv``; returns the rows in the order of ``cases``. ``report(row)`` is
+    called as each case ends."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    report = report or (lambda row: row)
+    if scheduler is not None:
+        rows = _dask(cases, out, source, scheduler, report)
+    else:
+        rows = _local(cases, out, source, jobs, report)
+    ordered = [rows[case.name] for case in cases]
+    write_summary(ordered, variations, results, out / "summary.csv")
+    return ordered
+
+
+def write_summary(rows, variations, results, path) -> Path:
+    keys = ["case", *(v.key_path for v in variations), "status", "message", *results]
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(keys)
+        for row in rows:
+            writer.writerow([_cell(row.get(k, math.nan)) for k in keys])
+    return Path(path)
+
+
+def _cell(value):
+    return repr(value) if isinstance(value, float) else value
+
+
+def plot_result(rows, variations, spec: str, path) -> list[Path]:
+    """``spec`` against the first varied parameter, one line per combination of the others;
+    failed cases are left out. Writes PNG and SVG."""
+    from matplotlib.figure import Figure
+
+    from .io.plots import save_figure
+
+    first, others = variations[0], variations[1:]
+    fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+    ax = fig.subplots()
+    groups = {}
+    for row in rows:
+        key = tuple(row[v.key_path] for v in others)
+        groups.setdefault(key, []).append(row)
+    for key, group in groups.items():
+        ok = [r for r in group if r["status"] != "failed" and spec in r]
+        x = [r[first.key_path] for r in ok]
+        y = [r[spec] for r in ok]
+        label = ", ".join(f"{v.key_path} = {k!r}" for v, k in zip(others, key, strict=True))
+        ax.plot(x, y, "o-", label=label or None)
+    ax.set_xlabel(first.key_path)
+    ax.set_ylabel(spec)
+    ax.grid(True, alpha=0.3)
+    if others:
+        ax.legend(fontsize=8)
+    return save_figure(fig, path)
+
+
+__all__ = [
+    "Case",
+    "Variation",
+    "case_name",
+    "plan",
+    "plot_result",
+    "run_case",
+    "run_sweep",
+    "write_summary",
+    "run_files",
+]

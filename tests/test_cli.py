@@ -1,0 +1,245 @@
+"""The command line: `fe-contact run` equals the same model run in Python, column by column;
+output folders are never shared; every invalid option exits 2 with one line, before any work;
+--help at every level, --version, demo --list."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fe_contact import __version__, assemble, save_model, simulate
+from fe_contact.cli import main
+from fe_contact.demos import sliding_mass
+from fe_contact.steppers.result import read_history
+
+
+@pytest.fixture()
+def model_path(tmp_path):
+    """The sliding-mass demo's model file, 3 ms long (30 steps)."""
+    run_file = sliding_mass.model_file(mu=0.0, t_end=0.003)
+    return save_model(run_file, tmp_path / "sliding.toml")
+
+
+def test_run_equals_the_model_built_in_python(model_path, tmp_path):
+    out = tmp_path / "run"
+    code = main(["run", str(model_path), "--set", "contacts.mass.mu=0.15", "--out", str(out), "-q"])
+    assert code == 0
+    history = read_history(out / "history.csv")
+    run_file = sliding_mass.model_file(mu=0.15, t_end=0.003)  # the same model, in Python
+    system = assemble(run_file.model)
+    result = simulate(system, (0.0, 0.003), run_file.initial.state(system), h=1e-4, rho_inf=0.9)
+    assert result.success and len(result.t) == 31
+    assert set(history) == set(result.columns)
+    for name, column in result.columns.items():
+        if column.dtype.kind == "f":
+            assert np.array_equal(history[name], column), name
+        else:
+            assert list(history[name]) == list(column), name
+    assert result["dissipated_friction"][-1] > 0.0  # the --set mu took effect
+    status = json.loads((out / "status.json").read_text())
+    assert status["status"] == "finished"
+    assert status["results"]["final:mass_parameter"] == result["mass_parameter"][-1]
+    # what ran is written beside the history, and runs again to the same numbers
+    again = tmp_path / "again"
+    assert main(["run", str(out / "model.toml"), "--out", str(again), "-q"]) == 0
+    assert (again / "history.csv").read_text() == (out / "history.csv").read_text()
+
+
+def test_a_second_run_refuses_the_folder_unless_overwrite(model_path, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", str(model_path), "--out", str(out), "-q"]) == 0
+    before = (out / "history.csv").read_text()
+    (out / "frames_00042.vtu").write_text("stale frame of an older run")
+    (out / "notes.txt").write_text("the user's own file")
+    capsys.readouterr()
+    code = main(["run", str(model_path), "--set", "contacts.mass.mu=0.3", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--overwrite" in err
+    assert (out / "history.csv").read_text() == before  # untouched
+    code = main(
+        [
+            "run",
+            str(model_path),
+            "--set",
+            "contacts.mass.mu=0.3",
+            "--out",
+            str(out),
+            "--overwrite",
+            "-q",
+        ]
+    )
+    assert code == 0
+    assert (out / "history.csv").read_text() != before
+    assert not (out / "frames_00042.vtu").exists()  # another run's frame: cleared
+    assert (out / "notes.txt").exists()  # not a run's file: kept
+
+
+def test_a_failed_run_exits_1_with_its_message_and_keeps_its_history(model_path, tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(
+        [
+            "run",
+            str(model_path),
+            "--set",
+            "simulation.max_newton=1",
+            "--set",
+            "simulation.max_halvings=0",
+            "--out",
+            str(out),
+            "-q",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "failed: NewtonDivergence" in err and "Traceback" not in err
+    history = read_history(out / "history.csv")
+    assert len(history["t"]) >= 1 and history["t"][0] == 0.0
+    assert json.loads((out / "status.json").read_text())["status"] == "failed"
+
+
+def _invalid_command_lines(good: str, a_file: str):
+    vary = ["--vary", "contacts.mass.mu=0,0.1"]
+    return [
+        ["bogus"],
+        ["--nope"],
+        ["demo", "no-such-demo"],
+        ["run"],
+        ["run", "missing.toml"],
+        ["run", good, "--bogus"],
+        ["run", good, "--set", "no-equals-sign"],
+        ["run", good, "--set", "contacts.mass.mu=-1"],
+        ["run", good, "--set", "contacts.mass.colour=1"],
+        ["run", good, "--set", "structures.beam.n_elements=0"],
+        ["run", good, "--set", "simulation.method=euler"],
+        ["run", good, "--set", "simulation.method=moreau"],  # a sliding contact
+        ["run", good, "--set", "simulation.h=-1e-3"],
+        ["run", good, "--set", "simulation.t_end=0"],
+        ["run", good, "--set", "tree.bodies.5.mass=1"],
+        ["run", good, "--set", 'output.results=["max:no_such_column"]'],
+        ["run", good, "--set", "initial.tree_q=[0.1]"],
+        ["run", good, "--out", a_file],
+        ["sweep", good],
+        ["sweep", good, "--vary", "contacts.mass.mu"],
+        ["sweep", good, "--vary", "contacts.mass.mu=0:1"],
+        ["sweep", good, "--vary", "contacts.mass.mu=0:1:0"],
+        ["sweep", good, "--vary", "contacts.mass.mu=0:x:3"],
+        ["sweep", good, "--vary", "contacts.mass.mu=0.1,0.1"],
+        ["sweep", good, "--vary", "contacts.mass.mu=-1,0.1"],
+        ["sweep", good, "--vary", "simulation.method=euler,moreau"],
+        ["sweep", good, *vary, "--vary", "contacts.mass.mu=0.3,0.4"],
+        ["sweep", good, *vary, "--jobs", "0"],
+        ["sweep", good, *vary, "--jobs", "two"],
+        ["sweep", good, *vary, "--jobs", "2", "--scheduler", "tcp://127.0.0.1:8786"],
+        ["sweep", good, *vary, "--scheduler", "not an address"],
+        ["sweep", good, *vary, "--result", "maximum:mass_normal_force"],
+        ["sweep", good, *vary, "--result", "max:no_such_column"],
+        ["sweep", good, *vary, "--plot", "max"],
+        ["sweep", good, *vary, "--set", "contacts.mass.mu=x"],
+        ["sweep", good, *vary, "--out", a_file],
+        ["info"],
+        ["info", "missing.toml"],
+        ["info", good, "--set", "tree.bodies.1.mass=-1"],
+        ["info", good, "--unknown"],
+    ]
+
+
+def test_every_invalid_option_exits_2_with_one_line_before_any_work(
+    model_path, tmp_path, monkeypatch, capsys
+):
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    a_file = work / "a_file.txt"
+    a_file.write_text("not a folder")
+    for argv in _invalid_command_lines(str(model_path), str(a_file)):
+        code = main(argv)
+        captured = capsys.readouterr()
+        err = captured.err.strip()
+        assert code == 2, argv
+        assert err and "\n" not in err, (argv, err)
+        assert "Traceback" not in err and captured.out == "", argv
+        assert sorted(p.name for p in work.iterdir()) == ["a_file.txt"], argv  # nothing written
+
+
+def test_messages_name_the_option_the_value_and_what_is_allowed(model_path, capsys):
+    main(["run", str(model_path), "--set", "contacts.mass.mu=-1"])
+    assert capsys.readouterr().err.strip() == (
+        "fe-contact run: --set: contacts.mass.mu = -1: allowed: greater than or equal to 0"
+    )
+    main(["sweep", str(model_path), "--vary", "contacts.mass.mu=0.1", "--jobs", "0"])
+    err = capsys.readouterr().err
+    assert "--jobs" in err and "'0'" in err and "allowed: an integer >= 1" in err
+
+
+def test_help_at_every_level_version_and_demo_list(capsys):
+    for argv in (
+        ["--help"],
+        ["demo", "--help"],
+        ["run", "--help"],
+        ["sweep", "--help"],
+        ["info", "--help"],
+        ["demo", "sliding-mass", "--help"],
+    ):
+        assert main(argv) == 0, argv
+        assert "usage:" in capsys.readouterr().out, argv
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"fe-contact {__version__}"
+    assert main(["demo", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in ("manipulator", "disk-on-beam", "sliding-mass"))
+
+
+def test_info_describes_the_model(model_path, capsys):
+    assert main(["info", str(model_path)]) == 0
+    out = capsys.readouterr().out
+    assert "degrees of freedom: 22 (tree 2, beam 20)" in out
+    assert "mass: point (0, 0) m of body 1 on beam; sliding, mu = 0" in out
+    assert "generalized-alpha" in out and "(30 steps)" in out
+
+
+def test_the_installed_command_prints_one_line_without_traceback(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fe_contact.cli",
+            "sweep",
+            str(tmp_path / "x.toml"),
+            "--vary",
+            "a=1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "is not a file" in done.stderr
+    assert list(Path(tmp_path).iterdir()) == []
+
+
+def test_the_manipulator_demo_writes_a_model_file_that_runs_again(tmp_path):
+    from fe_contact.demos.manipulator_on_beam import case_dir, run_case
+
+    case = run_case(0.1, t_end=0.002, out=tmp_path / "demo", vtk=True)
+    folder = case_dir(tmp_path / "demo", 0.1)
+    from fe_contact import load_model
+
+    loaded = load_model(folder / "model.toml")
+    assert loaded.model.contacts[0].law.mu == 0.1 and loaded.simulation.h == 5e-4
+    assert np.array_equal(loaded.initial.state(assemble(loaded.model))[0], case.initial.q0)
+    out = tmp_path / "run"
+    assert main(["run", str(folder / "model.toml"), "--out", str(out), "-q"]) == 0
+    ran, demo = read_history(out / "history.csv"), read_history(folder / "history.csv")
+    assert ran["t"].size == 5
+    for name, column in demo.items():
+        assert (
+            np.array_equal(ran[name], column)
+            if column.dtype.kind == "f"
+            else (list(ran[name]) == list(column))
+        ), name
