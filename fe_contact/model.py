@@ -253,15 +253,15 @@ class PointLoad:
 def resolve_point(tree: TreeModel | None, body, point, where: str) -> tuple[float, float]:
     """Local coordinates (x, y) of a body point given by coordinates or by name."""
     n = 0 if tree is None else tree.n_bodies
-    body = check.index(f"{where}: body", body, n, "tree body")
+    body = check.index(f"{where}.body", body, n, "tree body")
     if isinstance(point, str):
         if point not in tree.points:
-            check.fail(f"{where}: point", point, f"a point of the tree, {sorted(tree.points)}")
+            check.fail(f"{where}.point", point, f"a point of the tree, {sorted(tree.points)}")
         point_body, local = tree.points[point]
         if point_body != body:
             raise ValueError(f"{where}: point {point!r} is on body {point_body}, not {body}")
         return tuple(local)
-    return check.vector(f"{where}: point", point, unit="m")
+    return check.vector(f"{where}.point", point, unit="m")
 
 
 def _parts(name: str, value, kind: type) -> tuple:
@@ -344,24 +344,25 @@ class Model:
         names = [c.name for c in self.contacts]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
-            raise ValueError(f"Model: contact names must be unique, repeated: {sorted(dup)}")
+            check.fail("Model.contacts names", sorted(dup), "names used once")
         clash = set(names) & set(self.structures)
         if clash:
-            raise ValueError(f"Model: names used for a contact and a structure: {sorted(clash)}")
+            check.fail("Model.contacts names", sorted(clash), "names that no structure has")
         for c in self.contacts:
-            where = f"contact {c.name!r}"
-            resolve_point(tree, c.profile.body, c.profile.at, where)
+            where = f"Model.contacts[{c.name!r}]"
+            resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
             if isinstance(c.target, str):
-                check.choice(f"{where}: target", c.target, self.structures)
+                check.choice(f"{where}.target", c.target, self.structures)
         joints = []
         for i, d in enumerate(self.drives):
             joints.append(check.index(f"Model.drives[{i}].joint", d.joint, n_b, "tree joint"))
         if len(set(joints)) != len(joints):
-            raise ValueError(f"Model: a joint may be driven once only, got joints {joints}")
+            check.fail("Model.drives joints", joints, "each joint driven once at most")
         for loop in self.loops:
-            resolve_point(tree, loop.body_a, loop.point_a, f"loop {loop.name!r} a")
+            where = f"Model.loops[{loop.name!r}]"
+            resolve_point(tree, loop.body_a, loop.point_a, f"{where}.body_a")
             if loop.body_b is not None:
-                resolve_point(tree, loop.body_b, loop.point_b, f"loop {loop.name!r} b")
+                resolve_point(tree, loop.body_b, loop.point_b, f"{where}.body_b")
         n_rows = sum(c.bilateral for c in self.contacts) + len(self.drives) + 2 * len(self.loops)
         if n_rows > n_b:
             raise ValueError(

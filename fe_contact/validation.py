@@ -102,7 +102,7 @@ def vector(name: str, value, length: int = 2, *, unit: str = "") -> tuple[float,
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         fail(name, value, allowed, TypeError)
     items = tuple(value)
-    if np.ndim(value) != 1 or len(items) != length:
+    if len(items) != length:
         fail(name, value, allowed)
     if not all(is_number(v) for v in items):
         fail(name, value, allowed, TypeError)
