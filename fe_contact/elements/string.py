@@ -195,7 +195,8 @@ class StringSpec:
             check.fail("StringSpec.supports", self.supports, "a tuple of Support", TypeError)
         for i, support in enumerate(self.supports):
             check.instance(f"StringSpec.supports[{i}]", support, Support, "a Support")
-            check.real(f"StringSpec.supports[{i}].s", support.s, high=length, unit="m")
+            end = length * (1.0 + 1e-9)  # the node tolerance of the assembly
+            check.real(f"StringSpec.supports[{i}].s", support.s, high=end, unit="m")
         if isinstance(self.reference, StraightReference):
             chord = float(np.hypot(*np.subtract(self.reference.end, self.reference.start)))
             if abs(chord - self.length) > 1e-9 * self.length:
