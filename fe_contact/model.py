@@ -25,11 +25,12 @@ Contact laws are separate objects:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import validation as check
 from .elements.beam import BeamSpec
 from .elements.string import StringSpec
 from .multibody.drive import Drive
@@ -38,19 +39,9 @@ from .multibody.tree import TreeModel
 STANDARD_GRAVITY = (0.0, -9.81)
 
 
-def _number(value, name: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise TypeError(f"{where}: {name} = {value!r}; allowed: a number")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{where}: {name} = {value!r}; allowed: a finite number")
-    return value
-
-
-def _pair(value, name: str, where: str) -> tuple[float, float]:
-    if isinstance(value, str) or np.ndim(value) != 1 or len(value) != 2:
-        raise ValueError(f"{where}: {name} = {value!r}; allowed: a pair (x, y) of numbers in m")
-    return (_number(value[0], name, where), _number(value[1], name, where))
+def _body_point(value, name: str):
+    """A point of a body: the name of a tree point, or local coordinates (x, y) in m."""
+    return value if isinstance(value, str) else check.vector(name, value, unit="m")
 
 
 # ------------------------------------------------------------------------------------------
@@ -69,10 +60,8 @@ class Point:
     radius = 0.0
 
     def __post_init__(self):
-        if isinstance(self.body, bool) or not isinstance(self.body, int | np.integer):
-            raise TypeError(f"Point: body = {self.body!r}; allowed: a tree body index (int)")
-        if not isinstance(self.at, str):
-            object.__setattr__(self, "at", _pair(self.at, "at", "Point"))
+        object.__setattr__(self, "body", check.integer("Point.body", self.body, low=0))
+        object.__setattr__(self, "at", _body_point(self.at, "Point.at"))
 
 
 @dataclass(frozen=True)
@@ -86,13 +75,10 @@ class Circle:
     centre: tuple[float, float] = (0.0, 0.0)
 
     def __post_init__(self):
-        if isinstance(self.body, bool) or not isinstance(self.body, int | np.integer):
-            raise TypeError(f"Circle: body = {self.body!r}; allowed: a tree body index (int)")
-        radius = _number(self.radius, "radius", "Circle")
-        if radius <= 0.0:
-            raise ValueError(f"Circle: radius = {self.radius!r}; allowed: a length > 0 in m")
+        object.__setattr__(self, "body", check.integer("Circle.body", self.body, low=0))
+        radius = check.real("Circle.radius", self.radius, low=0.0, low_open=True, unit="m")
         object.__setattr__(self, "radius", radius)
-        object.__setattr__(self, "centre", _pair(self.centre, "centre", "Circle"))
+        object.__setattr__(self, "centre", check.vector("Circle.centre", self.centre, unit="m"))
 
     @property
     def at(self) -> tuple[float, float]:
@@ -108,11 +94,11 @@ class Line:
     normal: tuple[float, float]
 
     def __post_init__(self):
-        object.__setattr__(self, "point", _pair(self.point, "point", "Line"))
-        n = np.asarray(_pair(self.normal, "normal", "Line"))
+        object.__setattr__(self, "point", check.vector("Line.point", self.point, unit="m"))
+        n = np.asarray(check.vector("Line.normal", self.normal))
         size = float(np.hypot(*n))
         if size == 0.0:
-            raise ValueError(f"Line: normal = {self.normal!r}; allowed: a nonzero 2-vector")
+            check.fail("Line.normal", self.normal, "a nonzero vector (x, y)")
         if abs(size - 1.0) > 4.0 * np.finfo(float).eps:  # a unit normal is kept as given, so
             n = n / size  # that Line(line.point, line.normal) == line
         object.__setattr__(self, "normal", (float(n[0]), float(n[1])))
@@ -120,7 +106,8 @@ class Line:
     @classmethod
     def incline(cls, angle: float, point=(0.0, 0.0)) -> Line:
         """Line rising at ``angle`` rad towards +x, free side above: n = (-sin a, cos a)."""
-        return cls(tuple(point), (-math.sin(angle), math.cos(angle)))
+        angle = check.real("Line.incline.angle", angle, unit="rad")
+        return cls(point, (-math.sin(angle), math.cos(angle)))
 
 
 # ------------------------------------------------------------------------------------------
@@ -135,9 +122,7 @@ class Sliding:
     mu: float = 0.0
 
     def __post_init__(self):
-        mu = _number(self.mu, "mu", "Sliding")
-        if mu < 0.0:
-            raise ValueError(f"Sliding: mu = {self.mu!r}; allowed: a friction coefficient >= 0")
+        mu = check.real("Sliding.mu", self.mu, low=0.0, meaning="a friction coefficient")
         object.__setattr__(self, "mu", mu)
 
 
@@ -154,11 +139,10 @@ class Unilateral:
     restitution_tangent: float = 0.0
 
     def __post_init__(self):
-        for name in ("mu", "restitution_normal", "restitution_tangent"):
-            value = _number(getattr(self, name), name, "Unilateral")
-            if value < 0.0 or (name != "mu" and value > 1.0):
-                allowed = ">= 0" if name == "mu" else "in [0, 1]"
-                raise ValueError(f"Unilateral: {name} = {value!r}; allowed: a number {allowed}")
+        mu = check.real("Unilateral.mu", self.mu, low=0.0, meaning="a friction coefficient")
+        object.__setattr__(self, "mu", mu)
+        for name in ("restitution_normal", "restitution_tangent"):
+            value = check.real(f"Unilateral.{name}", getattr(self, name), low=0.0, high=1.0)
             object.__setattr__(self, name, value)
 
 
@@ -190,35 +174,23 @@ class ContactPair:
     n_candidates: int = 0
 
     def __post_init__(self):
+        check.identifier("ContactPair.name", self.name)
         where = f"ContactPair {self.name!r}"
-        if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ValueError(f"ContactPair: name = {self.name!r}; allowed: an identifier")
-        if not isinstance(self.profile, Point | Circle):
-            raise TypeError(f"{where}: profile = {self.profile!r}; allowed: Point or Circle")
-        if not isinstance(self.target, str | Line):
-            raise TypeError(
-                f"{where}: target = {self.target!r}; allowed: a structure name or a Line"
-            )
-        if not isinstance(self.law, Sliding | Unilateral):
-            raise TypeError(f"{where}: law = {self.law!r}; allowed: Sliding or Unilateral")
-        if self.side not in (1, -1):
-            raise ValueError(f"{where}: side = {self.side!r}; allowed: +1 or -1")
-        if self.search not in SEARCHES:
-            raise ValueError(f"{where}: search = {self.search!r}; allowed: {SEARCHES}")
-        if self.search == "grid":
+        check.instance(f"{where}.profile", self.profile, Point | Circle, "a Point or a Circle")
+        check.instance(f"{where}.target", self.target, str | Line, "a structure name or a Line")
+        check.instance(f"{where}.law", self.law, Sliding | Unilateral, "Sliding or Unilateral")
+        object.__setattr__(self, "side", check.choice(f"{where}.side", self.side, (1, -1)))
+        check.choice(f"{where}.search", self.search, SEARCHES)
+        grid = self.search == "grid"
+        n_candidates = check.integer(
+            f"{where}.n_candidates", self.n_candidates, low=2 if grid else 0
+        )
+        object.__setattr__(self, "n_candidates", n_candidates)
+        if grid:
             if not isinstance(self.profile, Circle) or isinstance(self.target, Line):
                 raise ValueError(f"{where}: search 'grid' needs a Circle against a structure")
             if not isinstance(self.law, Unilateral):
                 raise ValueError(f"{where}: search 'grid' needs a Unilateral law")
-            if (
-                isinstance(self.n_candidates, bool)
-                or not isinstance(self.n_candidates, int | np.integer)
-                or self.n_candidates < 2
-            ):
-                raise ValueError(
-                    f"{where}: n_candidates = {self.n_candidates!r}; allowed: an integer >= 2 "
-                    "with search 'grid'"
-                )
         if isinstance(self.target, Line) and isinstance(self.law, Sliding):
             raise ValueError(f"{where}: a Line target takes a Unilateral law")
 
@@ -248,6 +220,18 @@ class LoopClosure:
     point_b: tuple[float, float] | str = (0.0, 0.0)
     name: str = "loop"
 
+    def __post_init__(self):
+        check.identifier("LoopClosure.name", self.name)
+        where = f"LoopClosure {self.name!r}"
+        object.__setattr__(self, "body_a", check.integer(f"{where}.body_a", self.body_a, low=0))
+        object.__setattr__(self, "point_a", _body_point(self.point_a, f"{where}.point_a"))
+        if self.body_b is not None:
+            body_b = check.integer(f"{where}.body_b", self.body_b, low=0)
+            object.__setattr__(self, "body_b", body_b)
+        elif isinstance(self.point_b, str):
+            check.fail(f"{where}.point_b", self.point_b, "a point (x, y) in m of the plane")
+        object.__setattr__(self, "point_b", _body_point(self.point_b, f"{where}.point_b"))
+
 
 @dataclass(frozen=True)
 class PointLoad:
@@ -258,8 +242,9 @@ class PointLoad:
     force: tuple[float, float]
 
     def __post_init__(self):
-        object.__setattr__(self, "s", _number(self.s, "s", "PointLoad"))
-        object.__setattr__(self, "force", _pair(self.force, "force", "PointLoad"))
+        check.instance("PointLoad.structure", self.structure, str, "the name of a structure")
+        object.__setattr__(self, "s", check.real("PointLoad.s", self.s, unit="m"))
+        object.__setattr__(self, "force", check.vector("PointLoad.force", self.force, unit="N"))
 
 
 # ------------------------------------------------------------------------------------------
@@ -270,17 +255,26 @@ class PointLoad:
 def resolve_point(tree: TreeModel | None, body, point, where: str) -> tuple[float, float]:
     """Local coordinates (x, y) of a body point given by coordinates or by name."""
     n = 0 if tree is None else tree.n_bodies
-    if isinstance(body, bool) or not isinstance(body, int | np.integer) or not 0 <= body < n:
-        allowed = "the model has no tree" if n == 0 else f"a body index 0..{n - 1}"
-        raise ValueError(f"{where}: body {body!r} does not exist; allowed: {allowed}")
+    body = check.index(f"{where}.body", body, n, "tree body")
     if isinstance(point, str):
         if point not in tree.points:
-            raise ValueError(f"{where}: no point named {point!r}; known: {sorted(tree.points)}")
+            check.fail(f"{where}.point", point, f"a point of the tree, {sorted(tree.points)}")
         point_body, local = tree.points[point]
         if point_body != body:
             raise ValueError(f"{where}: point {point!r} is on body {point_body}, not {body}")
         return tuple(local)
-    return _pair(point, "point", where)
+    return check.vector(f"{where}.point", point, unit="m")
+
+
+def _parts(name: str, value, kind: type) -> tuple:
+    """A tuple of ``kind`` objects given as any iterable (not a single one)."""
+    allowed = f"a tuple of {kind.__name__} objects"
+    if isinstance(value, kind | str) or not isinstance(value, Iterable):
+        check.fail(f"Model.{name}", value, allowed, TypeError)
+    items = tuple(value)
+    for i, item in enumerate(items):
+        check.instance(f"Model.{name}[{i}]", item, kind, f"a {kind.__name__}")
+    return items
 
 
 @dataclass(frozen=True)
@@ -306,17 +300,19 @@ class Model:
     structure_gravity: bool = True
 
     def __post_init__(self):
-        if self.tree is not None and not isinstance(self.tree, TreeModel):
-            raise TypeError(f"Model: tree = {self.tree!r}; allowed: a TreeModel or None")
-        if not isinstance(self.structures, Mapping):
-            raise TypeError(
-                f"Model: structures = {self.structures!r}; allowed: a mapping name -> "
-                "BeamSpec | StringSpec"
-            )
+        if self.tree is not None:
+            check.instance("Model.tree", self.tree, TreeModel, "a TreeModel or None")
+        check.instance(
+            "Model.structures", self.structures, Mapping, "a mapping name -> BeamSpec | StringSpec"
+        )
         object.__setattr__(self, "structures", dict(self.structures))
-        for key in ("contacts", "drives", "loops", "loads"):
-            object.__setattr__(self, key, tuple(getattr(self, key)))
-        object.__setattr__(self, "gravity", _pair(self.gravity, "gravity", "Model"))
+        kinds = {"contacts": ContactPair, "drives": Drive, "loops": LoopClosure, "loads": PointLoad}
+        for key, kind in kinds.items():
+            object.__setattr__(self, key, _parts(key, getattr(self, key), kind))
+        object.__setattr__(
+            self, "gravity", check.vector("Model.gravity", self.gravity, unit="m/s^2")
+        )
+        check.instance("Model.structure_gravity", self.structure_gravity, bool, "True or False")
         self._check_structures()
         self._check_tree_parts()
         if self.tree is None and not self.structures:
@@ -325,13 +321,10 @@ class Model:
     def _check_structures(self):
         g = np.asarray(self.gravity)
         for name, spec in self.structures.items():
-            if not isinstance(name, str) or not name.isidentifier():
-                raise ValueError(f"Model: structure name {name!r}; allowed: an identifier")
-            if not isinstance(spec, BeamSpec | StringSpec):
-                raise TypeError(
-                    f"Model: structures[{name!r}] = {type(spec).__name__}; allowed: BeamSpec "
-                    "or StringSpec"
-                )
+            check.identifier("Model.structures name", name)
+            check.instance(
+                f"Model.structures[{name!r}]", spec, BeamSpec | StringSpec, "BeamSpec or StringSpec"
+            )
             if isinstance(spec, StringSpec) and not np.allclose(spec.gravity, g, atol=0.0):
                 raise ValueError(
                     f"Model: structures[{name!r}].gravity = {tuple(spec.gravity)} differs from "
@@ -342,62 +335,36 @@ class Model:
                 f"Model: tree.gravity = {tuple(self.tree.gravity)} differs from Model.gravity = "
                 f"{self.gravity}; allowed: the same vector (one gravity per model)"
             )
-        for load in self.loads:
-            if not isinstance(load, PointLoad):
-                raise TypeError(f"Model: loads hold PointLoad objects, got {load!r}")
-            if load.structure not in self.structures:
-                raise ValueError(
-                    f"Model: PointLoad on structure {load.structure!r}, which does not exist; "
-                    f"known: {sorted(self.structures)}"
-                )
+        for i, load in enumerate(self.loads):
+            check.choice(f"Model.loads[{i}].structure", load.structure, self.structures)
             length = self.structures[load.structure].length
-            if not 0.0 <= load.s <= length:
-                raise ValueError(
-                    f"Model: PointLoad at s = {load.s!r} m; allowed: 0 <= s <= {length} m "
-                    f"(the length of {load.structure!r})"
-                )
+            check.real(f"Model.loads[{i}].s", load.s, low=0.0, high=length, unit="m")
 
     def _check_tree_parts(self):
         tree = self.tree
         n_b = 0 if tree is None else tree.n_bodies
         names = [c.name for c in self.contacts]
-        for contact in self.contacts:
-            if not isinstance(contact, ContactPair):
-                raise TypeError(f"Model: contacts hold ContactPair objects, got {contact!r}")
         dup = {n for n in names if names.count(n) > 1}
         if dup:
-            raise ValueError(f"Model: contact names must be unique, repeated: {sorted(dup)}")
+            check.fail("Model.contacts names", sorted(dup), "names used once")
         clash = set(names) & set(self.structures)
         if clash:
-            raise ValueError(f"Model: names used for a contact and a structure: {sorted(clash)}")
+            check.fail("Model.contacts names", sorted(clash), "names that no structure has")
         for c in self.contacts:
-            where = f"contact {c.name!r}"
-            resolve_point(tree, c.profile.body, c.profile.at, where)
-            if isinstance(c.target, str) and c.target not in self.structures:
-                raise ValueError(
-                    f"{where}: target structure {c.target!r} does not exist; known: "
-                    f"{sorted(self.structures)}"
-                )
+            where = f"Model.contacts[{c.name!r}]"
+            resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
+            if isinstance(c.target, str):
+                check.choice(f"{where}.target", c.target, self.structures)
         joints = []
-        for d in self.drives:
-            if not isinstance(d, Drive):
-                raise TypeError(f"Model: drives hold Drive objects, got {d!r}")
-            if not 0 <= d.joint < n_b:
-                raise ValueError(
-                    f"Model: drive on joint {d.joint}, which does not exist; allowed: "
-                    + ("no drives without a tree" if n_b == 0 else f"0..{n_b - 1}")
-                )
-            joints.append(d.joint)
+        for i, d in enumerate(self.drives):
+            joints.append(check.index(f"Model.drives[{i}].joint", d.joint, n_b, "tree joint"))
         if len(set(joints)) != len(joints):
-            raise ValueError(f"Model: a joint may be driven once only, got joints {joints}")
+            check.fail("Model.drives joints", joints, "each joint driven once at most")
         for loop in self.loops:
-            if not isinstance(loop, LoopClosure):
-                raise TypeError(f"Model: loops hold LoopClosure objects, got {loop!r}")
-            resolve_point(tree, loop.body_a, loop.point_a, f"loop {loop.name!r}")
+            where = f"Model.loops[{loop.name!r}]"
+            resolve_point(tree, loop.body_a, loop.point_a, f"{where}.body_a")
             if loop.body_b is not None:
-                resolve_point(tree, loop.body_b, loop.point_b, f"loop {loop.name!r}")
-            else:
-                _pair(loop.point_b, "point_b", f"loop {loop.name!r}")
+                resolve_point(tree, loop.body_b, loop.point_b, f"{where}.body_b")
         n_rows = sum(c.bilateral for c in self.contacts) + len(self.drives) + 2 * len(self.loops)
         if n_rows > n_b:
             raise ValueError(

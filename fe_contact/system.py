@@ -66,6 +66,15 @@ class StateLayout:
     def structure_names(self) -> tuple[str, ...]:
         return tuple(key for key, _, _ in self.structure_ranges)
 
+    def coordinate_name(self, i: int) -> str:
+        """What entry i of q (or u) is: "tree joint 1" or "structure 'beam' coordinate 4"."""
+        if i < self.n_tree:
+            return f"tree joint {i}"
+        for key, start, stop in self.structure_ranges:
+            if start <= i < stop:
+                return f"structure {key!r} coordinate {i - start}"
+        raise IndexError(f"coordinate {i} of {self.n}")
+
 
 @dataclass(frozen=True, eq=False)
 class System:

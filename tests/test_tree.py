@@ -609,17 +609,17 @@ def two_bodies(**joint_changes):
 
 
 def test_rejects_negative_mass():
-    with pytest.raises(ValueError, match="mass must be >= 0, got -1.0"):
+    with pytest.raises(ValueError, match="Body.mass: got -1.0; allowed: a finite number >= 0"):
         Body(mass=-1.0, inertia=0.01)
 
 
 def test_rejects_negative_inertia():
-    with pytest.raises(ValueError, match="inertia must be >= 0, got -0.01"):
+    with pytest.raises(ValueError, match="Body.inertia: got -0.01; allowed: a finite number >= 0"):
         Body(mass=1.0, inertia=-0.01)
 
 
 def test_rejects_non_finite_mass():
-    with pytest.raises(ValueError, match="mass must be a finite real number"):
+    with pytest.raises(ValueError, match="Body.mass: got nan; allowed: a finite number"):
         Body(mass=float("nan"), inertia=0.01)
 
 
@@ -681,7 +681,7 @@ def test_rejects_joint_count_mismatch():
 
 def test_rejects_point_on_missing_body():
     bodies, joints = two_bodies()
-    with pytest.raises(ValueError, match=r"points\['tip'\] is on body 2"):
+    with pytest.raises(ValueError, match=r"points\['tip'\]\.body: got 2"):
         TreeModel(bodies, joints, points={"tip": (2, (0.1, 0.0))})
 
 

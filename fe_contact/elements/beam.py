@@ -24,25 +24,27 @@ import scipy.sparse.linalg as spla
 from skfem import Basis, BilinearForm, ElementLineHermite, LinearForm, MeshLine
 from skfem.helpers import dd
 
+from .. import validation as check
+
 SUPPORT_KINDS = ("clamped", "pinned", "free")
 STANDARD_GRAVITY = 9.81
 
 
+_UNITS = {
+    "length": "m",
+    "youngs_modulus": "Pa",
+    "density": "kg/m^3",
+    "width": "m",
+    "height": "m",
+    "area": "m^2",
+    "second_moment": "m^4",
+    "rayleigh_alpha": "1/s",
+    "rayleigh_beta": "s",
+}
+
+
 def _positive(name: str, value) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number in SI units, got {value!r}") from None
-    if not np.isfinite(number) or number <= 0.0:
-        raise ValueError(f"{name} must be a positive finite number in SI units, got {value!r}")
-    return number
-
-
-def _non_negative(name: str, value) -> float:
-    number = float(value)
-    if not np.isfinite(number) or number < 0.0:
-        raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
-    return number
+    return check.real(f"BeamSpec.{name}", value, low=0.0, low_open=True, unit=_UNITS[name])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,20 +90,16 @@ class BeamSpec:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ValueError naming the first bad parameter."""
+        """Raise ValueError (TypeError for a value of the wrong kind) naming the first bad
+        parameter."""
         _positive("length", self.length)
         _positive("youngs_modulus", self.youngs_modulus)
         _positive("density", self.density)
         if self.node_x is None:
-            if isinstance(self.n_elements, bool) or not isinstance(
-                self.n_elements, int | np.integer
-            ):
-                raise ValueError(f"n_elements must be an integer >= 1, got {self.n_elements!r}")
-            if self.n_elements < 1:
-                raise ValueError(f"n_elements must be an integer >= 1, got {self.n_elements!r}")
+            check.positive_int("BeamSpec.n_elements", self.n_elements)
         else:
-            x = np.asarray(self.node_x, dtype=float)
-            if x.ndim != 1 or x.size < 2:
+            x = check.finite_array("BeamSpec.node_x", self.node_x, (np.size(self.node_x),))
+            if x.size < 2:
                 raise ValueError("node_x must list at least two node coordinates (one element)")
             if np.any(np.diff(x) <= 0.0):
                 raise ValueError("node_x must be strictly increasing")
@@ -128,17 +126,11 @@ class BeamSpec:
                 "the section is missing: give width and height, or area and second_moment"
             )
         for name in ("left", "right"):
-            kind = getattr(self, name)
-            if kind not in SUPPORT_KINDS:
-                raise ValueError(f"{name} support must be one of {SUPPORT_KINDS}, got {kind!r}")
-        _non_negative("rayleigh_alpha", self.rayleigh_alpha)
-        _non_negative("rayleigh_beta", self.rayleigh_beta)
-        if len(self.origin) != 2 or not np.all(np.isfinite(self.origin)):
-            raise ValueError(
-                f"origin must be two finite coordinates (x, y) in m, got {self.origin!r}"
-            )
-        if not np.isfinite(self.angle):
-            raise ValueError(f"angle must be finite (rad), got {self.angle!r}")
+            check.choice(f"BeamSpec.{name} support", getattr(self, name), SUPPORT_KINDS)
+        for name in ("rayleigh_alpha", "rayleigh_beta"):
+            check.real(f"BeamSpec.{name}", getattr(self, name), low=0.0, unit=_UNITS[name])
+        check.vector("BeamSpec.origin", self.origin, unit="m")
+        check.real("BeamSpec.angle", self.angle, unit="rad")
 
     @property
     def section_area(self) -> float:

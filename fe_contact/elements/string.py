@@ -44,6 +44,7 @@ import scipy.sparse as sp
 from skfem import Basis, BilinearForm, ElementLineHermite, ElementVector, MeshLine
 from skfem.helpers import dot, grad
 
+from .. import validation as check
 from .string_forces import (
     _element_coordinates,
     internal_force,
@@ -51,7 +52,7 @@ from .string_forces import (
     strain_energy,
     tangent_stiffness,
 )
-from .tension import LinearElastic, NeoHookean, _check_law, _check_positive
+from .tension import LinearElastic, NeoHookean, _check_law
 
 __all__ = [
     "SUPPORT_KINDS",
@@ -103,6 +104,11 @@ class StraightReference:
     start: tuple[float, float]
     end: tuple[float, float]
 
+    def __post_init__(self):
+        for name in ("start", "end"):
+            value = check.vector(f"StraightReference.{name}", getattr(self, name), unit="m")
+            object.__setattr__(self, name, value)
+
 
 @dataclass(frozen=True)
 class CurveReference:
@@ -141,11 +147,12 @@ class Support:
     slope: tuple[float, float] | None = None
 
     def __post_init__(self):
-        if self.kind not in SUPPORT_KINDS:
-            raise ValueError(
-                f"Support.kind: unknown support kind {self.kind!r}; allowed: "
-                f"{sorted(SUPPORT_KINDS)}"
-            )
+        object.__setattr__(self, "s", check.real("Support.s", self.s, low=0.0, unit="m"))
+        check.choice("Support.kind", self.kind, SUPPORT_KINDS)
+        for name in ("position", "slope"):
+            if getattr(self, name) is not None:
+                value = check.vector(f"Support.{name}", getattr(self, name))
+                object.__setattr__(self, name, value)
         if self.slope is not None and self.kind != "clamped":
             raise ValueError(
                 f"Support.slope: a slope {self.slope!r} can only be prescribed for kind "
@@ -186,35 +193,22 @@ class StringSpec:
     stiffness_damping: float = 0.0
 
     def __post_init__(self):
-        _check_positive("length", self.length, "the string length in m")
-        if (
-            isinstance(self.stiffness_damping, bool)
-            or not isinstance(self.stiffness_damping, (int, float, np.floating, np.integer))
-            or not np.isfinite(self.stiffness_damping)
-            or self.stiffness_damping < 0.0
-        ):
-            raise ValueError(
-                f"stiffness_damping: got {self.stiffness_damping!r}; allowed: beta >= 0 in s"
-            )
-        if (
-            isinstance(self.n_elements, bool)
-            or not isinstance(self.n_elements, (int, np.integer))
-            or self.n_elements < 1
-        ):
-            raise ValueError(f"n_elements: got {self.n_elements!r}; allowed: an integer >= 1")
-        _check_positive("density", self.density, "the line density rho0 A in kg/m")
+        length = check.real("StringSpec.length", self.length, low=0.0, low_open=True, unit="m")
+        check.positive_int("StringSpec.n_elements", self.n_elements)
+        check.real("StringSpec.density", self.density, low=0.0, low_open=True, unit="kg/m")
+        check.real("StringSpec.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
         _check_law(self.law)
-        if not np.isfinite(self.bending_stiffness) or self.bending_stiffness < 0.0:
-            raise ValueError(
-                f"bending_stiffness: got {self.bending_stiffness!r}; allowed: EI >= 0 in N m^2"
-            )
-        if np.shape(self.gravity) != (2,):
-            raise ValueError(f"gravity: got {self.gravity!r}; allowed: a 2-vector in m/s^2")
-        if not isinstance(self.intorder, (int, np.integer)) or self.intorder < 1:
-            raise ValueError(f"intorder: got {self.intorder!r}; allowed: an integer >= 1")
-        for support in self.supports:
-            if not isinstance(support, Support):
-                raise ValueError(f"supports: got {support!r}; allowed: Support instances")
+        check.real("StringSpec.bending_stiffness", self.bending_stiffness, low=0.0, unit="N m^2")
+        object.__setattr__(
+            self, "gravity", check.vector("StringSpec.gravity", self.gravity, unit="m/s^2")
+        )
+        check.positive_int("StringSpec.intorder", self.intorder)
+        if isinstance(self.supports, Support) or not isinstance(self.supports, tuple | list):
+            check.fail("StringSpec.supports", self.supports, "a tuple of Support", TypeError)
+        for i, support in enumerate(self.supports):
+            check.instance(f"StringSpec.supports[{i}]", support, Support, "a Support")
+            end = length * (1.0 + 1e-9)  # the node tolerance of the assembly
+            check.real(f"StringSpec.supports[{i}].s", support.s, high=end, unit="m")
         if isinstance(self.reference, StraightReference):
             chord = float(np.hypot(*np.subtract(self.reference.end, self.reference.start)))
             if abs(chord - self.length) > 1e-9 * self.length:
@@ -418,20 +412,13 @@ def _support_dofs(spec: StringSpec, nodes, nodal_dofs, q_ref):
         fixed.extend(nodal_dofs[rows, node])
         values = np.full(4, np.nan)
         if support.position is not None:
-            values[0:2] = _vector2("Support.position", support.position)
+            values[0:2] = support.position
         if support.slope is not None:
-            values[2:4] = _vector2("Support.slope", support.slope)
+            values[2:4] = support.slope
         for row in rows:
             if np.isfinite(values[row]):
                 q_prescribed[nodal_dofs[row, node]] = values[row]
     return np.array(sorted(fixed), dtype=np.int64), q_prescribed
-
-
-def _vector2(name: str, value) -> np.ndarray:
-    array = np.asarray(value, dtype=float)
-    if array.shape != (2,) or not np.all(np.isfinite(array)):
-        raise ValueError(f"{name}: got {value!r}; allowed: a finite 2-vector")
-    return array
 
 
 def rigid_body_modes(model: StringModel, q: np.ndarray | None = None) -> np.ndarray:

@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from .. import validation as check
 from .string import StringModel, gravity_force, internal_force, rigid_body_modes, strain_energy
 from .string import tangent_stiffness as _tangent_stiffness
 
@@ -96,10 +97,9 @@ def static_equilibrium(
     Raises ValueError if the supports leave a rigid-body mode, StaticConvergenceError if a step
     does not converge within max_iterations.
     """
-    _check_steps("n_load_steps", n_load_steps)
-    _check_steps("n_support_steps", n_support_steps)
-    if not tol > 0.0:
-        raise ValueError(f"tol: got {tol!r}; allowed: a relative tolerance > 0")
+    check.positive_int("n_load_steps", n_load_steps)
+    check.positive_int("n_support_steps", n_support_steps)
+    check.real("tol", tol, low=0.0, low_open=True, meaning="a relative tolerance")
     modes = rigid_body_modes(model)[model.fixed_dofs]
     if np.linalg.matrix_rank(modes, tol=1e-9 * max(1.0, np.abs(modes).max(initial=0.0))) < 3:
         raise ValueError(
@@ -173,11 +173,6 @@ def _continuation(model, q, path, n_steps, phase, settings, max_halvings=8):
         if increment < nominal / 2**max_halvings:
             raise StaticConvergenceError(phase, step, n_steps, residual, n_iterations, target)
     return q, residual, n_total
-
-
-def _check_steps(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name}: got {value!r}; allowed: an integer >= 1")
 
 
 def _newton(model, q, force, tol, max_iterations, mass_ff):

@@ -7,11 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-def _check_positive(name: str, value, meaning: str) -> None:
-    if not np.isscalar(value) or not np.isfinite(value) or value <= 0.0:
-        raise ValueError(f"{name}: got {value!r}; allowed: {meaning}, a finite number > 0")
-
+from .. import validation as check
 
 # --------------------------------------------------------------------------------------------
 # Tension laws
@@ -28,7 +24,9 @@ class NeoHookean:
     k: float
 
     def __post_init__(self):
-        _check_positive("k", self.k, "the neo-Hookean stiffness in N")
+        object.__setattr__(
+            self, "k", check.real("NeoHookean.k", self.k, low=0.0, low_open=True, unit="N")
+        )
 
     def tension(self, nu):
         """Tension T in N for stretch ``nu`` (any shape)."""
@@ -53,7 +51,9 @@ class LinearElastic:
     EA: float
 
     def __post_init__(self):
-        _check_positive("EA", self.EA, "the axial stiffness in N")
+        object.__setattr__(
+            self, "EA", check.real("LinearElastic.EA", self.EA, low=0.0, low_open=True, unit="N")
+        )
 
     def tension(self, nu):
         """Tension T in N for stretch ``nu`` (any shape)."""

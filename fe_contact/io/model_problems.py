@@ -131,7 +131,12 @@ def library_call(build, path: tuple, raw, problems: list[Problem]):
     except (ValueError, TypeError) as err:
         message = str(err)
         best = None
-        if isinstance(raw, dict):
+        # the library's messages start with the parameter's path: "Model.loads[0].s: got ..."
+        head = re.match(r"\s*([\w.\[\]'\"]+?)\s*(?::|=)\s", message)
+        last = re.findall(r"\w+", head.group(1))[-1] if head else None
+        if isinstance(raw, dict) and last in raw:
+            best = (0, last)
+        elif isinstance(raw, dict):
             for key in raw:
                 found = re.search(rf"(?<![\w.]){re.escape(str(key))}(?!\w)", message)
                 if found and (best is None or found.start() < best[0]):

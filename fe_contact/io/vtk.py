@@ -34,6 +34,7 @@ from xml.sax.saxutils import quoteattr
 import meshio
 import numpy as np
 
+from .. import validation as check
 from ..elements.beam import Beam, evaluate
 from ..elements.string import StringModel
 from ..elements.string import evaluate as evaluate_string
@@ -69,14 +70,7 @@ def _segments(n: int) -> np.ndarray:
 
 def _sample(nodes: np.ndarray, samples_per_element: int) -> np.ndarray:
     """Material coordinates: ``samples_per_element`` equal steps in each element, shape (m,)."""
-    if isinstance(samples_per_element, bool) or not isinstance(
-        samples_per_element, int | np.integer
-    ):
-        raise ValueError(
-            f"samples_per_element must be an integer >= 1, got {samples_per_element!r}"
-        )
-    if samples_per_element < 1:
-        raise ValueError(f"samples_per_element must be >= 1, got {samples_per_element!r}")
+    check.positive_int("samples_per_element", samples_per_element)
     t = np.linspace(0.0, 1.0, samples_per_element + 1)[:-1]
     x = (nodes[:-1, None] + np.diff(nodes)[:, None] * t[None, :]).ravel()
     return np.append(x, nodes[-1])
@@ -216,10 +210,8 @@ def disk_block(
     viewers draw it as a rigid part), or None (-1: a free-standing outline).
     Points: n rim points (the first at the end of the spoke), then the centre.
     """
-    if not (isinstance(n, int | np.integer) and n >= 3):
-        raise ValueError(f"n must be an integer >= 3, got {n!r}")
-    if not np.isfinite(radius) or radius <= 0.0:
-        raise ValueError(f"radius must be a positive number in m, got {radius!r}")
+    check.integer("n", n, low=3)
+    check.real("radius", radius, low=0.0, low_open=True, unit="m")
     center = np.asarray(center, dtype=float).reshape(2)
     phi = float(angle) + 2.0 * np.pi * np.arange(n) / n
     rim = center[None, :] + radius * np.column_stack([np.cos(phi), np.sin(phi)])
@@ -430,8 +422,7 @@ class PvdWriter:
     """
 
     def __init__(self, directory, name: str = "frames", stride: int = 1):
-        if isinstance(stride, bool) or not isinstance(stride, int | np.integer) or stride < 1:
-            raise ValueError(f"stride must be an integer >= 1, got {stride!r}")
+        check.positive_int("PvdWriter.stride", stride)
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.name = name
@@ -496,8 +487,7 @@ def write_pvd(
     that ``VtkObserver(OUT_DIR, NAME, stride)`` writes as the run goes.
     The result must have been run with ``keep_reports=True`` (the forces of a frame come from
     its StepReport; a ValueError says so otherwise). Returns the path of the ``.pvd``."""
-    if isinstance(stride, bool) or not isinstance(stride, int | np.integer) or stride < 1:
-        raise ValueError(f"write_pvd: stride = {stride!r}; allowed: an integer >= 1")
+    check.positive_int("write_pvd.stride", stride)
     reports = result.reports
     if not reports or len(reports) != len(result.t):
         raise ValueError(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from .. import validation as check
 from .joints import Joint
 from .tree import Body, TreeModel
 
@@ -20,14 +23,16 @@ def floating_body(
     of mass at the origin the mass matrix is the constant diag(m, m, J) (Eugster-Glocker (004),
     eq. 14). The body is tree body 2; ``points`` name points on it: {"rim": (0.1, 0.0)}.
     """
+    if points is not None:
+        check.instance("floating_body.points", points, Mapping, "None or a mapping name -> (x, y)")
     bodies = (Body(0.0, 0.0), Body(0.0, 0.0), Body(mass, inertia, centre_of_mass))
     joints = (
         Joint("prismatic", None, angle=0.0),
         Joint("prismatic", 0, angle=1.5707963267948966),
         Joint("revolute", 1, angle=-1.5707963267948966),
     )
-    named = {name: (2, tuple(at)) for name, at in (points or {}).items()}
-    return TreeModel(bodies, joints, points=named, gravity=tuple(gravity))
+    named = {name: (2, at) for name, at in (points or {}).items()}
+    return TreeModel(bodies, joints, points=named, gravity=gravity)
 
 
 __all__ = ["floating_body"]

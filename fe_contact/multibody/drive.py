@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from .. import validation as check
 from .tree import TreeModel, _state, equations_of_motion
 
 
@@ -43,21 +44,19 @@ class Drive:
     acceleration: Callable[[float], float]
 
     def __post_init__(self) -> None:
-        if isinstance(self.joint, bool) or not isinstance(self.joint, (int, np.integer)):
-            raise ValueError(f"Drive joint must be a joint index (int), got {self.joint!r}")
+        object.__setattr__(self, "joint", check.integer("Drive.joint", self.joint, low=0))
         for name in ("position", "velocity", "acceleration"):
-            if not callable(getattr(self, name)):
-                raise ValueError(
-                    f"Drive {name} must be a callable of t, got {getattr(self, name)!r}"
-                )
+            check.function(f"Drive.{name}", getattr(self, name), "a callable of t")
 
     @classmethod
     def constant_velocity(cls, joint: int, q0: float, rate: float) -> Drive:
         """q_joint(t) = q0 + rate t, e.g. ``Drive.constant_velocity(1, 0.0, 0.2)`` (0.2 rad/s)."""
+        q0 = check.real("Drive.constant_velocity.q0", q0)
+        rate = check.real("Drive.constant_velocity.rate", rate)
         return cls(
             joint=joint,
-            position=_Linear(float(q0), float(rate)),
-            velocity=_Linear(float(rate)),
+            position=_Linear(q0, rate),
+            velocity=_Linear(rate),
             acceleration=_Linear(0.0),
         )
 

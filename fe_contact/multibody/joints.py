@@ -12,29 +12,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import validation as check
+
 JOINT_KINDS = ("revolute", "prismatic")
-
-
-def _finite_float(value: object, name: str, where: str) -> float:
-    """``float(value)`` or a ValueError naming ``name`` if it is not a finite real number."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}{name} must be a finite real number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise ValueError(f"{where}{name} must be a finite real number, got {value!r}")
-    return number
-
-
-def _vector2(value: object, name: str, where: str) -> tuple[float, float]:
-    """``value`` as a tuple of two finite floats or a ValueError naming ``name``."""
-    try:
-        items = tuple(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise ValueError(f"{where}{name} must be a pair (x, y) of numbers, got {value!r}") from None
-    if len(items) != 2:
-        raise ValueError(f"{where}{name} must be a pair (x, y) of numbers, got {value!r}")
-    return (_finite_float(items[0], name, where), _finite_float(items[1], name, where))
 
 
 @dataclass(frozen=True)
@@ -66,22 +46,27 @@ class Joint:
     actuator: float | Callable[[float], float] | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in JOINT_KINDS:
-            raise ValueError(f"Joint kind must be one of {JOINT_KINDS}, got {self.kind!r}")
-        if self.parent is not None and (
-            isinstance(self.parent, bool) or not isinstance(self.parent, int) or self.parent < 0
-        ):
-            raise ValueError(
-                f"Joint parent must be None (ground) or a body index >= 0, got {self.parent!r}"
-            )
-        object.__setattr__(self, "location", _vector2(self.location, "location", "Joint "))
-        for name in ("angle", "stiffness", "damping", "rest"):
-            object.__setattr__(self, name, _finite_float(getattr(self, name), name, "Joint "))
-        for name in ("stiffness", "damping"):
-            if getattr(self, name) < 0.0:
-                raise ValueError(f"Joint {name} must be >= 0, got {getattr(self, name)!r}")
+        check.choice("Joint.kind", self.kind, JOINT_KINDS)
+        if self.parent is not None:
+            object.__setattr__(self, "parent", check.integer("Joint.parent", self.parent, low=0))
+        object.__setattr__(
+            self, "location", check.vector("Joint.location", self.location, unit="m")
+        )
+        revolute = self.kind == "revolute"
+        units = {
+            "angle": "rad",
+            "stiffness": "N m/rad" if revolute else "N/m",
+            "damping": "N m s/rad" if revolute else "N s/m",
+            "rest": "rad" if revolute else "m",
+        }
+        for name, unit in units.items():
+            low = 0.0 if name in ("stiffness", "damping") else None
+            value = check.real(f"Joint.{name}", getattr(self, name), low=low, unit=unit)
+            object.__setattr__(self, name, value)
         if self.actuator is not None and not callable(self.actuator):
-            object.__setattr__(self, "actuator", _finite_float(self.actuator, "actuator", "Joint "))
+            unit = "N m" if revolute else "N"
+            value = check.real("Joint.actuator", self.actuator, unit=unit)
+            object.__setattr__(self, "actuator", value)
 
 
 def actuator_force(joint: Joint, t: float) -> float:

@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .joints import Joint, _finite_float, _vector2, actuator_force
+from .. import validation as check
+from .joints import Joint, actuator_force
 
 
 @dataclass(frozen=True)
@@ -70,14 +71,11 @@ class Body:
     centre_of_mass: tuple[float, float] = (0.0, 0.0)
 
     def __post_init__(self) -> None:
-        for name in ("mass", "inertia"):
-            value = _finite_float(getattr(self, name), name, "Body ")
-            if value < 0.0:
-                raise ValueError(f"Body {name} must be >= 0, got {getattr(self, name)!r}")
+        for name, unit in (("mass", "kg"), ("inertia", "kg m^2")):
+            value = check.real(f"Body.{name}", getattr(self, name), low=0.0, unit=unit)
             object.__setattr__(self, name, value)
-        object.__setattr__(
-            self, "centre_of_mass", _vector2(self.centre_of_mass, "centre_of_mass", "Body ")
-        )
+        com = check.vector("Body.centre_of_mass", self.centre_of_mass, unit="m")
+        object.__setattr__(self, "centre_of_mass", com)
 
 
 @dataclass(frozen=True)
@@ -163,14 +161,8 @@ class TreeModel:
     _topology: _Topology = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        bodies = tuple(self.bodies)
-        joints = tuple(self.joints)
-        for i, body in enumerate(bodies):
-            if not isinstance(body, Body):
-                raise ValueError(f"TreeModel bodies[{i}] must be a Body, got {body!r}")
-        for i, joint in enumerate(joints):
-            if not isinstance(joint, Joint):
-                raise ValueError(f"TreeModel joints[{i}] must be a Joint, got {joint!r}")
+        bodies = _sequence("TreeModel.bodies", self.bodies, Body)
+        joints = _sequence("TreeModel.joints", self.joints, Joint)
         n = len(bodies)
         if n == 0:
             raise ValueError("TreeModel bodies must hold at least one Body, got none")
@@ -191,7 +183,8 @@ class TreeModel:
                 )
         object.__setattr__(self, "bodies", bodies)
         object.__setattr__(self, "joints", joints)
-        object.__setattr__(self, "gravity", _vector2(self.gravity, "gravity", "TreeModel "))
+        gravity = check.vector("TreeModel.gravity", self.gravity, unit="m/s^2")
+        object.__setattr__(self, "gravity", gravity)
         object.__setattr__(self, "points", _Points(_normalise_points(self.points, n)))
         topology = _build_topology(bodies, joints, self.gravity)
         _check_inertia(topology)
@@ -201,6 +194,15 @@ class TreeModel:
     def n_bodies(self) -> int:
         """Number of bodies = number of joints = number of joint coordinates."""
         return len(self.bodies)
+
+
+def _sequence(name: str, value, kind: type) -> tuple:
+    """A tuple of ``kind`` objects given as a tuple or a list."""
+    if not isinstance(value, tuple | list):
+        check.fail(name, value, f"a tuple of {kind.__name__} objects", TypeError)
+    for i, item in enumerate(value):
+        check.instance(f"{name}[{i}]", item, kind, f"a {kind.__name__}")
+    return tuple(value)
 
 
 def _normalise_points(points: object, n: int) -> dict[str, tuple[int, tuple[float, float]]]:
@@ -220,18 +222,13 @@ def _normalise_points(points: object, n: int) -> dict[str, tuple[int, tuple[floa
             raise ValueError(
                 f"TreeModel points entries must be name -> (body, (x, y)), got {pair!r}"
             ) from None
-        if not isinstance(name, str):
-            raise ValueError(f"TreeModel points names must be strings, got {name!r}")
+        check.instance("TreeModel.points name", name, str, "a string")
         if name in result:
             raise ValueError(
                 f"TreeModel points has a duplicate name {name!r}; names must be unique"
             )
-        if isinstance(body, bool) or not isinstance(body, (int, np.integer)) or not 0 <= body < n:
-            raise ValueError(
-                f"TreeModel points[{name!r}] is on body {body!r}, which does not exist; "
-                f"allowed: 0..{n - 1}"
-            )
-        result[name] = (int(body), _vector2(local, f"points[{name!r}] position", "TreeModel "))
+        body = check.index(f"TreeModel.points[{name!r}].body", body, n, "body")
+        result[name] = (body, check.vector(f"TreeModel.points[{name!r}] position", local))
     return result
 
 
@@ -362,19 +359,11 @@ def _state(tree: TreeModel, value: object, name: str) -> np.ndarray:
 
 
 def _body_index(tree: TreeModel, body: object) -> int:
-    if isinstance(body, bool) or not isinstance(body, (int, np.integer)):
-        raise ValueError(f"body must be an int in 0..{tree.n_bodies - 1}, got {body!r}")
-    if not 0 <= body < tree.n_bodies:
-        raise ValueError(f"body must be in 0..{tree.n_bodies - 1}, got {body!r}")
-    return int(body)
+    return check.index("body", body, tree.n_bodies, "body")
 
 
 def _local(local: object) -> tuple[float, float]:
-    try:
-        x, y = local  # type: ignore[misc]
-        return float(x), float(y)
-    except (TypeError, ValueError):
-        raise ValueError(f"local must be a point (x, y) in the body frame, got {local!r}") from None
+    return check.vector("local (a point in the body frame)", local, unit="m")
 
 
 def _xy(z) -> np.ndarray:

@@ -63,6 +63,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse.linalg as spla
 
+from .. import validation as check
 from ..coupling.constraints import evaluate_state
 from ..coupling.partition import (
     choose_dependent,
@@ -115,11 +116,7 @@ BEAM = "beam"  # the structure's name
 
 
 def _positive(value, name, allow_zero=False):
-    v = float(value)
-    if not np.isfinite(v) or (v < 0.0 if allow_zero else v <= 0.0):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"Manipulator {name} must be finite and {bound}, got {value!r}")
-    return v
+    return check.real(f"Manipulator.{name}", value, low=0.0, low_open=not allow_zero)
 
 
 def _triple(value, name, allow_zero):
@@ -157,10 +154,7 @@ class Manipulator:
     beam: BeamSpec = field(default=CANTILEVER)
 
     def __post_init__(self):
-        base = tuple(float(v) for v in self.base)
-        if len(base) != 2 or not all(np.isfinite(base)):
-            raise ValueError(f"Manipulator base must be (x, y) in m, got {self.base!r}")
-        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "base", check.vector("Manipulator.base", self.base, unit="m"))
         object.__setattr__(self, "lengths", _triple(self.lengths, "lengths", False))
         object.__setattr__(self, "masses", _triple(self.masses, "masses", True))
         object.__setattr__(self, "inertias", _triple(self.inertias, "inertias", True))
@@ -180,12 +174,11 @@ class Manipulator:
             )
         if self.elbow not in ("up", "down"):
             raise ValueError(f"Manipulator elbow must be 'up' or 'down', got {self.elbow!r}")
-        for name in ("drive_rate", "body1_angle"):
-            if not np.isfinite(float(getattr(self, name))):
-                raise ValueError(f"Manipulator {name} must be finite, got {getattr(self, name)!r}")
+        for name in ("drive_rate", "body1_angle", "contact_x"):
+            object.__setattr__(self, name, check.real(f"Manipulator.{name}", getattr(self, name)))
         if not isinstance(self.beam, BeamSpec):
             raise ValueError(f"Manipulator beam must be a BeamSpec, got {self.beam!r}")
-        if not 0.0 < float(self.contact_x) < self.beam.length:
+        if not 0.0 < self.contact_x < self.beam.length:
             raise ValueError(
                 f"Manipulator contact_x must lie inside the beam (0, {self.beam.length:g}) m, "
                 f"got {self.contact_x!r}"

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import validation as check
 from ..elements.string import assemble_string, evaluate, gravity_force, point_load
 from ..elements.string_statics import static_equilibrium
 from ..model import ContactPair, Model, Point, Sliding
@@ -41,13 +42,13 @@ class Trolley:
     speed: float = 0.3
 
     def __post_init__(self):
-        for name in ("mass", "n_elements", "s0"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"Trolley: {name} = {getattr(self, name)!r}; allowed: > 0")
-        if not 0.0 < self.s0 < 1.0:
-            raise ValueError(f"Trolley: s0 = {self.s0!r}; allowed: 0 < s0 < 1 m (the string)")
-        if not self.mu >= 0.0:
-            raise ValueError(f"Trolley: mu = {self.mu!r}; allowed: >= 0")
+        check.real("Trolley.mass", self.mass, low=0.0, low_open=True, unit="kg")
+        check.real("Trolley.mu", self.mu, low=0.0, meaning="a friction coefficient")
+        check.positive_int("Trolley.n_elements", self.n_elements)
+        check.real(
+            "Trolley.s0", self.s0, low=0.0, high=1.0, low_open=True, high_open=True, unit="m"
+        )
+        check.real("Trolley.speed", self.speed, unit="m/s")
 
 
 def trolley_tree(mass: float) -> TreeModel:

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .. import validation as check
 from ..coupling.constraints import evaluate_state, mass_times, sliding_contacts
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
@@ -65,18 +66,11 @@ class AlphaParameters:
 
 def alpha_parameters(rho_inf: float) -> AlphaParameters:
     """Chung-Hulbert parameters for spectral radius rho_inf in [0, 1]."""
-    if not 0.0 <= rho_inf <= 1.0:
-        raise ValueError(f"rho_inf = {rho_inf!r}; allowed: a number in [0, 1]")
+    rho_inf = check.real("rho_inf", rho_inf, low=0.0, high=1.0)
     alpha_m = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0)
     alpha_f = rho_inf / (rho_inf + 1.0)
     gamma = 0.5 + alpha_f - alpha_m
     return AlphaParameters(alpha_m, alpha_f, gamma, 0.25 * (gamma + 0.5) ** 2)
-
-
-def _positive_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} = {value!r}; allowed: an integer >= {minimum}")
-    return int(value)
 
 
 class GeneralizedAlpha:
@@ -120,14 +114,12 @@ class GeneralizedAlpha:
         self.h = float(h)
         self._h_step = self.h  # size of the step being reported
         self.params = alpha_parameters(rho_inf)
-        self.tol = float(tol)
-        self.max_newton = _positive_int(max_newton, "max_newton", 1)
-        self.max_halvings = _positive_int(max_halvings, "max_halvings", 0)
-        self.stick_steps = _positive_int(stick_steps, "stick_steps", 1)
-        if not (isinstance(stick_velocity, int | float) and stick_velocity >= 0.0):
-            raise ValueError(f"stick_velocity = {stick_velocity!r}; allowed: a speed >= 0 in m/s")
-        self.stick_velocity = float(stick_velocity)
-        self.recondition = recondition
+        self.tol = check.real("tol", tol, low=0.0, low_open=True)
+        self.max_newton = check.positive_int("max_newton", max_newton)
+        self.max_halvings = check.integer("max_halvings", max_halvings, low=0)
+        self.stick_steps = check.positive_int("stick_steps", stick_steps)
+        self.stick_velocity = check.real("stick_velocity", stick_velocity, low=0.0, unit="m/s")
+        self.recondition = check.real("recondition", recondition, low=1.0)
         self.n_steps = self.n_halved = self.n_newton = self.n_factorizations = 0
         self.n_substeps = 0
         self._newton0 = self._substeps0 = 0  # counters at the start of the current step

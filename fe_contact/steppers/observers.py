@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from .. import validation as check
 from .result import HistoryWriter, history_columns
 
 
@@ -42,17 +43,10 @@ class VtkObserver:
     rewritten after every frame, so a run that stops early leaves a valid series."""
 
     def __init__(self, directory, name: str = "frames", stride: int = 1, samples_per_element=8):
-        if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
-            raise ValueError(f"VtkObserver: stride = {stride!r}; allowed: an integer >= 1")
-        if (
-            isinstance(samples_per_element, bool)
-            or not isinstance(samples_per_element, int)
-            or samples_per_element < 1
-        ):
-            raise ValueError(
-                f"VtkObserver: samples_per_element = {samples_per_element!r}; allowed: an "
-                "integer >= 1"
-            )
+        stride = check.positive_int("VtkObserver.stride", stride)
+        samples_per_element = check.positive_int(
+            "VtkObserver.samples_per_element", samples_per_element
+        )
         self.directory = Path(directory)
         self.name = name
         self.stride = stride

@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from .. import validation as check
 from ..system import System, energies
 from .result import SimulationResult, StepReport, history_columns, history_row
 
@@ -36,21 +37,12 @@ class StopRun(RuntimeError):
 def check_start(system: System, h, q0, u0) -> tuple[float, np.ndarray, np.ndarray]:
     """The common input checks of a stepper: ``system`` a System, h a finite step > 0 (s),
     q0 and u0 finite of shape (n,); the offending entry is named. Returns (h, q0, u0) copies."""
-    if not isinstance(system, System):
-        raise TypeError(f"system = {type(system).__name__}; allowed: a System (assemble)")
-    if isinstance(h, bool) or not (isinstance(h, int | float) and math.isfinite(h) and h > 0.0):
-        raise ValueError(f"h = {h!r}; allowed: a finite step size > 0 in s")
-    n = system.layout.n
-    arrays = []
-    for name, value in (("q0", q0), ("u0", u0)):
-        v = np.array(value, dtype=float)
-        if v.shape != (n,):
-            raise ValueError(f"{name}: shape {v.shape}; allowed: ({n},) (system.layout)")
-        bad = np.flatnonzero(~np.isfinite(v))
-        if bad.size:
-            raise ValueError(f"{name}[{bad[0]}] = {v[bad[0]]!r}; allowed: finite values")
-        arrays.append(v)
-    return float(h), arrays[0], arrays[1]
+    check.instance("system", system, System, "a System (assemble)")
+    h = check.real("h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
+    lay = system.layout
+    q0 = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
+    u0 = check.finite_array("u0", u0, (lay.n,), lay.coordinate_name)
+    return h, q0, u0
 
 
 def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None, settings):
@@ -90,11 +82,18 @@ def simulate(
     a contact solver that does not converge, an exception in an observer) does not raise: the
     result has status "failed", the message and every state computed so far.
     """
-    t0, t_end = (float(v) for v in t_span)
-    if not (math.isfinite(t0) and math.isfinite(t_end) and t_end > t0):
-        raise ValueError(f"simulate: t_span = {t_span!r}; allowed: finite (t0, t_end), t_end > t0")
-    if isinstance(store_every, bool) or not isinstance(store_every, int) or store_every < 1:
-        raise ValueError(f"simulate: store_every = {store_every!r}; allowed: an integer >= 1")
+    t0, t_end = check.vector("simulate.t_span", t_span, unit="s")
+    if not t_end > t0:
+        check.fail("simulate.t_span", t_span, "finite (t0, t_end) with t_end > t0 in s")
+    check.positive_int("simulate.store_every", store_every)
+    check.choice("simulate.method", method, METHODS)
+    if h is not None:
+        check.real("simulate.h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
+    allowed = "a pair (q0, u0) of arrays of shape (n,)"
+    if not isinstance(y0, tuple | list | np.ndarray):
+        check.fail("simulate.y0", y0, allowed, TypeError)
+    if len(y0) != 2:
+        check.fail("simulate.y0", y0, allowed)
     q0, u0 = y0
     wall0 = time.perf_counter()
     stepper = make_stepper(system, t0, q0, u0, method, h, settings)

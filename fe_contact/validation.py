@@ -1,0 +1,187 @@
+"""Checks of user input, one message form for every parameter of the library:
+
+    "<name>: got <value!r>; allowed: <what>"
+
+``name`` names the parameter where it lives ("BeamSpec.length", "simulate.h", "q0[4]"). A value
+of the wrong kind (a string or None where a number belongs, a bool where a count belongs, an
+array where a scalar belongs) raises TypeError; a number that is NaN, infinite, out of range or
+not an integer where a count belongs, and a sequence of the wrong length, raise ValueError. Each check returns the value converted to
+its plain Python (or numpy) form, so a frozen spec stores what it checked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+
+def fail(name: str, value, allowed: str, error: type[Exception] = ValueError):
+    """Raise ``error`` with the library's message form."""
+    raise error(f"{name}: got {value!r}; allowed: {allowed}")
+
+
+def is_number(value) -> bool:
+    """True for a real scalar (int, float, numpy scalars), False for bools and everything else."""
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    )
+
+
+def _bounds(low, high, low_open: bool, high_open: bool) -> str:
+    if low is not None and high is not None:
+        return f" in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    if low is not None:
+        return f" {'>' if low_open else '>='} {low:g}"
+    if high is not None:
+        return f" {'<' if high_open else '<='} {high:g}"
+    return ""
+
+
+def real(
+    name: str,
+    value,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    unit: str = "",
+    meaning: str = "a finite number",
+) -> float:
+    """``value`` as a finite float within the bounds (``low_open``: ``value > low``).
+
+    ``meaning`` and ``unit`` only word the message: real("Circle.radius", r, low=0.0,
+    low_open=True, unit="m") allows "a finite number > 0 in m"."""
+    allowed = meaning + _bounds(low, high, low_open, high_open) + (f" in {unit}" if unit else "")
+    if not is_number(value):
+        fail(name, value, allowed, TypeError)
+    x = float(value)
+    if not math.isfinite(x):
+        fail(name, value, allowed)
+    if low is not None and (x < low or (low_open and x == low)):
+        fail(name, value, allowed)
+    if high is not None and (x > high or (high_open and x == high)):
+        fail(name, value, allowed)
+    return x
+
+
+def integer(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int in [low, high]. A float (even 2.0) is a ValueError, a bool or a
+    non-number a TypeError."""
+    allowed = "an integer" + _bounds(low, high, False, False)
+    if not is_number(value):
+        fail(name, value, allowed, TypeError)
+    if not isinstance(value, int | np.integer):
+        fail(name, value, allowed)
+    if (low is not None and value < low) or (high is not None and value > high):
+        fail(name, value, allowed)
+    return int(value)
+
+
+def positive_int(name: str, value) -> int:
+    """A count or a stride: an int >= 1."""
+    return integer(name, value, low=1)
+
+
+def index(name: str, value, n: int, what: str) -> int:
+    """An index into ``n`` existing items called ``what`` ("body", "joint")."""
+    allowed = f"a {what} index 0..{n - 1}" if n > 0 else f"none (there is no {what})"
+    if not isinstance(value, int | np.integer) or isinstance(value, bool | np.bool_):
+        fail(name, value, allowed, TypeError)
+    if not 0 <= value < n:
+        fail(name, value, allowed)
+    return int(value)
+
+
+def vector(name: str, value, length: int = 2, *, unit: str = "") -> tuple[float, ...]:
+    """``value`` as a tuple of ``length`` finite floats (a sequence or a 1-d array)."""
+    words = "(x, y)" if length == 2 else f"of {length}"
+    allowed = f"{length} finite numbers {words}" + (f" in {unit}" if unit else "")
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        fail(name, value, allowed, TypeError)
+    items = tuple(value)
+    if len(items) != length:
+        fail(name, value, allowed)
+    if not all(is_number(v) for v in items):
+        fail(name, value, allowed, TypeError)
+    if not all(math.isfinite(v) for v in items):
+        fail(name, value, allowed)
+    return tuple(float(v) for v in items)
+
+
+def choice(name: str, value, allowed: Iterable):
+    """``value`` if it is one of ``allowed`` (strings or numbers; True is not taken for 1)."""
+    options = tuple(allowed)
+    words = "one of " + ", ".join(repr(a) for a in options) if options else "none (there is none)"
+    for a in options:
+        if isinstance(a, str) and isinstance(value, str) and value == a:
+            return a
+        if is_number(a) and is_number(value) and value == a:
+            return a
+    same_kind = any(
+        isinstance(value, str) if isinstance(a, str) else is_number(value) for a in options
+    )
+    fail(name, value, words, ValueError if same_kind else TypeError)
+
+
+def identifier(name: str, value) -> str:
+    """A name used as a label in results and files: a Python identifier."""
+    allowed = "a name that is a Python identifier (letters, digits, _)"
+    if not isinstance(value, str):
+        fail(name, value, allowed, TypeError)
+    if not value.isidentifier():
+        fail(name, value, allowed)
+    return value
+
+
+def instance(name: str, value, types, what: str):
+    """``value`` if it is an instance of ``types`` (``what`` words them), else TypeError."""
+    if not isinstance(value, types):
+        fail(name, value, what, TypeError)
+    return value
+
+
+def function(name: str, value, what: str = "a callable"):
+    """``value`` if it is callable."""
+    if not callable(value):
+        fail(name, value, what, TypeError)
+    return value
+
+
+def finite_array(name: str, value, shape: tuple[int, ...], labels=None) -> np.ndarray:
+    """``value`` as a float array of ``shape`` with finite entries; a bad entry is named
+    ``name[i]`` and, when ``labels(i)`` is given, by what the entry is."""
+    allowed = f"a real array of shape {shape}"
+    if isinstance(value, str | bytes) or value is None:
+        fail(name, value, allowed, TypeError)
+    try:
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        fail(name, value, allowed, TypeError)
+    if array.shape != shape:
+        raise ValueError(f"{name}: got shape {array.shape}; allowed: {allowed}")
+    bad = np.argwhere(~np.isfinite(array))
+    if bad.size:
+        at = tuple(int(i) for i in bad[0])
+        key = ", ".join(str(i) for i in at)
+        label = f" ({labels(*at)})" if labels is not None else ""
+        fail(f"{name}[{key}]{label}", array[at].item(), "finite values")
+    return array
+
+
+__all__ = [
+    "choice",
+    "fail",
+    "finite_array",
+    "function",
+    "identifier",
+    "index",
+    "instance",
+    "integer",
+    "is_number",
+    "positive_int",
+    "real",
+    "vector",
+]
