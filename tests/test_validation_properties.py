@@ -150,6 +150,7 @@ CASES = {
             "density": BAD_POSITIVE,
             "law": st.sampled_from([None, 1.0, "neo-hookean", NeoHookean, lambda nu: nu]),
             "bending_stiffness": BAD_NON_NEGATIVE,
+            "stiffness_damping": BAD_NON_NEGATIVE,
             "gravity": BAD_PAIR,
             "intorder": BAD_COUNT,
             "supports": st.sampled_from(
