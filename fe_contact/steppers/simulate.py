@@ -150,7 +150,8 @@ def simulate(
             energy = report.energy or energies(system, report.q, report.u, report.t)
             record(report, k, k == n_total)
     except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
-        status, message = "failed", f"{type(err).__name__}: {err} (t = {stepper.t:.6g} s)"
+        status = "failed"
+        message = f"{type(err).__name__}: {err} (last completed step at t = {stepper.t:.6g} s)"
     finally:
         for obs in observers:
             close = getattr(obs, "close", None)
