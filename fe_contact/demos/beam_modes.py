@@ -1,4 +1,5 @@
-"""Modes and static deflection of MISSION's cantilever (the manipulator example's beam).
+"""Modes and static deflection of the cantilever of the manipulator example (Lipinski (002),
+sec. 9).
 
 Data (Lipinski (002), sec. 9): L = 0.4 m, 10 elements, b = 0.01 m, h = 0.0015 m, rho = 4700 kg/m^3,
 E = 2.1e11 Pa, clamped at x = 0, free at x = L.

@@ -1,4 +1,5 @@
-"""The manipulator sliding on the cantilever: Lipinski (002), sec. 9, with MISSION's data and choices.
+"""The manipulator sliding on the cantilever: Lipinski (002), sec. 9, with the data and choices of
+``papers.lipinski``.
 
 ``fe-contact demo manipulator [--mu MU ...] [--t-end T] [--h H] [--jobs N] [--joint3 prismatic]
 [--vtk 0.2|all|none] [--set NAME=VALUE] [--out DIR]`` runs one case per friction coefficient

@@ -1,4 +1,5 @@
-"""A point mass sliding with Coulomb friction on MISSION's cantilever (issue 5's check demo).
+"""A point mass sliding with Coulomb friction on the manipulator example's cantilever (a check
+of the sliding contact).
 
 Model (``fe_contact.papers.lipinski.sliding_mass_model``): the cantilever strip of the manipulator
 example (L = 0.4 m, clamped at the origin along +x, EI = 0.5906 N m^2, rho A = 0.0705 kg/m,

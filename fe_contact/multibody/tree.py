@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import validation as check
-from .joints import Joint, actuator_force
+from .joints import Joint
 
 
 @dataclass(frozen=True)
@@ -523,86 +523,14 @@ def angular_jacobian(tree: TreeModel, body: int) -> np.ndarray:
     return tree._topology.angular_jacobians[_body_index(tree, body)].copy()
 
 
-# ---------------------------------------------------------------------------------------------
-# Dynamics, Lipinski (002), eq. (7a): M(q) q'' + F(q, q', t) = Q
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EquationsOfMotion:
-    """M (n, n) and F (n,) of M q'' + F = Q, Lipinski (002), eq. (7a)."""
-
-    mass_matrix: np.ndarray
-    bias_forces: np.ndarray
-
-
-def _centre_of_mass_jacobians(topo: _Topology, q: np.ndarray):
-    """Complex centre-of-mass Jacobians (n, n) (row i = body i), orientations and joint vectors."""
-    _, rotation, origin, r = _poses(topo, q)
-    arm = rotation * topo.centre_of_mass
-    jacobians = _jacobians(topo, topo.ancestors_complex, rotation, origin, (origin + arm)[:, None])
-    return jacobians, rotation, r, arm
-
-
-def _mass_matrix(topo: _Topology, jacobians: np.ndarray) -> np.ndarray:
-    """Re(J^H diag(m) J) + sum_i I_i jw_i^T jw_i, Lipinski (002), eq. (7b)."""
-    mass_matrix = jacobians.conj().T.dot(topo.mass_column * jacobians).real
-    return mass_matrix + topo.rotational_mass_matrix
-
-
-def _bias_forces(topo: _Topology, jacobians, rotation, r, arm, q, u, t: float) -> np.ndarray:
-    """sum_i m_i Jc_i^T (a_rem_i - g) + joint terms, Lipinski (002), eq. (7c)."""
-    omega, origin_velocity = _velocities(topo, u, rotation, r)
-    com_velocity = origin_velocity + 1j * omega * arm
-    remainders = _remainders(
-        topo, topo.ancestors_complex, u, omega, rotation, origin_velocity, omega, com_velocity
-    )
-    forces = jacobians.conj().T.dot(topo.mass * (remainders - topo.gravity)).real
-    forces += topo.stiffness * (q - topo.rest) + topo.damping * u
-    for i, joint in topo.actuated:
-        forces[i] -= actuator_force(joint, t)
-    return forces
-
-
-def mass_matrix(tree: TreeModel, q) -> np.ndarray:
-    """Mass matrix M(q), shape (n, n), symmetric positive definite, Lipinski (002), eq. (7b).
-
-    M = sum_i m_i Jc_i^T Jc_i + I_i jw_i^T jw_i (the projected form of eqs. 6b, 7b). With
-    massless bodies M can become singular in special configurations (a point mass on the axis of
-    the only revolute joint that turns it); solvers then raise numpy's LinAlgError.
-    """
-    topo = tree._topology
-    jacobians, _, _, _ = _centre_of_mass_jacobians(topo, _state(tree, q, "q"))
-    return _mass_matrix(topo, jacobians)
-
-
-def bias_forces(tree: TreeModel, q, u, t: float = 0.0) -> np.ndarray:
-    """F(q, q', t), shape (n,), of M q'' + F = Q, Lipinski (002), eq. (7c).
-
-    F = sum_i m_i Jc_i^T (a_rem_i - g)  (Coriolis, centrifugal, gravity)
-        + stiffness (q - rest) + damping q' - actuator(t)   (joint elements)
-    N m for revolute and N for prismatic rows. ``t`` in s is used by time-dependent actuators.
-    """
-    topo = tree._topology
-    q = _state(tree, q, "q")
-    u = _state(tree, u, "u")
-    jacobians, rotation, r, arm = _centre_of_mass_jacobians(topo, q)
-    return _bias_forces(topo, jacobians, rotation, r, arm, q, u, t)
-
-
-def equations_of_motion(tree: TreeModel, q, u, t: float = 0.0) -> EquationsOfMotion:
-    """``mass_matrix`` and ``bias_forces`` from one kinematic pass, Lipinski (002), eq. (7)."""
-    topo = tree._topology
-    q = _state(tree, q, "q")
-    u = _state(tree, u, "u")
-    jacobians, rotation, r, arm = _centre_of_mass_jacobians(topo, q)
-    return EquationsOfMotion(
-        mass_matrix=_mass_matrix(topo, jacobians),
-        bias_forces=_bias_forces(topo, jacobians, rotation, r, arm, q, u, t),
-    )
-
-
-# Applied forces, inverse dynamics and energies live in tree_forces (re-exported here).
+# Dynamics (M, F) live in tree_dynamics; applied forces, inverse dynamics and energies in
+# tree_forces (both re-exported here).
+from .tree_dynamics import (  # noqa: E402, F401
+    EquationsOfMotion,
+    bias_forces,
+    equations_of_motion,
+    mass_matrix,
+)
 from .tree_forces import (  # noqa: E402, F401
     actuator_forces,
     damping_power,

@@ -22,7 +22,7 @@ The manipulator (``Manipulator``, ``manipulator_model``, ``manipulator_initial_s
   the contact pair ``tip`` (columns ``tip_normal_force``, ``tip_friction_force``,
   ``tip_slip_velocity``, ``tip_parameter`` = the contact's x on the beam, ...).
 
-Choices where 002 is silent or ambiguous (MISSION, "The manipulator example"):
+Choices where 002 is silent or ambiguous (the manipulator example as specified for this project):
 
 * All three joints are revolute (``joint3="prismatic"`` makes joint 3 a telescopic slide along
   body 3, with the same spring and damper numbers in N/m and N s/m).

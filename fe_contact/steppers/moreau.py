@@ -36,7 +36,6 @@ dominates.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +43,7 @@ import scipy.sparse as sp
 from scipy.linalg import lu_factor, lu_solve
 from scipy.sparse.linalg import splu
 
+from .. import validation as check
 from ..coupling.constraints import evaluate_state
 from ..coupling.kinematics import (
     grid_contacts,
@@ -107,8 +107,7 @@ class MoreauJean:
         max_halvings: int = 10,
     ):
         h, q0, u0 = check_start(system, h, q0, u0)
-        if not 0.5 <= theta <= 1.0:
-            raise ValueError(f"theta = {theta!r}; allowed: 0.5 <= theta <= 1")
+        theta = check.real("theta", theta, low=0.5, high=1.0)
         model = system.model
         bilateral = [c.name for c in model.contacts if c.bilateral]
         if bilateral:
@@ -116,26 +115,14 @@ class MoreauJean:
                 f"contacts {bilateral} have Sliding laws; the Moreau-Jean stepper takes "
                 "Unilateral laws (allowed: Unilateral, or method='generalized-alpha')"
             )
-        if penetration_tolerance == 0.0 and not isinstance(penetration_tolerance, bool):
-            penetration_tolerance = None  # 0: fixed steps, as None
-        if penetration_tolerance is not None and not (
-            isinstance(penetration_tolerance, int | float)
-            and not isinstance(penetration_tolerance, bool)
-            and math.isfinite(penetration_tolerance)
-            and penetration_tolerance > 0.0
-        ):
-            raise ValueError(
-                f"penetration_tolerance = {penetration_tolerance!r}; allowed: a finite length "
-                "> 0 in m, or 0 or None (fixed steps)"
+        if penetration_tolerance is not None:
+            penetration_tolerance = check.real(
+                "penetration_tolerance", penetration_tolerance, low=0.0, unit="m"
             )
-        for name, value, low in (
-            ("max_halvings", max_halvings, 0),
-            ("max_iterations", max_iterations, 1),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-                raise ValueError(f"{name} = {value!r}; allowed: an integer >= {low}")
-        if not (isinstance(tol, int | float) and math.isfinite(tol) and tol > 0.0):
-            raise ValueError(f"tol = {tol!r}; allowed: a finite tolerance > 0 in m/s")
+            penetration_tolerance = penetration_tolerance or None  # 0: fixed steps, as None
+        max_halvings = check.integer("max_halvings", max_halvings, low=0)
+        max_iterations = check.positive_int("max_iterations", max_iterations)
+        tol = check.real("tol", tol, low=0.0, low_open=True, unit="m/s")
         self.system = system
         self._n_bilateral = len(model.constraint_names())  # drives, then loop rows
         self.h = float(h)
