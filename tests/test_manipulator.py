@@ -325,16 +325,17 @@ def test_cli_dispatches_to_the_manipulator_demo(capsys):
 
 
 def test_a_step_whose_newton_fails_is_retried_in_halves():
-    """h = 2e-3 s with only 3 Newton iterations allowed: without halving the run stops with a
+    """h = 2e-3 s with only 3 Newton iterations allowed (and a relative tolerance 1e-8, which
+    halved steps reach in 3 iterations): without halving the run stops with a
     clear message; with halving it reaches the end, the retried steps are counted, the
     constraints hold and the torque stays within the coarse step's own discretisation error of
     a fine reference (h = 2.5e-4 s)."""
     system, init = lipinski.manipulator_initial_state(lipinski.Manipulator(), 0.2)
     span = (0.0, 0.04)
     y0 = (init.q0, init.u0)
-    stuck = simulate(system, span, y0, h=2e-3, max_newton=3, max_halvings=0)
+    stuck = simulate(system, span, y0, h=2e-3, max_newton=3, rtol=1e-8, max_halvings=0)
     assert stuck.status == "failed" and "Newton did not converge" in stuck.message
-    halved = simulate(system, span, y0, h=2e-3, max_newton=3, max_halvings=3)
+    halved = simulate(system, span, y0, h=2e-3, max_newton=3, rtol=1e-8, max_halvings=3)
     assert halved.status == "finished", halved.message
     assert halved.n_substeps > halved.n_steps  # some steps were taken in halves
     assert halved.t[-1] == pytest.approx(span[1])

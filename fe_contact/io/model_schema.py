@@ -271,6 +271,7 @@ class GeneralizedAlphaTable(Table):
     h: Positive | None = None
     rho_inf: Fraction | None = None
     tol: Positive | None = None
+    rtol: Positive | None = None
     max_newton: Annotated[int, Field(ge=1)] | None = None
     max_halvings: Index | None = None
     recondition: Positive | None = None

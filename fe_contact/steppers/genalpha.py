@@ -79,7 +79,11 @@ class GeneralizedAlpha:
     (steps including the halves of retried steps), ``n_halved``, ``n_factorizations``.
 
     h : step, s. rho_inf : spectral radius at infinite frequency. tol : Newton tolerance on
-    the position correction, m (or rad). max_newton : iterations per step. max_halvings : a
+    the position correction, m (or rad). rtol : relative Newton tolerance on the acceleration
+    correction, the residual of the reduced equations and the change of the multipliers
+    between iterates, against the size of the forces (see ``_converged``); the default 1e-10
+    keeps the iteration error below the discretisation error down to steps where that is 1e-10
+    (a three-link chain: 9e-9 rad at h = 4e-5 s, in order 2). max_newton : iterations per step. max_halvings : a
     step whose Newton iteration fails is retried as two halves, recursively this deep.
     recondition : the dependent coordinates are chosen anew when cond(J_u) grows by this factor.
     stick_steps, stick_velocity : a slip reversal that ends with |v_t| <= stick_velocity (m/s)
@@ -97,6 +101,7 @@ class GeneralizedAlpha:
         h: float = 1e-4,
         rho_inf: float = 0.9,
         tol: float = 1e-12,
+        rtol: float = 1e-10,
         max_newton: int = 12,
         max_halvings: int = 3,
         recondition: float = 100.0,
@@ -114,7 +119,8 @@ class GeneralizedAlpha:
         self.h = float(h)
         self._h_step = self.h  # size of the step being reported
         self.params = alpha_parameters(rho_inf)
-        self.tol = check.real("tol", tol, low=0.0, low_open=True)
+        self.tol = check.real("tol", tol, low=0.0, low_open=True, unit="m")
+        self.rtol = check.real("rtol", rtol, low=0.0, low_open=True, high=1e-2)
         self.max_newton = check.positive_int("max_newton", max_newton)
         self.max_halvings = check.integer("max_halvings", max_halvings, low=0)
         self.stick_steps = check.positive_int("stick_steps", stick_steps)
@@ -131,6 +137,7 @@ class GeneralizedAlpha:
         self._g_factor = {}
         lay = system.layout
         self._mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
+        self._mass_flexible_diagonal = system.mass_flexible.diagonal()
         self._sliding = sliding_contacts(system)
         self._mu = np.array([system.model.contacts[k].mu for k in self._sliding])
         self._last_reversal = np.full(len(self._sliding), -(10**9))
@@ -145,6 +152,7 @@ class GeneralizedAlpha:
         self.multipliers = sol.multipliers
         self.evaluation = ev
         self.pseudo = sol.acceleration.copy()
+        self._previous = None  # (accelerations, step) of the step before, for the predictor
         self._slip_sign = ev.slip_sign.copy()
         self.check_painleve(ev)
         self._powers = self._power_terms(ev, self.multipliers)
@@ -249,6 +257,38 @@ class GeneralizedAlpha:
         return bool(np.max(np.abs(ev.phi)) <= self.tol and np.max(np.abs(velocity)) <= self.tol)
 
     # -- stepping ---------------------------------------------------------------------------
+    def _converged(self, delta, inertia_delta, r, scale, lam, last, bp) -> bool:
+        """The Newton test of an iterate. All must hold: the position correction
+        bp |delta| <= tol; the residual of the reduced equations and the acceleration correction
+        weighted by the diagonal of the mass matrix (so that both are forces, and the round-off
+        eps cond(G) of a stiff structure's accelerations weighs as little as its nodal masses)
+        <= rtol ``scale`` (the largest inertia or applied generalised force, at least 1 N); the
+        error of the multipliers, estimated from their change since the last iterate
+        (``last``: its |delta| and lambda) and the contraction theta = |delta_k| / |delta_k-1|
+        of the iteration as theta / (1 - theta) |lambda_k - lambda_k-1|, <= rtol max(1 N,
+        |lambda|)."""
+        d = np.max(np.abs(delta), initial=0.0)
+        if bp * d > self.tol:
+            return False
+        bound = self.rtol * scale
+        if max(np.abs(r).max(initial=0.0), np.abs(inertia_delta).max(initial=0.0)) > bound:
+            return False
+        if lam.size == 0:
+            return True
+        if last is None:
+            return False
+        d_last, lam_last = last
+        theta = min(d / d_last, 0.5) if d_last > 0 else 0.0
+        error = theta / (1.0 - theta) * np.max(np.abs(lam - lam_last))
+        return bool(error <= self.rtol * max(1.0, np.max(np.abs(lam))))
+
+    def _mass_diagonal(self, ev) -> np.ndarray:
+        lay = self.system.layout
+        out = np.empty(lay.n)
+        out[lay.tree] = np.diag(ev.mass_tree)
+        out[lay.flexible] = self._mass_flexible_diagonal
+        return out
+
     def _newton_step(self, h: float):
         """One step of size h from the committed state; commits it. Raises NewtonDivergence."""
         s = self.system
@@ -261,11 +301,15 @@ class GeneralizedAlpha:
         y_n, v_n = self.q[ind], self.u[ind]
         ydd_n, a_n = self.acceleration[ind], self.pseudo[ind]
         ydd = ydd_n.copy()
+        if self._previous is not None:  # linear extrapolation of the accelerations
+            acc_prev, h_prev = self._previous
+            ydd += (h / h_prev) * (ydd_n - acc_prev[ind])
         slip_sign = self._slip_sign
         last = None
         prev = self.evaluation
         q1, u1 = self.q, self.u
         lu = self._g_solver(h, self.q)
+        last_iterate = None  # |delta| and lambda at the last iterate
         for _ in range(self.max_newton):
             a1 = (p.alpha_f * ydd_n + (1 - p.alpha_f) * ydd - p.alpha_m * a_n) / (1 - p.alpha_m)
             q1 = (q1 if prev is None else prev.q).copy()
@@ -281,7 +325,8 @@ class GeneralizedAlpha:
             acc = np.empty(s.layout.n)
             acc[ind] = ydd
             acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
-            e = mass_times(s, ev, acc) + ev.forces
+            inertia = mass_times(s, ev, acc)
+            e = inertia + ev.forces
             r = e[ind] - np.hstack([B4, B5]).T @ e[U]
             rhs = np.zeros(s.layout.n)
             rhs[ind] = -r
@@ -292,12 +337,16 @@ class GeneralizedAlpha:
             last = delta
             if not np.all(np.isfinite(delta)):
                 break
-            if np.max(np.abs(bp * delta), initial=0.0) <= self.tol:
+            lam = _multipliers(ev, part, e)
+            scale = max(1.0, np.abs(inertia).max(initial=0.0), np.abs(ev.forces).max(initial=0.0))
+            inertia_delta = self._mass_diagonal(ev)[ind] * delta
+            if self._converged(delta, inertia_delta, r, scale, lam, last_iterate, bp):
                 if self._consistent(ev):
                     break
                 prev = None  # recover the dependent coordinates exactly in the next iterate
             else:
                 prev = ev
+            last_iterate = (np.max(np.abs(delta), initial=0.0), lam)
             ydd = ydd + delta
         else:
             raise NewtonDivergence(
@@ -306,8 +355,8 @@ class GeneralizedAlpha:
             )
         if not np.all(np.isfinite(delta)):
             raise NewtonDivergence(f"the Newton correction is not finite at t = {t1:.6g} s")
-        lam = np.linalg.solve(ev.jac_sigma[:, U].T, e[U]) if U.size else np.zeros(0)
         self.t, self.q, self.u = t1, q1, u1
+        self._previous = (self.acceleration, h)
         self.acceleration = acc
         self.pseudo = acc.copy()
         self.pseudo[ind] = a1
@@ -341,6 +390,7 @@ class GeneralizedAlpha:
         old_sign = self._slip_sign.copy()
         saved = (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers)
         saved += (self.evaluation, self._s.copy(), self.part, self._slip_sign.copy())
+        saved += (self._previous,)
         try:
             ev = self._advance(h, self.max_halvings)
         except ContactLeftStructure as err:
@@ -377,7 +427,7 @@ class GeneralizedAlpha:
 
     def _restore(self, saved):
         (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers) = saved[:6]
-        self.evaluation, self._s, self.part, self._slip_sign = saved[6:]
+        self.evaluation, self._s, self.part, self._slip_sign, self._previous = saved[6:]
 
     def _power_terms(self, ev, lam) -> dict:
         s = self.system
@@ -442,6 +492,15 @@ class GeneralizedAlpha:
             n_substeps=self.n_substeps - self._substeps0,
             energy=self._energy,
         )
+
+
+def _multipliers(ev, part, e) -> np.ndarray:
+    """Multipliers of an iterate from the dependent rows, J_Sigma,u^T lambda = (M q'' + F)_u
+    (Lipinski (002), eq. 76)."""
+    U = part.dependent
+    if U.size == 0:
+        return np.zeros(0)
+    return np.linalg.solve(ev.jac_sigma[:, U].T, e[U])
 
 
 def _dependent_newton_step(ev, part, q, u, t: float):
