@@ -117,13 +117,27 @@ class Line:
 
 @dataclass(frozen=True)
 class Sliding:
-    """Bilateral sliding contact with Coulomb friction mu |lambda|, Lipinski (002), secs. 4-7."""
+    """Bilateral contact with Coulomb friction, Lipinski (002), secs. 4-7: while it slips the
+    friction force is mu |lambda| against the slip (the kinetic coefficient, 002 eq. 63); when
+    the slip velocity reaches zero the contact sticks if the friction force that holds it lies
+    within mu_s lambda, and slips again when it leaves that cone (001 sec. 10.3.2).
+
+    mu : kinetic coefficient >= 0. mu_s : static coefficient >= mu (None: equal to mu).
+    """
 
     mu: float = 0.0
+    mu_s: float | None = None
 
     def __post_init__(self):
         mu = check.real("Sliding.mu", self.mu, low=0.0, meaning="a friction coefficient")
         object.__setattr__(self, "mu", mu)
+        if self.mu_s is None:
+            object.__setattr__(self, "mu_s", mu)
+            return
+        mu_s = check.real(
+            "Sliding.mu_s", self.mu_s, low=mu, meaning="a static friction coefficient, at least mu"
+        )
+        object.__setattr__(self, "mu_s", mu_s)
 
 
 @dataclass(frozen=True)
@@ -191,8 +205,6 @@ class ContactPair:
                 raise ValueError(f"{where}: search 'grid' needs a Circle against a structure")
             if not isinstance(self.law, Unilateral):
                 raise ValueError(f"{where}: search 'grid' needs a Unilateral law")
-        if isinstance(self.target, Line) and isinstance(self.law, Sliding):
-            raise ValueError(f"{where}: a Line target takes a Unilateral law")
 
     @property
     def mu(self) -> float:

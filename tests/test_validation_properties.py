@@ -259,7 +259,17 @@ CASES = {
         {"point": BAD_PAIR, "normal": BAD_PAIR | st.just((0.0, 0.0))},
     ),
     "Line.incline": (Line.incline, dict(angle=0.1), {"angle": BAD_REAL, "point": BAD_PAIR}),
-    "Sliding": (Sliding, dict(mu=0.1), {"mu": BAD_NON_NEGATIVE}),
+    "Sliding": (
+        Sliding,
+        dict(mu=0.1),
+        # mu_s below the kinetic mu = 0.1 is as wrong as a negative one; None means mu_s = mu
+        {
+            "mu": BAD_NON_NEGATIVE,
+            "mu_s": (BAD_NON_NEGATIVE | st.sampled_from([0.0, 0.05])).filter(
+                lambda v: v is not None
+            ),
+        },
+    ),
     "Unilateral": (
         Unilateral,
         dict(mu=0.1),
@@ -410,8 +420,8 @@ SIMULATE_BAD = {
     "tol": BAD_POSITIVE,
     "max_newton": BAD_COUNT,
     "max_halvings": st.integers(max_value=-1) | NON_INTEGRAL | BAD_INDEX_TYPE,
-    "stick_steps": BAD_COUNT,
-    "stick_velocity": BAD_NON_NEGATIVE,
+    "max_events": BAD_COUNT,
+    "event_tol": BAD_POSITIVE,
 }
 
 

@@ -59,6 +59,27 @@ class Evaluation:
     contact_index: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class StickAnchor:
+    """Where a sticking contact holds: the material parameter s* of the target (m along the
+    structure, or along a rigid line from its point) and the tangent t* (2,) at the onset of
+    stick. A point profile is pinned there at the position level, t* . (c - r(s*, q)) = 0, so
+    it cannot creep; a circle rolls, W_T u = 0 (velocity level, nonholonomic)."""
+
+    parameter: float
+    direction: tuple[float, float]
+
+
+def stick_anchor(contact: ContactKinematics, target, profile_point) -> StickAnchor:
+    """The anchor of a contact that starts to stick in the state ``contact``; ``target`` is the
+    pair's target (a structure name or a Line) and ``profile_point`` the profile's centre."""
+    if isinstance(target, str):
+        s_star = contact.parameter
+    else:  # a rigid line: the coordinate of the foot point along the line
+        s_star = float(contact.tangent @ (np.asarray(profile_point) - np.asarray(target.point)))
+    return StickAnchor(float(s_star), (float(contact.tangent[0]), float(contact.tangent[1])))
+
+
 def sliding_contacts(system: System) -> tuple[int, ...]:
     """Model indices of the bilateral (Sliding) contacts, in constraint-row order."""
     return tuple(i for i, c in enumerate(system.model.contacts) if c.bilateral)
@@ -102,6 +123,35 @@ def contact_at(system: System, k: int, q, u, s_guess=None, remainder=True) -> Co
     )
 
 
+def _stick_row(system: System, k: int, anchor: StickAnchor, q, u, contact: ContactKinematics):
+    """(phi, J row, A) of the tangential row of sticking contact k (see StickAnchor)."""
+    lay = system.layout
+    pair = system.model.contacts[k]
+    prof = profile_state(
+        system.tree, q[lay.tree], u[lay.tree], pair.profile.body, system.profile_points[k]
+    )
+    pk = prof.centre
+    t_star = np.asarray(anchor.direction)
+    if pair.profile.radius > 0.0:  # rolling: W_T u = 0 with its acceleration remainder
+        return 0.0, contact.w_tangent, contact.tangent_remainder
+    row = np.zeros(lay.n)
+    row[lay.tree] = t_star @ pk.jacobian
+    if isinstance(pair.target, str):
+        sl = lay.structure(pair.target)
+        cp = system.structures[pair.target].curve(anchor.parameter, q[sl])
+        np.add.at(row, sl.start + cp.dofs, -(t_star @ cp.rows))
+        anchor_point = cp.position
+    else:
+        line = pair.target
+        anchor_point = np.asarray(line.point) + anchor.parameter * t_star
+    # the target's material point is linear in q (beam and string alike): only c has a remainder
+    return (
+        float(t_star @ (pk.position - anchor_point)),
+        row,
+        float(t_star @ pk.acceleration_remainder),
+    )
+
+
 def evaluate_state(
     system: System,
     q,
@@ -110,12 +160,16 @@ def evaluate_state(
     slip_sign=None,
     constraints_only: bool = False,
     s_guess=None,
+    stick=None,
 ) -> Evaluation:
     """Evaluate the dynamics and the bilateral constraints at (q, u, t).
 
     slip_sign : (n_sliding,) signs of the slip velocity used for friction; by default the signs
     at this state (002 eq. 63). s_guess : (n_sliding,) warm starts of the contact parameters.
-    ``constraints_only`` skips M and F.
+    stick : (n_sliding,) a StickAnchor for each sticking contact, None for a sliding one; a
+    sticking contact has no kinetic friction in J_Sigma and one more row, appended after the
+    model's rows in contact order, whose multiplier is its static friction force (N, along its
+    tangent, on the profile). ``constraints_only`` skips M and F.
     """
     lay = system.layout
     tree = system.tree
@@ -125,7 +179,9 @@ def evaluate_state(
     if q.shape != (lay.n,) or u.shape != (lay.n,):
         raise ValueError(f"q and u must have shape ({lay.n},), got {q.shape} and {u.shape}")
     index = sliding_contacts(system)
-    m = len(model.constraint_names())
+    m0 = len(model.constraint_names())
+    sticking = [] if stick is None else [i for i, a in enumerate(stick) if a is not None]
+    m = m0 + len(sticking)
     phi = np.zeros(m)
     jac = np.zeros((m, lay.n))
     jac_sigma = np.zeros((m, lay.n))
@@ -144,7 +200,8 @@ def evaluate_state(
         s = np.sign(c.slip_velocity) if slip_sign is None else float(slip_sign[i])
         signs[i] = s
         mu = model.contacts[k].mu
-        jac_sigma[row] = c.w_normal - s * mu * c.w_tangent if mu > 0.0 else c.w_normal
+        free = i not in sticking and mu > 0.0
+        jac_sigma[row] = c.w_normal - s * mu * c.w_tangent if free else c.w_normal
         row += 1
     q_t, u_t = q[lay.tree], u[lay.tree]
     for d in model.drives:
@@ -175,6 +232,11 @@ def evaluate_state(
         jac_sigma[row : row + 2, lay.tree] = jl
         remainder[row : row + 2] = rem
         row += 2
+    for i in sticking:
+        k = index[i]
+        phi[row], jac[row], remainder[row] = _stick_row(system, k, stick[i], q, u, contacts[i])
+        jac_sigma[row] = jac[row]
+        row += 1
     mass_tree = forces = None
     if not constraints_only:
         forces = np.empty(lay.n)
@@ -218,6 +280,8 @@ def mass_times(system: System, ev: Evaluation, a: np.ndarray) -> np.ndarray:
 __all__ = [
     "ContactLeftStructure",
     "Evaluation",
+    "StickAnchor",
+    "stick_anchor",
     "contact_at",
     "evaluate_state",
     "mass_times",

@@ -55,7 +55,9 @@ class ContactKinematics:
     normal : (2,) unit, from the target to the profile. tangent : (2,) the normal turned by -90
         degrees. gap : m. normal_velocity, slip_velocity : m/s.
     w_normal, w_tangent : (n,) rows W_N, W_T. remainder : A, m/s^2 (NaN when not computed).
-    parameter_rate : s', m/s.
+    parameter_rate : s', m/s. tangent_remainder : A_T with v_t' = W_T u' + A_T while the contact
+    stays closed (g' = 0), m/s^2: ``A_T = t . a_c - s' t . R_s(s) u`` (the frame's rotation
+    meets only the normal relative velocity, which is zero).
     """
 
     parameter: float
@@ -71,6 +73,7 @@ class ContactKinematics:
     w_tangent: np.ndarray
     remainder: float
     parameter_rate: float
+    tangent_remainder: float = np.nan
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,7 +146,7 @@ def structure_contact(
     a = float(np.hypot(*cp.slope))
     rs_u = slope_velocity(cp, u_s)
     s_rate = (a * float(t_s @ rel) + float(d @ rs_u)) / (a * a - float(d @ cp.slope_rate))
-    A = np.nan
+    A = A_T = np.nan
     if remainder:
         omega = float(n_s @ (cp.slope_rate * s_rate + rs_u)) / a
         A = side * (
@@ -151,6 +154,7 @@ def structure_contact(
             - s_rate * float(n_s @ rs_u)
             - omega * float(t_s @ rel)
         )
+        A_T = float(tangent @ pk.acceleration_remainder) - s_rate * float(tangent @ rs_u)
     return ContactKinematics(
         parameter=cp.s,
         element=cp.element,
@@ -165,6 +169,7 @@ def structure_contact(
         w_tangent=w_t,
         remainder=A,
         parameter_rate=s_rate,
+        tangent_remainder=A_T,
     )
 
 
@@ -198,6 +203,7 @@ def line_contact(
         w_tangent=_scatter(n, tree_columns, tangent @ pk.jacobian + radius * profile.angular_row),
         remainder=float(normal @ pk.acceleration_remainder),
         parameter_rate=0.0,
+        tangent_remainder=float(tangent @ pk.acceleration_remainder),
     )
 
 

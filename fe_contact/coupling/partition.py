@@ -170,7 +170,9 @@ def augmented_accelerations(system: System, ev: Evaluation) -> Solution:
     return Solution(x[:n], x[n:])
 
 
-def recover_dependent(system: System, part: Partition, q, u, t: float, tol=1e-12, max_iter=25):
+def recover_dependent(
+    system: System, part: Partition, q, u, t: float, tol=1e-12, max_iter=25, stick=None
+):
     """Dependent positions and velocities from the constraints (Newton, then a linear solve).
 
     q, u : (n,) with the independent entries given (the dependent entries are the starting guess);
@@ -182,7 +184,7 @@ def recover_dependent(system: System, part: Partition, q, u, t: float, tol=1e-12
     if U.size == 0:
         return q, u
     for _ in range(max_iter):
-        ev = evaluate_state(system, q, u, t, constraints_only=True)
+        ev = evaluate_state(system, q, u, t, constraints_only=True, stick=stick)
         J_u = ev.jac[:, U]
         if np.max(np.abs(ev.phi)) <= tol:
             break

@@ -275,8 +275,8 @@ class GeneralizedAlphaTable(Table):
     max_newton: Annotated[int, Field(ge=1)] | None = None
     max_halvings: Index | None = None
     recondition: Positive | None = None
-    stick_steps: Annotated[int, Field(ge=1)] | None = None
-    stick_velocity: NonNegative | None = None
+    event_tol: Positive | None = None
+    max_events: Annotated[int, Field(ge=1)] | None = None
 
 
 class MoreauTable(Table):

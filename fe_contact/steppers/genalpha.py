@@ -17,13 +17,11 @@ tangent stiffness when a string is present. Multipliers come from 002 eq. (76). 
 fixed (``h``); 1e-4 s resolves the first beam modes of the papers' examples (omega h < 0.1)
 while the numerical damping removes the unresolved highest ones (omega ~ 1e5 rad/s).
 
-Contacts: ``Sliding`` pairs (bilateral, Coulomb friction mu |lambda|). When the slip velocity
-of a frictional contact changes sign in a step, friction turns with it from the next step on (a
-slip reversal); when it turns back again within ``stick_steps`` steps while the slip velocity
-stays below ``stick_velocity`` the contact would stick,
-which the bilateral sliding law does not model: the run ends with that message. A contact
-leaving its structure, or a normal force turning negative (the bilateral contact would
-separate), also ends the run; everything up to the last step is kept.
+Contacts: ``Sliding`` pairs (bilateral, Coulomb friction with kinetic mu and static mu_s).
+Each is in a state, slip (with its direction) or stick (an added tangential row); the switches
+between them are located in time inside the step and the step is completed from there
+(``contact_states``). A contact leaving its structure, or a normal force turning negative (the
+bilateral contact would separate), ends the run; everything up to the last step is kept.
 """
 
 from __future__ import annotations
@@ -47,7 +45,8 @@ from ..coupling.partition import (
     partitioned_accelerations,
     recover_dependent,
 )
-from ..system import System, energies
+from ..system import System
+from .contact_states import ContactStates
 from .result import ContactReport, StepReport, open_contact
 from .simulate import StopRun, check_start
 
@@ -73,7 +72,7 @@ def alpha_parameters(rho_inf: float) -> AlphaParameters:
     return AlphaParameters(alpha_m, alpha_f, gamma, 0.25 * (gamma + 0.5) ** 2)
 
 
-class GeneralizedAlpha:
+class GeneralizedAlpha(ContactStates):
     """Step object: ``step()`` advances by h and returns a StepReport; ``t``, ``q``, ``u``,
     ``acceleration``, ``multipliers``; counters ``n_steps``, ``n_newton``, ``n_substeps``
     (steps including the halves of retried steps), ``n_halved``, ``n_factorizations``.
@@ -86,10 +85,9 @@ class GeneralizedAlpha:
     (a three-link chain: 9e-9 rad at h = 4e-5 s, in order 2). max_newton : iterations per step. max_halvings : a
     step whose Newton iteration fails is retried as two halves, recursively this deep.
     recondition : the dependent coordinates are chosen anew when cond(J_u) grows by this factor.
-    stick_steps, stick_velocity : a slip reversal that ends with |v_t| <= stick_velocity (m/s)
-    followed by another such within stick_steps steps is taken as sticking and ends the run;
-    reversals to a larger slip velocity (a contact carried back by the vibrating structure) are
-    followed.
+    event_tol : a contact event (stick, breakaway, reversal) is located to this time, s.
+    max_events : more events than this within one step stop the run (chattering). ``events``
+    lists (t, contact, kind) of every event.
     """
 
     def __init__(
@@ -105,8 +103,8 @@ class GeneralizedAlpha:
         max_newton: int = 12,
         max_halvings: int = 3,
         recondition: float = 100.0,
-        stick_steps: int = 3,
-        stick_velocity: float = 1e-3,
+        event_tol: float = 1e-10,
+        max_events: int = 20,
     ):
         h, q0, u0 = check_start(system, h, q0, u0)
         unilateral = [c.name for c in system.model.contacts if not c.bilateral]
@@ -123,8 +121,8 @@ class GeneralizedAlpha:
         self.rtol = check.real("rtol", rtol, low=0.0, low_open=True, high=1e-2)
         self.max_newton = check.positive_int("max_newton", max_newton)
         self.max_halvings = check.integer("max_halvings", max_halvings, low=0)
-        self.stick_steps = check.positive_int("stick_steps", stick_steps)
-        self.stick_velocity = check.real("stick_velocity", stick_velocity, low=0.0, unit="m/s")
+        self.event_tol = check.real("event_tol", event_tol, low=0.0, low_open=True, unit="s")
+        self.max_events = check.positive_int("max_events", max_events)
         self.recondition = check.real("recondition", recondition, low=1.0)
         self.n_steps = self.n_halved = self.n_newton = self.n_factorizations = 0
         self.n_substeps = 0
@@ -139,28 +137,54 @@ class GeneralizedAlpha:
         self._mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
         self._mass_flexible_diagonal = system.mass_flexible.diagonal()
         self._sliding = sliding_contacts(system)
-        self._mu = np.array([system.model.contacts[k].mu for k in self._sliding])
-        self._last_reversal = np.full(len(self._sliding), -(10**9))
+        model = system.model
+        self._mu = np.array([model.contacts[k].mu for k in self._sliding])
+        self._mu_s = np.array([model.contacts[k].law.mu_s for k in self._sliding])
+        self._stick = [None] * len(self._sliding)  # StickAnchor of each sticking contact
+        self.events = []  # (t, contact name, kind) of every located contact event
         self.t = float(t0)
         ev = evaluate_state(system, q0, u0, self.t, constraints_only=True)
         self._s = np.array([c.parameter for c in ev.contacts])
+        self._slip_sign = np.sign([c.slip_velocity for c in ev.contacts])
+        self.q, self.u = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
+        self._restart()
+        for i, sign in enumerate(self._slip_sign):
+            if sign == 0.0:  # at rest on the target: sticks if the friction cone holds it
+                self._try_stick(i, count=False)
+
+    def _restart(self):
+        """Choose the partition for the present rows, recover the dependent coordinates and
+        velocities and start the integrator from the consistent accelerations and multipliers
+        (at the start and after every change of a contact state)."""
+        system = self.system
+        ev = evaluate_state(
+            system,
+            self.q,
+            self.u,
+            self.t,
+            constraints_only=True,
+            s_guess=self._s,
+            stick=self._stick,
+        )
         self.part = self._choose(ev)
-        self.q, self.u = recover_dependent(system, self.part, q0, u0, self.t)
-        ev = self._evaluate(self.q, self.u, self.t, None)
+        self.q, self.u = recover_dependent(
+            system, self.part, self.q, self.u, self.t, stick=self._stick
+        )
+        ev = self._evaluate(self.q, self.u, self.t, self._slip_sign)
         sol = partitioned_accelerations(system, ev, self.part)
         self.acceleration = sol.acceleration
         self.multipliers = sol.multipliers
         self.evaluation = ev
         self.pseudo = sol.acceleration.copy()
         self._previous = None  # (accelerations, step) of the step before, for the predictor
-        self._slip_sign = ev.slip_sign.copy()
         self.check_painleve(ev)
         self._powers = self._power_terms(ev, self.multipliers)
 
     # -- evaluation and partition -----------------------------------------------------------
     def _evaluate(self, q, u, t, slip_sign):
-        ev = evaluate_state(self.system, q, u, t, slip_sign=slip_sign, s_guess=self._s)
-        return ev
+        return evaluate_state(
+            self.system, q, u, t, slip_sign=slip_sign, s_guess=self._s, stick=self._stick
+        )
 
     def _choose(self, ev) -> Partition:
         part = make_partition(self.system, choose_dependent(ev.jac[:, self.system.layout.tree]))
@@ -317,7 +341,7 @@ class GeneralizedAlpha:
             q1[ind] = y_n + h * v_n + h * h * ((0.5 - p.beta) * a_n + p.beta * a1)
             u1[ind] = v_n + h * ((1 - p.gamma) * a_n + p.gamma * a1)
             if prev is None:
-                q1, u1 = recover_dependent(s, part, q1, u1, t1)
+                q1, u1 = recover_dependent(s, part, q1, u1, t1, stick=self._stick)
             else:
                 q1, u1 = _dependent_newton_step(prev, part, q1, u1, t1)
             ev = self._evaluate(q1, u1, t1, slip_sign)
@@ -363,7 +387,6 @@ class GeneralizedAlpha:
         self.multipliers = lam
         self.evaluation = ev
         self._s = np.array([c.parameter for c in ev.contacts])
-        self._slip_sign = np.sign([c.slip_velocity for c in ev.contacts])
         self.n_substeps += 1
         if self._cond(ev, part) > self.recondition * max(self._cond0, 1.0):
             self.part = self._choose(ev)
@@ -382,68 +405,79 @@ class GeneralizedAlpha:
 
     def step(self, h: float | None = None) -> StepReport:
         """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that
-        it ends on t_end). Raises StopRun at a terminal event, other errors on failure."""
+        it ends on t_end). A change of contact state inside the step (a slip velocity reaching
+        zero, a sticking friction force leaving the static cone) is located in time to
+        ``event_tol`` by re-taking the step with the Illinois method on its indicator, the
+        state is switched there and the step is completed from the switch. Raises StopRun at a
+        terminal event, other errors on failure."""
         h = self.h if h is None else float(h)
         self._h_step = h
-        t_start = self.t
+        t_end = self.t + h
         self._newton0, self._substeps0 = self.n_newton, self.n_substeps
-        old_sign = self._slip_sign.copy()
-        saved = (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers)
-        saved += (self.evaluation, self._s.copy(), self.part, self._slip_sign.copy())
-        saved += (self._previous,)
+        saved = self._save()
+        work = dict.fromkeys(self._powers, 0.0)
         try:
-            ev = self._advance(h, self.max_halvings)
+            for _ in range(self.max_events + 1):
+                start = self._save()
+                ev = self._advance(t_end - self.t, self.max_halvings)
+                event = self._first_event(start)
+                if event is None:
+                    self._close_substep(work, start[0], ev)
+                    break
+                i, kind = event
+                ev = self._locate(start, i, kind, t_end - start[0])
+                self._close_substep(work, start[0], ev)
+                self._switch(i, kind)
+                if t_end - self.t <= 1e-12 * h:
+                    break
+            else:
+                raise RuntimeError(
+                    f"more than {self.max_events} contact events in the step ending at "
+                    f"t = {t_end:.6g} s (chattering between stick and slip); try a smaller h"
+                )
         except ContactLeftStructure as err:
-            raise StopRun(f"{err} near t = {t_start + h:.6g} s") from None
+            self._restore(saved)
+            raise StopRun(f"{err} near t = {t_end:.6g} s") from None
         lam = self.multipliers
-        model = self.system.model
         for i, k in enumerate(self._sliding):
-            name = model.contacts[k].name
             if lam[i] < 0.0:
+                name = self.system.model.contacts[k].name
                 self._restore(saved)
                 raise StopRun(
                     f"normal force of contact {name!r} turned negative ({lam[i]:.4g} N) near "
-                    f"t = {self.t + h:.6g} s: the bilateral sliding contact would separate"
+                    f"t = {t_end:.6g} s: the bilateral sliding contact would separate"
                 )
-            slip = ev.contacts[i].slip_velocity
-            new = np.sign(slip)
-            small = abs(slip) <= self.stick_velocity
-            if self._mu[i] > 0 and new != old_sign[i] and old_sign[i] != 0 and small:
-                if self.n_steps + 1 - self._last_reversal[i] <= self.stick_steps:
-                    self._restore(saved)
-                    raise StopRun(
-                        f"contact {name!r} sticks near t = {self.t:.6g} s: its slip velocity "
-                        "reached zero and reversed again, and sticking is not part of the "
-                        "bilateral sliding law (002 sec. 1)"
-                    )
-                self._last_reversal[i] = self.n_steps + 1
         self.n_steps += 1
-        self.check_painleve(ev)
-        powers = self._power_terms(ev, lam)
-        work = {key: 0.5 * h * (self._powers[key] + powers[key]) for key in powers}
+        self.check_painleve(self.evaluation)
         work["dissipated_impact"] = 0.0
-        self._powers = powers
-        return self._report(ev, work)
+        return self._report(self.evaluation, work)
+
+    # -- contact states ---------------------------------------------------------------------
+    def _save(self):
+        return (
+            self.t,
+            self.q,
+            self.u,
+            self.acceleration,
+            self.pseudo,
+            self.multipliers,
+            self.evaluation,
+            self._s.copy(),
+            self.part,
+            self._slip_sign.copy(),
+            self._previous,
+            list(self._stick),
+            dict(self._powers),
+            self._cond0,
+            len(self.events),
+        )
 
     def _restore(self, saved):
         (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers) = saved[:6]
-        self.evaluation, self._s, self.part, self._slip_sign, self._previous = saved[6:]
-
-    def _power_terms(self, ev, lam) -> dict:
-        s = self.system
-        model = s.model
-        n_c = len(self._sliding)
-        E = self._energy = energies(s, ev.q, ev.u, ev.t)
-        drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
-        friction = sum(
-            self._mu[i] * abs(lam[i]) * abs(c.slip_velocity) for i, c in enumerate(ev.contacts)
-        )
-        return {
-            "work_drives": float(drive),
-            "work_loads": E.load_power,
-            "dissipated_damping": E.damping_power,
-            "dissipated_friction": float(friction),
-        }
+        (self.evaluation, s, self.part, sign, self._previous, stick, powers, cond) = saved[6:14]
+        del self.events[saved[14] :]
+        self._s, self._slip_sign, self._stick = s.copy(), sign.copy(), list(stick)
+        self._powers, self._cond0 = dict(powers), cond
 
     def initial_report(self) -> StepReport:
         return self._report(self.evaluation, None)
@@ -457,11 +491,14 @@ class GeneralizedAlpha:
             i = by_model[k]
             c = ev.contacts[i]
             normal = float(lam[i])
-            friction = -np.sign(c.slip_velocity) * self._mu[i] * normal
+            if self._stick[i] is None:
+                state, friction = "slip", -self._slip_sign[i] * self._mu[i] * normal
+            else:
+                state, friction = "stick", float(lam[self._stick_row(i)])
             reports.append(
                 ContactReport(
                     name=pair.name,
-                    state="slip",
+                    state=state,
                     point=c.point[None, :],
                     normal=c.normal[None, :],
                     tangent=c.tangent[None, :],
@@ -477,13 +514,14 @@ class GeneralizedAlpha:
             )
         n_c = len(self._sliding)
         velocity = ev.jac @ ev.u + ev.phi_t
+        m = len(model.constraint_names())
         return StepReport(
             t=self.t,
             q=self.q.copy(),
             u=self.u.copy(),
             contacts=tuple(reports),
             drive_forces=np.asarray(lam[n_c : n_c + len(model.drives)], dtype=float),
-            multipliers=np.asarray(lam, dtype=float),
+            multipliers=np.asarray(lam[:m], dtype=float),
             work=work if work is not None else {},
             residual_position=float(np.max(np.abs(ev.phi), initial=0.0)),
             residual_velocity=float(np.max(np.abs(velocity), initial=0.0)),

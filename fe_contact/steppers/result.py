@@ -273,6 +273,9 @@ class SimulationResult:
     StepReport per stored row when ``keep_reports`` was asked (for writers), else ().
     method : "generalized-alpha" or "moreau". status : "finished", "event" or "failed";
     message : why it stopped. Counters: n_steps, n_newton, n_substeps; wall_time, s.
+    events : the contact events located in time, (t [s], contact name, kind) with kind
+    "stick", "slip" (a stuck contact breaks loose) or "reversal" (the slip velocity passed zero
+    and the contact slips on the other way); ``event_counts()`` counts them per kind.
     """
 
     t: np.ndarray
@@ -289,6 +292,7 @@ class SimulationResult:
     n_substeps: int = 0
     wall_time: float = 0.0
     reports: tuple = field(default=(), repr=False)
+    events: tuple = field(default=(), repr=False)
 
     @property
     def success(self) -> bool:
@@ -296,6 +300,13 @@ class SimulationResult:
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.columns[name]
+
+    def event_counts(self) -> dict:
+        """Number of contact events per kind (see ``events``)."""
+        counts = dict.fromkeys(("stick", "slip", "reversal"), 0)
+        for _, _, kind in self.events:
+            counts[kind] = counts.get(kind, 0) + 1
+        return counts
 
 
 __all__ = [

@@ -175,6 +175,7 @@ def simulate(
         n_substeps=stepper.n_substeps,
         wall_time=time.perf_counter() - wall0,
         reports=tuple(reps),
+        events=tuple(getattr(stepper, "events", ())),
     )
 
 

@@ -1,0 +1,131 @@
+"""Stick-slip with the generalised-alpha stepper: Coulomb friction with a static and a kinetic
+coefficient, sticking as an added tangential constraint whose multiplier is the static friction
+force, and the switches located in time (001 sec. 10.3.2).
+
+References are closed forms of a block (mass m, weight m g on a rigid level line) on a spring
+k: while it slips with velocity sign s, m x'' = -k x - s mu_k m g, a harmonic motion about
+x_c = -s d (d = mu_k m g / k) with omega = sqrt(k / m); each half-period pi / omega it stops, at
+an amplitude 2 d smaller, and stays stuck once k |x| <= mu_s m g.
+"""
+
+import numpy as np
+import pytest
+from scipy.integrate import trapezoid
+
+from fe_contact.model import ContactPair, Line, Model, Point, Sliding
+from fe_contact.multibody.joints import Joint
+from fe_contact.multibody.tree import Body, TreeModel
+from fe_contact.steppers.simulate import simulate
+from fe_contact.system import assemble
+
+M, G, K = 0.5, 9.81, 200.0
+OMEGA = np.sqrt(K / M)
+
+
+def block_on_spring(mu, mu_s=None, actuator=None, stiffness=K) -> tuple:
+    """The block: a prismatic x joint with spring ``stiffness`` to x = 0 (and an optional
+    actuator force), a prismatic y joint, a point mass M on the line y = 0."""
+    tree = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(M, 0.0)),
+        joints=(
+            Joint("prismatic", stiffness=stiffness, actuator=actuator),
+            Joint("prismatic", parent=0, angle=np.pi / 2),
+        ),
+    )
+    contact = ContactPair("block", Point(1), Line((0.0, 0.0), (0.0, 1.0)), Sliding(mu, mu_s))
+    return assemble(Model(tree=tree, contacts=(contact,)))
+
+
+def closed_form_stops(x0, mu, mu_s):
+    """Times and positions where the block released at rest from x0 stops, until it sticks."""
+    d = mu * M * G / K
+    times, positions, x, t = [], [], x0, 0.0
+    while K * abs(x) > mu_s * M * G:
+        s = -np.sign(x)  # it moves towards the spring's rest
+        x = -s * d - (x + s * d)  # half a period about the centre -s d
+        t += np.pi / OMEGA
+        times.append(t)
+        positions.append(x)
+    return np.array(times), np.array(positions)
+
+
+@pytest.mark.parametrize("mu_s", [0.2, 0.35])
+def test_block_on_spring_stops_and_sticks_at_the_closed_form_times(mu_s):
+    """Released from x0 = 0.1 m with mu_k = 0.2: it stops every half period pi / omega at
+    amplitudes 2 d smaller (d = 4.9 mm), reverses while the spring beats the static friction,
+    then sticks for good. Event times within the stepper's phase error (omega h)^2 / 12 per
+    radian (3.3e-5 at h = 1 ms: we allow 1e-5 of the elapsed time at h = 0.25 ms, where it is
+    2e-6); positions to 1e-6 m; after
+    sticking the block does not move at all (no creep: the pin is a position constraint)."""
+    mu, x0 = 0.2, 0.1
+    system = block_on_spring(mu, mu_s)
+    q0 = np.array([x0, 0.0])
+    times, positions = closed_form_stops(x0, mu, mu_s)
+    t_end = times[-1] + 0.3
+    res = simulate(system, (0.0, t_end), (q0, np.zeros(2)), h=2.5e-4, rho_inf=1.0)
+    assert res.status == "finished", res.message
+    state = res["block_state"]
+    stuck = np.flatnonzero(state == "stick")
+    assert stuck.size and np.all(state[stuck[0] :] == "stick")  # sticks once, for good
+    # the final position and the stopping time
+    np.testing.assert_allclose(res.q[stuck[0] :, 0], positions[-1], atol=1e-6)
+    assert np.ptp(res.q[stuck[0] :, 0]) == 0.0  # no creep at all
+    assert times[-1] <= res.t[stuck[0]] < times[-1] + 2.5e-4 + 1e-5 * times[-1]
+    # every stop located at its closed-form time: reversals, then the stick
+    kinds = [kind for _, _, kind in res.events]
+    assert kinds == ["reversal"] * (times.size - 1) + ["stick"]
+    event_times = np.array([t for t, _, _ in res.events])
+    assert np.all(np.abs(event_times - times) <= 1e-10 + 1e-5 * times), event_times - times
+    # the static friction force holds the spring, within the cone
+    friction = res["block_friction_force"]
+    np.testing.assert_allclose(friction[stuck], K * positions[-1], rtol=1e-9)
+    assert np.all(np.abs(friction[stuck]) <= mu_s * M * G)
+    # energy: friction dissipates mu_k m g times the path, and the balance closes
+    path = abs(x0 - positions[0]) + np.sum(np.abs(np.diff(positions)))
+    assert res["dissipated_friction"][-1] == pytest.approx(mu * M * G * path, rel=1e-6)
+    assert np.max(np.abs(res["energy_error"])) < 1e-9
+    assert np.all(np.diff(res["dissipated_friction"]) >= -1e-15)
+
+
+def test_block_at_rest_inside_the_cone_sticks_from_the_start():
+    """Spring stretched by 5 mm (1 N) against mu_s m g = 1.47 N: stuck from t = 0, the static
+    friction force is the spring force exactly, nothing moves."""
+    system = block_on_spring(0.2, 0.3)
+    res = simulate(system, (0.0, 0.1), (np.array([0.005, 0.0]), np.zeros(2)), h=1e-3)
+    assert res.status == "finished", res.message
+    assert np.all(res["block_state"] == "stick")
+    assert np.all(res.q[:, 0] == 0.005)
+    np.testing.assert_allclose(res["block_friction_force"], K * 0.005, rtol=1e-12)
+    np.testing.assert_allclose(res["block_normal_force"], M * G, rtol=1e-12)
+
+
+def test_growing_force_breaks_the_block_loose_at_mu_s_and_slides_with_mu_k():
+    """No spring; the actuator pushes with F = c t (c = 10 N/s). The block sticks until
+    F = mu_s m g (t_b = 0.147 s), then slides with m x'' = c t - mu_k m g:
+    x(t) = c (t - t_b)^3 / (6 m) + (mu_s - mu_k) g (t - t_b)^2 / 2 (c t_b = mu_s m g).
+    The breakaway is located to 1e-9 s; after it the trapezoidal rule (rho_inf = 1) errs by
+    c h^2 (t - t_b) / (12 m) <= 2.6e-7 m at h = 1 ms on this cubic."""
+    c, mu, mu_s = 10.0, 0.2, 0.3
+    system = block_on_spring(mu, mu_s, actuator=lambda t: c * t, stiffness=0.0)
+    res = simulate(system, (0.0, 0.3), (np.zeros(2), np.zeros(2)), h=1e-3, rho_inf=1.0)
+    assert res.status == "finished", res.message
+    t_b = mu_s * M * G / c
+    state = res["block_state"]
+    assert np.all(state[res.t < t_b - 1e-3] == "stick")
+    assert np.all(state[res.t > t_b + 1e-3] == "slip")
+    tau = np.clip(res.t - t_b, 0.0, None)
+    x = c * tau**3 / (6 * M) + (mu_s - mu) * G * tau**2 / 2
+    (t_event, name, kind), *others = res.events
+    assert (name, kind) == ("block", "slip") and not others
+    assert t_event == pytest.approx(t_b, abs=1e-9)
+    bound = c * 1e-3**2 * tau / (12 * M)
+    assert np.all(np.abs(res.q[:, 0] - x) <= 1.05 * bound + 1e-12)
+    # the balance: exact while stuck (nothing moves, no work); once sliding, the trapezoidal
+    # quadrature of the actuator's power P = c t x' errs by at most h^2 / 12 int |P''| dt
+    error = np.abs(res["energy_error"])
+    assert np.all(error[res.t < t_b] == 0.0)
+    fine = np.linspace(t_b, 0.3, 20001)
+    tau_f = fine - t_b
+    power = c * fine * (c * tau_f**2 / (2 * M) + (mu_s - mu) * G * tau_f)
+    p2 = np.gradient(np.gradient(power, fine), fine)
+    assert np.max(error) <= 1e-3**2 / 12 * trapezoid(np.abs(p2), fine) * 1.1
