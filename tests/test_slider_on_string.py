@@ -146,11 +146,12 @@ def test_sliding_with_friction_dissipates_the_friction_work():
     assert np.allclose(np.abs(friction), 0.05 * np.abs(normal), rtol=1e-12, atol=1e-15)
 
 
-def test_unilateral_contacts_are_refused_by_the_partitioned_stepper():
-    from fe_contact import Unilateral
+def test_candidate_grid_contacts_are_refused_by_the_partitioned_stepper():
+    from fe_contact import Circle, Unilateral
 
     model, q0, u0 = slider_on_string()
-    pair = ContactPair("trolley", Point(1), "string", Unilateral(0.1))
+    law = Unilateral(0.1)
+    pair = ContactPair("trolley", Circle(1, 0.01), "string", law, search="grid", n_candidates=11)
     system = assemble(replace(model, contacts=(pair,)))
-    with pytest.raises(ValueError, match="Unilateral"):
+    with pytest.raises(ValueError, match="candidate grid"):
         simulate(system, (0.0, 0.01), (q0, u0))

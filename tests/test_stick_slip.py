@@ -129,3 +129,17 @@ def test_growing_force_breaks_the_block_loose_at_mu_s_and_slides_with_mu_k():
     power = c * fine * (c * tau_f**2 / (2 * M) + (mu_s - mu) * G * tau_f)
     p2 = np.gradient(np.gradient(power, fine), fine)
     assert np.max(error) <= 1e-3**2 / 12 * trapezoid(np.abs(p2), fine) * 1.1
+
+
+def test_static_coefficient_round_trips_through_a_model_file(tmp_path):
+    """mu_s is written to the model file (only when it differs from mu) and read back; a
+    static coefficient below the kinetic one is an error naming the key."""
+    from fe_contact.io.model_file import ModelFileError, load_model, save_model
+
+    model = block_on_spring(0.2, 0.35).model
+    path = save_model(model, tmp_path / "block.toml")
+    assert load_model(path).model == model
+    text = path.read_text().replace("mu_s = 0.35", "mu_s = 0.1")
+    (tmp_path / "bad.toml").write_text(text)
+    with pytest.raises(ModelFileError, match="mu_s"):
+        load_model(tmp_path / "bad.toml")

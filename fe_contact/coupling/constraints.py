@@ -152,6 +152,16 @@ def _stick_row(system: System, k: int, anchor: StickAnchor, q, u, contact: Conta
     )
 
 
+def _normal_row(mu, c, sign, sticking, row, phi, jac, jac_sigma, remainder) -> None:
+    """Fill the normal row of contact c: gap, W_N, remainder, and W_N - sign mu W_T in
+    J_Sigma while it slips (002 eq. 71c)."""
+    phi[row] = c.gap
+    jac[row] = c.w_normal
+    remainder[row] = c.remainder
+    slipping = not sticking and mu > 0.0
+    jac_sigma[row] = c.w_normal - sign * mu * c.w_tangent if slipping else c.w_normal
+
+
 def evaluate_state(
     system: System,
     q,
@@ -161,6 +171,8 @@ def evaluate_state(
     constraints_only: bool = False,
     s_guess=None,
     stick=None,
+    unilateral=(),
+    closed=None,
 ) -> Evaluation:
     """Evaluate the dynamics and the bilateral constraints at (q, u, t).
 
@@ -169,7 +181,11 @@ def evaluate_state(
     stick : (n_sliding,) a StickAnchor for each sticking contact, None for a sliding one; a
     sticking contact has no kinetic friction in J_Sigma and one more row, appended after the
     model's rows in contact order, whose multiplier is its static friction force (N, along its
-    tangent, on the profile). ``constraints_only`` skips M and F.
+    tangent, on the profile). unilateral : model indices of Unilateral contacts to evaluate
+    too (after the Sliding ones: ``contacts``, ``slip_sign``, ``s_guess`` and ``stick`` run
+    over both); closed : a flag per unilateral contact; the closed ones have a normal row after
+    the model's rows (before the stick rows), an open one beyond its structure's end has the
+    kinematics None. ``constraints_only`` skips M and F.
     """
     lay = system.layout
     tree = system.tree
@@ -178,10 +194,12 @@ def evaluate_state(
     u = np.asarray(u, dtype=float)
     if q.shape != (lay.n,) or u.shape != (lay.n,):
         raise ValueError(f"q and u must have shape ({lay.n},), got {q.shape} and {u.shape}")
-    index = sliding_contacts(system)
+    index = sliding_contacts(system) + tuple(unilateral)
+    n_bilateral = len(index) - len(unilateral)
+    closed = [True] * n_bilateral + list(closed if closed is not None else [True] * len(unilateral))
     m0 = len(model.constraint_names())
     sticking = [] if stick is None else [i for i, a in enumerate(stick) if a is not None]
-    m = m0 + len(sticking)
+    m = m0 + sum(closed[n_bilateral:]) + len(sticking)
     phi = np.zeros(m)
     jac = np.zeros((m, lay.n))
     jac_sigma = np.zeros((m, lay.n))
@@ -189,20 +207,36 @@ def evaluate_state(
     phi_t = np.zeros(m)
     contacts = []
     signs = np.zeros(len(index))
-    row = 0
+    normal_rows = []  # (contact, row) of the normal rows, filled after the loops for unilateral
     for i, k in enumerate(index):
         guess = None if s_guess is None else s_guess[i]
-        c = contact_at(system, k, q, u, guess, remainder=not constraints_only)
+        try:
+            c = contact_at(system, k, q, u, guess, remainder=not constraints_only)
+        except ContactLeftStructure:
+            if closed[i]:
+                raise
+            c = None  # an open contact beyond the structure's end: no closest point
         contacts.append(c)
-        phi[row] = c.gap
-        jac[row] = c.w_normal
-        remainder[row] = c.remainder
-        s = np.sign(c.slip_velocity) if slip_sign is None else float(slip_sign[i])
-        signs[i] = s
-        mu = model.contacts[k].mu
-        free = i not in sticking and mu > 0.0
-        jac_sigma[row] = c.w_normal - s * mu * c.w_tangent if free else c.w_normal
+        if c is None:
+            continue
+        signs[i] = np.sign(c.slip_velocity) if slip_sign is None else float(slip_sign[i])
+        if closed[i]:
+            normal_rows.append(i)
+    row = 0
+    for i in normal_rows[:n_bilateral]:
+        _normal_row(
+            model.contacts[index[i]].mu,
+            contacts[i],
+            signs[i],
+            i in sticking,
+            row,
+            phi,
+            jac,
+            jac_sigma,
+            remainder,
+        )
         row += 1
+    unilateral_start = m0
     q_t, u_t = q[lay.tree], u[lay.tree]
     for d in model.drives:
         motion = (d.position(t), d.velocity(t), d.acceleration(t))
@@ -232,6 +266,19 @@ def evaluate_state(
         jac_sigma[row : row + 2, lay.tree] = jl
         remainder[row : row + 2] = rem
         row += 2
+    for j, i in enumerate(normal_rows[n_bilateral:]):
+        _normal_row(
+            model.contacts[index[i]].mu,
+            contacts[i],
+            signs[i],
+            i in sticking,
+            unilateral_start + j,
+            phi,
+            jac,
+            jac_sigma,
+            remainder,
+        )
+        row += 1
     for i in sticking:
         k = index[i]
         phi[row], jac[row], remainder[row] = _stick_row(system, k, stick[i], q, u, contacts[i])

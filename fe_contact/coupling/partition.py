@@ -171,12 +171,13 @@ def augmented_accelerations(system: System, ev: Evaluation) -> Solution:
 
 
 def recover_dependent(
-    system: System, part: Partition, q, u, t: float, tol=1e-12, max_iter=25, stick=None
+    system: System, part: Partition, q, u, t: float, tol=1e-12, max_iter=25, rows=None
 ):
     """Dependent positions and velocities from the constraints (Newton, then a linear solve).
 
     q, u : (n,) with the independent entries given (the dependent entries are the starting guess);
     returns new (q, u) satisfying phi = 0 and J u + phi_t = 0 to ``tol`` (m, m/s scale).
+    rows : keywords of ``evaluate_state`` that choose the rows (stick, unilateral, closed).
     """
     q = np.array(q, dtype=float)
     u = np.array(u, dtype=float)
@@ -184,7 +185,7 @@ def recover_dependent(
     if U.size == 0:
         return q, u
     for _ in range(max_iter):
-        ev = evaluate_state(system, q, u, t, constraints_only=True, stick=stick)
+        ev = evaluate_state(system, q, u, t, constraints_only=True, **(rows or {}))
         J_u = ev.jac[:, U]
         if np.max(np.abs(ev.phi)) <= tol:
             break

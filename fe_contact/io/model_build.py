@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import validation as check
 from ..elements.beam import BeamSpec
 from ..elements.string import (
     CurveReference,
@@ -190,7 +191,11 @@ def _contact(name: str, raw, problems: list[Problem]):
             lambda: Circle(table.body, table.radius, centre), path, raw, problems
         )
     if table.law == "sliding":
-        law = library_call(lambda: Sliding(table.mu), path, raw, problems)
+        law = library_call(lambda: Sliding(table.mu, table.mu_s), path, raw, problems)
+    elif table.mu_s is not None:
+        law = library_call(
+            lambda: check.fail("mu_s", table.mu_s, "only with law = 'sliding'"), path, raw, problems
+        )
     else:
         e_n, e_t = table.restitution_normal or 0.0, table.restitution_tangent or 0.0
         law = library_call(lambda: Unilateral(table.mu, e_n, e_t), path, raw, problems)
@@ -428,6 +433,8 @@ def _contact_table(c: ContactPair) -> dict:
         table["target"] = c.target
     if isinstance(c.law, Sliding):
         table["law"], table["mu"] = "sliding", float(c.law.mu)
+        if c.law.mu_s != c.law.mu:
+            table["mu_s"] = float(c.law.mu_s)
     else:
         table["law"], table["mu"] = "unilateral", float(c.law.mu)
         table["restitution_normal"] = float(c.law.restitution_normal)

@@ -206,7 +206,8 @@ class ContactTable(Table):
     """``ContactPair`` with its profile and law flattened: ``profile`` point (on ``body`` at
     ``at``: coordinates or a named point) or circle (``radius`` about ``centre``); ``target`` a
     structure name or a line; ``law`` sliding (``mu``) or unilateral (``mu``,
-    ``restitution_normal``, ``restitution_tangent``)."""
+    ``restitution_normal``, ``restitution_tangent``); ``mu_s`` the static coefficient of a
+    sliding law (default mu)."""
 
     profile: Literal["point", "circle"] = "point"
     body: Index
@@ -216,6 +217,7 @@ class ContactTable(Table):
     target: str | LineTable
     law: Literal["sliding", "unilateral"] = "sliding"
     mu: NonNegative = 0.0
+    mu_s: NonNegative | None = None
     restitution_normal: Fraction | None = None
     restitution_tangent: Fraction | None = None
     side: Literal[1, -1] = 1

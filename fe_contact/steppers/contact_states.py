@@ -8,6 +8,15 @@ A sticking contact breaks loose when that force leaves the cone, and slips in th
 the static force was resisting (001 sec. 10.3.2). Each switch is located in time by re-taking
 the step (Illinois method on the step size) and the integration restarts there from consistent
 accelerations and multipliers. The methods below are mixed into ``GeneralizedAlpha``.
+
+Contacts with a ``Unilateral`` law are, besides, open or closed. A closed one opens when its
+normal force would turn negative (located like the other events) and flies free; an open one
+closes when its gap reaches zero, through an impact at the impulse level: Newton's law
+g'+ = -e_N g'- with Coulomb friction on the impulses (|P_T| <= mu P_N; stick with
+tangential restitution v_t+ = -e_T v_t-, or slip against v_t+), every other closed row held
+at the velocity level, solved by enumerating stick and the two slip directions. The contact
+stays closed when it does not bounce (g'+ = 0), and the kinetic energy it takes goes to
+``dissipated_impact``.
 """
 
 from __future__ import annotations
@@ -22,42 +31,69 @@ from ..system import energies
 class ContactStates:
     """Mixin of GeneralizedAlpha: state indicators, event location and switching."""
 
+    # -- rows -------------------------------------------------------------------------------
+    def _rows(self) -> dict:
+        """Keywords of ``evaluate_state`` for the present contact states."""
+        return dict(stick=self._stick, unilateral=self._unilateral, closed=self._closed)
+
+    def _is_closed(self, i: int) -> bool:
+        return i < self._n_bilateral or self._closed[i - self._n_bilateral]
+
+    def _normal_row(self, i: int) -> int:
+        """Row (and multiplier) index of the normal row of closed contact i."""
+        if i < self._n_bilateral:
+            return i
+        j = i - self._n_bilateral
+        return self._m0 + sum(self._closed[:j])
+
     def _stick_row(self, i: int) -> int:
         """Row (and multiplier) index of the stick constraint of sticking contact i."""
         before = sum(a is not None for a in self._stick[:i])
-        return len(self.system.model.constraint_names()) + before
+        return self._m0 + sum(self._closed) + before
 
-    def _indicators(self, ev, lam) -> np.ndarray:
-        """Per sliding contact, a number that is >= 0 while its state holds: slip_sign v_t for
-        a slipping contact (m/s), mu_s lambda_N - |lambda_T| for a sticking one (N)."""
-        out = np.empty(len(self._sliding))
-        for i, c in enumerate(ev.contacts):
-            if self._stick[i] is None:
-                out[i] = self._slip_sign[i] * c.slip_velocity if self._mu[i] > 0 else np.inf
-            else:
-                out[i] = self._mu_s[i] * lam[i] - abs(lam[self._stick_row(i)])
-        return out
+    # -- events -----------------------------------------------------------------------------
+    def _kinds(self, i: int) -> tuple[str, ...]:
+        """The events that can end the present state of contact i."""
+        if not self._is_closed(i):
+            return ("close",)
+        kinds = ("open",) if i >= self._n_bilateral else ()
+        if self._stick[i] is not None:
+            return kinds + ("slip",)
+        return kinds + (("stop",) if self._mu[i] > 0 else ())
+
+    def _indicator(self, i: int, kind: str, ev, lam) -> float:
+        """>= 0 while the state holds: the gap of an open contact (m), the normal force of a
+        closed unilateral one (N), slip_sign v_t while it slips (m/s), mu_s lambda_N - |lambda_T|
+        while it sticks (N)."""
+        c = ev.contacts[i]
+        if kind == "close":
+            return np.inf if c is None else c.gap
+        if kind == "open":
+            return float(lam[self._normal_row(i)])
+        if kind == "stop":
+            return self._slip_sign[i] * c.slip_velocity
+        return self._mu_s[i] * lam[self._normal_row(i)] - abs(lam[self._stick_row(i)])
 
     def _first_event(self, start):
         """(contact, kind) of the earliest state change in the step just taken from ``start``,
         by linear interpolation of the indicators; None when every state holds."""
-        if not self._sliding:
-            return None
-        before = self._indicators(start[6], start[5])
-        after = self._indicators(self.evaluation, self.multipliers)
-        crossed = np.flatnonzero(after < 0.0)
-        if crossed.size == 0:
-            return None
-        b, a = np.maximum(before[crossed], 0.0), after[crossed]
-        i = int(crossed[np.argmin(b / (b - a))])
-        return i, ("slip" if self._stick[i] is not None else "stop")
+        best, first = None, np.inf
+        for i in range(len(self._sliding)):
+            for kind in self._kinds(i):
+                a = self._indicator(i, kind, self.evaluation, self.multipliers)
+                if a >= 0.0:
+                    continue
+                b = max(self._indicator(i, kind, start[6], start[5]), 0.0)
+                if b / (b - a) < first:
+                    best, first = (i, kind), b / (b - a)
+        return best
 
     def _locate(self, start, i: int, kind: str, span: float):
         """Re-take the step from ``start`` to the time where indicator i reaches zero (Illinois
         method on the step size, to ``event_tol`` in time); ends just past the switch."""
         lo, hi = 0.0, span
-        f_lo = max(float(self._indicators(start[6], start[5])[i]), 0.0)
-        f_hi = float(self._indicators(self.evaluation, self.multipliers)[i])
+        f_lo = max(self._indicator(i, kind, start[6], start[5]), 0.0)
+        f_hi = self._indicator(i, kind, self.evaluation, self.multipliers)
         side = 0
         ev = self.evaluation
         while hi - lo > self.event_tol and f_lo > 0.0:
@@ -65,7 +101,7 @@ class ContactStates:
             dt = min(max(dt, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
             self._restore(start)
             ev = self._advance(dt, self.max_halvings)
-            f = float(self._indicators(ev, self.multipliers)[i])
+            f = self._indicator(i, kind, ev, self.multipliers)
             if f < 0.0:
                 hi, f_hi = dt, f
                 f_lo = 0.5 * f_lo if side == -1 else f_lo
@@ -90,17 +126,25 @@ class ContactStates:
         self._powers = powers
 
     def _switch(self, i: int, kind: str) -> None:
-        """Change the state of sliding contact i at the present time: ``stop`` (its slip
-        velocity reached zero: stick if the static cone holds it, else slip the other way) or
-        ``slip`` (its static friction force left the cone)."""
+        """Change the state of contact i at the present time: ``stop`` (its slip velocity
+        reached zero: stick if the static cone holds it, else slip the other way), ``slip``
+        (its static friction force left the cone), ``open`` (its normal force reached zero),
+        ``close`` (its gap reached zero: an impact)."""
         if kind == "stop":
             self._try_stick(i, count=True)
-            return
-        lam_t = self.multipliers[self._stick_row(i)]
-        self._stick[i] = None
-        self._slip_sign[i] = -np.sign(lam_t)
-        self._log(i, "slip")
-        self._restart()
+        elif kind == "slip":
+            lam_t = self.multipliers[self._stick_row(i)]
+            self._stick[i] = None
+            self._slip_sign[i] = -np.sign(lam_t)
+            self._log(i, "slip")
+            self._restart()
+        elif kind == "open":
+            self._stick[i] = None
+            self._closed[i - self._n_bilateral] = False
+            self._log(i, "open")
+            self._restart()
+        else:
+            self._impact(i)
 
     def _try_stick(self, i: int, count: bool) -> None:
         """Stick contact i where it is if the friction force that holds it lies within
@@ -120,7 +164,7 @@ class ContactStates:
         self._restart()
         lam = self.multipliers
         lam_t = lam[self._stick_row(i)]
-        if abs(lam_t) <= self._mu_s[i] * lam[i] * (1.0 + 1e-12):
+        if abs(lam_t) <= self._mu_s[i] * lam[self._normal_row(i)] * (1.0 + 1e-12):
             if count:
                 self._log(i, "stick")
             return
@@ -133,16 +177,87 @@ class ContactStates:
     def _log(self, i: int, kind: str) -> None:
         self.events.append((self.t, self.system.model.contacts[self._sliding[i]].name, kind))
 
+    # -- impacts ----------------------------------------------------------------------------
+    def _mass_solve(self, ev, rhs: np.ndarray) -> np.ndarray:
+        """M^-1 rhs for the block-diagonal mass diag(M_t(q), M_f); rhs (n, k)."""
+        lay = self.system.layout
+        out = np.empty_like(rhs)
+        out[lay.tree] = np.linalg.solve(ev.mass_tree, rhs[lay.tree]) if lay.n_tree else 0.0
+        if lay.n_flexible:
+            out[lay.flexible] = self._mass_lu.solve(np.ascontiguousarray(rhs[lay.flexible]))
+        return out
+
+    def _impact(self, i: int) -> None:
+        """Impact of open unilateral contact i whose gap has just closed (module docstring)."""
+        j = i - self._n_bilateral
+        law = self.system.model.contacts[self._sliding[i]].law
+        ev = self.evaluation
+        c = ev.contacts[i]
+        u0 = self.u
+        W = np.column_stack([c.w_normal, c.w_tangent, ev.jac.T])
+        X = self._mass_solve(ev, W)
+        D = W.T @ X  # Delassus matrix of the normal, tangential and closed rows
+        pre = W.T @ u0
+        pre[2:] += ev.phi_t
+        v_n, v_t = pre[0], pre[1]
+        mu = self._mu[i]
+        target = -pre.copy()  # closed rows: J u+ + phi_t = 0
+        target[0] = -(1.0 + law.restitution_normal) * v_n
+        candidates = [("stick", None)]
+        if mu > 0.0:
+            s0 = np.sign(v_t) or 1.0
+            candidates += [("slip", s0), ("slip", -s0)]
+        else:
+            candidates = [("slip", 0.0)]
+        P = None
+        for mode, sign in candidates:
+            A = D.copy()
+            rhs = target.copy()
+            if mode == "stick":
+                rhs[1] = -(1.0 + law.restitution_tangent) * v_t
+            else:  # P_T = -sign mu P_N: replace the tangential row
+                A[1] = 0.0
+                A[1, 0], A[1, 1] = sign * mu, 1.0
+                rhs[1] = 0.0
+            try:
+                p = np.linalg.solve(A, rhs)
+            except np.linalg.LinAlgError:
+                continue
+            after = pre + D @ p
+            if mode == "stick" and abs(p[1]) <= mu * p[0] * (1.0 + 1e-12) + 1e-15:
+                P = p
+                break
+            if mode == "slip" and (sign == 0.0 or sign * after[1] >= -1e-12):
+                P = p
+                break
+        if P is None:
+            raise RuntimeError(
+                f"no impact solution (stick or slip) for contact "
+                f"{self.system.model.contacts[self._sliding[i]].name!r} at t = {self.t:.6g} s"
+            )
+        energy0 = self._energy.total
+        self.u = u0 + X @ P
+        after = W.T @ self.u
+        self._log(i, "impact")
+        bounced = after[0] > 1e-9 * max(1.0, abs(v_n))
+        if not bounced:
+            self._closed[j] = True
+            self._slip_sign[i] = np.sign(after[1])
+        self._restart()
+        self._impact_loss += energy0 - self._energy.total
+        if not bounced and self._slip_sign[i] == 0.0 and mu > 0.0:
+            self._try_stick(i, count=True)
+
     def _power_terms(self, ev, lam) -> dict:
         s = self.system
         model = s.model
-        n_c = len(self._sliding)
         E = self._energy = energies(s, ev.q, ev.u, ev.t)
+        n_c = self._n_bilateral
         drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
         friction = sum(
-            self._mu[i] * lam[i] * self._slip_sign[i] * c.slip_velocity
+            self._mu[i] * lam[self._normal_row(i)] * self._slip_sign[i] * c.slip_velocity
             for i, c in enumerate(ev.contacts)
-            if self._stick[i] is None
+            if self._stick[i] is None and self._is_closed(i)
         )
         return {
             "work_drives": float(drive),

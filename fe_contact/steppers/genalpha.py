@@ -87,7 +87,9 @@ class GeneralizedAlpha(ContactStates):
     recondition : the dependent coordinates are chosen anew when cond(J_u) grows by this factor.
     event_tol : a contact event (stick, breakaway, reversal) is located to this time, s.
     max_events : more events than this within one step stop the run (chattering). ``events``
-    lists (t, contact, kind) of every event.
+    lists (t, contact, kind) of every event. gap_tol : at the start a unilateral contact with
+    |gap| <= gap_tol (m) and no normal velocity is closed (resting); a larger penetration is an
+    error.
     """
 
     def __init__(
@@ -105,13 +107,14 @@ class GeneralizedAlpha(ContactStates):
         recondition: float = 100.0,
         event_tol: float = 1e-10,
         max_events: int = 20,
+        gap_tol: float = 1e-9,
     ):
         h, q0, u0 = check_start(system, h, q0, u0)
-        unilateral = [c.name for c in system.model.contacts if not c.bilateral]
-        if unilateral:
+        grid = [c.name for c in system.model.contacts if c.search == "grid"]
+        if grid:
             raise ValueError(
-                f"contacts {unilateral} have Unilateral laws, which the generalised-alpha "
-                "stepper does not take; allowed: Sliding laws, or method='moreau'"
+                f"contacts {grid} use the candidate grid, which the generalised-alpha stepper "
+                "does not take; allowed: search='closest', or method='moreau'"
             )
         self.system = system
         self.h = float(h)
@@ -136,21 +139,49 @@ class GeneralizedAlpha(ContactStates):
         lay = system.layout
         self._mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
         self._mass_flexible_diagonal = system.mass_flexible.diagonal()
-        self._sliding = sliding_contacts(system)
         model = system.model
+        self._n_bilateral = len(sliding_contacts(system))
+        self._unilateral = tuple(k for k, c in enumerate(model.contacts) if not c.bilateral)
+        self._sliding = sliding_contacts(system) + self._unilateral  # every contact, row order
+        self._m0 = len(model.constraint_names())
         self._mu = np.array([model.contacts[k].mu for k in self._sliding])
-        self._mu_s = np.array([model.contacts[k].law.mu_s for k in self._sliding])
+        self._mu_s = np.array([getattr(model.contacts[k].law, "mu_s", None) for k in self._sliding])
+        self._mu_s = np.where(self._mu_s == None, self._mu, self._mu_s).astype(float)  # noqa: E711
         self._stick = [None] * len(self._sliding)  # StickAnchor of each sticking contact
+        self._closed = [False] * len(self._unilateral)
+        self._impact_loss = 0.0
+        self.gap_tol = check.real("gap_tol", gap_tol, low=0.0, unit="m")
         self.events = []  # (t, contact name, kind) of every located contact event
         self.t = float(t0)
-        ev = evaluate_state(system, q0, u0, self.t, constraints_only=True)
-        self._s = np.array([c.parameter for c in ev.contacts])
-        self._slip_sign = np.sign([c.slip_velocity for c in ev.contacts])
+        ev = evaluate_state(system, q0, u0, self.t, constraints_only=True, **self._rows())
+        self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
+        self._slip_sign = np.sign([0.0 if c is None else c.slip_velocity for c in ev.contacts])
+        approaching = []
+        for j, k in enumerate(self._unilateral):
+            c = ev.contacts[self._n_bilateral + j]
+            if c is None or c.gap > self.gap_tol:
+                continue
+            if c.gap < -self.gap_tol:
+                raise ValueError(
+                    f"initial state: contact {model.contacts[k].name!r} penetrates its target "
+                    f"by {-c.gap:.3e} m; allowed: gap >= -gap_tol = {-self.gap_tol:g} m"
+                )
+            if c.normal_velocity < -self.gap_tol:
+                approaching.append(self._n_bilateral + j)  # hits at t0
+            elif c.normal_velocity <= self.gap_tol:
+                self._closed[j] = True  # resting at zero gap: closed from the first step
         self.q, self.u = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
         self._restart()
+        for j in range(len(self._unilateral)):  # a resting contact that is pulled away opens
+            i = self._n_bilateral + j
+            if self._closed[j] and self.multipliers[self._normal_row(i)] < 0.0:
+                self._closed[j] = False
+                self._restart()
+        for i in approaching:
+            self._impact(i)
         for i, sign in enumerate(self._slip_sign):
-            if sign == 0.0:  # at rest on the target: sticks if the friction cone holds it
-                self._try_stick(i, count=False)
+            if sign == 0.0 and self._is_closed(i) and self._mu[i] > 0.0 and not self._stick[i]:
+                self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
 
     def _restart(self):
         """Choose the partition for the present rows, recover the dependent coordinates and
@@ -158,17 +189,11 @@ class GeneralizedAlpha(ContactStates):
         (at the start and after every change of a contact state)."""
         system = self.system
         ev = evaluate_state(
-            system,
-            self.q,
-            self.u,
-            self.t,
-            constraints_only=True,
-            s_guess=self._s,
-            stick=self._stick,
+            system, self.q, self.u, self.t, constraints_only=True, s_guess=self._s, **self._rows()
         )
         self.part = self._choose(ev)
         self.q, self.u = recover_dependent(
-            system, self.part, self.q, self.u, self.t, stick=self._stick
+            system, self.part, self.q, self.u, self.t, rows=self._rows()
         )
         ev = self._evaluate(self.q, self.u, self.t, self._slip_sign)
         sol = partitioned_accelerations(system, ev, self.part)
@@ -183,7 +208,7 @@ class GeneralizedAlpha(ContactStates):
     # -- evaluation and partition -----------------------------------------------------------
     def _evaluate(self, q, u, t, slip_sign):
         return evaluate_state(
-            self.system, q, u, t, slip_sign=slip_sign, s_guess=self._s, stick=self._stick
+            self.system, q, u, t, slip_sign=slip_sign, s_guess=self._s, **self._rows()
         )
 
     def _choose(self, ev) -> Partition:
@@ -245,7 +270,7 @@ class GeneralizedAlpha(ContactStates):
         """Raise PainleveError when friction makes J M^-1 J_Sigma^T lose definiteness
         (001 remark 10.3.13): the normal force is then not determined."""
         s = self.system
-        if not np.any(self._mu > 0):
+        if not np.any(self._mu > 0) or ev.phi.size == 0:
             return
         lay = s.layout
         Minv_J = np.empty((lay.n, ev.phi.size))
@@ -264,9 +289,7 @@ class GeneralizedAlpha(ContactStates):
         scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
         worst = np.min(np.real(np.linalg.eigvals(D)))
         if worst <= 1e-9 * scale:
-            names = ", ".join(
-                f"{c.name} (mu = {c.mu})" for c in s.model.contacts if c.bilateral and c.mu > 0
-            )
+            names = ", ".join(f"{c.name} (mu = {c.mu})" for c in s.model.contacts if c.mu > 0)
             state = ", ".join(f"{v:.6g}" for v in ev.q[lay.tree])
             raise PainleveError(
                 f"friction too large at t = {ev.t:.6g} s (Painleve case, 001 remark 10.3.13): "
@@ -341,7 +364,7 @@ class GeneralizedAlpha(ContactStates):
             q1[ind] = y_n + h * v_n + h * h * ((0.5 - p.beta) * a_n + p.beta * a1)
             u1[ind] = v_n + h * ((1 - p.gamma) * a_n + p.gamma * a1)
             if prev is None:
-                q1, u1 = recover_dependent(s, part, q1, u1, t1, stick=self._stick)
+                q1, u1 = recover_dependent(s, part, q1, u1, t1, rows=self._rows())
             else:
                 q1, u1 = _dependent_newton_step(prev, part, q1, u1, t1)
             ev = self._evaluate(q1, u1, t1, slip_sign)
@@ -386,7 +409,7 @@ class GeneralizedAlpha(ContactStates):
         self.pseudo[ind] = a1
         self.multipliers = lam
         self.evaluation = ev
-        self._s = np.array([c.parameter for c in ev.contacts])
+        self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
         self.n_substeps += 1
         if self._cond(ev, part) > self.recondition * max(self._cond0, 1.0):
             self.part = self._choose(ev)
@@ -416,6 +439,7 @@ class GeneralizedAlpha(ContactStates):
         self._newton0, self._substeps0 = self.n_newton, self.n_substeps
         saved = self._save()
         work = dict.fromkeys(self._powers, 0.0)
+        self._impact_loss = 0.0
         try:
             for _ in range(self.max_events + 1):
                 start = self._save()
@@ -439,7 +463,7 @@ class GeneralizedAlpha(ContactStates):
             self._restore(saved)
             raise StopRun(f"{err} near t = {t_end:.6g} s") from None
         lam = self.multipliers
-        for i, k in enumerate(self._sliding):
+        for i, k in enumerate(self._sliding[: self._n_bilateral]):
             if lam[i] < 0.0:
                 name = self.system.model.contacts[k].name
                 self._restore(saved)
@@ -449,7 +473,7 @@ class GeneralizedAlpha(ContactStates):
                 )
         self.n_steps += 1
         self.check_painleve(self.evaluation)
-        work["dissipated_impact"] = 0.0
+        work["dissipated_impact"] = self._impact_loss
         return self._report(self.evaluation, work)
 
     # -- contact states ---------------------------------------------------------------------
@@ -470,12 +494,15 @@ class GeneralizedAlpha(ContactStates):
             dict(self._powers),
             self._cond0,
             len(self.events),
+            list(self._closed),
+            self._impact_loss,
         )
 
     def _restore(self, saved):
         (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers) = saved[:6]
         (self.evaluation, s, self.part, sign, self._previous, stick, powers, cond) = saved[6:14]
         del self.events[saved[14] :]
+        self._closed, self._impact_loss = list(saved[15]), saved[16]
         self._s, self._slip_sign, self._stick = s.copy(), sign.copy(), list(stick)
         self._powers, self._cond0 = dict(powers), cond
 
@@ -490,7 +517,10 @@ class GeneralizedAlpha(ContactStates):
         for k, pair in enumerate(model.contacts):
             i = by_model[k]
             c = ev.contacts[i]
-            normal = float(lam[i])
+            if not self._is_closed(i):
+                reports.append(open_contact(pair.name, np.inf if c is None else c.gap))
+                continue
+            normal = float(lam[self._normal_row(i)])
             if self._stick[i] is None:
                 state, friction = "slip", -self._slip_sign[i] * self._mu[i] * normal
             else:
@@ -512,7 +542,7 @@ class GeneralizedAlpha(ContactStates):
                     min_gap=c.gap,
                 )
             )
-        n_c = len(self._sliding)
+        n_c = self._n_bilateral
         velocity = ev.jac @ ev.u + ev.phi_t
         m = len(model.constraint_names())
         return StepReport(

@@ -1,0 +1,115 @@
+"""Unilateral contact with the generalised-alpha stepper: lift-off located where the normal force
+reaches zero, free flight, and impacts at the impulse level (Newton's law with Coulomb friction
+on the impulses), against closed forms for a point mass and a rigid line y = 0.
+"""
+
+import numpy as np
+import pytest
+
+from fe_contact.model import ContactPair, Line, Model, Point, Unilateral
+from fe_contact.multibody.joints import Joint
+from fe_contact.multibody.tree import Body, TreeModel
+from fe_contact.steppers.simulate import simulate
+from fe_contact.system import assemble
+
+M, G = 0.5, 9.81
+
+
+def ball(law, lift=None) -> tuple:
+    """A point mass M on prismatic joints x then y (q = its position), an optional actuator
+    force ``lift(t)`` (N) on y, touching the rigid line y = 0 from above."""
+    tree = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(M, 0.0)),
+        joints=(Joint("prismatic"), Joint("prismatic", parent=0, angle=np.pi / 2, actuator=lift)),
+    )
+    contact = ContactPair("ball", Point(1), Line((0.0, 0.0), (0.0, 1.0)), law)
+    return assemble(Model(tree=tree, contacts=(contact,)))
+
+
+def test_bouncing_ball_hits_at_the_closed_form_times_and_loses_1_minus_e2():
+    """Dropped from H = 0.2 m with e_N = 0.6: the first impact at t1 = sqrt(2 H / g), at speed
+    v1 = sqrt(2 g H); each bounce leaves with e times the speed and lands 2 e v / g later.
+    Free flight under constant gravity is exact for the stepper, so the impacts come at the
+    closed-form times to the event tolerance (1e-10 s; we allow 1e-9); each impact takes
+    (1 - e^2) of the kinetic energy, booked in dissipated_impact, and the balance closes."""
+    e, H = 0.6, 0.2
+    system = ball(Unilateral(0.0, restitution_normal=e))
+    res = simulate(system, (0.0, 0.6), (np.array([0.0, H]), np.zeros(2)), h=1e-3)
+    assert res.status == "finished", res.message
+    v1 = np.sqrt(2 * G * H)
+    times = np.sqrt(2 * H / G) + np.concatenate(
+        [[0.0], np.cumsum(2 * v1 * e ** np.arange(1, 4) / G)]
+    )
+    times = times[times < 0.6]
+    impacts = [t for t, name, kind in res.events if kind == "impact"]
+    assert len(impacts) == times.size
+    np.testing.assert_allclose(impacts, times, atol=1e-9)
+    # every stored state above the line, and at the top of the first bounce e^2 H
+    assert np.min(res.q[:, 1]) > -1e-9
+    after = (res.t > times[0]) & (res.t < times[1])
+    assert np.max(res.q[after, 1]) == pytest.approx(e**2 * H, abs=2e-6)  # h = 1 ms sampling
+    expected = sum((1 - e**2) * 0.5 * M * (v1 * e**k) ** 2 for k in range(times.size))
+    assert res["dissipated_impact"][-1] == pytest.approx(expected, rel=1e-9)
+    assert np.max(np.abs(res["energy_error"])) < 1e-10
+    assert set(res["ball_state"]) <= {"open", "slip"}
+
+
+def test_resting_ball_is_closed_from_the_first_step():
+    """At rest on the line at zero gap: closed at t = 0, normal force M g throughout, no
+    motion, no event."""
+    system = ball(Unilateral(0.3))
+    res = simulate(system, (0.0, 0.05), (np.zeros(2), np.zeros(2)), h=1e-3)
+    assert res.status == "finished", res.message
+    assert np.all(res["ball_state"] == "stick")
+    np.testing.assert_allclose(res["ball_normal_force"], M * G, rtol=1e-12)
+    assert np.all(res.q == 0.0)
+    assert res.events == ()
+
+
+def test_growing_lift_opens_the_contact_where_the_normal_force_vanishes():
+    """A lift F = c t (c = 20 N/s) on the resting ball: the normal force M g - c t reaches zero
+    at t_l = M g / c = 0.245 s (located to 1e-9 s); then y = c (t - t_l)^3 / (6 M), which the
+    trapezoidal rule (rho_inf = 1) follows to c h^2 (t - t_l) / (12 M)."""
+    c = 20.0
+    system = ball(Unilateral(0.0), lift=lambda t: c * t)
+    res = simulate(system, (0.0, 0.4), (np.zeros(2), np.zeros(2)), h=1e-3, rho_inf=1.0)
+    assert res.status == "finished", res.message
+    t_l = M * G / c
+    [(t_open, name, kind)] = res.events
+    assert kind == "open" and t_open == pytest.approx(t_l, abs=1e-9)
+    assert np.all(res["ball_state"][res.t < t_l] == "slip")
+    assert np.all(res["ball_state"][res.t > t_l + 1e-3] == "open")
+    tau = np.clip(res.t - t_l, 0.0, None)
+    y = c * tau**3 / (6 * M)
+    assert np.all(np.abs(res.q[:, 1] - y) <= 1.05 * c * 1e-6 * tau / (12 * M) + 1e-12)
+
+
+@pytest.mark.parametrize(("vx", "mu"), [(1.0, 0.2), (0.3, 0.5)])
+def test_oblique_impact_with_friction_on_the_impulses(vx, mu):
+    """The ball hits the line at (vx, -vy), vy = 2 m/s, with e_N = 0: P_N = M vy. If
+    mu P_N >= M vx the tangential impulse stops it (stick), else it leaves the impact sliding
+    at vx - mu vy and then slides to rest at mu_k g deceleration. Closed forms to 1e-9."""
+    vy, H = 2.0, 0.05
+    system = ball(Unilateral(mu))
+    # from height H with downward speed v0 it lands with vy
+    v0 = np.sqrt(vy**2 - 2 * G * H)
+    res = simulate(system, (0.0, 0.6), (np.array([0.0, H]), np.array([vx, -v0])), h=1e-3)
+    assert res.status == "finished", res.message
+    t_hit = (vy - v0) / G
+    kinds = [kind for _, _, kind in res.events]
+    assert kinds[0] == "impact" and res.events[0][0] == pytest.approx(t_hit, abs=1e-9)
+    x_hit = vx * t_hit
+    slide = max(vx - mu * vy, 0.0)
+    if slide == 0.0:
+        assert kinds == ["impact", "stick"] or kinds == ["impact"]
+        x_rest = x_hit
+    else:
+        assert kinds == ["impact", "stick"]
+        assert res.events[1][0] == pytest.approx(t_hit + slide / (mu * G), abs=1e-9)
+        x_rest = x_hit + slide**2 / (2 * mu * G)
+    assert res.q[-1, 0] == pytest.approx(x_rest, abs=1e-9)
+    assert res["ball_state"][-1] == "stick"
+    lost_impact = 0.5 * M * (vx**2 + vy**2 - slide**2)
+    assert res["dissipated_impact"][-1] == pytest.approx(lost_impact, rel=1e-9)
+    assert res["dissipated_friction"][-1] == pytest.approx(0.5 * M * slide**2, rel=1e-9, abs=1e-12)
+    assert np.max(np.abs(res["energy_error"])) < 1e-10
