@@ -143,3 +143,29 @@ def test_static_coefficient_round_trips_through_a_model_file(tmp_path):
     (tmp_path / "bad.toml").write_text(text)
     with pytest.raises(ModelFileError, match="mu_s"):
         load_model(tmp_path / "bad.toml")
+
+
+def test_contact_state_is_in_the_history_csv_and_the_paraview_frames(tmp_path):
+    """The block stops at t = pi / omega (mu_k = mu_s = 0.35 from 10 mm holds it): the CSV's
+    state column and the contact block's ``state`` (1 slip, 2 stick) follow the run."""
+    import meshio
+    from series import frame_files
+
+    from fe_contact.steppers.observers import standard_observers
+    from fe_contact.steppers.result import read_history
+
+    system = block_on_spring(0.35)
+    h = 1e-3
+    observers = standard_observers(tmp_path, h, 0.05)
+    res = simulate(
+        system, (0.0, 0.3), (np.array([0.01, 0.0]), np.zeros(2)), h=h, observers=observers
+    )
+    assert res.status == "finished", res.message
+    [(t_stick, _, kind)] = res.events
+    assert kind == "stick" and t_stick == pytest.approx(np.pi / OMEGA, abs=1e-5)
+    history = read_history(tmp_path / "history.csv")
+    np.testing.assert_array_equal(history["block_state"], res["block_state"])
+    for t, path in frame_files(tmp_path / "frames.pvd"):
+        state = meshio.read(path).point_data["state"]
+        contact = meshio.read(path).point_data["contact"] == 0
+        assert np.all(state[contact] == (2.0 if t > t_stick else 1.0)), t

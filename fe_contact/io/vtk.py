@@ -45,6 +45,7 @@ from ..system import System
 
 # Value of an array in the blocks that do not define it: identifiers are -1 ("none"), others 0.
 _FILL = {"body": -1.0, "joint": -1.0, "contact": -1.0, "element": -1.0}
+STATE_CODES = {"open": 0, "slip": 1, "stick": 2}  # the contact state as a number for ParaView
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,7 @@ def contact_block(system: System, report, name: str = "contacts") -> Block:
     Point data: normal_force, friction_force, contact_force (vectors, N; for an impulsive
     stepper the mean force of the step), normal, tangent (unit vectors), gap (m),
     slip_velocity (m/s), parameter (material coordinate on the target, m; -1 on a line),
-    contact (index of the pair in the model). When no point is closed the block holds one
+    contact (index of the pair in the model), state (``STATE_CODES``: 0 open, 1 slip, 2 stick). When no point is closed the block holds one
     vertex at the first profile's centre with zero forces and contact = -1, so that every frame
     of a series carries the same arrays.
     """
@@ -262,6 +263,7 @@ def contact_block(system: System, report, name: str = "contacts") -> Block:
                 "slip_velocity": np.zeros(1),
                 "parameter": -np.ones(1),
                 "contact": -np.ones(1),
+                "state": np.zeros(1),
             },
             cell_data={"contact": [-np.ones(1)]},
         )
@@ -286,6 +288,7 @@ def contact_block(system: System, report, name: str = "contacts") -> Block:
             "slip_velocity": np.array([c.slip_velocity[i] for _, c, i in rows]),
             "parameter": np.nan_to_num(parameter, nan=-1.0),
             "contact": index,
+            "state": np.array([STATE_CODES[c.state] for _, c, _ in rows], dtype=float),
         },
         cell_data={"contact": [index]},
     )
