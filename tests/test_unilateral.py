@@ -113,3 +113,45 @@ def test_oblique_impact_with_friction_on_the_impulses(vx, mu):
     assert res["dissipated_impact"][-1] == pytest.approx(lost_impact, rel=1e-9)
     assert res["dissipated_friction"][-1] == pytest.approx(0.5 * M * slide**2, rel=1e-9, abs=1e-12)
     assert np.max(np.abs(res["energy_error"])) < 1e-10
+
+
+def test_mass_sliding_off_the_beam_end_opens_and_falls_free():
+    """The sliding mass (20 g, unilateral, frictionless) at 2 m/s on a very stiff level
+    cantilever (deflection ~1e-8 m) reaches its free end x = 0.4 m at t = 0.05 s: the contact
+    opens there ("leave", located to 1e-6 s by the speed and the deflection) and the mass
+    flies on a parabola from the quasi-static state of the tip under its weight P:
+    y0 = -P L^3 / (3 EI) = -7.2e-7 m, y0' = -P L^2 v / EI (the load moving at v), so
+    x = 0.4 + v tau, y = y0 + y0' tau - g tau^2 / 2 (to 1e-8 m)."""
+    import dataclasses
+
+    from fe_contact.papers.lipinski import (
+        cantilever_strip,
+        sliding_mass_initial_state,
+        sliding_mass_model,
+    )
+
+    beam = cantilever_strip(4, youngs_modulus=2.1e15)
+    model = sliding_mass_model(0.0, 4, beam=beam, structure_gravity=False)
+    pair = dataclasses.replace(model.contacts[0], law=Unilateral(0.0))
+    system = assemble(dataclasses.replace(model, contacts=(pair,)))
+    q0, u0 = sliding_mass_initial_state(system, x0=0.3, speed=2.0)
+    # rho_inf = 0.5 damps the unresolved modes of the very stiff beam (omega ~ 1e7 rad/s)
+    res = simulate(system, (0.0, 0.1), (q0, u0), h=1e-3, rho_inf=0.5)
+    assert res.status == "finished", res.message
+    [(t_leave, name, kind)] = res.events
+    assert kind == "leave" and t_leave == pytest.approx(0.05, abs=1e-6)
+    free = res.t > t_leave + 1e-9
+    assert np.all(res[f"{name}_state"][free] == "open")
+    tau = res.t[free] - 0.05
+    weight, stiffness = 0.02 * 9.81, beam.bending_stiffness
+    y0, v0 = -weight * 0.4**3 / (3 * stiffness), -weight * 0.4**2 * 2.0 / stiffness
+    # x to 1e-7 m: the run leaves 3e-8 s after 0.05 s (the mass rides the beam's dynamic
+    # deflection), which shifts the horizontal line by 6e-8 m
+    np.testing.assert_allclose(res.q[free, 0], 0.4 + 2.0 * tau, atol=1e-7)
+    np.testing.assert_allclose(res.q[free, 1], y0 + v0 * tau - 0.5 * 9.81 * tau**2, atol=1e-8)
+    # the balance closes while the mass is on the beam; released, the tip's elastic energy
+    # P |y0| / 2 = 7e-8 J rings at ~1e7 rad/s, which rho_inf = 0.5 damps numerically within a
+    # few steps: the energy error then is that energy, to 2 %
+    error = np.abs(res["energy_error"])
+    assert np.max(error[~free]) < 1e-9
+    assert error[-1] == pytest.approx(0.5 * weight * abs(y0), rel=0.02)

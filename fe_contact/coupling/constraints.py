@@ -105,7 +105,8 @@ def contact_at(system: System, k: int, q, u, s_guess=None, remainder=True) -> Co
     if point is None:
         raise ContactLeftStructure(
             f"contact {pair.name!r} left structure {pair.target!r}: closest point s = {s:.6g} m "
-            f"is outside [0, {structure.length:g}] m"
+            f"is outside [0, {structure.length:g}] m",
+            pair=k,
         )
     return structure_contact(
         structure,

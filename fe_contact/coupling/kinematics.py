@@ -42,7 +42,12 @@ _PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
 class ContactLeftStructure(RuntimeError):
-    """The closest point of a sliding contact left the structure at one of its ends."""
+    """The closest point of a sliding contact left the structure at one of its ends.
+    ``pair`` : the model index of the contact pair (None when not known)."""
+
+    def __init__(self, message: str, pair: int | None = None):
+        super().__init__(message)
+        self.pair = pair
 
 
 @dataclass(frozen=True, eq=False)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..coupling.constraints import stick_anchor
-from ..coupling.kinematics import profile_state
+from ..coupling.kinematics import ContactLeftStructure, profile_state
 from ..system import energies
 
 
@@ -117,6 +117,30 @@ class ContactStates:
             ev = self._advance(hi, self.max_halvings)
         return ev
 
+    def _leaving(self, err) -> int:
+        """The contact that left its structure, when it is a unilateral one (which then
+        opens); a bilateral contact leaving re-raises ``err`` (the run ends)."""
+        if err.pair is None or err.pair not in self._unilateral:
+            raise err
+        return self._sliding.index(err.pair)
+
+    def _leave(self, start, i: int, span: float):
+        """Bisection of the step from ``start`` to the last time, within ``event_tol``, at
+        which closed contact i is still on its structure; commits there."""
+        lo, hi = 0.0, span
+        while hi - lo > self.event_tol:
+            mid = 0.5 * (lo + hi)
+            self._restore(start)
+            try:
+                self._advance(mid, self.max_halvings)
+                lo = mid
+            except ContactLeftStructure:
+                hi = mid
+        self._restore(start)
+        if lo > 0.0:
+            self._advance(lo, self.max_halvings)
+        return self.evaluation
+
     def _close_substep(self, work: dict, t_start: float, ev) -> None:
         """Add the work of the sub-step from t_start to the state ev (trapezoidal rule)."""
         powers = self._power_terms(ev, self.multipliers)
@@ -129,7 +153,8 @@ class ContactStates:
         """Change the state of contact i at the present time: ``stop`` (its slip velocity
         reached zero: stick if the static cone holds it, else slip the other way), ``slip``
         (its static friction force left the cone), ``open`` (its normal force reached zero),
-        ``close`` (its gap reached zero: an impact)."""
+        ``close`` (its gap reached zero: an impact), ``leave`` (it left its structure's end:
+        it opens, and may come back)."""
         if kind == "stop":
             self._try_stick(i, count=True)
         elif kind == "slip":
@@ -138,10 +163,10 @@ class ContactStates:
             self._slip_sign[i] = -np.sign(lam_t)
             self._log(i, "slip")
             self._restart()
-        elif kind == "open":
+        elif kind in ("open", "leave"):
             self._stick[i] = None
             self._closed[i - self._n_bilateral] = False
-            self._log(i, "open")
+            self._log(i, kind)
             self._restart()
         else:
             self._impact(i)

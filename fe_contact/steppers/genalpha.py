@@ -443,7 +443,14 @@ class GeneralizedAlpha(ContactStates):
         try:
             for _ in range(self.max_events + 1):
                 start = self._save()
-                ev = self._advance(t_end - self.t, self.max_halvings)
+                try:
+                    ev = self._advance(t_end - self.t, self.max_halvings)
+                except ContactLeftStructure as err:
+                    i = self._leaving(err)
+                    ev = self._leave(start, i, t_end - start[0])
+                    self._close_substep(work, start[0], ev)
+                    self._switch(i, "leave")
+                    continue
                 event = self._first_event(start)
                 if event is None:
                     self._close_substep(work, start[0], ev)

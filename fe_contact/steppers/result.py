@@ -274,8 +274,9 @@ class SimulationResult:
     method : "generalized-alpha" or "moreau". status : "finished", "event" or "failed";
     message : why it stopped. Counters: n_steps, n_newton, n_substeps; wall_time, s.
     events : the contact events located in time, (t [s], contact name, kind) with kind
-    "stick", "slip" (a stuck contact breaks loose) or "reversal" (the slip velocity passed zero
-    and the contact slips on the other way); ``event_counts()`` counts them per kind.
+    "stick", "slip" (a stuck contact breaks loose), "reversal" (the slip velocity passed zero
+    and the contact slips on the other way), "open" (lift-off), "impact" (an open contact
+    closes), "leave" (it slid off its structure's end); ``event_counts()`` counts them per kind.
     """
 
     t: np.ndarray
@@ -303,7 +304,7 @@ class SimulationResult:
 
     def event_counts(self) -> dict:
         """Number of contact events per kind (see ``events``)."""
-        counts = dict.fromkeys(("stick", "slip", "reversal"), 0)
+        counts = dict.fromkeys(("stick", "slip", "reversal", "open", "impact", "leave"), 0)
         for _, _, kind in self.events:
             counts[kind] = counts.get(kind, 0) + 1
         return counts
