@@ -10,8 +10,8 @@ Start (our choice): the string in static equilibrium under its weight and the tr
 at the material point ``s0`` (the trolley held there), the trolley then released with the speed
 ``speed`` down the slope. It runs towards the lowest point and oscillates about it; the string,
 light compared with the trolley and undamped, vibrates under it. With friction the slip velocity
-passes through zero at each turning point; the bilateral sliding law turns friction with the slip
-there, and ends the run when the contact would stick (sticking is not part of 002's law).
+passes through zero at each turning point: there the contact sticks when the static friction
+holds it, else it slips back (a reversal), both located in time.
 """
 
 from __future__ import annotations
