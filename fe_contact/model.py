@@ -123,14 +123,21 @@ class Sliding:
     within mu_s lambda, and slips again when it leaves that cone (001 sec. 10.3.2).
 
     mu : kinetic coefficient >= 0. mu_s : static coefficient >= mu (None: equal to mu).
+    v0 : None (Coulomb with stick), or the characteristic velocity (m/s, > 0) of the continuous
+    law of Bauchau (000), eq. (10), F_f = -mu sign(v_t) (1 - exp(-|v_t| / v0)) F_n, which
+    replaces stick (the contact then never sticks: it creeps under a tangential load).
     """
 
     mu: float = 0.0
     mu_s: float | None = None
+    v0: float | None = None
 
     def __post_init__(self):
         mu = check.real("Sliding.mu", self.mu, low=0.0, meaning="a friction coefficient")
         object.__setattr__(self, "mu", mu)
+        if self.v0 is not None:
+            v0 = check.real("Sliding.v0", self.v0, low=0.0, low_open=True, unit="m/s")
+            object.__setattr__(self, "v0", v0)
         if self.mu_s is None:
             object.__setattr__(self, "mu_s", mu)
             return

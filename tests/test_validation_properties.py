@@ -268,6 +268,7 @@ CASES = {
             "mu_s": (BAD_NON_NEGATIVE | st.sampled_from([0.0, 0.05])).filter(
                 lambda v: v is not None
             ),
+            "v0": BAD_POSITIVE.filter(lambda v: v is not None),
         },
     ),
     "Unilateral": (

@@ -153,6 +153,12 @@ def _stick_row(system: System, k: int, anchor: StickAnchor, q, u, contact: Conta
     )
 
 
+def continuous_friction(v_t: float, v0: float) -> float:
+    """sign(v_t) (1 - exp(-|v_t| / v0)): the friction force of Bauchau's (000) continuous law,
+    eq. (10), per unit mu F_n (against the slip)."""
+    return float(np.sign(v_t) * -np.expm1(-abs(v_t) / v0))
+
+
 def _normal_row(mu, c, sign, sticking, row, phi, jac, jac_sigma, remainder) -> None:
     """Fill the normal row of contact c: gap, W_N, remainder, and W_N - sign mu W_T in
     J_Sigma while it slips (002 eq. 71c)."""
@@ -178,7 +184,8 @@ def evaluate_state(
     """Evaluate the dynamics and the bilateral constraints at (q, u, t).
 
     slip_sign : (n_sliding,) signs of the slip velocity used for friction; by default the signs
-    at this state (002 eq. 63). s_guess : (n_sliding,) warm starts of the contact parameters.
+    at this state (002 eq. 63). A contact with the continuous law (``Sliding.v0``) takes
+    ``continuous_friction`` of its slip velocity at this state instead. s_guess : (n_sliding,) warm starts of the contact parameters.
     stick : (n_sliding,) a StickAnchor for each sticking contact, None for a sliding one; a
     sticking contact has no kinetic friction in J_Sigma and one more row, appended after the
     model's rows in contact order, whose multiplier is its static friction force (N, along its
@@ -220,7 +227,11 @@ def evaluate_state(
         contacts.append(c)
         if c is None:
             continue
-        signs[i] = np.sign(c.slip_velocity) if slip_sign is None else float(slip_sign[i])
+        v0 = getattr(model.contacts[k].law, "v0", None)
+        if v0 is not None:  # the continuous law, Bauchau (000) eq. (10)
+            signs[i] = continuous_friction(c.slip_velocity, v0)
+        else:
+            signs[i] = np.sign(c.slip_velocity) if slip_sign is None else float(slip_sign[i])
         if closed[i]:
             normal_rows.append(i)
     row = 0
@@ -329,6 +340,7 @@ __all__ = [
     "ContactLeftStructure",
     "Evaluation",
     "StickAnchor",
+    "continuous_friction",
     "stick_anchor",
     "contact_at",
     "evaluate_state",

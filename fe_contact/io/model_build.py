@@ -191,10 +191,14 @@ def _contact(name: str, raw, problems: list[Problem]):
             lambda: Circle(table.body, table.radius, centre), path, raw, problems
         )
     if table.law == "sliding":
-        law = library_call(lambda: Sliding(table.mu, table.mu_s), path, raw, problems)
-    elif table.mu_s is not None:
+        law = library_call(lambda: Sliding(table.mu, table.mu_s, table.v0), path, raw, problems)
+    elif table.mu_s is not None or table.v0 is not None:
+        key = "mu_s" if table.mu_s is not None else "v0"
         law = library_call(
-            lambda: check.fail("mu_s", table.mu_s, "only with law = 'sliding'"), path, raw, problems
+            lambda: check.fail(key, getattr(table, key), "only with law = 'sliding'"),
+            path,
+            raw,
+            problems,
         )
     else:
         e_n, e_t = table.restitution_normal or 0.0, table.restitution_tangent or 0.0
@@ -435,6 +439,8 @@ def _contact_table(c: ContactPair) -> dict:
         table["law"], table["mu"] = "sliding", float(c.law.mu)
         if c.law.mu_s != c.law.mu:
             table["mu_s"] = float(c.law.mu_s)
+        if c.law.v0 is not None:
+            table["v0"] = float(c.law.v0)
     else:
         table["law"], table["mu"] = "unilateral", float(c.law.mu)
         table["restitution_normal"] = float(c.law.restitution_normal)

@@ -207,7 +207,7 @@ class ContactTable(Table):
     ``at``: coordinates or a named point) or circle (``radius`` about ``centre``); ``target`` a
     structure name or a line; ``law`` sliding (``mu``) or unilateral (``mu``,
     ``restitution_normal``, ``restitution_tangent``); ``mu_s`` the static coefficient of a
-    sliding law (default mu)."""
+    sliding law (default mu), ``v0`` its continuous law's characteristic velocity."""
 
     profile: Literal["point", "circle"] = "point"
     body: Index
@@ -218,6 +218,7 @@ class ContactTable(Table):
     law: Literal["sliding", "unilateral"] = "sliding"
     mu: NonNegative = 0.0
     mu_s: NonNegative | None = None
+    v0: Positive | None = None
     restitution_normal: Fraction | None = None
     restitution_tangent: Fraction | None = None
     side: Literal[1, -1] = 1

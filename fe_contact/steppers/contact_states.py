@@ -59,7 +59,8 @@ class ContactStates:
         kinds = ("open",) if i >= self._n_bilateral else ()
         if self._stick[i] is not None:
             return kinds + ("slip",)
-        return kinds + (("stop",) if self._mu[i] > 0 else ())
+        coulomb = self._mu[i] > 0 and np.isnan(self._v0[i])
+        return kinds + (("stop",) if coulomb else ())
 
     def _indicator(self, i: int, kind: str, ev, lam) -> float:
         """>= 0 while the state holds: the gap of an open contact (m), the normal force of a
@@ -140,6 +141,27 @@ class ContactStates:
         if lo > 0.0:
             self._advance(lo, self.max_halvings)
         return self.evaluation
+
+    def _substep_limit(self, dt_last: float, v_last) -> float:
+        """The step-size control of Bauchau (000) sec. 6 for contacts with the continuous law:
+        while |v_t| < 3 v0 the next sub-step is chosen so that v_t changes by about v0 / 10,
+        extrapolating linearly from the last sub-step (dt_last, its slip velocities v_last)."""
+        limit = np.inf
+        if v_last is None or dt_last <= 0.0:
+            return limit
+        for i, c in enumerate(self.evaluation.contacts):
+            v0 = self._v0[i]
+            if (
+                np.isnan(v0)
+                or c is None
+                or not self._is_closed(i)
+                or abs(c.slip_velocity) >= 3 * v0
+            ):
+                continue
+            rate = abs(c.slip_velocity - v_last[i]) / dt_last
+            if rate > 0.0:
+                limit = min(limit, 0.1 * v0 / rate)
+        return max(limit, self.min_substep)
 
     def _close_substep(self, work: dict, t_start: float, ev) -> None:
         """Add the work of the sub-step from t_start to the state ev (trapezoidal rule)."""
@@ -280,7 +302,7 @@ class ContactStates:
         n_c = self._n_bilateral
         drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
         friction = sum(
-            self._mu[i] * lam[self._normal_row(i)] * self._slip_sign[i] * c.slip_velocity
+            self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
             for i, c in enumerate(ev.contacts)
             if self._stick[i] is None and self._is_closed(i)
         )

@@ -89,7 +89,9 @@ class GeneralizedAlpha(ContactStates):
     max_events : more events than this within one step stop the run (chattering). ``events``
     lists (t, contact, kind) of every event. gap_tol : at the start a unilateral contact with
     |gap| <= gap_tol (m) and no normal velocity is closed (resting); a larger penetration is an
-    error.
+    error. min_substep : the smallest sub-step (s) of the step-size control that contacts with
+    the continuous friction law (``Sliding.v0``) ask for while |v_t| < 3 v0 (Bauchau (000),
+    sec. 6): the step is then taken in sub-steps that change v_t by about v0 / 10.
     """
 
     def __init__(
@@ -108,6 +110,7 @@ class GeneralizedAlpha(ContactStates):
         event_tol: float = 1e-10,
         max_events: int = 20,
         gap_tol: float = 1e-9,
+        min_substep: float = 1e-9,
     ):
         h, q0, u0 = check_start(system, h, q0, u0)
         grid = [c.name for c in system.model.contacts if c.search == "grid"]
@@ -147,6 +150,10 @@ class GeneralizedAlpha(ContactStates):
         self._mu = np.array([model.contacts[k].mu for k in self._sliding])
         self._mu_s = np.array([getattr(model.contacts[k].law, "mu_s", None) for k in self._sliding])
         self._mu_s = np.where(self._mu_s == None, self._mu, self._mu_s).astype(float)  # noqa: E711
+        v0 = [getattr(model.contacts[k].law, "v0", None) for k in self._sliding]
+        self._v0 = np.array([np.nan if v is None else v for v in v0])
+        self.min_substep = check.real("min_substep", min_substep, low=0.0, low_open=True, unit="s")
+        self._v_last, self._dt_last = None, 0.0  # slip velocities and size of the last sub-step
         self._stick = [None] * len(self._sliding)  # StickAnchor of each sticking contact
         self._closed = [False] * len(self._unilateral)
         self._impact_loss = 0.0
@@ -180,7 +187,8 @@ class GeneralizedAlpha(ContactStates):
         for i in approaching:
             self._impact(i)
         for i, sign in enumerate(self._slip_sign):
-            if sign == 0.0 and self._is_closed(i) and self._mu[i] > 0.0 and not self._stick[i]:
+            coulomb = self._mu[i] > 0.0 and np.isnan(self._v0[i])
+            if sign == 0.0 and self._is_closed(i) and coulomb and not self._stick[i]:
                 self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
 
     def _restart(self):
@@ -441,10 +449,13 @@ class GeneralizedAlpha(ContactStates):
         work = dict.fromkeys(self._powers, 0.0)
         self._impact_loss = 0.0
         try:
-            for _ in range(self.max_events + 1):
+            events = 0
+            while events <= self.max_events:
                 start = self._save()
+                dt = min(t_end - self.t, self._substep_limit(self._dt_last, self._v_last))
+                v_before = self._slip_velocities()
                 try:
-                    ev = self._advance(t_end - self.t, self.max_halvings)
+                    ev = self._advance(dt, self.max_halvings)
                 except ContactLeftStructure as err:
                     i = self._leaving(err)
                     ev = self._leave(start, i, t_end - start[0])
@@ -454,11 +465,16 @@ class GeneralizedAlpha(ContactStates):
                 event = self._first_event(start)
                 if event is None:
                     self._close_substep(work, start[0], ev)
-                    break
+                    self._v_last, self._dt_last = v_before, dt
+                    if t_end - self.t <= 1e-12 * h:
+                        break
+                    continue
+                events += 1
                 i, kind = event
-                ev = self._locate(start, i, kind, t_end - start[0])
+                ev = self._locate(start, i, kind, dt)
                 self._close_substep(work, start[0], ev)
                 self._switch(i, kind)
+                self._v_last, self._dt_last = None, 0.0
                 if t_end - self.t <= 1e-12 * h:
                     break
             else:
@@ -484,6 +500,11 @@ class GeneralizedAlpha(ContactStates):
         return self._report(self.evaluation, work)
 
     # -- contact states ---------------------------------------------------------------------
+    def _slip_velocities(self):
+        if np.all(np.isnan(self._v0)):
+            return None
+        return [np.nan if c is None else c.slip_velocity for c in self.evaluation.contacts]
+
     def _save(self):
         return (
             self.t,
@@ -529,7 +550,7 @@ class GeneralizedAlpha(ContactStates):
                 continue
             normal = float(lam[self._normal_row(i)])
             if self._stick[i] is None:
-                state, friction = "slip", -self._slip_sign[i] * self._mu[i] * normal
+                state, friction = "slip", -ev.slip_sign[i] * self._mu[i] * normal
             else:
                 state, friction = "stick", float(lam[self._stick_row(i)])
             reports.append(
