@@ -123,7 +123,7 @@ class ContactImpulses:
 
     normal, tangent : impulses P_N >= 0 and P_T in [-mu P_N, mu P_N], N s, shape (m,).
     xi_normal, xi_tangent : xi = G P + c at the solution, m/s, shape (m,).
-    method : "gauss-seidel", "newton" or "lemke" (which one delivered the solution).
+    method : "gauss-seidel", "newton", "lemke" or "tresca" (which one delivered the solution).
     n_iterations : Gauss-Seidel sweeps; n_newton : active-set Newton iterations; n_pivots : Lemke
     pivots (0 if not used);
     residual : largest violation of the laws in m/s; r_factor : final alpha of r_i = alpha / G_ii.
@@ -178,7 +178,11 @@ def solve_contact_impulses(
        solved exactly by Lemke's pivoting (``lemke``). Many closed contacts on a string make G
        nearly singular (more constraints than the dofs they touch); there the sweeps converge
        slowly or cycle, the pivoting does not;
-    4. should Lemke fail (ray termination or round-off), the sweeps continue with an adaptive
+    4. should Lemke fail (ray termination or round-off in the degenerate pivots of many
+       redundant contacts), Coulomb's law as a fixed point of convex Tresca problems, each a
+       bounded least-squares problem solved by scipy's BVLS (``_tresca_fixed_point``), its
+       best iterate polished by active-set Newton iterations;
+    5. should that fail too, the sweeps continue with an adaptive
        r-factor: alpha is halved (not below min_r_factor) whenever the residual has not decreased
        over 20 sweeps.
 
@@ -246,6 +250,15 @@ def solve_contact_impulses(
                 xi_trial, residual_trial, scale = check(trial)
                 if residual_trial <= tol * scale:
                     return done(trial, xi_trial, "lemke", sweep, residual_trial)
+            for start in (P, np.zeros_like(P)):  # from the sweeps' iterate, then from rest
+                trial, best = _tresca_fixed_point(G, c, mu, start, lambda P: check(P)[1:], tol)
+                if trial is None and best is not None:  # polish the closest iterate by Newton
+                    trial = _active_set_newton(G, c, mu, best, r_unit, tol * scale, 10)[0]
+                if trial is not None:
+                    break
+            if trial is not None:
+                xi_trial, residual_trial, scale = check(trial)
+                return done(trial, xi_trial, "tresca", sweep, residual_trial)
         history.append(residual)
         if len(history) > 20 and residual >= history[-21] and alpha > min_r_factor:
             alpha = max(0.5 * alpha, min_r_factor)
@@ -253,6 +266,48 @@ def solve_contact_impulses(
     raise ContactSolverError(
         m, max_iterations, residual, tol * scale, alpha, time, max_iterations >= n_warm_sweeps
     )
+
+
+def _tresca_fixed_point(G, c, mu, P, measure, tol, max_outer: int = 100):
+    """Coulomb's law as a fixed point of Tresca problems (friction bounds mu P_N^k frozen):
+    each is the convex problem min 1/2 P.G P + c.P over P_N >= 0, |P_T| <= mu P_N^k, written as
+    a bounded least-squares problem ||A P + b|| with G = A^T A, c = A^T b, and solved by scipy's
+    BVLS; then P_N^k+1 = P_N. G is positive semidefinite and often singular when contacts are
+    redundant: the minimiser is then not unique (the velocities it gives are), and the bounds
+    may wander with it. Tried first as it is, then with a proximal term eps^2 |P - P^k|^2
+    (eps^2 = 1e-6, then 1e-4 of G's largest eigenvalue) that picks the minimiser next to the
+    last iterate. The map contracts for moderate mu. ``measure(P)`` returns (law residual, its
+    scale). Returns (P or None when not converged, the iterate of smallest relative residual,
+    from which an active-set Newton iteration usually finishes in one step)."""
+    from scipy.optimize import lsq_linear
+
+    m = mu.size
+    w, V = np.linalg.eigh(0.5 * (G + G.T))
+    keep = w > 1e-12 * max(w[-1], 0.0)
+    if not np.any(keep):
+        return None, None
+    A0 = (V[:, keep] * np.sqrt(w[keep])).T
+    b = np.linalg.lstsq(A0.T, c, rcond=None)[0]
+    best, best_residual = None, np.inf
+    for proximal in (0.0, 1e-6, 1e-4):
+        eps = np.sqrt(proximal * w[-1])
+        A = np.vstack((A0, eps * np.eye(2 * m))) if eps > 0.0 else A0
+        trial = np.array(P, dtype=float)
+        for _ in range(max_outer):
+            bound = mu * np.maximum(trial[:m], 0.0)
+            room = 1e-14 * max(float(np.abs(trial).max(initial=0.0)), 1e-300)  # BVLS: lo < hi
+            lo = np.concatenate((np.zeros(m), -bound - room))
+            hi = np.concatenate((np.full(m, np.inf), bound + room))
+            rhs = np.concatenate((-b, eps * trial)) if eps > 0.0 else -b
+            trial = lsq_linear(A, rhs, bounds=(lo, hi), method="bvls", tol=1e-15).x
+            trial[:m] = np.maximum(trial[:m], 0.0)
+            trial[m:] = np.clip(trial[m:], -mu * trial[:m], mu * trial[:m])
+            residual, scale = measure(trial)
+            if residual <= tol * scale:
+                return trial, trial
+            if residual < best_residual * scale:
+                best, best_residual = trial.copy(), residual / scale
+    return None, best
 
 
 def _active_set_newton(G, c, mu, P, r, tolerance, max_newton):
