@@ -203,3 +203,71 @@ def test_continuous_friction_law_decelerates_as_its_closed_form_and_creeps():
     assert res.status == "finished", res.message
     assert res.q[-1, 0] < 0.005 - 1e-4  # it has crept by more than 0.1 mm
     assert np.all(np.diff(res.q[:, 0]) <= 0.0)
+
+
+def block_on_incline(angle, mu, mu_s):
+    """The point mass M on a rigid line through the origin inclined by ``angle`` (rad, rising
+    to +x), gravity g; q = (x, y). Returns (system, unit vector up the slope)."""
+    up = np.array([np.cos(angle), np.sin(angle)])
+    normal = (-np.sin(angle), np.cos(angle))
+    tree = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(M, 0.0)),
+        joints=(Joint("prismatic"), Joint("prismatic", parent=0, angle=np.pi / 2)),
+    )
+    contact = ContactPair("block", Point(1), Line((0.0, 0.0), normal), Sliding(mu, mu_s))
+    return assemble(Model(tree=tree, contacts=(contact,))), up
+
+
+@pytest.mark.parametrize(
+    ("degrees", "speed", "expected"),
+    [
+        (10.0, 0.0, "stays"),  # tan 10 deg = 0.18 < mu_s = 0.4
+        (30.0, 0.0, "slides"),  # tan 30 deg = 0.58 > mu_s
+        (10.0, 1.0, "stops and sticks"),  # up the slope
+        (10.0, -1.0, "stops and sticks"),  # down the slope: tan 10 deg < mu_k = 0.3
+        (20.0, 1.0, "stops and sticks"),  # tan 20 deg = 0.36: > mu_k, but < mu_s holds it
+        (25.0, 1.0, "stops and slides back"),  # tan 25 deg = 0.47 > mu_s
+    ],
+)
+def test_block_on_a_rigid_incline(degrees, speed, expected):
+    """mu_k = 0.3, mu_s = 0.4. Along the slope (s up, v = s'), while slipping with sign
+    sigma = sign(v): v' = -g (sin a + sigma mu_k cos a); it stops at t1 = |v0| / |v'| and then
+    sticks if tan a <= mu_s, else slides down at g (sin a - mu_k cos a). Positions against
+    these closed forms to 1e-9 m (constant accelerations: exact for the stepper), the stop
+    time to 1e-9 s (the event location)."""
+    a, mu, mu_s = np.radians(degrees), 0.3, 0.4
+    system, up = block_on_incline(a, mu, mu_s)
+    t_end = 1.2  # the slowest case (10 deg, down the slope) stops at 0.84 s
+    res = simulate(system, (0.0, t_end), (np.zeros(2), speed * up), h=1e-3)
+    assert res.status == "finished", res.message
+    s = res.q @ up
+    assert np.allclose(res.q @ np.array([-up[1], up[0]]), 0.0, atol=1e-12)  # stays on the line
+    kinds = [kind for _, _, kind in res.events]
+    down = -G * (np.sin(a) - mu * np.cos(a))  # acceleration while sliding down (sigma = -1)
+    if expected == "stays":
+        assert kinds == [] and np.all(res["block_state"] == "stick") and np.all(s == 0.0)
+        return
+    if expected == "slides":
+        assert kinds == [] and np.all(res["block_state"] == "slip")
+        np.testing.assert_allclose(s, 0.5 * down * res.t**2, atol=1e-9)
+        return
+    sigma = np.sign(speed)
+    decel = -G * (np.sin(a) + sigma * mu * np.cos(a))
+    t1 = -speed / decel
+    s1 = speed * t1 + 0.5 * decel * t1**2
+    before = res.t <= t1
+    np.testing.assert_allclose(
+        s[before], speed * res.t[before] + 0.5 * decel * res.t[before] ** 2, atol=1e-9
+    )
+    assert res.events[0][0] == pytest.approx(t1, abs=1e-9)
+    after = res.t > t1
+    if expected == "stops and sticks":
+        assert kinds == ["stick"]
+        np.testing.assert_allclose(s[after], s1, atol=1e-9)
+        assert np.all(res["block_state"][after] == "stick")
+    else:
+        assert kinds == ["reversal"]
+        tau = res.t[after] - t1
+        np.testing.assert_allclose(s[after], s1 + 0.5 * down * tau**2, atol=1e-9)
+    assert np.max(np.abs(res["energy_error"])) < 1e-10
+    assert np.all(np.diff(res["dissipated_friction"]) >= -1e-15)
