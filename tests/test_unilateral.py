@@ -195,3 +195,61 @@ def test_mass_dropped_on_the_cantilever_bounces_with_e_or_stays(e):
     # the balance holds to 2e-10 J through tens of impacts and lift-offs (2e-7 of the impact
     # energy 1e-3 J; not round-off: sub-steps ending on located events accumulate it)
     assert np.max(np.abs(res["energy_error"])) < 1e-9
+
+
+def painleve_rod(theta, mu, end_velocity):
+    """A uniform rod (m = 1 kg, half-length l = 0.5 m, I = m l^2 / 3 about its centre) on
+    prismatic x, y and a revolute joint at its centre, its lower end (-l, 0 in the body frame)
+    on the rigid line y = 0 with Sliding(mu), at angle theta, the end sliding at end_velocity."""
+    from fe_contact.model import Sliding
+
+    m, half = 1.0, 0.5
+    tree = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(0.0, 0.0), Body(m, m * half**2 / 3)),
+        joints=(
+            Joint("prismatic"),
+            Joint("prismatic", parent=0, angle=np.pi / 2),
+            Joint("revolute", parent=1, angle=-np.pi / 2),
+        ),
+    )
+    contact = ContactPair("end", Point(2, (-half, 0.0)), Line((0.0, 0.0), (0.0, 1.0)), Sliding(mu))
+    system = assemble(Model(tree=tree, contacts=(contact,)))
+    q0 = np.array([0.0, half * np.sin(theta), theta])
+    u0 = np.array([end_velocity, 0.0, 0.0])
+    return system, q0, u0
+
+
+@pytest.mark.parametrize("mu", [1.2, 2.0])
+def test_painleve_rod_is_reported_in_the_analytic_range_of_angles(mu):
+    """Painleve's paradox (001 remark 10.3.13): the end sliding away from the rod's foot
+    (to -x) with friction mu N, the normal force follows from
+    N (1 + 3 cos(theta) (cos(theta) - mu sin(theta))) = m (g + ...): for mu > 4/3 the bracket
+    is negative for theta between the roots of mu = (1 + 3 cos^2) / (3 sin cos) (around
+    atan 2 = 63.4 deg), and the contact force is inconsistent or indeterminate. The stepper
+    reports it at the start exactly there (angles 1 deg away from the roots), and never for
+    mu = 1.2 < 4/3 nor for the end sliding the other way."""
+    from fe_contact.coupling.partition import PainleveError
+
+    reported = []
+    for degrees in np.arange(5.0, 86.0, 1.0):
+        theta = np.radians(degrees)
+        bracket = 1 + 3 * np.cos(theta) * (np.cos(theta) - mu * np.sin(theta))
+        margin = 3 * mu * np.radians(1.0)  # |d bracket / d theta| <= 3 (1 + mu): 1 deg away
+        for velocity in (-0.1, 0.1):
+            system, q0, u0 = painleve_rod(theta, mu, velocity)
+            inconsistent = velocity < 0 and bracket < 0
+            if abs(bracket) < margin and velocity < 0:
+                continue
+            if inconsistent:
+                with pytest.raises(PainleveError, match="Painleve"):
+                    simulate(system, (0.0, 1e-3), (q0, u0), h=1e-4)
+                reported.append(degrees)
+            else:
+                res = simulate(system, (0.0, 1e-3), (q0, u0), h=1e-4)
+                assert "Painleve" not in res.message, (degrees, velocity)
+    # mu = 2: the bracket is negative from 37.4 to 79.2 deg (roots of 3 c (2 s - c) = 1);
+    # mu = 1.2 < 4/3: nowhere
+    if mu == 2.0:
+        assert len(reported) >= 35 and 37.4 < min(reported) and max(reported) < 79.2
+    else:
+        assert reported == []
