@@ -347,3 +347,30 @@ def test_a_step_whose_newton_fails_is_retried_in_halves():
     assert halved_error <= coarse_error + 1e-9
     with pytest.raises(ValueError, match="max_halvings"):
         simulate(system, span, y0, max_halvings=-1)
+
+
+def test_drive_reversal_makes_the_end_effector_stop_stick_and_slip_back():
+    """Joint 2 reverses at 0.3 s (mu = 0.3): the end-effector's slip turns at 0.312 s (the
+    friction cone cannot hold it yet), sticks at 0.357 s and breaks loose at 0.370 s, all
+    located in time. While it sticks its slip velocity is zero to round-off (< 1e-12 m/s), the
+    friction does no work and lies inside mu N. The balance closes to the trapezoidal
+    quadrature of the drive's power over the 20 ms turn: 1.1e-6 J at h = 5e-4 s, 2.7e-7 J at
+    2.5e-4 s (order 2); the event times agree between the two steps to 3e-5 s."""
+    data = lipinski.Manipulator(drive_reversal=0.3)
+    system, init = lipinski.manipulator_initial_state(data, 0.3)
+    runs = [simulate(system, (0.0, 0.5), (init.q0, init.u0), h=h) for h in (5e-4, 2.5e-4)]
+    for res in runs:
+        assert res.status == "finished", res.message
+        assert [kind for _, _, kind in res.events] == ["reversal", "stick", "slip"]
+        stick = res["tip_state"] == "stick"
+        assert np.count_nonzero(stick) > 10
+        assert np.max(np.abs(res["tip_slip_velocity"][stick])) < 1e-12
+        assert np.ptp(res["dissipated_friction"][stick]) == 0.0
+        assert np.all(
+            np.abs(res["tip_friction_force"][stick]) <= 0.3 * res["tip_normal_force"][stick]
+        )
+    coarse, fine = (np.max(np.abs(r["energy_error"])) for r in runs)
+    assert coarse < 2e-6 and 3.0 < coarse / fine < 5.0
+    times = np.array([[t for t, _, _ in r.events] for r in runs])
+    np.testing.assert_allclose(times[0], times[1], atol=3e-5)
+    assert times[0][0] > 0.3  # the slip turns after the drive does

@@ -2,7 +2,7 @@
 ``papers.lipinski``.
 
 ``fe-contact demo manipulator [--mu MU ...] [--t-end T] [--h H] [--jobs N] [--joint3 prismatic]
-[--vtk 0.2|all|none] [--set NAME=VALUE] [--out DIR]`` runs one case per friction coefficient
+[--drive-reversal T] [--vtk 0.2|all|none] [--set NAME=VALUE] [--out DIR]`` runs one case per friction coefficient
 (the sweep 0, 0.05, 0.1, 0.15, 0.2, 0.3 by default) of the model of
 ``fe_contact.papers.lipinski`` (its docstring lists the data and every choice we made where 002
 is silent: all joints revolute, body 1 horizontal, joint 2 turning clockwise at 0.2 rad/s, spring
@@ -307,6 +307,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--elements", type=int, default=None, help="beam elements (default 10)")
     parser.add_argument(
+        "--drive-reversal",
+        type=float,
+        default=None,
+        metavar="T",
+        help="joint 2 reverses at T s (a smooth 20 ms turn): the end-effector stops, sticks or "
+        "slips back",
+    )
+    parser.add_argument(
         "--set",
         action="append",
         default=[],
@@ -326,6 +334,8 @@ def main(argv=None) -> int:
             data = replace(data, joint3=args.joint3)
         if args.elements is not None:
             data = replace(data, beam=replace(data.beam, n_elements=args.elements))
+        if args.drive_reversal is not None:
+            data = replace(data, drive_reversal=args.drive_reversal)
         if args.vtk == "all":
             vtk = "all"
         elif args.vtk == "none":

@@ -28,7 +28,7 @@ from ..model import (
     Sliding,
     Unilateral,
 )
-from ..multibody.drive import Drive, _Linear
+from ..multibody.drive import Drive, _Linear, _Reversing
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from . import model_schema as schema
@@ -227,12 +227,20 @@ def _drive(i: int, raw, problems: list[Problem]):
     table = validate(schema.DriveTable, raw, ("drives", i), problems)
     if table is None:
         return None
-    return library_call(
-        lambda: Drive.constant_velocity(table.joint, table.q0, table.rate),
-        ("drives", i),
-        raw,
-        problems,
-    )
+    if table.kind == "reversing":
+        ramp = 0.02 if table.ramp is None else table.ramp
+
+        def make():
+            if table.t_reverse is None:
+                check.fail("t_reverse", None, "a time in s for kind = 'reversing'")
+            return Drive.reversing(table.joint, table.q0, table.rate, table.t_reverse, ramp)
+
+    else:
+
+        def make():
+            return Drive.constant_velocity(table.joint, table.q0, table.rate)
+
+    return library_call(make, ("drives", i), raw, problems)
 
 
 def _loop(i: int, raw, problems: list[Problem]):
@@ -460,9 +468,20 @@ def _drive_table(d: Drive) -> dict:
             "q0": pos.value,
             "rate": pos.rate,
         }
+    if isinstance(pos, _Reversing) and vel == _Reversing(
+        pos.value, pos.rate, pos.t_reverse, pos.ramp, 1
+    ):
+        return {
+            "joint": int(d.joint),
+            "kind": "reversing",
+            "q0": pos.value,
+            "rate": pos.rate,
+            "t_reverse": pos.t_reverse,
+            "ramp": pos.ramp,
+        }
     raise ValueError(
-        f"drive on joint {d.joint}: only constant-velocity drives (Drive.constant_velocity) can "
-        "be written to a model file"
+        f"drive on joint {d.joint}: only constant-velocity and reversing drives "
+        "(Drive.constant_velocity, Drive.reversing) can be written to a model file"
     )
 
 

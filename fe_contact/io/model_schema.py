@@ -227,12 +227,16 @@ class ContactTable(Table):
 
 
 class DriveTable(Table):
-    """Joint ``joint`` turned (or slid) at a constant ``rate``: q = q0 + rate t."""
+    """Joint ``joint`` turned (or slid) at a constant ``rate``: q = q0 + rate t; with
+    ``kind = "reversing"`` the rate turns to -rate at ``t_reverse`` over ``ramp`` s
+    (``Drive.reversing``)."""
 
     joint: Index
-    kind: Literal["constant_velocity"] = "constant_velocity"
+    kind: Literal["constant_velocity", "reversing"] = "constant_velocity"
     q0: float = 0.0
     rate: float
+    t_reverse: float | None = None
+    ramp: Positive | None = None
 
 
 class LoopTable(Table):

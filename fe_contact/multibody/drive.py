@@ -31,6 +31,30 @@ class _Linear:
 
 
 @dataclass(frozen=True)
+class _Reversing:
+    """Derivative ``order`` (0, 1, 2) of a motion at ``rate`` that reverses smoothly: the
+    velocity rate (1 - 2 S(x)), S(x) = 3 x^2 - 2 x^3 the cubic smooth step over
+    x = (t - t_reverse) / ramp + 1/2 in [0, 1] (picklable, like _Linear)."""
+
+    value: float
+    rate: float
+    t_reverse: float
+    ramp: float
+    order: int
+
+    def __call__(self, t: float) -> float:
+        start = self.t_reverse - 0.5 * self.ramp
+        x = min(max((t - start) / self.ramp, 0.0), 1.0)
+        if self.order == 2:
+            return -2.0 * self.rate * 6.0 * x * (1.0 - x) / self.ramp
+        if self.order == 1:
+            return self.rate * (1.0 - 2.0 * (3.0 * x * x - 2.0 * x**3))
+        # the integral of S over the ramp: ramp (x^3 - x^4 / 2), then 1/2 ramp + (t - end)
+        integral = self.ramp * (x**3 - 0.5 * x**4) + max(t - start - self.ramp, 0.0)
+        return self.value + self.rate * t - 2.0 * self.rate * integral
+
+
+@dataclass(frozen=True)
 class Drive:
     """Prescribed motion q = position(t), q' = velocity(t), q'' = acceleration(t) of ``joint``.
 
@@ -59,6 +83,20 @@ class Drive:
             velocity=_Linear(rate),
             acceleration=_Linear(0.0),
         )
+
+    @classmethod
+    def reversing(
+        cls, joint: int, q0: float, rate: float, t_reverse: float, ramp: float = 0.02
+    ) -> Drive:
+        """q_joint' = rate until t_reverse - ramp / 2, then -rate from t_reverse + ramp / 2,
+        turning with a smooth cubic step in between (the acceleration stays finite), from
+        q_joint(0) = q0; t_reverse and ramp in s."""
+        q0 = check.real("Drive.reversing.q0", q0)
+        rate = check.real("Drive.reversing.rate", rate)
+        ramp = check.real("Drive.reversing.ramp", ramp, low=0.0, low_open=True, unit="s")
+        t_reverse = check.real("Drive.reversing.t_reverse", t_reverse, low=0.5 * ramp, unit="s")
+        motion = [_Reversing(q0, rate, t_reverse, ramp, order) for order in (0, 1, 2)]
+        return cls(joint, *motion)
 
 
 def _check_drives(tree: TreeModel, drives: Sequence[Drive]) -> tuple[Drive, ...]:

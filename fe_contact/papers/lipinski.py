@@ -136,6 +136,8 @@ class Manipulator:
     initial absolute angle of body 1. contact_x : m, initial contact position on the beam.
     elbow : "up" or "down", branch of the initial pose. normal_force : N, frictionless initial
     normal force that fixes the spring rest positions. gravity : m/s^2 along -y. beam : BeamSpec.
+    drive_reversal : None, or the time (s) at which joint 2 reverses (a smooth 20 ms turn,
+    ``Drive.reversing``): the end-effector then stops on the beam, sticks or slips back.
     """
 
     base: tuple[float, float] = (-0.41, 0.3)
@@ -152,6 +154,7 @@ class Manipulator:
     normal_force: float = 0.5
     gravity: float = 9.81
     beam: BeamSpec = field(default=CANTILEVER)
+    drive_reversal: float | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "base", check.vector("Manipulator.base", self.base, unit="m"))
@@ -185,6 +188,11 @@ class Manipulator:
             )
         _positive(self.normal_force, "normal_force")
         _positive(self.gravity, "gravity", allow_zero=True)
+        if self.drive_reversal is not None:
+            value = check.real(
+                "Manipulator.drive_reversal", self.drive_reversal, low=0.01, unit="s"
+            )
+            object.__setattr__(self, "drive_reversal", value)
 
 
 def manipulator_tree(data: Manipulator, rest=(0.0, 0.0), angle3: float = 0.0) -> TreeModel:
@@ -223,9 +231,15 @@ def _model(data: Manipulator, mu: float, q2: float, rest=(0.0, 0.0), angle3=0.0)
         tree=manipulator_tree(data, rest, angle3),
         structures={BEAM: data.beam},
         contacts=(ContactPair(CONTACT, Point(2, "end_effector"), BEAM, Sliding(mu), side=1),),
-        drives=(Drive.constant_velocity(DRIVEN_JOINT, q2, data.drive_rate),),
+        drives=(_drive(data, q2),),
         gravity=(0.0, -data.gravity),
     )
+
+
+def _drive(data: Manipulator, q2: float) -> Drive:
+    if data.drive_reversal is None:
+        return Drive.constant_velocity(DRIVEN_JOINT, q2, data.drive_rate)
+    return Drive.reversing(DRIVEN_JOINT, q2, data.drive_rate, data.drive_reversal)
 
 
 def _unit(angle):
