@@ -35,6 +35,10 @@ DEMOS = {
         "fe_contact.demos.disk_on_beam",
         "disk dropped onto and rolling along the cantilever (Moreau-Jean)",
     ),
+    "friction-oscillator": (
+        "fe_contact.demos.friction_oscillator",
+        "block on a spring on a moving belt: stick-slip limit cycle, mu_s > mu_k",
+    ),
 }
 
 SCHEDULER = re.compile(r"^([a-z]+://)?[\w.\-\[\]:]+:\d+$")

@@ -87,13 +87,18 @@ class Circle:
 
 @dataclass(frozen=True)
 class Line:
-    """A rigid straight line fixed in the plane through ``point`` (m) whose ``normal`` points to
-    the free side (normalised on construction)."""
+    """A rigid straight line through ``point`` (m) whose ``normal`` points to the free side
+    (normalised on construction): fixed in the plane, or, with ``body``, a flat profile of
+    that tree body (point and normal in the body's frame; the body must only translate: every
+    joint of its chain prismatic, as a belt or a sliding table)."""
 
     point: tuple[float, float]
     normal: tuple[float, float]
+    body: int | None = None
 
     def __post_init__(self):
+        if self.body is not None:
+            object.__setattr__(self, "body", check.integer("Line.body", self.body, low=0))
         object.__setattr__(self, "point", check.vector("Line.point", self.point, unit="m"))
         n = np.asarray(check.vector("Line.normal", self.normal))
         size = float(np.hypot(*n))
@@ -374,6 +379,16 @@ class Model:
             resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
             if isinstance(c.target, str):
                 check.choice(f"{where}.target", c.target, self.structures)
+            elif c.target.body is not None:
+                b = check.index(f"{where}.target.body", c.target.body, n_b, "tree body")
+                from .multibody.tree import angular_jacobian
+
+                if np.any(angular_jacobian(tree, b)):  # a revolute joint in its chain
+                    check.fail(
+                        f"{where}.target.body",
+                        b,
+                        "a body that only translates (prismatic joints in its chain)",
+                    )
         joints = []
         for i, d in enumerate(self.drives):
             joints.append(check.index(f"Model.drives[{i}].joint", d.joint, n_b, "tree joint"))

@@ -256,7 +256,11 @@ CASES = {
     "Line": (
         Line,
         dict(point=(0.0, 0.0), normal=(0.0, 1.0)),
-        {"point": BAD_PAIR, "normal": BAD_PAIR | st.just((0.0, 0.0))},
+        {
+            "point": BAD_PAIR,
+            "normal": BAD_PAIR | st.just((0.0, 0.0)),
+            "body": st.integers(max_value=-1) | BAD_INDEX_TYPE.filter(lambda b: b is not None),
+        },
     ),
     "Line.incline": (Line.incline, dict(angle=0.1), {"angle": BAD_REAL, "point": BAD_PAIR}),
     "Sliding": (

@@ -29,6 +29,7 @@ from .kinematics import (
     ContactKinematics,
     ContactLeftStructure,
     line_contact,
+    line_geometry,
     profile_state,
     structure_contact,
 )
@@ -70,13 +71,15 @@ class StickAnchor:
     direction: tuple[float, float]
 
 
-def stick_anchor(contact: ContactKinematics, target, profile_point) -> StickAnchor:
+def stick_anchor(contact: ContactKinematics, target, profile_point, line_point=None) -> StickAnchor:
     """The anchor of a contact that starts to stick in the state ``contact``; ``target`` is the
-    pair's target (a structure name or a Line) and ``profile_point`` the profile's centre."""
+    pair's target (a structure name or a Line), ``profile_point`` the profile's centre and
+    ``line_point`` a line's point in the plane now (default its fixed point)."""
     if isinstance(target, str):
         s_star = contact.parameter
     else:  # a rigid line: the coordinate of the foot point along the line
-        s_star = float(contact.tangent @ (np.asarray(profile_point) - np.asarray(target.point)))
+        base = np.asarray(target.point if line_point is None else line_point)
+        s_star = float(contact.tangent @ (np.asarray(profile_point) - base))
     return StickAnchor(float(s_star), (float(contact.tangent[0]), float(contact.tangent[1])))
 
 
@@ -98,7 +101,8 @@ def contact_at(system: System, k: int, q, u, s_guess=None, remainder=True) -> Co
     )
     radius = pair.profile.radius
     if not isinstance(pair.target, str):
-        return line_contact(pair.target.point, pair.target.normal, profile, lay.tree, lay.n, radius)
+        point, normal, carrier = line_geometry(system.tree, q[lay.tree], u[lay.tree], pair.target)
+        return line_contact(point, normal, profile, lay.tree, lay.n, radius, carrier)
     structure = system.structures[pair.target]
     sl = lay.structure(pair.target)
     s, point = structure.closest(profile.centre.position, q[sl], s_guess)
@@ -142,15 +146,16 @@ def _stick_row(system: System, k: int, anchor: StickAnchor, q, u, contact: Conta
         cp = system.structures[pair.target].curve(anchor.parameter, q[sl])
         np.add.at(row, sl.start + cp.dofs, -(t_star @ cp.rows))
         anchor_point = cp.position
-    else:
-        line = pair.target
-        anchor_point = np.asarray(line.point) + anchor.parameter * t_star
-    # the target's material point is linear in q (beam and string alike): only c has a remainder
-    return (
-        float(t_star @ (pk.position - anchor_point)),
-        row,
-        float(t_star @ pk.acceleration_remainder),
-    )
+    remainder = float(t_star @ pk.acceleration_remainder)
+    if not isinstance(pair.target, str):
+        point, _, carrier = line_geometry(system.tree, q[lay.tree], u[lay.tree], pair.target)
+        anchor_point = point + anchor.parameter * t_star
+        if carrier is not None:  # a translating line: its material point moves with the body
+            row[lay.tree] -= t_star @ carrier.jacobian
+            remainder -= float(t_star @ carrier.acceleration_remainder)
+    # the target's material point is linear in q (beam and string alike): only c and a
+    # translating line's body have a remainder
+    return float(t_star @ (pk.position - anchor_point)), row, remainder
 
 
 def continuous_friction(v_t: float, v0: float) -> float:

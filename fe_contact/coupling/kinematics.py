@@ -35,7 +35,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..multibody.tree import PointKinematics, TreeModel, angular_jacobian, point_kinematics
+from ..multibody.tree import (
+    PointKinematics,
+    TreeModel,
+    angular_jacobian,
+    body_poses,
+    point_kinematics,
+)
 from ..structures import CurvePoint, Structure, material_velocity, slope_velocity
 
 _PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
@@ -178,6 +184,20 @@ def structure_contact(
     )
 
 
+def line_geometry(tree: TreeModel | None, q_tree, u_tree, line):
+    """(point (2,), unit normal (2,), carrier) of a ``model.Line`` at the tree state: fixed in
+    the plane (carrier None), or on a translating body (carrier: the PointKinematics of its
+    point; every material point of a translating body shares its velocity, Jacobian and
+    acceleration remainder)."""
+    if line.body is None:
+        return np.asarray(line.point, dtype=float), np.asarray(line.normal, dtype=float), None
+    carrier = point_kinematics(tree, q_tree, u_tree, line.body, line.point)
+    angle = float(body_poses(tree, q_tree).angle[line.body])
+    c, s = np.cos(angle), np.sin(angle)
+    normal = np.array([[c, -s], [s, c]]) @ np.asarray(line.normal, dtype=float)
+    return carrier.position, normal, carrier
+
+
 def line_contact(
     point,
     line_normal,
@@ -185,15 +205,22 @@ def line_contact(
     tree_columns: slice,
     n: int,
     radius: float,
+    carrier: PointKinematics | None = None,
 ) -> ContactKinematics:
     """Contact of a profile with a rigid line through ``point`` with unit normal ``line_normal``
-    (towards the free side): n = line normal, g = n . (c - p) - R, W_N = [n . J_c],
-    W_T = [t . J_c + R jw], A = n . a_c (004 eqs. 21-25 with the line's foot point at rest)."""
+    (towards the free side): n = line normal, g = n . (c - p) - R, W_N = [n . (J_c - J_b)],
+    W_T = [t . (J_c - J_b) + R jw], A = n . (a_c - a_b) (004 eqs. 21-25 with the line's foot
+    point at rest, or moving with its translating body: ``carrier``, see ``line_geometry``)."""
     pk = profile.centre
     normal = np.asarray(line_normal, dtype=float)
     tangent = -_PERP @ normal
     c = pk.position
     gap = float(normal @ (c - np.asarray(point, dtype=float))) - radius
+    velocity, jacobian, rem = pk.velocity, pk.jacobian, pk.acceleration_remainder
+    if carrier is not None:
+        velocity = velocity - carrier.velocity
+        jacobian = jacobian - carrier.jacobian
+        rem = rem - carrier.acceleration_remainder
     return ContactKinematics(
         parameter=np.nan,
         element=-1,
@@ -202,13 +229,13 @@ def line_contact(
         normal=normal,
         tangent=tangent,
         gap=gap,
-        normal_velocity=float(normal @ pk.velocity),
-        slip_velocity=float(tangent @ pk.velocity) + radius * profile.angular_velocity,
-        w_normal=_scatter(n, tree_columns, normal @ pk.jacobian),
-        w_tangent=_scatter(n, tree_columns, tangent @ pk.jacobian + radius * profile.angular_row),
-        remainder=float(normal @ pk.acceleration_remainder),
+        normal_velocity=float(normal @ velocity),
+        slip_velocity=float(tangent @ velocity) + radius * profile.angular_velocity,
+        w_normal=_scatter(n, tree_columns, normal @ jacobian),
+        w_tangent=_scatter(n, tree_columns, tangent @ jacobian + radius * profile.angular_row),
+        remainder=float(normal @ rem),
         parameter_rate=0.0,
-        tangent_remainder=float(tangent @ pk.acceleration_remainder),
+        tangent_remainder=float(tangent @ rem),
     )
 
 
@@ -271,6 +298,7 @@ __all__ = [
     "grid_contacts",
     "grid_gaps",
     "line_contact",
+    "line_geometry",
     "profile_state",
     "structure_contact",
 ]

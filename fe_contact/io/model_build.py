@@ -206,7 +206,7 @@ def _contact(name: str, raw, problems: list[Problem]):
     target = table.target
     if isinstance(target, schema.LineTable):
         target = library_call(
-            lambda: Line(_pair(table.target.point), _pair(table.target.normal)),
+            lambda: Line(_pair(table.target.point), _pair(table.target.normal), table.target.body),
             (*path, "target"),
             raw["target"],
             problems,
@@ -441,6 +441,8 @@ def _contact_table(c: ContactPair) -> dict:
         table["centre"] = _floats(p.centre)
     if isinstance(c.target, Line):
         table["target"] = {"point": _floats(c.target.point), "normal": _floats(c.target.normal)}
+        if c.target.body is not None:
+            table["target"]["body"] = int(c.target.body)
     else:
         table["target"] = c.target
     if isinstance(c.law, Sliding):

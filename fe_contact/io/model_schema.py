@@ -200,6 +200,7 @@ class LineTable(Table):
 
     point: Pair
     normal: Pair
+    body: Index | None = None
 
 
 class ContactTable(Table):

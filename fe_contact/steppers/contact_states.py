@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..coupling.constraints import stick_anchor
-from ..coupling.kinematics import ContactLeftStructure, profile_state
+from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
 from ..system import energies
 
 
@@ -207,7 +207,12 @@ class ContactStates:
             pair.profile.body,
             self.system.profile_points[self._sliding[i]],
         ).centre.position
-        self._stick[i] = stick_anchor(contact, pair.target, centre)
+        line_point = None
+        if not isinstance(pair.target, str):
+            line_point = line_geometry(
+                self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
+            )[0]
+        self._stick[i] = stick_anchor(contact, pair.target, centre, line_point)
         self._restart()
         lam = self.multipliers
         lam_t = lam[self._stick_row(i)]

@@ -49,6 +49,7 @@ from ..coupling.kinematics import (
     grid_contacts,
     grid_gaps,
     line_contact,
+    line_geometry,
     profile_state,
     structure_contact,
 )
@@ -212,7 +213,8 @@ class MoreauJean:
                 )
                 out.append(np.array([c.gap]))
             else:
-                c = line_contact(pair.target.point, pair.target.normal, prof, lay.tree, lay.n, r)
+                geometry = line_geometry(s.tree, q[lay.tree], zero[lay.tree], pair.target)
+                c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
                 out.append(np.array([c.gap]))
         return out
 
@@ -259,7 +261,8 @@ class MoreauJean:
                     st, sl, q[sl], u[sl], prof, lay.tree, lay.n, r, pair.side, self._s[k], False
                 )
             else:
-                c = line_contact(pair.target.point, pair.target.normal, prof, lay.tree, lay.n, r)
+                geometry = line_geometry(s.tree, q[lay.tree], u[lay.tree], pair.target)
+                c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
             cl.pair.append(k)
             cl.w_n.append(c.w_normal)
             cl.w_t.append(c.w_tangent)
