@@ -271,3 +271,34 @@ def test_block_on_a_rigid_incline(degrees, speed, expected):
         np.testing.assert_allclose(s[after], s1 + 0.5 * down * tau**2, atol=1e-9)
     assert np.max(np.abs(res["energy_error"])) < 1e-10
     assert np.all(np.diff(res["dissipated_friction"]) >= -1e-15)
+
+
+def test_error_controlled_sub_steps_follow_the_motion_with_fewer_steps():
+    """The block on the spring (mu_k = 0.2, mu_s = 0.35, from 0.1 m) with output every 50 ms
+    and error_tol = 1e-9 m per sub-step: the controller takes small sub-steps in the slip
+    phases and steps up to the output interval once the block sticks. The events come in the
+    closed-form order, x(t) stays within 5e-6 m of the closed form at every output time, at
+    about half the sub-steps a fixed step needs for the same accuracy (h = 0.25 ms: 1.7e-6 m
+    with 8356 steps)."""
+    mu, mu_s, x0 = 0.2, 0.35, 0.1
+    system = block_on_spring(mu, mu_s)
+    times, positions = closed_form_stops(x0, mu, mu_s)
+    t_end = times[-1] + 0.5
+    y0 = (np.array([x0, 0.0]), np.zeros(2))
+    res = simulate(system, (0.0, t_end), y0, h=0.05, rho_inf=1.0, error_tol=1e-9)
+    assert res.status == "finished", res.message
+    assert [kind for _, _, kind in res.events] == ["reversal"] * (times.size - 1) + ["stick"]
+    d = mu * M * G / K
+    x, start, exact = x0, 0.0, []
+    for t in res.t:  # the closed form, half period by half period
+        x, start = x0, 0.0
+        value = positions[-1]
+        for t_stop, x_stop in zip(times, positions, strict=True):
+            if t < t_stop:
+                centre = np.sign(x) * d
+                value = centre + (x - centre) * np.cos(OMEGA * (t - start))
+                break
+            x, start = x_stop, t_stop
+        exact.append(value)
+    assert np.max(np.abs(res.q[:, 0] - np.array(exact))) < 5e-6
+    assert res.n_substeps < 0.7 * 8356

@@ -427,6 +427,10 @@ SIMULATE_BAD = {
     "max_halvings": st.integers(max_value=-1) | NON_INTEGRAL | BAD_INDEX_TYPE,
     "max_events": BAD_COUNT,
     "event_tol": BAD_POSITIVE,
+    "rtol": BAD_POSITIVE | st.sampled_from([0.5, 1.0]),
+    "min_substep": BAD_POSITIVE,
+    "error_tol": BAD_POSITIVE.filter(lambda v: v is not None),
+    "gap_tol": BAD_NON_NEGATIVE,
 }
 
 

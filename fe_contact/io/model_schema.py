@@ -285,6 +285,9 @@ class GeneralizedAlphaTable(Table):
     recondition: Positive | None = None
     event_tol: Positive | None = None
     max_events: Annotated[int, Field(ge=1)] | None = None
+    gap_tol: NonNegative | None = None
+    min_substep: Positive | None = None
+    error_tol: Positive | None = None
 
 
 class MoreauTable(Table):
