@@ -158,15 +158,20 @@ class Unilateral:
     Eugster-Glocker (004), eqs. (26)-(27) and sec. 4.5.
 
     mu : friction coefficient >= 0. restitution_normal, restitution_tangent : e_N, e_T in [0, 1].
+    impact : "newton" (g'+ = -e_N g'-) or "poisson" (Slavic-Boltezar (003), sec. 2.2: a
+    compression phase that stops the approach, then an expansion impulse e_N times the
+    compression impulse, both with Coulomb friction; the generalised-alpha stepper only).
     """
 
     mu: float = 0.0
     restitution_normal: float = 0.0
     restitution_tangent: float = 0.0
+    impact: str = "newton"
 
     def __post_init__(self):
         mu = check.real("Unilateral.mu", self.mu, low=0.0, meaning="a friction coefficient")
         object.__setattr__(self, "mu", mu)
+        check.choice("Unilateral.impact", self.impact, ("newton", "poisson"))
         for name in ("restitution_normal", "restitution_tangent"):
             value = check.real(f"Unilateral.{name}", getattr(self, name), low=0.0, high=1.0)
             object.__setattr__(self, name, value)

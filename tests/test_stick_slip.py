@@ -302,3 +302,41 @@ def test_error_controlled_sub_steps_follow_the_motion_with_fewer_steps():
         exact.append(value)
     assert np.max(np.abs(res.q[:, 0] - np.array(exact))) < 5e-6
     assert res.n_substeps < 0.7 * 8356
+
+
+@pytest.mark.parametrize("degrees", [20.0, 40.0])
+def test_disk_on_an_incline_rolls_or_slips(degrees):
+    """A disk (m = 1 kg, R = 0.1 m, I = 0.004 kg m^2) released at rest on a rigid incline with
+    mu = 0.2: it rolls (stick of a circle: no slip at the contact, velocity level) while the
+    friction it needs, m g sin(a) I / (I + m R^2), stays within mu m g cos(a), that is for
+    tan(a) <= mu (1 + m R^2 / I) = 0.7 (20 deg); then s'' = g sin(a) / (1 + I / (m R^2)).
+    Steeper (40 deg) it slips: s'' = g (sin a - mu cos a), phi'' = -mu m g cos(a) R / I.
+    Constant accelerations: positions to 1e-9 m; rolling does no friction work."""
+    from fe_contact.model import Circle
+    from fe_contact.multibody.builders import floating_body
+
+    m, R, inertia, mu = 1.0, 0.1, 0.004, 0.2
+    a = np.radians(degrees)
+    up = np.array([np.cos(a), np.sin(a)])
+    normal = np.array([-np.sin(a), np.cos(a)])
+    contact = ContactPair("disk", Circle(2, R), Line((0.0, 0.0), tuple(normal)), Sliding(mu))
+    system = assemble(Model(tree=floating_body(m, inertia), contacts=(contact,)))
+    q0 = np.zeros(3)
+    q0[:2] = R * normal
+    res = simulate(system, (0.0, 0.5), (q0, np.zeros(3)), h=1e-3)
+    assert res.status == "finished", res.message
+    s = (res.q[:, :2] - R * normal) @ up
+    if np.tan(a) <= mu * (1 + m * R**2 / inertia):
+        accel = -G * np.sin(a) / (1 + inertia / (m * R**2))
+        assert np.all(res["disk_state"] == "stick")
+        np.testing.assert_allclose(res.q[:, 2], -s / R, atol=1e-9)  # rolls without slip
+        friction = m * G * np.sin(a) * inertia / (inertia + m * R**2)
+        np.testing.assert_allclose(np.abs(res["disk_friction_force"]), friction, rtol=1e-9)
+        assert np.all(res["dissipated_friction"] == 0.0)
+    else:
+        accel = -G * (np.sin(a) - mu * np.cos(a))
+        assert np.all(res["disk_state"] == "slip")
+        spin = -mu * m * G * np.cos(a) * R / inertia  # the friction turns it down the slope
+        np.testing.assert_allclose(res.q[:, 2], -0.5 * spin * res.t**2, atol=1e-9)
+    np.testing.assert_allclose(s, 0.5 * accel * res.t**2, atol=1e-9)
+    assert np.max(np.abs(res["energy_error"])) < 1e-10

@@ -291,3 +291,44 @@ def test_mass_thrown_off_the_beam_lands_where_its_parabola_meets_the_beam():
     gap = res[f"{name}_gap"][after]
     assert np.all(gap[np.isfinite(gap)] > -1e-9) and np.max(np.abs(res.q[after, 1])) < 5e-4
     assert {kind for _, _, kind in res.events} <= {"impact", "open"}
+
+
+@pytest.mark.parametrize(
+    ("vx", "mu", "e", "e_t"),
+    [(1.0, 0.2, 0.5, 0.0), (0.3, 0.5, 0.5, 0.0), (0.3, 0.0, 0.7, 0.0), (0.4, 0.9, 0.0, 0.5)],
+)
+def test_impact_laws_on_a_point_mass_against_the_closed_form(vx, mu, e, e_t):
+    """A point mass hits the line at (vx, -vy), vy = 2 m/s. Newton: P_N = M (1 + e) vy; stick
+    (v_t+ = -e_T vx) when it needs |P_T| <= mu P_N, else v_t+ = vx - mu (1 + e) vy. Poisson
+    (003 sec. 2.2): compression P_c = M vy, then expansion e P_c, each with Coulomb friction:
+    for a point mass the same final velocities when e_T = 0 (the two laws differ only where the
+    contact couples to rotation or to other contacts). Velocities after the impact to 1e-9 (the
+    remaining 1e-5 s of the step added: free flight, or sliding on with mu g)."""
+    vy, H = 2.0, 0.05
+    v0 = np.sqrt(vy**2 - 2 * G * H)
+    for impact in ("newton", "poisson"):
+        if impact == "poisson" and e_t > 0:
+            continue
+        system = ball(Unilateral(mu, e, e_t, impact))
+        t_hit = (vy - v0) / G
+        res = simulate(
+            system,
+            (0.0, t_hit + 1e-5),
+            (np.array([0.0, H]), np.array([vx, -v0])),
+            h=t_hit + 1e-5,
+            keep_reports=True,
+        )
+        assert res.status == "finished", res.message
+        assert res.events[0][2] == "impact"
+        u = res.u[-1]
+        stick_impulse = M * vx * (1 + e_t)
+        if stick_impulse <= mu * M * (1 + e) * vy:
+            vt = -e_t * vx
+        else:
+            vt = vx - mu * (1 + e) * vy
+        dt = t_hit + 1e-5 - res.events[0][0]  # after the impact
+        if e == 0.0 and vt != 0.0:  # it stays on the line and slides on with mu g
+            vt -= np.sign(vt) * mu * G * dt
+        assert u[0] == pytest.approx(vt, abs=1e-9), impact
+        expected_vy = e * vy - G * dt if e > 0 else 0.0
+        assert u[1] == pytest.approx(expected_vy, abs=1e-9), impact

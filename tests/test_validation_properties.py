@@ -282,6 +282,7 @@ CASES = {
             "mu": BAD_NON_NEGATIVE,
             "restitution_normal": BAD_UNIT_INTERVAL,
             "restitution_tangent": BAD_UNIT_INTERVAL,
+            "impact": st.sampled_from(["Newton", "stronge", "", None, 1.0]),
         },
     ),
     "ContactPair": (

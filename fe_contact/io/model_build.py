@@ -202,7 +202,8 @@ def _contact(name: str, raw, problems: list[Problem]):
         )
     else:
         e_n, e_t = table.restitution_normal or 0.0, table.restitution_tangent or 0.0
-        law = library_call(lambda: Unilateral(table.mu, e_n, e_t), path, raw, problems)
+        impact = table.impact or "newton"
+        law = library_call(lambda: Unilateral(table.mu, e_n, e_t, impact), path, raw, problems)
     target = table.target
     if isinstance(target, schema.LineTable):
         target = library_call(
@@ -455,6 +456,8 @@ def _contact_table(c: ContactPair) -> dict:
         table["law"], table["mu"] = "unilateral", float(c.law.mu)
         table["restitution_normal"] = float(c.law.restitution_normal)
         table["restitution_tangent"] = float(c.law.restitution_tangent)
+        if c.law.impact != "newton":
+            table["impact"] = c.law.impact
     table["side"] = int(c.side)
     if c.search != "closest":
         table["search"], table["n_candidates"] = c.search, int(c.n_candidates)

@@ -222,6 +222,7 @@ class ContactTable(Table):
     v0: Positive | None = None
     restitution_normal: Fraction | None = None
     restitution_tangent: Fraction | None = None
+    impact: Literal["newton", "poisson"] | None = None
     side: Literal[1, -1] = 1
     search: Literal["closest", "grid"] = "closest"
     n_candidates: Index = 0

@@ -245,50 +245,24 @@ class ContactStates:
         law = self.system.model.contacts[self._sliding[i]].law
         ev = self.evaluation
         c = ev.contacts[i]
-        u0 = self.u
         W = np.column_stack([c.w_normal, c.w_tangent, ev.jac.T])
         X = self._mass_solve(ev, W)
         D = W.T @ X  # Delassus matrix of the normal, tangential and closed rows
-        pre = W.T @ u0
+        pre = W.T @ self.u
         pre[2:] += ev.phi_t
-        v_n, v_t = pre[0], pre[1]
-        mu = self._mu[i]
-        target = -pre.copy()  # closed rows: J u+ + phi_t = 0
-        target[0] = -(1.0 + law.restitution_normal) * v_n
-        candidates = [("stick", None)]
-        if mu > 0.0:
-            s0 = np.sign(v_t) or 1.0
-            candidates += [("slip", s0), ("slip", -s0)]
-        else:
-            candidates = [("slip", 0.0)]
-        P = None
-        for mode, sign in candidates:
-            A = D.copy()
-            rhs = target.copy()
-            if mode == "stick":
-                rhs[1] = -(1.0 + law.restitution_tangent) * v_t
-            else:  # P_T = -sign mu P_N: replace the tangential row
-                A[1] = 0.0
-                A[1, 0], A[1, 1] = sign * mu, 1.0
-                rhs[1] = 0.0
-            try:
-                p = np.linalg.solve(A, rhs)
-            except np.linalg.LinAlgError:
-                continue
-            after = pre + D @ p
-            if mode == "stick" and abs(p[1]) <= mu * p[0] * (1.0 + 1e-12) + 1e-15:
-                P = p
-                break
-            if mode == "slip" and (sign == 0.0 or sign * after[1] >= -1e-12):
-                P = p
-                break
-        if P is None:
-            raise RuntimeError(
-                f"no impact solution (stick or slip) for contact "
-                f"{self.system.model.contacts[self._sliding[i]].name!r} at t = {self.t:.6g} s"
+        v_n = pre[0]
+        name = self.system.model.contacts[self._sliding[i]].name
+        if law.impact == "poisson":  # compression to g' = 0, then e_N times its impulse
+            P = _impulse(D, pre, self._mu[i], 0.0, law.restitution_tangent, None, name, self.t)
+            mid = pre + D @ P
+            P = P + _impulse(
+                D, mid, self._mu[i], 0.0, 0.0, law.restitution_normal * P[0], name, self.t
             )
+        else:
+            e_n, e_t = law.restitution_normal, law.restitution_tangent
+            P = _impulse(D, pre, self._mu[i], e_n, e_t, None, name, self.t)
         energy0 = self._energy.total
-        self.u = u0 + X @ P
+        self.u = self.u + X @ P
         after = W.T @ self.u
         self._log(i, "impact")
         bounced = after[0] > 1e-9 * max(1.0, abs(v_n))
@@ -297,7 +271,7 @@ class ContactStates:
             self._slip_sign[i] = np.sign(after[1])
         self._restart()
         self._impact_loss += energy0 - self._energy.total
-        if not bounced and self._slip_sign[i] == 0.0 and mu > 0.0:
+        if not bounced and self._slip_sign[i] == 0.0 and self._mu[i] > 0.0:
             self._try_stick(i, count=True)
 
     def _power_terms(self, ev, lam) -> dict:
@@ -317,3 +291,43 @@ class ContactStates:
             "dissipated_damping": E.damping_power,
             "dissipated_friction": float(friction),
         }
+
+
+def _impulse(D, pre, mu, e_n, e_t, normal_impulse, name, t):
+    """Impulses (P_N, P_T, P_rows) of one impact phase: the closed rows keep J u+ + phi_t = 0;
+    normally g'+ = -e_N g'- (or, with ``normal_impulse``, P_N given: an expansion phase);
+    tangentially stick, v_t+ = -e_T v_t- with |P_T| <= mu P_N, else slip, P_T = -sign mu P_N
+    with sign the direction of v_t+, tried in that order. ``pre`` : the velocities of the rows
+    before the phase (normal, tangential, closed rows), D their Delassus matrix."""
+    v_n, v_t = pre[0], pre[1]
+    target = -pre.copy()
+    if normal_impulse is None:
+        target[0] = -(1.0 + e_n) * v_n
+    candidates = [("stick", 0.0)]
+    if mu > 0.0:
+        s0 = np.sign(v_t) or 1.0
+        candidates += [("slip", s0), ("slip", -s0)]
+    else:
+        candidates = [("slip", 0.0)]
+    for mode, sign in candidates:
+        A = D.copy()
+        rhs = target.copy()
+        if normal_impulse is not None:
+            A[0] = 0.0
+            A[0, 0], rhs[0] = 1.0, normal_impulse
+        if mode == "stick":
+            rhs[1] = -(1.0 + e_t) * v_t
+        else:  # P_T = -sign mu P_N: replace the tangential row
+            A[1] = 0.0
+            A[1, 0], A[1, 1] = sign * mu, 1.0
+            rhs[1] = 0.0
+        try:
+            p = np.linalg.solve(A, rhs)
+        except np.linalg.LinAlgError:
+            continue
+        after = pre + D @ p
+        if mode == "stick" and abs(p[1]) <= mu * p[0] * (1.0 + 1e-12) + 1e-15:
+            return p
+        if mode == "slip" and (sign == 0.0 or sign * after[1] >= -1e-12):
+            return p
+    raise RuntimeError(f"no impact solution (stick or slip) for contact {name!r} at t = {t:.6g} s")

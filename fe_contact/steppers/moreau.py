@@ -116,6 +116,12 @@ class MoreauJean:
                 f"contacts {bilateral} have Sliding laws; the Moreau-Jean stepper takes "
                 "Unilateral laws (allowed: Unilateral, or method='generalized-alpha')"
             )
+        poisson = [c.name for c in model.contacts if getattr(c.law, "impact", "") == "poisson"]
+        if poisson:
+            raise ValueError(
+                f"contacts {poisson} have Poisson's impact law; the Moreau-Jean stepper takes "
+                "Newton's (allowed: impact='newton', or method='generalized-alpha')"
+            )
         if penetration_tolerance is not None:
             penetration_tolerance = check.real(
                 "penetration_tolerance", penetration_tolerance, low=0.0, unit="m"
