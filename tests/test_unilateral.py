@@ -332,3 +332,30 @@ def test_impact_laws_on_a_point_mass_against_the_closed_form(vx, mu, e, e_t):
         assert u[0] == pytest.approx(vt, abs=1e-9), impact
         expected_vy = e * vy - G * dt if e > 0 else 0.0
         assert u[1] == pytest.approx(expected_vy, abs=1e-9), impact
+
+
+def test_mass_dropped_with_e_0_comes_to_rest_on_the_damped_beam():
+    """The 20 g mass dropped from 5 mm (e_N = 0, mu = 0.3) on the 002 strip with Rayleigh
+    damping (alpha = 5 1/s, beta = 1e-4 s): after a few tosses in the first 50 ms it lands for
+    good, sticks, and from then on rests on the beam: no further event, the contact closed and
+    stuck with a positive normal force, moving only with the beam's decaying vibration."""
+    import dataclasses
+
+    from fe_contact.papers.lipinski import cantilever_strip, sliding_mass_model
+
+    beam = cantilever_strip(10, rayleigh_beta=1e-4, rayleigh_alpha=5.0)
+    model = sliding_mass_model(0.0, 10, beam=beam, structure_gravity=False)
+    pair = dataclasses.replace(model.contacts[0], law=Unilateral(0.3, restitution_normal=0.0))
+    system = assemble(dataclasses.replace(model, contacts=(pair,)))
+    q0, u0 = system.initial_state()
+    q0[:2] = (0.3, 5e-3)
+    res = simulate(system, (0.0, 0.5), (q0, u0), h=1e-4)
+    assert res.status == "finished", res.message
+    t_last = res.events[-1][0]
+    assert res.events[-1][2] == "stick" and t_last < 0.1
+    rest = res.t > t_last
+    assert np.all(res["mass_state"][rest] == "stick")
+    assert np.all(res["mass_normal_force"][rest] > 0.0)
+    assert np.all(np.diff(res["dissipated_friction"][rest]) == 0.0)
+    speed = np.abs(res.u[:, 1])
+    assert speed[res.t > 0.4].max() < 0.8 * speed[(res.t > 0.1) & (res.t < 0.2)].max()
