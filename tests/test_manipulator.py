@@ -374,3 +374,24 @@ def test_drive_reversal_makes_the_end_effector_stop_stick_and_slip_back():
     times = np.array([[t for t, _, _ in r.events] for r in runs])
     np.testing.assert_allclose(times[0], times[1], atol=3e-5)
     assert times[0][0] > 0.3  # the slip turns after the drive does
+
+
+def test_lift_off_lets_the_reversed_manipulator_run_on():
+    """With ``lift_off`` (a unilateral contact of the same mu) the reversed manipulator of the
+    test above runs to 0.6 s: the same trajectory as the bilateral contact until the normal
+    force vanishes (identical to 1e-12), then the contact opens where the bilateral run had to
+    stop (its normal force turned negative in that step) and the arm swings free."""
+    data = lipinski.Manipulator(drive_reversal=0.3)
+    system, init = lipinski.manipulator_initial_state(data, 0.3)
+    bilateral = simulate(system, (0.0, 0.6), (init.q0, init.u0), h=5e-4)
+    assert bilateral.status == "event" and "turned negative" in bilateral.message
+    data = lipinski.Manipulator(drive_reversal=0.3, lift_off=True)
+    system, init = lipinski.manipulator_initial_state(data, 0.3)
+    free = simulate(system, (0.0, 0.6), (init.q0, init.u0), h=5e-4)
+    assert free.status == "finished", free.message
+    assert [kind for _, _, kind in free.events] == ["reversal", "stick", "slip", "open"]
+    k = bilateral.t.size
+    np.testing.assert_allclose(free.q[:k], bilateral.q, rtol=0, atol=1e-12)
+    t_open = free.events[-1][0]
+    assert bilateral.t[-1] < t_open <= bilateral.t[-1] + 5e-4
+    assert np.all(free["tip_state"][free.t > t_open] == "open")

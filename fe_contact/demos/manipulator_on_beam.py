@@ -2,7 +2,7 @@
 ``papers.lipinski``.
 
 ``fe-contact demo manipulator [--mu MU ...] [--t-end T] [--h H] [--jobs N] [--joint3 prismatic]
-[--drive-reversal T] [--vtk 0.2|all|none] [--set NAME=VALUE] [--out DIR]`` runs one case per friction coefficient
+[--drive-reversal T] [--lift-off] [--vtk 0.2|all|none] [--set NAME=VALUE] [--out DIR]`` runs one case per friction coefficient
 (the sweep 0, 0.05, 0.1, 0.15, 0.2, 0.3 by default) of the model of
 ``fe_contact.papers.lipinski`` (its docstring lists the data and every choice we made where 002
 is silent: all joints revolute, body 1 horizontal, joint 2 turning clockwise at 0.2 rad/s, spring
@@ -315,6 +315,12 @@ def _parser() -> argparse.ArgumentParser:
         "slips back",
     )
     parser.add_argument(
+        "--lift-off",
+        action="store_true",
+        help="a unilateral contact (same mu) that lifts off and lands again, instead of the "
+        "bilateral sliding contact of 002",
+    )
+    parser.add_argument(
         "--set",
         action="append",
         default=[],
@@ -336,6 +342,8 @@ def main(argv=None) -> int:
             data = replace(data, beam=replace(data.beam, n_elements=args.elements))
         if args.drive_reversal is not None:
             data = replace(data, drive_reversal=args.drive_reversal)
+        if args.lift_off:
+            data = replace(data, lift_off=True)
         if args.vtk == "all":
             vtk = "all"
         elif args.vtk == "none":

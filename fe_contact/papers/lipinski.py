@@ -79,7 +79,7 @@ from ..elements.beam import (
     self_weight,
     static_deflection,
 )
-from ..model import ContactPair, Model, Point, Sliding
+from ..model import ContactPair, Model, Point, Sliding, Unilateral
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel, bias_forces
@@ -138,6 +138,8 @@ class Manipulator:
     normal force that fixes the spring rest positions. gravity : m/s^2 along -y. beam : BeamSpec.
     drive_reversal : None, or the time (s) at which joint 2 reverses (a smooth 20 ms turn,
     ``Drive.reversing``): the end-effector then stops on the beam, sticks or slips back.
+    lift_off : False: the bilateral sliding contact of 002 (a negative normal force ends the
+    run); True: a ``Unilateral`` contact with the same mu, which lifts off and lands again.
     """
 
     base: tuple[float, float] = (-0.41, 0.3)
@@ -155,6 +157,7 @@ class Manipulator:
     gravity: float = 9.81
     beam: BeamSpec = field(default=CANTILEVER)
     drive_reversal: float | None = None
+    lift_off: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "base", check.vector("Manipulator.base", self.base, unit="m"))
@@ -188,6 +191,8 @@ class Manipulator:
             )
         _positive(self.normal_force, "normal_force")
         _positive(self.gravity, "gravity", allow_zero=True)
+        if not isinstance(self.lift_off, bool):
+            raise ValueError(f"Manipulator lift_off must be True or False, got {self.lift_off!r}")
         if self.drive_reversal is not None:
             value = check.real(
                 "Manipulator.drive_reversal", self.drive_reversal, low=0.01, unit="s"
@@ -401,6 +406,9 @@ def manipulator_initial_state(
     ev = evaluate_state(system, q0, u, 0.0, constraints_only=True)
     part = make_partition(system, choose_dependent(ev.jac[:, system.layout.tree]))
     q0, u0 = recover_dependent(system, part, q0, u, 0.0)
+    if data.lift_off:  # the same start, the contact free to lift off (closed at zero gap)
+        pair = replace(system.model.contacts[0], law=Unilateral(mu))
+        system = assemble(replace(system.model, contacts=(pair,)))
     return system, InitialState(
         q0=q0,
         u0=u0,
@@ -413,6 +421,11 @@ def manipulator_initial_state(
 
 
 def _parse_value(text: str, current):
+    if isinstance(current, bool):
+        words = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+        if text.strip().lower() not in words:
+            raise ValueError(f"got {text!r}; allowed: true or false")
+        return words[text.strip().lower()]
     if isinstance(current, tuple):
         return tuple(float(v) for v in text.split(","))
     if isinstance(current, str):
