@@ -134,6 +134,11 @@ def build_parser() -> Parser:
         epilog="fe-contact COMMAND --help describes each command.",
     )
     parser.add_argument("--version", action="version", version=f"fe-contact {__version__}")
+    loud = parser.add_mutually_exclusive_group()
+    loud.add_argument(
+        "-q", "--quiet", action="store_true", help="only warnings and errors (no progress)"
+    )
+    loud.add_argument("-v", "--verbose", action="store_true", help="debug messages too")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     demo = sub.add_parser(
@@ -161,6 +166,13 @@ def build_parser() -> Parser:
     run.add_argument("--out", type=out_folder, help="output folder (default out/<model name>)")
     run.add_argument("--overwrite", action="store_true", help="clear another run's files in --out")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    run.add_argument(
+        "--record-every",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="keep every N-th state in memory (the CSV keeps every step; default 1)",
+    )
 
     sweep = sub.add_parser(
         "sweep",
@@ -237,7 +249,12 @@ def command_run(args) -> int:
         claim_folder(out, args.overwrite)
     except FolderInUse as err:
         raise UsageError(f"--out {err}") from None
-    result = execute(prepared, out, None if args.quiet else f"run {args.model.name}")
+    if args.quiet:
+        import logging
+
+        logging.getLogger("fe_contact").setLevel(logging.WARNING)
+    progress = None if args.quiet else f"run {args.model.name}"
+    result = execute(prepared, out, progress, args.record_every)
     stream = sys.stdout if result.success else sys.stderr
     print(f"{result.status}: {result.message}; {result.n_steps} steps; files in {out}", file=stream)
     return 0 if result.success else 1
@@ -340,8 +357,36 @@ def command_demo(argv) -> int:
     return module.main(argv[1:])
 
 
+def _verbosity(argv: list[str]) -> list[str]:
+    """Take the global -q/--quiet and -v/--verbose from the front of argv and set the level of
+    the ``fe_contact`` loggers (progress lines at INFO): WARNING, DEBUG or INFO."""
+    import logging
+
+    from .steppers.observers import progress_logger
+
+    level = logging.INFO
+    while argv and argv[0] in ("-q", "--quiet", "-v", "--verbose"):
+        level = logging.WARNING if argv.pop(0) in ("-q", "--quiet") else logging.DEBUG
+    progress_logger()
+    logging.getLogger("fe_contact").setLevel(level)
+    return argv
+
+
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    import logging
+
+    from .steppers.observers import progress_logger
+
+    progress_logger()  # sets up the fe_contact loggers (INFO on stderr) unless the host did
+    package = logging.getLogger("fe_contact")
+    level = package.level
+    try:
+        return _main(_verbosity(list(sys.argv[1:] if argv is None else argv)))
+    finally:
+        package.setLevel(level)  # the command's -q / -v end with it
+
+
+def _main(argv: list[str]) -> int:
     try:
         if len(argv) >= 2 and argv[0] == "demo" and not argv[1].startswith("-"):
             return command_demo(argv[1:])

@@ -139,9 +139,11 @@ def fingerprint(model_file: ModelFile) -> str:
     return hashlib.sha256(model_text(model_file).encode()).hexdigest()[:16]
 
 
-def execute(prepared: PreparedRun, folder, progress: str | None = None):
+def execute(prepared: PreparedRun, folder, progress: str | None = None, record_every: int = 1):
     """Simulate a prepared run into a claimed ``folder``: ``model.toml`` first, then the
-    history and frames as it goes, ``status.json`` at the end. Returns the SimulationResult."""
+    history and frames as it goes, ``status.json`` at the end. Returns the SimulationResult.
+    ``record_every`` : the result keeps every N-th state (and the last), so that memory stays
+    flat on long runs; the CSV keeps every step, and the scalar results are taken from it."""
     from .io.model_file import save_model
 
     mf, folder = prepared.model_file, Path(folder)
@@ -161,15 +163,21 @@ def execute(prepared: PreparedRun, folder, progress: str | None = None):
         method=sim.method,
         h=sim.h,
         observers=observers,
+        store_every=record_every,
         **sim.settings,
     )
+    source = result
+    if record_every > 1:
+        from .steppers.result import read_history
+
+        source = read_history(folder / "history.csv")
     status = {
         "status": result.status,
         "message": result.message,
         "t": float(result.t[-1]) if len(result.t) else None,
         "n_steps": int(result.n_steps),
         "fingerprint": fingerprint(mf),
-        "results": {spec: scalar_result(result, spec) for spec in mf.output.results},
+        "results": {spec: scalar_result(source, spec) for spec in mf.output.results},
     }
     tmp = folder / "status.json.tmp"
     tmp.write_text(json.dumps(status, indent=1))

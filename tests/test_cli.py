@@ -123,6 +123,9 @@ def _invalid_command_lines(good: str, a_file: str):
         ["run", good, "--set", 'output.results=["max:no_such_column"]'],
         ["run", good, "--set", "initial.tree_q=[0.1]"],
         ["run", good, "--out", a_file],
+        ["run", good, "--record-every", "0"],
+        ["run", good, "--record-every", "2.5"],
+        ["-q", "-v", "run", good, "--bogus"],
         ["sweep", good],
         ["sweep", good, "--vary", "contacts.mass.mu"],
         ["sweep", good, "--vary", "contacts.mass.mu=0:1"],
@@ -243,3 +246,77 @@ def test_the_manipulator_demo_writes_a_model_file_that_runs_again(tmp_path):
             if column.dtype.kind == "f"
             else (list(ran[name]) == list(column))
         ), name
+
+
+def test_progress_goes_through_logging_and_quiet_verbose_set_its_level(
+    model_path, tmp_path, capsys
+):
+    """Without a terminal, a run logs progress lines (logger fe_contact.progress, INFO) on
+    stderr, naming the run; the global -q leaves only warnings and errors; -v is accepted."""
+    import logging
+
+    assert main(["run", str(model_path), "--out", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err
+    assert "run sliding.toml: " in err and "t = 0.003 s, step 30/30" in err
+    assert main(["-q", "run", str(model_path), "--out", str(tmp_path / "b")]) == 0
+    assert "step" not in capsys.readouterr().err
+    assert main(["--verbose", "run", str(model_path), "--out", str(tmp_path / "c")]) == 0
+    assert "step 30/30" in capsys.readouterr().err
+    # the level holds for the command only
+    assert logging.getLogger("fe_contact").getEffectiveLevel() == logging.INFO
+
+
+def test_record_every_keeps_memory_flat_and_the_results_exact(model_path, tmp_path):
+    """--record-every 10 over 30 steps: the result keeps the states 0, 10, 20, 30 (memory
+    grows with steps / N), the CSV every step, and the scalar results (taken from the CSV)
+    equal those of a run that keeps every state."""
+    full, sparse = tmp_path / "full", tmp_path / "sparse"
+    assert main(["-q", "run", str(model_path), "--out", str(full)]) == 0
+    assert main(["-q", "run", str(model_path), "--out", str(sparse), "--record-every", "10"]) == 0
+    assert (full / "history.csv").read_text() == (sparse / "history.csv").read_text()
+    status = [json.loads((d / "status.json").read_text()) for d in (full, sparse)]
+    assert status[0]["results"] == status[1]["results"]
+    run_file = sliding_mass.model_file(mu=0.0, t_end=0.003)
+    system = assemble(run_file.model)
+    result = simulate(system, (0.0, 0.003), run_file.initial.state(system), h=1e-4, store_every=10)
+    np.testing.assert_allclose(result.t, [0.0, 0.001, 0.002, 0.003], atol=1e-15)
+
+
+def test_a_run_killed_with_sigkill_leaves_whole_rows_and_a_readable_series(tmp_path):
+    """fe-contact run in a subprocess, killed with SIGKILL mid-run: every CSV row written is
+    whole (as many fields as the header, all numbers where numbers belong) and the .pvd lists
+    only frames that exist and read."""
+    import os
+    import signal
+    import time
+    import xml.etree.ElementTree as ET
+
+    import meshio
+
+    run_file = sliding_mass.model_file(mu=0.1, t_end=2.0)
+    path = save_model(run_file, tmp_path / "long.toml")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "fe_contact.cli", "-q", "run", str(path), "--out", str(out)]
+    cmd += ["--set", "output.frame_every=0.002"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    history = out / "history.csv"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if history.exists() and history.stat().st_size > 200_000:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.stderr.read().decode()  # still running: kill it mid-run
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    lines = history.read_text().splitlines()
+    header = lines[0].split(",")
+    assert len(lines) > 100
+    for line in lines[1:]:
+        fields = line.split(",")
+        assert len(fields) == len(header), line
+        float(fields[0])  # the time
+    root = ET.parse(out / "frames.pvd").getroot()
+    frames = [out / d.get("file") for d in root.iter("DataSet")]
+    assert len(frames) > 5
+    for frame in frames:
+        assert len(meshio.read(frame).points) > 0

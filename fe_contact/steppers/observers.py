@@ -8,6 +8,7 @@ physics.
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 from pathlib import Path
@@ -91,10 +92,37 @@ class VtkObserver:
             self._writer.close()
 
 
+class _Stderr(logging.Handler):
+    """Writes records to the sys.stderr of the moment (so that redirections made after the
+    logger was set up, such as a test's capture, are honoured)."""
+
+    def emit(self, record):
+        try:
+            print(self.format(record), file=sys.stderr, flush=True)
+        except Exception:  # noqa: BLE001 - logging must not break a run
+            self.handleError(record)
+
+
+def progress_logger() -> logging.Logger:
+    """The logger ``fe_contact.progress`` of the progress lines. Unless the application set up
+    handlers for ``fe_contact`` itself, its lines go to stderr at INFO; the command
+    line's --quiet raises the level of ``fe_contact`` to WARNING, --verbose lowers it to
+    DEBUG."""
+    package = logging.getLogger("fe_contact")
+    if not package.handlers:
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        package.addHandler(handler)
+        package.propagate = False
+        if package.level == logging.NOTSET:
+            package.setLevel(logging.INFO)
+    return logging.getLogger("fe_contact.progress")
+
+
 class ProgressObserver:
-    """Progress of a run: a tqdm bar when stderr is a terminal, otherwise a line on stderr
-    every ~10 % of the steps and one at the end (so that a log shows that a long run is
-    alive and where it stopped). Without ``start`` (used outside ``simulate``) the number of
+    """Progress of a run: a tqdm bar when stderr is a terminal, otherwise a line every ~10 % of
+    the steps and one at the end (so that a log shows that a long run is alive and where it
+    stopped), through the logging module (``progress_logger``; level INFO). Without ``start`` (used outside ``simulate``) the number of
     steps is unknown: a line every 100 steps."""
 
     def __init__(self, desc: str = "simulating"):
@@ -116,7 +144,7 @@ class ProgressObserver:
         self._total = max(int(n_steps), 1)
         self._every = max(self._total // 10, 1)
         self._t0 = time.perf_counter()
-        if sys.stderr.isatty():
+        if sys.stderr.isatty() and progress_logger().isEnabledFor(logging.INFO):
             from tqdm import tqdm
 
             self._bar = tqdm(total=self._total, desc=self.desc, unit="step", leave=False)
@@ -124,11 +152,9 @@ class ProgressObserver:
     def _line(self, what: str) -> None:
         steps = f"step {self.steps}" if self._total is None else f"step {self.steps}/{self._total}"
         share = "" if self._total is None else f"{100 * self.steps / self._total:.0f} %, "
-        print(
+        progress_logger().info(
             f"{self.desc}: {what}t = {self._t:.6g} s, {steps} "
-            f"({share}{time.perf_counter() - self._t0:.1f} s)",
-            file=sys.stderr,
-            flush=True,
+            f"({share}{time.perf_counter() - self._t0:.1f} s)"
         )
 
     def __call__(self, system, report, row) -> None:
