@@ -40,6 +40,7 @@ DEMOS = {
         "block on a spring on a moving belt: stick-slip limit cycle, mu_s > mu_k",
     ),
 }
+_WIDTH = max(map(len, DEMOS))  # the demo names' column in --list
 
 SCHEDULER = re.compile(r"^([a-z]+://)?[\w.\-\[\]:]+:\d+$")
 
@@ -145,7 +146,7 @@ def build_parser() -> Parser:
         "demo",
         help="run a demo (fe-contact demo --list; fe-contact demo NAME --help)",
         description="Run a demo: fe-contact demo NAME [options]. Demos:\n"
-        + "\n".join(f"  {n:<17} {t}" for n, (_, t) in DEMOS.items()),
+        + "\n".join(f"  {n:<{_WIDTH}} {t}" for n, (_, t) in DEMOS.items()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     demo.add_argument("--list", action="store_true", help="list the demos")
@@ -397,7 +398,7 @@ def _main(argv: list[str]) -> int:
             return 2 if not argv else 0
         if args.command == "demo":
             for name, (_, text) in DEMOS.items():
-                print(f"  {name:<17} {text}")
+                print(f"  {name:<{_WIDTH}} {text}")
             return 0
         return {"run": command_run, "sweep": command_sweep, "info": command_info}[args.command](
             args

@@ -17,6 +17,7 @@ import copy
 import csv
 import itertools
 import math
+import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,12 +62,19 @@ class Variation:
                 if all(float(v).is_integer() for v in values):
                     values = [int(v) for v in values]
             else:
-                values = [float(v) for v in values]
+                values = [_decimal(float(v)) for v in values]
         else:
             values = [parse_value(p.strip()) for p in spec.split(",")]
         if len(set(map(repr, values))) != len(values):
             raise ValueError(f"{text!r}: repeated values; allowed: distinct values")
         return cls(key, tuple(values))
+
+
+def _decimal(value: float) -> float:
+    """The shortest decimal within 4 ulp of ``value``: linspace's 0.09999999999999999 is the
+    0.1 the user meant (and names the case folder mu=0.1)."""
+    short = float(f"{value:.15g}")
+    return short if abs(short - value) <= 4 * math.ulp(value) else value
 
 
 @dataclass(frozen=True)
@@ -194,24 +202,38 @@ def run_sweep(
     called as each case ends."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    report = report or (lambda row: row)
+    done = {}
+
+    def pending(case):
+        return {"case": case.name, **dict(case.overrides), "status": "pending", "message": ""}
+
+    def finished(row):
+        done[row["case"]] = row
+        rows = [done.get(case.name) or pending(case) for case in cases]
+        write_summary(rows, variations, results, out / "summary.csv")
+        return report(row) if report is not None else row
+
+    write_summary([pending(case) for case in cases], variations, results, out / "summary.csv")
     if scheduler is not None:
-        rows = _dask(cases, out, source, scheduler, report)
+        rows = _dask(cases, out, source, scheduler, finished)
     else:
-        rows = _local(cases, out, source, jobs, report)
-    ordered = [rows[case.name] for case in cases]
-    write_summary(ordered, variations, results, out / "summary.csv")
-    return ordered
+        rows = _local(cases, out, source, jobs, finished)
+    return [rows[case.name] for case in cases]
 
 
 def write_summary(rows, variations, results, path) -> Path:
+    """One row per case; written to a temporary file and renamed over ``path``, so that a
+    reader (or a kill) never sees half a table."""
     keys = ["case", *(v.key_path for v in variations), "status", "message", *results]
-    with open(path, "w", newline="") as fh:
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(keys)
         for row in rows:
             writer.writerow([_cell(row.get(k, math.nan)) for k in keys])
-    return Path(path)
+    os.replace(tmp, path)
+    return path
 
 
 def _cell(value):

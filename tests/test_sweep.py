@@ -97,3 +97,32 @@ def test_case_folders_never_collide():
     assert a.values == (2, 4)  # integer start and stop: integers
     name = case_name(((a.key_path, 2), (b.key_path, 3)), [a, b])
     assert name == "structures.a.n_elements=2_structures.b.n_elements=3"
+
+
+def test_summary_is_written_as_the_cases_finish(document, tmp_path):
+    """A sweep that is stopped keeps the rows of its finished cases: summary.csv lists every
+    case as "pending" before the first runs, and is rewritten whole as each case ends."""
+    variations = [Variation.parse("contacts.mass.mu=0,0.1,0.2")]
+    cases = plan(document, variations)
+    seen = []
+
+    def report(row):
+        seen.append([r["status"] for r in read_summary(tmp_path / "summary.csv")])
+        return row
+
+    run_sweep(cases, variations, RESULTS, tmp_path, jobs=1, report=report)
+    assert seen == [
+        ["finished", "pending", "pending"],
+        ["finished", "finished", "pending"],
+        ["finished", "finished", "finished"],
+    ]
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_ranges_give_the_decimals_the_user_meant():
+    """0:0.3:4 is 0, 0.1, 0.2, 0.3 (not linspace's 0.09999999999999999); values that are not
+    within a few ulp of a short decimal are kept as computed."""
+    assert Variation.parse("contacts.tip.mu=0:0.3:4").values == (0.0, 0.1, 0.2, 0.3)
+    assert Variation.parse("simulation.h=1e-4:2e-4:3").values == (1e-4, 1.5e-4, 2e-4)
+    thirds = Variation.parse("contacts.tip.mu=0:1:4").values
+    assert thirds[1] == 1 / 3 and thirds[2] == 2 / 3

@@ -22,6 +22,7 @@ import math
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .. import validation as check
 from ..system import System, energies
@@ -66,6 +67,7 @@ def simulate(
     observers=(),
     store_every: int = 1,
     keep_reports: bool = False,
+    threads: int | None = 1,
     **settings,
 ) -> SimulationResult:
     """Integrate ``system`` from t_span[0] to t_span[1] (s) from the state y0 = (q0, u0).
@@ -77,6 +79,9 @@ def simulate(
         ``fe_contact.steppers.observers``); ``close()`` is called at the end if they have it.
     store_every : keep every k-th state in the result (the first and last always).
     keep_reports : keep the StepReport of every stored state in ``result.reports``.
+    threads : BLAS threads during the run (default 1: the matrices of a step are small, and
+        several threads fighting over them cost more than they give; None leaves the process's
+        setting alone). Set through threadpoolctl for the run only.
     settings : passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``).
     Returns a SimulationResult. A failure after the start (Newton divergence, a singular system,
     a contact solver that does not converge, an exception in an observer) does not raise: the
@@ -86,6 +91,8 @@ def simulate(
     if not t_end > t0:
         check.fail("simulate.t_span", t_span, "finite (t0, t_end) with t_end > t0 in s")
     check.positive_int("simulate.store_every", store_every)
+    if threads is not None:
+        check.positive_int("simulate.threads", threads)
     check.choice("simulate.method", method, METHODS)
     if h is not None:
         check.real("simulate.h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
@@ -95,6 +102,17 @@ def simulate(
     if len(y0) != 2:
         check.fail("simulate.y0", y0, allowed)
     q0, u0 = y0
+    if threads is None:
+        return _run(
+            system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
+        )
+    with threadpool_limits(limits=threads, user_api="blas"):
+        return _run(
+            system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
+        )
+
+
+def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings):
     wall0 = time.perf_counter()
     stepper = make_stepper(system, t0, q0, u0, method, h, settings)
     n_total = max(1, int(math.ceil((t_end - t0) / stepper.h - 1e-9)))
