@@ -156,3 +156,33 @@ def test_progress_lines_without_a_terminal(capsys):
     progress.close()
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 3 and lines[-1].startswith("run: stopped at t = 0.5 s, step 5/20")
+
+
+def test_runs_use_one_blas_thread_unless_told():
+    """The small matrices of a step are solved on one BLAS thread during a run (threadpoolctl),
+    whatever the process's setting; threads=None leaves the process's setting alone; the
+    setting is restored after the run."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+
+    system, y0 = _disk_on_beam()
+    seen = []
+
+    def observer(system, report, row):
+        seen.append(blas_threads())
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = blas_threads()
+        simulate(system, (0.0, 0.002), y0, method="moreau", h=1e-3, observers=[observer])
+        assert blas_threads() == outside
+        inside = seen[-1]
+        seen.clear()
+        simulate(
+            system, (0.0, 0.002), y0, method="moreau", h=1e-3, observers=[observer], threads=None
+        )
+    assert inside == {1}
+    assert seen[-1] == outside
+    with pytest.raises(ValueError, match="simulate.threads"):
+        simulate(system, (0.0, 0.002), y0, method="moreau", h=1e-3, threads=0)
