@@ -116,9 +116,13 @@ def scaling(elements, t_end: float, h: float, with_exudyn: bool):
         if with_exudyn:
             from exudyn_sliding_mass import run_exudyn
 
-            run_exudyn(n_elements=n, h=h, t_end=t_end)  # warm-up
-            ex = run_exudyn(n_elements=n, h=h, t_end=t_end)
-            entry["exudyn per step [us]"] = 1e6 * ex["solver_time"] / ex["steps"]
+            try:
+                run_exudyn(n_elements=n, h=h, t_end=t_end)  # warm-up
+                ex = run_exudyn(n_elements=n, h=h, t_end=t_end)
+                entry["exudyn per step [us]"] = 1e6 * ex["solver_time"] / ex["steps"]
+            except RuntimeError as err:  # Exudyn's Newton did not converge at this step
+                print(f"   Exudyn, {n} elements: {err}")
+                entry["exudyn per step [us]"] = float("nan")
         rows.append(entry)
         print("  ", ", ".join(f"{k} = {v:.4g}" for k, v in entry.items()), flush=True)
     return rows
@@ -219,9 +223,10 @@ def main(argv=None) -> int:
         )
     write_csv(rows, args.out / "speed.csv")
 
-    print("time per step of the sliding mass against the number of elements:")
+    print("time per step of the sliding mass against the number of elements (h = 1e-4 s):")
     elements = [10, 20, 40, 80, 160, 320, 640, 1000]
-    scaled = scaling(elements, 0.02 * scale if args.quick else 0.02, 1e-3, with_exudyn)
+    # h = 1e-4 s: Exudyn's fixed-step Newton does not converge at 1e-3 s from 40 elements on
+    scaled = scaling(elements, 0.002 if args.quick else 0.01, 1e-4, with_exudyn)
     write_csv(scaled, args.out / "scaling.csv")
     plot_scaling(scaled, args.out / "scaling.png")
     ratio = scaled[-1]["fe_contact per step [us]"] / scaled[0]["fe_contact per step [us]"]
@@ -229,7 +234,9 @@ def main(argv=None) -> int:
 
     if with_exudyn:
         t_end = 0.1 * scale if args.quick else 0.1
-        acc = equal_accuracy(t_end, (2e-3, 1e-3, 5e-4, 2.5e-4), (1e-4, 5e-5, 2.5e-5, 1.25e-5))
+        acc = equal_accuracy(
+            t_end, (8e-3, 4e-3, 2e-3, 1e-3, 5e-4), (1.6e-3, 8e-4, 4e-4, 2e-4, 1e-4, 5e-5)
+        )
         for code, (h, error, per_second) in acc.items():
             print(
                 f"{code:10s} at own error <= {TARGET_ERROR:g} m: h = {h:g} s (error {error:.2e} m), "

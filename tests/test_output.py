@@ -383,10 +383,23 @@ def test_offscreen_snapshot_and_animation_pyvista(run, tmp_path):
     assert _colours(image) > 10
     assert has_colour(image, (0x1F, 0x77, 0xB4))  # the beam
     assert has_colour(image, (0xD6, 0x27, 0x28), tol=60)  # the normal force arrow
-    gif = render_animation(pvd, tmp_path / "motion.gif", window_size=(400, 200), backend="pyvista")
+    # the friction arrow (mu = 0.1: 10 % of the normal one) lies along the beam, drawn in front
+    assert has_colour(image, (0xFF, 0x7F, 0x0E), tol=40)
+    gif = render_animation(
+        pvd, tmp_path / "motion.gif", window_size=(400, 200), backend="pyvista", title="mu = 0.1"
+    )
     frames = [np.asarray(f.convert("RGB")) for f in ImageSequence.Iterator(Image.open(gif))]
     assert len(frames) == len(frame_files(pvd))
     assert all(_colours(f) > 5 for f in frames)
+    # every frame carries the title and its time: the text band differs from an untitled frame
+    # and between the first and last frames (t = 0 and t = 5 ms)
+    plain = render_animation(
+        pvd, tmp_path / "plain.gif", frames=[0], window_size=(400, 200), backend="pyvista"
+    )
+    untitled = np.asarray(Image.open(plain).convert("RGB"))
+    band = (slice(0, 25), slice(0, 400))
+    assert np.any(frames[0][band] != untitled[band])
+    assert np.any(frames[0][band] != frames[-1][band])
 
 
 def test_matplotlib_fallback_snapshot_and_animation(run, tmp_path):

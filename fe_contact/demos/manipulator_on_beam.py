@@ -392,7 +392,7 @@ def main(argv=None) -> int:
     if pvd.exists() and not args.no_animation:
         from ..io.render import render_animation
 
-        written.append(render_animation(pvd, out / "manipulator.gif"))
+        written.append(render_animation(pvd, out / "manipulator.gif", title=f"mu = {show.mu:g}"))
     print("wrote:")
     for p in written:
         print(f"  {p}")

@@ -4,7 +4,8 @@ The frames are drawn in the plane of the model (view along -z, parallel projecti
 camera fitted to all frames drawn, so an animation does not jump: elastic parts (beam, string,
 disk: lines without a tree body) in blue, rigid bodies in dark grey, joints as grey dots, contact
 points in red with the normal (red) and friction (orange) forces on the bodies as arrows, all to
-the same force scale (m per N).
+the same force scale (m per N), drawn in front of the lines; an arrow shorter than 5 % of the
+view's width (a small friction force) is drawn at that length, so that it stays visible.
 
 Two back ends draw the same scene:
 
@@ -15,13 +16,15 @@ Two back ends draw the same scene:
   (:func:`offscreen_available`).
 * ``"matplotlib"``: Agg, always available.
 
-GIF files are written with Pillow (a dependency of matplotlib), so imageio is not needed.
+GIF animations are written by pyvista's movie writer (imageio) with the pyvista back end, by
+Pillow with the matplotlib one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import subprocess
 import sys
@@ -33,6 +36,8 @@ from pathlib import Path
 import meshio
 import numpy as np
 
+_log = logging.getLogger("fe_contact")
+
 BACKENDS = ("auto", "pyvista", "matplotlib")
 _VERTEX = "vertex"
 _LINE = "line"
@@ -41,6 +46,7 @@ _ELASTIC = "#1f77b4"
 _BODY = "#262626"
 _NORMAL = "#d62728"
 _FRICTION = "#ff7f0e"
+_MIN_ARROW = 0.05  # shortest force arrow drawn, a fraction of the view's width
 
 _PROBE = """
 import numpy as np, pyvista as pv
@@ -184,8 +190,8 @@ def _fit_view(scenes: list[Scene], aspect: float, force_scale: float | None) -> 
     return _View(0.5 * (lo + hi), float(half_width), float(half_width / aspect), force_scale)
 
 
-def _label(scene: Scene, view: _View) -> str:
-    text = f"t = {scene.time:.6g} s"
+def _label(scene: Scene, view: _View, title: str = "") -> str:
+    text = f"{title}    t = {scene.time:.6g} s" if title else f"t = {scene.time:.6g} s"
     if scene.contacts.size and view.force_scale > 0.0:
         text += f"    force arrows: 1 N = {1e3 * view.force_scale:.3g} mm"
     return text
@@ -194,7 +200,7 @@ def _label(scene: Scene, view: _View) -> str:
 # --- matplotlib -------------------------------------------------------------------------------
 
 
-def _draw_matplotlib(scene: Scene, view: _View, window_size) -> np.ndarray:
+def _draw_matplotlib(scene: Scene, view: _View, window_size, title: str = "") -> np.ndarray:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.collections import LineCollection
     from matplotlib.figure import Figure
@@ -222,7 +228,7 @@ def _draw_matplotlib(scene: Scene, view: _View, window_size) -> np.ndarray:
                 *at.T, *v.T, angles="xy", scale_units="xy", scale=1.0, color=colour, width=0.004
             )
     ax.plot(*at.T, "o", ms=5, color=_NORMAL, ls="none")
-    ax.text(0.01, 0.98, _label(scene, view), transform=ax.transAxes, va="top", fontsize=10)
+    ax.text(0.01, 0.98, _label(scene, view, title), transform=ax.transAxes, va="top", fontsize=10)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()
 
@@ -248,25 +254,37 @@ def _polylines(points3: np.ndarray, lines: np.ndarray):
     return pv.PolyData(points3, lines=cells)
 
 
-def _draw_pyvista(plotter, scene: Scene, view: _View, window_size) -> np.ndarray:
+def _draw_pyvista(plotter, scene: Scene, view: _View, title: str = "") -> None:
+    """Put the scene on the plotter without rendering it (one render per frame: the caller's
+    screenshot or movie frame; each extra render costs ~20 ms)."""
     import pyvista as pv
 
     plotter.clear_actors()
     points3 = np.column_stack([scene.points, np.zeros(len(scene.points))])
     size = 2.0 * view.half_width
     if len(scene.elastic_lines):
-        plotter.add_mesh(_polylines(points3, scene.elastic_lines), color=_ELASTIC, line_width=4)
+        plotter.add_mesh(
+            _polylines(points3, scene.elastic_lines), color=_ELASTIC, line_width=4, render=False
+        )
     if len(scene.body_lines):
-        plotter.add_mesh(_polylines(points3, scene.body_lines), color=_BODY, line_width=5)
+        plotter.add_mesh(
+            _polylines(points3, scene.body_lines), color=_BODY, line_width=5, render=False
+        )
     if len(scene.joints):
         plotter.add_points(
-            points3[scene.joints], color="#8c8c8c", point_size=14, render_points_as_spheres=True
+            points3[scene.joints],
+            color="#8c8c8c",
+            point_size=14,
+            render_points_as_spheres=True,
+            render=False,
         )
     at = points3[scene.contacts]
+    lifted = at + (0.0, 0.0, 0.05 * size)  # arrows in front of the lines (the camera is at +z)
     for force, colour in ((scene.normal_force, _NORMAL), (scene.friction_force, _FRICTION)):
-        for start, f in zip(at, force, strict=True):
+        for start, f in zip(lifted, force, strict=True):
             length = view.force_scale * float(np.hypot(*f))
             if length > 1e-6 * size:
+                length = max(length, _MIN_ARROW * size)  # a small friction force stays visible
                 arrow = pv.Arrow(
                     start=start,
                     direction=(f[0], f[1], 0.0),
@@ -275,10 +293,14 @@ def _draw_pyvista(plotter, scene: Scene, view: _View, window_size) -> np.ndarray
                     tip_radius=min(0.15, 0.015 * size / length),
                     shaft_radius=min(0.05, 0.004 * size / length),
                 )
-                plotter.add_mesh(arrow, color=colour)
+                plotter.add_mesh(arrow, color=colour, render=False)
     if len(at):
-        plotter.add_points(at, color=_NORMAL, point_size=10, render_points_as_spheres=True)
-    plotter.add_text(_label(scene, view), position="upper_left", font_size=10, color="black")
+        plotter.add_points(
+            at, color=_NORMAL, point_size=10, render_points_as_spheres=True, render=False
+        )
+    plotter.add_text(
+        _label(scene, view, title), position="upper_left", font_size=10, color="black", render=False
+    )
     camera = plotter.camera
     camera.parallel_projection = True
     camera.focal_point = (*view.centre, 0.0)
@@ -286,21 +308,30 @@ def _draw_pyvista(plotter, scene: Scene, view: _View, window_size) -> np.ndarray
     camera.up = (0.0, 1.0, 0.0)
     camera.parallel_scale = view.half_height
     camera.clipping_range = (1e-3 * size, 10.0 * size)
-    return np.asarray(plotter.screenshot(return_img=True))[..., :3].copy()
 
 
-def _render(scenes: list[Scene], view: _View, window_size, backend: str) -> list[np.ndarray]:
-    if backend == "matplotlib":
-        return [_draw_matplotlib(s, view, window_size) for s in scenes]
+@contextlib.contextmanager
+def _plotter(window_size):
     import pyvista as pv
 
     with _quiet():
         plotter = pv.Plotter(off_screen=True, window_size=list(window_size))
         try:
             plotter.set_background(_BACKGROUND)
-            return [_draw_pyvista(plotter, s, view, window_size) for s in scenes]
+            yield plotter
         finally:
             plotter.close()
+
+
+def _render(scenes: list[Scene], view: _View, window_size, backend: str, title: str = ""):
+    if backend == "matplotlib":
+        return [_draw_matplotlib(s, view, window_size, title) for s in scenes]
+    images = []
+    with _plotter(window_size) as plotter:
+        for scene in scenes:
+            _draw_pyvista(plotter, scene, view, title)
+            images.append(np.asarray(plotter.screenshot(return_img=True))[..., :3].copy())
+    return images
 
 
 def _backend(backend: str) -> str:
@@ -359,27 +390,48 @@ def render_animation(
     window_size: tuple[int, int] = (800, 400),
     force_scale: float | None = None,
     backend: str = "auto",
+    title: str = "",
 ) -> Path:
     """Write a GIF of the frames (indices; None: all) of a ``.pvd`` series at ``fps`` frames/s.
 
-    One camera and one force scale (m/N) are fitted to all frames. Other arguments as in
-    :func:`render_frame`. Returns the path written.
+    One camera and one force scale (m/N) are fitted to all frames; every frame carries
+    ``title`` (e.g. "mu = 0.2") and its time. With pyvista the frames go straight to pyvista's
+    movie writer (``Plotter.open_gif``, imageio), one render per frame; with matplotlib they
+    are assembled by Pillow. Progress is logged (logger ``fe_contact``) every ~10 % of the
+    frames. Other arguments as in :func:`render_frame`. Returns the path written.
     """
-    from PIL import Image
-
     path = Path(path)
     if path.suffix.lower() != ".gif":
         raise ValueError(f"the animation is written as GIF; give a .gif path, got {path.name!r}")
     if not fps > 0:
         raise ValueError(f"fps must be > 0, got {fps!r}")
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a str, got {title!r}")
     backend = _backend(backend)
     scenes = _scenes(pvd_path, frames)
     view = _fit_view(scenes, window_size[0] / window_size[1], force_scale)
-    images = [
-        Image.fromarray(a).convert("P", palette=Image.Palette.ADAPTIVE, colors=255)
-        for a in _render(scenes, view, window_size, backend)
-    ]
     path.parent.mkdir(parents=True, exist_ok=True)
+    every = max(1, len(scenes) // 10)
+
+    def progress(k):
+        if (k + 1) % every == 0 or k + 1 == len(scenes):
+            _log.info("%s: frame %d of %d", path.name, k + 1, len(scenes))
+
+    if backend == "pyvista":
+        with _plotter(window_size) as plotter:
+            plotter.open_gif(str(path), fps=fps, palettesize=256, subrectangles=True)
+            for k, scene in enumerate(scenes):
+                _draw_pyvista(plotter, scene, view, title)
+                plotter.write_frame()
+                progress(k)
+        return path
+    from PIL import Image
+
+    images = []
+    for k, scene in enumerate(scenes):
+        image = _draw_matplotlib(scene, view, window_size, title)
+        images.append(Image.fromarray(image).convert("P", palette=Image.Palette.ADAPTIVE))
+        progress(k)
     images[0].save(
         path,
         save_all=True,
