@@ -3,8 +3,9 @@ a message that names the cause and the time, and every state up to the last comp
 CSV history and the ParaView series written as the run went agree with the result.
 
 Failure kinds: an exception raised in a user callback (a joint actuator), a non-finite force
-from a callable, and a contact problem that the impulse solver cannot solve to its tolerance,
-for both steppers where they apply.
+from a callable, a contact problem that the impulse solver cannot solve to its tolerance, and a
+mechanism driven into a locking position (no configuration closes its loop), for both steppers
+where they apply.
 """
 
 import dataclasses
@@ -14,7 +15,9 @@ import pytest
 from series import frame_files
 
 from fe_contact import Circle, ContactPair, Line, Model, Unilateral, assemble, simulate
+from fe_contact.model import LoopClosure
 from fe_contact.multibody.builders import floating_body
+from fe_contact.multibody.drive import Drive
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel
 from fe_contact.steppers.observers import standard_observers
@@ -76,6 +79,40 @@ def unsolvable(_):
     return system, system.initial_state([0.0, 0.1 / s + 0.05, 0.0]), {"max_iterations": 2}
 
 
+def four_bar(_):
+    """A non-Grashof four-bar (crank 0.6 m driven at 1 rad/s, coupler and rocker 0.5 m, ground
+    pivots 0.8 m apart) driven into its locking position: coupler and rocker align when the
+    crank is at 90 deg, |crank tip - pivot| = sqrt(1 - 0.96 cos(theta)) = 1; past it no
+    configuration closes the loop. Starting at 90 deg - 0.2 rad, it locks at t = 0.2 s."""
+    a, b, c, d = 0.6, 0.5, 0.5, 0.8
+    theta0 = np.pi / 2 - 0.2
+
+    def bar(length):
+        return Body(1.0, length**2 / 12, (length / 2, 0.0))
+
+    joints = (
+        Joint("revolute"),
+        Joint("revolute", parent=0, location=(a, 0.0)),
+        Joint("revolute", parent=1, location=(b, 0.0)),
+    )
+    model = Model(
+        tree=TreeModel((bar(a), bar(b), bar(c)), joints, gravity=(0.0, 0.0)),
+        drives=(Drive.constant_velocity(0, theta0, 1.0),),
+        loops=(LoopClosure(2, (c, 0.0), None, (d, 0.0), name="rocker"),),
+        gravity=(0.0, 0.0),
+    )
+    crank = a * np.array([np.cos(theta0), np.sin(theta0)])
+    pivot = np.array([d, 0.0])
+    dist = np.linalg.norm(pivot - crank)
+    ex = (pivot - crank) / dist
+    x = (b**2 - c**2 + dist**2) / (2 * dist)
+    elbow = crank + x * ex + np.sqrt(b**2 - x**2) * np.array([-ex[1], ex[0]])
+    phi1 = np.arctan2(*(elbow - crank)[::-1])
+    phi2 = np.arctan2(*(pivot - elbow)[::-1])
+    q0 = np.array([theta0, phi1 - theta0, phi2 - phi1])
+    return assemble(model), (q0, np.array([1.0, 0.0, 0.0])), {}
+
+
 CASES = [
     ("generalized-alpha", pendulum, "callback", "torque sensor lost", T_FAIL),
     ("generalized-alpha", pendulum, "nan", "actuator of a revolute joint returned nan", T_FAIL),
@@ -83,6 +120,7 @@ CASES = [
     ("moreau", disk, "nan", "actuator of a revolute joint returned nan", T_FAIL),
     # free fall of 0.05 m lasts sqrt(2 0.05 / g) = 0.101 s; the contact closes in that step
     ("moreau", unsolvable, "solver", "did not converge", np.sqrt(0.1 / 9.81)),
+    ("generalized-alpha", four_bar, "locking", "no configuration", 0.2),
 ]
 
 

@@ -196,7 +196,9 @@ def recover_dependent(
     else:
         raise ConstraintError(
             f"the position constraints did not converge at t = {t:g} s: |phi| = "
-            f"{np.max(np.abs(ev.phi)):.3e} after {max_iter} Newton iterations"
+            f"{np.max(np.abs(ev.phi)):.3e} after {max_iter} Newton iterations (no configuration "
+            f"of the dependent coordinates closes the constraints: a mechanism driven through a "
+            f"dead or locking position, or too large a step)"
         )
     # J and phi_t depend on (q, t) only: the last evaluation serves the velocity level.
     rest = ev.jac @ u - J_u @ u[U] + ev.phi_t
