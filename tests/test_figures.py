@@ -150,3 +150,159 @@ def test_configuration_without_forces_has_no_arrows_or_inset(system):
     fig = plots.configuration_figure(system, _report(system, friction=0.0))
     arrows = _arrows(fig.axes[0])
     assert len(arrows["normal_force"]) == 1 and not arrows["friction_force"]  # zero: not drawn
+
+
+# --- 2. contact-state bands ------------------------------------------------------------------
+
+T = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
+STATES = ["open", "open", "slip", "stick", "stick", "slip", "open", "open"]
+# row k > 0 holds over the step (t[k-1], t[k]]: stick rows 3-4 -> [0.2, 0.4]; open rows 0-1 ->
+# [0, 0.1], rows 6-7 -> [0.5, 0.7]
+EXPECTED = {"stick": [(0.2, 0.4)], "open": [(0.0, 0.1), (0.5, 0.7)]}
+
+
+def _history(states=STATES, name="tip"):
+    return {
+        "t": T,
+        f"{name}_state": np.array(states),
+        f"{name}_normal_force": np.linspace(0.0, 1.0, T.size),
+        f"{name}_gap": np.linspace(1e-3, 0.0, T.size),
+    }
+
+
+def _x_extent(patch):
+    if hasattr(patch, "get_width"):  # a Rectangle (matplotlib >= 3.9)
+        return (patch.get_x(), patch.get_x() + patch.get_width())
+    x = np.asarray(patch.get_xy())[:, 0]
+    return (float(x.min()), float(x.max()))
+
+
+def _spans(ax, contact="tip"):
+    """state -> sorted x-extents of the bands of ``contact`` on ``ax``."""
+    out = {}
+    for patch in ax.patches:
+        gid = patch.get_gid() or ""
+        if gid.startswith(f"{contact}_state "):
+            out.setdefault(gid.split(" ", 1)[1], []).append(_x_extent(patch))
+    return {state: sorted(spans) for state, spans in out.items()}
+
+
+def _assert_spans(found, expected=EXPECTED):
+    assert sorted(found) == sorted(expected)
+    for state, spans in expected.items():
+        np.testing.assert_allclose(found[state], spans, atol=1e-12)
+
+
+def test_state_intervals_from_names_and_codes_and_csv(tmp_path):
+    from fe_contact.io.vtk import STATE_CODES
+    from fe_contact.steppers.result import HistoryWriter, read_history
+
+    expected = {**EXPECTED, "slip": [(0.1, 0.2), (0.4, 0.5)]}
+    _assert_spans(plots.state_intervals(T, STATES), expected)
+    _assert_spans(plots.state_intervals(T, [STATE_CODES[s] for s in STATES]), expected)
+    writer = HistoryWriter(tmp_path / "h.csv", [("t", "s"), ("tip_state", "")])
+    for t, state in zip(T, STATES, strict=True):
+        writer.write({"t": t, "tip_state": state})
+    writer.close()
+    read = read_history(tmp_path / "h.csv")
+    _assert_spans(plots.state_intervals(read["t"], read["tip_state"]), expected)
+    assert plots.state_intervals(T, ["slip"] * T.size) == {"slip": [(0.0, 0.7)]}
+    assert plots.state_intervals(T, ["stick"] + ["slip"] * 7) == {"slip": [(0.0, 0.7)]}
+
+
+def test_histories_shade_stick_and_open_on_every_axes_one_legend_entry_each(tmp_path):
+    fig = plots.histories_figure(_history(), ["tip_normal_force", "tip_gap"])
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
+        _assert_spans(_spans(ax))
+        (line,) = ax.lines
+        np.testing.assert_array_equal(line.get_xdata(), T)  # curves unchanged
+    (legend,) = fig.legends
+    assert sorted(t.get_text() for t in legend.get_texts()) == ["open", "stick"]
+    # a result-like object (.t, .columns), states as the numbers of io.vtk.STATE_CODES
+    from fe_contact.io.vtk import STATE_CODES
+
+    history = _history()
+    history["tip_state"] = np.array([STATE_CODES[s] for s in STATES], dtype=float)
+    fake = type("Result", (), {"t": T, "columns": history})()
+    fig = plots.histories_figure(fake, "tip_normal_force")
+    _assert_spans(_spans(fig.axes[0]))
+    paths = plots.plot_histories(fake, "tip_normal_force", tmp_path / "h")
+    assert all(p.exists() for p in paths)
+
+
+def test_histories_without_state_columns_or_with_states_off_are_unshaded():
+    history = _history()
+    del history["tip_state"]
+    fig = plots.histories_figure(history, "tip_normal_force")
+    assert not fig.axes[0].patches and not fig.legends
+    fig = plots.histories_figure(_history(), "tip_normal_force", states=False)
+    assert not fig.axes[0].patches and not fig.legends
+
+
+def test_histories_two_contacts_one_entry_per_contact_and_state():
+    history = {**_history(), **_history(["slip"] * 4 + ["stick"] * 4, name="heel")}
+    fig = plots.histories_figure(history, "tip_normal_force")
+    _assert_spans(_spans(fig.axes[0], "tip"))
+    _assert_spans(_spans(fig.axes[0], "heel"), {"stick": [(0.3, 0.7)]})
+    (legend,) = fig.legends
+    assert sorted(t.get_text() for t in legend.get_texts()) == [
+        "heel stick",
+        "tip open",
+        "tip stick",
+    ]
+
+
+def _result(history):
+    from fe_contact.steppers.result import SimulationResult
+
+    k = T.size
+    return SimulationResult(
+        t=T,
+        q=np.zeros((k, 1)),
+        u=np.zeros((k, 1)),
+        multipliers=np.zeros((k, 0)),
+        constraint_names=(),
+        columns=history,
+    )
+
+
+def _captured(monkeypatch, module):
+    figures = []
+    monkeypatch.setattr(module, "save_figure", lambda fig, path, *a, **k: figures.append(fig))
+    return figures
+
+
+def test_torques_shaded_by_contact_state(monkeypatch):
+    from types import SimpleNamespace
+
+    from fe_contact.demos import manipulator_figures as mf
+
+    figures = _captured(monkeypatch, mf)
+    with_states = {**_history(), mf.TORQUE: np.linspace(1.0, 1.2, T.size)}
+    # one mu: the torque axes shaded, the states in its legend
+    mf.plot_torques([SimpleNamespace(mu=0.2, result=_result(with_states))], "x")
+    (ax,) = figures[-1].axes
+    _assert_spans(_spans(ax))
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["mu = 0.2", "stick", "open"]
+    # two mu: a strip per mu under the torque axes, one legend entry per state
+    other = {**with_states, "tip_state": np.array(["slip"] * 6 + ["open"] * 2)}
+    cases = [
+        SimpleNamespace(mu=0.1, result=_result(other)),
+        SimpleNamespace(mu=0.2, result=_result(with_states)),
+        SimpleNamespace(mu=0.3, result=None),
+    ]
+    mf.plot_torques(cases, "x")
+    ax, strip1, strip2 = figures[-1].axes
+    assert not ax.patches
+    _assert_spans(_spans(strip1), {"open": [(0.5, 0.7)]})
+    _assert_spans(_spans(strip2))
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["mu = 0.1", "mu = 0.2", "open", "stick"]
+    # without state columns: as before, one axes and no bands
+    plain = {"t": T, mf.TORQUE: np.linspace(1.0, 1.2, T.size)}
+    mf.plot_torques([SimpleNamespace(mu=0.2, result=_result(plain))], "x")
+    (ax,) = figures[-1].axes
+    assert not ax.patches
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["mu = 0.2"]

@@ -4,8 +4,9 @@ Figures are made with ``matplotlib.figure.Figure`` (no pyplot state, no display 
 as PNG and SVG. Axis labels carry SI units: those of ``history_columns(system)`` when a system is
 given, otherwise read off the column names with the same vocabulary (``contact_gap`` is in m,
 ``tree_kinetic_energy`` in J, see :func:`column_unit`), unless a ``units`` table says otherwise.
-The configuration is drawn from positions only (``io.vtk.geometry_blocks``) and, for a
-StepReport, its contact forces: nothing is recomputed.
+Time plots shade the intervals where a contact sticks or is open, read off its ``<name>_state``
+column (:func:`shade_states`). The configuration is drawn from positions only
+(``io.vtk.geometry_blocks``) and, for a StepReport, its contact forces: nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..model import Line
 from ..steppers.result import history_columns
 from ..structures import BeamStructure
 from ..system import System
-from .vtk import contact_block, geometry_blocks
+from .vtk import STATE_CODES, contact_block, geometry_blocks
 
 # Unit of a column by its exact name, then by the end of its name, then by its start.
 _UNIT_BY_NAME = {
@@ -126,6 +127,95 @@ def _history(result) -> tuple[np.ndarray, Mapping]:
     return np.asarray(result.t, dtype=float), result.columns
 
 
+# Contact states shaded on time plots: the states a band marks and their colours (slip is the
+# unshaded default of a sliding contact).
+STATE_BANDS = {"stick": "tab:green", "open": "0.55"}
+_STATE_NAMES = {code: name for name, code in STATE_CODES.items()}  # 0 open, 1 slip, 2 stick
+_HATCHES = ("", "//", "\\\\", "xx", "..")
+
+
+def _state_names(states) -> np.ndarray:
+    """Contact states as names: strings ("slip", "stick", "open"; a SimulationResult, a CSV
+    read by ``read_history``) or the numbers of ``io.vtk.STATE_CODES`` (0 open, 1 slip, 2
+    stick); NaN (no row) becomes ""."""
+    values = np.asarray(states)
+    if values.dtype.kind in "iuf":
+        return np.array(
+            ["" if not np.isfinite(v) else _STATE_NAMES[int(round(v))] for v in values.ravel()]
+        )
+    return np.array([str(v).strip().lower() for v in values.ravel()])
+
+
+def state_intervals(time, states) -> dict[str, list[tuple[float, float]]]:
+    """(start, end) times of each contact state, s, from a state column.
+
+    Row k > 0 reports the state at the end of the step (t[k-1], t[k]], in which the contact
+    law held, so a run of rows k0..k1 in one state covers [t[k0 - 1], t[k1]]; row 0 (the initial
+    state) covers the instant t[0] only, and an interval of no length is left out. Returns
+    state -> intervals in time order, those of one state not overlapping.
+    """
+    time = np.asarray(time, dtype=float)
+    names = _state_names(states)
+    if names.shape != time.shape:
+        raise ValueError(f"a state per time: got {names.shape} states for {time.shape} times")
+    out: dict[str, list[tuple[float, float]]] = {}
+    k = 0
+    while k < time.size:
+        j = k
+        while j + 1 < time.size and names[j + 1] == names[k]:
+            j += 1
+        span = (float(time[max(k - 1, 0)]), float(time[j]))
+        if names[k] and span[1] > span[0]:
+            spans = out.setdefault(str(names[k]), [])
+            if spans and spans[-1][1] >= span[0]:
+                spans[-1] = (spans[-1][0], span[1])
+            else:
+                spans.append(span)
+        k = j + 1
+    return out
+
+
+def state_columns(history) -> list[str]:
+    """The contact names that have a ``<name>_state`` column, in column order."""
+    return [c[: -len("_state")] for c in history if c.endswith("_state") and len(c) > 6]
+
+
+def shade_states(axes, time, history, contacts=None, states=tuple(STATE_BANDS)) -> dict:
+    """Shade on each of ``axes`` (an axes or a list) the intervals where a contact's
+    ``<name>_state`` column is one of ``states`` (:func:`state_intervals`), one colour per
+    state (``STATE_BANDS``) and one hatch per contact, behind the curves.
+
+    contacts : contact names (None: every state column of ``history``). Returns label -> a
+    legend handle, one per (contact, state) that occurs ("stick", or "<contact> stick" when
+    several contacts are shaded); nothing when there are no state columns.
+    """
+    from matplotlib.patches import Patch
+
+    axes = [axes] if not isinstance(axes, list | tuple | np.ndarray) else list(axes)
+    contacts = state_columns(history) if contacts is None else list(contacts)
+    handles = {}
+    for i, contact in enumerate(contacts):
+        intervals = state_intervals(time, history[f"{contact}_state"])
+        hatch = _HATCHES[i % len(_HATCHES)]
+        for state in states:
+            spans = intervals.get(state, [])
+            if not spans:
+                continue
+            label = state if len(contacts) == 1 else f"{contact} {state}"
+            style = dict(
+                facecolor=STATE_BANDS.get(state, "0.8"),
+                alpha=0.18,
+                hatch=hatch or None,
+                lw=0.0,
+                zorder=0.5,  # behind the grid and the curves
+            )
+            for ax in axes:
+                for t0, t1 in spans:
+                    ax.axvspan(t0, t1, gid=f"{contact}_state {state}", **style)
+            handles[label] = Patch(label=label, **style)
+    return handles
+
+
 def plot_histories(
     result,
     columns,
@@ -138,6 +228,7 @@ def plot_histories(
     width: float = 7.0,
     height_per_axes: float = 2.2,
     dpi: int = 150,
+    states: bool | Sequence[str] = True,
 ) -> list[Path]:
     """Plot history columns against time; write PNG and SVG.
 
@@ -147,8 +238,37 @@ def plot_histories(
         (the names of a list share one axes and one unit, with a legend).
     path : file name; its suffix is replaced by each of ``formats``. system : take the units from
         ``history_columns(system)``. units : name -> unit, overriding both that and
-        :func:`column_unit`. width, height_per_axes : inches. Returns the written paths.
+        :func:`column_unit`. width, height_per_axes : inches.
+    states : shade the intervals where a contact sticks or is open (its ``<name>_state``
+        column, :func:`shade_states`) on every axes, one legend entry per state above them; True:
+        every contact with a state column, a list: those contacts, False: none. Without state
+        columns the figure is unchanged. Returns the written paths.
     """
+    fig = histories_figure(
+        result,
+        columns,
+        system=system,
+        units=units,
+        title=title,
+        width=width,
+        height_per_axes=height_per_axes,
+        states=states,
+    )
+    return save_figure(fig, path, formats, dpi)
+
+
+def histories_figure(
+    result,
+    columns,
+    *,
+    system: System | None = None,
+    units: Mapping[str, str] | None = None,
+    title: str | None = None,
+    width: float = 7.0,
+    height_per_axes: float = 2.2,
+    states: bool | Sequence[str] = True,
+) -> Figure:
+    """The Figure of :func:`plot_histories` (not saved)."""
     groups = _groups(columns)
     time, history = _history(result)
     if system is not None:
@@ -175,9 +295,21 @@ def plot_histories(
             ax.legend(loc="best", fontsize="small")
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time t [s]")
+    if states:
+        handles = shade_states(
+            list(axes), time, history, contacts=None if states is True else list(states)
+        )
+        if handles:
+            fig.legend(
+                handles=list(handles.values()),
+                loc="outside upper right",
+                ncols=len(handles),
+                fontsize="small",
+                frameon=False,
+            )
     if title:
         fig.suptitle(title)
-    return save_figure(fig, path, formats, dpi)
+    return fig
 
 
 def _support_marks(ax, system: System, size: float) -> None:
