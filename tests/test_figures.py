@@ -306,3 +306,47 @@ def test_torques_shaded_by_contact_state(monkeypatch):
     (ax,) = figures[-1].axes
     assert not ax.patches
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["mu = 0.2"]
+
+
+# --- 3. disk on string, example 2: closed contacts --------------------------------------------
+
+
+def test_disk_on_string_closed_contacts_panel_is_an_integer_step_plot(monkeypatch):
+    from fe_contact.demos import disk_on_string
+    from fe_contact.io import plots as plots_module
+    from fe_contact.papers import eugster_glocker as eg
+    from fe_contact.steppers.result import SimulationResult
+
+    model, q0, u0 = eg.disk_on_string(2, 2, eg.FRICTION, 0.0, None)
+    system = assemble(model)
+    t = np.linspace(0.0, 0.07, 8)
+    closed = np.array([0, 1, 1, 2, 3, 1, 0, 0], dtype=float)
+    y = q0[1] - 0.01 * t
+    q = np.repeat(q0[None, :], t.size, axis=0)
+    q[:, 1] = y
+    result = SimulationResult(
+        t=t,
+        q=q,
+        u=np.zeros_like(q),
+        multipliers=np.zeros((t.size, 0)),
+        constraint_names=(),
+        columns={"t": t, "disk_n_closed": closed},
+    )
+    figures = _captured(monkeypatch, plots_module)  # plot_run imports save_figure when called
+    disk_on_string.plot_run(system, result, "x")
+    (fig,) = figures
+    (panel,) = [ax for ax in fig.axes if any(ln.get_gid() == "disk_n_closed" for ln in ax.lines)]
+    (line,) = panel.lines
+    np.testing.assert_array_equal(line.get_xdata(), t)
+    np.testing.assert_array_equal(line.get_ydata(), closed)
+    assert line.get_drawstyle().startswith("steps")
+    assert "closed contacts" in panel.get_ylabel()
+    fig.canvas.draw()
+    ticks = [v for v in panel.get_yticks() if panel.get_ylim()[0] <= v <= panel.get_ylim()[1]]
+    assert ticks and all(float(v).is_integer() for v in ticks)
+    assert ticks[0] <= 0.0 and ticks[-1] >= 3.0  # every count on the scale
+    # a panel of its own: not a twin of the disk height's axes, which shares its time axis
+    (height,) = [ax for ax in fig.axes if "disk centre y" in ax.get_ylabel()]
+    assert height is not panel and panel.get_shared_x_axes().joined(panel, height)
+    assert panel.get_position().y1 <= height.get_position().y0 + 1e-9  # below it
+    np.testing.assert_array_equal(height.lines[0].get_ydata(), y)
