@@ -124,8 +124,12 @@ def run(
 
 
 def plot_run(system, result, path, n_frames: int = 5) -> list[Path]:
-    """String shapes and disk at n_frames times; disk height and closed contacts over time."""
+    """String shapes and disk at n_frames times; disk height over time; the number of closed
+    contacts over time (the ``disk_n_closed`` column) in a panel of its own, a step plot with
+    integer ticks (row k counts the points closed in the step (t[k-1], t[k]], as the contact
+    state bands of ``io.plots``)."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     from ..io.plots import save_figure
 
@@ -134,8 +138,9 @@ def plot_run(system, result, path, n_frames: int = 5) -> list[Path]:
     radius = system.model.contacts[0].profile.radius
     grid = system.grids[0]
     s = np.linspace(0.0, string.length, 201)
-    fig = Figure(figsize=(11, 4.5), layout="constrained")
-    ax, ax_h = fig.subplots(1, 2)
+    fig = Figure(figsize=(11, 5.0), layout="constrained")
+    panels = fig.subplot_mosaic([["shape", "height"], ["shape", "closed"]])
+    ax, ax_h, ax_n = panels["shape"], panels["height"], panels["closed"]
     frames = np.unique(np.linspace(0, result.t.size - 1, n_frames).round().astype(int))
     colors = [f"C{i}" for i in range(frames.size)]
     angle = np.linspace(0.0, 2.0 * np.pi, 121)
@@ -156,15 +161,21 @@ def plot_run(system, result, path, n_frames: int = 5) -> list[Path]:
     ax.set_ylabel("y [m]")
     ax.legend(fontsize=8, loc="upper right")
     ax.set_title(f"disk R = {radius:g} m on the string ({len(string.nodes) - 1} elements)")
-    ax_h.plot(result.t, result.q[:, 1], label="disk centre y")
-    ax_h.set_xlabel("t [s]")
+    ax_h.plot(result.t, result.q[:, 1])
     ax_h.set_ylabel("disk centre y [m]")
-    ax_n = ax_h.twinx()
-    ax_n.step(result.t, result["disk_n_closed"], where="post", color="C1", lw=0.8)
-    ax_n.set_ylabel("closed contacts", color="C1")
-    ax_n.set_ylim(bottom=0)
-    ax_n.yaxis.get_major_locator().set_params(integer=True)
-    ax_h.set_title("disk height (blue) and closed contacts (orange)")
+    ax_h.set_title("disk height")
+    ax_h.grid(True, alpha=0.3)
+    ax_h.tick_params(labelbottom=False)
+    ax_n.sharex(ax_h)
+    closed = np.asarray(result["disk_n_closed"], dtype=float)
+    ax_n.step(result.t, closed, where="pre", color="C1", lw=1.0, gid="disk_n_closed")
+    ax_n.set_xlabel("t [s]")
+    ax_n.set_ylabel("closed contacts")
+    ax_n.set_title("closed contact points (disk_n_closed)")
+    top = float(np.nanmax(closed)) if closed.size and np.any(np.isfinite(closed)) else 1.0
+    ax_n.set_ylim(-0.3, max(top, 1.0) + 0.3)
+    ax_n.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=2))
+    ax_n.grid(True, alpha=0.3)
     return save_figure(fig, path)
 
 

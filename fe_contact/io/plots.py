@@ -4,8 +4,9 @@ Figures are made with ``matplotlib.figure.Figure`` (no pyplot state, no display 
 as PNG and SVG. Axis labels carry SI units: those of ``history_columns(system)`` when a system is
 given, otherwise read off the column names with the same vocabulary (``contact_gap`` is in m,
 ``tree_kinetic_energy`` in J, see :func:`column_unit`), unless a ``units`` table says otherwise.
-The configuration is drawn from positions only (``io.vtk.geometry_blocks``) and, for a
-StepReport, its contact forces: nothing is recomputed.
+Time plots shade the intervals where a contact sticks or is open, read off its ``<name>_state``
+column (:func:`shade_states`). The configuration is drawn from positions only
+(``io.vtk.geometry_blocks``) and, for a StepReport, its contact forces: nothing is recomputed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..model import Line
 from ..steppers.result import history_columns
 from ..structures import BeamStructure
 from ..system import System
-from .vtk import contact_block, geometry_blocks
+from .vtk import STATE_CODES, contact_block, geometry_blocks
 
 # Unit of a column by its exact name, then by the end of its name, then by its start.
 _UNIT_BY_NAME = {
@@ -126,6 +127,95 @@ def _history(result) -> tuple[np.ndarray, Mapping]:
     return np.asarray(result.t, dtype=float), result.columns
 
 
+# Contact states shaded on time plots: the states a band marks and their colours (slip is the
+# unshaded default of a sliding contact).
+STATE_BANDS = {"stick": "tab:green", "open": "0.55"}
+_STATE_NAMES = {code: name for name, code in STATE_CODES.items()}  # 0 open, 1 slip, 2 stick
+_HATCHES = ("", "//", "\\\\", "xx", "..")
+
+
+def _state_names(states) -> np.ndarray:
+    """Contact states as names: strings ("slip", "stick", "open"; a SimulationResult, a CSV
+    read by ``read_history``) or the numbers of ``io.vtk.STATE_CODES`` (0 open, 1 slip, 2
+    stick); NaN (no row) becomes ""."""
+    values = np.asarray(states)
+    if values.dtype.kind in "iuf":
+        return np.array(
+            ["" if not np.isfinite(v) else _STATE_NAMES[int(round(v))] for v in values.ravel()]
+        )
+    return np.array([str(v).strip().lower() for v in values.ravel()])
+
+
+def state_intervals(time, states) -> dict[str, list[tuple[float, float]]]:
+    """(start, end) times of each contact state, s, from a state column.
+
+    Row k > 0 reports the state at the end of the step (t[k-1], t[k]], in which the contact
+    law held, so a run of rows k0..k1 in one state covers [t[k0 - 1], t[k1]]; row 0 (the initial
+    state) covers the instant t[0] only, and an interval of no length is left out. Returns
+    state -> intervals in time order, those of one state not overlapping.
+    """
+    time = np.asarray(time, dtype=float)
+    names = _state_names(states)
+    if names.shape != time.shape:
+        raise ValueError(f"a state per time: got {names.shape} states for {time.shape} times")
+    out: dict[str, list[tuple[float, float]]] = {}
+    k = 0
+    while k < time.size:
+        j = k
+        while j + 1 < time.size and names[j + 1] == names[k]:
+            j += 1
+        span = (float(time[max(k - 1, 0)]), float(time[j]))
+        if names[k] and span[1] > span[0]:
+            spans = out.setdefault(str(names[k]), [])
+            if spans and spans[-1][1] >= span[0]:
+                spans[-1] = (spans[-1][0], span[1])
+            else:
+                spans.append(span)
+        k = j + 1
+    return out
+
+
+def state_columns(history) -> list[str]:
+    """The contact names that have a ``<name>_state`` column, in column order."""
+    return [c[: -len("_state")] for c in history if c.endswith("_state") and len(c) > 6]
+
+
+def shade_states(axes, time, history, contacts=None, states=tuple(STATE_BANDS)) -> dict:
+    """Shade on each of ``axes`` (an axes or a list) the intervals where a contact's
+    ``<name>_state`` column is one of ``states`` (:func:`state_intervals`), one colour per
+    state (``STATE_BANDS``) and one hatch per contact, behind the curves.
+
+    contacts : contact names (None: every state column of ``history``). Returns label -> a
+    legend handle, one per (contact, state) that occurs ("stick", or "<contact> stick" when
+    several contacts are shaded); nothing when there are no state columns.
+    """
+    from matplotlib.patches import Patch
+
+    axes = [axes] if not isinstance(axes, list | tuple | np.ndarray) else list(axes)
+    contacts = state_columns(history) if contacts is None else list(contacts)
+    handles = {}
+    for i, contact in enumerate(contacts):
+        intervals = state_intervals(time, history[f"{contact}_state"])
+        hatch = _HATCHES[i % len(_HATCHES)]
+        for state in states:
+            spans = intervals.get(state, [])
+            if not spans:
+                continue
+            label = state if len(contacts) == 1 else f"{contact} {state}"
+            style = dict(
+                facecolor=STATE_BANDS.get(state, "0.8"),
+                alpha=0.18,
+                hatch=hatch or None,
+                lw=0.0,
+                zorder=0.5,  # behind the grid and the curves
+            )
+            for ax in axes:
+                for t0, t1 in spans:
+                    ax.axvspan(t0, t1, gid=f"{contact}_state {state}", **style)
+            handles[label] = Patch(label=label, **style)
+    return handles
+
+
 def plot_histories(
     result,
     columns,
@@ -138,6 +228,7 @@ def plot_histories(
     width: float = 7.0,
     height_per_axes: float = 2.2,
     dpi: int = 150,
+    states: bool | Sequence[str] = True,
 ) -> list[Path]:
     """Plot history columns against time; write PNG and SVG.
 
@@ -147,8 +238,37 @@ def plot_histories(
         (the names of a list share one axes and one unit, with a legend).
     path : file name; its suffix is replaced by each of ``formats``. system : take the units from
         ``history_columns(system)``. units : name -> unit, overriding both that and
-        :func:`column_unit`. width, height_per_axes : inches. Returns the written paths.
+        :func:`column_unit`. width, height_per_axes : inches.
+    states : shade the intervals where a contact sticks or is open (its ``<name>_state``
+        column, :func:`shade_states`) on every axes, one legend entry per state above them; True:
+        every contact with a state column, a list: those contacts, False: none. Without state
+        columns the figure is unchanged. Returns the written paths.
     """
+    fig = histories_figure(
+        result,
+        columns,
+        system=system,
+        units=units,
+        title=title,
+        width=width,
+        height_per_axes=height_per_axes,
+        states=states,
+    )
+    return save_figure(fig, path, formats, dpi)
+
+
+def histories_figure(
+    result,
+    columns,
+    *,
+    system: System | None = None,
+    units: Mapping[str, str] | None = None,
+    title: str | None = None,
+    width: float = 7.0,
+    height_per_axes: float = 2.2,
+    states: bool | Sequence[str] = True,
+) -> Figure:
+    """The Figure of :func:`plot_histories` (not saved)."""
     groups = _groups(columns)
     time, history = _history(result)
     if system is not None:
@@ -175,9 +295,21 @@ def plot_histories(
             ax.legend(loc="best", fontsize="small")
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time t [s]")
+    if states:
+        handles = shade_states(
+            list(axes), time, history, contacts=None if states is True else list(states)
+        )
+        if handles:
+            fig.legend(
+                handles=list(handles.values()),
+                loc="outside upper right",
+                ncols=len(handles),
+                fontsize="small",
+                frameon=False,
+            )
     if title:
         fig.suptitle(title)
-    return save_figure(fig, path, formats, dpi)
+    return fig
 
 
 def _support_marks(ax, system: System, size: float) -> None:
@@ -207,55 +339,57 @@ def _line_targets(ax, system: System) -> None:
             ax.axline(p, p + direction, color="0.3", lw=1.5)
 
 
-def plot_configuration(
-    system: System,
-    state,
-    path,
-    *,
-    forces: bool = True,
-    force_scale: float | None = None,
-    deflection_scale: float = 1.0,
-    title: str | None = None,
-    formats: Sequence[str] = FORMATS,
-    size: tuple[float, float] = (8.0, 4.0),
-    dpi: int = 150,
-) -> list[Path]:
-    """Draw the system at one state, to scale: every structure, the tree's bodies and joints,
-    the circle profiles, the rigid lines and (for a StepReport) the contact forces.
+MIN_ARROW = 0.06  # shortest drawn force arrow, as a fraction of the size of the drawing
+_ARROW_COLOURS = {"normal": "tab:red", "friction": "tab:green"}
+_DOT_ZORDER = 4  # the contact points, above the lines (2) and the profiles
+ARROW_ZORDER = 5  # the force arrows, above the contact points
 
-    state : a StepReport (its q, contact points and forces) or coordinates q, (n,) (no forces).
-    forces : draw the contact force arrows (normal and friction on the profiles).
-    force_scale : arrow length per force, m/N (None: the largest arrow is 15 % of the size of
-    the drawing). deflection_scale : factor on the beams' deflections (1: to scale; another value
-    is stated in the legend, and contact points then no longer sit on the drawn beam).
-    Returns the written paths (PNG and SVG by default).
-    """
-    report = None if isinstance(state, np.ndarray | list | tuple) else state
-    q = np.asarray(state if report is None else report.q, dtype=float)
-    blocks = {b.name: b for b in geometry_blocks(system, q)}
-    if report is not None and system.model.contacts:
-        blocks["contacts"] = contact_block(system, report)
-    fig = Figure(figsize=size, layout="constrained")
-    ax = fig.add_subplot()
-    extent = []
-    for name, structure in system.structures.items():
-        b = blocks[name]
-        points = b.points
-        label = name
-        if isinstance(structure, BeamStructure):
-            beam = structure.beam
-            axis = np.array([beam.origin, beam.origin + beam.spec.length * beam.t0])
+
+def _arrow_lengths(vectors: np.ndarray, scale: float, shortest: float) -> np.ndarray:
+    """Drawn length of each force vector (k, 2): scale |f|, at least ``shortest`` (0 if f = 0)."""
+    size = np.linalg.norm(vectors, axis=1)
+    return np.where(size > 0.0, np.maximum(scale * size, shortest), 0.0)
+
+
+def _force_arrows(ax, at, forces, scale: float, shortest: float, labels) -> list:
+    """FancyArrowPatches from the points ``at`` (k, 2) along each force (name -> (k, 2)),
+    scale m/N but never shorter than ``shortest`` m; labelled once per force (labels: name ->
+    label or None). Returns the arrows' tips and tails (for the data limits)."""
+    from matplotlib.patches import FancyArrowPatch
+
+    ends = []
+    for name, vectors in forces.items():
+        lengths = _arrow_lengths(vectors, scale, shortest)
+        label = labels.get(name)
+        for p, f, length in zip(at, vectors, lengths, strict=True):
+            if length <= 0.0:
+                continue
+            tip = p + length * f / np.linalg.norm(f)
+            arrow = FancyArrowPatch(
+                tuple(p),
+                tuple(tip),
+                arrowstyle="-|>",
+                mutation_scale=14,
+                lw=2.2,
+                color=_ARROW_COLOURS[name],
+                shrinkA=0.0,
+                shrinkB=0.0,
+                zorder=ARROW_ZORDER,  # above the beam and the contact dot
+                label=label or "_nolegend_",
+                gid=f"{name}_force",
+            )
+            ax.add_artist(arrow)
+            ends += [p, tip]
+            label = None
+    return ends
+
+
+def _draw_scene(ax, system: System, blocks, structures, length: float) -> None:
+    """Structures, supports, lines, the tree and the profiles (shared by the axes and the inset)."""
+    for points, label, axis in structures:
+        if axis is not None:
             ax.plot(*axis.T, ls="--", lw=0.8, color="0.6")
-            points = points - (1.0 - deflection_scale) * b.point_data["displacement"]
-            if deflection_scale != 1.0:
-                label = f"{name}, deflection x {deflection_scale:g}"
-        ax.plot(points[:, 0], points[:, 1], lw=2.0, label=label)
-        extent.append(points)
-    for b in blocks.values():
-        if b.name.endswith("_profile") or b.name == "tree":
-            extent.append(b.points)
-    length = float(np.ptp(np.vstack(extent), axis=0).max()) if extent else 1.0
-    length = length if length > 0.0 else 1.0
+        ax.plot(points[:, 0], points[:, 1], lw=2.0, label=label, gid=f"structure {label}")
     _support_marks(ax, system, 0.08 * length)
     _line_targets(ax, system)
     if "tree" in blocks:
@@ -273,41 +407,139 @@ def plot_configuration(
         if disk is not None:
             for _, conn in disk.cells:
                 ax.add_collection(LineCollection(disk.points[conn], colors="0.3", linewidths=1.5))
+
+
+def _inset_bounds(ax, points: np.ndarray, centre: np.ndarray) -> list:
+    """[x0, y0, w, h] (axes fraction) of the corner of ``ax`` (not the upper right one, where
+    the legend is) covering the fewest drawn points, then the one farthest from ``centre``."""
+    fraction = ax.transLimits.transform(points)
+    c = ax.transLimits.transform(centre)
+    width, height = 0.3, 0.4
+    best = None
+    for x0, y0 in ((0.03, 0.15), (0.03, 0.55), (0.67, 0.15)):
+        inside = np.all((fraction >= [x0, y0]) & (fraction <= [x0 + width, y0 + height]), axis=1)
+        mid = np.array([x0 + 0.5 * width, y0 + 0.5 * height])
+        key = (int(inside.sum()), -float(np.linalg.norm(mid - c)))
+        if best is None or key < best[0]:
+            best = (key, [x0, y0, width, height])
+    return best[1]
+
+
+def plot_configuration(
+    system: System,
+    state,
+    path,
+    *,
+    forces: bool = True,
+    force_scale: float | None = None,
+    deflection_scale: float = 1.0,
+    inset: bool = True,
+    title: str | None = None,
+    formats: Sequence[str] = FORMATS,
+    size: tuple[float, float] = (8.0, 4.0),
+    dpi: int = 150,
+) -> list[Path]:
+    """Draw the system at one state, to scale: every structure, the tree's bodies and joints,
+    the circle profiles, the rigid lines and (for a StepReport) the contact forces.
+
+    state : a StepReport (its q, contact points and forces) or coordinates q, (n,) (no forces).
+    Returns the written paths (PNG and SVG by default); see :func:`configuration_figure` for
+    the other arguments.
+    """
+    fig = configuration_figure(
+        system,
+        state,
+        forces=forces,
+        force_scale=force_scale,
+        deflection_scale=deflection_scale,
+        inset=inset,
+        title=title,
+        size=size,
+    )
+    return save_figure(fig, path, formats, dpi)
+
+
+def configuration_figure(
+    system: System,
+    state,
+    *,
+    forces: bool = True,
+    force_scale: float | None = None,
+    deflection_scale: float = 1.0,
+    inset: bool = True,
+    title: str | None = None,
+    size: tuple[float, float] = (8.0, 4.0),
+) -> Figure:
+    """The Figure of :func:`plot_configuration` (not saved).
+
+    forces : draw the contact force arrows (normal and friction on the profiles), in front of
+    the structures and the contact points, each at least ``MIN_ARROW`` (6 %) of the size of the
+    drawing long (a force that is not zero never vanishes under the beam); the legend gives
+    each force in N (the sum over the closed points).
+    force_scale : arrow length per force, m/N (None: the largest arrow is 15 % of the size of
+    the drawing). deflection_scale : factor on the beams' deflections (1: to scale; another value
+    is stated in the legend, and contact points then no longer sit on the drawn beam).
+    inset : with forces, a zoom around the contact point of the largest normal force (the
+    profile, the structure and both arrows, drawn again at a scale of the zoom) in a corner.
+    """
+    report = None if isinstance(state, np.ndarray | list | tuple) else state
+    q = np.asarray(state if report is None else report.q, dtype=float)
+    blocks = {b.name: b for b in geometry_blocks(system, q)}
+    if report is not None and system.model.contacts:
+        blocks["contacts"] = contact_block(system, report)
+    fig = Figure(figsize=size, layout="constrained")
+    ax = fig.add_subplot()
+    extent, structures = [], []
+    for name, structure in system.structures.items():
+        b = blocks[name]
+        points = b.points
+        label, axis = name, None
+        if isinstance(structure, BeamStructure):
+            beam = structure.beam
+            axis = np.array([beam.origin, beam.origin + beam.spec.length * beam.t0])
+            points = points - (1.0 - deflection_scale) * b.point_data["displacement"]
+            if deflection_scale != 1.0:
+                label = f"{name}, deflection x {deflection_scale:g}"
+        structures.append((points, label, axis))
+        extent.append(points)
+    for b in blocks.values():
+        if b.name.endswith("_profile") or b.name == "tree":
+            extent.append(b.points)
+    length = float(np.ptp(np.vstack(extent), axis=0).max()) if extent else 1.0
+    length = length if length > 0.0 else 1.0
+    _draw_scene(ax, system, blocks, structures, length)
     c_block = blocks.get("contacts")
+    zoom = None
     if forces and c_block is not None and np.any(c_block.point_data["contact"] >= 0):
         at = c_block.points
-        normal = c_block.point_data["normal_force"]
-        tangential = c_block.point_data["friction_force"]
-        largest = float(np.max(np.linalg.norm(np.vstack([normal, tangential]), axis=1)))
+        vectors = {
+            "normal": c_block.point_data["normal_force"],
+            "friction": c_block.point_data["friction_force"],
+        }
+        largest = float(np.max(np.linalg.norm(np.vstack(list(vectors.values())), axis=1)))
         if force_scale is None:
             force_scale = 0.15 * length / largest if largest > 0.0 else 0.0
-        for vectors, colour, name in (
-            (normal, "tab:red", "normal"),
-            (tangential, "tab:orange", "friction"),
-        ):
-            ax.quiver(
-                at[:, 0],
-                at[:, 1],
-                force_scale * vectors[:, 0],
-                force_scale * vectors[:, 1],
-                angles="xy",
-                scale_units="xy",
-                scale=1.0,
-                color=colour,
-                width=0.004,
-                zorder=3,  # above the structures: a friction arrow lies along them
-                label=f"{name} force on profile",
-            )
-        ax.plot(*at.T, "o", ms=4, color="tab:red")
+        labels = {
+            name: f"{name} force on profile, {np.linalg.norm(v.sum(axis=0)):.4g} N"
+            for name, v in vectors.items()
+        }
+        shortest = MIN_ARROW * length
+        ends = _force_arrows(ax, at, vectors, force_scale, shortest, labels)
+        if ends:
+            ax.update_datalim(np.array(ends))
+        ax.plot(*at.T, "o", ms=4, color="0.1", zorder=_DOT_ZORDER, label="contact point")
         if force_scale > 0.0:
             ax.text(
                 0.01,
                 0.01,
-                f"force arrows: 1 N = {1e3 * force_scale:.3g} mm",
+                f"force arrows: 1 N = {1e3 * force_scale:.3g} mm "
+                f"(at least {1e3 * shortest:.3g} mm)",
                 transform=ax.transAxes,
                 fontsize="small",
                 va="bottom",
             )
+        if inset and largest > 0.0:
+            zoom = (at, vectors, at[int(np.argmax(np.linalg.norm(vectors["normal"], axis=1)))])
     ax.set_aspect("equal", adjustable="datalim")
     ax.autoscale_view()
     ax.set_xlabel("x [m]")
@@ -317,4 +549,28 @@ def plot_configuration(
     if title is None:
         title = "configuration" if report is None else f"t = {report.t:.6g} s"
     ax.set_title(title)
-    return save_figure(fig, path, formats, dpi)
+    if zoom is not None:
+        _zoom_inset(ax, system, blocks, structures, length, extent, *zoom)
+    return fig
+
+
+def _zoom_inset(ax, system, blocks, structures, length, extent, at, vectors, centre) -> None:
+    """A zoom of half-width 5 % of the drawing around ``centre`` with the arrows redrawn
+    (the largest 75 % of the half-width, none shorter than 40 %), linked to the main axes."""
+    from matplotlib.ticker import MaxNLocator
+
+    half = 0.05 * length
+    largest = float(np.max(np.linalg.norm(np.vstack(list(vectors.values())), axis=1)))
+    ax.apply_aspect()
+    inset = ax.inset_axes(_inset_bounds(ax, np.vstack(extent), centre))
+    _draw_scene(inset, system, blocks, structures, length)
+    _force_arrows(inset, at, vectors, 0.75 * half / largest, 0.4 * half, {})
+    inset.plot(*at.T, "o", ms=4, color="0.1", zorder=_DOT_ZORDER)
+    inset.set_xlim(centre[0] - half, centre[0] + half)
+    inset.set_ylim(centre[1] - half, centre[1] + half)
+    inset.set_aspect("equal", adjustable="box")
+    inset.tick_params(labelsize="x-small")
+    inset.xaxis.set_major_locator(MaxNLocator(3))
+    inset.yaxis.set_major_locator(MaxNLocator(3))
+    inset.set_title("zoom at the contact (arrows rescaled)", fontsize="x-small")
+    ax.indicate_inset_zoom(inset, edgecolor="0.3")
