@@ -473,6 +473,13 @@ class GeneralizedAlpha(ContactStates):
                 # beam the contact point's projection tolerance alone moves J u by 1e-11 m/s)
                 if recovered or self._consistent(ev):
                     break
+                # one more constraint Newton step on the dependent coordinates from this
+                # iterate's own linearisation (the last one used the previous iterate's):
+                # quadratic, it usually closes the constraints without a further iterate
+                q1, u1 = _dependent_newton_step(ev, part, q1, u1, t1)
+                ev = self._evaluate(q1, u1, t1, slip_sign)
+                if self._consistent(ev):
+                    break
                 prev = None
             else:
                 prev = ev
