@@ -1,0 +1,172 @@
+"""Planar parametric curves for contact profiles: Bézier curves of any degree and B-splines
+given by their control polygons (Bauchau (000), sec. 2.2), evaluated with scipy's ``BSpline``.
+
+A curve maps its parameter eta in [0, 1] (a material coordinate along the curve that does not
+measure length) to a point p0(eta) in the frame of the body that carries it, with the
+derivatives p1 = dp0/deta, p2 = d2p0/deta2 (000 eq. 2) and p3. ``CurveGeometry`` gives the unit
+tangent t = p1 / |p1| and the outward normal n = t x b with b = e_z, the normal of the plane
+(000 eq. 3): n = (t_y, -t_x), outward for a curve traversed counter-clockwise around the body;
+the signed curvature kappa = (p1 x p2) / |p1|^3 (> 0 where the curve turns left, i.e. where a
+counter-clockwise profile is convex) and the eta-derivatives of t and n that a contact's
+Jacobian needs: dt/deta = kappa |p1| (-n), dn/deta = kappa |p1| t.
+
+A Bézier curve of degree d has d + 1 control points and the knots (0,)*(d+1) + (1,)*(d+1).
+A B-spline of degree d with N control points is ``clamped`` (default: it starts at the first and
+ends at the last control point, open uniform knots) or uniform (knots equally spaced, the curve
+runs over the middle N - d knot spans only, mapped to [0, 1]). 000 gives its cubic B-spline
+(Table 3) by its polygon alone; which knots it used is not stated.
+
+This module is geometry only; the contact pairs of profiles are built on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.interpolate import BSpline
+
+from . import validation as check
+
+
+@dataclass(frozen=True)
+class CurveGeometry:
+    """A curve at one parameter eta: position (2,) m and derivatives p1, p2, p3 (2,) (m per
+    unit eta^k), unit tangent, outward normal, signed curvature kappa (1/m), speed |p1| (m per
+    unit eta) and the eta-derivatives of the tangent and normal (1 per unit eta)."""
+
+    eta: float
+    position: np.ndarray
+    p1: np.ndarray
+    p2: np.ndarray
+    p3: np.ndarray
+    tangent: np.ndarray
+    normal: np.ndarray
+    curvature: float
+    speed: float
+    tangent_rate: np.ndarray
+    normal_rate: np.ndarray
+
+
+class Curve:
+    """A planar B-spline curve on eta in [0, 1] (use :meth:`bezier` or :meth:`bspline`)."""
+
+    def __init__(self, spline: BSpline, control_points: np.ndarray, kind: str, eta_range):
+        self._spline = spline
+        self._derivatives = [
+            spline.derivative(k) if k <= spline.k else _zero for k in (1, 2, 3)
+        ]  # above the degree, a derivative vanishes
+        self.control_points = control_points
+        self.kind = kind
+        self.degree = int(spline.k)
+        self._a, self._b = eta_range  # eta in [0, 1] -> knot parameter a + (b - a) eta
+
+    @classmethod
+    def bezier(cls, control_points) -> Curve:
+        """The Bézier curve of the (d + 1, 2) control points (degree d >= 1, in m)."""
+        points = _points("Curve.bezier.control_points", control_points, 2)
+        d = len(points) - 1
+        knots = np.concatenate((np.zeros(d + 1), np.ones(d + 1)))
+        return cls(BSpline(knots, points, d), points, "bezier", (0.0, 1.0))
+
+    @classmethod
+    def bspline(cls, control_points, degree: int = 3, clamped: bool = True) -> Curve:
+        """The B-spline of ``degree`` on the (N, 2) control points (N > degree), clamped (open
+        uniform knots: it interpolates the end points) or uniform (see the module)."""
+        degree = check.integer("Curve.bspline.degree", degree, low=1)
+        points = _points("Curve.bspline.control_points", control_points, degree + 1)
+        if not isinstance(clamped, bool):
+            check.fail("Curve.bspline.clamped", clamped, "True or False", TypeError)
+        n = len(points)
+        if clamped:
+            inner = np.linspace(0.0, 1.0, n - degree + 1)[1:-1]
+            knots = np.concatenate((np.zeros(degree + 1), inner, np.ones(degree + 1)))
+            span = (0.0, 1.0)
+        else:
+            knots = np.arange(n + degree + 1, dtype=float)
+            span = (float(degree), float(n))
+        return cls(BSpline(knots, points, degree), points, "bspline", span)
+
+    def _knot(self, eta) -> np.ndarray:
+        return self._a + (self._b - self._a) * np.asarray(eta, dtype=float)
+
+    def position(self, eta) -> np.ndarray:
+        """p0 at eta (scalar: (2,); array (m,): (m, 2)), m."""
+        return self._spline(self._knot(eta))
+
+    def at(self, eta: float) -> CurveGeometry:
+        """The geometry at eta in [0, 1] (000 eqs. 2-3)."""
+        eta = check.real("Curve.at.eta", eta, low=0.0, high=1.0)
+        x = self._knot(eta)
+        scale = self._b - self._a
+        p0 = self._spline(x)
+        p1, p2, p3 = (scale ** (k + 1) * d(x) for k, d in enumerate(self._derivatives))
+        speed = float(np.hypot(*p1))
+        if not speed > 0.0:
+            raise ValueError(
+                f"Curve.at: the curve has no tangent at eta = {eta!r} (dp/deta = 0: repeated "
+                f"control points)"
+            )
+        t = p1 / speed
+        n = np.array([t[1], -t[0]])
+        kappa = float(p1[0] * p2[1] - p1[1] * p2[0]) / speed**3
+        return CurveGeometry(
+            eta=eta,
+            position=p0,
+            p1=p1,
+            p2=p2,
+            p3=p3,
+            tangent=t,
+            normal=n,
+            curvature=kappa,
+            speed=speed,
+            tangent_rate=-kappa * speed * n,
+            normal_rate=kappa * speed * t,
+        )
+
+    def closest(self, point, eta_guess: float | None = None, tol: float = 1e-14) -> float:
+        """The parameter eta in [0, 1] of the curve's point closest to ``point`` (2,) m.
+
+        Newton on the orthogonality condition (point - p0) . p1 = 0 (000 eq. 6 with a point for
+        the other curve) from ``eta_guess``; without a guess, a global search first: the
+        nearest of 20 N + 1 samples along the curve (N control points). An end of the curve is returned when the
+        closest point lies there."""
+        p = np.asarray(check.vector("Curve.closest.point", point, unit="m"))
+        if eta_guess is None:
+            samples = np.linspace(0.0, 1.0, 20 * len(self.control_points) + 1)
+            eta = float(samples[np.argmin(np.sum((self.position(samples) - p) ** 2, axis=1))])
+        else:
+            eta = min(max(check.real("Curve.closest.eta_guess", eta_guess), 0.0), 1.0)
+        for _ in range(50):
+            g = self.at(eta)
+            d = p - g.position
+            f = float(d @ g.p1)
+            df = float(d @ g.p2 - g.p1 @ g.p1)
+            if df >= 0.0:  # not a minimum of the distance along the curve: a gradient step
+                df = -float(g.p1 @ g.p1)
+            new = min(max(eta - f / df, 0.0), 1.0)
+            if abs(new - eta) <= tol:
+                return new
+            eta = new
+        return eta
+
+
+def _zero(x) -> np.ndarray:
+    return np.zeros(np.shape(x) + (2,))
+
+
+def _points(name: str, value, minimum: int) -> np.ndarray:
+    try:
+        points = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        check.fail(
+            name, value, f"an (N, 2) array of control points in m, N >= {minimum}", TypeError
+        )
+    if points.ndim != 2 or points.shape[1] != 2 or len(points) < minimum:
+        check.fail(name, value, f"an (N, 2) array of control points in m, N >= {minimum}")
+    if not np.all(np.isfinite(points)):
+        check.fail(name, value, "finite coordinates in m")
+    return points
+
+
+__all__ = ["Curve", "CurveGeometry"]
