@@ -1,1 +1,98 @@
-"""Demos runnable as ``fe-contact demo NAME``; each module exposes ``run(...)`` and ``main(argv)``."""
+"""Demos runnable as ``fe-contact demo NAME``; each module exposes ``run(...)`` and ``main(argv)``.
+
+Their command lines share :class:`DemoParser` and the argument types below, so that every invalid
+value is rejected by argparse before any work, in one line naming the option, the value and what
+is allowed, with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+
+class DemoParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr (exit code 2), without the usage."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(**kwargs)
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def fail(self, option: str, value, allowed: str):
+        """Reject ``value`` of ``option`` found after parsing (one line, exit 2)."""
+        self.error(f"argument {option}: got {value!r}; allowed: {allowed}")
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a number") from None
+
+
+def positive(unit: str = ""):
+    """An argparse type: a finite number > 0 (``unit`` words the message)."""
+
+    def parse(text: str) -> float:
+        x = _number(text)
+        if not (math.isfinite(x) and x > 0.0):
+            raise argparse.ArgumentTypeError(
+                f"got {text!r}; allowed: a finite number > 0{' in ' + unit if unit else ''}"
+            )
+        return x
+
+    return parse
+
+
+def nonnegative(unit: str = ""):
+    """An argparse type: a finite number >= 0."""
+
+    def parse(text: str) -> float:
+        x = _number(text)
+        if not (math.isfinite(x) and x >= 0.0):
+            raise argparse.ArgumentTypeError(
+                f"got {text!r}; allowed: a finite number >= 0{' in ' + unit if unit else ''}"
+            )
+        return x
+
+    return parse
+
+
+def finite(unit: str = ""):
+    """An argparse type: a finite number."""
+
+    def parse(text: str) -> float:
+        x = _number(text)
+        if not math.isfinite(x):
+            raise argparse.ArgumentTypeError(
+                f"got {text!r}; allowed: a finite number{' in ' + unit if unit else ''}"
+            )
+        return x
+
+    return parse
+
+
+def count(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: an integer >= 1") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: an integer >= 1")
+    return n
+
+
+def folder(text: str) -> Path:
+    """An argparse type: an output folder (it may not exist yet; it may not be a file)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a folder, not a file")
+    return path
+
+
+__all__ = ["DemoParser", "count", "finite", "folder", "nonnegative", "positive"]

@@ -13,7 +13,6 @@ Writes to ``out`` (default ``out/beam``):
 
 from __future__ import annotations
 
-import argparse
 import csv
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from ..elements.beam import (
     static_deflection,
 )
 from ..io.vtk import PvdWriter, beam_block
+from . import DemoParser, count, folder
 
 MANIPULATOR_BEAM = BeamSpec(
     length=0.4, n_elements=10, youngs_modulus=2.1e11, density=4.7e3, width=0.01, height=0.0015
@@ -112,15 +112,17 @@ def run(out="out/beam", spec: BeamSpec = MANIPULATOR_BEAM, n_modes: int = 4, plo
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="fe-contact demo beam",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = DemoParser(prog="fe-contact demo beam", description=__doc__)
+    parser.add_argument(
+        "--out", type=folder, default="out/beam", help="output folder (default: out/beam)"
     )
-    parser.add_argument("--out", default="out/beam", help="output folder (default: out/beam)")
-    parser.add_argument("--modes", type=int, default=4, help="number of modes (default: 4)")
-    parser.add_argument("--elements", type=int, default=10, help="number of elements (default: 10)")
+    parser.add_argument("--modes", type=count, default=4, help="number of modes (default: 4)")
+    parser.add_argument(
+        "--elements", type=count, default=10, help="number of elements (default: 10)"
+    )
     args = parser.parse_args(argv)
+    if args.modes > 20:
+        parser.fail("--modes", args.modes, "an integer in [1, 20]")
     from dataclasses import replace
 
     spec = replace(MANIPULATOR_BEAM, n_elements=args.elements)

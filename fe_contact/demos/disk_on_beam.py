@@ -10,7 +10,6 @@ The model is ``fe_contact.papers.eugster_glocker.disk_on_beam``. Writes to ``--o
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ from ..papers.eugster_glocker import disk_on_beam
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
+from . import DemoParser, finite, folder, positive
 
 
 def model_file(
@@ -89,11 +89,13 @@ def plot_run(result, path) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="fe-contact demo disk-on-beam", description=__doc__)
-    parser.add_argument("--t-end", type=float, default=1.0, help="end time, s")
-    parser.add_argument("--h", type=float, default=1e-3, help="step, s")
-    parser.add_argument("--speed", type=float, default=0.5, help="initial speed along x, m/s")
-    parser.add_argument("--out", default="out/disk_on_beam")
+    parser = DemoParser(prog="fe-contact demo disk-on-beam", description=__doc__)
+    parser.add_argument("--t-end", type=positive("s"), default=1.0, help="end time, s")
+    parser.add_argument("--h", type=positive("s"), default=1e-3, help="step, s")
+    parser.add_argument(
+        "--speed", type=finite("m/s"), default=0.5, help="initial speed along x, m/s"
+    )
+    parser.add_argument("--out", type=folder, default="out/disk_on_beam")
     args = parser.parse_args(argv)
     _, result = run(args.out, args.t_end, args.h, args.speed)
     print(f"{result.status}: {result.message}")

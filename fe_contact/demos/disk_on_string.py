@@ -34,7 +34,6 @@ contacts).
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +43,7 @@ from ..papers import eugster_glocker as eg
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
+from . import DemoParser, folder
 
 PENETRATION_TOLERANCE = 1e-5  # m, default of the sub-stepping at contact closures
 VTK_STRIDE = 0.01  # s of simulated time between ParaView frames
@@ -180,11 +180,7 @@ def plot_run(system, result, path, n_frames: int = 5) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="fe-contact demo disk-on-string",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = DemoParser(prog="fe-contact demo disk-on-string", description=__doc__)
     parser.add_argument("--example", type=int, choices=(1, 2), default=1, help="1 or 2")
     parser.add_argument("--elements", type=int, default=2, help="string elements (default: 2)")
     parser.add_argument("--t-end", type=float, default=None, help="end time in s (default: 2)")
@@ -196,7 +192,10 @@ def main(argv=None) -> int:
         "--damping", type=float, default=0.0, help="string damping beta in s (default: 0)"
     )
     parser.add_argument(
-        "--out", default="out/disk_on_string", help="output folder (default: out/disk_on_string)"
+        "--out",
+        type=folder,
+        default="out/disk_on_string",
+        help="output folder (default: out/disk_on_string)",
     )
     parser.add_argument(
         "--vtk-stride",
@@ -212,19 +211,19 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
     if args.elements < 1:
-        parser.error(f"--elements: got {args.elements}; allowed: an integer >= 1")
+        parser.fail("--elements", args.elements, "an integer >= 1")
     for option, value in (
         ("--vtk-stride", args.vtk_stride),
         ("--penetration-tolerance", args.penetration_tolerance),
         ("--damping", args.damping),
     ):
         if not (np.isfinite(value) and value >= 0.0):
-            parser.error(f"{option}: got {value}; allowed: a finite value >= 0")
+            parser.fail(option, value, "a finite value >= 0")
     for option, value in (("--t-end", args.t_end), ("--h", args.h)):
         if value is not None and not (np.isfinite(value) and value > 0.0):
-            parser.error(f"{option}: got {value}; allowed: a finite value > 0 in s")
+            parser.fail(option, value, "a finite value > 0 in s")
     if not 0.5 <= args.theta <= 1.0:
-        parser.error(f"--theta: got {args.theta}; allowed: 0.5 <= theta <= 1")
+        parser.fail("--theta", args.theta, "0.5 <= theta <= 1")
     _, res = run(
         args.example,
         args.elements,

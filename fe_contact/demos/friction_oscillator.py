@@ -15,7 +15,6 @@ form.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import os
 import sys
@@ -34,6 +33,7 @@ from ..papers.friction_oscillator import (
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
+from . import DemoParser, folder, positive
 
 NAMES = tuple(f.name for f in fields(Oscillator))
 
@@ -146,15 +146,17 @@ def last_cycle(result):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="fe-contact demo friction-oscillator",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = DemoParser(prog="fe-contact demo friction-oscillator", description=__doc__)
     parser.add_argument("--set", nargs="+", action="extend", default=[], metavar="NAME=VALUE")
-    parser.add_argument("--t-end", type=float, default=5.0, help="end time in s (default 5)")
-    parser.add_argument("--h", type=float, default=1e-3, help="time step in s (default 1e-3)")
-    parser.add_argument("--out", default="out/friction_oscillator", help="output folder")
+    parser.add_argument(
+        "--t-end", type=positive("s"), default=5.0, help="end time in s (default 5)"
+    )
+    parser.add_argument(
+        "--h", type=positive("s"), default=1e-3, help="time step in s (default 1e-3)"
+    )
+    parser.add_argument(
+        "--out", type=folder, default="out/friction_oscillator", help="output folder"
+    )
     args = parser.parse_args(argv)
     try:
         data = settings(args.set)

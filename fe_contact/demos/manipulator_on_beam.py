@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -47,6 +48,7 @@ from ..papers.lipinski import (
 from ..steppers.observers import CsvObserver, ProgressObserver, VtkObserver
 from ..steppers.simulate import simulate
 from ..system import assemble
+from . import DemoParser, count, folder, nonnegative, positive
 from .manipulator_figures import TORQUE, plot_configuration, plot_torques
 
 ENERGY_TERMS = (
@@ -284,19 +286,23 @@ def format_summary(cases: list[Case]) -> str:
 def _parser() -> argparse.ArgumentParser:
     from ..papers import lipinski
 
-    parser = argparse.ArgumentParser(
-        prog="fe-contact demo manipulator",
-        description=__doc__,
-        epilog=lipinski.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = DemoParser(
+        prog="fe-contact demo manipulator", description=__doc__, epilog=lipinski.__doc__
     )
     parser.add_argument(
-        "--mu", type=float, nargs="+", default=list(MU_SWEEP), help="friction coefficients"
+        "--mu", type=nonnegative(), nargs="+", default=list(MU_SWEEP), help="friction coefficients"
     )
-    parser.add_argument("--t-end", type=float, default=0.6, help="end time, s (default 0.6)")
-    parser.add_argument("--h", type=float, default=5e-4, help="time step, s (default 5e-4)")
-    parser.add_argument("--out", default="out/manipulator", help="output folder")
-    parser.add_argument("--jobs", type=int, default=1, help="parallel processes (default 1)")
+    parser.add_argument(
+        "--t-end", type=positive("s"), default=0.6, help="end time, s (default 0.6)"
+    )
+    parser.add_argument("--h", type=positive("s"), default=5e-4, help="time step, s (default 5e-4)")
+    parser.add_argument("--out", type=folder, default="out/manipulator", help="output folder")
+    parser.add_argument(
+        "--jobs",
+        type=count,
+        default=None,
+        help="parallel processes (default: one per CPU core, at most one per mu)",
+    )
     parser.add_argument(
         "--vtk",
         default="0.2",
@@ -305,10 +311,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--joint3", choices=("revolute", "prismatic"), default=None, help="kind of joint 3"
     )
-    parser.add_argument("--elements", type=int, default=None, help="beam elements (default 10)")
+    parser.add_argument("--elements", type=count, default=None, help="beam elements (default 10)")
     parser.add_argument(
         "--drive-reversal",
-        type=float,
+        type=positive("s"),
         default=None,
         metavar="T",
         help="joint 2 reverses at T s (a smooth 20 ms turn): the end-effector stops, sticks or "
@@ -349,7 +355,14 @@ def main(argv=None) -> int:
         elif args.vtk == "none":
             vtk = ()
         else:
-            vtk = (float(args.vtk),)
+            try:
+                vtk = (float(args.vtk),)
+            except ValueError:
+                raise ValueError(
+                    f"--vtk: got {args.vtk!r}; allowed: one of the mu values, 'all' or 'none'"
+                ) from None
+        if args.jobs is not None and args.jobs < 1:
+            raise ValueError(f"--jobs must be an integer >= 1, got {args.jobs!r}")
         if not args.t_end > 0 or not args.h > 0:
             raise ValueError(f"--t-end and --h must be > 0, got {args.t_end!r}, {args.h!r}")
         pose = manipulator_pose(data)
@@ -366,7 +379,8 @@ def main(argv=None) -> int:
         f"(driving torque {pose.torque:.5f} N m)"
     )
     print(f"running mu = {', '.join(f'{m:g}' for m in args.mu)} to t = {args.t_end:g} s ...")
-    cases = sweep(args.mu, data, args.t_end, args.h, out, vtk, args.jobs)
+    jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, len(args.mu))
+    cases = sweep(args.mu, data, args.t_end, args.h, out, vtk, jobs)
     print(format_summary(cases))
     written = [write_summary(cases, out / "summary.csv")]
     written += plot_torques(cases, out / "torque.png")

@@ -9,7 +9,6 @@ runs it again) and prints a summary.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from ..papers.slider_on_string import Trolley, slider_on_string
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
+from . import DemoParser, count, folder, nonnegative, positive
 
 
 def model_file(
@@ -96,15 +96,20 @@ def plot_run(result, path) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="fe-contact demo slider-on-string", description=__doc__)
-    parser.add_argument("--mu", type=float, default=Trolley.mu, help="friction coefficient")
-    parser.add_argument("--mass", type=float, default=Trolley.mass, help="trolley mass, kg")
-    parser.add_argument("--elements", type=int, default=Trolley.n_elements)
-    parser.add_argument("--t-end", type=float, default=2.0, help="end time, s")
-    parser.add_argument("--h", type=float, default=1e-3, help="step, s")
-    parser.add_argument("--out", default="out/slider_on_string")
+    parser = DemoParser(prog="fe-contact demo slider-on-string", description=__doc__)
+    parser.add_argument("--mu", type=nonnegative(), default=Trolley.mu, help="friction coefficient")
+    parser.add_argument(
+        "--mass", type=positive("kg"), default=Trolley.mass, help="trolley mass, kg"
+    )
+    parser.add_argument("--elements", type=count, default=Trolley.n_elements)
+    parser.add_argument("--t-end", type=positive("s"), default=2.0, help="end time, s")
+    parser.add_argument("--h", type=positive("s"), default=1e-3, help="step, s")
+    parser.add_argument("--out", type=folder, default="out/slider_on_string")
     args = parser.parse_args(argv)
-    data = replace(Trolley(), mu=args.mu, mass=args.mass, n_elements=args.elements)
+    try:
+        data = replace(Trolley(), mu=args.mu, mass=args.mass, n_elements=args.elements)
+    except (TypeError, ValueError) as err:
+        parser.error(str(err))
     _, result = run(args.out, args.t_end, data, args.h)
     x = result.q[:, 0]
     print(f"{result.status}: {result.message}")

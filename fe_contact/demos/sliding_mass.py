@@ -19,7 +19,6 @@ energies (kinetic, potential, elastic), the work and dissipation terms, ``energy
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -36,6 +35,7 @@ from ..papers.lipinski import (
 from ..steppers.observers import CsvObserver, ProgressObserver
 from ..steppers.simulate import simulate
 from ..system import assemble
+from . import DemoParser, count, folder, nonnegative, positive
 
 
 def model_file(
@@ -100,16 +100,18 @@ def run(
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="fe-contact demo sliding-mass",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = DemoParser(prog="fe-contact demo sliding-mass", description=__doc__)
+    parser.add_argument(
+        "--mu", type=nonnegative(), default=0.0, help="friction coefficient (default 0)"
     )
-    parser.add_argument("--mu", type=float, default=0.0, help="friction coefficient (default 0)")
-    parser.add_argument("--elements", type=int, default=10, help="beam elements (default 10)")
-    parser.add_argument("--t-end", type=float, default=0.5, help="end time in s (default 0.5)")
-    parser.add_argument("--h", type=float, default=1e-4, help="time step in s (default 1e-4)")
-    parser.add_argument("--out", default="out/sliding_mass", help="output folder")
+    parser.add_argument("--elements", type=count, default=10, help="beam elements (default 10)")
+    parser.add_argument(
+        "--t-end", type=positive("s"), default=0.5, help="end time in s (default 0.5)"
+    )
+    parser.add_argument(
+        "--h", type=positive("s"), default=1e-4, help="time step in s (default 1e-4)"
+    )
+    parser.add_argument("--out", type=folder, default="out/sliding_mass", help="output folder")
     args = parser.parse_args(argv)
     system, result = run(args.mu, args.elements, args.t_end, args.out, h=args.h)
     name = SLIDING_CONTACT
