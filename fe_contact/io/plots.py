@@ -340,7 +340,7 @@ def _line_targets(ax, system: System) -> None:
 
 
 MIN_ARROW = 0.06  # shortest drawn force arrow, as a fraction of the size of the drawing
-_ARROW_COLOURS = {"normal": "tab:red", "friction": "tab:green"}
+_ARROW_COLOURS = {"normal": "tab:red", "friction": "tab:orange"}  # as in the animations
 _DOT_ZORDER = 4  # the contact points, above the lines (2) and the profiles
 ARROW_ZORDER = 5  # the force arrows, above the contact points
 
