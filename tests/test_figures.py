@@ -350,3 +350,50 @@ def test_disk_on_string_closed_contacts_panel_is_an_integer_step_plot(monkeypatc
     assert height is not panel and panel.get_shared_x_axes().joined(panel, height)
     assert panel.get_position().y1 <= height.get_position().y0 + 1e-9  # below it
     np.testing.assert_array_equal(height.lines[0].get_ydata(), y)
+
+
+# --- 4. animation: one plotter, its meshes updated in place ----------------------------------
+
+
+def _scene(time, shift, friction):
+    """Two contacts on a three-point polyline moved up by ``shift`` m (no simulation)."""
+    from fe_contact.io.render import Scene
+
+    return Scene(
+        time=time,
+        points=np.array([[0.0, 0.0], [0.2, shift], [0.4, 0.0], [0.2, 0.1 + shift]]),
+        elastic_lines=np.array([[0, 1], [1, 2]]),
+        body_lines=np.array([[1, 3]]),
+        joints=np.array([3]),
+        contacts=np.array([0, 1]),
+        normal_force=np.array([[0.0, 1.0], [0.0, 2.0]]),
+        friction_force=np.array([[friction, 0.0], [0.0, 0.0]]),
+    )
+
+
+def test_animation_reuses_its_actors_and_updates_meshes_and_text_in_place():
+    from fe_contact.io import render
+
+    assert render.offscreen_available(), "VTK cannot render off-screen here (EGL or OSMesa)"
+    first, last = _scene(0.0, 0.0, 0.01), _scene(0.25, 0.05, 0.0)
+    view = render._fit_view([first, last], 2.0, None)
+    with render._plotter((200, 100)) as plotter:
+        drawn = render._PyvistaScene(plotter, view, title="mu = 0.3")
+        drawn.show(first)
+        plotter.render()
+        actors = dict(drawn.actors)
+        meshes = dict(drawn.meshes)
+        n_actors = len(plotter.renderer.actors)
+        text = drawn.text
+        assert text.GetText(render._UPPER_LEFT).startswith("mu = 0.3    t = 0 s")
+        assert "friction force 0" in actors and "friction force 1" not in actors  # zero: none
+        drawn.show(last)
+        image = plotter.screenshot(return_img=True)
+        # the same actors and meshes, their geometry the last frame's, the text its time
+        assert len(plotter.renderer.actors) == n_actors and drawn.text is text
+        assert all(drawn.actors[k] is a and drawn.meshes[k] is meshes[k] for k, a in actors.items())
+        np.testing.assert_allclose(drawn.meshes["elastic"].points[1], [0.2, 0.05, 0.0])
+        assert text.GetText(render._UPPER_LEFT).startswith("mu = 0.3    t = 0.25 s")
+        assert not drawn.actors["friction force 0"].visibility  # the friction vanished: hidden
+        assert drawn.actors["normal force 1"].visibility
+        assert image.shape[:2] == (100, 200)
