@@ -336,10 +336,30 @@ def test_disk_on_string_closed_contacts_panel_is_an_integer_step_plot(monkeypatc
     disk_on_string.plot_run(system, result, "x")
     (fig,) = figures
     (panel,) = [ax for ax in fig.axes if any(ln.get_gid() == "disk_n_closed" for ln in ax.lines)]
-    (line,) = panel.lines
+    (line,) = [ln for ln in panel.lines if ln.get_gid() == "disk_n_closed"]
     np.testing.assert_array_equal(line.get_xdata(), t)
     np.testing.assert_array_equal(line.get_ydata(), closed)
     assert line.get_drawstyle().startswith("steps")
+    # its running mean over 2.5 % of the run, time-weighted (row k counts over (t[k-1], t[k]])
+    (mean,) = [ln for ln in panel.lines if ln.get_gid() == "disk_n_closed mean"]
+    window = disk_on_string.RUNNING_MEAN * 0.07
+    assert window < 0.01  # shorter than a step: the mean is the count of the step holding it
+    np.testing.assert_allclose(mean.get_ydata(), closed)
+    dense = np.linspace(0.0, 1.0, 11)
+    counts = np.array([0, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1], dtype=float)
+    np.testing.assert_allclose(
+        disk_on_string.running_mean(dense, counts, 0.15)[[1, 3, 5, 10]], [1.0, 5 / 3, 2 / 3, 1.0]
+    )
+    assert disk_on_string.running_mean(dense, counts, 10.0)[-1] == pytest.approx(counts[1:].mean())
+    # the legend above the panel, off the counts
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    legend = panel.get_legend()
+    assert [t.get_text() for t in legend.get_texts()][0] == "per step"
+    renderer = canvas.get_renderer()
+    assert legend.get_window_extent(renderer).y0 >= panel.get_window_extent(renderer).y1 - 1.0
     assert "closed contacts" in panel.get_ylabel()
     fig.canvas.draw()
     ticks = [v for v in panel.get_yticks() if panel.get_ylim()[0] <= v <= panel.get_ylim()[1]]
