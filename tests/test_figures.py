@@ -336,10 +336,30 @@ def test_disk_on_string_closed_contacts_panel_is_an_integer_step_plot(monkeypatc
     disk_on_string.plot_run(system, result, "x")
     (fig,) = figures
     (panel,) = [ax for ax in fig.axes if any(ln.get_gid() == "disk_n_closed" for ln in ax.lines)]
-    (line,) = panel.lines
+    (line,) = [ln for ln in panel.lines if ln.get_gid() == "disk_n_closed"]
     np.testing.assert_array_equal(line.get_xdata(), t)
     np.testing.assert_array_equal(line.get_ydata(), closed)
     assert line.get_drawstyle().startswith("steps")
+    # its running mean over 2.5 % of the run, time-weighted (row k counts over (t[k-1], t[k]])
+    (mean,) = [ln for ln in panel.lines if ln.get_gid() == "disk_n_closed mean"]
+    window = disk_on_string.RUNNING_MEAN * 0.07
+    assert window < 0.01  # shorter than a step: the mean is the count of the step holding it
+    np.testing.assert_allclose(mean.get_ydata(), closed)
+    dense = np.linspace(0.0, 1.0, 11)
+    counts = np.array([0, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1], dtype=float)
+    np.testing.assert_allclose(
+        disk_on_string.running_mean(dense, counts, 0.15)[[1, 3, 5, 10]], [1.0, 5 / 3, 2 / 3, 1.0]
+    )
+    assert disk_on_string.running_mean(dense, counts, 10.0)[-1] == pytest.approx(counts[1:].mean())
+    # the legend above the panel, off the counts
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    legend = panel.get_legend()
+    assert [t.get_text() for t in legend.get_texts()][0] == "per step"
+    renderer = canvas.get_renderer()
+    assert legend.get_window_extent(renderer).y0 >= panel.get_window_extent(renderer).y1 - 1.0
     assert "closed contacts" in panel.get_ylabel()
     fig.canvas.draw()
     ticks = [v for v in panel.get_yticks() if panel.get_ylim()[0] <= v <= panel.get_ylim()[1]]
@@ -350,3 +370,50 @@ def test_disk_on_string_closed_contacts_panel_is_an_integer_step_plot(monkeypatc
     assert height is not panel and panel.get_shared_x_axes().joined(panel, height)
     assert panel.get_position().y1 <= height.get_position().y0 + 1e-9  # below it
     np.testing.assert_array_equal(height.lines[0].get_ydata(), y)
+
+
+# --- 4. animation: one plotter, its meshes updated in place ----------------------------------
+
+
+def _scene(time, shift, friction):
+    """Two contacts on a three-point polyline moved up by ``shift`` m (no simulation)."""
+    from fe_contact.io.render import Scene
+
+    return Scene(
+        time=time,
+        points=np.array([[0.0, 0.0], [0.2, shift], [0.4, 0.0], [0.2, 0.1 + shift]]),
+        elastic_lines=np.array([[0, 1], [1, 2]]),
+        body_lines=np.array([[1, 3]]),
+        joints=np.array([3]),
+        contacts=np.array([0, 1]),
+        normal_force=np.array([[0.0, 1.0], [0.0, 2.0]]),
+        friction_force=np.array([[friction, 0.0], [0.0, 0.0]]),
+    )
+
+
+def test_animation_reuses_its_actors_and_updates_meshes_and_text_in_place():
+    from fe_contact.io import render
+
+    assert render.offscreen_available(), "VTK cannot render off-screen here (EGL or OSMesa)"
+    first, last = _scene(0.0, 0.0, 0.01), _scene(0.25, 0.05, 0.0)
+    view = render._fit_view([first, last], 2.0, None)
+    with render._plotter((200, 100)) as plotter:
+        drawn = render._PyvistaScene(plotter, view, title="mu = 0.3")
+        drawn.show(first)
+        plotter.render()
+        actors = dict(drawn.actors)
+        meshes = dict(drawn.meshes)
+        n_actors = len(plotter.renderer.actors)
+        text = drawn.text
+        assert text.GetText(render._UPPER_LEFT).startswith("mu = 0.3    t = 0 s")
+        assert "friction force 0" in actors and "friction force 1" not in actors  # zero: none
+        drawn.show(last)
+        image = plotter.screenshot(return_img=True)
+        # the same actors and meshes, their geometry the last frame's, the text its time
+        assert len(plotter.renderer.actors) == n_actors and drawn.text is text
+        assert all(drawn.actors[k] is a and drawn.meshes[k] is meshes[k] for k, a in actors.items())
+        np.testing.assert_allclose(drawn.meshes["elastic"].points[1], [0.2, 0.05, 0.0])
+        assert text.GetText(render._UPPER_LEFT).startswith("mu = 0.3    t = 0.25 s")
+        assert not drawn.actors["friction force 0"].visibility  # the friction vanished: hidden
+        assert drawn.actors["normal force 1"].visibility
+        assert image.shape[:2] == (100, 200)

@@ -123,11 +123,36 @@ def run(
     return system, result
 
 
+RUNNING_MEAN = 0.025  # window of the mean number of closed contacts, a fraction of the run
+
+
+def running_mean(t, counts, window: float) -> np.ndarray:
+    """Mean of a per-step count over the ``window`` s ending at each t[k] (k,).
+
+    Row k > 0 counts over the step (t[k-1], t[k]] and weighs with its length; row 0 (the
+    initial instant) has no length and is its own mean; the first rows average over less.
+    """
+    t = np.asarray(t, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    dt = np.diff(t)
+    area = np.concatenate([[0.0], np.cumsum(counts[1:] * dt)])  # integral of the count from t[0]
+    start = np.maximum(t - window, t[0])
+    # the integral up to ``start``: whole steps before it plus the part of the step holding it
+    k = np.clip(np.searchsorted(t, start, side="right"), 1, t.size - 1)
+    before = area[k - 1] + counts[k] * (start - t[k - 1])
+    span = t - start
+    mean = counts.copy()
+    inside = span > 0.0
+    mean[inside] = (area[inside] - before[inside]) / span[inside]
+    return mean
+
+
 def plot_run(system, result, path, n_frames: int = 5) -> list[Path]:
     """String shapes and disk at n_frames times; disk height over time; the number of closed
     contacts over time (the ``disk_n_closed`` column) in a panel of its own, a step plot with
     integer ticks (row k counts the points closed in the step (t[k-1], t[k]], as the contact
-    state bands of ``io.plots``)."""
+    state bands of ``io.plots``) under its running mean over ``RUNNING_MEAN`` of the run (a
+    count that chatters from step to step still shows its trend)."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -168,10 +193,32 @@ def plot_run(system, result, path, n_frames: int = 5) -> list[Path]:
     ax_h.tick_params(labelbottom=False)
     ax_n.sharex(ax_h)
     closed = np.asarray(result["disk_n_closed"], dtype=float)
-    ax_n.step(result.t, closed, where="pre", color="C1", lw=1.0, gid="disk_n_closed")
+    ax_n.step(
+        result.t,
+        closed,
+        where="pre",
+        color="C1",
+        lw=0.8,
+        alpha=0.6,
+        gid="disk_n_closed",
+        label="per step",
+    )
+    window = RUNNING_MEAN * float(result.t[-1] - result.t[0])
+    if window > 0.0 and result.t.size > 2:
+        ax_n.plot(
+            result.t,
+            running_mean(result.t, closed, window),
+            color="k",
+            lw=1.5,
+            gid="disk_n_closed mean",
+            label=f"mean over {1e3 * window:.3g} ms",
+        )
+        ax_n.legend(  # above the panel, right of its title: off the counts
+            loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, ncols=2, frameon=False
+        )
     ax_n.set_xlabel("t [s]")
     ax_n.set_ylabel("closed contacts")
-    ax_n.set_title("closed contact points (disk_n_closed)")
+    ax_n.set_title("closed contact points", loc="left")
     top = float(np.nanmax(closed)) if closed.size and np.any(np.isfinite(closed)) else 1.0
     ax_n.set_ylim(-0.3, max(top, 1.0) + 0.3)
     ax_n.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=2))

@@ -16,8 +16,9 @@ Two back ends draw the same scene:
   (:func:`offscreen_available`).
 * ``"matplotlib"``: Agg, always available.
 
-GIF animations are written by pyvista's movie writer (imageio) with the pyvista back end, by
-Pillow with the matplotlib one.
+GIF animations are written by pyvista's movie writer (imageio) with the pyvista back end, from
+one plotter whose meshes are updated in place frame by frame, and by Pillow with the matplotlib
+one.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ _BODY = "#262626"
 _NORMAL = "#d62728"
 _FRICTION = "#ff7f0e"
 _MIN_ARROW = 0.05  # shortest force arrow drawn, a fraction of the view's width
+_UPPER_LEFT = 2  # vtkCornerAnnotation.UpperLeft: the corner of the title and the time
 
 _PROBE = """
 import numpy as np, pyvista as pv
@@ -254,60 +256,113 @@ def _polylines(points3: np.ndarray, lines: np.ndarray):
     return pv.PolyData(points3, lines=cells)
 
 
-def _draw_pyvista(plotter, scene: Scene, view: _View, title: str = "") -> None:
-    """Put the scene on the plotter without rendering it (one render per frame: the caller's
-    screenshot or movie frame; each extra render costs ~20 ms)."""
-    import pyvista as pv
+class _PyvistaScene:
+    """The actors of the scenes on one plotter: made at the first frame, then updated in place.
 
-    plotter.clear_actors()
-    points3 = np.column_stack([scene.points, np.zeros(len(scene.points))])
-    size = 2.0 * view.half_width
-    if len(scene.elastic_lines):
-        plotter.add_mesh(
-            _polylines(points3, scene.elastic_lines), color=_ELASTIC, line_width=4, render=False
+    Each part (the elastic lines, the bodies, the joints, the contact points, one arrow per
+    force and contact, the text) keeps its mesh and actor from frame to frame; a frame copies
+    its geometry into the meshes (``PolyData.copy_from``) and its label into the text, so a
+    frame costs one render and no new actors. A part missing in a frame (an open contact's
+    arrow) is hidden. Nothing is rendered here: the caller's screenshot or movie frame does it.
+    """
+
+    def __init__(self, plotter, view: _View, title: str = ""):
+        self.plotter = plotter
+        self.view = view
+        self.title = title
+        self.meshes: dict[str, object] = {}  # part -> pv.PolyData, drawn by actors[part]
+        self.actors: dict[str, object] = {}
+        self.text = None  # the corner annotation with the title and the time
+
+    def _put(self, part: str, mesh, **style) -> None:
+        """Show ``mesh`` as ``part`` (None: hide the part)."""
+        actor = self.actors.get(part)
+        if mesh is None:
+            if actor is not None:
+                actor.visibility = False
+            return
+        if actor is None:
+            self.meshes[part] = mesh
+            self.actors[part] = self.plotter.add_mesh(
+                mesh, render=False, reset_camera=False, **style
+            )
+        else:
+            self.meshes[part].copy_from(mesh)
+            actor.visibility = True
+
+    def show(self, scene: Scene) -> None:
+        """Put ``scene`` on the plotter (see the class)."""
+        import pyvista as pv
+
+        view = self.view
+        points3 = np.column_stack([scene.points, np.zeros(len(scene.points))])
+        size = 2.0 * view.half_width
+        spheres = {"style": "points", "render_points_as_spheres": True}
+        self._put(
+            "elastic",
+            _polylines(points3, scene.elastic_lines) if len(scene.elastic_lines) else None,
+            color=_ELASTIC,
+            line_width=4,
         )
-    if len(scene.body_lines):
-        plotter.add_mesh(
-            _polylines(points3, scene.body_lines), color=_BODY, line_width=5, render=False
+        self._put(
+            "bodies",
+            _polylines(points3, scene.body_lines) if len(scene.body_lines) else None,
+            color=_BODY,
+            line_width=5,
         )
-    if len(scene.joints):
-        plotter.add_points(
-            points3[scene.joints],
+        self._put(
+            "joints",
+            pv.PolyData(points3[scene.joints]) if len(scene.joints) else None,
             color="#8c8c8c",
             point_size=14,
-            render_points_as_spheres=True,
-            render=False,
+            **spheres,
         )
-    at = points3[scene.contacts]
-    lifted = at + (0.0, 0.0, 0.05 * size)  # arrows in front of the lines (the camera is at +z)
-    for force, colour in ((scene.normal_force, _NORMAL), (scene.friction_force, _FRICTION)):
-        for start, f in zip(lifted, force, strict=True):
-            length = view.force_scale * float(np.hypot(*f))
-            if length > 1e-6 * size:
-                length = max(length, _MIN_ARROW * size)  # a small friction force stays visible
-                arrow = pv.Arrow(
-                    start=start,
-                    direction=(f[0], f[1], 0.0),
-                    scale=length,
-                    tip_length=min(0.3, 0.04 * size / length),
-                    tip_radius=min(0.15, 0.015 * size / length),
-                    shaft_radius=min(0.05, 0.004 * size / length),
-                )
-                plotter.add_mesh(arrow, color=colour, render=False)
-    if len(at):
-        plotter.add_points(
-            at, color=_NORMAL, point_size=10, render_points_as_spheres=True, render=False
+        at = points3[scene.contacts]
+        lifted = at + (0.0, 0.0, 0.05 * size)  # arrows in front of the lines (the camera is at +z)
+        for name, force, colour in (
+            ("normal", scene.normal_force, _NORMAL),
+            ("friction", scene.friction_force, _FRICTION),
+        ):
+            drawn = 0
+            for start, f in zip(lifted, force, strict=True):
+                length = view.force_scale * float(np.hypot(*f))
+                if length > 1e-6 * size:
+                    length = max(length, _MIN_ARROW * size)  # a small friction force stays visible
+                    arrow = pv.Arrow(
+                        start=start,
+                        direction=(f[0], f[1], 0.0),
+                        scale=length,
+                        tip_length=min(0.3, 0.04 * size / length),
+                        tip_radius=min(0.15, 0.015 * size / length),
+                        shaft_radius=min(0.05, 0.004 * size / length),
+                    )
+                    self._put(f"{name} force {drawn}", arrow, color=colour)
+                    drawn += 1
+            k = drawn
+            while f"{name} force {k}" in self.actors:  # arrows of earlier frames: hidden
+                self._put(f"{name} force {k}", None)
+                k += 1
+        self._put(
+            "contacts",
+            pv.PolyData(at) if len(at) else None,
+            color=_NORMAL,
+            point_size=10,
+            **spheres,
         )
-    plotter.add_text(
-        _label(scene, view, title), position="upper_left", font_size=10, color="black", render=False
-    )
-    camera = plotter.camera
-    camera.parallel_projection = True
-    camera.focal_point = (*view.centre, 0.0)
-    camera.position = (*view.centre, size)
-    camera.up = (0.0, 1.0, 0.0)
-    camera.parallel_scale = view.half_height
-    camera.clipping_range = (1e-3 * size, 10.0 * size)
+        label = _label(scene, view, self.title)
+        if self.text is None:
+            self.text = self.plotter.add_text(
+                label, position="upper_left", font_size=10, color="black", render=False
+            )
+        else:
+            self.text.SetText(_UPPER_LEFT, label)
+        camera = self.plotter.camera
+        camera.parallel_projection = True
+        camera.focal_point = (*view.centre, 0.0)
+        camera.position = (*view.centre, size)
+        camera.up = (0.0, 1.0, 0.0)
+        camera.parallel_scale = view.half_height
+        camera.clipping_range = (1e-3 * size, 10.0 * size)
 
 
 @contextlib.contextmanager
@@ -328,8 +383,9 @@ def _render(scenes: list[Scene], view: _View, window_size, backend: str, title: 
         return [_draw_matplotlib(s, view, window_size, title) for s in scenes]
     images = []
     with _plotter(window_size) as plotter:
+        drawn = _PyvistaScene(plotter, view, title)
         for scene in scenes:
-            _draw_pyvista(plotter, scene, view, title)
+            drawn.show(scene)
             images.append(np.asarray(plotter.screenshot(return_img=True))[..., :3].copy())
     return images
 
@@ -395,9 +451,10 @@ def render_animation(
     """Write a GIF of the frames (indices; None: all) of a ``.pvd`` series at ``fps`` frames/s.
 
     One camera and one force scale (m/N) are fitted to all frames; every frame carries
-    ``title`` (e.g. "mu = 0.2") and its time. With pyvista the frames go straight to pyvista's
-    movie writer (``Plotter.open_gif``, imageio), one render per frame; with matplotlib they
-    are assembled by Pillow. Progress is logged (logger ``fe_contact``) every ~10 % of the
+    ``title`` (e.g. "mu = 0.2") and its time. With pyvista one off-screen plotter draws every
+    frame, its meshes and text updated in place (:class:`_PyvistaScene`), and the frames go
+    straight to pyvista's movie writer (``Plotter.open_gif``, imageio), one render per frame;
+    with matplotlib they are assembled by Pillow. Progress is logged (logger ``fe_contact``) every ~10 % of the
     frames. Other arguments as in :func:`render_frame`. Returns the path written.
     """
     path = Path(path)
@@ -420,8 +477,9 @@ def render_animation(
     if backend == "pyvista":
         with _plotter(window_size) as plotter:
             plotter.open_gif(str(path), fps=fps, palettesize=256, subrectangles=True)
+            drawn = _PyvistaScene(plotter, view, title)
             for k, scene in enumerate(scenes):
-                _draw_pyvista(plotter, scene, view, title)
+                drawn.show(scene)
                 plotter.write_frame()
                 progress(k)
         return path
