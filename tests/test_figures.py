@@ -300,6 +300,12 @@ def test_torques_shaded_by_contact_state(monkeypatch):
     _assert_spans(_spans(strip2))
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["mu = 0.1", "mu = 0.2", "open", "stick"]
+    # a run that slips throughout gets no strip (the main command's six mus: one axes)
+    slipping = {**with_states, "tip_state": np.array(["slip"] * 8)}
+    cases = [SimpleNamespace(mu=mu, result=_result(slipping)) for mu in (0.1, 0.2)]
+    mf.plot_torques(cases, "x")
+    (ax,) = figures[-1].axes
+    assert not ax.patches
     # without state columns: as before, one axes and no bands
     plain = {"t": T, mf.TORQUE: np.linspace(1.0, 1.2, T.size)}
     mf.plot_torques([SimpleNamespace(mu=0.2, result=_result(plain))], "x")

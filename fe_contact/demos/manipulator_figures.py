@@ -11,8 +11,8 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from ..io.plots import STATE_BANDS, save_figure, shade_states, state_columns, state_intervals
 from ..io.plots import plot_configuration as plot_configuration_of
-from ..io.plots import save_figure, shade_states, state_columns
 from ..papers.lipinski import DRIVEN_JOINT
 
 TORQUE = f"drive_{DRIVEN_JOINT}_force"  # the driving torque at joint 2, N m
@@ -23,10 +23,11 @@ def plot_torques(cases, path) -> list[Path]:
 
     Where the results have contact state columns, the intervals in which the end-effector
     sticks or is open are shaded (``io.plots.shade_states``): on the torque axes for a single
-    mu, in a strip per mu under them for several; one legend entry per state.
+    mu, in a strip per mu under them for several (only the mus that stick or open: a run that
+    slips throughout has no strip); one legend entry per state.
     """
     ran = [case for case in cases if case.result is not None]
-    shaded = [case for case in ran if state_columns(case.result.columns)]
+    shaded = [case for case in ran if _switches(case.result)]  # only cases that stick or open
     strips = len(shaded) if len(shaded) > 1 else 0
     fig = Figure(figsize=(7.0, 4.0 + 0.35 * strips), layout="constrained")
     axes = fig.subplots(
@@ -51,6 +52,14 @@ def plot_torques(cases, path) -> list[Path]:
     curves, labels = ax.get_legend_handles_labels()
     ax.legend(curves + list(handles.values()), labels + list(handles), loc="best", fontsize="small")
     return save_figure(fig, path)
+
+
+def _switches(result) -> bool:
+    """True when a contact of the result sticks or is open somewhere (else: slips throughout)."""
+    return any(
+        state_intervals(result.t, result.columns[f"{name}_state"]).keys() & set(STATE_BANDS)
+        for name in state_columns(result.columns)
+    )
 
 
 def plot_configuration(system, report, path, title: str | None = None) -> list[Path]:
