@@ -195,3 +195,36 @@ def test_contact_pair_validation():
         Sliding(mu=-0.1)
     with pytest.raises(ValueError, match=r"side: got 0; allowed: one of 1, -1"):
         ContactPair("tip", Point(0, (0, 0)), "beam", side=0)
+
+
+def test_beam_closest_point_by_its_float_kernel_equals_the_curve_path(monkeypatch):
+    """The beam's closest-point iteration evaluates r, r', r'' in plain floats; it finds the
+    same material point as the iteration on ``curve`` (to 1e-15 m) and that point satisfies
+    the orthogonality condition (p - r) . r' = 0 to the iteration's tolerance, on a randomly
+    deflected beam."""
+    from fe_contact.structures import BeamStructure, Structure
+
+    system = assemble(
+        Model(
+            structures={
+                "beam": BeamSpec(
+                    length=0.4,
+                    n_elements=10,
+                    youngs_modulus=2.1e11,
+                    density=4.7e3,
+                    width=0.01,
+                    height=0.0015,
+                )
+            }
+        )
+    )
+    beam = system.structures["beam"]
+    q = 1e-3 * np.random.default_rng(1).standard_normal(beam.n_dofs)
+    points = [(0.05, 0.01), (0.1537, -0.02), (0.33, 0.004), (0.399, 0.03)]
+    fast = [beam.closest(p, q, p[0] + 0.01) for p in points]
+    monkeypatch.setattr(BeamStructure, "_local_curve", Structure._local_curve)
+    for p, (s_fast, c) in zip(points, fast, strict=True):
+        s_ref, _ = beam.closest(p, q, p[0] + 0.01)
+        assert abs(s_fast - s_ref) < 1e-15
+        # the iteration stops at a step <= 1e-13 L = 4e-14 m, so (p - r) . r' <= ~4e-14 m
+        assert abs((np.array(p) - c.position) @ c.slope) < 1e-13
