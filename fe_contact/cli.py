@@ -13,6 +13,8 @@ import re
 import sys
 from pathlib import Path
 
+from .demos import folder  # an output folder: may not exist yet, may not be a file
+
 DEMOS = {
     "manipulator": (
         "fe_contact.demos.manipulator_on_beam",
@@ -115,13 +117,6 @@ def scheduler_address(text: str) -> str:
     return text
 
 
-def out_folder(text: str) -> Path:
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is a file; allowed: a folder")
-    return path
-
-
 # -- the parser ------------------------------------------------------------------------------
 
 
@@ -164,7 +159,7 @@ def build_parser() -> Parser:
     run.add_argument(
         "--set", type=key_value, action="append", default=[], metavar="KEY=VALUE", help=set_help
     )
-    run.add_argument("--out", type=out_folder, help="output folder (default out/<model name>)")
+    run.add_argument("--out", type=folder, help="output folder (default out/<model name>)")
     run.add_argument("--overwrite", action="store_true", help="clear another run's files in --out")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     run.add_argument(
@@ -210,7 +205,7 @@ def build_parser() -> Parser:
         "column; default: [output] results of the file); repeatable",
     )
     sweep.add_argument("--plot", type=result_spec, metavar="STAT:COLUMN", help="result drawn")
-    sweep.add_argument("--out", type=out_folder, help="output folder (default out/<model>_sweep)")
+    sweep.add_argument("--out", type=folder, help="output folder (default out/<model>_sweep)")
     sweep.add_argument("--overwrite", action="store_true", help="run every case again")
     sweep.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
