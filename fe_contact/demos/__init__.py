@@ -34,46 +34,34 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a number") from None
 
 
-def positive(unit: str = ""):
-    """An argparse type: a finite number > 0 (``unit`` words the message)."""
+def _real(low: float | None, low_open: bool, unit: str):
+    """An argparse type: a finite number, > low (``low_open``) or >= low (None: any)."""
+    bound = "" if low is None else f" {'>' if low_open else '>='} {low:g}"
+    allowed = f"a finite number{bound}{' in ' + unit if unit else ''}"
 
     def parse(text: str) -> float:
         x = _number(text)
-        if not (math.isfinite(x) and x > 0.0):
-            raise argparse.ArgumentTypeError(
-                f"got {text!r}; allowed: a finite number > 0{' in ' + unit if unit else ''}"
-            )
+        inside = low is None or (x > low if low_open else x >= low)
+        if not (math.isfinite(x) and inside):
+            raise argparse.ArgumentTypeError(f"got {text!r}; allowed: {allowed}")
         return x
 
     return parse
+
+
+def positive(unit: str = ""):
+    """An argparse type: a finite number > 0 (``unit`` words the message)."""
+    return _real(0.0, True, unit)
 
 
 def nonnegative(unit: str = ""):
     """An argparse type: a finite number >= 0."""
-
-    def parse(text: str) -> float:
-        x = _number(text)
-        if not (math.isfinite(x) and x >= 0.0):
-            raise argparse.ArgumentTypeError(
-                f"got {text!r}; allowed: a finite number >= 0{' in ' + unit if unit else ''}"
-            )
-        return x
-
-    return parse
+    return _real(0.0, False, unit)
 
 
 def finite(unit: str = ""):
     """An argparse type: a finite number."""
-
-    def parse(text: str) -> float:
-        x = _number(text)
-        if not math.isfinite(x):
-            raise argparse.ArgumentTypeError(
-                f"got {text!r}; allowed: a finite number{' in ' + unit if unit else ''}"
-            )
-        return x
-
-    return parse
+    return _real(None, False, unit)
 
 
 def count(text: str) -> int:

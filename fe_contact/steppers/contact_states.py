@@ -236,7 +236,7 @@ class ContactStates:
         out = np.empty_like(rhs)
         out[lay.tree] = np.linalg.solve(ev.mass_tree, rhs[lay.tree]) if lay.n_tree else 0.0
         if lay.n_flexible:
-            out[lay.flexible] = self._mass_lu.solve(np.ascontiguousarray(rhs[lay.flexible]))
+            out[lay.flexible] = self.algebra.mass_lu.solve(np.ascontiguousarray(rhs[lay.flexible]))
         return out
 
     def _impact(self, i: int) -> None:

@@ -13,7 +13,8 @@ bordered system
 
 G_f is factorised once per step size when every structure is linear (sparse LU, banded: the
 cost of a step grows linearly with the number of elements) and at every iterate with the
-tangent stiffness when a string is present. Multipliers come from 002 eq. (76). The step is
+tangent stiffness when a string is present (``partitioned_step.StepAlgebra`` holds these
+solves). Multipliers come from 002 eq. (76). The step is
 fixed (``h``); 1e-4 s resolves the first beam modes of the papers' examples (omega h < 0.1)
 while the numerical damping removes the unresolved highest ones (omega ~ 1e5 rad/s).
 
@@ -26,18 +27,15 @@ bilateral contact would separate), ends the run; everything up to the last step 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from .. import validation as check
 from ..coupling.constraints import evaluate_state, mass_times, sliding_contacts
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
-    ConstraintError,
-    PainleveError,
     Partition,
     b_matrices,
     choose_dependent,
@@ -46,6 +44,7 @@ from ..coupling.partition import (
 )
 from ..system import System
 from .contact_states import ContactStates
+from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import ContactReport, StepReport, open_contact
 from .simulate import StopRun, check_start
 
@@ -133,24 +132,11 @@ class GeneralizedAlpha(ContactStates):
         self.event_tol = check.real("event_tol", event_tol, low=0.0, low_open=True, unit="s")
         self.max_events = check.positive_int("max_events", max_events)
         self.recondition = check.real("recondition", recondition, low=1.0)
-        self.n_steps = self.n_halved = self.n_newton = self.n_factorizations = 0
+        self.n_steps = self.n_halved = self.n_newton = 0
         self.n_substeps = 0
         self._newton0 = self._substeps0 = 0  # counters at the start of the current step
         self.status = "running"
-        tree = system.tree
-        joints = () if tree is None else tree.joints
-        self._tree_stiffness = np.array([j.stiffness for j in joints])
-        self._tree_damping = np.array([j.damping for j in joints])
-        self._g_factor = {}
-        lay = system.layout
-        self._mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
-        self._mass_flexible_diagonal = system.mass_flexible.diagonal()
-        # |M|, |C|, |K| of the flexible part: the round-off floor of its residual
-        self._abs_flexible = tuple(
-            abs(m).tocsr()
-            for m in (system.mass_flexible, system.damping_flexible, system.stiffness_flexible)
-            if m is not None
-        )
+        self.algebra = StepAlgebra(system, self.params)
         model = system.model
         self._n_bilateral = len(sliding_contacts(system))
         self._unilateral = tuple(k for k, c in enumerate(model.contacts) if not c.bilateral)
@@ -192,6 +178,7 @@ class GeneralizedAlpha(ContactStates):
             elif c.normal_velocity <= self.gap_tol:
                 self._closed[j] = True  # resting at zero gap: closed from the first step
         self.q, self.u = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
+        self.pseudo = None  # the algorithmic accelerations: consistent ones at the first restart
         self._restart()
         for j in range(len(self._unilateral)):  # a resting contact that is pulled away opens
             i = self._n_bilateral + j
@@ -204,6 +191,11 @@ class GeneralizedAlpha(ContactStates):
             coulomb = self._mu[i] > 0.0 and np.isnan(self._v0[i])
             if sign == 0.0 and self._is_closed(i) and coulomb and not self._stick[i]:
                 self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
+
+    @property
+    def n_factorizations(self) -> int:
+        """Sparse LU factorisations of the structures' block so far."""
+        return self.algebra.n_factorizations
 
     def _restart(self):
         """Choose the partition for the present rows, recover the dependent coordinates and
@@ -218,41 +210,20 @@ class GeneralizedAlpha(ContactStates):
             system, self.part, self.q, self.u, self.t, rows=self._rows()
         )
         ev = self._evaluate(self.q, self.u, self.t, self._slip_sign)
-        self.acceleration, self.multipliers = self._accelerations(ev)
+        self.acceleration, self.multipliers = self.algebra.accelerations(ev, self.part)
         self.evaluation = ev
         # The algorithmic accelerations of the structures run on through a restart, as through
         # any step: set to the consistent accelerations, a stiff mode (omega h >> 1) overshoots
         # in the next step by a factor ~ (omega h)^2 / 4 in energy (a mass landing on a
         # near-rigid cantilever gained 15 J from 0.0125 J that way); the tree's are reset.
-        previous = getattr(self, "pseudo", None)
+        previous = self.pseudo
         self.pseudo = self.acceleration.copy()
         if previous is not None:
             flexible = self.system.layout.flexible
             self.pseudo[flexible] = previous[flexible]
         self._previous = None  # (accelerations, step) of the step before, for the predictor
-        self.check_painleve(ev)
+        self.algebra.check_painleve(ev, self._mu)
         self._powers = self._power_terms(ev, self.multipliers)
-
-    def _accelerations(self, ev):
-        """Accelerations and multipliers of the reduced equations (Lipinski (002), eqs. 78a-b
-        and 76) at an evaluated state: the reduced equations are linear in the independent
-        accelerations, so one solve of the step's bordered system with G = M (h = 0) gives
-        them; sparse in the structures' coordinates (the dense form,
-        ``partition.partitioned_accelerations``, costs O(n^3): 0.9 s at 2000 coordinates)."""
-        s = self.system
-        part = self.part
-        ind, U = part.independent, part.dependent
-        nv = part.independent_tree.size
-        B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
-        acc = np.zeros(s.layout.n)
-        acc[U] = -B3
-        e = mass_times(s, ev, acc) + ev.forces
-        rhs = np.zeros(s.layout.n)
-        rhs[ind] = -(e[ind] - np.hstack([B4, B5]).T @ e[U])
-        ydd = self._bordered_solve(ev, rhs, 0.0, self._mass_lu)[ind]
-        acc[ind] = ydd
-        acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
-        return acc, _multipliers(ev, part, mass_times(s, ev, acc) + ev.forces)
 
     # -- evaluation and partition -----------------------------------------------------------
     def _evaluate(self, q, u, t, slip_sign):
@@ -271,81 +242,6 @@ class GeneralizedAlpha(ContactStates):
             return 1.0
         return float(np.linalg.cond(ev.jac[:, part.dependent]))
 
-    # -- linear algebra ---------------------------------------------------------------------
-    def _coefficients(self, h: float):
-        p = self.params
-        bp = h * h * p.beta * (1 - p.alpha_f) / (1 - p.alpha_m)
-        gp = h * p.gamma * (1 - p.alpha_f) / (1 - p.alpha_m)
-        return bp, gp
-
-    def _g_solver(self, h: float, q):
-        """Solver of G_f = M_f + gamma' C_f + beta' K_f (K_f the tangent at q when nonlinear)."""
-        s = self.system
-        bp, gp = self._coefficients(h)
-        if not s.layout.n_flexible:
-            return None
-        if s.linear_flexible:
-            if h not in self._g_factor:
-                G = (s.mass_flexible + gp * s.damping_flexible + bp * s.stiffness_flexible).tocsc()
-                self._g_factor[h] = spla.splu(G)
-                self.n_factorizations += 1
-            return self._g_factor[h]
-        G = sp.csc_matrix(s.mass_flexible + gp * s.flexible_damping(q) + bp * s.flexible_tangent(q))
-        self.n_factorizations += 1
-        return spla.splu(G)
-
-    def _bordered_solve(self, ev, rhs, h, lu):
-        """X with T_Sigma^T G T X_ind = -r (rhs = -r on the independent entries, else zero)."""
-        lay = self.system.layout
-        bp, gp = self._coefficients(h)
-        m = ev.phi.size
-        G_t = ev.mass_tree + gp * np.diag(self._tree_damping) + bp * np.diag(self._tree_stiffness)
-        Js_t, Js_f = ev.jac_sigma[:, lay.tree], ev.jac_sigma[:, lay.flexible]
-        J_t, J_f = ev.jac[:, lay.tree], ev.jac[:, lay.flexible]
-        R_t, R_f = rhs[lay.tree], rhs[lay.flexible]
-        if lu is not None:
-            Wr = lu.solve(R_f)
-            W = lu.solve(np.ascontiguousarray(Js_f.T)) if m else np.zeros((lay.n_flexible, 0))
-        else:
-            Wr, W = np.zeros(0), np.zeros((0, m))
-        small = np.vstack([np.hstack([G_t, -Js_t.T]), np.hstack([J_t, J_f @ W])])
-        x = np.linalg.solve(small, np.concatenate([R_t, -J_f @ Wr])) if small.size else []
-        X = np.empty(lay.n)
-        X[lay.tree] = x[: lay.n_tree]
-        X[lay.flexible] = Wr + W @ np.asarray(x[lay.n_tree :])
-        return X
-
-    def check_painleve(self, ev) -> None:
-        """Raise PainleveError when friction makes J M^-1 J_Sigma^T lose definiteness
-        (001 remark 10.3.13): the normal force is then not determined."""
-        s = self.system
-        if not np.any(self._mu > 0) or ev.phi.size == 0:
-            return
-        lay = s.layout
-        Minv_J = np.empty((lay.n, ev.phi.size))
-        Minv_Js = np.empty_like(Minv_J)
-        Minv_J[lay.tree] = np.linalg.solve(ev.mass_tree, ev.jac[:, lay.tree].T)
-        Minv_Js[lay.tree] = np.linalg.solve(ev.mass_tree, ev.jac_sigma[:, lay.tree].T)
-        if lay.n_flexible:
-            Minv_J[lay.flexible] = self._mass_lu.solve(
-                np.ascontiguousarray(ev.jac[:, lay.flexible].T)
-            )
-            Minv_Js[lay.flexible] = self._mass_lu.solve(
-                np.ascontiguousarray(ev.jac_sigma[:, lay.flexible].T)
-            )
-        D0 = ev.jac @ Minv_J
-        D = ev.jac @ Minv_Js
-        scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
-        worst = np.min(np.real(np.linalg.eigvals(D)))
-        if worst <= 1e-9 * scale:
-            names = ", ".join(f"{c.name} (mu = {c.mu})" for c in s.model.contacts if c.mu > 0)
-            state = ", ".join(f"{v:.6g}" for v in ev.q[lay.tree])
-            raise PainleveError(
-                f"friction too large at t = {ev.t:.6g} s (Painleve case, 001 remark 10.3.13): "
-                f"J M^-1 J_Sigma^T has an eigenvalue {worst:.3e} <= 0, so the normal force is not "
-                f"determined; contacts: {names}; tree coordinates q = [{state}]"
-            )
-
     def _consistent(self, ev) -> bool:
         if ev.phi.size == 0:
             return True
@@ -353,13 +249,14 @@ class GeneralizedAlpha(ContactStates):
         return bool(np.max(np.abs(ev.phi)) <= self.tol and np.max(np.abs(velocity)) <= self.tol)
 
     # -- stepping ---------------------------------------------------------------------------
-    def _converged(self, delta, inertia_delta, r, scale, lam, last, bp, floor=0.0) -> bool:
+    def _converged(self, delta, inertia_delta, r, scale, lam, last, bp, floor=None) -> bool:
         """The Newton test of an iterate. All must hold: the position correction
         bp |delta| <= tol; the residual of the reduced equations and the acceleration correction
         weighted by the diagonal of the mass matrix (so that both are forces, and the round-off
         eps cond(G) of a stiff structure's accelerations weighs as little as its nodal masses)
         <= rtol ``scale`` (the largest inertia or applied generalised force, at least 1 N) plus
-        ``floor`` (per independent coordinate, N: the round-off level of the residual); the
+        ``floor()`` (per independent coordinate, N: the round-off level of the residual, only
+        computed when the residual is above rtol ``scale``); the
         error of the multipliers, estimated from their change since the last iterate
         (``last``: its |delta| and lambda) and the contraction theta = |delta_k| / |delta_k-1|
         of the iteration as theta / (1 - theta) |lambda_k - lambda_k-1|, <= rtol max(1 N,
@@ -372,14 +269,19 @@ class GeneralizedAlpha(ContactStates):
         position correction are within 1e4 times their bounds."""
         d = np.max(np.abs(delta), initial=0.0)
         stalled = last is not None and last[0] > 0 and d >= 0.5 * last[0]
-        bound = self.rtol * scale + floor
-        worst = max(
-            bp * d / self.tol,
-            np.max(np.abs(r) / bound, initial=0.0),
-            np.max(np.abs(inertia_delta) / bound, initial=0.0),
-        )
-        if worst > 1.0:
-            return bool(stalled and worst <= 1e4)
+
+        def worst(bound):
+            return max(
+                bp * d / self.tol,
+                np.max(np.abs(r) / bound, initial=0.0),
+                np.max(np.abs(inertia_delta) / bound, initial=0.0),
+            )
+
+        excess = worst(self.rtol * scale)
+        if excess > 1.0 and floor is not None:
+            excess = worst(self.rtol * scale + floor())
+        if excess > 1.0:
+            return bool(stalled and excess <= 1e4)
         if lam.size == 0:
             return True
         if last is None:
@@ -391,27 +293,8 @@ class GeneralizedAlpha(ContactStates):
         error = theta / (1.0 - theta) * np.max(np.abs(lam - lam_last))
         return bool(error <= self.rtol * max(1.0, np.max(np.abs(lam))))
 
-    def _residual_floor(self, q, u, acc) -> np.ndarray:
-        """The round-off level of each generalised force of the residual, (n,) N: 16 eps times
-        |M_f| |a| + |C_f| |u| + |K| |q| on the flexible coordinates (the sums of large terms
-        that cancel in a stiff, finely meshed structure; linear structures, for a nonlinear one
-        only the mass and damping terms), zero on the tree coordinates."""
-        lay = self.system.layout
-        out = np.zeros(lay.n)
-        if lay.n_flexible:
-            terms = (acc, u, q)[: len(self._abs_flexible)]
-            total = sum(
-                m @ np.abs(x[lay.flexible]) for m, x in zip(self._abs_flexible, terms, strict=True)
-            )
-            out[lay.flexible] = 16.0 * np.finfo(float).eps * total
-        return out
-
-    def _mass_diagonal(self, ev) -> np.ndarray:
-        lay = self.system.layout
-        out = np.empty(lay.n)
-        out[lay.tree] = np.diag(ev.mass_tree)
-        out[lay.flexible] = self._mass_flexible_diagonal
-        return out
+    def _floor(self, q, u, acc, ind) -> np.ndarray:
+        return self.algebra.residual_floor(q, u, acc)[ind]
 
     def _newton_step(self, h: float):
         """One step of size h from the committed state; commits it. Raises NewtonDivergence."""
@@ -420,7 +303,7 @@ class GeneralizedAlpha(ContactStates):
         part = self.part
         ind, U = part.independent, part.dependent
         nv = part.independent_tree.size
-        bp, _ = self._coefficients(h)
+        bp, _ = self.algebra.coefficients(h)
         t1 = self.t + h
         y_n, v_n = self.q[ind], self.u[ind]
         ydd_n, a_n = self.acceleration[ind], self.pseudo[ind]
@@ -432,7 +315,7 @@ class GeneralizedAlpha(ContactStates):
         last = None
         prev = self.evaluation
         q1, u1 = self.q, self.u
-        lu = self._g_solver(h, self.q)
+        lu = self.algebra.g_solver(h, self.q)
         last_iterate = None  # |delta| and lambda at the last iterate
         for _ in range(self.max_newton):
             a1 = (p.alpha_f * ydd_n + (1 - p.alpha_f) * ydd - p.alpha_m * a_n) / (1 - p.alpha_m)
@@ -444,7 +327,7 @@ class GeneralizedAlpha(ContactStates):
             if recovered:
                 q1, u1 = recover_dependent(s, part, q1, u1, t1, rows=self._rows())
             else:
-                q1, u1 = _dependent_newton_step(prev, part, q1, u1, t1)
+                q1, u1 = dependent_newton_step(prev, part, q1, u1, t1)
             ev = self._evaluate(q1, u1, t1, slip_sign)
             B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
             acc = np.empty(s.layout.n)
@@ -456,16 +339,16 @@ class GeneralizedAlpha(ContactStates):
             rhs = np.zeros(s.layout.n)
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
-                lu = self._g_solver(h, q1)
-            delta = self._bordered_solve(ev, rhs, h, lu)[ind]
+                lu = self.algebra.g_solver(h, q1)
+            delta = self.algebra.bordered_solve(ev, rhs, h, lu)[ind]
             self.n_newton += 1
             last = delta
             if not np.all(np.isfinite(delta)):
                 break
-            lam = _multipliers(ev, part, e)
+            lam = multipliers(ev, part, e)
             scale = max(1.0, np.abs(inertia).max(initial=0.0), np.abs(ev.forces).max(initial=0.0))
-            inertia_delta = self._mass_diagonal(ev)[ind] * delta
-            floor = self._residual_floor(q1, u1, acc)[ind]
+            inertia_delta = self.algebra.mass_diagonal(ev)[ind] * delta
+            floor = functools.partial(self._floor, q1, u1, acc, ind)
             if self._converged(delta, inertia_delta, r, scale, lam, last_iterate, bp, floor):
                 # the one-step update of the dependent coordinates may leave a constraint
                 # residual: recover them exactly in the next iterate. After an exact recovery
@@ -476,7 +359,7 @@ class GeneralizedAlpha(ContactStates):
                 # one more constraint Newton step on the dependent coordinates from this
                 # iterate's own linearisation (the last one used the previous iterate's):
                 # quadratic, it usually closes the constraints without a further iterate
-                q1, u1 = _dependent_newton_step(ev, part, q1, u1, t1)
+                q1, u1 = dependent_newton_step(ev, part, q1, u1, t1)
                 ev = self._evaluate(q1, u1, t1, slip_sign)
                 if self._consistent(ev):
                     break
@@ -581,7 +464,7 @@ class GeneralizedAlpha(ContactStates):
                     f"t = {t_end:.6g} s: the bilateral sliding contact would separate"
                 )
         self.n_steps += 1
-        self.check_painleve(self.evaluation)
+        self.algebra.check_painleve(self.evaluation, self._mu)
         work["dissipated_impact"] = self._impact_loss
         return self._report(self.evaluation, work)
 
@@ -691,34 +574,6 @@ class GeneralizedAlpha(ContactStates):
             n_substeps=self.n_substeps - self._substeps0,
             energy=self._energy,
         )
-
-
-def _multipliers(ev, part, e) -> np.ndarray:
-    """Multipliers of an iterate from the dependent rows, J_Sigma,u^T lambda = (M q'' + F)_u
-    (Lipinski (002), eq. 76)."""
-    U = part.dependent
-    if U.size == 0:
-        return np.zeros(0)
-    return np.linalg.solve(ev.jac_sigma[:, U].T, e[U])
-
-
-def _dependent_newton_step(ev, part, q, u, t: float):
-    """Dependent coordinates and velocities for new independent ones in q, u by one Newton step
-    of the constraints from the evaluated state ev (its phi, J, phi_t at ev.q, ev.t):
-    phi + J (q - ev.q) + phi_t (t - ev.t) = 0 and J u + phi_t = 0, solved for q_U, u_U."""
-    U, ind = part.dependent, part.independent
-    if U.size == 0:
-        return q, u
-    J_u, J_i = ev.jac[:, U], ev.jac[:, ind]
-    rhs_q = ev.phi + J_i @ (q[ind] - ev.q[ind]) + ev.phi_t * (t - ev.t)
-    rhs_u = J_i @ u[ind] + ev.phi_t
-    try:
-        sol = np.linalg.solve(J_u, np.column_stack([rhs_q, rhs_u]))
-    except np.linalg.LinAlgError:
-        raise ConstraintError(f"J_u is singular at t = {t:g} s") from None
-    q[U] = ev.q[U] - sol[:, 0]
-    u[U] = -sol[:, 1]
-    return q, u
 
 
 __all__ = ["GeneralizedAlpha", "NewtonDivergence", "alpha_parameters", "open_contact"]

@@ -1,0 +1,189 @@
+"""The linear algebra of a partitioned generalised-alpha step (``genalpha``): the iteration
+matrix ``T_Sigma^T (M + gamma' C + beta' K) T`` applied through the bordered system with the
+structures' block factorised once per step size (linear structures) or per iterate (strings),
+the consistent accelerations at a restart, the Painleve test, the residual's round-off level,
+and the multipliers and dependent coordinates of an iterate (Lipinski (002), secs. 8-9).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..coupling.constraints import mass_times
+from ..coupling.partition import ConstraintError, PainleveError, b_matrices
+from ..system import System
+
+
+class StepAlgebra:
+    """The solves of one system's steps. ``params``: the generalised-alpha parameters
+    (``genalpha.AlphaParameters``). ``n_factorizations`` counts the sparse LU factorisations
+    of the structures' block."""
+
+    def __init__(self, system: System, params):
+        self.system = system
+        self.params = params
+        self.n_factorizations = 0
+        joints = () if system.tree is None else system.tree.joints
+        self._tree_stiffness = np.array([j.stiffness for j in joints])
+        self._tree_damping = np.array([j.damping for j in joints])
+        self._g_factor = {}
+        lay = system.layout
+        self.mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
+        self._mass_flexible_diagonal = system.mass_flexible.diagonal()
+        # |M|, |C|, |K| of the flexible part: the round-off floor of its residual
+        self._abs_flexible = tuple(
+            abs(m).tocsr()
+            for m in (system.mass_flexible, system.damping_flexible, system.stiffness_flexible)
+            if m is not None
+        )
+
+    def coefficients(self, h: float):
+        """(beta', gamma') of the step h: d q / d z and d u / d z of the update."""
+        p = self.params
+        bp = h * h * p.beta * (1 - p.alpha_f) / (1 - p.alpha_m)
+        gp = h * p.gamma * (1 - p.alpha_f) / (1 - p.alpha_m)
+        return bp, gp
+
+    def g_solver(self, h: float, q):
+        """Solver of G_f = M_f + gamma' C_f + beta' K_f (K_f the tangent at q when nonlinear)."""
+        s = self.system
+        bp, gp = self.coefficients(h)
+        if not s.layout.n_flexible:
+            return None
+        if s.linear_flexible:
+            if h not in self._g_factor:
+                G = (s.mass_flexible + gp * s.damping_flexible + bp * s.stiffness_flexible).tocsc()
+                self._g_factor[h] = spla.splu(G)
+                self.n_factorizations += 1
+            return self._g_factor[h]
+        G = sp.csc_matrix(s.mass_flexible + gp * s.flexible_damping(q) + bp * s.flexible_tangent(q))
+        self.n_factorizations += 1
+        return spla.splu(G)
+
+    def bordered_solve(self, ev, rhs, h, lu):
+        """X with T_Sigma^T G T X_ind = -r (rhs = -r on the independent entries, else zero)."""
+        lay = self.system.layout
+        bp, gp = self.coefficients(h)
+        m = ev.phi.size
+        G_t = ev.mass_tree + gp * np.diag(self._tree_damping) + bp * np.diag(self._tree_stiffness)
+        Js_t, Js_f = ev.jac_sigma[:, lay.tree], ev.jac_sigma[:, lay.flexible]
+        J_t, J_f = ev.jac[:, lay.tree], ev.jac[:, lay.flexible]
+        R_t, R_f = rhs[lay.tree], rhs[lay.flexible]
+        if lu is not None:
+            Wr = lu.solve(R_f)
+            W = lu.solve(np.ascontiguousarray(Js_f.T)) if m else np.zeros((lay.n_flexible, 0))
+        else:
+            Wr, W = np.zeros(0), np.zeros((0, m))
+        small = np.vstack([np.hstack([G_t, -Js_t.T]), np.hstack([J_t, J_f @ W])])
+        x = np.linalg.solve(small, np.concatenate([R_t, -J_f @ Wr])) if small.size else []
+        X = np.empty(lay.n)
+        X[lay.tree] = x[: lay.n_tree]
+        X[lay.flexible] = Wr + W @ np.asarray(x[lay.n_tree :])
+        return X
+
+    def accelerations(self, ev, part):
+        """Accelerations and multipliers of the reduced equations (Lipinski (002), eqs. 78a-b
+        and 76) at an evaluated state: the reduced equations are linear in the independent
+        accelerations, so one solve of the step's bordered system with G = M (h = 0) gives
+        them; sparse in the structures' coordinates (the dense form,
+        ``partition.partitioned_accelerations``, costs O(n^3): 0.9 s at 2000 coordinates)."""
+        s = self.system
+        ind, U = part.independent, part.dependent
+        nv = part.independent_tree.size
+        B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
+        acc = np.zeros(s.layout.n)
+        acc[U] = -B3
+        e = mass_times(s, ev, acc) + ev.forces
+        rhs = np.zeros(s.layout.n)
+        rhs[ind] = -(e[ind] - np.hstack([B4, B5]).T @ e[U])
+        ydd = self.bordered_solve(ev, rhs, 0.0, self.mass_lu)[ind]
+        acc[ind] = ydd
+        acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
+        return acc, multipliers(ev, part, mass_times(s, ev, acc) + ev.forces)
+
+    def check_painleve(self, ev, mu) -> None:
+        """Raise PainleveError when friction (``mu`` per contact row) makes J M^-1 J_Sigma^T
+        lose definiteness (001 remark 10.3.13): the normal force is then not determined."""
+        s = self.system
+        if not np.any(mu > 0) or ev.phi.size == 0:
+            return
+        lay = s.layout
+        Minv_J = np.empty((lay.n, ev.phi.size))
+        Minv_Js = np.empty_like(Minv_J)
+        Minv_J[lay.tree] = np.linalg.solve(ev.mass_tree, ev.jac[:, lay.tree].T)
+        Minv_Js[lay.tree] = np.linalg.solve(ev.mass_tree, ev.jac_sigma[:, lay.tree].T)
+        if lay.n_flexible:
+            Minv_J[lay.flexible] = self.mass_lu.solve(
+                np.ascontiguousarray(ev.jac[:, lay.flexible].T)
+            )
+            Minv_Js[lay.flexible] = self.mass_lu.solve(
+                np.ascontiguousarray(ev.jac_sigma[:, lay.flexible].T)
+            )
+        D0 = ev.jac @ Minv_J
+        D = ev.jac @ Minv_Js
+        scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
+        worst = np.min(np.real(np.linalg.eigvals(D)))
+        if worst <= 1e-9 * scale:
+            names = ", ".join(f"{c.name} (mu = {c.mu})" for c in s.model.contacts if c.mu > 0)
+            state = ", ".join(f"{v:.6g}" for v in ev.q[lay.tree])
+            raise PainleveError(
+                f"friction too large at t = {ev.t:.6g} s (Painleve case, 001 remark 10.3.13): "
+                f"J M^-1 J_Sigma^T has an eigenvalue {worst:.3e} <= 0, so the normal force is not "
+                f"determined; contacts: {names}; tree coordinates q = [{state}]"
+            )
+
+    def residual_floor(self, q, u, acc) -> np.ndarray:
+        """The round-off level of each generalised force of the residual, (n,) N: 16 eps times
+        |M_f| |a| + |C_f| |u| + |K| |q| on the flexible coordinates (the sums of large terms
+        that cancel in a stiff, finely meshed structure; linear structures, for a nonlinear one
+        only the mass and damping terms), zero on the tree coordinates."""
+        lay = self.system.layout
+        out = np.zeros(lay.n)
+        if lay.n_flexible:
+            terms = (acc, u, q)[: len(self._abs_flexible)]
+            total = sum(
+                m @ np.abs(x[lay.flexible]) for m, x in zip(self._abs_flexible, terms, strict=True)
+            )
+            out[lay.flexible] = 16.0 * np.finfo(float).eps * total
+        return out
+
+    def mass_diagonal(self, ev) -> np.ndarray:
+        """The diagonal of diag(M_t(q), M_f), (n,)."""
+        lay = self.system.layout
+        out = np.empty(lay.n)
+        out[lay.tree] = np.diag(ev.mass_tree)
+        out[lay.flexible] = self._mass_flexible_diagonal
+        return out
+
+
+def multipliers(ev, part, e) -> np.ndarray:
+    """Multipliers of an iterate from the dependent rows, J_Sigma,u^T lambda = (M q'' + F)_u
+    (Lipinski (002), eq. 76)."""
+    U = part.dependent
+    if U.size == 0:
+        return np.zeros(0)
+    return np.linalg.solve(ev.jac_sigma[:, U].T, e[U])
+
+
+def dependent_newton_step(ev, part, q, u, t: float):
+    """Dependent coordinates and velocities for new independent ones in q, u by one Newton step
+    of the constraints from the evaluated state ev (its phi, J, phi_t at ev.q, ev.t):
+    phi + J (q - ev.q) + phi_t (t - ev.t) = 0 and J u + phi_t = 0, solved for q_U, u_U."""
+    U, ind = part.dependent, part.independent
+    if U.size == 0:
+        return q, u
+    J_u, J_i = ev.jac[:, U], ev.jac[:, ind]
+    rhs_q = ev.phi + J_i @ (q[ind] - ev.q[ind]) + ev.phi_t * (t - ev.t)
+    rhs_u = J_i @ u[ind] + ev.phi_t
+    try:
+        sol = np.linalg.solve(J_u, np.column_stack([rhs_q, rhs_u]))
+    except np.linalg.LinAlgError:
+        raise ConstraintError(f"J_u is singular at t = {t:g} s") from None
+    q[U] = ev.q[U] - sol[:, 0]
+    u[U] = -sol[:, 1]
+    return q, u
+
+
+__all__ = ["StepAlgebra", "dependent_newton_step", "multipliers"]
