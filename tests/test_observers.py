@@ -175,6 +175,7 @@ def test_runs_use_one_blas_thread_unless_told():
 
     with threadpool_limits(limits=2, user_api="blas"):
         outside = blas_threads()
+        assert outside == {2}  # so that the run's single thread is a change (a 2-core machine)
         simulate(system, (0.0, 0.002), y0, method="moreau", h=1e-3, observers=[observer])
         assert blas_threads() == outside
         inside = seen[-1]

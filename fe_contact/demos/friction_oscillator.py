@@ -84,7 +84,8 @@ def _complete_history(path: Path, result) -> None:
 
 
 def stick_intervals(result) -> list[tuple[float, float]]:
-    """(start, end) times of the stick phases, from the located events."""
+    """(start, end) times of the stick phases, from the located events (exact times, where
+    ``io.plots.state_intervals`` of the state column ends them on whole steps)."""
     spans, start = [], 0.0 if result[f"{CONTACT}_state"][0] == "stick" else None
     for t, _, kind in result.events:
         if kind == "stick":
