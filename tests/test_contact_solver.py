@@ -80,3 +80,38 @@ def test_solver_failure_raises_clear_error():
         solve_contact_impulses(delassus, offset, mu, max_iterations=1, n_warm_sweeps=5, time=0.1)
     assert info.value.n_contacts == 6 and info.value.residual > info.value.tolerance
     assert "t = 0.1 s" in str(info.value)
+
+
+def test_de_saxce_fixed_point_solves_redundant_contacts_with_unique_velocities():
+    """Many contacts on few dofs (G singular, the impulses not unique): the fixed point of
+    least-distance problems in the velocities (``_de_saxce_fixed_point``, no sweeps before it)
+    meets the laws to 1e-10 of the velocities involved, and its post-impact velocities equal
+    those of Lemke's pivoting, solved independently, where the pivoting succeeds (the
+    velocities are unique where the impulses are not: within 1e-8, the pivoting's round-off
+    on these 60-row tableaus)."""
+    from fe_contact.coupling.setvalued import _de_saxce_fixed_point
+
+    rng = np.random.default_rng(11)
+    compared = 0
+    for _ in range(30):
+        m, n = int(rng.integers(6, 16)), int(rng.integers(3, 7))
+        delassus, offset, mu = random_pointed_problem(rng, m, n)
+        mu = 0.3 * mu
+        r = 1.0 / np.diag(delassus)
+        scale = max(np.abs(offset).max(), 1e-12)
+
+        def measure(P, delassus=delassus, offset=offset, mu=mu, r=r, m=m):
+            x = delassus @ P + offset
+            return natural_residual(P[:m], P[m:], x[:m], x[m:], mu, r[:m], r[m:]), scale
+
+        P, _ = _de_saxce_fixed_point(delassus, offset, mu, measure, 1e-10, lambda P: None)
+        assert P is not None
+        xi = delassus @ P + offset
+        assert measure(P)[0] <= 1e-10 * scale
+        assert np.all(P[:m] >= 0.0) and np.all(np.abs(P[m:]) <= mu * P[:m] * (1 + 1e-12))
+        z, _ = lemke(*coulomb_lcp(delassus, offset, mu))
+        if z is not None:
+            lemke_xi = delassus @ np.concatenate((z[:m], z[m : 2 * m] - z[2 * m : 3 * m])) + offset
+            assert np.abs(lemke_xi - xi).max() <= 1e-8 * scale
+            compared += 1
+    assert compared >= 20
