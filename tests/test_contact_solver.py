@@ -100,7 +100,7 @@ def test_de_saxce_fixed_point_solves_redundant_contacts_with_unique_velocities()
         r = 1.0 / np.diag(delassus)
         scale = max(np.abs(offset).max(), 1e-12)
 
-        def measure(P, delassus=delassus, offset=offset, mu=mu, r=r, m=m):
+        def measure(P, delassus=delassus, offset=offset, mu=mu, r=r, m=m, scale=scale):
             x = delassus @ P + offset
             return natural_residual(P[:m], P[m:], x[:m], x[m:], mu, r[:m], r[m:]), scale
 
