@@ -3,9 +3,9 @@ a message that names the cause and the time, and every state up to the last comp
 CSV history and the ParaView series written as the run went agree with the result.
 
 Failure kinds: an exception raised in a user callback (a joint actuator), a non-finite force
-from a callable, a contact problem that the impulse solver cannot solve to its tolerance, and a
-mechanism driven into a locking position (no configuration closes its loop), for both steppers
-where they apply.
+from a callable, a contact problem that the impulse solver cannot solve to its tolerance, a
+mechanism driven into a locking position (no configuration closes its loop), and a rod sliding
+into its Painleve range, for both steppers where they apply.
 """
 
 import dataclasses
@@ -113,6 +113,56 @@ def four_bar(_):
     return assemble(model), (q0, np.array([1.0, 0.0, 0.0])), {}
 
 
+def painleve_rod(_):
+    """Painleve's rod (001 remark 10.3.13): a uniform rod (1 kg, half-length l = 0.5 m) whose
+    lower end slides on the rigid line y = 0 with mu = 2 > 4/3, started at 32 deg (below the
+    range 37.4-79.2 deg where 1 + 3 cos(theta) (cos(theta) - mu sin(theta)) < 0, the friction
+    of the end sliding to -x making the normal force undetermined), turning up at 4 rad/s with
+    its end sliding at -3 + l sin(32 deg) 4 = -1.94 m/s. In the rod's own equations
+    (theta'' = 3 (mu s - c)(g - l s theta'^2) / (l bracket), x'' = mu N / m, integrated by
+    scipy to 1e-12) the normal force grows as 1 / bracket and stops the sliding end at
+    t = 0.021475 s, at 37.36 deg, 0.07 deg short of the Painleve angle: at h = 1e-3 s the step
+    that contains it cannot converge there, and the run reports the Painleve case it nears."""
+    from fe_contact.model import Point, Sliding
+
+    half, theta, rate, x_rate = 0.5, np.radians(32.0), 4.0, -3.0
+    tree = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(0.0, 0.0), Body(1.0, half**2 / 3)),
+        joints=(
+            Joint("prismatic"),
+            Joint("prismatic", parent=0, angle=np.pi / 2),
+            Joint("revolute", parent=1, angle=-np.pi / 2),
+        ),
+    )
+    contact = ContactPair("end", Point(2, (-half, 0.0)), Line((0.0, 0.0), (0.0, 1.0)), Sliding(2.0))
+    system = assemble(Model(tree=tree, contacts=(contact,)))
+    q0 = np.array([0.0, half * np.sin(theta), theta])
+    u0 = np.array([x_rate, half * np.cos(theta) * rate, rate])
+    return system, (q0, u0), {}
+
+
+def rod_slip_stops() -> float:
+    """The time at which the end of ``painleve_rod`` stops sliding, from the rod's own
+    equations (independent of the library; scipy's solve_ivp to 1e-12)."""
+    from scipy.integrate import solve_ivp
+
+    m, half, g, mu = 1.0, 0.5, 9.81, 2.0
+
+    def rates(t, y):
+        theta, rate, x_rate = y
+        s, c = np.sin(theta), np.cos(theta)
+        accel = 3 / half * (mu * s - c) * (g - half * s * rate**2) / (1 + 3 * c * (c - mu * s))
+        normal = m * g + m * half * (c * accel - s * rate**2)
+        return [rate, accel, mu * normal / m]
+
+    def end_velocity(t, y):
+        return y[2] + half * np.sin(y[0]) * y[1]
+
+    end_velocity.terminal = True
+    y0 = [np.radians(32.0), 4.0, -3.0]
+    return float(solve_ivp(rates, (0, 0.1), y0, events=end_velocity, rtol=1e-12, atol=1e-12).t[-1])
+
+
 CASES = [
     ("generalized-alpha", pendulum, "callback", "torque sensor lost", T_FAIL),
     ("generalized-alpha", pendulum, "nan", "actuator of a revolute joint returned nan", T_FAIL),
@@ -121,6 +171,7 @@ CASES = [
     # free fall of 0.05 m lasts sqrt(2 0.05 / g) = 0.101 s; the contact closes in that step
     ("moreau", unsolvable, "solver", "did not converge", np.sqrt(0.1 / 9.81)),
     ("generalized-alpha", four_bar, "locking", "no configuration", 0.2),
+    ("generalized-alpha", painleve_rod, "painleve", "Painleve case", rod_slip_stops()),
 ]
 
 

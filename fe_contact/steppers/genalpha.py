@@ -36,6 +36,7 @@ from .. import validation as check
 from ..coupling.constraints import evaluate_state, mass_times, sliding_contacts
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
+    PainleveError,
     Partition,
     b_matrices,
     choose_dependent,
@@ -47,6 +48,11 @@ from .contact_states import ContactStates
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import ContactReport, StepReport, open_contact
 from .simulate import StopRun, check_start
+
+# a Newton failure where the Painleve margin (``StepAlgebra.painleve_margin``) is below this is
+# reported as the Painleve case it approaches: there the normal force is 100 times the one the
+# same state would need without friction, or more
+PAINLEVE_NEAR = 1e-2
 
 
 class NewtonDivergence(RuntimeError):
@@ -392,12 +398,31 @@ class GeneralizedAlpha(ContactStates):
         """A step of h; on NewtonDivergence two steps of h/2, recursively ``depth`` deep."""
         try:
             return self._newton_step(h)
-        except NewtonDivergence:
+        except NewtonDivergence as err:
             if depth <= 0:
+                self._near_painleve(err)
                 raise
         self.n_halved += 1
         self._advance(0.5 * h, depth - 1)
         return self._advance(0.5 * h, depth - 1)
+
+    def _near_painleve(self, err: NewtonDivergence) -> None:
+        """Name a Newton failure next to a Painleve case for what it is: where the margin of
+        ``StepAlgebra.painleve_margin`` has fallen below PAINLEVE_NEAR at the last committed
+        state, the slipping contact approaches the state in which its normal force is not
+        determined and that force grows without bound (a rod sliding into its Painleve range
+        of angles): PainleveError, with the Newton failure as its cause."""
+        margin = self.algebra.painleve_margin(self.evaluation, self._mu)
+        if margin < PAINLEVE_NEAR:
+            try:
+                self.algebra.painleve_error(
+                    self.evaluation,
+                    f"approached: the smallest eigenvalue of J M^-1 J_Sigma^T has fallen to "
+                    f"{margin:.3e} of the frictionless one's, the normal force grows as its "
+                    f"inverse, and the step's Newton iteration failed ({err})",
+                )
+            except PainleveError as painleve:
+                raise painleve from err
 
     def step(self, h: float | None = None) -> StepReport:
         """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that

@@ -106,9 +106,32 @@ class StepAlgebra:
     def check_painleve(self, ev, mu) -> None:
         """Raise PainleveError when friction (``mu`` per contact row) makes J M^-1 J_Sigma^T
         lose definiteness (001 remark 10.3.13): the normal force is then not determined."""
+        worst = self.painleve_margin(ev, mu)
+        if worst <= 1e-9:
+            self.painleve_error(
+                ev,
+                f"J M^-1 J_Sigma^T has an eigenvalue {worst:.3e} <= 0, so the normal force is "
+                "not determined",
+            )
+
+    def painleve_error(self, ev, reason: str):
+        """Raise the PainleveError of state ev with ``reason``, naming contacts and state."""
+        s = self.system
+        names = ", ".join(f"{c.name} (mu = {c.mu})" for c in s.model.contacts if c.mu > 0)
+        state = ", ".join(f"{v:.6g}" for v in ev.q[s.layout.tree])
+        raise PainleveError(
+            f"friction too large at t = {ev.t:.6g} s (Painleve case, 001 remark 10.3.13): "
+            f"{reason}; contacts: {names}; tree coordinates q = [{state}]"
+        )
+
+    def painleve_margin(self, ev, mu) -> float:
+        """The smallest real part of the eigenvalues of D = J M^-1 J_Sigma^T relative to the
+        largest of the frictionless J M^-1 J^T (1 without friction or constraints). At 0 the
+        normal force of a slipping contact is not determined (Painleve); as it falls towards 0
+        the normal force needed to hold the constraint grows as its inverse."""
         s = self.system
         if not np.any(mu > 0) or ev.phi.size == 0:
-            return
+            return 1.0
         lay = s.layout
         Minv_J = np.empty((lay.n, ev.phi.size))
         Minv_Js = np.empty_like(Minv_J)
@@ -124,15 +147,7 @@ class StepAlgebra:
         D0 = ev.jac @ Minv_J
         D = ev.jac @ Minv_Js
         scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
-        worst = np.min(np.real(np.linalg.eigvals(D)))
-        if worst <= 1e-9 * scale:
-            names = ", ".join(f"{c.name} (mu = {c.mu})" for c in s.model.contacts if c.mu > 0)
-            state = ", ".join(f"{v:.6g}" for v in ev.q[lay.tree])
-            raise PainleveError(
-                f"friction too large at t = {ev.t:.6g} s (Painleve case, 001 remark 10.3.13): "
-                f"J M^-1 J_Sigma^T has an eigenvalue {worst:.3e} <= 0, so the normal force is not "
-                f"determined; contacts: {names}; tree coordinates q = [{state}]"
-            )
+        return float(np.min(np.real(np.linalg.eigvals(D)))) / scale
 
     def residual_floor(self, q, u, acc) -> np.ndarray:
         """The round-off level of each generalised force of the residual, (n,) N: 16 eps times

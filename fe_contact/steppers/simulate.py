@@ -169,7 +169,9 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
             record(report, k, k == n_total)
     except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
         status = "failed"
-        message = f"{type(err).__name__}: {err} (last completed step at t = {stepper.t:.6g} s)"
+        # the last completed step is the last report (a failing step may have committed
+        # some of its sub-steps: the stepper's own t may lie past it)
+        message = f"{type(err).__name__}: {err} (last completed step at t = {report.t:.6g} s)"
     finally:
         for obs in observers:
             close = getattr(obs, "close", None)
