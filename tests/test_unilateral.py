@@ -285,13 +285,14 @@ def test_mass_thrown_off_the_beam_lands_where_its_parabola_meets_the_beam():
     np.testing.assert_allclose(res.q[flying, 0], 0.05 + 1.0 * res.t[flying], atol=1e-12)
     # the landing sets the beam's nodes moving too (e_N = 0 stops only the relative normal
     # velocity); the beam springs back and tosses the mass up again: further impacts and
-    # lift-offs, all located, and it never goes through the beam. What follows the landing on
-    # this near-rigid beam (omega h up to ~100) is not asserted further: the rattle is chaotic
-    # (round-off in the restart accelerations changes its events) and its energy balance does
-    # not close (energy_error 4e-2 J in the full step after the first lift-off, against
-    # 1.25e-2 J at the start): after the tiny steps that locate an event, the algorithmic
-    # accelerations of the stiff modes are their true ones, and the next full step overshoots
-    # (generalised-alpha with a sudden step-size increase), a known weak spot
+    # lift-offs, all located, and it never goes through the beam. The rattle on this
+    # near-rigid beam (omega h up to ~100) is chaotic (round-off in the restart accelerations
+    # changes its events): its details are not asserted. The balance never gains energy
+    # (to 1e-12 J): the sub-steps after an event grow by 4 at most, where a full step after
+    # the tiny one that ends on the lift-off used to gain 4.2e-2 J (from 1.25e-2 J); it loses
+    # the beam's ringing to rho_inf = 0.5 (1.8e-3 J), less than the impact energy m vy^2 / 2
+    assert np.max(res["energy_error"]) < 1e-12
+    assert -np.min(res["energy_error"]) < 0.5 * 0.02 * 0.5**2
     gap = res[f"{name}_gap"][after]
     assert np.all(gap[np.isfinite(gap)] > -1e-9)
     assert res.events[1][2] == "open"  # the beam's rebound tosses it up

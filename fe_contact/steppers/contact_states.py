@@ -264,13 +264,19 @@ class ContactStates:
         energy0 = self._energy.total
         self.u = self.u + X @ P
         after = W.T @ self.u
+        # the kinetic energy changes by P . W^T (u- + u+) / 2 (exactly, for u+ = u- + M^-1 W P):
+        # the contact rows' part is the impact loss, never negative for these laws (Newton:
+        # -P_N g'-_N (1 - e_N) / 2 >= 0); the constraint rows' part is the work of the drives'
+        # impulses, -P phi_t (passive joints and loops do none)
+        loss = -0.5 * float(P[:2] @ (pre[:2] + after[:2]))
         self._log(i, "impact")
         bounced = after[0] > 1e-9 * max(1.0, abs(v_n))
         if not bounced:
             self._closed[j] = True
             self._slip_sign[i] = np.sign(after[1])
         self._restart()
-        self._impact_loss += energy0 - self._energy.total
+        self._impact_loss += loss
+        self._impact_work += self._energy.total - energy0 + loss  # drives (and round-off)
         if not bounced and self._slip_sign[i] == 0.0 and self._mu[i] > 0.0:
             self._try_stick(i, count=True)
 

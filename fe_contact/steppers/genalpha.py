@@ -54,6 +54,13 @@ from .simulate import StopRun, check_start
 # same state would need without friction, or more
 PAINLEVE_NEAR = 1e-2
 
+# after a located event the sub-steps grow from the last one by at most this factor until they
+# reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
+# modes' accelerations of that sub-step into a step with omega h >> 1 and overshoots (a mass
+# lifting off a near-rigid cantilever, E = 2.1e15 Pa, h = 1e-3 s: +4.2e-2 J from 1.25e-2 J);
+# grown by 4 at most, the balance only loses energy to the numerical damping of rho_inf < 1
+STEP_GROWTH = 4.0
+
 
 class NewtonDivergence(RuntimeError):
     """The step's Newton iteration did not converge."""
@@ -158,11 +165,12 @@ class GeneralizedAlpha(ContactStates):
             error_tol = check.real("error_tol", error_tol, low=0.0, low_open=True, unit="m")
         self.error_tol = error_tol
         self._dt_next = self.h
+        self._cap = None  # the largest next sub-step while they grow after an event
         self.n_rejected = 0
         self._v_last, self._dt_last = None, 0.0  # slip velocities and size of the last sub-step
         self._stick = [None] * len(self._sliding)  # StickAnchor of each sticking contact
         self._closed = [False] * len(self._unilateral)
-        self._impact_loss = 0.0
+        self._impact_loss = self._impact_work = 0.0  # impacts' loss, drives' impulse work
         self.gap_tol = check.real("gap_tol", gap_tol, low=0.0, unit="m")
         self.events = []  # (t, contact name, kind) of every located contact event
         self.t = float(t0)
@@ -437,7 +445,7 @@ class GeneralizedAlpha(ContactStates):
         self._newton0, self._substeps0 = self.n_newton, self.n_substeps
         saved = self._save()
         work = dict.fromkeys(self._powers, 0.0)
-        self._impact_loss = 0.0
+        self._impact_loss = self._impact_work = 0.0
         try:
             events = 0
             while events <= self.max_events:
@@ -445,6 +453,8 @@ class GeneralizedAlpha(ContactStates):
                 dt = min(t_end - self.t, self._substep_limit(self._dt_last, self._v_last))
                 if self.error_tol is not None:
                     dt = min(dt, self._dt_next)
+                if self._cap is not None:
+                    dt = min(dt, self._cap)
                 v_before = self._slip_velocities()
                 try:
                     ev = self._advance(dt, self.max_halvings)
@@ -460,6 +470,9 @@ class GeneralizedAlpha(ContactStates):
                 if event is None:
                     self._close_substep(work, start[0], ev)
                     self._v_last, self._dt_last = v_before, dt
+                    if self._cap is not None:
+                        grown = STEP_GROWTH * self._cap
+                        self._cap = grown if grown < self.h else None
                     if t_end - self.t <= 1e-12 * h:
                         break
                     continue
@@ -469,6 +482,7 @@ class GeneralizedAlpha(ContactStates):
                 self._close_substep(work, start[0], ev)
                 self._switch(i, kind)
                 self._v_last, self._dt_last = None, 0.0
+                self._cap = STEP_GROWTH * max(self.t - start[0], self.event_tol)
                 if t_end - self.t <= 1e-12 * h:
                     break
             else:
@@ -491,6 +505,7 @@ class GeneralizedAlpha(ContactStates):
         self.n_steps += 1
         self.algebra.check_painleve(self.evaluation, self._mu)
         work["dissipated_impact"] = self._impact_loss
+        work["work_drives"] = work.get("work_drives", 0.0) + self._impact_work
         return self._report(self.evaluation, work)
 
     # -- contact states ---------------------------------------------------------------------
@@ -535,13 +550,14 @@ class GeneralizedAlpha(ContactStates):
             len(self.events),
             list(self._closed),
             self._impact_loss,
+            self._impact_work,
         )
 
     def _restore(self, saved):
         (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers) = saved[:6]
         (self.evaluation, s, self.part, sign, self._previous, stick, powers, cond) = saved[6:14]
         del self.events[saved[14] :]
-        self._closed, self._impact_loss = list(saved[15]), saved[16]
+        self._closed, self._impact_loss, self._impact_work = list(saved[15]), *saved[16:18]
         self._s, self._slip_sign, self._stick = s.copy(), sign.copy(), list(stick)
         self._powers, self._cond0 = dict(powers), cond
 
