@@ -364,3 +364,38 @@ def test_mass_dropped_with_e_0_comes_to_rest_on_the_damped_beam():
     assert np.all(np.diff(res["dissipated_friction"][rest]) == 0.0)
     speed = np.abs(res.u[:, 1])
     assert speed[res.t > 0.4].max() < 0.8 * speed[(res.t > 0.1) & (res.t < 0.2)].max()
+
+
+@pytest.mark.parametrize("e", [0.0, 0.5])
+def test_driven_paddle_hits_a_free_mass_the_drive_does_the_impulse_work(e):
+    """A paddle (a flat profile on a body whose x joint is driven at V = 1 m/s) hits a free
+    0.5 kg mass at rest 0.1 m ahead (no gravity). The drive holds the paddle's speed: Newton's
+    law gives the mass (1 + e) V. The impulse m (1 + e) V on the paddle moving at V is the
+    drive's work m V^2 (1 + e); the impact loss is the relative kinetic energy m V^2 (1 - e^2)
+    / 2; the balance closes (to 1e-12 J)."""
+    from fe_contact.multibody.drive import Drive
+
+    mass, speed = 0.5, 1.0
+    tree = TreeModel(
+        bodies=(Body(mass, 1e-3), Body(2.0, 1e-3)),
+        joints=(Joint("prismatic"), Joint("prismatic")),
+        gravity=(0.0, 0.0),
+    )
+    paddle = Line((0.0, 0.0), (1.0, 0.0), body=1)  # its free side faces +x, towards the mass
+    law = Unilateral(0.0, restitution_normal=e)
+    model = Model(
+        tree=tree,
+        contacts=(ContactPair("hit", Point(0), paddle, law),),
+        drives=(Drive.constant_velocity(1, 0.0, speed),),
+        gravity=(0.0, 0.0),
+    )
+    system = assemble(model)
+    res = simulate(system, (0.0, 0.2), (np.array([0.1, 0.0]), np.array([0.0, speed])), h=1e-3)
+    assert res.status == "finished", res.message
+    (t_hit, _, kind), *_ = res.events
+    assert kind == "impact" and t_hit == pytest.approx(0.1, abs=1e-9)
+    assert res.u[-1, 0] == pytest.approx((1 + e) * speed, rel=1e-12)
+    loss = res["dissipated_impact"][-1]
+    assert loss == pytest.approx(0.5 * mass * speed**2 * (1 - e**2), rel=1e-12, abs=1e-15)
+    assert res["work_drives"][-1] == pytest.approx(mass * speed**2 * (1 + e), rel=1e-9)
+    assert np.max(np.abs(res["energy_error"])) < 1e-12
