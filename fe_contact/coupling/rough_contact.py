@@ -6,7 +6,11 @@ profile (in the wheel's frame; the wheel turns about the ground origin at the pr
 alpha(t) = alpha_0 + omega t) are both graphs over the polar angle about the wheel's centre, so
 each vertex finds the opposite segment it lies over by a sorted search. Every vertex of either
 profile paired with that segment is a candidate point-segment contact (003 eq. (11): the set
-I_G; I_S holds those with gap g_N <= closing tolerance). Per pair: N the unit normal of the
+I_G; I_S holds those with gap g_N <= closing tolerance). A wheel vertex closer to a body
+vertex than CORNER times the body segment's length is not paired with that segment: a corner on
+a corner has no normal of its own and counts once, as the body's vertex on the wheel's segment
+(else a penetration of a few nm, within the tolerance, lets the wheel's vertex catch the steep
+facet next to a body vertex, with a normal tilted by the facet's slope). Per pair: N the unit normal of the
 force on the body (the wheel segment's outward normal for a body vertex, minus the body
 segment's outward normal for a wheel vertex), T = (N_y, -N_x) (so that (N, T) are 003 eq. (31)'s
 (n, t) for a contact on top of the wheel), the contact point C (the vertex), and
@@ -48,6 +52,8 @@ from .. import validation as check
 from ..multibody.tree import TreeModel, angular_jacobian, body_poses, point_jacobian
 from ..rough import Profile, segment_normals
 from .setvalued import coulomb_lcp, lemke, natural_residual, solve_contact_impulses
+
+CORNER = 0.05  # a wheel vertex this close (fraction of the segment) to a body vertex is on it
 
 __all__ = [
     "ContactSet",
@@ -331,6 +337,14 @@ def _pairs(contact: RoughContact, q, t: float) -> _Pairs:
         kr, okb = _over(rev, th_w[ib])
         ib = ib[okb]
         kb = body.shape[1] - 2 - kr[okb]
+        # a wheel vertex on a body vertex is taken once, as that body vertex on the wheel
+        near = np.minimum(
+            np.linalg.norm(wheel[:, ib] - body[:, kb], axis=0),
+            np.linalg.norm(wheel[:, ib] - body[:, kb + 1], axis=0),
+        )
+        length = np.linalg.norm(body[:, kb + 1] - body[:, kb], axis=0)
+        keep = near > CORNER * length
+        ib, kb = ib[keep], kb[keep]
         gap_b = np.sum(n_b[:, kb] * (wheel[:, ib] - body[:, kb]), axis=0)
     else:
         ib = kb = np.zeros(0, int)

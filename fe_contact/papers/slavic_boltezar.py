@@ -51,6 +51,7 @@ __all__ = [
 ]
 
 PIN = 1  # body index of the pin (body 0 is its massless carriage)
+TIP_SPAN = 0.4  # rad, the arc of a rounded tip (its contact stays within +-0.1 rad)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,9 +106,7 @@ class PinOnWheel:
         for name in names:
             value = check.real(f"PinOnWheel.{name}", getattr(self, name), low=0.0)
             object.__setattr__(self, name, value)
-        s = check.real(
-            "PinOnWheel.s", self.s, low=-self.a / 2 - self.R + self.a, high=self.R - self.a
-        )
+        s = check.real("PinOnWheel.s", self.s, low=self.a - self.R, high=self.R - self.a, unit="m")
         object.__setattr__(self, "s", s)
         for name in ("eps_N", "nu"):
             value = check.real(f"PinOnWheel.{name}", getattr(self, name), low=0.0, high=1.0)
@@ -201,8 +200,10 @@ def pin_tree(data: PinOnWheel) -> TreeModel:
 def pin_face(data: PinOnWheel) -> Profile:
     """The pin's rough face in the pin's frame (origin at the pivot), clockwise about the
     wheel's centre from x = s - a/2 to s + a/2 (module docstring); with ``tip_radius`` > 0 the
-    lower half of a circle of that radius touching (0, -a), counter-clockwise about its centre
-    (the same direction about the wheel's)."""
+    arc of TIP_SPAN rad at the bottom of a circle of that radius touching (0, -a),
+    counter-clockwise about its centre (the same direction about the wheel's). A polygon's
+    facet normals are off the circle's by up to half the angle between vertices: take n_pin so
+    that TIP_SPAN / n_pin is small (the tests use 401 vertices: 5e-4 rad)."""
     rough = {
         "rz": data.rz_pin,
         "max_slope_change": data.max_slope_change,
@@ -210,7 +211,10 @@ def pin_face(data: PinOnWheel) -> Profile:
     }
     if data.tip_radius > 0.0:
         centre = (0.0, -data.a + data.tip_radius)
-        return rough_arc(centre, data.tip_radius, -np.pi, 0.0, data.n_pin, **rough)
+        half = TIP_SPAN / 2
+        return rough_arc(
+            centre, data.tip_radius, -np.pi / 2 - half, -np.pi / 2 + half, data.n_pin, **rough
+        )
     rho = data.face_radius
     start = np.arccos((data.s - data.a / 2) / rho)
     end = np.arccos((data.s + data.a / 2) / rho)
@@ -270,7 +274,8 @@ def smooth(data: PinOnWheel) -> PinOnWheel:
 @dataclass(frozen=True, eq=False)
 class PinRun:
     """One simulation of the pin (SI). t : (k,) s at the end of each step; q, u : (k, 2) r, phi
-    and their rates; impulse : (k, 2) N s on the pin over each step (x, y); angles, weights :
+    and their rates; impulse : (k, 2) N s on the pin over each step (x, y), normal_impulse :
+    (k, 2) its part along the contact normals; angles, weights :
     contact angles (rad) of every loaded contact of every step and their normal impulses (N s)
     (003 fig. 10); loss_face, loss_rim : W per vertex in J (003 eqs. (18)-(20)); work : the
     stepper's WORK totals in J; energy_error : J (``EventDriven.energy_error``); mu_xy : the
@@ -281,6 +286,7 @@ class PinRun:
     q: np.ndarray
     u: np.ndarray
     impulse: np.ndarray
+    normal_impulse: np.ndarray
     angles: np.ndarray
     weights: np.ndarray
     loss_face: np.ndarray
@@ -314,13 +320,14 @@ def simulate_pin(
     )
     contact, q0, u0 = pin_on_wheel(data, face, rim)
     stepper = EventDriven(contact, 0.0, q0, u0, h, penetration=data.penetration)
-    t, q, u, impulse, angles, weights = [], [], [], [], [], []
+    t, q, u, impulse, normal, angles, weights = [], [], [], [], [], [], []
     while stepper.status == "running":
         report = stepper.step(data.t_end)
         t.append(report.t)
         q.append(report.q)
         u.append(report.u)
         impulse.append(report.impulse)
+        normal.append(report.normal_impulse)
         angles.append(report.angles)
         weights.append(report.normal_impulses)
     t = np.array(t)
@@ -332,6 +339,7 @@ def simulate_pin(
         q=np.array(q),
         u=np.array(u),
         impulse=impulse,
+        normal_impulse=np.array(normal),
         angles=np.concatenate(angles),
         weights=np.concatenate(weights),
         loss_face=stepper.loss_body.copy(),

@@ -56,7 +56,8 @@ WORK = ("work_drives", "dissipated_damping", "dissipated_friction", "dissipated_
 @dataclass(frozen=True, eq=False)
 class RoughStepReport:
     """One accepted step. t, h : s. q, u : (n,). impulse : (2,) N s, the contacts' impulse on the
-    body over the step (impacts included), in the ground's x, y. n_closed : contacts in I_S.
+    body over the step (impacts included), in the ground's x, y; normal_impulse : (2,) N s, its
+    part along the contact normals. n_closed : contacts in I_S.
     n_stick, n_slip : closed contacts with a positive normal impulse that stick or slip at the
     end of the step. impact : True if the step began with an impact. angles : (k,) rad and
     normal_impulses : (k,) N s of the contacts that carried load in the step (003 fig. 10).
@@ -67,6 +68,7 @@ class RoughStepReport:
     q: np.ndarray
     u: np.ndarray
     impulse: np.ndarray
+    normal_impulse: np.ndarray
     n_closed: int
     n_stick: int
     n_slip: int
@@ -154,7 +156,7 @@ class EventDriven:
             raise RuntimeError(f"EventDriven.step: the stepper is {self.status}")
         contact = self.contact
         work = dict.fromkeys(WORK, 0.0)
-        impulse = np.zeros(2)
+        impulse = np.zeros(4)  # x, y of the whole impulse, then of its normal part
         cs = closed_contacts(contact, self.q, self.u, self.t, self.closing)
         impact = False
         if cs.size:
@@ -188,7 +190,8 @@ class EventDriven:
             h=h,
             q=self.q.copy(),
             u=self.u.copy(),
-            impulse=impulse,
+            impulse=impulse[:2],
+            normal_impulse=impulse[2:],
             n_closed=m,
             n_stick=int(np.sum(loaded & sticking)),
             n_slip=int(np.sum(loaded & ~sticking)),
@@ -212,7 +215,8 @@ class EventDriven:
         share_loss(cs, loss, self.loss_body, self.loss_wheel)
         work["work_drives"] += float(-total @ cs.what)
         work["dissipated_impact"] += float(loss.sum())
-        impulse += cs.normal @ total[:m] + cs.tangent @ total[m:]
+        impulse[:2] += cs.normal @ total[:m] + cs.tangent @ total[m:]
+        impulse[2:] += cs.normal @ total[:m]
         self.n_impacts += 1
         self.n_lcp += 2
 
@@ -250,4 +254,5 @@ class EventDriven:
         share_loss(cs, loss, self.loss_body, self.loss_wheel)
         work["work_drives"] += float(-p @ cs.what)
         work["dissipated_friction"] += float(loss.sum())
-        impulse += cs.normal @ p[:m] + cs.tangent @ p[m:]
+        impulse[:2] += cs.normal @ p[:m] + cs.tangent @ p[m:]
+        impulse[2:] += cs.normal @ p[:m]

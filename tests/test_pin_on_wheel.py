@@ -1,0 +1,327 @@
+"""The pin on the rotating wheel, Slavic-Boltezar (003), secs. 2-4: model, Poisson impacts with
+friction, per-point losses, energy balance, apparent friction coefficient and run-in wear."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fe_contact.coupling.rough_contact import RoughContact, closed_contacts, poisson_impact
+from fe_contact.multibody.tree import (
+    bias_forces,
+    kinetic_energy,
+    mass_matrix,
+    point_velocity,
+)
+from fe_contact.papers.slavic_boltezar import (
+    PIN,
+    PinOnWheel,
+    pin_face,
+    pin_on_wheel,
+    pin_tree,
+    simulate_pin,
+    smooth_apparent_cof,
+    wheel_rim,
+)
+from fe_contact.rough import arc_profile, peak_to_valley, rough_arc
+from fe_contact.steppers.event_driven import EventDriven
+
+DATA = PinOnWheel()
+
+
+# ------------------------------------------------------------------------------------------
+# The model: 003 eqs. (22), (29), (30)
+# ------------------------------------------------------------------------------------------
+
+
+def test_tree_gives_mass_matrix_and_forces_of_003_eqs_29_30():
+    """M and h of 003 (with p k_r for the misprinted p k_phi) at a few states; rel. 1e-12."""
+    d = replace(DATA, s=2e-4)
+    tree = pin_tree(d)
+    m, a, J = d.mass, d.a, d.inertia
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        r, phi = rng.uniform(-1e-5, 1e-5), rng.uniform(-0.3, 0.3)
+        rd, phid = rng.uniform(-1, 1), rng.uniform(-50, 50)
+        M = np.array(
+            [
+                [m, 0.5 * a * m * np.sin(phi)],
+                [0.5 * a * m * np.sin(phi), 0.25 * a**2 * m + J],
+            ]
+        )
+        h = np.array(
+            [
+                -0.5 * a * m * np.cos(phi) * phid**2 - d.p * d.k_r - d.k_r * r - d.c_r * rd,
+                -d.k_phi * phi - d.c_phi * phid,
+            ]
+        )
+        q, u = np.array([r, phi]), np.array([rd, phid])
+        assert np.allclose(mass_matrix(tree, q), M, rtol=1e-12, atol=0)
+        assert np.allclose(-bias_forces(tree, q, u), h, rtol=1e-12, atol=1e-15)
+
+
+def test_contact_rows_give_the_relative_velocity_of_the_contact_points():
+    """w_N . u + what = N . (v_pin(C) - v_wheel(C)) with v_pin from the tree's point velocity
+    (003 eqs. (3)-(7)), for every candidate contact; to 1e-12 m/s."""
+    contact, _, _ = pin_on_wheel(replace(DATA, s=-3e-4))
+    q, u = np.array([-1.5e-6, 2e-3]), np.array([0.3, -40.0])
+    t = 1e-4
+    cs = closed_contacts(contact, q, u, t, np.inf)
+    assert cs.size > 100
+    gdot = cs.w @ u + cs.what
+    pose_angle = q[1]  # the pin's frame turns by phi
+    origin = np.array([contact.tree.joints[0].location[0], contact.tree.joints[0].location[1]])
+    origin = origin + np.array([0.0, q[0]])
+    for k in range(0, cs.size, 17):
+        c = cs.point[:, k]
+        rot = np.array(
+            [[np.cos(pose_angle), np.sin(pose_angle)], [-np.sin(pose_angle), np.cos(pose_angle)]]
+        )
+        local = rot @ (c - origin)
+        v_pin = point_velocity(contact.tree, q, u, PIN, local)
+        v_wheel = contact.omega * np.array([-c[1], c[0]])
+        rel = v_pin - v_wheel
+        assert gdot[k] == pytest.approx(cs.normal[:, k] @ rel, abs=1e-12)
+        assert gdot[cs.size + k] == pytest.approx(cs.tangent[:, k] @ rel, abs=1e-12)
+
+
+def test_profiles_of_the_example():
+    """The face has 100 vertices about 10 um apart over the width a, Rz 1.25 um; the rim Rz
+    2.5 um with the same spacing over the arc passing under the pin in t_end."""
+    face, rim = pin_face(DATA), wheel_rim(DATA)
+    assert face.n_points == 100
+    spacing = np.linalg.norm(np.diff(face.points, axis=1), axis=0)
+    assert 9e-6 < spacing.mean() < 11e-6
+    assert peak_to_valley(face) == pytest.approx(1.25e-6, rel=1e-9)
+    assert peak_to_valley(rim) == pytest.approx(2.5e-6, rel=1e-9)
+    arc = np.ptp(np.arctan2(rim.points[1], rim.points[0])) * DATA.R
+    assert arc > DATA.a + 2 * np.pi * DATA.f * DATA.R * DATA.t_end
+
+
+# ------------------------------------------------------------------------------------------
+# Impacts: 003 eqs. (14)-(15), (18)-(20)
+# ------------------------------------------------------------------------------------------
+
+MASS = 2.0
+
+
+def _point_mass_impact(v_n, v_t, mu, eps_n, eps_t, nu=0.0):
+    G = np.eye(2) / MASS
+    return poisson_impact(G, np.array([v_n, v_t]), np.array([mu]), eps_n, eps_t, nu)
+
+
+@pytest.mark.parametrize("eps_n", [0.0, 0.5, 1.0])
+def test_frictionless_impact_rebounds_with_minus_eps_n(eps_n):
+    """Poisson's law for a point mass on a plane: v_N+ = -eps_N v_N-, impulse (1 + eps_N) m |v|,
+    Lambda_NE = eps_N Lambda_NC; loss = (1 - eps_N^2) m v^2 / 2."""
+    res = _point_mass_impact(-3.0, 0.7, 0.0, eps_n, 0.0)
+    assert res.gdot_after[0] == pytest.approx(3.0 * eps_n, rel=1e-12, abs=1e-14)
+    assert res.gdot_after[1] == pytest.approx(0.7, rel=1e-12)
+    assert res.normal_compression[0] == pytest.approx(MASS * 3.0, rel=1e-12)
+    assert res.normal_expansion[0] == pytest.approx(eps_n * MASS * 3.0, rel=1e-12, abs=1e-14)
+    loss = res.loss_compression.sum() + res.loss_expansion.sum()
+    assert loss == pytest.approx(0.5 * MASS * 9.0 * (1 - eps_n**2), rel=1e-12, abs=1e-12)
+
+
+def test_sliding_impact_with_friction_closed_form():
+    """Slip throughout: Lambda_T = -mu (1 + eps_T) Lambda_NC (= -mu Lambda_N, Coulomb for the
+    whole impulse when eps_T = eps_N), v_T+ = v_T - mu (1 + eps_N) |v_N|; cone holds."""
+    mu, eps = 0.125, 0.5
+    res = _point_mass_impact(-2.0, 1.5, mu, eps, eps)
+    lam_n = res.normal_compression[0] + res.normal_expansion[0]
+    lam_t = res.tangent_compression[0] + res.tangent_expansion[0]
+    assert lam_n == pytest.approx((1 + eps) * MASS * 2.0, rel=1e-12)
+    assert lam_t == pytest.approx(-mu * lam_n, rel=1e-12)
+    assert res.gdot_after[0] == pytest.approx(eps * 2.0, rel=1e-12)
+    assert res.gdot_after[1] == pytest.approx(1.5 - mu * (1 + eps) * 2.0, rel=1e-12)
+    assert abs(res.tangent_compression[0]) <= mu * res.normal_compression[0] * (1 + 1e-12)
+    assert abs(res.tangent_expansion[0]) <= mu * res.normal_expansion[0] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("nu", [0.0, 1.0])
+def test_sticking_impact_with_tangential_restitution(nu):
+    """|v_T| < mu |v_N|: the contact sticks at the end of compression (Lambda_TC = -m v_T);
+    the stored tangential impulse comes back as nu eps_T Lambda_TC: v_T+ = -nu eps_T v_T."""
+    mu, eps_n, eps_t = 0.5, 0.5, 0.4
+    res = _point_mass_impact(-2.0, 0.3, mu, eps_n, eps_t, nu)
+    assert res.tangent_compression[0] == pytest.approx(-MASS * 0.3, rel=1e-12)
+    assert res.gdot_compression[1] == pytest.approx(0.0, abs=1e-14)
+    assert res.gdot_after[1] == pytest.approx(-nu * eps_t * 0.3, rel=1e-12, abs=1e-14)
+    assert res.gdot_after[0] == pytest.approx(eps_n * 2.0, rel=1e-12)
+    lam_n = res.normal_compression[0] + res.normal_expansion[0]
+    lam_t = res.tangent_compression[0] + res.tangent_expansion[0]
+    assert abs(lam_t) <= mu * lam_n
+
+
+def test_single_rough_on_flat_impact_loss_equals_sum_of_point_losses():
+    """003 eqs. (18)-(20): the kinetic energy lost in the impact of a rough face on a flat
+    (wheel at rest: the drive does no work) equals the sum of the per-point losses of both
+    phases; each point's impulse lies in the friction cone; to round-off (1e-12 relative)."""
+    d = PinOnWheel(v=1.0 + 1e-3 + 2e-6, R=1.0, f=1.0, s=0.0)
+    tree = pin_tree(d)
+    face = rough_arc(
+        (0.0, -d.v), d.v - d.a, np.pi / 2 + 4.5e-4, np.pi / 2 - 4.5e-4, 60, rz=1e-6, seed=4
+    )
+    rim = arc_profile((0.0, 0.0), d.R, np.pi / 2 - 2e-3, np.pi / 2 + 2e-3, 401)
+    contact = RoughContact(tree, PIN, face, rim, 0.0, mu=0.3, eps_n=0.5, eps_t=0.5)
+    # lower the pin until its lowest vertex touches the rim
+    probe = closed_contacts(contact, np.zeros(2), np.zeros(2), 0.0, np.inf)
+    q = np.array([-probe.gap.min(), 0.0])
+    u = np.array([-0.2, 3.0])  # falling and turning: an oblique impact
+    cs = closed_contacts(contact, q, u, 0.0, 1e-12)
+    assert cs.size >= 1
+    M = mass_matrix(tree, q)
+    G = cs.w @ np.linalg.solve(M, cs.w.T)
+    gdot = cs.w @ u + cs.what
+    assert gdot[: cs.size].min() < 0
+    res = poisson_impact(G, gdot, np.full(cs.size, 0.3), 0.5, 0.5)
+    u_after = u + np.linalg.solve(M, cs.w.T @ res.total)
+    lost = kinetic_energy(tree, q, u) - kinetic_energy(tree, q, u_after)
+    per_point = res.loss_compression.sum() + res.loss_expansion.sum()
+    assert lost > 0
+    assert per_point == pytest.approx(lost, rel=1e-10)
+    m = cs.size
+    for phase_n, phase_t in (
+        (res.normal_compression, res.tangent_compression),
+        (res.normal_expansion, res.tangent_expansion),
+    ):
+        assert np.all(phase_n >= 0)
+        assert np.all(np.abs(phase_t) <= 0.3 * phase_n * (1 + 1e-9) + 1e-20)
+    assert np.all(res.gdot_after[:m] >= -1e-12)  # no approach after the impact
+
+
+def test_stepper_books_the_impact_of_a_rough_face_on_its_profiles():
+    """The same drop through the stepper: its first step starts with the impact; the losses on
+    both profiles add up to the kinetic + spring energy lost (drive at rest, dampers off)."""
+    d = PinOnWheel(v=1.0 + 1e-3 + 2e-6, R=1.0, f=1.0, s=0.0, c_r=0.0, c_phi=0.0)
+    tree = pin_tree(d)
+    face = rough_arc(
+        (0.0, -d.v), d.v - d.a, np.pi / 2 + 4.5e-4, np.pi / 2 - 4.5e-4, 60, rz=1e-6, seed=4
+    )
+    rim = arc_profile((0.0, 0.0), d.R, np.pi / 2 - 2e-3, np.pi / 2 + 2e-3, 401)
+    contact = RoughContact(tree, PIN, face, rim, 0.0, mu=0.3, eps_n=0.5, eps_t=0.5)
+    probe = closed_contacts(contact, np.zeros(2), np.zeros(2), 0.0, np.inf)
+    stepper = EventDriven(contact, 0.0, [-probe.gap.min(), 0.0], [-0.2, 3.0], 1e-8)
+    report = stepper.step()
+    assert report.impact and stepper.n_impacts == 1
+    assert report.work["dissipated_impact"] > 0
+    total_w = stepper.loss_body.sum() + stepper.loss_wheel.sum()
+    assert stepper.loss_body.sum() == pytest.approx(stepper.loss_wheel.sum(), rel=1e-12)
+    for _ in range(200):
+        stepper.step()
+    total_w = stepper.loss_body.sum() + stepper.loss_wheel.sum()
+    lost = stepper.energy_0 - stepper.mechanical_energy()
+    assert stepper.work["work_drives"] == 0.0
+    assert total_w == pytest.approx(lost, rel=1e-9)
+
+
+# ------------------------------------------------------------------------------------------
+# A run: energy balance, apparent coefficient
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def short_run():
+    return simulate_pin(replace(DATA, t_end=6e-5), h=1e-7)
+
+
+def test_energy_balance_over_a_run(short_run):
+    """Work of the wheel's drive = change of mechanical energy + damper losses + sum of W(s) on
+    both profiles. The bookkeeping of the contacts is exact and the midpoint rule conserves the
+    springs' energy; M(phi) and the Coriolis forces are taken at the start of each step, which
+    leaves 1e-6 to 3e-6 of the drive's work for h = 2.5e-8 to 1e-7 s: tolerance 1e-5."""
+    run = short_run
+    work = run.work["work_drives"]
+    assert work > 1e-6
+    assert abs(run.energy_error) < 1e-5 * work
+    total_w = run.loss_face.sum() + run.loss_rim.sum()
+    dissipated = run.work["dissipated_friction"] + run.work["dissipated_impact"]
+    assert total_w == pytest.approx(dissipated, rel=1e-9)
+    assert run.loss_face.sum() == pytest.approx(run.loss_rim.sum(), rel=1e-9)
+    # the contacts dissipate: friction and impacts never give energy back (beyond round-off)
+    assert run.loss_face.min() > -1e-15 * total_w
+    assert run.n_impacts > 0
+
+
+def test_the_pin_lands_and_slides(short_run):
+    """After landing the pin rests on the wheel: r settles near -(clearance) and the contact
+    carries about the preload k_r (p + r) (003 sec. 4.1), within 20 % over the late part."""
+    run = short_run
+    late = run.t > 3e-5
+    dt = np.diff(np.concatenate(([0.0], run.t)))
+    f_y = run.impulse[late, 1].sum() / dt[late].sum()
+    spring = DATA.k_r * (DATA.p + run.q[late, 0].mean())
+    assert f_y == pytest.approx(spring, rel=0.2)
+    assert 0.05 < run.mu_xy < 0.2
+
+
+@pytest.mark.parametrize("s", [-4e-4, -2e-4, 2e-4, 4e-4])
+def test_smooth_one_point_model_gives_eq_32(s):
+    """Smooth profiles touching at one point (003 fig. 8): the pin's tip is a vertex (a
+    three-vertex face whose side vertices stay 1 um above the smooth rim, 1 um segments). The
+    apparent coefficient F_x / F_y is 003 eq. (32), cot(phi - phi_mu), exactly (1e-9) with phi
+    the direction of the contact's normal impulse, and with cos phi = s / R within 0.2 %.
+    Budget: the rim's segments tilt the normal by <= 5e-5 rad (0.05 %); the tip sits at
+    s + a sin(phi_pin) with the pin's tilt phi_pin ~ 1e-3 rad or less over the run (0.1 %);
+    observed 0.01 % to 0.05 %. At s = +-0.4 mm eq. (32) differs from mu by 28 %."""
+    d = replace(
+        DATA,
+        s=s,
+        rz_pin=0.0,
+        rz_wheel=0.0,
+        tip_radius=5e-5,
+        n_pin=3,
+        wheel_spacing=1e-6,
+        t_end=8e-5,
+    )
+    run = simulate_pin(d, h=1e-7, average_from=0.5)
+    expected = smooth_apparent_cof(s, d.R, d.mu)
+    assert run.mu_xy == pytest.approx(expected, rel=0.002)
+    assert abs(expected - d.mu) > 0.1 * d.mu
+    # all loaded contacts slide, lambda_T = mu lambda_N along +t: with phi the direction of
+    # the normal part of the contact impulse, F_x / F_y = cot(phi - phi_mu) exactly
+    late = run.t > 0.5 * d.t_end
+    normal = run.normal_impulse[late].sum(axis=0)
+    phi = np.arctan2(normal[1], normal[0])
+    assert run.mu_xy == pytest.approx(1.0 / np.tan(phi - np.arctan(d.mu)), rel=1e-9)
+
+
+def test_eq_32_closed_form():
+    """cot(phi - phi_mu) equals F_x / F_y of eq. (31) with F_T = mu F_N, and mu at s = 0."""
+    s = np.linspace(-4e-4, 4e-4, 9)
+    phi = np.arccos(s / DATA.R)
+    fx = np.cos(phi) + DATA.mu * np.sin(phi)
+    fy = np.sin(phi) - DATA.mu * np.cos(phi)
+    assert np.allclose(smooth_apparent_cof(s, DATA.R, DATA.mu), fx / fy, rtol=1e-13)
+    assert smooth_apparent_cof(0.0, DATA.R, DATA.mu) == pytest.approx(DATA.mu, rel=1e-13)
+
+
+# ------------------------------------------------------------------------------------------
+# Run-in wear: 003 sec. 4.2
+# ------------------------------------------------------------------------------------------
+
+
+# ------------------------------------------------------------------------------------------
+# Bad input
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, value, error",
+    [
+        ("a", 0.0, ValueError),
+        ("k_r", -1.0, ValueError),
+        ("mu", float("nan"), ValueError),
+        ("eps_N", 1.5, ValueError),
+        ("eps_T", 0.8, ValueError),  # above eps_N = 0.5
+        ("nu", -0.1, ValueError),
+        ("n_pin", 2, ValueError),
+        ("n_pin", 10.5, ValueError),
+        ("v", 0.0115, ValueError),  # pin inside the wheel
+        ("tip_radius", 1e-3, ValueError),  # more than a / 2
+        ("rz_pin", "rough", TypeError),
+    ],
+)
+def test_bad_numbers_are_named(name, value, error):
+    with pytest.raises(error, match=f"PinOnWheel.{name}"):
+        replace(DATA, **{name: value})
