@@ -6,7 +6,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fe_contact.coupling.rough_contact import RoughContact, closed_contacts, poisson_impact
+from fe_contact.coupling.rough_contact import (
+    RoughContact,
+    closed_contacts,
+    poisson_impact,
+    solve_coulomb,
+)
 from fe_contact.multibody.tree import (
     bias_forces,
     kinetic_energy,
@@ -103,6 +108,112 @@ def test_profiles_of_the_example():
 # ------------------------------------------------------------------------------------------
 
 MASS = 2.0
+
+
+def test_degenerate_contacts_are_solved_within_the_laws():
+    """Three contacts a few nm apart on nearly parallel segments of a 2-dof body (G of rank 2,
+    eigenvalues down to 1e-16 of the largest): the impulses satisfy the unilateral and Coulomb
+    laws (P_N >= 0, |P_T| <= mu P_N, xi_N >= 0 where P_N = 0, xi_N = 0 where P_N > 0, slip
+    opposite to P_T) to 1e-6 of the velocities."""
+    rng = np.random.default_rng(3)
+    minv = np.diag([1.0 / 1.65e-6, 1.0 / 6.9e-13])
+    angle = np.pi / 2 + np.array([0.0, 1e-4, 1.01e-4])
+    arm = np.array([1.0e-4, 1.0e-4 + 3e-9, 1.0e-4 + 5e-9])
+    w_n = np.column_stack((np.sin(angle), arm * np.cos(angle) * 10))
+    w_t = np.column_stack((-np.cos(angle), arm * np.sin(angle)))
+    w = np.vstack((w_n, w_t))
+    G = w @ minv @ w.T
+    for _ in range(5):
+        c = np.concatenate((rng.uniform(-0.4, -0.2, 3), rng.uniform(-0.3, -0.2, 3)))
+        p = solve_coulomb(G, c, np.full(3, 0.125))
+        xi = G @ p + c
+        scale = np.abs(c).max()
+        assert np.all(p[:3] >= 0) and np.all(np.abs(p[3:]) <= 0.125 * p[:3] * (1 + 1e-12))
+        assert np.all(xi[:3] >= -1e-6 * scale)
+        assert np.all(np.abs(xi[:3][p[:3] > 0]) <= 1e-6 * scale)
+        slipping = np.abs(xi[3:]) > 1e-6 * scale
+        assert np.all(p[3:][slipping] * xi[3:][slipping] <= 0)
+        assert np.allclose(np.abs(p[3:][slipping]), 0.125 * p[:3][slipping], rtol=1e-9)
+
+
+# three closed contacts of a rough pin (n_pin = 50, h = 2e-7 s) where Lemke's pivoting on G
+# itself ends on a ray: G of rank 2 with near-duplicate rows
+DEGENERATE_G = np.array(
+    [
+        [
+            911482.5149897286,
+            431325.41918006755,
+            432184.79569972394,
+            -463609.11928734963,
+            -594650.860610054,
+            -594607.0626267288,
+        ],
+        [
+            431325.41918006766,
+            694926.4375345628,
+            694471.665709166,
+            370530.2555327168,
+            282290.75612931204,
+            282358.16815522243,
+        ],
+        [
+            432184.795699724,
+            694471.665709166,
+            694019.2160568848,
+            369057.7801573215,
+            280740.7647249898,
+            280808.1361055131,
+        ],
+        [
+            -463609.1192873497,
+            370530.2555327168,
+            369057.7801573215,
+            944829.5479964728,
+            979956.9927019571,
+            979990.8280832879,
+        ],
+        [
+            -594650.8606100539,
+            282290.75612931204,
+            280740.7647249897,
+            979956.9927019569,
+            1035325.6513712826,
+            1035350.695147705,
+        ],
+        [
+            -594607.0626267288,
+            282358.16815522243,
+            280808.1361055131,
+            979990.8280832878,
+            1035350.6951477051,
+            1035375.7454694458,
+        ],
+    ]
+)
+DEGENERATE_C = np.array(
+    [
+        -0.029345714193252524,
+        -0.04674179576308647,
+        -0.04677337998344093,
+        -0.26654725842614596,
+        -0.2588932606051375,
+        -0.2588979507188391,
+    ]
+)
+
+
+def test_a_degenerate_case_from_a_run_is_solved_within_the_laws():
+    """The laws hold with G itself to the regularisation's velocity eps max(diag G) |P|
+    (eps <= 1e-6: 4e-8 m/s here against c ~ 0.3 m/s)."""
+    G, c = DEGENERATE_G, DEGENERATE_C
+    p = solve_coulomb(G, c, np.full(3, 0.125))
+    xi = G @ p + c
+    bound = 2e-6 * np.diag(G).max() * np.abs(p).max()
+    assert np.all(p[:3] >= 0) and np.all(np.abs(p[3:]) <= 0.125 * p[:3] * (1 + 1e-12))
+    assert np.all(xi[:3] >= -bound)
+    assert np.all(np.abs(xi[:3][p[:3] > 0]) <= bound)
+    slipping = np.abs(xi[3:]) > bound
+    assert np.all(p[3:][slipping] * xi[3:][slipping] <= 0)
 
 
 def _point_mass_impact(v_n, v_t, mu, eps_n, eps_t, nu=0.0):
