@@ -32,6 +32,7 @@ from . import validation as check
 __all__ = [
     "Profile",
     "arc_profile",
+    "form_free_rz",
     "peak_to_valley",
     "reshape",
     "rough_arc",
@@ -105,6 +106,15 @@ def turning_angles(points) -> np.ndarray:
 def peak_to_valley(profile: Profile) -> float:
     """Rz in m: the peak-to-valley height of the profile's heights (module docstring)."""
     return float(np.ptp(profile.heights()))
+
+
+def form_free_rz(profile: Profile) -> float:
+    """Rz in m of the heights after removing their least-squares straight line over the
+    vertex index (the form that a tilt of the whole face leaves; roughness standards remove the
+    form before measuring Rz)."""
+    h = profile.heights()
+    x = np.arange(h.size, dtype=float)
+    return float(np.ptp(h - np.polyval(np.polyfit(x, h, 1), x)))
 
 
 def arc_profile(
