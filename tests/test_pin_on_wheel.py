@@ -498,3 +498,32 @@ def test_same_seeds_same_profiles():
 def test_bad_numbers_are_named(name, value, error):
     with pytest.raises(error, match=f"PinOnWheel.{name}"):
         replace(DATA, **{name: value})
+
+
+def test_profiles_in_the_wrong_direction_are_rejected():
+    contact, _, _ = pin_on_wheel(replace(DATA, t_end=1e-5))
+    face = contact.profile
+    flipped = type(face)(face.points[:, ::-1], face.reference[:, ::-1], face.reference_normals)
+    with pytest.raises(ValueError, match="RoughContact.profile"):
+        replace(contact, profile=flipped)
+    rim = contact.wheel
+    flipped = type(rim)(rim.points[:, ::-1], rim.reference[:, ::-1], rim.reference_normals)
+    with pytest.raises(ValueError, match="RoughContact.wheel"):
+        replace(contact, wheel=flipped)
+    with pytest.raises(ValueError, match="RoughContact.eps_t"):
+        replace(contact, eps_t=0.9)
+
+
+def test_an_unsolvable_contact_problem_ends_the_run_with_its_message(monkeypatch):
+    """The stepper keeps its last state, reports "failed" and the solver's message; the run
+    returns the history up to there."""
+    import fe_contact.steppers.event_driven as event_driven
+    from fe_contact.coupling.setvalued import ContactSolverError
+
+    def unsolvable(*args, **kwargs):
+        raise ContactSolverError(3, 2000, 1e-4, 1e-10, 1.0, time=1.0)
+
+    monkeypatch.setattr(event_driven, "solve_coulomb", unsolvable)
+    run = simulate_pin(replace(DATA, t_end=2e-5), h=1e-7)
+    assert run.status == "failed" and "did not converge for 3 closed contacts" in run.message
+    assert 0 < run.t.size < 200 and run.t[-1] < 2e-5

@@ -231,6 +231,16 @@ class RoughContact:
         theta = np.unwrap(np.arctan2(self.wheel.points[1], self.wheel.points[0]))
         if np.any(np.diff(theta) <= 0):
             check.fail("RoughContact.wheel", "profile", "vertices counter-clockwise about (0, 0)")
+        pose = body_poses(self.tree, np.zeros(self.tree.n_bodies))
+        origin = pose.origin[self.body][:, None]
+        body = origin + _rotate(float(pose.angle[self.body]), self.profile.points)
+        theta = np.unwrap(np.arctan2(body[1], body[0]))
+        if np.any(np.diff(theta) >= 0):
+            check.fail(
+                "RoughContact.profile",
+                "profile",
+                "vertices clockwise about the wheel's centre (0, 0) at q = 0",
+            )
 
     def wheel_angle(self, t: float) -> float:
         return self.alpha_0 + self.omega * t

@@ -214,8 +214,11 @@ def main(argv=None) -> int:
             f"re-shaping {k}: W face {w.sum():.3e} J, max/mean {w.max() / w.mean():.2f}, "
             f"impacts {run_.n_impacts}, steps {run_.n_steps}, energy balance {balance:.1e}"
         )
+    failed = [r for r in (*wear, *sweep) if r.status != "finished"]
+    for r in failed:
+        print(f"a run failed at t = {r.t[-1] if r.t.size else 0.0:.6g} s: {r.message}")
     print(f"{time.perf_counter() - start:.1f} s; written to {args.out}/")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

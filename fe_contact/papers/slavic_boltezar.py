@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import validation as check
 from ..coupling.rough_contact import RoughContact
+from ..coupling.setvalued import ContactSolverError
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..rough import Profile, reshape, rough_arc
@@ -280,7 +281,9 @@ class PinRun:
     (003 fig. 10); loss_face, loss_rim : W per vertex in J (003 eqs. (18)-(20)); work : the
     stepper's WORK totals in J; energy_error : J (``EventDriven.energy_error``); mu_xy : the
     apparent coefficient sum F_x dt / sum F_y dt over t >= average_from * t_end (003 sec. 4.3);
-    face, rim : the profiles simulated; counters n_steps, n_impacts, n_rejected."""
+    face, rim : the profiles simulated; counters n_steps, n_impacts, n_rejected; status :
+    "finished", or "failed" when a contact problem could not be solved (then ``message`` says
+    why and the history ends there)."""
 
     t: np.ndarray
     q: np.ndarray
@@ -299,6 +302,8 @@ class PinRun:
     n_steps: int
     n_impacts: int
     n_rejected: int
+    status: str = "finished"
+    message: str = ""
 
 
 def simulate_pin(
@@ -322,7 +327,10 @@ def simulate_pin(
     stepper = EventDriven(contact, 0.0, q0, u0, h, penetration=data.penetration)
     t, q, u, impulse, normal, angles, weights = [], [], [], [], [], [], []
     while stepper.status == "running":
-        report = stepper.step(data.t_end)
+        try:
+            report = stepper.step(data.t_end)
+        except ContactSolverError:
+            break  # the run ends here: status "failed" and the solver's message
         t.append(report.t)
         q.append(report.q)
         u.append(report.u)
@@ -331,17 +339,17 @@ def simulate_pin(
         angles.append(report.angles)
         weights.append(report.normal_impulses)
     t = np.array(t)
-    impulse = np.array(impulse)
+    impulse = np.array(impulse).reshape(-1, 2)
     late = t > average_from * data.t_end
     total = impulse[late].sum(axis=0)
     return PinRun(
         t=t,
-        q=np.array(q),
-        u=np.array(u),
+        q=np.array(q).reshape(-1, 2),
+        u=np.array(u).reshape(-1, 2),
         impulse=impulse,
-        normal_impulse=np.array(normal),
-        angles=np.concatenate(angles),
-        weights=np.concatenate(weights),
+        normal_impulse=np.array(normal).reshape(-1, 2),
+        angles=np.concatenate([np.zeros(0), *angles]),
+        weights=np.concatenate([np.zeros(0), *weights]),
         loss_face=stepper.loss_body.copy(),
         loss_rim=stepper.loss_wheel.copy(),
         work=dict(stepper.work),
@@ -352,6 +360,8 @@ def simulate_pin(
         n_steps=stepper.n_steps,
         n_impacts=stepper.n_impacts,
         n_rejected=stepper.n_rejected,
+        status=stepper.status,
+        message=stepper.message,
     )
 
 

@@ -46,6 +46,7 @@ from ..coupling.rough_contact import (
     share_loss,
     solve_coulomb,
 )
+from ..coupling.setvalued import ContactSolverError
 from ..multibody.tree import bias_forces, kinetic_energy, mass_matrix, potential_energy
 
 __all__ = ["EventDriven", "RoughStepReport"]
@@ -151,9 +152,19 @@ class EventDriven:
     # -- one step ------------------------------------------------------------------------------
 
     def step(self, t_bound: float | None = None) -> RoughStepReport:
-        """Advance by one accepted step (at most ``h``, not past ``t_bound``)."""
+        """Advance by one accepted step (at most ``h``, not past ``t_bound``). When the contact
+        problem of the step cannot be solved the stepper keeps its state, its ``status``
+        becomes "failed" with the solver's ``message``, and the ContactSolverError is raised."""
         if self.status != "running":
             raise RuntimeError(f"EventDriven.step: the stepper is {self.status}")
+        try:
+            return self._step(t_bound)
+        except ContactSolverError as err:
+            self.status = "failed"
+            self.message = str(err)
+            raise
+
+    def _step(self, t_bound):
         contact = self.contact
         work = dict.fromkeys(WORK, 0.0)
         impulse = np.zeros(4)  # x, y of the whole impulse, then of its normal part
