@@ -435,11 +435,10 @@ def wear_runs():
 def test_run_in_spreads_the_loss_over_more_of_the_face(wear_runs):
     """003 fig. 5: at first a few asperities take the load; every re-shaped face carries its
     loss W on more vertices (the participation ratio grows) and max W / mean W is lower after
-    five re-shapings. Checked beforehand on seeds 1-5 of this setting and on 3 seeds of the
-    demo's (1 ms, 100 vertices): the ratio rises after every re-shaping in all; max W / mean W
-    falls from first to last in the short runs, but not in every 1 ms run (it fluctuates by
-    about +-30 % from one re-shaping to the next), so only the participation is asserted
-    for every step."""
+    five re-shapings. Not a law of the model: on seeds 1-5 of this setting both held; on five
+    seeds of the demo's (1 ms, 100 vertices) the participation grew after every re-shaping in
+    four (in one it came back to its first value after the fifth) and max W / mean W ended
+    lower in three (it fluctuates by about +-30 % from one re-shaping to the next)."""
     _, runs = wear_runs
     first = _participation(runs[0].loss_face)
     assert first < 0.15  # a few vertices carry it
@@ -451,16 +450,17 @@ def test_run_in_spreads_the_loss_over_more_of_the_face(wear_runs):
 
 def test_run_in_wears_peaks_and_rz_does_not_grow(wear_runs):
     """Each re-shaping moves vertices inward by at most u_max (003 eq. (17)), the most loaded
-    one by exactly u_max; the rim's Rz does not grow. On the face the form-free Rz (least-squares
-    line removed) is lower after five re-shapings; its plain Rz may grow a little where the
-    pin's tilt brings a valley at the face's edge into contact (up to 5 % seen on seeds 1-5),
-    bounded here by 10 %."""
+    one by exactly u_max. After five re-shapings the rim's Rz and the face's form-free Rz
+    (least-squares line removed) are not larger than at first (so on seeds 1-5). A valley next
+    to a loaded segment shares its loss (the loss at a point of a segment goes to both ends),
+    so Rz may grow by a nanometre from one re-shaping to the next; and the face's plain Rz may
+    grow a little where the pin's tilt brings a valley at its edge into contact (up to 5 % on
+    seeds 1-5): bounded here by 10 %."""
     data, runs = wear_runs
     for before, after in zip(runs[:-1], runs[1:], strict=True):
         depth = np.linalg.norm(after.face.points - before.face.points, axis=0)
         assert depth.max() == pytest.approx(data.u_max, rel=1e-9)
         assert np.argmax(depth) == np.argmax(before.loss_face)
-        assert peak_to_valley(after.rim) <= peak_to_valley(before.rim) + 1e-15
     assert form_free_rz(runs[-1].face) < form_free_rz(runs[0].face)
     assert peak_to_valley(runs[-1].face) < 1.1 * data.rz_pin
     assert peak_to_valley(runs[-1].rim) < data.rz_wheel
