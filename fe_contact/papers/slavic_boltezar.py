@@ -21,7 +21,8 @@ Our choices where 003 is silent or ambiguous (the README discusses their weight)
 * roughness heights lie in [-Rz, 0] (``fe_contact.rough``), so the initial clearance at s = 0
   is v - a - R = 1.16 um, and the pin starts at rest at r = phi = 0 (003's "starting positions");
 * the pin's moment of inertia about its centre is m a^2 / 6 (a cube of side a); 003 quotes
-  f_r,0 = 210 kHz and f_phi,0 = 103 kHz, which these numbers do not give (71 kHz and 54 kHz);
+  f_r,0 = 210 kHz and f_phi,0 = 103 kHz, which these numbers do not give (71 kHz and, without
+  damping, 54 kHz; c_phi makes phi overdamped, damping ratio 45, in 003's numbers as in ours);
 * gravity is left out (as in 003 eq. (30)); the pin's weight is 1.6e-5 N against 3.1 N preload.
 """
 
