@@ -527,3 +527,28 @@ def test_an_unsolvable_contact_problem_ends_the_run_with_its_message(monkeypatch
     run = simulate_pin(replace(DATA, t_end=2e-5), h=1e-7)
     assert run.status == "failed" and "did not converge for 3 closed contacts" in run.message
     assert 0 < run.t.size < 200 and run.t[-1] < 2e-5
+
+
+def test_demo_writes_the_apparent_coefficient_table_and_figures(tmp_path):
+    """A short demo run: apparent_cof.csv has the columns of the issue, its smooth column is
+    003 eq. (32), the rough coefficient grows with s as eq. (32) does (the misalignment turns
+    the contact normal), and every figure and re-shaped profile is written."""
+    import csv
+
+    from fe_contact.demos.pin_on_wheel import run as demo_run
+
+    data = replace(DATA, t_end=6e-5)
+    s_values = (-4e-4, 4e-4)
+    demo_run(data, s_values, reshapings=1, h=2e-7, jobs=1, out=tmp_path)
+    with open(tmp_path / "apparent_cof.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["s [m]", "mu_xy_smooth", "mu_xy_rough"]
+    table = np.array(rows[1:], dtype=float)
+    assert np.allclose(table[:, 0], s_values)
+    assert np.allclose(table[:, 1], smooth_apparent_cof(table[:, 0], DATA.R, DATA.mu), rtol=1e-15)
+    assert table[0, 2] < DATA.mu < table[1, 2]
+    for name in ("apparent_cof", "r", "phi", "loss", "profiles", "contact_angles"):
+        assert (tmp_path / f"{name}.png").stat().st_size > 0
+    for k in (0, 1):
+        assert (tmp_path / "profiles" / f"face_{k}.csv").exists()
+        assert (tmp_path / "profiles" / f"rim_{k}.csv").exists()
