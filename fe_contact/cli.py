@@ -41,6 +41,10 @@ DEMOS = {
         "fe_contact.demos.friction_oscillator",
         "block on a spring on a moving belt: stick-slip limit cycle, mu_s > mu_k",
     ),
+    "pin-on-wheel": (
+        "fe_contact.demos.pin_on_wheel",
+        "rough pin on a rotating wheel: impacts, run-in wear, apparent friction (003 sec. 4)",
+    ),
 }
 _WIDTH = max(map(len, DEMOS))  # the demo names' column in --list
 

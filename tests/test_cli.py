@@ -193,6 +193,15 @@ def _invalid_command_lines(good: str, a_file: str):
         ["demo", "friction-oscillator", "--t-end", "0"],
         ["demo", "friction-oscillator", "--h", "0"],
         ["demo", "friction-oscillator", "--out", a_file],
+        ["demo", "pin-on-wheel", "--set", "mu=-1"],
+        ["demo", "pin-on-wheel", "--set", "bogus=1"],
+        ["demo", "pin-on-wheel", "--set", "n_pin=2.5"],
+        ["demo", "pin-on-wheel", "--misalignments", "0.02"],
+        ["demo", "pin-on-wheel", "--reshapings", "-1"],
+        ["demo", "pin-on-wheel", "--jobs", "0"],
+        ["demo", "pin-on-wheel", "--t-end", "0"],
+        ["demo", "pin-on-wheel", "--h", "0"],
+        ["demo", "pin-on-wheel", "--out", a_file],
     ]
 
 

@@ -1,0 +1,436 @@
+"""Many-point contact between a rough profile on a tree body and a rough rim on a driven wheel,
+and the impact with friction by Poisson's law, Slavic-Boltezar (003), secs. 2-3.
+
+Geometry. The body profile (``fe_contact.rough.Profile`` in the body's frame) and the wheel
+profile (in the wheel's frame; the wheel turns about the ground origin at the prescribed angle
+alpha(t) = alpha_0 + omega t) are both graphs over the polar angle about the wheel's centre, so
+each vertex finds the opposite segment it lies over by a sorted search. Every vertex of either
+profile paired with that segment is a candidate point-segment contact (003 eq. (11): the set
+I_G; I_S holds those with gap g_N <= closing tolerance). A wheel vertex closer to a body
+vertex than CORNER times the body segment's length is not paired with that segment: a corner on
+a corner has no normal of its own and counts once, as the body's vertex on the wheel's segment
+(else a penetration of a few nm, within the tolerance, lets the wheel's vertex catch the steep
+facet next to a body vertex, with a normal tilted by the facet's slope). Per pair: N the unit normal of the
+force on the body (the wheel segment's outward normal for a body vertex, minus the body
+segment's outward normal for a wheel vertex), T = (N_y, -N_x) (so that (N, T) are 003 eq. (31)'s
+(n, t) for a contact on top of the wheel), the contact point C (the vertex), and
+
+    g_N' = w_N . u + what_N,   g_T' = w_T . u + what_T        (003 eqs. (7), (13), (15))
+
+with w = J(C)^T N (J the body point Jacobian, from ``multibody.tree``) and what = -(N, T) . v_W
+where v_W = omega e_z x C is the wheel's velocity at C: the drive does the work -P . what.
+
+Impacts, 003 sec. 2.2 (after Pfeiffer-Glocker): with the Delassus matrix G = W^T M^-1 W of the
+closed contacts and the relative velocities gdot_A before the impact,
+
+* compression: gdot_C = G Lambda_C + gdot_A with Lambda_NC >= 0 _|_ gdot_NC >= 0 and Coulomb's
+  law |Lambda_TC| <= mu Lambda_NC, Lambda_TC = -mu Lambda_NC sign(gdot_TC) where gdot_TC != 0;
+* expansion (Poisson): Lambda_E = Lambda_E0 + dLambda with Lambda_NE0 = eps_N Lambda_NC,
+  Lambda_TE0 = eps_T Lambda_TC for contacts that slide at the end of compression and
+  nu eps_T Lambda_TC for those that stick (nu: reversibility of the tangential impulse stored
+  at a sticking contact), and dLambda satisfying the compression laws (with the cone
+  |dLambda_T| <= mu dLambda_N) for gdot_E = G dLambda + (gdot_C + G Lambda_E0). 003 only names
+  nu (after Pfeiffer-Glocker); with nu = 1 this is the inequality form of Poisson's law of
+  Glocker (Multibody Syst. Dyn. 2013, part II). A contact that slides through the impact thus
+  carries -mu (1 + eps_T) Lambda_NC, Coulomb's law for the whole impulse when eps_T = eps_N.
+
+Each phase is the complementarity problem of ``setvalued`` (the linear complementarity problem
+``coulomb_lcp``), solved by ``setvalued.solve_contact_impulses``, whose ContactSolverError
+reports a failure. With eps_T <= eps_N the impulse of each
+phase stays in the friction cone. The energy lost at a contact in a phase is, 003 eqs.
+(18)-(20), W = -(Lambda_N, Lambda_T) . (gdot_start + gdot_end) / 2 (>= 0 when dissipative); the
+sum over contacts and phases equals the drive's work minus the change of kinetic energy exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import validation as check
+from ..multibody.tree import TreeModel, angular_jacobian, body_poses, point_jacobian
+from ..rough import Profile, segment_normals
+from .setvalued import coulomb_lcp, lemke, natural_residual, solve_contact_impulses
+
+CORNER = 0.05  # a wheel vertex this close (fraction of the segment) to a body vertex is on it
+
+__all__ = [
+    "ContactSet",
+    "ImpactImpulses",
+    "RoughContact",
+    "closed_contacts",
+    "gaps",
+    "share_loss",
+    "poisson_impact",
+    "solve_coulomb",
+]
+
+
+def _lemke_impulses(G, c, mu):
+    """P (2m,) from Lemke's pivoting on ``coulomb_lcp`` of the scaled G, or None."""
+    m = mu.size
+    scale = float(np.max(np.diag(G)))  # pivot on O(1) entries: P = z / scale
+    z, _ = lemke(*coulomb_lcp(G / scale, c, mu))
+    if z is None:
+        return None
+    z = z / scale
+    p = np.concatenate((np.maximum(z[:m], 0.0), z[m : 2 * m] - z[2 * m : 3 * m]))
+    p[m:] = np.clip(p[m:], -mu * p[:m], mu * p[:m])
+    return p
+
+
+def solve_coulomb(delassus, offset, mu, time=None, tol: float = 1e-9) -> np.ndarray:
+    """Impulses (2m,) = (P_N, P_T) of ``xi = G P + c`` under the unilateral and Coulomb laws,
+    ``mu`` (m,): Lemke's pivoting on the LCP ``setvalued.coulomb_lcp`` (with G scaled by its
+    largest diagonal entry: the pivots of G ~ 1e6 s/kg against c ~ 0.1 m/s lose the degenerate
+    ties otherwise), accepted when the laws
+    hold to ``tol`` relative (``setvalued.natural_residual``, as in
+    ``setvalued.solve_contact_impulses``).
+
+    Two closed contacts a few nanometres apart on nearly parallel segments make G singular
+    beyond what the pivoting resolves in floating point; then the LCP is solved again with the
+    compliance G + eps max(diag G) I, eps = 1e-10, 1e-8, 1e-6, whose solution is accepted when
+    it meets the laws with G itself up to that compliance's velocity eps max(diag G) |P| (for
+    the pin at most 3e-7 m/s against slip velocities of 0.3 m/s), and at last by
+    ``setvalued.solve_contact_impulses``, whose ContactSolverError reports a failure."""
+    G = np.asarray(delassus, dtype=float)
+    c = np.asarray(offset, dtype=float)
+    mu = np.asarray(mu, dtype=float)
+    m = mu.size
+    diag = np.diag(G)
+    r = 1.0 / diag
+    for eps in (0.0, 1e-10, 1e-8, 1e-6):
+        p = _lemke_impulses(G + eps * diag.max() * np.eye(2 * m), c, mu)
+        if p is None:
+            continue
+        xi = G @ p + c
+        res = natural_residual(p[:m], p[m:], xi[:m], xi[m:], mu, r[:m], r[m:])
+        # exact for G + eps max(diag G) I: with G the laws are off by that compliance's velocity
+        allowed = tol * max(np.abs(c).max(), np.abs(xi - c).max(), 1e-12)
+        if res <= allowed + 2.0 * eps * diag.max() * np.abs(p).max():
+            return p
+    res = solve_contact_impulses(G, c, mu, time=time)
+    return np.concatenate((res.normal, res.tangent))
+
+
+@dataclass(frozen=True)
+class ImpactImpulses:
+    """Result of ``poisson_impact`` for m contacts, all (m,) in N s or m/s.
+
+    normal_compression, tangent_compression, normal_expansion, tangent_expansion : impulses.
+    gdot_before, gdot_compression, gdot_after : (2m,) relative velocities (N rows, then T) at
+    the start, at the end of compression and at the end of expansion.
+    loss_compression, loss_expansion : (m,) J, 003 eqs. (18)-(20).
+    """
+
+    normal_compression: np.ndarray
+    tangent_compression: np.ndarray
+    normal_expansion: np.ndarray
+    tangent_expansion: np.ndarray
+    gdot_before: np.ndarray
+    gdot_compression: np.ndarray
+    gdot_after: np.ndarray
+    loss_compression: np.ndarray
+    loss_expansion: np.ndarray
+
+    @property
+    def total(self) -> np.ndarray:
+        """(2m,) the whole impulse (Lambda_N, Lambda_T) of both phases."""
+        return np.concatenate(
+            (
+                self.normal_compression + self.normal_expansion,
+                self.tangent_compression + self.tangent_expansion,
+            )
+        )
+
+
+def _phase_loss(impulse, start, end) -> np.ndarray:
+    m = impulse.size // 2
+    work = impulse * 0.5 * (start + end)
+    return -(work[:m] + work[m:])
+
+
+def poisson_impact(
+    delassus, gdot, mu, eps_n: float, eps_t: float, nu: float = 0.0, stick_tol=1e-12, time=None
+) -> ImpactImpulses:
+    """Impact with friction by Poisson's law (module docstring), 003 eqs. (14)-(15), (18)-(20).
+
+    delassus : (2m, 2m) G = W^T M^-1 W with W = [W_N, W_T]. gdot : (2m,) relative velocities
+    before the impact (N rows, then T) in m/s. mu : (m,). eps_n, eps_t, nu : in [0, 1].
+    stick_tol : m/s, |gdot_TC| below which a contact sticks at the end of compression.
+    """
+    G = np.asarray(delassus, dtype=float)
+    g_a = np.asarray(gdot, dtype=float)
+    mu = np.asarray(mu, dtype=float)
+    m = mu.size
+    p_c = solve_coulomb(G, g_a, mu, time)
+    g_c = G @ p_c + g_a
+    stick = np.abs(g_c[m:]) <= stick_tol * max(1.0, np.abs(g_a).max())
+    p_e0 = np.concatenate((eps_n * p_c[:m], eps_t * p_c[m:] * np.where(stick, nu, 1.0)))
+    p_d = solve_coulomb(G, g_c + G @ p_e0, mu, time)
+    p_e = p_e0 + p_d
+    g_e = G @ p_e + g_c
+    return ImpactImpulses(
+        normal_compression=p_c[:m],
+        tangent_compression=p_c[m:],
+        normal_expansion=p_e[:m],
+        tangent_expansion=p_e[m:],
+        gdot_before=g_a,
+        gdot_compression=g_c,
+        gdot_after=g_e,
+        loss_compression=_phase_loss(p_c, g_a, g_c),
+        loss_expansion=_phase_loss(p_e, g_c, g_e),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class RoughContact:
+    """A rough profile on a tree body against a rough rim of a driven wheel (module docstring).
+
+    tree : the TreeModel that carries the body. body : its index. profile : the body's Profile
+    in its frame. wheel : the wheel's Profile in the wheel's frame (centre at the ground
+    origin), counter-clockwise. omega : rad/s, the wheel's angular velocity (negative:
+    clockwise). alpha_0 : rad, its angle at t = 0. mu : friction coefficient >= 0. eps_n,
+    eps_t : Poisson's restitution coefficients in [0, 1] with eps_t <= eps_n. nu : tangential
+    reversibility in [0, 1].
+    """
+
+    tree: TreeModel
+    body: int
+    profile: Profile
+    wheel: Profile
+    omega: float
+    alpha_0: float = 0.0
+    mu: float = 0.0
+    eps_n: float = 0.0
+    eps_t: float = 0.0
+    nu: float = 0.0
+
+    def __post_init__(self):
+        check.instance("RoughContact.tree", self.tree, TreeModel, "a TreeModel")
+        check.index("RoughContact.body", self.body, self.tree.n_bodies, "body")
+        check.instance("RoughContact.profile", self.profile, Profile, "a Profile")
+        check.instance("RoughContact.wheel", self.wheel, Profile, "a Profile")
+        for name, unit in (("omega", "rad/s"), ("alpha_0", "rad")):
+            object.__setattr__(
+                self, name, check.real(f"RoughContact.{name}", getattr(self, name), unit=unit)
+            )
+        object.__setattr__(self, "mu", check.real("RoughContact.mu", self.mu, low=0.0))
+        for name in ("eps_n", "nu"):
+            value = check.real(f"RoughContact.{name}", getattr(self, name), low=0.0, high=1.0)
+            object.__setattr__(self, name, value)
+        eps_t = check.real(
+            "RoughContact.eps_t",
+            self.eps_t,
+            low=0.0,
+            high=self.eps_n,
+            meaning="a restitution coefficient not above eps_n (the impulse stays in the cone)",
+        )
+        object.__setattr__(self, "eps_t", eps_t)
+        theta = np.unwrap(np.arctan2(self.wheel.points[1], self.wheel.points[0]))
+        if np.any(np.diff(theta) <= 0):
+            check.fail("RoughContact.wheel", "profile", "vertices counter-clockwise about (0, 0)")
+        pose = body_poses(self.tree, np.zeros(self.tree.n_bodies))
+        origin = pose.origin[self.body][:, None]
+        body = origin + _rotate(float(pose.angle[self.body]), self.profile.points)
+        theta = np.unwrap(np.arctan2(body[1], body[0]))
+        if np.any(np.diff(theta) >= 0):
+            check.fail(
+                "RoughContact.profile",
+                "profile",
+                "vertices clockwise about the wheel's centre (0, 0) at q = 0",
+            )
+
+    def wheel_angle(self, t: float) -> float:
+        return self.alpha_0 + self.omega * t
+
+
+@dataclass(frozen=True, eq=False)
+class ContactSet:
+    """The candidate contacts of a configuration with gap <= ``closing`` (003 eq. (11), I_S).
+
+    m contacts: gap (m,) m; normal, tangent (2, m) unit; point (2, m) the contact point C in m;
+    w (2m, n_q) the rows w_N^T then w_T^T; what (2m,) m/s; body_vertex (m,) bool, True where a
+    body vertex touches a wheel segment; vertex (m,) int, the touching vertex; segment (m,) int,
+    the opposite segment's first vertex; xi (m,) in [0, 1], the position on that segment.
+    """
+
+    gap: np.ndarray
+    normal: np.ndarray
+    tangent: np.ndarray
+    point: np.ndarray
+    w: np.ndarray
+    what: np.ndarray
+    body_vertex: np.ndarray
+    vertex: np.ndarray
+    segment: np.ndarray
+    xi: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return self.gap.size
+
+    @property
+    def angle(self) -> np.ndarray:
+        """(m,) rad, direction of the normal N (003 fig. 8: the contact angle phi)."""
+        return np.arctan2(self.normal[1], self.normal[0])
+
+
+def _rotate(angle: float, points: np.ndarray) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.vstack((c * points[0] - s * points[1], s * points[0] + c * points[1]))
+
+
+@dataclass(frozen=True, eq=False)
+class _Frames:
+    """Constant parts of the search: the wheel's vertex angles (unwrapped, increasing) and
+    segment normals in the wheel's frame, the body's segment normals in the body's frame."""
+
+    theta_wheel: np.ndarray
+    normals_wheel: np.ndarray
+    normals_body: np.ndarray
+
+
+def _frames(contact: RoughContact) -> _Frames:
+    frames = contact.__dict__.get("_frames")
+    if frames is None:
+        w = contact.wheel.points
+        frames = _Frames(
+            np.unwrap(np.arctan2(w[1], w[0])),
+            segment_normals(w),
+            segment_normals(contact.profile.points),
+        )
+        object.__setattr__(contact, "_frames", frames)
+    return frames
+
+
+def _over(theta_sorted: np.ndarray, theta: np.ndarray):
+    """Segment index k with theta_sorted[k] <= theta < theta_sorted[k+1], and a validity mask."""
+    k = np.searchsorted(theta_sorted, theta) - 1
+    ok = (k >= 0) & (k < theta_sorted.size - 1)
+    return np.clip(k, 0, theta_sorted.size - 2), ok
+
+
+@dataclass(frozen=True, eq=False)
+class _Pairs:
+    """All point-segment pairs in the wheel's frame: a = body vertex over wheel segment, b =
+    wheel vertex under body segment; gaps in m and the body's points and normals."""
+
+    body_pts: np.ndarray
+    body_normals: np.ndarray
+    ia: np.ndarray
+    ka: np.ndarray
+    gap_a: np.ndarray
+    ib: np.ndarray
+    kb: np.ndarray
+    gap_b: np.ndarray
+
+
+def _pairs(contact: RoughContact, q, t: float) -> _Pairs:
+    frames = _frames(contact)
+    pose = body_poses(contact.tree, q)
+    alpha = contact.wheel_angle(t)
+    angle = float(pose.angle[contact.body]) - alpha
+    origin = _rotate(-alpha, pose.origin[contact.body][:, None])
+    body = origin + _rotate(angle, contact.profile.points)  # in the wheel's frame
+    n_b = _rotate(angle, frames.normals_body)
+    wheel, n_w, th_w = contact.wheel.points, frames.normals_wheel, frames.theta_wheel
+    th_b = np.arctan2(body[1], body[0])
+    th_b = th_w[0] + np.mod(th_b - th_w[0] + np.pi, 2 * np.pi) - np.pi
+    k, ok = _over(th_w, th_b)
+    ia = np.flatnonzero(ok)
+    ka = k[ia]
+    gap_a = np.sum(n_w[:, ka] * (body[:, ia] - wheel[:, ka]), axis=0)
+    # wheel vertices under the body's segments (the body's vertices run clockwise)
+    lo, hi = np.searchsorted(th_w, (th_b.min(), th_b.max()))
+    ib = np.arange(lo, hi)
+    rev = th_b[::-1]
+    if ib.size and np.all(np.diff(rev) > 0):
+        kr, okb = _over(rev, th_w[ib])
+        ib = ib[okb]
+        kb = body.shape[1] - 2 - kr[okb]
+        # a wheel vertex on a body vertex is taken once, as that body vertex on the wheel
+        near = np.minimum(
+            np.linalg.norm(wheel[:, ib] - body[:, kb], axis=0),
+            np.linalg.norm(wheel[:, ib] - body[:, kb + 1], axis=0),
+        )
+        length = np.linalg.norm(body[:, kb + 1] - body[:, kb], axis=0)
+        keep = near > CORNER * length
+        ib, kb = ib[keep], kb[keep]
+        gap_b = np.sum(n_b[:, kb] * (wheel[:, ib] - body[:, kb]), axis=0)
+    else:
+        ib = kb = np.zeros(0, int)
+        gap_b = np.zeros(0)
+    return _Pairs(body, n_b, ia, ka, gap_a, ib, kb, gap_b)
+
+
+def gaps(contact: RoughContact, q, t: float) -> tuple[np.ndarray, np.ndarray]:
+    """(gap (k,) m, key (k,) int) of every candidate pair (I_G of 003 eq. (11)); the key names
+    the touching vertex and its side (2 vertex + 1 for a body vertex)."""
+    pr = _pairs(contact, q, t)
+    gap = np.concatenate((pr.gap_a, pr.gap_b))
+    key = np.concatenate((2 * pr.ia + 1, 2 * pr.ib))
+    return gap, key
+
+
+def closed_contacts(contact: RoughContact, q, u, t: float, closing: float) -> ContactSet:
+    """The contacts with gap <= ``closing`` (m) at (q, u, t), with their w rows and what."""
+    tree = contact.tree
+    frames = _frames(contact)
+    pr = _pairs(contact, q, t)
+    sa = pr.gap_a <= closing
+    sb = pr.gap_b <= closing
+    ia, ka, ib, kb = pr.ia[sa], pr.ka[sa], pr.ib[sb], pr.kb[sb]
+    wheel, body = contact.wheel.points, pr.body_pts
+    point = np.hstack((body[:, ia], wheel[:, ib]))  # wheel's frame
+    normal = np.hstack((frames.normals_wheel[:, ka], -pr.body_normals[:, kb]))
+    seg_w = wheel[:, ka + 1] - wheel[:, ka]
+    xi_a = np.sum((body[:, ia] - wheel[:, ka]) * seg_w, axis=0) / np.sum(seg_w**2, 0)
+    seg_b = body[:, kb + 1] - body[:, kb]
+    xi_b = np.sum((wheel[:, ib] - body[:, kb]) * seg_b, axis=0) / np.sum(seg_b**2, 0)
+    alpha = contact.wheel_angle(t)
+    point = _rotate(alpha, point)  # to the ground frame
+    normal = _rotate(alpha, normal)
+    tangent = np.vstack((normal[1], -normal[0]))
+    # w = J(C)^T N: J(C) = J(o) + e_z x (C - o) jw for a point C moving with the body
+    origin = body_poses(tree, q).origin[contact.body]
+    j0 = point_jacobian(tree, q, contact.body, (0.0, 0.0))
+    jw = angular_jacobian(tree, contact.body)
+    d = point - origin[:, None]
+    jx = j0[0][None, :] - d[1][:, None] * jw[None, :]
+    jy = j0[1][None, :] + d[0][:, None] * jw[None, :]
+    w = np.vstack(
+        (
+            normal[0][:, None] * jx + normal[1][:, None] * jy,
+            tangent[0][:, None] * jx + tangent[1][:, None] * jy,
+        )
+    )
+    v_wheel = contact.omega * np.vstack((-point[1], point[0]))
+    what = -np.concatenate((np.sum(normal * v_wheel, axis=0), np.sum(tangent * v_wheel, axis=0)))
+    return ContactSet(
+        gap=np.concatenate((pr.gap_a[sa], pr.gap_b[sb])),
+        normal=normal,
+        tangent=tangent,
+        point=point,
+        w=w,
+        what=what,
+        body_vertex=np.arange(point.shape[1]) < ia.size,
+        vertex=np.concatenate((ia, ib)),
+        segment=np.concatenate((ka, kb)),
+        xi=np.clip(np.concatenate((xi_a, xi_b)), 0.0, 1.0),
+    )
+
+
+def share_loss(contacts: ContactSet, loss, body_w: np.ndarray, wheel_w: np.ndarray) -> None:
+    """Add the contacts' losses (m,) J half to each profile: all of a half to the touching
+    vertex, the other half to the opposite segment's two vertices by linear interpolation."""
+    half = 0.5 * np.asarray(loss, dtype=float)
+    a = contacts.body_vertex
+    b = ~a
+    np.add.at(body_w, contacts.vertex[a], half[a])
+    np.add.at(wheel_w, contacts.segment[a], (1.0 - contacts.xi[a]) * half[a])
+    np.add.at(wheel_w, contacts.segment[a] + 1, contacts.xi[a] * half[a])
+    np.add.at(wheel_w, contacts.vertex[b], half[b])
+    np.add.at(body_w, contacts.segment[b], (1.0 - contacts.xi[b]) * half[b])
+    np.add.at(body_w, contacts.segment[b] + 1, contacts.xi[b] * half[b])

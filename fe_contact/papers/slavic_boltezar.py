@@ -1,0 +1,383 @@
+"""The pin on the rotating wheel of Slavic-Boltezar (003), sec. 4: every number of the example,
+the smooth one-point apparent friction coefficient (003 eq. (32)) and the model builder.
+
+Model (003 sec. 4.1, eqs. (21)-(30)): q = (r, phi). The pin (length, width and depth ``a``,
+density ``density``) hangs from a pivot at (s, v + r) that slides vertically on a spring k_r with
+damper c_r and the pre-stress p (force -k_r (r + p)); the pin turns about the pivot by phi with
+k_phi, c_phi; its centre of mass is at (s + a/2 sin phi, v - a/2 cos phi + r) (003 eq. (22)).
+It is a ``TreeModel``: a massless carriage on a prismatic joint along y at (s, v) and the pin on
+a revolute joint, so M and h are those of 003 eqs. (29)-(30) (with p k_r where 003 eq. (30)
+prints p k_phi, which would be a force of 7e-7 N: a misprint). The wheel of radius R turns at
+f = 4 Hz about the origin (003 eq. (22): alpha = 2 pi f t).
+
+Our choices where 003 is silent or ambiguous (the README discusses their weight):
+
+* the wheel turns clockwise (its top moves along +x) so that friction on the pin is +t of 003
+  eq. (31) and eq. (32) holds as printed;
+* the pin's face is the arc of the circle about the wheel's centre through the pin's tip
+  (s, v - a) (a run-in face, radius sqrt(s^2 + (v - a)^2)), over the pin's width a, with
+  ``n_pin`` vertices (003: 100, i.e. about 10 um apart); the wheel's rim is generated with the
+  same spacing over the arc that passes under the pin during ``t_end`` (plus margins);
+* roughness heights lie in [-Rz, 0] (``fe_contact.rough``), so the initial clearance at s = 0
+  is v - a - R = 1.16 um, and the pin starts at rest at r = phi = 0 (003's "starting positions");
+* the pin's moment of inertia about its centre is m a^2 / 6 (a cube of side a); 003 quotes
+  f_r,0 = 210 kHz and f_phi,0 = 103 kHz, which these numbers do not give (71 kHz and, without
+  damping, 54 kHz; c_phi makes phi overdamped, damping ratio 45, in 003's numbers as in ours);
+* gravity is left out (as in 003 eq. (30)); the pin's weight is 1.6e-5 N against 3.1 N preload.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .. import validation as check
+from ..coupling.rough_contact import RoughContact
+from ..coupling.setvalued import ContactSolverError
+from ..multibody.joints import Joint
+from ..multibody.tree import Body, TreeModel
+from ..rough import Profile, reshape, rough_arc
+
+__all__ = [
+    "PIN",
+    "PinOnWheel",
+    "PinRun",
+    "pin_face",
+    "pin_on_wheel",
+    "pin_tree",
+    "run_in",
+    "simulate_pin",
+    "smooth_apparent_cof",
+    "wheel_rim",
+]
+
+PIN = 1  # body index of the pin (body 0 is its massless carriage)
+TIP_SPAN = 0.4  # rad, the arc of a rounded tip (its contact stays within +-0.1 rad)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PinOnWheel:
+    """Every number of 003 sec. 4.1 (SI; angles in rad).
+
+    a : pin length = width = depth, m. s : misalignment of the pivot, m. v : height of the
+    pivot above the wheel's centre, m. c_phi : N m s/rad. c_r : N s/m. p : pre-stress of the r
+    spring at r = 0, m. f : the wheel's rotation frequency, Hz. k_phi : N m/rad. k_r : N/m.
+    density : kg/m^3. R : wheel radius, m. mu, eps_N, eps_T, nu : contact parameters.
+    rz_pin, rz_wheel : roughness Rz, m. n_pin : vertices on the pin's face. max_slope_change :
+    rad (15 deg). u_max : re-shaping amplitude, m (003 eq. (17)). penetration : largest
+    penetration, m. t_end : simulated time, s. seed_pin, seed_wheel : roughness seeds.
+    tip_radius : m; 0 (default) gives the run-in face of the module docstring, > 0 a convex
+    rounded tip of that radius (<= a/2) touching the wheel at one point: the one-point model of
+    003 fig. 8. wheel_spacing : m between the rim's vertices; 0 (default) takes the face's.
+    """
+
+    a: float = 0.001
+    s: float = 0.0
+    v: float = 0.01200116
+    c_phi: float = 2.12e-5
+    c_r: float = 4.32e-2
+    p: float = 9.40e-6
+    f: float = 4.0
+    k_phi: float = 0.0791
+    k_r: float = 329.9e3
+    density: float = 1650.0
+    R: float = 0.011
+    mu: float = 0.125
+    eps_N: float = 0.5
+    eps_T: float = 0.5
+    nu: float = 0.0
+    rz_pin: float = 1.25e-6
+    rz_wheel: float = 2.5e-6
+    n_pin: int = 100
+    max_slope_change: float = float(np.radians(15.0))
+    u_max: float = 0.15e-6
+    penetration: float = 2.5e-8
+    t_end: float = 1e-3
+    seed_pin: int = 1
+    seed_wheel: int = 2
+    tip_radius: float = 0.0
+    wheel_spacing: float = 0.0
+
+    def __post_init__(self):
+        positive = ("a", "v", "f", "k_phi", "k_r", "density", "R", "penetration", "t_end")
+        for name in positive:
+            value = check.real(f"PinOnWheel.{name}", getattr(self, name), low=0.0, low_open=True)
+            object.__setattr__(self, name, value)
+        names = ("c_phi", "c_r", "p", "mu", "rz_pin", "rz_wheel", "u_max", "wheel_spacing")
+        for name in names:
+            value = check.real(f"PinOnWheel.{name}", getattr(self, name), low=0.0)
+            object.__setattr__(self, name, value)
+        s = check.real("PinOnWheel.s", self.s, low=self.a - self.R, high=self.R - self.a, unit="m")
+        object.__setattr__(self, "s", s)
+        for name in ("eps_N", "nu"):
+            value = check.real(f"PinOnWheel.{name}", getattr(self, name), low=0.0, high=1.0)
+            object.__setattr__(self, name, value)
+        eps_t = check.real(
+            "PinOnWheel.eps_T", self.eps_T, low=0.0, high=self.eps_N, meaning="a number <= eps_N"
+        )
+        object.__setattr__(self, "eps_T", eps_t)
+        for name in ("n_pin", "seed_pin", "seed_wheel"):
+            value = getattr(self, name)
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)  # from --set NAME=VALUE
+            low = 3 if name == "n_pin" else 0
+            object.__setattr__(self, name, check.integer(f"PinOnWheel.{name}", value, low=low))
+        slope = check.real(
+            "PinOnWheel.max_slope_change",
+            self.max_slope_change,
+            low=0.0,
+            high=np.pi / 2,
+            low_open=True,
+            high_open=True,
+            unit="rad",
+        )
+        object.__setattr__(self, "max_slope_change", slope)
+        tip = check.real("PinOnWheel.tip_radius", self.tip_radius, low=0.0, high=self.a / 2)
+        object.__setattr__(self, "tip_radius", tip)
+        if self.v - self.a <= self.R:
+            check.fail("PinOnWheel.v", self.v, f"a height > a + R = {self.a + self.R:g} m")
+
+    @property
+    def mass(self) -> float:
+        """The pin's mass rho a^3 in kg."""
+        return self.density * self.a**3
+
+    @property
+    def inertia(self) -> float:
+        """The pin's moment of inertia about its centre, m a^2 / 6 (a cube), in kg m^2."""
+        return self.mass * self.a**2 / 6.0
+
+    @property
+    def omega(self) -> float:
+        """The wheel's angular velocity, rad/s: -2 pi f (clockwise, module docstring)."""
+        return -2.0 * np.pi * self.f
+
+    @property
+    def face_radius(self) -> float:
+        """Radius of the pin's face about the wheel's centre, m."""
+        return float(np.hypot(self.s, self.v - self.a))
+
+
+def smooth_apparent_cof(s, R: float, mu: float):
+    """mu_xy = F_x / F_y = cot(phi - phi_mu) with cos phi = s / R, tan phi_mu = mu: the smooth
+    one-point model of 003 eqs. (31)-(32). ``s`` in m (scalar or array), |s| < R."""
+    s = np.asarray(s, dtype=float)
+    R = check.real("smooth_apparent_cof.R", R, low=0.0, low_open=True, unit="m")
+    mu = check.real("smooth_apparent_cof.mu", mu, low=0.0)
+    if np.any(np.abs(s) >= R) or not np.all(np.isfinite(s)):
+        check.fail("smooth_apparent_cof.s", s.tolist(), f"values with |s| < R = {R:g} m")
+    phi = np.arccos(s / R)
+    return 1.0 / np.tan(phi - np.arctan(mu))
+
+
+def pin_tree(data: PinOnWheel) -> TreeModel:
+    """The pin of 003 sec. 4.1 as a tree: q = (r, phi) (module docstring)."""
+    return TreeModel(
+        bodies=(
+            Body(0.0, 0.0),
+            Body(data.mass, data.inertia, centre_of_mass=(0.0, -data.a / 2)),
+        ),
+        joints=(
+            Joint(
+                "prismatic",
+                location=(data.s, data.v),
+                angle=np.pi / 2,
+                stiffness=data.k_r,
+                damping=data.c_r,
+                rest=-data.p,
+            ),
+            Joint(
+                "revolute",
+                parent=0,
+                angle=-np.pi / 2,
+                stiffness=data.k_phi,
+                damping=data.c_phi,
+            ),
+        ),
+        gravity=(0.0, 0.0),
+    )
+
+
+def pin_face(data: PinOnWheel) -> Profile:
+    """The pin's rough face in the pin's frame (origin at the pivot), clockwise about the
+    wheel's centre from x = s - a/2 to s + a/2 (module docstring); with ``tip_radius`` > 0 the
+    arc of TIP_SPAN rad at the bottom of a circle of that radius touching (0, -a),
+    counter-clockwise about its centre (the same direction about the wheel's). A polygon's
+    facet normals are off the circle's by up to half the angle between vertices: take n_pin so
+    that TIP_SPAN / n_pin is small (the tests use 401 vertices: 5e-4 rad)."""
+    rough = {
+        "rz": data.rz_pin,
+        "max_slope_change": data.max_slope_change,
+        "seed": data.seed_pin,
+    }
+    if data.tip_radius > 0.0:
+        centre = (0.0, -data.a + data.tip_radius)
+        half = TIP_SPAN / 2
+        return rough_arc(
+            centre, data.tip_radius, -np.pi / 2 - half, -np.pi / 2 + half, data.n_pin, **rough
+        )
+    rho = data.face_radius
+    start = np.arccos((data.s - data.a / 2) / rho)
+    end = np.arccos((data.s + data.a / 2) / rho)
+    centre = (-data.s, -data.v)  # the wheel's centre in the pin's frame at r = phi = 0
+    return rough_arc(centre, rho, start, end, data.n_pin, **rough)
+
+
+def wheel_rim(data: PinOnWheel) -> Profile:
+    """The wheel's rough rim in the wheel's frame over the arc that passes under the pin in
+    ``t_end``, with the pin's vertex spacing and 5 spacings of margin on each side."""
+    rho = data.face_radius
+    right = np.arccos((data.s + data.a / 2) / rho)
+    left = np.arccos((data.s - data.a / 2) / rho)
+    spacing = (left - right) / (data.n_pin - 1)
+    if data.wheel_spacing > 0.0:
+        spacing = data.wheel_spacing / data.R
+    travel = abs(data.omega) * data.t_end
+    start, end = right - 5 * spacing, left + travel + 5 * spacing
+    n = int(np.ceil((end - start) / spacing)) + 1
+    return rough_arc(
+        (0.0, 0.0),
+        data.R,
+        start,
+        end,
+        n,
+        rz=data.rz_wheel,
+        max_slope_change=data.max_slope_change,
+        seed=data.seed_wheel,
+    )
+
+
+def pin_on_wheel(
+    data: PinOnWheel | None = None, face: Profile | None = None, rim: Profile | None = None
+) -> tuple[RoughContact, np.ndarray, np.ndarray]:
+    """(RoughContact, q0, u0) of the example; ``face`` and ``rim`` replace the generated
+    profiles (the re-shaped ones of a wear loop). The pin starts at rest at r = phi = 0."""
+    data = PinOnWheel() if data is None else data
+    contact = RoughContact(
+        tree=pin_tree(data),
+        body=PIN,
+        profile=pin_face(data) if face is None else face,
+        wheel=wheel_rim(data) if rim is None else rim,
+        omega=data.omega,
+        mu=data.mu,
+        eps_n=data.eps_N,
+        eps_t=data.eps_T,
+        nu=data.nu,
+    )
+    return contact, np.zeros(2), np.zeros(2)
+
+
+def smooth(data: PinOnWheel) -> PinOnWheel:
+    """The same example without roughness."""
+    return replace(data, rz_pin=0.0, rz_wheel=0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class PinRun:
+    """One simulation of the pin (SI). t : (k,) s at the end of each step; q, u : (k, 2) r, phi
+    and their rates; impulse : (k, 2) N s on the pin over each step (x, y), normal_impulse :
+    (k, 2) its part along the contact normals; angles, weights :
+    contact angles (rad) of every loaded contact of every step and their normal impulses (N s)
+    (003 fig. 10); loss_face, loss_rim : W per vertex in J (003 eqs. (18)-(20)); work : the
+    stepper's WORK totals in J; energy_error : J (``EventDriven.energy_error``); mu_xy : the
+    apparent coefficient sum F_x dt / sum F_y dt over t >= average_from * t_end (003 sec. 4.3);
+    face, rim : the profiles simulated; counters n_steps, n_impacts, n_rejected; status :
+    "finished", or "failed" when a contact problem could not be solved (then ``message`` says
+    why and the history ends there)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    u: np.ndarray
+    impulse: np.ndarray
+    normal_impulse: np.ndarray
+    angles: np.ndarray
+    weights: np.ndarray
+    loss_face: np.ndarray
+    loss_rim: np.ndarray
+    work: dict
+    energy_error: float
+    mu_xy: float
+    face: Profile
+    rim: Profile
+    n_steps: int
+    n_impacts: int
+    n_rejected: int
+    status: str = "finished"
+    message: str = ""
+
+
+def simulate_pin(
+    data: PinOnWheel | None = None,
+    h: float = 1e-7,
+    *,
+    face: Profile | None = None,
+    rim: Profile | None = None,
+    average_from: float = 0.25,
+) -> PinRun:
+    """Run the example to ``data.t_end`` with the event-driven stepper (largest step ``h`` in
+    s) and collect its history; ``face``, ``rim`` as in ``pin_on_wheel``; ``average_from`` in
+    [0, 1) is the fraction of the run left out of mu_xy (the landing of the pin)."""
+    from ..steppers.event_driven import EventDriven
+
+    data = PinOnWheel() if data is None else data
+    average_from = check.real(
+        "simulate_pin.average_from", average_from, low=0.0, high=1.0, high_open=True
+    )
+    contact, q0, u0 = pin_on_wheel(data, face, rim)
+    stepper = EventDriven(contact, 0.0, q0, u0, h, penetration=data.penetration)
+    t, q, u, impulse, normal, angles, weights = [], [], [], [], [], [], []
+    while stepper.status == "running":
+        try:
+            report = stepper.step(data.t_end)
+        except ContactSolverError:
+            break  # the run ends here: status "failed" and the solver's message
+        t.append(report.t)
+        q.append(report.q)
+        u.append(report.u)
+        impulse.append(report.impulse)
+        normal.append(report.normal_impulse)
+        angles.append(report.angles)
+        weights.append(report.normal_impulses)
+    t = np.array(t)
+    impulse = np.array(impulse).reshape(-1, 2)
+    late = t > average_from * data.t_end
+    total = impulse[late].sum(axis=0)
+    return PinRun(
+        t=t,
+        q=np.array(q).reshape(-1, 2),
+        u=np.array(u).reshape(-1, 2),
+        impulse=impulse,
+        normal_impulse=np.array(normal).reshape(-1, 2),
+        angles=np.concatenate([np.zeros(0), *angles]),
+        weights=np.concatenate([np.zeros(0), *weights]),
+        loss_face=stepper.loss_body.copy(),
+        loss_rim=stepper.loss_wheel.copy(),
+        work=dict(stepper.work),
+        energy_error=stepper.energy_error(),
+        mu_xy=float(total[0] / total[1]) if total[1] > 0 else float("nan"),
+        face=contact.profile,
+        rim=contact.wheel,
+        n_steps=stepper.n_steps,
+        n_impacts=stepper.n_impacts,
+        n_rejected=stepper.n_rejected,
+        status=stepper.status,
+        message=stepper.message,
+    )
+
+
+def run_in(data: PinOnWheel | None = None, n_reshapings: int = 5, h: float = 1e-7):
+    """The wear loop of 003 sec. 4.2: simulate, re-shape both profiles by 003 eqs. (16)-(17)
+    with ``data.u_max``, and repeat; returns the n_reshapings + 1 PinRuns (the first on the
+    generated profiles, the last on the profiles re-shaped n_reshapings times)."""
+    data = PinOnWheel() if data is None else data
+    n = check.integer("run_in.n_reshapings", n_reshapings, low=0)
+    runs = [simulate_pin(data, h)]
+    for _ in range(n):
+        last = runs[-1]
+        # a vertex's W can be a round-off below 0 (a contact's loss over one step is the
+        # difference of the drive's work and the pin's energy); no wear there
+        face = reshape(last.face, np.maximum(last.loss_face, 0.0), data.u_max)
+        rim = reshape(last.rim, np.maximum(last.loss_rim, 0.0), data.u_max)
+        runs.append(simulate_pin(data, h, face=face, rim=rim))
+    return runs

@@ -1,0 +1,228 @@
+"""Discretised rough contact profiles and their re-shaping by wear, Slavic-Boltezar (003), secs. 3
+and 4.1.
+
+A profile is a polyline of vertices fixed to a body, ``points`` (2, n) in m in the body's frame,
+ordered so that the body's material lies on the left of the direction of travel: the outward
+normal of a segment with unit tangent t is n = (t_y, -t_x). A convex wheel rim therefore runs
+counter-clockwise, a concave face lying above a wheel runs clockwise about the wheel's centre.
+
+The rough profile is a smooth reference curve (an arc) whose vertices are displaced along the
+reference's outward normals by random heights h (003 sec. 4.1: "the discrete points are
+randomised in the radial direction"). The heights are drawn as a random walk of the local slope,
+so that the change of slope between neighbouring segments stays within ``max_slope_change``
+(003: 15 deg), kept inside a band and scaled so that the peak-to-valley height of h is ``rz``.
+The heights lie in [-rz, 0]: the reference curve touches the highest peaks and the valleys are
+cut into the body (our choice; it keeps 003's initial clearance of the pin, v - a - R, open).
+We take Rz as the peak-to-valley height of the profile's heights (the one-sampling-length form
+of the ISO Rz); 003 gives no definition. Everything is reproducible from ``seed``
+(``numpy.random.default_rng``).
+
+Wear, 003 eqs. (16)-(17): with the loss of mechanical energy W per vertex, r_W = W / max W and
+each vertex moves inward along its vertex normal by u = u_max r_W (``reshape``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import validation as check
+
+__all__ = [
+    "Profile",
+    "arc_profile",
+    "form_free_rz",
+    "peak_to_valley",
+    "reshape",
+    "rough_arc",
+    "segment_normals",
+    "turning_angles",
+    "vertex_normals",
+]
+
+
+def _readonly(a) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Profile:
+    """A polyline profile fixed to a body (module docstring for the orientation).
+
+    points : (2, n) vertices in m in the body's frame, material on the left.
+    reference : (2, n) the smooth curve the vertices were built from (the roughness is measured
+        from it along ``reference_normals``).
+    reference_normals : (2, n) unit outward normals of the reference at its vertices.
+    """
+
+    points: np.ndarray
+    reference: np.ndarray
+    reference_normals: np.ndarray
+
+    def __post_init__(self):
+        n = np.shape(self.points)[-1] if np.ndim(self.points) == 2 else 0
+        if n < 2:
+            check.fail("Profile.points", np.shape(self.points), "an array of shape (2, n), n >= 2")
+        for name in ("points", "reference", "reference_normals"):
+            value = check.finite_array(f"Profile.{name}", getattr(self, name), (2, n))
+            object.__setattr__(self, name, _readonly(value))
+
+    @property
+    def n_points(self) -> int:
+        return self.points.shape[1]
+
+    def heights(self) -> np.ndarray:
+        """(n,) roughness heights in m: (points - reference) . reference_normals."""
+        return np.sum((self.points - self.reference) * self.reference_normals, axis=0)
+
+
+def segment_normals(points) -> np.ndarray:
+    """(2, n - 1) unit outward normals (t_y, -t_x) of the segments of a polyline (2, n)."""
+    d = np.diff(np.asarray(points, dtype=float), axis=1)
+    t = d / np.linalg.norm(d, axis=0)
+    return np.vstack((t[1], -t[0]))
+
+
+def vertex_normals(points) -> np.ndarray:
+    """(2, n) unit outward normals at the vertices: the normalised mean of the adjacent
+    segments' normals (the end vertices take their one segment's normal)."""
+    ns = segment_normals(points)
+    n = np.empty((2, ns.shape[1] + 1))
+    n[:, 0], n[:, -1] = ns[:, 0], ns[:, -1]
+    n[:, 1:-1] = ns[:, :-1] + ns[:, 1:]
+    return n / np.linalg.norm(n, axis=0)
+
+
+def turning_angles(points) -> np.ndarray:
+    """(n - 2,) change of slope between neighbouring segments in rad (signed)."""
+    d = np.diff(np.asarray(points, dtype=float), axis=1)
+    angle = np.arctan2(d[1], d[0])
+    return np.angle(np.exp(1j * np.diff(angle)))
+
+
+def peak_to_valley(profile: Profile) -> float:
+    """Rz in m: the peak-to-valley height of the profile's heights (module docstring)."""
+    return float(np.ptp(profile.heights()))
+
+
+def form_free_rz(profile: Profile) -> float:
+    """Rz in m of the heights after removing their least-squares straight line over the
+    vertex index (the form that a tilt of the whole face leaves; roughness standards remove the
+    form before measuring Rz)."""
+    h = profile.heights()
+    x = np.arange(h.size, dtype=float)
+    return float(np.ptp(h - np.polyval(np.polyfit(x, h, 1), x)))
+
+
+def arc_profile(
+    centre, radius: float, angle_start: float, angle_end: float, n_points: int
+) -> Profile:
+    """A smooth arc of ``n_points`` vertices from ``angle_start`` to ``angle_end`` (rad) about
+    ``centre`` (x, y in m). Counter-clockwise (end > start) it bounds a convex body (a wheel,
+    outward normal pointing away from the centre); clockwise (end < start) a concave face whose
+    material lies outside the circle (outward normal pointing to the centre)."""
+    c = check.vector("arc_profile.centre", centre, unit="m")
+    radius = check.real("arc_profile.radius", radius, low=0.0, low_open=True, unit="m")
+    a0 = check.real("arc_profile.angle_start", angle_start, unit="rad")
+    a1 = check.real("arc_profile.angle_end", angle_end, unit="rad")
+    n = check.integer("arc_profile.n_points", n_points, low=3)
+    if a0 == a1:
+        check.fail("arc_profile.angle_end", angle_end, "an angle different from angle_start")
+    theta = np.linspace(a0, a1, n)
+    radial = np.vstack((np.cos(theta), np.sin(theta)))
+    points = np.asarray(c)[:, None] + radius * radial
+    normals = radial if a1 > a0 else -radial
+    return Profile(points, points, normals)
+
+
+def rough_arc(
+    centre,
+    radius: float,
+    angle_start: float,
+    angle_end: float,
+    n_points: int,
+    *,
+    rz: float,
+    max_slope_change: float = np.radians(15.0),
+    seed: int = 0,
+) -> Profile:
+    """``arc_profile`` with random heights of peak-to-valley ``rz`` (m) along its normals and a
+    change of slope between neighbouring segments of at most ``max_slope_change`` (rad, in
+    (0, pi/2)), from the random walk of the module docstring seeded by ``seed`` (int >= 0)."""
+    smooth = arc_profile(centre, radius, angle_start, angle_end, n_points)
+    rz = check.real("rough_arc.rz", rz, low=0.0, unit="m")
+    bound = check.real(
+        "rough_arc.max_slope_change",
+        max_slope_change,
+        low=0.0,
+        high=np.pi / 2,
+        low_open=True,
+        high_open=True,
+        unit="rad",
+    )
+    seed = check.integer("rough_arc.seed", seed, low=0)
+    if rz == 0.0:
+        return smooth
+    spacing = float(np.linalg.norm(smooth.points[:, 1] - smooth.points[:, 0]))
+    base_turn = float(np.max(np.abs(turning_angles(smooth.points)), initial=0.0))
+    if base_turn >= bound:
+        check.fail(
+            "rough_arc.max_slope_change",
+            max_slope_change,
+            f"more than the smooth arc's own turn {base_turn:.3g} rad between vertices",
+        )
+    rng = np.random.default_rng(seed)
+    step = bound - base_turn
+    for _ in range(200):
+        h = _slope_walk(rng, smooth.n_points, spacing, 0.5 * rz, step)
+        h = (h - h.max()) * (rz / np.ptp(h))
+        points = smooth.points + h * smooth.reference_normals
+        if np.max(np.abs(turning_angles(points))) <= bound:
+            return Profile(points, smooth.reference, smooth.reference_normals)
+        step *= 0.9
+    raise RuntimeError(  # pragma: no cover - the step shrinks geometrically
+        f"rough_arc: no profile with rz = {rz:g} m within {bound:g} rad found"
+    )
+
+
+def _stop_height(slope: float, spacing: float, step: float) -> float:
+    """Height gained while the slope angle returns from ``slope`` to 0 by ``step`` per segment."""
+    k = np.arange(1, int(abs(slope) / step) + 2)
+    return float(np.sign(slope) * spacing * np.sum(np.tan(np.maximum(abs(slope) - k * step, 0))))
+
+
+def _slope_walk(rng, n: int, spacing: float, band: float, step: float) -> np.ndarray:
+    """Heights (n,) in [-band, band] whose segment slope angles change by at most ``step``."""
+    h = np.empty(n)
+    h[0] = rng.uniform(-band, band)
+    slope = 0.0
+    trial = np.linspace(-step, step, 41)
+    for k in range(1, n):
+        slopes = np.clip(slope + trial, -1.4, 1.4)
+        nxt = h[k - 1] + spacing * np.tan(slopes)
+        ahead = nxt + np.array([_stop_height(s, spacing, step) for s in slopes])
+        ok = (np.abs(nxt) <= band) & (np.abs(ahead) <= band)
+        if np.any(ok):
+            slope = float(rng.choice(slopes[ok]))
+        else:  # turn back as fast as allowed
+            slope = float(slopes[np.argmin(np.abs(ahead))])
+        h[k] = h[k - 1] + spacing * np.tan(slope)
+    return h
+
+
+def reshape(profile: Profile, loss, u_max: float) -> Profile:
+    """The profile worn by 003 eqs. (16)-(17): vertex j moves inward along its vertex normal by
+    u_j = u_max W_j / max W. ``loss`` : (n,) W >= 0 in J per vertex; ``u_max`` >= 0 in m. A
+    profile with no loss at all is returned unchanged."""
+    w = check.finite_array("reshape.loss", loss, (profile.n_points,))
+    if np.any(w < 0):
+        check.fail("reshape.loss", float(w.min()), "losses >= 0 J")
+    u_max = check.real("reshape.u_max", u_max, low=0.0, unit="m")
+    if w.max() == 0.0:
+        return profile
+    u = u_max * w / w.max()
+    points = profile.points - u * vertex_normals(profile.points)
+    return Profile(points, profile.reference, profile.reference_normals)
