@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import validation as check
+from .curves import Curve
 from .elements.beam import BeamSpec
 from .elements.string import StringSpec
 from .multibody.drive import Drive
@@ -115,6 +116,57 @@ class Line:
         return cls(point, (-math.sin(angle), math.cos(angle)))
 
 
+@dataclass(frozen=True)
+class Profile:
+    """A curved profile: the ``Curve`` (Bezier or B-spline, ``curves.Curve``, in m) drawn in
+    the frame of its ``body``: a tree body (int), a body carried by a structure (the name of a
+    ``CarriedBody``), or None (fixed in the plane: the curve in plane coordinates). Bauchau
+    (000), sec. 2.2. The curve is traversed counter-clockwise around the body, so that its
+    normal n = (t_y, -t_x) points out of the body (000 eq. 3).
+
+    As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7) or a
+    Line; as a target it is touched by a Point, a Circle or a Profile."""
+
+    body: int | str | None
+    curve: Curve
+
+    def __post_init__(self):
+        if isinstance(self.body, str):
+            check.identifier("Profile.body", self.body)
+        elif self.body is not None:
+            object.__setattr__(self, "body", check.integer("Profile.body", self.body, low=0))
+        check.instance("Profile.curve", self.curve, Curve, "a curves.Curve (bezier or bspline)")
+
+    radius = 0.0
+    at = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class CarriedBody:
+    """A rigid body clamped to the material point ``s`` (m) of the structure ``structure``:
+    its mass centre is that point, and its frame turns with the structure's slope there (the
+    frame's axes are the structure's reference axes t0, n0 turned by atan(w'): see
+    ``system``). ``mass`` (kg) and the rotary inertia ``inertia`` (kg m^2, about the mass
+    centre) enter the structure's mass matrix as m N^T N + J N'^T N' and its weight enters
+    the structure's load (Bauchau's (000) tip and mid-span bodies, sec. 7.2). ``name`` : the
+    name by which a Profile refers to it."""
+
+    name: str
+    structure: str
+    s: float
+    mass: float
+    inertia: float = 0.0
+
+    def __post_init__(self):
+        check.identifier("CarriedBody.name", self.name)
+        check.instance("CarriedBody.structure", self.structure, str, "a structure name")
+        object.__setattr__(self, "s", check.real("CarriedBody.s", self.s, low=0.0, unit="m"))
+        mass = check.real("CarriedBody.mass", self.mass, low=0.0, unit="kg")
+        object.__setattr__(self, "mass", mass)
+        inertia = check.real("CarriedBody.inertia", self.inertia, low=0.0, unit="kg m^2")
+        object.__setattr__(self, "inertia", inertia)
+
+
 # ------------------------------------------------------------------------------------------
 # Contact laws
 # ------------------------------------------------------------------------------------------
@@ -177,6 +229,100 @@ class Unilateral:
             object.__setattr__(self, name, value)
 
 
+COMPLIANT_KINDS = {"linear": 1.0, "hertz": 1.5}
+
+
+@dataclass(frozen=True)
+class Compliant:
+    """A compliant (penalty-free, physical) normal law with friction: the contact pushes with
+    ``F_n = c a^p (1 + D a')`` (clamped at zero) while the approach a = -gap is positive,
+    Bauchau (000) sec. 7: ``kind`` "linear" (p = 1, c = c0 in N/m, 000 sec. 7.1) or "hertz"
+    (p = 3/2, c = c1 in N/m^1.5, 000 sec. 7.2); ``damping`` D (s/m) is Hunt-Crossley's
+    coefficient (0: elastic). For the Hunt-Crossley law the restitution of a collision at
+    approach speed v_in is the root e of ``D v_in (1 + e) = ln((1 + D v_in) / (1 - e D v_in))``
+    whatever p and c (so e ~ 1 - 2/3 D v_in for small D v_in; ``restitution``).
+
+    Friction: F_t = -mu F_n sign(v_t) (1 - exp(-|v_t| / v0)), the continuous law of 000
+    eq. (10) (``v0`` in m/s is required when mu > 0). ``rolling``: the contact sticks (rolls,
+    a tangential constraint row W_T u = 0, 000 sec. 5) when |v_t| < v0 / 2, and slips again
+    when its friction force leaves the static cone mu_s F_n (000 sec. 6); mu_s defaults to mu.
+
+    The force is an applied generalised force W_N^T F_n + W_T^T F_t (000 eq. 17); its elastic
+    energy c a^(p+1) / (p + 1) is part of the elastic energy, and its damping and friction
+    powers are dissipated (``system.energies``).
+    """
+
+    kind: str = "hertz"
+    stiffness: float = 1.0
+    damping: float = 0.0
+    mu: float = 0.0
+    mu_s: float | None = None
+    v0: float | None = None
+    rolling: bool = False
+
+    def __post_init__(self):
+        check.choice("Compliant.kind", self.kind, tuple(COMPLIANT_KINDS))
+        unit = "N/m" if self.kind == "linear" else "N/m^1.5"
+        c = check.real("Compliant.stiffness", self.stiffness, low=0.0, low_open=True, unit=unit)
+        object.__setattr__(self, "stiffness", c)
+        d = check.real("Compliant.damping", self.damping, low=0.0, unit="s/m")
+        object.__setattr__(self, "damping", d)
+        mu = check.real("Compliant.mu", self.mu, low=0.0, meaning="a friction coefficient")
+        object.__setattr__(self, "mu", mu)
+        if self.v0 is not None:
+            v0 = check.real("Compliant.v0", self.v0, low=0.0, low_open=True, unit="m/s")
+            object.__setattr__(self, "v0", v0)
+        elif mu > 0.0:
+            check.fail(
+                "Compliant.v0", None, "a characteristic velocity > 0 m/s when mu > 0 (000 eq. 10)"
+            )
+        mu_s = mu if self.mu_s is None else self.mu_s
+        mu_s = check.real("Compliant.mu_s", mu_s, low=mu, meaning="a static coefficient >= mu")
+        object.__setattr__(self, "mu_s", mu_s)
+        check.instance("Compliant.rolling", self.rolling, bool, "True or False")
+        if self.rolling and self.v0 is None:
+            check.fail("Compliant.v0", None, "a characteristic velocity > 0 m/s with rolling")
+
+    @property
+    def exponent(self) -> float:
+        return COMPLIANT_KINDS[self.kind]
+
+    def normal_force(self, approach: float, rate: float) -> tuple[float, float, float]:
+        """(F_n, dF_n/da, dF_n/da') at approach a (m) and approach rate a' (m/s): zero while
+        a <= 0 or while the damping would pull (1 + D a' < 0)."""
+        if approach <= 0.0:
+            return 0.0, 0.0, 0.0
+        p, c, d = self.exponent, self.stiffness, self.damping
+        elastic = c * approach**p
+        factor = 1.0 + d * rate
+        if factor <= 0.0:
+            return 0.0, 0.0, 0.0
+        return elastic * factor, p * c * approach ** (p - 1.0) * factor, elastic * d
+
+    def elastic_energy(self, approach: float) -> float:
+        """c a^(p+1) / (p + 1), J (zero while open)."""
+        if approach <= 0.0:
+            return 0.0
+        p = self.exponent
+        return self.stiffness * approach ** (p + 1.0) / (p + 1.0)
+
+    def restitution(self, speed: float) -> float:
+        """The Hunt-Crossley coefficient of restitution of an impact at approach speed ``speed``
+        (m/s): the root e in [0, 1] of D v (1 + e) = ln((1 + D v) / (1 - e D v)), from
+        integrating m v dv/da = -c a^p (1 + D v) over the approach and the restitution."""
+        from scipy.optimize import brentq
+
+        x = self.damping * check.real("Compliant.restitution.speed", speed, low=0.0, unit="m/s")
+        if x == 0.0:
+            return 1.0
+
+        def f(e):
+            return x * (1.0 + e) - np.log((1.0 + x) / (1.0 - e * x))
+
+        hi = min(1.0, (1.0 - 1e-15) / x)
+        return float(brentq(f, 0.0, hi, xtol=1e-15)) if f(hi) < 0.0 else hi
+
+
 SEARCHES = ("closest", "grid")
 
 
@@ -185,8 +331,10 @@ class ContactPair:
     """A profile on a tree body touching a structure (by name) or a rigid ``Line``.
 
     name : label of the contact in results and files (an identifier).
-    profile : Point or Circle. target : name of a structure of the model, or a Line.
-    law : Sliding (bilateral, generalised-alpha) or Unilateral (set-valued, Moreau-Jean).
+    profile : Point, Circle or Profile. target : name of a structure of the model, a Line, or a
+        Profile (a curve on a body or fixed in the plane).
+    law : Sliding (bilateral, generalised-alpha), Unilateral (set-valued, both steppers) or
+        Compliant (a force law, generalised-alpha).
     side : +1 when the profile lies on the side of the structure's normal (the unit tangent
         turned by +90 degrees: above a structure along +x), -1 on the other side.
     search : "closest": the contact point is the closest point of the deformed curve
@@ -197,9 +345,9 @@ class ContactPair:
     """
 
     name: str
-    profile: Point | Circle
-    target: str | Line
-    law: Sliding | Unilateral = Sliding()
+    profile: Point | Circle | Profile
+    target: str | Line | Profile
+    law: Sliding | Unilateral | Compliant = Sliding()
     side: int = 1
     search: str = "closest"
     n_candidates: int = 0
@@ -207,9 +355,26 @@ class ContactPair:
     def __post_init__(self):
         check.identifier("ContactPair.name", self.name)
         where = f"ContactPair {self.name!r}"
-        check.instance(f"{where}.profile", self.profile, Point | Circle, "a Point or a Circle")
-        check.instance(f"{where}.target", self.target, str | Line, "a structure name or a Line")
-        check.instance(f"{where}.law", self.law, Sliding | Unilateral, "Sliding or Unilateral")
+        check.instance(
+            f"{where}.profile", self.profile, Point | Circle | Profile, "a Point, Circle or Profile"
+        )
+        check.instance(
+            f"{where}.target",
+            self.target,
+            str | Line | Profile,
+            "a structure name, Line or Profile",
+        )
+        check.instance(
+            f"{where}.law",
+            self.law,
+            Sliding | Unilateral | Compliant,
+            "Sliding, Unilateral, Compliant",
+        )
+        if isinstance(self.profile, Profile) and isinstance(self.target, str):
+            raise ValueError(
+                f"{where}: a Profile against a structure is not available; allowed targets of "
+                "a Profile: a Profile or a Line"
+            )
         object.__setattr__(self, "side", check.choice(f"{where}.side", self.side, (1, -1)))
         check.choice(f"{where}.search", self.search, SEARCHES)
         grid = self.search == "grid"
@@ -230,6 +395,15 @@ class ContactPair:
     @property
     def bilateral(self) -> bool:
         return isinstance(self.law, Sliding)
+
+    @property
+    def compliant(self) -> bool:
+        return isinstance(self.law, Compliant)
+
+    @property
+    def curved(self) -> bool:
+        """True when a Profile takes part (profile or target)."""
+        return isinstance(self.profile, Profile) or isinstance(self.target, Profile)
 
 
 # ------------------------------------------------------------------------------------------
@@ -317,6 +491,8 @@ class Model:
     gravity : (g_x, g_y) in m/s^2 for every part; a tree or string spec that states another
         gravity is rejected (one gravity per model).
     structure_gravity : apply gravity to the structures (their self-weight).
+    carried : tuple of CarriedBody (rigid bodies clamped to material points of structures;
+        their weight follows ``gravity`` whatever ``structure_gravity`` says).
     """
 
     tree: TreeModel | None = None
@@ -327,6 +503,7 @@ class Model:
     loads: tuple[PointLoad, ...] = ()
     gravity: tuple[float, float] = STANDARD_GRAVITY
     structure_gravity: bool = True
+    carried: tuple[CarriedBody, ...] = ()
 
     def __post_init__(self):
         if self.tree is not None:
@@ -335,7 +512,13 @@ class Model:
             "Model.structures", self.structures, Mapping, "a mapping name -> BeamSpec | StringSpec"
         )
         object.__setattr__(self, "structures", dict(self.structures))
-        kinds = {"contacts": ContactPair, "drives": Drive, "loops": LoopClosure, "loads": PointLoad}
+        kinds = {
+            "contacts": ContactPair,
+            "drives": Drive,
+            "loops": LoopClosure,
+            "loads": PointLoad,
+            "carried": CarriedBody,
+        }
         for key, kind in kinds.items():
             object.__setattr__(self, key, _parts(key, getattr(self, key), kind))
         object.__setattr__(
@@ -364,6 +547,19 @@ class Model:
                 f"Model: tree.gravity = {tuple(self.tree.gravity)} differs from Model.gravity = "
                 f"{self.gravity}; allowed: the same vector (one gravity per model)"
             )
+        names = [b.name for b in self.carried]
+        if len(set(names)) != len(names):
+            check.fail("Model.carried names", names, "names used once")
+        for i, body in enumerate(self.carried):
+            check.choice(f"Model.carried[{i}].structure", body.structure, self.structures)
+            spec = self.structures[body.structure]
+            check.real(f"Model.carried[{i}].s", body.s, low=0.0, high=spec.length, unit="m")
+            if isinstance(spec, StringSpec) and body.inertia > 0.0:
+                raise ValueError(
+                    f"Model.carried[{i}]: a body with rotary inertia on the string "
+                    f"{body.structure!r}; allowed: inertia = 0 on a string (its rotation is not "
+                    "linear in the string's coordinates), any inertia on a beam"
+                )
         for i, load in enumerate(self.loads):
             check.choice(f"Model.loads[{i}].structure", load.structure, self.structures)
             length = self.structures[load.structure].length
@@ -379,12 +575,22 @@ class Model:
         clash = set(names) & set(self.structures)
         if clash:
             check.fail("Model.contacts names", sorted(clash), "names that no structure has")
+        carried = [b.name for b in self.carried]
         for c in self.contacts:
             where = f"Model.contacts[{c.name!r}]"
-            resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
+            for part in ("profile", "target"):
+                p = getattr(c, part)
+                if not isinstance(p, Profile) or p.body is None:
+                    continue
+                if isinstance(p.body, str):
+                    check.choice(f"{where}.{part}.body", p.body, carried)
+                else:
+                    check.index(f"{where}.{part}.body", p.body, n_b, "tree body")
+            if not isinstance(c.profile, Profile):
+                resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
             if isinstance(c.target, str):
                 check.choice(f"{where}.target", c.target, self.structures)
-            elif c.target.body is not None:
+            elif isinstance(c.target, Line) and c.target.body is not None:
                 b = check.index(f"{where}.target.body", c.target.body, n_b, "tree body")
                 from .multibody.tree import angular_jacobian
 
@@ -431,13 +637,16 @@ class Model:
 
 
 __all__ = [
+    "CarriedBody",
     "Circle",
+    "Compliant",
     "ContactPair",
     "Line",
     "LoopClosure",
     "Model",
     "Point",
     "PointLoad",
+    "Profile",
     "Sliding",
     "Unilateral",
     "resolve_point",

@@ -33,6 +33,67 @@ from .kinematics import (
     profile_state,
     structure_contact,
 )
+from .profile_contact import curved_contact
+
+
+@dataclass(frozen=True, eq=False)
+class CompliantForce:
+    """The force of a ``Compliant`` contact at one state: model index, kinematics (None: no
+    contact point), normal force F_n >= 0 (N, on the profile along the normal), friction force
+    F_t (N, on the profile along the tangent), the elastic energy c a^(p+1)/(p+1) (J) and the
+    powers it dissipates (damping: (F_n - c a^p) a' >= 0, friction: -F_t v_t >= 0, W)."""
+
+    index: int
+    contact: ContactKinematics | None
+    normal_force: float
+    friction_force: float
+    energy: float
+    damping_power: float
+    friction_power: float
+
+
+def compliant_force(law, contact: ContactKinematics | None, index: int) -> CompliantForce:
+    """The force of a ``Compliant`` law at the contact (see ``model.Compliant``)."""
+    if contact is None or not contact.gap < 0.0:
+        return CompliantForce(index, contact, 0.0, 0.0, 0.0, 0.0, 0.0)
+    a, rate = -contact.gap, -contact.normal_velocity
+    f_n, _, _ = law.normal_force(a, rate)
+    elastic = law.stiffness * a**law.exponent
+    f_t = 0.0
+    if law.mu > 0.0:
+        f_t = -law.mu * f_n * continuous_friction(contact.slip_velocity, law.v0)
+    return CompliantForce(
+        index=index,
+        contact=contact,
+        normal_force=f_n,
+        friction_force=f_t,
+        energy=law.elastic_energy(a),
+        damping_power=(f_n - elastic) * rate,
+        friction_power=-f_t * contact.slip_velocity,
+    )
+
+
+def compliant_contacts(system: System) -> tuple[int, ...]:
+    """Model indices of the Compliant contacts."""
+    return tuple(i for i, c in enumerate(system.model.contacts) if c.compliant)
+
+
+def compliant_forces(system: System, q, u) -> tuple[CompliantForce, ...]:
+    """The forces of every Compliant contact at (q, u), in model order."""
+    out = []
+    for k in compliant_contacts(system):
+        try:
+            kin = contact_at(system, k, q, u, system._cache.get(("s", k)), remainder=False)
+        except ContactLeftStructure:
+            kin = None
+        if (
+            kin is not None
+            and np.isfinite(kin.parameter)
+            and isinstance(system.model.contacts[k].target, str)
+        ):
+            system._cache[("s", k)] = kin.parameter
+        out.append(compliant_force(system.model.contacts[k].law, kin, k))
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +104,7 @@ class Evaluation:
     position residuals. jac : (m, n) J. jac_sigma : (m, n) J_Sigma (002 eq. 71c). remainder :
     (m,) A. phi_t : (m,). contacts : ContactKinematics per Sliding contact (in row order).
     slip_sign : (n_sliding,) friction directions used. contact_index : model index of each.
+    compliant : CompliantForce of each Compliant contact (its force is part of ``forces``).
     """
 
     t: float
@@ -58,6 +120,7 @@ class Evaluation:
     contacts: tuple[ContactKinematics, ...]
     slip_sign: np.ndarray
     contact_index: tuple[int, ...]
+    compliant: tuple[CompliantForce, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,7 +138,7 @@ def stick_anchor(contact: ContactKinematics, target, profile_point, line_point=N
     """The anchor of a contact that starts to stick in the state ``contact``; ``target`` is the
     pair's target (a structure name or a Line), ``profile_point`` the profile's centre and
     ``line_point`` a line's point in the plane now (default its fixed point)."""
-    if isinstance(target, str):
+    if isinstance(target, str) or not hasattr(target, "normal"):  # a structure or a Profile
         s_star = contact.parameter
     else:  # a rigid line: the coordinate of the foot point along the line
         base = np.asarray(target.point if line_point is None else line_point)
@@ -96,6 +159,15 @@ def contact_at(system: System, k: int, q, u, s_guess=None, remainder=True) -> Co
     model = system.model
     lay = system.layout
     pair = model.contacts[k]
+    if pair.curved:
+        kin = curved_contact(system, k, q, u, remainder)
+        if kin is None:
+            raise ContactLeftStructure(
+                f"contact {pair.name!r} has no candidate contact point (a curve's end, or "
+                "parallel flats)",
+                pair=k,
+            )
+        return kin
     profile = profile_state(
         system.tree, q[lay.tree], u[lay.tree], pair.profile.body, system.profile_points[k]
     )
@@ -137,7 +209,7 @@ def _stick_row(system: System, k: int, anchor: StickAnchor, q, u, contact: Conta
     )
     pk = prof.centre
     t_star = np.asarray(anchor.direction)
-    if pair.profile.radius > 0.0:  # rolling: W_T u = 0 with its acceleration remainder
+    if pair.profile.radius > 0.0 or pair.curved:  # rolling: W_T u = 0 (velocity level)
         return 0.0, contact.w_tangent, contact.tangent_remainder
     row = np.zeros(lay.n)
     row[lay.tree] = t_star @ pk.jacobian
@@ -315,6 +387,11 @@ def evaluate_state(
             + system.flexible_internal_force(q)
             - system.load_flexible
         )
+        compliant = compliant_forces(system, q, u)
+        for f in compliant:  # applied generalised forces W_N^T F_n + W_T^T F_t (000 eq. 17)
+            if f.normal_force > 0.0:
+                c = f.contact
+                forces -= c.w_normal * f.normal_force + c.w_tangent * f.friction_force
     return Evaluation(
         t=t,
         q=q,
@@ -329,6 +406,7 @@ def evaluate_state(
         contacts=tuple(contacts),
         slip_sign=signs,
         contact_index=index,
+        compliant=() if constraints_only else compliant,
     )
 
 
@@ -342,7 +420,11 @@ def mass_times(system: System, ev: Evaluation, a: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
+    "CompliantForce",
     "ContactLeftStructure",
+    "compliant_contacts",
+    "compliant_force",
+    "compliant_forces",
     "Evaluation",
     "StickAnchor",
     "continuous_friction",

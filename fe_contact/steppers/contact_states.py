@@ -280,11 +280,14 @@ class ContactStates:
         E = self._energy = energies(s, ev.q, ev.u, ev.t)
         n_c = self._n_bilateral
         drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
-        friction = sum(
-            self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
-            for i, c in enumerate(ev.contacts)
-            if self._stick[i] is None and self._is_closed(i)
-        )
+        friction = (
+            sum(
+                self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
+                for i, c in enumerate(ev.contacts)
+                if self._stick[i] is None and self._is_closed(i)
+            )
+            + E.contact_friction_power
+        )  # compliant contacts (model.Compliant)
         return {
             "work_drives": float(drive),
             "work_loads": E.load_power,

@@ -43,6 +43,7 @@ from ..coupling.partition import (
     recover_dependent,
 )
 from ..system import System
+from .compliant import compliant_report
 from .contact_states import ContactStates
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import ContactReport, StepReport, open_contact
@@ -139,7 +140,9 @@ class GeneralizedAlpha(ContactStates):
         self.algebra = StepAlgebra(system, self.params)
         model = system.model
         self._n_bilateral = len(sliding_contacts(system))
-        self._unilateral = tuple(k for k, c in enumerate(model.contacts) if not c.bilateral)
+        self._unilateral = tuple(
+            k for k, c in enumerate(model.contacts) if not c.bilateral and not c.compliant
+        )
         self._sliding = sliding_contacts(system) + self._unilateral  # every contact, row order
         self._m0 = len(model.constraint_names())
         self._mu = np.array([model.contacts[k].mu for k in self._sliding])
@@ -528,7 +531,11 @@ class GeneralizedAlpha(ContactStates):
         lam = self.multipliers
         reports = []
         by_model = {k: i for i, k in enumerate(self._sliding)}
+        compliant = {f.index: f for f in ev.compliant}
         for k, pair in enumerate(model.contacts):
+            if k in compliant:  # a force law (model.Compliant), not a constraint row
+                reports.append(compliant_report(pair.name, compliant[k], self._h_step))
+                continue
             i = by_model[k]
             c = ev.contacts[i]
             if not self._is_closed(i):
