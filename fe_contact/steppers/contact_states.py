@@ -25,6 +25,7 @@ import numpy as np
 
 from ..coupling.constraints import stick_anchor
 from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
+from ..model import Line
 from ..system import energies
 
 
@@ -200,15 +201,15 @@ class ContactStates:
         pair = self.system.model.contacts[self._sliding[i]]
         lay = self.system.layout
         contact = self.evaluation.contacts[i]
-        centre = profile_state(
-            self.system.tree,
-            self.q[lay.tree],
-            self.u[lay.tree],
-            pair.profile.body,
-            self.system.profile_points[self._sliding[i]],
-        ).centre.position
-        line_point = None
-        if not isinstance(pair.target, str):
+        centre = line_point = None  # a structure or a curved profile: anchored at its parameter
+        if isinstance(pair.target, Line):
+            centre = profile_state(
+                self.system.tree,
+                self.q[lay.tree],
+                self.u[lay.tree],
+                pair.profile.body,
+                self.system.profile_points[self._sliding[i]],
+            ).centre.position
             line_point = line_geometry(
                 self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
             )[0]
