@@ -41,7 +41,10 @@ class CompliantForce:
     """The force of a ``Compliant`` contact at one state: model index, kinematics (None: no
     contact point), normal force F_n >= 0 (N, on the profile along the normal), friction force
     F_t (N, on the profile along the tangent), the elastic energy c a^(p+1)/(p+1) (J) and the
-    powers it dissipates (damping: (F_n - c a^p) a' >= 0, friction: -F_t v_t >= 0, W)."""
+    powers it dissipates (damping: (F_n - c a^p) a' >= 0, friction: -F_t v_t >= 0, W).
+    tangent : (K_q, K_u), the (2, 2) derivatives of the generalised force W^T (F_n, F_t) with
+    W = [W_N, W_T] taken through the law only: d forces / dq = W K_q W^T, d forces / du =
+    W K_u W^T (``forces`` holds minus the contact force; None while open)."""
 
     index: int
     contact: ContactKinematics | None
@@ -50,6 +53,7 @@ class CompliantForce:
     energy: float
     damping_power: float
     friction_power: float
+    tangent: np.ndarray | None = None
 
 
 def compliant_force(law, contact: ContactKinematics | None, index: int) -> CompliantForce:
@@ -57,11 +61,17 @@ def compliant_force(law, contact: ContactKinematics | None, index: int) -> Compl
     if contact is None or not contact.gap < 0.0:
         return CompliantForce(index, contact, 0.0, 0.0, 0.0, 0.0, 0.0)
     a, rate = -contact.gap, -contact.normal_velocity
-    f_n, _, _ = law.normal_force(a, rate)
+    f_n, dn_da, dn_drate = law.normal_force(a, rate)
     elastic = law.stiffness * a**law.exponent
-    f_t = 0.0
+    f_t = f = slope = 0.0
     if law.mu > 0.0:
-        f_t = -law.mu * f_n * continuous_friction(contact.slip_velocity, law.v0)
+        v = contact.slip_velocity
+        f = continuous_friction(v, law.v0)
+        slope = np.exp(-abs(v) / law.v0) / law.v0  # d f / d v_t
+        f_t = -law.mu * f_n * f
+    # a = -g, a' = -W_N u: d(-W_N F_n - W_T F_t) through F_n(a, a') and F_t(F_n, v_t)
+    k_q = np.array([[dn_da, 0.0], [-law.mu * f * dn_da, 0.0]])
+    k_u = np.array([[dn_drate, 0.0], [-law.mu * f * dn_drate, law.mu * f_n * slope]])
     return CompliantForce(
         index=index,
         contact=contact,
@@ -70,6 +80,7 @@ def compliant_force(law, contact: ContactKinematics | None, index: int) -> Compl
         energy=law.elastic_energy(a),
         damping_power=(f_n - elastic) * rate,
         friction_power=-f_t * contact.slip_velocity,
+        tangent=(k_q, k_u),
     )
 
 

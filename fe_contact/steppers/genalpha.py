@@ -43,7 +43,7 @@ from ..coupling.partition import (
     recover_dependent,
 )
 from ..system import System
-from .compliant import compliant_report
+from .compliant import compliant_report, tangent_solver
 from .contact_states import ContactStates
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import ContactReport, StepReport, open_contact
@@ -343,7 +343,8 @@ class GeneralizedAlpha(ContactStates):
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
                 lu = self.algebra.g_solver(h, q1)
-            delta = self.algebra.bordered_solve(ev, rhs, h, lu)[ind]
+            solver = tangent_solver(lu, ev, h, self.algebra)  # with compliant contacts
+            delta = self.algebra.bordered_solve(ev, rhs, h, solver)[ind]
             self.n_newton += 1
             last = delta
             if not np.all(np.isfinite(delta)):
