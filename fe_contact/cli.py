@@ -41,6 +41,10 @@ DEMOS = {
         "fe_contact.demos.friction_oscillator",
         "block on a spring on a moving belt: stick-slip limit cycle, mu_s > mu_k",
     ),
+    "cam-lock": (
+        "fe_contact.demos.cam_lock",
+        "Bauchau's cam locking mechanism: Hertz contact of Bezier profiles, rolling (000 7.2)",
+    ),
 }
 _WIDTH = max(map(len, DEMOS))  # the demo names' column in --list
 

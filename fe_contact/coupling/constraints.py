@@ -89,12 +89,15 @@ def compliant_contacts(system: System) -> tuple[int, ...]:
     return tuple(i for i, c in enumerate(system.model.contacts) if c.compliant)
 
 
-def compliant_forces(system: System, q, u) -> tuple[CompliantForce, ...]:
-    """The forces of every Compliant contact at (q, u), in model order."""
+def compliant_forces(system: System, q, u, rolling=None) -> tuple[CompliantForce, ...]:
+    """The forces of every Compliant contact at (q, u), in model order. ``rolling``: a flag per
+    Compliant contact; a rolling one has its acceleration remainders computed and no friction
+    from the law (its friction force is the multiplier of its rolling row)."""
     out = []
-    for k in compliant_contacts(system):
+    for j, k in enumerate(compliant_contacts(system)):
+        rolls = rolling is not None and bool(rolling[j])
         try:
-            kin = contact_at(system, k, q, u, system._cache.get(("s", k)), remainder=False)
+            kin = contact_at(system, k, q, u, system._cache.get(("s", k)), remainder=rolls)
         except ContactLeftStructure:
             kin = None
         if (
@@ -103,7 +106,12 @@ def compliant_forces(system: System, q, u) -> tuple[CompliantForce, ...]:
             and isinstance(system.model.contacts[k].target, str)
         ):
             system._cache[("s", k)] = kin.parameter
-        out.append(compliant_force(system.model.contacts[k].law, kin, k))
+        law = system.model.contacts[k].law
+        if rolls:
+            from dataclasses import replace
+
+            law = replace(law, mu=0.0, mu_s=0.0, v0=None, rolling=False)
+        out.append(compliant_force(law, kin, k))
     return tuple(out)
 
 
@@ -281,7 +289,11 @@ def evaluate_state(
     too (after the Sliding ones: ``contacts``, ``slip_sign``, ``s_guess`` and ``stick`` run
     over both); closed : a flag per unilateral contact; the closed ones have a normal row after
     the model's rows (before the stick rows), an open one beyond its structure's end has the
-    kinematics None. ``constraints_only`` skips M and F.
+    kinematics None. ``constraints_only`` skips M and F. Entries of ``stick`` beyond the
+    contacts' (one per Compliant contact, in model order) equal to "roll" mark rolling
+    Compliant contacts (None or "off": slipping): each
+    has a velocity-level row W_T u = 0 after the stick rows (Bauchau (000), eq. 23), whose
+    multiplier is its friction force, and no friction from its law.
     """
     lay = system.layout
     tree = system.tree
@@ -292,10 +304,18 @@ def evaluate_state(
         raise ValueError(f"q and u must have shape ({lay.n},), got {q.shape} and {u.shape}")
     index = sliding_contacts(system) + tuple(unilateral)
     n_bilateral = len(index) - len(unilateral)
+    rolling = None  # stick entries beyond the contacts': rolling Compliant contacts
+    if stick is not None and len(stick) > len(index):
+        rolling = [isinstance(a, str) and a == "roll" for a in stick[len(index) :]]
+        stick = list(stick[: len(index)])
     closed = [True] * n_bilateral + list(closed if closed is not None else [True] * len(unilateral))
     m0 = len(model.constraint_names())
     sticking = [] if stick is None else [i for i, a in enumerate(stick) if a is not None]
-    m = m0 + sum(closed[n_bilateral:]) + len(sticking)
+    compliant = None
+    if rolling is not None and any(rolling):
+        compliant = compliant_forces(system, q, u, rolling)
+    n_rolling = 0 if rolling is None else sum(rolling)
+    m = m0 + sum(closed[n_bilateral:]) + len(sticking) + n_rolling
     phi = np.zeros(m)
     jac = np.zeros((m, lay.n))
     jac_sigma = np.zeros((m, lay.n))
@@ -384,6 +404,18 @@ def evaluate_state(
         phi[row], jac[row], remainder[row] = _stick_row(system, k, stick[i], q, u, contacts[i])
         jac_sigma[row] = jac[row]
         row += 1
+    for j, rolls in enumerate(rolling or ()):  # rolling: W_T u = 0 (000 eq. 23)
+        if not rolls:
+            continue
+        c = compliant[j].contact
+        if c is None:
+            raise ContactLeftStructure(
+                f"rolling contact {model.contacts[compliant[j].index].name!r} has no contact point",
+                pair=compliant[j].index,
+            )
+        jac[row] = jac_sigma[row] = c.w_tangent
+        remainder[row] = c.tangent_remainder
+        row += 1
     mass_tree = forces = None
     if not constraints_only:
         forces = np.empty(lay.n)
@@ -398,7 +430,8 @@ def evaluate_state(
             + system.flexible_internal_force(q)
             - system.load_flexible
         )
-        compliant = compliant_forces(system, q, u)
+        if compliant is None:
+            compliant = compliant_forces(system, q, u, rolling)
         for f in compliant:  # applied generalised forces W_N^T F_n + W_T^T F_t (000 eq. 17)
             if f.normal_force > 0.0:
                 c = f.contact
@@ -417,7 +450,7 @@ def evaluate_state(
         contacts=tuple(contacts),
         slip_sign=signs,
         contact_index=index,
-        compliant=() if constraints_only else compliant,
+        compliant=() if constraints_only or compliant is None else compliant,
     )
 
 

@@ -16,10 +16,15 @@ Where the paper is silent (fig. 11, the drawing of the mechanism, is missing), c
 * the beam is Lipinski's linear Euler-Bernoulli beam (transverse deflection only) with the
   bending stiffness and mass per length of set 1 (axial and shear stiffness, rotary inertia
   of the section are not modelled);
-* the cam's support is a rigid bar (0.48 kg, 1.6 kg/m of set 2) on a driven revolute joint
-  at the pin: with its bending stiffness 0.3 MN m^2 its tip stiffness 3 EI / l^3 = 33 MN/m is
-  830 times the mid-span stiffness of the cantilever (about 40 kN/m), so its deflection
-  changes the cam's thrust by about 0.1 %;
+* the cam's support (0.3 m, bending stiffness 0.3 MN m^2 of set 2, 1.6 kg/m) is a bar on a
+  driven revolute joint at the pin, carrying the cam through two joint springs that lump its
+  bending flexibility: a lateral slide of stiffness 3 EI / l^3 = 33 MN/m and a rotation of
+  stiffness EI / l = 1 MN m/rad at its tip (the tip compliances of a cantilever under a force
+  alone and under a moment alone; their coupling is left out). These tree coordinates also
+  give the partitioned stepper the dependent coordinates that the rolling and hard-contact
+  rows need. ``Geometry.support = "rigid"`` makes the cam part of the bar instead (cases 0 and
+  1 only); the support's tip stiffness is 830 times the mid-span stiffness of the cantilever
+  (about 40 kN/m), so either way the thrust changes by about 0.1 %;
 * the support's axis is at Phi + 90 deg (vertical at Phi = 0), so the cam swings clockwise
   from 60 deg left of vertical; the Table 5 profile sits at the support's tip (its local x
   along the support), nose 0.356 m from the pin;
@@ -54,6 +59,7 @@ TIP_MASS = 40.0  # kg
 BODY_MASS = 4.0  # kg, the mid-span body
 CAM_MASS = 4.0  # kg
 SUPPORT_LENGTH = 0.3  # m
+SUPPORT_BENDING_STIFFNESS = 0.3e6  # N m^2, Table 1 set 2
 HERTZ_C1 = 20.0e9  # N/m^1.5
 MU_K, MU_S, V0 = 0.3, 0.3, 2.5e-3
 TABLE_4 = ((-0.1, 0.2), (-1.0, 0.0), (0.0, -0.3), (1.0, 0.0), (0.1, 0.2))
@@ -75,6 +81,7 @@ class Geometry:
     interference: float = 0.03
     body_inertia: float = 0.27
     cam_inertia: float = 0.021
+    support: str = "lumped"
 
 
 def cam_angle(t: float) -> float:
@@ -83,11 +90,11 @@ def cam_angle(t: float) -> float:
 
 
 def cam_rate(t: float) -> float:
-    return -math.pi**2 / 6.0 * math.sin(math.pi * t) if t <= 1.0 else 0.0
+    return -(math.pi**2) / 6.0 * math.sin(math.pi * t) if t <= 1.0 else 0.0
 
 
 def cam_acceleration(t: float) -> float:
-    return -math.pi**3 / 6.0 * math.cos(math.pi * t) if t <= 1.0 else 0.0
+    return -(math.pi**3) / 6.0 * math.cos(math.pi * t) if t <= 1.0 else 0.0
 
 
 def skid_curve() -> Curve:
@@ -111,6 +118,7 @@ def pin(geometry: Geometry) -> tuple[float, float]:
 
 
 def law(case: int):
+    """The contact law of ``case`` (module docstring)."""
     if case == 0:
         return Compliant("hertz", HERTZ_C1)
     if case == 1:
@@ -137,18 +145,39 @@ def cam_lock_model(case: int, geometry: Geometry = Geometry()) -> Model:
         CarriedBody("body", "beam", 0.5 * LENGTH, BODY_MASS, geometry.body_inertia),
     )
     support = MASS_PER_LENGTH * SUPPORT_LENGTH
-    mass = CAM_MASS + support
-    com = (CAM_MASS * SUPPORT_LENGTH + support * 0.5 * SUPPORT_LENGTH) / mass
-    inertia = (
-        geometry.cam_inertia
-        + CAM_MASS * (SUPPORT_LENGTH - com) ** 2
-        + support * SUPPORT_LENGTH**2 / 12.0
-        + support * (0.5 * SUPPORT_LENGTH - com) ** 2
-    )
     joint = Joint("revolute", None, location=pin(geometry), angle=0.5 * math.pi)
-    tree = TreeModel((Body(mass, inertia, (com, 0.0)),), (joint,), gravity=(0.0, 0.0))
+    cam = cam_curve()
+    if geometry.support == "rigid":
+        mass = CAM_MASS + support
+        com = (CAM_MASS * SUPPORT_LENGTH + support * 0.5 * SUPPORT_LENGTH) / mass
+        inertia = (
+            geometry.cam_inertia
+            + CAM_MASS * (SUPPORT_LENGTH - com) ** 2
+            + support * SUPPORT_LENGTH**2 / 12.0
+            + support * (0.5 * SUPPORT_LENGTH - com) ** 2
+        )
+        tree = TreeModel((Body(mass, inertia, (com, 0.0)),), (joint,), gravity=(0.0, 0.0))
+        cam_body = 0
+    else:
+        ei = SUPPORT_BENDING_STIFFNESS
+        bar = Body(support, support * SUPPORT_LENGTH**2 / 12.0, (0.5 * SUPPORT_LENGTH, 0.0))
+        bodies = (bar, Body(0.0, 0.0), Body(CAM_MASS, geometry.cam_inertia))
+        joints = (
+            joint,
+            Joint(
+                "prismatic",
+                0,
+                location=(SUPPORT_LENGTH, 0.0),
+                angle=0.5 * math.pi,
+                stiffness=3.0 * ei / SUPPORT_LENGTH**3,
+            ),
+            Joint("revolute", 1, angle=-0.5 * math.pi, stiffness=ei / SUPPORT_LENGTH),
+        )
+        tree = TreeModel(bodies, joints, gravity=(0.0, 0.0))
+        cam = Curve.bezier(TABLE_5)
+        cam_body = 2
     drive = Drive(0, cam_angle, cam_rate, cam_acceleration)
-    pair = ContactPair("cam", Profile(0, cam_curve()), Profile("body", skid_curve()), law(case))
+    pair = ContactPair("cam", Profile(cam_body, cam), Profile("body", skid_curve()), law(case))
     return Model(
         tree=tree,
         structures={"beam": spec},

@@ -27,9 +27,10 @@ from ..coupling.constraints import stick_anchor
 from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
 from ..model import Line
 from ..system import energies
+from .compliant import RollingStates
 
 
-class ContactStates:
+class ContactStates(RollingStates):
     """Mixin of GeneralizedAlpha: state indicators, event location and switching."""
 
     # -- rows -------------------------------------------------------------------------------
@@ -55,6 +56,8 @@ class ContactStates:
     # -- events -----------------------------------------------------------------------------
     def _kinds(self, i: int) -> tuple[str, ...]:
         """The events that can end the present state of contact i."""
+        if i >= len(self._sliding):
+            return self._rolling_kinds(i)
         if not self._is_closed(i):
             return ("close",)
         kinds = ("open",) if i >= self._n_bilateral else ()
@@ -67,6 +70,8 @@ class ContactStates:
         """>= 0 while the state holds: the gap of an open contact (m), the normal force of a
         closed unilateral one (N), slip_sign v_t while it slips (m/s), mu_s lambda_N - |lambda_T|
         while it sticks (N)."""
+        if i >= len(self._sliding):
+            return self._rolling_indicator(i, kind, ev, lam)
         c = ev.contacts[i]
         if kind == "close":
             return np.inf if c is None else c.gap
@@ -80,7 +85,8 @@ class ContactStates:
         """(contact, kind) of the earliest state change in the step just taken from ``start``,
         by linear interpolation of the indicators; None when every state holds."""
         best, first = None, np.inf
-        for i in range(len(self._sliding)):
+        self._rearm()
+        for i in range(len(self._stick)):
             for kind in self._kinds(i):
                 a = self._indicator(i, kind, self.evaluation, self.multipliers)
                 if a >= 0.0:
@@ -178,7 +184,9 @@ class ContactStates:
         (its static friction force left the cone), ``open`` (its normal force reached zero),
         ``close`` (its gap reached zero: an impact), ``leave`` (it left its structure's end:
         it opens, and may come back)."""
-        if kind == "stop":
+        if kind in ("roll", "release"):
+            self._switch_rolling(i, kind)
+        elif kind == "stop":
             self._try_stick(i, count=True)
         elif kind == "slip":
             lam_t = self.multipliers[self._stick_row(i)]

@@ -43,7 +43,7 @@ from ..coupling.partition import (
     recover_dependent,
 )
 from ..system import System
-from .compliant import compliant_report, tangent_solver
+from .compliant import bordered_solve
 from .contact_states import ContactStates
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import ContactReport, StepReport, open_contact
@@ -158,6 +158,7 @@ class GeneralizedAlpha(ContactStates):
         self.n_rejected = 0
         self._v_last, self._dt_last = None, 0.0  # slip velocities and size of the last sub-step
         self._stick = [None] * len(self._sliding)  # StickAnchor of each sticking contact
+        self._stick += self._rolling_entries()  # then the rolling state of compliant contacts
         self._closed = [False] * len(self._unilateral)
         self._impact_loss = 0.0
         self.gap_tol = check.real("gap_tol", gap_tol, low=0.0, unit="m")
@@ -343,8 +344,7 @@ class GeneralizedAlpha(ContactStates):
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
                 lu = self.algebra.g_solver(h, q1)
-            solver = tangent_solver(lu, ev, h, self.algebra)  # with compliant contacts
-            delta = self.algebra.bordered_solve(ev, rhs, h, solver)[ind]
+            delta = bordered_solve(self.algebra, ev, rhs, h, lu)[ind]  # + compliant tangent
             self.n_newton += 1
             last = delta
             if not np.all(np.isfinite(delta)):
@@ -535,7 +535,7 @@ class GeneralizedAlpha(ContactStates):
         compliant = {f.index: f for f in ev.compliant}
         for k, pair in enumerate(model.contacts):
             if k in compliant:  # a force law (model.Compliant), not a constraint row
-                reports.append(compliant_report(pair.name, compliant[k], self._h_step))
+                reports.append(self._compliant_report(pair.name, compliant[k]))
                 continue
             i = by_model[k]
             c = ev.contacts[i]
