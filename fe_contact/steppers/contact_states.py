@@ -88,6 +88,9 @@ class ContactStates(RollingStates):
         self._rearm()
         for i in range(len(self._stick)):
             for kind in self._kinds(i):
+                armed = start[11][i] is None  # (not just released and re-armed)
+                if kind == "roll" and armed and self._indicator(i, kind, start[6], start[5]) < 0:
+                    return i, kind  # slow enough at the start already: rolls from there
                 a = self._indicator(i, kind, self.evaluation, self.multipliers)
                 if a >= 0.0:
                     continue
@@ -101,6 +104,9 @@ class ContactStates(RollingStates):
         method on the step size, to ``event_tol`` in time); ends just past the switch."""
         lo, hi = 0.0, span
         f_lo = max(self._indicator(i, kind, start[6], start[5]), 0.0)
+        if kind == "roll" and f_lo == 0.0:  # already slow enough at the start: roll from there
+            self._restore(start)
+            return self.evaluation
         f_hi = self._indicator(i, kind, self.evaluation, self.multipliers)
         side = 0
         ev = self.evaluation
