@@ -493,10 +493,12 @@ class Model:
                 p = getattr(c, part)
                 if not isinstance(p, Profile) or p.body is None:
                     continue
-                if isinstance(p.body, str):
-                    check.choice(f"{where}.{part}.body", p.body, carried)
-                else:
+                if not isinstance(p.body, str):
                     check.index(f"{where}.{part}.body", p.body, n_b, "tree body")
+                elif p.body not in carried:
+                    check.fail(
+                        f"{where}.{part}.body", p.body, f"a CarriedBody of the model, {carried}"
+                    )
             if not isinstance(c.profile, Profile):
                 resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
             if isinstance(c.target, str):

@@ -135,3 +135,22 @@ def test_gap_rates_against_finite_differences():
     force = 100.0 * c.normal + 30.0 * c.tangent
     generalised = c.w_normal * 100.0 + c.w_tangent * 30.0
     assert np.isclose(generalised @ u, force @ relative, rtol=1e-7)
+
+
+def test_profile_input_is_checked():
+    """A Profile names its body; a Profile against a structure is refused by name; the
+    Moreau-Jean stepper refuses curved pairs."""
+    from fe_contact.steppers.simulate import simulate
+
+    cam = Curve.bezier([[0.0, 0.0], [0.1, 0.1], [0.0, 0.2]])
+    with pytest.raises(TypeError, match="Profile.curve"):
+        Profile(0, [[0.0, 0.0], [1.0, 0.0]])
+    with pytest.raises(ValueError, match="a Profile against a structure"):
+        ContactPair("c", Profile(0, cam), "beam", Compliant("hertz", 1e9))
+    pair = ContactPair("c", Profile("nobody", cam), Profile(5, cam), Compliant("hertz", 1e9))
+    with pytest.raises(ValueError, match="nobody"):
+        Model(tree=two_bodies(), contacts=(pair,))
+    system = cam_pair()
+    q, u = system.initial_state()
+    with pytest.raises(ValueError, match="Moreau-Jean"):
+        simulate(system, (0.0, 0.01), (q, u), method="moreau")
