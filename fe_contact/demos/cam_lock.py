@@ -193,8 +193,10 @@ def _figures(out: Path, runs: dict) -> None:
 
     styles = {0: "-", 1: "--", 2: "-.", 3: ":"}
 
-    def figure(name, ylabel, curves, marks=True):
+    def figure(name, ylabel, curves, marks=True, log=False):
         fig, ax = plt.subplots(figsize=(7, 3.8))
+        if log:
+            ax.set_yscale("log")
         for case, (result, extra) in runs.items():
             for label, y in curves(result, extra):
                 ax.plot(result.t, y, styles[case], lw=0.9, label=f"case {case}{label}")
@@ -238,7 +240,7 @@ def _figures(out: Path, runs: dict) -> None:
         "work of the friction forces [J]",
         lambda r, e: [("", r["dissipated_friction"])],
     )
-    figure("step_size", "step size [s]", lambda r, e: [("", e["step_size [s]"])])
+    figure("step_size", "mean sub-step [s]", lambda r, e: [("", e["step_size [s]"])], log=True)
 
 
 def main(argv=None) -> int:
