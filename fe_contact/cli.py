@@ -45,6 +45,10 @@ DEMOS = {
         "fe_contact.demos.pin_on_wheel",
         "rough pin on a rotating wheel: impacts, run-in wear, apparent friction (003 sec. 4)",
     ),
+    "cam-lock": (
+        "fe_contact.demos.cam_lock",
+        "Bauchau's cam locking mechanism: Hertz contact of Bezier profiles, rolling (000 7.2)",
+    ),
 }
 _WIDTH = max(map(len, DEMOS))  # the demo names' column in --list
 

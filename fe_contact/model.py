@@ -9,8 +9,9 @@ loop closures, point loads on structures and gravity. ``assemble(model)`` turns 
 
 Profiles sit on a tree body: ``Point`` (an edge or a tip) and ``Circle`` (a disk or a roller).
 Both answer the same questions through ``profile_centre`` and ``radius``: a point is a circle of
-radius zero. Curved and rough profiles (Bezier/B-spline, polylines) will implement the same
-two-curve contact through the closest-point conditions of Bauchau (000), eqs. (5)-(6).
+radius zero. A ``Profile`` is a curve (Bezier or B-spline) on a tree body, on a rigid body
+carried by a structure (``CarriedBody``) or fixed in the plane; two curves touch where the
+closest-point conditions of Bauchau (000), eqs. (5)-(6), hold (``coupling.profile_contact``).
 
 Contact laws are separate objects:
 
@@ -20,6 +21,9 @@ Contact laws are separate objects:
 * ``Unilateral(mu, restitution_normal, restitution_tangent)``: the set-valued laws of
   Eugster-Glocker (004), eqs. (26)-(27), with Newton's impact law (004 sec. 4.5), for the
   Moreau-Jean stepper.
+* ``Compliant(kind, stiffness, damping, mu, mu_s, v0, rolling)`` (``fe_contact.laws``): linear
+  or Hertz force of the approach with Hunt-Crossley damping, the continuous friction law and
+  rolling of Bauchau (000), for the generalised-alpha stepper.
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import validation as check
+from .curves import Curve
 from .elements.beam import BeamSpec
 from .elements.string import StringSpec
+from .laws import Compliant
 from .multibody.drive import Drive
 from .multibody.tree import TreeModel
 
@@ -115,6 +121,57 @@ class Line:
         return cls(point, (-math.sin(angle), math.cos(angle)))
 
 
+@dataclass(frozen=True)
+class Profile:
+    """A curved profile: the ``Curve`` (Bezier or B-spline, ``curves.Curve``, in m) drawn in
+    the frame of its ``body``: a tree body (int), a body carried by a structure (the name of a
+    ``CarriedBody``), or None (fixed in the plane: the curve in plane coordinates). Bauchau
+    (000), sec. 2.2. The curve is traversed counter-clockwise around the body, so that its
+    normal n = (t_y, -t_x) points out of the body (000 eq. 3).
+
+    As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7) or a
+    Line; as a target it is touched by a Point, a Circle or a Profile."""
+
+    body: int | str | None
+    curve: Curve
+
+    def __post_init__(self):
+        if isinstance(self.body, str):
+            check.identifier("Profile.body", self.body)
+        elif self.body is not None:
+            object.__setattr__(self, "body", check.integer("Profile.body", self.body, low=0))
+        check.instance("Profile.curve", self.curve, Curve, "a curves.Curve (bezier or bspline)")
+
+    radius = 0.0
+    at = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class CarriedBody:
+    """A rigid body clamped to the material point ``s`` (m) of the structure ``structure``:
+    its mass centre is that point, and its frame turns with the structure's slope there (the
+    frame's axes are the structure's reference axes t0, n0 turned by atan(w'): see
+    ``system``). ``mass`` (kg) and the rotary inertia ``inertia`` (kg m^2, about the mass
+    centre) enter the structure's mass matrix as m N^T N + J N'^T N' and its weight enters
+    the structure's load (Bauchau's (000) tip and mid-span bodies, sec. 7.2). ``name`` : the
+    name by which a Profile refers to it."""
+
+    name: str
+    structure: str
+    s: float
+    mass: float
+    inertia: float = 0.0
+
+    def __post_init__(self):
+        check.identifier("CarriedBody.name", self.name)
+        check.instance("CarriedBody.structure", self.structure, str, "a structure name")
+        object.__setattr__(self, "s", check.real("CarriedBody.s", self.s, low=0.0, unit="m"))
+        mass = check.real("CarriedBody.mass", self.mass, low=0.0, unit="kg")
+        object.__setattr__(self, "mass", mass)
+        inertia = check.real("CarriedBody.inertia", self.inertia, low=0.0, unit="kg m^2")
+        object.__setattr__(self, "inertia", inertia)
+
+
 # ------------------------------------------------------------------------------------------
 # Contact laws
 # ------------------------------------------------------------------------------------------
@@ -185,8 +242,10 @@ class ContactPair:
     """A profile on a tree body touching a structure (by name) or a rigid ``Line``.
 
     name : label of the contact in results and files (an identifier).
-    profile : Point or Circle. target : name of a structure of the model, or a Line.
-    law : Sliding (bilateral, generalised-alpha) or Unilateral (set-valued, Moreau-Jean).
+    profile : Point, Circle or Profile. target : name of a structure of the model, a Line, or a
+        Profile (a curve on a body or fixed in the plane).
+    law : Sliding (bilateral, generalised-alpha), Unilateral (set-valued, both steppers) or
+        Compliant (a force law, generalised-alpha).
     side : +1 when the profile lies on the side of the structure's normal (the unit tangent
         turned by +90 degrees: above a structure along +x), -1 on the other side.
     search : "closest": the contact point is the closest point of the deformed curve
@@ -197,9 +256,9 @@ class ContactPair:
     """
 
     name: str
-    profile: Point | Circle
-    target: str | Line
-    law: Sliding | Unilateral = Sliding()
+    profile: Point | Circle | Profile
+    target: str | Line | Profile
+    law: Sliding | Unilateral | Compliant = Sliding()
     side: int = 1
     search: str = "closest"
     n_candidates: int = 0
@@ -207,9 +266,26 @@ class ContactPair:
     def __post_init__(self):
         check.identifier("ContactPair.name", self.name)
         where = f"ContactPair {self.name!r}"
-        check.instance(f"{where}.profile", self.profile, Point | Circle, "a Point or a Circle")
-        check.instance(f"{where}.target", self.target, str | Line, "a structure name or a Line")
-        check.instance(f"{where}.law", self.law, Sliding | Unilateral, "Sliding or Unilateral")
+        check.instance(
+            f"{where}.profile", self.profile, Point | Circle | Profile, "a Point, Circle or Profile"
+        )
+        check.instance(
+            f"{where}.target",
+            self.target,
+            str | Line | Profile,
+            "a structure name, Line or Profile",
+        )
+        check.instance(
+            f"{where}.law",
+            self.law,
+            Sliding | Unilateral | Compliant,
+            "Sliding, Unilateral, Compliant",
+        )
+        if isinstance(self.profile, Profile) and isinstance(self.target, str):
+            raise ValueError(
+                f"{where}: a Profile against a structure is not available; allowed targets of "
+                "a Profile: a Profile or a Line"
+            )
         object.__setattr__(self, "side", check.choice(f"{where}.side", self.side, (1, -1)))
         check.choice(f"{where}.search", self.search, SEARCHES)
         grid = self.search == "grid"
@@ -230,6 +306,15 @@ class ContactPair:
     @property
     def bilateral(self) -> bool:
         return isinstance(self.law, Sliding)
+
+    @property
+    def compliant(self) -> bool:
+        return isinstance(self.law, Compliant)
+
+    @property
+    def curved(self) -> bool:
+        """True when a Profile takes part (profile or target)."""
+        return isinstance(self.profile, Profile) or isinstance(self.target, Profile)
 
 
 # ------------------------------------------------------------------------------------------
@@ -317,6 +402,8 @@ class Model:
     gravity : (g_x, g_y) in m/s^2 for every part; a tree or string spec that states another
         gravity is rejected (one gravity per model).
     structure_gravity : apply gravity to the structures (their self-weight).
+    carried : tuple of CarriedBody (rigid bodies clamped to material points of structures;
+        their weight follows ``gravity`` whatever ``structure_gravity`` says).
     """
 
     tree: TreeModel | None = None
@@ -327,6 +414,7 @@ class Model:
     loads: tuple[PointLoad, ...] = ()
     gravity: tuple[float, float] = STANDARD_GRAVITY
     structure_gravity: bool = True
+    carried: tuple[CarriedBody, ...] = ()
 
     def __post_init__(self):
         if self.tree is not None:
@@ -335,7 +423,13 @@ class Model:
             "Model.structures", self.structures, Mapping, "a mapping name -> BeamSpec | StringSpec"
         )
         object.__setattr__(self, "structures", dict(self.structures))
-        kinds = {"contacts": ContactPair, "drives": Drive, "loops": LoopClosure, "loads": PointLoad}
+        kinds = {
+            "contacts": ContactPair,
+            "drives": Drive,
+            "loops": LoopClosure,
+            "loads": PointLoad,
+            "carried": CarriedBody,
+        }
         for key, kind in kinds.items():
             object.__setattr__(self, key, _parts(key, getattr(self, key), kind))
         object.__setattr__(
@@ -364,6 +458,19 @@ class Model:
                 f"Model: tree.gravity = {tuple(self.tree.gravity)} differs from Model.gravity = "
                 f"{self.gravity}; allowed: the same vector (one gravity per model)"
             )
+        names = [b.name for b in self.carried]
+        if len(set(names)) != len(names):
+            check.fail("Model.carried names", names, "names used once")
+        for i, body in enumerate(self.carried):
+            check.choice(f"Model.carried[{i}].structure", body.structure, self.structures)
+            spec = self.structures[body.structure]
+            check.real(f"Model.carried[{i}].s", body.s, low=0.0, high=spec.length, unit="m")
+            if isinstance(spec, StringSpec) and body.inertia > 0.0:
+                raise ValueError(
+                    f"Model.carried[{i}]: a body with rotary inertia on the string "
+                    f"{body.structure!r}; allowed: inertia = 0 on a string (its rotation is not "
+                    "linear in the string's coordinates), any inertia on a beam"
+                )
         for i, load in enumerate(self.loads):
             check.choice(f"Model.loads[{i}].structure", load.structure, self.structures)
             length = self.structures[load.structure].length
@@ -379,12 +486,24 @@ class Model:
         clash = set(names) & set(self.structures)
         if clash:
             check.fail("Model.contacts names", sorted(clash), "names that no structure has")
+        carried = [b.name for b in self.carried]
         for c in self.contacts:
             where = f"Model.contacts[{c.name!r}]"
-            resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
+            for part in ("profile", "target"):
+                p = getattr(c, part)
+                if not isinstance(p, Profile) or p.body is None:
+                    continue
+                if not isinstance(p.body, str):
+                    check.index(f"{where}.{part}.body", p.body, n_b, "tree body")
+                elif p.body not in carried:
+                    check.fail(
+                        f"{where}.{part}.body", p.body, f"a CarriedBody of the model, {carried}"
+                    )
+            if not isinstance(c.profile, Profile):
+                resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
             if isinstance(c.target, str):
                 check.choice(f"{where}.target", c.target, self.structures)
-            elif c.target.body is not None:
+            elif isinstance(c.target, Line) and c.target.body is not None:
                 b = check.index(f"{where}.target.body", c.target.body, n_b, "tree body")
                 from .multibody.tree import angular_jacobian
 
@@ -431,13 +550,16 @@ class Model:
 
 
 __all__ = [
+    "CarriedBody",
     "Circle",
+    "Compliant",
     "ContactPair",
     "Line",
     "LoopClosure",
     "Model",
     "Point",
     "PointLoad",
+    "Profile",
     "Sliding",
     "Unilateral",
     "resolve_point",

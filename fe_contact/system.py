@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from .coupling.frames import carried_rows
 from .elements.beam import BeamSpec, assemble_beam, self_weight
 from .elements.beam import point_load as beam_point_load
 from .elements.string import assemble_string, gravity_force
@@ -174,12 +175,37 @@ def _structure(name: str, spec, model: Model) -> Structure:
         for ld in loads:
             f = np.asarray(ld.force)
             full = full + beam_point_load(beam, ld.s, force=float(f @ beam.n0))
-        return BeamStructure(name=name, beam=beam, load=full[beam.free_dofs])
-    string = assemble_string(spec)
-    full = gravity_force(string) if model.structure_gravity else np.zeros(string.n_dofs)
-    for ld in loads:
-        full = full + string_point_load(string, ld.s, np.asarray(ld.force))
-    return StringStructure(name=name, string=string, load=full[string.free_dofs])
+        structure = BeamStructure(name=name, beam=beam, load=full[beam.free_dofs])
+    else:
+        string = assemble_string(spec)
+        full = gravity_force(string) if model.structure_gravity else np.zeros(string.n_dofs)
+        for ld in loads:
+            full = full + string_point_load(string, ld.s, np.asarray(ld.force))
+        structure = StringStructure(name=name, string=string, load=full[string.free_dofs])
+    _carry(structure, [b for b in model.carried if b.structure == name], model.gravity)
+    return structure
+
+
+def _carry(structure: Structure, bodies, gravity) -> None:
+    """Add carried rigid bodies to a structure: mass m N^T N + J N_theta^T N_theta at the
+    material point (N: the rows of r(s) over the free coordinates, N_theta: the rows of the
+    slope angle, N' / (1 + w'^2) on a beam, taken in the reference state: small rotations, as
+    the linear beam) and the weight N^T m g in the load."""
+    if not bodies:
+        return
+    q0 = structure.initial_coordinates()
+    n = structure.n_dofs
+    added = sp.lil_matrix((n, n))
+    load = structure.load.copy()
+    for body in bodies:
+        dofs, rows, angle = carried_rows(structure, body.s, q0)
+        block = body.mass * rows.T @ rows + body.inertia * np.outer(angle, angle)
+        for a, i in enumerate(dofs):
+            for b, j in enumerate(dofs):
+                added[i, j] += block[a, b]
+        np.add.at(load, dofs, rows.T @ (body.mass * np.asarray(gravity, dtype=float)))
+    structure.mass_matrix = (structure.mass_matrix + added.tocsr()).tocsr()
+    structure.load = load
 
 
 def assemble(model: Model) -> System:
@@ -208,7 +234,9 @@ def assemble(model: Model) -> System:
         load = np.zeros(0)
     tree = model.tree
     profile_points = tuple(
-        resolve_point(tree, c.profile.body, c.profile.at, f"contact {c.name!r}")
+        (0.0, 0.0)
+        if hasattr(c.profile, "curve")  # a Profile: its curve is in its body's frame
+        else resolve_point(tree, c.profile.body, c.profile.at, f"contact {c.name!r}")
         for c in model.contacts
     )
     loop_points = tuple(
@@ -250,6 +278,9 @@ class Energies:
     and of the structures' constant loads. tree_springs : joint springs. structure_elastic :
     strain energy. damping_power : joint dampers + structural damping (>= 0, dissipated).
     load_power : work rate of the joint actuators (time-dependent applied forces).
+    contact_elastic : elastic energy of the compliant contacts, c a^(p+1) / (p + 1) (part of
+    ``elastic``); their Hunt-Crossley damping power is part of ``damping_power``;
+    contact_friction_power : power dissipated by their friction (>= 0).
     """
 
     tree_kinetic: float
@@ -259,6 +290,8 @@ class Energies:
     structure_elastic: float
     damping_power: float
     load_power: float
+    contact_elastic: float = 0.0
+    contact_friction_power: float = 0.0
 
     @property
     def kinetic(self) -> float:
@@ -270,7 +303,7 @@ class Energies:
 
     @property
     def elastic(self) -> float:
-        return self.tree_springs + self.structure_elastic
+        return self.tree_springs + self.structure_elastic + self.contact_elastic
 
     @property
     def total(self) -> float:
@@ -298,14 +331,24 @@ def energies(system: System, q: np.ndarray, u: np.ndarray, t: float) -> Energies
         se += s.elastic_energy(q[sl])
         sg += s.load_potential(q[sl])
         sdp += s.damping_power(q[sl], u[sl])
+    ce = cdp = cfp = 0.0
+    if any(c.compliant for c in system.model.contacts):
+        from .coupling.constraints import compliant_forces
+
+        for f in compliant_forces(system, np.asarray(q, float), np.asarray(u, float)):
+            ce += f.energy
+            cdp += f.damping_power
+            cfp += f.friction_power
     return Energies(
         tree_kinetic=tk,
         structure_kinetic=sk,
         gravity=tg + sg,
         tree_springs=ts,
         structure_elastic=se,
-        damping_power=tdp + sdp,
+        damping_power=tdp + sdp + cdp,
         load_power=tlp,
+        contact_elastic=ce,
+        contact_friction_power=cfp,
     )
 
 

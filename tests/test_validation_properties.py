@@ -42,6 +42,7 @@ from fe_contact import (
     simulate,
 )
 from fe_contact.elements.string import StraightReference
+from fe_contact.model import CarriedBody
 
 CHECKS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ASSEMBLES = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -353,6 +354,17 @@ CASES = {
             | st.just((PointLoad("string", 0.1, (0.0, -1.0)),)),
             "gravity": BAD_PAIR | st.just((0.0, -1.62)),
             "structure_gravity": st.sampled_from([None, 1, "yes", np.zeros(1)]),
+            "carried": st.sampled_from(
+                [
+                    CarriedBody("b", "beam", 0.1, 1.0),
+                    ("b",),
+                    (CarriedBody("b", "rope", 0.1, 1.0),),
+                    (CarriedBody("b", "beam", 0.1, 1.0), CarriedBody("b", "beam", 0.2, 1.0)),
+                ]
+            )
+            | st.floats(min_value=0.4 + 1e-6, max_value=1e6).map(
+                lambda s: (CarriedBody("b", "beam", s, 1.0),)
+            ),
         },
     ),
 }

@@ -33,6 +33,86 @@ from .kinematics import (
     profile_state,
     structure_contact,
 )
+from .profile_contact import curved_contact
+
+
+@dataclass(frozen=True, eq=False)
+class CompliantForce:
+    """The force of a ``Compliant`` contact at one state: model index, kinematics (None: no
+    contact point), normal force F_n >= 0 (N, on the profile along the normal), friction force
+    F_t (N, on the profile along the tangent), the elastic energy c a^(p+1)/(p+1) (J) and the
+    powers it dissipates (damping: (F_n - c a^p) a' >= 0, friction: -F_t v_t >= 0, W).
+    tangent : (K_q, K_u), the (2, 2) derivatives of the generalised force W^T (F_n, F_t) with
+    W = [W_N, W_T] taken through the law only: d forces / dq = W K_q W^T, d forces / du =
+    W K_u W^T (``forces`` holds minus the contact force; None while open)."""
+
+    index: int
+    contact: ContactKinematics | None
+    normal_force: float
+    friction_force: float
+    energy: float
+    damping_power: float
+    friction_power: float
+    tangent: np.ndarray | None = None
+
+
+def compliant_force(law, contact: ContactKinematics | None, index: int) -> CompliantForce:
+    """The force of a ``Compliant`` law at the contact (see ``model.Compliant``)."""
+    if contact is None or not contact.gap < 0.0:
+        return CompliantForce(index, contact, 0.0, 0.0, 0.0, 0.0, 0.0)
+    a, rate = -contact.gap, -contact.normal_velocity
+    f_n, dn_da, dn_drate = law.normal_force(a, rate)
+    elastic = law.stiffness * a**law.exponent
+    f_t = f = slope = 0.0
+    if law.mu > 0.0:
+        v = contact.slip_velocity
+        f = continuous_friction(v, law.v0)
+        slope = np.exp(-abs(v) / law.v0) / law.v0  # d f / d v_t
+        f_t = -law.mu * f_n * f
+    # a = -g, a' = -W_N u: d(-W_N F_n - W_T F_t) through F_n(a, a') and F_t(F_n, v_t)
+    k_q = np.array([[dn_da, 0.0], [-law.mu * f * dn_da, 0.0]])
+    k_u = np.array([[dn_drate, 0.0], [-law.mu * f * dn_drate, law.mu * f_n * slope]])
+    return CompliantForce(
+        index=index,
+        contact=contact,
+        normal_force=f_n,
+        friction_force=f_t,
+        energy=law.elastic_energy(a),
+        damping_power=(f_n - elastic) * rate,
+        friction_power=-f_t * contact.slip_velocity,
+        tangent=(k_q, k_u),
+    )
+
+
+def compliant_contacts(system: System) -> tuple[int, ...]:
+    """Model indices of the Compliant contacts."""
+    return tuple(i for i, c in enumerate(system.model.contacts) if c.compliant)
+
+
+def compliant_forces(system: System, q, u, rolling=None) -> tuple[CompliantForce, ...]:
+    """The forces of every Compliant contact at (q, u), in model order. ``rolling``: a flag per
+    Compliant contact; a rolling one has its acceleration remainders computed and no friction
+    from the law (its friction force is the multiplier of its rolling row)."""
+    out = []
+    for j, k in enumerate(compliant_contacts(system)):
+        rolls = rolling is not None and bool(rolling[j])
+        try:
+            kin = contact_at(system, k, q, u, system._cache.get(("s", k)), remainder=rolls)
+        except ContactLeftStructure:
+            kin = None
+        if (
+            kin is not None
+            and np.isfinite(kin.parameter)
+            and isinstance(system.model.contacts[k].target, str)
+        ):
+            system._cache[("s", k)] = kin.parameter
+        law = system.model.contacts[k].law
+        if rolls:
+            from dataclasses import replace
+
+            law = replace(law, mu=0.0, mu_s=0.0, v0=None, rolling=False)
+        out.append(compliant_force(law, kin, k))
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +123,7 @@ class Evaluation:
     position residuals. jac : (m, n) J. jac_sigma : (m, n) J_Sigma (002 eq. 71c). remainder :
     (m,) A. phi_t : (m,). contacts : ContactKinematics per Sliding contact (in row order).
     slip_sign : (n_sliding,) friction directions used. contact_index : model index of each.
+    compliant : CompliantForce of each Compliant contact (its force is part of ``forces``).
     """
 
     t: float
@@ -58,6 +139,7 @@ class Evaluation:
     contacts: tuple[ContactKinematics, ...]
     slip_sign: np.ndarray
     contact_index: tuple[int, ...]
+    compliant: tuple[CompliantForce, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,7 +157,7 @@ def stick_anchor(contact: ContactKinematics, target, profile_point, line_point=N
     """The anchor of a contact that starts to stick in the state ``contact``; ``target`` is the
     pair's target (a structure name or a Line), ``profile_point`` the profile's centre and
     ``line_point`` a line's point in the plane now (default its fixed point)."""
-    if isinstance(target, str):
+    if isinstance(target, str) or not hasattr(target, "normal"):  # a structure or a Profile
         s_star = contact.parameter
     else:  # a rigid line: the coordinate of the foot point along the line
         base = np.asarray(target.point if line_point is None else line_point)
@@ -96,6 +178,15 @@ def contact_at(system: System, k: int, q, u, s_guess=None, remainder=True) -> Co
     model = system.model
     lay = system.layout
     pair = model.contacts[k]
+    if pair.curved:
+        kin = curved_contact(system, k, q, u, remainder)
+        if kin is None:
+            raise ContactLeftStructure(
+                f"contact {pair.name!r} has no candidate contact point (a curve's end, or "
+                "parallel flats)",
+                pair=k,
+            )
+        return kin
     profile = profile_state(
         system.tree, q[lay.tree], u[lay.tree], pair.profile.body, system.profile_points[k]
     )
@@ -137,7 +228,7 @@ def _stick_row(system: System, k: int, anchor: StickAnchor, q, u, contact: Conta
     )
     pk = prof.centre
     t_star = np.asarray(anchor.direction)
-    if pair.profile.radius > 0.0:  # rolling: W_T u = 0 with its acceleration remainder
+    if pair.profile.radius > 0.0 or pair.curved:  # rolling: W_T u = 0 (velocity level)
         return 0.0, contact.w_tangent, contact.tangent_remainder
     row = np.zeros(lay.n)
     row[lay.tree] = t_star @ pk.jacobian
@@ -198,7 +289,11 @@ def evaluate_state(
     too (after the Sliding ones: ``contacts``, ``slip_sign``, ``s_guess`` and ``stick`` run
     over both); closed : a flag per unilateral contact; the closed ones have a normal row after
     the model's rows (before the stick rows), an open one beyond its structure's end has the
-    kinematics None. ``constraints_only`` skips M and F.
+    kinematics None. ``constraints_only`` skips M and F. Entries of ``stick`` beyond the
+    contacts' (one per Compliant contact, in model order) equal to "roll" mark rolling
+    Compliant contacts (None or "off": slipping): each
+    has a velocity-level row W_T u = 0 after the stick rows (Bauchau (000), eq. 23), whose
+    multiplier is its friction force, and no friction from its law.
     """
     lay = system.layout
     tree = system.tree
@@ -209,10 +304,18 @@ def evaluate_state(
         raise ValueError(f"q and u must have shape ({lay.n},), got {q.shape} and {u.shape}")
     index = sliding_contacts(system) + tuple(unilateral)
     n_bilateral = len(index) - len(unilateral)
+    rolling = None  # stick entries beyond the contacts': rolling Compliant contacts
+    if stick is not None and len(stick) > len(index):
+        rolling = [isinstance(a, str) and a == "roll" for a in stick[len(index) :]]
+        stick = list(stick[: len(index)])
     closed = [True] * n_bilateral + list(closed if closed is not None else [True] * len(unilateral))
     m0 = len(model.constraint_names())
     sticking = [] if stick is None else [i for i, a in enumerate(stick) if a is not None]
-    m = m0 + sum(closed[n_bilateral:]) + len(sticking)
+    compliant = None
+    if rolling is not None and any(rolling):
+        compliant = compliant_forces(system, q, u, rolling)
+    n_rolling = 0 if rolling is None else sum(rolling)
+    m = m0 + sum(closed[n_bilateral:]) + len(sticking) + n_rolling
     phi = np.zeros(m)
     jac = np.zeros((m, lay.n))
     jac_sigma = np.zeros((m, lay.n))
@@ -301,6 +404,18 @@ def evaluate_state(
         phi[row], jac[row], remainder[row] = _stick_row(system, k, stick[i], q, u, contacts[i])
         jac_sigma[row] = jac[row]
         row += 1
+    for j, rolls in enumerate(rolling or ()):  # rolling: W_T u = 0 (000 eq. 23)
+        if not rolls:
+            continue
+        c = compliant[j].contact
+        if c is None:
+            raise ContactLeftStructure(
+                f"rolling contact {model.contacts[compliant[j].index].name!r} has no contact point",
+                pair=compliant[j].index,
+            )
+        jac[row] = jac_sigma[row] = c.w_tangent
+        remainder[row] = c.tangent_remainder
+        row += 1
     mass_tree = forces = None
     if not constraints_only:
         forces = np.empty(lay.n)
@@ -315,6 +430,12 @@ def evaluate_state(
             + system.flexible_internal_force(q)
             - system.load_flexible
         )
+        if compliant is None:
+            compliant = compliant_forces(system, q, u, rolling)
+        for f in compliant:  # applied generalised forces W_N^T F_n + W_T^T F_t (000 eq. 17)
+            if f.normal_force > 0.0:
+                c = f.contact
+                forces -= c.w_normal * f.normal_force + c.w_tangent * f.friction_force
     return Evaluation(
         t=t,
         q=q,
@@ -329,6 +450,7 @@ def evaluate_state(
         contacts=tuple(contacts),
         slip_sign=signs,
         contact_index=index,
+        compliant=() if constraints_only or compliant is None else compliant,
     )
 
 
@@ -342,7 +464,11 @@ def mass_times(system: System, ev: Evaluation, a: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
+    "CompliantForce",
     "ContactLeftStructure",
+    "compliant_contacts",
+    "compliant_force",
+    "compliant_forces",
     "Evaluation",
     "StickAnchor",
     "continuous_friction",

@@ -68,7 +68,9 @@ class ContactKinematics:
     w_normal, w_tangent : (n,) rows W_N, W_T. remainder : A, m/s^2 (NaN when not computed).
     parameter_rate : s', m/s. tangent_remainder : A_T with v_t' = W_T u' + A_T while the contact
     stays closed (g' = 0), m/s^2: ``A_T = t . a_c - s' t . R_s(s) u`` (the frame's rotation
-    meets only the normal relative velocity, which is zero).
+    meets only the normal relative velocity, which is zero). profile_parameter : eta of the
+    contact point on a curved profile (``profile_contact``; NaN otherwise); on a Profile target
+    ``parameter`` is its eta.
     """
 
     parameter: float
@@ -85,6 +87,7 @@ class ContactKinematics:
     remainder: float
     parameter_rate: float
     tangent_remainder: float = np.nan
+    profile_parameter: float = np.nan
 
 
 @dataclass(frozen=True, eq=False)

@@ -38,7 +38,7 @@ from .. import validation as check
 from ..elements.beam import Beam, evaluate
 from ..elements.string import StringModel
 from ..elements.string import evaluate as evaluate_string
-from ..model import Circle
+from ..model import Circle, Profile
 from ..multibody.tree import TreeModel, body_poses, point_position
 from ..structures import BeamStructure
 from ..system import System
@@ -302,10 +302,38 @@ def _profile_centres(system: System, q) -> np.ndarray:
     q_t = np.asarray(q)[system.layout.tree]
     return np.array(
         [
-            point_position(tree, q_t, c.profile.body, p)
+            _profile_origin(system, c.profile, q)
+            if isinstance(c.profile, Profile)
+            else point_position(tree, q_t, c.profile.body, p)
             for c, p in zip(system.model.contacts, system.profile_points, strict=True)
         ]
     ).reshape(-1, 2)
+
+
+def _profile_origin(system: System, profile, q) -> np.ndarray:
+    from ..coupling.frames import body_frame
+
+    q = np.asarray(q, dtype=float)
+    return body_frame(system, profile.body, q, np.zeros_like(q)).origin
+
+
+def profile_block(system: System, profile, q, name: str, samples: int = 200) -> Block:
+    """A curved profile (``model.Profile``) at the coordinates q as a polyline of ``samples``
+    points in the plane; point data ``eta`` (its parameter) and ``body`` (its tree body, -1 for
+    a carried body or the plane)."""
+    from ..coupling.frames import body_frame
+
+    q = np.asarray(q, dtype=float)
+    frame = body_frame(system, profile.body, q, np.zeros_like(q))
+    eta = np.linspace(0.0, 1.0, samples)
+    points = profile.curve.position(eta) @ frame.rotation.T + frame.origin
+    body = profile.body if isinstance(profile.body, int) else -1
+    return Block(
+        name=name,
+        points=points,
+        cells=[("line", _segments(samples))],
+        point_data={"eta": eta, "body": np.full(samples, float(body))},
+    )
 
 
 def structure_block(system: System, name: str, q, samples_per_element: int = 8) -> Block:
@@ -328,6 +356,10 @@ def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Blo
     if q.shape != (system.n,):
         raise ValueError(f"q has shape {q.shape}; the system has {system.n} coordinates")
     blocks = [structure_block(system, name, q, samples_per_element) for name in system.structures]
+    for c in system.model.contacts:  # curved profiles as polylines on their bodies
+        for part, profile in (("profile", c.profile), ("target", c.target)):
+            if isinstance(profile, Profile):
+                blocks.append(profile_block(system, profile, q, f"{c.name}_{part}"))
     tree = system.tree
     if tree is None:
         return blocks
@@ -335,6 +367,7 @@ def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Blo
     extra = [
         (c.profile.body, p)
         for c, p in zip(system.model.contacts, system.profile_points, strict=True)
+        if not isinstance(c.profile, Profile)
     ]
     for loop, (pa, pb) in zip(system.model.loops, system.loop_points, strict=True):
         extra.append((loop.body_a, pa))

@@ -25,10 +25,12 @@ import numpy as np
 
 from ..coupling.constraints import stick_anchor
 from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
+from ..model import Line
 from ..system import energies
+from .compliant import RollingStates
 
 
-class ContactStates:
+class ContactStates(RollingStates):
     """Mixin of GeneralizedAlpha: state indicators, event location and switching."""
 
     # -- rows -------------------------------------------------------------------------------
@@ -54,6 +56,8 @@ class ContactStates:
     # -- events -----------------------------------------------------------------------------
     def _kinds(self, i: int) -> tuple[str, ...]:
         """The events that can end the present state of contact i."""
+        if i >= len(self._sliding):
+            return self._rolling_kinds(i)
         if not self._is_closed(i):
             return ("close",)
         kinds = ("open",) if i >= self._n_bilateral else ()
@@ -66,6 +70,8 @@ class ContactStates:
         """>= 0 while the state holds: the gap of an open contact (m), the normal force of a
         closed unilateral one (N), slip_sign v_t while it slips (m/s), mu_s lambda_N - |lambda_T|
         while it sticks (N)."""
+        if i >= len(self._sliding):
+            return self._rolling_indicator(i, kind, ev, lam)
         c = ev.contacts[i]
         if kind == "close":
             return np.inf if c is None else c.gap
@@ -79,8 +85,12 @@ class ContactStates:
         """(contact, kind) of the earliest state change in the step just taken from ``start``,
         by linear interpolation of the indicators; None when every state holds."""
         best, first = None, np.inf
-        for i in range(len(self._sliding)):
+        self._rearm()
+        for i in range(len(self._stick)):
             for kind in self._kinds(i):
+                armed = start[11][i] is None  # (not just released and re-armed)
+                if kind == "roll" and armed and self._indicator(i, kind, start[6], start[5]) < 0:
+                    return i, kind  # slow enough at the start already: rolls from there
                 a = self._indicator(i, kind, self.evaluation, self.multipliers)
                 if a >= 0.0:
                     continue
@@ -94,6 +104,9 @@ class ContactStates:
         method on the step size, to ``event_tol`` in time); ends just past the switch."""
         lo, hi = 0.0, span
         f_lo = max(self._indicator(i, kind, start[6], start[5]), 0.0)
+        if kind == "roll" and f_lo == 0.0:  # already slow enough at the start: roll from there
+            self._restore(start)
+            return self.evaluation
         f_hi = self._indicator(i, kind, self.evaluation, self.multipliers)
         side = 0
         ev = self.evaluation
@@ -177,7 +190,9 @@ class ContactStates:
         (its static friction force left the cone), ``open`` (its normal force reached zero),
         ``close`` (its gap reached zero: an impact), ``leave`` (it left its structure's end:
         it opens, and may come back)."""
-        if kind == "stop":
+        if kind in ("roll", "release"):
+            self._switch_rolling(i, kind)
+        elif kind == "stop":
             self._try_stick(i, count=True)
         elif kind == "slip":
             lam_t = self.multipliers[self._stick_row(i)]
@@ -200,15 +215,15 @@ class ContactStates:
         pair = self.system.model.contacts[self._sliding[i]]
         lay = self.system.layout
         contact = self.evaluation.contacts[i]
-        centre = profile_state(
-            self.system.tree,
-            self.q[lay.tree],
-            self.u[lay.tree],
-            pair.profile.body,
-            self.system.profile_points[self._sliding[i]],
-        ).centre.position
-        line_point = None
-        if not isinstance(pair.target, str):
+        centre = line_point = None  # a structure or a curved profile: anchored at its parameter
+        if isinstance(pair.target, Line):
+            centre = profile_state(
+                self.system.tree,
+                self.q[lay.tree],
+                self.u[lay.tree],
+                pair.profile.body,
+                self.system.profile_points[self._sliding[i]],
+            ).centre.position
             line_point = line_geometry(
                 self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
             )[0]
@@ -286,11 +301,14 @@ class ContactStates:
         E = self._energy = energies(s, ev.q, ev.u, ev.t)
         n_c = self._n_bilateral
         drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
-        friction = sum(
-            self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
-            for i, c in enumerate(ev.contacts)
-            if self._stick[i] is None and self._is_closed(i)
-        )
+        friction = (
+            sum(
+                self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
+                for i, c in enumerate(ev.contacts)
+                if self._stick[i] is None and self._is_closed(i)
+            )
+            + E.contact_friction_power
+        )  # compliant contacts (model.Compliant)
         return {
             "work_drives": float(drive),
             "work_loads": E.load_power,

@@ -44,6 +44,7 @@ from ..coupling.partition import (
     recover_dependent,
 )
 from ..system import System
+from .compliant import bordered_solve
 from .contact_states import ContactStates
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import ContactReport, StepReport, open_contact
@@ -152,7 +153,9 @@ class GeneralizedAlpha(ContactStates):
         self.algebra = StepAlgebra(system, self.params)
         model = system.model
         self._n_bilateral = len(sliding_contacts(system))
-        self._unilateral = tuple(k for k, c in enumerate(model.contacts) if not c.bilateral)
+        self._unilateral = tuple(
+            k for k, c in enumerate(model.contacts) if not c.bilateral and not c.compliant
+        )
         self._sliding = sliding_contacts(system) + self._unilateral  # every contact, row order
         self._m0 = len(model.constraint_names())
         self._mu = np.array([model.contacts[k].mu for k in self._sliding])
@@ -169,6 +172,7 @@ class GeneralizedAlpha(ContactStates):
         self.n_rejected = 0
         self._v_last, self._dt_last = None, 0.0  # slip velocities and size of the last sub-step
         self._stick = [None] * len(self._sliding)  # StickAnchor of each sticking contact
+        self._stick += self._rolling_entries()  # then the rolling state of compliant contacts
         self._closed = [False] * len(self._unilateral)
         self._impact_loss = self._impact_work = 0.0  # impacts' loss, drives' impulse work
         self.gap_tol = check.real("gap_tol", gap_tol, low=0.0, unit="m")
@@ -354,7 +358,7 @@ class GeneralizedAlpha(ContactStates):
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
                 lu = self.algebra.g_solver(h, q1)
-            delta = self.algebra.bordered_solve(ev, rhs, h, lu)[ind]
+            delta = bordered_solve(self.algebra, ev, rhs, h, lu)[ind]  # + compliant tangent
             self.n_newton += 1
             last = delta
             if not np.all(np.isfinite(delta)):
@@ -569,7 +573,11 @@ class GeneralizedAlpha(ContactStates):
         lam = self.multipliers
         reports = []
         by_model = {k: i for i, k in enumerate(self._sliding)}
+        compliant = {f.index: f for f in ev.compliant}
         for k, pair in enumerate(model.contacts):
+            if k in compliant:  # a force law (model.Compliant), not a constraint row
+                reports.append(self._compliant_report(pair.name, compliant[k]))
+                continue
             i = by_model[k]
             c = ev.contacts[i]
             if not self._is_closed(i):

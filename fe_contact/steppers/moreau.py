@@ -111,6 +111,12 @@ class MoreauJean:
         theta = check.real("theta", theta, low=0.5, high=1.0)
         model = system.model
         bilateral = [c.name for c in model.contacts if c.bilateral]
+        other = [c.name for c in model.contacts if c.compliant or c.curved]
+        if other:  # curved profiles and compliant laws
+            raise ValueError(
+                f"contacts {other} use curved profiles or Compliant laws, which the Moreau-Jean "
+                "stepper does not take (allowed: method='generalized-alpha')"
+            )
         if bilateral:
             raise ValueError(
                 f"contacts {bilateral} have Sliding laws; the Moreau-Jean stepper takes "

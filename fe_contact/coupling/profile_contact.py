@@ -1,0 +1,251 @@
+"""Contact kinematics of curved profiles (``model.Profile``), Bauchau (000), secs. 2-5.
+
+Two profiles k (the pair's profile) and l (its target), each a curve p0(eta) in its body frame
+(``frames.BodyFrame``): Z(eta) = o + R p0(eta), tangent vector T = R p1, T' = R p2 (000 eq. 4).
+The candidate contact points (eta_k, eta_l) satisfy the two orthogonality conditions of 000
+eqs. (5)-(6), written here as
+
+    f1 = T_k x T_l = 0            (the tangents are parallel: T_k normal to n_l, eq. 5)
+    f2 = (Z_k - Z_l) . T_l = 0    (the joining vector is normal to the curves, eq. 6 with eq. 5)
+
+solved by Newton's method on (eta_k, eta_l) from the last solution (a warm start kept per pair
+in ``System._cache``), with the Jacobian [[T_k' x T_l, T_k x T_l'], [T_k . T_l, d . T_l' -
+T_l . T_l]]. Unlike the minimum of the distance, these conditions also hold at the deepest
+point of a penetration (a compliant contact's approach). When the contact first closes (no
+warm start, or Newton fails) a global search comes first: the control polygons' bounding
+boxes (a Bezier or B-spline curve lies in its polygon's convex hull) are compared, and if
+they are close, the nearest pair of 40 N samples per curve starts Newton.
+
+* gap: g = n_l . (Z_k - Z_l) with the outward normal n_l of the target (000 eq. 7 with the
+  roles of k and l exchanged: g > 0 apart, g < 0 the approach of a compliant contact);
+* normal n = n_l (from the target to the profile), tangent t = n turned by -90 degrees;
+* W_N = n . (J_k - J_l), W_T = t . (J_k - J_l) with J the Jacobians of the two material points
+  (000 eqs. 11-15: the slip velocity v_t = W_T u is the tangential relative velocity of eq.
+  14, the eta-rates drop out by the orthogonality conditions); the generalised contact forces
+  are W_N^T F_n + W_T^T F_t (000 eq. 17).
+* a Point or Circle (radius R) against a Profile: one condition, (c - Z_l) . T_l = 0 (the
+  closest point of the centre c), g = n_l . (c - Z_l) - R, W_T with the rolling term R j_w.
+
+No closest point, several: the pair has no isolated solution when both curves are straight
+and parallel where they touch (f1 vanishes identically; e.g. two flat faces); Newton then
+meets a singular Jacobian and the pair is reported as having no contact point (``None``): use
+curved (crowned) profiles. When several pairs satisfy the conditions (a concave target, a
+profile wrapping round another), Newton keeps following the one it started on and the global
+search takes the nearest sampled pair. A solution outside eta in [0, 1] (the contact left an
+open curve's end) is also ``None``: the pair is open.
+
+The acceleration remainders A = d(W_N)/dt u and A_T = d(W_T)/dt u that a hard (constraint)
+contact needs are central differences of g'(q, u) = W_N(q) u along q + eps u (a directional
+derivative with eps |u| = 1e-6 m; its truncation error ~ 1e-12 of the curvature terms).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .frames import body_frame
+from .kinematics import ContactKinematics
+
+_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
+_SAMPLES = 40
+
+
+def _cross(a, b) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
+def _world(curve, frame, eta: float):
+    """(Z, T, T') of curve point eta in the plane."""
+    g = curve.at(eta)
+    R = frame.rotation
+    return R @ g.position + frame.origin, R @ g.p1, R @ g.p2
+
+
+def _polygon_box(curve, frame):
+    pts = curve.control_points @ frame.rotation.T + frame.origin
+    return pts.min(axis=0), pts.max(axis=0)
+
+
+def _box_distance(a, b) -> float:
+    gap = np.maximum(np.maximum(a[0] - b[1], b[0] - a[1]), 0.0)
+    return float(np.hypot(*gap))
+
+
+def _search(curve_k, frame_k, curve_l, frame_l) -> tuple[float, float]:
+    """The nearest pair of sampled points (eta_k, eta_l)."""
+    ek = np.linspace(0.0, 1.0, _SAMPLES * len(curve_k.control_points) + 1)
+    el = np.linspace(0.0, 1.0, _SAMPLES * len(curve_l.control_points) + 1)
+    zk = curve_k.position(ek) @ frame_k.rotation.T + frame_k.origin
+    zl = curve_l.position(el) @ frame_l.rotation.T + frame_l.origin
+    d2 = np.sum((zk[:, None, :] - zl[None, :, :]) ** 2, axis=2)
+    i, j = np.unravel_index(np.argmin(d2), d2.shape)
+    return float(ek[i]), float(el[j])
+
+
+def closest_pair(curve_k, frame_k, curve_l, frame_l, guess=None, tol: float = 1e-13):
+    """(eta_k, eta_l) of the candidate contact points (000 eqs. 5-6), or None (module
+    docstring: parallel flats, or a solution beyond an end of a curve). ``guess``: a warm
+    start (eta_k, eta_l) or None for the global search."""
+    starts = [] if guess is None else [tuple(guess)]
+    starts.append(None)
+    for start in starts:
+        eta = np.array(_search(curve_k, frame_k, curve_l, frame_l) if start is None else start)
+        for _ in range(30):
+            zk, tk, tk1 = _world(curve_k, frame_k, eta[0])
+            zl, tl, tl1 = _world(curve_l, frame_l, eta[1])
+            d = zk - zl
+            f = np.array([_cross(tk, tl), float(d @ tl)])
+            jac = np.array(
+                [[_cross(tk1, tl), _cross(tk, tl1)], [float(tk @ tl), float(d @ tl1 - tl @ tl)]]
+            )
+            det = np.linalg.det(jac)
+            scale = float((tk @ tk) * (tl @ tl))
+            if not abs(det) > 1e-12 * scale:
+                break  # parallel flats: no isolated candidate pair
+            step = np.linalg.solve(jac, f)
+            # damped: at most a tenth of the parameter range per iteration
+            size = np.max(np.abs(step))
+            if size > 0.1:
+                step *= 0.1 / size
+            new = eta - step
+            if np.any(new < -1e-9) or np.any(new > 1.0 + 1e-9):
+                new = np.clip(new, 0.0, 1.0)
+                if np.allclose(new, eta, atol=tol, rtol=0.0):
+                    break  # pushed past an end: no contact point inside the curves
+            if np.max(np.abs(new - eta)) <= tol:
+                if float(tk @ tl) < 0.0:  # opposite tangents: the outside pair
+                    return float(new[0]), float(new[1])
+                break
+            eta = new
+    return None
+
+
+def _build(system, k: int, q, u, guess):
+    """(ContactKinematics without remainders, etas), or (None, None) when there is no contact
+    point, or (an open far-apart kinematics, None) when the polygons' boxes are apart."""
+    from ..model import Profile
+
+    pair = system.model.contacts[k]
+    n = system.layout.n
+    target = pair.target
+    frame_l = body_frame(system, target.body, q, u)
+    profile = pair.profile
+    if isinstance(profile, Profile):
+        frame_k = body_frame(system, profile.body, q, u)
+        box = _box_distance(
+            _polygon_box(profile.curve, frame_k), _polygon_box(target.curve, frame_l)
+        )
+        if box > 0.0 and guess is None:
+            return _far(box, n), None
+        etas = closest_pair(profile.curve, frame_k, target.curve, frame_l, guess)
+        if etas is None:
+            return None, None
+        gk = profile.curve.at(etas[0])
+        zk, vk, jk, _ = frame_k.point(gk.position)
+        radius, jw, w = 0.0, None, 0.0
+    else:
+        frame_k = body_frame(system, profile.body, q, u)
+        centre = system.profile_points[k]
+        zk, vk, jk, _ = frame_k.point(centre)
+        radius, jw, w = profile.radius, frame_k.angular_row, frame_k.angular_velocity
+        local = frame_l.rotation.T @ (zk - frame_l.origin)
+        start = None if guess is None else guess[1]
+        eta_l = target.curve.closest(local, start)
+        g_l = target.curve.at(eta_l)
+        d_loc = local - g_l.position
+        if abs(float(d_loc @ g_l.tangent)) > 1e-9 * max(1.0, float(np.hypot(*d_loc))):
+            return None, None  # the closest point is an end of the curve: no contact point
+        etas = (np.nan, eta_l)
+    gl = target.curve.at(etas[1])
+    zl, vl, jl, _ = frame_l.point(gl.position)
+    normal = frame_l.vector(gl.normal)
+    tangent = -_PERP @ normal
+    rel_j = jk - jl
+    rel_v = vk - vl
+    w_n = normal @ rel_j
+    w_t = tangent @ rel_j
+    slip = float(tangent @ rel_v)
+    if radius > 0.0:
+        w_t = w_t + radius * jw
+        slip += radius * w
+    gap = float(normal @ (zk - zl)) - radius
+    kin = ContactKinematics(
+        parameter=float(etas[1]),
+        element=-1,
+        point=zl,
+        profile_point=zk - radius * normal,
+        normal=normal,
+        tangent=tangent,
+        gap=gap,
+        normal_velocity=float(normal @ rel_v),
+        slip_velocity=slip,
+        w_normal=w_n,
+        w_tangent=w_t,
+        remainder=np.nan,
+        parameter_rate=np.nan,
+        tangent_remainder=np.nan,
+        profile_parameter=float(etas[0]),
+    )
+    return kin, etas
+
+
+def _far(distance: float, n: int) -> ContactKinematics:
+    """An open pair whose control polygons are ``distance`` apart (a lower bound of the gap)."""
+    z = np.zeros(n)
+    nan2 = np.full(2, np.nan)
+    return ContactKinematics(
+        parameter=np.nan,
+        element=-1,
+        point=nan2,
+        profile_point=nan2,
+        normal=nan2,
+        tangent=nan2,
+        gap=distance,
+        normal_velocity=0.0,
+        slip_velocity=0.0,
+        w_normal=z,
+        w_tangent=z,
+        remainder=0.0,
+        parameter_rate=0.0,
+        tangent_remainder=0.0,
+    )
+
+
+def curved_contact(system, k: int, q, u, remainder: bool = True):
+    """Kinematics of contact k of the model (a Profile takes part) at (q, u), or None when the
+    pair has no candidate contact point (module docstring). With ``remainder`` the
+    acceleration remainders A and A_T are added (directional central differences)."""
+    key = ("profile-eta", k)
+    guess = system._cache.get(key)
+    kin, etas = _build(system, k, q, u, guess)
+    if etas is not None:
+        system._cache[key] = etas
+    elif kin is None and guess is not None:  # lost the warm start: search afresh
+        system._cache.pop(key, None)
+        kin, etas = _build(system, k, q, u, None)
+        if etas is not None:
+            system._cache[key] = etas
+    if kin is None or etas is None or not remainder:
+        return kin
+    size = float(np.max(np.abs(u), initial=0.0))
+    if size == 0.0:
+        a = a_t = 0.0
+    else:
+        eps = 1e-6 / size
+        plus, _ = _build(system, k, q + eps * u, u, etas)
+        minus, _ = _build(system, k, q - eps * u, u, etas)
+        if plus is None or minus is None or plus.element != -1:
+            a = a_t = np.nan
+        else:
+            a = (plus.normal_velocity - minus.normal_velocity) / (2.0 * eps)
+            a_t = (plus.slip_velocity - minus.slip_velocity) / (2.0 * eps)
+    return _with_remainders(kin, a, a_t)
+
+
+def _with_remainders(kin: ContactKinematics, a: float, a_t: float) -> ContactKinematics:
+    from dataclasses import replace
+
+    return replace(kin, remainder=float(a), tangent_remainder=float(a_t))
+
+
+__all__ = ["closest_pair", "curved_contact"]

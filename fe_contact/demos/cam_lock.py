@@ -1,0 +1,282 @@
+"""Bauchau's locking mechanism (000, sec. 7.2): a cam turned against a body at the mid-span of
+a cantilever with a tip mass; Hertz contact between two Bezier profiles with friction and
+rolling (model, data and the choices where the paper is silent: ``papers.bauchau``).
+
+``fe-contact demo cam-lock [--cases 0 1 2 3] [--t-end T] [--h H] [--out DIR]``
+
+Cases: 0 no friction; 1 the continuous law (000 eq. 10), mu_k = 0.3, v0 = 2.5 mm/s; 2 case 1
+with rolling (mu_s = 0.3) when |v_t| < v0 / 2; 3 (ours) hard contact with Coulomb friction.
+
+Writes to ``--out`` (default ``out/cam_lock``): ``case_<n>/history.csv`` (the standard
+history with the energy-balance columns, completed with ``tip_displacement [m]``,
+``midspan_displacement [m]``, ``beam_root_moment [N m]`` (EI w''(0)), ``support_root_moment
+[N m]`` (the cam's support is rigid, so the section at its root carries the drive's torque)
+and ``step_size [s]`` (the mean sub-step of each output step)), ``case_<n>/frames.pvd`` (the
+ParaView series: beam, cam and mid-span profiles as polylines, the contact point with its force
+vectors and state), ``summary.csv`` (one row per case) and the figures of 000 figs. 12-17:
+``displacements``, ``torque``, ``root_moments``, ``normal_force``, ``friction_work`` and
+``step_size`` (.png and .svg), rolling intervals marked. It prints the driving torque after
+1 s of case 0 beside the paper's -1.0 kN m.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..papers.bauchau import (
+    BENDING_STIFFNESS,
+    CASES,
+    LENGTH,
+    PAPER_TORQUE,
+    Geometry,
+    cam_angle,
+    cam_lock_model,
+    cam_rate,
+)
+from ..steppers.observers import standard_observers
+from ..steppers.simulate import simulate
+from ..system import assemble
+from . import DemoParser, folder, positive
+
+EXTRA = (
+    "tip_displacement [m]",
+    "midspan_displacement [m]",
+    "beam_root_moment [N m]",
+    "support_root_moment [N m]",
+    "step_size [s]",
+)
+SUMMARY = (
+    "case",
+    "description",
+    "status",
+    "torque_after_1s [N m]",
+    "paper_torque_case0 [N m]",
+    "max_normal_force [N]",
+    "friction_work [J]",
+    "work_drives [J]",
+    "max_abs_energy_error [J]",
+    "rolling_events",
+    "n_steps",
+    "n_substeps",
+    "wall_time [s]",
+)
+
+
+def start_state(system, t0: float = 0.0):
+    """The cam at Phi(t0), Phi'(t0); the beam undeformed at rest (the cam is clear of it until
+    about 0.64 s)."""
+    n = system.layout.n_tree
+    return system.initial_state([cam_angle(t0)] + [0.0] * (n - 1), [cam_rate(t0)] + [0.0] * (n - 1))
+
+
+def run_case(case: int, t_end: float, h: float, out=None, geometry=None, t0=0.0):
+    """Simulate one case; returns (system, result, extra columns dict)."""
+    geometry = Geometry() if geometry is None else geometry
+    system = assemble(cam_lock_model(case, geometry))
+    q0, u0 = start_state(system, t0)
+    observers = []
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        observers = standard_observers(out, h, 0.01)
+    start = time.perf_counter()
+    result = simulate(system, (t0, t_end), (q0, u0), h=h, observers=observers, max_halvings=6)
+    extra = extra_columns(system, result, h)
+    extra["wall_time"] = time.perf_counter() - start
+    if out is not None:
+        _complete_history(out / "history.csv", extra)
+    return system, result, extra
+
+
+def extra_columns(system, result, h: float) -> dict:
+    """Tip and mid-span deflections, root moments and step sizes of the stored states."""
+    beam = system.structures["beam"]
+    sl = system.layout.structure("beam")
+    tip, mid, root = [], [], []
+    for q in result.q:
+        tip.append(float(beam.curve(LENGTH, q[sl]).position[1]))
+        mid.append(float(beam.curve(0.5 * LENGTH, q[sl]).position[1]))
+        root.append(BENDING_STIFFNESS * float(beam.curve(0.0, q[sl]).slope_rate[1]))
+    substeps = np.maximum(result["n_substeps"], 1)
+    return {
+        "tip_displacement [m]": np.array(tip),
+        "midspan_displacement [m]": np.array(mid),
+        "beam_root_moment [N m]": np.array(root),
+        "support_root_moment [N m]": result["drive_0_force"],
+        "step_size [s]": np.where(result["n_substeps"] > 0, h / substeps, np.nan),
+    }
+
+
+def _complete_history(path: Path, extra: dict) -> None:
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    rows[0] += list(EXTRA)
+    for i, row in enumerate(rows[1:]):
+        row += [repr(float(extra[name][i])) for name in EXTRA]
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    os.replace(tmp, path)
+
+
+def rolling_intervals(result) -> list[tuple[float, float]]:
+    """(start, end) of the stick (rolling) phases from the located events."""
+    spans, start = [], None
+    for t, _, kind in result.events:
+        if kind == "stick":
+            start = t
+        elif kind in ("slip", "open", "release") and start is not None:
+            spans.append((start, t))
+            start = None
+    if start is not None:
+        spans.append((start, float(result.t[-1])))
+    return spans
+
+
+def torque_after(result, t: float = 1.0) -> float:
+    """The mean driving torque from t to the end of the run (N m; NaN if the run is shorter)."""
+    late = result.t >= t
+    if not np.any(late):
+        return float("nan")
+    return float(np.mean(result["drive_0_force"][late]))
+
+
+def summary_row(case: int, result, extra: dict) -> dict:
+    return {
+        "case": case,
+        "description": CASES[case],
+        "status": result.status,
+        "torque_after_1s [N m]": torque_after(result),
+        "paper_torque_case0 [N m]": PAPER_TORQUE if case == 0 else float("nan"),
+        "max_normal_force [N]": float(np.max(result["cam_normal_force"])),
+        "friction_work [J]": float(result["dissipated_friction"][-1]),
+        "work_drives [J]": float(result["work_drives"][-1]),
+        "max_abs_energy_error [J]": float(np.max(np.abs(result["energy_error"]))),
+        "rolling_events": len(rolling_intervals(result)),
+        "n_steps": result.n_steps,
+        "n_substeps": result.n_substeps,
+        "wall_time [s]": extra["wall_time"],
+    }
+
+
+def run(cases=(0, 1, 2, 3), t_end: float = 2.0, h: float = 1e-4, out=None, geometry=None):
+    """Run the cases; returns {case: (result, extra)}; with ``out`` writes everything."""
+    runs, rows = {}, []
+    for case in cases:
+        target = None if out is None else Path(out) / f"case_{case}"
+        _, result, extra = run_case(case, t_end, h, target, geometry)
+        runs[case] = (result, extra)
+        rows.append(summary_row(case, result, extra))
+    if out is not None:
+        out = Path(out)
+        with open(out / "summary.csv", "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=SUMMARY)
+            writer.writeheader()
+            writer.writerows(rows)
+        _figures(out, runs)
+    return runs
+
+
+def _figures(out: Path, runs: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..io.plots import save_figure
+
+    styles = {0: "-", 1: "--", 2: "-.", 3: ":"}
+
+    def figure(name, ylabel, curves, marks=True, log=False):
+        fig, ax = plt.subplots(figsize=(7, 3.8))
+        if log:
+            ax.set_yscale("log")
+        for case, (result, extra) in runs.items():
+            for label, y in curves(result, extra):
+                ax.plot(result.t, y, styles[case], lw=0.9, label=f"case {case}{label}")
+            if marks and case == 2:
+                for k, (a, b) in enumerate(rolling_intervals(result)):
+                    ax.axvspan(
+                        a,
+                        b,
+                        color="tab:green",
+                        alpha=0.2,
+                        lw=0,
+                        label="rolling (case 2)" if k == 0 else None,
+                    )
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel(ylabel)
+        ax.legend(loc="best", fontsize="x-small")
+        fig.tight_layout()
+        save_figure(fig, out / name)
+        plt.close(fig)
+
+    figure(
+        "displacements",
+        "transverse displacement [m]",
+        lambda r, e: [
+            (" tip", e["tip_displacement [m]"]),
+            (" mid-span", e["midspan_displacement [m]"]),
+        ],
+    )
+    figure("torque", "driving torque [N m]", lambda r, e: [("", r["drive_0_force"])])
+    figure(
+        "root_moments",
+        "root bending moment [N m]",
+        lambda r, e: [
+            (" beam", e["beam_root_moment [N m]"]),
+            (" cam support", e["support_root_moment [N m]"]),
+        ],
+    )
+    figure("normal_force", "normal contact force [N]", lambda r, e: [("", r["cam_normal_force"])])
+    figure(
+        "friction_work",
+        "work of the friction forces [J]",
+        lambda r, e: [("", r["dissipated_friction"])],
+    )
+    figure("step_size", "mean sub-step [s]", lambda r, e: [("", e["step_size [s]"])], log=True)
+
+
+def main(argv=None) -> int:
+    parser = DemoParser(prog="fe-contact demo cam-lock", description=__doc__)
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        type=int,
+        default=[0, 1, 2, 3],
+        metavar="N",
+        help="cases to run, among 0 1 2 3 (default all)",
+    )
+    parser.add_argument("--t-end", type=positive("s"), default=2.0, help="end time in s")
+    parser.add_argument("--h", type=positive("s"), default=1e-4, help="output step in s")
+    parser.add_argument("--out", type=folder, default="out/cam_lock", help="output folder")
+    args = parser.parse_args(argv)
+    bad = [c for c in args.cases if c not in CASES]
+    if bad:
+        parser.fail("--cases", bad, f"cases among {sorted(CASES)}")
+    runs = run(tuple(dict.fromkeys(args.cases)), args.t_end, args.h, args.out)
+    failed = False
+    for case, (result, _) in runs.items():
+        failed |= not result.success
+        print(f"case {case} ({CASES[case]}): {result.status}: {result.message}")
+        print(
+            f"  driving torque after 1 s: {torque_after(result):9.1f} N m"
+            + (f"   (000: {PAPER_TORQUE:.0f} N m)" if case == 0 else "")
+        )
+        print(
+            f"  friction work {result['dissipated_friction'][-1]:.4g} J, "
+            f"max |energy error| {np.max(np.abs(result['energy_error'])):.3g} J of "
+            f"{result['work_drives'][-1]:.4g} J done by the drive"
+        )
+    print(f"written to {args.out}/")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""Compliant contacts (``model.Compliant``) in the generalised-alpha step: their force is an
+applied force of the equations of motion (``coupling.constraints.compliant_forces``), not a
+constraint row. ``bordered_solve`` adds its tangent to the step's iteration matrix,
+``compliant_report`` reports it.
+
+Rolling (``Compliant.rolling``, Bauchau (000) secs. 5-6): the state of compliant contact j is
+the entry ``len(contacts) + j`` of the stepper's stick list: None (slipping), "roll" (a
+velocity-level row W_T u = 0 whose multiplier is the friction force; the law's friction is
+off, so the friction does no work while it rolls) or "off" (slipping, just released: it may
+roll again only once |v_t| has exceeded v0 / 2, so that a release is not undone at once). A
+slipping contact that pushes starts to roll when |v_t| falls to v0 / 2 (event "stick"), if the
+friction force it then needs lies within mu_s F_n (else it keeps slipping, "reversal"); a
+rolling one is released when that force leaves the cone mu_s F_n (event "slip"), which also
+happens when the contact opens (F_n = 0). The switches are located in time as the other
+contact events (``contact_states``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .result import ContactReport, open_contact
+
+
+def compliant_report(name: str, force, h: float, state: str | None = None) -> ContactReport:
+    """The ContactReport of a compliant contact's ``CompliantForce`` at the end of a step of h
+    (impulses: force times h). ``state``: "stick" while a rolling row holds it (default:
+    "slip" while it pushes, else "open")."""
+    c = force.contact
+    if c is None or not force.normal_force > 0.0:
+        return open_contact(name, np.inf if c is None else c.gap)
+    f_n, f_t = force.normal_force, force.friction_force
+    return ContactReport(
+        name=name,
+        state=state or "slip",
+        point=c.point[None, :],
+        normal=c.normal[None, :],
+        tangent=c.tangent[None, :],
+        parameter=np.array([c.parameter]),
+        gap=np.array([c.gap]),
+        slip_velocity=np.array([c.slip_velocity]),
+        normal_force=np.array([f_n]),
+        friction_force=np.array([f_t]),
+        normal_impulse=np.array([f_n * h]),
+        friction_impulse=np.array([f_t * h]),
+        min_gap=c.gap,
+    )
+
+
+def _tangent(ev, bp: float, gp: float):
+    """(U (n, 2c), K (2c, 2c)) of the pushing compliant contacts: d forces / dz = U K U^T with
+    K = bp K_q + gp K_u per contact (``CompliantForce.tangent``), or None."""
+    columns, blocks = [], []
+    for f in ev.compliant:
+        if f.tangent is None or not f.normal_force > 0.0:
+            continue
+        k_q, k_u = f.tangent
+        columns += [f.contact.w_normal, f.contact.w_tangent]
+        blocks.append(bp * k_q + gp * k_u)
+    if not blocks:
+        return None
+    K = np.zeros((2 * len(blocks), 2 * len(blocks)))
+    for i, block in enumerate(blocks):
+        K[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = block
+    return np.column_stack(columns), K
+
+
+def bordered_solve(algebra, ev, rhs, h: float, lu):
+    """``StepAlgebra.bordered_solve`` with the tangent of the compliant contacts that push
+    added to the iteration matrix: (G + U K U^T) X - J_Sigma^T lambda = R, J X = 0, written as
+    a bordered system with y = K U^T X as extra unknowns (rows K U^T X - y = 0), so that the
+    structures' block G_f keeps its factorisation. Without it the stiff Hertz law and the steep
+    continuous friction law near v_t = 0 (slope mu F_n / v0, 6.7e5 N s/m on the cam at
+    5.6 kN) make the Newton iteration a fixed-point one that diverges at h = 1e-4 s."""
+    bp, gp = algebra.coefficients(h)
+    tangent = _tangent(ev, bp, gp) if ev.compliant else None
+    if tangent is None:
+        return algebra.bordered_solve(ev, rhs, h, lu)
+    U, K = tangent
+    lay = algebra.system.layout
+    m, c = ev.phi.size, U.shape[1]
+    js = np.vstack([ev.jac_sigma, -U.T])
+    jac = np.vstack([ev.jac, K @ U.T])
+    D = np.zeros((m + c, m + c))
+    D[m:, m:] = -np.eye(c)
+    G_t = ev.mass_tree + gp * np.diag(algebra._tree_damping) + bp * np.diag(algebra._tree_stiffness)
+    Js_t, Js_f = js[:, lay.tree], js[:, lay.flexible]
+    J_t, J_f = jac[:, lay.tree], jac[:, lay.flexible]
+    R_t, R_f = rhs[lay.tree], rhs[lay.flexible]
+    if lu is not None:
+        Wr = lu.solve(R_f)
+        W = lu.solve(np.ascontiguousarray(Js_f.T))
+    else:
+        Wr, W = np.zeros(0), np.zeros((0, m + c))
+    small = np.vstack([np.hstack([G_t, -Js_t.T]), np.hstack([J_t, J_f @ W + D])])
+    x = np.linalg.solve(small, np.concatenate([R_t, -J_f @ Wr]))
+    X = np.empty(lay.n)
+    X[lay.tree] = x[: lay.n_tree]
+    X[lay.flexible] = Wr + W @ x[lay.n_tree :]
+    return X
+
+
+class RollingStates:
+    """Mixin of the generalised-alpha stepper: the rolling state of compliant contacts
+    (module docstring). Stepper index i >= len(self._sliding) is compliant contact
+    j = i - len(self._sliding)."""
+
+    def _rolling_entries(self) -> list:
+        from ..coupling.constraints import compliant_contacts
+
+        self._compliant = compliant_contacts(self.system)
+        return [None] * len(self._compliant)
+
+    def _law(self, i: int):
+        return self.system.model.contacts[self._compliant[i - len(self._sliding)]].law
+
+    def _force(self, i: int, ev):
+        return ev.compliant[i - len(self._sliding)] if ev.compliant else None
+
+    def _rolling_kinds(self, i: int) -> tuple[str, ...]:
+        if not self._law(i).rolling:
+            return ()
+        state = self._stick[i]
+        return ("release",) if state == "roll" else ("roll",) if state is None else ()
+
+    def _rolling_row(self, i: int) -> int:
+        before = sum(a is not None for a in self._stick[: len(self._sliding)])
+        before += sum(a == "roll" for a in self._stick[len(self._sliding) : i])
+        return self._m0 + sum(self._closed) + before
+
+    def _rolling_indicator(self, i: int, kind: str, ev, lam) -> float:
+        """>= 0 while the state holds: |v_t| - v0 / 2 while it slips (m/s; +inf while open),
+        mu_s F_n - |lambda_T| while it rolls (N)."""
+        f = self._force(i, ev)
+        law = self._law(i)
+        if kind == "roll":
+            if f is None or f.contact is None or not f.normal_force > 0.0:
+                return np.inf
+            return abs(f.contact.slip_velocity) - 0.5 * law.v0
+        normal = 0.0 if f is None else f.normal_force
+        return law.mu_s * normal - abs(float(lam[self._rolling_row(i)]))
+
+    def _rearm(self) -> None:
+        """A released contact may roll again once |v_t| >= v0 / 2 (or it has opened)."""
+        for i in range(len(self._sliding), len(self._stick)):
+            if self._stick[i] == "off":
+                f = self._force(i, self.evaluation)
+                if f is None or f.contact is None or not f.normal_force > 0.0:
+                    self._stick[i] = None
+                elif abs(f.contact.slip_velocity) >= 0.5 * self._law(i).v0:
+                    self._stick[i] = None
+
+    def _switch_rolling(self, i: int, kind: str) -> None:
+        name = self.system.model.contacts[self._compliant[i - len(self._sliding)]].name
+        if kind == "release":
+            self._stick[i] = "off"
+            self.events.append((self.t, name, "slip"))
+            self._restart()
+            return
+        self._stick[i] = "roll"
+        self._restart()
+        lam = self.multipliers[self._rolling_row(i)]
+        f = self._force(i, self.evaluation)
+        if abs(lam) <= self._law(i).mu_s * f.normal_force * (1.0 + 1e-12):
+            self.events.append((self.t, name, "stick"))
+            return
+        self._stick[i] = "off"
+        self.events.append((self.t, name, "reversal"))
+        self._restart()
+
+    def _compliant_report(self, name: str, force) -> ContactReport:
+        j = self._compliant.index(force.index)
+        i = len(self._sliding) + j
+        if self._stick[i] != "roll" or force.contact is None:
+            return compliant_report(name, force, self._h_step)
+        from dataclasses import replace
+
+        lam = float(self.multipliers[self._rolling_row(i)])
+        return compliant_report(name, replace(force, friction_force=lam), self._h_step, "stick")
+
+
+__all__ = ["RollingStates", "bordered_solve", "compliant_report"]
