@@ -47,8 +47,10 @@ def check_start(system: System, h, q0, u0) -> tuple[float, np.ndarray, np.ndarra
 
 
 def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None, settings):
-    if method == "generalized-alpha":
-        from .genalpha import GeneralizedAlpha as Stepper
+    if method == "generalized-alpha":  # compiled where it applies (``compiled=False``: not)
+        from .compiled import generalized_alpha
+
+        Stepper, settings = generalized_alpha(system, settings)
     elif method == "moreau":
         from .moreau import MoreauJean as Stepper
     else:

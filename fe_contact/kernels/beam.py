@@ -1,0 +1,282 @@
+"""Compiled geometry of linear Euler-Bernoulli beams (Lipinski (002), sec. 3) and the contact of
+a profile with one: the curve r(s, q) = origin + s t0 + w(s) n0 at a material point, the closest
+point (Bauchau (000), eq. 5 for a point), the contact kinematics of ``coupling.kinematics``
+(gap, W_N, W_T, remainders) and the banded Cholesky solves of the structures' block.
+
+The same formulas as ``structures.BeamStructure`` and ``coupling.kinematics.structure_contact``
+(see their docstrings). ``beam_arrays`` packs the beams of a system into flat arrays: per beam
+(``meta``) its first element, element count, first node and (``frame``) length, origin, t0, n0;
+per element its left node x0, length, the system columns of its four shape functions (-1 for a
+support) and their monomial coefficients in the local coordinate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# fields of a contact record (``contact``): one float row per contact
+S, ELEMENT, PX, PY, QX, QY, NX, NY, TX, TY, GAP, VN, VT, REM, SRATE, REM_T = range(16)
+N_FIELDS = 16
+
+
+def beam_arrays(structures, layout) -> tuple:
+    """(meta (n_beams, 3) int, frame (n_beams, 7), nodes, x0, le, cols (n_el, 4) int,
+    coef (n_el, 4, 4)) of the BeamStructures ``structures`` (name -> structure, all beams)."""
+    meta, frame, nodes, x0, le, cols, coef = [], [], [], [], [], [], []
+    n_el = n_nodes = 0
+    for name, st in structures.items():
+        beam = st.beam
+        start = layout.structure(name).start
+        meta.append((n_el, beam.n_elements, n_nodes))
+        frame.append((st.length, *beam.origin, *beam.t0, *beam.n0))
+        nodes.extend(float(x) for x in beam.nodes)
+        for e in range(beam.n_elements):
+            x0.append(float(beam.nodes[e]))
+            le.append(float(beam.element_length[e]))
+            local = st.free_index[beam.element_dofs[e]]
+            cols.append(np.where(local >= 0, local + start, -1))
+            coef.append(np.asarray(beam.coefficients[e], dtype=float))
+        n_el += beam.n_elements
+        n_nodes += beam.n_elements + 1
+    return (
+        np.array(meta, dtype=np.int64).reshape(-1, 3),
+        np.array(frame, dtype=float).reshape(-1, 7),
+        np.array(nodes, dtype=float),
+        np.array(x0, dtype=float),
+        np.array(le, dtype=float),
+        np.array(cols, dtype=np.int64).reshape(-1, 4),
+        np.array(coef, dtype=float).reshape(-1, 4, 4),
+    )
+
+
+@njit(cache=True)
+def _element(B, b, s):
+    meta, nodes = B[0], B[2]
+    e0, ne, n0 = meta[b, 0], meta[b, 1], meta[b, 2]
+    local = np.searchsorted(nodes[n0 : n0 + ne + 1], s) - 1
+    return e0 + min(max(local, 0), ne - 1)
+
+
+@njit(cache=True)
+def shape(B, e, s):
+    """N, N', N'' (4,) each of element e at s (d/ds)."""
+    x0, le, coef = B[3], B[4], B[6]
+    L = le[e]
+    z = (s - x0[e]) / L
+    N = np.empty(4)
+    Nx = np.empty(4)
+    Nxx = np.empty(4)
+    for j in range(4):
+        c0, c1, c2, c3 = coef[e, j, 0], coef[e, j, 1], coef[e, j, 2], coef[e, j, 3]
+        N[j] = c0 + z * (c1 + z * (c2 + z * c3))
+        Nx[j] = (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / L
+        Nxx[j] = (2.0 * c2 + 6.0 * z * c3) / (L * L)
+    return N, Nx, Nxx
+
+
+@njit(cache=True)
+def fields(B, e, N, Nx, Nxx, x):
+    """w, w', w'' of element e's shape rows on the system vector x (supports are zero)."""
+    cols = B[5]
+    w = 0.0
+    wx = 0.0
+    wxx = 0.0
+    for j in range(4):
+        c = cols[e, j]
+        if c >= 0:
+            w += N[j] * x[c]
+            wx += Nx[j] * x[c]
+            wxx += Nxx[j] * x[c]
+    return w, wx, wxx
+
+
+@njit(cache=True)
+def local_curve(B, b, s, q):
+    """(e, r (2,), r' (2,), r'' (2,)) of beam b at s (clipped to [0, length])."""
+    frame = B[1]
+    length = frame[b, 0]
+    s = min(max(s, 0.0), length)
+    e = _element(B, b, s)
+    N, Nx, Nxx = shape(B, e, s)
+    w, wx, wxx = fields(B, e, N, Nx, Nxx, q)
+    ox, oy, tx, ty, nx, ny = (
+        frame[b, 1],
+        frame[b, 2],
+        frame[b, 3],
+        frame[b, 4],
+        frame[b, 5],
+        frame[b, 6],
+    )
+    r = np.array([ox + s * tx + w * nx, oy + s * ty + w * ny])
+    a = np.array([tx + wx * nx, ty + wx * ny])
+    c = np.array([wxx * nx, wxx * ny])
+    return e, r, a, c
+
+
+@njit(cache=True)
+def closest(B, b, px, py, q, s_guess, tol):
+    """Closest material point of beam b to (px, py): (s, inside) with ``inside`` False when it
+    lies beyond an end (``Structure.closest``: the same iteration and end rule)."""
+    frame, meta, nodes = B[1], B[0], B[2]
+    length = frame[b, 0]
+    if not np.isfinite(s_guess):
+        n0, ne = meta[b, 2], meta[b, 1]
+        best = np.inf
+        s = 0.0
+        for k in range(ne + 1):
+            x = nodes[n0 + k]
+            _, r, _, _ = local_curve(B, b, x, q)
+            d = (r[0] - px) ** 2 + (r[1] - py) ** 2
+            if d < best:
+                best = d
+                s = x
+    else:
+        s = min(max(s_guess, 0.0), length)
+    scale = max(length, 1e-300)
+    for _ in range(30):
+        _, r, a, c = local_curve(B, b, s, q)
+        dx = px - r[0]
+        dy = py - r[1]
+        f = dx * a[0] + dy * a[1]
+        df = dx * c[0] + dy * c[1] - (a[0] * a[0] + a[1] * a[1])
+        if df >= 0.0:
+            df = -(a[0] * a[0] + a[1] * a[1])
+        step = -f / df
+        if abs(step) <= tol * scale:
+            return s, True
+        s_new = s + step
+        if s_new < 0.0 or s_new > length:
+            end = 0.0 if s_new < 0.0 else length
+            _, r, a, _ = local_curve(B, b, end, q)
+            beyond = end + ((px - r[0]) * a[0] + (py - r[1]) * a[1]) / (a[0] * a[0] + a[1] * a[1])
+            if 0.0 <= beyond <= length:
+                return end, True
+            return beyond, False
+        s = s_new
+    return s, True
+
+
+@njit(cache=True)
+def contact(B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, out, wn, wt):
+    """Contact kinematics of a profile (centre c, velocity cv, Jacobian Jc (2, n_tree),
+    acceleration remainder ac, angular row jw, angular velocity omega_body) with beam b at s
+    (``coupling.kinematics.structure_contact``): the record ``out`` (N_FIELDS,) and the rows
+    W_N, W_T (n,), filled in place."""
+    frame, cols = B[1], B[5]
+    length = frame[b, 0]
+    s = min(max(s, 0.0), length)
+    e = _element(B, b, s)
+    N, Nx, Nxx = shape(B, e, s)
+    w, wx, wxx = fields(B, e, N, Nx, Nxx, q)
+    ox, oy, t0x, t0y, n0x, n0y = (
+        frame[b, 1],
+        frame[b, 2],
+        frame[b, 3],
+        frame[b, 4],
+        frame[b, 5],
+        frame[b, 6],
+    )
+    rx = ox + s * t0x + w * n0x
+    ry = oy + s * t0y + w * n0y
+    ax = t0x + wx * n0x
+    ay = t0y + wx * n0y
+    bx = wxx * n0x
+    by = wxx * n0y
+    k = 1.0 / np.sqrt(1.0 + wx * wx)
+    tsx = k * ax
+    tsy = k * ay
+    nsx = -tsy
+    nsy = tsx
+    nx = side * nsx
+    ny = side * nsy
+    tx = ny
+    ty = -nx
+    dx = c[0] - rx
+    dy = c[1] - ry
+    um, umx, _ = fields(B, e, N, Nx, Nxx, u)
+    relx = cv[0] - um * n0x
+    rely = cv[1] - um * n0y
+    for i in range(wn.size):
+        wn[i] = 0.0
+        wt[i] = 0.0
+    for j in range(n_tree):
+        wn[j] = nx * Jc[0, j] + ny * Jc[1, j]
+        wt[j] = tx * Jc[0, j] + ty * Jc[1, j] + radius * jw[j]
+    nn = nx * n0x + ny * n0y
+    tn = tx * n0x + ty * n0y
+    for j in range(4):
+        col = cols[e, j]
+        if col >= 0:
+            wn[col] += -(nn * N[j])
+            wt[col] += -(tn * N[j])
+    a = np.hypot(ax, ay)
+    rsx = umx * n0x
+    rsy = umx * n0y
+    s_rate = (a * (tsx * relx + tsy * rely) + (dx * rsx + dy * rsy)) / (a * a - (dx * bx + dy * by))
+    omega = (nsx * (bx * s_rate + rsx) + nsy * (by * s_rate + rsy)) / a
+    A = side * (
+        (nsx * ac[0] + nsy * ac[1])
+        - s_rate * (nsx * rsx + nsy * rsy)
+        - omega * (tsx * relx + tsy * rely)
+    )
+    A_T = (tx * ac[0] + ty * ac[1]) - s_rate * (tx * rsx + ty * rsy)
+    out[S] = s
+    out[ELEMENT] = e - B[0][b, 0]
+    out[PX] = rx
+    out[PY] = ry
+    out[QX] = c[0] - radius * nx
+    out[QY] = c[1] - radius * ny
+    out[NX] = nx
+    out[NY] = ny
+    out[TX] = tx
+    out[TY] = ty
+    out[GAP] = (nx * dx + ny * dy) - radius
+    out[VN] = nx * relx + ny * rely
+    out[VT] = (tx * relx + ty * rely) + radius * omega_body
+    out[REM] = A
+    out[SRATE] = s_rate
+    out[REM_T] = A_T
+
+
+# ---------------------------------------------------------------------------------------------
+# The structures' block: sparse products and the banded Cholesky factor of G_f
+# ---------------------------------------------------------------------------------------------
+
+
+def csr_arrays(matrix) -> tuple:
+    """(indptr, indices, data) of a sparse matrix in CSR form."""
+    m = matrix.tocsr()
+    return (
+        np.ascontiguousarray(m.indptr, dtype=np.int64),
+        np.ascontiguousarray(m.indices, dtype=np.int64),
+        np.ascontiguousarray(m.data, dtype=float),
+    )
+
+
+@njit(cache=True)
+def csr_matvec(A, x, out, offset):
+    """out[i] = (A x[offset:])_i for the CSR triple A."""
+    indptr, indices, data = A
+    for i in range(indptr.size - 1):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            acc += data[k] * x[offset + indices[k]]
+        out[i] = acc
+
+
+@njit(cache=True)
+def band_solve(L, x):
+    """Solve L L^T y = x in place; L in scipy's lower banded form (bw + 1, n)."""
+    bw = L.shape[0] - 1
+    n = x.size
+    for i in range(n):
+        acc = x[i]
+        for k in range(max(0, i - bw), i):
+            acc -= L[i - k, k] * x[k]
+        x[i] = acc / L[0, i]
+    for i in range(n - 1, -1, -1):
+        acc = x[i]
+        for k in range(i + 1, min(n, i + bw + 1)):
+            acc -= L[k - i, i] * x[k]
+        x[i] = acc / L[0, i]

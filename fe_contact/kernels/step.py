@@ -1,0 +1,411 @@
+"""The compiled Newton iteration of one generalised-alpha step (``steppers.genalpha``) for a
+tree with drives and bilateral sliding contacts on linear beams, every contact slipping.
+
+The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002), eqs. 73,
+76, 78a-b; the bordered solve of ``partitioned_step.StepAlgebra``; the Newton test of
+``GeneralizedAlpha._converged``), on flat arrays. ``P`` is the constant tuple built by
+``steppers.compiled.Plan``:
+
+    (T, B, contacts, drive joints, (joint stiffness, damping, rest), flexible, n_tree)
+
+with T from ``kernels.tree.tree_arrays``, B from ``kernels.beam.beam_arrays``, contacts =
+(body, local point (n_c, 2), radius, side, beam, mu) and flexible = (M_f, C_f, K_f, |M_f|,
+|C_f|, |K_f| as CSR triples, load (n_f,), diagonal of M_f).
+
+Status codes (anything but OK hands the step back to the Python stepper, which redoes it and
+raises or handles what it finds): OK, LEFT (a contact's closest point beyond its beam's end),
+SINGULAR (J_u or J_Sigma,u nearly singular: the Python path names the case), FAILED (no
+convergence, a non-finite correction, or the constraints not closed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .beam import GAP, N_FIELDS, REM, band_solve, closest, contact, csr_matvec
+from .tree import dynamics, kinematics, point
+
+OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
+EPS = np.finfo(float).eps
+
+
+@njit(cache=True)
+def evaluate(P, q, u, drive, actuators, slip_sign, s_guess, dyn):
+    """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
+    status, phi, J, J_Sigma, A, phi_t (rows: contacts, then drives), the contact records
+    (n_c, N_FIELDS), W_N and W_T (n_c, n), and with ``dyn`` M_t and F (else empty)."""
+    T, B, contacts, d_joint, joints, flex, nt = P
+    c_body, c_local, c_radius, c_side, c_beam, c_mu = contacts
+    n = q.size
+    nc = c_body.size
+    nd = d_joint.size
+    m = nc + nd
+    phi = np.zeros(m)
+    jac = np.zeros((m, n))
+    js = np.zeros((m, n))
+    rem = np.zeros(m)
+    phit = np.zeros(m)
+    rec = np.zeros((nc, N_FIELDS))
+    wn = np.zeros((nc, n))
+    wt = np.zeros((nc, n))
+    mass_tree = np.zeros((0, 0))
+    forces = np.zeros(0)
+    qt = q[:nt].copy()
+    ut = u[:nt].copy()
+    _, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
+    A, rev = T[0], T[3]
+    jw = np.empty(nt)
+    for i in range(nc):
+        b = c_body[i]
+        p, v, J, a = point(T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms)
+        for k in range(nt):
+            jw[k] = A[b, k] * rev[k]
+        s, inside = closest(B, c_beam[i], p[0], p[1], q, s_guess[i], 1e-13)
+        if not inside:
+            return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
+        contact(B, c_beam[i], s, q, u, c_side[i], c_radius[i], p, v, J, a, jw, omega[b], nt,
+                rec[i], wn[i], wt[i])  # fmt: skip
+        phi[i] = rec[i, GAP]
+        rem[i] = rec[i, REM]
+        mu = c_mu[i]
+        for k in range(n):
+            jac[i, k] = wn[i, k]
+            js[i, k] = wn[i, k] - slip_sign[i] * mu * wt[i, k] if mu > 0.0 else wn[i, k]
+    for k in range(nd):
+        row = nc + k
+        j = d_joint[k]
+        phi[row] = qt[j] - drive[k, 0]
+        jac[row, j] = 1.0
+        js[row, j] = 1.0
+        phit[row] = -drive[k, 1]
+        rem[row] = -drive[k, 2]
+    if dyn:
+        stiffness, damping, rest = joints
+        mass_tree, f_t = dynamics(
+            T, qt, ut, stiffness, damping, rest, actuators, rot, origin, omega, ov, terms
+        )
+        Mf, Cf, Kf, _, _, _, load, _ = flex
+        nf = n - nt
+        forces = np.empty(n)
+        forces[:nt] = f_t
+        cu = np.empty(nf)
+        kq = np.empty(nf)
+        csr_matvec(Cf, u, cu, nt)
+        csr_matvec(Kf, q, kq, nt)
+        for i in range(nf):
+            forces[nt + i] = cu[i] + kq[i] - load[i]
+    return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
+
+
+@njit(cache=True)
+def _rcond(a):
+    """Reciprocal 1-norm condition number of a small square matrix (0 when singular)."""
+    if not np.all(np.isfinite(a)):
+        return 0.0
+    try:
+        inv = np.linalg.inv(a)
+    except Exception:  # noqa: BLE001 - numba raises on an exactly singular matrix
+        return 0.0
+    norm_a = np.max(np.sum(np.abs(a), axis=0))
+    norm_i = np.max(np.sum(np.abs(inv), axis=0))
+    if not np.isfinite(norm_i) or norm_a * norm_i == 0.0:
+        return 0.0
+    return 1.0 / (norm_a * norm_i)
+
+
+@njit(cache=True)
+def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t):
+    """``partitioned_step.dependent_newton_step``: one Newton step of the constraints from the
+    evaluation (jac, phi, phit at q_ev, t_ev) for the dependent coordinates of (q, u)."""
+    m = U.size
+    Ju = np.empty((m, m))
+    rhs = np.empty((m, 2))
+    for i in range(m):
+        for j in range(m):
+            Ju[i, j] = jac[i, U[j]]
+        aq = 0.0
+        au = 0.0
+        for k in ind:
+            aq += jac[i, k] * (q[k] - q_ev[k])
+            au += jac[i, k] * u[k]
+        rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
+        rhs[i, 1] = au + phit[i]
+    if _rcond(Ju) <= 1e-13:
+        return False
+    sol = np.linalg.solve(Ju, rhs)
+    for j in range(m):
+        q[U[j]] = q_ev[U[j]] - sol[j, 0]
+        u[U[j]] = -sol[j, 1]
+    return True
+
+
+@njit(cache=True)
+def _recover(P, U, q, u, drive, actuators, slip_sign):
+    """``partition.recover_dependent``: Newton on the position constraints (to 1e-12, 25
+    iterations), then the velocity constraints, for the dependent coordinates; in place."""
+    m = U.size
+    s_none = np.full(slip_sign.size, np.nan)
+    for _ in range(25):
+        st, phi, jac, _, _, phit, _, _, _, _, _ = evaluate(
+            P, q, u, drive, actuators, slip_sign, s_none, False
+        )
+        if st != OK:
+            return st
+        Ju = np.empty((m, m))
+        for i in range(m):
+            for j in range(m):
+                Ju[i, j] = jac[i, U[j]]
+        if np.max(np.abs(phi)) <= 1e-12:
+            break
+        if _rcond(Ju) <= 1e-13:
+            return SINGULAR
+        dq = np.linalg.solve(Ju, phi)
+        for j in range(m):
+            q[U[j]] -= dq[j]
+    else:
+        return FAILED
+    rest = jac @ u + phit
+    for i in range(m):
+        for j in range(m):
+            rest[i] -= Ju[i, j] * u[U[j]]
+    du = np.linalg.solve(Ju, rest)
+    for j in range(m):
+        u[U[j]] = -du[j]
+    return OK
+
+
+@njit(cache=True)
+def _consistent(phi, jac, u, phit, tol):
+    if phi.size == 0:
+        return True
+    velocity = jac @ u + phit
+    return np.max(np.abs(phi)) <= tol and np.max(np.abs(velocity)) <= tol
+
+
+@njit(cache=True)
+def _floor(flex, nt, q, u, acc, ind):
+    """``StepAlgebra.residual_floor`` on the independent coordinates."""
+    _, _, _, aM, aC, aK, _, _ = flex
+    n = q.size
+    nf = n - nt
+    out = np.zeros(n)
+    aa = np.abs(acc)
+    au = np.abs(u)
+    aq = np.abs(q)
+    t1 = np.empty(nf)
+    t2 = np.empty(nf)
+    t3 = np.empty(nf)
+    csr_matvec(aM, aa, t1, nt)
+    csr_matvec(aC, au, t2, nt)
+    csr_matvec(aK, aq, t3, nt)
+    for i in range(nf):
+        out[nt + i] = 16.0 * EPS * (t1[i] + t2[i] + t3[i])
+    return out[ind]
+
+
+@njit(cache=True)
+def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
+    """``StepAlgebra.bordered_solve``: X with T_Sigma^T G T X_ind = -r, the structures' block
+    G_f = M_f + gamma' C_f + beta' K_f through its banded Cholesky factor Lg."""
+    nt = P[6]
+    stiffness, damping, _ = P[4]
+    n = rhs.size
+    nf = n - nt
+    m = jac.shape[0]
+    Wr = rhs[nt:].copy()
+    band_solve(Lg, Wr)
+    W = np.empty((nf, m))
+    col = np.empty(nf)
+    for i in range(m):
+        for k in range(nf):
+            col[k] = js[i, nt + k]
+        band_solve(Lg, col)
+        W[:, i] = col
+    size = nt + m
+    small = np.zeros((size, size))
+    b = np.empty(size)
+    for i in range(nt):
+        for j in range(nt):
+            small[i, j] = mass_tree[i, j]
+        small[i, i] += gp * damping[i] + bp * stiffness[i]
+        for j in range(m):
+            small[i, nt + j] = -js[j, i]
+        b[i] = rhs[i]
+    for i in range(m):
+        for j in range(nt):
+            small[nt + i, j] = jac[i, j]
+        acc = 0.0
+        for k in range(nf):
+            acc += jac[i, nt + k] * Wr[k]
+        b[nt + i] = -acc
+        for j in range(m):
+            acc = 0.0
+            for k in range(nf):
+                acc += jac[i, nt + k] * W[k, j]
+            small[nt + i, nt + j] = acc
+    x = np.linalg.solve(small, b)
+    X = np.empty(n)
+    X[:nt] = x[:nt]
+    for k in range(nf):
+        acc = Wr[k]
+        for j in range(m):
+            acc += W[k, j] * x[nt + j]
+        X[nt + k] = acc
+    return X
+
+
+@njit(cache=True)
+def _empty(m, n):
+    """An evaluation's tuple of empty arrays (the type of ``evaluate``'s result)."""
+    a1 = np.zeros(0)
+    a2 = np.zeros((0, 0))
+    return FAILED, a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1
+
+
+@njit(cache=True)
+def _columns(a, cols):
+    out = np.empty((a.shape[0], cols.size))
+    for i in range(a.shape[0]):
+        for j in range(cols.size):
+            out[i, j] = a[i, cols[j]]
+    return out
+
+
+@njit(cache=True)
+def newton(P, Lg, coef, drive, actuators, ind, U, q_n, u_n, acc_n, pseudo_n, ydd0, prev,
+           slip_sign, s_guess, tol, rtol, max_newton):  # fmt: skip
+    """One step (``GeneralizedAlpha._newton_step``). coef = (h, beta', gamma', alpha_m,
+    alpha_f, gamma, beta, t1); prev = (q, u, phi, J, phi_t, t) of the committed state's
+    evaluation; ydd0 the predicted independent accelerations. Returns (status, iterations,
+    q, u, accelerations, algorithmic accelerations of the independent coordinates, multipliers,
+    the evaluation's arrays (as ``evaluate``) and cond_2(J_u) of the last evaluation)."""
+    h, bp, gp, am, af, gamma, beta, t1 = coef
+    nt = P[6]
+    flex = P[5]
+    mass_f = flex[7]
+    n = q_n.size
+    nf = n - nt
+    m = U.size
+    y_n = q_n[ind]
+    v_n = u_n[ind]
+    ydd_n = acc_n[ind]
+    a_n = pseudo_n[ind]
+    ydd = ydd0.copy()
+    pq, pu, pphi, pjac, pphit, pt = prev
+    pq = pq.copy()
+    pu = pu.copy()
+    have_prev = True
+    q1 = q_n.copy()
+    u1 = u_n.copy()
+    have_last = False
+    d_last = 0.0
+    lam_last = np.zeros(m)
+    acc = np.zeros(n)
+    a1 = a_n.copy()
+    lam = np.zeros(m)
+    iterations = 0
+    status = FAILED
+    ev = _empty(m, n)
+    for _ in range(max_newton):
+        a1 = (af * ydd_n + (1 - af) * ydd - am * a_n) / (1 - am)
+        if have_prev:
+            q1 = pq.copy()
+            u1 = pu.copy()
+        else:
+            q1 = q1.copy()
+            u1 = u1.copy()
+        q1[ind] = y_n + h * v_n + h * h * ((0.5 - beta) * a_n + beta * a1)
+        u1[ind] = v_n + h * ((1 - gamma) * a_n + gamma * a1)
+        recovered = not have_prev
+        if recovered:
+            st = _recover(P, U, q1, u1, drive, actuators, slip_sign)
+            if st != OK:
+                status = st
+                break
+        elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1):
+            status = SINGULAR
+            break
+        ev = evaluate(P, q1, u1, drive, actuators, slip_sign, s_guess, True)
+        st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+        if st != OK:
+            status = st
+            break
+        Ju = _columns(jac, U)
+        Jsu = _columns(js, U)
+        if _rcond(Ju) <= 1e-13 or _rcond(Jsu) <= 1e-13:
+            status = SINGULAR
+            break
+        B12 = np.linalg.solve(Ju, _columns(jac, ind))
+        B3 = np.linalg.solve(Ju, rem)
+        B45 = np.linalg.solve(Jsu, _columns(js, ind))
+        acc = np.empty(n)
+        acc[ind] = ydd
+        accU = -(B12 @ ydd + B3)
+        acc[U] = accU
+        inertia = np.empty(n)
+        inertia[:nt] = mass_tree @ acc[:nt]
+        mf = np.empty(nf)
+        csr_matvec(flex[0], acc, mf, nt)
+        inertia[nt:] = mf
+        e = inertia + forces
+        eU = e[U]
+        r = e[ind] - B45.T @ eU
+        rhs = np.zeros(n)
+        rhs[ind] = -r
+        delta = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs)[ind]
+        iterations += 1
+        if not np.all(np.isfinite(delta)):
+            status = FAILED
+            break
+        lam = np.linalg.solve(Jsu.T.copy(), eU)
+        scale = max(1.0, np.max(np.abs(inertia)), np.max(np.abs(forces)))
+        diag = np.empty(n)
+        for i in range(nt):
+            diag[i] = mass_tree[i, i]
+        diag[nt:] = mass_f
+        inertia_delta = diag[ind] * delta
+        d = np.max(np.abs(delta))
+        stalled = have_last and d_last > 0 and d >= 0.5 * d_last
+        bound = rtol * scale
+        excess = max(bp * d / tol, np.max(np.abs(r) / bound), np.max(np.abs(inertia_delta) / bound))
+        if excess > 1.0:
+            fb = bound + _floor(flex, nt, q1, u1, acc, ind)
+            excess = max(bp * d / tol, np.max(np.abs(r) / fb), np.max(np.abs(inertia_delta) / fb))
+        if excess > 1.0:
+            converged = stalled and excess <= 1e4
+        elif not have_last:
+            converged = False
+        elif stalled:
+            converged = True
+        else:
+            theta = d / d_last if d_last > 0 else 0.0
+            error = theta / (1.0 - theta) * np.max(np.abs(lam - lam_last))
+            converged = error <= rtol * max(1.0, np.max(np.abs(lam)))
+        if converged:
+            if recovered or _consistent(phi, jac, u1, phit, tol):
+                status = OK
+                break
+            if not _dependent_step(U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1):
+                status = SINGULAR
+                break
+            ev = evaluate(P, q1, u1, drive, actuators, slip_sign, s_guess, True)
+            st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+            if st != OK:
+                status = st
+                break
+            if _consistent(phi, jac, u1, phit, tol):
+                status = OK
+                break
+            have_prev = False
+        else:
+            have_prev = True
+            pq, pu, pphi, pjac, pphit, pt = q1, u1, phi, jac, phit, t1
+        have_last = True
+        d_last = d
+        lam_last = lam
+        ydd = ydd + delta
+    cond = 0.0
+    if status == OK:
+        cond = np.linalg.cond(_columns(ev[2], U))
+    return status, iterations, q1, u1, acc, a1, lam, ev, cond

@@ -1,0 +1,289 @@
+"""The generalised-alpha stepper with its Newton iteration compiled (numba), where it applies.
+
+``CompiledGeneralizedAlpha`` is ``GeneralizedAlpha`` whose step (``_newton_step``) runs in one
+compiled call (``kernels.step.newton``): the tree's kinematics and dynamics, the contacts'
+closest points and kinematics, the partitioning (Lipinski (002), eqs. 73, 76, 78a-b), the
+bordered solve with the structures' block G_f = M_f + gamma' C_f + beta' K_f factorised once
+per step size (banded Cholesky: G_f is symmetric positive definite for linear beams with
+Rayleigh damping) and the Newton test, all on flat arrays laid out by ``StateLayout``. Python
+is touched once per step. The equations, the tests and the order of the iterates are those of
+the Python step, so the trajectories agree to round-off (the factorisation and the order of
+the sums differ).
+
+What it takes (``unsupported`` says why a system is not taken): a tree (revolute and
+prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``), and
+bilateral ``Sliding`` contacts of points or circles on beams with Coulomb friction. Everything
+else of a step is handed back to the Python step, which redoes the step from the committed
+state: a sticking contact, a contact leaving its beam, a nearly singular J_u or J_Sigma,u
+(Painleve), a Newton iteration that does not converge, a drive giving a non-finite value.
+Events (stick, reversal), restarts, reports and energies stay in ``GeneralizedAlpha``.
+Systems with strings, loops, rigid lines, unilateral contacts or the continuous friction law
+run on ``GeneralizedAlpha`` unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.linalg
+
+from ..coupling.constraints import Evaluation
+from ..coupling.kinematics import ContactKinematics
+from ..model import Circle, Point, Sliding
+from ..multibody.tree import actuator_forces
+from ..structures import BeamStructure
+from ..system import System
+from .genalpha import GeneralizedAlpha
+
+
+def unsupported(system: System) -> str | None:
+    """Why the compiled step does not take ``system`` (None when it does)."""
+    model = system.model
+    if system.tree is None:
+        return "no tree"
+    if not system.structures:
+        return "no structure"
+    if not all(isinstance(s, BeamStructure) for s in system.structures.values()):
+        return "a structure that is not a linear beam"
+    if model.loops:
+        return "loop closures"
+    for c in model.contacts:
+        if not isinstance(c.law, Sliding) or c.law.v0 is not None:
+            return f"contact {c.name!r}: not a Coulomb Sliding law"
+        if not isinstance(c.target, str):
+            return f"contact {c.name!r}: a rigid line"
+        if not isinstance(c.profile, Point | Circle) or c.search != "closest":
+            return f"contact {c.name!r}: profile or search"
+    if not model.contacts and not model.drives:
+        return "no constraint rows"
+    return None
+
+
+class Plan:
+    """The constant arrays of a system for the compiled step (``kernels.step``), the drives
+    and actuators evaluated per step, and the banded factors of G_f per step size."""
+
+    def __init__(self, system: System):
+        from ..kernels.beam import beam_arrays, csr_arrays
+        from ..kernels.tree import tree_arrays
+
+        model = system.model
+        tree = system.tree
+        lay = system.layout
+        beams = {n: system.structures[n] for n in lay.structure_names}
+        names = list(beams)
+        contacts = [c for c in model.contacts if c.bilateral]
+        points = [system.profile_points[model.contacts.index(c)] for c in contacts]
+        self.contacts = (
+            np.array([c.profile.body for c in contacts], dtype=np.int64),
+            np.array(points, dtype=float).reshape(-1, 2),
+            np.array([c.profile.radius for c in contacts], dtype=float),
+            np.array([float(c.side) for c in contacts]),
+            np.array([names.index(c.target) for c in contacts], dtype=np.int64),
+            np.array([c.mu for c in contacts], dtype=float),
+        )
+        self.drives = model.drives
+        joints = (
+            np.array([j.stiffness for j in tree.joints], dtype=float),
+            np.array([j.damping for j in tree.joints], dtype=float),
+            np.array([j.rest for j in tree.joints], dtype=float),
+        )
+        M, C, K = system.mass_flexible, system.damping_flexible, system.stiffness_flexible
+        flexible = (
+            csr_arrays(M),
+            csr_arrays(C),
+            csr_arrays(K),
+            csr_arrays(abs(M)),
+            csr_arrays(abs(C)),
+            csr_arrays(abs(K)),
+            np.ascontiguousarray(system.load_flexible, dtype=float),
+            np.ascontiguousarray(M.diagonal(), dtype=float),
+        )
+        self.P = (
+            tree_arrays(tree),
+            beam_arrays(beams, lay),
+            self.contacts,
+            np.array([d.joint for d in model.drives], dtype=np.int64),
+            joints,
+            flexible,
+            lay.n_tree,
+        )
+        self.tree = tree
+        self._mck = (M, C, K)
+        self._factors = {}
+        self._indices = {}
+
+    def factor(self, bp: float, gp: float):
+        """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached), or None when
+        G_f is not symmetric positive definite (then the Python step takes over)."""
+        key = (bp, gp)
+        if key not in self._factors:
+            M, C, K = self._mck
+            G = (M + gp * C + bp * K).tocoo()
+            size = np.max(np.abs(G.data), initial=0.0)
+            asym = abs(G - G.T).max() if G.nnz else 0.0
+            factor = None
+            if G.nnz and asym <= 1e-13 * size:
+                lower = G.row >= G.col
+                bw = int(np.max(G.row[lower] - G.col[lower]))
+                ab = np.zeros((bw + 1, G.shape[0]))
+                ab[G.row[lower] - G.col[lower], G.col[lower]] = G.data[lower]
+                try:
+                    factor = scipy.linalg.cholesky_banded(ab, lower=True)
+                except np.linalg.LinAlgError:
+                    factor = None
+            self._factors[key] = factor
+        return self._factors[key]
+
+    def motion(self, t: float):
+        """(drive values (n_d, 3): position, velocity, acceleration; actuator forces (n_t,))
+        at t, or None when a drive gives a non-finite value (the Python step reports it)."""
+        values = np.array(
+            [(d.position(t), d.velocity(t), d.acceleration(t)) for d in self.drives], dtype=float
+        ).reshape(-1, 3)
+        if not all(math.isfinite(v) for v in values.flat):
+            return None
+        return values, actuator_forces(self.tree, t)
+
+    def indices(self, part):
+        """(independent, dependent) of a partition as int64 arrays (cached per partition)."""
+        key = id(part)
+        if key not in self._indices:
+            self._indices = {
+                key: (
+                    part,
+                    np.ascontiguousarray(part.independent, dtype=np.int64),
+                    np.ascontiguousarray(part.dependent, dtype=np.int64),
+                )
+            }
+        return self._indices[key][1:]
+
+
+class CompiledGeneralizedAlpha(GeneralizedAlpha):
+    """``GeneralizedAlpha`` with the compiled step where it applies (module docstring); the
+    same settings. ``n_compiled`` counts the steps taken compiled, ``n_fallback`` those handed
+    back to the Python step after a compiled attempt."""
+
+    def __init__(self, system: System, t0: float, q0, u0, **settings):
+        self.plan = Plan(system)
+        self.n_compiled = self.n_fallback = 0
+        super().__init__(system, t0, q0, u0, **settings)
+
+    def _newton_step(self, h: float):
+        result = None
+        if all(a is None for a in self._stick):
+            result = self._compiled_step(h)
+        if result is None:
+            return super()._newton_step(h)
+        return result
+
+    def _compiled_step(self, h: float):
+        from ..kernels.beam import ELEMENT, GAP, NX, PX, QX, REM, REM_T, SRATE, TX, VN, VT, S
+        from ..kernels.step import OK, newton
+
+        plan = self.plan
+        p = self.params
+        bp, gp = self.algebra.coefficients(h)
+        factor = plan.factor(bp, gp)
+        t1 = self.t + h
+        motion = plan.motion(t1)
+        if factor is None or motion is None:
+            return None
+        ind, U = plan.indices(self.part)
+        ydd0 = self.acceleration[ind].copy()
+        if self._previous is not None:
+            acc_prev, h_prev = self._previous
+            ydd0 += (h / h_prev) * (self.acceleration[ind] - acc_prev[ind])
+        ev = self.evaluation
+        prev = (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t))
+        coef = (h, bp, gp, p.alpha_m, p.alpha_f, p.gamma, p.beta, t1)
+        slip_sign = np.asarray(self._slip_sign, dtype=float)
+        status, its, q1, u1, acc, a1, lam, out, cond = newton(
+            plan.P,
+            factor,
+            coef,
+            motion[0],
+            motion[1],
+            ind,
+            U,
+            self.q,
+            self.u,
+            self.acceleration,
+            self.pseudo,
+            ydd0,
+            prev,
+            slip_sign,
+            np.asarray(self._s, dtype=float),
+            self.tol,
+            self.rtol,
+            self.max_newton,
+        )
+        if status != OK:
+            self.n_fallback += 1
+            return None
+        _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = out
+        contacts = tuple(
+            ContactKinematics(
+                parameter=float(r[S]),
+                element=int(r[ELEMENT]),
+                point=r[PX : PX + 2].copy(),
+                profile_point=r[QX : QX + 2].copy(),
+                normal=r[NX : NX + 2].copy(),
+                tangent=r[TX : TX + 2].copy(),
+                gap=float(r[GAP]),
+                normal_velocity=float(r[VN]),
+                slip_velocity=float(r[VT]),
+                w_normal=wn[i],
+                w_tangent=wt[i],
+                remainder=float(r[REM]),
+                parameter_rate=float(r[SRATE]),
+                tangent_remainder=float(r[REM_T]),
+            )
+            for i, r in enumerate(rec)
+        )
+        ev = Evaluation(
+            t=t1,
+            q=q1,
+            u=u1,
+            mass_tree=mass_tree,
+            forces=forces,
+            phi=phi,
+            jac=jac,
+            jac_sigma=js,
+            remainder=rem,
+            phi_t=phit,
+            contacts=contacts,
+            slip_sign=slip_sign.copy(),
+            contact_index=self._sliding,
+        )
+        self.n_newton += its
+        self.n_compiled += 1
+        self.t, self.q, self.u = t1, q1, u1
+        self._previous = (self.acceleration, h)
+        self.acceleration = acc
+        self.pseudo = acc.copy()
+        self.pseudo[ind] = a1
+        self.multipliers = lam
+        self.evaluation = ev
+        self._s = rec[:, S].copy()
+        self.n_substeps += 1
+        if cond > self.recondition * max(self._cond0, 1.0):
+            self.part = self._choose(ev)
+        return ev
+
+
+def generalized_alpha(system: System, settings: dict):
+    """(stepper class, settings) of method "generalized-alpha": the compiled stepper when
+    ``settings["compiled"]`` (default True) and the system is one it takes, else the Python
+    one; the ``compiled`` key is removed from the settings."""
+    settings = dict(settings)
+    wanted = settings.pop("compiled", True)
+    if not isinstance(wanted, bool):
+        raise TypeError(f"simulate: compiled = {wanted!r}; allowed: True or False")
+    if wanted and unsupported(system) is None:
+        return CompiledGeneralizedAlpha, settings
+    return GeneralizedAlpha, settings
+
+
+__all__ = ["CompiledGeneralizedAlpha", "Plan", "generalized_alpha", "unsupported"]
