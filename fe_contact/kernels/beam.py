@@ -59,25 +59,22 @@ def _element(B, b, s):
 
 
 @njit(cache=True)
-def shape(B, e, s):
-    """N, N', N'' (4,) each of element e at s (d/ds)."""
+def shape(B, e, j, s):
+    """N_j, N_j', N_j'' of shape function j of element e at s (d/ds)."""
     x0, le, coef = B[3], B[4], B[6]
     L = le[e]
     z = (s - x0[e]) / L
-    N = np.empty(4)
-    Nx = np.empty(4)
-    Nxx = np.empty(4)
-    for j in range(4):
-        c0, c1, c2, c3 = coef[e, j, 0], coef[e, j, 1], coef[e, j, 2], coef[e, j, 3]
-        N[j] = c0 + z * (c1 + z * (c2 + z * c3))
-        Nx[j] = (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / L
-        Nxx[j] = (2.0 * c2 + 6.0 * z * c3) / (L * L)
-    return N, Nx, Nxx
+    c0, c1, c2, c3 = coef[e, j, 0], coef[e, j, 1], coef[e, j, 2], coef[e, j, 3]
+    return (
+        c0 + z * (c1 + z * (c2 + z * c3)),
+        (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / L,
+        (2.0 * c2 + 6.0 * z * c3) / (L * L),
+    )
 
 
 @njit(cache=True)
-def fields(B, e, N, Nx, Nxx, x):
-    """w, w', w'' of element e's shape rows on the system vector x (supports are zero)."""
+def fields(B, e, s, x):
+    """w, w', w'' of element e at s on the system vector x (supports are zero)."""
     cols = B[5]
     w = 0.0
     wx = 0.0
@@ -85,33 +82,31 @@ def fields(B, e, N, Nx, Nxx, x):
     for j in range(4):
         c = cols[e, j]
         if c >= 0:
-            w += N[j] * x[c]
-            wx += Nx[j] * x[c]
-            wxx += Nxx[j] * x[c]
+            N, Nx, Nxx = shape(B, e, j, s)
+            w += N * x[c]
+            wx += Nx * x[c]
+            wxx += Nxx * x[c]
     return w, wx, wxx
 
 
 @njit(cache=True)
 def local_curve(B, b, s, q):
-    """(e, r (2,), r' (2,), r'' (2,)) of beam b at s (clipped to [0, length])."""
+    """r, r', r'' of beam b at s (clipped to [0, length]) as (rx, ry, ax, ay, cx, cy)."""
     frame = B[1]
     length = frame[b, 0]
     s = min(max(s, 0.0), length)
     e = _element(B, b, s)
-    N, Nx, Nxx = shape(B, e, s)
-    w, wx, wxx = fields(B, e, N, Nx, Nxx, q)
-    ox, oy, tx, ty, nx, ny = (
-        frame[b, 1],
-        frame[b, 2],
-        frame[b, 3],
-        frame[b, 4],
-        frame[b, 5],
-        frame[b, 6],
+    w, wx, wxx = fields(B, e, s, q)
+    ox, oy, tx, ty = frame[b, 1], frame[b, 2], frame[b, 3], frame[b, 4]
+    nx, ny = frame[b, 5], frame[b, 6]
+    return (
+        ox + s * tx + w * nx,
+        oy + s * ty + w * ny,
+        tx + wx * nx,
+        ty + wx * ny,
+        wxx * nx,
+        wxx * ny,
     )
-    r = np.array([ox + s * tx + w * nx, oy + s * ty + w * ny])
-    a = np.array([tx + wx * nx, ty + wx * ny])
-    c = np.array([wxx * nx, wxx * ny])
-    return e, r, a, c
 
 
 @njit(cache=True)
@@ -126,8 +121,8 @@ def closest(B, b, px, py, q, s_guess, tol):
         s = 0.0
         for k in range(ne + 1):
             x = nodes[n0 + k]
-            _, r, _, _ = local_curve(B, b, x, q)
-            d = (r[0] - px) ** 2 + (r[1] - py) ** 2
+            rx, ry, _, _, _, _ = local_curve(B, b, x, q)
+            d = (rx - px) ** 2 + (ry - py) ** 2
             if d < best:
                 best = d
                 s = x
@@ -135,21 +130,21 @@ def closest(B, b, px, py, q, s_guess, tol):
         s = min(max(s_guess, 0.0), length)
     scale = max(length, 1e-300)
     for _ in range(30):
-        _, r, a, c = local_curve(B, b, s, q)
-        dx = px - r[0]
-        dy = py - r[1]
-        f = dx * a[0] + dy * a[1]
-        df = dx * c[0] + dy * c[1] - (a[0] * a[0] + a[1] * a[1])
+        rx, ry, ax, ay, cx, cy = local_curve(B, b, s, q)
+        dx = px - rx
+        dy = py - ry
+        f = dx * ax + dy * ay
+        df = dx * cx + dy * cy - (ax * ax + ay * ay)
         if df >= 0.0:
-            df = -(a[0] * a[0] + a[1] * a[1])
+            df = -(ax * ax + ay * ay)
         step = -f / df
         if abs(step) <= tol * scale:
             return s, True
         s_new = s + step
         if s_new < 0.0 or s_new > length:
             end = 0.0 if s_new < 0.0 else length
-            _, r, a, _ = local_curve(B, b, end, q)
-            beyond = end + ((px - r[0]) * a[0] + (py - r[1]) * a[1]) / (a[0] * a[0] + a[1] * a[1])
+            rx, ry, ax, ay, _, _ = local_curve(B, b, end, q)
+            beyond = end + ((px - rx) * ax + (py - ry) * ay) / (ax * ax + ay * ay)
             if 0.0 <= beyond <= length:
                 return end, True
             return beyond, False
@@ -167,8 +162,7 @@ def contact(B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, 
     length = frame[b, 0]
     s = min(max(s, 0.0), length)
     e = _element(B, b, s)
-    N, Nx, Nxx = shape(B, e, s)
-    w, wx, wxx = fields(B, e, N, Nx, Nxx, q)
+    w, wx, wxx = fields(B, e, s, q)
     ox, oy, t0x, t0y, n0x, n0y = (
         frame[b, 1],
         frame[b, 2],
@@ -194,7 +188,7 @@ def contact(B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, 
     ty = -nx
     dx = c[0] - rx
     dy = c[1] - ry
-    um, umx, _ = fields(B, e, N, Nx, Nxx, u)
+    um, umx, _ = fields(B, e, s, u)
     relx = cv[0] - um * n0x
     rely = cv[1] - um * n0y
     for i in range(wn.size):
@@ -208,8 +202,9 @@ def contact(B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, 
     for j in range(4):
         col = cols[e, j]
         if col >= 0:
-            wn[col] += -(nn * N[j])
-            wt[col] += -(tn * N[j])
+            N, _, _ = shape(B, e, j, s)
+            wn[col] += -(nn * N)
+            wt[col] += -(tn * N)
     a = np.hypot(ax, ay)
     rsx = umx * n0x
     rsy = umx * n0y
@@ -237,6 +232,32 @@ def contact(B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, 
     out[REM] = A
     out[SRATE] = s_rate
     out[REM_T] = A_T
+
+
+@njit(cache=True)
+def stick_row(B, b, s_star, tx, ty, q, c, Jc, ac, n_tree, row):
+    """(phi, A) of the tangential row of a point sticking to beam b at its material point
+    s_star with the tangent (tx, ty) of the onset (``coupling.constraints.StickAnchor``):
+    phi = t* . (c - r(s*, q)); the row t* . J_c on the tree and -t* . dr/dq on the beam is
+    written into ``row`` (n,); A = t* . a_c (r is linear in q)."""
+    frame, cols = B[1], B[5]
+    s = min(max(s_star, 0.0), frame[b, 0])
+    e = _element(B, b, s)
+    w, _, _ = fields(B, e, s, q)
+    n0x, n0y = frame[b, 5], frame[b, 6]
+    rx = frame[b, 1] + s * frame[b, 3] + w * n0x
+    ry = frame[b, 2] + s * frame[b, 4] + w * n0y
+    for k in range(row.size):
+        row[k] = 0.0
+    for j in range(n_tree):
+        row[j] = tx * Jc[0, j] + ty * Jc[1, j]
+    tn = tx * n0x + ty * n0y
+    for j in range(4):
+        col = cols[e, j]
+        if col >= 0:
+            N, _, _ = shape(B, e, j, s)
+            row[col] += -(tn * N)
+    return tx * (c[0] - rx) + ty * (c[1] - ry), tx * ac[0] + ty * ac[1]
 
 
 # ---------------------------------------------------------------------------------------------

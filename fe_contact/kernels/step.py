@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .beam import GAP, N_FIELDS, REM, band_solve, closest, contact, csr_matvec
+from .beam import GAP, N_FIELDS, REM, REM_T, band_solve, closest, contact, csr_matvec, stick_row
+from .pack import unpack
 from .tree import dynamics, kinematics, point
 
 OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
@@ -31,16 +32,21 @@ EPS = np.finfo(float).eps
 
 
 @njit(cache=True)
-def evaluate(P, q, u, drive, actuators, slip_sign, s_guess, dyn):
+def evaluate(P, q, u, drive, actuators, cstate, s_guess, dyn):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
-    status, phi, J, J_Sigma, A, phi_t (rows: contacts, then drives), the contact records
-    (n_c, N_FIELDS), W_N and W_T (n_c, n), and with ``dyn`` M_t and F (else empty)."""
+    status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
+    contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), and with ``dyn`` M_t
+    and F (else empty). cstate (n_c, 5): per contact its slip sign, 1 while it sticks (else
+    0), and its anchor s* and t* (``StickAnchor``)."""
     T, B, contacts, d_joint, joints, flex, nt = P
     c_body, c_local, c_radius, c_side, c_beam, c_mu = contacts
     n = q.size
     nc = c_body.size
     nd = d_joint.size
     m = nc + nd
+    for i in range(nc):
+        if cstate[i, 1] != 0.0:
+            m += 1
     phi = np.zeros(m)
     jac = np.zeros((m, n))
     js = np.zeros((m, n))
@@ -64,14 +70,31 @@ def evaluate(P, q, u, drive, actuators, slip_sign, s_guess, dyn):
         s, inside = closest(B, c_beam[i], p[0], p[1], q, s_guess[i], 1e-13)
         if not inside:
             return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
-        contact(B, c_beam[i], s, q, u, c_side[i], c_radius[i], p, v, J, a, jw, omega[b], nt,
-                rec[i], wn[i], wt[i])  # fmt: skip
+        contact(
+            B,
+            c_beam[i],
+            s,
+            q,
+            u,
+            c_side[i],
+            c_radius[i],
+            p,
+            v,
+            J,
+            a,
+            jw,
+            omega[b],
+            nt,
+            rec[i],
+            wn[i],
+            wt[i],
+        )
         phi[i] = rec[i, GAP]
         rem[i] = rec[i, REM]
-        mu = c_mu[i]
+        mu = c_mu[i] if cstate[i, 1] == 0.0 else 0.0
         for k in range(n):
             jac[i, k] = wn[i, k]
-            js[i, k] = wn[i, k] - slip_sign[i] * mu * wt[i, k] if mu > 0.0 else wn[i, k]
+            js[i, k] = wn[i, k] - cstate[i, 0] * mu * wt[i, k] if mu > 0.0 else wn[i, k]
     for k in range(nd):
         row = nc + k
         j = d_joint[k]
@@ -80,6 +103,23 @@ def evaluate(P, q, u, drive, actuators, slip_sign, s_guess, dyn):
         js[row, j] = 1.0
         phit[row] = -drive[k, 1]
         rem[row] = -drive[k, 2]
+    row = nc + nd
+    for i in range(nc):
+        if cstate[i, 1] == 0.0:
+            continue
+        if c_radius[i] > 0.0:  # rolling: W_T u = 0 with its remainder
+            jac[row] = wt[i]
+            rem[row] = rec[i, REM_T]
+        else:
+            b = c_body[i]
+            p, _, J, a = point(
+                T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms
+            )
+            phi[row], rem[row] = stick_row(
+                B, c_beam[i], cstate[i, 2], cstate[i, 3], cstate[i, 4], q, p, J, a, nt, jac[row]
+            )
+        js[row] = jac[row]
+        row += 1
     if dyn:
         stiffness, damping, rest = joints
         mass_tree, f_t = dynamics(
@@ -99,19 +139,99 @@ def evaluate(P, q, u, drive, actuators, slip_sign, s_guess, dyn):
 
 
 @njit(cache=True)
-def _rcond(a):
-    """Reciprocal 1-norm condition number of a small square matrix (0 when singular)."""
-    if not np.all(np.isfinite(a)):
-        return 0.0
-    try:
-        inv = np.linalg.inv(a)
-    except Exception:  # noqa: BLE001 - numba raises on an exactly singular matrix
-        return 0.0
-    norm_a = np.max(np.sum(np.abs(a), axis=0))
-    norm_i = np.max(np.sum(np.abs(inv), axis=0))
+def _lu(a):
+    """LU factors with partial pivoting of a small square matrix a (not changed) and the
+    reciprocal of its 1-norm condition number (0 when singular or not finite)."""
+    n = a.shape[0]
+    lu = a.copy()
+    piv = np.arange(n)
+    for k in range(n):
+        p = k
+        big = abs(lu[k, k])
+        for i in range(k + 1, n):
+            if abs(lu[i, k]) > big:
+                big = abs(lu[i, k])
+                p = i
+        if not big > 0.0 or not np.isfinite(big):
+            return lu, piv, 0.0
+        if p != k:
+            for j in range(n):
+                lu[k, j], lu[p, j] = lu[p, j], lu[k, j]
+            piv[k], piv[p] = piv[p], piv[k]
+        for i in range(k + 1, n):
+            lu[i, k] /= lu[k, k]
+            f = lu[i, k]
+            for j in range(k + 1, n):
+                lu[i, j] -= f * lu[k, j]
+    norm_a = 0.0
+    norm_i = 0.0
+    e = np.empty(n)
+    for j in range(n):
+        col_a = 0.0
+        for i in range(n):
+            col_a += abs(a[i, j])
+            e[i] = 0.0
+        norm_a = max(norm_a, col_a)
+        e[j] = 1.0
+        x = _solve(lu, piv, e)
+        norm_i = max(norm_i, np.sum(np.abs(x)))
     if not np.isfinite(norm_i) or norm_a * norm_i == 0.0:
-        return 0.0
-    return 1.0 / (norm_a * norm_i)
+        return lu, piv, 0.0
+    return lu, piv, 1.0 / (norm_a * norm_i)
+
+
+@njit(cache=True)
+def _solve(lu, piv, b):
+    """x with A x = b from ``_lu``'s factors (PA = LU)."""
+    n = b.size
+    x = np.empty(n)
+    for i in range(n):
+        acc = b[piv[i]]
+        for k in range(i):
+            acc -= lu[i, k] * x[k]
+        x[i] = acc
+    for i in range(n - 1, -1, -1):
+        acc = x[i]
+        for k in range(i + 1, n):
+            acc -= lu[i, k] * x[k]
+        x[i] = acc / lu[i, i]
+    return x
+
+
+@njit(cache=True)
+def _solve_t(lu, piv, b):
+    """x with A^T x = b from ``_lu``'s factors: U^T L^T P x = b."""
+    n = b.size
+    y = np.empty(n)
+    for i in range(n):
+        acc = b[i]
+        for k in range(i):
+            acc -= lu[k, i] * y[k]
+        y[i] = acc / lu[i, i]
+    for i in range(n - 1, -1, -1):
+        acc = y[i]
+        for k in range(i + 1, n):
+            acc -= lu[k, i] * y[k]
+        y[i] = acc
+    x = np.empty(n)
+    for i in range(n):
+        x[piv[i]] = y[i]
+    return x
+
+
+@njit(cache=True)
+def _solve_columns(lu, piv, a, cols):
+    """X (m, cols.size) with A X = a[:, cols]."""
+    m = a.shape[0]
+    out = np.empty((m, cols.size))
+    b = np.empty(m)
+    for j in range(cols.size):
+        for i in range(m):
+            b[i] = a[i, cols[j]]
+        x = _solve(lu, piv, b)
+        for i in range(m):
+            out[i, j] = x[i]
+    return out
 
 
 @njit(cache=True)
@@ -131,24 +251,26 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t):
             au += jac[i, k] * u[k]
         rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
         rhs[i, 1] = au + phit[i]
-    if _rcond(Ju) <= 1e-13:
+    lu, piv, rc = _lu(Ju)
+    if rc <= 1e-13:
         return False
-    sol = np.linalg.solve(Ju, rhs)
+    sol_q = _solve(lu, piv, rhs[:, 0].copy())
+    sol_u = _solve(lu, piv, rhs[:, 1].copy())
     for j in range(m):
-        q[U[j]] = q_ev[U[j]] - sol[j, 0]
-        u[U[j]] = -sol[j, 1]
+        q[U[j]] = q_ev[U[j]] - sol_q[j]
+        u[U[j]] = -sol_u[j]
     return True
 
 
 @njit(cache=True)
-def _recover(P, U, q, u, drive, actuators, slip_sign):
+def _recover(P, U, q, u, drive, actuators, cstate):
     """``partition.recover_dependent``: Newton on the position constraints (to 1e-12, 25
     iterations), then the velocity constraints, for the dependent coordinates; in place."""
     m = U.size
-    s_none = np.full(slip_sign.size, np.nan)
+    s_none = np.full(cstate.shape[0], np.nan)
     for _ in range(25):
         st, phi, jac, _, _, phit, _, _, _, _, _ = evaluate(
-            P, q, u, drive, actuators, slip_sign, s_none, False
+            P, q, u, drive, actuators, cstate, s_none, False
         )
         if st != OK:
             return st
@@ -158,28 +280,43 @@ def _recover(P, U, q, u, drive, actuators, slip_sign):
                 Ju[i, j] = jac[i, U[j]]
         if np.max(np.abs(phi)) <= 1e-12:
             break
-        if _rcond(Ju) <= 1e-13:
+        lu, piv, rc = _lu(Ju)
+        if rc <= 1e-13:
             return SINGULAR
-        dq = np.linalg.solve(Ju, phi)
+        dq = _solve(lu, piv, phi)
         for j in range(m):
             q[U[j]] -= dq[j]
     else:
         return FAILED
-    rest = jac @ u + phit
+    rest = _matvec(jac, u) + phit
     for i in range(m):
         for j in range(m):
             rest[i] -= Ju[i, j] * u[U[j]]
-    du = np.linalg.solve(Ju, rest)
+    lu, piv, rc = _lu(Ju)
+    if rc <= 1e-13:
+        return SINGULAR
+    du = _solve(lu, piv, rest)
     for j in range(m):
         u[U[j]] = -du[j]
     return OK
 
 
 @njit(cache=True)
+def _matvec(a, x):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        acc = 0.0
+        for j in range(a.shape[1]):
+            acc += a[i, j] * x[j]
+        out[i] = acc
+    return out
+
+
+@njit(cache=True)
 def _consistent(phi, jac, u, phit, tol):
     if phi.size == 0:
         return True
-    velocity = jac @ u + phit
+    velocity = _matvec(jac, u) + phit
     return np.max(np.abs(phi)) <= tol and np.max(np.abs(velocity)) <= tol
 
 
@@ -244,7 +381,10 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
             for k in range(nf):
                 acc += jac[i, nt + k] * W[k, j]
             small[nt + i, nt + j] = acc
-    x = np.linalg.solve(small, b)
+    lu, piv, rc = _lu(small)
+    if rc == 0.0:
+        return np.full(n, np.nan)
+    x = _solve(lu, piv, b)
     X = np.empty(n)
     X[:nt] = x[:nt]
     for k in range(nf):
@@ -273,13 +413,34 @@ def _columns(a, cols):
 
 
 @njit(cache=True)
-def newton(P, Lg, coef, drive, actuators, ind, U, q_n, u_n, acc_n, pseudo_n, ydd0, prev,
-           slip_sign, s_guess, tol, rtol, max_newton):  # fmt: skip
+def newton(
+    F,
+    I,
+    H,
+    Lg,
+    coef,
+    drive,
+    actuators,
+    ind,
+    U,
+    q_n,
+    u_n,
+    acc_n,
+    pseudo_n,
+    ydd0,
+    prev,
+    cstate,
+    s_guess,
+    tol,
+    rtol,
+    max_newton,
+):
     """One step (``GeneralizedAlpha._newton_step``). coef = (h, beta', gamma', alpha_m,
     alpha_f, gamma, beta, t1); prev = (q, u, phi, J, phi_t, t) of the committed state's
     evaluation; ydd0 the predicted independent accelerations. Returns (status, iterations,
     q, u, accelerations, algorithmic accelerations of the independent coordinates, multipliers,
     the evaluation's arrays (as ``evaluate``) and cond_2(J_u) of the last evaluation)."""
+    P = unpack(F, I, H)
     h, bp, gp, am, af, gamma, beta, t1 = coef
     nt = P[6]
     flex = P[5]
@@ -319,38 +480,37 @@ def newton(P, Lg, coef, drive, actuators, ind, U, q_n, u_n, acc_n, pseudo_n, ydd
         u1[ind] = v_n + h * ((1 - gamma) * a_n + gamma * a1)
         recovered = not have_prev
         if recovered:
-            st = _recover(P, U, q1, u1, drive, actuators, slip_sign)
+            st = _recover(P, U, q1, u1, drive, actuators, cstate)
             if st != OK:
                 status = st
                 break
         elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1):
             status = SINGULAR
             break
-        ev = evaluate(P, q1, u1, drive, actuators, slip_sign, s_guess, True)
+        ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess, True)
         st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
         if st != OK:
             status = st
             break
-        Ju = _columns(jac, U)
-        Jsu = _columns(js, U)
-        if _rcond(Ju) <= 1e-13 or _rcond(Jsu) <= 1e-13:
+        lu_j, piv_j, rc_j = _lu(_columns(jac, U))
+        lu_s, piv_s, rc_s = _lu(_columns(js, U))
+        if rc_j <= 1e-13 or rc_s <= 1e-13:
             status = SINGULAR
             break
-        B12 = np.linalg.solve(Ju, _columns(jac, ind))
-        B3 = np.linalg.solve(Ju, rem)
-        B45 = np.linalg.solve(Jsu, _columns(js, ind))
+        B12 = _solve_columns(lu_j, piv_j, jac, ind)
+        B3 = _solve(lu_j, piv_j, rem)
+        B45 = _solve_columns(lu_s, piv_s, js, ind)
         acc = np.empty(n)
         acc[ind] = ydd
-        accU = -(B12 @ ydd + B3)
-        acc[U] = accU
+        acc[U] = -(_matvec(B12, ydd) + B3)
         inertia = np.empty(n)
-        inertia[:nt] = mass_tree @ acc[:nt]
+        inertia[:nt] = _matvec(mass_tree, acc[:nt])
         mf = np.empty(nf)
         csr_matvec(flex[0], acc, mf, nt)
         inertia[nt:] = mf
         e = inertia + forces
         eU = e[U]
-        r = e[ind] - B45.T @ eU
+        r = e[ind] - _matvec(B45.T, eU)
         rhs = np.zeros(n)
         rhs[ind] = -r
         delta = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs)[ind]
@@ -358,7 +518,7 @@ def newton(P, Lg, coef, drive, actuators, ind, U, q_n, u_n, acc_n, pseudo_n, ydd
         if not np.all(np.isfinite(delta)):
             status = FAILED
             break
-        lam = np.linalg.solve(Jsu.T.copy(), eU)
+        lam = _solve_t(lu_s, piv_s, eU)
         scale = max(1.0, np.max(np.abs(inertia)), np.max(np.abs(forces)))
         diag = np.empty(n)
         for i in range(nt):
@@ -389,7 +549,7 @@ def newton(P, Lg, coef, drive, actuators, ind, U, q_n, u_n, acc_n, pseudo_n, ydd
             if not _dependent_step(U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1):
                 status = SINGULAR
                 break
-            ev = evaluate(P, q1, u1, drive, actuators, slip_sign, s_guess, True)
+            ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess, True)
             st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
             if st != OK:
                 status = st

@@ -66,6 +66,7 @@ class Plan:
 
     def __init__(self, system: System):
         from ..kernels.beam import beam_arrays, csr_arrays
+        from ..kernels.pack import pack
         from ..kernels.tree import tree_arrays
 
         model = system.model
@@ -109,6 +110,7 @@ class Plan:
             flexible,
             lay.n_tree,
         )
+        self.packed = pack(self.P)
         self.tree = tree
         self._mck = (M, C, K)
         self._factors = {}
@@ -171,9 +173,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         super().__init__(system, t0, q0, u0, **settings)
 
     def _newton_step(self, h: float):
-        result = None
-        if all(a is None for a in self._stick):
-            result = self._compiled_step(h)
+        result = self._compiled_step(h)
         if result is None:
             return super()._newton_step(h)
         return result
@@ -199,8 +199,13 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         prev = (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t))
         coef = (h, bp, gp, p.alpha_m, p.alpha_f, p.gamma, p.beta, t1)
         slip_sign = np.asarray(self._slip_sign, dtype=float)
+        cstate = np.zeros((slip_sign.size, 5))
+        cstate[:, 0] = slip_sign
+        for i, anchor in enumerate(self._stick):
+            if anchor is not None:
+                cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
         status, its, q1, u1, acc, a1, lam, out, cond = newton(
-            plan.P,
+            *plan.packed,
             factor,
             coef,
             motion[0],
@@ -213,7 +218,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             self.pseudo,
             ydd0,
             prev,
-            slip_sign,
+            cstate,
             np.asarray(self._s, dtype=float),
             self.tol,
             self.rtol,
