@@ -569,3 +569,88 @@ def newton(
     if status == OK:
         cond = np.linalg.cond(_columns(ev[2], U))
     return status, iterations, q1, u1, acc, a1, lam, ev, cond
+
+
+@njit(cache=True)
+def energies(F, I, H, q, u, actuators):
+    """``system.energies`` of a tree and linear beams at (q, u): (tree kinetic, structure
+    kinetic, gravity and load potential, joint springs, structure elastic, damping power,
+    load power), J and W; ``actuators`` (n_t,) the actuator forces at the state's time."""
+    P = unpack(F, I, H)
+    T, flex, nt = P[0], P[5], P[6]
+    stiffness, damping, rest = P[4]
+    mass, com, rotmass, g = T[8], T[9], T[10], T[11]
+    qt = q[:nt].copy()
+    ut = u[:nt].copy()
+    _, rot, origin, _, omega, ov, _ = kinematics(T, qt, ut)
+    v2 = 0.0
+    grav = 0.0
+    for i in range(nt):
+        ax = rot[i, 0] * com[i, 0] - rot[i, 1] * com[i, 1]
+        ay = rot[i, 1] * com[i, 0] + rot[i, 0] * com[i, 1]
+        vx = ov[i, 0] - omega[i] * ay
+        vy = ov[i, 1] + omega[i] * ax
+        v2 += mass[i] * (vx * vx + vy * vy)
+        grav -= mass[i] * ((origin[i, 0] + ax) * g[0] + (origin[i, 1] + ay) * g[1])
+    tk = 0.5 * (v2 + ut @ _matvec(rotmass, ut))
+    springs = 0.0
+    tdp = 0.0
+    for j in range(nt):
+        springs += stiffness[j] * (qt[j] - rest[j]) ** 2
+        tdp += damping[j] * ut[j] ** 2
+    n = q.size
+    nf = n - nt
+    mu_ = np.empty(nf)
+    ku = np.empty(nf)
+    cu = np.empty(nf)
+    csr_matvec(flex[0], u, mu_, nt)
+    csr_matvec(flex[2], q, ku, nt)
+    csr_matvec(flex[1], u, cu, nt)
+    load = flex[6]
+    sk = 0.0
+    se = 0.0
+    sg = 0.0
+    sdp = 0.0
+    for i in range(nf):
+        sk += u[nt + i] * mu_[i]
+        se += q[nt + i] * ku[i]
+        sg -= load[i] * q[nt + i]
+        sdp += u[nt + i] * cu[i]
+    return (
+        tk,
+        0.5 * sk,
+        grav + sg,
+        0.5 * springs,
+        0.5 * se,
+        tdp + sdp,
+        actuators @ ut,
+    )
+
+
+@njit(cache=True)
+def delassus(F, I, H, LM, mass_tree, jac, js):
+    """(J M^-1 J^T, J M^-1 J_Sigma^T) with M = diag(M_t, M_f), M_f through its banded
+    Cholesky factor LM (``StepAlgebra.painleve_margin``)."""
+    nt = H[49, 0]
+    m, n = jac.shape
+    nf = n - nt
+    lu, piv, _ = _lu(mass_tree)
+    D0 = np.zeros((m, m))
+    D = np.zeros((m, m))
+    col = np.empty(nf)
+    for j in range(m):
+        for which in range(2):
+            src = jac if which == 0 else js
+            x_t = _solve(lu, piv, src[j, :nt].copy())
+            for k in range(nf):
+                col[k] = src[j, nt + k]
+            band_solve(LM, col)
+            out = D0 if which == 0 else D
+            for i in range(m):
+                acc = 0.0
+                for k in range(nt):
+                    acc += jac[i, k] * x_t[k]
+                for k in range(nf):
+                    acc += jac[i, nt + k] * col[k]
+                out[i, j] = acc
+    return D0, D

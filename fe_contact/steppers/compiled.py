@@ -33,8 +33,9 @@ from ..coupling.kinematics import ContactKinematics
 from ..model import Circle, Point, Sliding
 from ..multibody.tree import actuator_forces
 from ..structures import BeamStructure
-from ..system import System
+from ..system import Energies, System
 from .genalpha import GeneralizedAlpha
+from .partitioned_step import StepAlgebra
 
 
 def unsupported(system: System) -> str | None:
@@ -162,6 +163,42 @@ class Plan:
         return self._indices[key][1:]
 
 
+def _margin(D0: np.ndarray, D: np.ndarray) -> float:
+    """min Re eig(D) / max |eig(sym D0)| (``StepAlgebra.painleve_margin``), in closed form up
+    to two rows."""
+    m = D.shape[0]
+    if m == 1:
+        return float(D[0, 0]) / abs(float(D0[0, 0]))
+    if m == 2:
+        a, b, c = float(D0[0, 0]), 0.5 * float(D0[0, 1] + D0[1, 0]), float(D0[1, 1])
+        mean, radius = 0.5 * (a + c), math.hypot(0.5 * (a - c), b)
+        scale = max(abs(mean + radius), abs(mean - radius))
+        half = 0.5 * float(D[0, 0] + D[1, 1])
+        disc = half * half - float(D[0, 0] * D[1, 1] - D[0, 1] * D[1, 0])
+        low = half - math.sqrt(disc) if disc >= 0.0 else half
+        return low / scale
+    scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
+    return float(np.min(np.real(np.linalg.eigvals(D)))) / scale
+
+
+class CompiledAlgebra(StepAlgebra):
+    """``StepAlgebra`` whose Painleve margin (J M^-1 J_Sigma^T) is formed compiled."""
+
+    def __init__(self, system: System, params, plan: Plan):
+        super().__init__(system, params)
+        self.plan = plan
+
+    def painleve_margin(self, ev, mu) -> float:
+        if not np.any(mu > 0) or ev.phi.size == 0:
+            return 1.0
+        from ..kernels.step import delassus
+
+        LM = self.plan.factor(0.0, 0.0)
+        if LM is None:
+            return super().painleve_margin(ev, mu)
+        return _margin(*delassus(*self.plan.packed, LM, ev.mass_tree, ev.jac, ev.jac_sigma))
+
+
 class CompiledGeneralizedAlpha(GeneralizedAlpha):
     """``GeneralizedAlpha`` with the compiled step where it applies (module docstring); the
     same settings. ``n_compiled`` counts the steps taken compiled, ``n_fallback`` those handed
@@ -171,6 +208,36 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self.plan = Plan(system)
         self.n_compiled = self.n_fallback = 0
         super().__init__(system, t0, q0, u0, **settings)
+
+    @property
+    def algebra(self) -> StepAlgebra:
+        return self._algebra
+
+    @algebra.setter
+    def algebra(self, value: StepAlgebra) -> None:
+        # the Python stepper makes its StepAlgebra; this one forms the Painleve margin compiled
+        self._algebra = CompiledAlgebra(value.system, value.params, self.plan)
+
+    def _power_terms(self, ev, lam) -> dict:
+        """``ContactStates._power_terms`` with the energies of the state compiled."""
+        from ..kernels.step import energies as compiled_energies
+
+        model = self.system.model
+        actuators = actuator_forces(self.system.tree, ev.t)
+        E = self._energy = Energies(*compiled_energies(*self.plan.packed, ev.q, ev.u, actuators))
+        n_c = self._n_bilateral
+        drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
+        friction = sum(
+            self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
+            for i, c in enumerate(ev.contacts)
+            if self._stick[i] is None and self._is_closed(i)
+        )
+        return {
+            "work_drives": float(drive),
+            "work_loads": E.load_power,
+            "dissipated_damping": E.damping_power,
+            "dissipated_friction": float(friction),
+        }
 
     def _newton_step(self, h: float):
         result = self._compiled_step(h)
@@ -291,4 +358,10 @@ def generalized_alpha(system: System, settings: dict):
     return GeneralizedAlpha, settings
 
 
-__all__ = ["CompiledGeneralizedAlpha", "Plan", "generalized_alpha", "unsupported"]
+__all__ = [
+    "CompiledAlgebra",
+    "CompiledGeneralizedAlpha",
+    "Plan",
+    "generalized_alpha",
+    "unsupported",
+]
