@@ -221,16 +221,29 @@ def _solve_t(lu, piv, b):
 
 @njit(cache=True)
 def _solve_columns(lu, piv, a, cols):
-    """X (m, cols.size) with A X = a[:, cols]."""
+    """X (m, cols.size) with A X = a[:, cols] (forward and back substitution in place)."""
     m = a.shape[0]
-    out = np.empty((m, cols.size))
-    b = np.empty(m)
-    for j in range(cols.size):
-        for i in range(m):
-            b[i] = a[i, cols[j]]
-        x = _solve(lu, piv, b)
-        for i in range(m):
-            out[i, j] = x[i]
+    k = cols.size
+    out = np.empty((m, k))
+    for i in range(m):
+        src = a[piv[i]]
+        for j in range(k):
+            out[i, j] = src[cols[j]]
+    for i in range(m):
+        for p in range(i):
+            f = lu[i, p]
+            if f != 0.0:
+                for j in range(k):
+                    out[i, j] -= f * out[p, j]
+    for i in range(m - 1, -1, -1):
+        for p in range(i + 1, m):
+            f = lu[i, p]
+            if f != 0.0:
+                for j in range(k):
+                    out[i, j] -= f * out[p, j]
+        d = lu[i, i]
+        for j in range(k):
+            out[i, j] /= d
     return out
 
 

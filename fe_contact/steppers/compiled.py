@@ -113,6 +113,9 @@ class Plan:
         )
         self.packed = pack(self.P)
         self.tree = tree
+        self._still = None
+        if not self.drives and all(j.actuator is None for j in tree.joints):
+            self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
         self._mck = (M, C, K)
         self._factors = {}
         self._indices = {}
@@ -142,10 +145,12 @@ class Plan:
     def motion(self, t: float):
         """(drive values (n_d, 3): position, velocity, acceleration; actuator forces (n_t,))
         at t, or None when a drive gives a non-finite value (the Python step reports it)."""
+        if self._still is not None:  # no drives, no actuators: nothing depends on t
+            return self._still
         values = np.array(
             [(d.position(t), d.velocity(t), d.acceleration(t)) for d in self.drives], dtype=float
         ).reshape(-1, 3)
-        if not all(math.isfinite(v) for v in values.flat):
+        if not np.all(np.isfinite(values)):
             return None
         return values, actuator_forces(self.tree, t)
 
@@ -286,7 +291,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             ydd0,
             prev,
             cstate,
-            np.asarray(self._s, dtype=float),
+            self._s,
             self.tol,
             self.rtol,
             self.max_newton,
