@@ -287,17 +287,25 @@ def csr_matvec(A, x, out, offset):
 
 
 @njit(cache=True)
-def band_solve(L, x):
-    """Solve L L^T y = x in place; L in scipy's lower banded form (bw + 1, n)."""
+def band_solve(L, X):
+    """Solve L L^T Y = X in place for the columns of X (n, k) together (their recursions
+    interleave); L in scipy's lower banded form (bw + 1, n), C-contiguous, except that its
+    first row holds the reciprocals of the diagonal (``steppers.compiled.Plan.factor``)."""
     bw = L.shape[0] - 1
-    n = x.size
+    n, k = X.shape
     for i in range(n):
-        acc = x[i]
-        for k in range(max(0, i - bw), i):
-            acc -= L[i - k, k] * x[k]
-        x[i] = acc / L[0, i]
+        for k0 in range(max(0, i - bw), i):
+            f = L[i - k0, k0]
+            for j in range(k):
+                X[i, j] -= f * X[k0, j]
+        d = L[0, i]
+        for j in range(k):
+            X[i, j] *= d
     for i in range(n - 1, -1, -1):
-        acc = x[i]
-        for k in range(i + 1, min(n, i + bw + 1)):
-            acc -= L[k - i, i] * x[k]
-        x[i] = acc / L[0, i]
+        for k0 in range(i + 1, min(n, i + bw + 1)):
+            f = L[k0 - i, i]
+            for j in range(k):
+                X[i, j] -= f * X[k0, j]
+        d = L[0, i]
+        for j in range(k):
+            X[i, j] *= d

@@ -363,15 +363,14 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
     n = rhs.size
     nf = n - nt
     m = jac.shape[0]
-    Wr = rhs[nt:].copy()
-    band_solve(Lg, Wr)
-    W = np.empty((nf, m))
-    col = np.empty(nf)
-    for i in range(m):
-        for k in range(nf):
-            col[k] = js[i, nt + k]
-        band_solve(Lg, col)
-        W[:, i] = col
+    Z = np.empty((nf, m + 1))
+    for k in range(nf):
+        Z[k, 0] = rhs[nt + k]
+        for i in range(m):
+            Z[k, 1 + i] = js[i, nt + k]
+    band_solve(Lg, Z)
+    Wr = Z[:, 0]
+    W = Z[:, 1:]
     size = nt + m
     small = np.zeros((size, size))
     b = np.empty(size)
@@ -648,22 +647,24 @@ def delassus(F, I, H, LM, mass_tree, jac, js):
     m, n = jac.shape
     nf = n - nt
     lu, piv, _ = _lu(mass_tree)
+    X = np.empty((nf, 2 * m))
+    for j in range(m):
+        for k in range(nf):
+            X[k, j] = jac[j, nt + k]
+            X[k, m + j] = js[j, nt + k]
+    band_solve(LM, X)
     D0 = np.zeros((m, m))
     D = np.zeros((m, m))
-    col = np.empty(nf)
     for j in range(m):
         for which in range(2):
             src = jac if which == 0 else js
             x_t = _solve(lu, piv, src[j, :nt].copy())
-            for k in range(nf):
-                col[k] = src[j, nt + k]
-            band_solve(LM, col)
             out = D0 if which == 0 else D
             for i in range(m):
                 acc = 0.0
                 for k in range(nt):
                     acc += jac[i, k] * x_t[k]
                 for k in range(nf):
-                    acc += jac[i, nt + k] * col[k]
+                    acc += jac[i, nt + k] * X[k, which * m + j]
                 out[i, j] = acc
     return D0, D

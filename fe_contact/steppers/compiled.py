@@ -121,7 +121,8 @@ class Plan:
         self._indices = {}
 
     def factor(self, bp: float, gp: float):
-        """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached), or None when
+        """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached; the first
+        row holds the reciprocals of its diagonal: ``kernels.beam.band_solve``), or None when
         G_f is not symmetric positive definite (then the Python step takes over)."""
         key = (bp, gp)
         if key not in self._factors:
@@ -136,7 +137,8 @@ class Plan:
                 ab = np.zeros((bw + 1, G.shape[0]))
                 ab[G.row[lower] - G.col[lower], G.col[lower]] = G.data[lower]
                 try:
-                    factor = scipy.linalg.cholesky_banded(ab, lower=True)
+                    factor = np.ascontiguousarray(scipy.linalg.cholesky_banded(ab, lower=True))
+                    factor[0] = 1.0 / factor[0]  # the kernels multiply by the reciprocals
                 except np.linalg.LinAlgError:
                     factor = None
             self._factors[key] = factor
