@@ -30,12 +30,36 @@ import scipy.linalg
 
 from ..coupling.constraints import Evaluation
 from ..coupling.kinematics import ContactKinematics
+from ..kernels.beam import (
+    ELEMENT,
+    GAP,
+    NX,
+    PX,
+    QX,
+    REM,
+    REM_T,
+    SRATE,
+    TX,
+    VN,
+    VT,
+    S,
+    beam_arrays,
+    csr_arrays,
+)
+from ..kernels.pack import pack
+from ..kernels.step import OK, delassus, newton
+from ..kernels.step import energies as compiled_energies
+from ..kernels.tree import tree_arrays
 from ..model import Circle, Point, Sliding
 from ..multibody.tree import actuator_forces
 from ..structures import BeamStructure
 from ..system import Energies, System
 from .genalpha import GeneralizedAlpha
 from .partitioned_step import StepAlgebra
+
+# banded factors of G_f kept per system (step sizes; the least recently used goes first):
+# locating an event takes the step at some ten sizes, each factorised once
+FACTORS_KEPT = 16
 
 
 def unsupported(system: System) -> str | None:
@@ -66,10 +90,6 @@ class Plan:
     and actuators evaluated per step, and the banded factors of G_f per step size."""
 
     def __init__(self, system: System):
-        from ..kernels.beam import beam_arrays, csr_arrays
-        from ..kernels.pack import pack
-        from ..kernels.tree import tree_arrays
-
         model = system.model
         tree = system.tree
         lay = system.layout
@@ -125,7 +145,11 @@ class Plan:
         row holds the reciprocals of its diagonal: ``kernels.beam.band_solve``), or None when
         G_f is not symmetric positive definite (then the Python step takes over)."""
         key = (bp, gp)
-        if key not in self._factors:
+        if key in self._factors:  # most recently used last; event location adds many sizes
+            self._factors[key] = self._factors.pop(key)
+        else:
+            if len(self._factors) >= FACTORS_KEPT:
+                del self._factors[next(iter(self._factors))]
             M, C, K = self._mck
             G = (M + gp * C + bp * K).tocoo()
             size = np.max(np.abs(G.data), initial=0.0)
@@ -198,8 +222,6 @@ class CompiledAlgebra(StepAlgebra):
     def painleve_margin(self, ev, mu) -> float:
         if not np.any(mu > 0) or ev.phi.size == 0:
             return 1.0
-        from ..kernels.step import delassus
-
         LM = self.plan.factor(0.0, 0.0)
         if LM is None:
             return super().painleve_margin(ev, mu)
@@ -227,8 +249,6 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
 
     def _power_terms(self, ev, lam) -> dict:
         """``ContactStates._power_terms`` with the energies of the state compiled."""
-        from ..kernels.step import energies as compiled_energies
-
         model = self.system.model
         actuators = actuator_forces(self.system.tree, ev.t)
         E = self._energy = Energies(*compiled_energies(*self.plan.packed, ev.q, ev.u, actuators))
@@ -253,9 +273,6 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         return result
 
     def _compiled_step(self, h: float):
-        from ..kernels.beam import ELEMENT, GAP, NX, PX, QX, REM, REM_T, SRATE, TX, VN, VT, S
-        from ..kernels.step import OK, newton
-
         plan = self.plan
         p = self.params
         bp, gp = self.algebra.coefficients(h)
