@@ -231,11 +231,23 @@ def main(argv=None) -> int:
 
     print(f"compiled kernels loaded (compiled if not cached) in {kernels_ready():.2f} s")
     cases = [
-        ("sliding mass, 10 elements", lambda h, t: sliding_mass(10, h, t), 1e-3, 0.2 * scale, 2),
-        ("sliding mass, 80 elements", lambda h, t: sliding_mass(80, h, t), 1e-3, 0.2 * scale, 2),
+        (
+            "sliding mass, 10 elements",
+            lambda h, t, **k: sliding_mass(10, h, t, **k),
+            1e-3,
+            0.2 * scale,
+            2,
+        ),
+        (
+            "sliding mass, 80 elements",
+            lambda h, t, **k: sliding_mass(80, h, t, **k),
+            1e-3,
+            0.2 * scale,
+            2,
+        ),
         (
             "sliding point, 1000 elements",
-            lambda h, t: sliding_mass(1000, h, t),
+            lambda h, t, **k: sliding_mass(1000, h, t, **k),
             1e-3,
             0.05 * scale,
             2,
