@@ -28,6 +28,25 @@ from .pack import unpack
 from .tree import dynamics, kinematics, point
 
 OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
+# the pieces of ``newton``'s flat result, in order, with their shapes in terms of n (coordinates),
+# k (independent ones), m (rows), c (contacts), t (tree coordinates)
+FLAT = (
+    ("q", "n"),
+    ("u", "n"),
+    ("acc", "n"),
+    ("a1", "k"),
+    ("lam", "m"),
+    ("phi", "m"),
+    ("jac", "m n"),
+    ("jac_sigma", "m n"),
+    ("remainder", "m"),
+    ("phi_t", "m"),
+    ("records", f"c {N_FIELDS}"),
+    ("w_normal", "c n"),
+    ("w_tangent", "c n"),
+    ("mass_tree", "t t"),
+    ("forces", "n"),
+)
 EPS = np.finfo(float).eps
 
 
@@ -449,9 +468,11 @@ def newton(
 ):
     """One step (``GeneralizedAlpha._newton_step``). coef = (h, beta', gamma', alpha_m,
     alpha_f, gamma, beta, t1); prev = (q, u, phi, J, phi_t, t) of the committed state's
-    evaluation; ydd0 the predicted independent accelerations. Returns (status, iterations,
-    q, u, accelerations, algorithmic accelerations of the independent coordinates, multipliers,
-    the evaluation's arrays (as ``evaluate``) and cond_2(J_u) of the last evaluation)."""
+    evaluation; ydd0 the predicted independent accelerations; (F, I, H) the constant arrays
+    (``pack``). Returns (status, iterations, cond_2(J_u) of the last evaluation, one flat array
+    of q, u, the accelerations, the algorithmic accelerations of the independent coordinates,
+    the multipliers and the evaluation's arrays as ``evaluate`` returns them: ``FLAT``); a
+    single array because numba converts every returned array to Python one by one."""
     P = unpack(F, I, H)
     h, bp, gp, am, af, gamma, beta, t1 = coef
     nt = P[6]
@@ -577,10 +598,21 @@ def newton(
         d_last = d
         lam_last = lam
         ydd = ydd + delta
-    cond = 0.0
-    if status == OK:
-        cond = np.linalg.cond(_columns(ev[2], U))
-    return status, iterations, q1, u1, acc, a1, lam, ev, cond
+    if status != OK:
+        return status, iterations, 0.0, np.zeros(0)
+    cond = np.linalg.cond(_columns(ev[2], U))
+    _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+    parts = (q1, u1, acc, a1, lam, phi, jac.ravel(), js.ravel(), rem, phit, rec.ravel(),
+             wn.ravel(), wt.ravel(), mass_tree.ravel(), forces)  # fmt: skip
+    size = 0
+    for a in parts:
+        size += a.size
+    flat = np.empty(size)
+    k = 0
+    for a in parts:
+        flat[k : k + a.size] = a
+        k += a.size
+    return status, iterations, cond, flat
 
 
 @njit(cache=True)

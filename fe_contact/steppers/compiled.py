@@ -23,6 +23,7 @@ run on ``GeneralizedAlpha`` unchanged.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -47,7 +48,7 @@ from ..kernels.beam import (
     csr_arrays,
 )
 from ..kernels.pack import pack
-from ..kernels.step import OK, delassus, newton
+from ..kernels.step import FLAT, OK, delassus, newton
 from ..kernels.step import energies as compiled_energies
 from ..kernels.tree import tree_arrays
 from ..model import Circle, Point, Sliding
@@ -144,28 +145,31 @@ class Plan:
         """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached; the first
         row holds the reciprocals of its diagonal: ``kernels.beam.band_solve``), or None when
         G_f is not symmetric positive definite (then the Python step takes over)."""
+        for key in reversed(self._factors):  # most recently used last
+            # a step size that differs in its last bits ((t + h) - t) takes the same factor:
+            # the iteration matrix then differs at round-off, the converged step not at all
+            if abs(key[0] - bp) <= 1e-12 * bp and abs(key[1] - gp) <= 1e-12 * gp:
+                self._factors[key] = self._factors.pop(key)
+                return self._factors[key]
         key = (bp, gp)
-        if key in self._factors:  # most recently used last; event location adds many sizes
-            self._factors[key] = self._factors.pop(key)
-        else:
-            if len(self._factors) >= FACTORS_KEPT:
-                del self._factors[next(iter(self._factors))]
-            M, C, K = self._mck
-            G = (M + gp * C + bp * K).tocoo()
-            size = np.max(np.abs(G.data), initial=0.0)
-            asym = abs(G - G.T).max() if G.nnz else 0.0
-            factor = None
-            if G.nnz and asym <= 1e-13 * size:
-                lower = G.row >= G.col
-                bw = int(np.max(G.row[lower] - G.col[lower]))
-                ab = np.zeros((bw + 1, G.shape[0]))
-                ab[G.row[lower] - G.col[lower], G.col[lower]] = G.data[lower]
-                try:
-                    factor = np.ascontiguousarray(scipy.linalg.cholesky_banded(ab, lower=True))
-                    factor[0] = 1.0 / factor[0]  # the kernels multiply by the reciprocals
-                except np.linalg.LinAlgError:
-                    factor = None
-            self._factors[key] = factor
+        if len(self._factors) >= FACTORS_KEPT:
+            del self._factors[next(iter(self._factors))]
+        M, C, K = self._mck
+        G = (M + gp * C + bp * K).tocoo()
+        size = np.max(np.abs(G.data), initial=0.0)
+        asym = abs(G - G.T).max() if G.nnz else 0.0
+        factor = None
+        if G.nnz and asym <= 1e-13 * size:
+            lower = G.row >= G.col
+            bw = int(np.max(G.row[lower] - G.col[lower]))
+            ab = np.zeros((bw + 1, G.shape[0]))
+            ab[G.row[lower] - G.col[lower], G.col[lower]] = G.data[lower]
+            try:
+                factor = np.ascontiguousarray(scipy.linalg.cholesky_banded(ab, lower=True))
+                factor[0] = 1.0 / factor[0]  # the kernels multiply by the reciprocals
+            except np.linalg.LinAlgError:
+                factor = None
+        self._factors[key] = factor
         return self._factors[key]
 
     def motion(self, t: float):
@@ -210,6 +214,26 @@ def _margin(D0: np.ndarray, D: np.ndarray) -> float:
         return low / scale
     scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
     return float(np.min(np.real(np.linalg.eigvals(D)))) / scale
+
+
+@functools.lru_cache(maxsize=64)
+def _pieces(n: int, k: int, m: int, c: int, t: int) -> tuple:
+    """(start, stop, shape) of each piece of ``kernels.step.newton``'s flat result
+    (``kernels.step.FLAT``) for n coordinates, k independent ones, m rows, c contacts and t
+    tree coordinates."""
+    sizes = {"n": n, "k": k, "m": m, "c": c, "t": t}
+    out, start = [], 0
+    for _, dims in FLAT:
+        shape = tuple(int(d) if d.isdigit() else sizes[d] for d in dims.split())
+        size = math.prod(shape)
+        out.append((start, start + size, shape))
+        start += size
+    return tuple(out)
+
+
+def _split(flat: np.ndarray, pieces: tuple) -> list[np.ndarray]:
+    """The pieces of the flat result as views."""
+    return [flat[a:b].reshape(shape) for a, b, shape in pieces]
 
 
 class CompiledAlgebra(StepAlgebra):
@@ -295,7 +319,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         for i, anchor in enumerate(self._stick):
             if anchor is not None:
                 cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
-        status, its, q1, u1, acc, a1, lam, out, cond = newton(
+        status, its, cond, flat = newton(
             *plan.packed,
             factor,
             coef,
@@ -318,15 +342,18 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         if status != OK:
             self.n_fallback += 1
             return None
-        _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = out
+        pieces = _pieces(self.q.size, ind.size, U.size, slip_sign.size, plan.P[6])
+        q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = _split(
+            flat, pieces
+        )
         contacts = tuple(
             ContactKinematics(
                 parameter=float(r[S]),
                 element=int(r[ELEMENT]),
-                point=r[PX : PX + 2].copy(),
-                profile_point=r[QX : QX + 2].copy(),
-                normal=r[NX : NX + 2].copy(),
-                tangent=r[TX : TX + 2].copy(),
+                point=r[PX : PX + 2],
+                profile_point=r[QX : QX + 2],
+                normal=r[NX : NX + 2],
+                tangent=r[TX : TX + 2],
                 gap=float(r[GAP]),
                 normal_velocity=float(r[VN]),
                 slip_velocity=float(r[VT]),
