@@ -50,7 +50,7 @@ def beam_arrays(structures, layout) -> tuple:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _element(B, b, s):
     meta, nodes = B[0], B[2]
     e0, ne, n0 = meta[b, 0], meta[b, 1], meta[b, 2]
@@ -58,7 +58,7 @@ def _element(B, b, s):
     return e0 + min(max(local, 0), ne - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shape(B, e, j, s):
     """N_j, N_j', N_j'' of shape function j of element e at s (d/ds)."""
     x0, le, coef = B[3], B[4], B[6]
@@ -72,7 +72,7 @@ def shape(B, e, j, s):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fields(B, e, s, x):
     """w, w', w'' of element e at s on the system vector x (supports are zero)."""
     cols = B[5]
@@ -89,7 +89,7 @@ def fields(B, e, s, x):
     return w, wx, wxx
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def local_curve(B, b, s, q):
     """r, r', r'' of beam b at s (clipped to [0, length]) as (rx, ry, ax, ay, cx, cy)."""
     frame = B[1]

@@ -43,7 +43,7 @@ def tree_arrays(tree) -> tuple:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def poses(T, q):
     """Body angles (n,), orientations (n, 2) = (cos, sin), origins (n, 2) and joint vectors
     r = o_i - o_parent (n, 2), Lipinski (002), eq. (1)."""
@@ -81,7 +81,7 @@ def poses(T, q):
     return ang, rot, origin, r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def velocities(T, u, rot, r):
     """Angular velocities (n,) and origin velocities (n, 2), Lipinski (002), eq. (2a)."""
     A, P, rev, pris = T[0], T[1], T[3], T[4]
@@ -106,7 +106,7 @@ def velocities(T, u, rot, r):
     return omega, ov
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _terms(T, u, omega, rot, ov):
     """The column derivatives of the Jacobians times q', (n, 2) (002 eq. 2d)."""
     rev, pris = T[3], T[4]
@@ -145,7 +145,7 @@ def point(T, b, lx, ly, u, rot, origin, omega, ov, terms):
     return p, v, J, rem
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def kinematics(T, q, u):
     """Everything the point and dynamics kernels share at one state."""
     ang, rot, origin, r = poses(T, q)
