@@ -51,12 +51,13 @@ EPS = np.finfo(float).eps
 
 
 @njit(cache=True)
-def evaluate(P, q, u, drive, actuators, cstate, s_guess, dyn):
+def evaluate(P, q, u, drive, actuators, cstate, s_guess):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
     status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
-    contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), and with ``dyn`` M_t
-    and F (else empty). cstate (n_c, 5): per contact its slip sign, 1 while it sticks (else
-    0), and its anchor s* and t* (``StickAnchor``)."""
+    contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
+    when a contact left its beam). cstate (n_c, 5): per contact its slip sign, 1 while it
+    sticks (else 0), and its anchor s* and t* (``StickAnchor``). (M_t and F are computed also
+    where only the constraints are needed: a flag would compile the kernel twice.)"""
     T, B, contacts, d_joint, joints, flex, nt = P
     c_body, c_local, c_radius, c_side, c_beam, c_mu = contacts
     n = q.size
@@ -139,21 +140,20 @@ def evaluate(P, q, u, drive, actuators, cstate, s_guess, dyn):
             )
         js[row] = jac[row]
         row += 1
-    if dyn:
-        stiffness, damping, rest = joints
-        mass_tree, f_t = dynamics(
-            T, qt, ut, stiffness, damping, rest, actuators, rot, origin, omega, ov, terms
-        )
-        Mf, Cf, Kf, _, _, _, load, _ = flex
-        nf = n - nt
-        forces = np.empty(n)
-        forces[:nt] = f_t
-        cu = np.empty(nf)
-        kq = np.empty(nf)
-        csr_matvec(Cf, u, cu, nt)
-        csr_matvec(Kf, q, kq, nt)
-        for i in range(nf):
-            forces[nt + i] = cu[i] + kq[i] - load[i]
+    stiffness, damping, rest = joints
+    mass_tree, f_t = dynamics(
+        T, qt, ut, stiffness, damping, rest, actuators, rot, origin, omega, ov, terms
+    )
+    Mf, Cf, Kf, _, _, _, load, _ = flex
+    nf = n - nt
+    forces = np.empty(n)
+    forces[:nt] = f_t
+    cu = np.empty(nf)
+    kq = np.empty(nf)
+    csr_matvec(Cf, u, cu, nt)
+    csr_matvec(Kf, q, kq, nt)
+    for i in range(nf):
+        forces[nt + i] = cu[i] + kq[i] - load[i]
     return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
 
 
@@ -302,7 +302,7 @@ def _recover(P, U, q, u, drive, actuators, cstate):
     s_none = np.full(cstate.shape[0], np.nan)
     for _ in range(25):
         st, phi, jac, _, _, phit, _, _, _, _, _ = evaluate(
-            P, q, u, drive, actuators, cstate, s_none, False
+            P, q, u, drive, actuators, cstate, s_none
         )
         if st != OK:
             return st
@@ -341,6 +341,16 @@ def _matvec(a, x):
         for j in range(a.shape[1]):
             acc += a[i, j] * x[j]
         out[i] = acc
+    return out
+
+
+@njit(cache=True)
+def _matvec_t(a, x):
+    """a^T x."""
+    out = np.zeros(a.shape[1])
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[j] += a[i, j] * x[i]
     return out
 
 
@@ -520,7 +530,7 @@ def newton(
         elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1):
             status = SINGULAR
             break
-        ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess, True)
+        ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess)
         st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
         if st != OK:
             status = st
@@ -543,7 +553,7 @@ def newton(
         inertia[nt:] = mf
         e = inertia + forces
         eU = e[U]
-        r = e[ind] - _matvec(B45.T, eU)
+        r = e[ind] - _matvec_t(B45, eU)
         rhs = np.zeros(n)
         rhs[ind] = -r
         delta = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs)[ind]
@@ -582,7 +592,7 @@ def newton(
             if not _dependent_step(U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1):
                 status = SINGULAR
                 break
-            ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess, True)
+            ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess)
             st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
             if st != OK:
                 status = st
