@@ -260,6 +260,47 @@ def stick_row(B, b, s_star, tx, ty, q, c, Jc, ac, n_tree, row):
     return tx * (c[0] - rx) + ty * (c[1] - ry), tx * ac[0] + ty * ac[1]
 
 
+@njit(cache=True)
+def line_contact(
+    radius, c, cv, Jc, ac, jw, omega_body, nx, ny, px, py, vb, Jb, ab, n_tree, out, wn, wt
+):
+    """Contact of a profile (as in ``contact``) with a rigid line through (px, py) with unit
+    normal (nx, ny), fixed or carried by a translating body whose point there has the velocity
+    vb, Jacobian Jb and acceleration remainder ab (zeros when fixed):
+    ``coupling.kinematics.line_contact``; fills ``out``, W_N and W_T in place."""
+    tx = ny
+    ty = -nx
+    gap = nx * (c[0] - px) + ny * (c[1] - py) - radius
+    vx = cv[0] - vb[0]
+    vy = cv[1] - vb[1]
+    rx = ac[0] - ab[0]
+    ry = ac[1] - ab[1]
+    for i in range(wn.size):
+        wn[i] = 0.0
+        wt[i] = 0.0
+    for j in range(n_tree):
+        jx = Jc[0, j] - Jb[0, j]
+        jy = Jc[1, j] - Jb[1, j]
+        wn[j] = nx * jx + ny * jy
+        wt[j] = tx * jx + ty * jy + radius * jw[j]
+    out[S] = np.nan
+    out[ELEMENT] = -1.0
+    out[PX] = c[0] - (gap + radius) * nx
+    out[PY] = c[1] - (gap + radius) * ny
+    out[QX] = c[0] - radius * nx
+    out[QY] = c[1] - radius * ny
+    out[NX] = nx
+    out[NY] = ny
+    out[TX] = tx
+    out[TY] = ty
+    out[GAP] = gap
+    out[VN] = nx * vx + ny * vy
+    out[VT] = (tx * vx + ty * vy) + radius * omega_body
+    out[REM] = nx * rx + ny * ry
+    out[SRATE] = 0.0
+    out[REM_T] = tx * rx + ty * ry
+
+
 # ---------------------------------------------------------------------------------------------
 # The structures' block: sparse products and the banded Cholesky factor of G_f
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from numba import njit
 SPEC = (
     "f2 f2 f1 f1 f1 f1 f2 f2 f1 f2 f2 f1 "  # tree
     "i2 f2 f1 f1 f1 i2 f3 "  # beams
-    "i1 f2 f1 f1 i1 f1 "  # contacts
+    "i1 f2 f1 f1 i1 f1 f2 i1 "  # contacts
     "i1 f1 f1 f1 "  # drive joints; joint stiffness, damping, rest
     "i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 f1 f1"  # flexible
 ).split()
@@ -107,16 +107,18 @@ def unpack(F, I, H):
         _v1(F, H, 22),
         _v1(I, H, 23),
         _v1(F, H, 24),
+        _v2(F, H, 25),
+        _v1(I, H, 26),
     )
-    joints = (_v1(F, H, 26), _v1(F, H, 27), _v1(F, H, 28))
+    joints = (_v1(F, H, 28), _v1(F, H, 29), _v1(F, H, 30))
     flex = (
-        (_v1(I, H, 29), _v1(I, H, 30), _v1(F, H, 31)),
-        (_v1(I, H, 32), _v1(I, H, 33), _v1(F, H, 34)),
-        (_v1(I, H, 35), _v1(I, H, 36), _v1(F, H, 37)),
-        (_v1(I, H, 38), _v1(I, H, 39), _v1(F, H, 40)),
-        (_v1(I, H, 41), _v1(I, H, 42), _v1(F, H, 43)),
-        (_v1(I, H, 44), _v1(I, H, 45), _v1(F, H, 46)),
-        _v1(F, H, 47),
-        _v1(F, H, 48),
+        (_v1(I, H, 31), _v1(I, H, 32), _v1(F, H, 33)),
+        (_v1(I, H, 34), _v1(I, H, 35), _v1(F, H, 36)),
+        (_v1(I, H, 37), _v1(I, H, 38), _v1(F, H, 39)),
+        (_v1(I, H, 40), _v1(I, H, 41), _v1(F, H, 42)),
+        (_v1(I, H, 43), _v1(I, H, 44), _v1(F, H, 45)),
+        (_v1(I, H, 46), _v1(I, H, 47), _v1(F, H, 48)),
+        _v1(F, H, 49),
+        _v1(F, H, 50),
     )
-    return (T, B, contacts, _v1(I, H, 25), joints, flex, H[49, 0])
+    return (T, B, contacts, _v1(I, H, 27), joints, flex, H[H.shape[0] - 1, 0])

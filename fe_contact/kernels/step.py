@@ -23,7 +23,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .beam import GAP, N_FIELDS, REM, REM_T, band_solve, closest, contact, csr_matvec, stick_row
+from .beam import (
+    GAP,
+    N_FIELDS,
+    REM,
+    REM_T,
+    band_solve,
+    closest,
+    contact,
+    csr_matvec,
+    line_contact,
+    stick_row,
+)
 from .pack import unpack
 from .tree import dynamics, kinematics, point
 
@@ -59,7 +70,7 @@ def evaluate(P, q, u, drive, actuators, cstate, s_guess):
     sticks (else 0), and its anchor s* and t* (``StickAnchor``). (M_t and F are computed also
     where only the constraints are needed: a flag would compile the kernel twice.)"""
     T, B, contacts, d_joint, joints, flex, nt = P
-    c_body, c_local, c_radius, c_side, c_beam, c_mu = contacts
+    c_body, c_local, c_radius, c_side, c_beam, c_mu, c_line, c_carrier = contacts
     n = q.size
     nc = c_body.size
     nd = d_joint.size
@@ -79,7 +90,7 @@ def evaluate(P, q, u, drive, actuators, cstate, s_guess):
     forces = np.zeros(0)
     qt = q[:nt].copy()
     ut = u[:nt].copy()
-    _, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
+    ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
     A, rev = T[0], T[3]
     jw = np.empty(nt)
     for i in range(nc):
@@ -87,28 +98,53 @@ def evaluate(P, q, u, drive, actuators, cstate, s_guess):
         p, v, J, a = point(T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms)
         for k in range(nt):
             jw[k] = A[b, k] * rev[k]
-        s, inside = closest(B, c_beam[i], p[0], p[1], q, s_guess[i], 1e-13)
-        if not inside:
-            return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
-        contact(
-            B,
-            c_beam[i],
-            s,
-            q,
-            u,
-            c_side[i],
-            c_radius[i],
-            p,
-            v,
-            J,
-            a,
-            jw,
-            omega[b],
-            nt,
-            rec[i],
-            wn[i],
-            wt[i],
-        )
+        if c_beam[i] < 0:  # a rigid line, fixed or on a translating body
+            px, py, nx, ny, vb, Jb, ab = _line(
+                T, c_line[i], c_carrier[i], ut, ang, rot, origin, omega, ov, terms
+            )
+            line_contact(
+                c_radius[i],
+                p,
+                v,
+                J,
+                a,
+                jw,
+                omega[b],
+                nx,
+                ny,
+                px,
+                py,
+                vb,
+                Jb,
+                ab,
+                nt,
+                rec[i],
+                wn[i],
+                wt[i],
+            )
+        else:
+            s, inside = closest(B, c_beam[i], p[0], p[1], q, s_guess[i], 1e-13)
+            if not inside:
+                return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
+            contact(
+                B,
+                c_beam[i],
+                s,
+                q,
+                u,
+                c_side[i],
+                c_radius[i],
+                p,
+                v,
+                J,
+                a,
+                jw,
+                omega[b],
+                nt,
+                rec[i],
+                wn[i],
+                wt[i],
+            )
         phi[i] = rec[i, GAP]
         rem[i] = rec[i, REM]
         mu = c_mu[i] if cstate[i, 1] == 0.0 else 0.0
@@ -135,9 +171,31 @@ def evaluate(P, q, u, drive, actuators, cstate, s_guess):
             p, _, J, a = point(
                 T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms
             )
-            phi[row], rem[row] = stick_row(
-                B, c_beam[i], cstate[i, 2], cstate[i, 3], cstate[i, 4], q, p, J, a, nt, jac[row]
-            )
+            if c_beam[i] >= 0:
+                phi[row], rem[row] = stick_row(
+                    B,
+                    c_beam[i],
+                    cstate[i, 2],
+                    cstate[i, 3],
+                    cstate[i, 4],
+                    q,
+                    p,
+                    J,
+                    a,
+                    nt,
+                    jac[row],
+                )
+            else:  # pinned at s* along the line (``coupling.constraints._stick_row``)
+                px, py, _, _, _, Jb, ab = _line(
+                    T, c_line[i], c_carrier[i], ut, ang, rot, origin, omega, ov, terms
+                )
+                tx, ty = cstate[i, 3], cstate[i, 4]
+                for k in range(nt):
+                    jac[row, k] = tx * (J[0, k] - Jb[0, k]) + ty * (J[1, k] - Jb[1, k])
+                ax = px + cstate[i, 2] * tx
+                ay = py + cstate[i, 2] * ty
+                phi[row] = tx * (p[0] - ax) + ty * (p[1] - ay)
+                rem[row] = tx * (a[0] - ab[0]) + ty * (a[1] - ab[1])
         js[row] = jac[row]
         row += 1
     stiffness, damping, rest = joints
@@ -155,6 +213,20 @@ def evaluate(P, q, u, drive, actuators, cstate, s_guess):
     for i in range(nf):
         forces[nt + i] = cu[i] + kq[i] - load[i]
     return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
+
+
+@njit(cache=True)
+def _line(T, line, carrier, ut, ang, rot, origin, omega, ov, terms):
+    """A rigid line's point (px, py) and unit normal (nx, ny) now, and the velocity, Jacobian
+    and acceleration remainder of its point (zeros for a fixed line): ``line`` = (point,
+    normal) in the plane, or in the frame of the translating body ``carrier`` (-1: fixed)."""
+    nt = ut.size
+    if carrier < 0:
+        return line[0], line[1], line[2], line[3], np.zeros(2), np.zeros((2, nt)), np.zeros(2)
+    pb, vb, Jb, ab = point(T, carrier, line[0], line[1], ut, rot, origin, omega, ov, terms)
+    c = np.cos(ang[carrier])
+    s = np.sin(ang[carrier])
+    return pb[0], pb[1], c * line[2] - s * line[3], s * line[2] + c * line[3], vb, Jb, ab
 
 
 @njit(cache=True)
@@ -341,6 +413,16 @@ def _matvec(a, x):
         for j in range(a.shape[1]):
             acc += a[i, j] * x[j]
         out[i] = acc
+    return out
+
+
+@njit(cache=True)
+def _amax(x):
+    """The largest entry of x, 0 for none (numpy's max with initial=0 on |.|)."""
+    out = 0.0
+    for v in x:
+        if v > out or v != v:  # a NaN propagates, as in numpy
+            out = v
     return out
 
 
@@ -562,19 +644,19 @@ def newton(
             status = FAILED
             break
         lam = _solve_t(lu_s, piv_s, eU)
-        scale = max(1.0, np.max(np.abs(inertia)), np.max(np.abs(forces)))
+        scale = max(1.0, _amax(np.abs(inertia)), _amax(np.abs(forces)))
         diag = np.empty(n)
         for i in range(nt):
             diag[i] = mass_tree[i, i]
         diag[nt:] = mass_f
         inertia_delta = diag[ind] * delta
-        d = np.max(np.abs(delta))
+        d = _amax(np.abs(delta))
         stalled = have_last and d_last > 0 and d >= 0.5 * d_last
         bound = rtol * scale
-        excess = max(bp * d / tol, np.max(np.abs(r) / bound), np.max(np.abs(inertia_delta) / bound))
+        excess = max(bp * d / tol, _amax(np.abs(r) / bound), _amax(np.abs(inertia_delta) / bound))
         if excess > 1.0:
             fb = bound + _floor(flex, nt, q1, u1, acc, ind)
-            excess = max(bp * d / tol, np.max(np.abs(r) / fb), np.max(np.abs(inertia_delta) / fb))
+            excess = max(bp * d / tol, _amax(np.abs(r) / fb), _amax(np.abs(inertia_delta) / fb))
         if excess > 1.0:
             converged = stalled and excess <= 1e4
         elif not have_last:
@@ -583,8 +665,8 @@ def newton(
             converged = True
         else:
             theta = d / d_last if d_last > 0 else 0.0
-            error = theta / (1.0 - theta) * np.max(np.abs(lam - lam_last))
-            converged = error <= rtol * max(1.0, np.max(np.abs(lam)))
+            error = theta / (1.0 - theta) * _amax(np.abs(lam - lam_last))
+            converged = error <= rtol * max(1.0, _amax(np.abs(lam)))
         if converged:
             if recovered or _consistent(phi, jac, u1, phit, tol):
                 status = OK
@@ -612,8 +694,23 @@ def newton(
         return status, iterations, 0.0, np.zeros(0)
     cond = np.linalg.cond(_columns(ev[2], U))
     _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
-    parts = (q1, u1, acc, a1, lam, phi, jac.ravel(), js.ravel(), rem, phit, rec.ravel(),
-             wn.ravel(), wt.ravel(), mass_tree.ravel(), forces)  # fmt: skip
+    parts = (
+        q1,
+        u1,
+        acc,
+        a1,
+        lam,
+        phi,
+        jac.ravel(),
+        js.ravel(),
+        rem,
+        phit,
+        rec.ravel(),
+        wn.ravel(),
+        wt.ravel(),
+        mass_tree.ravel(),
+        forces,
+    )
     size = 0
     for a in parts:
         size += a.size
@@ -685,7 +782,7 @@ def energies(F, I, H, q, u, actuators):
 def delassus(F, I, H, LM, mass_tree, jac, js):
     """(J M^-1 J^T, J M^-1 J_Sigma^T) with M = diag(M_t, M_f), M_f through its banded
     Cholesky factor LM (``StepAlgebra.painleve_margin``)."""
-    nt = H[49, 0]
+    nt = H[H.shape[0] - 1, 0]
     m, n = jac.shape
     nf = n - nt
     lu, piv, _ = _lu(mass_tree)

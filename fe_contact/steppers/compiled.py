@@ -11,14 +11,15 @@ the Python step, so the trajectories agree to round-off (the factorisation and t
 the sums differ).
 
 What it takes (``unsupported`` says why a system is not taken): a tree (revolute and
-prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``), and
-bilateral ``Sliding`` contacts of points or circles on beams with Coulomb friction. Everything
-else of a step is handed back to the Python step, which redoes the step from the committed
-state: a sticking contact, a contact leaving its beam, a nearly singular J_u or J_Sigma,u
-(Painleve), a Newton iteration that does not converge, a drive giving a non-finite value.
-Events (stick, reversal), restarts, reports and energies stay in ``GeneralizedAlpha``.
-Systems with strings, loops, rigid lines, unilateral contacts or the continuous friction law
-run on ``GeneralizedAlpha`` unchanged.
+prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``) or none,
+and bilateral ``Sliding`` contacts of points or circles on beams or on rigid lines (fixed, or
+on a translating body) with Coulomb friction, slipping or sticking. What a step cannot finish
+is handed back to the Python step, which redoes the step from the committed state: a contact
+leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
+not converge, a drive giving a non-finite value. Events (stick, reversal), restarts, reports
+and the bookkeeping of the step stay in ``GeneralizedAlpha``. Systems with strings, loop
+closures, unilateral contacts or the continuous friction law run on ``GeneralizedAlpha``
+unchanged.
 """
 
 from __future__ import annotations
@@ -68,8 +69,6 @@ def unsupported(system: System) -> str | None:
     model = system.model
     if system.tree is None:
         return "no tree"
-    if not system.structures:
-        return "no structure"
     if not all(isinstance(s, BeamStructure) for s in system.structures.values()):
         return "a structure that is not a linear beam"
     if model.loops:
@@ -77,8 +76,6 @@ def unsupported(system: System) -> str | None:
     for c in model.contacts:
         if not isinstance(c.law, Sliding) or c.law.v0 is not None:
             return f"contact {c.name!r}: not a Coulomb Sliding law"
-        if not isinstance(c.target, str):
-            return f"contact {c.name!r}: a rigid line"
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
             return f"contact {c.name!r}: profile or search"
     if not model.contacts and not model.drives:
@@ -98,13 +95,26 @@ class Plan:
         names = list(beams)
         contacts = [c for c in model.contacts if c.bilateral]
         points = [system.profile_points[model.contacts.index(c)] for c in contacts]
+        lines = [None if isinstance(c.target, str) else c.target for c in contacts]
         self.contacts = (
             np.array([c.profile.body for c in contacts], dtype=np.int64),
             np.array(points, dtype=float).reshape(-1, 2),
             np.array([c.profile.radius for c in contacts], dtype=float),
             np.array([float(c.side) for c in contacts]),
-            np.array([names.index(c.target) for c in contacts], dtype=np.int64),
+            np.array(
+                [
+                    -1 if ln else names.index(c.target)
+                    for c, ln in zip(contacts, lines, strict=True)
+                ],
+                dtype=np.int64,
+            ),
             np.array([c.mu for c in contacts], dtype=float),
+            np.array(
+                [(0.0,) * 4 if ln is None else (*ln.point, *ln.normal) for ln in lines], dtype=float
+            ).reshape(-1, 4),
+            np.array(
+                [-1 if ln is None or ln.body is None else ln.body for ln in lines], dtype=np.int64
+            ),
         )
         self.drives = model.drives
         joints = (
@@ -155,6 +165,9 @@ class Plan:
         if len(self._factors) >= FACTORS_KEPT:
             del self._factors[next(iter(self._factors))]
         M, C, K = self._mck
+        if M.shape[0] == 0:  # no structure: an empty factor
+            self._factors[key] = np.ones((1, 0))
+            return self._factors[key]
         G = (M + gp * C + bp * K).tocoo()
         size = np.max(np.abs(G.data), initial=0.0)
         asym = abs(G - G.T).max() if G.nnz else 0.0
