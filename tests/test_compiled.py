@@ -149,6 +149,20 @@ def test_mass_on_a_fixed_incline_matches_the_python_step():
     assert travelled == pytest.approx(0.1 * t + 0.5 * a * t * t, rel=1e-6)
 
 
+def test_circle_on_the_beam_matches_the_python_step(sliding_mass):
+    """A circle (radius 5 mm) instead of the point on the beam, mu = 0.2: the radius terms of
+    the contact kinematics (the centre on the offset curve)."""
+    system, q0, u0 = sliding_mass(0.2)
+    pair = ContactPair("mass", Circle(1, 0.005), "beam", Sliding(0.2))
+    system = assemble(replace(system.model, contacts=(pair,)))
+    point = system.structures["beam"].curve(q0[0], q0[2:])
+    q0 = q0.copy()
+    q0[:2] = point.position + 0.005 * point.normal
+    py, cc, reports = lockstep(system, q0, u0, 1e-3, 60)
+    assert_same(reports)
+    assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
+
+
 def test_simulate_takes_the_compiled_step_by_default(sliding_mass):
     system, q0, u0 = sliding_mass(0.0)
     a = simulate(system, (0.0, 0.02), (q0, u0), h=1e-3, compiled=False)
