@@ -329,7 +329,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         slip_sign = np.asarray(self._slip_sign, dtype=float)
         cstate = np.zeros((slip_sign.size, 5))
         cstate[:, 0] = slip_sign
-        for i, anchor in enumerate(self._stick):
+        for i, anchor in enumerate(self._stick[: slip_sign.size]):  # the contacts' entries
             if anchor is not None:
                 cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
         status, its, cond, flat = newton(
