@@ -1,21 +1,18 @@
 """The compiled Newton iteration of one generalised-alpha step (``steppers.genalpha``) for a
-tree with drives and bilateral sliding contacts on linear beams, every contact slipping.
+tree with drives and bilateral sliding contacts (slipping or sticking) on linear beams and
+rigid lines.
 
 The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002), eqs. 73,
 76, 78a-b; the bordered solve of ``partitioned_step.StepAlgebra``; the Newton test of
 ``GeneralizedAlpha._converged``), on flat arrays. ``P`` is the constant tuple built by
-``steppers.compiled.Plan``:
+``steppers.compiled.Plan`` (passed packed: ``kernels.pack``):
 
     (T, B, contacts, drive joints, (joint stiffness, damping, rest), flexible, n_tree)
 
 with T from ``kernels.tree.tree_arrays``, B from ``kernels.beam.beam_arrays``, contacts =
-(body, local point (n_c, 2), radius, side, beam, mu) and flexible = (M_f, C_f, K_f, |M_f|,
-|C_f|, |K_f| as CSR triples, load (n_f,), diagonal of M_f).
-
-Status codes (anything but OK hands the step back to the Python stepper, which redoes it and
-raises or handles what it finds): OK, LEFT (a contact's closest point beyond its beam's end),
-SINGULAR (J_u or J_Sigma,u nearly singular: the Python path names the case), FAILED (no
-convergence, a non-finite correction, or the constraints not closed).
+(body, local point (n_c, 2), radius, side, beam (-1: a line), mu, line point and normal
+(n_c, 4), line carrier body (-1: fixed)) and flexible = (M_f, C_f, K_f, |M_f|, |C_f|, |K_f| as
+CSR triples, load (n_f,), diagonal of M_f). The status codes are those of ``kernels.evaluate``.
 """
 
 from __future__ import annotations
@@ -23,22 +20,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .beam import (
-    GAP,
-    N_FIELDS,
-    REM,
-    REM_T,
-    band_solve,
-    closest,
-    contact,
-    csr_matvec,
-    line_contact,
-    stick_row,
+from .beam import N_FIELDS, band_solve, csr_matvec
+from .dense import (
+    _amax,
+    _columns,
+    _lu,
+    _matvec,
+    _matvec_t,
+    _solve,
+    _solve_columns,
+    _solve_t,
 )
+from .evaluate import FAILED, OK, SINGULAR, evaluate
 from .pack import unpack
-from .tree import dynamics, kinematics, point
+from .tree import kinematics
 
-OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
 # the pieces of ``newton``'s flat result, in order, with their shapes in terms of n (coordinates),
 # k (independent ones), m (rows), c (contacts), t (tree coordinates)
 FLAT = (
@@ -59,283 +55,6 @@ FLAT = (
     ("forces", "n"),
 )
 EPS = np.finfo(float).eps
-
-
-@njit(cache=True)
-def evaluate(P, q, u, drive, actuators, cstate, s_guess):
-    """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
-    status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
-    contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
-    when a contact left its beam). cstate (n_c, 5): per contact its slip sign, 1 while it
-    sticks (else 0), and its anchor s* and t* (``StickAnchor``). (M_t and F are computed also
-    where only the constraints are needed: a flag would compile the kernel twice.)"""
-    T, B, contacts, d_joint, joints, flex, nt = P
-    c_body, c_local, c_radius, c_side, c_beam, c_mu, c_line, c_carrier = contacts
-    n = q.size
-    nc = c_body.size
-    nd = d_joint.size
-    m = nc + nd
-    for i in range(nc):
-        if cstate[i, 1] != 0.0:
-            m += 1
-    phi = np.zeros(m)
-    jac = np.zeros((m, n))
-    js = np.zeros((m, n))
-    rem = np.zeros(m)
-    phit = np.zeros(m)
-    rec = np.zeros((nc, N_FIELDS))
-    wn = np.zeros((nc, n))
-    wt = np.zeros((nc, n))
-    mass_tree = np.zeros((0, 0))
-    forces = np.zeros(0)
-    qt = q[:nt].copy()
-    ut = u[:nt].copy()
-    ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
-    A, rev = T[0], T[3]
-    jw = np.empty(nt)
-    for i in range(nc):
-        b = c_body[i]
-        p, v, J, a = point(T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms)
-        for k in range(nt):
-            jw[k] = A[b, k] * rev[k]
-        if c_beam[i] < 0:  # a rigid line, fixed or on a translating body
-            px, py, nx, ny, vb, Jb, ab = _line(
-                T, c_line[i], c_carrier[i], ut, ang, rot, origin, omega, ov, terms
-            )
-            line_contact(
-                c_radius[i],
-                p,
-                v,
-                J,
-                a,
-                jw,
-                omega[b],
-                nx,
-                ny,
-                px,
-                py,
-                vb,
-                Jb,
-                ab,
-                nt,
-                rec[i],
-                wn[i],
-                wt[i],
-            )
-        else:
-            s, inside = closest(B, c_beam[i], p[0], p[1], q, s_guess[i], 1e-13)
-            if not inside:
-                return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
-            contact(
-                B,
-                c_beam[i],
-                s,
-                q,
-                u,
-                c_side[i],
-                c_radius[i],
-                p,
-                v,
-                J,
-                a,
-                jw,
-                omega[b],
-                nt,
-                rec[i],
-                wn[i],
-                wt[i],
-            )
-        phi[i] = rec[i, GAP]
-        rem[i] = rec[i, REM]
-        mu = c_mu[i] if cstate[i, 1] == 0.0 else 0.0
-        for k in range(n):
-            jac[i, k] = wn[i, k]
-            js[i, k] = wn[i, k] - cstate[i, 0] * mu * wt[i, k] if mu > 0.0 else wn[i, k]
-    for k in range(nd):
-        row = nc + k
-        j = d_joint[k]
-        phi[row] = qt[j] - drive[k, 0]
-        jac[row, j] = 1.0
-        js[row, j] = 1.0
-        phit[row] = -drive[k, 1]
-        rem[row] = -drive[k, 2]
-    row = nc + nd
-    for i in range(nc):
-        if cstate[i, 1] == 0.0:
-            continue
-        if c_radius[i] > 0.0:  # rolling: W_T u = 0 with its remainder
-            jac[row] = wt[i]
-            rem[row] = rec[i, REM_T]
-        else:
-            b = c_body[i]
-            p, _, J, a = point(
-                T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms
-            )
-            if c_beam[i] >= 0:
-                phi[row], rem[row] = stick_row(
-                    B,
-                    c_beam[i],
-                    cstate[i, 2],
-                    cstate[i, 3],
-                    cstate[i, 4],
-                    q,
-                    p,
-                    J,
-                    a,
-                    nt,
-                    jac[row],
-                )
-            else:  # pinned at s* along the line (``coupling.constraints._stick_row``)
-                px, py, _, _, _, Jb, ab = _line(
-                    T, c_line[i], c_carrier[i], ut, ang, rot, origin, omega, ov, terms
-                )
-                tx, ty = cstate[i, 3], cstate[i, 4]
-                for k in range(nt):
-                    jac[row, k] = tx * (J[0, k] - Jb[0, k]) + ty * (J[1, k] - Jb[1, k])
-                ax = px + cstate[i, 2] * tx
-                ay = py + cstate[i, 2] * ty
-                phi[row] = tx * (p[0] - ax) + ty * (p[1] - ay)
-                rem[row] = tx * (a[0] - ab[0]) + ty * (a[1] - ab[1])
-        js[row] = jac[row]
-        row += 1
-    stiffness, damping, rest = joints
-    mass_tree, f_t = dynamics(
-        T, qt, ut, stiffness, damping, rest, actuators, rot, origin, omega, ov, terms
-    )
-    Mf, Cf, Kf, _, _, _, load, _ = flex
-    nf = n - nt
-    forces = np.empty(n)
-    forces[:nt] = f_t
-    cu = np.empty(nf)
-    kq = np.empty(nf)
-    csr_matvec(Cf, u, cu, nt)
-    csr_matvec(Kf, q, kq, nt)
-    for i in range(nf):
-        forces[nt + i] = cu[i] + kq[i] - load[i]
-    return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
-
-
-@njit(cache=True)
-def _line(T, line, carrier, ut, ang, rot, origin, omega, ov, terms):
-    """A rigid line's point (px, py) and unit normal (nx, ny) now, and the velocity, Jacobian
-    and acceleration remainder of its point (zeros for a fixed line): ``line`` = (point,
-    normal) in the plane, or in the frame of the translating body ``carrier`` (-1: fixed)."""
-    nt = ut.size
-    if carrier < 0:
-        return line[0], line[1], line[2], line[3], np.zeros(2), np.zeros((2, nt)), np.zeros(2)
-    pb, vb, Jb, ab = point(T, carrier, line[0], line[1], ut, rot, origin, omega, ov, terms)
-    c = np.cos(ang[carrier])
-    s = np.sin(ang[carrier])
-    return pb[0], pb[1], c * line[2] - s * line[3], s * line[2] + c * line[3], vb, Jb, ab
-
-
-@njit(cache=True)
-def _lu(a):
-    """LU factors with partial pivoting of a small square matrix a (not changed) and the
-    reciprocal of its 1-norm condition number (0 when singular or not finite)."""
-    n = a.shape[0]
-    lu = a.copy()
-    piv = np.arange(n)
-    for k in range(n):
-        p = k
-        big = abs(lu[k, k])
-        for i in range(k + 1, n):
-            if abs(lu[i, k]) > big:
-                big = abs(lu[i, k])
-                p = i
-        if not big > 0.0 or not np.isfinite(big):
-            return lu, piv, 0.0
-        if p != k:
-            for j in range(n):
-                lu[k, j], lu[p, j] = lu[p, j], lu[k, j]
-            piv[k], piv[p] = piv[p], piv[k]
-        for i in range(k + 1, n):
-            lu[i, k] /= lu[k, k]
-            f = lu[i, k]
-            for j in range(k + 1, n):
-                lu[i, j] -= f * lu[k, j]
-    norm_a = 0.0
-    norm_i = 0.0
-    e = np.empty(n)
-    for j in range(n):
-        col_a = 0.0
-        for i in range(n):
-            col_a += abs(a[i, j])
-            e[i] = 0.0
-        norm_a = max(norm_a, col_a)
-        e[j] = 1.0
-        x = _solve(lu, piv, e)
-        norm_i = max(norm_i, np.sum(np.abs(x)))
-    if not np.isfinite(norm_i) or norm_a * norm_i == 0.0:
-        return lu, piv, 0.0
-    return lu, piv, 1.0 / (norm_a * norm_i)
-
-
-@njit(cache=True)
-def _solve(lu, piv, b):
-    """x with A x = b from ``_lu``'s factors (PA = LU)."""
-    n = b.size
-    x = np.empty(n)
-    for i in range(n):
-        acc = b[piv[i]]
-        for k in range(i):
-            acc -= lu[i, k] * x[k]
-        x[i] = acc
-    for i in range(n - 1, -1, -1):
-        acc = x[i]
-        for k in range(i + 1, n):
-            acc -= lu[i, k] * x[k]
-        x[i] = acc / lu[i, i]
-    return x
-
-
-@njit(cache=True)
-def _solve_t(lu, piv, b):
-    """x with A^T x = b from ``_lu``'s factors: U^T L^T P x = b."""
-    n = b.size
-    y = np.empty(n)
-    for i in range(n):
-        acc = b[i]
-        for k in range(i):
-            acc -= lu[k, i] * y[k]
-        y[i] = acc / lu[i, i]
-    for i in range(n - 1, -1, -1):
-        acc = y[i]
-        for k in range(i + 1, n):
-            acc -= lu[k, i] * y[k]
-        y[i] = acc
-    x = np.empty(n)
-    for i in range(n):
-        x[piv[i]] = y[i]
-    return x
-
-
-@njit(cache=True)
-def _solve_columns(lu, piv, a, cols):
-    """X (m, cols.size) with A X = a[:, cols] (forward and back substitution in place)."""
-    m = a.shape[0]
-    k = cols.size
-    out = np.empty((m, k))
-    for i in range(m):
-        src = a[piv[i]]
-        for j in range(k):
-            out[i, j] = src[cols[j]]
-    for i in range(m):
-        for p in range(i):
-            f = lu[i, p]
-            if f != 0.0:
-                for j in range(k):
-                    out[i, j] -= f * out[p, j]
-    for i in range(m - 1, -1, -1):
-        for p in range(i + 1, m):
-            f = lu[i, p]
-            if f != 0.0:
-                for j in range(k):
-                    out[i, j] -= f * out[p, j]
-        d = lu[i, i]
-        for j in range(k):
-            out[i, j] /= d
-    return out
 
 
 @njit(cache=True)
@@ -403,37 +122,6 @@ def _recover(P, U, q, u, drive, actuators, cstate):
     for j in range(m):
         u[U[j]] = -du[j]
     return OK
-
-
-@njit(cache=True)
-def _matvec(a, x):
-    out = np.zeros(a.shape[0])
-    for i in range(a.shape[0]):
-        acc = 0.0
-        for j in range(a.shape[1]):
-            acc += a[i, j] * x[j]
-        out[i] = acc
-    return out
-
-
-@njit(cache=True)
-def _amax(x):
-    """The largest entry of x, 0 for none (numpy's max with initial=0 on |.|)."""
-    out = 0.0
-    for v in x:
-        if v > out or v != v:  # a NaN propagates, as in numpy
-            out = v
-    return out
-
-
-@njit(cache=True)
-def _matvec_t(a, x):
-    """a^T x."""
-    out = np.zeros(a.shape[1])
-    for i in range(a.shape[0]):
-        for j in range(a.shape[1]):
-            out[j] += a[i, j] * x[i]
-    return out
 
 
 @njit(cache=True)
@@ -524,15 +212,6 @@ def _empty(m, n):
     a1 = np.zeros(0)
     a2 = np.zeros((0, 0))
     return FAILED, a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1
-
-
-@njit(cache=True)
-def _columns(a, cols):
-    out = np.empty((a.shape[0], cols.size))
-    for i in range(a.shape[0]):
-        for j in range(cols.size):
-            out[i, j] = a[i, cols[j]]
-    return out
 
 
 @njit(cache=True)
