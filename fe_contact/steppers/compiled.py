@@ -52,7 +52,7 @@ from ..kernels.pack import pack
 from ..kernels.step import FLAT, OK, delassus, newton
 from ..kernels.step import energies as compiled_energies
 from ..kernels.tree import tree_arrays
-from ..model import Circle, Point, Sliding
+from ..model import Circle, Line, Point, Sliding
 from ..multibody.tree import actuator_forces
 from ..structures import BeamStructure
 from ..system import Energies, System
@@ -78,6 +78,8 @@ def unsupported(system: System) -> str | None:
             return f"contact {c.name!r}: not a Coulomb Sliding law"
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
             return f"contact {c.name!r}: profile or search"
+        if not isinstance(c.target, str | Line):
+            return f"contact {c.name!r}: a target that is neither a beam nor a line"
     if not model.contacts and not model.drives:
         return "no constraint rows"
     return None
