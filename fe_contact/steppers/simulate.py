@@ -47,8 +47,10 @@ def check_start(system: System, h, q0, u0) -> tuple[float, np.ndarray, np.ndarra
 
 
 def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None, settings):
-    if method == "generalized-alpha":
-        from .genalpha import GeneralizedAlpha as Stepper
+    if method == "generalized-alpha":  # compiled where it applies (``compiled=False``: not)
+        from .compiled import generalized_alpha
+
+        Stepper, settings = generalized_alpha(system, settings)
     elif method == "moreau":
         from .moreau import MoreauJean as Stepper
     else:
@@ -82,7 +84,8 @@ def simulate(
     threads : BLAS threads during the run (default 1: the matrices of a step are small, and
         several threads fighting over them cost more than they give; None leaves the process's
         setting alone). Set through threadpoolctl for the run only.
-    settings : passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``).
+    settings : passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``);
+        ``compiled=False`` keeps the generalised-alpha step in Python (``steppers.compiled``).
     Returns a SimulationResult. A failure after the start (Newton divergence, a singular system,
     a contact solver that does not converge, an exception in an observer) does not raise: the
     result has status "failed", the message and every state computed so far.

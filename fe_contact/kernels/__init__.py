@@ -1,0 +1,30 @@
+"""Compiled (numba) kernels of the hot path: tree kinematics and dynamics, beam contact
+kinematics and the Newton iteration of a generalised-alpha step (``steppers.compiled``).
+
+numba's on-disk cache (``cache=True``) checks only the source file of each cached function, not
+the files of the functions it calls: after an edit of ``beam.py`` alone, ``step.py``'s cached
+Newton kernel would still hold the old beam code. So every cache file of this package older
+than its newest source is removed at import, and the kernels are compiled afresh (an installed
+copy is written at once, so this happens only in a working tree that changes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _drop_stale_caches() -> None:
+    here = Path(__file__).resolve().parent
+    cache = here / "__pycache__"
+    if not cache.is_dir():
+        return
+    newest = max(p.stat().st_mtime for p in here.glob("*.py"))
+    for path in cache.glob("*.nb[ic]"):
+        try:
+            if path.stat().st_mtime < newest:
+                path.unlink()
+        except OSError:  # another process removed or rewrote it
+            pass
+
+
+_drop_stale_caches()

@@ -1,0 +1,352 @@
+"""Compiled geometry of linear Euler-Bernoulli beams (Lipinski (002), sec. 3) and the contact of
+a profile with one: the curve r(s, q) = origin + s t0 + w(s) n0 at a material point, the closest
+point (Bauchau (000), eq. 5 for a point), the contact kinematics of ``coupling.kinematics``
+(gap, W_N, W_T, remainders) and the banded Cholesky solves of the structures' block.
+
+The same formulas as ``structures.BeamStructure`` and ``coupling.kinematics.structure_contact``
+(see their docstrings). ``beam_arrays`` packs the beams of a system into flat arrays: per beam
+(``meta``) its first element, element count, first node and (``frame``) length, origin, t0, n0;
+per element its left node x0, length, the system columns of its four shape functions (-1 for a
+support) and their monomial coefficients in the local coordinate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# fields of a contact record (``contact``): one float row per contact
+S, ELEMENT, PX, PY, QX, QY, NX, NY, TX, TY, GAP, VN, VT, REM, SRATE, REM_T = range(16)
+N_FIELDS = 16
+
+
+def beam_arrays(structures, layout) -> tuple:
+    """(meta (n_beams, 3) int, frame (n_beams, 7), nodes, x0, le, cols (n_el, 4) int,
+    coef (n_el, 4, 4)) of the BeamStructures ``structures`` (name -> structure, all beams)."""
+    meta, frame, nodes, x0, le, cols, coef = [], [], [], [], [], [], []
+    n_el = n_nodes = 0
+    for name, st in structures.items():
+        beam = st.beam
+        start = layout.structure(name).start
+        meta.append((n_el, beam.n_elements, n_nodes))
+        frame.append((st.length, *beam.origin, *beam.t0, *beam.n0))
+        nodes.extend(float(x) for x in beam.nodes)
+        for e in range(beam.n_elements):
+            x0.append(float(beam.nodes[e]))
+            le.append(float(beam.element_length[e]))
+            local = st.free_index[beam.element_dofs[e]]
+            cols.append(np.where(local >= 0, local + start, -1))
+            coef.append(np.asarray(beam.coefficients[e], dtype=float))
+        n_el += beam.n_elements
+        n_nodes += beam.n_elements + 1
+    return (
+        np.array(meta, dtype=np.int64).reshape(-1, 3),
+        np.array(frame, dtype=float).reshape(-1, 7),
+        np.array(nodes, dtype=float),
+        np.array(x0, dtype=float),
+        np.array(le, dtype=float),
+        np.array(cols, dtype=np.int64).reshape(-1, 4),
+        np.array(coef, dtype=float).reshape(-1, 4, 4),
+    )
+
+
+@njit(cache=True, inline="always")
+def _element(B, b, s):
+    meta, nodes = B[0], B[2]
+    e0, ne, n0 = meta[b, 0], meta[b, 1], meta[b, 2]
+    local = np.searchsorted(nodes[n0 : n0 + ne + 1], s) - 1
+    return e0 + min(max(local, 0), ne - 1)
+
+
+@njit(cache=True, inline="always")
+def shape(B, e, j, s):
+    """N_j, N_j', N_j'' of shape function j of element e at s (d/ds)."""
+    x0, le, coef = B[3], B[4], B[6]
+    L = le[e]
+    z = (s - x0[e]) / L
+    c0, c1, c2, c3 = coef[e, j, 0], coef[e, j, 1], coef[e, j, 2], coef[e, j, 3]
+    return (
+        c0 + z * (c1 + z * (c2 + z * c3)),
+        (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / L,
+        (2.0 * c2 + 6.0 * z * c3) / (L * L),
+    )
+
+
+@njit(cache=True, inline="always")
+def fields(B, e, s, x):
+    """w, w', w'' of element e at s on the system vector x (supports are zero)."""
+    cols = B[5]
+    w = 0.0
+    wx = 0.0
+    wxx = 0.0
+    for j in range(4):
+        c = cols[e, j]
+        if c >= 0:
+            N, Nx, Nxx = shape(B, e, j, s)
+            w += N * x[c]
+            wx += Nx * x[c]
+            wxx += Nxx * x[c]
+    return w, wx, wxx
+
+
+@njit(cache=True, inline="always")
+def local_curve(B, b, s, q):
+    """r, r', r'' of beam b at s (clipped to [0, length]) as (rx, ry, ax, ay, cx, cy)."""
+    frame = B[1]
+    length = frame[b, 0]
+    s = min(max(s, 0.0), length)
+    e = _element(B, b, s)
+    w, wx, wxx = fields(B, e, s, q)
+    ox, oy, tx, ty = frame[b, 1], frame[b, 2], frame[b, 3], frame[b, 4]
+    nx, ny = frame[b, 5], frame[b, 6]
+    return (
+        ox + s * tx + w * nx,
+        oy + s * ty + w * ny,
+        tx + wx * nx,
+        ty + wx * ny,
+        wxx * nx,
+        wxx * ny,
+    )
+
+
+@njit(cache=True)
+def closest(B, b, px, py, q, s_guess, tol):
+    """Closest material point of beam b to (px, py): (s, inside) with ``inside`` False when it
+    lies beyond an end (``Structure.closest``: the same iteration and end rule)."""
+    frame, meta, nodes = B[1], B[0], B[2]
+    length = frame[b, 0]
+    if not np.isfinite(s_guess):
+        n0, ne = meta[b, 2], meta[b, 1]
+        best = np.inf
+        s = 0.0
+        for k in range(ne + 1):
+            x = nodes[n0 + k]
+            rx, ry, _, _, _, _ = local_curve(B, b, x, q)
+            d = (rx - px) ** 2 + (ry - py) ** 2
+            if d < best:
+                best = d
+                s = x
+    else:
+        s = min(max(s_guess, 0.0), length)
+    scale = max(length, 1e-300)
+    for _ in range(30):
+        rx, ry, ax, ay, cx, cy = local_curve(B, b, s, q)
+        dx = px - rx
+        dy = py - ry
+        f = dx * ax + dy * ay
+        df = dx * cx + dy * cy - (ax * ax + ay * ay)
+        if df >= 0.0:
+            df = -(ax * ax + ay * ay)
+        step = -f / df
+        if abs(step) <= tol * scale:
+            return s, True
+        s_new = s + step
+        if s_new < 0.0 or s_new > length:
+            end = 0.0 if s_new < 0.0 else length
+            rx, ry, ax, ay, _, _ = local_curve(B, b, end, q)
+            beyond = end + ((px - rx) * ax + (py - ry) * ay) / (ax * ax + ay * ay)
+            if 0.0 <= beyond <= length:
+                return end, True
+            return beyond, False
+        s = s_new
+    return s, True
+
+
+@njit(cache=True)
+def contact(B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, out, wn, wt):
+    """Contact kinematics of a profile (centre c, velocity cv, Jacobian Jc (2, n_tree),
+    acceleration remainder ac, angular row jw, angular velocity omega_body) with beam b at s
+    (``coupling.kinematics.structure_contact``): the record ``out`` (N_FIELDS,) and the rows
+    W_N, W_T (n,), filled in place."""
+    frame, cols = B[1], B[5]
+    length = frame[b, 0]
+    s = min(max(s, 0.0), length)
+    e = _element(B, b, s)
+    w, wx, wxx = fields(B, e, s, q)
+    ox, oy, t0x, t0y, n0x, n0y = (
+        frame[b, 1],
+        frame[b, 2],
+        frame[b, 3],
+        frame[b, 4],
+        frame[b, 5],
+        frame[b, 6],
+    )
+    rx = ox + s * t0x + w * n0x
+    ry = oy + s * t0y + w * n0y
+    ax = t0x + wx * n0x
+    ay = t0y + wx * n0y
+    bx = wxx * n0x
+    by = wxx * n0y
+    k = 1.0 / np.sqrt(1.0 + wx * wx)
+    tsx = k * ax
+    tsy = k * ay
+    nsx = -tsy
+    nsy = tsx
+    nx = side * nsx
+    ny = side * nsy
+    tx = ny
+    ty = -nx
+    dx = c[0] - rx
+    dy = c[1] - ry
+    um, umx, _ = fields(B, e, s, u)
+    relx = cv[0] - um * n0x
+    rely = cv[1] - um * n0y
+    for i in range(wn.size):
+        wn[i] = 0.0
+        wt[i] = 0.0
+    for j in range(n_tree):
+        wn[j] = nx * Jc[0, j] + ny * Jc[1, j]
+        wt[j] = tx * Jc[0, j] + ty * Jc[1, j] + radius * jw[j]
+    nn = nx * n0x + ny * n0y
+    tn = tx * n0x + ty * n0y
+    for j in range(4):
+        col = cols[e, j]
+        if col >= 0:
+            N, _, _ = shape(B, e, j, s)
+            wn[col] += -(nn * N)
+            wt[col] += -(tn * N)
+    a = np.hypot(ax, ay)
+    rsx = umx * n0x
+    rsy = umx * n0y
+    s_rate = (a * (tsx * relx + tsy * rely) + (dx * rsx + dy * rsy)) / (a * a - (dx * bx + dy * by))
+    omega = (nsx * (bx * s_rate + rsx) + nsy * (by * s_rate + rsy)) / a
+    A = side * (
+        (nsx * ac[0] + nsy * ac[1])
+        - s_rate * (nsx * rsx + nsy * rsy)
+        - omega * (tsx * relx + tsy * rely)
+    )
+    A_T = (tx * ac[0] + ty * ac[1]) - s_rate * (tx * rsx + ty * rsy)
+    out[S] = s
+    out[ELEMENT] = e - B[0][b, 0]
+    out[PX] = rx
+    out[PY] = ry
+    out[QX] = c[0] - radius * nx
+    out[QY] = c[1] - radius * ny
+    out[NX] = nx
+    out[NY] = ny
+    out[TX] = tx
+    out[TY] = ty
+    out[GAP] = (nx * dx + ny * dy) - radius
+    out[VN] = nx * relx + ny * rely
+    out[VT] = (tx * relx + ty * rely) + radius * omega_body
+    out[REM] = A
+    out[SRATE] = s_rate
+    out[REM_T] = A_T
+
+
+@njit(cache=True)
+def stick_row(B, b, s_star, tx, ty, q, c, Jc, ac, n_tree, row):
+    """(phi, A) of the tangential row of a point sticking to beam b at its material point
+    s_star with the tangent (tx, ty) of the onset (``coupling.constraints.StickAnchor``):
+    phi = t* . (c - r(s*, q)); the row t* . J_c on the tree and -t* . dr/dq on the beam is
+    written into ``row`` (n,); A = t* . a_c (r is linear in q)."""
+    frame, cols = B[1], B[5]
+    s = min(max(s_star, 0.0), frame[b, 0])
+    e = _element(B, b, s)
+    w, _, _ = fields(B, e, s, q)
+    n0x, n0y = frame[b, 5], frame[b, 6]
+    rx = frame[b, 1] + s * frame[b, 3] + w * n0x
+    ry = frame[b, 2] + s * frame[b, 4] + w * n0y
+    for k in range(row.size):
+        row[k] = 0.0
+    for j in range(n_tree):
+        row[j] = tx * Jc[0, j] + ty * Jc[1, j]
+    tn = tx * n0x + ty * n0y
+    for j in range(4):
+        col = cols[e, j]
+        if col >= 0:
+            N, _, _ = shape(B, e, j, s)
+            row[col] += -(tn * N)
+    return tx * (c[0] - rx) + ty * (c[1] - ry), tx * ac[0] + ty * ac[1]
+
+
+@njit(cache=True)
+def line_contact(
+    radius, c, cv, Jc, ac, jw, omega_body, nx, ny, px, py, vb, Jb, ab, n_tree, out, wn, wt
+):
+    """Contact of a profile (as in ``contact``) with a rigid line through (px, py) with unit
+    normal (nx, ny), fixed or carried by a translating body whose point there has the velocity
+    vb, Jacobian Jb and acceleration remainder ab (zeros when fixed):
+    ``coupling.kinematics.line_contact``; fills ``out``, W_N and W_T in place."""
+    tx = ny
+    ty = -nx
+    gap = nx * (c[0] - px) + ny * (c[1] - py) - radius
+    vx = cv[0] - vb[0]
+    vy = cv[1] - vb[1]
+    rx = ac[0] - ab[0]
+    ry = ac[1] - ab[1]
+    for i in range(wn.size):
+        wn[i] = 0.0
+        wt[i] = 0.0
+    for j in range(n_tree):
+        jx = Jc[0, j] - Jb[0, j]
+        jy = Jc[1, j] - Jb[1, j]
+        wn[j] = nx * jx + ny * jy
+        wt[j] = tx * jx + ty * jy + radius * jw[j]
+    out[S] = np.nan
+    out[ELEMENT] = -1.0
+    out[PX] = c[0] - (gap + radius) * nx
+    out[PY] = c[1] - (gap + radius) * ny
+    out[QX] = c[0] - radius * nx
+    out[QY] = c[1] - radius * ny
+    out[NX] = nx
+    out[NY] = ny
+    out[TX] = tx
+    out[TY] = ty
+    out[GAP] = gap
+    out[VN] = nx * vx + ny * vy
+    out[VT] = (tx * vx + ty * vy) + radius * omega_body
+    out[REM] = nx * rx + ny * ry
+    out[SRATE] = 0.0
+    out[REM_T] = tx * rx + ty * ry
+
+
+# ---------------------------------------------------------------------------------------------
+# The structures' block: sparse products and the banded Cholesky factor of G_f
+# ---------------------------------------------------------------------------------------------
+
+
+def csr_arrays(matrix) -> tuple:
+    """(indptr, indices, data) of a sparse matrix in CSR form."""
+    m = matrix.tocsr()
+    return (
+        np.ascontiguousarray(m.indptr, dtype=np.int64),
+        np.ascontiguousarray(m.indices, dtype=np.int64),
+        np.ascontiguousarray(m.data, dtype=float),
+    )
+
+
+@njit(cache=True)
+def csr_matvec(A, x, out, offset):
+    """out[i] = (A x[offset:])_i for the CSR triple A."""
+    indptr, indices, data = A
+    for i in range(indptr.size - 1):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            acc += data[k] * x[offset + indices[k]]
+        out[i] = acc
+
+
+@njit(cache=True)
+def band_solve(L, X):
+    """Solve L L^T Y = X in place for the columns of X (n, k) together (their recursions
+    interleave); L in scipy's lower banded form (bw + 1, n), C-contiguous, except that its
+    first row holds the reciprocals of the diagonal (``steppers.compiled.Plan.factor``)."""
+    bw = L.shape[0] - 1
+    n, k = X.shape
+    for i in range(n):
+        for k0 in range(max(0, i - bw), i):
+            f = L[i - k0, k0]
+            for j in range(k):
+                X[i, j] -= f * X[k0, j]
+        d = L[0, i]
+        for j in range(k):
+            X[i, j] *= d
+    for i in range(n - 1, -1, -1):
+        for k0 in range(i + 1, min(n, i + bw + 1)):
+            f = L[k0 - i, i]
+            for j in range(k):
+                X[i, j] -= f * X[k0, j]
+        d = L[0, i]
+        for j in range(k):
+            X[i, j] *= d

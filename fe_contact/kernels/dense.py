@@ -1,0 +1,158 @@
+"""Small dense linear algebra of the compiled step (numba): LU with partial pivoting and its
+reciprocal 1-norm condition number, solves with the factors (also transposed and for several
+columns), products and the largest entry. The blocks are m x m with m the number of constraint
+rows (one to a few): written out, they cost less than LAPACK's calls through numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _lu(a):
+    """LU factors with partial pivoting of a small square matrix a (not changed) and the
+    reciprocal of its 1-norm condition number (0 when singular or not finite)."""
+    n = a.shape[0]
+    lu = a.copy()
+    piv = np.arange(n)
+    for k in range(n):
+        p = k
+        big = abs(lu[k, k])
+        for i in range(k + 1, n):
+            if abs(lu[i, k]) > big:
+                big = abs(lu[i, k])
+                p = i
+        if not big > 0.0 or not np.isfinite(big):
+            return lu, piv, 0.0
+        if p != k:
+            for j in range(n):
+                lu[k, j], lu[p, j] = lu[p, j], lu[k, j]
+            piv[k], piv[p] = piv[p], piv[k]
+        for i in range(k + 1, n):
+            lu[i, k] /= lu[k, k]
+            f = lu[i, k]
+            for j in range(k + 1, n):
+                lu[i, j] -= f * lu[k, j]
+    norm_a = 0.0
+    norm_i = 0.0
+    e = np.empty(n)
+    for j in range(n):
+        col_a = 0.0
+        for i in range(n):
+            col_a += abs(a[i, j])
+            e[i] = 0.0
+        norm_a = max(norm_a, col_a)
+        e[j] = 1.0
+        x = _solve(lu, piv, e)
+        norm_i = max(norm_i, np.sum(np.abs(x)))
+    if not np.isfinite(norm_i) or norm_a * norm_i == 0.0:
+        return lu, piv, 0.0
+    return lu, piv, 1.0 / (norm_a * norm_i)
+
+
+@njit(cache=True)
+def _solve(lu, piv, b):
+    """x with A x = b from ``_lu``'s factors (PA = LU)."""
+    n = b.size
+    x = np.empty(n)
+    for i in range(n):
+        acc = b[piv[i]]
+        for k in range(i):
+            acc -= lu[i, k] * x[k]
+        x[i] = acc
+    for i in range(n - 1, -1, -1):
+        acc = x[i]
+        for k in range(i + 1, n):
+            acc -= lu[i, k] * x[k]
+        x[i] = acc / lu[i, i]
+    return x
+
+
+@njit(cache=True)
+def _solve_t(lu, piv, b):
+    """x with A^T x = b from ``_lu``'s factors: U^T L^T P x = b."""
+    n = b.size
+    y = np.empty(n)
+    for i in range(n):
+        acc = b[i]
+        for k in range(i):
+            acc -= lu[k, i] * y[k]
+        y[i] = acc / lu[i, i]
+    for i in range(n - 1, -1, -1):
+        acc = y[i]
+        for k in range(i + 1, n):
+            acc -= lu[k, i] * y[k]
+        y[i] = acc
+    x = np.empty(n)
+    for i in range(n):
+        x[piv[i]] = y[i]
+    return x
+
+
+@njit(cache=True)
+def _solve_columns(lu, piv, a, cols):
+    """X (m, cols.size) with A X = a[:, cols] (forward and back substitution in place)."""
+    m = a.shape[0]
+    k = cols.size
+    out = np.empty((m, k))
+    for i in range(m):
+        src = a[piv[i]]
+        for j in range(k):
+            out[i, j] = src[cols[j]]
+    for i in range(m):
+        for p in range(i):
+            f = lu[i, p]
+            if f != 0.0:
+                for j in range(k):
+                    out[i, j] -= f * out[p, j]
+    for i in range(m - 1, -1, -1):
+        for p in range(i + 1, m):
+            f = lu[i, p]
+            if f != 0.0:
+                for j in range(k):
+                    out[i, j] -= f * out[p, j]
+        d = lu[i, i]
+        for j in range(k):
+            out[i, j] /= d
+    return out
+
+
+@njit(cache=True)
+def _matvec(a, x):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        acc = 0.0
+        for j in range(a.shape[1]):
+            acc += a[i, j] * x[j]
+        out[i] = acc
+    return out
+
+
+@njit(cache=True)
+def _amax(x):
+    """The largest entry of x, 0 for none (numpy's max with initial=0 on |.|)."""
+    out = 0.0
+    for v in x:
+        if v > out or v != v:  # a NaN propagates, as in numpy
+            out = v
+    return out
+
+
+@njit(cache=True)
+def _matvec_t(a, x):
+    """a^T x."""
+    out = np.zeros(a.shape[1])
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[j] += a[i, j] * x[i]
+    return out
+
+
+@njit(cache=True)
+def _columns(a, cols):
+    out = np.empty((a.shape[0], cols.size))
+    for i in range(a.shape[0]):
+        for j in range(cols.size):
+            out[i, j] = a[i, cols[j]]
+    return out

@@ -1,0 +1,196 @@
+"""The system at one state for the compiled step (numba): ``coupling.constraints.evaluate_state``
+for a tree with drives and sliding contacts on linear beams and rigid lines, on flat arrays
+(``kernels.step`` describes the constant tuple P).
+
+Status codes: OK, LEFT (a contact's closest point beyond its beam's end), SINGULAR (J_u or
+J_Sigma,u nearly singular), FAILED (no convergence, a non-finite correction, the constraints
+not closed); anything but OK hands the step back to the Python stepper.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .beam import (
+    GAP,
+    N_FIELDS,
+    REM,
+    REM_T,
+    closest,
+    contact,
+    csr_matvec,
+    line_contact,
+    stick_row,
+)
+from .tree import dynamics, kinematics, point
+
+OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def evaluate(P, q, u, drive, actuators, cstate, s_guess):
+    """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
+    status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
+    contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
+    when a contact left its beam). cstate (n_c, 5): per contact its slip sign, 1 while it
+    sticks (else 0), and its anchor s* and t* (``StickAnchor``). (M_t and F are computed also
+    where only the constraints are needed: a flag would compile the kernel twice.)"""
+    T, B, contacts, d_joint, joints, flex, nt = P
+    c_body, c_local, c_radius, c_side, c_beam, c_mu, c_line, c_carrier = contacts
+    n = q.size
+    nc = c_body.size
+    nd = d_joint.size
+    m = nc + nd
+    for i in range(nc):
+        if cstate[i, 1] != 0.0:
+            m += 1
+    phi = np.zeros(m)
+    jac = np.zeros((m, n))
+    js = np.zeros((m, n))
+    rem = np.zeros(m)
+    phit = np.zeros(m)
+    rec = np.zeros((nc, N_FIELDS))
+    wn = np.zeros((nc, n))
+    wt = np.zeros((nc, n))
+    mass_tree = np.zeros((0, 0))
+    forces = np.zeros(0)
+    qt = q[:nt].copy()
+    ut = u[:nt].copy()
+    ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
+    A, rev = T[0], T[3]
+    jw = np.empty(nt)
+    for i in range(nc):
+        b = c_body[i]
+        p, v, J, a = point(T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms)
+        for k in range(nt):
+            jw[k] = A[b, k] * rev[k]
+        if c_beam[i] < 0:  # a rigid line, fixed or on a translating body
+            px, py, nx, ny, vb, Jb, ab = _line(
+                T, c_line[i], c_carrier[i], ut, ang, rot, origin, omega, ov, terms
+            )
+            line_contact(
+                c_radius[i],
+                p,
+                v,
+                J,
+                a,
+                jw,
+                omega[b],
+                nx,
+                ny,
+                px,
+                py,
+                vb,
+                Jb,
+                ab,
+                nt,
+                rec[i],
+                wn[i],
+                wt[i],
+            )
+        else:
+            s, inside = closest(B, c_beam[i], p[0], p[1], q, s_guess[i], 1e-13)
+            if not inside:
+                return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
+            contact(
+                B,
+                c_beam[i],
+                s,
+                q,
+                u,
+                c_side[i],
+                c_radius[i],
+                p,
+                v,
+                J,
+                a,
+                jw,
+                omega[b],
+                nt,
+                rec[i],
+                wn[i],
+                wt[i],
+            )
+        phi[i] = rec[i, GAP]
+        rem[i] = rec[i, REM]
+        mu = c_mu[i] if cstate[i, 1] == 0.0 else 0.0
+        for k in range(n):
+            jac[i, k] = wn[i, k]
+            js[i, k] = wn[i, k] - cstate[i, 0] * mu * wt[i, k] if mu > 0.0 else wn[i, k]
+    for k in range(nd):
+        row = nc + k
+        j = d_joint[k]
+        phi[row] = qt[j] - drive[k, 0]
+        jac[row, j] = 1.0
+        js[row, j] = 1.0
+        phit[row] = -drive[k, 1]
+        rem[row] = -drive[k, 2]
+    row = nc + nd
+    for i in range(nc):
+        if cstate[i, 1] == 0.0:
+            continue
+        if c_radius[i] > 0.0:  # rolling: W_T u = 0 with its remainder
+            jac[row] = wt[i]
+            rem[row] = rec[i, REM_T]
+        else:
+            b = c_body[i]
+            p, _, J, a = point(
+                T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms
+            )
+            if c_beam[i] >= 0:
+                phi[row], rem[row] = stick_row(
+                    B,
+                    c_beam[i],
+                    cstate[i, 2],
+                    cstate[i, 3],
+                    cstate[i, 4],
+                    q,
+                    p,
+                    J,
+                    a,
+                    nt,
+                    jac[row],
+                )
+            else:  # pinned at s* along the line (``coupling.constraints._stick_row``)
+                px, py, _, _, _, Jb, ab = _line(
+                    T, c_line[i], c_carrier[i], ut, ang, rot, origin, omega, ov, terms
+                )
+                tx, ty = cstate[i, 3], cstate[i, 4]
+                for k in range(nt):
+                    jac[row, k] = tx * (J[0, k] - Jb[0, k]) + ty * (J[1, k] - Jb[1, k])
+                ax = px + cstate[i, 2] * tx
+                ay = py + cstate[i, 2] * ty
+                phi[row] = tx * (p[0] - ax) + ty * (p[1] - ay)
+                rem[row] = tx * (a[0] - ab[0]) + ty * (a[1] - ab[1])
+        js[row] = jac[row]
+        row += 1
+    stiffness, damping, rest = joints
+    mass_tree, f_t = dynamics(
+        T, qt, ut, stiffness, damping, rest, actuators, rot, origin, omega, ov, terms
+    )
+    Mf, Cf, Kf, _, _, _, load, _ = flex
+    nf = n - nt
+    forces = np.empty(n)
+    forces[:nt] = f_t
+    cu = np.empty(nf)
+    kq = np.empty(nf)
+    csr_matvec(Cf, u, cu, nt)
+    csr_matvec(Kf, q, kq, nt)
+    for i in range(nf):
+        forces[nt + i] = cu[i] + kq[i] - load[i]
+    return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
+
+
+@njit(cache=True)
+def _line(T, line, carrier, ut, ang, rot, origin, omega, ov, terms):
+    """A rigid line's point (px, py) and unit normal (nx, ny) now, and the velocity, Jacobian
+    and acceleration remainder of its point (zeros for a fixed line): ``line`` = (point,
+    normal) in the plane, or in the frame of the translating body ``carrier`` (-1: fixed)."""
+    nt = ut.size
+    if carrier < 0:
+        return line[0], line[1], line[2], line[3], np.zeros(2), np.zeros((2, nt)), np.zeros(2)
+    pb, vb, Jb, ab = point(T, carrier, line[0], line[1], ut, rot, origin, omega, ov, terms)
+    c = np.cos(ang[carrier])
+    s = np.sin(ang[carrier])
+    return pb[0], pb[1], c * line[2] - s * line[3], s * line[2] + c * line[3], vb, Jb, ab

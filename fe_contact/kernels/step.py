@@ -1,0 +1,488 @@
+"""The compiled Newton iteration of one generalised-alpha step (``steppers.genalpha``) for a
+tree with drives and bilateral sliding contacts (slipping or sticking) on linear beams and
+rigid lines.
+
+The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002), eqs. 73,
+76, 78a-b; the bordered solve of ``partitioned_step.StepAlgebra``; the Newton test of
+``GeneralizedAlpha._converged``), on flat arrays. ``P`` is the constant tuple built by
+``steppers.compiled.Plan`` (passed packed: ``kernels.pack``):
+
+    (T, B, contacts, drive joints, (joint stiffness, damping, rest), flexible, n_tree)
+
+with T from ``kernels.tree.tree_arrays``, B from ``kernels.beam.beam_arrays``, contacts =
+(body, local point (n_c, 2), radius, side, beam (-1: a line), mu, line point and normal
+(n_c, 4), line carrier body (-1: fixed)) and flexible = (M_f, C_f, K_f, |M_f|, |C_f|, |K_f| as
+CSR triples, load (n_f,), diagonal of M_f). The status codes are those of ``kernels.evaluate``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .beam import N_FIELDS, band_solve, csr_matvec
+from .dense import (
+    _amax,
+    _columns,
+    _lu,
+    _matvec,
+    _matvec_t,
+    _solve,
+    _solve_columns,
+    _solve_t,
+)
+from .evaluate import FAILED, OK, SINGULAR, evaluate
+from .pack import unpack
+from .tree import kinematics
+
+# the pieces of ``newton``'s flat result, in order, with their shapes in terms of n (coordinates),
+# k (independent ones), m (rows), c (contacts), t (tree coordinates)
+FLAT = (
+    ("q", "n"),
+    ("u", "n"),
+    ("acc", "n"),
+    ("a1", "k"),
+    ("lam", "m"),
+    ("phi", "m"),
+    ("jac", "m n"),
+    ("jac_sigma", "m n"),
+    ("remainder", "m"),
+    ("phi_t", "m"),
+    ("records", f"c {N_FIELDS}"),
+    ("w_normal", "c n"),
+    ("w_tangent", "c n"),
+    ("mass_tree", "t t"),
+    ("forces", "n"),
+)
+EPS = np.finfo(float).eps
+
+
+@njit(cache=True)
+def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t):
+    """``partitioned_step.dependent_newton_step``: one Newton step of the constraints from the
+    evaluation (jac, phi, phit at q_ev, t_ev) for the dependent coordinates of (q, u)."""
+    m = U.size
+    Ju = np.empty((m, m))
+    rhs = np.empty((m, 2))
+    for i in range(m):
+        for j in range(m):
+            Ju[i, j] = jac[i, U[j]]
+        aq = 0.0
+        au = 0.0
+        for k in ind:
+            aq += jac[i, k] * (q[k] - q_ev[k])
+            au += jac[i, k] * u[k]
+        rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
+        rhs[i, 1] = au + phit[i]
+    lu, piv, rc = _lu(Ju)
+    if rc <= 1e-13:
+        return False
+    sol_q = _solve(lu, piv, rhs[:, 0].copy())
+    sol_u = _solve(lu, piv, rhs[:, 1].copy())
+    for j in range(m):
+        q[U[j]] = q_ev[U[j]] - sol_q[j]
+        u[U[j]] = -sol_u[j]
+    return True
+
+
+@njit(cache=True)
+def _recover(P, U, q, u, drive, actuators, cstate):
+    """``partition.recover_dependent``: Newton on the position constraints (to 1e-12, 25
+    iterations), then the velocity constraints, for the dependent coordinates; in place."""
+    m = U.size
+    s_none = np.full(cstate.shape[0], np.nan)
+    for _ in range(25):
+        st, phi, jac, _, _, phit, _, _, _, _, _ = evaluate(
+            P, q, u, drive, actuators, cstate, s_none
+        )
+        if st != OK:
+            return st
+        Ju = np.empty((m, m))
+        for i in range(m):
+            for j in range(m):
+                Ju[i, j] = jac[i, U[j]]
+        if np.max(np.abs(phi)) <= 1e-12:
+            break
+        lu, piv, rc = _lu(Ju)
+        if rc <= 1e-13:
+            return SINGULAR
+        dq = _solve(lu, piv, phi)
+        for j in range(m):
+            q[U[j]] -= dq[j]
+    else:
+        return FAILED
+    rest = _matvec(jac, u) + phit
+    for i in range(m):
+        for j in range(m):
+            rest[i] -= Ju[i, j] * u[U[j]]
+    lu, piv, rc = _lu(Ju)
+    if rc <= 1e-13:
+        return SINGULAR
+    du = _solve(lu, piv, rest)
+    for j in range(m):
+        u[U[j]] = -du[j]
+    return OK
+
+
+@njit(cache=True)
+def _consistent(phi, jac, u, phit, tol):
+    if phi.size == 0:
+        return True
+    velocity = _matvec(jac, u) + phit
+    return np.max(np.abs(phi)) <= tol and np.max(np.abs(velocity)) <= tol
+
+
+@njit(cache=True)
+def _floor(flex, nt, q, u, acc, ind):
+    """``StepAlgebra.residual_floor`` on the independent coordinates."""
+    _, _, _, aM, aC, aK, _, _ = flex
+    n = q.size
+    nf = n - nt
+    out = np.zeros(n)
+    aa = np.abs(acc)
+    au = np.abs(u)
+    aq = np.abs(q)
+    t1 = np.empty(nf)
+    t2 = np.empty(nf)
+    t3 = np.empty(nf)
+    csr_matvec(aM, aa, t1, nt)
+    csr_matvec(aC, au, t2, nt)
+    csr_matvec(aK, aq, t3, nt)
+    for i in range(nf):
+        out[nt + i] = 16.0 * EPS * (t1[i] + t2[i] + t3[i])
+    return out[ind]
+
+
+@njit(cache=True)
+def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
+    """``StepAlgebra.bordered_solve``: X with T_Sigma^T G T X_ind = -r, the structures' block
+    G_f = M_f + gamma' C_f + beta' K_f through its banded Cholesky factor Lg."""
+    nt = P[6]
+    stiffness, damping, _ = P[4]
+    n = rhs.size
+    nf = n - nt
+    m = jac.shape[0]
+    Z = np.empty((nf, m + 1))
+    for k in range(nf):
+        Z[k, 0] = rhs[nt + k]
+        for i in range(m):
+            Z[k, 1 + i] = js[i, nt + k]
+    band_solve(Lg, Z)
+    Wr = Z[:, 0]
+    W = Z[:, 1:]
+    size = nt + m
+    small = np.zeros((size, size))
+    b = np.empty(size)
+    for i in range(nt):
+        for j in range(nt):
+            small[i, j] = mass_tree[i, j]
+        small[i, i] += gp * damping[i] + bp * stiffness[i]
+        for j in range(m):
+            small[i, nt + j] = -js[j, i]
+        b[i] = rhs[i]
+    for i in range(m):
+        for j in range(nt):
+            small[nt + i, j] = jac[i, j]
+        acc = 0.0
+        for k in range(nf):
+            acc += jac[i, nt + k] * Wr[k]
+        b[nt + i] = -acc
+        for j in range(m):
+            acc = 0.0
+            for k in range(nf):
+                acc += jac[i, nt + k] * W[k, j]
+            small[nt + i, nt + j] = acc
+    lu, piv, rc = _lu(small)
+    if rc == 0.0:
+        return np.full(n, np.nan)
+    x = _solve(lu, piv, b)
+    X = np.empty(n)
+    X[:nt] = x[:nt]
+    for k in range(nf):
+        acc = Wr[k]
+        for j in range(m):
+            acc += W[k, j] * x[nt + j]
+        X[nt + k] = acc
+    return X
+
+
+@njit(cache=True)
+def _empty(m, n):
+    """An evaluation's tuple of empty arrays (the type of ``evaluate``'s result)."""
+    a1 = np.zeros(0)
+    a2 = np.zeros((0, 0))
+    return FAILED, a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1
+
+
+@njit(cache=True)
+def newton(
+    F,
+    I,
+    H,
+    Lg,
+    coef,
+    drive,
+    actuators,
+    ind,
+    U,
+    q_n,
+    u_n,
+    acc_n,
+    pseudo_n,
+    ydd0,
+    prev,
+    cstate,
+    s_guess,
+    tol,
+    rtol,
+    max_newton,
+):
+    """One step (``GeneralizedAlpha._newton_step``). coef = (h, beta', gamma', alpha_m,
+    alpha_f, gamma, beta, t1); prev = (q, u, phi, J, phi_t, t) of the committed state's
+    evaluation; ydd0 the predicted independent accelerations; (F, I, H) the constant arrays
+    (``pack``). Returns (status, iterations, cond_2(J_u) of the last evaluation, one flat array
+    of q, u, the accelerations, the algorithmic accelerations of the independent coordinates,
+    the multipliers and the evaluation's arrays as ``evaluate`` returns them: ``FLAT``); a
+    single array because numba converts every returned array to Python one by one."""
+    P = unpack(F, I, H)
+    h, bp, gp, am, af, gamma, beta, t1 = coef
+    nt = P[6]
+    flex = P[5]
+    mass_f = flex[7]
+    n = q_n.size
+    nf = n - nt
+    m = U.size
+    y_n = q_n[ind]
+    v_n = u_n[ind]
+    ydd_n = acc_n[ind]
+    a_n = pseudo_n[ind]
+    ydd = ydd0.copy()
+    pq, pu, pphi, pjac, pphit, pt = prev
+    pq = pq.copy()
+    pu = pu.copy()
+    have_prev = True
+    q1 = q_n.copy()
+    u1 = u_n.copy()
+    have_last = False
+    d_last = 0.0
+    lam_last = np.zeros(m)
+    acc = np.zeros(n)
+    a1 = a_n.copy()
+    lam = np.zeros(m)
+    iterations = 0
+    status = FAILED
+    ev = _empty(m, n)
+    for _ in range(max_newton):
+        a1 = (af * ydd_n + (1 - af) * ydd - am * a_n) / (1 - am)
+        if have_prev:
+            q1 = pq.copy()
+            u1 = pu.copy()
+        else:
+            q1 = q1.copy()
+            u1 = u1.copy()
+        q1[ind] = y_n + h * v_n + h * h * ((0.5 - beta) * a_n + beta * a1)
+        u1[ind] = v_n + h * ((1 - gamma) * a_n + gamma * a1)
+        recovered = not have_prev
+        if recovered:
+            st = _recover(P, U, q1, u1, drive, actuators, cstate)
+            if st != OK:
+                status = st
+                break
+        elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1):
+            status = SINGULAR
+            break
+        ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess)
+        st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+        if st != OK:
+            status = st
+            break
+        lu_j, piv_j, rc_j = _lu(_columns(jac, U))
+        lu_s, piv_s, rc_s = _lu(_columns(js, U))
+        if rc_j <= 1e-13 or rc_s <= 1e-13:
+            status = SINGULAR
+            break
+        B12 = _solve_columns(lu_j, piv_j, jac, ind)
+        B3 = _solve(lu_j, piv_j, rem)
+        B45 = _solve_columns(lu_s, piv_s, js, ind)
+        acc = np.empty(n)
+        acc[ind] = ydd
+        acc[U] = -(_matvec(B12, ydd) + B3)
+        inertia = np.empty(n)
+        inertia[:nt] = _matvec(mass_tree, acc[:nt])
+        mf = np.empty(nf)
+        csr_matvec(flex[0], acc, mf, nt)
+        inertia[nt:] = mf
+        e = inertia + forces
+        eU = e[U]
+        r = e[ind] - _matvec_t(B45, eU)
+        rhs = np.zeros(n)
+        rhs[ind] = -r
+        delta = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs)[ind]
+        iterations += 1
+        if not np.all(np.isfinite(delta)):
+            status = FAILED
+            break
+        lam = _solve_t(lu_s, piv_s, eU)
+        scale = max(1.0, _amax(np.abs(inertia)), _amax(np.abs(forces)))
+        diag = np.empty(n)
+        for i in range(nt):
+            diag[i] = mass_tree[i, i]
+        diag[nt:] = mass_f
+        inertia_delta = diag[ind] * delta
+        d = _amax(np.abs(delta))
+        stalled = have_last and d_last > 0 and d >= 0.5 * d_last
+        bound = rtol * scale
+        excess = max(bp * d / tol, _amax(np.abs(r) / bound), _amax(np.abs(inertia_delta) / bound))
+        if excess > 1.0:
+            fb = bound + _floor(flex, nt, q1, u1, acc, ind)
+            excess = max(bp * d / tol, _amax(np.abs(r) / fb), _amax(np.abs(inertia_delta) / fb))
+        if excess > 1.0:
+            converged = stalled and excess <= 1e4
+        elif not have_last:
+            converged = False
+        elif stalled:
+            converged = True
+        else:
+            theta = d / d_last if d_last > 0 else 0.0
+            error = theta / (1.0 - theta) * _amax(np.abs(lam - lam_last))
+            converged = error <= rtol * max(1.0, _amax(np.abs(lam)))
+        if converged:
+            if recovered or _consistent(phi, jac, u1, phit, tol):
+                status = OK
+                break
+            if not _dependent_step(U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1):
+                status = SINGULAR
+                break
+            ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess)
+            st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+            if st != OK:
+                status = st
+                break
+            if _consistent(phi, jac, u1, phit, tol):
+                status = OK
+                break
+            have_prev = False
+        else:
+            have_prev = True
+            pq, pu, pphi, pjac, pphit, pt = q1, u1, phi, jac, phit, t1
+        have_last = True
+        d_last = d
+        lam_last = lam
+        ydd = ydd + delta
+    if status != OK:
+        return status, iterations, 0.0, np.zeros(0)
+    cond = np.linalg.cond(_columns(ev[2], U))
+    _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+    parts = (
+        q1,
+        u1,
+        acc,
+        a1,
+        lam,
+        phi,
+        jac.ravel(),
+        js.ravel(),
+        rem,
+        phit,
+        rec.ravel(),
+        wn.ravel(),
+        wt.ravel(),
+        mass_tree.ravel(),
+        forces,
+    )
+    size = 0
+    for a in parts:
+        size += a.size
+    flat = np.empty(size)
+    k = 0
+    for a in parts:
+        flat[k : k + a.size] = a
+        k += a.size
+    return status, iterations, cond, flat
+
+
+@njit(cache=True)
+def energies(F, I, H, q, u, actuators):
+    """``system.energies`` of a tree and linear beams at (q, u): (tree kinetic, structure
+    kinetic, gravity and load potential, joint springs, structure elastic, damping power,
+    load power), J and W; ``actuators`` (n_t,) the actuator forces at the state's time."""
+    P = unpack(F, I, H)
+    T, flex, nt = P[0], P[5], P[6]
+    stiffness, damping, rest = P[4]
+    mass, com, rotmass, g = T[8], T[9], T[10], T[11]
+    qt = q[:nt].copy()
+    ut = u[:nt].copy()
+    _, rot, origin, _, omega, ov, _ = kinematics(T, qt, ut)
+    v2 = 0.0
+    grav = 0.0
+    for i in range(nt):
+        ax = rot[i, 0] * com[i, 0] - rot[i, 1] * com[i, 1]
+        ay = rot[i, 1] * com[i, 0] + rot[i, 0] * com[i, 1]
+        vx = ov[i, 0] - omega[i] * ay
+        vy = ov[i, 1] + omega[i] * ax
+        v2 += mass[i] * (vx * vx + vy * vy)
+        grav -= mass[i] * ((origin[i, 0] + ax) * g[0] + (origin[i, 1] + ay) * g[1])
+    tk = 0.5 * (v2 + ut @ _matvec(rotmass, ut))
+    springs = 0.0
+    tdp = 0.0
+    for j in range(nt):
+        springs += stiffness[j] * (qt[j] - rest[j]) ** 2
+        tdp += damping[j] * ut[j] ** 2
+    n = q.size
+    nf = n - nt
+    mu_ = np.empty(nf)
+    ku = np.empty(nf)
+    cu = np.empty(nf)
+    csr_matvec(flex[0], u, mu_, nt)
+    csr_matvec(flex[2], q, ku, nt)
+    csr_matvec(flex[1], u, cu, nt)
+    load = flex[6]
+    sk = 0.0
+    se = 0.0
+    sg = 0.0
+    sdp = 0.0
+    for i in range(nf):
+        sk += u[nt + i] * mu_[i]
+        se += q[nt + i] * ku[i]
+        sg -= load[i] * q[nt + i]
+        sdp += u[nt + i] * cu[i]
+    return (
+        tk,
+        0.5 * sk,
+        grav + sg,
+        0.5 * springs,
+        0.5 * se,
+        tdp + sdp,
+        actuators @ ut,
+    )
+
+
+@njit(cache=True)
+def delassus(F, I, H, LM, mass_tree, jac, js):
+    """(J M^-1 J^T, J M^-1 J_Sigma^T) with M = diag(M_t, M_f), M_f through its banded
+    Cholesky factor LM (``StepAlgebra.painleve_margin``)."""
+    nt = H[H.shape[0] - 1, 0]
+    m, n = jac.shape
+    nf = n - nt
+    lu, piv, _ = _lu(mass_tree)
+    X = np.empty((nf, 2 * m))
+    for j in range(m):
+        for k in range(nf):
+            X[k, j] = jac[j, nt + k]
+            X[k, m + j] = js[j, nt + k]
+    band_solve(LM, X)
+    D0 = np.zeros((m, m))
+    D = np.zeros((m, m))
+    for j in range(m):
+        for which in range(2):
+            src = jac if which == 0 else js
+            x_t = _solve(lu, piv, src[j, :nt].copy())
+            out = D0 if which == 0 else D
+            for i in range(m):
+                acc = 0.0
+                for k in range(nt):
+                    acc += jac[i, k] * x_t[k]
+                for k in range(nf):
+                    acc += jac[i, nt + k] * X[k, which * m + j]
+                out[i, j] = acc
+    return D0, D

@@ -1,0 +1,433 @@
+"""The generalised-alpha stepper with its Newton iteration compiled (numba), where it applies.
+
+``CompiledGeneralizedAlpha`` is ``GeneralizedAlpha`` whose step (``_newton_step``) runs in one
+compiled call (``kernels.step.newton``): the tree's kinematics and dynamics, the contacts'
+closest points and kinematics, the partitioning (Lipinski (002), eqs. 73, 76, 78a-b), the
+bordered solve with the structures' block G_f = M_f + gamma' C_f + beta' K_f factorised once
+per step size (banded Cholesky: G_f is symmetric positive definite for linear beams with
+Rayleigh damping) and the Newton test, all on flat arrays laid out by ``StateLayout``. Python
+is touched once per step. The equations, the tests and the order of the iterates are those of
+the Python step, so the trajectories agree to round-off (the factorisation and the order of
+the sums differ).
+
+What it takes (``unsupported`` says why a system is not taken): a tree (revolute and
+prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``) or none,
+and bilateral ``Sliding`` contacts of points or circles on beams or on rigid lines (fixed, or
+on a translating body) with Coulomb friction, slipping or sticking. What a step cannot finish
+is handed back to the Python step, which redoes the step from the committed state: a contact
+leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
+not converge, a drive giving a non-finite value. Events (stick, reversal), restarts, reports
+and the bookkeeping of the step stay in ``GeneralizedAlpha``. Systems with strings, loop
+closures, unilateral contacts or the continuous friction law run on ``GeneralizedAlpha``
+unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import scipy.linalg
+
+from ..coupling.constraints import Evaluation
+from ..coupling.kinematics import ContactKinematics
+from ..kernels.beam import (
+    ELEMENT,
+    GAP,
+    NX,
+    PX,
+    QX,
+    REM,
+    REM_T,
+    SRATE,
+    TX,
+    VN,
+    VT,
+    S,
+    beam_arrays,
+    csr_arrays,
+)
+from ..kernels.pack import pack
+from ..kernels.step import FLAT, OK, delassus, newton
+from ..kernels.step import energies as compiled_energies
+from ..kernels.tree import tree_arrays
+from ..model import Circle, Line, Point, Sliding
+from ..multibody.tree import actuator_forces
+from ..structures import BeamStructure
+from ..system import Energies, System
+from .genalpha import GeneralizedAlpha
+from .partitioned_step import StepAlgebra
+
+# banded factors of G_f kept per system (step sizes; the least recently used goes first):
+# locating an event takes the step at some ten sizes, each factorised once
+FACTORS_KEPT = 16
+
+
+def unsupported(system: System) -> str | None:
+    """Why the compiled step does not take ``system`` (None when it does)."""
+    model = system.model
+    if system.tree is None:
+        return "no tree"
+    if not all(isinstance(s, BeamStructure) for s in system.structures.values()):
+        return "a structure that is not a linear beam"
+    if model.loops:
+        return "loop closures"
+    for c in model.contacts:
+        if not isinstance(c.law, Sliding) or c.law.v0 is not None:
+            return f"contact {c.name!r}: not a Coulomb Sliding law"
+        if not isinstance(c.profile, Point | Circle) or c.search != "closest":
+            return f"contact {c.name!r}: profile or search"
+        if not isinstance(c.target, str | Line):
+            return f"contact {c.name!r}: a target that is neither a beam nor a line"
+    if not model.contacts and not model.drives:
+        return "no constraint rows"
+    return None
+
+
+class Plan:
+    """The constant arrays of a system for the compiled step (``kernels.step``), the drives
+    and actuators evaluated per step, and the banded factors of G_f per step size."""
+
+    def __init__(self, system: System):
+        model = system.model
+        tree = system.tree
+        lay = system.layout
+        beams = {n: system.structures[n] for n in lay.structure_names}
+        names = list(beams)
+        contacts = [c for c in model.contacts if c.bilateral]
+        points = [system.profile_points[model.contacts.index(c)] for c in contacts]
+        lines = [None if isinstance(c.target, str) else c.target for c in contacts]
+        self.contacts = (
+            np.array([c.profile.body for c in contacts], dtype=np.int64),
+            np.array(points, dtype=float).reshape(-1, 2),
+            np.array([c.profile.radius for c in contacts], dtype=float),
+            np.array([float(c.side) for c in contacts]),
+            np.array(
+                [
+                    -1 if ln else names.index(c.target)
+                    for c, ln in zip(contacts, lines, strict=True)
+                ],
+                dtype=np.int64,
+            ),
+            np.array([c.mu for c in contacts], dtype=float),
+            np.array(
+                [(0.0,) * 4 if ln is None else (*ln.point, *ln.normal) for ln in lines], dtype=float
+            ).reshape(-1, 4),
+            np.array(
+                [-1 if ln is None or ln.body is None else ln.body for ln in lines], dtype=np.int64
+            ),
+        )
+        self.drives = model.drives
+        joints = (
+            np.array([j.stiffness for j in tree.joints], dtype=float),
+            np.array([j.damping for j in tree.joints], dtype=float),
+            np.array([j.rest for j in tree.joints], dtype=float),
+        )
+        M, C, K = system.mass_flexible, system.damping_flexible, system.stiffness_flexible
+        flexible = (
+            csr_arrays(M),
+            csr_arrays(C),
+            csr_arrays(K),
+            csr_arrays(abs(M)),
+            csr_arrays(abs(C)),
+            csr_arrays(abs(K)),
+            np.ascontiguousarray(system.load_flexible, dtype=float),
+            np.ascontiguousarray(M.diagonal(), dtype=float),
+        )
+        self.P = (
+            tree_arrays(tree),
+            beam_arrays(beams, lay),
+            self.contacts,
+            np.array([d.joint for d in model.drives], dtype=np.int64),
+            joints,
+            flexible,
+            lay.n_tree,
+        )
+        self.packed = pack(self.P)
+        self.tree = tree
+        self._still = None
+        if not self.drives and all(j.actuator is None for j in tree.joints):
+            self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
+        self._mck = (M, C, K)
+        self._factors = {}
+        self._indices = {}
+
+    def factor(self, bp: float, gp: float):
+        """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached; the first
+        row holds the reciprocals of its diagonal: ``kernels.beam.band_solve``), or None when
+        G_f is not symmetric positive definite (then the Python step takes over)."""
+        for key in reversed(self._factors):  # most recently used last
+            # a step size that differs in its last bits ((t + h) - t) takes the same factor:
+            # the iteration matrix then differs at round-off, the converged step not at all
+            if abs(key[0] - bp) <= 1e-12 * bp and abs(key[1] - gp) <= 1e-12 * gp:
+                self._factors[key] = self._factors.pop(key)
+                return self._factors[key]
+        key = (bp, gp)
+        if len(self._factors) >= FACTORS_KEPT:
+            del self._factors[next(iter(self._factors))]
+        M, C, K = self._mck
+        if M.shape[0] == 0:  # no structure: an empty factor
+            self._factors[key] = np.ones((1, 0))
+            return self._factors[key]
+        G = (M + gp * C + bp * K).tocoo()
+        size = np.max(np.abs(G.data), initial=0.0)
+        asym = abs(G - G.T).max() if G.nnz else 0.0
+        factor = None
+        if G.nnz and asym <= 1e-13 * size:
+            lower = G.row >= G.col
+            bw = int(np.max(G.row[lower] - G.col[lower]))
+            ab = np.zeros((bw + 1, G.shape[0]))
+            ab[G.row[lower] - G.col[lower], G.col[lower]] = G.data[lower]
+            try:
+                factor = np.ascontiguousarray(scipy.linalg.cholesky_banded(ab, lower=True))
+                factor[0] = 1.0 / factor[0]  # the kernels multiply by the reciprocals
+            except np.linalg.LinAlgError:
+                factor = None
+        self._factors[key] = factor
+        return self._factors[key]
+
+    def motion(self, t: float):
+        """(drive values (n_d, 3): position, velocity, acceleration; actuator forces (n_t,))
+        at t, or None when a drive gives a non-finite value (the Python step reports it)."""
+        if self._still is not None:  # no drives, no actuators: nothing depends on t
+            return self._still
+        values = np.array(
+            [(d.position(t), d.velocity(t), d.acceleration(t)) for d in self.drives], dtype=float
+        ).reshape(-1, 3)
+        if not np.all(np.isfinite(values)):
+            return None
+        return values, actuator_forces(self.tree, t)
+
+    def indices(self, part):
+        """(independent, dependent) of a partition as int64 arrays (cached per partition)."""
+        key = id(part)
+        if key not in self._indices:
+            self._indices = {
+                key: (
+                    part,
+                    np.ascontiguousarray(part.independent, dtype=np.int64),
+                    np.ascontiguousarray(part.dependent, dtype=np.int64),
+                )
+            }
+        return self._indices[key][1:]
+
+
+def _margin(D0: np.ndarray, D: np.ndarray) -> float:
+    """min Re eig(D) / max |eig(sym D0)| (``StepAlgebra.painleve_margin``), in closed form up
+    to two rows."""
+    m = D.shape[0]
+    if m == 1:
+        return float(D[0, 0]) / abs(float(D0[0, 0]))
+    if m == 2:
+        a, b, c = float(D0[0, 0]), 0.5 * float(D0[0, 1] + D0[1, 0]), float(D0[1, 1])
+        mean, radius = 0.5 * (a + c), math.hypot(0.5 * (a - c), b)
+        scale = max(abs(mean + radius), abs(mean - radius))
+        half = 0.5 * float(D[0, 0] + D[1, 1])
+        disc = half * half - float(D[0, 0] * D[1, 1] - D[0, 1] * D[1, 0])
+        low = half - math.sqrt(disc) if disc >= 0.0 else half
+        return low / scale
+    scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
+    return float(np.min(np.real(np.linalg.eigvals(D)))) / scale
+
+
+@functools.lru_cache(maxsize=64)
+def _pieces(n: int, k: int, m: int, c: int, t: int) -> tuple:
+    """(start, stop, shape) of each piece of ``kernels.step.newton``'s flat result
+    (``kernels.step.FLAT``) for n coordinates, k independent ones, m rows, c contacts and t
+    tree coordinates."""
+    sizes = {"n": n, "k": k, "m": m, "c": c, "t": t}
+    out, start = [], 0
+    for _, dims in FLAT:
+        shape = tuple(int(d) if d.isdigit() else sizes[d] for d in dims.split())
+        size = math.prod(shape)
+        out.append((start, start + size, shape))
+        start += size
+    return tuple(out)
+
+
+def _split(flat: np.ndarray, pieces: tuple) -> list[np.ndarray]:
+    """The pieces of the flat result as views."""
+    return [flat[a:b].reshape(shape) for a, b, shape in pieces]
+
+
+class CompiledAlgebra(StepAlgebra):
+    """``StepAlgebra`` whose Painleve margin (J M^-1 J_Sigma^T) is formed compiled."""
+
+    def __init__(self, system: System, params, plan: Plan):
+        super().__init__(system, params)
+        self.plan = plan
+
+    def painleve_margin(self, ev, mu) -> float:
+        if not np.any(mu > 0) or ev.phi.size == 0:
+            return 1.0
+        LM = self.plan.factor(0.0, 0.0)
+        if LM is None:
+            return super().painleve_margin(ev, mu)
+        return _margin(*delassus(*self.plan.packed, LM, ev.mass_tree, ev.jac, ev.jac_sigma))
+
+
+class CompiledGeneralizedAlpha(GeneralizedAlpha):
+    """``GeneralizedAlpha`` with the compiled step where it applies (module docstring); the
+    same settings. ``n_compiled`` counts the steps taken compiled, ``n_fallback`` those handed
+    back to the Python step after a compiled attempt."""
+
+    def __init__(self, system: System, t0: float, q0, u0, **settings):
+        self.plan = Plan(system)
+        self.n_compiled = self.n_fallback = 0
+        super().__init__(system, t0, q0, u0, **settings)
+
+    @property
+    def algebra(self) -> StepAlgebra:
+        return self._algebra
+
+    @algebra.setter
+    def algebra(self, value: StepAlgebra) -> None:
+        # the Python stepper makes its StepAlgebra; this one forms the Painleve margin compiled
+        self._algebra = CompiledAlgebra(value.system, value.params, self.plan)
+
+    def _power_terms(self, ev, lam) -> dict:
+        """``ContactStates._power_terms`` with the energies of the state compiled."""
+        model = self.system.model
+        actuators = actuator_forces(self.system.tree, ev.t)
+        E = self._energy = Energies(*compiled_energies(*self.plan.packed, ev.q, ev.u, actuators))
+        n_c = self._n_bilateral
+        drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
+        friction = sum(
+            self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
+            for i, c in enumerate(ev.contacts)
+            if self._stick[i] is None and self._is_closed(i)
+        )
+        return {
+            "work_drives": float(drive),
+            "work_loads": E.load_power,
+            "dissipated_damping": E.damping_power,
+            "dissipated_friction": float(friction),
+        }
+
+    def _newton_step(self, h: float):
+        result = self._compiled_step(h)
+        if result is None:
+            return super()._newton_step(h)
+        return result
+
+    def _compiled_step(self, h: float):
+        plan = self.plan
+        p = self.params
+        bp, gp = self.algebra.coefficients(h)
+        factor = plan.factor(bp, gp)
+        t1 = self.t + h
+        motion = plan.motion(t1)
+        if factor is None or motion is None:
+            return None
+        ind, U = plan.indices(self.part)
+        ydd0 = self.acceleration[ind].copy()
+        if self._previous is not None:
+            acc_prev, h_prev = self._previous
+            ydd0 += (h / h_prev) * (self.acceleration[ind] - acc_prev[ind])
+        ev = self.evaluation
+        prev = (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t))
+        coef = (h, bp, gp, p.alpha_m, p.alpha_f, p.gamma, p.beta, t1)
+        slip_sign = np.asarray(self._slip_sign, dtype=float)
+        cstate = np.zeros((slip_sign.size, 5))
+        cstate[:, 0] = slip_sign
+        for i, anchor in enumerate(self._stick[: slip_sign.size]):  # the contacts' entries
+            if anchor is not None:
+                cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
+        status, its, cond, flat = newton(
+            *plan.packed,
+            factor,
+            coef,
+            motion[0],
+            motion[1],
+            ind,
+            U,
+            self.q,
+            self.u,
+            self.acceleration,
+            self.pseudo,
+            ydd0,
+            prev,
+            cstate,
+            self._s,
+            self.tol,
+            self.rtol,
+            self.max_newton,
+        )
+        if status != OK:
+            self.n_fallback += 1
+            return None
+        pieces = _pieces(self.q.size, ind.size, U.size, slip_sign.size, plan.P[6])
+        q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = _split(
+            flat, pieces
+        )
+        contacts = tuple(
+            ContactKinematics(
+                parameter=float(r[S]),
+                element=int(r[ELEMENT]),
+                point=r[PX : PX + 2],
+                profile_point=r[QX : QX + 2],
+                normal=r[NX : NX + 2],
+                tangent=r[TX : TX + 2],
+                gap=float(r[GAP]),
+                normal_velocity=float(r[VN]),
+                slip_velocity=float(r[VT]),
+                w_normal=wn[i],
+                w_tangent=wt[i],
+                remainder=float(r[REM]),
+                parameter_rate=float(r[SRATE]),
+                tangent_remainder=float(r[REM_T]),
+            )
+            for i, r in enumerate(rec)
+        )
+        ev = Evaluation(
+            t=t1,
+            q=q1,
+            u=u1,
+            mass_tree=mass_tree,
+            forces=forces,
+            phi=phi,
+            jac=jac,
+            jac_sigma=js,
+            remainder=rem,
+            phi_t=phit,
+            contacts=contacts,
+            slip_sign=slip_sign.copy(),
+            contact_index=self._sliding,
+        )
+        self.n_newton += its
+        self.n_compiled += 1
+        self.t, self.q, self.u = t1, q1, u1
+        self._previous = (self.acceleration, h)
+        self.acceleration = acc
+        self.pseudo = acc.copy()
+        self.pseudo[ind] = a1
+        self.multipliers = lam
+        self.evaluation = ev
+        self._s = rec[:, S].copy()
+        self.n_substeps += 1
+        if cond > self.recondition * max(self._cond0, 1.0):
+            self.part = self._choose(ev)
+        return ev
+
+
+def generalized_alpha(system: System, settings: dict):
+    """(stepper class, settings) of method "generalized-alpha": the compiled stepper when
+    ``settings["compiled"]`` (default True) and the system is one it takes, else the Python
+    one; the ``compiled`` key is removed from the settings."""
+    settings = dict(settings)
+    wanted = settings.pop("compiled", True)
+    if not isinstance(wanted, bool):
+        raise TypeError(f"simulate: compiled = {wanted!r}; allowed: True or False")
+    if wanted and unsupported(system) is None:
+        return CompiledGeneralizedAlpha, settings
+    return GeneralizedAlpha, settings
+
+
+__all__ = [
+    "CompiledAlgebra",
+    "CompiledGeneralizedAlpha",
+    "Plan",
+    "generalized_alpha",
+    "unsupported",
+]

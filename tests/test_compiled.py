@@ -1,0 +1,228 @@
+"""The compiled generalised-alpha step (``steppers.compiled``) against the Python step.
+
+Both steppers take the same equations, tests and iterates (Lipinski (002), eqs. 73, 76,
+78a-b); they differ in the factorisation of the structures' block (banded Cholesky against
+SuperLU) and in the order of sums, i.e. in round-off. Run in lockstep from the same state, the
+trajectories must therefore agree to round-off amplified by the stiff beam: positions to 1e-10
+relative to their range (we see ~1e-12), velocities and multipliers to 1e-8 relative (we see
+~1e-10: the beam's highest modes, omega ~ 1e5 rad/s, carry velocities of eps cond(G_f)). A
+step that the compiled path does not take must come out of the Python path, identically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fe_contact.model import Circle, ContactPair, Line, Model, Sliding, Unilateral
+from fe_contact.papers.lipinski import (
+    Manipulator,
+    manipulator_initial_state,
+    sliding_mass_initial_state,
+    sliding_mass_model,
+)
+from fe_contact.steppers.compiled import (
+    CompiledGeneralizedAlpha,
+    generalized_alpha,
+    unsupported,
+)
+from fe_contact.steppers.genalpha import GeneralizedAlpha
+from fe_contact.steppers.simulate import StopRun, simulate
+from fe_contact.system import assemble, energies
+
+
+def lockstep(system, q0, u0, h, n_steps, **settings):
+    """Step the Python and the compiled stepper side by side; (python, compiled, reports)."""
+    py = GeneralizedAlpha(system, 0.0, q0, u0, h=h, **settings)
+    cc = CompiledGeneralizedAlpha(system, 0.0, q0, u0, h=h, **settings)
+    reports = []
+    for _ in range(n_steps):
+        reports.append((py.step(), cc.step()))
+    return py, cc, reports
+
+
+def assert_same(reports, q_rel=1e-10, rel=1e-8):
+    q_py = np.array([a.q for a, _ in reports])
+    q_cc = np.array([b.q for _, b in reports])
+    span = np.maximum(np.ptp(q_py, axis=0), np.abs(q_py).max(axis=0))
+    assert np.all(np.abs(q_py - q_cc) <= q_rel * np.maximum(span, 1e-300))
+    u_py = np.array([a.u for a, _ in reports])
+    u_cc = np.array([b.u for _, b in reports])
+    assert np.max(np.abs(u_py - u_cc)) <= rel * np.max(np.abs(u_py))
+    lam_py = np.array([a.multipliers for a, _ in reports])
+    lam_cc = np.array([b.multipliers for _, b in reports])
+    assert np.max(np.abs(lam_py - lam_cc)) <= rel * max(np.max(np.abs(lam_py)), 1.0)
+    for a, b in reports:
+        assert a.t == pytest.approx(b.t, abs=1e-14)
+        ea, eb = a.energy, b.energy
+        assert eb.total == pytest.approx(ea.total, rel=1e-10, abs=1e-13)
+        assert eb.kinetic == pytest.approx(ea.kinetic, rel=1e-8, abs=1e-13)
+        for key, value in a.work.items():
+            assert b.work[key] == pytest.approx(value, rel=1e-8, abs=1e-13), key
+        for ca, cb in zip(a.contacts, b.contacts, strict=True):
+            assert ca.state == cb.state
+            assert cb.parameter == pytest.approx(ca.parameter, abs=1e-12, nan_ok=True)
+            assert cb.normal_force == pytest.approx(ca.normal_force, rel=rel)
+            assert cb.friction_force == pytest.approx(ca.friction_force, rel=rel, abs=1e-14)
+
+
+@pytest.fixture(scope="module")
+def sliding_mass():
+    def make(mu):
+        system = assemble(sliding_mass_model(mu, 10))
+        return system, *sliding_mass_initial_state(system)
+
+    return make
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.2])
+def test_sliding_mass_matches_the_python_step(sliding_mass, mu):
+    system, q0, u0 = sliding_mass(mu)
+    py, cc, reports = lockstep(system, q0, u0, 1e-3, 60)
+    assert_same(reports)
+    assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
+    # the same Newton iterations, give or take an iterate at the tolerance's edge
+    assert abs(cc.n_newton - py.n_newton) <= 2
+
+
+def test_stick_is_located_at_the_same_time_and_held_compiled(sliding_mass):
+    # the mass slows down at about mu g and sticks near t = 0.27 s (test_sliding.py)
+    system, q0, u0 = sliding_mass(0.2)
+    py, cc, reports = lockstep(system, q0, u0, 1e-3, 300)
+    assert [e[1:] for e in py.events] == [("mass", "stick")]
+    assert [e[1:] for e in cc.events] == [("mass", "stick")]
+    assert cc.events[0][0] == pytest.approx(py.events[0][0], abs=1e-9)
+    assert_same(reports)
+    assert reports[-1][1].contacts[0].state == "stick"
+    assert cc.n_fallback == 0  # the stick row is compiled too
+
+
+def test_manipulator_matches_the_python_step():
+    """Three revolute joints, a drive, friction 0.2 against the slide (002 sec. 9)."""
+    system, init = manipulator_initial_state(Manipulator(), 0.2)
+    py, cc, reports = lockstep(system, init.q0, init.u0, 5e-4, 60, rho_inf=0.9)
+    assert_same(reports)
+    assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
+    torque_py = np.array([a.drive_forces[0] for a, _ in reports])
+    torque_cc = np.array([b.drive_forces[0] for _, b in reports])
+    assert np.max(np.abs(torque_py - torque_cc)) <= 1e-9  # N m, of about 0.6 N m
+
+
+def test_friction_oscillator_on_its_belt_matches_the_python_step():
+    """A block on a spring on a driven belt (a line on a translating body), mu_s > mu_k: it
+    sticks, breaks loose at x = mu_s N / k and sticks again (``papers.friction_oscillator``);
+    the stick rows along the moving line and every event compiled."""
+    from fe_contact.papers.friction_oscillator import limit_cycle, oscillator_model
+
+    model, q0, u0 = oscillator_model()
+    system = assemble(model)
+    py, cc, reports = lockstep(system, q0, u0, 1e-3, 1100)
+    assert [e[1:] for e in cc.events] == [e[1:] for e in py.events]
+    assert [e[2] for e in cc.events][:3] == ["slip", "stick", "slip"]
+    for a, b in zip(py.events, cc.events, strict=True):
+        assert b[0] == pytest.approx(a[0], abs=1e-9)
+    # the first breakaway where the spring force reaches mu_s N (closed form)
+    assert cc.events[0][0] == pytest.approx(limit_cycle().x_break / 0.1, abs=1e-6)
+    assert_same(reports)
+    assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
+
+
+def test_mass_on_a_fixed_incline_matches_the_python_step():
+    """The sliding mass on a rigid incline (30 degrees, mu = 0.2) instead of the beam: it
+    accelerates at g (sin a - mu cos a) down the slope."""
+    tree = sliding_mass_model(0.0, 2).tree
+    angle = np.pi / 6
+    slope = Line.incline(angle)
+    pair = ContactPair("mass", Circle(1, 0.01), slope, Sliding(0.2))
+    system = assemble(Model(tree=tree, contacts=(pair,), gravity=tree.gravity))
+    along = np.array([np.cos(angle), np.sin(angle)])
+    q0 = 0.5 * along + 0.01 * np.array(slope.normal)
+    u0 = -0.1 * along
+    py, cc, reports = lockstep(system, q0, u0, 1e-3, 100)
+    assert_same(reports)
+    assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
+    a = 9.81 * (np.sin(angle) - 0.2 * np.cos(angle))
+    t, q = reports[-1][1].t, reports[-1][1].q
+    travelled = float((q0 - q) @ along)
+    assert travelled == pytest.approx(0.1 * t + 0.5 * a * t * t, rel=1e-6)
+
+
+def test_circle_on_the_beam_matches_the_python_step(sliding_mass):
+    """A circle (radius 5 mm) instead of the point on the beam, mu = 0.2: the radius terms of
+    the contact kinematics (the centre on the offset curve)."""
+    system, q0, u0 = sliding_mass(0.2)
+    pair = ContactPair("mass", Circle(1, 0.005), "beam", Sliding(0.2))
+    system = assemble(replace(system.model, contacts=(pair,)))
+    point = system.structures["beam"].curve(q0[0], q0[2:])
+    q0 = q0.copy()
+    q0[:2] = point.position + 0.005 * point.normal
+    py, cc, reports = lockstep(system, q0, u0, 1e-3, 60)
+    assert_same(reports)
+    assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
+
+
+def test_simulate_takes_the_compiled_step_by_default(sliding_mass):
+    system, q0, u0 = sliding_mass(0.0)
+    a = simulate(system, (0.0, 0.02), (q0, u0), h=1e-3, compiled=False)
+    b = simulate(system, (0.0, 0.02), (q0, u0), h=1e-3)
+    assert generalized_alpha(system, {})[0] is CompiledGeneralizedAlpha
+    assert np.max(np.abs(a.q - b.q)) <= 1e-12
+    for name in ("mass_normal_force", "kinetic_energy", "energy_error"):
+        assert np.allclose(a[name], b[name], rtol=1e-8, atol=1e-12), name
+    with pytest.raises(TypeError, match="compiled = 'yes'"):
+        simulate(system, (0.0, 0.01), (q0, u0), compiled="yes")
+
+
+def test_leaving_the_beam_falls_back_and_stops_like_the_python_step(sliding_mass):
+    """0.1 m before the free end at 2 m/s: the contact leaves the beam near t = 0.05 s."""
+    system, _, _ = sliding_mass(0.0)
+    q0, u0 = sliding_mass_initial_state(system, x0=0.3, speed=2.0)
+    steppers = [
+        GeneralizedAlpha(system, 0.0, q0, u0, h=1e-3),
+        CompiledGeneralizedAlpha(system, 0.0, q0, u0, h=1e-3),
+    ]
+    messages = []
+    for st in steppers:
+        with pytest.raises(StopRun) as stop:
+            for _ in range(100):
+                st.step()
+        messages.append(str(stop.value))
+    assert messages[0] == messages[1] and "left structure 'beam'" in messages[0]
+    py, cc = steppers
+    assert 0.045 < cc.t < 0.055 and cc.t == pytest.approx(py.t, abs=1e-12)
+    assert np.max(np.abs(cc.q - py.q)) <= 1e-10
+    assert cc.n_fallback >= 1  # the step that left was handed to the Python step
+
+
+def test_systems_it_does_not_take_run_on_the_python_step(sliding_mass):
+    system, q0, u0 = sliding_mass(0.0)
+    model = system.model
+    floor = ContactPair("floor", Circle(1, 0.01), Line((0.0, -0.01), (0.0, 1.0)), Unilateral())
+    line_system = assemble(replace(model, contacts=(floor,)))
+    assert "not a Coulomb Sliding law" in unsupported(line_system)
+    assert generalized_alpha(line_system, {})[0] is GeneralizedAlpha
+    assert generalized_alpha(system, {"compiled": False})[0] is GeneralizedAlpha
+
+
+def test_compiled_energies_equal_system_energies(sliding_mass):
+    """The energies kernel against ``system.energies`` at a deflected, moving state with
+    joint springs, dampers and an actuator (the manipulator), and on the sliding mass."""
+    from fe_contact.kernels.step import energies as kernel
+    from fe_contact.multibody.tree import actuator_forces
+    from fe_contact.steppers.compiled import Plan
+
+    system, init = manipulator_initial_state(Manipulator(), 0.2)
+    rng = np.random.default_rng(3)
+    for sys_, q, u in (
+        (system, init.q0, init.u0 + 0.1 * rng.standard_normal(init.u0.size)),
+        (*sliding_mass(0.0),),
+    ):
+        plan = Plan(sys_)
+        ref = energies(sys_, q, u, 0.1)
+        got = kernel(*plan.packed, q, u, actuator_forces(sys_.tree, 0.1))
+        names = ("tree_kinetic", "structure_kinetic", "gravity", "tree_springs")
+        names += ("structure_elastic", "damping_power", "load_power")
+        for name, value in zip(names, got, strict=True):
+            assert value == pytest.approx(getattr(ref, name), rel=1e-12, abs=1e-15), name
