@@ -129,8 +129,8 @@ class Profile:
     (000), sec. 2.2. The curve is traversed counter-clockwise around the body, so that its
     normal n = (t_y, -t_x) points out of the body (000 eq. 3).
 
-    As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7), a Line
-    or a structure's deformed centre line (by name, on the pair's ``side``); as a target it is
+    As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7) or a
+    structure's deformed centre line (by name, on the pair's ``side``); as a target it is
     touched by a Point, a Circle or a Profile."""
 
     body: int | str | None
@@ -283,6 +283,11 @@ class ContactPair:
             Sliding | Unilateral | Compliant,
             "Sliding, Unilateral, Compliant",
         )
+        if isinstance(self.profile, Profile) and isinstance(self.target, Line):
+            raise ValueError(
+                f"{where}: a Profile against a Line is not available; allowed targets of a "
+                "Profile: a structure's name or a Profile (a flat as a straight Profile)"
+            )
         object.__setattr__(self, "side", check.choice(f"{where}.side", self.side, (1, -1)))
         check.choice(f"{where}.search", self.search, SEARCHES)
         grid = self.search == "grid"

@@ -3,13 +3,14 @@ conditions of Bauchau (000), eqs. (5)-(6) on (eta, s), the gap eq. (7) and the r
 (14), (17) with the beam's material point, for compliant (Hertz) and hard contact."""
 
 import numpy as np
+import pytest
 
 from fe_contact.coupling.constraints import contact_at
 from fe_contact.coupling.frames import body_frame
 from fe_contact.coupling.profile_structure import closest_on_structure
 from fe_contact.curves import Curve
 from fe_contact.elements.beam import BeamSpec
-from fe_contact.model import Compliant, ContactPair, Model, PointLoad, Profile, Sliding
+from fe_contact.model import Compliant, ContactPair, Line, Model, PointLoad, Profile, Sliding
 from fe_contact.multibody.builders import floating_body
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel
@@ -240,3 +241,13 @@ def test_hard_contact_normal_force_and_energy():
     kinetic = np.max(result["kinetic_energy"])
     assert kinetic > 1e-3  # the motion: ~ 4e-3 J exchanged
     assert np.max(np.abs(result["energy_error"])) < 1e-5 * kinetic
+
+
+def test_profile_pairs_are_checked():
+    """A Profile against a structure the model lacks, and against a Line (not available: a
+    straight Profile serves), are refused by name."""
+    pair = ContactPair("c", Profile(2, crown(0.05, 0.8)), "rail", Compliant("hertz", 1e8))
+    with pytest.raises(ValueError, match="rail"):
+        Model(tree=floating_body(1.0, 1e-3), structures={"beam": beam_spec(50.0)}, contacts=(pair,))
+    with pytest.raises(ValueError, match="a Profile against a Line"):
+        ContactPair("c", Profile(2, crown(0.05, 0.8)), Line((0.0, 0.0), (0.0, 1.0)))
