@@ -130,7 +130,8 @@ class Profile:
     normal n = (t_y, -t_x) points out of the body (000 eq. 3).
 
     As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7) or a
-    Line; as a target it is touched by a Point, a Circle or a Profile."""
+    structure's deformed centre line (by name, on the pair's ``side``); as a target it is
+    touched by a Point, a Circle or a Profile."""
 
     body: int | str | None
     curve: Curve
@@ -239,7 +240,7 @@ SEARCHES = ("closest", "grid")
 
 @dataclass(frozen=True)
 class ContactPair:
-    """A profile on a tree body touching a structure (by name) or a rigid ``Line``.
+    """A profile on a body touching a structure (by name), a rigid ``Line`` or a Profile.
 
     name : label of the contact in results and files (an identifier).
     profile : Point, Circle or Profile. target : name of a structure of the model, a Line, or a
@@ -247,7 +248,8 @@ class ContactPair:
     law : Sliding (bilateral, generalised-alpha), Unilateral (set-valued, both steppers) or
         Compliant (a force law, generalised-alpha).
     side : +1 when the profile lies on the side of the structure's normal (the unit tangent
-        turned by +90 degrees: above a structure along +x), -1 on the other side.
+        turned by +90 degrees: above a structure along +x), -1 on the other side (a
+        Point, Circle or Profile against a structure).
     search : "closest": the contact point is the closest point of the deformed curve
         (projection, Bauchau (000), eqs. 5-7), one contact point; "grid": a circle against
         ``n_candidates`` material points equally spaced along the structure (Eugster-Glocker
@@ -281,10 +283,10 @@ class ContactPair:
             Sliding | Unilateral | Compliant,
             "Sliding, Unilateral, Compliant",
         )
-        if isinstance(self.profile, Profile) and isinstance(self.target, str):
+        if isinstance(self.profile, Profile) and isinstance(self.target, Line):
             raise ValueError(
-                f"{where}: a Profile against a structure is not available; allowed targets of "
-                "a Profile: a Profile or a Line"
+                f"{where}: a Profile against a Line is not available; allowed targets of a "
+                "Profile: a structure's name or a Profile (a flat as a straight Profile)"
             )
         object.__setattr__(self, "side", check.choice(f"{where}.side", self.side, (1, -1)))
         check.choice(f"{where}.search", self.search, SEARCHES)

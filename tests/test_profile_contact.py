@@ -138,15 +138,16 @@ def test_gap_rates_against_finite_differences():
 
 
 def test_profile_input_is_checked():
-    """A Profile names its body; a Profile against a structure is refused by name; the
+    """A Profile names its body; a Profile against a structure names one of the model; the
     Moreau-Jean stepper refuses curved pairs."""
     from fe_contact.steppers.simulate import simulate
 
     cam = Curve.bezier([[0.0, 0.0], [0.1, 0.1], [0.0, 0.2]])
     with pytest.raises(TypeError, match="Profile.curve"):
         Profile(0, [[0.0, 0.0], [1.0, 0.0]])
-    with pytest.raises(ValueError, match="a Profile against a structure"):
-        ContactPair("c", Profile(0, cam), "beam", Compliant("hertz", 1e9))
+    pair = ContactPair("c", Profile(2, cam), "beam", Compliant("hertz", 1e9))
+    with pytest.raises(TypeError, match="target: got 'beam'"):  # no such structure
+        Model(tree=two_bodies(), contacts=(pair,))
     pair = ContactPair("c", Profile("nobody", cam), Profile(5, cam), Compliant("hertz", 1e9))
     with pytest.raises(ValueError, match="nobody"):
         Model(tree=two_bodies(), contacts=(pair,))
