@@ -223,13 +223,13 @@ def _stick_row(system: System, k: int, anchor: StickAnchor, q, u, contact: Conta
     """(phi, J row, A) of the tangential row of sticking contact k (see StickAnchor)."""
     lay = system.layout
     pair = system.model.contacts[k]
+    if pair.profile.radius > 0.0 or pair.curved:  # rolling: W_T u = 0 (velocity level)
+        return 0.0, contact.w_tangent, contact.tangent_remainder
     prof = profile_state(
         system.tree, q[lay.tree], u[lay.tree], pair.profile.body, system.profile_points[k]
     )
     pk = prof.centre
     t_star = np.asarray(anchor.direction)
-    if pair.profile.radius > 0.0 or pair.curved:  # rolling: W_T u = 0 (velocity level)
-        return 0.0, contact.w_tangent, contact.tangent_remainder
     row = np.zeros(lay.n)
     row[lay.tree] = t_star @ pk.jacobian
     if isinstance(pair.target, str):
