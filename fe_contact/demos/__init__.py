@@ -84,3 +84,24 @@ def folder(text: str) -> Path:
 
 
 __all__ = ["DemoParser", "count", "finite", "folder", "nonnegative", "positive"]
+
+
+def overrides(data, items):
+    """``data`` (a frozen dataclass of a demo's numbers) with ``NAME=VALUE`` overrides from
+    ``--set``: a field whose value is an int takes an integer, any other a number. ValueError
+    naming the option, the value and what is allowed."""
+    import dataclasses
+
+    names = tuple(f.name for f in dataclasses.fields(data))
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or name not in names:
+            raise ValueError(f"--set: got {item!r}; allowed: NAME=VALUE with NAME in {names}")
+        integer = isinstance(getattr(data, name), int) and not isinstance(getattr(data, name), bool)
+        try:
+            number = int(value) if integer else float(value)
+        except ValueError:
+            kind = "an integer" if integer else "a number"
+            raise ValueError(f"--set {name}: got {value!r}; allowed: {kind}") from None
+        data = dataclasses.replace(data, **{name: number})
+    return data

@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import os
 import sys
-from dataclasses import fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -33,24 +32,12 @@ from ..papers.friction_oscillator import (
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
-from . import DemoParser, folder, positive
-
-NAMES = tuple(f.name for f in fields(Oscillator))
+from . import DemoParser, folder, overrides, positive
 
 
 def settings(items) -> Oscillator:
-    """An Oscillator with ``NAME=VALUE`` overrides; ValueError naming a bad one."""
-    data = Oscillator()
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or name not in NAMES:
-            raise ValueError(f"--set: got {item!r}; allowed: NAME=VALUE with NAME in {NAMES}")
-        try:
-            number = float(value)
-        except ValueError:
-            raise ValueError(f"--set {name}: got {value!r}; allowed: a number") from None
-        data = replace(data, **{name: number})
-    return data
+    """A Oscillator with ``NAME=VALUE`` overrides; ValueError naming a bad one."""
+    return overrides(Oscillator(), items)
 
 
 def run(data: Oscillator, t_end: float = 5.0, h: float = 1e-3, out=None):

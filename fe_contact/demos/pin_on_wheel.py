@@ -28,33 +28,20 @@ import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..papers.slavic_boltezar import PinOnWheel, run_in, simulate_pin, smooth_apparent_cof
-from . import DemoParser, count, finite, folder, positive
+from . import DemoParser, count, finite, folder, overrides, positive
 
-NAMES = tuple(f.name for f in fields(PinOnWheel))
-INTEGERS = ("n_pin", "seed_pin", "seed_wheel")
 MISALIGNMENTS = (-0.4e-3, -0.2e-3, 0.0, 0.2e-3, 0.4e-3)
 
 
 def settings(items) -> PinOnWheel:
-    """A PinOnWheel with ``NAME=VALUE`` overrides; ValueError/TypeError naming a bad one."""
-    data = PinOnWheel()
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or name not in NAMES:
-            raise ValueError(f"--set: got {item!r}; allowed: NAME=VALUE with NAME in {NAMES}")
-        try:
-            number = int(value) if name in INTEGERS else float(value)
-        except ValueError:
-            kind = "an integer" if name in INTEGERS else "a number"
-            raise ValueError(f"--set {name}: got {value!r}; allowed: {kind}") from None
-        data = replace(data, **{name: number})
-    return data
+    """A PinOnWheel with ``NAME=VALUE`` overrides; ValueError naming a bad one."""
+    return overrides(PinOnWheel(), items)
 
 
 def _sweep_case(args):

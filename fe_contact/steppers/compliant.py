@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .result import ContactReport, open_contact
+from .result import ContactReport, open_contact, point_contact
 
 
 def compliant_report(name: str, force, h: float, state: str | None = None) -> ContactReport:
@@ -28,22 +28,7 @@ def compliant_report(name: str, force, h: float, state: str | None = None) -> Co
     c = force.contact
     if c is None or not force.normal_force > 0.0:
         return open_contact(name, np.inf if c is None else c.gap)
-    f_n, f_t = force.normal_force, force.friction_force
-    return ContactReport(
-        name=name,
-        state=state or "slip",
-        point=c.point[None, :],
-        normal=c.normal[None, :],
-        tangent=c.tangent[None, :],
-        parameter=np.array([c.parameter]),
-        gap=np.array([c.gap]),
-        slip_velocity=np.array([c.slip_velocity]),
-        normal_force=np.array([f_n]),
-        friction_force=np.array([f_t]),
-        normal_impulse=np.array([f_n * h]),
-        friction_impulse=np.array([f_t * h]),
-        min_gap=c.gap,
-    )
+    return point_contact(name, state or "slip", c, force.normal_force, force.friction_force, h)
 
 
 def _tangent(ev, bp: float, gp: float):

@@ -47,7 +47,7 @@ from ..system import System
 from .compliant import bordered_solve
 from .contact_states import ContactStates
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
-from .result import ContactReport, StepReport, open_contact
+from .result import StepReport, open_contact, point_contact
 from .simulate import StopRun, check_start
 
 # a Newton failure where the Painleve margin (``StepAlgebra.painleve_margin``) is below this is
@@ -588,23 +588,7 @@ class GeneralizedAlpha(ContactStates):
                 state, friction = "slip", -ev.slip_sign[i] * self._mu[i] * normal
             else:
                 state, friction = "stick", float(lam[self._stick_row(i)])
-            reports.append(
-                ContactReport(
-                    name=pair.name,
-                    state=state,
-                    point=c.point[None, :],
-                    normal=c.normal[None, :],
-                    tangent=c.tangent[None, :],
-                    parameter=np.array([c.parameter]),
-                    gap=np.array([c.gap]),
-                    slip_velocity=np.array([c.slip_velocity]),
-                    normal_force=np.array([normal]),
-                    friction_force=np.array([friction]),
-                    normal_impulse=np.array([normal * self._h_step]),
-                    friction_impulse=np.array([friction * self._h_step]),
-                    min_gap=c.gap,
-                )
-            )
+            reports.append(point_contact(pair.name, state, c, normal, friction, self._h_step))
         n_c = self._n_bilateral
         velocity = ev.jac @ ev.u + ev.phi_t
         m = len(model.constraint_names())

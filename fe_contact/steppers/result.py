@@ -79,6 +79,26 @@ class ContactReport:
         return int(np.argmax(self.normal_force))
 
 
+def point_contact(name: str, state: str, c, normal: float, friction: float, h: float):
+    """The report of a pair closed at the one point of its ``ContactKinematics`` c, with its
+    normal and friction forces (N); impulses are the forces times the step h."""
+    return ContactReport(
+        name=name,
+        state=state,
+        point=c.point[None, :],
+        normal=c.normal[None, :],
+        tangent=c.tangent[None, :],
+        parameter=np.array([c.parameter]),
+        gap=np.array([c.gap]),
+        slip_velocity=np.array([c.slip_velocity]),
+        normal_force=np.array([normal]),
+        friction_force=np.array([friction]),
+        normal_impulse=np.array([normal * h]),
+        friction_impulse=np.array([friction * h]),
+        min_gap=c.gap,
+    )
+
+
 def open_contact(name: str, min_gap: float) -> ContactReport:
     """The report of a pair with no closed point."""
     empty = np.zeros(0)
