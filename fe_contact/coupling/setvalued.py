@@ -123,9 +123,10 @@ class ContactImpulses:
 
     normal, tangent : impulses P_N >= 0 and P_T in [-mu P_N, mu P_N], N s, shape (m,).
     xi_normal, xi_tangent : xi = G P + c at the solution, m/s, shape (m,).
-    method : "gauss-seidel", "newton", "lemke" or "tresca" (which one delivered the solution).
+    method : "gauss-seidel", "newton", "de-saxce", "lemke" or "tresca" (which one delivered the
+    solution).
     n_iterations : Gauss-Seidel sweeps; n_newton : active-set Newton iterations; n_pivots : Lemke
-    pivots (0 if not used);
+    pivots (0 if not used); n_problems : least-distance problems of the De Saxce fixed point;
     residual : largest violation of the laws in m/s; r_factor : final alpha of r_i = alpha / G_ii.
     """
 
@@ -139,6 +140,7 @@ class ContactImpulses:
     n_pivots: int
     residual: float
     r_factor: float
+    n_problems: int = 0
 
 
 def solve_contact_impulses(
@@ -205,6 +207,7 @@ def solve_contact_impulses(
     alpha = 1.0
     n_pivots = 0
     n_newton = 0
+    n_problems = 0
     scale_c = float(np.abs(c).max(initial=0.0))
     residual = np.inf
     scale = max(scale_c, 1e-12)
@@ -225,6 +228,7 @@ def solve_contact_impulses(
             n_iterations=sweep,
             n_newton=n_newton,
             n_pivots=n_pivots,
+            n_problems=n_problems,
             residual=residual,
             r_factor=alpha,
         )
@@ -253,7 +257,7 @@ def solve_contact_impulses(
                 tol,
                 lambda P: _active_set_newton(G, c, mu, P, r_unit, tol * check(P)[2], 2)[0],
             )
-            n_newton += outer
+            n_problems += outer
             if trial is not None:
                 xi_trial, residual_trial, scale = check(trial)
                 return done(trial, xi_trial, "de-saxce", sweep, residual_trial)

@@ -36,7 +36,6 @@ from .. import validation as check
 from ..coupling.constraints import evaluate_state, mass_times, sliding_contacts
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
-    PainleveError,
     Partition,
     b_matrices,
     choose_dependent,
@@ -49,11 +48,6 @@ from .contact_states import ContactStates
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import StepReport, open_contact, point_contact
 from .simulate import StopRun, check_start
-
-# a Newton failure where the Painleve margin (``StepAlgebra.painleve_margin``) is below this is
-# reported as the Painleve case it approaches: there the normal force is 100 times the one the
-# same state would need without friction, or more
-PAINLEVE_NEAR = 1e-2
 
 # after a located event the sub-steps grow from the last one by at most this factor until they
 # reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
@@ -412,29 +406,11 @@ class GeneralizedAlpha(ContactStates):
             return self._newton_step(h)
         except NewtonDivergence as err:
             if depth <= 0:
-                self._near_painleve(err)
+                self.algebra.check_painleve_near(self.evaluation, self._mu, err)
                 raise
         self.n_halved += 1
         self._advance(0.5 * h, depth - 1)
         return self._advance(0.5 * h, depth - 1)
-
-    def _near_painleve(self, err: NewtonDivergence) -> None:
-        """Name a Newton failure next to a Painleve case for what it is: where the margin of
-        ``StepAlgebra.painleve_margin`` has fallen below PAINLEVE_NEAR at the last committed
-        state, the slipping contact approaches the state in which its normal force is not
-        determined and that force grows without bound (a rod sliding into its Painleve range
-        of angles): PainleveError, with the Newton failure as its cause."""
-        margin = self.algebra.painleve_margin(self.evaluation, self._mu)
-        if margin < PAINLEVE_NEAR:
-            try:
-                self.algebra.painleve_error(
-                    self.evaluation,
-                    f"approached: the smallest eigenvalue of J M^-1 J_Sigma^T has fallen to "
-                    f"{margin:.3e} of the frictionless one's, the normal force grows as its "
-                    f"inverse, and the step's Newton iteration failed ({err})",
-                )
-            except PainleveError as painleve:
-                raise painleve from err
 
     def step(self, h: float | None = None) -> StepReport:
         """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that

@@ -15,6 +15,11 @@ from ..coupling.constraints import mass_times
 from ..coupling.partition import ConstraintError, PainleveError, b_matrices
 from ..system import System
 
+# a Newton failure where the Painleve margin (``StepAlgebra.painleve_margin``) is below this is
+# reported as the Painleve case it approaches: there the normal force is 100 times the one the
+# same state would need without friction, or more
+PAINLEVE_NEAR = 1e-2
+
 
 class StepAlgebra:
     """The solves of one system's steps. ``params``: the generalised-alpha parameters
@@ -113,6 +118,24 @@ class StepAlgebra:
                 f"J M^-1 J_Sigma^T has an eigenvalue {worst:.3e} <= 0, so the normal force is "
                 "not determined",
             )
+
+    def check_painleve_near(self, ev, mu, err: Exception) -> None:
+        """Name a step's Newton failure ``err`` next to a Painleve case for what it is: where
+        ``painleve_margin`` at the last committed state ev is below PAINLEVE_NEAR, the
+        slipping contact approaches the state in which its normal force is not determined and
+        that force grows without bound (a rod sliding into its Painleve range of angles):
+        PainleveError, with the failure as its cause. Otherwise nothing."""
+        margin = self.painleve_margin(ev, mu)
+        if margin < PAINLEVE_NEAR:
+            try:
+                self.painleve_error(
+                    ev,
+                    f"approached: the smallest eigenvalue of J M^-1 J_Sigma^T has fallen to "
+                    f"{margin:.3e} of the frictionless one's, the normal force grows as its "
+                    f"inverse, and the step's Newton iteration failed ({err})",
+                )
+            except PainleveError as painleve:
+                raise painleve from err
 
     def painleve_error(self, ev, reason: str):
         """Raise the PainleveError of state ev with ``reason``, naming contacts and state."""
