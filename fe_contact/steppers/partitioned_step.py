@@ -19,6 +19,9 @@ from ..system import System
 # reported as the Painleve case it approaches: there the normal force is 100 times the one the
 # same state would need without friction, or more
 PAINLEVE_NEAR = 1e-2
+# sparse LU factors of G_f kept per step size for linear structures: a step takes one size, a
+# located event some ten more (the Illinois iterates), each used again only nearby
+FACTORS_KEPT = 16
 
 
 class StepAlgebra:
@@ -58,11 +61,15 @@ class StepAlgebra:
         if not s.layout.n_flexible:
             return None
         if s.linear_flexible:
-            if h not in self._g_factor:
+            lu = self._g_factor.pop(h, None)  # re-inserted last: the most recently used
+            if lu is None:
                 G = (s.mass_flexible + gp * s.damping_flexible + bp * s.stiffness_flexible).tocsc()
-                self._g_factor[h] = spla.splu(G)
+                lu = spla.splu(G)
                 self.n_factorizations += 1
-            return self._g_factor[h]
+                if len(self._g_factor) >= FACTORS_KEPT:  # the least recently used goes
+                    del self._g_factor[next(iter(self._g_factor))]
+            self._g_factor[h] = lu
+            return lu
         G = sp.csc_matrix(s.mass_flexible + gp * s.flexible_damping(q) + bp * s.flexible_tangent(q))
         self.n_factorizations += 1
         return spla.splu(G)
