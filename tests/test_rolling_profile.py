@@ -65,3 +65,32 @@ def test_disk_slips_below_the_rolling_limit():
     friction_work = mu * M * G * np.cos(theta) * slip
     assert np.isclose(result["dissipated_friction"][-1], friction_work, rtol=1e-6)
     assert abs(result["energy_error"][-1]) < 1e-6 * friction_work
+
+
+def test_ground_profile_as_the_pairs_profile_rolls_a_curved_foot_as_the_target_does():
+    """A Profile fixed in the plane may be the pair's profile and a tree body's Profile its
+    target: the contact is the same two curves with the roles swapped (000 eqs. 5-7 are
+    symmetric in them), so a body with a parabolic foot (curvature radius 5 cm at its lowest
+    point) rolling down the incline without slipping (mu = 0.8) must move as it does with the
+    roles the other way round, to the Newton tolerance (1e-9 m, rad). While it rolls (state
+    stick: the velocity-level row W_T u = 0) the slip velocity is zero to round-off, the gap
+    stays closed and the friction does no work."""
+    theta = 0.3
+    d = np.array([np.cos(theta), np.sin(theta)])
+    ground = Profile(None, Curve.bezier([3.0 * d, 0.5 * d, -3.0 * d]))
+    foot = Profile(2, Curve.bezier([[-0.1, 0.0], [0.0, -0.2], [0.1, 0.0]]))
+    runs = []
+    for profile, target in ((foot, ground), (ground, foot)):
+        tree = floating_body(M, 0.01, gravity=(0.0, -G))
+        pair = ContactPair("foot", profile, target, Sliding(0.8))
+        system = assemble(Model(tree=tree, contacts=(pair,), gravity=(0.0, -G)))
+        q0, u0 = system.initial_state([0.0, 0.1, 0.0], [0.0, 0.0, 0.0])
+        result = simulate(system, (0.0, 0.3), (q0, u0), h=1e-3)
+        assert result.success, result.message
+        assert set(result["foot_state"]) == {"stick"}
+        assert np.max(np.abs(result["foot_slip_velocity"])) < 1e-12
+        assert np.max(np.abs(result["foot_gap"])) < 1e-12
+        assert np.max(np.abs(result["dissipated_friction"])) == 0.0
+        runs.append(result)
+    assert np.max(np.abs(runs[0].q - runs[1].q)) < 1e-9
+    assert abs(runs[0].q[-1, 0] - runs[0].q[0, 0]) > 0.05  # it did roll: 5 cm and more
