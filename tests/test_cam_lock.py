@@ -130,22 +130,22 @@ def test_demo_writes_its_outputs(tmp_path):
 
 
 def test_case_2_rolls_without_friction_work():
-    """Case 2 (continuous law plus rolling, mu_s = 0.3) from 0.63 s to 1.02 s at h = 4e-4 s:
+    """Case 2 (continuous law plus rolling, mu_s = 0.3) from 0.63 s to 1.0 s at h = 2e-4 s:
     the cam's contact rolls in bands from about 0.975 s on (the stick state of a profile
     contact, 000 sec. 5). Over every step that starts and ends rolling the friction work does
     not change at all (the rolling row does no work), it never decreases, and the balance
-    closes to 2.5 % of the drive's work: the trapezoidal rule on the friction power through the
-    contact's 3-7 krad/s vibrations at this coarse step (1.9 % here; 0.22 % at h = 2e-4 s up to
-    1.3 s, 0.1-0.34 % at 1e-4 s in the demo's runs)."""
-    _, result, _ = run_case(2, 1.02, 4e-4, t0=0.63)
+    closes to 0.5 % of the drive's work: the trapezoidal rule on the friction power through the
+    contact's 3-7 krad/s vibrations (0.17 % here, 0.21 % up to 1.02 s; at h = 4e-4 s the
+    rolling bands chatter and the Newton iteration of a step can fail to converge)."""
+    _, result, _ = run_case(2, 1.0, 2e-4, t0=0.63)
     assert result.success, result.message
     state = result[next(c for c in result.columns if c.endswith("_state"))]
     rolling = state == "stick"
     both = rolling[1:] & rolling[:-1]
-    assert both.sum() >= 10  # it does roll
+    assert both.sum() >= 5  # it does roll
     friction = result["dissipated_friction"]
     assert np.all(np.diff(friction)[both] == 0.0)
     assert np.all(np.diff(friction) >= -1e-12)
     assert friction[-1] > 10.0  # and slips between the bands
     work = result["work_drives"][-1]
-    assert np.max(np.abs(result["energy_error"])) < 2.5e-2 * work
+    assert np.max(np.abs(result["energy_error"])) < 5e-3 * work

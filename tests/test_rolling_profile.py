@@ -94,3 +94,29 @@ def test_ground_profile_as_the_pairs_profile_rolls_a_curved_foot_as_the_target_d
         runs.append(result)
     assert np.max(np.abs(runs[0].q - runs[1].q)) < 1e-9
     assert abs(runs[0].q[-1, 0] - runs[0].q[0, 0]) > 0.05  # it did roll: 5 cm and more
+
+
+def test_rolling_curved_foot_balances_energy_at_second_order():
+    """The rolling row of a curved profile constrains velocities (W_T u = 0); the dependent
+    coordinates follow its position-level counterpart, the trapezoidal integral of W_T along
+    the step (0.5 (W_T(q_n) + W_T(q_n+1)) (q_n+1 - q_n) = 0). Without friction work the
+    kinetic + potential energy of the parabolic foot rolling down the incline is then kept to
+    the step's second order: the largest balance error over 0.3 s falls about fourfold when h
+    is halved (2.2e-7 J and 5.6e-8 J at h = 1e-3 s and 5e-4 s; following the end-of-step W_T
+    alone, a rectangle rule, left 1.2e-5 J and 6.1e-6 J: first order)."""
+    theta = 0.3
+    d = np.array([np.cos(theta), np.sin(theta)])
+    ground = Profile(None, Curve.bezier([3.0 * d, 0.5 * d, -3.0 * d]))
+    foot = Profile(2, Curve.bezier([[-0.1, 0.0], [0.0, -0.2], [0.1, 0.0]]))
+    tree = floating_body(M, 0.01, gravity=(0.0, -G))
+    pair = ContactPair("foot", foot, ground, Sliding(0.8))
+    system = assemble(Model(tree=tree, contacts=(pair,), gravity=(0.0, -G)))
+    q0, u0 = system.initial_state([0.0, 0.1, 0.0], [0.0, 0.0, 0.0])
+    errors = []
+    for h in (1e-3, 5e-4):
+        result = simulate(system, (0.0, 0.3), (q0, u0), h=h)
+        assert result.success, result.message
+        assert set(result["foot_state"]) == {"stick"}
+        errors.append(np.max(np.abs(result["energy_error"])))
+    assert errors[0] < 5e-7  # of the 0.32 J of potential energy released
+    assert 3.0 < errors[0] / errors[1] < 5.0

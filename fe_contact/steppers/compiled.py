@@ -16,7 +16,10 @@ and bilateral ``Sliding`` contacts of points or circles on beams or on rigid lin
 on a translating body) with Coulomb friction, slipping or sticking. What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
 leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
-not converge, a drive giving a non-finite value. Events (stick, reversal), restarts, reports
+not converge, a drive giving a non-finite value. A rolling (sticking) circle is stepped in
+Python throughout: its velocity-level row takes its position value from the committed state
+(``constraints.rolling_position``), which the kernel does not form. Events (stick,
+reversal), restarts, reports
 and the bookkeeping of the step stay in ``GeneralizedAlpha``. Systems with strings, loop
 closures, unilateral contacts or the continuous friction law run on ``GeneralizedAlpha``
 unchanged.
@@ -333,6 +336,8 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         cstate[:, 0] = slip_sign
         for i, anchor in enumerate(self._stick[: slip_sign.size]):  # the contacts' entries
             if anchor is not None:
+                if plan.contacts[2][i] > 0.0:  # a rolling circle: the Python step forms its
+                    return None  # row's position value (``constraints.rolling_position``)
                 cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
         status, its, cond, flat = newton(
             *plan.packed,

@@ -35,8 +35,14 @@ class ContactStates(RollingStates):
 
     # -- rows -------------------------------------------------------------------------------
     def _rows(self) -> dict:
-        """Keywords of ``evaluate_state`` for the present contact states."""
-        return dict(stick=self._stick, unilateral=self._unilateral, closed=self._closed)
+        """Keywords of ``evaluate_state`` for the present contact states; the committed
+        state's evaluation is the base of the rolling rows' position values."""
+        return dict(
+            stick=self._stick,
+            unilateral=self._unilateral,
+            closed=self._closed,
+            base=getattr(self, "evaluation", None),
+        )
 
     def _is_closed(self, i: int) -> bool:
         return i < self._n_bilateral or self._closed[i - self._n_bilateral]
