@@ -19,8 +19,7 @@ leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iterat
 not converge, a drive giving a non-finite value. A rolling (sticking) circle is stepped in
 Python throughout: its velocity-level row takes its position value from the committed state
 (``constraints.rolling_position``), which the kernel does not form. Events (stick,
-reversal), restarts, reports
-and the bookkeeping of the step stay in ``GeneralizedAlpha``. Systems with strings, loop
+reversal), restarts, reports and the bookkeeping of the step stay in ``GeneralizedAlpha``. Systems with strings, loop
 closures, unilateral contacts or the continuous friction law run on ``GeneralizedAlpha``
 unchanged.
 """
