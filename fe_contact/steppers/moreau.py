@@ -39,9 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import lu_factor, lu_solve
-from scipy.sparse.linalg import splu
 
 from .. import validation as check
 from ..coupling.constraints import evaluate_state
@@ -56,6 +54,7 @@ from ..coupling.kinematics import (
 from ..coupling.setvalued import solve_contact_impulses
 from ..multibody.tree import equations_of_motion
 from ..system import System, energies
+from .effective_mass import FlexibleBlock
 from .result import ContactReport, StepReport, open_contact
 from .simulate import check_start
 
@@ -155,6 +154,7 @@ class MoreauJean:
         self._newton0 = 0  # n_newton at the start of the current step
         self._s = {}  # warm starts of closest points per pair
         self._warm = {}  # impulses / h per pair from the last step (warm start)
+        self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
 
     # -- smooth part --------------------------------------------------------------------------
     def _smooth(self, q_p, u_a, t, h):
@@ -173,13 +173,9 @@ class MoreauJean:
             tree_lu = lu_factor(m_eff)
         flex_solve = None
         if lay.n_flexible:
-            K = s.flexible_tangent(q_p)
-            C = s.flexible_damping(q_p)
-            force[lay.flexible] = (
-                s.load_flexible - s.flexible_internal_force(q_p) - C @ u_a[lay.flexible]
+            force[lay.flexible], flex_solve = self._flexible.step(
+                q_p[lay.flexible], u_a[lay.flexible], theta, h
             )
-            m_eff = s.mass_flexible + theta * h * C + theta**2 * h**2 * K
-            flex_solve = splu(sp.csc_matrix(m_eff)).solve
 
         def solve(rhs):
             out = np.empty_like(rhs)
