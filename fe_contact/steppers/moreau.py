@@ -52,7 +52,7 @@ from ..coupling.kinematics import (
     structure_contact,
 )
 from ..coupling.setvalued import solve_contact_impulses
-from ..multibody.tree import equations_of_motion
+from ..multibody.tree import equations_of_motion, point_position
 from ..system import System, energies
 from .effective_mass import FlexibleBlock
 from .result import ContactReport, StepReport, open_contact
@@ -154,6 +154,8 @@ class MoreauJean:
         self._newton0 = 0  # n_newton at the start of the current step
         self._s = {}  # warm starts of closest points per pair
         self._warm = {}  # impulses / h per pair from the last step (warm start)
+        self._gap_cache = {}  # q.tobytes() -> {pair: gaps} of grid and line pairs
+        self._energy = None  # (q, u, t, Energies) of the last sub-step's end state
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
 
     # -- smooth part --------------------------------------------------------------------------
@@ -197,18 +199,36 @@ class MoreauJean:
         )
 
     def gaps(self, q) -> list[np.ndarray]:
-        """Gaps of every candidate of every pair at q, m (one array per pair)."""
+        """Gaps of every candidate of every pair at q, m (one array per pair).
+
+        The gaps of grid and line pairs depend on q alone: those of the last few states are
+        kept (a sub-step's end state is the next one's start and the step's end state). A
+        closest-point pair is computed afresh: its search is warm-started from (and moves) the
+        pair's last contact parameter."""
         s = self.system
         lay = s.layout
         out = []
-        zero = np.zeros(lay.n)
+        zero = None
+        key = q.tobytes()
+        known = self._gap_cache.get(key)
+        if known is None:
+            if len(self._gap_cache) >= 4:
+                self._gap_cache.clear()
+            known = self._gap_cache[key] = {}
         for k, pair in enumerate(s.model.contacts):
-            prof = self._profile(k, q, zero)
+            if k in known:
+                out.append(known[k])
+                continue
             r = pair.profile.radius
             if s.grids[k] is not None:
+                centre = point_position(s.tree, q[lay.tree], pair.profile.body, s.profile_points[k])
                 positions = s.grids[k].positions(q[lay.structure(pair.target)])
-                out.append(grid_gaps(prof.centre.position, r, positions))
-            elif isinstance(pair.target, str):
+                out.append(grid_gaps(centre, r, positions))
+                known[k] = out[-1]
+                continue
+            zero = np.zeros(lay.n) if zero is None else zero
+            prof = self._profile(k, q, zero)
+            if isinstance(pair.target, str):
                 st = s.structures[pair.target]
                 sl = lay.structure(pair.target)
                 s_k, cp = st.closest(prof.centre.position, q[sl], self._s.get(k))
@@ -224,6 +244,7 @@ class MoreauJean:
                 geometry = line_geometry(s.tree, q[lay.tree], zero[lay.tree], pair.target)
                 c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
                 out.append(np.array([c.gap]))
+                known[k] = out[-1]
         return out
 
     def _closed(self, q, u, gaps) -> _Closed:
@@ -400,8 +421,13 @@ class MoreauJean:
             "dissipated_friction": -float(p_t @ (gamma_a[m_c:] + gamma_e[m_c:])) / 2,
             "dissipated_impact": -float(p_n @ (gamma_a[:m_c] + gamma_e[:m_c])) / 2,
         }
-        e_a = energies(s, q_a, u_a, self.t)
+        last = self._energy  # the previous sub-step's end state is this one's start
+        if last is not None and last[0] is q_a and last[1] is u_a and last[2] == self.t:
+            e_a = last[3]
+        else:
+            e_a = energies(s, q_a, u_a, self.t)
         e_e = energies(s, q_e, u_e, self.t + h)
+        self._energy = (q_e, u_e, self.t + h, e_e)
         work["dissipated_damping"] = 0.5 * h * (e_a.damping_power + e_e.damping_power)
         work["work_loads"] = 0.5 * h * (e_a.load_power + e_e.load_power)
         # drives: Lambda . J (u_A + u_E) / 2 (loop closures do no work on a rigid tree)
