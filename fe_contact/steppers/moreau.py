@@ -60,18 +60,40 @@ from .simulate import check_start
 
 
 class _Closed:
-    """Closed candidates of one sub-step: per row the pair, W columns, laws, report data."""
+    """Closed candidates of one sub-step: per row (contact point) the pair, the W columns and
+    the report data, gathered per pair (``add``) and stacked by ``finish``: pair (m,), w_n,
+    w_t (n, m), point, normal, tangent (m, 2), parameter, gap (m,), key [(pair, candidate)]."""
 
-    def __init__(self):
-        self.pair, self.w_n, self.w_t, self.point, self.normal, self.tangent = (
-            [],
-            [],
-            [],
-            [],
-            [],
-            [],
-        )
-        self.parameter, self.gap, self.key = [], [], []
+    _FIELDS = ("w_n", "w_t", "point", "normal", "tangent", "parameter", "gap")
+
+    def __init__(self, n: int):
+        self.n = n
+        self._blocks = []
+        self.key = []
+
+    def add(self, k, keys, w_n, w_t, point, normal, tangent, parameter, gap):
+        """Points of pair k: W columns (n, j), point, normal, tangent (j, 2), parameter, gap
+        (j,) and their keys (j candidates)."""
+        self._blocks.append((k, len(keys), w_n, w_t, point, normal, tangent, parameter, gap))
+        self.key.extend(keys)
+
+    def finish(self) -> _Closed:
+        blocks = self._blocks
+        self.pair = np.concatenate([np.full(b[1], b[0]) for b in blocks] or [np.zeros(0, int)])
+        if not blocks:
+            self.w_n = self.w_t = np.zeros((self.n, 0))
+            self.point = self.normal = self.tangent = np.zeros((0, 2))
+            self.parameter = self.gap = np.zeros(0)
+            return self
+        for i, name in enumerate(self._FIELDS):
+            parts = [b[2 + i] for b in blocks]
+            setattr(
+                self,
+                name,
+                parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1 if i < 2 else 0),
+            )
+        self.parameter = np.asarray(self.parameter, dtype=float)
+        return self
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +176,10 @@ class MoreauJean:
         self._newton0 = 0  # n_newton at the start of the current step
         self._s = {}  # warm starts of closest points per pair
         self._warm = {}  # impulses / h per pair from the last step (warm start)
+        laws = [c.law for c in model.contacts]
+        self._mu = np.array([lw.mu for lw in laws], dtype=float)
+        self._e_normal = np.array([lw.restitution_normal for lw in laws], dtype=float)
+        self._e_tangent = np.array([lw.restitution_tangent for lw in laws], dtype=float)
         self._gap_cache = {}  # q.tobytes() -> {pair: gaps} of grid and line pairs
         self._energy = None  # (q, u, t, Energies) of the last sub-step's end state
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
@@ -250,7 +276,7 @@ class MoreauJean:
     def _closed(self, q, u, gaps) -> _Closed:
         s = self.system
         lay = s.layout
-        cl = _Closed()
+        cl = _Closed(lay.n)
         for k, pair in enumerate(s.model.contacts):
             which = np.flatnonzero(gaps[k] <= 0.0)
             if not which.size:
@@ -272,16 +298,17 @@ class MoreauJean:
                     lay.tree,
                     lay.n,
                 )
-                for i in range(which.size):
-                    cl.pair.append(k)
-                    cl.w_n.append(w_n[:, i])
-                    cl.w_t.append(w_t[:, i])
-                    cl.point.append(positions[i])
-                    cl.normal.append(nrm[i])
-                    cl.tangent.append(tng[i])
-                    cl.parameter.append(rows.s[which[i]])
-                    cl.gap.append(g[i])
-                    cl.key.append((k, int(which[i])))
+                cl.add(
+                    k,
+                    [(k, int(i)) for i in which],
+                    w_n,
+                    w_t,
+                    positions,
+                    nrm,
+                    tng,
+                    rows.s[which],
+                    g,
+                )
                 continue
             if isinstance(pair.target, str):
                 st = s.structures[pair.target]
@@ -292,16 +319,18 @@ class MoreauJean:
             else:
                 geometry = line_geometry(s.tree, q[lay.tree], u[lay.tree], pair.target)
                 c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
-            cl.pair.append(k)
-            cl.w_n.append(c.w_normal)
-            cl.w_t.append(c.w_tangent)
-            cl.point.append(c.point)
-            cl.normal.append(c.normal)
-            cl.tangent.append(c.tangent)
-            cl.parameter.append(c.parameter)
-            cl.gap.append(c.gap)
-            cl.key.append((k, 0))
-        return cl
+            cl.add(
+                k,
+                [(k, 0)],
+                c.w_normal[:, None],
+                c.w_tangent[:, None],
+                c.point[None, :],
+                c.normal[None, :],
+                c.tangent[None, :],
+                np.array([c.parameter], dtype=float),
+                np.array([c.gap]),
+            )
+        return cl.finish()
 
     # -- stepping -----------------------------------------------------------------------------
     def step(self, h: float | None = None) -> StepReport:
@@ -383,18 +412,15 @@ class MoreauJean:
         u_e = u_free
         w = np.zeros((s.n, 0))
         if m_c:
-            w = np.column_stack(cl.w_n + cl.w_t)
+            w = np.hstack((cl.w_n, cl.w_t))
             minv_w = solve(w)
-            laws = [m.contacts[k].law for k in cl.pair]
-            e = np.array(
-                [lw.restitution_normal for lw in laws] + [lw.restitution_tangent for lw in laws]
-            )
+            e = np.concatenate((self._e_normal[cl.pair], self._e_tangent[cl.pair]))
             offset = w.T @ u_free + e * (w.T @ u_a)
             warm = np.zeros(2 * m_c)
             solution = solve_contact_impulses(
                 w.T @ minv_w,
                 offset,
-                np.array([lw.mu for lw in laws]),
+                self._mu[cl.pair],
                 initial=warm,
                 tol=self.tol,
                 max_iterations=self.max_iterations,
@@ -486,11 +512,11 @@ class MoreauJean:
                 ContactReport(
                     name=pair.name,
                     state="stick" if sticking and pair.mu > 0 else "slip",
-                    point=np.array([end.point[i] for i in rows]),
-                    normal=np.array([end.normal[i] for i in rows]),
-                    tangent=np.array([end.tangent[i] for i in rows]),
-                    parameter=np.array([end.parameter[i] for i in rows], dtype=float),
-                    gap=np.array([end.gap[i] for i in rows]),
+                    point=end.point[rows],
+                    normal=end.normal[rows],
+                    tangent=end.tangent[rows],
+                    parameter=end.parameter[rows],
+                    gap=end.gap[rows],
                     slip_velocity=slip,
                     normal_force=pn / self._h_step,
                     friction_force=pt / self._h_step,
