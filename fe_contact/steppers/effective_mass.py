@@ -87,14 +87,16 @@ class FlexibleBlock:
         structures = list(system.structures.items())
         offsets = [lay.structure(name).start - lay.n_tree for name, _ in structures]
         band = 0
-        for _, st in structures:  # a structure of unknown pattern: a full block
-            own = _half_band(st.mass_matrix) if st.linear else st.n_dofs - 1
-            if isinstance(st, StringStructure):
-                free = st.element_free_index()
-                free = np.where(free >= 0, free, np.nan)
-                own = max(own, int(np.nan_to_num(np.nanmax(free, 1) - np.nanmin(free, 1)).max()))
+        for _, st in structures:
+            if isinstance(st, StringStructure):  # the tangent couples an element's DOFs
+                free = st.element_free_index().astype(float)
+                free[free < 0] = np.nan
+                span = np.nan_to_num(np.nanmax(free, 1) - np.nanmin(free, 1))
+                own = max(_half_band(st.mass_matrix), int(span.max(initial=0)))
             elif st.linear:
-                own = max(own, _half_band(st.stiffness_matrix))
+                own = max(_half_band(st.mass_matrix), _half_band(st.stiffness_matrix))
+            else:  # a nonlinear structure of unknown pattern: a full block
+                own = st.n_dofs - 1
             band = max(band, own, _half_band(st.damping_matrix))
         self.band = band = min(band, max(n - 1, 0))
         self.scatter = scatter = _BandScatter(n, band)
