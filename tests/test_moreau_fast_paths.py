@@ -247,6 +247,9 @@ def compare(fast, plain, closed_expected):
         for ca, cb in zip(a.contacts, b.contacts, strict=True):
             assert ca.state == cb.state and np.size(ca.normal_impulse) == np.size(cb.normal_impulse)
             n_closed = max(n_closed, np.size(ca.normal_impulse) if ca.state != "open" else 0)
+            for name in ("point", "normal", "gap", "normal_impulse", "friction_impulse"):
+                x, y = getattr(ca, name), getattr(cb, name)
+                assert np.shape(x) == np.shape(y) and np.all(np.abs(x - y) <= 1e-10), name
         for key, value in a.work.items():
             assert abs(value - b.work[key]) <= 1e-10
     assert n_closed >= closed_expected  # the runs went through contact

@@ -46,6 +46,7 @@ from ..coupling.constraints import evaluate_state
 from ..coupling.kinematics import (
     grid_contacts,
     grid_gaps,
+    grid_geometry,
     line_contact,
     line_geometry,
     profile_state,
@@ -87,6 +88,9 @@ class _Closed:
             return self
         for i, name in enumerate(self._FIELDS):
             parts = [b[2 + i] for b in blocks]
+            if any(p is None for p in parts):  # geometry only (``MoreauJean._closed``)
+                setattr(self, name, None)
+                continue
             setattr(
                 self,
                 name,
@@ -273,7 +277,9 @@ class MoreauJean:
                 known[k] = out[-1]
         return out
 
-    def _closed(self, q, u, gaps) -> _Closed:
+    def _closed(self, q, u, gaps, with_rows: bool = True) -> _Closed:
+        """The candidates with gaps <= 0 at (q, u); with_rows=False: the geometry of the grid
+        pairs' points alone (no W columns: w_n and w_t are None when a grid pair is closed)."""
         s = self.system
         lay = s.layout
         cl = _Closed(lay.n)
@@ -281,8 +287,16 @@ class MoreauJean:
             which = np.flatnonzero(gaps[k] <= 0.0)
             if not which.size:
                 continue
-            prof = self._profile(k, q, u)
             r = pair.profile.radius
+            if s.grids[k] is not None and not with_rows:
+                grid = s.grids[k]
+                positions = grid.positions(q[lay.structure(pair.target)])[which]
+                centre = point_position(s.tree, q[lay.tree], pair.profile.body, s.profile_points[k])
+                g, nrm, tng = grid_geometry(centre, r, positions)
+                keys = [(k, int(i)) for i in which]
+                cl.add(k, keys, None, None, positions, nrm, tng, grid.s[which], g)
+                continue
+            prof = self._profile(k, q, u)
             if s.grids[k] is not None:
                 rows = s.grids[k]
                 sl = lay.structure(pair.target)
@@ -493,7 +507,7 @@ class MoreauJean:
         marks = [np.ones_like(g) for g in gaps_now]
         for k, i in impulses:
             marks[k][i] = -1.0
-        end = self._closed(self.q, self.u, marks)
+        end = self._closed(self.q, self.u, marks, with_rows=False)
         geometry = {key: i for i, key in enumerate(end.key)}
         reports = []
         for k, pair in enumerate(s.model.contacts):
