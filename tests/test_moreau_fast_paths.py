@@ -31,6 +31,7 @@ from fe_contact.papers import eugster_glocker as eg
 from fe_contact.steppers import moreau
 from fe_contact.steppers.effective_mass import FlexibleBlock
 from fe_contact.steppers.moreau import MoreauJean
+from fe_contact.structures import Structure
 from fe_contact.system import assemble
 
 
@@ -88,6 +89,16 @@ def test_string_element_tangents_are_the_sparse_tangent():
     reference = st.tangent_stiffness(q_s).toarray()
     assert np.abs(dense - reference).max() <= 1e-12 * np.abs(reference).max()
     assert np.abs(force - st.internal_force(q_s)).max() <= 1e-12 * np.abs(force).max()
+
+
+def test_string_damping_power_matches_the_sparse_damping_matrix():
+    system, q0, _ = string_system(4, 0.05)
+    st = system.structures["string"]
+    for seed in range(3):
+        q, u = deformed_state(system, q0, seed)
+        sl = system.layout.structure("string")
+        reference = Structure.damping_power(st, q[sl], u[sl])  # u . (C + beta K_t(q)) u, sparse
+        assert abs(st.damping_power(q[sl], u[sl]) - reference) <= 1e-12 * abs(reference)
 
 
 def test_linear_structure_keeps_one_factorisation_per_step_size():
