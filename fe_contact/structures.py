@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from .elements import beam as _beam
 from .elements import string as _string
+from .elements.string_forces import element_tangents as _element_tangents
 
 _PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
 
@@ -364,6 +365,28 @@ class StringStructure(Structure):
     def tangent_stiffness(self, q):
         free = self.string.free_dofs
         return _string.tangent_stiffness(self.string, self.full(q))[free][:, free].tocsr()
+
+    def force_and_element_tangents(self, q):
+        """(internal_force(q), the element blocks (n_elements, 8, 8) of tangent_stiffness(q)
+        on the DOFs of ``element_free_index``) from one evaluation of the section response."""
+        force, tangents = _element_tangents(self.string, self.full(q))
+        return force[self.string.free_dofs], tangents
+
+    def damping_power(self, q, u):
+        """u C(q) u, W, with the stiffness-proportional part summed over the element
+        tangents (u_e k_e u_e), without assembling the sparse tangent."""
+        power = float(u @ (self.damping_matrix @ u))
+        if self.stiffness_damping == 0.0:
+            return power
+        _, tangents = self.force_and_element_tangents(q)
+        free = self.element_free_index()
+        u_e = np.where(free >= 0, u[np.maximum(free, 0)], 0.0)
+        elastic = float(np.einsum("ei,eij,ej->", u_e, tangents, u_e))
+        return power + self.stiffness_damping * elastic
+
+    def element_free_index(self) -> np.ndarray:
+        """Free-coordinate index of each element's 8 DOFs, -1 at a fixed DOF, (n_elements, 8)."""
+        return self.free_index[self._element_dofs]
 
     def elastic_energy(self, q):
         return float(_string.strain_energy(self.string, self.full(q)))

@@ -249,6 +249,17 @@ def grid_gaps(centre, radius: float, positions: np.ndarray) -> np.ndarray:
     return np.sqrt(np.sum(d * d, axis=1)) - radius
 
 
+def grid_geometry(centre, radius: float, positions: np.ndarray):
+    """Gaps (m,), normals and tangents (m, 2) of a circle of centre c against fixed material
+    points r_i (m, 2): n_i = (c - r_i) / |c - r_i|, t_i = n_i turned by -90 degrees,
+    g_i = |c - r_i| - R, Eugster-Glocker (004), eqs. (21), (23)."""
+    d = np.asarray(centre, dtype=float)[None, :] - positions
+    distance = np.sqrt(np.sum(d * d, axis=1))
+    normal = d / distance[:, None]
+    tangent = np.stack([normal[:, 1], -normal[:, 0]], axis=1)
+    return distance - radius, normal, tangent
+
+
 def grid_contacts(
     profile: ProfileState,
     radius: float,
@@ -268,11 +279,8 @@ def grid_contacts(
     normal_velocity (m,), slip_velocity (m,)).
     """
     pk = profile.centre
-    d = pk.position[None, :] - positions
-    distance = np.sqrt(np.sum(d * d, axis=1))
-    normal = d / distance[:, None]
-    tangent = np.stack([normal[:, 1], -normal[:, 0]], axis=1)
-    m = distance.size
+    gap, normal, tangent = grid_geometry(pk.position, radius, positions)
+    m = gap.size
     w_n = np.zeros((n, m))
     w_t = np.zeros((n, m))
     w_n[tree_columns] = (normal @ pk.jacobian).T
@@ -284,7 +292,7 @@ def grid_contacts(
     v_m = np.einsum("mck,mk->mc", rows, u_s[dofs])
     rel = pk.velocity[None, :] - v_m
     return (
-        distance - radius,
+        gap,
         normal,
         tangent,
         w_n,
@@ -300,6 +308,7 @@ __all__ = [
     "ProfileState",
     "grid_contacts",
     "grid_gaps",
+    "grid_geometry",
     "line_contact",
     "line_geometry",
     "profile_state",

@@ -154,6 +154,7 @@ def solve_contact_impulses(
     max_newton: int = 3,
     min_r_factor: float = 0.05,
     time: float | None = None,
+    compiled: bool = True,
 ) -> ContactImpulses:
     """Solve xi = G P + c with the set-valued laws of 004 eqs. (26)-(27) on impulse level.
 
@@ -193,10 +194,14 @@ def solve_contact_impulses(
 
     The returned impulses lie exactly in their sets: P_N >= 0 and |P_T| <= mu P_N.
     Raises ContactSolverError when not converged after max_iterations sweeps.
+
+    compiled : the sweeps, the law residual and the active-set Newton iterations run as numba
+        kernels (``kernels.contact``, the same operations; round-off differs from numpy's
+        BLAS and LAPACK calls); False runs the numpy reference.
     """
-    G = np.asarray(delassus, dtype=float)
-    c = np.asarray(offset, dtype=float)
-    mu = np.asarray(friction, dtype=float)
+    G = np.ascontiguousarray(delassus, dtype=float)
+    c = np.ascontiguousarray(offset, dtype=float)
+    mu = np.ascontiguousarray(friction, dtype=float)
     m = mu.size
     P = np.zeros(2 * m) if initial is None else np.array(initial, dtype=float)
     diag = np.diag(G).copy()
@@ -212,11 +217,22 @@ def solve_contact_impulses(
     residual = np.inf
     scale = max(scale_c, 1e-12)
     history = []
+    if compiled:
+        kernels = _kernels()
+        active_set = kernels.newton
 
-    def check(P):
-        xi = G @ P + c
-        res = natural_residual(P[:m], P[m:], xi[:m], xi[m:], mu, r_unit[:m], r_unit[m:])
-        return xi, res, max(scale_c, float(np.abs(xi - c).max(initial=0.0)), 1e-12)
+        def check(P):
+            xi = np.empty(2 * m)
+            res, big = kernels.law_residual(G, c, mu, r_unit, P, xi)
+            return xi, res, max(scale_c, big, 1e-12)
+
+    else:
+        active_set = _active_set_newton
+
+        def check(P):
+            xi = G @ P + c
+            res = natural_residual(P[:m], P[m:], xi[:m], xi[m:], mu, r_unit[:m], r_unit[m:])
+            return xi, res, max(scale_c, float(np.abs(xi - c).max(initial=0.0)), 1e-12)
 
     def done(P, xi, method, sweep, residual):
         return ContactImpulses(
@@ -234,18 +250,21 @@ def solve_contact_impulses(
         )
 
     for sweep in range(1, max_iterations + 1):
-        for i in range(m):
-            j = m + i
-            p_n = P[i] - alpha / diag[i] * (rows[i] @ P + c[i])
-            p_n = p_n if p_n > 0.0 else 0.0
-            P[i] = p_n
-            bound = mu[i] * p_n
-            P[j] = min(max(P[j] - alpha / diag[j] * (rows[j] @ P + c[j]), -bound), bound)
+        if compiled:
+            kernels.gauss_seidel_sweep(G, c, mu, diag, alpha, P)
+        else:
+            for i in range(m):
+                j = m + i
+                p_n = P[i] - alpha / diag[i] * (rows[i] @ P + c[i])
+                p_n = p_n if p_n > 0.0 else 0.0
+                P[i] = p_n
+                bound = mu[i] * p_n
+                P[j] = min(max(P[j] - alpha / diag[j] * (rows[j] @ P + c[j]), -bound), bound)
         xi, residual, scale = check(P)
         if residual <= tol * scale:
             return done(P, xi, "gauss-seidel", sweep, residual)
         if sweep == n_warm_sweeps:
-            trial, n_newton = _active_set_newton(G, c, mu, P, r_unit, tol * scale, max_newton)
+            trial, n_newton = active_set(G, c, mu, P, r_unit, tol * scale, max_newton)
             if trial is not None:
                 xi_trial, residual_trial, scale = check(trial)
                 return done(trial, xi_trial, "newton", sweep, residual_trial)
@@ -255,7 +274,7 @@ def solve_contact_impulses(
                 mu,
                 lambda P: check(P)[1:],
                 tol,
-                lambda P: _active_set_newton(G, c, mu, P, r_unit, tol * check(P)[2], 2)[0],
+                lambda P: active_set(G, c, mu, P, r_unit, tol * check(P)[2], 2)[0],
             )
             n_problems += outer
             if trial is not None:
@@ -265,7 +284,7 @@ def solve_contact_impulses(
             n_pivots += pivots
             trial = None if z is None else _impulses(z, mu)
             if trial is not None and check(trial)[1] > tol * scale:
-                trial, newton = _active_set_newton(G, c, mu, trial, r_unit, tol * scale, 10)
+                trial, newton = active_set(G, c, mu, trial, r_unit, tol * scale, 10)
                 n_newton += newton
             if trial is not None:
                 xi_trial, residual_trial, scale = check(trial)
@@ -273,7 +292,7 @@ def solve_contact_impulses(
             for start in (P, np.zeros_like(P)):  # from the sweeps' iterate, then from rest
                 trial, best = _tresca_fixed_point(G, c, mu, start, lambda P: check(P)[1:], tol)
                 if trial is None and best is not None:  # polish the closest iterate by Newton
-                    trial = _active_set_newton(G, c, mu, best, r_unit, tol * scale, 10)[0]
+                    trial = active_set(G, c, mu, best, r_unit, tol * scale, 10)[0]
                 if trial is not None:
                     break
             if trial is not None:
@@ -286,6 +305,33 @@ def solve_contact_impulses(
     raise ContactSolverError(
         m, max_iterations, residual, tol * scale, alpha, time, max_iterations >= n_warm_sweeps
     )
+
+
+class _Compiled:
+    """The numba kernels of ``kernels.contact`` (imported on first use: numba's start-up)."""
+
+    def __init__(self):
+        from ..kernels import contact
+
+        self.gauss_seidel_sweep = contact.gauss_seidel_sweep
+        self.law_residual = contact.law_residual
+        self._active_set = contact.active_set_newton
+
+    def newton(self, G, c, mu, P, r, tolerance, max_newton):
+        """``_active_set_newton`` compiled: (P or None, iterations)."""
+        P, iterations, converged = self._active_set(
+            G, c, mu, np.ascontiguousarray(P, dtype=float), r, float(tolerance), int(max_newton)
+        )
+        return (P if converged else None), iterations
+
+
+_COMPILED = []
+
+
+def _kernels() -> _Compiled:
+    if not _COMPILED:
+        _COMPILED.append(_Compiled())
+    return _COMPILED[0]
 
 
 def _impulses(z, mu):

@@ -123,6 +123,22 @@ def tangent_stiffness(model: StringModel, q: np.ndarray) -> sp.csr_matrix:
     )
 
 
+def element_tangents(model: StringModel, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(f_int(q) (n_dofs,), element tangents (n_elements, 8, 8)) from one section response:
+    the force of ``internal_force`` and the blocks that ``tangent_stiffness`` scatters (the
+    same operations, so the same values to the last bit); local dof order of
+    ``basis.element_dofs``."""
+    _, stress, tangent = _section_response(model, q, order=2)
+    f_e = np.einsum("eqik,eqk->ei", model.strain_operator, stress * model.dx[..., None])
+    force = np.bincount(
+        model.basis.element_dofs.T.ravel(), weights=f_e.ravel(), minlength=model.n_dofs
+    )
+    weighted = np.einsum(
+        "eqik,eqkl->eqil", model.strain_operator, tangent * model.dx[..., None, None]
+    )
+    return force, np.einsum("eqil,eqjl->eij", weighted, model.strain_operator)
+
+
 def strain_energy(model: StringModel, q: np.ndarray) -> float:
     """Elastic energy in J: integral of W(nu) |r_ref'| ds plus the bending energy."""
     energy, _, _ = _section_response(model, q, order=0)

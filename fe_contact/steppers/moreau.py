@@ -39,40 +39,65 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import lu_factor, lu_solve
-from scipy.sparse.linalg import splu
 
 from .. import validation as check
 from ..coupling.constraints import evaluate_state
 from ..coupling.kinematics import (
     grid_contacts,
     grid_gaps,
+    grid_geometry,
     line_contact,
     line_geometry,
     profile_state,
     structure_contact,
 )
 from ..coupling.setvalued import solve_contact_impulses
-from ..multibody.tree import equations_of_motion
+from ..multibody.tree import equations_of_motion, point_position
 from ..system import System, energies
+from .effective_mass import FlexibleBlock
 from .result import ContactReport, StepReport, open_contact
 from .simulate import check_start
 
 
 class _Closed:
-    """Closed candidates of one sub-step: per row the pair, W columns, laws, report data."""
+    """Closed candidates of one sub-step: per row (contact point) the pair, the W columns and
+    the report data, gathered per pair (``add``) and stacked by ``finish``: pair (m,), w_n,
+    w_t (n, m), point, normal, tangent (m, 2), parameter, gap (m,), key [(pair, candidate)]."""
 
-    def __init__(self):
-        self.pair, self.w_n, self.w_t, self.point, self.normal, self.tangent = (
-            [],
-            [],
-            [],
-            [],
-            [],
-            [],
-        )
-        self.parameter, self.gap, self.key = [], [], []
+    _FIELDS = ("w_n", "w_t", "point", "normal", "tangent", "parameter", "gap")
+
+    def __init__(self, n: int):
+        self.n = n
+        self._blocks = []
+        self.key = []
+
+    def add(self, k, keys, w_n, w_t, point, normal, tangent, parameter, gap):
+        """Points of pair k: W columns (n, j), point, normal, tangent (j, 2), parameter, gap
+        (j,) and their keys (j candidates)."""
+        self._blocks.append((k, len(keys), w_n, w_t, point, normal, tangent, parameter, gap))
+        self.key.extend(keys)
+
+    def finish(self) -> _Closed:
+        blocks = self._blocks
+        self.pair = np.concatenate([np.full(b[1], b[0]) for b in blocks] or [np.zeros(0, int)])
+        if not blocks:
+            self.w_n = self.w_t = np.zeros((self.n, 0))
+            self.point = self.normal = self.tangent = np.zeros((0, 2))
+            self.parameter = self.gap = np.zeros(0)
+            return self
+        for i, name in enumerate(self._FIELDS):
+            parts = [b[2 + i] for b in blocks]
+            if any(p is None for p in parts):  # geometry only (``MoreauJean._closed``)
+                setattr(self, name, None)
+                continue
+            setattr(
+                self,
+                name,
+                parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1 if i < 2 else 0),
+            )
+        self.parameter = np.asarray(self.parameter, dtype=float)
+        return self
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,6 +180,13 @@ class MoreauJean:
         self._newton0 = 0  # n_newton at the start of the current step
         self._s = {}  # warm starts of closest points per pair
         self._warm = {}  # impulses / h per pair from the last step (warm start)
+        laws = [c.law for c in model.contacts]
+        self._mu = np.array([lw.mu for lw in laws], dtype=float)
+        self._e_normal = np.array([lw.restitution_normal for lw in laws], dtype=float)
+        self._e_tangent = np.array([lw.restitution_tangent for lw in laws], dtype=float)
+        self._gap_cache = {}  # q.tobytes() -> {pair: gaps} of grid and line pairs
+        self._energy = None  # (q, u, t, Energies) of the last sub-step's end state
+        self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
 
     # -- smooth part --------------------------------------------------------------------------
     def _smooth(self, q_p, u_a, t, h):
@@ -173,13 +205,9 @@ class MoreauJean:
             tree_lu = lu_factor(m_eff)
         flex_solve = None
         if lay.n_flexible:
-            K = s.flexible_tangent(q_p)
-            C = s.flexible_damping(q_p)
-            force[lay.flexible] = (
-                s.load_flexible - s.flexible_internal_force(q_p) - C @ u_a[lay.flexible]
+            force[lay.flexible], flex_solve = self._flexible.step(
+                q_p[lay.flexible], u_a[lay.flexible], theta, h
             )
-            m_eff = s.mass_flexible + theta * h * C + theta**2 * h**2 * K
-            flex_solve = splu(sp.csc_matrix(m_eff)).solve
 
         def solve(rhs):
             out = np.empty_like(rhs)
@@ -201,18 +229,36 @@ class MoreauJean:
         )
 
     def gaps(self, q) -> list[np.ndarray]:
-        """Gaps of every candidate of every pair at q, m (one array per pair)."""
+        """Gaps of every candidate of every pair at q, m (one array per pair).
+
+        The gaps of grid and line pairs depend on q alone: those of the last few states are
+        kept (a sub-step's end state is the next one's start and the step's end state). A
+        closest-point pair is computed afresh: its search is warm-started from (and moves) the
+        pair's last contact parameter."""
         s = self.system
         lay = s.layout
         out = []
-        zero = np.zeros(lay.n)
+        zero = None
+        key = q.tobytes()
+        known = self._gap_cache.get(key)
+        if known is None:
+            if len(self._gap_cache) >= 4:
+                self._gap_cache.clear()
+            known = self._gap_cache[key] = {}
         for k, pair in enumerate(s.model.contacts):
-            prof = self._profile(k, q, zero)
+            if k in known:
+                out.append(known[k])
+                continue
             r = pair.profile.radius
             if s.grids[k] is not None:
+                centre = point_position(s.tree, q[lay.tree], pair.profile.body, s.profile_points[k])
                 positions = s.grids[k].positions(q[lay.structure(pair.target)])
-                out.append(grid_gaps(prof.centre.position, r, positions))
-            elif isinstance(pair.target, str):
+                out.append(grid_gaps(centre, r, positions))
+                known[k] = out[-1]
+                continue
+            zero = np.zeros(lay.n) if zero is None else zero
+            prof = self._profile(k, q, zero)
+            if isinstance(pair.target, str):
                 st = s.structures[pair.target]
                 sl = lay.structure(pair.target)
                 s_k, cp = st.closest(prof.centre.position, q[sl], self._s.get(k))
@@ -228,18 +274,29 @@ class MoreauJean:
                 geometry = line_geometry(s.tree, q[lay.tree], zero[lay.tree], pair.target)
                 c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
                 out.append(np.array([c.gap]))
+                known[k] = out[-1]
         return out
 
-    def _closed(self, q, u, gaps) -> _Closed:
+    def _closed(self, q, u, gaps, with_rows: bool = True) -> _Closed:
+        """The candidates with gaps <= 0 at (q, u); with_rows=False: the geometry of the grid
+        pairs' points alone (no W columns: w_n and w_t are None when a grid pair is closed)."""
         s = self.system
         lay = s.layout
-        cl = _Closed()
+        cl = _Closed(lay.n)
         for k, pair in enumerate(s.model.contacts):
             which = np.flatnonzero(gaps[k] <= 0.0)
             if not which.size:
                 continue
-            prof = self._profile(k, q, u)
             r = pair.profile.radius
+            if s.grids[k] is not None and not with_rows:
+                grid = s.grids[k]
+                positions = grid.positions(q[lay.structure(pair.target)])[which]
+                centre = point_position(s.tree, q[lay.tree], pair.profile.body, s.profile_points[k])
+                g, nrm, tng = grid_geometry(centre, r, positions)
+                keys = [(k, int(i)) for i in which]
+                cl.add(k, keys, None, None, positions, nrm, tng, grid.s[which], g)
+                continue
+            prof = self._profile(k, q, u)
             if s.grids[k] is not None:
                 rows = s.grids[k]
                 sl = lay.structure(pair.target)
@@ -255,16 +312,17 @@ class MoreauJean:
                     lay.tree,
                     lay.n,
                 )
-                for i in range(which.size):
-                    cl.pair.append(k)
-                    cl.w_n.append(w_n[:, i])
-                    cl.w_t.append(w_t[:, i])
-                    cl.point.append(positions[i])
-                    cl.normal.append(nrm[i])
-                    cl.tangent.append(tng[i])
-                    cl.parameter.append(rows.s[which[i]])
-                    cl.gap.append(g[i])
-                    cl.key.append((k, int(which[i])))
+                cl.add(
+                    k,
+                    [(k, int(i)) for i in which],
+                    w_n,
+                    w_t,
+                    positions,
+                    nrm,
+                    tng,
+                    rows.s[which],
+                    g,
+                )
                 continue
             if isinstance(pair.target, str):
                 st = s.structures[pair.target]
@@ -275,16 +333,18 @@ class MoreauJean:
             else:
                 geometry = line_geometry(s.tree, q[lay.tree], u[lay.tree], pair.target)
                 c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
-            cl.pair.append(k)
-            cl.w_n.append(c.w_normal)
-            cl.w_t.append(c.w_tangent)
-            cl.point.append(c.point)
-            cl.normal.append(c.normal)
-            cl.tangent.append(c.tangent)
-            cl.parameter.append(c.parameter)
-            cl.gap.append(c.gap)
-            cl.key.append((k, 0))
-        return cl
+            cl.add(
+                k,
+                [(k, 0)],
+                c.w_normal[:, None],
+                c.w_tangent[:, None],
+                c.point[None, :],
+                c.normal[None, :],
+                c.tangent[None, :],
+                np.array([c.parameter], dtype=float),
+                np.array([c.gap]),
+            )
+        return cl.finish()
 
     # -- stepping -----------------------------------------------------------------------------
     def step(self, h: float | None = None) -> StepReport:
@@ -366,18 +426,15 @@ class MoreauJean:
         u_e = u_free
         w = np.zeros((s.n, 0))
         if m_c:
-            w = np.column_stack(cl.w_n + cl.w_t)
+            w = np.hstack((cl.w_n, cl.w_t))
             minv_w = solve(w)
-            laws = [m.contacts[k].law for k in cl.pair]
-            e = np.array(
-                [lw.restitution_normal for lw in laws] + [lw.restitution_tangent for lw in laws]
-            )
+            e = np.concatenate((self._e_normal[cl.pair], self._e_tangent[cl.pair]))
             offset = w.T @ u_free + e * (w.T @ u_a)
             warm = np.zeros(2 * m_c)
             solution = solve_contact_impulses(
                 w.T @ minv_w,
                 offset,
-                np.array([lw.mu for lw in laws]),
+                self._mu[cl.pair],
                 initial=warm,
                 tol=self.tol,
                 max_iterations=self.max_iterations,
@@ -404,8 +461,13 @@ class MoreauJean:
             "dissipated_friction": -float(p_t @ (gamma_a[m_c:] + gamma_e[m_c:])) / 2,
             "dissipated_impact": -float(p_n @ (gamma_a[:m_c] + gamma_e[:m_c])) / 2,
         }
-        e_a = energies(s, q_a, u_a, self.t)
+        last = self._energy  # the previous sub-step's end state is this one's start
+        if last is not None and last[0] is q_a and last[1] is u_a and last[2] == self.t:
+            e_a = last[3]
+        else:
+            e_a = energies(s, q_a, u_a, self.t)
         e_e = energies(s, q_e, u_e, self.t + h)
+        self._energy = (q_e, u_e, self.t + h, e_e)
         work["dissipated_damping"] = 0.5 * h * (e_a.damping_power + e_e.damping_power)
         work["work_loads"] = 0.5 * h * (e_a.load_power + e_e.load_power)
         # drives: Lambda . J (u_A + u_E) / 2 (loop closures do no work on a rigid tree)
@@ -445,7 +507,7 @@ class MoreauJean:
         marks = [np.ones_like(g) for g in gaps_now]
         for k, i in impulses:
             marks[k][i] = -1.0
-        end = self._closed(self.q, self.u, marks)
+        end = self._closed(self.q, self.u, marks, with_rows=False)
         geometry = {key: i for i, key in enumerate(end.key)}
         reports = []
         for k, pair in enumerate(s.model.contacts):
@@ -464,11 +526,11 @@ class MoreauJean:
                 ContactReport(
                     name=pair.name,
                     state="stick" if sticking and pair.mu > 0 else "slip",
-                    point=np.array([end.point[i] for i in rows]),
-                    normal=np.array([end.normal[i] for i in rows]),
-                    tangent=np.array([end.tangent[i] for i in rows]),
-                    parameter=np.array([end.parameter[i] for i in rows], dtype=float),
-                    gap=np.array([end.gap[i] for i in rows]),
+                    point=end.point[rows],
+                    normal=end.normal[rows],
+                    tangent=end.tangent[rows],
+                    parameter=end.parameter[rows],
+                    gap=end.gap[rows],
                     slip_velocity=slip,
                     normal_force=pn / self._h_step,
                     friction_force=pt / self._h_step,

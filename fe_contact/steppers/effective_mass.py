@@ -1,0 +1,195 @@
+"""The flexible part of a Moreau-Jean step in LAPACK band storage: smooth forces and the
+effective mass ``M_f + theta h C_f(q) + theta^2 h^2 K_t(q)`` (Eugster-Glocker (004), sec. 4.4;
+``steppers.moreau``, step 2), factorised by a banded LU with partial pivoting (``dgbtrf``).
+
+The structures' coordinates couple only within an element, and the free coordinates of every
+structure are numbered node by node: the flexible block is banded with a half-bandwidth of
+about two nodes' coordinates, whatever the number of elements. Band storage and LAPACK's banded
+LU cost O(n b^2) per step, without the sparse formats' set-up (COO to CSC conversions, block
+assembly, SuperLU's ordering) that dominates a string of a few elements; the string's element
+tangents (``StringStructure.force_and_element_tangents``) are scattered straight into the band.
+A linear structure's stiffness is constant: it enters the band once. When every structure is
+linear and none has stiffness-proportional damping, the effective mass depends on h alone and
+its factors are kept per step size (halved sub-steps have their own).
+
+Entries are summed in the order of the sparse assembly (``System.flexible_tangent``), so the
+effective mass is the same to the last bit; its factors differ from SuperLU's in round-off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg.lapack import dgbtrf, dgbtrs
+
+from ..structures import StringStructure
+
+__all__ = ["FlexibleBlock"]
+
+
+class _BandScatter:
+    """Flat indices of the entries (i, j) of an n x n matrix in LAPACK band storage for dgbtrf
+    (``ab[kl + ku + i - j, j]``, 2 kl + ku + 1 rows) with kl = ku = ``band``."""
+
+    def __init__(self, n: int, band: int):
+        self.n, self.band = n, band
+        self.rows = 3 * band + 1
+
+    def index(self, i, j) -> np.ndarray:
+        i, j = np.asarray(i), np.asarray(j)
+        if np.any(np.abs(i - j) > self.band):
+            raise ValueError("an entry lies outside the band")  # guarded by the band's choice
+        return (2 * self.band + i - j) * self.n + j
+
+    def add_sparse(self, ab: np.ndarray, matrix, offset: int, scale: float = 1.0) -> None:
+        coo = sp.coo_matrix(matrix)
+        flat = ab.reshape(-1)
+        np.add.at(flat, self.index(coo.row + offset, coo.col + offset), scale * coo.data)
+
+
+def _half_band(matrix) -> int:
+    coo = sp.coo_matrix(matrix)
+    return int(np.abs(coo.row - coo.col).max(initial=0))
+
+
+class _StringPart:
+    """Scatter of a string's element tangents (n_el, 8, 8) into the band: entries whose row
+    and column are free coordinates, in element order (that of the sparse assembly)."""
+
+    def __init__(self, structure: StringStructure, offset: int, scatter: _BandScatter):
+        free = structure.element_free_index()  # (n_el, 8), -1 at fixed DOFs
+        rows = np.repeat(free[:, :, None], 8, axis=2)
+        cols = np.repeat(free[:, None, :], 8, axis=1)
+        keep = ((rows >= 0) & (cols >= 0)).ravel()
+        self.keep = np.flatnonzero(keep)
+        self.flat = scatter.index(rows.ravel()[keep] + offset, cols.ravel()[keep] + offset)
+        self.size = scatter.rows * scatter.n
+
+    def band(self, element_tangents: np.ndarray) -> np.ndarray:
+        """The tangent in band storage (flat), summed by np.bincount in element order."""
+        return np.bincount(
+            self.flat, weights=element_tangents.reshape(-1)[self.keep], minlength=self.size
+        )
+
+
+class FlexibleBlock:
+    """Smooth forces and effective mass of the flexible part of ``system`` (module docstring).
+
+    ``step(q_f, u_f, theta, h)`` returns (f, solve): the force ``Q_f - f_int(q_f) - C_f(q_f)
+    u_f`` (n_flexible,) and a solver of ``M_eff x = b`` for b of shape (n_flexible,) or
+    (n_flexible, k).
+    """
+
+    def __init__(self, system):
+        lay = system.layout
+        self.n = n = lay.n_flexible
+        self.load = system.load_flexible
+        structures = list(system.structures.items())
+        offsets = [lay.structure(name).start - lay.n_tree for name, _ in structures]
+        band = 0
+        for _, st in structures:
+            if isinstance(st, StringStructure):  # the tangent couples an element's DOFs
+                free = st.element_free_index().astype(float)
+                free[free < 0] = np.nan
+                span = np.nan_to_num(np.nanmax(free, 1) - np.nanmin(free, 1))
+                own = max(_half_band(st.mass_matrix), int(span.max(initial=0)))
+            elif st.linear:
+                own = max(_half_band(st.mass_matrix), _half_band(st.stiffness_matrix))
+            else:  # a nonlinear structure of unknown pattern: a full block
+                own = st.n_dofs - 1
+            band = max(band, own, _half_band(st.damping_matrix))
+        self.band = band = min(band, max(n - 1, 0))
+        self.scatter = scatter = _BandScatter(n, band)
+        self.mass = np.zeros((scatter.rows, n))
+        self.damping = np.zeros((scatter.rows, n))
+        self.stiffness = np.zeros((scatter.rows, n))  # linear structures
+        scatter.add_sparse(self.mass, system.mass_flexible, 0)
+        scatter.add_sparse(self.damping, system.damping_flexible, 0)
+        self.parts = []  # (structure, slice in the flexible part, _StringPart or None)
+        for (_, st), offset in zip(structures, offsets, strict=True):
+            sl = slice(offset, offset + st.n_dofs)
+            if st.linear:
+                scatter.add_sparse(self.stiffness, st.stiffness_matrix, offset)
+                part = "linear"
+            elif isinstance(st, StringStructure):
+                part = _StringPart(st, offset, scatter)
+            else:
+                part = None
+            self.parts.append((st, sl, part))
+        self.constant = all(st.linear and st.stiffness_damping == 0.0 for st, _, _ in self.parts)
+        self.linear = all(st.linear for st, _, _ in self.parts)
+        self.damping_matrix = system.damping_flexible
+        self.stiffness_matrix = system.stiffness_flexible
+        self._factors = {}  # (theta, h) -> factors of a constant effective mass
+
+    def _nonlinear(self, q):
+        """f_int(q) (n,), and the band of the structures' tangent K_t(q) (flat)."""
+        f = np.empty(self.n)
+        k = self.stiffness.reshape(-1).copy()
+        for st, sl, part in self.parts:
+            if part == "linear":
+                f[sl] = st.stiffness_matrix @ q[sl]
+            elif part is None:
+                f[sl] = st.internal_force(q[sl])
+                self.scatter.add_sparse(
+                    k.reshape(self.mass.shape), st.tangent_stiffness(q[sl]), sl.start
+                )
+            else:
+                f[sl], tangents = st.force_and_element_tangents(q[sl])
+                k += part.band(tangents)
+        return f, k.reshape(self.mass.shape)
+
+    def step(self, q, u, theta: float, h: float):
+        if self.constant:
+            f = self.stiffness_matrix @ q
+            force = self.load - f - self.damping_matrix @ u
+            key = (theta, h)
+            if key not in self._factors:
+                if len(self._factors) > 32:
+                    self._factors.clear()
+                ab = self.mass + theta * h * self.damping + theta**2 * h**2 * self.stiffness
+                self._factors[key] = _factor(ab, self.band)
+            return force, _solver(self._factors[key], self.band)
+        f, k = self._nonlinear(q)
+        damping = self.damping
+        if any(st.stiffness_damping != 0.0 for st, _, _ in self.parts):
+            damping = damping.copy()
+            for st, sl, _ in self.parts:  # beta K_t on the columns of the structure
+                damping[:, sl] += st.stiffness_damping * k[:, sl]
+        force = self.load - f - _band_product(damping, self.band, u)
+        ab = self.mass + theta * h * damping + theta**2 * h**2 * k
+        return force, _solver(_factor(ab, self.band), self.band)
+
+
+def _band_product(ab: np.ndarray, band: int, x: np.ndarray) -> np.ndarray:
+    """A x for A in dgbtrf band storage (the first ``band`` rows are the fill-in space)."""
+    n = x.size
+    out = np.zeros(n)
+    for d in range(-band, band + 1):  # row 2 band + i - j holds the diagonal i - j = d
+        values = ab[2 * band + d]
+        if d >= 0:
+            out[d:] += values[: n - d] * x[: n - d]
+        else:
+            out[: n + d] += values[-d:] * x[-d:]
+    return out
+
+
+def _factor(ab: np.ndarray, band: int):
+    lu, piv, info = dgbtrf(ab, band, band, overwrite_ab=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(
+            f"the effective mass of the structures is singular (dgbtrf info = {info})"
+        )
+    return lu, piv
+
+
+def _solver(factors, band: int):
+    lu, piv = factors
+
+    def solve(rhs):
+        rhs = np.asarray(rhs, dtype=float)
+        flat = rhs.ndim == 1
+        x, info = dgbtrs(lu, band, band, rhs[:, None] if flat else rhs, piv)
+        return x[:, 0] if flat else x
+
+    return solve
