@@ -214,7 +214,8 @@ def steps(
         if stop:
             reason = 3
             break
-        if np.linalg.cond(columns(jac, U)) > cond_limit:
+        # cond_2 of one row is 1 (exactly, as np.linalg.cond gives it)
+        if U.size > 1 and np.linalg.cond(columns(jac, U)) > cond_limit:
             reason = 4
             break
         if friction and phi.size > 0:

@@ -22,7 +22,7 @@ import math
 import time
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+import threadpoolctl
 
 from .. import validation as check
 from ..system import System, energies
@@ -44,6 +44,17 @@ def check_start(system: System, h, q0, u0) -> tuple[float, np.ndarray, np.ndarra
     q0 = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
     u0 = check.finite_array("u0", u0, (lay.n,), lay.coordinate_name)
     return h, q0, u0
+
+
+_CONTROLLER = []
+
+
+def _blas_controller() -> threadpoolctl.ThreadpoolController:
+    """The process's thread pools (found once: the search reads the loaded libraries, ~2 ms;
+    the BLAS libraries are loaded with numpy and scipy, before any run)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(threadpoolctl.ThreadpoolController())
+    return _CONTROLLER[0]
 
 
 def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None, settings):
@@ -109,7 +120,7 @@ def simulate(
         return _run(
             system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
         )
-    with threadpool_limits(limits=threads, user_api="blas"):
+    with _blas_controller().limit(limits=threads, user_api="blas"):
         return _run(
             system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
         )
