@@ -245,6 +245,88 @@ def newton(
     the multipliers and the evaluation's arrays as ``evaluate`` returns them: ``FLAT``); a
     single array because numba converts every returned array to Python one by one."""
     P = unpack(F, I, H)
+    status, iterations, q1, u1, acc, a1, lam, ev = iterate(
+        P,
+        Lg,
+        coef,
+        drive,
+        actuators,
+        ind,
+        U,
+        q_n,
+        u_n,
+        acc_n,
+        pseudo_n,
+        ydd0,
+        prev,
+        cstate,
+        s_guess,
+        tol,
+        rtol,
+        max_newton,
+    )
+    if status != OK:
+        return status, iterations, 0.0, np.zeros(0)
+    cond = np.linalg.cond(_columns(ev[2], U))
+    return status, iterations, cond, flatten(q1, u1, acc, a1, lam, ev)
+
+
+@njit(cache=True)
+def flatten(q1, u1, acc, a1, lam, ev):
+    """The step's result as one flat array (``FLAT``)."""
+    _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+    parts = (
+        q1,
+        u1,
+        acc,
+        a1,
+        lam,
+        phi,
+        jac.ravel(),
+        js.ravel(),
+        rem,
+        phit,
+        rec.ravel(),
+        wn.ravel(),
+        wt.ravel(),
+        mass_tree.ravel(),
+        forces,
+    )
+    size = 0
+    for a in parts:
+        size += a.size
+    flat = np.empty(size)
+    k = 0
+    for a in parts:
+        flat[k : k + a.size] = a
+        k += a.size
+    return flat
+
+
+@njit(cache=True)
+def iterate(
+    P,
+    Lg,
+    coef,
+    drive,
+    actuators,
+    ind,
+    U,
+    q_n,
+    u_n,
+    acc_n,
+    pseudo_n,
+    ydd0,
+    prev,
+    cstate,
+    s_guess,
+    tol,
+    rtol,
+    max_newton,
+):
+    """The Newton iteration of one step on the unpacked constant tuple P (``newton``'s
+    arguments): (status, iterations, q, u, accelerations, algorithmic accelerations of the
+    independent coordinates, multipliers, the last evaluation as ``evaluate`` returns it)."""
     h, bp, gp, am, af, gamma, beta, t1 = coef
     nt = P[6]
     flex = P[5]
@@ -369,36 +451,7 @@ def newton(
         d_last = d
         lam_last = lam
         ydd = ydd + delta
-    if status != OK:
-        return status, iterations, 0.0, np.zeros(0)
-    cond = np.linalg.cond(_columns(ev[2], U))
-    _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
-    parts = (
-        q1,
-        u1,
-        acc,
-        a1,
-        lam,
-        phi,
-        jac.ravel(),
-        js.ravel(),
-        rem,
-        phit,
-        rec.ravel(),
-        wn.ravel(),
-        wt.ravel(),
-        mass_tree.ravel(),
-        forces,
-    )
-    size = 0
-    for a in parts:
-        size += a.size
-    flat = np.empty(size)
-    k = 0
-    for a in parts:
-        flat[k : k + a.size] = a
-        k += a.size
-    return status, iterations, cond, flat
+    return status, iterations, q1, u1, acc, a1, lam, ev
 
 
 @njit(cache=True)
@@ -406,7 +459,12 @@ def energies(F, I, H, q, u, actuators):
     """``system.energies`` of a tree and linear beams at (q, u): (tree kinetic, structure
     kinetic, gravity and load potential, joint springs, structure elastic, damping power,
     load power), J and W; ``actuators`` (n_t,) the actuator forces at the state's time."""
-    P = unpack(F, I, H)
+    return state_energies(unpack(F, I, H), q, u, actuators)
+
+
+@njit(cache=True)
+def state_energies(P, q, u, actuators):
+    """``energies`` on the unpacked constant tuple P."""
     T, flex, nt = P[0], P[5], P[6]
     stiffness, damping, rest = P[4]
     mass, com, rotmass, g = T[8], T[9], T[10], T[11]

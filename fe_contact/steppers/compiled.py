@@ -58,6 +58,7 @@ from ..model import Circle, Line, Point, Sliding
 from ..multibody.tree import actuator_forces
 from ..structures import BeamStructure
 from ..system import Energies, System
+from .batch import take_steps
 from .genalpha import GeneralizedAlpha
 from .partitioned_step import StepAlgebra
 
@@ -201,6 +202,21 @@ class Plan:
             return None
         return values, actuator_forces(self.tree, t)
 
+    def motions(self, times: np.ndarray):
+        """``motion`` at each of the times: drive values (k, n_d, 3) and actuator forces
+        (k, n_t), up to the first time at which a drive gives a non-finite value."""
+        k = times.size
+        if self._still is not None:
+            return np.zeros((k, 0, 3)), np.zeros((k, self.P[6]))
+        drive = np.empty((k, len(self.drives), 3))
+        actuators = np.empty((k, self.P[6]))
+        for j, t in enumerate(times.tolist()):
+            values = self.motion(t)
+            if values is None:
+                return drive[:j], actuators[:j]
+            drive[j], actuators[j] = values
+        return drive, actuators
+
     def indices(self, part):
         """(independent, dependent) of a partition as int64 arrays (cached per partition)."""
         key = id(part)
@@ -213,6 +229,14 @@ class Plan:
                 )
             }
         return self._indices[key][1:]
+
+
+def plan_of(system: System) -> Plan:
+    """The Plan of a system, built once (it depends on the system alone: kept in its cache)."""
+    plan = system._cache.get("compiled plan")
+    if plan is None:
+        plan = system._cache["compiled plan"] = Plan(system)
+    return plan
 
 
 def _margin(D0: np.ndarray, D: np.ndarray) -> float:
@@ -274,9 +298,13 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
     same settings. ``n_compiled`` counts the steps taken compiled, ``n_fallback`` those handed
     back to the Python step after a compiled attempt."""
 
-    def __init__(self, system: System, t0: float, q0, u0, **settings):
-        self.plan = Plan(system)
+    def __init__(self, system: System, t0: float, q0, u0, batch: bool = True, **settings):
+        self.plan = plan_of(system)
         self.n_compiled = self.n_fallback = 0
+        if not isinstance(batch, bool):
+            raise TypeError(f"simulate: batch = {batch!r}; allowed: True or False")
+        self.batch = batch
+        self._batch_size = 16  # steps of the next batch (``batch.take_steps``)
         super().__init__(system, t0, q0, u0, **settings)
 
     @property
@@ -286,26 +314,15 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
     @algebra.setter
     def algebra(self, value: StepAlgebra) -> None:
         # the Python stepper makes its StepAlgebra; this one forms the Painleve margin compiled
-        self._algebra = CompiledAlgebra(value.system, value.params, self.plan)
+        algebra = CompiledAlgebra.__new__(CompiledAlgebra)
+        algebra.__dict__.update(value.__dict__)
+        algebra.plan = self.plan
+        self._algebra = algebra
 
-    def _power_terms(self, ev, lam) -> dict:
-        """``ContactStates._power_terms`` with the energies of the state compiled."""
-        model = self.system.model
+    def _energies(self, ev) -> Energies:
+        """The energies at ev, compiled."""
         actuators = actuator_forces(self.system.tree, ev.t)
-        E = self._energy = Energies(*compiled_energies(*self.plan.packed, ev.q, ev.u, actuators))
-        n_c = self._n_bilateral
-        drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
-        friction = sum(
-            self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
-            for i, c in enumerate(ev.contacts)
-            if self._stick[i] is None and self._is_closed(i)
-        )
-        return {
-            "work_drives": float(drive),
-            "work_loads": E.load_power,
-            "dissipated_damping": E.damping_power,
-            "dissipated_friction": float(friction),
-        }
+        return Energies(*compiled_energies(*self.plan.packed, ev.q, ev.u, actuators))
 
     def _newton_step(self, h: float):
         result = self._compiled_step(h)
@@ -330,14 +347,10 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         ev = self.evaluation
         prev = (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t))
         coef = (h, bp, gp, p.alpha_m, p.alpha_f, p.gamma, p.beta, t1)
-        slip_sign = np.asarray(self._slip_sign, dtype=float)
-        cstate = np.zeros((slip_sign.size, 5))
-        cstate[:, 0] = slip_sign
-        for i, anchor in enumerate(self._stick[: slip_sign.size]):  # the contacts' entries
-            if anchor is not None:
-                if plan.contacts[2][i] > 0.0:  # a rolling circle: the Python step forms its
-                    return None  # row's position value (``constraints.rolling_position``)
-                cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
+        cstate = self._cstate(plan)
+        if cstate is None:
+            return None
+        slip_sign = cstate[:, 0].copy()
         status, its, cond, flat = newton(
             *plan.packed,
             factor,
@@ -361,7 +374,19 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         if status != OK:
             self.n_fallback += 1
             return None
-        pieces = _pieces(self.q.size, ind.size, U.size, slip_sign.size, plan.P[6])
+        self.n_newton += its
+        self.n_compiled += 1
+        self._previous = (self.acceleration, h)
+        self._commit(flat, t1, ind, slip_sign)
+        if cond > self.recondition * max(self._cond0, 1.0):
+            self.part = self._choose(self.evaluation)
+        return self.evaluation
+
+    def _commit(self, flat, t1: float, ind, slip_sign) -> None:
+        """Commit the step ending at t1 whose result is ``flat`` (``kernels.step.FLAT``)."""
+        pieces = _pieces(
+            self.q.size, ind.size, self.part.dependent.size, slip_sign.size, self.plan.P[6]
+        )
         q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = _split(
             flat, pieces
         )
@@ -384,7 +409,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             )
             for i, r in enumerate(rec)
         )
-        ev = Evaluation(
+        self.evaluation = Evaluation(
             t=t1,
             q=q1,
             u=u1,
@@ -399,32 +424,52 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             slip_sign=slip_sign.copy(),
             contact_index=self._sliding,
         )
-        self.n_newton += its
-        self.n_compiled += 1
         self.t, self.q, self.u = t1, q1, u1
-        self._previous = (self.acceleration, h)
         self.acceleration = acc
         self.pseudo = acc.copy()
         self.pseudo[ind] = a1
         self.multipliers = lam
-        self.evaluation = ev
         self._s = rec[:, S].copy()
         self.n_substeps += 1
-        if cond > self.recondition * max(self._cond0, 1.0):
-            self.part = self._choose(ev)
-        return ev
+
+    def _cstate(self, plan):
+        """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.step.newton``);
+        None while a circle rolls (sticks): the Python step forms its row's position value
+        (``constraints.rolling_position``), the kernel does not."""
+        slip_sign = np.asarray(self._slip_sign, dtype=float)
+        cstate = np.zeros((slip_sign.size, 5))
+        cstate[:, 0] = slip_sign
+        for i, anchor in enumerate(self._stick[: slip_sign.size]):  # the contacts' entries
+            if anchor is not None:
+                if plan.contacts[2][i] > 0.0:  # radius: a rolling circle
+                    return None
+                cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
+        return cstate
+
+    def steps(self, n_max: int):
+        """Up to n_max full steps of h in one compiled call (``kernels.loop.steps``), as many
+        as follow one another with nothing but the step happening in them; each is committed
+        and counted as ``step()`` does. Returns a ``batch.StepBatch`` of what they report (0
+        steps when the next one needs ``step()``), or None when the stepper's state or
+        settings need ``step()`` anyway (error control, sub-steps growing after an event, an
+        iteration matrix that is not symmetric positive definite)."""
+        return take_steps(self, n_max)
 
 
 def generalized_alpha(system: System, settings: dict):
     """(stepper class, settings) of method "generalized-alpha": the compiled stepper when
     ``settings["compiled"]`` (default True) and the system is one it takes, else the Python
-    one; the ``compiled`` key is removed from the settings."""
+    one; the ``compiled`` key is removed from the settings, and ``batch`` (default True:
+    quiet steps taken several in one compiled call, ``batch.take_steps``) is passed to the
+    compiled stepper only."""
     settings = dict(settings)
     wanted = settings.pop("compiled", True)
-    if not isinstance(wanted, bool):
-        raise TypeError(f"simulate: compiled = {wanted!r}; allowed: True or False")
+    batch = settings.pop("batch", True)
+    for name, value in (("compiled", wanted), ("batch", batch)):
+        if not isinstance(value, bool):
+            raise TypeError(f"simulate: {name} = {value!r}; allowed: True or False")
     if wanted and unsupported(system) is None:
-        return CompiledGeneralizedAlpha, settings
+        return CompiledGeneralizedAlpha, {**settings, "batch": batch}
     return GeneralizedAlpha, settings
 
 
@@ -433,5 +478,6 @@ __all__ = [
     "CompiledGeneralizedAlpha",
     "Plan",
     "generalized_alpha",
+    "plan_of",
     "unsupported",
 ]

@@ -301,10 +301,13 @@ class ContactStates(RollingStates):
         if not bounced and self._slip_sign[i] == 0.0 and self._mu[i] > 0.0:
             self._try_stick(i, count=True)
 
+    def _energies(self, ev):
+        """``system.energies`` at the evaluated state ev."""
+        return energies(self.system, ev.q, ev.u, ev.t)
+
     def _power_terms(self, ev, lam) -> dict:
-        s = self.system
-        model = s.model
-        E = self._energy = energies(s, ev.q, ev.u, ev.t)
+        model = self.system.model
+        E = self._energy = self._energies(ev)
         n_c = self._n_bilateral
         drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
         friction = (

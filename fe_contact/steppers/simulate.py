@@ -22,7 +22,7 @@ import math
 import time
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+import threadpoolctl
 
 from .. import validation as check
 from ..system import System, energies
@@ -44,6 +44,17 @@ def check_start(system: System, h, q0, u0) -> tuple[float, np.ndarray, np.ndarra
     q0 = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
     u0 = check.finite_array("u0", u0, (lay.n,), lay.coordinate_name)
     return h, q0, u0
+
+
+_CONTROLLER = []
+
+
+def _blas_controller() -> threadpoolctl.ThreadpoolController:
+    """The process's thread pools (found once: the search reads the loaded libraries, ~2 ms;
+    the BLAS libraries are loaded with numpy and scipy, before any run)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(threadpoolctl.ThreadpoolController())
+    return _CONTROLLER[0]
 
 
 def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None, settings):
@@ -109,7 +120,7 @@ def simulate(
         return _run(
             system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
         )
-    with threadpool_limits(limits=threads, user_api="blas"):
+    with _blas_controller().limit(limits=threads, user_api="blas"):
         return _run(
             system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
         )
@@ -127,10 +138,12 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
     names = [c for c, _ in history_columns(system)]
     store = {c: [] for c in names}
     ts, qs, us, lams, reps = [], [], [], [], []
+    parts = []  # the stored rows: dicts of arrays, in order (``flush``)
     observers = tuple(observers)
     for obs in observers:
         if hasattr(obs, "start"):
             obs.start(system, n_total)
+    m = len(system.model.constraint_names())
 
     def keep(report: StepReport, row: dict):
         for c in names:
@@ -142,7 +155,16 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         if keep_reports:
             reps.append(report)
 
-    pending = []  # the last computed (report, row) not stored because of the stride
+    def flush():
+        if ts:
+            part = {c: np.asarray(v) for c, v in store.items()}
+            part.update(t=np.asarray(ts), q=np.asarray(qs), u=np.asarray(us))
+            part["multipliers"] = np.asarray(lams).reshape(len(ts), m)
+            parts.append(part)
+        for v in (*store.values(), ts, qs, us, lams):
+            v.clear()
+
+    pending = []  # how to keep the last computed state, not stored because of the stride
 
     def record(report: StepReport, k: int, last: bool):
         row = history_row(system, report, energy, work, energy0)
@@ -150,14 +172,52 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         if last or k % store_every == 0:
             keep(report, row)  # before the observers: a failing observer loses no state
         else:
-            pending.append((report, row))
+            pending.append(lambda: keep(report, row))
         for obs in observers:
             obs(system, report, row)
 
+    def record_batch(batch, k: int):
+        """Steps k .. k + batch.n - 1, taken in one call (``batch.StepBatch``)."""
+        nonlocal energy
+        if observers or keep_reports:  # the per-step path, with the reports of the batch
+            for j in range(batch.n):
+                report = batch.report(j)
+                for key, value in report.work.items():
+                    work[key] += value
+                energy = report.energy
+                record(report, k + j, False)
+            return
+        cols = batch.columns(system, work, energy0)
+        energy = batch.energies(batch.n - 1)
+        cols.update(q=batch.q, u=batch.u, multipliers=batch.multipliers)
+        stored = np.flatnonzero((np.arange(k, k + batch.n) % store_every) == 0)
+        pending.clear()
+        if stored.size:
+            flush()
+            parts.append({c: v[stored] for c, v in cols.items()})
+        if stored.size == 0 or stored[-1] != batch.n - 1:
+            pending.append(lambda: (flush(), parts.append({c: v[-1:] for c, v in cols.items()})))
+
     status, message = "finished", f"reached t = {t_end:g} s"
+    batches = getattr(stepper, "steps", None)
+    t_done = report.t
     try:
         record(report, 0, True)
-        for k in range(1, n_total + 1):
+        k, wait, backoff = 1, 0, 1
+        while k <= n_total:
+            if wait:
+                wait -= 1
+            elif batches is not None and k < n_total:  # quiet steps in one compiled call
+                batch = batches(n_total - k)  # (the last step is left to step())
+                if batch is not None and batch.n:
+                    record_batch(batch, k)
+                    k += batch.n
+                    t_done = float(batch.t[-1])
+                    backoff = 1
+                    if batch.stop == "done":
+                        continue
+                elif batch is not None:  # none taken: none tried for a while (doubling)
+                    wait, backoff = backoff, min(2 * backoff, 64)
             h_k = None  # the stepper's h; the last step ends on t_end
             if k == n_total and abs(t_end - stepper.t - stepper.h) > 1e-9 * stepper.h:
                 h_k = t_end - stepper.t
@@ -170,26 +230,29 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
                 work[key] += value
             energy = report.energy or energies(system, report.q, report.u, report.t)
             record(report, k, k == n_total)
+            t_done = report.t
+            k += 1
     except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
         status = "failed"
         # the last completed step is the last report (a failing step may have committed
         # some of its sub-steps: the stepper's own t may lie past it)
-        message = f"{type(err).__name__}: {err} (last completed step at t = {report.t:.6g} s)"
+        message = f"{type(err).__name__}: {err} (last completed step at t = {t_done:.6g} s)"
     finally:
         for obs in observers:
             close = getattr(obs, "close", None)
             if close is not None:
                 close()
     if pending:
-        keep(*pending[0])  # the last computed state, skipped by the stride
-    m = len(system.model.constraint_names())
+        pending[0]()  # the last computed state, skipped by the stride
+    flush()
+    rows = {c: np.concatenate([p[c] for p in parts]) for c in (*names, "q", "u", "multipliers")}
     return SimulationResult(
-        t=np.asarray(ts),
-        q=np.asarray(qs),
-        u=np.asarray(us),
-        multipliers=np.asarray(lams).reshape(len(ts), m) if m else np.zeros((len(ts), 0)),
+        t=rows["t"],
+        q=rows["q"],
+        u=rows["u"],
+        multipliers=rows["multipliers"],
         constraint_names=system.model.constraint_names(),
-        columns={c: np.asarray(v) for c, v in store.items()},
+        columns={c: rows[c] for c in names},
         method=method,
         status=status,
         message=message,

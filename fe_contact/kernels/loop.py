@@ -1,0 +1,260 @@
+"""Consecutive quiet steps of the generalised-alpha stepper in one compiled call (numba).
+
+``steps`` takes up to K full steps of h from the committed state, each exactly as
+``GeneralizedAlpha.step`` takes a step in which nothing happens: the Newton iteration of
+``kernels.step.iterate``, then the commit (the accelerations, the algorithmic accelerations,
+the predictor's previous accelerations), the energies and powers at the new state and the work
+of the step by the trapezoidal rule (``ContactStates._close_substep``). It records per step
+what ``simulate`` keeps, and stops BEFORE committing a step in which the Python step could do
+anything else: a Newton iteration that is not OK, an event indicator of
+``ContactStates._first_event`` turning negative (a slipping contact's slip velocity passing
+zero, a sticking contact's friction force leaving the static cone), a normal force turning
+negative (the run ends there), cond(J_u) above the limit at which the partition is chosen anew,
+a Painleve margin (``StepAlgebra.check_painleve``) that is not safely positive, a step size
+whose iteration matrix is not the factor given, or a step that does not end on t + h. That step
+is then taken again by the Python step, which does what it must.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .beam import N_FIELDS, VT, S
+from .evaluate import OK
+from .pack import unpack
+from .step import _columns as columns
+from .step import _empty as no_evaluation
+from .step import delassus, flatten, iterate, state_energies
+
+# why ``steps`` stopped (the index into STOPS)
+STOPS = (
+    "done",  # all K steps taken
+    "newton",  # the iteration did not finish OK (the Python step retries, halves, reports)
+    "event",  # a contact event indicator turned negative
+    "separation",  # a normal force turned negative
+    "partition",  # cond(J_u) above the limit: the partition is chosen anew
+    "painleve",  # the Painleve margin is not safely above the error threshold
+    "factor",  # the step's iteration matrix is not the factor given
+    "time",  # the step does not end on t + h to 1e-12 h
+)
+# the Python step raises at a Painleve margin <= 1e-9; a batch stops where it is <= this
+PAINLEVE_SAFE = 1e-6
+N_ENERGY = 7  # ``kernels.step.energies``
+N_POWER = 4  # drives, loads, damping, friction (``ContactStates._power_terms``)
+
+
+@njit(cache=True)
+def _margin(D0, D):
+    """A lower bound of ``StepAlgebra.painleve_margin`` = min Re eig(D) / max |eig(sym D0)|:
+    that value in closed form up to two rows (``steppers.compiled._margin``), beyond that
+    min eig(sym D) / max |eig(sym D0)| (the field of values holds every eigenvalue of D)."""
+    m = D.shape[0]
+    if m == 1:
+        return D[0, 0] / abs(D0[0, 0])
+    if m == 2:
+        a, b, c = D0[0, 0], 0.5 * (D0[0, 1] + D0[1, 0]), D0[1, 1]
+        mean, radius = 0.5 * (a + c), math.hypot(0.5 * (a - c), b)
+        scale = max(abs(mean + radius), abs(mean - radius))
+        half = 0.5 * (D[0, 0] + D[1, 1])
+        disc = half * half - (D[0, 0] * D[1, 1] - D[0, 1] * D[1, 0])
+        low = half - math.sqrt(disc) if disc >= 0.0 else half
+        return low / scale
+    scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
+    return np.min(np.linalg.eigvalsh(0.5 * (D + D.T))) / scale
+
+
+@njit(cache=True)
+def _powers(P, q, u, lam, rec, cstate, mu, actuators, energy, power):
+    """The energies (``kernels.step.energies``) and the powers of ``_power_terms`` at a state,
+    written into energy and power."""
+    e = state_energies(P, q, u, actuators)
+    for k in range(N_ENERGY):
+        energy[k] = e[k]
+    d_joint = P[3]
+    nc = cstate.shape[0]
+    drive = 0.0
+    for k in range(d_joint.size):
+        drive += lam[nc + k] * u[d_joint[k]]
+    friction = 0.0
+    for i in range(nc):
+        if cstate[i, 1] == 0.0:  # slipping
+            friction += mu[i] * lam[i] * cstate[i, 0] * rec[i, VT]
+    power[0] = drive
+    power[1] = e[6]
+    power[2] = e[5]
+    power[3] = friction + 0.0  # + the compliant contacts' friction power (none here)
+
+
+@njit(cache=True)
+def steps(
+    F,
+    I,
+    H,
+    Lg,
+    LM,
+    alpha,
+    key,
+    t,
+    h,
+    drive,
+    actuators,
+    ind,
+    U,
+    q,
+    u,
+    acc,
+    pseudo,
+    acc_prev,
+    h_prev,
+    prev,
+    cstate,
+    s,
+    tol,
+    rtol,
+    max_newton,
+    mu,
+    mu_s,
+    cond_limit,
+    out_t,
+    out_q,
+    out_u,
+    out_lam,
+    out_rec,
+    out_energy,
+    out_power,
+    out_residual,
+    out_newton,
+):
+    """Up to K = out_t.size steps of h from the committed state at t (module docstring).
+
+    alpha = (alpha_m, alpha_f, gamma, beta); key = (beta', gamma') of the factor Lg of G_f
+    (``Plan.factor``); LM the factor of M_f (Painleve margin; used only when some mu > 0);
+    drive (K, n_d, 3) and actuators (K, n_t) at the steps' end times; (q, u, acc, pseudo) the
+    committed state, acc_prev and h_prev > 0 the predictor's previous accelerations and step
+    (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t) of the committed evaluation; cstate and
+    s as ``kernels.step.newton`` takes them; mu, mu_s per contact; cond_limit the cond(J_u) at
+    which the partition is chosen anew.
+
+    Per step j it writes out_t, out_q, out_u, out_lam (all rows), out_rec (the contact records),
+    out_energy (``energies``), out_power (the powers at the new state), out_residual (largest
+    |phi| and |J u + phi_t|) and out_newton (iterations). Returns (steps taken, the index of
+    the reason it stopped in STOPS, the last step's ``kernels.step.FLAT`` array (empty when
+    none was taken), its accelerations and algorithmic accelerations, and the predictor's
+    previous accelerations and step)."""
+    P = unpack(F, I, H)
+    am, af, gamma, beta = alpha
+    nc = cstate.shape[0]
+    friction = False
+    for i in range(nc):
+        if mu[i] > 0.0:
+            friction = True
+    reason = 0
+    taken = 0
+    last_a1 = np.zeros(0)
+    last_lam = np.zeros(0)
+    last_ev = no_evaluation(0, 0)
+    for j in range(out_t.size):
+        t_end = t + h
+        dt = t_end - t
+        bp = dt * dt * beta * (1 - af) / (1 - am)
+        gp = dt * gamma * (1 - af) / (1 - am)
+        if abs(key[0] - bp) > 1e-12 * bp or abs(key[1] - gp) > 1e-12 * gp:
+            reason = 6
+            break
+        t1 = t + dt
+        if t_end - t1 > 1e-12 * h:
+            reason = 7
+            break
+        ydd0 = acc[ind].copy()
+        if h_prev > 0.0:
+            ydd0 += (dt / h_prev) * (acc[ind] - acc_prev[ind])
+        coef = (dt, bp, gp, am, af, gamma, beta, t1)
+        status, its, q1, u1, acc1, a1, lam, ev = iterate(
+            P,
+            Lg,
+            coef,
+            drive[j],
+            actuators[j],
+            ind,
+            U,
+            q,
+            u,
+            acc,
+            pseudo,
+            ydd0,
+            prev,
+            cstate,
+            s,
+            tol,
+            rtol,
+            max_newton,
+        )
+        if status != OK:
+            reason = 1
+            break
+        _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+        stop = False
+        row = nc + drive.shape[1]
+        for i in range(nc):
+            if cstate[i, 1] != 0.0:  # sticking: mu_s lambda_N - |lambda_T| >= 0
+                if mu_s[i] * lam[i] - abs(lam[row]) < 0.0:
+                    stop = True
+                row += 1
+            elif mu[i] > 0.0 and cstate[i, 0] * rec[i, VT] < 0.0:  # slipping on
+                stop = True
+        if stop:
+            reason = 2
+            break
+        for i in range(nc):
+            if lam[i] < 0.0:
+                stop = True
+        if stop:
+            reason = 3
+            break
+        # cond_2 of one row is 1 (exactly, as np.linalg.cond gives it)
+        if U.size > 1 and np.linalg.cond(columns(jac, U)) > cond_limit:
+            reason = 4
+            break
+        if friction and phi.size > 0:
+            D0, D = delassus(F, I, H, LM, mass_tree, jac, js)
+            if not _margin(D0, D) > PAINLEVE_SAFE:
+                reason = 5
+                break
+        # commit
+        power = out_power[j]
+        _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], out_energy[j], power)
+        acc_prev = acc
+        h_prev = dt
+        pseudo = acc1.copy()
+        pseudo[ind] = a1
+        acc = acc1
+        q, u, t = q1, u1, t1
+        prev = (q1, u1, phi, jac, phit, t1)
+        for i in range(nc):
+            s[i] = rec[i, S]
+        out_t[j] = t1
+        out_q[j] = q1
+        out_u[j] = u1
+        out_lam[j] = lam
+        for i in range(nc):
+            for f in range(N_FIELDS):
+                out_rec[j, i, f] = rec[i, f]
+        worst_q = 0.0
+        worst_u = 0.0
+        if phi.size:
+            velocity = jac @ u1 + phit  # (BLAS, as numpy forms it in ``GeneralizedAlpha``)
+            for i in range(phi.size):
+                worst_q = max(worst_q, abs(phi[i]))
+                worst_u = max(worst_u, abs(velocity[i]))
+        out_residual[j, 0] = worst_q
+        out_residual[j, 1] = worst_u
+        out_newton[j] = its
+        last_a1, last_lam, last_ev = a1, lam, ev
+        taken += 1
+    flat = np.zeros(0)
+    if taken > 0:
+        flat = flatten(q, u, acc, last_a1, last_lam, last_ev)
+    return taken, reason, flat, acc, pseudo, acc_prev, h_prev
