@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_compiled import rolling_disk_on_beam
 
 from fe_contact.papers.friction_oscillator import oscillator_model
 from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
@@ -73,6 +74,7 @@ def assert_identical(a, b):
         ("frictionless", 0.2, 1e-3, []),
         ("sticks", 0.3, 1e-3, ["stick"]),  # slows at about mu g and sticks near t = 0.27 s
         ("oscillator", 1.1, 1e-3, ["slip", "stick", "slip"]),  # breaks loose, sticks, again
+        ("rolls", 0.2, 1e-3, []),  # a disk rolling on the beam (sticking from the start)
     ],
 )
 def test_batches_reproduce_the_step_by_step_run(counted, case, t_end, h, events):
@@ -80,6 +82,7 @@ def test_batches_reproduce_the_step_by_step_run(counted, case, t_end, h, events)
         "frictionless": lambda: sliding_mass(0.0),
         "sticks": lambda: sliding_mass(0.2),
         "oscillator": oscillator,
+        "rolls": rolling_disk_on_beam,
     }[case]()
     a = simulate(system, (0.0, t_end), (q0, u0), h=h)
     taken = counted["steps"]

@@ -29,12 +29,14 @@ OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def evaluate(P, q, u, drive, actuators, cstate, s_guess):
+def evaluate(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
     status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
     contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
     when a contact left its beam). cstate (n_c, 5): per contact its slip sign, 1 while it
-    sticks (else 0), and its anchor s* and t* (``StickAnchor``). (M_t and F are computed also
+    sticks (else 0), and its anchor s* and t* (``StickAnchor``); qb and wb (n_c, n) the
+    committed state's q and W_T rows, the base of a rolling circle's position value
+    (``constraints.rolling_position``). (M_t and F are computed also
     where only the constraints are needed: a flag would compile the kernel twice.)"""
     T, B, contacts, d_joint, joints, flex, nt = P
     c_body, c_local, c_radius, c_side, c_beam, c_mu, c_line, c_carrier = contacts
@@ -133,6 +135,10 @@ def evaluate(P, q, u, drive, actuators, cstate, s_guess):
         if c_radius[i] > 0.0:  # rolling: W_T u = 0 with its remainder
             jac[row] = wt[i]
             rem[row] = rec[i, REM_T]
+            psi = 0.0  # its position value: the trapezoid of W_T u since the base
+            for k in range(n):
+                psi += (wb[i, k] + wt[i, k]) * (q[k] - qb[k])
+            phi[row] = 0.5 * psi
         else:
             b = c_body[i]
             p, _, J, a = point(

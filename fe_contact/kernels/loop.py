@@ -134,7 +134,7 @@ def steps(
     (``Plan.factor``); LM the factor of M_f (Painleve margin; used only when some mu > 0);
     drive (K, n_d, 3) and actuators (K, n_t) at the steps' end times; (q, u, acc, pseudo) the
     committed state, acc_prev and h_prev > 0 the predictor's previous accelerations and step
-    (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t) of the committed evaluation; cstate and
+    (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t, W_T) of the committed evaluation; cstate and
     s as ``kernels.step.newton`` takes them; mu, mu_s per contact; cond_limit the cond(J_u) at
     which the partition is chosen anew.
 
@@ -232,7 +232,7 @@ def steps(
         pseudo[ind] = a1
         acc = acc1
         q, u, t = q1, u1, t1
-        prev = (q1, u1, phi, jac, phit, t1)
+        prev = (q1, u1, phi, jac, phit, t1, wt)
         for i in range(nc):
             s[i] = rec[i, S]
         out_t[j] = t1

@@ -86,14 +86,14 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t):
 
 
 @njit(cache=True)
-def _recover(P, U, q, u, drive, actuators, cstate):
+def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     """``partition.recover_dependent``: Newton on the position constraints (to 1e-12, 25
     iterations), then the velocity constraints, for the dependent coordinates; in place."""
     m = U.size
     s_none = np.full(cstate.shape[0], np.nan)
     for _ in range(25):
         st, phi, jac, _, _, phit, _, _, _, _, _ = evaluate(
-            P, q, u, drive, actuators, cstate, s_none
+            P, q, u, drive, actuators, cstate, s_none, qb, wb
         )
         if st != OK:
             return st
@@ -238,7 +238,7 @@ def newton(
     max_newton,
 ):
     """One step (``GeneralizedAlpha._newton_step``). coef = (h, beta', gamma', alpha_m,
-    alpha_f, gamma, beta, t1); prev = (q, u, phi, J, phi_t, t) of the committed state's
+    alpha_f, gamma, beta, t1); prev = (q, u, phi, J, phi_t, t, W_T) of the committed state's
     evaluation; ydd0 the predicted independent accelerations; (F, I, H) the constant arrays
     (``pack``). Returns (status, iterations, cond_2(J_u) of the last evaluation, one flat array
     of q, u, the accelerations, the algorithmic accelerations of the independent coordinates,
@@ -339,7 +339,8 @@ def iterate(
     ydd_n = acc_n[ind]
     a_n = pseudo_n[ind]
     ydd = ydd0.copy()
-    pq, pu, pphi, pjac, pphit, pt = prev
+    pq, pu, pphi, pjac, pphit, pt, wb = prev
+    qb = pq  # the committed state: the base of the rolling rows
     pq = pq.copy()
     pu = pu.copy()
     have_prev = True
@@ -366,14 +367,14 @@ def iterate(
         u1[ind] = v_n + h * ((1 - gamma) * a_n + gamma * a1)
         recovered = not have_prev
         if recovered:
-            st = _recover(P, U, q1, u1, drive, actuators, cstate)
+            st = _recover(P, U, q1, u1, drive, actuators, cstate, qb, wb)
             if st != OK:
                 status = st
                 break
         elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1):
             status = SINGULAR
             break
-        ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess)
+        ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
         st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
         if st != OK:
             status = st
@@ -435,7 +436,7 @@ def iterate(
             if not _dependent_step(U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1):
                 status = SINGULAR
                 break
-            ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess)
+            ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
             st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
             if st != OK:
                 status = st

@@ -184,10 +184,8 @@ def take_steps(st, n_max: int) -> StepBatch | None:
     times = times[:size]
     ind, U = plan.indices(st.part)
     ev = st.evaluation
-    prev = (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t))
-    cstate = st._cstate(plan)
-    if cstate is None:
-        return None
+    prev = st._prev()
+    cstate = st._cstate()
     if st._previous is None:
         acc_prev, h_prev = st.acceleration, 0.0
     else:

@@ -16,12 +16,11 @@ and bilateral ``Sliding`` contacts of points or circles on beams or on rigid lin
 on a translating body) with Coulomb friction, slipping or sticking. What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
 leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
-not converge, a drive giving a non-finite value. A rolling (sticking) circle is stepped in
-Python throughout: its velocity-level row takes its position value from the committed state
-(``constraints.rolling_position``), which the kernel does not form. Events (stick,
-reversal), restarts, reports and the bookkeeping of the step stay in ``GeneralizedAlpha``. Systems with strings, loop
-closures, unilateral contacts or the continuous friction law run on ``GeneralizedAlpha``
-unchanged.
+not converge, a drive giving a non-finite value. A sticking circle rolls: its velocity-level
+row takes its position value from the committed state's W_T (``constraints.rolling_position``).
+Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
+``GeneralizedAlpha``. Systems with strings, loop closures, unilateral contacts or the continuous
+friction law run on ``GeneralizedAlpha`` unchanged.
 """
 
 from __future__ import annotations
@@ -344,12 +343,9 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         if self._previous is not None:
             acc_prev, h_prev = self._previous
             ydd0 += (h / h_prev) * (self.acceleration[ind] - acc_prev[ind])
-        ev = self.evaluation
-        prev = (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t))
+        prev = self._prev()
         coef = (h, bp, gp, p.alpha_m, p.alpha_f, p.gamma, p.beta, t1)
-        cstate = self._cstate(plan)
-        if cstate is None:
-            return None
+        cstate = self._cstate()
         slip_sign = cstate[:, 0].copy()
         status, its, cond, flat = newton(
             *plan.packed,
@@ -432,19 +428,26 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self._s = rec[:, S].copy()
         self.n_substeps += 1
 
-    def _cstate(self, plan):
-        """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.step.newton``);
-        None while a circle rolls (sticks): the Python step forms its row's position value
-        (``constraints.rolling_position``), the kernel does not."""
+    def _cstate(self) -> np.ndarray:
+        """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.step.newton``)."""
         slip_sign = np.asarray(self._slip_sign, dtype=float)
         cstate = np.zeros((slip_sign.size, 5))
         cstate[:, 0] = slip_sign
         for i, anchor in enumerate(self._stick[: slip_sign.size]):  # the contacts' entries
             if anchor is not None:
-                if plan.contacts[2][i] > 0.0:  # radius: a rolling circle
-                    return None
                 cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
         return cstate
+
+    def _prev(self) -> tuple:
+        """(q, u, phi, J, phi_t, t, W_T) of the committed evaluation (``kernels.step.newton``):
+        W_T (n_c, n) is the base of a rolling circle's position value."""
+        ev = self.evaluation
+        n_c = len(self._slip_sign)
+        w_t = np.zeros((n_c, ev.q.size))
+        for i, c in enumerate(ev.contacts[:n_c]):
+            if c is not None and self._stick[i] is not None:
+                w_t[i] = c.w_tangent
+        return (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t), w_t)
 
     def steps(self, n_max: int):
         """Up to n_max full steps of h in one compiled call (``kernels.loop.steps``), as many
