@@ -22,6 +22,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.linalg import lu_factor, lu_solve
 from scipy.sparse.linalg import splu
+from test_contact_solver import random_pointed_problem
 
 from fe_contact.coupling import setvalued
 from fe_contact.coupling.kinematics import grid_gaps, profile_state
@@ -116,20 +117,11 @@ def test_linear_structure_keeps_one_factorisation_per_step_size():
     assert len(block._factors) == 2
 
 
-def random_problem(rng, m, n):
-    """G = W^T M^-1 W and c = W^T u of m contacts on n dofs (redundant when 2 m > n)."""
-    w_n = rng.normal(size=(n, m))
-    w_n[0] = np.abs(w_n[0]) + 0.2
-    w = np.hstack((w_n, rng.normal(size=(n, m))))
-    inv_mass = np.diag(rng.uniform(0.1, 10.0, n))
-    return w.T @ inv_mass @ w, w.T @ rng.normal(size=n), rng.uniform(0.0, 1.0, m)
-
-
 def test_compiled_contact_kernels_match_the_numpy_reference():
     rng = np.random.default_rng(11)
     for _ in range(40):
         m, n = int(rng.integers(1, 7)), int(rng.integers(2, 12))
-        G, c, mu = random_problem(rng, m, n)
+        G, c, mu = random_pointed_problem(rng, m, n)
         diag = np.diag(G).copy()
         r = 1.0 / diag
         P = np.abs(rng.normal(size=2 * m))
@@ -166,7 +158,7 @@ def test_compiled_solver_gives_the_reference_solution():
     methods = set()
     for _ in range(40):
         m, n = int(rng.integers(1, 7)), int(rng.integers(2, 12))
-        G, c, mu = random_problem(rng, m, n)
+        G, c, mu = random_pointed_problem(rng, m, n)
         fast = setvalued.solve_contact_impulses(G, c, mu, tol=1e-10)
         ref = setvalued.solve_contact_impulses(G, c, mu, tol=1e-10, compiled=False)
         assert fast.method == ref.method and fast.n_iterations == ref.n_iterations
