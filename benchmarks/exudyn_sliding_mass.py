@@ -77,8 +77,9 @@ Findings (10 elements):
   Exudyn's O(h) error); 3.5e-8 m between the converged runs (Exudyn h = 3.125e-6 s, fe_contact
   h = 1.25e-5 s): the difference of the beam theories (ANCF cable with EA vs linear
   Euler-Bernoulli).
-* Time per step at h = 1e-4 s (0.01 s): 37 us at 10 elements, 98 at 40, 373 at 160, 1.4 ms
-  at 640, 2.4 ms at 1000 (3.6..5 Newton iterations per step): linear in the element count.
+* Time per step at h = 1e-4 s (0.01 s, best of 3): 37 us at 10 elements, 102 at 40, 371 at
+  160, 1.5 ms at 640, 2.5 ms at 1000 (3.6..5 Newton iterations per step): linear in the
+  element count.
 
 Run: python benchmarks/exudyn_sliding_mass.py [--t-end 0.5] [--elements 10]
 [--check-settings]. Prints, for h in ``STEPS``: h, solver time per simulated second and per
@@ -292,8 +293,9 @@ def run_exudyn(
     Returns a dict: t (k,) output times (every output_period, and t_end); x, y (k,) mass
     position, m; s (k,) global sliding coordinate (position along the undeformed beam), m;
     solver_time, s (time.perf_counter around ``SolveDynamic`` only: no model building, no
-    statics); steps; newton_per_step (Exudyn's Newton iteration count / steps);
-    jacobians (Newton Jacobian evaluations); position0, velocity0 (2,) initial state of the mass.
+    statics); solver_cpu_time, s (time.process_time around it); steps; newton_per_step
+    (Exudyn's Newton iteration count / steps); jacobians (Newton Jacobian evaluations);
+    position0, velocity0 (2,) initial state of the mass.
     """
     import exudyn as exu
 
@@ -313,9 +315,10 @@ def run_exudyn(
         raise ValueError(f"output_period = {output_period!r} s must be a multiple of h = {h!r} s")
     settings.solution.sensors.writePeriod = output_period
 
-    start = time.perf_counter()
+    cpu_start, start = time.process_time(), time.perf_counter()
     ok = mbs.SolveDynamic(settings)
     solver_time = time.perf_counter() - start
+    solver_cpu_time = time.process_time() - cpu_start
     if not ok:
         raise RuntimeError(f"Exudyn's dynamic solve failed (h = {h:g} s)")
     solver = mbs.sys["dynamicSolver"]
@@ -342,6 +345,7 @@ def run_exudyn(
         s=s,
         output_period=output_period,
         solver_time=solver_time,
+        solver_cpu_time=solver_cpu_time,
         steps=steps,
         newton_per_step=newton / steps,
         jacobians=int(solver.it.newtonJacobiCount),
