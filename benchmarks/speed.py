@@ -38,7 +38,7 @@ best of ``REPEATS`` = 3 runs after a warm-up run (the machine is shared).
 * Scaling: time per step of both codes at h = 1e-4 s over 0.01 s for 10..1000 elements.
 * Equal accuracy (10 elements): for each code the largest step of its list whose own error is
   <= 1e-6 m (fe_contact: the Richardson estimate above; Exudyn: max |x(h) - x(h/16)|, its
-  sliding joint being first order), and the wall time per simulated second there. Two
+  sliding joint being first order), and the wall and CPU time per simulated second there. Two
   horizons, both in ``equal_accuracy.csv`` (column t_end): the primary one is the sliding-mass
   demo's run, t_end = 0.5 s (``fe_contact.demos.sliding_mass``); the second, 0.1 s, is kept and
   labelled because it favours Exudyn: its first-order error grows along the slide and has not
@@ -52,12 +52,13 @@ within 2 % of the wall times):
   1.9e-6 at 5e-5, 3.7e-6 at 1e-4, 1.5e-5 at 4e-4), 1.44 s per simulated s: Exudyn /
   fe_contact = 30.
 * Over 0.1 s: fe_contact h = 2.5e-3 s (9.9e-7 m), 0.051 s/s; Exudyn h = 4e-4 s (9.4e-7 m),
-  0.114 s/s: 2.3.
+  0.114 s/s: 2.3 (CPU 2.2).
 * Scaling (h = 1e-4 s, 0.01 s): fe_contact 71 us per step at 10 elements, 98 at 40, 190 at
   160, 760 at 1000 (x 11); Exudyn 37 us at 10, 102 at 40, 371 at 160, 2.5 ms at 1000 (x 67,
   about linear). Equal near 40 elements; Exudyn twice as fast at 10, 3.3 times slower at 1000.
-* Under a loaded machine (load 2.8 on the 2 cores) a run gave Exudyn 2.2 s/s and a ratio of
-  42 at 0.5 s: compare the CPU columns when the wall times look off.
+* On a loaded machine (load 2.8 on the 2 cores) an earlier run, before the CPU columns and
+  the best of 3, gave Exudyn 2.2 s/s and a ratio of 42 at 0.5 s, 4.0 at 0.1 s: when the wall
+  times look off, compare the CPU columns or run again.
 """
 
 from __future__ import annotations
