@@ -26,35 +26,69 @@ deflected slope r' at the mass (horizontal component 0.5 m/s, fe_contact's ``spe
 The mass's horizontal support during statics adds an axial force of m g w'(x0) ~ 1.7e-3 N to the
 beam (strain 5e-10, negligible).
 
-Dynamic solver: Exudyn's generalised-alpha (``spectralRadius = rho_inf``, modified Newton, all
-other settings default) with a fixed step ``h`` (``automaticStepSize = False``). One setting is
-changed: ``newton.relativeTolerance`` 1e-8 -> 1e-7 (``NEWTON_RELATIVE_TOLERANCE``). With the real EA
-(EA / element length ~ 8e7 N/m) the Newton residual stalls at a round-off floor of 1e-8..3e-8
-relative; with the default 1e-8 Newton "fails" in most steps and Exudyn's adaptive step
-reduction runs 197 035 steps instead of 1000 for t_end = 0.1 s at h = 1e-4 (41 s instead of
-0.06 s). The tolerance does not matter for the accuracy: 1e-6 or 3e-8 instead of 1e-7 moves the
-mass by less than 1e-10 m at h = 1e-4 s.
+Solvers (``_settings``): Exudyn's static solver (full Newton) for the initial state; for the
+run Exudyn's generalised-alpha (``spectralRadius = rho_inf``, modified Newton) with a fixed step
+``h`` (``automaticStepSize = False``). Changed from Exudyn's defaults, all for the round-off
+floor of the Newton residual with the strip's real axial stiffness (EA / element length = 8e7
+N/m at 10 elements, 8e9 at 1000), none moving the mass by more than 4e-11 m:
 
-Findings (10 elements, t_end = 0.1 s):
+* ``timeIntegration.newton.relativeTolerance`` 1e-8 -> 1e-7 (``NEWTON_RELATIVE_TOLERANCE``).
+  With the default 1e-8 Newton "fails" in most steps at 10 elements and Exudyn's adaptive step
+  reduction runs 197 035 steps instead of 1000 for t_end = 0.1 s at h = 1e-4 (41 s instead of
+  0.06 s). 1e-6 or 3e-8 instead of 1e-7 moves the mass by less than 1e-10 m at h = 1e-4 s.
+* ``newton.absoluteTolerance`` (static and dynamic) 1e-10 -> ``round_off_tolerance``, in N:
+  eps * (EA / l_e) * L * sqrt(n_coordinates), 4.7e-8 at 10 elements, 3.6e-7 at 40, 2.8e-6 at
+  160, 2.3e-5 at 640, 4.4e-5 at 1000. Exudyn's Newton residual (L2 norm of M a - f + C_q^T
+  lambda and of the constraints, unscaled) stalls at a floor that grows as n^1.5, measured with
+  full Newton at h = 1e-4 s: 4e-9..1e-8 N at 10 elements, 1e-7 at 40, 8e-7 at 160, 2.2e-6 at
+  320, 7e-6 at 640, 1.35e-5 at 1000 (about 0.3 times the formula from 40 elements on), while
+  the residual at the start of a step stays 0.5..2.6 N: relative floor 1.2e-8 at 10 elements,
+  1.7e-7 at 40, 7e-7 at 160. With the relative tolerance alone the dynamic Newton stalls
+  above 1e-7 from 40 elements on and the run stops ("SolveDynamic terminated": the earlier
+  scaling.csv had no Exudyn figure from 40 elements on), and the static solve fails from 640
+  elements on (its first iteration's residual, 316 N, is the reference of its relative 1e-8,
+  the floor is 7e-6 N). With the round-off tolerance both run at every element count, also at
+  h = 1e-3 s. Effect at 10 elements against the earlier settings
+  (dense, relative 1e-7 only): 6.5e-12 m at h = 4e-4, 9.2e-12 at 1e-4, 2.4e-11 at 2.5e-5 s
+  (t_end = 0.5 s; ``--check-settings``); 3.3e-11 m at 20 elements (1e-4 s, 0.1 s); 40..1000
+  elements: at most 4e-11 m against runs converged on the Newton increment (``residualMode =
+  1``, RMS increment <= 3e-13 m; 1e-4 s, 0.05 s). That increment criterion (1e-10 m) also
+  runs at every count, but takes about one more Newton iteration per step (6.3 against 5.2 at
+  10 elements), so it is not used.
+* ``linearSolver.solverType`` EXUdense -> EigenSparse (Exudyn warns to use it beyond 1000
+  coordinates): the same time at 10 elements (38 against 39 ms for 0.1 s at h = 1e-4 s), 27 %
+  less at 20, 7 times less at 160; positions within 7e-13 m (10 elements) and 1.3e-11 m (20) of
+  the dense solver's. ``reuseAnalyzedPattern`` stays off (the pattern changes when the mass
+  changes element; Jacobians are rare with modified Newton).
 
-* Exudyn's own error is first order in h: 2.4e-7 m at h = 1e-4 s, halving with h (4.7e-7 m at
-  2e-4, 9.4e-7 m at 4e-4 s, the largest power-of-two multiple of 1e-4 within 1e-6 m). The order
-  does not change with rho_inf (1.0, 0.9, 0.6), with trapezoidal Newmark instead of
-  generalised-alpha, with full instead of modified Newton or without the initial accelerations,
-  and shows before the mass crosses an element boundary: it comes from the sliding joint
-  (useClassicalFormulation=False gives an O(h) error 50 times larger). fe_contact's own error at
-  h = 1e-4 s is 3.7e-9 m (second order).
+Findings (10 elements):
+
+* Exudyn's own error is first order in h and accumulates along the slide. Over the demo's
+  run, t_end = 0.5 s: 3.7e-6 m at h = 1e-4 s, 1.87e-6 at 5e-5, 9.3e-7 at 2.5e-5 s (the largest
+  power-of-two fraction of 1e-4 within 1e-6 m), 1.46 s per simulated second there (37 us per
+  step, 5.4 Newton iterations). Over t_end = 0.1 s: 2.4e-7 m at h = 1e-4 s, 4.7e-7 m at 2e-4,
+  9.4e-7 m at 4e-4 s. The order does not change with rho_inf (1.0, 0.9, 0.6), with trapezoidal
+  Newmark instead of generalised-alpha, with full instead of modified Newton or without the
+  initial accelerations, and shows before the mass crosses an element boundary: it comes from
+  the sliding joint (useClassicalFormulation=False gives an O(h) error 50 times larger).
+  fe_contact's own error at h = 1e-4 s is 3.7e-9 m over 0.1 s (second order), 8.2e-7 m at
+  h = 1e-3 s over 0.5 s.
 * Exudyn against fe_contact (``fe_contact_difference``): 2.5e-7 m with h = 1e-4 s in both (mostly
   Exudyn's O(h) error); 3.5e-8 m between the converged runs (Exudyn h = 3.125e-6 s, fe_contact
   h = 1.25e-5 s): the difference of the beam theories (ANCF cable with EA vs linear
   Euler-Bernoulli).
+* Time per step at h = 1e-4 s (0.01 s, best of 3): 37 us at 10 elements, 102 at 40, 371 at
+  160, 1.5 ms at 640, 2.5 ms at 1000 (3.6..5 Newton iterations per step): linear in the
+  element count.
 
-Run: python benchmarks/exudyn_sliding_mass.py. Prints, for h in ``STEPS`` at 10 elements: h,
-solver time per simulated second and per step (best of 3 runs), Newton iterations per step and
-the own error (``own_error``: max |position(h) - position(h / 16)| over the output times); then
-the largest h of the table whose own error is <= 1e-6 m, and the largest found by doubling h
-beyond it. Exudyn is imported inside the functions, so this module imports
-without it.
+Run: python benchmarks/exudyn_sliding_mass.py [--t-end 0.5] [--elements 10]
+[--check-settings]. Prints, for h in ``STEPS``: h, solver time per simulated second and per
+step (best of 3 runs), Newton iterations per step and the own error (``own_error``: max
+|position(h) - position(h / 16)| over the output times); then the largest h of the table whose
+own error is <= 1e-6 m, and the largest found by doubling h beyond it. ``--check-settings``
+prints instead the difference between the benchmark settings and the earlier ones
+(``check_settings``). Exudyn is imported inside the functions, so this module imports without
+it.
 """
 
 from __future__ import annotations
@@ -68,7 +102,7 @@ SPEED = 0.5  # m/s, horizontal component of the initial velocity
 GRAVITY = 9.81  # m/s^2, along -y
 OUTPUT_PERIOD = 1e-3  # s, at most this between stored outputs
 NEWTON_RELATIVE_TOLERANCE = 1e-7  # Exudyn's default 1e-8 is below the round-off floor with real EA
-STEPS = (1e-4, 5e-5, 2.5e-5, 1.25e-5)
+STEPS = (1e-4, 5e-5, 2.5e-5)
 TARGET = 1e-6  # m, accuracy goal of the comparison
 
 
@@ -180,12 +214,36 @@ def _build(n_elements: int):
     return SC, mbs, items
 
 
-def _settings(exu):
+def round_off_tolerance(n_elements: int, n_coordinates: int) -> float:
+    """Absolute Newton tolerance (N, on the L2 norm of Exudyn's residual over the system): an
+    upper estimate of the residual's round-off floor, eps * (EA / l_e) * L * sqrt(n_coordinates):
+    the axial stiffness of an element times the round-off of a nodal position of magnitude up
+    to L, on every coordinate. The measured floor is about 0.3 times this from 40 elements on
+    (0.1..0.2 times at 10)."""
+    from fe_contact.papers.lipinski import cantilever_strip
+
+    spec = cantilever_strip(n_elements)
+    ea = spec.youngs_modulus * spec.section_area
+    eps = np.finfo(float).eps
+    return float(eps * ea / (spec.length / n_elements) * spec.length * np.sqrt(n_coordinates))
+
+
+def _settings(exu, mbs=None, n_elements=None, benchmark=True):
+    """Exudyn's simulation settings. benchmark=True: the sparse solver and the round-off
+    tolerance of the Newton iterations (``round_off_tolerance``, static and dynamic);
+    False: the earlier settings (dense solver, Exudyn's absolute tolerance 1e-10)."""
     settings = exu.SimulationSettings()
     settings.solution.file.write = False
     settings.solution.sensors.writePeriod = OUTPUT_PERIOD
     settings.staticSolver.verboseMode = 0
     settings.timeIntegration.verboseMode = 0
+    settings.timeIntegration.newton.relativeTolerance = NEWTON_RELATIVE_TOLERANCE
+    if benchmark:
+        settings.linearSolver.solverType = exu.LinearSolverType.EigenSparse
+        n_coordinates = len(mbs.systemData.GetODE2Coordinates())
+        tolerance = round_off_tolerance(n_elements, n_coordinates)
+        settings.staticSolver.newton.absoluteTolerance = tolerance
+        settings.timeIntegration.newton.absoluteTolerance = tolerance
     return settings
 
 
@@ -221,22 +279,29 @@ def _static_start(mbs, items, settings):
     return position, velocity
 
 
-def run_exudyn(n_elements=10, h=1e-4, t_end=0.1, rho_inf=0.9, *, output_period=None) -> dict:
+def run_exudyn(
+    n_elements=10, h=1e-4, t_end=0.1, rho_inf=0.9, *, output_period=None, benchmark=True
+) -> dict:
     """Run the sliding mass in Exudyn with the fixed step h (s) to t_end (s).
 
     output_period : s, time between stored outputs, a multiple of h (default: the largest
     multiple of h up to OUTPUT_PERIOD, at least h).
+    benchmark : the benchmark's solver settings (see the module docstring); False gives the
+    earlier ones (dense solver, absolute Newton tolerance 1e-10), kept for the comparison of
+    ``check_settings``.
 
-    Returns a dict: t (k,) output times (every output_period, and t_end); x, y (k,) mass position, m; s (k,) global sliding coordinate (position along the
-    undeformed beam), m; solver_time, s (time.perf_counter around ``SolveDynamic`` only: no model
-    building, no statics); steps; newton_per_step (Exudyn's Newton iteration count / steps);
-    jacobians (Newton Jacobian evaluations); position0, velocity0 (2,) initial state of the mass.
+    Returns a dict: t (k,) output times (every output_period, and t_end); x, y (k,) mass
+    position, m; s (k,) global sliding coordinate (position along the undeformed beam), m;
+    solver_time, s (time.perf_counter around ``SolveDynamic`` only: no model building, no
+    statics); solver_cpu_time, s (time.process_time around it); steps; newton_per_step
+    (Exudyn's Newton iteration count / steps); jacobians (Newton Jacobian evaluations);
+    position0, velocity0 (2,) initial state of the mass.
     """
     import exudyn as exu
 
     n = _n_steps(h, t_end)
     _SC, mbs, items = _build(n_elements)
-    settings = _settings(exu)
+    settings = _settings(exu, mbs, n_elements, benchmark)
     position0, velocity0 = _static_start(mbs, items, settings)
 
     ti = settings.timeIntegration
@@ -244,16 +309,16 @@ def run_exudyn(n_elements=10, h=1e-4, t_end=0.1, rho_inf=0.9, *, output_period=N
     ti.numberOfSteps = n
     ti.automaticStepSize = False
     ti.generalizedAlpha.spectralRadius = rho_inf
-    ti.newton.relativeTolerance = NEWTON_RELATIVE_TOLERANCE
     if output_period is None:
         output_period = h * max(1, int(np.floor(OUTPUT_PERIOD / h + 1e-9)))
     elif abs(output_period / h - round(output_period / h)) > 1e-9 or output_period < h:
         raise ValueError(f"output_period = {output_period!r} s must be a multiple of h = {h!r} s")
     settings.solution.sensors.writePeriod = output_period
 
-    start = time.perf_counter()
+    cpu_start, start = time.process_time(), time.perf_counter()
     ok = mbs.SolveDynamic(settings)
     solver_time = time.perf_counter() - start
+    solver_cpu_time = time.process_time() - cpu_start
     if not ok:
         raise RuntimeError(f"Exudyn's dynamic solve failed (h = {h:g} s)")
     solver = mbs.sys["dynamicSolver"]
@@ -280,6 +345,7 @@ def run_exudyn(n_elements=10, h=1e-4, t_end=0.1, rho_inf=0.9, *, output_period=N
         s=s,
         output_period=output_period,
         solver_time=solver_time,
+        solver_cpu_time=solver_cpu_time,
         steps=steps,
         newton_per_step=newton / steps,
         jacobians=int(solver.it.newtonJacobiCount),
@@ -309,6 +375,14 @@ def _own_error(n_elements, h, t_end, refinement=16, rho_inf=0.9):
     return run, max_difference(run, ref)
 
 
+def check_settings(n_elements=10, h=1e-4, t_end=0.1) -> float:
+    """Max over the output times of |position (benchmark settings) - position (earlier
+    settings: dense solver, absolute Newton tolerance 1e-10)| (m)."""
+    new = run_exudyn(n_elements, h, t_end)
+    old = run_exudyn(n_elements, h, t_end, benchmark=False)
+    return max_difference(new, old)
+
+
 def fe_contact_difference(n_elements=10, h=1e-4, t_end=0.1, h_exudyn=None) -> float:
     """Max over Exudyn's output times of |mass position (Exudyn) - mass position (fe_contact)|
     (m); fe_contact's run is ``fe_contact.demos.sliding_mass.run(mu=0)`` with the step h, Exudyn's
@@ -321,10 +395,26 @@ def fe_contact_difference(n_elements=10, h=1e-4, t_end=0.1, h_exudyn=None) -> fl
     return max_difference(ex, dict(t=result.t, x=q[:, 0], y=q[:, 1]))
 
 
-def main():
+def main(argv=None):
+    import argparse
+
     import exudyn as exu
 
-    n_elements, t_end = 10, 0.1
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--t-end", type=float, default=0.5, help="s (default 0.5, the demo's)")
+    parser.add_argument("--elements", type=int, default=10)
+    parser.add_argument(
+        "--check-settings",
+        action="store_true",
+        help="only compare the benchmark settings with the earlier ones (dense, abs. tol. 1e-10)",
+    )
+    args = parser.parse_args(argv)
+    n_elements, t_end = args.elements, args.t_end
+    if args.check_settings:
+        print("max |position(benchmark settings) - position(earlier settings)|:")
+        for h in (4e-4, 1e-4, 2.5e-5):
+            print(f"  h = {h:g} s: {check_settings(n_elements, h, t_end):.2e} m", flush=True)
+        return
     print(
         f"Exudyn {exu.__version__}: sliding mass, {n_elements} ANCFCable2D elements, "
         f"t_end = {t_end:g} s, generalised-alpha rho_inf = 0.9, own error against h/16"
@@ -341,7 +431,8 @@ def main():
         )
         print(
             f"{h:10.3g} {best / t_end:17.3f} {1e6 * best / run['steps']:14.1f} "
-            f"{run['newton_per_step']:12.2f} {error:14.2e}"
+            f"{run['newton_per_step']:12.2f} {error:14.2e}",
+            flush=True,
         )
         return error
 
