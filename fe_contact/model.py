@@ -27,9 +27,10 @@ Contact laws are separate objects:
 
 Rough many-point contact (Slavic-Boltezar (003), secs. 2-4): a ``Polyline`` (a discretised rough
 profile, ``fe_contact.rough.Profile``) on a tree body against the rim of a ``Wheel`` turning at a
-prescribed speed, with a ``Unilateral`` law whose impact is "poisson": every vertex of either
-polyline on a segment of the other is a contact point (``coupling.rough_contact``), for the
-event-driven stepper (``steppers.event_driven``, method "event-driven").
+prescribed speed (both defined in ``fe_contact.rough``), with a ``Unilateral`` law whose impact
+is "poisson": every vertex of either polyline on a segment of the other is a contact point
+(``coupling.rough_contact``), for the event-driven stepper (``steppers.event_driven``, method
+"event-driven").
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import rough
 from . import validation as check
 from .curves import Curve
 from .elements.beam import BeamSpec
@@ -48,6 +48,7 @@ from .elements.string import StringSpec
 from .laws import Compliant
 from .multibody.drive import Drive
 from .multibody.tree import TreeModel
+from .rough import Polyline, Wheel
 
 STANDARD_GRAVITY = (0.0, -9.81)
 
@@ -152,46 +153,6 @@ class Profile:
 
     radius = 0.0
     at = (0.0, 0.0)
-
-
-@dataclass(frozen=True, eq=False)
-class Polyline:
-    """A discretised rough profile (``fe_contact.rough.Profile``, vertices in m in the frame of
-    tree body ``body``), Slavic-Boltezar (003), sec. 4.1: as a ContactPair's profile it touches
-    the rim of a ``Wheel``, each of its vertices and each of the rim's a possible contact point.
-    Its vertices run clockwise about the wheel's centre (material on the left of the direction
-    of travel, ``fe_contact.rough``)."""
-
-    body: int
-    profile: rough.Profile
-
-    radius = 0.0
-    at = (0.0, 0.0)
-
-    def __post_init__(self):
-        object.__setattr__(self, "body", check.integer("Polyline.body", self.body, low=0))
-        check.instance("Polyline.profile", self.profile, rough.Profile, "a rough.Profile")
-
-
-@dataclass(frozen=True, eq=False)
-class Wheel:
-    """A rigid wheel turning about the plane's origin at the prescribed angle alpha_0 + omega t
-    (rad; ``omega`` in rad/s, negative: clockwise), with the polyline ``rim``
-    (``fe_contact.rough.Profile`` in the wheel's frame, counter-clockwise about the origin):
-    the driven wheel of Slavic-Boltezar (003), sec. 4 (003 eq. (22): alpha = 2 pi f t). Its
-    drive does the work -P . what of the contact impulses P (``coupling.rough_contact``)."""
-
-    rim: rough.Profile
-    omega: float
-    alpha_0: float = 0.0
-
-    def __post_init__(self):
-        check.instance("Wheel.rim", self.rim, rough.Profile, "a rough.Profile")
-        object.__setattr__(self, "omega", check.real("Wheel.omega", self.omega, unit="rad/s"))
-        object.__setattr__(self, "alpha_0", check.real("Wheel.alpha_0", self.alpha_0, unit="rad"))
-        theta = np.unwrap(np.arctan2(self.rim.points[1], self.rim.points[0]))
-        if np.any(np.diff(theta) <= 0):
-            check.fail("Wheel.rim", "profile", "vertices counter-clockwise about (0, 0)")
 
 
 @dataclass(frozen=True)

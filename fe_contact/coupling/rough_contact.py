@@ -186,7 +186,9 @@ def poisson_impact(
 
 @dataclass(frozen=True, eq=False)
 class RoughContact:
-    """A rough profile on a tree body against a rough rim of a driven wheel (module docstring).
+    """A rough profile on a tree body against a rough rim of a driven wheel (module docstring):
+    the kinematics and laws of a model's ContactPair of a Polyline on a Wheel (``from_pair``),
+    as the event-driven stepper uses them.
 
     tree : the TreeModel that carries the body. body : its index. profile : the body's Profile
     in its frame. wheel : the wheel's Profile in the wheel's frame (centre at the ground
