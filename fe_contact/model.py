@@ -24,6 +24,13 @@ Contact laws are separate objects:
 * ``Compliant(kind, stiffness, damping, mu, mu_s, v0, rolling)`` (``fe_contact.laws``): linear
   or Hertz force of the approach with Hunt-Crossley damping, the continuous friction law and
   rolling of Bauchau (000), for the generalised-alpha stepper.
+
+Rough many-point contact (Slavic-Boltezar (003), secs. 2-4): a ``Polyline`` (a discretised rough
+profile, ``fe_contact.rough.Profile``) on a tree body against the rim of a ``Wheel`` turning at a
+prescribed speed (both defined in ``fe_contact.rough``), with a ``Unilateral`` law whose impact
+is "poisson": every vertex of either polyline on a segment of the other is a contact point
+(``coupling.rough_contact``), for the event-driven stepper (``steppers.event_driven``, method
+"event-driven").
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from .elements.string import StringSpec
 from .laws import Compliant
 from .multibody.drive import Drive
 from .multibody.tree import TreeModel
+from .rough import Polyline, Wheel
 
 STANDARD_GRAVITY = (0.0, -9.81)
 
@@ -218,21 +226,30 @@ class Unilateral:
     mu : friction coefficient >= 0. restitution_normal, restitution_tangent : e_N, e_T in [0, 1].
     impact : "newton" (g'+ = -e_N g'-) or "poisson" (Slavic-Boltezar (003), sec. 2.2: a
     compression phase that stops the approach, then an expansion impulse e_N times the
-    compression impulse, both with Coulomb friction; the generalised-alpha stepper only).
+    compression impulse, both with Coulomb friction; the generalised-alpha and event-driven
+    steppers).
+    reversibility : nu in [0, 1] of Poisson's law, 003 sec. 2.2: a contact that sticks at the
+    end of compression gets nu e_T times its tangential compression impulse back in expansion
+    (one that slides gets e_T times); the event-driven stepper only (elsewhere it must be 0).
     """
 
     mu: float = 0.0
     restitution_normal: float = 0.0
     restitution_tangent: float = 0.0
     impact: str = "newton"
+    reversibility: float = 0.0
 
     def __post_init__(self):
         mu = check.real("Unilateral.mu", self.mu, low=0.0, meaning="a friction coefficient")
         object.__setattr__(self, "mu", mu)
         check.choice("Unilateral.impact", self.impact, ("newton", "poisson"))
-        for name in ("restitution_normal", "restitution_tangent"):
+        for name in ("restitution_normal", "restitution_tangent", "reversibility"):
             value = check.real(f"Unilateral.{name}", getattr(self, name), low=0.0, high=1.0)
             object.__setattr__(self, name, value)
+        if self.reversibility and self.impact != "poisson":
+            check.fail(
+                "Unilateral.reversibility", self.reversibility, "0 unless impact = 'poisson'"
+            )
 
 
 SEARCHES = ("closest", "grid")
@@ -243,8 +260,9 @@ class ContactPair:
     """A profile on a body touching a structure (by name), a rigid ``Line`` or a Profile.
 
     name : label of the contact in results and files (an identifier).
-    profile : Point, Circle or Profile. target : name of a structure of the model, a Line, or a
-        Profile (a curve on a body or fixed in the plane).
+    profile : Point, Circle, Profile or Polyline. target : name of a structure of the model, a
+        Line, or a Profile (a curve on a body or fixed in the plane); the target of a Polyline
+        is a Wheel (with a Unilateral law of impact "poisson": the event-driven stepper).
     law : Sliding (bilateral, generalised-alpha), Unilateral (set-valued, both steppers) or
         Compliant (a force law, generalised-alpha).
     side : +1 when the profile lies on the side of the structure's normal (the unit tangent
@@ -258,8 +276,8 @@ class ContactPair:
     """
 
     name: str
-    profile: Point | Circle | Profile
-    target: str | Line | Profile
+    profile: Point | Circle | Profile | Polyline
+    target: str | Line | Profile | Wheel
     law: Sliding | Unilateral | Compliant = Sliding()
     side: int = 1
     search: str = "closest"
@@ -269,13 +287,16 @@ class ContactPair:
         check.identifier("ContactPair.name", self.name)
         where = f"ContactPair {self.name!r}"
         check.instance(
-            f"{where}.profile", self.profile, Point | Circle | Profile, "a Point, Circle or Profile"
+            f"{where}.profile",
+            self.profile,
+            Point | Circle | Profile | Polyline,
+            "a Point, Circle, Profile or Polyline",
         )
         check.instance(
             f"{where}.target",
             self.target,
-            str | Line | Profile,
-            "a structure name, Line or Profile",
+            str | Line | Profile | Wheel,
+            "a structure name, Line, Profile or Wheel",
         )
         check.instance(
             f"{where}.law",
@@ -288,6 +309,15 @@ class ContactPair:
                 f"{where}: a Profile against a Line is not available; allowed targets of a "
                 "Profile: a structure's name or a Profile (a flat as a straight Profile)"
             )
+        if isinstance(self.profile, Polyline) != isinstance(self.target, Wheel):
+            raise ValueError(
+                f"{where}: profile {type(self.profile).__name__} against target "
+                f"{type(self.target).__name__}; allowed: a Polyline against a Wheel, and a "
+                "Wheel touched by a Polyline only"
+            )
+        if isinstance(self.profile, Polyline):
+            check.instance(f"{where}.law", self.law, Unilateral, "a Unilateral law")
+            check.choice(f"{where}.law.impact", self.law.impact, ("poisson",))
         object.__setattr__(self, "side", check.choice(f"{where}.side", self.side, (1, -1)))
         check.choice(f"{where}.search", self.search, SEARCHES)
         grid = self.search == "grid"
@@ -561,8 +591,10 @@ __all__ = [
     "Model",
     "Point",
     "PointLoad",
+    "Polyline",
     "Profile",
     "Sliding",
     "Unilateral",
+    "Wheel",
     "resolve_point",
 ]

@@ -19,6 +19,10 @@ of the ISO Rz); 003 gives no definition. Everything is reproducible from ``seed`
 
 Wear, 003 eqs. (16)-(17): with the loss of mechanical energy W per vertex, r_W = W / max W and
 each vertex moves inward along its vertex normal by u = u_max r_W (``reshape``).
+
+In a ``Model`` (``fe_contact.model``) a profile is a ``Polyline`` on a tree body that touches the
+rim of a driven ``Wheel`` (a ContactPair with a Poisson ``Unilateral`` law, for the event-driven
+stepper).
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ import numpy as np
 from . import validation as check
 
 __all__ = [
+    "Polyline",
     "Profile",
+    "Wheel",
     "arc_profile",
     "form_free_rz",
     "peak_to_valley",
@@ -77,6 +83,46 @@ class Profile:
     def heights(self) -> np.ndarray:
         """(n,) roughness heights in m: (points - reference) . reference_normals."""
         return np.sum((self.points - self.reference) * self.reference_normals, axis=0)
+
+
+@dataclass(frozen=True, eq=False)
+class Polyline:
+    """A discretised rough profile (``fe_contact.Profile``, vertices in m in the frame of
+    tree body ``body``), Slavic-Boltezar (003), sec. 4.1: as a ContactPair's profile it touches
+    the rim of a ``Wheel``, each of its vertices and each of the rim's a possible contact point.
+    Its vertices run clockwise about the wheel's centre (material on the left of the direction
+    of travel, ``fe_contact.rough``)."""
+
+    body: int
+    profile: Profile
+
+    radius = 0.0
+    at = (0.0, 0.0)
+
+    def __post_init__(self):
+        object.__setattr__(self, "body", check.integer("Polyline.body", self.body, low=0))
+        check.instance("Polyline.profile", self.profile, Profile, "a Profile")
+
+
+@dataclass(frozen=True, eq=False)
+class Wheel:
+    """A rigid wheel turning about the plane's origin at the prescribed angle alpha_0 + omega t
+    (rad; ``omega`` in rad/s, negative: clockwise), with the polyline ``rim``
+    (``fe_contact.Profile`` in the wheel's frame, counter-clockwise about the origin):
+    the driven wheel of Slavic-Boltezar (003), sec. 4 (003 eq. (22): alpha = 2 pi f t). Its
+    drive does the work -P . what of the contact impulses P (``coupling.rough_contact``)."""
+
+    rim: Profile
+    omega: float
+    alpha_0: float = 0.0
+
+    def __post_init__(self):
+        check.instance("Wheel.rim", self.rim, Profile, "a Profile")
+        object.__setattr__(self, "omega", check.real("Wheel.omega", self.omega, unit="rad/s"))
+        object.__setattr__(self, "alpha_0", check.real("Wheel.alpha_0", self.alpha_0, unit="rad"))
+        theta = np.unwrap(np.arctan2(self.rim.points[1], self.rim.points[0]))
+        if np.any(np.diff(theta) <= 0):
+            check.fail("Wheel.rim", "profile", "vertices counter-clockwise about (0, 0)")
 
 
 def segment_normals(points) -> np.ndarray:

@@ -12,6 +12,7 @@ from fe_contact.coupling.rough_contact import (
     poisson_impact,
     solve_coulomb,
 )
+from fe_contact.model import ContactPair, Model, Polyline, Unilateral, Wheel
 from fe_contact.multibody.tree import (
     bias_forces,
     kinetic_energy,
@@ -31,6 +32,7 @@ from fe_contact.papers.slavic_boltezar import (
 )
 from fe_contact.rough import arc_profile, form_free_rz, peak_to_valley, rough_arc
 from fe_contact.steppers.event_driven import EventDriven
+from fe_contact.system import assemble
 
 DATA = PinOnWheel()
 
@@ -311,17 +313,20 @@ def test_stepper_books_the_impact_of_a_rough_face_on_its_profiles():
         (0.0, -d.v), d.v - d.a, np.pi / 2 + 4.5e-4, np.pi / 2 - 4.5e-4, 60, rz=1e-6, seed=4
     )
     rim = arc_profile((0.0, 0.0), d.R, np.pi / 2 - 2e-3, np.pi / 2 + 2e-3, 401)
-    contact = RoughContact(tree, PIN, face, rim, 0.0, mu=0.3, eps_n=0.5, eps_t=0.5)
+    law = Unilateral(0.3, 0.5, 0.5, impact="poisson")
+    pair = ContactPair("pin", Polyline(PIN, face), Wheel(rim, 0.0), law)
+    system = assemble(Model(tree=tree, contacts=(pair,), gravity=(0.0, 0.0)))
+    contact = RoughContact.from_pair(tree, pair)
     probe = closed_contacts(contact, np.zeros(2), np.zeros(2), 0.0, np.inf)
-    stepper = EventDriven(contact, 0.0, [-probe.gap.min(), 0.0], [-0.2, 3.0], 1e-8)
+    stepper = EventDriven(system, 0.0, [-probe.gap.min(), 0.0], [-0.2, 3.0], 1e-8)
     report = stepper.step()
-    assert report.impact and stepper.n_impacts == 1
+    assert stepper.events == [(0.0, "pin", "impact")] and stepper.n_impacts == 1
     assert report.work["dissipated_impact"] > 0
-    total_w = stepper.loss_body.sum() + stepper.loss_wheel.sum()
-    assert stepper.loss_body.sum() == pytest.approx(stepper.loss_wheel.sum(), rel=1e-12)
+    total_w = stepper.loss_profile.sum() + stepper.loss_target.sum()
+    assert stepper.loss_profile.sum() == pytest.approx(stepper.loss_target.sum(), rel=1e-12)
     for _ in range(200):
         stepper.step()
-    total_w = stepper.loss_body.sum() + stepper.loss_wheel.sum()
+    total_w = stepper.loss_profile.sum() + stepper.loss_target.sum()
     lost = stepper.energy_0 - stepper.mechanical_energy()
     assert stepper.work["work_drives"] == 0.0
     assert total_w == pytest.approx(lost, rel=1e-9)

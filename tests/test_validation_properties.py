@@ -284,6 +284,7 @@ CASES = {
             "restitution_normal": BAD_UNIT_INTERVAL,
             "restitution_tangent": BAD_UNIT_INTERVAL,
             "impact": st.sampled_from(["Newton", "stronge", "", None, 1.0]),
+            "reversibility": BAD_UNIT_INTERVAL,
         },
     ),
     "ContactPair": (

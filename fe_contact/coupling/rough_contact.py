@@ -186,7 +186,9 @@ def poisson_impact(
 
 @dataclass(frozen=True, eq=False)
 class RoughContact:
-    """A rough profile on a tree body against a rough rim of a driven wheel (module docstring).
+    """A rough profile on a tree body against a rough rim of a driven wheel (module docstring):
+    the kinematics and laws of a model's ContactPair of a Polyline on a Wheel (``from_pair``),
+    as the event-driven stepper uses them.
 
     tree : the TreeModel that carries the body. body : its index. profile : the body's Profile
     in its frame. wheel : the wheel's Profile in the wheel's frame (centre at the ground
@@ -241,6 +243,25 @@ class RoughContact:
                 "profile",
                 "vertices clockwise about the wheel's centre (0, 0) at q = 0",
             )
+
+    @classmethod
+    def from_pair(cls, tree: TreeModel, pair) -> RoughContact:
+        """The contact of a model's ContactPair of a ``model.Polyline`` (tree body and profile)
+        against a ``model.Wheel`` (rim, omega, alpha_0) with a ``model.Unilateral`` law (mu,
+        e_N, e_T, reversibility nu) on the tree ``tree``."""
+        law = pair.law
+        return cls(
+            tree=tree,
+            body=pair.profile.body,
+            profile=pair.profile.profile,
+            wheel=pair.target.rim,
+            omega=pair.target.omega,
+            alpha_0=pair.target.alpha_0,
+            mu=law.mu,
+            eps_n=law.restitution_normal,
+            eps_t=law.restitution_tangent,
+            nu=law.reversibility,
+        )
 
     def wheel_angle(self, t: float) -> float:
         return self.alpha_0 + self.omega * t

@@ -1,6 +1,8 @@
 """The pin on the rotating wheel (Slavic-Boltezar (003), sec. 4): rough many-point contact with
 impacts, run-in wear, and the apparent friction coefficient against the misalignment s. Model,
-numbers and our choices in ``fe_contact.papers.slavic_boltezar``.
+numbers and our choices in ``fe_contact.papers.slavic_boltezar``: every run is
+``simulate(assemble(pin_model(data)), ..., method="event-driven")`` summed up by
+``simulate_pin``; this module only sweeps and writes.
 
 ``fe-contact demo pin-on-wheel [--set NAME=VALUE ...] [--misalignments S ...] [--reshapings N]
 [--jobs N] [--h H] [--t-end T] [--out DIR]`` with NAME any field of ``PinOnWheel`` (a, s, v,

@@ -10,6 +10,11 @@ a revolute joint, so M and h are those of 003 eqs. (29)-(30) (with p k_r where 0
 prints p k_phi, which would be a force of 7e-7 N: a misprint). The wheel of radius R turns at
 f = 4 Hz about the origin (003 eq. (22): alpha = 2 pi f t).
 
+``pin_model`` builds the ``Model``: the tree, and one ``ContactPair`` "pin" of the face (a
+``Polyline`` on the pin) against the rim of a ``Wheel`` with ``Unilateral(mu, eps_N, eps_T,
+"poisson", nu)``; ``simulate_pin`` runs it with ``simulate(..., method="event-driven")`` and
+sums the result up as a ``PinRun``; ``run_in`` is the wear loop.
+
 Our choices where 003 is silent or ambiguous (the README discusses their weight):
 
 * the wheel turns clockwise (its top moves along +x) so that friction on the pin is +t of 003
@@ -34,16 +39,19 @@ import numpy as np
 
 from .. import validation as check
 from ..coupling.rough_contact import RoughContact
-from ..coupling.setvalued import ContactSolverError
+from ..model import ContactPair, Model, Polyline, Unilateral, Wheel
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..rough import Profile, reshape, rough_arc
+from ..steppers.result import WORK_KEYS
 
 __all__ = [
+    "CONTACT",
     "PIN",
     "PinOnWheel",
     "PinRun",
     "pin_face",
+    "pin_model",
     "pin_on_wheel",
     "pin_tree",
     "run_in",
@@ -53,6 +61,7 @@ __all__ = [
 ]
 
 PIN = 1  # body index of the pin (body 0 is its massless carriage)
+CONTACT = "pin"  # the name of the face-rim contact pair (its history columns: pin_...)
 TIP_SPAN = 0.4  # rad, the arc of a rounded tip (its contact stays within +-0.1 rad)
 
 
@@ -248,24 +257,30 @@ def wheel_rim(data: PinOnWheel) -> Profile:
     )
 
 
+def pin_model(
+    data: PinOnWheel | None = None, face: Profile | None = None, rim: Profile | None = None
+) -> Model:
+    """The Model of the example (module docstring): the pin's tree without gravity and the
+    contact pair CONTACT of the face on the wheel's rim; ``face`` and ``rim`` replace the
+    generated profiles (the re-shaped ones of a wear loop). Its initial state
+    (``assemble(model).initial_state()``) is the pin at rest at r = phi = 0."""
+    data = PinOnWheel() if data is None else data
+    pair = ContactPair(
+        CONTACT,
+        Polyline(PIN, pin_face(data) if face is None else face),
+        Wheel(wheel_rim(data) if rim is None else rim, omega=data.omega),
+        Unilateral(data.mu, data.eps_N, data.eps_T, impact="poisson", reversibility=data.nu),
+    )
+    return Model(tree=pin_tree(data), contacts=(pair,), gravity=(0.0, 0.0))
+
+
 def pin_on_wheel(
     data: PinOnWheel | None = None, face: Profile | None = None, rim: Profile | None = None
 ) -> tuple[RoughContact, np.ndarray, np.ndarray]:
-    """(RoughContact, q0, u0) of the example; ``face`` and ``rim`` replace the generated
-    profiles (the re-shaped ones of a wear loop). The pin starts at rest at r = phi = 0."""
-    data = PinOnWheel() if data is None else data
-    contact = RoughContact(
-        tree=pin_tree(data),
-        body=PIN,
-        profile=pin_face(data) if face is None else face,
-        wheel=wheel_rim(data) if rim is None else rim,
-        omega=data.omega,
-        mu=data.mu,
-        eps_n=data.eps_N,
-        eps_t=data.eps_T,
-        nu=data.nu,
-    )
-    return contact, np.zeros(2), np.zeros(2)
+    """(RoughContact, q0, u0) of ``pin_model``'s contact pair (the contact kinematics alone);
+    the pin starts at rest at r = phi = 0."""
+    model = pin_model(data, face, rim)
+    return RoughContact.from_pair(model.tree, model.contacts[0]), np.zeros(2), np.zeros(2)
 
 
 def smooth(data: PinOnWheel) -> PinOnWheel:
@@ -275,16 +290,19 @@ def smooth(data: PinOnWheel) -> PinOnWheel:
 
 @dataclass(frozen=True, eq=False)
 class PinRun:
-    """One simulation of the pin (SI). t : (k,) s at the end of each step; q, u : (k, 2) r, phi
-    and their rates; impulse : (k, 2) N s on the pin over each step (x, y), normal_impulse :
-    (k, 2) its part along the contact normals; angles, weights :
-    contact angles (rad) of every loaded contact of every step and their normal impulses (N s)
-    (003 fig. 10); loss_face, loss_rim : W per vertex in J (003 eqs. (18)-(20)); work : the
-    stepper's WORK totals in J; energy_error : J (``EventDriven.energy_error``); mu_xy : the
-    apparent coefficient sum F_x dt / sum F_y dt over t >= average_from * t_end (003 sec. 4.3);
-    face, rim : the profiles simulated; counters n_steps, n_impacts, n_rejected; status :
-    "finished", or "failed" when a contact problem could not be solved (then ``message`` says
-    why and the history ends there)."""
+    """One simulation of the pin (SI), summed up from its ``result``. t : (k,) s at the end of
+    each step; q, u : (k, 2) r, phi and their rates; impulse : (k, 2) N s on the pin over each
+    step (x, y), normal_impulse : (k, 2) its part along the contact normals (the result's
+    columns pin_impulse_x, ..., without the initial row); angles, weights : contact angles (rad)
+    of every contact point that took a normal impulse in a step (impacts included) and that
+    impulse (N s) (003 fig. 10); loss_face, loss_rim : W per vertex in J (003 eqs. (18)-(20));
+    work : the WORK_KEYS totals in J; energy_error : J, work_drives - (change of mechanical
+    energy) - dissipated_damping - dissipated_friction - dissipated_impact (the result's
+    energy_error with the other sign); mu_xy : the apparent coefficient sum F_x dt / sum F_y dt
+    over t >= average_from * t_end (003 sec. 4.3); face, rim : the profiles simulated; counters
+    n_steps, n_impacts, n_rejected (halved steps); status : "finished", or "failed" when a
+    contact problem could not be solved (then ``message`` says why and the history ends
+    there); result : the SimulationResult of ``simulate``."""
 
     t: np.ndarray
     q: np.ndarray
@@ -305,6 +323,21 @@ class PinRun:
     n_rejected: int
     status: str = "finished"
     message: str = ""
+    result: object = None
+
+
+class _ContactAngles:
+    """Observer: the normal's angle and the normal impulse of every contact point that took a
+    normal impulse in a step (003 fig. 10)."""
+
+    def __init__(self):
+        self.angles, self.weights = [np.zeros(0)], [np.zeros(0)]
+
+    def __call__(self, system, report, row) -> None:
+        c = report.contacts[0]
+        loaded = c.normal_impulse > 0.0
+        self.angles.append(np.arctan2(c.normal[loaded, 1], c.normal[loaded, 0]))
+        self.weights.append(c.normal_impulse[loaded])
 
 
 def simulate_pin(
@@ -315,54 +348,60 @@ def simulate_pin(
     rim: Profile | None = None,
     average_from: float = 0.25,
 ) -> PinRun:
-    """Run the example to ``data.t_end`` with the event-driven stepper (largest step ``h`` in
-    s) and collect its history; ``face``, ``rim`` as in ``pin_on_wheel``; ``average_from`` in
-    [0, 1) is the fraction of the run left out of mu_xy (the landing of the pin)."""
-    from ..steppers.event_driven import EventDriven
+    """Run ``pin_model`` to ``data.t_end`` with ``simulate(..., method="event-driven")``
+    (largest step ``h`` in s, penetration ``data.penetration``) and sum up its result;
+    ``face``, ``rim`` as in ``pin_model``; ``average_from`` in [0, 1) is the fraction of the
+    run left out of mu_xy (the landing of the pin)."""
+    from ..steppers.simulate import simulate
+    from ..system import assemble
 
     data = PinOnWheel() if data is None else data
     average_from = check.real(
         "simulate_pin.average_from", average_from, low=0.0, high=1.0, high_open=True
     )
-    contact, q0, u0 = pin_on_wheel(data, face, rim)
-    stepper = EventDriven(contact, 0.0, q0, u0, h, penetration=data.penetration)
-    t, q, u, impulse, normal, angles, weights = [], [], [], [], [], [], []
-    while stepper.status == "running":
-        try:
-            report = stepper.step(data.t_end)
-        except ContactSolverError:
-            break  # the run ends here: status "failed" and the solver's message
-        t.append(report.t)
-        q.append(report.q)
-        u.append(report.u)
-        impulse.append(report.impulse)
-        normal.append(report.normal_impulse)
-        angles.append(report.angles)
-        weights.append(report.normal_impulses)
-    t = np.array(t)
-    impulse = np.array(impulse).reshape(-1, 2)
+    model = pin_model(data, face, rim)
+    system = assemble(model)
+    angles = _ContactAngles()
+    result = simulate(
+        system,
+        (0.0, data.t_end),
+        system.initial_state(),
+        method="event-driven",
+        h=h,
+        observers=[angles],
+        penetration=data.penetration,
+    )
+    t = result.t[1:]  # row 0 is the initial state
+
+    def pair(name):
+        return np.column_stack((result[f"{CONTACT}_{name}_x"], result[f"{CONTACT}_{name}_y"]))[1:]
+
+    impulse = pair("impulse")
     late = t > average_from * data.t_end
     total = impulse[late].sum(axis=0)
+    pair_model = model.contacts[0]
+    losses = result.losses[0]
     return PinRun(
         t=t,
-        q=np.array(q).reshape(-1, 2),
-        u=np.array(u).reshape(-1, 2),
+        q=result.q[1:],
+        u=result.u[1:],
         impulse=impulse,
-        normal_impulse=np.array(normal).reshape(-1, 2),
-        angles=np.concatenate([np.zeros(0), *angles]),
-        weights=np.concatenate([np.zeros(0), *weights]),
-        loss_face=stepper.loss_body.copy(),
-        loss_rim=stepper.loss_wheel.copy(),
-        work=dict(stepper.work),
-        energy_error=stepper.energy_error(),
+        normal_impulse=pair("normal_impulse"),
+        angles=np.concatenate(angles.angles),
+        weights=np.concatenate(angles.weights),
+        loss_face=losses.profile,
+        loss_rim=losses.target,
+        work={key: float(result[key][-1]) for key in WORK_KEYS},
+        energy_error=-float(result["energy_error"][-1]),
         mu_xy=float(total[0] / total[1]) if total[1] > 0 else float("nan"),
-        face=contact.profile,
-        rim=contact.wheel,
-        n_steps=stepper.n_steps,
-        n_impacts=stepper.n_impacts,
-        n_rejected=stepper.n_rejected,
-        status=stepper.status,
-        message=stepper.message,
+        face=pair_model.profile.profile,
+        rim=pair_model.target.rim,
+        n_steps=result.n_steps,
+        n_impacts=result.event_counts()["impact"],
+        n_rejected=result.n_substeps - result.n_steps,
+        status="finished" if result.success else "failed",
+        message=result.message,
+        result=result,
     )
 
 

@@ -1,5 +1,7 @@
-"""Event-driven integration of a tree with many rough point-segment contacts on a driven wheel,
-Slavic-Boltezar (003), sec. 2 (after Pfeiffer-Glocker), with the energy losses of sec. 3.
+"""Event-driven integration of a tree with a rough many-point contact on a driven wheel,
+Slavic-Boltezar (003), sec. 2 (after Pfeiffer-Glocker), with the energy losses of sec. 3:
+``simulate(system, t_span, (q0, u0), method="event-driven")`` on a Model whose one contact is a
+``Polyline`` on a ``Wheel`` with a ``Unilateral`` law of impact "poisson".
 
 Each step from (t, q, u):
 
@@ -19,20 +21,21 @@ Each step from (t, q, u):
    ``max_halvings`` times) so that the closing is found to within the tolerance; the next step
    then starts with its impact.
 
-Energy bookkeeping (J, accumulated in ``work``): ``work_drives`` = -P . what (the wheel's drive),
-``dissipated_damping`` = h u_m^T C u_m, ``dissipated_friction`` the smooth contacts' loss
--P . (W^T u_m + what) and ``dissipated_impact`` the impacts' losses; the per-point losses are
-shared half by half by the two profiles into ``loss_body`` and ``loss_wheel`` (W(s) of 003).
-So work_drives = change of (kinetic + spring) energy + dissipated_damping + sum of W(s), up to
-the midpoint rule's error of the configuration-dependent mass matrix.
+Energy bookkeeping (J, per step in ``StepReport.work``, accumulated in ``work``):
+``work_drives`` = -P . what (the wheel's drive), ``work_loads`` = h Q_act . u_m (joint
+actuators), ``dissipated_damping`` = h u_m^T C u_m, ``dissipated_friction`` the smooth contacts'
+loss -P . (W^T u_m + what) and ``dissipated_impact`` the impacts' losses; the per-point losses
+are shared half by half by the two polylines into ``loss_profile`` and ``loss_target`` (W(s) of
+003). So work_drives + work_loads = change of mechanical energy + dissipated_damping + sum of
+W(s), up to the midpoint rule's error of the configuration-dependent mass matrix.
 
-The stepper has the common shape (``step()``, ``status``, ``t``, ``q``, ``u``, counters) and
-writes nothing: ``step()`` returns a ``RoughStepReport`` for observers.
+The stepper has the common shape of ``steppers.simulate`` (``step()``, ``initial_report()``,
+``status``, ``t``, ``q``, ``u``, ``h``, counters) with a ``t_bound`` that its steps do not pass,
+and writes nothing: ``step()`` returns a ``StepReport`` whose one contact report is a
+``RoughContactReport``; ``events`` lists the impacts and ``losses`` the W per vertex.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -47,72 +50,98 @@ from ..coupling.rough_contact import (
     solve_coulomb,
 )
 from ..coupling.setvalued import ContactSolverError
-from ..multibody.tree import bias_forces, kinetic_energy, mass_matrix, potential_energy
+from ..model import Model, Polyline
+from ..multibody.tree import (
+    actuator_forces,
+    bias_forces,
+    kinetic_energy,
+    mass_matrix,
+    potential_energy,
+)
+from .result import ProfileLosses, RoughContactReport, StepReport, no_work
+from .simulate import check_start
 
-__all__ = ["EventDriven", "RoughStepReport"]
-
-WORK = ("work_drives", "dissipated_damping", "dissipated_friction", "dissipated_impact")
+__all__ = ["EventDriven", "rough_pair"]
 
 
-@dataclass(frozen=True, eq=False)
-class RoughStepReport:
-    """One accepted step. t, h : s. q, u : (n,). impulse : (2,) N s, the contacts' impulse on the
-    body over the step (impacts included), in the ground's x, y; normal_impulse : (2,) N s, its
-    part along the contact normals. n_closed : contacts in I_S.
-    n_stick, n_slip : closed contacts with a positive normal impulse that stick or slip at the
-    end of the step. impact : True if the step began with an impact. angles : (k,) rad and
-    normal_impulses : (k,) N s of the contacts that carried load in the step (003 fig. 10).
-    work : dict WORK -> J over the step. min_gap : m, the smallest gap at the end."""
-
-    t: float
-    h: float
-    q: np.ndarray
-    u: np.ndarray
-    impulse: np.ndarray
-    normal_impulse: np.ndarray
-    n_closed: int
-    n_stick: int
-    n_slip: int
-    impact: bool
-    angles: np.ndarray
-    normal_impulses: np.ndarray
-    work: dict
-    min_gap: float
+def rough_pair(model: Model):
+    """The one ContactPair of ``model`` that the event-driven stepper takes (a Polyline on a
+    Wheel on a tree without structures, drives, loops, loads or carried bodies); ValueError
+    naming what else the model holds."""
+    if model.tree is None:
+        check.fail("system.model.tree", None, "a TreeModel (the event-driven stepper moves one)")
+    for part in ("structures", "drives", "loops", "loads", "carried"):
+        if getattr(model, part):
+            check.fail(
+                f"system.model.{part}",
+                list(getattr(model, part)),
+                "none for the event-driven stepper (a tree with one rough pair)",
+            )
+    rough = [c for c in model.contacts if isinstance(c.profile, Polyline)]
+    if len(model.contacts) != 1 or len(rough) != 1:
+        check.fail(
+            "system.model.contacts",
+            [c.name for c in model.contacts],
+            "exactly one contact, a Polyline on a Wheel (the event-driven stepper)",
+        )
+    pair = rough[0]
+    law = pair.law
+    check.real(
+        f"contacts[{pair.name!r}].law.restitution_tangent",
+        law.restitution_tangent,
+        low=0.0,
+        high=law.restitution_normal,
+        meaning="a restitution coefficient not above restitution_normal (the impulse of "
+        "Poisson's expansion stays in the friction cone)",
+    )
+    return pair
 
 
 class EventDriven:
-    """Event-driven stepper for a ``RoughContact`` (module docstring).
+    """Event-driven stepper for a tree with one rough pair (module docstring).
 
-    contact : RoughContact. t0 : s. q0, u0 : (n,). h : the largest step in s (003: 1e-9 s).
+    system : System of a Model with one ContactPair of a Polyline on a Wheel (``rough_pair``).
+    t0 : s. q0, u0 : (n,) the tree's coordinates and velocities. h : the largest step in s
+    (003: 1e-9 s; default 1e-7 s). t_bound : s or None, the time no step passes (then
+    ``status`` becomes "finished"; ``simulate`` sets it to t_end).
     penetration : m, the largest penetration of a closing contact (003: 2.5e-8 m).
     closing : m, gap below which a contact is closed (default 1e-3 penetration).
     impact_velocity : m/s, approach speed above which a closed contact impacts.
     max_halvings : how often a step may be halved to locate a closing.
 
-    Counters: n_steps, n_rejected, n_impacts, n_lcp. ``work`` accumulates WORK (J);
-    ``loss_body``, ``loss_wheel`` the per-vertex losses W (J).
+    Counters: n_steps (accepted), n_substeps (steps computed, rejected halvings included),
+    n_rejected, n_impacts, n_lcp (complementarity problems solved), n_newton (0: no Newton
+    iterations). ``work`` accumulates WORK_KEYS (J); ``loss_profile``, ``loss_target`` the W
+    per vertex (J) of the Polyline and of the Wheel's rim; ``events`` (t [s], name, "impact").
     """
 
     def __init__(
         self,
-        contact: RoughContact,
+        system,
         t0: float,
         q0,
         u0,
-        h: float,
+        h: float = 1e-7,
         *,
+        t_bound: float | None = None,
         penetration: float = 2.5e-8,
         closing: float | None = None,
         impact_velocity: float = 1e-6,
         max_halvings: int = 30,
     ):
-        check.instance("EventDriven.contact", contact, RoughContact, "a RoughContact")
-        n = contact.tree.n_bodies
-        self.contact = contact
+        h, q0, u0 = check_start(system, h, q0, u0)
+        self.system = system
+        self.pair = rough_pair(system.model)
+        tree = system.tree
+        try:
+            self.contact = RoughContact.from_pair(tree, self.pair)
+        except ValueError as err:
+            raise ValueError(f"contact {self.pair.name!r}: {err}") from err
         self.t = check.real("EventDriven.t0", t0, unit="s")
-        self.q = check.finite_array("EventDriven.q0", q0, (n,)).copy()
-        self.u = check.finite_array("EventDriven.u0", u0, (n,)).copy()
-        self.h = check.real("EventDriven.h", h, low=0.0, low_open=True, unit="s")
+        self.q, self.u, self.h = q0, u0, h
+        if t_bound is not None:
+            t_bound = check.real("EventDriven.t_bound", t_bound, low=self.t, unit="s")
+        self.t_bound = t_bound
         self.penetration = check.real(
             "EventDriven.penetration", penetration, low=0.0, low_open=True, unit="m"
         )
@@ -122,17 +151,24 @@ class EventDriven:
             "EventDriven.impact_velocity", impact_velocity, low=0.0, low_open=True, unit="m/s"
         )
         self.max_halvings = check.integer("EventDriven.max_halvings", max_halvings, low=0)
-        tree = contact.tree
         self._stiffness = np.array([j.stiffness for j in tree.joints])
         self._damping = np.array([j.damping for j in tree.joints])
         self._rest = np.array([j.rest for j in tree.joints])
+        self._actuated = any(j.actuator is not None for j in tree.joints)
         self.status = "running"
         self.message = ""
-        self.n_steps = self.n_rejected = self.n_impacts = self.n_lcp = 0
-        self.work = dict.fromkeys(WORK, 0.0)
-        self.loss_body = np.zeros(contact.profile.n_points)
-        self.loss_wheel = np.zeros(contact.wheel.n_points)
+        self.n_steps = self.n_substeps = self.n_rejected = self.n_impacts = self.n_lcp = 0
+        self.n_newton = 0
+        self.work = no_work()
+        self.loss_profile = np.zeros(self.contact.profile.n_points)
+        self.loss_target = np.zeros(self.contact.wheel.n_points)
+        self.events = []
         self.energy_0 = self.mechanical_energy()
+
+    @property
+    def losses(self) -> tuple[ProfileLosses, ...]:
+        """The W per vertex booked so far (copies), one ProfileLosses."""
+        return (ProfileLosses(self.pair.name, self.loss_profile.copy(), self.loss_target.copy()),)
 
     def mechanical_energy(self) -> float:
         """Kinetic + joint-spring (+ gravity) energy of the tree at the current state, J."""
@@ -140,45 +176,62 @@ class EventDriven:
         return kinetic_energy(tree, self.q, self.u) + potential_energy(tree, self.q)
 
     def energy_error(self) -> float:
-        """work_drives - (E - E_0) - dissipated_damping - (sum W_body + sum W_wheel), J."""
+        """work_drives + work_loads - (E - E_0) - dissipated_damping - (sum W_profile + sum
+        W_target), J (the history's ``energy_error`` with the other sign)."""
         return (
             self.work["work_drives"]
+            + self.work["work_loads"]
             - (self.mechanical_energy() - self.energy_0)
             - self.work["dissipated_damping"]
-            - self.loss_body.sum()
-            - self.loss_wheel.sum()
+            - self.loss_profile.sum()
+            - self.loss_target.sum()
         )
+
+    def initial_report(self) -> StepReport:
+        """The state at t0 with the contacts closed there (no impulse yet)."""
+        cs = closed_contacts(self.contact, self.q, self.u, self.t, self.closing)
+        gap, key = gaps(self.contact, self.q, self.t)
+        m = cs.size
+        slip_v = cs.w[m:] @ self.u + cs.what[m:]
+        contact = self._contact_report(cs, np.zeros(2 * m), slip_v, gap, key, np.zeros(4), 0.0)
+        return self._report(contact, no_work(), 0.0, 0)
 
     # -- one step ------------------------------------------------------------------------------
 
-    def step(self, t_bound: float | None = None) -> RoughStepReport:
-        """Advance by one accepted step (at most ``h``, not past ``t_bound``). When the contact
-        problem of the step cannot be solved the stepper keeps its state, its ``status``
-        becomes "failed" with the solver's ``message``, and the ContactSolverError is raised."""
+    def step(self, h: float | None = None) -> StepReport:
+        """Advance by one accepted step (at most ``h``, default the stepper's, and not past
+        ``t_bound``). When the contact problem of the step cannot be solved the stepper keeps
+        its state, its ``status`` becomes "failed" with the solver's ``message``, and the
+        ContactSolverError is raised."""
         if self.status != "running":
             raise RuntimeError(f"EventDriven.step: the stepper is {self.status}")
+        if h is not None:
+            h = check.real("EventDriven.step.h", h, low=0.0, low_open=True, unit="s")
         try:
-            return self._step(t_bound)
+            return self._step(h)
         except ContactSolverError as err:
             self.status = "failed"
             self.message = str(err)
             raise
 
-    def _step(self, t_bound):
+    def _step(self, h_max):
         contact = self.contact
-        work = dict.fromkeys(WORK, 0.0)
+        work = no_work()
         impulse = np.zeros(4)  # x, y of the whole impulse, then of its normal part
         cs = closed_contacts(contact, self.q, self.u, self.t, self.closing)
-        impact = False
-        if cs.size:
+        m = cs.size
+        p_impact = np.zeros(2 * m)
+        if m:
             gdot = cs.w @ self.u + cs.what
-            if np.any(gdot[: cs.size] < -self.impact_velocity):
-                impact = True
-                self._impact(cs, gdot, work, impulse)
-        h = self.h if t_bound is None else min(self.h, t_bound - self.t)
+            if np.any(gdot[:m] < -self.impact_velocity):
+                p_impact = self._impact(cs, gdot, work, impulse)
+                self.events.append((self.t, self.pair.name, "impact"))
+        h = self.h if h_max is None else h_max
+        if self.t_bound is not None:
+            h = min(h, self.t_bound - self.t)
         for halving in range(self.max_halvings + 1):
-            trial = self._smooth(cs, h)
-            q1, u1, p, u_m = trial
+            self.n_substeps += 1
+            q1, u1, p, u_m = self._smooth(cs, h)
             gap, key = gaps(contact, q1, self.t + h)
             new = ~np.isin(key, 2 * cs.vertex + cs.body_vertex)
             if not np.any(gap[new] < -self.penetration) or halving == self.max_halvings:
@@ -188,32 +241,68 @@ class EventDriven:
         self._book_smooth(cs, p, u_m, h, work, impulse)
         self.q, self.u, self.t = q1, u1, self.t + h
         self.n_steps += 1
-        for key in WORK:
-            self.work[key] += work[key]
-        if t_bound is not None and self.t >= t_bound:
+        for name in work:
+            self.work[name] += work[name]
+        if self.t_bound is not None and self.t >= self.t_bound:
             self.status = "finished"
-        m = cs.size
-        loaded = p[:m] > 0.0 if m else np.zeros(0, bool)
         slip_v = (cs.w[m:] @ u1 + cs.what[m:]) if m else np.zeros(0)
-        sticking = np.abs(slip_v) <= 1e-9 * max(1.0, abs(contact.omega))
-        return RoughStepReport(
+        report = self._contact_report(cs, p_impact + p, slip_v, gap, key, impulse, h)
+        return self._report(report, work, h, halving + 1)
+
+    def _report(self, contact: RoughContactReport, work, h, n_substeps) -> StepReport:
+        return StepReport(
             t=self.t,
-            h=h,
             q=self.q.copy(),
             u=self.u.copy(),
-            impulse=impulse[:2],
-            normal_impulse=impulse[2:],
-            n_closed=m,
-            n_stick=int(np.sum(loaded & sticking)),
-            n_slip=int(np.sum(loaded & ~sticking)),
-            impact=impact,
-            angles=cs.angle[loaded],
-            normal_impulses=p[:m][loaded],
+            contacts=(contact,),
+            drive_forces=np.zeros(0),
+            multipliers=np.zeros(0),
             work=work,
-            min_gap=float(gap.min(initial=np.inf)),
+            h=h,
+            n_substeps=n_substeps,
         )
 
-    def _impact(self, cs: ContactSet, gdot, work, impulse) -> None:
+    def _contact_report(self, cs: ContactSet, p, slip_v, gap, key, impulse, h):
+        """The RoughContactReport of the closed contacts cs with their impulses p (2m,) over
+        the step h (impact and smooth part), slip velocities at the end; gap, key: all
+        candidate gaps at the end (``gaps``)."""
+        m = cs.size
+        sticking = np.abs(slip_v) <= 1e-9 * max(1.0, abs(self.contact.omega))
+        loaded = p[:m] > 0.0
+        state = "open"
+        if np.any(loaded):
+            state = "slip" if np.any(loaded & ~sticking) else "stick"
+        # the closed contacts' gaps at the end of the step, by their keys (``gaps``)
+        order = np.argsort(key)
+        wanted = 2 * cs.vertex + cs.body_vertex
+        at = np.clip(np.searchsorted(key[order], wanted), 0, max(key.size - 1, 0))
+        gap_end = np.full(m, np.nan)
+        if key.size:
+            found = key[order][at] == wanted
+            gap_end[found] = gap[order][at][found]
+        rate = 1.0 / h if h > 0.0 else 0.0
+        return RoughContactReport(
+            name=self.pair.name,
+            state=state,
+            point=cs.point.T.copy(),
+            normal=cs.normal.T.copy(),
+            tangent=cs.tangent.T.copy(),
+            parameter=np.full(m, np.nan),
+            gap=gap_end,
+            slip_velocity=slip_v,
+            normal_force=p[:m] * rate,
+            friction_force=p[m:] * rate,
+            normal_impulse=p[:m].copy(),
+            friction_impulse=p[m:].copy(),
+            min_gap=float(gap.min(initial=np.inf)),
+            impulse_xy=impulse[:2].copy(),
+            normal_impulse_xy=impulse[2:].copy(),
+            loss_profile=float(self.loss_profile.sum()),
+            loss_target=float(self.loss_target.sum()),
+        )
+
+    def _impact(self, cs: ContactSet, gdot, work, impulse) -> np.ndarray:
+        """Poisson's impact on the closed contacts cs; returns its impulses (2m,)."""
         m = cs.size
         M = mass_matrix(self.contact.tree, self.q)
         minv_w = np.linalg.solve(M, cs.w.T)
@@ -223,13 +312,14 @@ class EventDriven:
         total = res.total
         self.u = self.u + minv_w @ total
         loss = res.loss_compression + res.loss_expansion
-        share_loss(cs, loss, self.loss_body, self.loss_wheel)
+        share_loss(cs, loss, self.loss_profile, self.loss_target)
         work["work_drives"] += float(-total @ cs.what)
         work["dissipated_impact"] += float(loss.sum())
         impulse[:2] += cs.normal @ total[:m] + cs.tangent @ total[m:]
         impulse[2:] += cs.normal @ total[:m]
         self.n_impacts += 1
         self.n_lcp += 2
+        return total
 
     def _smooth(self, cs: ContactSet, h: float):
         """(q1, u1, P, u_m) of a midpoint step of length h with the contact impulses P."""
@@ -257,12 +347,14 @@ class EventDriven:
 
     def _book_smooth(self, cs: ContactSet, p, u_m, h, work, impulse) -> None:
         work["dissipated_damping"] += float(h * np.sum(self._damping * u_m**2))
+        if self._actuated:  # the actuators' forces of bias_forces, at the step's start
+            work["work_loads"] += float(h * actuator_forces(self.contact.tree, self.t) @ u_m)
         m = cs.size
         if not m:
             return
         gdot_m = cs.w @ u_m + cs.what
         loss = -(p[:m] * gdot_m[:m] + p[m:] * gdot_m[m:])
-        share_loss(cs, loss, self.loss_body, self.loss_wheel)
+        share_loss(cs, loss, self.loss_profile, self.loss_target)
         work["work_drives"] += float(-p @ cs.what)
         work["dissipated_friction"] += float(loss.sum())
         impulse[:2] += cs.normal @ p[:m] + cs.tangent @ p[m:]

@@ -9,7 +9,12 @@ shared/DESIGN.md, SI units) for the CSV observer and the ``SimulationResult``.
 Columns: ``t [s]``; per contact ``<name>_state`` (slip, stick, open), ``<name>_normal_force
 [N]``, ``<name>_friction_force [N]``, ``<name>_normal_impulse [N s]``, ``<name>_friction_impulse
 [N s]``, ``<name>_slip_velocity [m/s]``, ``<name>_gap [m]``, ``<name>_parameter [m]``,
-``<name>_n_closed`` (closed contact points); per drive ``<name>_force [N m or N]``; the balance
+``<name>_n_closed`` (closed contact points); per rough pair (a ``Polyline`` on a ``Wheel``) also
+``<name>_impulse_x``, ``<name>_impulse_y`` [N s] (its whole impulse on the profile over the step,
+impacts included, in the plane's axes), ``<name>_normal_impulse_x``, ``<name>_normal_impulse_y``
+[N s] (the part along the contact normals) and ``<name>_loss_profile``, ``<name>_loss_target``
+[J] (the loss booked on each polyline since the start, Slavic-Boltezar (003), eqs. (18)-(20));
+per drive ``<name>_force [N m or N]``; the balance
 ``kinetic_energy``, ``potential_energy``, ``elastic_energy``, ``work_drives``, ``work_loads``,
 ``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``, ``energy_error`` (J),
 ``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
@@ -25,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..model import Polyline
 from ..system import Energies, System
 
 WORK_KEYS = (
@@ -77,6 +83,38 @@ class ContactReport:
         if self.gap.size == 0:
             return -1
         return int(np.argmax(self.normal_force))
+
+
+@dataclass(frozen=True, eq=False)
+class RoughContactReport(ContactReport):
+    """The report of a rough pair (a ``Polyline`` on a ``Wheel``): its k points are the closed
+    point-segment contacts of the step, with the impulses of the step (impact and smooth motion)
+    and
+
+    impulse_xy : (2,) N s, the pair's whole impulse on the profile over the step, plane axes.
+    normal_impulse_xy : (2,) N s, its part along the contact normals.
+    loss_profile, loss_target : J, the loss booked on the profile's and on the rim's vertices
+        since the start of the run (Slavic-Boltezar (003), eqs. (18)-(20)).
+    """
+
+    impulse_xy: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    normal_impulse_xy: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    loss_profile: float = 0.0
+    loss_target: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class ProfileLosses:
+    """The loss of mechanical energy W per vertex of a rough pair's polylines over a run,
+    Slavic-Boltezar (003), eqs. (18)-(20), the input of the re-shaping of 003 eqs. (16)-(17).
+
+    name : the pair's name. profile : (n_profile,) J on the Polyline's vertices. target :
+    (n_rim,) J on the Wheel's rim vertices.
+    """
+
+    name: str
+    profile: np.ndarray
+    target: np.ndarray
 
 
 def point_contact(name: str, state: str, c, normal: float, friction: float, h: float):
@@ -177,6 +215,15 @@ def history_columns(system: System) -> list[tuple[str, str]]:
             (f"{n}_parameter", "m"),
             (f"{n}_n_closed", ""),
         ]
+        if isinstance(c.profile, Polyline):
+            cols += [
+                (f"{n}_impulse_x", "N s"),
+                (f"{n}_impulse_y", "N s"),
+                (f"{n}_normal_impulse_x", "N s"),
+                (f"{n}_normal_impulse_y", "N s"),
+                (f"{n}_loss_profile", "J"),
+                (f"{n}_loss_target", "J"),
+            ]
     for name in system.model.drive_names():
         cols.append((f"{name}_force", "N m or N"))
     cols += [
@@ -215,6 +262,11 @@ def history_row(
         row[f"{n}_gap"] = c.min_gap
         row[f"{n}_parameter"] = float(c.parameter[k]) if k >= 0 else np.nan
         row[f"{n}_n_closed"] = c.n_points
+        if isinstance(c, RoughContactReport):
+            row[f"{n}_impulse_x"], row[f"{n}_impulse_y"] = c.impulse_xy
+            row[f"{n}_normal_impulse_x"], row[f"{n}_normal_impulse_y"] = c.normal_impulse_xy
+            row[f"{n}_loss_profile"] = c.loss_profile
+            row[f"{n}_loss_target"] = c.loss_target
     for name, value in zip(system.model.drive_names(), report.drive_forces, strict=True):
         row[f"{name}_force"] = float(value)
     row["kinetic_energy"] = energy.kinetic
@@ -291,12 +343,14 @@ class SimulationResult:
     (k, m) bilateral constraint forces by ``constraint_names``. columns : name -> (k,) every
     scalar history (the CSV's columns; ``result["tip_normal_force"]``). reports : the last
     StepReport per stored row when ``keep_reports`` was asked (for writers), else ().
-    method : "generalized-alpha" or "moreau". status : "finished", "event" or "failed";
+    method : "generalized-alpha", "moreau" or "event-driven". status : "finished", "event" or "failed";
     message : why it stopped. Counters: n_steps, n_newton, n_substeps; wall_time, s.
     events : the contact events located in time, (t [s], contact name, kind) with kind
     "stick", "slip" (a stuck contact breaks loose), "reversal" (the slip velocity passed zero
     and the contact slips on the other way), "open" (lift-off), "impact" (an open contact
-    closes), "leave" (it slid off its structure's end); ``event_counts()`` counts them per kind.
+    closes; for a rough pair: a step that begins with Poisson's impact), "leave" (it slid off
+    its structure's end); ``event_counts()`` counts them per kind. losses : one ProfileLosses
+    per rough pair (the W per vertex of both polylines at the end of the run), else ().
     """
 
     t: np.ndarray
@@ -314,6 +368,7 @@ class SimulationResult:
     wall_time: float = 0.0
     reports: tuple = field(default=(), repr=False)
     events: tuple = field(default=(), repr=False)
+    losses: tuple = field(default=(), repr=False)
 
     @property
     def success(self) -> bool:
@@ -334,6 +389,8 @@ __all__ = [
     "CONTACT_STATES",
     "ContactReport",
     "HistoryWriter",
+    "ProfileLosses",
+    "RoughContactReport",
     "SimulationResult",
     "StepReport",
     "WORK_KEYS",

@@ -14,6 +14,10 @@ A stepper is a step object (after scipy's ``OdeSolver``) with
 history rows and hands every report to the observers (CSV, ParaView frames, progress): a
 stepper never writes a file. Events that end a run (a sliding contact leaving its structure)
 are raised by the stepper as ``StopRun``; everything computed up to then is kept.
+
+A stepper with a ``t_bound`` (the event-driven one, whose steps shorten to locate closings)
+takes steps of its own length and stops itself on t_bound: ``simulate`` gives it t_end and steps
+while its ``status`` is "running".
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ import numpy as np
 import threadpoolctl
 
 from .. import validation as check
+from ..model import Polyline
 from ..system import System, energies
 from .result import SimulationResult, StepReport, history_columns, history_row
 
-METHODS = ("generalized-alpha", "moreau")
+METHODS = ("generalized-alpha", "moreau", "event-driven")
 
 
 class StopRun(RuntimeError):
@@ -57,13 +62,42 @@ def _blas_controller() -> threadpoolctl.ThreadpoolController:
     return _CONTROLLER[0]
 
 
-def make_stepper(system: System, t0: float, q0, u0, method: str, h: float | None, settings):
+def _check_rough(system: System, method: str) -> None:
+    """Rough pairs (a Polyline on a Wheel) and Poisson's reversibility need "event-driven"."""
+    if method == "event-driven" or not isinstance(system, System):
+        return
+    for c in system.model.contacts:
+        if isinstance(c.profile, Polyline):
+            check.fail(
+                f"simulate.method (contact {c.name!r}: a Polyline on a Wheel)",
+                method,
+                "'event-driven'",
+            )
+        if getattr(c.law, "reversibility", 0.0):
+            check.fail(
+                f"simulate.method (contact {c.name!r}: reversibility {c.law.reversibility:g})",
+                method,
+                "'event-driven', or reversibility 0",
+            )
+
+
+def make_stepper(
+    system: System, t0: float, q0, u0, method: str, h: float | None, settings, t_end=None
+):
+    """The stepper of ``method`` on ``system`` from (t0, q0, u0); t_end (s) bounds the
+    event-driven stepper's steps (``t_bound``)."""
+    _check_rough(system, method)
     if method == "generalized-alpha":  # compiled where it applies (``compiled=False``: not)
         from .compiled import generalized_alpha
 
         Stepper, settings = generalized_alpha(system, settings)
     elif method == "moreau":
         from .moreau import MoreauJean as Stepper
+    elif method == "event-driven":
+        from .event_driven import EventDriven as Stepper
+
+        if t_end is not None:
+            settings = {**settings, "t_bound": t_end}
     else:
         raise ValueError(f"simulate: method = {method!r}; allowed: {METHODS}")
     if h is not None:
@@ -85,8 +119,10 @@ def simulate(
 ) -> SimulationResult:
     """Integrate ``system`` from t_span[0] to t_span[1] (s) from the state y0 = (q0, u0).
 
-    method : "generalized-alpha" (partitioned, Sliding contacts, drives, loops) or "moreau"
-        (Moreau-Jean, Unilateral contacts). h : the step in s (default: the stepper's).
+    method : "generalized-alpha" (partitioned, Sliding contacts, drives, loops), "moreau"
+        (Moreau-Jean, Unilateral contacts) or "event-driven" (a tree with a rough pair, a
+        Polyline on a Wheel: ``steppers.event_driven``). h : the step in s (default: the
+        stepper's; the event-driven stepper's largest step).
     observers : callables ``observer(system, report, row)`` called with the initial state and
         after every step (``CsvObserver``, ``VtkObserver``, ``ProgressObserver`` in
         ``fe_contact.steppers.observers``); ``close()`` is called at the end if they have it.
@@ -128,8 +164,9 @@ def simulate(
 
 def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings):
     wall0 = time.perf_counter()
-    stepper = make_stepper(system, t0, q0, u0, method, h, settings)
+    stepper = make_stepper(system, t0, q0, u0, method, h, settings, t_end)
     n_total = max(1, int(math.ceil((t_end - t0) / stepper.h - 1e-9)))
+    bounded = getattr(stepper, "t_bound", None) is not None  # steps of its own, to t_end
     work = dict.fromkeys(("work_drives", "work_loads", "dissipated_damping"), 0.0)
     work.update(dissipated_friction=0.0, dissipated_impact=0.0)
     report = stepper.initial_report()
@@ -204,7 +241,7 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
     try:
         record(report, 0, True)
         k, wait, backoff = 1, 0, 1
-        while k <= n_total:
+        while stepper.status == "running" if bounded else k <= n_total:
             if wait:
                 wait -= 1
             elif batches is not None and k < n_total:  # quiet steps in one compiled call
@@ -219,7 +256,11 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
                 elif batch is not None:  # none taken: none tried for a while (doubling)
                     wait, backoff = backoff, min(2 * backoff, 64)
             h_k = None  # the stepper's h; the last step ends on t_end
-            if k == n_total and abs(t_end - stepper.t - stepper.h) > 1e-9 * stepper.h:
+            if (
+                not bounded
+                and k == n_total
+                and abs(t_end - stepper.t - stepper.h) > 1e-9 * stepper.h
+            ):
                 h_k = t_end - stepper.t
             try:
                 report = stepper.step(h_k)
@@ -229,7 +270,7 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
             for key, value in report.work.items():
                 work[key] += value
             energy = report.energy or energies(system, report.q, report.u, report.t)
-            record(report, k, k == n_total)
+            record(report, k, stepper.status != "running" if bounded else k == n_total)
             t_done = report.t
             k += 1
     except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
@@ -262,6 +303,7 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         wall_time=time.perf_counter() - wall0,
         reports=tuple(reps),
         events=tuple(getattr(stepper, "events", ())),
+        losses=tuple(getattr(stepper, "losses", ())),
     )
 
 
