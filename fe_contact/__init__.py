@@ -19,8 +19,10 @@ from .model import (
     Model,
     Point,
     PointLoad,
+    Polyline,
     Sliding,
     Unilateral,
+    Wheel,
 )
 from .multibody.builders import floating_body
 from .multibody.drive import Drive
@@ -49,12 +51,14 @@ __all__ = [
     "Point",
     "PointLoad",
     "SimulationResult",
+    "Polyline",
     "Sliding",
     "StringSpec",
     "Support",
     "System",
     "TreeModel",
     "Unilateral",
+    "Wheel",
     "assemble",
     "floating_body",
     "load_model",

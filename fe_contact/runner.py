@@ -77,7 +77,9 @@ def prepare(model_file: ModelFile) -> PreparedRun:
         settings = {"method": sim.method, "h": sim.h, **sim.settings}
         try:
             library_call(
-                lambda: make_stepper(system, sim.t_start, q0, u0, sim.method, sim.h, sim.settings),
+                lambda: make_stepper(
+                    system, sim.t_start, q0, u0, sim.method, sim.h, sim.settings, sim.t_end
+                ),
                 ("simulation",),
                 settings,
                 problems,
