@@ -11,6 +11,8 @@ from fe_contact.model import ContactPair, Line, Model, Point, Polyline, Unilater
 from fe_contact.papers.slavic_boltezar import CONTACT, PIN, PinOnWheel, pin_model, pin_tree
 from fe_contact.rough import Profile, arc_profile
 from fe_contact.steppers.event_driven import EventDriven
+from fe_contact.steppers.genalpha import GeneralizedAlpha
+from fe_contact.steppers.moreau import MoreauJean
 from fe_contact.steppers.result import WORK_KEYS, history_columns
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
@@ -183,6 +185,9 @@ def test_stepper_rejects_what_it_cannot_take(system):
         simulate(system, (0.0, 1e-6), y0, method="moreau")
     with pytest.raises(ValueError, match="simulate.method.*'event-driven'"):
         simulate(system, (0.0, 1e-6), y0, method="generalized-alpha")
+    for Stepper in (GeneralizedAlpha, MoreauJean):  # built directly, too
+        with pytest.raises(ValueError, match="simulate.method.*a Polyline on a Wheel"):
+            Stepper(system, 0.0, *y0, h=1e-7)
     with pytest.raises(ValueError, match="restitution_tangent"):
         simulate(_system(restitution_tangent=0.8), (0.0, 1e-6), y0, method="event-driven")
     with pytest.raises(ValueError, match="^h: got -1e-07"):

@@ -32,17 +32,20 @@ from fe_contact import (
     NeoHookean,
     Point,
     PointLoad,
+    Polyline,
     Sliding,
     StringSpec,
     Support,
     TreeModel,
     Unilateral,
+    Wheel,
     assemble,
     floating_body,
     simulate,
 )
 from fe_contact.elements.string import StraightReference
 from fe_contact.model import CarriedBody
+from fe_contact.rough import arc_profile
 
 CHECKS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ASSEMBLES = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -104,6 +107,8 @@ TREE3 = TreeModel(
 )
 BEAM = BeamSpec(**BEAM_RECT)
 PAIR = ContactPair("tip", Point(2, (0.1, 0.0)), "beam")
+RIM = arc_profile((0.0, 0.0), 0.05, 0.0, 1.0, 5)  # counter-clockwise: a wheel's rim
+FACE = arc_profile((0.0, 0.0), 0.05, 1.0, 0.0, 5)  # clockwise: a face around the wheel
 DRIVE = Drive.constant_velocity(1, 0.0, 0.2)
 GRID = dict(name="disk", profile=Circle(2, 0.1), target="beam", law=Unilateral(0.2), search="grid")
 GRID["n_candidates"] = 5
@@ -264,6 +269,24 @@ CASES = {
         },
     ),
     "Line.incline": (Line.incline, dict(angle=0.1), {"angle": BAD_REAL, "point": BAD_PAIR}),
+    "Polyline": (
+        Polyline,
+        dict(body=2, profile=FACE),
+        {
+            "body": st.integers(max_value=-1) | BAD_INDEX_TYPE,
+            "profile": st.sampled_from([None, FACE.points, (0.0, 0.0), Point(2)]),
+        },
+    ),
+    "Wheel": (
+        Wheel,
+        dict(rim=RIM, omega=-10.0),
+        {
+            # a clockwise rim (the face's orientation) is as wrong as no profile at all
+            "rim": st.sampled_from([None, RIM.points, FACE, 0.05]),
+            "omega": BAD_REAL,
+            "alpha_0": BAD_REAL,
+        },
+    ),
     "Sliding": (
         Sliding,
         dict(mu=0.1),

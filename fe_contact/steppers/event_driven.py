@@ -129,7 +129,7 @@ class EventDriven:
         impact_velocity: float = 1e-6,
         max_halvings: int = 30,
     ):
-        h, q0, u0 = check_start(system, h, q0, u0)
+        h, q0, u0 = check_start(system, h, q0, u0, "event-driven")
         self.system = system
         self.pair = rough_pair(system.model)
         tree = system.tree

@@ -122,7 +122,7 @@ class GeneralizedAlpha(ContactStates):
         min_substep: float = 1e-9,
         error_tol: float | None = None,
     ):
-        h, q0, u0 = check_start(system, h, q0, u0)
+        h, q0, u0 = check_start(system, h, q0, u0, "generalized-alpha")
         grid = [c.name for c in system.model.contacts if c.search == "grid"]
         if grid:
             raise ValueError(

@@ -132,7 +132,7 @@ class MoreauJean:
         penetration_tolerance: float | None = 1e-5,
         max_halvings: int = 10,
     ):
-        h, q0, u0 = check_start(system, h, q0, u0)
+        h, q0, u0 = check_start(system, h, q0, u0, "moreau")
         theta = check.real("theta", theta, low=0.5, high=1.0)
         model = system.model
         bilateral = [c.name for c in model.contacts if c.bilateral]

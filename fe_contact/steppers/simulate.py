@@ -40,10 +40,12 @@ class StopRun(RuntimeError):
     """A terminal event: the run ends cleanly with status "event" and this message."""
 
 
-def check_start(system: System, h, q0, u0) -> tuple[float, np.ndarray, np.ndarray]:
-    """The common input checks of a stepper: ``system`` a System, h a finite step > 0 (s),
-    q0 and u0 finite of shape (n,); the offending entry is named. Returns (h, q0, u0) copies."""
+def check_start(system: System, h, q0, u0, method: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """The common input checks of a stepper: ``system`` a System whose contacts ``method``
+    takes, h a finite step > 0 (s), q0 and u0 finite of shape (n,); the offending entry is
+    named. Returns (h, q0, u0) copies."""
     check.instance("system", system, System, "a System (assemble)")
+    _check_rough(system, method)
     h = check.real("h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
     lay = system.layout
     q0 = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
