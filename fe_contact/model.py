@@ -137,9 +137,10 @@ class Profile:
     (000), sec. 2.2. The curve is traversed counter-clockwise around the body, so that its
     normal n = (t_y, -t_x) points out of the body (000 eq. 3).
 
-    As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7) or a
-    structure's deformed centre line (by name, on the pair's ``side``); as a target it is
-    touched by a Point, a Circle or a Profile."""
+    As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7), a
+    structure's deformed centre line (by name, on the pair's ``side``) or a rigid ``Line``
+    (at its support point in the direction of minus the line's normal,
+    ``coupling.profile_line``); as a target it is touched by a Point, a Circle or a Profile."""
 
     body: int | str | None
     curve: Curve
@@ -305,10 +306,11 @@ class ContactPair:
             "Sliding, Unilateral, Compliant",
         )
         if isinstance(self.profile, Profile) and isinstance(self.target, Line):
-            raise ValueError(
-                f"{where}: a Profile against a Line is not available; allowed targets of a "
-                "Profile: a structure's name or a Profile (a flat as a straight Profile)"
-            )
+            body, carrier = self.profile.body, self.target.body
+            if body is None and carrier is None:  # a fixed Profile on a fixed Line never moves
+                check.fail(f"{where}.profile.body", body, "a moving body when the Line is fixed")
+            if body is not None and body == carrier:  # a body does not touch itself
+                check.fail(f"{where}.target.body", carrier, f"a body other than {body!r}")
         if isinstance(self.profile, Polyline) != isinstance(self.target, Wheel):
             raise ValueError(
                 f"{where}: profile {type(self.profile).__name__} against target "

@@ -244,10 +244,10 @@ def test_hard_contact_normal_force_and_energy():
 
 
 def test_profile_pairs_are_checked():
-    """A Profile against a structure the model lacks, and against a Line (not available: a
-    straight Profile serves), are refused by name."""
+    """A Profile against a structure the model lacks, and a fixed Profile against a fixed
+    Line (neither can move), are refused by name."""
     pair = ContactPair("c", Profile(2, crown(0.05, 0.8)), "rail", Compliant("hertz", 1e8))
     with pytest.raises(ValueError, match="rail"):
         Model(tree=floating_body(1.0, 1e-3), structures={"beam": beam_spec(50.0)}, contacts=(pair,))
-    with pytest.raises(ValueError, match="a Profile against a Line"):
-        ContactPair("c", Profile(2, crown(0.05, 0.8)), Line((0.0, 0.0), (0.0, 1.0)))
+    with pytest.raises(ValueError, match="profile.body"):
+        ContactPair("c", Profile(None, crown(0.05, 0.8)), Line((0.0, 0.0), (0.0, 1.0)))

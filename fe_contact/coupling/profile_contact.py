@@ -51,6 +51,9 @@ control-polygon box is apart from the box of the centre-line samples, the pair i
 that box distance as its gap (the centre line between samples lies within the box up to the
 chord error of 8 samples per cubic element, far below any gap that matters).
 
+Profile against a rigid ``Line``: the support point of the profile in the direction of minus
+the line's normal, ``profile_line``.
+
 The acceleration remainders A = d(W_N)/dt u and A_T = d(W_T)/dt u that a hard (constraint)
 contact needs are central differences of g'(q, u) = W_N(q) u along q + eps u (a directional
 derivative with eps |u| = 1e-6 m; its truncation error ~ 1e-12 of the curvature terms).
@@ -140,7 +143,7 @@ def closest_pair(curve_k, frame_k, curve_l, frame_l, guess=None, tol: float = 1e
 def _build(system, k: int, q, u, guess):
     """(ContactKinematics without remainders, etas), or (None, None) when there is no contact
     point, or (an open far-apart kinematics, None) when the polygons' boxes are apart."""
-    from ..model import Profile
+    from ..model import Line, Profile
 
     pair = system.model.contacts[k]
     n = system.layout.n
@@ -149,6 +152,10 @@ def _build(system, k: int, q, u, guess):
         from .profile_structure import structure_build
 
         return structure_build(system, k, q, u, guess)
+    if isinstance(target, Line):  # a rigid straight line
+        from .profile_line import line_build
+
+        return line_build(system, k, q, u, guess)
     frame_l = body_frame(system, target.body, q, u)
     profile = pair.profile
     if isinstance(profile, Profile):

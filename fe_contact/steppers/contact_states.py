@@ -223,13 +223,15 @@ class ContactStates(RollingStates):
         contact = self.evaluation.contacts[i]
         centre = line_point = None  # a structure or a curved profile: anchored at its parameter
         if isinstance(pair.target, Line):
-            centre = profile_state(
-                self.system.tree,
-                self.q[lay.tree],
-                self.u[lay.tree],
-                pair.profile.body,
-                self.system.profile_points[self._sliding[i]],
-            ).centre.position
+            centre = contact.profile_point  # a curved profile rolls: anchored where it touches
+            if not pair.curved:
+                centre = profile_state(
+                    self.system.tree,
+                    self.q[lay.tree],
+                    self.u[lay.tree],
+                    pair.profile.body,
+                    self.system.profile_points[self._sliding[i]],
+                ).centre.position
             line_point = line_geometry(
                 self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
             )[0]
