@@ -139,7 +139,7 @@ def test_gap_rates_against_finite_differences():
 
 def test_profile_input_is_checked():
     """A Profile names its body; a Profile against a structure names one of the model; the
-    Moreau-Jean stepper refuses curved pairs."""
+    Moreau-Jean stepper refuses a pair with a Compliant law (a force law)."""
     from fe_contact.steppers.simulate import simulate
 
     cam = Curve.bezier([[0.0, 0.0], [0.1, 0.1], [0.0, 0.2]])
@@ -153,5 +153,5 @@ def test_profile_input_is_checked():
         Model(tree=two_bodies(), contacts=(pair,))
     system = cam_pair()
     q, u = system.initial_state()
-    with pytest.raises(ValueError, match="Moreau-Jean"):
+    with pytest.raises(ValueError, match="Compliant laws, which the Moreau-Jean"):
         simulate(system, (0.0, 0.01), (q, u), method="moreau")

@@ -284,8 +284,7 @@ def test_far_gap_is_a_lower_bound_and_an_end_is_no_contact_point():
 
 def test_profile_on_a_line_refuses_what_cannot_work():
     """Refused by name: a fixed Profile on a fixed Line (nothing moves), a Profile on the
-    body that carries its Line, a grid search, and the Moreau-Jean stepper (no curved
-    profiles there)."""
+    body that carries its Line and a grid search."""
     foot = parabola(0.1, 0.2)
     floor = Line((0.0, 0.0), (0.0, 1.0))
     with pytest.raises(ValueError, match=r"profile\.body"):
@@ -294,7 +293,18 @@ def test_profile_on_a_line_refuses_what_cannot_work():
         ContactPair("foot", Profile(2, foot), Line((0.0, 0.0), (0.0, 1.0), 2), Sliding(0.3))
     with pytest.raises(ValueError, match="search"):
         ContactPair("foot", Profile(2, foot), floor, Unilateral(), search="grid", n_candidates=5)
-    system = foot_model(floor, Unilateral(0.3))
-    q0, u0 = system.initial_state([0.0, 0.2, 0.0], [0.0, 0.0, 0.0])
-    with pytest.raises(ValueError, match="curved profiles"):
-        simulate(system, (0.0, 0.01), (q0, u0), method="moreau", h=1e-3)
+
+
+def test_moreau_jean_drops_the_foot_on_the_line_as_on_the_straight_profile():
+    """Under Moreau-Jean (a closest-point candidate with the same gap and rows) the foot
+    dropped from 1 cm onto the incline (Unilateral, mu = 0.8, e = 0.5) moves as on the
+    straight Profile, to 1e-9 m, rad (Newton tolerance of the two support-point searches)."""
+    runs = []
+    for target in (STRAIGHT, Line.incline(THETA)):
+        system = foot_model(target, Unilateral(0.8, restitution_normal=0.5))
+        q0, u0 = system.initial_state([0.0, 0.11, 0.0], [0.0, 0.0, 0.0])
+        result = simulate(system, (0.0, 0.2), (q0, u0), method="moreau", h=1e-3)
+        assert result.status == "finished", result.message
+        runs.append(result)
+    assert np.max(np.abs(runs[0].q - runs[1].q)) < 1e-9
+    assert np.ptp(runs[1].q[:, 1]) > 0.005  # it fell and bounced

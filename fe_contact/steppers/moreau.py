@@ -1,7 +1,8 @@
 """Moreau-Jean time stepping on the common System, Eugster-Glocker (004), secs. 4.4-4.5.
 
 Every contact pair of the model must have a ``Unilateral`` law (set-valued unilateral contact and
-Coulomb friction, 004 eqs. 26-27, Newton's impact law). Drives and loop closures are bilateral
+Coulomb friction, 004 eqs. 26-27, Newton's impact law); a ``Compliant`` law is a force law of the
+generalised-alpha stepper and is rejected here. Drives and loop closures are bilateral
 constraints on impulse level (step 3). A step of size h (theta in [1/2, 1]) from (q_A, u_A):
 
 1. predictor q_P = q_A + theta h u_A;
@@ -18,7 +19,11 @@ constraints on impulse level (step 3). A step of size h (theta in [1/2, 1]) from
    Lambda / h are the report's ``multipliers`` and ``drive_forces``, and a drive does the work
    Lambda . J (u_A + u_E) / 2. A start that violates them is corrected in the first step;
 4. closed contacts (g_N(q_P) <= 0): candidate grids (004 eq. 20), closest points on structures
-   or rigid lines (``coupling.kinematics``); ``W = [W_N, W_T]``, Delassus ``G = W^T M_eff^-1 W``
+   or rigid lines (``coupling.kinematics``), and the one candidate pair of a curved profile
+   against a profile or a structure's centre line (Bauchau (000), eqs. 5-7, 14, 17;
+   ``coupling.profile_contact``, the kinematics of the generalised-alpha stepper: W_N, W_T are
+   the normal and tangential rows of the relative velocity of the two material points);
+   ``W = [W_N, W_T]``, Delassus ``G = W^T M_eff^-1 W``
    and the impulses from ``xi = W^T u_E + e W^T u_A`` in the normal cones
    (``coupling.setvalued.solve_contact_impulses``);
 5. ``u_E = u_A + M_eff^-1 (h f + J^T Lambda + W P)``, ``q_E = q_A + h u_A + theta h (u_E - u_A)``.
@@ -52,6 +57,7 @@ from ..coupling.kinematics import (
     profile_state,
     structure_contact,
 )
+from ..coupling.profile_contact import curved_contact
 from ..coupling.setvalued import solve_contact_impulses
 from ..multibody.tree import equations_of_motion, point_position
 from ..system import System, energies
@@ -136,11 +142,11 @@ class MoreauJean:
         theta = check.real("theta", theta, low=0.5, high=1.0)
         model = system.model
         bilateral = [c.name for c in model.contacts if c.bilateral]
-        other = [c.name for c in model.contacts if c.compliant or c.curved]
-        if other:  # curved profiles and compliant laws
+        compliant = [c.name for c in model.contacts if c.compliant]
+        if compliant:  # a force law, not a set-valued one
             raise ValueError(
-                f"contacts {other} use curved profiles or Compliant laws, which the Moreau-Jean "
-                "stepper does not take (allowed: method='generalized-alpha')"
+                f"contacts {compliant} have Compliant laws, which the Moreau-Jean stepper does "
+                "not take (allowed: Unilateral, or method='generalized-alpha')"
             )
         if bilateral:
             raise ValueError(
@@ -249,6 +255,12 @@ class MoreauJean:
             if k in known:
                 out.append(known[k])
                 continue
+            if pair.curved:  # closest pair of points, warm-started (``profile_contact``)
+                zero = np.zeros(lay.n) if zero is None else zero
+                c = curved_contact(s, k, q, zero, remainder=False)
+                out.append(np.array([np.inf if c is None else c.gap]))  # None: no contact point
+                known[k] = out[-1]
+                continue
             r = pair.profile.radius
             if s.grids[k] is not None:
                 centre = point_position(s.tree, q[lay.tree], pair.profile.body, s.profile_points[k])
@@ -286,6 +298,12 @@ class MoreauJean:
         for k, pair in enumerate(s.model.contacts):
             which = np.flatnonzero(gaps[k] <= 0.0)
             if not which.size:
+                continue
+            if pair.curved:
+                c = curved_contact(s, k, q, u, remainder=False)
+                if c is None or not np.all(np.isfinite(c.point)):
+                    continue  # no contact point, or the polygons' boxes apart: open
+                self._add_point(cl, k, c)
                 continue
             r = pair.profile.radius
             if s.grids[k] is not None and not with_rows:
@@ -333,18 +351,23 @@ class MoreauJean:
             else:
                 geometry = line_geometry(s.tree, q[lay.tree], u[lay.tree], pair.target)
                 c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
-            cl.add(
-                k,
-                [(k, 0)],
-                c.w_normal[:, None],
-                c.w_tangent[:, None],
-                c.point[None, :],
-                c.normal[None, :],
-                c.tangent[None, :],
-                np.array([c.parameter], dtype=float),
-                np.array([c.gap]),
-            )
+            self._add_point(cl, k, c)
         return cl.finish()
+
+    @staticmethod
+    def _add_point(cl: _Closed, k: int, c) -> None:
+        """The one point of a closest-point, line or curved pair k (ContactKinematics c)."""
+        cl.add(
+            k,
+            [(k, 0)],
+            c.w_normal[:, None],
+            c.w_tangent[:, None],
+            c.point[None, :],
+            c.normal[None, :],
+            c.tangent[None, :],
+            np.array([c.parameter], dtype=float),
+            np.array([c.gap]),
+        )
 
     # -- stepping -----------------------------------------------------------------------------
     def step(self, h: float | None = None) -> StepReport:
