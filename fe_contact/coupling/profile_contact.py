@@ -61,6 +61,8 @@ derivative with eps |u| = 1e-6 m; its truncation error ~ 1e-12 of the curvature 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .frames import body_frame
@@ -187,34 +189,39 @@ def _build(system, k: int, q, u, guess):
     gl = target.curve.at(etas[1])
     zl, vl, jl, _ = frame_l.point(gl.position)
     normal = frame_l.vector(gl.normal)
-    tangent = -_PERP @ normal
-    rel_j = jk - jl
-    rel_v = vk - vl
-    w_n = normal @ rel_j
-    w_t = tangent @ rel_j
-    slip = float(tangent @ rel_v)
-    if radius > 0.0:
-        w_t = w_t + radius * jw
-        slip += radius * w
     gap = float(normal @ (zk - zl)) - radius
-    kin = ContactKinematics(
-        parameter=float(etas[1]),
-        element=-1,
-        point=zl,
-        profile_point=zk - radius * normal,
+    profile_point = zk - radius * normal
+    kin = touching(etas[1], -1, zl, profile_point, normal, gap, vk - vl, jk - jl, etas[0])
+    if radius > 0.0:  # a circle's spin moves its contact point along the tangent
+        w_t, slip = kin.w_tangent + radius * jw, kin.slip_velocity + radius * w
+        kin = dataclasses.replace(kin, w_tangent=w_t, slip_velocity=slip)
+    return kin, etas
+
+
+def touching(parameter, element, point, profile_point, normal, gap, rel_v, rel_j, eta=np.nan):
+    """The ContactKinematics of a pair touching at the target's material point ``point`` and
+    the profile's ``profile_point``: unit ``normal`` (2,) (the tangent is -e_z x n), ``gap``,
+    the relative velocity ``rel_v`` (2,) and Jacobian ``rel_j`` (2, n) of the profile's point
+    against the target's; the profile parameter ``eta``. The acceleration remainders are NaN
+    here (``curved_contact`` adds them)."""
+    tangent = -_PERP @ normal
+    return ContactKinematics(
+        parameter=float(parameter),
+        element=element,
+        point=point,
+        profile_point=profile_point,
         normal=normal,
         tangent=tangent,
         gap=gap,
         normal_velocity=float(normal @ rel_v),
-        slip_velocity=slip,
-        w_normal=w_n,
-        w_tangent=w_t,
+        slip_velocity=float(tangent @ rel_v),
+        w_normal=normal @ rel_j,
+        w_tangent=tangent @ rel_j,
         remainder=np.nan,
         parameter_rate=np.nan,
         tangent_remainder=np.nan,
-        profile_parameter=float(etas[0]),
+        profile_parameter=float(eta),
     )
-    return kin, etas
 
 
 def _far(distance: float, n: int) -> ContactKinematics:
@@ -276,4 +283,4 @@ def _with_remainders(kin: ContactKinematics, a: float, a_t: float) -> ContactKin
     return replace(kin, remainder=float(a), tangent_remainder=float(a_t))
 
 
-__all__ = ["closest_pair", "curved_contact"]
+__all__ = ["closest_pair", "curved_contact", "touching"]

@@ -40,8 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from .frames import body_frame
-from .kinematics import ContactKinematics
-from .profile_contact import _PERP, _SAMPLES, _far, _world
+from .profile_contact import _PERP, _SAMPLES, _far, _world, touching
 
 
 def _global_start(curve, frame, normal, point) -> float:
@@ -109,26 +108,8 @@ def line_build(system, k: int, q, u, guess):
     gap = float(normal @ (zk - point))
     foot = zk - gap * normal
     zl, vl, jl, _ = carrier.point(carrier.rotation.T @ (foot - carrier.origin))
-    tangent = -_PERP @ normal
-    rel_j, rel_v = jk - jl, vk - vl
-    s = float(tangent @ (zl - point))
-    kin = ContactKinematics(
-        parameter=s,
-        element=-1,
-        point=zl,
-        profile_point=zk,
-        normal=normal,
-        tangent=tangent,
-        gap=gap,
-        normal_velocity=float(normal @ rel_v),
-        slip_velocity=float(tangent @ rel_v),
-        w_normal=normal @ rel_j,
-        w_tangent=tangent @ rel_j,
-        remainder=np.nan,
-        parameter_rate=np.nan,
-        tangent_remainder=np.nan,
-        profile_parameter=float(eta),
-    )
+    s = float((-_PERP @ normal) @ (zl - point))  # along the line's tangent
+    kin = touching(s, -1, zl, zk, normal, gap, vk - vl, jk - jl, eta)
     return kin, (float(eta), s)
 
 

@@ -7,8 +7,16 @@ from __future__ import annotations
 import numpy as np
 
 from .frames import body_frame
-from .kinematics import ContactKinematics
-from .profile_contact import _PERP, _SAMPLES, _box_distance, _cross, _far, _polygon_box, _world
+from .profile_contact import (
+    _PERP,
+    _SAMPLES,
+    _box_distance,
+    _cross,
+    _far,
+    _polygon_box,
+    _world,
+    touching,
+)
 
 _PER_ELEMENT = 8  # centre-line samples per element for the global start and the box test
 
@@ -116,25 +124,8 @@ def structure_build(system, k: int, q, u, guess):
     np.add.at(jl.T, sl.start + cp.dofs, cp.rows.T)
     vl = cp.rows @ u_s[cp.dofs]
     normal = side * cp.normal
-    tangent = -_PERP @ normal
-    rel_j, rel_v = jk - jl, vk - vl
-    kin = ContactKinematics(
-        parameter=float(s),
-        element=int(cp.element),
-        point=cp.position,
-        profile_point=zk,
-        normal=normal,
-        tangent=tangent,
-        gap=float(normal @ (zk - cp.position)),
-        normal_velocity=float(normal @ rel_v),
-        slip_velocity=float(tangent @ rel_v),
-        w_normal=normal @ rel_j,
-        w_tangent=tangent @ rel_j,
-        remainder=np.nan,
-        parameter_rate=np.nan,
-        tangent_remainder=np.nan,
-        profile_parameter=float(eta),
-    )
+    gap = float(normal @ (zk - cp.position))
+    kin = touching(float(s), int(cp.element), cp.position, zk, normal, gap, vk - vl, jk - jl, eta)
     return kin, etas
 
 
