@@ -61,56 +61,17 @@ from ..coupling.profile_contact import curved_contact
 from ..coupling.setvalued import solve_contact_impulses
 from ..multibody.tree import equations_of_motion, point_position
 from ..system import System, energies
+from .closed_contacts import ClosedContacts
 from .effective_mass import FlexibleBlock
 from .result import ContactReport, StepReport, open_contact
 from .simulate import check_start
-
-
-class _Closed:
-    """Closed candidates of one sub-step: per row (contact point) the pair, the W columns and
-    the report data, gathered per pair (``add``) and stacked by ``finish``: pair (m,), w_n,
-    w_t (n, m), point, normal, tangent (m, 2), parameter, gap (m,), key [(pair, candidate)]."""
-
-    _FIELDS = ("w_n", "w_t", "point", "normal", "tangent", "parameter", "gap")
-
-    def __init__(self, n: int):
-        self.n = n
-        self._blocks = []
-        self.key = []
-
-    def add(self, k, keys, w_n, w_t, point, normal, tangent, parameter, gap):
-        """Points of pair k: W columns (n, j), point, normal, tangent (j, 2), parameter, gap
-        (j,) and their keys (j candidates)."""
-        self._blocks.append((k, len(keys), w_n, w_t, point, normal, tangent, parameter, gap))
-        self.key.extend(keys)
-
-    def finish(self) -> _Closed:
-        blocks = self._blocks
-        self.pair = np.concatenate([np.full(b[1], b[0]) for b in blocks] or [np.zeros(0, int)])
-        if not blocks:
-            self.w_n = self.w_t = np.zeros((self.n, 0))
-            self.point = self.normal = self.tangent = np.zeros((0, 2))
-            self.parameter = self.gap = np.zeros(0)
-            return self
-        for i, name in enumerate(self._FIELDS):
-            parts = [b[2 + i] for b in blocks]
-            if any(p is None for p in parts):  # geometry only (``MoreauJean._closed``)
-                setattr(self, name, None)
-                continue
-            setattr(
-                self,
-                name,
-                parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1 if i < 2 else 0),
-            )
-        self.parameter = np.asarray(self.parameter, dtype=float)
-        return self
 
 
 @dataclass(frozen=True, eq=False)
 class _Sub:
     """What a committed sub-step hands to the step's report."""
 
-    closed: _Closed
+    closed: ClosedContacts
     p_n: np.ndarray
     p_t: np.ndarray
     gamma_e: np.ndarray
@@ -289,12 +250,12 @@ class MoreauJean:
                 known[k] = out[-1]
         return out
 
-    def _closed(self, q, u, gaps, with_rows: bool = True) -> _Closed:
+    def _closed(self, q, u, gaps, with_rows: bool = True) -> ClosedContacts:
         """The candidates with gaps <= 0 at (q, u); with_rows=False: the geometry of the grid
         pairs' points alone (no W columns: w_n and w_t are None when a grid pair is closed)."""
         s = self.system
         lay = s.layout
-        cl = _Closed(lay.n)
+        cl = ClosedContacts(lay.n)
         for k, pair in enumerate(s.model.contacts):
             which = np.flatnonzero(gaps[k] <= 0.0)
             if not which.size:
@@ -303,7 +264,7 @@ class MoreauJean:
                 c = curved_contact(s, k, q, u, remainder=False)
                 if c is None or not np.all(np.isfinite(c.point)):
                     continue  # no contact point, or the polygons' boxes apart: open
-                self._add_point(cl, k, c)
+                cl.add_point(k, c)
                 continue
             r = pair.profile.radius
             if s.grids[k] is not None and not with_rows:
@@ -351,23 +312,8 @@ class MoreauJean:
             else:
                 geometry = line_geometry(s.tree, q[lay.tree], u[lay.tree], pair.target)
                 c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
-            self._add_point(cl, k, c)
+            cl.add_point(k, c)
         return cl.finish()
-
-    @staticmethod
-    def _add_point(cl: _Closed, k: int, c) -> None:
-        """The one point of a closest-point, line or curved pair k (ContactKinematics c)."""
-        cl.add(
-            k,
-            [(k, 0)],
-            c.w_normal[:, None],
-            c.w_tangent[:, None],
-            c.point[None, :],
-            c.normal[None, :],
-            c.tangent[None, :],
-            np.array([c.parameter], dtype=float),
-            np.array([c.gap]),
-        )
 
     # -- stepping -----------------------------------------------------------------------------
     def step(self, h: float | None = None) -> StepReport:
