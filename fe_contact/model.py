@@ -48,7 +48,7 @@ from .elements.string import StringSpec
 from .laws import Compliant
 from .multibody.drive import Drive
 from .multibody.tree import TreeModel
-from .rough import Polyline, Wheel
+from .rough import Polyline, Wheel, check_rough_pair
 
 STANDARD_GRAVITY = (0.0, -9.81)
 
@@ -311,15 +311,7 @@ class ContactPair:
                 check.fail(f"{where}.profile.body", body, "a moving body when the Line is fixed")
             if body is not None and body == carrier:  # a body does not touch itself
                 check.fail(f"{where}.target.body", carrier, f"a body other than {body!r}")
-        if isinstance(self.profile, Polyline) != isinstance(self.target, Wheel):
-            raise ValueError(
-                f"{where}: profile {type(self.profile).__name__} against target "
-                f"{type(self.target).__name__}; allowed: a Polyline against a Wheel, and a "
-                "Wheel touched by a Polyline only"
-            )
-        if isinstance(self.profile, Polyline):
-            check.instance(f"{where}.law", self.law, Unilateral, "a Unilateral law")
-            check.choice(f"{where}.law.impact", self.law.impact, ("poisson",))
+        check_rough_pair(where, self.profile, self.target, self.law, Unilateral)
         object.__setattr__(self, "side", check.choice(f"{where}.side", self.side, (1, -1)))
         check.choice(f"{where}.search", self.search, SEARCHES)
         grid = self.search == "grid"

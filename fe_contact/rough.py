@@ -38,6 +38,7 @@ __all__ = [
     "Profile",
     "Wheel",
     "arc_profile",
+    "check_rough_pair",
     "form_free_rz",
     "peak_to_valley",
     "reshape",
@@ -123,6 +124,20 @@ class Wheel:
         theta = np.unwrap(np.arctan2(self.rim.points[1], self.rim.points[0]))
         if np.any(np.diff(theta) <= 0):
             check.fail("Wheel.rim", "profile", "vertices counter-clockwise about (0, 0)")
+
+
+def check_rough_pair(where: str, profile, target, law, unilateral) -> None:
+    """A ContactPair (named by ``where``) pairs a Polyline with a Wheel only, both ways, under a
+    ``unilateral`` (the model's Unilateral class) law with Poisson's impact."""
+    if isinstance(profile, Polyline) != isinstance(target, Wheel):
+        raise ValueError(
+            f"{where}: profile {type(profile).__name__} against target "
+            f"{type(target).__name__}; allowed: a Polyline against a Wheel, and a "
+            "Wheel touched by a Polyline only"
+        )
+    if isinstance(profile, Polyline):
+        check.instance(f"{where}.law", law, unilateral, "a Unilateral law")
+        check.choice(f"{where}.law.impact", law.impact, ("poisson",))
 
 
 def segment_normals(points) -> np.ndarray:
