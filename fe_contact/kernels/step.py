@@ -215,56 +215,19 @@ def _empty(m, n):
 
 
 @njit(cache=True)
-def newton(
-    F,
-    I,
-    H,
-    Lg,
-    coef,
-    drive,
-    actuators,
-    ind,
-    U,
-    q_n,
-    u_n,
-    acc_n,
-    pseudo_n,
-    ydd0,
-    prev,
-    cstate,
-    s_guess,
-    tol,
-    rtol,
-    max_newton,
-):
-    """One step (``GeneralizedAlpha._newton_step``). coef = (h, beta', gamma', alpha_m,
-    alpha_f, gamma, beta, t1); prev = (q, u, phi, J, phi_t, t, W_T) of the committed state's
-    evaluation; ydd0 the predicted independent accelerations; (F, I, H) the constant arrays
-    (``pack``). Returns (status, iterations, cond_2(J_u) of the last evaluation, one flat array
-    of q, u, the accelerations, the algorithmic accelerations of the independent coordinates,
-    the multipliers and the evaluation's arrays as ``evaluate`` returns them: ``FLAT``); a
-    single array because numba converts every returned array to Python one by one."""
+def newton(F, I, H, *step):
+    """One step (``GeneralizedAlpha._newton_step``): (F, I, H) the constant arrays (``pack``),
+    then ``iterate``'s arguments after P: Lg, coef = (h, beta', gamma', alpha_m, alpha_f,
+    gamma, beta, t1), drive, actuators, ind, U, q_n, u_n, acc_n, pseudo_n, ydd0 (the predicted
+    independent accelerations), prev = (q, u, phi, J, phi_t, t, W_T) of the committed state's
+    evaluation, cstate, s_guess, tol, rtol, max_newton. Returns (status, iterations, cond_2(J_u)
+    of the last evaluation, one flat array of q, u, the accelerations, the algorithmic
+    accelerations of the independent coordinates, the multipliers and the evaluation's arrays
+    as ``evaluate`` returns them: ``FLAT``); a single array because numba converts every
+    returned array to Python one by one."""
     P = unpack(F, I, H)
-    status, iterations, q1, u1, acc, a1, lam, ev = iterate(
-        P,
-        Lg,
-        coef,
-        drive,
-        actuators,
-        ind,
-        U,
-        q_n,
-        u_n,
-        acc_n,
-        pseudo_n,
-        ydd0,
-        prev,
-        cstate,
-        s_guess,
-        tol,
-        rtol,
-        max_newton,
-    )
+    status, iterations, q1, u1, acc, a1, lam, ev = iterate(P, *step)
+    U = step[5]
     if status != OK:
         return status, iterations, 0.0, np.zeros(0)
     cond = np.linalg.cond(_columns(ev[2], U))
