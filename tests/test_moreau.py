@@ -110,15 +110,22 @@ def disk_on_lines(*pairs):
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("restitution", [0.5, 0.0])
-@pytest.mark.parametrize("sub_stepping", [False, True])
-def test_disk_dropped_on_ground_bounces_to_e_squared_height(restitution, sub_stepping):
-    H, h = 0.2, 2e-4
-    system = disk_on_lines(("disk", Line((0.0, 0.0), (0.0, 1.0)), Unilateral(0.3, restitution)))
+def drop_and_rebound(system, restitution, sub_stepping, H=0.2, h=2e-4):
+    """The disk of radius RADIUS dropped from H above the ground onto it (Moreau-Jean, step h,
+    with or without the sub-steps of tolerance TOL). Returns (result, height of the lowest
+    point, index of the first closed step, tolerance of the rebound peak against e^2 H, gap
+    tolerance):
+
+    with sub-steps the closure is found within a sub-step whose travel is <= TOL: the impact
+    comes at most TOL / v late, its speed is off by <= g TOL / v, so the launch point is off by
+    <= TOL and the rebound height by <= e^2 TOL more (measured 2.5e-6 m for e = 0.5); without,
+    the closing step is detected up to one step of travel (h v_impact) late and the pre-impact
+    velocity differs by up to g h: the rebound height by at most (1 + e^2) h v_impact (5e-4 m
+    for e = 0.5), the penetration at most one step of travel (+ g h gained in it)."""
     q0, u0 = system.initial_state([0.0, RADIUS + H, 0.0])
     r = simulate(
         system,
-        (0.0, 0.55),
+        (0.0, 0.55),  # the second impact (t ~ 0.2 + 0.4 e s) is after the first peak
         (q0, u0),
         method="moreau",
         h=h,
@@ -126,23 +133,21 @@ def test_disk_dropped_on_ground_bounces_to_e_squared_height(restitution, sub_ste
         penetration_tolerance=TOL if sub_stepping else None,
     )
     assert r.status == "finished", r.message
-    height = r.q[:, 1] - RADIUS
     first = np.flatnonzero(r["disk_n_closed"] > 0)[0]
     v_impact = np.sqrt(2.0 * G * H)
     if sub_stepping:
-        # the closure is found within a sub-step whose travel is <= tol: the impact comes at
-        # most tol / v late, its speed is off by <= g tol / v, so the launch point is off by
-        # <= tol and the rebound height by <= e^2 tol more (measured 2.5e-6 m for e = 0.5)
-        tol = (1.0 + restitution**2) * TOL
-        gap_tol = TOL
+        tol, gap_tol = (1.0 + restitution**2) * TOL, TOL
     else:
-        # Error of the discrete impact: the closing step is detected up to one step of travel
-        # (h v_impact) late, and the pre-impact velocity differs by up to g h; the rebound
-        # height then differs by at most (1 + e^2) h v_impact (h = 2e-4 s: 5e-4 m for e = 0.5).
-        tol = (1.0 + restitution**2) * h * v_impact
-        # penetration: at most one step of travel at the impact speed (+ g h gained in it)
-        gap_tol = h * (v_impact + G * h)
-    # the second impact (t ~ 0.2 + 0.4 e s) is after the peak; 0.55 s covers the first flight
+        tol, gap_tol = (1.0 + restitution**2) * h * v_impact, h * (v_impact + G * h)
+    return r, r.q[:, 1] - RADIUS, first, tol, gap_tol
+
+
+@pytest.mark.parametrize("restitution", [0.5, 0.0])
+@pytest.mark.parametrize("sub_stepping", [False, True])
+def test_disk_dropped_on_ground_bounces_to_e_squared_height(restitution, sub_stepping):
+    H, h = 0.2, 2e-4
+    system = disk_on_lines(("disk", Line((0.0, 0.0), (0.0, 1.0)), Unilateral(0.3, restitution)))
+    r, height, first, tol, gap_tol = drop_and_rebound(system, restitution, sub_stepping, H, h)
     peak = height[first:].max()
     assert abs(peak - restitution**2 * H) <= tol, (peak, restitution**2 * H, tol)
     assert_step_invariants(system, r, gap_tol=gap_tol)

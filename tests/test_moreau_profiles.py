@@ -25,6 +25,7 @@ docstring), gaps >= -(stated tolerance), P_N >= 0 and |P_T| <= mu P_N.
 
 import numpy as np
 import pytest
+from test_moreau import drop_and_rebound
 
 from fe_contact import (
     BeamSpec,
@@ -107,29 +108,11 @@ def test_bspline_disk_dropped_on_ground_profile_bounces_to_e_squared_height(
 ):
     H, h = 0.2, 2e-4
     system = disk_system(Profile(2, DISK), FLAT, Unilateral(0.3, restitution))
-    q0, u0 = system.initial_state([0.0, RADIUS + H, 0.0])
-    r = simulate(
-        system,
-        (0.0, 0.55),
-        (q0, u0),
-        method="moreau",
-        h=h,
-        keep_reports=True,
-        penetration_tolerance=TOL if sub_stepping else None,
-    )
-    assert r.status == "finished", r.message
-    height = r.q[:, 1] - RADIUS
-    first = np.flatnonzero(r["disk_n_closed"] > 0)[0]
-    v_impact = np.sqrt(2.0 * G * H)
-    # tolerances of the Circle-on-Line case (test_moreau.py) plus the profile's radial error
-    # d = R_MAX - RADIUS (the lowest point lies within d of R below the centre)
+    r, height, first, tol, gap_tol = drop_and_rebound(system, restitution, sub_stepping, H, h)
+    # the Circle-on-Line tolerances plus the profile's radial error d = R_MAX - RADIUS (the
+    # lowest point lies within d of R below the centre)
     d = R_MAX - RADIUS
-    if sub_stepping:
-        tol = (1.0 + restitution**2) * TOL + d
-        gap_tol = TOL
-    else:
-        tol = (1.0 + restitution**2) * h * v_impact + d
-        gap_tol = h * (v_impact + G * h)
+    tol += d
     peak = height[first:].max()
     assert abs(peak - restitution**2 * H) <= tol, (peak, restitution**2 * H, tol)
     # the impulse acts through the centre up to the profile's normal error (~ d N / R): the
