@@ -129,23 +129,31 @@ def test_demo_writes_its_outputs(tmp_path):
         assert (tmp_path / f"{name}.png").exists()
 
 
+@pytest.mark.slow
 def test_case_2_rolls_without_friction_work():
     """Case 2 (continuous law plus rolling, mu_s = 0.3) from 0.63 s to 1.0 s at h = 2e-4 s:
     the cam's contact rolls in bands from about 0.975 s on (the stick state of a profile
     contact, 000 sec. 5). Over every step that starts and ends rolling the friction work does
-    not change at all (the rolling row does no work), it never decreases, and the balance
-    closes to 0.5 % of the drive's work: the trapezoidal rule on the friction power through the
+    not change (the rolling row does no work), it never decreases, and the balance closes to
+    0.5 % of the drive's work: the trapezoidal rule on the friction power through the
     contact's 3-7 krad/s vibrations (0.11 % here; at h = 4e-4 s the rolling bands chatter and
-    the Newton iteration of a step can fail to converge)."""
+    the Newton iteration of a step can fail to converge). The first roll starts at 0.9734 s
+    under every BLAS kernel tried; the pattern of roll and slip after it is chaotic (9 to 17
+    rolling steps, 1 to 5 of them after a rolling step, by the kernel's rounding), so only
+    the start and a few rolling steps are asserted."""
     _, result, _ = run_case(2, 1.0, 2e-4, t0=0.63)
     assert result.success, result.message
     state = result[next(c for c in result.columns if c.endswith("_state"))]
     rolling = state == "stick"
+    assert 0.97 < result.t[rolling][0] < 0.98
+    assert rolling.sum() >= 5
     both = rolling[1:] & rolling[:-1]
-    assert both.sum() >= 3  # it does roll (5 steps here)
     friction = result["dissipated_friction"]
-    assert np.all(np.diff(friction)[both] == 0.0)
-    assert np.all(np.diff(friction) >= -1e-12)
+    # a rolling step adds no friction work: the cumulative column changes by no more than the
+    # round-off of adding a round-off-sized step work to the column (2 ulps of its scale)
+    ulp = np.finfo(float).eps * np.max(np.abs(friction))
+    assert np.all(np.abs(np.diff(friction)[both]) <= 2.0 * ulp)
+    assert np.all(np.diff(friction) >= -2.0 * ulp)
     assert friction[-1] > 10.0  # and slips between the bands
     work = result["work_drives"][-1]
     assert np.max(np.abs(result["energy_error"])) < 5e-3 * work

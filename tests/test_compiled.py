@@ -208,7 +208,16 @@ def test_disk_rolling_on_the_beam_matches_the_python_step():
     assert all(b.contacts[0].state == "stick" for _, b in reports)
     energy = [b.energy.total for _, b in reports]
     assert np.ptp(energy) < 1e-9
-    assert max(abs(b.work["dissipated_friction"]) for _, b in reports) == 0.0
+    # Rolling: the friction power is F_T v_T with v_T = W_T u the round-off of the sticking
+    # row, which the partition solves to about eps cond(J_u) |u| (cond(J_u) < 1e2 here); a
+    # step's friction work is then below h |F_T| 1e3 eps |u|_max, with |u|_max the disk's 30
+    # rad/s (a further factor r = 1e-2 m of margin): 1e-18 J here; 1.9e-22 J and exact zeros
+    # seen on different BLAS kernels.
+    eps = np.finfo(float).eps
+    u_max = max(np.max(np.abs(b.u)) for _, b in reports)
+    for _, b in reports:
+        bound = 1e-3 * np.max(np.abs(b.contacts[0].friction_force)) * 1e3 * eps * u_max
+        assert abs(b.work["dissipated_friction"]) <= bound
 
     def arc_and_turn(report):
         s = float(np.ravel(report.contacts[0].parameter)[0])

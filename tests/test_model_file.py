@@ -48,29 +48,42 @@ from fe_contact.papers.slider_on_string import slider_on_string
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def same(a, b, path="model"):
-    """Field-by-field equality of frozen descriptions (numpy arrays compared exactly);
-    returns the list of differing paths."""
+def same(a, b, path="model", rtol=0.0):
+    """Field-by-field equality of frozen descriptions; returns the list of differing paths.
+    Numbers compare exactly, or, with ``rtol`` > 0, float arrays to within rtol times the
+    largest magnitude in the pair."""
     if dataclasses.is_dataclass(a) and not isinstance(a, type):
         if type(a) is not type(b):
             return [f"{path}: {type(a).__name__} != {type(b).__name__}"]
         out = []
         for f in dataclasses.fields(a):
             if f.compare:
-                out += same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+                out += same(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}", rtol)
         return out
     if isinstance(a, dict) or hasattr(a, "items") and not isinstance(a, np.ndarray):
         if list(a) != list(b):
             return [f"{path}: keys {list(a)} != {list(b)}"]
-        return [d for k in a for d in same(a[k], b[k], f"{path}[{k!r}]")]
+        return [d for k in a for d in same(a[k], b[k], f"{path}[{k!r}]", rtol)]
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        ok = np.shape(a) == np.shape(b) and np.array_equal(a, b)
+        if np.shape(a) != np.shape(b):
+            return [f"{path}: shapes {np.shape(a)} != {np.shape(b)}"]
+        a, b = np.asarray(a), np.asarray(b)
+        if rtol > 0.0 and a.dtype.kind == "f" and a.size:
+            scale = max(np.max(np.abs(a)), np.max(np.abs(b)))
+            ok = np.max(np.abs(a - b)) <= rtol * scale
+        else:
+            ok = np.array_equal(a, b)
         return [] if ok else [f"{path}: arrays differ"]
     if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        numbers = a and all(type(x) is float for x in (*a, *b))
+        if rtol > 0.0 and numbers and len(a) == len(b):
+            return same(np.array(a), np.array(b), path, rtol)
         if len(a) != len(b):
             return [f"{path}: lengths {len(a)} != {len(b)}"]
         return [
-            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in same(x, y, f"{path}[{i}]")
+            d
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for d in same(x, y, f"{path}[{i}]", rtol)
         ]
     return [] if a == b and type(a) is type(b) else [f"{path}: {a!r} != {b!r}"]
 
@@ -316,7 +329,12 @@ def test_example_files_are_the_demos_models():
         loaded = load_model(EXAMPLES / f"{name}.toml")
         built = module.model_file()
         assert same(built.model, loaded.model) == [], name
-        assert same(built.initial, loaded.initial) == [], name
+        # The demos compute their initial states (a static solve of the beam or string, through
+        # LAPACK); the files hold the values printed on one machine, and another BLAS kernel
+        # rounds the solve differently in the last bits (1e-16 seen on 0.1). The static solves'
+        # forward error is bounded by eps cond(K), about 7e-10 for the 10-element beam (cond
+        # 3e6): 1e-9 of the state's scale admits that and nothing an edit of a model could do.
+        assert same(built.initial, loaded.initial, rtol=1e-9) == [], name
         assert built.simulation == loaded.simulation, name
 
 
