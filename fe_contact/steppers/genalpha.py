@@ -55,6 +55,11 @@ from .simulate import StopRun, check_start
 # lifting off a near-rigid cantilever, E = 2.1e15 Pa, h = 1e-3 s: +4.2e-2 J from 1.25e-2 J);
 # grown by 4 at most, the balance only loses energy to the numerical damping of rho_inf < 1
 STEP_GROWTH = 4.0
+# a contact whose slip speed at the start is at most this is at rest on its target and sticks
+# if the static cone holds it: the round-off of a slip velocity W_T u computed from speeds of
+# order 1 m/s is about 1e-16 m/s (its sign differs between BLAS kernels), and no slip that
+# matters physically is this slow
+REST_SLIP = 1e-12  # m/s
 
 
 class NewtonDivergence(RuntimeError):
@@ -174,7 +179,8 @@ class GeneralizedAlpha(ContactStates):
         self.t = float(t0)
         ev = evaluate_state(system, q0, u0, self.t, constraints_only=True, **self._rows())
         self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
-        self._slip_sign = np.sign([0.0 if c is None else c.slip_velocity for c in ev.contacts])
+        slip = np.array([0.0 if c is None else c.slip_velocity for c in ev.contacts])
+        self._slip_sign = np.where(np.abs(slip) <= REST_SLIP, 0.0, np.sign(slip))
         approaching = []
         for j, k in enumerate(self._unilateral):
             c = ev.contacts[self._n_bilateral + j]
