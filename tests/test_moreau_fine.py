@@ -22,6 +22,7 @@ def run(request):
     return simulate(system, (0.0, 1.5), (q0, u0), method="moreau", h=1e-3)
 
 
+@pytest.mark.slow
 def test_fine_grid_disk_on_string_runs_to_rest_with_friction(run):
     """The run reaches 1.5 s; the disk, which falls at ~0.8 m/s into the string, is at rest by
     then (speed below 5e-4 m/s, and below 5e-3 m/s over the last 0.5 s); every step's contact problem is

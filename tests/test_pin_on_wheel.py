@@ -437,6 +437,7 @@ def wear_runs():
     return data, run_in(data, 5, h=2e-7)
 
 
+@pytest.mark.slow
 def test_run_in_spreads_the_loss_over_more_of_the_face(wear_runs):
     """003 fig. 5: at first a few asperities take the load; every re-shaped face carries its
     loss W on more vertices (the participation ratio grows) and max W / mean W is lower after
@@ -453,6 +454,7 @@ def test_run_in_spreads_the_loss_over_more_of_the_face(wear_runs):
     assert ratio[-1] < ratio[0]
 
 
+@pytest.mark.slow
 def test_run_in_wears_peaks_and_rz_does_not_grow(wear_runs):
     """Each re-shaping moves vertices inward by at most u_max (003 eq. (17)), the most loaded
     one by exactly u_max. After five re-shapings the rim's Rz and the face's form-free Rz

@@ -339,6 +339,7 @@ def test_impact_laws_on_a_point_mass_against_the_closed_form(vx, mu, e, e_t):
         assert u[1] == pytest.approx(expected_vy, abs=1e-9), impact
 
 
+@pytest.mark.slow
 def test_mass_dropped_with_e_0_comes_to_rest_on_the_damped_beam():
     """The 20 g mass dropped from 5 mm (e_N = 0, mu = 0.3) on the 002 strip with Rayleigh
     damping (alpha = 5 1/s, beta = 1e-4 s): after a few tosses in the first 50 ms it lands for
