@@ -22,6 +22,7 @@ while its ``status`` is "running".
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 
@@ -34,6 +35,7 @@ from ..system import System, energies
 from .result import SimulationResult, StepReport, history_columns, history_row
 
 METHODS = ("generalized-alpha", "moreau", "event-driven")
+LOG = logging.getLogger("fe_contact.simulate")
 
 
 class StopRun(RuntimeError):
@@ -83,6 +85,43 @@ def _check_rough(system: System, method: str) -> None:
             )
 
 
+def choose_method(system: System) -> tuple[str, str]:
+    """(method, reason): the stepper that suits the model's contacts, for ``method="auto"``.
+
+    * a rough pair (a Polyline on a Wheel) or Poisson's reversibility: "event-driven", the
+      only stepper that takes them;
+    * a Sliding (bilateral) or Compliant law, or Poisson's impact law: "generalized-alpha",
+      the only stepper that takes them (second order, events located in time);
+    * otherwise, with Unilateral contacts (candidate grids, many impacts and simultaneous
+      contacts): "moreau", whose energy balance closes through impacts and stick-slip;
+    * no contacts: "generalized-alpha".
+
+    A model that mixes contacts no single stepper takes is refused, naming the contacts.
+    """
+    check.instance("system", system, System, "a System (assemble)")
+    contacts = system.model.contacts
+    rough = [c.name for c in contacts if isinstance(c.profile, Polyline)]
+    rough += [c.name for c in contacts if getattr(c.law, "reversibility", 0.0)]
+    grid = [c.name for c in contacts if c.search == "grid"]
+    smooth = [c.name for c in contacts if c.bilateral or c.compliant]
+    smooth += [c.name for c in contacts if getattr(c.law, "impact", "") == "poisson"]
+    if rough:
+        return "event-driven", f"rough contact {rough} (a Polyline on a Wheel, or reversibility)"
+    if grid and smooth:
+        raise ValueError(
+            f"simulate.method = 'auto': contacts {grid} use the candidate grid (Moreau-Jean "
+            f"only) and contacts {sorted(set(smooth))} need the generalised-alpha stepper "
+            "(Sliding, Compliant or Poisson's impact law); no stepper takes both: use "
+            "search='closest' or Unilateral laws with Newton's impact law"
+        )
+    if smooth:
+        names = sorted(set(smooth))
+        return "generalized-alpha", f"contacts {names} are Sliding, Compliant or Poisson's"
+    if contacts:
+        return "moreau", "Unilateral contacts only (impacts, stick-slip, candidate grids)"
+    return "generalized-alpha", "no contacts"
+
+
 def make_stepper(
     system: System, t0: float, q0, u0, method: str, h: float | None, settings, t_end=None
 ):
@@ -123,8 +162,9 @@ def simulate(
 
     method : "generalized-alpha" (partitioned, Sliding contacts, drives, loops), "moreau"
         (Moreau-Jean, Unilateral contacts) or "event-driven" (a tree with a rough pair, a
-        Polyline on a Wheel: ``steppers.event_driven``). h : the step in s (default: the
-        stepper's; the event-driven stepper's largest step).
+        Polyline on a Wheel: ``steppers.event_driven``), or "auto": chosen by the model's
+        contacts (``choose_method``; the choice is logged at INFO on "fe_contact.simulate").
+        h : the step in s (default: the stepper's; the event-driven stepper's largest step).
     observers : callables ``observer(system, report, row)`` called with the initial state and
         after every step (``CsvObserver``, ``VtkObserver``, ``ProgressObserver`` in
         ``fe_contact.steppers.observers``); ``close()`` is called at the end if they have it.
@@ -145,7 +185,10 @@ def simulate(
     check.positive_int("simulate.store_every", store_every)
     if threads is not None:
         check.positive_int("simulate.threads", threads)
-    check.choice("simulate.method", method, METHODS)
+    check.choice("simulate.method", method, (*METHODS, "auto"))
+    if method == "auto":
+        method, reason = choose_method(system)
+        LOG.info("simulate: method %r chosen: %s", method, reason)
     if h is not None:
         check.real("simulate.h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
     allowed = "a pair (q0, u0) of arrays of shape (n,)"
