@@ -27,8 +27,15 @@ def test_unilateral_contacts_go_to_moreau_jean_and_the_choice_is_logged(caplog):
     system = ball(Unilateral(0.0, restitution_normal=0.5))
     y0 = (np.array([0.0, 0.1]), np.zeros(2))
     assert choose_method(system)[0] == "moreau"
-    with caplog.at_level(logging.INFO, logger="fe_contact.simulate"):
-        auto = simulate(system, (0.0, 0.3), y0, method="auto", h=1e-3)
+    # the handler on the logger itself: the package logger stops propagating once a progress
+    # observer has set up its console handler (``observers.progress_logger``)
+    logger = logging.getLogger("fe_contact.simulate")
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(logging.INFO, logger="fe_contact.simulate"):
+            auto = simulate(system, (0.0, 0.3), y0, method="auto", h=1e-3)
+    finally:
+        logger.removeHandler(caplog.handler)
     assert "method 'moreau' chosen" in caplog.text and "Unilateral" in caplog.text
     explicit = simulate(system, (0.0, 0.3), y0, method="moreau", h=1e-3)
     assert auto.method == "moreau" and auto.status == "finished"
