@@ -1,0 +1,100 @@
+"""The energy-consistent internal force of the generalised-alpha stepper at rho_inf = 1.
+
+At rho_inf = 1 (alpha_m = alpha_f = gamma = 1/2, beta = 1/4) the update of the independent
+coordinates is the trapezoidal rule, q_n+1 - q_n = h (u_n + u_n+1) / 2 and
+u_n+1 - u_n = h (q''_n + q''_n+1) / 2, whatever the algorithmic accelerations, so over a step
+the structures' kinetic energy changes by (q_n+1 - q_n) . M (q''_n + q''_n+1) / 2: the internal
+force acts through the average (f_n + f_n+1) / 2 of the forces in the equations of motion at
+t_n and t_n+1. That average does the work V(q_n+1) - V(q_n) exactly only when V is quadratic
+(beams); for a string it errs at O(h^3) per step.
+
+With the option, the structures' force in the equations at t_n+1 is
+``f_used,n+1 = 2 f_avg(q_n, q_n+1) - f_used,n``, f_avg the discrete gradient
+(``Structure.averaged_internal_force``), f_used,n the force in the committed accelerations
+(f_int(q_n) after a restart, where the accelerations are recomputed): the average of the two is
+f_avg, whose work is V(q_n+1) - V(q_n) to round-off. f_used differs from f_int(q) by an
+alternating O(h^2) term, so the reported accelerations do too. The Newton matrix keeps
+K(q_n+1): d f_used,n+1 / d q_n+1 = 2 d f_avg / d q_n+1 = K(q_n+1) + O(|q_n+1 - q_n|).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..system import System
+
+
+class PlainForces:
+    """The stepper without the option: the equations hold f_int(q_n+1) as evaluated."""
+
+    def restart(self, ev) -> None:
+        pass
+
+    def step(self, q_n, ev):
+        return ev
+
+    def commit(self, ev) -> None:
+        pass
+
+    def save(self):
+        return None
+
+    def restore(self, saved) -> None:
+        pass
+
+
+class AveragedForces(PlainForces):
+    """Replaces the structures' internal force in each evaluation at t_n+1 by f_used,n+1 (module
+    docstring); ``used`` : f_used of the committed state, (n_flexible,), N."""
+
+    def __init__(self, system: System):
+        self.system = system
+        self.used = None
+        self._pending = None
+
+    def restart(self, ev) -> None:
+        self.used = self.system.flexible_internal_force(ev.q)
+
+    def step(self, q_n, ev):
+        system = self.system
+        flexible = system.layout.flexible
+        used = 2.0 * system.flexible_averaged_internal_force(q_n, ev.q) - self.used
+        forces = ev.forces.copy()
+        forces[flexible] += used - system.flexible_internal_force(ev.q)
+        self._pending = used
+        return dataclasses.replace(ev, forces=forces)
+
+    def commit(self, ev) -> None:
+        self.used = self._pending
+
+    def save(self):
+        return self.used
+
+    def restore(self, saved) -> None:
+        self.used = saved
+
+
+def averaged_forces(system: System, rho_inf: float, energy_consistent: bool) -> PlainForces:
+    """The force handling of a GeneralizedAlpha stepper: ``AveragedForces`` when
+    ``energy_consistent`` (which needs rho_inf = 1: only there the step averages the forces of
+    t_n and t_n+1 with equal weights), else ``PlainForces``. Structures without an averaged
+    force (a string with bending stiffness) are refused here, before the first step."""
+    if not isinstance(energy_consistent, bool | np.bool_):
+        raise TypeError(f"energy_consistent = {energy_consistent!r}; allowed: True or False")
+    if not energy_consistent:
+        return PlainForces()
+    if rho_inf != 1.0:
+        raise ValueError(
+            f"rho_inf = {rho_inf!r} with energy_consistent=True: the energy-consistent internal "
+            "force needs the trapezoidal rule of rho_inf = 1 (alpha_m = alpha_f = gamma = 1/2, "
+            "beta = 1/4); allowed: rho_inf = 1, or energy_consistent=False"
+        )
+    for structure in system.structures.values():
+        q = structure.initial_coordinates()
+        structure.averaged_internal_force(q, q)  # raises for what it cannot average
+    return AveragedForces(system)
+
+
+__all__ = ["AveragedForces", "PlainForces", "averaged_forces"]
