@@ -5,6 +5,9 @@ on the hanging string."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sympy
@@ -25,6 +28,8 @@ from fe_contact.elements.string import (
     tangent_stiffness,
 )
 from fe_contact.elements.string_energy import energy_quotient
+from fe_contact.io.model_file import load_model
+from fe_contact.io.model_problems import ModelFileError
 from fe_contact.papers.slider_on_string import Trolley, slider_on_string
 from fe_contact.steppers.genalpha import GeneralizedAlpha
 
@@ -303,3 +308,16 @@ def test_trolley_balance_error_is_the_constraint_part_only():
         assert max(rest) > 1e-6  # J: the dependent coordinate's part is there either way
     assert largest[True] <= 1e-12
     assert largest[False] >= 1e-8
+
+
+def test_model_file_takes_the_option(tmp_path):
+    """``energy_consistent`` is a setting of the [simulation] table (a boolean)."""
+    text = (Path(__file__).parents[1] / "examples" / "slider_on_string.toml").read_text()
+    text, n = re.subn(r"(?m)^rho_inf = .*$", "rho_inf = 1.0\nenergy_consistent = true", text)
+    assert n == 1
+    path = tmp_path / "model.toml"
+    path.write_text(text)
+    assert load_model(path).simulation.settings["energy_consistent"] is True
+    path.write_text(text.replace("energy_consistent = true", "energy_consistent = 3"))
+    with pytest.raises(ModelFileError, match="energy_consistent"):
+        load_model(path)

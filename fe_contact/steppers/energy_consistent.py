@@ -13,8 +13,9 @@ With the option, the structures' force in the equations at t_n+1 is
 (``Structure.averaged_internal_force``), f_used,n the force in the committed accelerations
 (f_int(q_n) after a restart, where the accelerations are recomputed): the average of the two is
 f_avg, whose work is V(q_n+1) - V(q_n) to round-off. f_used differs from f_int(q) by an
-alternating O(h^2) term, so the reported accelerations do too. The Newton matrix keeps
-K(q_n+1): d f_used,n+1 / d q_n+1 = 2 d f_avg / d q_n+1 = K(q_n+1) + O(|q_n+1 - q_n|).
+alternating O(h^2) term, so the reported accelerations do too. The Newton matrix takes
+the tangent stiffness at the midpoint: d f_used,n+1 / d q_n+1 = 2 d f_avg / d q_n+1 =
+K(q_mid) + O(|q_n+1 - q_n|), a consistent approximation (Newton converges linearly, fast).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ class PlainForces:
 
     def commit(self, ev) -> None:
         pass
+
+    def tangent_state(self, q_n, q1):
+        """The state whose tangent stiffness enters the Newton matrix of the step to q1."""
+        return q1
 
     def save(self):
         return None
@@ -68,6 +73,11 @@ class AveragedForces(PlainForces):
 
     def commit(self, ev) -> None:
         self.used = self._pending
+
+    def tangent_state(self, q_n, q1):
+        """The midpoint: 2 d f_avg / d q1 = K(q_mid) + O(|q1 - q_n|) with a smaller error than
+        K(q1) (the averaged stress is the midpoint one to O(|q1 - q_n|^2))."""
+        return 0.5 * (q_n + q1)
 
     def save(self):
         return self.used

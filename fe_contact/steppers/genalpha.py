@@ -360,7 +360,7 @@ class GeneralizedAlpha(ContactStates):
             rhs = np.zeros(s.layout.n)
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
-                lu = self.algebra.g_solver(h, q1)
+                lu = self.algebra.g_solver(h, self.averaged.tangent_state(self.q, q1))
             delta = bordered_solve(self.algebra, ev, rhs, h, lu)[ind]  # + compliant tangent
             self.n_newton += 1
             last = delta
