@@ -245,6 +245,8 @@ class GeneralizedAlpha(ContactStates):
         self._previous = None  # (accelerations, step) of the step before, for the predictor
         self.algebra.check_painleve(ev, self._mu)
         self._powers = self._power_terms(ev, self.multipliers)
+        if self.averaged.active:
+            self.averaged.friction_start(ev.q, *self._sliding_friction(ev, self.multipliers))
 
     # -- evaluation and partition -----------------------------------------------------------
     def _evaluate(self, q, u, t, slip_sign):
