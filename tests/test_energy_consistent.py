@@ -14,6 +14,7 @@ import sympy
 
 from fe_contact import Model, assemble, simulate
 from fe_contact.coupling.constraints import mass_times
+from fe_contact.demos import slider_on_string as slider_demo
 from fe_contact.elements.beam import BeamSpec
 from fe_contact.elements.string import (
     LinearElastic,
@@ -328,3 +329,9 @@ def test_model_file_takes_the_option(tmp_path):
     path.write_text(text.replace("energy_consistent = true", "energy_consistent = 3"))
     with pytest.raises(ModelFileError, match="energy_consistent"):
         load_model(path)
+
+
+def test_demo_passes_the_option_on():
+    """``fe-contact demo slider-on-string --energy-consistent`` runs the model file with it."""
+    settings = slider_demo.model_file(t_end=0.01, energy_consistent=True).simulation.settings
+    assert settings == {"rho_inf": 1.0, "energy_consistent": True}
