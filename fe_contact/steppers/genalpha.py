@@ -103,7 +103,9 @@ class GeneralizedAlpha(ContactStates):
     force enters each step as the discrete gradient f_avg(q_n, q_n+1) of their strain energy
     (``Structure.averaged_internal_force``, ``elements.string_energy``) in place of the
     trapezoidal average of f_int(q_n) and f_int(q_n+1), so that its work over the step is
-    exactly V(q_n+1) - V(q_n) (linear structures: unchanged, already exact).
+    exactly V(q_n+1) - V(q_n) (linear structures: unchanged, already exact), and the sliding
+    contacts' friction work is booked as (F_n + F_n+1) / 2 . (q_n+1 - q_n), the work the step
+    lets it do (``steppers.energy_consistent``).
     error_tol : None (fixed steps h), or a local error bound (m, rad) per sub-step: each step h
     (the output interval) is then taken in sub-steps chosen by an error estimate (``_control``),
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
