@@ -125,6 +125,14 @@ class Structure:
         """d f_int / dq, sparse (n_dofs, n_dofs)."""
         raise NotImplementedError
 
+    def averaged_internal_force(self, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+        """Discrete gradient of the strain energy V over a step from q0 to q1, (n_dofs,), N:
+        ``f_avg . (q1 - q0) = V(q1) - V(q0)`` and ``f_avg(q, q) = f_int(q)``. Here f_int at the
+        midpoint, exact for a linear structure (V quadratic: K q_mid . dq = V(q1) - V(q0))."""
+        if not self.linear:
+            raise NotImplementedError(f"{type(self).__name__} has no averaged internal force")
+        return self.internal_force(0.5 * (q0 + q1))
+
     # -- energies ---------------------------------------------------------------------------
     def kinetic_energy(self, u: np.ndarray) -> float:
         """1/2 u M u, J."""
@@ -365,6 +373,12 @@ class StringStructure(Structure):
     def tangent_stiffness(self, q):
         free = self.string.free_dofs
         return _string.tangent_stiffness(self.string, self.full(q))[free][:, free].tocsr()
+
+    def averaged_internal_force(self, q0, q1):
+        """Discrete gradient of the tension energy (``elements.string_energy``); a string with
+        bending stiffness is refused (ValueError)."""
+        free = self.string.free_dofs
+        return _string.averaged_internal_force(self.string, self.full(q0), self.full(q1))[free]
 
     def force_and_element_tangents(self, q):
         """(internal_force(q), the element blocks (n_elements, 8, 8) of tangent_stiffness(q)

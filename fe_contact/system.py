@@ -147,6 +147,20 @@ class System:
             out[sl.start - offset : sl.stop - offset] = structure.internal_force(q[sl])
         return out
 
+    def flexible_averaged_internal_force(self, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+        """Discrete gradient of all structures' strain energy over a step from q0 to q1 (full
+        state vectors), (n_flexible,), N: ``f_avg . (q1 - q0)[flexible] = V(q1) - V(q0)``
+        (``Structure.averaged_internal_force``)."""
+        if self.stiffness_flexible is not None:
+            return self.stiffness_flexible @ (0.5 * (q0 + q1)[self.layout.flexible])
+        out = np.empty(self.layout.n_flexible)
+        offset = self.layout.n_tree
+        for name, structure in self.structures.items():
+            sl = self.layout.structure(name)
+            f = structure.averaged_internal_force(q0[sl], q1[sl])
+            out[sl.start - offset : sl.stop - offset] = f
+        return out
+
     def flexible_damping(self, q: np.ndarray) -> sp.csc_matrix:
         """C(q) of all structures (``Structure.damping``), block-diagonal sparse; the constant
         ``damping_flexible`` unless a structure has stiffness-proportional damping."""

@@ -28,15 +28,20 @@ def model_file(
     h: float = 1e-3,
     rho_inf: float = 1.0,
     vtk_every: float = 0.01,
+    energy_consistent: bool = False,
 ) -> ModelFile:
     """The demo's run as a ModelFile (model, initial state, stepper, outputs); ``run`` writes
-    it to ``OUT/model.toml``."""
+    it to ``OUT/model.toml``. energy_consistent : the string's energy-consistent internal
+    force (``steppers.energy_consistent``; rho_inf = 1 only)."""
     model, q0, u0 = slider_on_string(Trolley() if data is None else data)
     system = assemble(model)
     results = ("min:trolley_parameter", "max:trolley_parameter", "final:dissipated_friction")
+    settings = {"rho_inf": rho_inf}
+    if energy_consistent:
+        settings["energy_consistent"] = True
     return ModelFile(
         model,
-        Simulation(t_end, h=h, settings={"rho_inf": rho_inf}),
+        Simulation(t_end, h=h, settings=settings),
         InitialState.from_state(system, q0, u0),
         Output(frame_every=vtk_every, results=results),
     )
@@ -51,16 +56,18 @@ def run(
     vtk_every: float = 0.01,
     progress: bool = True,
     plot: bool = True,
+    energy_consistent: bool = False,
 ):
     """Simulate, write the files; returns (system, result). rho_inf = 1: no numerical damping,
     so the energy balance shows the integrator's own error."""
-    run_file = model_file(t_end, data, h, rho_inf, vtk_every)
+    run_file = model_file(t_end, data, h, rho_inf, vtk_every, energy_consistent)
     system = assemble(run_file.model)
     q0, u0 = run_file.initial.state(system)
     out = Path(out)
     save_model(run_file, out / "model.toml")
     observers = standard_observers(out, h, vtk_every, "slider-on-string" if progress else None)
-    result = simulate(system, (0.0, t_end), (q0, u0), h=h, rho_inf=rho_inf, observers=observers)
+    settings = run_file.simulation.settings
+    result = simulate(system, (0.0, t_end), (q0, u0), h=h, observers=observers, **settings)
     if plot:
         plot_run(result, out / "slider_on_string")
     return system, result
@@ -105,12 +112,17 @@ def main(argv=None) -> int:
     parser.add_argument("--t-end", type=positive("s"), default=2.0, help="end time, s")
     parser.add_argument("--h", type=positive("s"), default=1e-3, help="step, s")
     parser.add_argument("--out", type=folder, default="out/slider_on_string")
+    parser.add_argument(
+        "--energy-consistent",
+        action="store_true",
+        help="the string's internal force as the discrete gradient of its energy",
+    )
     args = parser.parse_args(argv)
     try:
         data = replace(Trolley(), mu=args.mu, mass=args.mass, n_elements=args.elements)
     except (TypeError, ValueError) as err:
         parser.error(str(err))
-    _, result = run(args.out, args.t_end, data, args.h)
+    _, result = run(args.out, args.t_end, data, args.h, energy_consistent=args.energy_consistent)
     x = result.q[:, 0]
     print(f"{result.status}: {result.message}")
     print(

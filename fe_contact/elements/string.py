@@ -45,6 +45,7 @@ from skfem import Basis, BilinearForm, ElementLineHermite, ElementVector, MeshLi
 from skfem.helpers import dot, grad
 
 from .. import validation as check
+from .string_energy import averaged_internal_force, averaged_tangent
 from .string_forces import (
     _element_coordinates,
     internal_force,
@@ -67,6 +68,8 @@ __all__ = [
     "StringSpec",
     "Support",
     "assemble_string",
+    "averaged_internal_force",
+    "averaged_tangent",
     "dynamics_rhs",
     "evaluate",
     "expand_state",

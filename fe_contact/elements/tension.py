@@ -40,6 +40,11 @@ class NeoHookean:
         """Strain energy per unit reference length ``W = k/3 (nu^2/2 + 1/nu) - k/2`` in J/m."""
         return self.k / 3.0 * (0.5 * nu**2 + 1.0 / nu) - 0.5 * self.k
 
+    def energy_quotient(self, nu0, nu1):
+        """``(W(nu1) - W(nu0)) / ((nu1^2 - nu0^2) / 2) = k/3 (1 - 2 / (nu0 nu1 (nu0 + nu1)))``
+        in J/m, free of cancellation; ``T(nu) / nu`` at nu0 = nu1 (``elements.string_energy``)."""
+        return self.k / 3.0 * (1.0 - 2.0 / (nu0 * nu1 * (nu0 + nu1)))
+
 
 @dataclass(frozen=True)
 class LinearElastic:
@@ -66,6 +71,11 @@ class LinearElastic:
     def energy(self, nu):
         """Strain energy per unit reference length ``EA/2 (nu - 1)^2`` in J/m."""
         return 0.5 * self.EA * (nu - 1.0) ** 2
+
+    def energy_quotient(self, nu0, nu1):
+        """``(W(nu1) - W(nu0)) / ((nu1^2 - nu0^2) / 2) = EA (1 - 2 / (nu0 + nu1))`` in J/m, free
+        of cancellation; ``T(nu) / nu`` at nu0 = nu1 (``elements.string_energy``)."""
+        return self.EA * (1.0 - 2.0 / (nu0 + nu1))
 
 
 _LAW_METHODS = ("tension", "dtension", "energy")

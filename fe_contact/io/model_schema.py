@@ -289,6 +289,7 @@ class GeneralizedAlphaTable(Table):
     gap_tol: NonNegative | None = None
     min_substep: Positive | None = None
     error_tol: Positive | None = None
+    energy_consistent: bool | None = None
 
 
 class MoreauTable(Table):

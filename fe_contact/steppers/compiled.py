@@ -471,7 +471,7 @@ def generalized_alpha(system: System, settings: dict):
     for name, value in (("compiled", wanted), ("batch", batch)):
         if not isinstance(value, bool):
             raise TypeError(f"simulate: {name} = {value!r}; allowed: True or False")
-    if wanted and unsupported(system) is None:
+    if wanted and not settings.get("energy_consistent", False) and unsupported(system) is None:
         return CompiledGeneralizedAlpha, {**settings, "batch": batch}
     return GeneralizedAlpha, settings
 

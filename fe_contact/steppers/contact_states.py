@@ -189,6 +189,25 @@ class ContactStates(RollingStates):
         for key in powers:
             work[key] += 0.5 * dt * (self._powers[key] + powers[key])
         self._powers = powers
+        if self.averaged.active:  # the sliding contacts' friction work as the step does it
+            friction = self._sliding_friction(ev, self.multipliers)
+            work["dissipated_friction"] += self.averaged.friction_work(ev.q, *friction, dt)
+
+    def _sliding_friction(self, ev, lam) -> tuple[np.ndarray, float]:
+        """(generalised friction force (n,), N, of the closed Sliding contacts in the equations
+        of motion: the friction part of J_Sigma^T lambda (slip) or the stick rows' J^T lambda;
+        the friction power of ``_power_terms`` for them, W)."""
+        force, power = np.zeros(ev.q.size), 0.0
+        for i, c in enumerate(ev.contacts[: len(self._sliding)]):
+            if c is None or not self._is_closed(i):
+                continue
+            row = self._normal_row(i)
+            if self._stick[i] is None:
+                force += (ev.jac_sigma[row] - ev.jac[row]) * lam[row]
+                power += self._mu[i] * lam[row] * ev.slip_sign[i] * c.slip_velocity
+            else:
+                force += ev.jac[self._stick_row(i)] * lam[self._stick_row(i)]
+        return force, float(power)
 
     def _switch(self, i: int, kind: str) -> None:
         """Change the state of contact i at the present time: ``stop`` (its slip velocity

@@ -45,6 +45,7 @@ from ..coupling.partition import (
 from ..system import System
 from .compliant import bordered_solve
 from .contact_states import ContactStates
+from .energy_consistent import averaged_forces
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import StepReport, open_contact, point_contact
 from .simulate import StopRun, check_start
@@ -103,6 +104,13 @@ class GeneralizedAlpha(ContactStates):
     error. min_substep : the smallest sub-step (s) of the step-size control that contacts with
     the continuous friction law (``Sliding.v0``) ask for while |v_t| < 3 v0 (Bauchau (000),
     sec. 6): the step is then taken in sub-steps that change v_t by about v0 / 10.
+    energy_consistent : only with rho_inf = 1 (the trapezoidal rule): the structures' internal
+    force enters each step as the discrete gradient f_avg(q_n, q_n+1) of their strain energy
+    (``Structure.averaged_internal_force``, ``elements.string_energy``) in place of the
+    trapezoidal average of f_int(q_n) and f_int(q_n+1), so that its work over the step is
+    exactly V(q_n+1) - V(q_n) (linear structures: unchanged, already exact), and the sliding
+    contacts' friction work is booked as (F_n + F_n+1) / 2 . (q_n+1 - q_n), the work the step
+    lets it do (``steppers.energy_consistent``).
     error_tol : None (fixed steps h), or a local error bound (m, rad) per sub-step: each step h
     (the output interval) is then taken in sub-steps chosen by an error estimate (``_control``),
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
@@ -126,6 +134,7 @@ class GeneralizedAlpha(ContactStates):
         gap_tol: float = 1e-9,
         min_substep: float = 1e-9,
         error_tol: float | None = None,
+        energy_consistent: bool = False,
     ):
         h, q0, u0 = check_start(system, h, q0, u0, "generalized-alpha")
         grid = [c.name for c in system.model.contacts if c.search == "grid"]
@@ -138,6 +147,7 @@ class GeneralizedAlpha(ContactStates):
         self.h = float(h)
         self._h_step = self.h  # size of the step being reported
         self.params = alpha_parameters(rho_inf)
+        self.averaged = averaged_forces(system, rho_inf, energy_consistent)
         self.tol = check.real("tol", tol, low=0.0, low_open=True, unit="m")
         self.rtol = check.real("rtol", rtol, low=0.0, low_open=True, high=1e-2)
         self.max_newton = check.positive_int("max_newton", max_newton)
@@ -236,12 +246,15 @@ class GeneralizedAlpha(ContactStates):
         # near-rigid cantilever gained 15 J from 0.0125 J that way); the tree's are reset.
         previous = self.pseudo
         self.pseudo = self.acceleration.copy()
+        self.averaged.restart(ev)
         if previous is not None:
             flexible = self.system.layout.flexible
             self.pseudo[flexible] = previous[flexible]
         self._previous = None  # (accelerations, step) of the step before, for the predictor
         self.algebra.check_painleve(ev, self._mu)
         self._powers = self._power_terms(ev, self.multipliers)
+        if self.averaged.active:
+            self.averaged.friction_start(ev.q, *self._sliding_friction(ev, self.multipliers))
 
     # -- evaluation and partition -----------------------------------------------------------
     def _evaluate(self, q, u, t, slip_sign):
@@ -346,7 +359,7 @@ class GeneralizedAlpha(ContactStates):
                 q1, u1 = recover_dependent(s, part, q1, u1, t1, rows=self._rows())
             else:
                 q1, u1 = dependent_newton_step(prev, part, q1, u1, t1)
-            ev = self._evaluate(q1, u1, t1, slip_sign)
+            ev = self.averaged.step(self.q, self._evaluate(q1, u1, t1, slip_sign))
             B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
             acc = np.empty(s.layout.n)
             acc[ind] = ydd
@@ -357,7 +370,7 @@ class GeneralizedAlpha(ContactStates):
             rhs = np.zeros(s.layout.n)
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
-                lu = self.algebra.g_solver(h, q1)
+                lu = self.algebra.g_solver(h, self.averaged.tangent_state(self.q, q1))
             delta = bordered_solve(self.algebra, ev, rhs, h, lu)[ind]  # + compliant tangent
             self.n_newton += 1
             last = delta
@@ -378,7 +391,7 @@ class GeneralizedAlpha(ContactStates):
                 # iterate's own linearisation (the last one used the previous iterate's):
                 # quadratic, it usually closes the constraints without a further iterate
                 q1, u1 = dependent_newton_step(ev, part, q1, u1, t1)
-                ev = self._evaluate(q1, u1, t1, slip_sign)
+                ev = self.averaged.step(self.q, self._evaluate(q1, u1, t1, slip_sign))
                 if self._consistent(ev):
                     break
                 prev = None
@@ -394,6 +407,7 @@ class GeneralizedAlpha(ContactStates):
         if not np.all(np.isfinite(delta)):
             raise NewtonDivergence(f"the Newton correction is not finite at t = {t1:.6g} s")
         self.t, self.q, self.u = t1, q1, u1
+        self.averaged.commit(ev)
         self._previous = (self.acceleration, h)
         self.acceleration = acc
         self.pseudo = acc.copy()
@@ -537,6 +551,7 @@ class GeneralizedAlpha(ContactStates):
             list(self._closed),
             self._impact_loss,
             self._impact_work,
+            self.averaged.save(),
         )
 
     def _restore(self, saved):
@@ -546,6 +561,7 @@ class GeneralizedAlpha(ContactStates):
         self._closed, self._impact_loss, self._impact_work = list(saved[15]), *saved[16:18]
         self._s, self._slip_sign, self._stick = s.copy(), sign.copy(), list(stick)
         self._powers, self._cond0 = dict(powers), cond
+        self.averaged.restore(saved[18])
 
     def initial_report(self) -> StepReport:
         return self._report(self.evaluation, None)
