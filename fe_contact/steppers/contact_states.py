@@ -213,6 +213,23 @@ class ContactStates(RollingStates):
             self._restart()
         else:
             self._impact(i)
+        self._open_pulled(count=True)
+
+    def _open_pulled(self, count: bool) -> None:
+        """Open every closed unilateral contact whose normal multiplier is negative at the
+        present state (pulled, not pressed), and restart. A switch of another contact (a
+        landing that does not bounce, a stick or slip) can leave one so; kept closed, it
+        held the bodies together and its friction mu lambda_N with lambda_N < 0 pushed along
+        the slip until the end of the step (its opening is located from a positive normal
+        force only): a pendulum tip rattling on a cantilever gained 1.1e-5 J in one step."""
+        for j in range(len(self._unilateral)):
+            i = self._n_bilateral + j
+            if self._closed[j] and self.multipliers[self._normal_row(i)] < 0.0:
+                self._stick[i] = None
+                self._closed[j] = False
+                if count:
+                    self._log(i, "open")
+                self._restart()
 
     def _try_stick(self, i: int, count: bool) -> None:
         """Stick contact i where it is if the friction force that holds it lies within
@@ -274,6 +291,12 @@ class ContactStates(RollingStates):
         pre = W.T @ self.u
         pre[2:] += ev.phi_t
         v_n = pre[0]
+        if v_n >= 0.0:
+            # the gap closed while it was opening (a fast structure passed the point within
+            # the step): nothing hits, and Newton's law g'+ = -e_N g'- would need a pulling
+            # impulse P_N < 0, which the law excludes (P_N = 0 solves it, g'+ = g'- >= 0). A
+            # pendulum tip on a ringing cantilever gained 8e-4 J in one such "impact"
+            return
         name = self.system.model.contacts[self._sliding[i]].name
         if law.impact == "poisson":  # compression to g' = 0, then e_N times its impulse
             P = _impulse(D, pre, self._mu[i], 0.0, law.restitution_tangent, None, name, self.t)
