@@ -221,6 +221,7 @@ class GeneralizedAlpha(ContactStates):
         self._closed = [False] * len(self._unilateral)
         self._impact_loss = self._impact_work = 0.0  # impacts' loss, drives' impulse work
         self._numerical = 0.0  # the scheme's own loss in the step (``numerical_dissipation``)
+        self._at_start = None  # (time, contact) of the last switch located at a sub-step's start
         self.gap_tol = check.real("gap_tol", gap_tol, low=0.0, unit="m")
         self.events = []  # (t, contact name, kind) of every located contact event
         self.t = float(t0)
