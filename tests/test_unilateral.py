@@ -151,10 +151,12 @@ def test_mass_sliding_off_the_beam_end_opens_and_falls_free():
     np.testing.assert_allclose(res.q[free, 1], y0 + v0 * tau - 0.5 * 9.81 * tau**2, atol=1e-8)
     # the balance closes while the mass is on the beam; released, the tip's elastic energy
     # P |y0| / 2 = 7e-8 J rings at ~1e7 rad/s, which rho_inf = 0.5 damps numerically within a
-    # few steps: the energy error then is that energy, to 2 %
+    # few steps: dissipated_numerical then is that energy, to 2 %, and the balance still
+    # closes (it was the energy error before the scheme's loss had its own column)
     error = np.abs(res["energy_error"])
-    assert np.max(error[~free]) < 1e-9
-    assert error[-1] == pytest.approx(0.5 * weight * abs(y0), rel=0.02)
+    assert np.max(error) < 1e-9
+    numerical = res["dissipated_numerical"][-1]
+    assert numerical == pytest.approx(0.5 * weight * abs(y0), rel=0.02)
 
 
 @pytest.mark.parametrize("e", [0.0, 0.5])
@@ -290,9 +292,16 @@ def test_mass_thrown_off_the_beam_lands_where_its_parabola_meets_the_beam():
     # changes its events): its details are not asserted. The balance never gains energy
     # (to 1e-12 J): the sub-steps after an event grow by 4 at most, where a full step after
     # the tiny one that ends on the lift-off used to gain 4.2e-2 J (from 1.25e-2 J); it loses
-    # the beam's ringing to rho_inf = 0.5 (1.8e-3 J), less than the impact energy m vy^2 / 2
-    assert np.max(res["energy_error"]) < 1e-12
-    assert -np.min(res["energy_error"]) < 0.5 * 0.02 * 0.5**2
+    # the beam's ringing to rho_inf = 0.5 (1.8e-3 J), less than the impact energy m vy^2 / 2.
+    # That loss is booked in dissipated_numerical: the balance without it is what the energy
+    # error was before; with it the balance closes to 1e-5 J (0.5 % of that loss; measured
+    # 1.2e-6 J: the scheme's loss is exact for the linear beam, the rest is the work of the
+    # sub-steps around the events)
+    unbooked = res["energy_error"] - res["dissipated_numerical"]
+    assert np.max(unbooked) < 1e-12
+    assert -np.min(unbooked) < 0.5 * 0.02 * 0.5**2
+    assert res["dissipated_numerical"][-1] > 0.0
+    assert np.max(np.abs(res["energy_error"])) < 1e-5
     gap = res[f"{name}_gap"][after]
     assert np.all(gap[np.isfinite(gap)] > -1e-9)
     assert res.events[1][2] == "open"  # the beam's rebound tosses it up

@@ -58,6 +58,7 @@ ENERGY_TERMS = (
     "work_drives",
     "dissipated_damping",
     "dissipated_friction",
+    "dissipated_numerical",
 )
 
 

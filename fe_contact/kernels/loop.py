@@ -4,7 +4,8 @@
 ``GeneralizedAlpha.step`` takes a step in which nothing happens: the Newton iteration of
 ``kernels.step.iterate``, then the commit (the accelerations, the algorithmic accelerations,
 the predictor's previous accelerations), the energies and powers at the new state and the work
-of the step by the trapezoidal rule (``ContactStates._close_substep``). It records per step
+of the step by the trapezoidal rule (``ContactStates._close_substep``) and the scheme's own loss
+(``kernels.numerical``). It records per step
 what ``simulate`` keeps, and stops BEFORE committing a step in which the Python step could do
 anything else: a Newton iteration that is not OK, an event indicator of
 ``ContactStates._first_event`` turning negative (a slipping contact's slip velocity passing
@@ -24,6 +25,7 @@ from numba import njit
 
 from .beam import N_FIELDS, VT, S
 from .evaluate import OK
+from .numerical import step_dissipation
 from .pack import unpack
 from .step import _columns as columns
 from .step import _empty as no_evaluation
@@ -127,6 +129,7 @@ def steps(
     out_power,
     out_residual,
     out_newton,
+    out_numerical,
 ):
     """Up to K = out_t.size steps of h from the committed state at t (module docstring).
 
@@ -140,7 +143,8 @@ def steps(
 
     Per step j it writes out_t, out_q, out_u, out_lam (all rows), out_rec (the contact records),
     out_energy (``energies``), out_power (the powers at the new state), out_residual (largest
-    |phi| and |J u + phi_t|) and out_newton (iterations). Returns (steps taken, the index of
+    |phi| and |J u + phi_t|), out_newton (iterations) and out_numerical (the scheme's own loss
+    in the step, J: ``kernels.numerical.step_dissipation``). Returns (steps taken, the index of
     the reason it stopped in STOPS, the last step's ``kernels.step.FLAT`` array (empty when
     none was taken), its accelerations and algorithmic accelerations, and the predictor's
     previous accelerations and step)."""
@@ -224,6 +228,9 @@ def steps(
                 reason = 5
                 break
         # commit
+        out_numerical[j] = step_dissipation(
+            P, alpha, dt, ind, U, u, u1, acc, acc1, pseudo, a1, mass_tree, jac
+        )
         power = out_power[j]
         _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], out_energy[j], power)
         acc_prev = acc

@@ -26,7 +26,7 @@ POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``ContactStates._power_terms``, 
 
 class StepBatch:
     """n consecutive full steps of one stepper (``take_steps``). t (n,), q and u (n, n_q),
-    multipliers (n, m) by ``Model.constraint_names()``, work (n, 5): the work of each step
+    multipliers (n, m) by ``Model.constraint_names()``, work (n, 6): the work of each step
     by WORK_KEYS, energy (n, 7) as ``kernels.step.energies``, residual (n, 2), n_newton (n,),
     records (n, n_c, N_FIELDS) the contacts; ``stop`` why the batch ended (``STOPS``)."""
 
@@ -136,6 +136,7 @@ class StepBatch:
             + col["dissipated_damping"]
             + col["dissipated_friction"]
             + col["dissipated_impact"]
+            + col["dissipated_numerical"]
         )
         col["residual_position"] = self.residual[:, 0].copy()
         col["residual_velocity"] = self.residual[:, 1].copy()
@@ -203,6 +204,7 @@ def take_steps(st, n_max: int) -> StepBatch | None:
         np.empty((size, N_POWER)),
         np.empty((size, 2)),
         np.empty(size, dtype=np.int64),
+        np.empty(size),
     )
     taken, stop, flat, _, _, acc_prev, h_prev = steps(
         *plan.packed,
@@ -235,7 +237,7 @@ def take_steps(st, n_max: int) -> StepBatch | None:
     )
     # the next batch: twice as long after a full one, short again after an early stop
     st._batch_size = min(2 * size, 4096) if taken == size else 16
-    t_out, q, u, lam, records, energy, power, residual, its = (a[:taken] for a in out)
+    t_out, q, u, lam, records, energy, power, residual, its, numerical = (a[:taken] for a in out)
     # work of each step by the trapezoidal rule (``ContactStates._close_substep``)
     p_all = np.vstack([[st._powers[k] for k in POWER_KEYS], power])
     t_all = np.concatenate(([st.t], t_out))
@@ -243,6 +245,7 @@ def take_steps(st, n_max: int) -> StepBatch | None:
     work = np.zeros((taken, len(WORK_KEYS)))
     work[:, :N_POWER] = 0.5 * dt[:, None] * (p_all[:-1] + p_all[1:])
     work[:, 0] += 0.0  # the drives' impulse work: no impact
+    work[:, WORK_KEYS.index("dissipated_numerical")] = numerical
     batch = StepBatch(
         st, taken, STOPS[stop], t_out, q, u, lam, records, energy, work, residual, its
     )
@@ -261,7 +264,7 @@ def take_steps(st, n_max: int) -> StepBatch | None:
     st._powers = dict(zip(POWER_KEYS, power[-1].tolist(), strict=True))
     st._h_step = h
     st._v_last, st._dt_last = None, (t_last + h) - t_last
-    st._impact_loss = st._impact_work = 0.0
+    st._impact_loss = st._impact_work = st._numerical = 0.0
     return batch
 
 

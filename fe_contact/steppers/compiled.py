@@ -49,6 +49,7 @@ from ..kernels.beam import (
     beam_arrays,
     csr_arrays,
 )
+from ..kernels.numerical import numerical_dissipation as compiled_dissipation
 from ..kernels.pack import pack
 from ..kernels.step import FLAT, OK, delassus, newton
 from ..kernels.step import energies as compiled_energies
@@ -323,6 +324,29 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         actuators = actuator_forces(self.system.tree, ev.t)
         return Energies(*compiled_energies(*self.plan.packed, ev.q, ev.u, actuators))
 
+    def _step_dissipation(self, h: float, part, start, a1, ev) -> float:
+        """``genalpha.numerical_dissipation``, compiled (``kernels.numerical``: the batches
+        book the same numbers)."""
+        ind, U = self.plan.indices(part)
+        p = self.params
+        alpha = (p.alpha_m, p.alpha_f, p.gamma, p.beta)
+        u_n, acc_n, pseudo_n = start
+        return compiled_dissipation(
+            *self.plan.packed,
+            alpha,
+            h,
+            ind,
+            U,
+            u_n,
+            self.u,
+            acc_n,
+            self.acceleration,
+            pseudo_n,
+            np.ascontiguousarray(a1, dtype=float),
+            np.ascontiguousarray(ev.mass_tree, dtype=float),
+            np.ascontiguousarray(ev.jac, dtype=float),
+        )
+
     def _newton_step(self, h: float):
         result = self._compiled_step(h)
         if result is None:
@@ -373,7 +397,11 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self.n_newton += its
         self.n_compiled += 1
         self._previous = (self.acceleration, h)
+        start = (self.u, self.acceleration, self.pseudo)
+        part = self.part
         self._commit(flat, t1, ind, slip_sign)
+        a1 = self.pseudo[ind]
+        self._numerical += self._step_dissipation(h, part, start, a1, self.evaluation)
         if cond > self.recondition * max(self._cond0, 1.0):
             self.part = self._choose(self.evaluation)
         return self.evaluation

@@ -75,6 +75,57 @@ class AlphaParameters:
     beta: float
 
 
+def numerical_dissipation(
+    system: System, params: AlphaParameters, h: float, part, start, end, a1, ev
+) -> float:
+    """The energy the generalised-alpha scheme itself takes out of one step of h, J.
+
+    The step updates the independent coordinates k from (q_n, u_n, q''_n, a_n) by
+    [u] = h ((1 - gamma) a_n + gamma a_n+1) and [q] = h u_n + h^2 ((1/2 - beta) a_n +
+    beta a_n+1), with the algorithmic accelerations a and the true ones q'' tied by
+    (1 - alpha_m) a_n+1 + alpha_m a_n = (1 - alpha_f) q''_n+1 + alpha_f q''_n (Arnold-Bruls;
+    [x] = x_n+1 - x_n, <x> = (x_n + x_n+1) / 2). So [u] = h <q''> + dv and [q] = h <u> + dq:
+
+        dv = h (<a> - <q''>) + h (gamma - 1/2) [a],    dq = h^2 (beta - gamma / 2) [a].
+
+    For M u'' + K q = f (M, K constant) with the equations held at both ends, the energy
+    E = u M u / 2 + q K q / 2 changes by <u> M [u] + <q> K [q] = [q] . <f> - D with
+
+        D = -<u> . M dv + dq . M <q''>,
+
+    exactly (the Chung-Hulbert identity in this form; K <q> = <f> - M <q''>): [q] . <f> is
+    the work of the applied forces, D the scheme's own loss. With rho_inf = 1 (alpha_m =
+    alpha_f = gamma = 1/2, beta = 1/4) dq = 0 and <a> = <q''>: D = 0 to round-off. In a free
+    vibration D = E_n - E_n+1 step by step; that is not >= 0 in every step for rho_inf < 1
+    (the energy of a resolved mode wobbles within a period while it decays), only over
+    periods. With constraints the scheme acts on the independent coordinates k and the
+    dependent ones follow, u_U = -B u_k + ... (B = J_U^-1 J_k, Lipinski (002), eq. 73b): the
+    products are taken with the reduced mass T^T M T, T = [I; -B], i.e. M <u> and M <q''> are
+    reduced by T^T x = x_k - B^T x_U. M = diag(M_t(q_n+1), M_f), and T at the step's end (the
+    tree's varying mass makes it exact only to O(h^3) per step there, which the balance's
+    trapezoidal work errs by anyway).
+
+    part : the step's Partition. start, end : (u, q'', a) at the step's start and (u, q'') at
+    its end, each (n,); a1 : (k,) the end's algorithmic accelerations of the independent
+    coordinates; ev : the Evaluation at the end (M_t, J). ``kernels.numerical`` is the
+    compiled twin.
+    """
+    u_n, acc_n, pseudo_n = start
+    u1, acc1 = end
+    ind, U = part.independent, part.dependent
+    ubar, abar = 0.5 * (u_n + u1), 0.5 * (acc_n + acc1)
+    mu, ma = mass_times(system, ev, ubar), mass_times(system, ev, abar)
+    mu_k, ma_k = mu[ind], ma[ind]
+    if U.size:
+        B = np.linalg.solve(ev.jac[:, U], ev.jac[:, ind])
+        mu_k, ma_k = mu_k - B.T @ mu[U], ma_k - B.T @ ma[U]
+    p = params
+    da = a1 - pseudo_n[ind]
+    dv = h * (0.5 * (pseudo_n[ind] + a1) - abar[ind]) + h * (p.gamma - 0.5) * da
+    dq = h * h * (p.beta - 0.5 * p.gamma) * da
+    return float(dq @ ma_k - mu_k @ dv)
+
+
 def alpha_parameters(rho_inf: float) -> AlphaParameters:
     """Chung-Hulbert parameters for spectral radius rho_inf in [0, 1]."""
     rho_inf = check.real("rho_inf", rho_inf, low=0.0, high=1.0)
@@ -184,6 +235,8 @@ class GeneralizedAlpha(ContactStates):
         self._stick += self._rolling_entries()  # then the rolling state of compliant contacts
         self._closed = [False] * len(self._unilateral)
         self._impact_loss = self._impact_work = 0.0  # impacts' loss, drives' impulse work
+        self._numerical = 0.0  # the scheme's own loss in the step (``numerical_dissipation``)
+        self._at_start = None  # (time, contact) of the last switch located at a sub-step's start
         self.gap_tol = check.real("gap_tol", gap_tol, low=0.0, unit="m")
         self.events = []  # (t, contact name, kind) of every located contact event
         self.t = float(t0)
@@ -208,11 +261,7 @@ class GeneralizedAlpha(ContactStates):
         self.q, self.u = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
         self.pseudo = None  # the algorithmic accelerations: consistent ones at the first restart
         self._restart()
-        for j in range(len(self._unilateral)):  # a resting contact that is pulled away opens
-            i = self._n_bilateral + j
-            if self._closed[j] and self.multipliers[self._normal_row(i)] < 0.0:
-                self._closed[j] = False
-                self._restart()
+        self._open_pulled(count=False)  # a resting contact that is pulled away opens
         for i in approaching:
             self._impact(i)
         for i, sign in enumerate(self._slip_sign):
@@ -406,12 +455,14 @@ class GeneralizedAlpha(ContactStates):
             )
         if not np.all(np.isfinite(delta)):
             raise NewtonDivergence(f"the Newton correction is not finite at t = {t1:.6g} s")
+        start = (self.u, self.acceleration, self.pseudo)
         self.t, self.q, self.u = t1, q1, u1
         self.averaged.commit(ev)
         self._previous = (self.acceleration, h)
         self.acceleration = acc
         self.pseudo = acc.copy()
         self.pseudo[ind] = a1
+        self._numerical += self._step_dissipation(h, part, start, a1, ev)
         self.multipliers = lam
         self.evaluation = ev
         self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
@@ -419,6 +470,12 @@ class GeneralizedAlpha(ContactStates):
         if self._cond(ev, part) > self.recondition * max(self._cond0, 1.0):
             self.part = self._choose(ev)
         return ev
+
+    def _step_dissipation(self, h: float, part, start, a1, ev) -> float:
+        """``numerical_dissipation`` of the sub-step of h just committed from ``start`` =
+        (u, q'', a) at its start with the partition part; ev : the evaluation at its end."""
+        end = (self.u, self.acceleration)
+        return numerical_dissipation(self.system, self.params, h, part, start, end, a1, ev)
 
     def _advance(self, h: float, depth: int):
         """A step of h; on NewtonDivergence two steps of h/2, recursively ``depth`` deep."""
@@ -445,7 +502,7 @@ class GeneralizedAlpha(ContactStates):
         self._newton0, self._substeps0 = self.n_newton, self.n_substeps
         saved = self._save()
         work = dict.fromkeys(self._powers, 0.0)
-        self._impact_loss = self._impact_work = 0.0
+        self._impact_loss = self._impact_work = self._numerical = 0.0
         try:
             events = 0
             while events <= self.max_events:
@@ -505,6 +562,7 @@ class GeneralizedAlpha(ContactStates):
         self.n_steps += 1
         self.algebra.check_painleve(self.evaluation, self._mu)
         work["dissipated_impact"] = self._impact_loss
+        work["dissipated_numerical"] = self._numerical
         work["work_drives"] = work.get("work_drives", 0.0) + self._impact_work
         return self._report(self.evaluation, work)
 
@@ -551,6 +609,7 @@ class GeneralizedAlpha(ContactStates):
             list(self._closed),
             self._impact_loss,
             self._impact_work,
+            self._numerical,
             self.averaged.save(),
         )
 
@@ -559,9 +618,10 @@ class GeneralizedAlpha(ContactStates):
         (self.evaluation, s, self.part, sign, self._previous, stick, powers, cond) = saved[6:14]
         del self.events[saved[14] :]
         self._closed, self._impact_loss, self._impact_work = list(saved[15]), *saved[16:18]
+        self._numerical = saved[18]
         self._s, self._slip_sign, self._stick = s.copy(), sign.copy(), list(stick)
         self._powers, self._cond0 = dict(powers), cond
-        self.averaged.restore(saved[18])
+        self.averaged.restore(saved[19])
 
     def initial_report(self) -> StepReport:
         return self._report(self.evaluation, None)
@@ -607,4 +667,10 @@ class GeneralizedAlpha(ContactStates):
         )
 
 
-__all__ = ["GeneralizedAlpha", "NewtonDivergence", "alpha_parameters", "open_contact"]
+__all__ = [
+    "GeneralizedAlpha",
+    "NewtonDivergence",
+    "alpha_parameters",
+    "numerical_dissipation",
+    "open_contact",
+]

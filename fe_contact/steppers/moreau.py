@@ -429,6 +429,7 @@ class MoreauJean:
         work = {
             "dissipated_friction": -float(p_t @ (gamma_a[m_c:] + gamma_e[m_c:])) / 2,
             "dissipated_impact": -float(p_n @ (gamma_a[:m_c] + gamma_e[:m_c])) / 2,
+            "dissipated_numerical": 0.0,  # the theta-method's own loss (theta > 1/2) is not split
         }
         last = self._energy  # the previous sub-step's end state is this one's start
         if last is not None and last[0] is q_a and last[1] is u_a and last[2] == self.t:

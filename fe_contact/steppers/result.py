@@ -16,7 +16,9 @@ impacts included, in the plane's axes), ``<name>_normal_impulse_x``, ``<name>_no
 [J] (the loss booked on each polyline since the start, Slavic-Boltezar (003), eqs. (18)-(20));
 per drive ``<name>_force [N m or N]``; the balance
 ``kinetic_energy``, ``potential_energy``, ``elastic_energy``, ``work_drives``, ``work_loads``,
-``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``, ``energy_error`` (J),
+``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``,
+``dissipated_numerical`` (the algorithmic dissipation of the generalised-alpha scheme with
+rho_inf < 1, ``numerical_dissipation``; 0 for the other steppers), ``energy_error`` (J),
 ``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
 ``structure_kinetic_energy``, ``structure_elastic_energy`` (J), and the stepper's effort in the
 step: ``n_newton`` (iterations), ``n_substeps``, ``solver_residual [m/s]`` (contact laws).
@@ -39,6 +41,7 @@ WORK_KEYS = (
     "dissipated_damping",
     "dissipated_friction",
     "dissipated_impact",
+    "dissipated_numerical",
 )
 CONTACT_STATES = ("slip", "stick", "open")
 
@@ -165,7 +168,7 @@ class StepReport:
     drive_forces : (n_drives,) N m or N. multipliers : (m,) the bilateral constraint forces by
     ``Model.constraint_names()`` (the partitioned stepper; zeros where unknown).
     work : dict WORK_KEYS -> J done over the step (drives, loads; dissipated by damping,
-    friction, impacts: >= 0). residual_position, residual_velocity : largest bilateral
+    friction, impacts: >= 0; dissipated by the integration scheme itself). residual_position, residual_velocity : largest bilateral
     constraint residual at the new state, m and m/s. h : the step, s. n_newton : iterations of
     the step (Newton iterations of the generalised-alpha step; sweeps of the contact solver of
     a Moreau-Jean step). n_substeps : sub-steps taken (1 unless the step was subdivided).
@@ -284,6 +287,7 @@ def history_row(
         + work["dissipated_damping"]
         + work["dissipated_friction"]
         + work["dissipated_impact"]
+        + work["dissipated_numerical"]
     )
     row["residual_position"] = report.residual_position
     row["residual_velocity"] = report.residual_velocity

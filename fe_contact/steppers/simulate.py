@@ -32,7 +32,7 @@ import threadpoolctl
 from .. import validation as check
 from ..model import Polyline
 from ..system import System, energies
-from .result import SimulationResult, StepReport, history_columns, history_row
+from .result import SimulationResult, StepReport, history_columns, history_row, no_work
 
 METHODS = ("generalized-alpha", "moreau", "event-driven")
 LOG = logging.getLogger("fe_contact.simulate")
@@ -212,8 +212,7 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
     stepper = make_stepper(system, t0, q0, u0, method, h, settings, t_end)
     n_total = max(1, int(math.ceil((t_end - t0) / stepper.h - 1e-9)))
     bounded = getattr(stepper, "t_bound", None) is not None  # steps of its own, to t_end
-    work = dict.fromkeys(("work_drives", "work_loads", "dissipated_damping"), 0.0)
-    work.update(dissipated_friction=0.0, dissipated_impact=0.0)
+    work = no_work()
     report = stepper.initial_report()
     energy = report.energy or energies(system, report.q, report.u, report.t)
     energy0 = energy.total
