@@ -1,0 +1,228 @@
+"""Nothing a run computed is lost, and nothing escapes a step.
+
+A fault after the start (a drive's actuator returning NaN, an observer raising) ends the run with
+status "failed" on every path (batched compiled, compiled step by step, Python, Moreau-Jean,
+event-driven): every completed step is a row of the result (``len(t) == n_steps + 1``, on the
+step grid without a gap), and the message names the cause and the time of the last completed
+step. The last step of every stepper ends on t_end.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from fe_contact import (
+    BeamSpec,
+    Body,
+    Circle,
+    ContactPair,
+    Joint,
+    Line,
+    Model,
+    Point,
+    Sliding,
+    TreeModel,
+    Unilateral,
+    assemble,
+    simulate,
+)
+from fe_contact.multibody.builders import floating_body
+from fe_contact.papers.slavic_boltezar import PinOnWheel, pin_model
+
+T_FAIL = 0.01005  # s: the actuators return NaN from here on (between two steps of any grid)
+
+
+def nan_from(t_fail, value=0.0):
+    def actuator(t):
+        return float("nan") if t >= t_fail else value
+
+    return actuator
+
+
+def slider(actuator=None):
+    """The README's 20 g slider on the steel strip (mu 0.2), its x actuator given."""
+    beam = BeamSpec(
+        length=0.4, n_elements=10, youngs_modulus=2.1e11, density=4.7e3, width=0.01, height=0.0015
+    )
+    cart = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(0.02, 0.0)),
+        joints=(
+            Joint("prismatic", actuator=actuator),
+            Joint("prismatic", parent=0, angle=np.pi / 2),
+        ),
+    )
+    model = Model(
+        tree=cart,
+        structures={"strip": beam},
+        contacts=(ContactPair("slider", Point(body=1), "strip", Sliding(mu=0.2)),),
+        structure_gravity=False,
+    )
+    system = assemble(model)
+    return system, system.initial_state(q_tree=[0.1, 0.0], u_tree=[0.5, 0.0])
+
+
+def disk(actuator=None):
+    """A 1 kg disk resting on the ground (Unilateral mu 0.5), its rotation's actuator given
+    (Moreau-Jean)."""
+    tree = floating_body(1.0, 0.005)
+    joints = (*tree.joints[:2], dataclasses.replace(tree.joints[2], actuator=actuator))
+    model = Model(
+        tree=dataclasses.replace(tree, joints=joints),
+        contacts=(ContactPair("disk", Circle(2, 0.1), Line((0, 0), (0, 1)), Unilateral(0.5)),),
+    )
+    system = assemble(model)
+    return system, system.initial_state([0.0, 0.1, 0.0])
+
+
+def pin(actuator=None):
+    """The rough pin on the wheel of Slavic-Boltezar (003), its swing joint's actuator given
+    (event-driven)."""
+    model = pin_model(dataclasses.replace(PinOnWheel(), t_end=6e-5))
+    joints = (model.tree.joints[0], dataclasses.replace(model.tree.joints[1], actuator=actuator))
+    model = dataclasses.replace(model, tree=dataclasses.replace(model.tree, joints=joints))
+    system = assemble(model)
+    return system, system.initial_state()
+
+
+# (name, build, method, h, settings, t_fail): the paths of simulate
+PATHS = [
+    ("batched", slider, "generalized-alpha", 1e-4, {}, T_FAIL),
+    ("compiled", slider, "generalized-alpha", 1e-4, {"batch": False}, T_FAIL),
+    ("python", slider, "generalized-alpha", 1e-4, {"compiled": False}, T_FAIL),
+    ("moreau", disk, "moreau", 1e-4, {}, T_FAIL),
+    ("event-driven", pin, "event-driven", 1e-7, {}, 3.05e-5),
+]
+
+
+def assert_all_steps_kept(r, h, method):
+    """Every completed step is a row, without a gap, and the message names the last one's time.
+    The fixed-step steppers' times are sums of h: compared to k h within 100 ulps of the end
+    time (a sum of n terms errs by at most n eps |t|, n <= 400 here); the event-driven stepper
+    halves a step that closes a contact too deep, so its steps are h or h / 2^j."""
+    assert r.status == "failed" and not r.success
+    assert r.t.size == r.n_steps + 1, (r.t.size, r.n_steps)
+    if method == "event-driven":
+        steps = np.diff(r.t)
+        halvings = np.log2(h / steps)
+        np.testing.assert_allclose(halvings, np.round(halvings), atol=1e-6)
+        assert np.all(steps <= h * (1 + 1e-9))
+    else:
+        k = np.arange(r.t.size)
+        np.testing.assert_allclose(r.t, k * h, rtol=0.0, atol=100 * np.spacing(r.t[-1]))
+    assert np.all(np.isfinite(r.q)) and np.all(np.isfinite(r.u))
+    assert f"last completed step at t = {r.t[-1]:.6g} s" in r.message, r.message
+
+
+@pytest.mark.parametrize(("name", "build", "method", "h", "settings", "t_fail"), PATHS)
+def test_a_drive_returning_nan_keeps_every_completed_step(name, build, method, h, settings, t_fail):
+    """The actuator returns NaN from t_fail on: the run keeps every step before the failing one
+    (the batched path used to drop the 52 steps of the batch that reached t_fail: 49 rows to
+    0.0048 s instead of 101 to 0.01 s). The failing step is the first whose forces are wanted at
+    or after t_fail: its end for the implicit steppers, its start or its middle for Moreau-Jean's
+    predictor and the event-driven midpoint rule, so the last kept step lies within one step of
+    t_fail."""
+    system, y0 = build(nan_from(t_fail))
+    r = simulate(system, (0.0, 4 * t_fail), y0, method=method, h=h, **settings)
+    assert_all_steps_kept(r, h, method)
+    assert "returned nan" in r.message, r.message
+    assert t_fail - h <= r.t[-1] < t_fail + h
+    if method == "generalized-alpha":  # the end of the failing step is its first force
+        assert r.t[-1] < t_fail <= r.t[-1] + h
+        assert r.t.size == 101  # the steps to 0.01 s
+
+
+class FailingObserver:
+    """An observer that raises on its ``n``-th call (the first is the initial state)."""
+
+    def __init__(self, n):
+        self.n, self.calls = n, 0
+
+    def __call__(self, system, report, row):
+        self.calls += 1
+        if self.calls == self.n:
+            raise RuntimeError("disk full")
+
+
+@pytest.mark.parametrize(("name", "build", "method", "h", "settings", "t_fail"), PATHS)
+def test_an_observer_raising_keeps_every_completed_step(name, build, method, h, settings, t_fail):
+    """An observer raising on its 101st call (the report of step 100) ends the run; the rows are
+    every step the stepper completed (the batched path completes a batch before showing it to
+    the observers: its later steps are kept too), and the message names the cause, the time the
+    observer failed at and the last completed step (it used to name the batch's start)."""
+    system, y0 = build()
+    r = simulate(
+        system,
+        (0.0, 4 * t_fail),
+        y0,
+        method=method,
+        h=h,
+        observers=[FailingObserver(101)],
+        **settings,
+    )
+    assert_all_steps_kept(r, h, method)
+    assert f"disk full in an observer at t = {r.t[100]:.6g} s" in r.message, r.message
+    assert r.t.size >= 101
+    if name != "batched":
+        assert r.t.size == 101
+
+
+# (name, build, method, h, settings, t_end): t_end a multiple of h, or not (a short last step)
+ENDS = [
+    ("batched", slider, "generalized-alpha", 1e-4, {}, 0.2),
+    ("batched", slider, "generalized-alpha", 1e-4, {}, 0.02005),
+    ("compiled", slider, "generalized-alpha", 1e-4, {"batch": False}, 0.2),
+    ("python", slider, "generalized-alpha", 1e-4, {"compiled": False}, 0.0301),
+    ("python", slider, "generalized-alpha", 1e-4, {"compiled": False}, 0.02005),
+    ("moreau", disk, "moreau", 1e-4, {}, 0.2),
+    ("moreau", disk, "moreau", 1e-4, {}, 0.02005),
+    ("event-driven", pin, "event-driven", 1e-7, {}, 3.333e-5),
+]
+
+
+@pytest.mark.parametrize(("name", "build", "method", "h", "settings", "t_end"), ENDS)
+def test_the_last_step_ends_on_t_end(name, build, method, h, settings, t_end):
+    """The run ends on t_end within 2 ulps of t_end (the sum t + (t_end - t) is exact when
+    t_end / 2 <= t <= t_end, Sterbenz's lemma, so the last step lands on t_end; 2 ulps leave room
+    for a stepper that forms its end time another way). The generalised-alpha run used to end at
+    0.1999999999999943 for t_end = 0.2, 206 ulps short: the last step was taken as h whenever
+    t_end - t was within 1e-9 h of it."""
+    system, y0 = build()
+    r = simulate(system, (0.0, t_end), y0, method=method, h=h, **settings)
+    assert r.status == "finished", r.message
+    assert abs(r.t[-1] - t_end) <= 2 * np.spacing(t_end), (repr(r.t[-1]), t_end)
+    assert np.all(np.diff(r.t) > 0.0)
+
+
+@pytest.mark.parametrize(
+    ("given", "error", "message"),
+    [
+        (
+            [0.1],
+            ValueError,
+            r"initial_state\.q_tree: got length 1, shape \(1,\); allowed: a real "
+            r"array of shape \(2,\)",
+        ),
+        ([0.1, 0.0, 0.0], ValueError, r"q_tree: got length 3, shape \(3,\).*shape \(2,\)"),
+        ([[0.1, 0.0]], ValueError, r"q_tree: got shape \(1, 2\).*shape \(2,\)"),
+        (
+            ["x", 0],
+            TypeError,
+            r"initial_state\.q_tree\[0\] \(tree joint 0\): got 'x'; allowed: a "
+            r"real number",
+        ),
+        ([0.0, None], TypeError, r"q_tree\[1\] \(tree joint 1\): got None"),
+        ([np.nan, 0.0], ValueError, r"q_tree\[0\] \(tree joint 0\): got nan; allowed: finite"),
+    ],
+)
+def test_initial_state_refuses_a_tree_state_of_the_wrong_length_or_kind(given, error, message):
+    """The slider has 2 tree coordinates: one value is not broadcast to both (it used to give
+    [0.1, 0.1]), a string is named as the entry it is (it used to be numpy's "could not convert
+    string to float" without the parameter), for q_tree and u_tree alike."""
+    system, _ = slider()
+    with pytest.raises(error, match=message):
+        system.initial_state(q_tree=given)
+    with pytest.raises(error, match=message.replace("q_tree", "u_tree")):
+        system.initial_state(u_tree=given)
+    q, u = system.initial_state(q_tree=(0.1, -0.2), u_tree=np.array([0.5, 0.0]))
+    assert q[:2].tolist() == [0.1, -0.2] and u[:2].tolist() == [0.5, 0.0]
