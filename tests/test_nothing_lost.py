@@ -226,3 +226,104 @@ def test_initial_state_refuses_a_tree_state_of_the_wrong_length_or_kind(given, e
         system.initial_state(u_tree=given)
     q, u = system.initial_state(q_tree=(0.1, -0.2), u_tree=np.array([0.5, 0.0]))
     assert q[:2].tolist() == [0.1, -0.2] and u[:2].tolist() == [0.5, 0.0]
+
+
+def pendulum_on_cantilever():
+    """A 0.1 kg pendulum (a 0.2 m bar pivoted at (0, 0.15) m) whose tip hits the manipulator's
+    steel cantilever (Lipinski (002) sec. 9) with friction mu = 0.3, swinging down at 2 rad/s
+    from 1.3 mm above it."""
+    from fe_contact.papers.lipinski import cantilever_strip
+
+    arm = 0.2
+    tree = TreeModel(
+        bodies=(Body(0.1, 0.1 * arm**2 / 12, (arm / 2, 0.0)),),
+        joints=(Joint("revolute", location=(0.0, 0.15)),),
+    )
+    model = Model(
+        tree=tree,
+        structures={"beam": cantilever_strip()},
+        contacts=(ContactPair("tip", Point(0, (arm, 0.0)), "beam", Unilateral(0.3)),),
+    )
+    system = assemble(model)
+    return system, system.initial_state(q_tree=[-0.84], u_tree=[-2.0])
+
+
+def test_a_pendulum_hitting_the_cantilever_fails_with_its_cause_and_keeps_its_state():
+    """The tip lands, bounces (19 impacts) and stops slipping at t = 0.0139 s: sticking adds a
+    tangential row, and 2 rows on a tree of 1 coordinate cannot be partitioned (002 takes one
+    dependent tree coordinate per row). That used to escape the step as numpy's "LinAlgError:
+    Last 2 dimensions of the array must be square" (QR gave 1 pivot for 2 rows: J_u of shape
+    (2, 1)). Now simulate returns a failed result that names the cause; every completed step is
+    kept, the last one with its constraints closed (|phi| within the Newton tolerance 1e-12 m
+    times 10 for the beam's round-off), and the stepper is left at that step."""
+    from fe_contact.steppers.simulate import make_stepper
+
+    system, (q0, u0) = pendulum_on_cantilever()
+    r = simulate(system, (0.0, 0.05), (q0, u0), h=1e-4)
+    assert r.status == "failed"
+    assert "ConstraintError: contact 'tip' stops slipping" in r.message, r.message
+    assert "2 constraint rows on a tree of 1 coordinates" in r.message
+    assert "LinAlgError" not in r.message
+    assert r.event_counts()["impact"] > 0 and r.event_counts()["stick"] == 0
+    assert r.t.size == r.n_steps + 1 and 0.01 < r.t[-1] < 0.02
+    np.testing.assert_allclose(r.t, np.arange(r.t.size) * 1e-4, atol=100 * np.spacing(r.t[-1]))
+    assert f"last completed step at t = {r.t[-1]:.6g} s" in r.message
+    assert r["residual_position"][-1] <= 1e-11
+    # the stepper that failed holds the last completed step, not a half-switched state
+    stepper = make_stepper(system, 0.0, q0, u0, "generalized-alpha", 1e-4, {}, 0.05)
+    last = stepper.initial_report()
+    with pytest.raises(RuntimeError, match="would stick"):
+        while True:
+            last = stepper.step()
+    assert stepper.t == last.t == r.t[-1]
+    assert np.array_equal(stepper.q, last.q) and np.array_equal(stepper.u, last.u)
+
+
+def test_the_partition_refuses_more_rows_than_tree_coordinates():
+    """Two rows on one tree coordinate: a ConstraintError that says so, not a (2, 1) J_u."""
+    from fe_contact.coupling.partition import ConstraintError, choose_dependent
+
+    with pytest.raises(ConstraintError, match="2 constraint rows on a tree of 1 coordinates"):
+        choose_dependent(np.array([[1.0], [0.5]]))
+    assert choose_dependent(np.array([[0.0, 2.0]])).tolist() == [1]
+
+
+def test_a_singular_solve_in_a_step_halves_the_step(monkeypatch):
+    """A step whose linear system is singular (numpy's LinAlgError) is retried as two halves,
+    as one whose Newton iteration diverges: here the full step's solve fails once, the halves
+    go through, and the step ends at h with n_halved = 1 on the same state as two steps of h / 2
+    (to 1e-12 rad: the iterations stop at the Newton tolerance). When the halves fail too the
+    run fails with SingularSystem naming the time."""
+    from fe_contact.steppers.genalpha import GeneralizedAlpha
+
+    tree = TreeModel((Body(1.0, 0.01, (0.2, 0.0)),), (Joint("revolute", angle=-np.pi / 2),))
+    system = assemble(Model(tree=tree))
+    q0, u0 = np.array([0.3]), np.zeros(1)
+    h = 1e-3
+    original = GeneralizedAlpha._newton_step
+    calls = []
+
+    def singular_once(self, dt):
+        calls.append(dt)
+        if len(calls) == 1:
+            raise np.linalg.LinAlgError("Singular matrix")
+        return original(self, dt)
+
+    monkeypatch.setattr(GeneralizedAlpha, "_newton_step", singular_once)
+    stepper = GeneralizedAlpha(system, 0.0, q0, u0, h=h)
+    report = stepper.step()
+    assert calls == [h, h / 2, h / 2] and stepper.n_halved == 1 and report.t == h
+    monkeypatch.setattr(GeneralizedAlpha, "_newton_step", original)
+    halves = GeneralizedAlpha(system, 0.0, q0, u0, h=h / 2)
+    halves.step()
+    halves.step()
+    np.testing.assert_allclose(report.q, halves.q, atol=1e-12)
+
+    def always_singular(self, dt):
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(GeneralizedAlpha, "_newton_step", always_singular)
+    r = simulate(system, (0.0, 0.01), (q0, u0), h=h, compiled=False)
+    assert r.status == "failed" and r.t.size == 1
+    assert "SingularSystem: a linear system of the step from t = 0 s" in r.message, r.message
+    assert "after 3 halvings" in r.message

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..coupling.constraints import stick_anchor
 from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
+from ..coupling.partition import ConstraintError
 from ..model import Line
 from ..system import energies
 from .compliant import RollingStates
@@ -236,7 +237,13 @@ class ContactStates(RollingStates):
                 self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
             )[0]
         self._stick[i] = stick_anchor(contact, pair.target, centre, line_point)
-        self._restart()
+        try:
+            self._restart()
+        except ConstraintError as err:
+            raise ConstraintError(
+                f"contact {pair.name!r} stops slipping at t = {self.t:.6g} s and would stick, "
+                f"which adds a tangential row: {err}"
+            ) from err
         lam = self.multipliers
         lam_t = lam[self._stick_row(i)]
         if abs(lam_t) <= self._mu_s[i] * lam[self._normal_row(i)] * (1.0 + 1e-12):

@@ -36,6 +36,7 @@ from .. import validation as check
 from ..coupling.constraints import evaluate_state, mass_times, sliding_contacts
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
+    ConstraintError,
     Partition,
     b_matrices,
     choose_dependent,
@@ -59,6 +60,11 @@ STEP_GROWTH = 4.0
 
 class NewtonDivergence(RuntimeError):
     """The step's Newton iteration did not converge."""
+
+
+class SingularSystem(RuntimeError):
+    """A linear system of a step is singular or ill-shaped (numpy's LinAlgError, with the
+    time)."""
 
 
 @dataclass(frozen=True)
@@ -401,12 +407,18 @@ class GeneralizedAlpha(ContactStates):
         return ev
 
     def _advance(self, h: float, depth: int):
-        """A step of h; on NewtonDivergence two steps of h/2, recursively ``depth`` deep."""
+        """A step of h; on NewtonDivergence, a singular linear system or constraints that do
+        not close, two steps of h/2, recursively ``depth`` deep."""
         try:
             return self._newton_step(h)
-        except NewtonDivergence as err:
+        except (NewtonDivergence, np.linalg.LinAlgError, ConstraintError) as err:
             if depth <= 0:
                 self.algebra.check_painleve_near(self.evaluation, self._mu, err)
+                if isinstance(err, np.linalg.LinAlgError):
+                    raise SingularSystem(
+                        f"a linear system of the step from t = {self.t:.6g} s by {h:.3g} s is "
+                        f"singular ({err}), also after {self.max_halvings} halvings"
+                    ) from err
                 raise
         self.n_halved += 1
         self._advance(0.5 * h, depth - 1)
@@ -473,6 +485,11 @@ class GeneralizedAlpha(ContactStates):
         except ContactLeftStructure as err:
             self._restore(saved)
             raise StopRun(f"{err} near t = {t_end:.6g} s") from None
+        except Exception as err:  # the step fails whole: its sub-steps are undone
+            self._restore(saved)
+            if isinstance(err, np.linalg.LinAlgError):  # a switch's restart (a new partition)
+                raise SingularSystem(f"{err} in the step ending at t = {t_end:.6g} s") from err
+            raise
         lam = self.multipliers
         for i, k in enumerate(self._sliding[: self._n_bilateral]):
             if lam[i] < 0.0:
@@ -585,4 +602,10 @@ class GeneralizedAlpha(ContactStates):
         )
 
 
-__all__ = ["GeneralizedAlpha", "NewtonDivergence", "alpha_parameters", "open_contact"]
+__all__ = [
+    "GeneralizedAlpha",
+    "NewtonDivergence",
+    "SingularSystem",
+    "alpha_parameters",
+    "open_contact",
+]
