@@ -45,7 +45,7 @@ from ..coupling.partition import (
 )
 from ..system import System
 from .compliant import bordered_solve
-from .contact_states import ContactStates
+from .contact_states import ContactStates, StepTooLarge
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import StepReport, open_contact, point_contact
 from .simulate import StopRun, check_start
@@ -406,13 +406,20 @@ class GeneralizedAlpha(ContactStates):
             self.part = self._choose(ev)
         return ev
 
-    def _advance(self, h: float, depth: int):
-        """A step of h; on NewtonDivergence, a singular linear system or constraints that do
-        not close, two steps of h/2, recursively ``depth`` deep."""
+    def _advance(self, h: float, depth: int, leaving: bool = True):
+        """A step of h; on NewtonDivergence, a singular linear system, constraints that do
+        not close or (``leaving``) a contact leaving its structure, two steps of h/2,
+        recursively ``depth`` deep (``n_halved`` counts them)."""
         try:
             return self._newton_step(h)
-        except (NewtonDivergence, np.linalg.LinAlgError, ConstraintError) as err:
-            if depth <= 0:
+        except (
+            NewtonDivergence,
+            np.linalg.LinAlgError,
+            ConstraintError,
+            ContactLeftStructure,
+        ) as err:
+            left = isinstance(err, ContactLeftStructure)
+            if depth <= 0 or left and (not leaving or h <= self.event_tol):
                 self.algebra.check_painleve_near(self.evaluation, self._mu, err)
                 if isinstance(err, np.linalg.LinAlgError):
                     raise SingularSystem(
@@ -421,8 +428,9 @@ class GeneralizedAlpha(ContactStates):
                     ) from err
                 raise
         self.n_halved += 1
-        self._advance(0.5 * h, depth - 1)
-        return self._advance(0.5 * h, depth - 1)
+        t_end = self.t + h
+        self._advance(0.5 * h, depth - 1, leaving)
+        return self._advance(t_end - self.t, depth - 1, leaving)  # ends on t + h exactly
 
     def step(self, h: float | None = None) -> StepReport:
         """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that
@@ -451,7 +459,7 @@ class GeneralizedAlpha(ContactStates):
                 try:
                     ev = self._advance(dt, self.max_halvings)
                 except ContactLeftStructure as err:
-                    i = self._leaving(err)
+                    i = self._leaving(err, start, t_end - start[0])
                     ev = self._leave(start, i, t_end - start[0])
                     self._close_substep(work, start[0], ev)
                     self._switch(i, "leave")
@@ -482,9 +490,12 @@ class GeneralizedAlpha(ContactStates):
                     f"more than {self.max_events} contact events in the step ending at "
                     f"t = {t_end:.6g} s (chattering between stick and slip); try a smaller h"
                 )
-        except ContactLeftStructure as err:
+        except ContactLeftStructure as err:  # left in a located sub-step: not located itself
             self._restore(saved)
-            raise StopRun(f"{err} near t = {t_end:.6g} s") from None
+            raise StepTooLarge(f"{err} in the step ending at t = {t_end:.6g} s") from None
+        except StopRun:  # a located contact leaving: the run ends at the step's start
+            self._restore(saved)
+            raise
         except Exception as err:  # the step fails whole: its sub-steps are undone
             self._restore(saved)
             if isinstance(err, np.linalg.LinAlgError):  # a switch's restart (a new partition)

@@ -330,6 +330,7 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         reports=tuple(reps),
         events=tuple(getattr(stepper, "events", ())),
         losses=tuple(getattr(stepper, "losses", ())),
+        n_halved=int(getattr(stepper, "n_halved", getattr(stepper, "n_rejected", 0))),
     )
 
 
