@@ -384,3 +384,53 @@ def test_a_contact_sliding_off_the_beam_is_located_at_its_end():
     assert abs(located[0] - located[1]) < 2e-5 and 0.54 < located[0] < 0.6
     r = simulate(system, (0.0, 0.8), (q0, u0), h=0.1)
     assert r.status == "failed" and "StepTooLarge" in r.message and "too large" in r.message
+
+
+@pytest.mark.parametrize(
+    ("build", "method", "cls", "where", "h"),
+    [
+        (disk, "moreau", "moreau.MoreauJean", "_substep", 1e-4),
+        (pin, "event-driven", "event_driven.EventDriven", "_smooth", 1e-7),
+    ],
+)
+def test_moreau_and_event_driven_halve_a_step_whose_system_is_singular(
+    monkeypatch, build, method, cls, where, h
+):
+    """Moreau-Jean and the event-driven stepper retry a (sub-)step whose linear system is
+    singular as halves too: one singular solve costs one halving (Moreau-Jean: n_halved one
+    more than without it; event-driven: its first step is h / 2, exact in binary) and the run
+    finishes on t_end (within 2 ulps); a solve that is always singular fails the run with
+    SingularSystem naming the time, keeping the initial state, instead of numpy's LinAlgError
+    escaping the step."""
+    import importlib
+
+    module, name = cls.split(".")
+    stepper = getattr(importlib.import_module(f"fe_contact.steppers.{module}"), name)
+    original = getattr(stepper, where)
+    calls = []
+
+    def singular_once(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise np.linalg.LinAlgError("Singular matrix")
+        return original(self, *args, **kwargs)
+
+    system, y0 = build()
+    plain = simulate(system, (0.0, 20 * h), y0, method=method, h=h)
+    monkeypatch.setattr(stepper, where, singular_once)
+    r = simulate(system, (0.0, 20 * h), y0, method=method, h=h)
+    assert r.status == "finished", r.message
+    if method == "moreau":  # one halving more than the run without the singular solve
+        assert r.n_halved == plain.n_halved + 1
+    else:  # the first step is the half (the pin's closings halve later steps of both runs)
+        assert r.t[1] == 0.5 * h and plain.t[1] == h and r.n_halved >= 1
+    assert abs(r.t[-1] - 20 * h) <= 2 * np.spacing(20 * h)
+
+    def always_singular(self, *args, **kwargs):
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(stepper, where, always_singular)
+    r = simulate(system, (0.0, 20 * h), y0, method=method, h=h)
+    assert r.status == "failed" and r.t.size == 1
+    assert "SingularSystem: a linear system of the" in r.message, r.message
+    assert "singular (Singular matrix), also after" in r.message

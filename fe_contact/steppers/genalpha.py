@@ -48,7 +48,7 @@ from .compliant import bordered_solve
 from .contact_states import ContactStates, StepTooLarge
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import StepReport, open_contact, point_contact
-from .simulate import StopRun, check_start
+from .simulate import SingularSystem, StopRun, check_start
 
 # after a located event the sub-steps grow from the last one by at most this factor until they
 # reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
@@ -60,11 +60,6 @@ STEP_GROWTH = 4.0
 
 class NewtonDivergence(RuntimeError):
     """The step's Newton iteration did not converge."""
-
-
-class SingularSystem(RuntimeError):
-    """A linear system of a step is singular or ill-shaped (numpy's LinAlgError, with the
-    time)."""
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,11 @@ class StopRun(RuntimeError):
     """A terminal event: the run ends cleanly with status "event" and this message."""
 
 
+class SingularSystem(RuntimeError):
+    """A linear system of a step is singular or ill-shaped (numpy's LinAlgError), also after
+    the step's halvings; the message names the time."""
+
+
 def check_start(system: System, h, q0, u0, method: str) -> tuple[float, np.ndarray, np.ndarray]:
     """The common input checks of a stepper: ``system`` a System whose contacts ``method``
     takes, h a finite step > 0 (s), q0 and u0 finite of shape (n,); the offending entry is
@@ -334,4 +339,4 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
     )
 
 
-__all__ = ["METHODS", "StopRun", "simulate"]
+__all__ = ["METHODS", "SingularSystem", "StopRun", "simulate"]
