@@ -415,6 +415,8 @@ class GeneralizedAlpha(ContactStates):
         ) as err:
             left = isinstance(err, ContactLeftStructure)
             if depth <= 0 or left and (not leaving or h <= self.event_tol):
+                if left:  # located and judged by the caller (``_leaving``)
+                    raise
                 self.algebra.check_painleve_near(self.evaluation, self._mu, err)
                 if isinstance(err, np.linalg.LinAlgError):
                     raise SingularSystem(
