@@ -256,7 +256,8 @@ def test_a_pendulum_hitting_the_cantilever_fails_with_its_cause_and_keeps_its_st
     Last 2 dimensions of the array must be square" (QR gave 1 pivot for 2 rows: J_u of shape
     (2, 1)). Now simulate returns a failed result that names the cause; every completed step is
     kept, the last one with its constraints closed (|phi| within the Newton tolerance 1e-12 m
-    times 10 for the beam's round-off), and the stepper is left at that step."""
+    times 10 for the beam's round-off), and the stepper is left at that step. Moreau-Jean, which
+    does not partition, runs the same pendulum to the end."""
     from fe_contact.steppers.simulate import make_stepper
 
     system, (q0, u0) = pendulum_on_cantilever()
@@ -264,7 +265,10 @@ def test_a_pendulum_hitting_the_cantilever_fails_with_its_cause_and_keeps_its_st
     assert r.status == "failed"
     assert "ConstraintError: contact 'tip' stops slipping" in r.message, r.message
     assert "2 constraint rows on a tree of 1 coordinates" in r.message
-    assert "LinAlgError" not in r.message
+    assert "LinAlgError" not in r.message and "method='moreau'" in r.message
+    # Moreau-Jean does not partition: the same pendulum runs to the end, its tip on the beam
+    moreau = simulate(system, (0.0, 0.05), (q0, u0), method="moreau", h=1e-4)
+    assert moreau.status == "finished" and moreau.t[-1] == 0.05
     assert r.event_counts()["impact"] > 0 and r.event_counts()["stick"] == 0
     assert r.t.size == r.n_steps + 1 and 0.01 < r.t[-1] < 0.02
     np.testing.assert_allclose(r.t, np.arange(r.t.size) * 1e-4, atol=100 * np.spacing(r.t[-1]))

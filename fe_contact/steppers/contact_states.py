@@ -280,7 +280,8 @@ class ContactStates(RollingStates):
         except ConstraintError as err:
             raise ConstraintError(
                 f"contact {pair.name!r} stops slipping at t = {self.t:.6g} s and would stick, "
-                f"which adds a tangential row: {err}"
+                f"which adds a tangential row: {err}; allowed: a tree with a coordinate per "
+                "row, or method='moreau' for a Unilateral contact (no partition)"
             ) from err
         lam = self.multipliers
         lam_t = lam[self._stick_row(i)]
