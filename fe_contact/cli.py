@@ -276,7 +276,7 @@ def _problems(err, options: dict, source) -> UsageError:
 
 def command_sweep(args) -> int:
     from .io.model_file import ModelFileError, apply_override, parse_document, read_document
-    from .runner import prepare, run_files
+    from .runner import folder_writer, prepare, run_files
     from .sweep import plan, plot_result, run_sweep
 
     try:
@@ -305,14 +305,15 @@ def command_sweep(args) -> int:
     except ValueError as err:
         raise UsageError(f"--vary: {err}") from None
     out = args.out or Path("out") / f"{args.model.stem}_sweep"
-    if run_files(out):
+    other = folder_writer(out)
+    if (run_files(out) or other not in (None, "sweep")) and not args.overwrite:
+        by = f" (written by 'fe-contact {other}')" if other not in (None, "sweep") else ""
         raise UsageError(
-            f"--out {out} holds a single run's files; allowed: a sweep folder or a new one"
+            f"--out {out} holds a single run's files{by}; allowed: a sweep folder or a new "
+            "one, or --overwrite to clear them"
         )
-    if args.overwrite:
-        for case in cases:
-            for path in run_files(out / case.name):
-                path.unlink()
+    for path in run_files(out) if args.overwrite else ():
+        path.unlink()
 
     def report(row):
         if not args.quiet:
@@ -328,7 +329,15 @@ def command_sweep(args) -> int:
         where = args.scheduler or f"{args.jobs} local process{'es' * (args.jobs > 1)}"
         print(f"{len(cases)} cases on {where}", file=sys.stderr)
     rows = run_sweep(
-        cases, args.vary, results, out, args.jobs, args.scheduler, str(args.model), report
+        cases,
+        args.vary,
+        results,
+        out,
+        args.jobs,
+        args.scheduler,
+        str(args.model),
+        report,
+        args.overwrite,
     )
     written = [out / "summary.csv"]
     if plot is not None and any(r["status"] != "failed" for r in rows):

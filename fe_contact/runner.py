@@ -5,7 +5,8 @@ A run's folder holds ``model.toml`` (what ran, written first), ``history.csv`` (
 the ParaView series ``frames.pvd`` + ``frames_#####.vtu`` and ``status.json`` (status,
 message, the scalar results, written last). ``prepare`` checks the initial state's sizes and
 the output's result columns against the assembled system; ``claim_folder`` refuses a folder
-that holds another run's files unless told to clear them.
+that holds another run's files, or was written by another command (``demo``, ``sweep``: its
+``.fe-contact`` file names the command), unless told to clear them.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .system import System, assemble
 
 RUN_FILES = ("model.toml", "history.csv", "frames.pvd", "status.json")
 RUN_PATTERNS = ("frames_*.vtu",)
+WRITER_FILE = ".fe-contact"  # the command that wrote a folder, one line (``claim_folder``)
 
 
 class FolderInUse(RuntimeError):
@@ -119,20 +121,37 @@ def run_files(folder) -> list[Path]:
     return found
 
 
-def claim_folder(folder, overwrite: bool = False) -> Path:
-    """The output folder of a new run: FolderInUse when it holds another run's files, unless
-    ``overwrite`` (those files are deleted then; nothing else in the folder is touched)."""
+def folder_writer(folder) -> str | None:
+    """The command that wrote ``folder`` (its ``WRITER_FILE``: "run", "demo NAME", "sweep",
+    "sweep case"), None when no command of this library wrote it."""
+    try:
+        return (Path(folder) / WRITER_FILE).read_text().strip() or "an unknown command"
+    except OSError:
+        return None
+
+
+def claim_folder(folder, overwrite: bool = False, writer: str = "run") -> Path:
+    """The output folder of a new run of ``writer`` ("run", "demo NAME", ...): FolderInUse when
+    it holds another run's files or was written by another command, unless ``overwrite`` (the
+    run files are deleted then; nothing else in the folder is touched). The folder is marked
+    as written by ``writer`` (``WRITER_FILE``)."""
     folder = Path(folder)
     found = run_files(folder)
-    if found and not overwrite:
+    other = folder_writer(folder)
+    if other is not None and not any(p.name != WRITER_FILE for p in folder.iterdir()):
+        other = None  # nothing written but the mark (a run refused after its claim)
+    if (found or other is not None) and not overwrite:
+        names = ", ".join(p.name for p in found[:3]) + (", ..." if len(found) > 3 else "")
+        by = f"written by 'fe-contact {other}'" if other is not None else ""
+        what = "; ".join(x for x in (by, names) if x)
         raise FolderInUse(
-            f"{folder} holds another run's files ({', '.join(p.name for p in found[:3])}"
-            f"{', ...' if len(found) > 3 else ''}); allowed: an empty or new folder, or "
-            "--overwrite to clear them"
+            f"{folder} holds another run's files ({what}); allowed: an empty or new folder, "
+            "or --overwrite to clear them"
         )
     for path in found:
         path.unlink()
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / WRITER_FILE).write_text(writer + "\n")
     return folder
 
 
@@ -198,9 +217,11 @@ def read_status(folder) -> dict | None:
 __all__ = [
     "FolderInUse",
     "PreparedRun",
+    "WRITER_FILE",
     "claim_folder",
     "execute",
     "fingerprint",
+    "folder_writer",
     "prepare",
     "read_status",
     "run_files",

@@ -13,11 +13,14 @@ is not run again.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import itertools
 import math
 import os
+import socket
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +28,17 @@ from pathlib import Path
 import numpy as np
 
 from .io.model_file import ModelFileError, apply_override, parse_document, parse_value
-from .runner import claim_folder, execute, fingerprint, prepare, read_status, run_files
+from .runner import (
+    WRITER_FILE,
+    claim_folder,
+    execute,
+    fingerprint,
+    prepare,
+    read_status,
+    run_files,
+)
+
+LOCK_FILE = ".lock"  # a case folder's lock while a case runs in it (``case_lock``)
 
 
 @dataclass(frozen=True)
@@ -123,27 +136,32 @@ def plan(document: dict, variations, source: str = "<model>") -> list[Case]:
     return cases
 
 
-def run_case(case: Case, out, source: str = "<model>") -> dict:
+def run_case(case: Case, out, source: str = "<model>", overwrite: bool = False) -> dict:
     """Run one case into ``out/case.name`` and return its summary row; never raises (a case
     that fails is a row with status "failed" and the message). A folder that already holds a
-    finished run of the same model file is reused."""
+    finished run of the same model file is reused, unless ``overwrite``. The case runs holding
+    its folder's lock (``case_lock``): a second sweep into the same folder waits for it and then
+    reuses its run."""
     folder = Path(out) / case.name
     row = {"case": case.name, **dict(case.overrides)}
     try:
         mf = parse_document(case.document, source)
-        status = read_status(folder)
-        if status and status["status"] == "finished" and status["fingerprint"] == fingerprint(mf):
-            return {
-                **row,
-                "status": "finished",
-                "message": status["message"],
-                "skipped": True,
-                **status["results"],
-            }
-        prepared = prepare(mf)
-        claim_folder(folder, overwrite=True)
-        result = execute(prepared, folder)
-        status = read_status(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        with case_lock(folder):
+            status = read_status(folder)
+            same = status and status.get("fingerprint") == fingerprint(mf)
+            if not overwrite and same and status["status"] == "finished":
+                return {
+                    **row,
+                    "status": "finished",
+                    "message": status["message"],
+                    "skipped": True,
+                    **status["results"],
+                }
+            prepared = prepare(mf)
+            claim_folder(folder, overwrite=True, writer="sweep case")
+            result = execute(prepared, folder)
+            status = read_status(folder)
         return {
             **row,
             "status": result.status,
@@ -160,27 +178,72 @@ def run_case(case: Case, out, source: str = "<model>") -> dict:
         }
 
 
-def _local(cases, out, source, jobs, report):
+@contextlib.contextmanager
+def case_lock(folder, poll: float = 0.05):
+    """Hold ``folder/.lock`` while a case runs. The lock file is created atomically (O_CREAT |
+    O_EXCL: of two processes one creates it, the other finds it) and holds "host pid"; a
+    process that finds it waits (polling every ``poll`` s) until it is gone. A lock left by a
+    process that no longer runs on this host is broken."""
+    path = Path(folder) / LOCK_FILE
+    while True:
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            if _stale(path):
+                path.unlink(missing_ok=True)
+            else:
+                time.sleep(poll)
+            continue
+        with os.fdopen(fd, "w") as fh:
+            fh.write(f"{socket.gethostname()} {os.getpid()}")
+        break
+    try:
+        yield path
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _stale(path: Path) -> bool:
+    """A lock file written by a process of this host that no longer runs."""
+    try:
+        host, pid = path.read_text().split()
+        pid = int(pid)
+    except (OSError, ValueError):  # gone, or being written
+        return False
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _local(cases, out, source, jobs, report, overwrite):
     rows = {}
     if jobs == 1:
         for case in cases:
-            rows[case.name] = report(run_case(case, out, source))
+            rows[case.name] = report(run_case(case, out, source, overwrite))
         return rows
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_case, case, out, source) for case in cases]
+        futures = [pool.submit(run_case, case, out, source, overwrite) for case in cases]
         for future in as_completed(futures):
             row = report(future.result())
             rows[row["case"]] = row
     return rows
 
 
-def _dask(cases, out, source, scheduler, report):
+def _dask(cases, out, source, scheduler, report, overwrite):
     from dask.distributed import Client
     from dask.distributed import as_completed as dask_completed
 
     rows = {}
     with Client(scheduler) as client:
-        futures = [client.submit(run_case, case, str(out), source, pure=False) for case in cases]
+        futures = [
+            client.submit(run_case, case, str(out), source, overwrite, pure=False) for case in cases
+        ]
         for future in dask_completed(futures):
             row = report(future.result())
             rows[row["case"]] = row
@@ -196,12 +259,15 @@ def run_sweep(
     scheduler: str | None = None,
     source: str = "<model>",
     report=None,
+    overwrite: bool = False,
 ) -> list[dict]:
     """Run the cases (``jobs`` local processes, or on the dask scheduler at ``scheduler``) and
     write ``summary.csv``; returns the rows in the order of ``cases``. ``report(row)`` is
-    called as each case ends."""
+    called as each case ends. ``overwrite``: run every case again (else a case finished
+    before with the same model file is reused)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    (out / WRITER_FILE).write_text("sweep\n")
     done = {}
 
     def pending(case):
@@ -215,18 +281,19 @@ def run_sweep(
 
     write_summary([pending(case) for case in cases], variations, results, out / "summary.csv")
     if scheduler is not None:
-        rows = _dask(cases, out, source, scheduler, finished)
+        rows = _dask(cases, out, source, scheduler, finished, overwrite)
     else:
-        rows = _local(cases, out, source, jobs, finished)
+        rows = _local(cases, out, source, jobs, finished, overwrite)
     return [rows[case.name] for case in cases]
 
 
 def write_summary(rows, variations, results, path) -> Path:
-    """One row per case; written to a temporary file and renamed over ``path``, so that a
-    reader (or a kill) never sees half a table."""
+    """One row per case; written to a temporary file of this process and renamed over
+    ``path``, so that a reader (or a kill) never sees half a table, and two sweeps writing
+    into one folder do not take each other's temporary file."""
     keys = ["case", *(v.key_path for v in variations), "status", "message", *results]
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     with open(tmp, "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(keys)
@@ -269,7 +336,9 @@ def plot_result(rows, variations, spec: str, path) -> list[Path]:
 
 
 __all__ = [
+    "LOCK_FILE",
     "Case",
+    "case_lock",
     "Variation",
     "case_name",
     "plan",

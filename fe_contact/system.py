@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from . import validation as check
 from .coupling.frames import carried_rows
 from .elements.beam import BeamSpec, assemble_beam, self_weight
 from .elements.beam import point_load as beam_point_load
@@ -124,14 +125,23 @@ class System:
 
     def initial_state(self, q_tree=None, u_tree=None) -> tuple[np.ndarray, np.ndarray]:
         """(q, u), each (n,): the given tree state (default zeros), every structure in its
-        reference (undeformed, stress-free) configuration at rest."""
+        reference (undeformed, stress-free) configuration at rest.
+
+        q_tree, u_tree : None or (n_tree,) finite reals, one per tree coordinate (m or rad,
+        m/s or rad/s); a wrong length (no broadcasting of a single value) or a non-numeric or
+        non-finite entry raises, naming the parameter and the entry."""
         q = np.zeros(self.n)
         u = np.zeros(self.n)
         lay = self.layout
+        shape = (lay.n_tree,)
         if q_tree is not None:
-            q[lay.tree] = np.asarray(q_tree, dtype=float)
+            q[lay.tree] = check.finite_array(
+                "initial_state.q_tree", q_tree, shape, lay.coordinate_name
+            )
         if u_tree is not None:
-            u[lay.tree] = np.asarray(u_tree, dtype=float)
+            u[lay.tree] = check.finite_array(
+                "initial_state.u_tree", u_tree, shape, lay.coordinate_name
+            )
         for name, structure in self.structures.items():
             q[lay.structure(name)] = structure.initial_coordinates()
         return q, u

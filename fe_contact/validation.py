@@ -156,12 +156,18 @@ def finite_array(name: str, value, shape: tuple[int, ...], labels=None) -> np.nd
     allowed = f"a real array of shape {shape}"
     if isinstance(value, str | bytes) or value is None:
         fail(name, value, allowed, TypeError)
+    if isinstance(value, list | tuple) and len(shape) == 1 and len(value) == shape[0]:
+        for i, entry in enumerate(value):  # name the first entry that is not a number
+            if not (is_number(entry) or isinstance(entry, np.ndarray) and entry.ndim == 0):
+                label = f" ({labels(i)})" if labels is not None else ""
+                fail(f"{name}[{i}]{label}", entry, "a real number", TypeError)
     try:
         array = np.array(value, dtype=float)
     except (TypeError, ValueError):
         fail(name, value, allowed, TypeError)
     if array.shape != shape:
-        raise ValueError(f"{name}: got shape {array.shape}; allowed: {allowed}")
+        length = f"length {array.shape[0]}, " if array.ndim == 1 else ""
+        raise ValueError(f"{name}: got {length}shape {array.shape}; allowed: {allowed}")
     bad = np.argwhere(~np.isfinite(array))
     if bad.size:
         at = tuple(int(i) for i in bad[0])

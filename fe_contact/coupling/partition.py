@@ -39,11 +39,18 @@ def choose_dependent(jac_tree: np.ndarray) -> np.ndarray:
     """Indices (m,) of the dependent tree coordinates: the best-conditioned m columns of J_b.
 
     QR with column pivoting on the (m, n_b) tree block; raises ConstraintError when it is rank
-    deficient (the constraints are redundant or the tree cannot satisfy them).
+    deficient (the constraints are redundant or the tree cannot satisfy them) or has more rows
+    than columns.
     """
-    m = jac_tree.shape[0]
+    m, n_b = jac_tree.shape
     if m == 0:
         return np.zeros(0, dtype=int)
+    if m > n_b:  # QR would give n_b pivots for m rows: a J_u of shape (m, n_b)
+        raise ConstraintError(
+            f"{m} constraint rows on a tree of {n_b} coordinates: the partition takes one "
+            "dependent tree coordinate per row (Lipinski (002), eq. 73), so the tree needs at "
+            "least as many coordinates as rows"
+        )
     _, r, piv = scipy.linalg.qr(jac_tree, pivoting=True, mode="economic")
     diag = np.abs(np.diag(r))
     if diag[-1] <= 1e-12 * max(diag[0], 1e-300):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 
 
@@ -19,8 +20,60 @@ class DemoParser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(**kwargs)
 
+    _claimed = None  # (folder, the first of its folders it made) claimed by parse_args
+
     def error(self, message):
+        self.unclaim()
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def refuse(self, message) -> int:
+        """A value refused after parsing: the claim of --out is undone, ``prog: message`` on
+        stderr; returns the exit code 2."""
+        self.unclaim()
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        return 2
+
+    def unclaim(self) -> None:
+        """Undo the claim of --out by ``parse_args``: its mark, and the folders it made while
+        they are empty."""
+        if self._claimed is not None:
+            from ..runner import WRITER_FILE
+
+            out, created = self._claimed  # created: the first folder of out made by the claim
+            (out / WRITER_FILE).unlink(missing_ok=True)
+            if created is not None:
+                for path in (out, *out.parents):
+                    if any(path.iterdir()):
+                        break
+                    path.rmdir()
+                    if path == created:
+                        break
+            self._claimed = None
+
+    def parse_args(self, args=None, namespace=None):
+        """Parse; a demo with ``--out`` also takes ``--overwrite`` and claims its folder
+        (``runner.claim_folder``): a folder written by another run (``fe-contact run``, a
+        sweep, another demo or this one before) is refused, one line and exit code 2, unless
+        ``--overwrite``, which clears that run's files. A value that the demo refuses after
+        parsing (``error``, ``fail``) undoes the claim of a new folder."""
+        dests = {action.dest for action in self._actions}
+        if "out" in dests and "overwrite" not in dests:
+            self.add_argument(
+                "--overwrite", action="store_true", help="clear another run's files in --out"
+            )
+        parsed = super().parse_args(args, namespace)
+        out = getattr(parsed, "out", None)
+        if out is not None:
+            from ..runner import FolderInUse, claim_folder
+
+            out = Path(out).absolute()
+            missing = [p for p in (out, *out.parents) if not p.exists()]
+            try:
+                claim_folder(out, parsed.overwrite, "demo " + self.prog.split()[-1])
+            except FolderInUse as err:
+                self.error(f"argument --out: {err}")
+            self._claimed = (out, missing[-1] if missing else None)
+        return parsed
 
     def fail(self, option: str, value, allowed: str):
         """Reject ``value`` of ``option`` found after parsing (one line, exit 2)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -155,8 +154,7 @@ def main(argv=None) -> int:
                     f"--{name.replace('_', '-')}: got {value!r}; allowed: a time > 0 s"
                 )
     except ValueError as err:
-        print(f"fe-contact demo friction-oscillator: {err}", file=sys.stderr)
-        return 2
+        return parser.refuse(str(err))
     _, result = run(data, args.t_end, args.h, args.out)
     cycle = limit_cycle(data)
     print(f"status: {result.status}: {result.message}")

@@ -340,7 +340,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     try:
         data = apply_settings(Manipulator(), args.set)
         if args.joint3:
@@ -368,8 +369,7 @@ def main(argv=None) -> int:
             raise ValueError(f"--t-end and --h must be > 0, got {args.t_end!r}, {args.h!r}")
         pose = manipulator_pose(data)
     except ValueError as err:
-        print(f"fe-contact demo manipulator: {err}", file=sys.stderr)
-        return 2
+        return parser.refuse(str(err))
     out = Path(args.out)
     unit = "m" if data.joint3 == "prismatic" else "rad"
     print(

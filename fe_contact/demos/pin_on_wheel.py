@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import re
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -188,8 +187,7 @@ def main(argv=None) -> int:
         for s in args.misalignments:
             replace(data, s=s)  # checks |s| against R and a
     except (ValueError, TypeError) as err:
-        print(f"fe-contact demo pin-on-wheel: {err}", file=sys.stderr)
-        return 2
+        return parser.refuse(str(err))
     start = time.perf_counter()
     wear, sweep = run(data, args.misalignments, args.reshapings, args.h, args.jobs, args.out)
     print(f"{'s [mm]':>8}{'mu_xy smooth':>14}{'mu_xy rough':>13}")

@@ -192,19 +192,26 @@ class Plan:
 
     def motion(self, t: float):
         """(drive values (n_d, 3): position, velocity, acceleration; actuator forces (n_t,))
-        at t, or None when a drive gives a non-finite value (the Python step reports it)."""
+        at t, or None when a drive gives a non-finite value or a drive or an actuator raises
+        (the Python step reports it: the steps of a batch before that time are kept)."""
         if self._still is not None:  # no drives, no actuators: nothing depends on t
             return self._still
-        values = np.array(
-            [(d.position(t), d.velocity(t), d.acceleration(t)) for d in self.drives], dtype=float
-        ).reshape(-1, 3)
+        try:  # a callable that fails is reported by the Python step, which calls it again
+            values = np.array(
+                [(d.position(t), d.velocity(t), d.acceleration(t)) for d in self.drives],
+                dtype=float,
+            ).reshape(-1, 3)
+            forces = actuator_forces(self.tree, t)
+        except Exception:  # noqa: BLE001 - any failure of a user callable
+            return None
         if not np.all(np.isfinite(values)):
             return None
-        return values, actuator_forces(self.tree, t)
+        return values, forces
 
     def motions(self, times: np.ndarray):
         """``motion`` at each of the times: drive values (k, n_d, 3) and actuator forces
-        (k, n_t), up to the first time at which a drive gives a non-finite value."""
+        (k, n_t), up to the first time at which a drive gives a non-finite value or a drive
+        or an actuator raises (``motion``)."""
         k = times.size
         if self._still is not None:
             return np.zeros((k, 0, 3)), np.zeros((k, self.P[6]))

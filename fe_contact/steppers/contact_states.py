@@ -25,9 +25,15 @@ import numpy as np
 
 from ..coupling.constraints import stick_anchor
 from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
+from ..coupling.partition import ConstraintError
 from ..model import Line
 from ..system import energies
 from .compliant import RollingStates
+
+
+class StepTooLarge(RuntimeError):
+    """A contact's closest point jumps off its structure from inside it within a step, also
+    after the step's halvings: not a located event, but a step too large for the motion."""
 
 
 class ContactStates(RollingStates):
@@ -147,12 +153,45 @@ class ContactStates(RollingStates):
             ev = self._advance(hi, self.max_halvings)
         return ev
 
-    def _leaving(self, err) -> int:
-        """The contact that left its structure, when it is a unilateral one (which then
-        opens); a bilateral contact leaving re-raises ``err`` (the run ends)."""
+    def _leaving(self, err, start, span: float) -> int:
+        """The contact that left its structure in the sub-step from ``start`` (span s, taken
+        with its halvings), when it is a unilateral one (which then opens). A bilateral
+        contact ends the run: ``_left_end`` locates it and raises."""
         if err.pair is None or err.pair not in self._unilateral:
-            raise err
+            self._left_end(err, start, span)
         return self._sliding.index(err.pair)
+
+    def _left_end(self, err, start, span: float) -> None:
+        """A bilateral contact's closest point left its structure within the sub-step from
+        ``start`` (span s) and its halvings. The last time at which it is still on the
+        structure is located by bisection to ``event_tol`` and committed; the contact is there
+        at an end of its structure (within 1e-6 of its length plus ten times what it slides in
+        event_tol) when it truly slides off: StopRun, with the located time. Otherwise its
+        closest point jumped off from inside the structure (a step too large for the motion,
+        the trolley of ``examples/slider_on_string.toml`` at h = 0.05 s: s = -0.44 m from
+        s = 0.2 m): StepTooLarge."""
+        from .simulate import StopRun
+
+        pair = self.system.model.contacts[err.pair] if err.pair is not None else None
+        if pair is None or err.pair not in self._sliding or not isinstance(pair.target, str):
+            raise StepTooLarge(f"{err}, and the time it left could not be located") from err
+        i = self._sliding.index(err.pair)
+        ev = self._leave(start, i, span)
+        c = ev.contacts[i]
+        length = self.system.structures[pair.target].length
+        rate = abs(np.nan_to_num(c.parameter_rate))
+        distance = min(abs(c.parameter), abs(length - c.parameter))
+        if distance <= 1e-6 * length + 10.0 * rate * self.event_tol:
+            raise StopRun(
+                f"{err} at t = {self.t:.9g} s (located to {self.event_tol:g} s: the contact is "
+                f"at s = {c.parameter:.6g} m, an end of {pair.target!r})"
+            )
+        raise StepTooLarge(
+            f"{err} in the step from t = {start[0]:.6g} s, also after {self.max_halvings} "
+            f"halvings, from inside the structure (s = {c.parameter:.6g} m at t = "
+            f"{self.t:.9g} s, the last time it is found on it): the step is too large for the "
+            "motion; allowed: a smaller h or more max_halvings"
+        )
 
     def _leave(self, start, i: int, span: float):
         """Bisection of the step from ``start`` to the last time, within ``event_tol``, at
@@ -162,13 +201,13 @@ class ContactStates(RollingStates):
             mid = 0.5 * (lo + hi)
             self._restore(start)
             try:
-                self._advance(mid, self.max_halvings)
+                self._advance(mid, self.max_halvings, leaving=False)
                 lo = mid
             except ContactLeftStructure:
                 hi = mid
         self._restore(start)
         if lo > 0.0:
-            self._advance(lo, self.max_halvings)
+            self._advance(lo, self.max_halvings, leaving=False)
         return self.evaluation
 
     def _substep_limit(self, dt_last: float, v_last) -> float:
@@ -282,7 +321,14 @@ class ContactStates(RollingStates):
                 self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
             )[0]
         self._stick[i] = stick_anchor(contact, pair.target, centre, line_point)
-        self._restart()
+        try:
+            self._restart()
+        except ConstraintError as err:
+            raise ConstraintError(
+                f"contact {pair.name!r} stops slipping at t = {self.t:.6g} s and would stick, "
+                f"which adds a tangential row: {err}; allowed: a tree with a coordinate per "
+                "row, or method='moreau' for a Unilateral contact (no partition)"
+            ) from err
         lam = self.multipliers
         lam_t = lam[self._stick_row(i)]
         if abs(lam_t) <= self._mu_s[i] * lam[self._normal_row(i)] * (1.0 + 1e-12):

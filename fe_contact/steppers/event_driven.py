@@ -59,7 +59,7 @@ from ..multibody.tree import (
     potential_energy,
 )
 from .result import ProfileLosses, RoughContactReport, StepReport, no_work
-from .simulate import check_start
+from .simulate import SingularSystem, check_start
 
 __all__ = ["EventDriven", "rough_pair"]
 
@@ -231,7 +231,17 @@ class EventDriven:
             h = min(h, self.t_bound - self.t)
         for halving in range(self.max_halvings + 1):
             self.n_substeps += 1
-            q1, u1, p, u_m = self._smooth(cs, h)
+            try:
+                q1, u1, p, u_m = self._smooth(cs, h)
+            except np.linalg.LinAlgError as err:  # a singular system: the step is halved
+                if halving == self.max_halvings:
+                    raise SingularSystem(
+                        f"a linear system of the step from t = {self.t:.6g} s by {h:.3g} s is "
+                        f"singular ({err}), also after {self.max_halvings} halvings"
+                    ) from err
+                self.n_rejected += 1
+                h *= 0.5
+                continue
             gap, key = gaps(contact, q1, self.t + h)
             new = ~np.isin(key, 2 * cs.vertex + cs.body_vertex)
             if not np.any(gap[new] < -self.penetration) or halving == self.max_halvings:

@@ -36,6 +36,7 @@ from .. import validation as check
 from ..coupling.constraints import evaluate_state, mass_times, sliding_contacts
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
+    ConstraintError,
     Partition,
     b_matrices,
     choose_dependent,
@@ -44,11 +45,11 @@ from ..coupling.partition import (
 )
 from ..system import System
 from .compliant import bordered_solve
-from .contact_states import ContactStates
+from .contact_states import ContactStates, StepTooLarge
 from .energy_consistent import averaged_forces
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import StepReport, open_contact, point_contact
-from .simulate import StopRun, check_start
+from .simulate import SingularSystem, StopRun, check_start
 
 # after a located event the sub-steps grow from the last one by at most this factor until they
 # reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
@@ -477,17 +478,33 @@ class GeneralizedAlpha(ContactStates):
         end = (self.u, self.acceleration)
         return numerical_dissipation(self.system, self.params, h, part, start, end, a1, ev)
 
-    def _advance(self, h: float, depth: int):
-        """A step of h; on NewtonDivergence two steps of h/2, recursively ``depth`` deep."""
+    def _advance(self, h: float, depth: int, leaving: bool = True):
+        """A step of h; on NewtonDivergence, a singular linear system, constraints that do
+        not close or (``leaving``) a contact leaving its structure, two steps of h/2,
+        recursively ``depth`` deep (``n_halved`` counts them)."""
         try:
             return self._newton_step(h)
-        except NewtonDivergence as err:
-            if depth <= 0:
+        except (
+            NewtonDivergence,
+            np.linalg.LinAlgError,
+            ConstraintError,
+            ContactLeftStructure,
+        ) as err:
+            left = isinstance(err, ContactLeftStructure)
+            if depth <= 0 or left and (not leaving or h <= self.event_tol):
+                if left:  # located and judged by the caller (``_leaving``)
+                    raise
                 self.algebra.check_painleve_near(self.evaluation, self._mu, err)
+                if isinstance(err, np.linalg.LinAlgError):
+                    raise SingularSystem(
+                        f"a linear system of the step from t = {self.t:.6g} s by {h:.3g} s is "
+                        f"singular ({err}), also after {self.max_halvings} halvings"
+                    ) from err
                 raise
         self.n_halved += 1
-        self._advance(0.5 * h, depth - 1)
-        return self._advance(0.5 * h, depth - 1)
+        t_end = self.t + h
+        self._advance(0.5 * h, depth - 1, leaving)
+        return self._advance(t_end - self.t, depth - 1, leaving)  # ends on t + h exactly
 
     def step(self, h: float | None = None) -> StepReport:
         """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that
@@ -516,7 +533,7 @@ class GeneralizedAlpha(ContactStates):
                 try:
                     ev = self._advance(dt, self.max_halvings)
                 except ContactLeftStructure as err:
-                    i = self._leaving(err)
+                    i = self._leaving(err, start, t_end - start[0])
                     ev = self._leave(start, i, t_end - start[0])
                     self._close_substep(work, start[0], ev)
                     self._switch(i, "leave")
@@ -547,9 +564,17 @@ class GeneralizedAlpha(ContactStates):
                     f"more than {self.max_events} contact events in the step ending at "
                     f"t = {t_end:.6g} s (chattering between stick and slip); try a smaller h"
                 )
-        except ContactLeftStructure as err:
+        except ContactLeftStructure as err:  # left in a located sub-step: not located itself
             self._restore(saved)
-            raise StopRun(f"{err} near t = {t_end:.6g} s") from None
+            raise StepTooLarge(f"{err} in the step ending at t = {t_end:.6g} s") from None
+        except StopRun:  # a located contact leaving: the run ends at the step's start
+            self._restore(saved)
+            raise
+        except Exception as err:  # the step fails whole: its sub-steps are undone
+            self._restore(saved)
+            if isinstance(err, np.linalg.LinAlgError):  # a switch's restart (a new partition)
+                raise SingularSystem(f"{err} in the step ending at t = {t_end:.6g} s") from err
+            raise
         lam = self.multipliers
         for i, k in enumerate(self._sliding[: self._n_bilateral]):
             if lam[i] < 0.0:
@@ -670,6 +695,7 @@ class GeneralizedAlpha(ContactStates):
 __all__ = [
     "GeneralizedAlpha",
     "NewtonDivergence",
+    "SingularSystem",
     "alpha_parameters",
     "numerical_dissipation",
     "open_contact",

@@ -64,7 +64,7 @@ from ..system import System, energies
 from .closed_contacts import ClosedContacts
 from .effective_mass import FlexibleBlock
 from .result import ContactReport, StepReport, open_contact
-from .simulate import check_start
+from .simulate import SingularSystem, check_start
 
 
 @dataclass(frozen=True, eq=False)
@@ -340,7 +340,15 @@ class MoreauJean:
         return self._report(subs, q_a, u_a)
 
     def _advance(self, h, level):
-        sub = self._substep(h, may_reject=level < self.max_halvings)
+        try:
+            sub = self._substep(h, may_reject=level < self.max_halvings)
+        except np.linalg.LinAlgError as err:  # a singular system: halved like a deep closing
+            if level >= self.max_halvings:
+                raise SingularSystem(
+                    f"a linear system of the sub-step from t = {self.t:.6g} s by {h:.3g} s is "
+                    f"singular ({err}), also after {self.max_halvings} halvings"
+                ) from err
+            sub = None
         if sub is not None:
             return [sub]
         self.n_rejected += 1

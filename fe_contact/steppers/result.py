@@ -348,7 +348,10 @@ class SimulationResult:
     scalar history (the CSV's columns; ``result["tip_normal_force"]``). reports : the last
     StepReport per stored row when ``keep_reports`` was asked (for writers), else ().
     method : "generalized-alpha", "moreau" or "event-driven". status : "finished", "event" or "failed";
-    message : why it stopped. Counters: n_steps, n_newton, n_substeps; wall_time, s.
+    message : why it stopped. Counters: n_steps, n_newton, n_substeps, n_halved (steps retried
+    as two halves: a Newton divergence, a singular system, a contact jumping off its structure;
+    Moreau-Jean's and the event-driven stepper's sub-steps halved for a closing contact);
+    wall_time, s.
     events : the contact events located in time, (t [s], contact name, kind) with kind
     "stick", "slip" (a stuck contact breaks loose), "reversal" (the slip velocity passed zero
     and the contact slips on the other way), "open" (lift-off), "impact" (an open contact
@@ -373,6 +376,7 @@ class SimulationResult:
     reports: tuple = field(default=(), repr=False)
     events: tuple = field(default=(), repr=False)
     losses: tuple = field(default=(), repr=False)
+    n_halved: int = 0
 
     @property
     def success(self) -> bool:

@@ -22,6 +22,7 @@ while its ``status`` is "running".
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -31,7 +32,7 @@ import threadpoolctl
 
 from .. import validation as check
 from ..model import Polyline
-from ..system import System, energies
+from ..system import Energies, System, energies
 from .result import SimulationResult, StepReport, history_columns, history_row, no_work
 
 METHODS = ("generalized-alpha", "moreau", "event-driven")
@@ -40,6 +41,11 @@ LOG = logging.getLogger("fe_contact.simulate")
 
 class StopRun(RuntimeError):
     """A terminal event: the run ends cleanly with status "event" and this message."""
+
+
+class SingularSystem(RuntimeError):
+    """A linear system of a step is singular or ill-shaped (numpy's LinAlgError), also after
+    the step's halvings; the message names the time."""
 
 
 def check_start(system: System, h, q0, u0, method: str) -> tuple[float, np.ndarray, np.ndarray]:
@@ -246,27 +252,46 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
             v.clear()
 
     pending = []  # how to keep the last computed state, not stored because of the stride
+    t_done = report.t  # the last completed step: its state is kept (stored or pending)
+    t_observer = None  # the time of the report an observer failed on
 
-    def record(report: StepReport, k: int, last: bool):
+    def store_step(report: StepReport, k: int, last: bool) -> dict:
+        nonlocal t_done
         row = history_row(system, report, energy, work, energy0)
         pending.clear()
         if last or k % store_every == 0:
             keep(report, row)  # before the observers: a failing observer loses no state
         else:
             pending.append(lambda: keep(report, row))
+        t_done = report.t
+        return row
+
+    def notify(report: StepReport, row: dict):
+        nonlocal t_observer
         for obs in observers:
-            obs(system, report, row)
+            try:
+                obs(system, report, row)
+            except Exception:
+                t_observer = report.t
+                raise
+
+    def record(report: StepReport, k: int, last: bool):
+        notify(report, store_step(report, k, last))
 
     def record_batch(batch, k: int):
-        """Steps k .. k + batch.n - 1, taken in one call (``batch.StepBatch``)."""
-        nonlocal energy
+        """Steps k .. k + batch.n - 1, taken in one call (``batch.StepBatch``): all of them
+        are kept before the observers see them (the stepper has committed them all)."""
+        nonlocal energy, t_done
         if observers or keep_reports:  # the per-step path, with the reports of the batch
+            done = []
             for j in range(batch.n):
                 report = batch.report(j)
                 for key, value in report.work.items():
                     work[key] += value
                 energy = report.energy
-                record(report, k + j, False)
+                done.append((report, store_step(report, k + j, False)))
+            for report, row in done:
+                notify(report, row)
             return
         cols = batch.columns(system, work, energy0)
         energy = batch.energies(batch.n - 1)
@@ -278,10 +303,10 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
             parts.append({c: v[stored] for c, v in cols.items()})
         if stored.size == 0 or stored[-1] != batch.n - 1:
             pending.append(lambda: (flush(), parts.append({c: v[-1:] for c, v in cols.items()})))
+        t_done = float(batch.t[-1])
 
     status, message = "finished", f"reached t = {t_end:g} s"
     batches = getattr(stepper, "steps", None)
-    t_done = report.t
     try:
         record(report, 0, True)
         k, wait, backoff = 1, 0, 1
@@ -293,18 +318,15 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
                 if batch is not None and batch.n:
                     record_batch(batch, k)
                     k += batch.n
-                    t_done = float(batch.t[-1])
                     backoff = 1
                     if batch.stop == "done":
                         continue
                 elif batch is not None:  # none taken: none tried for a while (doubling)
                     wait, backoff = backoff, min(2 * backoff, 64)
-            h_k = None  # the stepper's h; the last step ends on t_end
-            if (
-                not bounded
-                and k == n_total
-                and abs(t_end - stepper.t - stepper.h) > 1e-9 * stepper.h
-            ):
+            h_k = None  # the stepper's h; the last step ends on t_end exactly
+            if not bounded and k == n_total:
+                # t_end - t is exact for t_end / 2 <= t <= t_end (Sterbenz), so that
+                # t + h_k == t_end in floating point: the run ends on t_end, not an ulp off
                 h_k = t_end - stepper.t
             try:
                 report = stepper.step(h_k)
@@ -313,15 +335,22 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
                 break
             for key, value in report.work.items():
                 work[key] += value
-            energy = report.energy or energies(system, report.q, report.u, report.t)
+            try:
+                energy = report.energy or energies(system, report.q, report.u, report.t)
+            except Exception:
+                # the step is complete but a force of its end state cannot be evaluated (an
+                # actuator failing there): its state is kept, with the energies unknown
+                energy = Energies(*[math.nan] * len(dataclasses.fields(Energies)))
+                store_step(report, k, True)
+                raise
             record(report, k, stepper.status != "running" if bounded else k == n_total)
-            t_done = report.t
             k += 1
     except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
         status = "failed"
-        # the last completed step is the last report (a failing step may have committed
+        # the last completed step is the last report kept (a failing step may have committed
         # some of its sub-steps: the stepper's own t may lie past it)
-        message = f"{type(err).__name__}: {err} (last completed step at t = {t_done:.6g} s)"
+        where = "" if t_observer is None else f" in an observer at t = {t_observer:.6g} s"
+        message = f"{type(err).__name__}: {err}{where} (last completed step at t = {t_done:.6g} s)"
     finally:
         for obs in observers:
             close = getattr(obs, "close", None)
@@ -348,7 +377,8 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         reports=tuple(reps),
         events=tuple(getattr(stepper, "events", ())),
         losses=tuple(getattr(stepper, "losses", ())),
+        n_halved=int(getattr(stepper, "n_halved", getattr(stepper, "n_rejected", 0))),
     )
 
 
-__all__ = ["METHODS", "StopRun", "simulate"]
+__all__ = ["METHODS", "SingularSystem", "StopRun", "simulate"]
