@@ -54,7 +54,8 @@ def prepare(model_file: ModelFile) -> PreparedRun:
         )
     system = assemble(model_file.model)
     try:
-        q0, u0 = model_file.initial.state(system, source)
+        t_start = 0.0 if model_file.simulation is None else model_file.simulation.t_start
+        q0, u0 = model_file.initial.state(system, source, t=t_start)
     except ModelFileError as err:
         problems += err.problems
         q0 = u0 = None

@@ -266,6 +266,10 @@ class StructureStateTable(Table):
 
 
 class InitialTable(Table):
+    """The state at t_start; ``static = true``: the static equilibrium at rest
+    (``fe_contact.static_equilibrium``), from tree_q / q as the guess."""
+
+    static: bool = False
     tree_q: list[float] | None = None
     tree_u: list[float] | None = None
     structures: dict[str, StructureStateTable] = {}
