@@ -98,7 +98,7 @@ def _support_mismatch(name: str, structure: StringStructure, q, fraction: float)
             value = float(np.hypot(*mismatch))
             if value > fraction * length:
                 label = f"support {i} ({support.kind} at s = {support.s:g} m) of string {name!r}"
-                out.append(Violation(label, value, "m", fraction * length))
+                out.append(Violation(label, value, "m", float(fraction * length)))
                 break
     return out
 

@@ -24,7 +24,9 @@ past a fold of the load path to the next minimum.
 Path: a string whose guess is its reference is first brought to equilibrium alone under its
 own loads, its supports moved from their reference to their prescribed values after the load
 (``elements.string_statics``, which a slack, unstressed string needs); then the tree's loads
-are ramped with every constraint. A step that fails is halved (8 times at most).
+are ramped with every constraint. A step that fails is halved (8 times at most); when the
+path ends at a fold (the equilibrium it follows disappears), the full load is tried at once
+from the last converged state.
 
 Friction: the equilibrium is the frictionless one (zero tangential force lies in every
 Coulomb cone, so it is an admissible static state for any mu; with friction the static state
@@ -211,6 +213,8 @@ def _string_alone(structure: StringStructure, load_steps, tol, max_iterations):
             tol=tol,
             max_iterations=max_iterations,
         )
+    except ValueError:  # a rigid-body mode: the string is held by its contacts too
+        return structure.initial_coordinates(), 0
     except string_statics.StaticConvergenceError as err:
         raise StaticEquilibriumError(
             f"string {structure.name!r} alone, {err.phase}",
@@ -243,6 +247,7 @@ class _Solver:
         nominal = 1.0 / n_steps
         x, increment, total = 0.0, nominal, 0
         previous = None  # (x, q) of the converged state before the current one
+        jumped = False
         while x < 1.0:
             target = 1.0 if 1.0 - (x + increment) < 1e-12 else x + increment
             system, factor = path(target)
@@ -256,12 +261,15 @@ class _Solver:
             if out[1]:
                 previous = (x, q)
                 q, x = out[0], target
-                increment = min(2.0 * increment, nominal)
+                increment = min(2.0 * increment, nominal) if not jumped else 1.0 - x
                 self.final = (system, factor)
                 continue
             self.rows.lam, self.rows.closed = lam, closed  # as before the failed attempt
             increment *= 0.5
             if increment < nominal / 2**max_halvings:
+                if not jumped and target < 1.0:  # a fold of the path: try the end at once
+                    jumped, increment, previous = True, 1.0 - x, None
+                    continue
                 raise StaticEquilibriumError(phase, factor, out[3], out[4], out[2])
         return q, total
 

@@ -108,7 +108,7 @@ def test_trolley_on_a_cable_matches_the_elastic_catenary_and_converges():
     elements. The position of a frictionless point on a string without bending stiffness is
     where the string's tangent is horizontal; the C1 Hermite string rounds the load's kink
     off within the element holding it, so that tangent varies with where in the element the
-    point sits (a heavy trolley, 1 kg, erred by 0.010, 0.017, 0.023 m at 8, 16, 64 elements
+    point sits (a heavy trolley, 1 kg, erred by 0.013, 0.018, 0.024 m at 8, 16, 64 elements
     in our runs, see the README). With a light trolley the kink is small (P / H = 0.36) and the
     errors measured are 3.0e-3, 2.9e-3, 1.1e-3 m: bound by a tenth of the element length, and
     the error at 32 elements at most half that at 8 (measured 0.36). Reactions: 3.6e-3,
