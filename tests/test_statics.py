@@ -23,6 +23,7 @@ from fe_contact import (
     Model,
     Point,
     Sliding,
+    StaticEquilibriumError,
     Support,
     TreeModel,
     Unilateral,
@@ -307,3 +308,18 @@ def test_static_start_is_validated_like_the_other_tables():
         parse_document({**base, "initial": {"static": True, "tree_u": [0.0]}})
     loaded = parse_document({**base, "initial": {"static": True}})
     assert loaded.initial.static
+
+
+def test_a_model_without_equilibrium_fails_with_the_load_factor_and_residual():
+    """A point mass on a vertical prismatic joint with nothing holding it has no static state:
+    StaticEquilibriumError names the phase, the load factor reached and the residual (its
+    weight, m g = 9.81 N, at most: nothing balances it)."""
+    tree = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("prismatic", angle=np.pi / 2),))
+    system = assemble(Model(tree=tree))
+    with pytest.raises(StaticEquilibriumError) as info:
+        static_equilibrium(system, load_steps=2, max_iterations=5)
+    err = info.value
+    assert err.phase == "load"
+    assert 0.0 < err.load_factor <= 1.0
+    assert 0.0 < err.residual <= G * (1.0 + 1e-12)
+    assert "load factor" in str(err) and "force residual" in str(err)
