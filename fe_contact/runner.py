@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .consistency import check_consistent_start
 from .io.model_file import ModelFile, ModelFileError, Problem, model_text, parse_result
 from .io.model_problems import MISSING, library_call
 from .steppers.observers import CsvObserver, ProgressObserver, VtkObserver
@@ -74,6 +75,11 @@ def prepare(model_file: ModelFile) -> PreparedRun:
                 )
             )
     sim = model_file.simulation
+    if q0 is not None:  # the start on the constraints (what simulate checks first)
+        try:
+            check_consistent_start(system, q0, 0.0 if sim is None else sim.t_start)
+        except ValueError as err:
+            problems.append(Problem("initial", MISSING, str(err)))
     if not problems:  # the stepper checks its settings and the start
         settings = {"method": sim.method, "h": sim.h, **sim.settings}
         try:

@@ -323,3 +323,15 @@ def test_a_model_without_equilibrium_fails_with_the_load_factor_and_residual():
     assert 0.0 < err.load_factor <= 1.0
     assert 0.0 < err.residual <= G * (1.0 + 1e-12)
     assert "load factor" in str(err) and "force residual" in str(err)
+
+
+def test_a_model_file_whose_start_contradicts_a_drive_is_refused_before_the_run():
+    """``fe-contact run`` prepares a run before any work: the drive's residual 0.3 rad is a
+    problem of [initial]; with static = true the same file starts on the drive."""
+    system = pendulum(drives=(Drive.constant_velocity(0, 0.3, 0.0),))
+    doc = model_document(system.model, Simulation(0.01, h=1e-3), InitialState(tree_q=(0.0,)))
+    with pytest.raises(ModelFileError, match=r"drive 'drive_0' violated by 3\.000e-01 rad"):
+        prepare(parse_document(doc))
+    doc["initial"]["static"] = True
+    prepared = prepare(parse_document(doc))
+    assert abs(prepared.q0[0] - 0.3) < 1e-12
