@@ -335,3 +335,21 @@ def test_a_model_file_whose_start_contradicts_a_drive_is_refused_before_the_run(
     doc["initial"]["static"] = True
     prepared = prepare(parse_document(doc))
     assert abs(prepared.q0[0] - 0.3) < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("load_steps", 0),
+        ("drives", "loose"),
+        ("t", float("nan")),
+        ("tol", -1.0),
+        ("max_iterations", 0),
+        ("q_guess", [0.0, 0.0]),
+    ],
+)
+def test_bad_input_is_rejected_naming_the_parameter(name, value):
+    with pytest.raises((ValueError, TypeError), match=rf"static_equilibrium\.{name}"):
+        static_equilibrium(pendulum(), **{name: value})
+    with pytest.raises(TypeError, match=r"static_equilibrium\.system"):
+        static_equilibrium(pendulum().model)

@@ -163,8 +163,10 @@ def simulate(
     q0, u0 = y0
     if start_tol is not None:
         start_tol = check.real("simulate.start_tol", start_tol, low=0.0, unit="m or rad")
-        if isinstance(system, System) and np.shape(q0) == (system.layout.n,):
-            check_consistent_start(system, np.asarray(q0, dtype=float), t0, start_tol)
+        if isinstance(system, System):
+            lay = system.layout
+            q = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
+            check_consistent_start(system, q, t0, start_tol)
     if threads is None:
         return _run(
             system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
