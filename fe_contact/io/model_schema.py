@@ -27,6 +27,7 @@ A model file::
     [initial]                         # the state at t_start; omitted parts start at rest,
     tree_q = [0.1, 0.0]               # structures in their reference configuration
     tree_u = [0.5, 0.0]
+    # static = true                   # or: the static equilibrium at rest, from tree_q / q
 
     [simulation]                      # the stepper, its step and settings
     method = "generalized-alpha"
