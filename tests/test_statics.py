@@ -296,6 +296,13 @@ def test_static_start_in_a_model_file_is_the_python_static_state(tmp_path):
     prepared = prepare(loaded)
     assert np.allclose(prepared.q0, expected.q, rtol=0.0, atol=1e-12)
     assert not np.any(prepared.u0)
+    # and it is at rest for the stepper: the force residual (1e-10 of ~0.5 N) accelerates the
+    # 0.05 kg mass by ~1e-9 m/s^2, i.e. ~1e-11 m/s in 0.02 s; bound 1e-8 m/s
+    result = simulate(prepared.system, (0.0, 0.02), (prepared.q0, prepared.u0), "moreau", h=1e-3)
+    assert result.success, result.message
+    assert np.max(np.abs(result.u)) < 1e-8
+    final = result["mass_normal_force"][-1]
+    assert abs(final - expected.normal_force["mass"]) < 1e-8 * expected.normal_force["mass"]
 
 
 def test_static_start_is_validated_like_the_other_tables():
