@@ -5,7 +5,8 @@ The one path through the library (see the README): describe a ``Model`` (a ``Tre
 loads, gravity), ``assemble`` it into a ``System``, ``simulate`` it with the generalised-alpha or
 the Moreau-Jean stepper to a ``SimulationResult``, and let observers write the CSV history and
 the ParaView series as the run goes. ``load_model`` / ``save_model`` read and write a whole run
-(model, initial state, stepper, outputs) as a TOML model file.
+(model, initial state, stepper, outputs) as a TOML model file. ``static_equilibrium`` gives a
+consistent start at rest.
 """
 
 from .elements.beam import BeamSpec
@@ -28,6 +29,7 @@ from .multibody.builders import floating_body
 from .multibody.drive import Drive
 from .multibody.joints import Joint
 from .multibody.tree import Body, TreeModel
+from .statics import StaticEquilibriumError, StaticState, static_equilibrium
 from .steppers.result import SimulationResult
 from .steppers.simulate import simulate
 from .system import System, assemble
@@ -51,6 +53,8 @@ __all__ = [
     "Point",
     "PointLoad",
     "SimulationResult",
+    "StaticEquilibriumError",
+    "StaticState",
     "Polyline",
     "Sliding",
     "StringSpec",
@@ -64,4 +68,5 @@ __all__ = [
     "load_model",
     "save_model",
     "simulate",
+    "static_equilibrium",
 ]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .consistency import check_consistent_start
 from .io.model_file import ModelFile, ModelFileError, Problem, model_text, parse_result
 from .io.model_problems import MISSING, library_call
 from .steppers.observers import CsvObserver, ProgressObserver, VtkObserver
@@ -56,7 +57,8 @@ def prepare(model_file: ModelFile) -> PreparedRun:
         )
     system = assemble(model_file.model)
     try:
-        q0, u0 = model_file.initial.state(system, source)
+        t_start = 0.0 if model_file.simulation is None else model_file.simulation.t_start
+        q0, u0 = model_file.initial.state(system, source, t=t_start)
     except ModelFileError as err:
         problems += err.problems
         q0 = u0 = None
@@ -75,6 +77,11 @@ def prepare(model_file: ModelFile) -> PreparedRun:
                 )
             )
     sim = model_file.simulation
+    if q0 is not None:  # the start on the constraints (what simulate checks first)
+        try:
+            check_consistent_start(system, q0, 0.0 if sim is None else sim.t_start)
+        except ValueError as err:
+            problems.append(Problem("initial", MISSING, str(err)))
     if not problems:  # the stepper checks its settings and the start
         settings = {"method": sim.method, "h": sim.h, **sim.settings}
         try:

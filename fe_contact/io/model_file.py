@@ -26,6 +26,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+from .. import validation as check
 from ..model import Model
 from . import model_schema as schema
 from .model_build import build_model, model_tables
@@ -78,15 +79,24 @@ class Output:
 class InitialState:
     """The state at t_start: tree coordinates and velocities (m or rad, per joint) and, per
     structure, its free coordinates q and velocities u in the order of ``system.layout``. A
-    part left out starts at rest, a structure in its reference (stress-free) configuration."""
+    part left out starts at rest, a structure in its reference (stress-free) configuration.
+    static : start from the static equilibrium at rest (``fe_contact.static_equilibrium``)
+    at t_start, with the given coordinates as the guess (velocities must be left out)."""
 
     tree_q: tuple[float, ...] | None = None
     tree_u: tuple[float, ...] | None = None
     structures: Mapping[str, tuple[tuple[float, ...] | None, tuple[float, ...] | None]] = field(
         default_factory=dict
     )
+    static: bool = False
 
     def __post_init__(self):
+        check.instance("InitialState.static", self.static, bool, "True or False")
+        moving = [k for k, (_, u) in dict(self.structures).items() if u is not None]
+        if self.static and (self.tree_u is not None or moving):
+            given = ["tree_u"] * (self.tree_u is not None) + [f"structures.{k}.u" for k in moving]
+            check.fail("InitialState.static", True, f"a start at rest, without {', '.join(given)}")
+
         def floats(v):
             return None if v is None else tuple(float(x) for x in np.asarray(v).ravel())
 
@@ -113,8 +123,11 @@ class InitialState:
             },
         )
 
-    def state(self, system, source: str = "<model>") -> tuple[np.ndarray, np.ndarray]:
-        """(q0, u0), each (system.layout.n,); ModelFileError when a length is wrong."""
+    def state(
+        self, system, source: str = "<model>", t: float = 0.0
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(q0, u0), each (system.layout.n,); ModelFileError when a length is wrong or, for a
+        static start, when the static equilibrium at time t (s) is not found."""
         q0, u0 = system.initial_state()
         lay = system.layout
         problems = []
@@ -146,6 +159,14 @@ class InitialState:
                 target[where] = values
         if problems:
             raise ModelFileError(source, problems)
+        if self.static:
+            from ..statics import StaticEquilibriumError, static_equilibrium
+
+            try:
+                solution = static_equilibrium(system, q0, t=t)
+            except (StaticEquilibriumError, ValueError) as err:
+                raise ModelFileError(source, [Problem("initial.static", True, str(err))]) from None
+            return solution.q, solution.u
         return q0, u0
 
 
@@ -254,10 +275,22 @@ def _initial(raw: dict, structures: set, problems: list[Problem]) -> InitialStat
                     f"no such structure; known: {known}",
                 )
             )
+    moving = ["tree_u"] * (table.tree_u is not None)
+    moving += [f"structures.{n}.u" for n, s in table.structures.items() if s.u is not None]
+    if table.static and moving:
+        problems.append(
+            Problem(
+                "initial.static",
+                True,
+                f"a static start is at rest; allowed: no velocities (remove {', '.join(moving)})",
+            )
+        )
+        return InitialState()
     return InitialState(
         table.tree_q,
         table.tree_u,
         {n: (s.q, s.u) for n, s in table.structures.items() if n in structures},
+        static=table.static,
     )
 
 
@@ -332,7 +365,7 @@ def model_document(
         model = model.model
     doc = model_tables(model)
     if initial is not None:
-        table = {}
+        table = {"static": True} if initial.static else {}
         if initial.tree_q is not None:
             table["tree_q"] = list(initial.tree_q)
         if initial.tree_u is not None:

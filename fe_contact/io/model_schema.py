@@ -27,6 +27,7 @@ A model file::
     [initial]                         # the state at t_start; omitted parts start at rest,
     tree_q = [0.1, 0.0]               # structures in their reference configuration
     tree_u = [0.5, 0.0]
+    # static = true                   # or: the static equilibrium at rest, from tree_q / q
 
     [simulation]                      # the stepper, its step and settings
     method = "generalized-alpha"
@@ -266,6 +267,10 @@ class StructureStateTable(Table):
 
 
 class InitialTable(Table):
+    """The state at t_start; ``static = true``: the static equilibrium at rest
+    (``fe_contact.static_equilibrium``), from tree_q / q as the guess."""
+
+    static: bool = False
     tree_q: list[float] | None = None
     tree_u: list[float] | None = None
     structures: dict[str, StructureStateTable] = {}

@@ -31,6 +31,7 @@ import numpy as np
 import threadpoolctl
 
 from .. import validation as check
+from ..consistency import check_consistent_start
 from ..model import Polyline
 from ..system import Energies, System, energies
 from .result import SimulationResult, StepReport, history_columns, history_row, no_work
@@ -162,6 +163,7 @@ def simulate(
     store_every: int = 1,
     keep_reports: bool = False,
     threads: int | None = 1,
+    start_tol: float | None = 1e-6,
     **settings,
 ) -> SimulationResult:
     """Integrate ``system`` from t_span[0] to t_span[1] (s) from the state y0 = (q0, u0).
@@ -179,6 +181,11 @@ def simulate(
     threads : BLAS threads during the run (default 1: the matrices of a step are small, and
         several threads fighting over them cost more than they give; None leaves the process's
         setting alone). Set through threadpoolctl for the run only.
+    start_tol : the initial state must satisfy every bilateral constraint (sliding contacts,
+        drives, loop closures) to this tolerance (m or rad) and reach every string support
+        (``consistency.constraint_violations``); else ValueError naming each violated
+        constraint and its residual, before any step. None: no check (the stepper pulls the
+        dependent coordinates onto the constraints in its first step).
     settings : passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``);
         ``compiled=False`` keeps the generalised-alpha step in Python (``steppers.compiled``).
     Returns a SimulationResult. A failure after the start (Newton divergence, a singular system,
@@ -203,6 +210,12 @@ def simulate(
     if len(y0) != 2:
         check.fail("simulate.y0", y0, allowed)
     q0, u0 = y0
+    if start_tol is not None:
+        start_tol = check.real("simulate.start_tol", start_tol, low=0.0, unit="m or rad")
+        if isinstance(system, System):
+            lay = system.layout
+            q = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
+            check_consistent_start(system, q, t0, start_tol)
     if threads is None:
         return _run(
             system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
