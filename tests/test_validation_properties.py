@@ -47,8 +47,11 @@ from fe_contact.elements.string import StraightReference
 from fe_contact.model import CarriedBody
 from fe_contact.rough import arc_profile
 
-CHECKS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-ASSEMBLES = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# (data_too_large: older hypothesis versions, 6.0 among them, overrun their buffer while
+# drawing the nested invalid values and report it as a failed health check)
+QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
+CHECKS = settings(max_examples=25, deadline=None, suppress_health_check=QUIET)
+ASSEMBLES = settings(max_examples=40, deadline=None, suppress_health_check=QUIET)
 
 # ------------------------------------------------------------------------------------------
 # Invalid values
