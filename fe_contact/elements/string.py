@@ -47,7 +47,7 @@ from skfem.helpers import dot, grad
 from .. import validation as check
 from .string_energy import averaged_internal_force, averaged_tangent
 from .string_forces import (
-    _element_coordinates,
+    element_coordinates,
     internal_force,
     internal_force_form,
     strain_energy,
@@ -326,7 +326,7 @@ def assemble_string(spec: StringSpec) -> StringModel:
             strain_operator[:, :, 2 * a + c, c] = shape_slopes[:, a, :]
             strain_operator[:, :, 2 * a + c, 2 + c] = shape_curvatures[:, a, :]
 
-    q_e = _element_coordinates(basis.element_dofs, q_ref)
+    q_e = element_coordinates(basis.element_dofs, q_ref)
     r_s = np.einsum("eac,eaq->ceq", q_e, shape_slopes)
     r_ss = np.einsum("eac,eaq->ceq", q_e, shape_curvatures)
     ref_metric = np.sqrt(np.sum(r_s**2, axis=0))

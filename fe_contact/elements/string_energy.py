@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from .string_forces import _element_coordinates
+from .string_forces import assemble_section_tangent, element_coordinates
 
 if TYPE_CHECKING:
     from .string import StringModel
@@ -81,7 +81,7 @@ def _check_flexible(model: StringModel) -> None:
 
 def _slopes(model: StringModel, q: np.ndarray) -> np.ndarray:
     """r' at the quadrature points, shape (n_elements, n_qp, 2)."""
-    q_e = _element_coordinates(model.basis.element_dofs, q)
+    q_e = element_coordinates(model.basis.element_dofs, q)
     return np.einsum("eac,eaq->eqc", q_e, model.shape_slopes)
 
 
@@ -132,11 +132,4 @@ def averaged_tangent(model: StringModel, q0: np.ndarray, q1: np.ndarray) -> sp.c
     )
     tangent = np.zeros(S.shape + (4, 4))
     tangent[..., 0:2, 0:2] = block
-    weighted = np.einsum(
-        "eqik,eqkl->eqil", model.strain_operator, tangent * model.dx[..., None, None]
-    )
-    k_e = np.einsum("eqil,eqjl->eij", weighted, model.strain_operator)
-    data = np.bincount(model._csr_inverse, weights=k_e.ravel(), minlength=model._csr_indices.size)
-    return sp.csr_matrix(
-        (data, model._csr_indices, model._csr_indptr), shape=(model.n_dofs, model.n_dofs)
-    )
+    return assemble_section_tangent(model, tangent)

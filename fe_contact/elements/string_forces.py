@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 _PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
 
 
-def _element_coordinates(element_dofs: np.ndarray, q: np.ndarray) -> np.ndarray:
+def element_coordinates(element_dofs: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Gather q per element as shape (n_elements, 4, 2): [element, scalar function, component]."""
     return q[element_dofs].T.reshape(-1, 4, 2)
 
@@ -37,7 +37,7 @@ def _section_response(model: StringModel, q: np.ndarray, order: int):
     """
     law = model.spec.law
     bending_stiffness = float(model.spec.bending_stiffness)
-    q_e = _element_coordinates(model.basis.element_dofs, q)
+    q_e = element_coordinates(model.basis.element_dofs, q)
     a = np.einsum("eac,eaq->eqc", q_e, model.shape_slopes)  # r'
     metric = model.ref_metric
     m2 = np.sum(a**2, axis=-1)
@@ -113,6 +113,13 @@ def internal_force(model: StringModel, q: np.ndarray) -> np.ndarray:
 def tangent_stiffness(model: StringModel, q: np.ndarray) -> sp.csr_matrix:
     """Consistent tangent d f_int / dq (material + geometric), sparse CSR (n_dofs, n_dofs)."""
     _, _, tangent = _section_response(model, q, order=2)
+    return assemble_section_tangent(model, tangent)
+
+
+def assemble_section_tangent(model: StringModel, tangent: np.ndarray) -> sp.csr_matrix:
+    """The sparse matrix sum_e int B^T D B dx of section tangents D (n_elements, n_quad, 4, 4)
+    at the quadrature points (B: ``model.strain_operator``), CSR (n_dofs, n_dofs) in the
+    model's fixed sparsity pattern."""
     weighted = np.einsum(
         "eqik,eqkl->eqil", model.strain_operator, tangent * model.dx[..., None, None]
     )
