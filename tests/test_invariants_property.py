@@ -202,7 +202,10 @@ def check_invariants(draw: Draw) -> dict:
     if draw.mu == 0.0:
         assert np.all(friction == 0.0)
     if draw.rho_inf == 1.0:
-        assert np.all(res["dissipated_numerical"] == 0.0)
+        # no numerical loss (the trapezoidal rule): round-off of its products (measured
+        # 5e-21 J on a disk on the cantilever, scale 5e-3 J)
+        numerical = np.max(np.abs(res["dissipated_numerical"]))
+        assert numerical <= ROUND_OFF * scale, (draw, numerical, scale)
     assert error <= BALANCE * scale, (draw, error, scale)
     if smooth(res, draw):
         # convergence of the balance error, from h <= 1 ms (at 2 ms a 2-element cantilever
