@@ -26,7 +26,7 @@ FACTORS_KEPT = 16
 
 class StepAlgebra:
     """The solves of one system's steps. ``params``: the generalised-alpha parameters
-    (``genalpha.AlphaParameters``). ``n_factorizations`` counts the sparse LU factorisations
+    (``alpha.AlphaParameters``). ``n_factorizations`` counts the sparse LU factorisations
     of the structures' block."""
 
     def __init__(self, system: System, params):
