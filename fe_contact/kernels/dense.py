@@ -10,7 +10,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def _lu(a):
+def lu_decompose(a):
     """LU factors with partial pivoting of a small square matrix a (not changed) and the
     reciprocal of its 1-norm condition number (0 when singular or not finite)."""
     n = a.shape[0]
@@ -44,7 +44,7 @@ def _lu(a):
             e[i] = 0.0
         norm_a = max(norm_a, col_a)
         e[j] = 1.0
-        x = _solve(lu, piv, e)
+        x = lu_solve(lu, piv, e)
         norm_i = max(norm_i, np.sum(np.abs(x)))
     if not np.isfinite(norm_i) or norm_a * norm_i == 0.0:
         return lu, piv, 0.0
@@ -52,8 +52,8 @@ def _lu(a):
 
 
 @njit(cache=True)
-def _solve(lu, piv, b):
-    """x with A x = b from ``_lu``'s factors (PA = LU)."""
+def lu_solve(lu, piv, b):
+    """x with A x = b from ``lu_decompose``'s factors (PA = LU)."""
     n = b.size
     x = np.empty(n)
     for i in range(n):
@@ -70,8 +70,8 @@ def _solve(lu, piv, b):
 
 
 @njit(cache=True)
-def _solve_t(lu, piv, b):
-    """x with A^T x = b from ``_lu``'s factors: U^T L^T P x = b."""
+def lu_solve_t(lu, piv, b):
+    """x with A^T x = b from ``lu_decompose``'s factors: U^T L^T P x = b."""
     n = b.size
     y = np.empty(n)
     for i in range(n):
@@ -91,7 +91,7 @@ def _solve_t(lu, piv, b):
 
 
 @njit(cache=True)
-def _solve_columns(lu, piv, a, cols):
+def lu_solve_columns(lu, piv, a, cols):
     """X (m, cols.size) with A X = a[:, cols] (forward and back substitution in place)."""
     m = a.shape[0]
     k = cols.size
@@ -119,7 +119,7 @@ def _solve_columns(lu, piv, a, cols):
 
 
 @njit(cache=True)
-def _matvec(a, x):
+def matvec(a, x):
     out = np.zeros(a.shape[0])
     for i in range(a.shape[0]):
         acc = 0.0
@@ -130,7 +130,7 @@ def _matvec(a, x):
 
 
 @njit(cache=True)
-def _amax(x):
+def abs_max(x):
     """The largest entry of x, 0 for none (numpy's max with initial=0 on |.|)."""
     out = 0.0
     for v in x:
@@ -140,7 +140,7 @@ def _amax(x):
 
 
 @njit(cache=True)
-def _matvec_t(a, x):
+def matvec_t(a, x):
     """a^T x."""
     out = np.zeros(a.shape[1])
     for i in range(a.shape[0]):
@@ -150,7 +150,7 @@ def _matvec_t(a, x):
 
 
 @njit(cache=True)
-def _columns(a, cols):
+def take_columns(a, cols):
     out = np.empty((a.shape[0], cols.size))
     for i in range(a.shape[0]):
         for j in range(cols.size):

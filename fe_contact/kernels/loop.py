@@ -24,12 +24,11 @@ import numpy as np
 from numba import njit
 
 from .beam import N_FIELDS, VT, S
+from .dense import take_columns
 from .evaluate import OK
 from .numerical import step_dissipation
 from .pack import unpack
-from .step import _columns as columns
-from .step import _empty as no_evaluation
-from .step import delassus, flatten, iterate, state_energies
+from .step import delassus, flatten, iterate, no_evaluation, state_energies
 
 # why ``steps`` stopped (the index into STOPS)
 STOPS = (
@@ -219,7 +218,7 @@ def steps(
             reason = 3
             break
         # cond_2 of one row is 1 (exactly, as np.linalg.cond gives it)
-        if U.size > 1 and np.linalg.cond(columns(jac, U)) > cond_limit:
+        if U.size > 1 and np.linalg.cond(take_columns(jac, U)) > cond_limit:
             reason = 4
             break
         if friction and phi.size > 0:

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from .beam import csr_matvec
-from .dense import _columns, _lu, _matvec, _matvec_t, _solve_columns
+from .dense import lu_decompose, lu_solve_columns, matvec, matvec_t, take_columns
 from .pack import unpack
 
 
@@ -41,8 +41,8 @@ def step_dissipation(P, alpha, h, ind, U, u_n, u1, acc_n, acc1, pseudo_n, a1, ma
     abar = 0.5 * (acc_n + acc1)
     mu = np.empty(n)
     ma = np.empty(n)
-    mu[:nt] = _matvec(mass_tree, ubar[:nt])
-    ma[:nt] = _matvec(mass_tree, abar[:nt])
+    mu[:nt] = matvec(mass_tree, ubar[:nt])
+    ma[:nt] = matvec(mass_tree, abar[:nt])
     out = np.empty(n - nt)
     csr_matvec(flex[0], ubar, out, nt)
     mu[nt:] = out
@@ -51,10 +51,10 @@ def step_dissipation(P, alpha, h, ind, U, u_n, u1, acc_n, acc1, pseudo_n, a1, ma
     mu_k = mu[ind]
     ma_k = ma[ind]
     if U.size:
-        lu, piv, _ = _lu(_columns(jac, U))
-        B = _solve_columns(lu, piv, jac, ind)
-        mu_k -= _matvec_t(B, mu[U])
-        ma_k -= _matvec_t(B, ma[U])
+        lu, piv, _ = lu_decompose(take_columns(jac, U))
+        B = lu_solve_columns(lu, piv, jac, ind)
+        mu_k -= matvec_t(B, mu[U])
+        ma_k -= matvec_t(B, ma[U])
     total = 0.0
     for j in range(ind.size):
         i = ind[j]

@@ -22,14 +22,14 @@ from numba import njit
 
 from .beam import N_FIELDS, band_solve, csr_matvec
 from .dense import (
-    _amax,
-    _columns,
-    _lu,
-    _matvec,
-    _matvec_t,
-    _solve,
-    _solve_columns,
-    _solve_t,
+    abs_max,
+    lu_decompose,
+    lu_solve,
+    lu_solve_columns,
+    lu_solve_t,
+    matvec,
+    matvec_t,
+    take_columns,
 )
 from .evaluate import FAILED, OK, SINGULAR, evaluate
 from .pack import unpack
@@ -74,11 +74,11 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t):
             au += jac[i, k] * u[k]
         rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
         rhs[i, 1] = au + phit[i]
-    lu, piv, rc = _lu(Ju)
+    lu, piv, rc = lu_decompose(Ju)
     if rc <= 1e-13:
         return False
-    sol_q = _solve(lu, piv, rhs[:, 0].copy())
-    sol_u = _solve(lu, piv, rhs[:, 1].copy())
+    sol_q = lu_solve(lu, piv, rhs[:, 0].copy())
+    sol_u = lu_solve(lu, piv, rhs[:, 1].copy())
     for j in range(m):
         q[U[j]] = q_ev[U[j]] - sol_q[j]
         u[U[j]] = -sol_u[j]
@@ -103,22 +103,22 @@ def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
                 Ju[i, j] = jac[i, U[j]]
         if np.max(np.abs(phi)) <= 1e-12:
             break
-        lu, piv, rc = _lu(Ju)
+        lu, piv, rc = lu_decompose(Ju)
         if rc <= 1e-13:
             return SINGULAR
-        dq = _solve(lu, piv, phi)
+        dq = lu_solve(lu, piv, phi)
         for j in range(m):
             q[U[j]] -= dq[j]
     else:
         return FAILED
-    rest = _matvec(jac, u) + phit
+    rest = matvec(jac, u) + phit
     for i in range(m):
         for j in range(m):
             rest[i] -= Ju[i, j] * u[U[j]]
-    lu, piv, rc = _lu(Ju)
+    lu, piv, rc = lu_decompose(Ju)
     if rc <= 1e-13:
         return SINGULAR
-    du = _solve(lu, piv, rest)
+    du = lu_solve(lu, piv, rest)
     for j in range(m):
         u[U[j]] = -du[j]
     return OK
@@ -128,7 +128,7 @@ def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
 def _consistent(phi, jac, u, phit, tol):
     if phi.size == 0:
         return True
-    velocity = _matvec(jac, u) + phit
+    velocity = matvec(jac, u) + phit
     return np.max(np.abs(phi)) <= tol and np.max(np.abs(velocity)) <= tol
 
 
@@ -192,10 +192,10 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
             for k in range(nf):
                 acc += jac[i, nt + k] * W[k, j]
             small[nt + i, nt + j] = acc
-    lu, piv, rc = _lu(small)
+    lu, piv, rc = lu_decompose(small)
     if rc == 0.0:
         return np.full(n, np.nan)
-    x = _solve(lu, piv, b)
+    x = lu_solve(lu, piv, b)
     X = np.empty(n)
     X[:nt] = x[:nt]
     for k in range(nf):
@@ -207,7 +207,7 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
 
 
 @njit(cache=True)
-def _empty(m, n):
+def no_evaluation(m, n):
     """An evaluation's tuple of empty arrays (the type of ``evaluate``'s result)."""
     a1 = np.zeros(0)
     a2 = np.zeros((0, 0))
@@ -230,7 +230,7 @@ def newton(F, I, H, *step):
     U = step[5]
     if status != OK:
         return status, iterations, 0.0, np.zeros(0)
-    cond = np.linalg.cond(_columns(ev[2], U))
+    cond = np.linalg.cond(take_columns(ev[2], U))
     return status, iterations, cond, flatten(q1, u1, acc, a1, lam, ev)
 
 
@@ -317,7 +317,7 @@ def iterate(
     lam = np.zeros(m)
     iterations = 0
     status = FAILED
-    ev = _empty(m, n)
+    ev = no_evaluation(m, n)
     for _ in range(max_newton):
         a1 = (af * ydd_n + (1 - af) * ydd - am * a_n) / (1 - am)
         if have_prev:
@@ -342,25 +342,25 @@ def iterate(
         if st != OK:
             status = st
             break
-        lu_j, piv_j, rc_j = _lu(_columns(jac, U))
-        lu_s, piv_s, rc_s = _lu(_columns(js, U))
+        lu_j, piv_j, rc_j = lu_decompose(take_columns(jac, U))
+        lu_s, piv_s, rc_s = lu_decompose(take_columns(js, U))
         if rc_j <= 1e-13 or rc_s <= 1e-13:
             status = SINGULAR
             break
-        B12 = _solve_columns(lu_j, piv_j, jac, ind)
-        B3 = _solve(lu_j, piv_j, rem)
-        B45 = _solve_columns(lu_s, piv_s, js, ind)
+        B12 = lu_solve_columns(lu_j, piv_j, jac, ind)
+        B3 = lu_solve(lu_j, piv_j, rem)
+        B45 = lu_solve_columns(lu_s, piv_s, js, ind)
         acc = np.empty(n)
         acc[ind] = ydd
-        acc[U] = -(_matvec(B12, ydd) + B3)
+        acc[U] = -(matvec(B12, ydd) + B3)
         inertia = np.empty(n)
-        inertia[:nt] = _matvec(mass_tree, acc[:nt])
+        inertia[:nt] = matvec(mass_tree, acc[:nt])
         mf = np.empty(nf)
         csr_matvec(flex[0], acc, mf, nt)
         inertia[nt:] = mf
         e = inertia + forces
         eU = e[U]
-        r = e[ind] - _matvec_t(B45, eU)
+        r = e[ind] - matvec_t(B45, eU)
         rhs = np.zeros(n)
         rhs[ind] = -r
         delta = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs)[ind]
@@ -368,20 +368,22 @@ def iterate(
         if not np.all(np.isfinite(delta)):
             status = FAILED
             break
-        lam = _solve_t(lu_s, piv_s, eU)
-        scale = max(1.0, _amax(np.abs(inertia)), _amax(np.abs(forces)))
+        lam = lu_solve_t(lu_s, piv_s, eU)
+        scale = max(1.0, abs_max(np.abs(inertia)), abs_max(np.abs(forces)))
         diag = np.empty(n)
         for i in range(nt):
             diag[i] = mass_tree[i, i]
         diag[nt:] = mass_f
         inertia_delta = diag[ind] * delta
-        d = _amax(np.abs(delta))
+        d = abs_max(np.abs(delta))
         stalled = have_last and d_last > 0 and d >= 0.5 * d_last
         bound = rtol * scale
-        excess = max(bp * d / tol, _amax(np.abs(r) / bound), _amax(np.abs(inertia_delta) / bound))
+        excess = max(
+            bp * d / tol, abs_max(np.abs(r) / bound), abs_max(np.abs(inertia_delta) / bound)
+        )
         if excess > 1.0:
             fb = bound + _floor(flex, nt, q1, u1, acc, ind)
-            excess = max(bp * d / tol, _amax(np.abs(r) / fb), _amax(np.abs(inertia_delta) / fb))
+            excess = max(bp * d / tol, abs_max(np.abs(r) / fb), abs_max(np.abs(inertia_delta) / fb))
         if excess > 1.0:
             converged = stalled and excess <= 1e4
         elif not have_last:
@@ -390,8 +392,8 @@ def iterate(
             converged = True
         else:
             theta = d / d_last if d_last > 0 else 0.0
-            error = theta / (1.0 - theta) * _amax(np.abs(lam - lam_last))
-            converged = error <= rtol * max(1.0, _amax(np.abs(lam)))
+            error = theta / (1.0 - theta) * abs_max(np.abs(lam - lam_last))
+            converged = error <= rtol * max(1.0, abs_max(np.abs(lam)))
         if converged:
             if recovered or _consistent(phi, jac, u1, phit, tol):
                 status = OK
@@ -444,7 +446,7 @@ def state_energies(P, q, u, actuators):
         vy = ov[i, 1] + omega[i] * ax
         v2 += mass[i] * (vx * vx + vy * vy)
         grav -= mass[i] * ((origin[i, 0] + ax) * g[0] + (origin[i, 1] + ay) * g[1])
-    tk = 0.5 * (v2 + ut @ _matvec(rotmass, ut))
+    tk = 0.5 * (v2 + ut @ matvec(rotmass, ut))
     springs = 0.0
     tdp = 0.0
     for j in range(nt):
@@ -486,7 +488,7 @@ def delassus(F, I, H, LM, mass_tree, jac, js):
     nt = H[H.shape[0] - 1, 0]
     m, n = jac.shape
     nf = n - nt
-    lu, piv, _ = _lu(mass_tree)
+    lu, piv, _ = lu_decompose(mass_tree)
     X = np.empty((nf, 2 * m))
     for j in range(m):
         for k in range(nf):
@@ -498,7 +500,7 @@ def delassus(F, I, H, LM, mass_tree, jac, js):
     for j in range(m):
         for which in range(2):
             src = jac if which == 0 else js
-            x_t = _solve(lu, piv, src[j, :nt].copy())
+            x_t = lu_solve(lu, piv, src[j, :nt].copy())
             out = D0 if which == 0 else D
             for i in range(m):
                 acc = 0.0
