@@ -16,7 +16,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .. import validation as check
-from .tree import TreeModel, _state, equations_of_motion
+from .tree import TreeModel, checked_state, equations_of_motion
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def forward_dynamics(
     eom = equations_of_motion(tree, q, u, t)
     rhs = -eom.bias_forces
     if forces is not None:
-        rhs = rhs + _state(tree, forces, "forces")
+        rhs = rhs + checked_state(tree, forces, "forces")
     return split.solve(eom.mass_matrix, rhs, t)
 
 
@@ -216,8 +216,8 @@ def simulate_tree(
         result keeps the samples ``solution.t`` only (no dense output).
     """
     drives = _check_drives(tree, drives)
-    q0 = _state(tree, q0, "q0")
-    u0 = _state(tree, u0, "u0")
+    q0 = checked_state(tree, q0, "q0")
+    u0 = checked_state(tree, u0, "u0")
     n = tree.n_bodies
     split = _Split(n, drives)
     driven, free = split.driven, split.free

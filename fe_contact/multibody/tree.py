@@ -79,7 +79,7 @@ class Body:
 
 
 @dataclass(frozen=True)
-class _Topology:
+class Topology:
     """Constant arrays derived from a TreeModel (read-only); n = number of bodies.
 
     Planar vectors are complex numbers x + i y (see the module docstring).
@@ -158,7 +158,7 @@ class TreeModel:
         default_factory=lambda: _Points({}), hash=False
     )
     gravity: tuple[float, float] = (0.0, -9.81)
-    _topology: _Topology = field(init=False, repr=False, compare=False, hash=False)
+    _topology: Topology = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         bodies = _sequence("TreeModel.bodies", self.bodies, Body)
@@ -232,7 +232,7 @@ def _normalise_points(points: object, n: int) -> dict[str, tuple[int, tuple[floa
     return result
 
 
-def _check_inertia(topo: _Topology) -> None:
+def _check_inertia(topo: Topology) -> None:
     """Every joint must move some inertia, else its row of M (Lipinski (002), eq. 7b) vanishes.
 
     Necessary condition, by joint k and the bodies it carries (0kCh^i contains k): a prismatic
@@ -256,7 +256,7 @@ def _check_inertia(topo: _Topology) -> None:
 
 def _build_topology(
     bodies: tuple[Body, ...], joints: tuple[Joint, ...], gravity: tuple[float, float]
-) -> _Topology:
+) -> Topology:
     n = len(bodies)
     ancestors = np.zeros((n, n))
     parents = np.zeros((n, n))
@@ -293,7 +293,7 @@ def _build_topology(
         "damping": np.array([j.damping for j in joints]),
         "rest": np.array([j.rest for j in joints]),
     }
-    return _Topology(
+    return Topology(
         **{name: _readonly(value) for name, value in arrays.items()},
         gravity=complex(*gravity),
         actuated=tuple((i, j) for i, j in enumerate(joints) if j.actuator is not None),
@@ -348,7 +348,7 @@ class PointKinematics:
     acceleration_remainder: np.ndarray
 
 
-def _state(tree: TreeModel, value: object, name: str) -> np.ndarray:
+def checked_state(tree: TreeModel, value: object, name: str) -> np.ndarray:
     """``value`` as a float array of shape (n,) or a ValueError naming ``name``."""
     array = np.asarray(value, dtype=float)
     if array.shape != (len(tree.bodies),):
@@ -373,7 +373,7 @@ def _xy(z) -> np.ndarray:
     return np.ascontiguousarray(z, dtype=complex).view(float).reshape(-1, 2)
 
 
-def _poses(topo: _Topology, q: np.ndarray):
+def joint_poses(topo: Topology, q: np.ndarray):
     """Body angles (n,), orientations exp(i theta) (n,), origins o (n,) and r = o_i - o_p (n,).
 
     Lipinski (002), eq. (1): T^i and x^i as products and sums along 0kCh^i (the ancestor matrix A).
@@ -385,7 +385,7 @@ def _poses(topo: _Topology, q: np.ndarray):
     return angle, rotation, topo.ancestors_complex.dot(r), r
 
 
-def _velocities(topo: _Topology, u: np.ndarray, rotation: np.ndarray, r: np.ndarray):
+def joint_velocities(topo: Topology, u: np.ndarray, rotation: np.ndarray, r: np.ndarray):
     """Angular velocities (n,) and complex origin velocities (n,), Lipinski (002), eq. (2a).
 
     Sums along 0kCh^i:
@@ -398,7 +398,7 @@ def _velocities(topo: _Topology, u: np.ndarray, rotation: np.ndarray, r: np.ndar
     return omega, topo.ancestors_complex.dot(increments)
 
 
-def _jacobians(topo: _Topology, chain, rotation, origin, p):
+def point_jacobians(topo: Topology, chain, rotation, origin, p):
     """Complex Jacobian rows of world points p whose reference chains are ``chain``.
 
     chain : A[b] (n,) for one point p (scalar) or A (n, n) for the centres of mass p (n, 1),
@@ -408,7 +408,7 @@ def _jacobians(topo: _Topology, chain, rotation, origin, p):
     return chain * (topo.revolute_i * (p - origin) + topo.prismatic * rotation)
 
 
-def _remainders(topo: _Topology, chain, u, omega, rotation, origin_velocity, omega_b, v):
+def acceleration_remainders(topo: Topology, chain, u, omega, rotation, origin_velocity, omega_b, v):
     """Acceleration remainders J' q' (complex) of points with velocities v on bodies with omega_b.
 
     Column derivatives i (v - v_ok) (revolute), omega_k i a_k (prismatic), Lipinski (002), eq. (2d);
@@ -422,7 +422,7 @@ def _point(tree: TreeModel, q, body, local):
     topo = tree._topology
     b = _body_index(tree, body)
     x, y = _local(local)
-    _, rotation, origin, r = _poses(topo, _state(tree, q, "q"))
+    _, rotation, origin, r = joint_poses(topo, checked_state(tree, q, "q"))
     arm = rotation[b] * complex(x, y)
     return topo, b, rotation, origin, r, arm
 
@@ -433,7 +433,7 @@ def body_poses(tree: TreeModel, q) -> BodyPoses:
     q : (n,) joint coordinates.
     """
     topo = tree._topology
-    angle, rotation, origin, _ = _poses(topo, _state(tree, q, "q"))
+    angle, rotation, origin, _ = joint_poses(topo, checked_state(tree, q, "q"))
     com = origin + rotation * topo.centre_of_mass
     return BodyPoses(angle=angle, origin=_xy(origin), centre_of_mass=_xy(com))
 
@@ -444,10 +444,10 @@ def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
     q, u : (n,) joint coordinates and velocities.
     """
     topo = tree._topology
-    q = _state(tree, q, "q")
-    u = _state(tree, u, "u")
-    _, rotation, _, r = _poses(topo, q)
-    omega, origin_velocity = _velocities(topo, u, rotation, r)
+    q = checked_state(tree, q, "q")
+    u = checked_state(tree, u, "u")
+    _, rotation, _, r = joint_poses(topo, q)
+    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
     com_velocity = origin_velocity + 1j * omega * rotation * topo.centre_of_mass
     return BodyVelocities(
         angular_velocity=omega,
@@ -465,7 +465,7 @@ def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
 def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
     """Ground-frame velocity (2,) in m/s of the point ``local`` fixed to ``body``, eq. (2a)."""
     topo, b, rotation, _, r, arm = _point(tree, q, body, local)
-    omega, origin_velocity = _velocities(topo, _state(tree, u, "u"), rotation, r)
+    omega, origin_velocity = joint_velocities(topo, checked_state(tree, u, "u"), rotation, r)
     return _xy(origin_velocity[b] + 1j * omega[b] * arm)
 
 
@@ -476,7 +476,7 @@ def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
     prismatic joint k in the point's reference chain 0kCh^body, zero otherwise.
     """
     topo, b, rotation, origin, _, arm = _point(tree, q, body, local)
-    jacobian = _jacobians(topo, topo.ancestors_complex[b], rotation, origin, origin[b] + arm)
+    jacobian = point_jacobians(topo, topo.ancestors_complex[b], rotation, origin, origin[b] + arm)
     return np.array([jacobian.real, jacobian.imag])
 
 
@@ -486,11 +486,13 @@ def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.
     Lipinski (002), eqs. (2d), (3d); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
     """
     topo, b, rotation, _, r, arm = _point(tree, q, body, local)
-    u = _state(tree, u, "u")
-    omega, origin_velocity = _velocities(topo, u, rotation, r)
+    u = checked_state(tree, u, "u")
+    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
     v = origin_velocity[b] + 1j * omega[b] * arm
     chain = topo.ancestors_complex[b]
-    return _xy(_remainders(topo, chain, u, omega, rotation, origin_velocity, omega[b], v))
+    return _xy(
+        acceleration_remainders(topo, chain, u, omega, rotation, origin_velocity, omega[b], v)
+    )
 
 
 def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics:
@@ -499,13 +501,15 @@ def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics
     Lipinski (002), eqs. (1)-(3); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
     """
     topo, b, rotation, origin, r, arm = _point(tree, q, body, local)
-    u = _state(tree, u, "u")
-    omega, origin_velocity = _velocities(topo, u, rotation, r)
+    u = checked_state(tree, u, "u")
+    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
     p = origin[b] + arm
     v = origin_velocity[b] + 1j * omega[b] * arm
     chain = topo.ancestors_complex[b]
-    jacobian = _jacobians(topo, chain, rotation, origin, p)
-    remainder = _remainders(topo, chain, u, omega, rotation, origin_velocity, omega[b], v)
+    jacobian = point_jacobians(topo, chain, rotation, origin, p)
+    remainder = acceleration_remainders(
+        topo, chain, u, omega, rotation, origin_velocity, omega[b], v
+    )
     return PointKinematics(
         position=_xy(p),
         velocity=_xy(v),

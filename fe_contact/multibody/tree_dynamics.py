@@ -8,7 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .joints import actuator_force
-from .tree import TreeModel, _jacobians, _poses, _remainders, _state, _Topology, _velocities
+from .tree import (
+    Topology,
+    TreeModel,
+    acceleration_remainders,
+    checked_state,
+    joint_poses,
+    joint_velocities,
+    point_jacobians,
+)
 
 
 @dataclass(frozen=True)
@@ -19,25 +27,27 @@ class EquationsOfMotion:
     bias_forces: np.ndarray
 
 
-def _centre_of_mass_jacobians(topo: _Topology, q: np.ndarray):
+def _centre_of_mass_jacobians(topo: Topology, q: np.ndarray):
     """Complex centre-of-mass Jacobians (n, n) (row i = body i), orientations and joint vectors."""
-    _, rotation, origin, r = _poses(topo, q)
+    _, rotation, origin, r = joint_poses(topo, q)
     arm = rotation * topo.centre_of_mass
-    jacobians = _jacobians(topo, topo.ancestors_complex, rotation, origin, (origin + arm)[:, None])
+    jacobians = point_jacobians(
+        topo, topo.ancestors_complex, rotation, origin, (origin + arm)[:, None]
+    )
     return jacobians, rotation, r, arm
 
 
-def _mass_matrix(topo: _Topology, jacobians: np.ndarray) -> np.ndarray:
+def _mass_matrix(topo: Topology, jacobians: np.ndarray) -> np.ndarray:
     """Re(J^H diag(m) J) + sum_i I_i jw_i^T jw_i, Lipinski (002), eq. (7b)."""
     mass_matrix = jacobians.conj().T.dot(topo.mass_column * jacobians).real
     return mass_matrix + topo.rotational_mass_matrix
 
 
-def _bias_forces(topo: _Topology, jacobians, rotation, r, arm, q, u, t: float) -> np.ndarray:
+def _bias_forces(topo: Topology, jacobians, rotation, r, arm, q, u, t: float) -> np.ndarray:
     """sum_i m_i Jc_i^T (a_rem_i - g) + joint terms, Lipinski (002), eq. (7c)."""
-    omega, origin_velocity = _velocities(topo, u, rotation, r)
+    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
     com_velocity = origin_velocity + 1j * omega * arm
-    remainders = _remainders(
+    remainders = acceleration_remainders(
         topo, topo.ancestors_complex, u, omega, rotation, origin_velocity, omega, com_velocity
     )
     forces = jacobians.conj().T.dot(topo.mass * (remainders - topo.gravity)).real
@@ -55,7 +65,7 @@ def mass_matrix(tree: TreeModel, q) -> np.ndarray:
     the only revolute joint that turns it); solvers then raise numpy's LinAlgError.
     """
     topo = tree._topology
-    jacobians, _, _, _ = _centre_of_mass_jacobians(topo, _state(tree, q, "q"))
+    jacobians, _, _, _ = _centre_of_mass_jacobians(topo, checked_state(tree, q, "q"))
     return _mass_matrix(topo, jacobians)
 
 
@@ -67,8 +77,8 @@ def bias_forces(tree: TreeModel, q, u, t: float = 0.0) -> np.ndarray:
     N m for revolute and N for prismatic rows. ``t`` in s is used by time-dependent actuators.
     """
     topo = tree._topology
-    q = _state(tree, q, "q")
-    u = _state(tree, u, "u")
+    q = checked_state(tree, q, "q")
+    u = checked_state(tree, u, "u")
     jacobians, rotation, r, arm = _centre_of_mass_jacobians(topo, q)
     return _bias_forces(topo, jacobians, rotation, r, arm, q, u, t)
 
@@ -76,8 +86,8 @@ def bias_forces(tree: TreeModel, q, u, t: float = 0.0) -> np.ndarray:
 def equations_of_motion(tree: TreeModel, q, u, t: float = 0.0) -> EquationsOfMotion:
     """``mass_matrix`` and ``bias_forces`` from one kinematic pass, Lipinski (002), eq. (7)."""
     topo = tree._topology
-    q = _state(tree, q, "q")
-    u = _state(tree, u, "u")
+    q = checked_state(tree, q, "q")
+    u = checked_state(tree, u, "u")
     jacobians, rotation, r, arm = _centre_of_mass_jacobians(topo, q)
     return EquationsOfMotion(
         mass_matrix=_mass_matrix(topo, jacobians),

@@ -9,11 +9,11 @@ import numpy as np
 from .joints import actuator_force
 from .tree import (
     TreeModel,
-    _poses,
-    _state,
     angular_jacobian,
     body_velocities,
+    checked_state,
     equations_of_motion,
+    joint_poses,
     point_jacobian,
 )
 
@@ -27,9 +27,9 @@ def inverse_dynamics(
     Row j is the force (N m or N) a drive of joint j must add, positive along q_j.
     """
     eom = equations_of_motion(tree, q, u, t)
-    result = eom.mass_matrix @ _state(tree, acceleration, "acceleration") + eom.bias_forces
+    result = eom.mass_matrix @ checked_state(tree, acceleration, "acceleration") + eom.bias_forces
     if forces is not None:
-        result -= _state(tree, forces, "forces")
+        result -= checked_state(tree, forces, "forces")
     return result
 
 
@@ -74,8 +74,8 @@ def kinetic_energy(tree: TreeModel, q, u) -> float:
 def potential_energy(tree: TreeModel, q) -> float:
     """Gravity plus joint-spring potential in J: -sum m_i g . x_ci + 1/2 k_j (q_j - rest_j)^2."""
     topo = tree._topology
-    q = _state(tree, q, "q")
-    _, rotation, origin, _ = _poses(topo, q)
+    q = checked_state(tree, q, "q")
+    _, rotation, origin, _ = joint_poses(topo, q)
     com = origin + rotation * topo.centre_of_mass
     g = topo.gravity
     gravity = -float(topo.mass @ (com.real * g.real + com.imag * g.imag))
@@ -84,5 +84,5 @@ def potential_energy(tree: TreeModel, q) -> float:
 
 def damping_power(tree: TreeModel, u) -> float:
     """Power dissipated by the joint dampers in W, sum_j c_j q_j'^2 >= 0."""
-    u = _state(tree, u, "u")
+    u = checked_state(tree, u, "u")
     return float(tree._topology.damping @ u**2)
