@@ -68,35 +68,35 @@ import numpy as np
 from .frames import body_frame
 from .kinematics import ContactKinematics
 
-_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
-_SAMPLES = 40
+PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
+SAMPLES = 40
 
 
-def _cross(a, b) -> float:
+def cross2(a, b) -> float:
     return float(a[0] * b[1] - a[1] * b[0])
 
 
-def _world(curve, frame, eta: float):
+def world_point(curve, frame, eta: float):
     """(Z, T, T') of curve point eta in the plane."""
     g = curve.at(eta)
     R = frame.rotation
     return R @ g.position + frame.origin, R @ g.p1, R @ g.p2
 
 
-def _polygon_box(curve, frame):
+def polygon_box(curve, frame):
     pts = curve.control_points @ frame.rotation.T + frame.origin
     return pts.min(axis=0), pts.max(axis=0)
 
 
-def _box_distance(a, b) -> float:
+def box_distance(a, b) -> float:
     gap = np.maximum(np.maximum(a[0] - b[1], b[0] - a[1]), 0.0)
     return float(np.hypot(*gap))
 
 
 def _search(curve_k, frame_k, curve_l, frame_l) -> tuple[float, float]:
     """The nearest pair of sampled points (eta_k, eta_l)."""
-    ek = np.linspace(0.0, 1.0, _SAMPLES * len(curve_k.control_points) + 1)
-    el = np.linspace(0.0, 1.0, _SAMPLES * len(curve_l.control_points) + 1)
+    ek = np.linspace(0.0, 1.0, SAMPLES * len(curve_k.control_points) + 1)
+    el = np.linspace(0.0, 1.0, SAMPLES * len(curve_l.control_points) + 1)
     zk = curve_k.position(ek) @ frame_k.rotation.T + frame_k.origin
     zl = curve_l.position(el) @ frame_l.rotation.T + frame_l.origin
     d2 = np.sum((zk[:, None, :] - zl[None, :, :]) ** 2, axis=2)
@@ -113,12 +113,12 @@ def closest_pair(curve_k, frame_k, curve_l, frame_l, guess=None, tol: float = 1e
     for start in starts:
         eta = np.array(_search(curve_k, frame_k, curve_l, frame_l) if start is None else start)
         for _ in range(30):
-            zk, tk, tk1 = _world(curve_k, frame_k, eta[0])
-            zl, tl, tl1 = _world(curve_l, frame_l, eta[1])
+            zk, tk, tk1 = world_point(curve_k, frame_k, eta[0])
+            zl, tl, tl1 = world_point(curve_l, frame_l, eta[1])
             d = zk - zl
-            f = np.array([_cross(tk, tl), float(d @ tl)])
+            f = np.array([cross2(tk, tl), float(d @ tl)])
             jac = np.array(
-                [[_cross(tk1, tl), _cross(tk, tl1)], [float(tk @ tl), float(d @ tl1 - tl @ tl)]]
+                [[cross2(tk1, tl), cross2(tk, tl1)], [float(tk @ tl), float(d @ tl1 - tl @ tl)]]
             )
             det = np.linalg.det(jac)
             scale = float((tk @ tk) * (tl @ tl))
@@ -162,11 +162,9 @@ def _build(system, k: int, q, u, guess):
     profile = pair.profile
     if isinstance(profile, Profile):
         frame_k = body_frame(system, profile.body, q, u)
-        box = _box_distance(
-            _polygon_box(profile.curve, frame_k), _polygon_box(target.curve, frame_l)
-        )
+        box = box_distance(polygon_box(profile.curve, frame_k), polygon_box(target.curve, frame_l))
         if box > 0.0 and guess is None:
-            return _far(box, n), None
+            return far_apart(box, n), None
         etas = closest_pair(profile.curve, frame_k, target.curve, frame_l, guess)
         if etas is None:
             return None, None
@@ -204,7 +202,7 @@ def touching(parameter, element, point, profile_point, normal, gap, rel_v, rel_j
     the relative velocity ``rel_v`` (2,) and Jacobian ``rel_j`` (2, n) of the profile's point
     against the target's; the profile parameter ``eta``. The acceleration remainders are NaN
     here (``curved_contact`` adds them)."""
-    tangent = -_PERP @ normal
+    tangent = -PERP @ normal
     return ContactKinematics(
         parameter=float(parameter),
         element=element,
@@ -224,7 +222,7 @@ def touching(parameter, element, point, profile_point, normal, gap, rel_v, rel_j
     )
 
 
-def _far(distance: float, n: int) -> ContactKinematics:
+def far_apart(distance: float, n: int) -> ContactKinematics:
     """An open pair whose control polygons are ``distance`` apart (a lower bound of the gap)."""
     z = np.zeros(n)
     nan2 = np.full(2, np.nan)

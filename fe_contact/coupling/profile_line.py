@@ -40,12 +40,12 @@ from __future__ import annotations
 import numpy as np
 
 from .frames import body_frame
-from .profile_contact import _PERP, _SAMPLES, _far, _world, touching
+from .profile_contact import PERP, SAMPLES, far_apart, touching, world_point
 
 
 def _global_start(curve, frame, normal, point) -> float:
     """eta of the least of n . (Z - p) over 40 N samples of the curve (N control points)."""
-    eta = np.linspace(0.0, 1.0, _SAMPLES * len(curve.control_points) + 1)
+    eta = np.linspace(0.0, 1.0, SAMPLES * len(curve.control_points) + 1)
     z = curve.position(eta) @ frame.rotation.T + frame.origin
     return float(eta[int(np.argmin((z - point) @ normal))])
 
@@ -59,7 +59,7 @@ def support_point(curve, frame, normal, starts, tol: float = 1e-13):
     for start in starts:
         eta = float(start() if callable(start) else start)
         for _ in range(40):
-            _, tk, tk1 = _world(curve, frame, eta)
+            _, tk, tk1 = world_point(curve, frame, eta)
             f = float(normal @ tk)
             df = float(normal @ tk1)
             if not abs(df) > 1e-12 * float(tk @ tk):
@@ -97,7 +97,7 @@ def line_build(system, k: int, q, u, guess):
         polygon = curve.control_points @ frame.rotation.T + frame.origin
         lower = float(np.min((polygon - point) @ normal))
         if lower > 0.0:
-            return _far(lower, n_total), None
+            return far_apart(lower, n_total), None
         starts = [lambda: _global_start(curve, frame, normal, point)]
     else:
         starts = [guess[0], lambda: _global_start(curve, frame, normal, point)]
@@ -108,7 +108,7 @@ def line_build(system, k: int, q, u, guess):
     gap = float(normal @ (zk - point))
     foot = zk - gap * normal
     zl, vl, jl, _ = carrier.point(carrier.rotation.T @ (foot - carrier.origin))
-    s = float((-_PERP @ normal) @ (zl - point))  # along the line's tangent
+    s = float((-PERP @ normal) @ (zl - point))  # along the line's tangent
     kin = touching(s, -1, zl, zk, normal, gap, vk - vl, jk - jl, eta)
     return kin, (float(eta), s)
 

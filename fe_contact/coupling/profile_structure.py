@@ -8,14 +8,14 @@ import numpy as np
 
 from .frames import body_frame
 from .profile_contact import (
-    _PERP,
-    _SAMPLES,
-    _box_distance,
-    _cross,
-    _far,
-    _polygon_box,
-    _world,
+    PERP,
+    SAMPLES,
+    box_distance,
+    cross2,
+    far_apart,
+    polygon_box,
     touching,
+    world_point,
 )
 
 _PER_ELEMENT = 8  # centre-line samples per element for the global start and the box test
@@ -35,12 +35,12 @@ def _centre_line_samples(system, k: int, structure):
 def _global_start(curve, frame, samples, points, side: int) -> tuple[float, float]:
     """(eta, s) of the profile sample of least signed distance to the centre line (module
     ``profile_contact`` docstring) and its nearest centre-line sample."""
-    eta = np.linspace(0.0, 1.0, _SAMPLES * len(curve.control_points) + 1)
+    eta = np.linspace(0.0, 1.0, SAMPLES * len(curve.control_points) + 1)
     z = curve.position(eta) @ frame.rotation.T + frame.origin
     d2 = np.sum((z[:, None, :] - points[None, :, :]) ** 2, axis=2)
     j = np.argmin(d2, axis=1)
     slope = np.gradient(points, samples.s, axis=0)
-    normal = (_PERP @ slope.T).T
+    normal = (PERP @ slope.T).T
     normal /= np.hypot(normal[:, 0], normal[:, 1])[:, None]
     signed = side * np.sum(normal[j] * (z - points[j]), axis=1)
     i = int(np.argmin(signed))
@@ -59,13 +59,13 @@ def closest_on_structure(curve, frame, structure, q_s, side: int, starts, tol: f
             start = start()
         x = np.array([float(start[0]), float(start[1]) / scale_s])  # (eta, s / L)
         for _ in range(40):
-            zk, tk, tk1 = _world(curve, frame, x[0])
+            zk, tk, tk1 = world_point(curve, frame, x[0])
             r, tl, tl1 = (np.array(v) for v in structure._local_curve(x[1] * scale_s, q_s))
             d = zk - r
-            f = np.array([_cross(tk, tl), float(d @ tl)])
+            f = np.array([cross2(tk, tl), float(d @ tl)])
             jac = np.array(
                 [
-                    [_cross(tk1, tl), _cross(tk, tl1) * scale_s],
+                    [cross2(tk1, tl), cross2(tk, tl1) * scale_s],
                     [float(tk @ tl), float(d @ tl1 - tl @ tl) * scale_s],
                 ]
             )
@@ -108,9 +108,9 @@ def structure_build(system, k: int, q, u, guess):
     if guess is None:
         samples = _centre_line_samples(system, k, structure)
         points = samples.positions(q_s)
-        box = _box_distance(_polygon_box(curve, frame), (points.min(axis=0), points.max(axis=0)))
+        box = box_distance(polygon_box(curve, frame), (points.min(axis=0), points.max(axis=0)))
         if box > 0.0:
-            return _far(box, lay.n), None
+            return far_apart(box, lay.n), None
         starts = [search]
     else:
         starts = [tuple(guess), search]

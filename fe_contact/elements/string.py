@@ -53,7 +53,7 @@ from .string_forces import (
     strain_energy,
     tangent_stiffness,
 )
-from .tension import LinearElastic, NeoHookean, _check_law
+from .tension import LinearElastic, NeoHookean, check_law
 
 __all__ = [
     "SUPPORT_KINDS",
@@ -200,7 +200,7 @@ class StringSpec:
         check.positive_int("StringSpec.n_elements", self.n_elements)
         check.real("StringSpec.density", self.density, low=0.0, low_open=True, unit="kg/m")
         check.real("StringSpec.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
-        _check_law(self.law)
+        check_law(self.law)
         check.real("StringSpec.bending_stiffness", self.bending_stiffness, low=0.0, unit="N m^2")
         object.__setattr__(
             self, "gravity", check.vector("StringSpec.gravity", self.gravity, unit="m/s^2")

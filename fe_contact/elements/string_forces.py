@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from skfem import LinearForm
 from skfem.helpers import dd, dot, grad
 
-from .tension import _check_law
+from .tension import check_law
 
 if TYPE_CHECKING:
     from .string import StringModel
@@ -159,7 +159,7 @@ def internal_force_form(law, bending_stiffness: float = 0.0) -> LinearForm:
     Eugster-Glocker (004), eq. (16), T(nu) r'/|r'| . delta r', plus
     EI/|r_ref'| (kappa - kappa_ref) delta(r' x r'' / |r'|^2) for the bending part.
     """
-    _check_law(law)
+    check_law(law)
 
     def form(v, w):
         r_s, r_ss = grad(w.r)[:, 0], dd(w.r)[:, 0, 0]

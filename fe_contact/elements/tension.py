@@ -81,7 +81,7 @@ class LinearElastic:
 _LAW_METHODS = ("tension", "dtension", "energy")
 
 
-def _check_law(law) -> None:
+def check_law(law) -> None:
     if isinstance(law, type):
         raise ValueError(
             f"law: got the class {law.__name__}; allowed: an instance such as "
