@@ -28,6 +28,8 @@ from scipy.interpolate import BSpline
 
 from . import validation as check
 
+PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
+
 
 @dataclass(frozen=True)
 class CurveGeometry:

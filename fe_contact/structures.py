@@ -27,11 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from .curves import PERP
 from .elements import beam as _beam
 from .elements import string as _string
 from .elements.string_forces import element_tangents as _element_tangents
-
-_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
 
 
 @dataclass(frozen=True, eq=False)
@@ -291,7 +290,7 @@ class BeamStructure(Structure):
             slope=slope,
             slope_rate=w_xx * n0,
             tangent=tangent,
-            normal=_PERP @ tangent,
+            normal=PERP @ tangent,
             curvature=w_xx * k**3,
             dofs=cols,
             rows=n0[:, None] * N,
@@ -436,7 +435,7 @@ class StringStructure(Structure):
             slope=slope,
             slope_rate=slope_rate,
             tangent=tangent,
-            normal=_PERP @ tangent,
+            normal=PERP @ tangent,
             curvature=float(slope[0] * slope_rate[1] - slope[1] * slope_rate[0]) / metric**3,
             dofs=cols[keep],
             rows=rows[0][:, keep],
@@ -462,7 +461,7 @@ def _string_coefficients(model) -> np.ndarray:
     n_el = model.n_elements
     element = np.repeat(np.arange(n_el), 4)
     local = np.tile(z, n_el)
-    values, _, _ = _string._point_shape_functions(model, element, local)  # (4, 4 n_el)
+    values, _, _ = _string.point_shape_functions(model, element, local)  # (4, 4 n_el)
     values = values.reshape(4, n_el, 4)  # [function, element, sample]
     vandermonde = np.vander(z, 4, increasing=True)
     coef = np.linalg.solve(vandermonde, values.transpose(2, 0, 1).reshape(4, -1))

@@ -40,7 +40,7 @@ from fe_contact.io.model_file import (
     parse_value,
     read_document,
 )
-from fe_contact.multibody.drive import _Linear
+from fe_contact.multibody.drive import LinearMotion
 from fe_contact.papers import eugster_glocker as eg
 from fe_contact.papers.lipinski import Manipulator, manipulator_model, sliding_mass_model
 from fe_contact.papers.slider_on_string import slider_on_string
@@ -110,7 +110,7 @@ def everything_model() -> Model:
         joints=(
             Joint("prismatic", actuator=0.25),
             Joint("prismatic", 0, angle=np.pi / 2),
-            Joint("revolute", 1, angle=-np.pi / 2, damping=0.01, actuator=_Linear(0.1, -0.3)),
+            Joint("revolute", 1, angle=-np.pi / 2, damping=0.01, actuator=LinearMotion(0.1, -0.3)),
             Joint("revolute", 2, (0.05, 0.0), stiffness=3.0, rest=1 / 3),
         ),
         points={"rim": (2, (0.1, 0.0)), "tip": (3, (0.2, 0.0))},

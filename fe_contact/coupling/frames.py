@@ -24,9 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..curves import PERP
 from ..multibody.tree import angular_jacobian, body_poses, point_kinematics
-
-_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,7 +50,7 @@ class BodyFrame:
         """(position (2,), velocity (2,), Jacobian (2, n), remainder (2,)) of the material
         point at body coordinates ``local``."""
         x = self.rotation @ np.asarray(local, dtype=float)
-        rx = _PERP @ x  # R' x = e_z x (R x)
+        rx = PERP @ x  # R' x = e_z x (R x)
         w = self.angular_velocity
         return (
             self.origin + x,

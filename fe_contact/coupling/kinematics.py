@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..curves import PERP
 from ..multibody.tree import (
     PointKinematics,
     TreeModel,
@@ -43,8 +44,6 @@ from ..multibody.tree import (
     point_kinematics,
 )
 from ..structures import CurvePoint, Structure, material_velocity, slope_velocity
-
-_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
 
 
 class ContactLeftStructure(RuntimeError):
@@ -144,7 +143,7 @@ def structure_contact(
     c, c_dot = pk.position, pk.velocity
     n_s, t_s = cp.normal, cp.tangent
     normal = side * n_s
-    tangent = -_PERP @ normal
+    tangent = -PERP @ normal
     d = c - cp.position
     v_m = material_velocity(cp, u_s)
     rel = c_dot - v_m
@@ -216,7 +215,7 @@ def line_contact(
     point at rest, or moving with its translating body: ``carrier``, see ``line_geometry``)."""
     pk = profile.centre
     normal = np.asarray(line_normal, dtype=float)
-    tangent = -_PERP @ normal
+    tangent = -PERP @ normal
     c = pk.position
     gap = float(normal @ (c - np.asarray(point, dtype=float))) - radius
     velocity, jacobian, rem = pk.velocity, pk.jacobian, pk.acceleration_remainder

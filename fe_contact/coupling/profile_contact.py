@@ -65,10 +65,10 @@ import dataclasses
 
 import numpy as np
 
+from ..curves import PERP
 from .frames import body_frame
 from .kinematics import ContactKinematics
 
-PERP = np.array([[0.0, -1.0], [1.0, 0.0]])
 SAMPLES = 40
 
 

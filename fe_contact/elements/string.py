@@ -480,11 +480,11 @@ def point_load(model: StringModel, s, force) -> np.ndarray:
 from .string_points import (  # noqa: E402, F401
     PointJacobian,
     StringPoints,
-    _point_shape_functions,  # noqa: F401 - used by structures
     dynamics_rhs,
     evaluate,
     expand_state,
     find_element,
+    point_shape_functions,  # noqa: F401 - used by structures
     position_jacobian,
     reduce_state,
 )

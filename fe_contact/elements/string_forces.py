@@ -12,12 +12,11 @@ import scipy.sparse as sp
 from skfem import LinearForm
 from skfem.helpers import dd, dot, grad
 
+from ..curves import PERP
 from .tension import check_law
 
 if TYPE_CHECKING:
     from .string import StringModel
-
-_PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
 
 
 def element_coordinates(element_dofs: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -58,8 +57,8 @@ def _section_response(model: StringModel, q: np.ndarray, order: int):
     stress = np.zeros(a.shape[:2] + (4,))
     stress[..., 0:2] = tension[..., None] * t
     if bending_stiffness > 0.0:
-        c_a = -b @ _PERP.T  # d(cross)/d(r') = -perp(r'')
-        c_b = a @ _PERP.T  # d(cross)/d(r'') = perp(r')
+        c_a = -b @ PERP.T  # d(cross)/d(r') = -perp(r'')
+        c_b = a @ PERP.T  # d(cross)/d(r'') = perp(r')
         g_a = c_a / m2[..., None] - 2.0 * (cross / m2**2)[..., None] * a
         g_b = c_b / m2[..., None]
         moment = bending_stiffness / metric * excess  # EI kappa-excess / |r_ref'|
@@ -86,7 +85,7 @@ def _section_response(model: StringModel, q: np.ndarray, order: int):
             + 8.0 * (cross / m2**3)[..., None, None] * a[..., :, None] * a[..., None, :]
         )
         h_ab = (
-            -_PERP / m2[..., None, None]
+            -PERP / m2[..., None, None]
             - 2.0 * a[..., :, None] * c_b[..., None, :] / (m2**2)[..., None, None]
         )
         h[..., 0:2, 2:4] = h_ab

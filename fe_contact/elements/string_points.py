@@ -15,8 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
+from ..curves import PERP
 from .string import StringModel, gravity_force, internal_force
-from .string_forces import _PERP
 
 # --------------------------------------------------------------------------------------------
 # Evaluation at arbitrary material points (contact coupling)
@@ -43,7 +43,7 @@ def find_element(model: StringModel, s) -> tuple[np.ndarray, np.ndarray, np.ndar
     return s, element, local
 
 
-def _point_shape_functions(model: StringModel, element: np.ndarray, local: np.ndarray):
+def point_shape_functions(model: StringModel, element: np.ndarray, local: np.ndarray):
     """Scalar Hermite functions of the containing element, each shape (4, m): N, N', N''."""
     scalar = model.basis.elem.elem
     points = local.reshape(1, -1, 1)
@@ -80,7 +80,7 @@ class StringPoints:
 def evaluate(model: StringModel, q: np.ndarray, s) -> StringPoints:
     """Position, tangent, normal, curvature, stretch and tension at material coordinates s."""
     s, element, local = find_element(model, s)
-    values, slopes, curvatures = _point_shape_functions(model, element, local)
+    values, slopes, curvatures = point_shape_functions(model, element, local)
     q_p = q[model.basis.element_dofs[:, element]].reshape(4, 2, -1)  # [a, component, point]
     position = np.einsum("am,acm->cm", values, q_p)
     r_s = np.einsum("am,acm->cm", slopes, q_p)
@@ -96,7 +96,7 @@ def evaluate(model: StringModel, q: np.ndarray, s) -> StringPoints:
         position=position,
         slope=r_s,
         tangent=tangent,
-        normal=_PERP @ tangent,
+        normal=PERP @ tangent,
         curvature=(r_s[0] * r_ss[1] - r_s[1] * r_ss[0]) / length**3,
         stretch=stretch,
         tension=model.spec.law.tension(stretch),
@@ -127,7 +127,7 @@ class PointJacobian:
 def position_jacobian(model: StringModel, s) -> PointJacobian:
     """Jacobian dr/dq at material coordinates s (constant in q: r is linear in q)."""
     s, element, local = find_element(model, s)
-    values, _, _ = _point_shape_functions(model, element, local)
+    values, _, _ = point_shape_functions(model, element, local)
     block = np.zeros((s.size, 2, 8))
     for a in range(4):
         for c in range(2):

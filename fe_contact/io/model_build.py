@@ -28,7 +28,7 @@ from ..model import (
     Sliding,
     Unilateral,
 )
-from ..multibody.drive import Drive, _Linear, _Reversing
+from ..multibody.drive import Drive, LinearMotion, ReversingMotion
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from . import model_schema as schema
@@ -142,7 +142,7 @@ def _tree(raw, gravity, problems: list[Problem]):
         fields = body.joint.model_dump()
         fields["location"] = _pair(fields["location"])
         if isinstance(body.joint.actuator, schema.LinearTable):
-            fields["actuator"] = _Linear(body.joint.actuator.value, body.joint.actuator.rate)
+            fields["actuator"] = LinearMotion(body.joint.actuator.value, body.joint.actuator.rate)
         joints.append(
             library_call(lambda f=fields: Joint(**f), (*path, "joint"), raw_body["joint"], problems)
         )
@@ -396,7 +396,7 @@ def _actuator(joint: Joint, i: int):
     act = joint.actuator
     if act is None or isinstance(act, int | float):
         return act if act is None else float(act)
-    if isinstance(act, _Linear):
+    if isinstance(act, LinearMotion):
         return {"value": float(act.value), "rate": float(act.rate)}
     raise ValueError(
         f"tree joint {i}: actuator = {act!r} cannot be written to a model file; allowed: None, "
@@ -466,14 +466,18 @@ def _contact_table(c: ContactPair) -> dict:
 
 def _drive_table(d: Drive) -> dict:
     pos, vel, acc = d.position, d.velocity, d.acceleration
-    if isinstance(pos, _Linear) and vel == _Linear(pos.rate, 0.0) and acc == _Linear(0.0, 0.0):
+    if (
+        isinstance(pos, LinearMotion)
+        and vel == LinearMotion(pos.rate, 0.0)
+        and acc == LinearMotion(0.0, 0.0)
+    ):
         return {
             "joint": int(d.joint),
             "kind": "constant_velocity",
             "q0": pos.value,
             "rate": pos.rate,
         }
-    if isinstance(pos, _Reversing) and vel == _Reversing(
+    if isinstance(pos, ReversingMotion) and vel == ReversingMotion(
         pos.value, pos.rate, pos.t_reverse, pos.ramp, 1
     ):
         return {

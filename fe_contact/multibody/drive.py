@@ -20,7 +20,7 @@ from .tree import TreeModel, checked_state, equations_of_motion
 
 
 @dataclass(frozen=True)
-class _Linear:
+class LinearMotion:
     """t -> value + rate * t (picklable, for parameter sweeps over processes)."""
 
     value: float
@@ -31,10 +31,10 @@ class _Linear:
 
 
 @dataclass(frozen=True)
-class _Reversing:
+class ReversingMotion:
     """Derivative ``order`` (0, 1, 2) of a motion at ``rate`` that reverses smoothly: the
     velocity rate (1 - 2 S(x)), S(x) = 3 x^2 - 2 x^3 the cubic smooth step over
-    x = (t - t_reverse) / ramp + 1/2 in [0, 1] (picklable, like _Linear)."""
+    x = (t - t_reverse) / ramp + 1/2 in [0, 1] (picklable, like LinearMotion)."""
 
     value: float
     rate: float
@@ -79,9 +79,9 @@ class Drive:
         rate = check.real("Drive.constant_velocity.rate", rate)
         return cls(
             joint=joint,
-            position=_Linear(q0, rate),
-            velocity=_Linear(rate),
-            acceleration=_Linear(0.0),
+            position=LinearMotion(q0, rate),
+            velocity=LinearMotion(rate),
+            acceleration=LinearMotion(0.0),
         )
 
     @classmethod
@@ -95,7 +95,7 @@ class Drive:
         rate = check.real("Drive.reversing.rate", rate)
         ramp = check.real("Drive.reversing.ramp", ramp, low=0.0, low_open=True, unit="s")
         t_reverse = check.real("Drive.reversing.t_reverse", t_reverse, low=0.5 * ramp, unit="s")
-        motion = [_Reversing(q0, rate, t_reverse, ramp, order) for order in (0, 1, 2)]
+        motion = [ReversingMotion(q0, rate, t_reverse, ramp, order) for order in (0, 1, 2)]
         return cls(joint, *motion)
 
 
