@@ -26,7 +26,7 @@ Contact laws are separate objects:
   rolling of Bauchau (000), for the generalised-alpha stepper.
 
 Rough many-point contact (Slavic-Boltezar (003), secs. 2-4): a ``Polyline`` (a discretised rough
-profile, ``fe_contact.rough.Profile``) on a tree body against the rim of a ``Wheel`` turning at a
+profile, ``fe_contact.rough.RoughProfile``) on a tree body against the rim of a ``Wheel`` turning at a
 prescribed speed (both defined in ``fe_contact.rough``), with a ``Unilateral`` law whose impact
 is "poisson": every vertex of either polyline on a segment of the other is a contact point
 (``coupling.rough_contact``), for the event-driven stepper (``steppers.event_driven``, method

@@ -35,7 +35,7 @@ from . import validation as check
 
 __all__ = [
     "Polyline",
-    "Profile",
+    "RoughProfile",
     "Wheel",
     "arc_profile",
     "check_rough_pair",
@@ -56,7 +56,7 @@ def _readonly(a) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class Profile:
+class RoughProfile:
     """A polyline profile fixed to a body (module docstring for the orientation).
 
     points : (2, n) vertices in m in the body's frame, material on the left.
@@ -72,9 +72,11 @@ class Profile:
     def __post_init__(self):
         n = np.shape(self.points)[-1] if np.ndim(self.points) == 2 else 0
         if n < 2:
-            check.fail("Profile.points", np.shape(self.points), "an array of shape (2, n), n >= 2")
+            check.fail(
+                "RoughProfile.points", np.shape(self.points), "an array of shape (2, n), n >= 2"
+            )
         for name in ("points", "reference", "reference_normals"):
-            value = check.finite_array(f"Profile.{name}", getattr(self, name), (2, n))
+            value = check.finite_array(f"RoughProfile.{name}", getattr(self, name), (2, n))
             object.__setattr__(self, name, _readonly(value))
 
     @property
@@ -88,37 +90,37 @@ class Profile:
 
 @dataclass(frozen=True, eq=False)
 class Polyline:
-    """A discretised rough profile (``fe_contact.Profile``, vertices in m in the frame of
+    """A discretised rough profile (``fe_contact.rough.RoughProfile``, vertices in m in the frame of
     tree body ``body``), Slavic-Boltezar (003), sec. 4.1: as a ContactPair's profile it touches
     the rim of a ``Wheel``, each of its vertices and each of the rim's a possible contact point.
     Its vertices run clockwise about the wheel's centre (material on the left of the direction
     of travel, ``fe_contact.rough``)."""
 
     body: int
-    profile: Profile
+    profile: RoughProfile
 
     radius = 0.0
     at = (0.0, 0.0)
 
     def __post_init__(self):
         object.__setattr__(self, "body", check.integer("Polyline.body", self.body, low=0))
-        check.instance("Polyline.profile", self.profile, Profile, "a Profile")
+        check.instance("Polyline.profile", self.profile, RoughProfile, "a RoughProfile")
 
 
 @dataclass(frozen=True, eq=False)
 class Wheel:
     """A rigid wheel turning about the plane's origin at the prescribed angle alpha_0 + omega t
     (rad; ``omega`` in rad/s, negative: clockwise), with the polyline ``rim``
-    (``fe_contact.Profile`` in the wheel's frame, counter-clockwise about the origin):
+    (``fe_contact.rough.RoughProfile`` in the wheel's frame, counter-clockwise about the origin):
     the driven wheel of Slavic-Boltezar (003), sec. 4 (003 eq. (22): alpha = 2 pi f t). Its
     drive does the work -P . what of the contact impulses P (``coupling.rough_contact``)."""
 
-    rim: Profile
+    rim: RoughProfile
     omega: float
     alpha_0: float = 0.0
 
     def __post_init__(self):
-        check.instance("Wheel.rim", self.rim, Profile, "a Profile")
+        check.instance("Wheel.rim", self.rim, RoughProfile, "a RoughProfile")
         object.__setattr__(self, "omega", check.real("Wheel.omega", self.omega, unit="rad/s"))
         object.__setattr__(self, "alpha_0", check.real("Wheel.alpha_0", self.alpha_0, unit="rad"))
         theta = np.unwrap(np.arctan2(self.rim.points[1], self.rim.points[0]))
@@ -164,12 +166,12 @@ def turning_angles(points) -> np.ndarray:
     return np.angle(np.exp(1j * np.diff(angle)))
 
 
-def peak_to_valley(profile: Profile) -> float:
+def peak_to_valley(profile: RoughProfile) -> float:
     """Rz in m: the peak-to-valley height of the profile's heights (module docstring)."""
     return float(np.ptp(profile.heights()))
 
 
-def form_free_rz(profile: Profile) -> float:
+def form_free_rz(profile: RoughProfile) -> float:
     """Rz in m of the heights after removing their least-squares straight line over the
     vertex index (the form that a tilt of the whole face leaves; roughness standards remove the
     form before measuring Rz)."""
@@ -180,7 +182,7 @@ def form_free_rz(profile: Profile) -> float:
 
 def arc_profile(
     centre, radius: float, angle_start: float, angle_end: float, n_points: int
-) -> Profile:
+) -> RoughProfile:
     """A smooth arc of ``n_points`` vertices from ``angle_start`` to ``angle_end`` (rad) about
     ``centre`` (x, y in m). Counter-clockwise (end > start) it bounds a convex body (a wheel,
     outward normal pointing away from the centre); clockwise (end < start) a concave face whose
@@ -196,7 +198,7 @@ def arc_profile(
     radial = np.vstack((np.cos(theta), np.sin(theta)))
     points = np.asarray(c)[:, None] + radius * radial
     normals = radial if a1 > a0 else -radial
-    return Profile(points, points, normals)
+    return RoughProfile(points, points, normals)
 
 
 def rough_arc(
@@ -209,7 +211,7 @@ def rough_arc(
     rz: float,
     max_slope_change: float = np.radians(15.0),
     seed: int = 0,
-) -> Profile:
+) -> RoughProfile:
     """``arc_profile`` with random heights of peak-to-valley ``rz`` (m) along its normals and a
     change of slope between neighbouring segments of at most ``max_slope_change`` (rad, in
     (0, pi/2)), from the random walk of the module docstring seeded by ``seed`` (int >= 0)."""
@@ -242,7 +244,7 @@ def rough_arc(
         h = (h - h.max()) * (rz / np.ptp(h))
         points = smooth.points + h * smooth.reference_normals
         if np.max(np.abs(turning_angles(points))) <= bound:
-            return Profile(points, smooth.reference, smooth.reference_normals)
+            return RoughProfile(points, smooth.reference, smooth.reference_normals)
         step *= 0.9
     raise RuntimeError(  # pragma: no cover - the step shrinks geometrically
         f"rough_arc: no profile with rz = {rz:g} m within {bound:g} rad found"
@@ -274,7 +276,7 @@ def _slope_walk(rng, n: int, spacing: float, band: float, step: float) -> np.nda
     return h
 
 
-def reshape(profile: Profile, loss, u_max: float) -> Profile:
+def reshape(profile: RoughProfile, loss, u_max: float) -> RoughProfile:
     """The profile worn by 003 eqs. (16)-(17): vertex j moves inward along its vertex normal by
     u_j = u_max W_j / max W. ``loss`` : (n,) W >= 0 in J per vertex; ``u_max`` >= 0 in m. A
     profile with no loss at all is returned unchanged."""
@@ -286,4 +288,4 @@ def reshape(profile: Profile, loss, u_max: float) -> Profile:
         return profile
     u = u_max * w / w.max()
     points = profile.points - u * vertex_normals(profile.points)
-    return Profile(points, profile.reference, profile.reference_normals)
+    return RoughProfile(points, profile.reference, profile.reference_normals)

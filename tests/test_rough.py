@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from fe_contact.rough import (
-    Profile,
+    RoughProfile,
     arc_profile,
     peak_to_valley,
     reshape,
@@ -107,8 +107,8 @@ def test_bad_profiles_and_losses_are_named():
         arc_profile((0, 0), -R, 0.0, 0.1, 5)
     with pytest.raises(TypeError, match="arc_profile.centre"):
         arc_profile("origin", R, 0.0, 0.1, 5)
-    with pytest.raises(ValueError, match="Profile.points"):
-        Profile(np.zeros((2, 1)), np.zeros((2, 1)), np.zeros((2, 1)))
+    with pytest.raises(ValueError, match="RoughProfile.points"):
+        RoughProfile(np.zeros((2, 1)), np.zeros((2, 1)), np.zeros((2, 1)))
     p = face(rz=0.0, n=10)
     with pytest.raises(ValueError, match="reshape.loss"):
         reshape(p, -np.ones(10), 1e-7)

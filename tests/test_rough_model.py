@@ -9,7 +9,7 @@ import pytest
 
 from fe_contact.model import ContactPair, Line, Model, Point, Polyline, Unilateral, Wheel
 from fe_contact.papers.slavic_boltezar import CONTACT, PIN, PinOnWheel, pin_model, pin_tree
-from fe_contact.rough import Profile, arc_profile
+from fe_contact.rough import RoughProfile, arc_profile
 from fe_contact.steppers.event_driven import EventDriven
 from fe_contact.steppers.genalpha import GeneralizedAlpha
 from fe_contact.steppers.moreau import MoreauJean
@@ -126,8 +126,8 @@ FACE = pin_model(DATA).contacts[0].profile.profile
 LAW = Unilateral(0.1, 0.5, 0.5, impact="poisson")
 
 
-def _flipped(p: Profile) -> Profile:
-    return Profile(p.points[:, ::-1], p.reference[:, ::-1], p.reference_normals)
+def _flipped(p: RoughProfile) -> RoughProfile:
+    return RoughProfile(p.points[:, ::-1], p.reference[:, ::-1], p.reference_normals)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Many-point contact between a rough profile on a tree body and a rough rim on a driven wheel,
 and the impact with friction by Poisson's law, Slavic-Boltezar (003), secs. 2-3.
 
-Geometry. The body profile (``fe_contact.rough.Profile`` in the body's frame) and the wheel
+Geometry. The body profile (``fe_contact.rough.RoughProfile`` in the body's frame) and the wheel
 profile (in the wheel's frame; the wheel turns about the ground origin at the prescribed angle
 alpha(t) = alpha_0 + omega t) are both graphs over the polar angle about the wheel's centre, so
 each vertex finds the opposite segment it lies over by a sorted search. Every vertex of either
@@ -50,7 +50,7 @@ import numpy as np
 
 from .. import validation as check
 from ..multibody.tree import TreeModel, angular_jacobian, body_poses, point_jacobian
-from ..rough import Profile, segment_normals
+from ..rough import RoughProfile, segment_normals
 from .setvalued import coulomb_lcp, lemke, natural_residual, solve_contact_impulses
 
 CORNER = 0.05  # a wheel vertex this close (fraction of the segment) to a body vertex is on it
@@ -190,8 +190,8 @@ class RoughContact:
     the kinematics and laws of a model's ContactPair of a Polyline on a Wheel (``from_pair``),
     as the event-driven stepper uses them.
 
-    tree : the TreeModel that carries the body. body : its index. profile : the body's Profile
-    in its frame. wheel : the wheel's Profile in the wheel's frame (centre at the ground
+    tree : the TreeModel that carries the body. body : its index. profile : the body's RoughProfile
+    in its frame. wheel : the wheel's RoughProfile in the wheel's frame (centre at the ground
     origin), counter-clockwise. omega : rad/s, the wheel's angular velocity (negative:
     clockwise). alpha_0 : rad, its angle at t = 0. mu : friction coefficient >= 0. eps_n,
     eps_t : Poisson's restitution coefficients in [0, 1] with eps_t <= eps_n. nu : tangential
@@ -200,8 +200,8 @@ class RoughContact:
 
     tree: TreeModel
     body: int
-    profile: Profile
-    wheel: Profile
+    profile: RoughProfile
+    wheel: RoughProfile
     omega: float
     alpha_0: float = 0.0
     mu: float = 0.0
@@ -212,8 +212,8 @@ class RoughContact:
     def __post_init__(self):
         check.instance("RoughContact.tree", self.tree, TreeModel, "a TreeModel")
         check.index("RoughContact.body", self.body, self.tree.n_bodies, "body")
-        check.instance("RoughContact.profile", self.profile, Profile, "a Profile")
-        check.instance("RoughContact.wheel", self.wheel, Profile, "a Profile")
+        check.instance("RoughContact.profile", self.profile, RoughProfile, "a RoughProfile")
+        check.instance("RoughContact.wheel", self.wheel, RoughProfile, "a RoughProfile")
         for name, unit in (("omega", "rad/s"), ("alpha_0", "rad")):
             object.__setattr__(
                 self, name, check.real(f"RoughContact.{name}", getattr(self, name), unit=unit)

@@ -42,7 +42,7 @@ from ..coupling.rough_contact import RoughContact
 from ..model import ContactPair, Model, Polyline, Unilateral, Wheel
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
-from ..rough import Profile, reshape, rough_arc
+from ..rough import RoughProfile, reshape, rough_arc
 from ..steppers.result import WORK_KEYS
 
 __all__ = [
@@ -208,7 +208,7 @@ def pin_tree(data: PinOnWheel) -> TreeModel:
     )
 
 
-def pin_face(data: PinOnWheel) -> Profile:
+def pin_face(data: PinOnWheel) -> RoughProfile:
     """The pin's rough face in the pin's frame (origin at the pivot), clockwise about the
     wheel's centre from x = s - a/2 to s + a/2 (module docstring); with ``tip_radius`` > 0 the
     arc of TIP_SPAN rad at the bottom of a circle of that radius touching (0, -a),
@@ -233,7 +233,7 @@ def pin_face(data: PinOnWheel) -> Profile:
     return rough_arc(centre, rho, start, end, data.n_pin, **rough)
 
 
-def wheel_rim(data: PinOnWheel) -> Profile:
+def wheel_rim(data: PinOnWheel) -> RoughProfile:
     """The wheel's rough rim in the wheel's frame over the arc that passes under the pin in
     ``t_end``, with the pin's vertex spacing and 5 spacings of margin on each side."""
     rho = data.face_radius
@@ -258,7 +258,9 @@ def wheel_rim(data: PinOnWheel) -> Profile:
 
 
 def pin_model(
-    data: PinOnWheel | None = None, face: Profile | None = None, rim: Profile | None = None
+    data: PinOnWheel | None = None,
+    face: RoughProfile | None = None,
+    rim: RoughProfile | None = None,
 ) -> Model:
     """The Model of the example (module docstring): the pin's tree without gravity and the
     contact pair CONTACT of the face on the wheel's rim; ``face`` and ``rim`` replace the
@@ -275,7 +277,9 @@ def pin_model(
 
 
 def pin_on_wheel(
-    data: PinOnWheel | None = None, face: Profile | None = None, rim: Profile | None = None
+    data: PinOnWheel | None = None,
+    face: RoughProfile | None = None,
+    rim: RoughProfile | None = None,
 ) -> tuple[RoughContact, np.ndarray, np.ndarray]:
     """(RoughContact, q0, u0) of ``pin_model``'s contact pair (the contact kinematics alone);
     the pin starts at rest at r = phi = 0."""
@@ -316,8 +320,8 @@ class PinRun:
     work: dict
     energy_error: float
     mu_xy: float
-    face: Profile
-    rim: Profile
+    face: RoughProfile
+    rim: RoughProfile
     n_steps: int
     n_impacts: int
     n_rejected: int
@@ -344,8 +348,8 @@ def simulate_pin(
     data: PinOnWheel | None = None,
     h: float = 1e-7,
     *,
-    face: Profile | None = None,
-    rim: Profile | None = None,
+    face: RoughProfile | None = None,
+    rim: RoughProfile | None = None,
     average_from: float = 0.25,
 ) -> PinRun:
     """Run ``pin_model`` to ``data.t_end`` with ``simulate(..., method="event-driven")``
