@@ -374,3 +374,12 @@ def test_a_run_killed_with_sigkill_leaves_whole_rows_and_a_readable_series(tmp_p
     assert len(frames) > 5
     for frame in frames:
         assert len(meshio.read(frame).points) > 0
+
+
+def test_the_installed_distribution_reports_the_packages_version():
+    """One version everywhere: the distribution's metadata (what pip shows) is read from
+    ``fe_contact.__version__`` (pyproject's dynamic version), so ``fe-contact --version`` and
+    ``pip show fe_contact`` agree. Before, they said 0.2.0 and 0.1.0."""
+    from importlib.metadata import version
+
+    assert version("fe_contact") == __version__
