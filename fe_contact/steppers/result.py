@@ -383,7 +383,24 @@ class SimulationResult:
         return self.status in ("finished", "event")
 
     def __getitem__(self, name: str) -> np.ndarray:
-        return self.columns[name]
+        """The history column ``name`` (see ``columns`` for the names and their units)."""
+        try:
+            return self.columns[name]
+        except KeyError:
+            raise KeyError(
+                f"no history column {name!r}; the columns are: {', '.join(self.columns)}"
+            ) from None
+
+    def to_dataframe(self):
+        """The history as a pandas DataFrame indexed by time ``t`` (s), one column per history
+        column (pandas is optional: ``pip install pandas``)."""
+        try:
+            import pandas as pd
+        except ImportError as error:
+            raise ImportError("to_dataframe needs pandas: pip install pandas") from error
+        frame = pd.DataFrame({k: np.asarray(v) for k, v in self.columns.items() if k != "t"})
+        frame.index = pd.Index(np.asarray(self.columns["t"]), name="t")
+        return frame
 
     def event_counts(self) -> dict:
         """Number of contact events per kind (see ``events``)."""
