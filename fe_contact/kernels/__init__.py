@@ -10,7 +10,12 @@ copy is written at once, so this happens only in a working tree that changes).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+
+# the kernels a compiled run calls first; without their cache files numba compiles the package
+_ENTRY_KERNELS = ("step.newton", "loop.steps")
+_announced = False
 
 
 def _drop_stale_caches() -> None:
@@ -28,3 +33,25 @@ def _drop_stale_caches() -> None:
 
 
 _drop_stale_caches()
+
+
+def cached() -> bool:
+    """True when numba's on-disk cache holds the entry kernels (a run loads, not compiles)."""
+    cache = Path(__file__).resolve().parent / "__pycache__"
+    return all(any(cache.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
+
+
+def announce_compilation() -> None:
+    """Say once per process, at INFO on the ``fe_contact.kernels`` logger (shown by the
+    ``fe-contact`` command), that the kernels compile now when no cache holds them: the first
+    compiled run after an installation or an edit spends about 1-2 minutes compiling, silently
+    otherwise."""
+    global _announced
+    if _announced:
+        return
+    _announced = True
+    if not cached():
+        logging.getLogger(__name__).info(
+            "compiling the numba kernels (once after installation, about 1-2 minutes; "
+            "later runs load them from the cache)"
+        )

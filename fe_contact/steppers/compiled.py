@@ -33,6 +33,7 @@ import scipy.linalg
 
 from ..coupling.constraints import Evaluation
 from ..coupling.kinematics import ContactKinematics
+from ..kernels import announce_compilation
 from ..kernels.beam import (
     ELEMENT,
     GAP,
@@ -307,6 +308,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
 
     def __init__(self, system: System, t0: float, q0, u0, batch: bool = True, **settings):
         self.plan = plan_of(system)
+        announce_compilation()  # the first compiled run after installation compiles
         self.n_compiled = self.n_fallback = 0
         if not isinstance(batch, bool):
             raise TypeError(f"simulate: batch = {batch!r}; allowed: True or False")
