@@ -36,3 +36,21 @@ def test_the_dataframe_is_the_history_indexed_by_time(result):
         column = np.asarray(result[name])
         numeric = column.dtype.kind == "f"  # text columns (contact states) compare as strings
         assert np.array_equal(frame[name].to_numpy(), column, equal_nan=numeric)
+
+
+def test_a_drive_column_has_its_joints_unit():
+    """A drive on a revolute joint holds a torque (N m), one on a prismatic joint a force (N)."""
+    from fe_contact import Body, Joint, Model, TreeModel
+    from fe_contact.multibody.drive import Drive
+    from fe_contact.steppers.result import history_columns
+
+    tree = TreeModel(
+        bodies=(Body(mass=1.0, inertia=0.1), Body(mass=0.5, inertia=0.01)),
+        joints=(Joint("revolute", None, (0.0, 0.0)), Joint("prismatic", 0, (0.2, 0.0))),
+    )
+    model = Model(
+        tree=tree,
+        drives=(Drive.constant_velocity(0, 0.0, 1.0), Drive.constant_velocity(1, 0.1, 0.2)),
+    )
+    units = dict(history_columns(assemble(model)))
+    assert units["drive_0_force"] == "N m" and units["drive_1_force"] == "N"

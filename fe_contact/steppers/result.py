@@ -14,7 +14,7 @@ Columns: ``t [s]``; per contact ``<name>_state`` (slip, stick, open), ``<name>_n
 impacts included, in the plane's axes), ``<name>_normal_impulse_x``, ``<name>_normal_impulse_y``
 [N s] (the part along the contact normals) and ``<name>_loss_profile``, ``<name>_loss_target``
 [J] (the loss booked on each polyline since the start, Slavic-Boltezar (003), eqs. (18)-(20));
-per drive ``<name>_force [N m or N]``; the balance
+per drive ``<name>_force [N m]`` (revolute joint) or ``[N]`` (prismatic); the balance
 ``kinetic_energy``, ``potential_energy``, ``elastic_energy``, ``work_drives``, ``work_loads``,
 ``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``,
 ``dissipated_numerical`` (the algorithmic dissipation of the generalised-alpha scheme with
@@ -227,8 +227,10 @@ def history_columns(system: System) -> list[tuple[str, str]]:
                 (f"{n}_loss_profile", "J"),
                 (f"{n}_loss_target", "J"),
             ]
-    for name in system.model.drive_names():
-        cols.append((f"{name}_force", "N m or N"))
+    for name, drive in zip(system.model.drive_names(), system.model.drives, strict=True):
+        # a revolute joint's drive holds a torque, a prismatic joint's a force
+        revolute = system.tree.joints[drive.joint].kind == "revolute"
+        cols.append((f"{name}_force", "N m" if revolute else "N"))
     cols += [
         ("kinetic_energy", "J"),
         ("potential_energy", "J"),
