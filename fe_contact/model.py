@@ -45,7 +45,7 @@ from . import validation as check
 from .curves import Curve
 from .elements.beam import BeamSpec
 from .elements.string import StringSpec
-from .laws import Compliant
+from .laws import Compliant, Sliding, Unilateral
 from .multibody.drive import Drive
 from .multibody.tree import TreeModel
 from .rough import Polyline, Wheel, check_rough_pair
@@ -185,72 +185,6 @@ class CarriedBody:
 # ------------------------------------------------------------------------------------------
 # Contact laws
 # ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Sliding:
-    """Bilateral contact with Coulomb friction, Lipinski (002), secs. 4-7: while it slips the
-    friction force is mu |lambda| against the slip (the kinetic coefficient, 002 eq. 63); when
-    the slip velocity reaches zero the contact sticks if the friction force that holds it lies
-    within mu_s lambda, and slips again when it leaves that cone (001 sec. 10.3.2).
-
-    mu : kinetic coefficient >= 0. mu_s : static coefficient >= mu (None: equal to mu).
-    v0 : None (Coulomb with stick), or the characteristic velocity (m/s, > 0) of the continuous
-    law of Bauchau (000), eq. (10), F_f = -mu sign(v_t) (1 - exp(-|v_t| / v0)) F_n, which
-    replaces stick (the contact then never sticks: it creeps under a tangential load).
-    """
-
-    mu: float = 0.0
-    mu_s: float | None = None
-    v0: float | None = None
-
-    def __post_init__(self):
-        mu = check.real("Sliding.mu", self.mu, low=0.0, meaning="a friction coefficient")
-        object.__setattr__(self, "mu", mu)
-        if self.v0 is not None:
-            v0 = check.real("Sliding.v0", self.v0, low=0.0, low_open=True, unit="m/s")
-            object.__setattr__(self, "v0", v0)
-        if self.mu_s is None:
-            object.__setattr__(self, "mu_s", mu)
-            return
-        mu_s = check.real(
-            "Sliding.mu_s", self.mu_s, low=mu, meaning="a static friction coefficient, at least mu"
-        )
-        object.__setattr__(self, "mu_s", mu_s)
-
-
-@dataclass(frozen=True)
-class Unilateral:
-    """Unilateral contact with Coulomb friction and Newton's impact law as set-valued laws,
-    Eugster-Glocker (004), eqs. (26)-(27) and sec. 4.5.
-
-    mu : friction coefficient >= 0. restitution_normal, restitution_tangent : e_N, e_T in [0, 1].
-    impact : "newton" (g'+ = -e_N g'-) or "poisson" (Slavic-Boltezar (003), sec. 2.2: a
-    compression phase that stops the approach, then an expansion impulse e_N times the
-    compression impulse, both with Coulomb friction; the generalised-alpha and event-driven
-    steppers).
-    reversibility : nu in [0, 1] of Poisson's law, 003 sec. 2.2: a contact that sticks at the
-    end of compression gets nu e_T times its tangential compression impulse back in expansion
-    (one that slides gets e_T times); the event-driven stepper only (elsewhere it must be 0).
-    """
-
-    mu: float = 0.0
-    restitution_normal: float = 0.0
-    restitution_tangent: float = 0.0
-    impact: str = "newton"
-    reversibility: float = 0.0
-
-    def __post_init__(self):
-        mu = check.real("Unilateral.mu", self.mu, low=0.0, meaning="a friction coefficient")
-        object.__setattr__(self, "mu", mu)
-        check.choice("Unilateral.impact", self.impact, ("newton", "poisson"))
-        for name in ("restitution_normal", "restitution_tangent", "reversibility"):
-            value = check.real(f"Unilateral.{name}", getattr(self, name), low=0.0, high=1.0)
-            object.__setattr__(self, name, value)
-        if self.reversibility and self.impact != "poisson":
-            check.fail(
-                "Unilateral.reversibility", self.reversibility, "0 unless impact = 'poisson'"
-            )
 
 
 SEARCHES = ("closest", "grid")
