@@ -271,7 +271,7 @@ def test_command_line_writes_every_output(tmp_path):
     assert all(r["status"] == "finished" for r in rows)
     history = np.genfromtxt(out / "mu_0.2" / "history.csv", delimiter=",", names=True)
     assert history["t_s"][-1] == pytest.approx(0.02)
-    assert f"{TORQUE}_N_m_or_N" in history.dtype.names
+    assert f"{TORQUE}_N_m" in history.dtype.names  # joint 2 is revolute: a torque
     # the ParaView series of mu = 0.2: frames every 0.01 s, contact force = multiplier x normal
     series = (out / "mu_0.2" / "frames.pvd").read_text()
     assert series.count("<DataSet") == 3
