@@ -233,10 +233,12 @@ class GeneralizedAlpha(ContactStates):
             flexible = self.system.layout.flexible
             self.pseudo[flexible] = previous[flexible]
         self._previous = None  # (accelerations, step) of the step before, for the predictor
-        self.algebra.check_painleve(ev, self._mu)
+        branch = self.algebra.check_painleve(ev, self._mu, self._closed_rows())
         self._powers = self._power_terms(ev, self.multipliers)
         if self.averaged.active:
             self.averaged.friction_start(ev.q, *self._sliding_friction(ev, self.multipliers))
+        if branch is not None:
+            self._lift_off(branch)
 
     # -- evaluation and partition -----------------------------------------------------------
     def _evaluate(self, q, u, t, slip_sign):
@@ -517,7 +519,9 @@ class GeneralizedAlpha(ContactStates):
                     f"t = {t_end:.6g} s: the bilateral sliding contact would separate"
                 )
         self.n_steps += 1
-        self.algebra.check_painleve(self.evaluation, self._mu)
+        branch = self.algebra.check_painleve(self.evaluation, self._mu, self._closed_rows())
+        if branch is not None:
+            self._lift_off(branch)
         work["dissipated_impact"] = self._impact_loss
         work["dissipated_numerical"] = self._numerical
         work["work_drives"] = work.get("work_drives", 0.0) + self._impact_work
