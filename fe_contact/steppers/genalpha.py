@@ -247,7 +247,16 @@ class GeneralizedAlpha(ContactStates):
         )
 
     def _choose(self, ev) -> Partition:
-        part = make_partition(self.system, choose_dependent(ev.jac[:, self.system.layout.tree]))
+        """The partition of the rows of ev: dependent tree coordinates (002 eq. 72), and
+        structure coordinates for the rows the tree cannot take (``choose_dependent``)."""
+        lay = self.system.layout
+        try:
+            dependent = choose_dependent(ev.jac[:, lay.tree])
+        except ConstraintError:
+            if not lay.n_flexible:
+                raise
+            dependent = choose_dependent(ev.jac[:, lay.tree], ev.jac[:, lay.flexible])
+        part = make_partition(self.system, dependent)
         self._cond0 = self._cond(ev, part)
         return part
 
