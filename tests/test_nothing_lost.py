@@ -249,39 +249,50 @@ def pendulum_on_cantilever():
     return system, system.initial_state(q_tree=[-0.84], u_tree=[-2.0])
 
 
-def test_a_pendulum_hitting_the_cantilever_fails_with_its_cause_and_keeps_its_state():
-    """The tip lands, bounces (19 impacts) and stops slipping at t = 0.0139 s: sticking adds a
-    tangential row, and 2 rows on a tree of 1 coordinate cannot be partitioned (002 takes one
-    dependent tree coordinate per row). That used to escape the step as numpy's "LinAlgError:
-    Last 2 dimensions of the array must be square" (QR gave 1 pivot for 2 rows: J_u of shape
-    (2, 1)). Now simulate returns a failed result that names the cause; every completed step is
-    kept, the last one with its constraints closed (|phi| within the Newton tolerance 1e-12 m
-    times 10 for the beam's round-off), and the stepper is left at that step. Moreau-Jean, which
-    does not partition, runs the same pendulum to the end."""
-    from fe_contact.steppers.simulate import make_stepper
+def rebound(r):
+    """(time the pendulum turns back up after its first impact, s; time and angle, rad, of
+    the top of that rebound) from a result's stored steps."""
+    t, q, u = r.t, r.q[:, 0], r.u[:, 0]
+    hit = np.flatnonzero(r["tip_state"] != "open")[0]
+    k = hit + np.argmax(u[hit:] > 0.0)
+    top = k + np.argmax(u[k:] < 0.0)
+    return t[k], t[top], q[top]
 
+
+@pytest.mark.slow  # the two runs take ~20 s and ~8 s on 2 shared cores
+def test_a_pendulum_hitting_the_cantilever_runs_to_the_end_as_with_moreau_jean():
+    """The tip lands (t = 4.04 ms), rattles (some 40 impacts and lift-offs in 50 ms) and
+    stops slipping: sticking adds a tangential row, and 2 rows on a tree of 1 coordinate are
+    partitioned with one beam coordinate dependent (``partition.choose_dependent``; it used
+    to end the run, and before that to escape the step as numpy's LinAlgError). The run
+    reaches t_end with the constraints closed (|phi| within 10 times the Newton tolerance
+    1e-12 m: the beam's round-off), friction and impact losses that never fall, and the
+    motion of Moreau-Jean (no partition) on the same grid: the first impact in the same step
+    (Moreau-Jean finds it at the end of the step that contains it), the pendulum turning back
+    up within 1 ms and the top of its rebound within 2e-3 rad and 2.5 ms. Those are the
+    generalised-alpha's errors on the rattle (measured: 0.5 ms, 1.4e-3 rad, 1.4 ms at
+    h = 1e-4 s; 0.3 ms, 4e-4 rad, 0.2 ms at h = 5e-5 s, while Moreau-Jean's figures move by
+    0.05 ms, 1e-4 rad and 0.15 ms from h = 1e-4 to 2.5e-5 s)."""
     system, (q0, u0) = pendulum_on_cantilever()
-    r = simulate(system, (0.0, 0.05), (q0, u0), h=1e-4)
-    assert r.status == "failed"
-    assert "ConstraintError: contact 'tip' stops slipping" in r.message, r.message
-    assert "2 constraint rows on a tree of 1 coordinates" in r.message
-    assert "LinAlgError" not in r.message and "method='moreau'" in r.message
-    # Moreau-Jean does not partition: the same pendulum runs to the end, its tip on the beam
-    moreau = simulate(system, (0.0, 0.05), (q0, u0), method="moreau", h=1e-4)
+    h = 1e-4
+    r = simulate(system, (0.0, 0.05), (q0, u0), h=h)
+    assert r.status == "finished" and r.t[-1] == 0.05, r.message
+    counts = r.event_counts()
+    assert counts["impact"] > 10 and counts["open"] > 10
+    assert counts["stick"] + counts["reversal"] > 0  # a stick row was partitioned
+    assert np.max(r["residual_position"]) <= 1e-11
+    for loss in ("dissipated_friction", "dissipated_impact"):
+        assert np.all(np.diff(r[loss]) >= 0.0), loss  # sums of non-negative sub-step terms
+    moreau = simulate(system, (0.0, 0.05), (q0, u0), method="moreau", h=h)
     assert moreau.status == "finished" and moreau.t[-1] == 0.05
-    assert r.event_counts()["impact"] > 0 and r.event_counts()["stick"] == 0
-    assert r.t.size == r.n_steps + 1 and 0.01 < r.t[-1] < 0.02
-    np.testing.assert_allclose(r.t, np.arange(r.t.size) * 1e-4, atol=100 * np.spacing(r.t[-1]))
-    assert f"last completed step at t = {r.t[-1]:.6g} s" in r.message
-    assert r["residual_position"][-1] <= 1e-11
-    # the stepper that failed holds the last completed step, not a half-switched state
-    stepper = make_stepper(system, 0.0, q0, u0, "generalized-alpha", 1e-4, {}, 0.05)
-    last = stepper.initial_report()
-    with pytest.raises(RuntimeError, match="would stick"):
-        while True:
-            last = stepper.step()
-    assert stepper.t == last.t == r.t[-1]
-    assert np.array_equal(stepper.q, last.q) and np.array_equal(stepper.u, last.u)
+    t_impact = next(t for t, _, kind in r.events if kind == "impact")
+    t_closed = moreau.t[np.flatnonzero(moreau["tip_state"] != "open")[0]]
+    assert t_closed - h < t_impact <= t_closed
+    up, top, angle = rebound(r)
+    up_mj, top_mj, angle_mj = rebound(moreau)
+    assert abs(up - up_mj) <= 1e-3
+    assert abs(top - top_mj) <= 2.5e-3
+    assert abs(angle - angle_mj) <= 2e-3
 
 
 def test_the_partition_refuses_more_rows_than_tree_coordinates():

@@ -35,16 +35,22 @@ class ConstraintError(RuntimeError):
     """The position constraints could not be satisfied (no convergence, singular Jacobian)."""
 
 
-def choose_dependent(jac_tree: np.ndarray) -> np.ndarray:
-    """Indices (m,) of the dependent tree coordinates: the best-conditioned m columns of J_b.
+def choose_dependent(jac_tree: np.ndarray, jac_flexible: np.ndarray | None = None) -> np.ndarray:
+    """Indices (m,) of the dependent coordinates: the best-conditioned m columns of J_b.
 
     QR with column pivoting on the (m, n_b) tree block; raises ConstraintError when it is rank
     deficient (the constraints are redundant or the tree cannot satisfy them) or has more rows
-    than columns.
+    than columns. With ``jac_flexible`` (m, n_f), the structures' block, a tree block of rank
+    r < m is completed by m - r structure coordinates (indices n_b + j): the best-conditioned
+    columns of J_f projected on the complement of the chosen tree columns' range. A point of a
+    one-coordinate pendulum sticking on a beam has 2 rows (normal and stick): the pendulum's
+    angle and one coordinate of the beam are then dependent, the rest of the beam independent.
     """
     m, n_b = jac_tree.shape
     if m == 0:
         return np.zeros(0, dtype=int)
+    if jac_flexible is not None and jac_flexible.shape[1]:
+        return _dependent_with_structures(jac_tree, np.asarray(jac_flexible, dtype=float))
     if m > n_b:  # QR would give n_b pivots for m rows: a J_u of shape (m, n_b)
         raise ConstraintError(
             f"{m} constraint rows on a tree of {n_b} coordinates: the partition takes one "
@@ -61,9 +67,38 @@ def choose_dependent(jac_tree: np.ndarray) -> np.ndarray:
     return np.sort(piv[:m])
 
 
+def _dependent_with_structures(jac_tree: np.ndarray, jac_flexible: np.ndarray) -> np.ndarray:
+    """``choose_dependent`` with the structures' block: tree columns first (as many as its
+    numerical rank, 1e-12 relative), then structure columns for the remaining rows."""
+    m, n_b = jac_tree.shape
+    scale = max(np.max(np.abs(jac_tree), initial=0.0), np.max(np.abs(jac_flexible)), 1e-300)
+    chosen = np.zeros(0, dtype=int)
+    basis = np.zeros((m, 0))
+    if n_b:
+        q, r, piv = scipy.linalg.qr(jac_tree, pivoting=True, mode="economic")
+        diag = np.abs(np.diag(r))
+        rank = int(np.sum(diag > 1e-12 * max(diag[0], 1e-300))) if diag.size else 0
+        rank = min(rank, m)
+        chosen, basis = np.sort(piv[:rank]), q[:, :rank]
+    if chosen.size == m:
+        return chosen
+    rest = jac_flexible - basis @ (basis.T @ jac_flexible)
+    _, r, piv = scipy.linalg.qr(rest, pivoting=True, mode="economic")
+    need = m - chosen.size
+    diag = np.abs(np.diag(r))
+    if diag.size < need or diag[need - 1] <= 1e-12 * scale:
+        raise ConstraintError(
+            "the constraint Jacobian is rank deficient: the constraints are redundant or the "
+            "mechanism is in a singular configuration"
+        )
+    return np.concatenate([chosen, n_b + np.sort(piv[:need])])
+
+
 @dataclass(frozen=True)
 class Partition:
-    """Dependent (u) and independent (v) tree coordinates and the layout of the independent set."""
+    """Dependent (u) and independent (v) tree coordinates and the layout of the independent set
+    (v, then the structure coordinates that are not dependent: all of them unless the tree has
+    fewer coordinates than rows, ``choose_dependent``)."""
 
     dependent: np.ndarray
     independent_tree: np.ndarray
@@ -71,9 +106,11 @@ class Partition:
 
 
 def make_partition(system: System, dependent: np.ndarray) -> Partition:
+    """The Partition with the given dependent coordinates (tree ones, and structure ones
+    when the tree has too few: ``choose_dependent``)."""
     n_b = system.layout.n_tree
     v = np.setdiff1d(np.arange(n_b), dependent)
-    flexible = np.arange(n_b, system.layout.n)
+    flexible = np.setdiff1d(np.arange(n_b, system.layout.n), dependent)
     return Partition(np.asarray(dependent, dtype=int), v, np.concatenate([v, flexible]))
 
 
@@ -108,7 +145,7 @@ def _solve_square(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
 def b_matrices(ev: Evaluation, part: Partition, n_tree: int):
     """B1..B5 of Lipinski (002), eqs. (73b) and (78c), at an evaluated state."""
     U, V = part.dependent, part.independent_tree
-    C = slice(n_tree, ev.jac.shape[1])
+    C = part.independent[V.size :]  # the independent structure coordinates
     J_u = ev.jac[:, U]
     Js_u = ev.jac_sigma[:, U]
     rhs = np.hstack([ev.jac[:, V], ev.jac[:, C], ev.remainder[:, None]])

@@ -156,6 +156,7 @@ def take_steps(st, n_max: int) -> StepBatch | None:
         or st._cap is not None  # sub-steps growing after an event
         or len(st._stick) != st._n_bilateral
         or not np.all(np.isnan(st._v0))
+        or np.any(st.part.dependent >= st.system.layout.n_tree)  # structure ones: Python
     ):
         return None
     plan = st.plan

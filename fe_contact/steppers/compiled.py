@@ -363,6 +363,8 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         return result
 
     def _compiled_step(self, h: float):
+        if np.any(self.part.dependent >= self.system.layout.n_tree):
+            return None  # structure coordinates among the dependent ones: the Python step
         plan = self.plan
         p = self.params
         bp, gp = self.algebra.coefficients(h)

@@ -299,6 +299,34 @@ class ContactStates(RollingStates):
                     self._log(i, "open")
                 self._restart()
 
+    def _closed_rows(self):
+        """(normal rows (k,), names (k,), may open (k,)) of the closed contacts: the
+        complementarity rows of the Painleve test (``StepAlgebra.check_painleve``); a
+        Unilateral contact may open, a Sliding one not. A sticking contact is left out: its
+        rows are equations there (it has no kinetic friction to make the case, and its stick
+        row would stay with its normal row open)."""
+        closed = self._painleve_contacts()
+        names = [self.system.model.contacts[self._sliding[i]].name for i in closed]
+        rows = np.array([self._normal_row(i) for i in closed], dtype=int)
+        return rows, names, np.array([i >= self._n_bilateral for i in closed], dtype=bool)
+
+    def _painleve_contacts(self) -> list[int]:
+        return [
+            i for i in range(len(self._sliding)) if self._is_closed(i) and self._stick[i] is None
+        ]
+
+    def _lift_off(self, branch) -> None:
+        """Take the lift-off branch of a Painleve state (``painleve.ContactProblem.lift_off``):
+        the closed Unilateral contacts that it opens (N = 0, contact acceleration > 0) open
+        here, and the integration restarts."""
+        closed = self._painleve_contacts()
+        for j, i in enumerate(closed):
+            if not branch.active[j]:
+                self._stick[i] = None
+                self._closed[i - self._n_bilateral] = False
+                self._log(i, "open")
+        self._restart()
+
     def _try_stick(self, i: int, count: bool) -> None:
         """Stick contact i where it is if the friction force that holds it lies within
         mu_s lambda_N (001 sec. 10.3.2); otherwise slip in the direction the contact would

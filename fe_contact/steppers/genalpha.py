@@ -233,10 +233,12 @@ class GeneralizedAlpha(ContactStates):
             flexible = self.system.layout.flexible
             self.pseudo[flexible] = previous[flexible]
         self._previous = None  # (accelerations, step) of the step before, for the predictor
-        self.algebra.check_painleve(ev, self._mu)
+        branch = self.algebra.check_painleve(ev, self._mu, self._closed_rows())
         self._powers = self._power_terms(ev, self.multipliers)
         if self.averaged.active:
             self.averaged.friction_start(ev.q, *self._sliding_friction(ev, self.multipliers))
+        if branch is not None:
+            self._lift_off(branch)
 
     # -- evaluation and partition -----------------------------------------------------------
     def _evaluate(self, q, u, t, slip_sign):
@@ -245,7 +247,16 @@ class GeneralizedAlpha(ContactStates):
         )
 
     def _choose(self, ev) -> Partition:
-        part = make_partition(self.system, choose_dependent(ev.jac[:, self.system.layout.tree]))
+        """The partition of the rows of ev: dependent tree coordinates (002 eq. 72), and
+        structure coordinates for the rows the tree cannot take (``choose_dependent``)."""
+        lay = self.system.layout
+        try:
+            dependent = choose_dependent(ev.jac[:, lay.tree])
+        except ConstraintError:
+            if not lay.n_flexible:
+                raise
+            dependent = choose_dependent(ev.jac[:, lay.tree], ev.jac[:, lay.flexible])
+        part = make_partition(self.system, dependent)
         self._cond0 = self._cond(ev, part)
         return part
 
@@ -517,7 +528,9 @@ class GeneralizedAlpha(ContactStates):
                     f"t = {t_end:.6g} s: the bilateral sliding contact would separate"
                 )
         self.n_steps += 1
-        self.algebra.check_painleve(self.evaluation, self._mu)
+        branch = self.algebra.check_painleve(self.evaluation, self._mu, self._closed_rows())
+        if branch is not None:
+            self._lift_off(branch)
         work["dissipated_impact"] = self._impact_loss
         work["dissipated_numerical"] = self._numerical
         work["work_drives"] = work.get("work_drives", 0.0) + self._impact_work

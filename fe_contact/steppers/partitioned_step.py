@@ -14,6 +14,7 @@ import scipy.sparse.linalg as spla
 from ..coupling.constraints import mass_times
 from ..coupling.partition import ConstraintError, PainleveError, b_matrices
 from ..system import System
+from .painleve import ContactProblem, contact_problem
 
 # a Newton failure where the Painleve margin (``StepAlgebra.painleve_margin``) is below this is
 # reported as the Painleve case it approaches: there the normal force is 100 times the one the
@@ -115,16 +116,55 @@ class StepAlgebra:
         acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
         return acc, multipliers(ev, part, mass_times(s, ev, acc) + ev.forces)
 
-    def check_painleve(self, ev, mu) -> None:
-        """Raise PainleveError when friction (``mu`` per contact row) makes J M^-1 J_Sigma^T
-        lose definiteness (001 remark 10.3.13): the normal force is then not determined."""
+    def check_painleve(self, ev, mu, contacts=None):
+        """Where friction (``mu`` per contact row) makes J M^-1 J_Sigma^T lose definiteness
+        (001 remark 10.3.13), name the case and return its lift-off branch, or raise.
+
+        contacts : None, or (normal_rows (k,) int, names (k,), can_open (k,) bool: a
+        Unilateral contact) of the closed contacts. With them the contact problem of the
+        state is solved (``painleve.contact_problem``): when a solution lets contacts that may
+        open lift off (N = 0 with a positive contact acceleration) it is returned (the caller
+        opens them); else PainleveError naming the inconsistent case (no N >= 0) or the
+        indeterminate one (several). Returns None when the margin is safely positive."""
         worst = self.painleve_margin(ev, mu)
-        if worst <= 1e-9:
-            self.painleve_error(
-                ev,
-                f"J M^-1 J_Sigma^T has an eigenvalue {worst:.3e} <= 0, so the normal force is "
-                "not determined",
-            )
+        if worst > 1e-9:
+            return None
+        reason = (
+            f"J M^-1 J_Sigma^T has an eigenvalue {worst:.3e} <= 0, so the normal force is "
+            "not determined"
+        )
+        if contacts is not None and ev.forces is not None:
+            rows, names, can_open = contacts
+            problem = self.contact_problem(ev, rows)
+            branch = problem.lift_off(np.asarray(can_open, dtype=bool))
+            if branch is not None:
+                return branch
+            if problem.kind in ("inconsistent", "indeterminate"):
+                reason = f"{problem.describe(names)}; {reason}"
+        self.painleve_error(ev, reason)
+
+    def contact_problem(self, ev, normal_rows) -> ContactProblem:
+        """The contact problem of the evaluated state ev (``painleve.contact_problem``):
+        D = J M^-1 J_Sigma^T and a0 = A - J M^-1 F, the row accelerations without constraint
+        forces (M q'' + F = J_Sigma^T lambda, J q'' + A = c)."""
+        Minv_Js, Minv_F = self._inverse_mass(ev, ev.jac_sigma.T, ev.forces)
+        D = ev.jac @ Minv_Js
+        a0 = ev.remainder - ev.jac @ Minv_F[:, 0]
+        return contact_problem(D, a0, normal_rows)
+
+    def _inverse_mass(self, ev, *blocks):
+        """M^-1 X for each block X (n, j) or (n,) of the block-diagonal diag(M_t(q), M_f)."""
+        lay = self.system.layout
+        out = []
+        for X in blocks:
+            X = np.asarray(X, dtype=float).reshape(lay.n, -1)
+            Y = np.empty_like(X)
+            if lay.n_tree:
+                Y[lay.tree] = np.linalg.solve(ev.mass_tree, X[lay.tree])
+            if lay.n_flexible:
+                Y[lay.flexible] = self.mass_lu.solve(np.ascontiguousarray(X[lay.flexible]))
+            out.append(Y)
+        return out
 
     def check_painleve_near(self, ev, mu, err: Exception) -> None:
         """Name a step's Newton failure ``err`` next to a Painleve case for what it is: where
@@ -159,21 +199,9 @@ class StepAlgebra:
         largest of the frictionless J M^-1 J^T (1 without friction or constraints). At 0 the
         normal force of a slipping contact is not determined (Painleve); as it falls towards 0
         the normal force needed to hold the constraint grows as its inverse."""
-        s = self.system
         if not np.any(mu > 0) or ev.phi.size == 0:
             return 1.0
-        lay = s.layout
-        Minv_J = np.empty((lay.n, ev.phi.size))
-        Minv_Js = np.empty_like(Minv_J)
-        Minv_J[lay.tree] = np.linalg.solve(ev.mass_tree, ev.jac[:, lay.tree].T)
-        Minv_Js[lay.tree] = np.linalg.solve(ev.mass_tree, ev.jac_sigma[:, lay.tree].T)
-        if lay.n_flexible:
-            Minv_J[lay.flexible] = self.mass_lu.solve(
-                np.ascontiguousarray(ev.jac[:, lay.flexible].T)
-            )
-            Minv_Js[lay.flexible] = self.mass_lu.solve(
-                np.ascontiguousarray(ev.jac_sigma[:, lay.flexible].T)
-            )
+        Minv_J, Minv_Js = self._inverse_mass(ev, ev.jac.T, ev.jac_sigma.T)
         D0 = ev.jac @ Minv_J
         D = ev.jac @ Minv_Js
         scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))

@@ -190,7 +190,10 @@ def simulate(
         ``compiled=False`` keeps the generalised-alpha step in Python (``steppers.compiled``).
     Returns a SimulationResult. A failure after the start (Newton divergence, a singular system,
     a contact solver that does not converge, an exception in an observer) does not raise: the
-    result has status "failed", the message and every state computed so far.
+    result has status "failed", the message and every state computed so far. A start state
+    that admits no motion (the inconsistent or indeterminate Painleve case, constraints that
+    cannot be closed) gives a failed result with no rows; bad input (ValueError, TypeError)
+    raises before any step.
     """
     t0, t_end = check.vector("simulate.t_span", t_span, unit="s")
     if not t_end > t0:
@@ -228,7 +231,13 @@ def simulate(
 
 def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings):
     wall0 = time.perf_counter()
-    stepper = make_stepper(system, t0, q0, u0, method, h, settings, t_end)
+    try:
+        stepper = make_stepper(system, t0, q0, u0, method, h, settings, t_end)
+    except NotImplementedError:
+        raise
+    except RuntimeError as err:  # the start state admits no motion (a Painleve case): no row
+        message = f"{type(err).__name__}: {err} (at the start, t = {t0:.6g} s: no step taken)"
+        return _empty_result(system, method, message, time.perf_counter() - wall0)
     n_total = max(1, int(math.ceil((t_end - t0) / stepper.h - 1e-9)))
     bounded = getattr(stepper, "t_bound", None) is not None  # steps of its own, to t_end
     work = no_work()
@@ -391,6 +400,24 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         events=tuple(getattr(stepper, "events", ())),
         losses=tuple(getattr(stepper, "losses", ())),
         n_halved=int(getattr(stepper, "n_halved", getattr(stepper, "n_rejected", 0))),
+    )
+
+
+def _empty_result(system: System, method: str, message: str, wall: float) -> SimulationResult:
+    """The failed result of a run whose stepper could not start: no state, every history of
+    length 0 (t (0,), q and u (0, n), multipliers (0, m))."""
+    n, m = system.layout.n, len(system.model.constraint_names())
+    return SimulationResult(
+        t=np.zeros(0),
+        q=np.zeros((0, n)),
+        u=np.zeros((0, n)),
+        multipliers=np.zeros((0, m)),
+        constraint_names=system.model.constraint_names(),
+        columns={c: np.zeros(0) for c, _ in history_columns(system)},
+        method=method,
+        status="failed",
+        message=message,
+        wall_time=wall,
     )
 
 

@@ -1,0 +1,197 @@
+"""Painleve's rod: the inconsistent and the indeterminate case named, the lift-off branch taken.
+
+A uniform rod (m = 1 kg, half-length l = 0.5 m, I = m l^2 / 3) on prismatic x, y and a
+revolute joint at its centre, its lower end on the rigid line y = 0, the end sliding to -x so
+that friction mu N acts along +x. The gap acceleration of the end is (sympy, below)
+
+    g'' = a0 + N / m (1 + 3 cos(theta) (cos(theta) - mu sin(theta))),  a0 = -g + l sin(theta) w^2
+
+(w = theta'). For mu above a critical value the bracket is negative at some angles (001 remark
+10.3.13): with a0 < 0 no N >= 0 keeps the end out of the line (inconsistent), with a0 > 0 both
+N = 0 (the end lifts off at a0) and N = -a0 m / bracket (it stays) solve the contact problem
+(indeterminate). A ``Sliding`` (bilateral) contact cannot lift off: both cases end the run with
+a failed result that names them. A ``Unilateral`` contact takes the lift-off branch.
+"""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from fe_contact import (
+    Body,
+    ContactPair,
+    Joint,
+    Line,
+    Model,
+    Point,
+    Sliding,
+    TreeModel,
+    Unilateral,
+    assemble,
+    simulate,
+)
+from fe_contact.steppers.painleve import contact_problem
+
+G, MASS, HALF = 9.81, 1.0, 0.5
+THETA = np.radians(60.0)
+X_RATE = -4.0  # m/s: the centre's x velocity; the end slides at X_RATE + l sin(theta) w < 0
+
+
+def rod(law, rate: float):
+    """The rod at THETA, turning at ``rate`` (rad/s), its end on the line with zero normal
+    velocity (y' = l cos(theta) w) and sliding to -x."""
+    tree = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(0.0, 0.0), Body(MASS, MASS * HALF**2 / 3)),
+        joints=(
+            Joint("prismatic"),
+            Joint("prismatic", parent=0, angle=np.pi / 2),
+            Joint("revolute", parent=1, angle=-np.pi / 2),
+        ),
+    )
+    contact = ContactPair("end", Point(2, (-HALF, 0.0)), Line((0.0, 0.0), (0.0, 1.0)), law)
+    system = assemble(Model(tree=tree, contacts=(contact,)))
+    q0 = np.array([0.0, HALF * np.sin(THETA), THETA])
+    u0 = np.array([X_RATE, HALF * np.cos(THETA) * rate, rate])
+    assert X_RATE + HALF * np.sin(THETA) * rate < 0.0  # the end slides to -x
+    return system, q0, u0
+
+
+def rod_contact_equation():
+    """(a0, bracket, critical mu) from Newton-Euler for the rod, by sympy: the end's gap
+    acceleration is linear in N, a0 + N / m bracket (friction +mu N along x, the end sliding
+    to -x); the critical mu is the least mu at which the bracket can vanish."""
+    m, l, g, I, N, mu, th, w = sp.symbols("m l g I N mu theta w", positive=True)
+    fx, fy = mu * N, N  # force on the end (-l cos, -l sin) from the centre
+    xdd, ydd = fx / m, fy / m - g
+    thdd = ((-l * sp.cos(th)) * fy - (-l * sp.sin(th)) * fx) / I
+    # gap = y - l sin(theta): its second derivative
+    gdd = ydd - l * sp.cos(th) * thdd + l * sp.sin(th) * w**2
+    gdd = sp.expand(gdd.subs(I, m * l**2 / 3))
+    a0 = gdd.subs(N, 0)
+    bracket = sp.simplify(sp.diff(gdd, N) * m)
+    del xdd
+    # bracket = 0 <=> mu = (1 + 3 cos^2) / (3 sin cos) = (t^2 + 4) / (3 t) with t = tan(theta)
+    t = sp.symbols("t", positive=True)
+    mu_of_t = sp.simplify(sp.solve(sp.Eq(bracket, 0), mu)[0].subs(th, sp.atan(t)))
+    t_star = sp.solve(sp.diff(mu_of_t, t), t)
+    return a0, bracket, sp.nsimplify(mu_of_t.subs(t, t_star[0])), (th, w, mu, g, l)
+
+
+def values(rate: float, mu: float):
+    """(a0 m/s^2, bracket) of the rod at THETA, rate, mu from the sympy derivation."""
+    a0, bracket, _, (th, w, mu_s, g, l) = rod_contact_equation()
+    subs = {th: THETA, w: rate, mu_s: mu, g: G, l: HALF}
+    return float(a0.subs(subs)), float(bracket.subs(subs))
+
+
+def test_the_critical_friction_coefficient_is_four_thirds():
+    """The bracket 1 + 3 cos (cos - mu sin) from Newton-Euler, and its least root in mu:
+    (t^2 + 4) / (3 t) is least at tan(theta) = 2, mu = 4/3."""
+    a0, bracket, mu_crit, (th, w, mu, g, l) = rod_contact_equation()
+    assert mu_crit == sp.Rational(4, 3)
+    assert sp.simplify(bracket - (1 + 3 * sp.cos(th) * (sp.cos(th) - mu * sp.sin(th)))) == 0
+    assert sp.simplify(a0 - (-g + l * sp.sin(th) * w**2)) == 0
+    # at 60 deg the bracket is negative for mu = 2 (1 - 1.848) and positive for mu = 1.2
+    assert values(0.0, 2.0)[1] < 0.0 < values(0.0, 1.2)[1]
+
+
+def test_the_stepper_contact_problem_is_the_rods():
+    """The stepper's D = J M^-1 J_Sigma^T and a0 = A - J M^-1 F of the end equal bracket / m
+    and -g + l sin(theta) w^2 of the derivation (to 1e-12: sums of a few terms of order 10
+    with the round-off of 2x2 rotations and a 3x3 solve, some 100 eps times 10)."""
+    from fe_contact.coupling.constraints import evaluate_state
+    from fe_contact.steppers.alpha import alpha_parameters
+    from fe_contact.steppers.partitioned_step import StepAlgebra
+
+    for rate in (0.0, 6.0):
+        system, q0, u0 = rod(Sliding(2.0), rate)
+        ev = evaluate_state(system, q0, u0, 0.0, slip_sign=np.array([-1.0]))
+        problem = StepAlgebra(system, alpha_parameters(0.9)).contact_problem(ev, [0])
+        a0, bracket = values(rate, 2.0)
+        assert problem.free_acceleration[0] == pytest.approx(a0, abs=1e-12)
+        assert problem.delassus[0, 0] == pytest.approx(bracket / MASS, abs=1e-12)
+
+
+@pytest.mark.parametrize("law", [Sliding(2.0), Unilateral(2.0)], ids=["Sliding", "Unilateral"])
+def test_the_inconsistent_case_is_named_in_a_failed_result(law):
+    """At rest normally (w = 0: a0 = -g) with mu = 2 > 4/3 at 60 deg (bracket -0.848): no
+    N >= 0 solves the contact problem. simulate returns a failed result with no row (no state
+    of the start admits a motion) that names the inconsistent case and a0; with mu = 1.2 < 4/3
+    the same rod slides on."""
+    system, q0, u0 = rod(law, 0.0)
+    res = simulate(system, (0.0, 1e-3), (q0, u0), h=1e-4)
+    assert res.status == "failed" and not res.success
+    assert res.t.size == 0 and res.q.shape == (0, 3) and res.n_steps == 0
+    assert "PainleveError" in res.message and "inconsistent case" in res.message, res.message
+    assert "end: -9.81 m/s^2" in res.message  # a0 = -g, formatted with 4 digits
+    assert "at the start, t = 0 s" in res.message
+    below = type(law)(1.2)
+    system, q0, u0 = rod(below, 0.0)
+    res = simulate(system, (0.0, 1e-3), (q0, u0), h=1e-4)
+    assert res.status == "finished", res.message
+
+
+def test_the_indeterminate_case_is_named_in_a_failed_result():
+    """Turning at w = 6 rad/s, a0 = -g + l sin(60 deg) 36 = 5.778 m/s^2 > 0 with the bracket
+    -0.848: N = 0 (lift-off at a0) and N = -a0 m / bracket = 6.814 N (the end stays) both
+    solve the contact problem. A Sliding contact cannot lift off: a failed result naming the
+    indeterminate case and both solutions (the values of the derivation, to the 4 digits
+    printed)."""
+    a0, bracket = values(6.0, 2.0)
+    system, q0, u0 = rod(Sliding(2.0), 6.0)
+    res = simulate(system, (0.0, 1e-3), (q0, u0), h=1e-4)
+    assert res.status == "failed" and res.t.size == 0
+    assert "indeterminate case: 2 solutions" in res.message, res.message
+    assert f"end stays with N = {-a0 * MASS / bracket:.4g} N" in res.message
+    assert f"end lifts off at {a0:.4g} m/s^2" in res.message
+
+
+def test_a_unilateral_contact_takes_the_lift_off_branch():
+    """The indeterminate state with a Unilateral contact: the end lifts off at t = 0 (an
+    "open" event) and the rod flies free: x = x0 + x' t, y = y0 + y' t - g t^2 / 2,
+    theta = theta0 + w t, the gap y - l sin(theta) of the end in closed form (to 1e-12 m: the
+    generalised-alpha update is exact for constant accelerations; round-off of sums of order
+    1 m over 100 steps). Its acceleration at the start is a0 = 5.778 m/s^2 of the derivation:
+    2 gap(t) / t^2 -> a0, to the third-order term l cos(theta) w^3 t / 3 (5e-4 relative at
+    t = 1e-4 s); the normal force is zero throughout."""
+    a0, bracket = values(6.0, 2.0)
+    assert a0 > 0.0 > bracket
+    system, q0, u0 = rod(Unilateral(2.0), 6.0)
+    res = simulate(system, (0.0, 0.01), (q0, u0), h=1e-4)
+    assert res.status == "finished", res.message
+    assert res.events[0] == (0.0, "end", "open") and len(res.events) == 1
+    t = res.t
+    x = q0[0] + u0[0] * t
+    y = q0[1] + u0[1] * t - 0.5 * G * t**2
+    theta = q0[2] + u0[2] * t
+    np.testing.assert_allclose(res.q, np.column_stack([x, y, theta]), rtol=0, atol=1e-12)
+    gap = y - HALF * np.sin(theta)
+    np.testing.assert_allclose(res["end_gap"][1:], gap[1:], rtol=0, atol=1e-12)
+    assert np.all(res["end_gap"][1:] > 0.0)
+    jerk = HALF * np.cos(THETA) * 6.0**3  # d^3 gap / dt^3 at the start, m/s^3
+    early = 2 * res["end_gap"][1] / t[1] ** 2
+    assert early == pytest.approx(a0 + jerk * t[1] / 3, rel=1e-6)
+    assert early == pytest.approx(a0, rel=1e-3)
+    assert np.all(np.nan_to_num(res["end_normal_force"][1:]) == 0.0)
+
+
+def test_contact_problem_counts_the_solutions_of_one_row():
+    """The scalar problem c = a0 + d N, N >= 0, c >= 0, N c = 0: one solution for d > 0 (N =
+    -a0 / d when a0 < 0, else lift-off), none for d < 0 and a0 < 0, two for d < 0 and a0 > 0;
+    a drive row (an equation) alongside leaves the counts as they are. The solves are of 1x1
+    and 2x2 blocks with entries of order 1: exact to 1e-15 here."""
+    cases = [(2.0, -4.0, "unique", [2.0]), (2.0, 3.0, "unique", [0.0])]
+    cases += [(-2.0, -4.0, "inconsistent", []), (-2.0, 3.0, "indeterminate", [1.5, 0.0])]
+    for d, a0, kind, normals in cases:
+        problem = contact_problem(np.array([[d]]), np.array([a0]), [0])
+        assert problem.kind == kind
+        found = sorted((s.multipliers[0] for s in problem.solutions), reverse=True)
+        np.testing.assert_allclose(found, normals, atol=1e-15)
+        # with a drive row coupled to it: D = [[d, 0.5], [0.5, 1]], the drive held at c = 0
+        D = np.array([[d + 0.25, 0.5], [0.5, 1.0]])  # its Schur complement on row 0 is d
+        coupled = contact_problem(D, np.array([a0, 0.0]), [0])
+        assert coupled.kind == kind
+    lift = contact_problem(np.array([[-2.0]]), np.array([3.0]), [0]).lift_off(np.array([True]))
+    assert lift is not None and not lift.active[0] and lift.accelerations[0] == 3.0
+    none = contact_problem(np.array([[-2.0]]), np.array([3.0]), [0]).lift_off(np.array([False]))
+    assert none is None  # a Sliding contact may not open
