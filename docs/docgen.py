@@ -266,6 +266,7 @@ def cli_page() -> str:
 # ------------------------------------------------------------------------------------------
 
 TOLERANCE_KEYWORDS = ("rtol", "atol", "rel", "abs")
+NO_TOLERANCE = "no literal tolerance (exact, qualitative, or a named bound)"
 
 
 def tolerances(func: ast.AST, source: str) -> list[str]:
@@ -283,6 +284,17 @@ def tolerances(func: ast.AST, source: str) -> list[str]:
                 sign = "<" if isinstance(test.ops[0], ast.Lt) else "<="
                 found.append(f"{left} {sign} {right}")
     return found
+
+
+def test_functions(tree: ast.Module):
+    """(function node, class name or "") of every test function of a module, in order."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            yield node, ""
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name.startswith("test_"):
+                    yield item, node.name
 
 
 def first_line(doc: str | None) -> str:
@@ -305,16 +317,16 @@ def validation_page() -> str:
         source = path.read_text()
         tree = ast.parse(source)
         rows = []
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                found = tolerances(node, source)
-                total_tests += 1
-                total_tol += len(found)
-                what = first_line(ast.get_docstring(node)) or node.name[5:].replace("_", " ")
-                tols = "; ".join(inline(t, 60) for t in found[:4])
-                if len(found) > 4:
-                    tols += f"; and {len(found) - 4} more"
-                rows.append((f"``{node.name}``", escape(what), tols or "(exact or qualitative)"))
+        for node, owner in test_functions(tree):
+            name = f"{owner}.{node.name}" if owner else node.name
+            found = tolerances(node, source)
+            total_tests += 1
+            total_tol += len(found)
+            what = first_line(ast.get_docstring(node)) or node.name[5:].replace("_", " ")
+            tols = "; ".join(inline(t, 60) for t in found[:4])
+            if len(found) > 4:
+                tols += f"; and {len(found) - 4} more"
+            rows.append((f"``{name}``", escape(what), tols or NO_TOLERANCE))
         if not rows:
             continue
         out.append(heading(f"``tests/{path.name}``", "-"))
@@ -327,10 +339,10 @@ def validation_page() -> str:
 
 
 def escape(text: str) -> str:
-    """Plain text safe in reStructuredText (no stray markup)."""
-    for ch in ("\\", "*", "`", "|", "_"):
-        text = text.replace(ch, "\\" + ch)
-    return text
+    """Plain text safe in reStructuredText: markup escaped outside ``double backquotes``."""
+    from plaindoc import escape as plain_escape
+
+    return plain_escape(text)
 
 
 # ------------------------------------------------------------------------------------------
