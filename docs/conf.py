@@ -2,7 +2,9 @@
 
 The tables that follow the code (history columns, model-file schema, demos, command line,
 validation references collected from the tests) are written into ``docs/generated/`` by
-``docgen.py`` at the start of every build; nothing there is typed by hand.
+``docgen.py`` at the start of every build, from the code and the tests (only the columns'
+one-line meanings are typed, in docgen.py, and the build stops when they and the code's
+columns differ); autosummary writes the API pages into ``docs/generated/api/``.
 """
 
 import os
@@ -37,7 +39,7 @@ extensions = [
     "plaindoc",
 ]
 
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "generated/*.rst.txt"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]
 html_theme = "pydata_sphinx_theme"
 html_title = f"fe_contact {release}"
