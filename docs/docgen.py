@@ -1,0 +1,371 @@
+"""Pages of the documentation generated from the code and the tests at build time.
+
+``write_all(folder)`` writes reStructuredText files into ``folder`` (``docs/generated``, not
+in git); the hand-written pages include them. What each one is made of:
+
+- ``columns.rst``: the history columns and their units, from
+  ``fe_contact.steppers.result.history_columns`` of a model with one contact of each kind and
+  one drive; the meaning of each column is typed here and the build fails when the code has a
+  column this file does not describe (or describes one the code no longer has).
+- ``schema.rst``: the model-file tables, from the pydantic classes of
+  ``fe_contact.io.model_schema`` (keys, types, defaults, bounds).
+- ``demos.rst`` and ``demo_<name>.rst``: one page per ``fe-contact demo NAME``, from
+  ``fe_contact.cli.DEMOS`` and each demo module's docstring.
+- ``cli.rst``: ``fe-contact --help`` and every command's ``--help``, from the parser.
+- ``validation.rst``: per test file its docstring (the references it checks against) and per
+  test its first docstring line and the tolerances written in it (``rtol=``, ``atol=``,
+  ``rel=``, ``abs=`` arguments and the right-hand sides of ``<`` / ``<=`` in asserts), read
+  from the tests' source with ``ast``. The measured errors are not collected.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib
+import io
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def heading(text: str, mark: str = "=") -> str:
+    return f"{text}\n{mark * len(text)}\n\n"
+
+
+def literal(text: str) -> str:
+    return ".. code-block:: text\n\n" + textwrap.indent(text.rstrip() + "\n", "   ") + "\n"
+
+
+def table(header, rows) -> str:
+    """A list-table (cells may hold inline markup)."""
+    out = [".. list-table::", "   :header-rows: 1", ""]
+    for row in [header, *rows]:
+        cells = [str(c).replace("\n", " ") or " " for c in row]
+        out.append("   * - " + cells[0])
+        out += [f"     - {c}" for c in cells[1:]]
+    return "\n".join(out) + "\n\n"
+
+
+# ------------------------------------------------------------------------------------------
+# History columns
+# ------------------------------------------------------------------------------------------
+
+MEANING = {
+    "t": "time",
+    "<name>_state": "contact state over the step: ``slip``, ``stick`` or ``open``",
+    "<name>_normal_force": "normal contact force (positive: compressive)",
+    "<name>_friction_force": "friction force on the profile along the contact tangent",
+    "<name>_normal_impulse": "normal impulse over the step (impacts and Moreau-Jean)",
+    "<name>_friction_impulse": "tangential impulse over the step",
+    "<name>_slip_velocity": "relative tangential velocity at the contact point",
+    "<name>_gap": "normal gap (0 while closed, positive open)",
+    "<name>_parameter": "contact point's material coordinate on the target",
+    "<name>_n_closed": "number of closed contact points (candidate grids, rough pairs)",
+    "<name>_impulse_x": "rough pair: whole impulse on the profile over the step, x",
+    "<name>_impulse_y": "rough pair: whole impulse on the profile over the step, y",
+    "<name>_normal_impulse_x": "rough pair: its part along the contact normals, x",
+    "<name>_normal_impulse_y": "rough pair: its part along the contact normals, y",
+    "<name>_loss_profile": "rough pair: energy lost on the profile since the start (003 eq. 18)",
+    "<name>_loss_target": "rough pair: energy lost on the target since the start (003 eq. 20)",
+    "drive_<joint>_force": "the drive's multiplier: driving torque (revolute) or force",
+    "kinetic_energy": "kinetic energy of the whole system",
+    "potential_energy": "potential energy of gravity and joint springs",
+    "elastic_energy": "strain energy of the structures",
+    "tree_kinetic_energy": "kinetic energy of the tree",
+    "structure_kinetic_energy": "kinetic energy of the structures",
+    "structure_elastic_energy": "strain energy of the structures",
+    "work_drives": "work done by the drives since t0",
+    "work_loads": "work done by applied loads and actuators since t0",
+    "dissipated_damping": "energy taken by joint and structural damping since t0",
+    "dissipated_friction": "energy taken by friction since t0 (never decreases)",
+    "dissipated_impact": "energy taken by impacts since t0",
+    "dissipated_numerical": "generalised-alpha's own loss for rho_inf < 1 (0 otherwise)",
+    "energy_error": "the balance below; 0 up to the stepper's error",
+    "residual_position": "largest position-level constraint residual",
+    "residual_velocity": "largest velocity-level constraint residual",
+    "n_newton": "Newton iterations in the step",
+    "n_substeps": "sub-steps taken in the step",
+    "solver_residual": "residual of the contact laws' solver",
+}
+
+
+def history_column_rows():
+    """(name, unit, where) of every column, from the code's own vocabulary."""
+    from fe_contact.model import Point, Polyline
+    from fe_contact.steppers.result import history_columns
+
+    polyline = Polyline.__new__(Polyline)  # only its type is read by history_columns
+    contacts = (
+        SimpleNamespace(name="<name>", profile=Point(0)),
+        SimpleNamespace(name="<rough>", profile=polyline),
+    )
+    model = SimpleNamespace(contacts=contacts, drive_names=lambda: ("drive_<joint>",))
+    columns = history_columns(SimpleNamespace(model=model))
+    rows, seen = [], set()
+    for name, unit in columns:
+        where = "every run"
+        if name.startswith("<rough>"):
+            key = name.replace("<rough>", "<name>")
+            if key in seen:
+                continue
+            where = "per rough pair (a Polyline on a Wheel)"
+        elif name.startswith("<name>"):
+            key, where = name, "per contact pair"
+        elif name.startswith("drive_"):
+            key, where = name, "per drive"
+        else:
+            key = name
+        seen.add(key)
+        rows.append((key, unit, where))
+    return rows
+
+
+def columns_page() -> str:
+    rows = history_column_rows()
+    names = {r[0] for r in rows}
+    missing, stale = names - MEANING.keys(), MEANING.keys() - names
+    if missing or stale:
+        raise RuntimeError(
+            f"docs/docgen.py MEANING is out of step with history_columns: "
+            f"undescribed {sorted(missing)}, no longer in the code {sorted(stale)}"
+        )
+    body = [(f"``{n}``", u or "--", w, MEANING[n]) for n, u, w in rows]
+    return table(("column", "unit", "present", "meaning"), body)
+
+
+# ------------------------------------------------------------------------------------------
+# Model-file schema
+# ------------------------------------------------------------------------------------------
+
+
+def schema_tables():
+    """(key path, class) of every table of a model file, in the file's order."""
+    from fe_contact.io import model_schema as s
+
+    return [
+        ("(top level)", s.Document),
+        ('structures.NAME (type = "beam")', s.BeamTable),
+        ('structures.NAME (type = "string")', s.StringTable),
+        ('structures.NAME.law (type = "neo_hookean")', s.NeoHookeanTable),
+        ('structures.NAME.law (type = "linear_elastic")', s.LinearElasticTable),
+        ('structures.NAME.reference (type = "straight")', s.StraightTable),
+        ('structures.NAME.reference (type = "nodal")', s.NodalTable),
+        ("structures.NAME.supports[i]", s.SupportTable),
+        ("tree", s.TreeTable),
+        ("tree.bodies[i]", s.BodyTable),
+        ("tree.bodies[i].joint", s.JointTable),
+        ("tree.bodies[i].joint.actuator (a table)", s.LinearTable),
+        ("tree.points.NAME", s.NamedPointTable),
+        ("contacts.NAME", s.ContactTable),
+        ("contacts.NAME.target (a table)", s.LineTable),
+        ("drives[i]", s.DriveTable),
+        ("loops[i]", s.LoopTable),
+        ("loads[i]", s.LoadTable),
+        ("initial", s.InitialTable),
+        ("initial.structures.NAME", s.StructureStateTable),
+        ('simulation (method = "generalized-alpha")', s.GeneralizedAlphaTable),
+        ('simulation (method = "moreau")', s.MoreauTable),
+        ("output", s.OutputTable),
+    ]
+
+
+def json_type(prop: dict) -> str:
+    """A short type of a JSON-schema property (with its bounds)."""
+    if "anyOf" in prop:
+        parts = [json_type(p) for p in prop["anyOf"] if p.get("type") != "null"]
+        optional = any(p.get("type") == "null" for p in prop["anyOf"])
+        return " or ".join(parts) + (" or none" if optional else "")
+    if "const" in prop:
+        return repr(prop["const"])
+    if "enum" in prop:
+        return " | ".join(repr(v) for v in prop["enum"])
+    kind = prop.get("type", "table")
+    if kind == "array":
+        item = json_type(prop.get("items", {}))
+        n = prop.get("minItems"), prop.get("maxItems")
+        size = f"{n[0]}" if n[0] is not None and n[0] == n[1] else ""
+        return f"list of {size + ' ' if size else ''}{item}"
+    if kind == "object":
+        return "table"
+    bounds = []
+    for key, sign in (
+        ("exclusiveMinimum", ">"),
+        ("minimum", ">="),
+        ("exclusiveMaximum", "<"),
+        ("maximum", "<="),
+    ):
+        if key in prop:
+            bounds.append(f"{sign} {prop[key]}")
+    names = {"number": "float", "integer": "int", "boolean": "bool", "string": "string"}
+    return names.get(kind, kind) + (f" ({', '.join(bounds)})" if bounds else "")
+
+
+def schema_page() -> str:
+    out = []
+    for path, cls in schema_tables():
+        schema = cls.model_json_schema()
+        defs = schema.get("$defs", {})
+        required = set(schema.get("required", ()))
+        rows = []
+        for key, prop in schema["properties"].items():
+            if "$ref" in prop:
+                prop = defs[prop["$ref"].split("/")[-1]]
+            if "items" in prop and "$ref" in prop["items"]:
+                prop = dict(prop, items={"type": "table"})
+            if "additionalProperties" in prop and isinstance(prop["additionalProperties"], dict):
+                prop = dict(prop, type="object")
+            default = "required" if key in required else f"``{cls.model_fields[key].default!r}``"
+            rows.append((f"``{key}``", json_type(prop), default))
+        out.append(heading(f"``{path}``", "-"))
+        doc = (cls.__doc__ or "").strip()
+        if doc and cls.__doc__ != cls.__mro__[1].__doc__:
+            out.append(" ".join(doc.split()).replace("``", "``") + "\n\n")
+        out.append(table(("key", "type", "default"), rows))
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------
+# Demos and the command line
+# ------------------------------------------------------------------------------------------
+
+
+def demo_pages(folder: Path) -> None:
+    from fe_contact.cli import DEMOS
+
+    index = [heading("Demos"), "Each demo is a command: ``fe-contact demo NAME`` (see\n"]
+    index.append("``fe-contact demo NAME --help`` for its options).\n\n")
+    index.append(".. toctree::\n   :maxdepth: 1\n\n")
+    for name, (module_name, text) in DEMOS.items():
+        module = importlib.import_module(module_name)
+        page = heading(f"fe-contact demo {name}")
+        page += f"{text[0].upper() + text[1:]}.\n\n"
+        page += ".. code-block:: bash\n\n" + f"   fe-contact demo {name}\n\n"
+        page += f"The module behind it is ``{module_name}``; its description:\n\n"
+        page += literal(module.__doc__ or "")
+        (folder / f"demo_{name}.rst").write_text(page)
+        index.append(f"   demo_{name}\n")
+    (folder / "demos.rst").write_text("".join(index))
+
+
+def cli_page() -> str:
+    from fe_contact.cli import build_parser
+
+    parser = build_parser()
+    out = [heading("``fe-contact --help``", "-"), literal(parser.format_help())]
+    for action in parser._subparsers._group_actions:  # argparse keeps its sub-parsers there
+        for name, sub in action.choices.items():
+            out += [heading(f"``fe-contact {name} --help``", "-"), literal(sub.format_help())]
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------
+# Validation: what the tests check against, read from their source
+# ------------------------------------------------------------------------------------------
+
+TOLERANCE_KEYWORDS = ("rtol", "atol", "rel", "abs")
+NO_TOLERANCE = "no literal tolerance (exact, qualitative, or a named bound)"
+
+
+def tolerances(func: ast.AST, source: str) -> list[str]:
+    found = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg in TOLERANCE_KEYWORDS:
+                    found.append(f"{kw.arg}={ast.get_source_segment(source, kw.value)}")
+        elif isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+            test = node.test
+            if len(test.ops) == 1 and isinstance(test.ops[0], ast.Lt | ast.LtE):
+                left = ast.get_source_segment(source, test.left) or ""
+                right = ast.get_source_segment(source, test.comparators[0]) or ""
+                sign = "<" if isinstance(test.ops[0], ast.Lt) else "<="
+                found.append(f"{left} {sign} {right}")
+    return found
+
+
+def test_functions(tree: ast.Module):
+    """(function node, class name or "") of every test function of a module, in order."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            yield node, ""
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name.startswith("test_"):
+                    yield item, node.name
+
+
+def first_line(doc: str | None) -> str:
+    if not doc:
+        return ""
+    return " ".join(doc.strip().split("\n\n")[0].split())
+
+
+def inline(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return "``" + text.replace("``", "'") + "``" if text else ""
+
+
+def validation_page() -> str:
+    out = []
+    total_tests = total_tol = 0
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        source = path.read_text()
+        tree = ast.parse(source)
+        rows = []
+        for node, owner in test_functions(tree):
+            name = f"{owner}.{node.name}" if owner else node.name
+            found = tolerances(node, source)
+            total_tests += 1
+            total_tol += len(found)
+            what = first_line(ast.get_docstring(node)) or node.name[5:].replace("_", " ")
+            tols = "; ".join(inline(t, 60) for t in found[:4])
+            if len(found) > 4:
+                tols += f"; and {len(found) - 4} more"
+            rows.append((f"``{name}``", escape(what), tols or NO_TOLERANCE))
+        if not rows:
+            continue
+        out.append(heading(f"``tests/{path.name}``", "-"))
+        doc = ast.get_docstring(tree)
+        if doc:
+            out.append(escape(" ".join(doc.split("\n\n")[0].split())) + "\n\n")
+        out.append(table(("test", "what it checks", "tolerances as written"), rows))
+    summary = f"{total_tests} test functions, {total_tol} tolerance expressions.\n\n"
+    return summary + "".join(out)
+
+
+def escape(text: str) -> str:
+    """Plain text safe in reStructuredText: markup escaped outside ``double backquotes``."""
+    from plaindoc import escape as plain_escape
+
+    return plain_escape(text)
+
+
+# ------------------------------------------------------------------------------------------
+
+
+def write_all(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = {
+        "columns.rst": columns_page,
+        "schema.rst": schema_page,
+        "cli.rst": cli_page,
+        "validation.rst": validation_page,
+    }
+    for name, make in pages.items():
+        with contextlib.redirect_stdout(io.StringIO()):
+            text = make()
+        write_if_changed(folder / name, text)
+    demo_pages(folder)
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+__all__ = ["write_all"]
