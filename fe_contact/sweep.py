@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .io.model_file import ModelFileError, apply_override, parse_document, parse_value
+from .limits import check_cases
 from .runner import (
     WRITER_FILE,
     claim_folder,
@@ -49,10 +50,11 @@ class Variation:
     values: tuple
 
     @classmethod
-    def parse(cls, text: str) -> Variation:
+    def parse(cls, text: str, max_count: int | None = None) -> Variation:
         """``KEY.PATH=START:STOP:COUNT`` (COUNT equally spaced values, integers when START and
         STOP are integers and every value is one) or ``KEY.PATH=V1,V2,...``; ValueError
-        naming what is allowed."""
+        naming what is allowed. A COUNT above ``max_count`` (default ``limits.max_cases``: a
+        sweep could not take more cases) is refused before any value is made."""
         key, sep, spec = text.partition("=")
         allowed = "allowed: KEY.PATH=START:STOP:COUNT or KEY.PATH=V1,V2,..."
         if not sep or not key.strip() or not spec.strip():
@@ -70,6 +72,7 @@ class Variation:
                 raise ValueError(f"{text!r}: START and STOP must be numbers; {allowed}")
             if isinstance(count, bool) or not isinstance(count, int) or count < 1:
                 raise ValueError(f"{text!r}: COUNT = {count!r}; allowed: an integer >= 1")
+            check_cases(count, max_count, f"--vary {text}: COUNT")
             values = np.linspace(start, stop, count).tolist() if count > 1 else [start]
             if isinstance(start, int) and isinstance(stop, int):
                 if all(float(v).is_integer() for v in values):
@@ -113,14 +116,24 @@ def case_name(overrides, variations) -> str:
     return "_".join(parts)
 
 
-def plan(document: dict, variations, source: str = "<model>") -> list[Case]:
+def case_count(variations) -> int:
+    """The number of cases of the cartesian product of ``variations``."""
+    return math.prod(len(v.values) for v in variations)
+
+
+def plan(
+    document: dict, variations, source: str = "<model>", max_cases: int | None = None
+) -> list[Case]:
     """Every case of the cartesian product, each checked (validated, assembled, initial state
-    and result columns) before any work; ModelFileError naming the first failing case."""
+    and result columns) before any work; ModelFileError naming the first failing case. More
+    cases than ``max_cases`` (default ``limits.max_cases``: $FE_CONTACT_MAX_CASES, else 1000)
+    are refused (``limits.LimitExceeded``) before the first is built."""
     if not variations:
         raise ValueError("a sweep needs at least one --vary KEY.PATH=VALUES")
     keys = [v.key_path for v in variations]
     if len(set(keys)) != len(keys):
         raise ValueError(f"a key path is varied twice: {keys}; allowed: each once")
+    check_cases(case_count(variations), max_cases)
     cases = []
     for values in itertools.product(*(v.values for v in variations)):
         overrides = tuple(zip(keys, values, strict=True))
@@ -338,6 +351,7 @@ def plot_result(rows, variations, spec: str, path) -> list[Path]:
 __all__ = [
     "LOCK_FILE",
     "Case",
+    "case_count",
     "case_lock",
     "Variation",
     "case_name",
