@@ -56,7 +56,12 @@ def prepare(model_file: ModelFile) -> PreparedRun:
         problems.append(
             Problem("simulation", None, "missing; a run needs [simulation] with t_end (s)")
         )
-    system = assemble(model_file.model)
+    try:
+        system = assemble(model_file.model)
+    except LimitExceeded as err:  # the memory estimate, before anything is allocated
+        raise ModelFileError(
+            source, [*problems, Problem("structures", MISSING, str(err))]
+        ) from None
     try:
         t_start = 0.0 if model_file.simulation is None else model_file.simulation.t_start
         q0, u0 = model_file.initial.state(system, source, t=t_start)

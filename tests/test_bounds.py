@@ -239,6 +239,16 @@ def test_memory_estimate_refused_and_accepted_when_raised(monkeypatch):
     refused_quickly(lambda: assemble(model), MEMORY_ENV)
 
 
+def test_a_model_file_over_the_memory_limit_exits_2(model_path, tmp_path, capsys, monkeypatch):
+    path, _ = model_path
+    monkeypatch.setenv(MEMORY_ENV, "1000")
+    out = tmp_path / "run"
+    assert main(["run", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "structures: BeamSpec.n_elements of structure 'beam'" in err
+    assert "limit of 1e+03 bytes" in err and MEMORY_ENV in err and not out.exists()
+
+
 # -- sweeps ----------------------------------------------------------------------------------
 
 
