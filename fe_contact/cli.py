@@ -216,6 +216,13 @@ def build_parser() -> Parser:
     sweep.add_argument("--out", type=folder, help="output folder (default out/<model>_sweep)")
     sweep.add_argument("--overwrite", action="store_true", help="run every case again")
     sweep.add_argument(
+        "--record-every",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="each case keeps every N-th state in memory (its CSV keeps every step; default 1)",
+    )
+    sweep.add_argument(
         "--max-cases",
         type=positive_int,
         default=None,
@@ -355,6 +362,7 @@ def command_sweep(args) -> int:
         str(args.model),
         report,
         args.overwrite,
+        args.record_every,
     )
     written = [out / "summary.csv"]
     if plot is not None and any(r["status"] != "failed" for r in rows):

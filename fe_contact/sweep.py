@@ -149,12 +149,14 @@ def plan(
     return cases
 
 
-def run_case(case: Case, out, source: str = "<model>", overwrite: bool = False) -> dict:
+def run_case(
+    case: Case, out, source: str = "<model>", overwrite: bool = False, record_every: int = 1
+) -> dict:
     """Run one case into ``out/case.name`` and return its summary row; never raises (a case
     that fails is a row with status "failed" and the message). A folder that already holds a
     finished run of the same model file is reused, unless ``overwrite``. The case runs holding
     its folder's lock (``case_lock``): a second sweep into the same folder waits for it and then
-    reuses its run."""
+    reuses its run. ``record_every``: the run keeps every N-th state in memory (``execute``)."""
     folder = Path(out) / case.name
     row = {"case": case.name, **dict(case.overrides)}
     try:
@@ -173,7 +175,7 @@ def run_case(case: Case, out, source: str = "<model>", overwrite: bool = False) 
                 }
             prepared = prepare(mf)
             claim_folder(folder, overwrite=True, writer="sweep case")
-            result = execute(prepared, folder)
+            result = execute(prepared, folder, record_every=record_every)
             status = read_status(folder)
         return {
             **row,
@@ -234,28 +236,31 @@ def _stale(path: Path) -> bool:
     return False
 
 
-def _local(cases, out, source, jobs, report, overwrite):
+def _local(cases, out, source, jobs, report, overwrite, record_every):
     rows = {}
     if jobs == 1:
         for case in cases:
-            rows[case.name] = report(run_case(case, out, source, overwrite))
+            rows[case.name] = report(run_case(case, out, source, overwrite, record_every))
         return rows
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_case, case, out, source, overwrite) for case in cases]
+        futures = [
+            pool.submit(run_case, case, out, source, overwrite, record_every) for case in cases
+        ]
         for future in as_completed(futures):
             row = report(future.result())
             rows[row["case"]] = row
     return rows
 
 
-def _dask(cases, out, source, scheduler, report, overwrite):
+def _dask(cases, out, source, scheduler, report, overwrite, record_every):
     from dask.distributed import Client
     from dask.distributed import as_completed as dask_completed
 
     rows = {}
     with Client(scheduler) as client:
         futures = [
-            client.submit(run_case, case, str(out), source, overwrite, pure=False) for case in cases
+            client.submit(run_case, case, str(out), source, overwrite, record_every, pure=False)
+            for case in cases
         ]
         for future in dask_completed(futures):
             row = report(future.result())
@@ -273,11 +278,13 @@ def run_sweep(
     source: str = "<model>",
     report=None,
     overwrite: bool = False,
+    record_every: int = 1,
 ) -> list[dict]:
     """Run the cases (``jobs`` local processes, or on the dask scheduler at ``scheduler``) and
     write ``summary.csv``; returns the rows in the order of ``cases``. ``report(row)`` is
     called as each case ends. ``overwrite``: run every case again (else a case finished
-    before with the same model file is reused)."""
+    before with the same model file is reused). ``record_every``: each run keeps every N-th
+    state in memory (its results are reduced as it goes, ``execute``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / WRITER_FILE).write_text("sweep\n")
@@ -294,9 +301,9 @@ def run_sweep(
 
     write_summary([pending(case) for case in cases], variations, results, out / "summary.csv")
     if scheduler is not None:
-        rows = _dask(cases, out, source, scheduler, finished, overwrite)
+        rows = _dask(cases, out, source, scheduler, finished, overwrite, record_every)
     else:
-        rows = _local(cases, out, source, jobs, finished, overwrite)
+        rows = _local(cases, out, source, jobs, finished, overwrite, record_every)
     return [rows[case.name] for case in cases]
 
 

@@ -272,7 +272,7 @@ def test_a_sweep_over_the_limit_is_refused_and_runs_when_asked(model_path, tmp_p
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "3 cases" in err and "limit of 2 cases" in err
     assert "--max-cases" in err and not out.exists()
-    assert main([*argv, "--max-cases", "3"]) == 0
+    assert main([*argv, "--max-cases", "3", "--record-every", "4"]) == 0
     err = capsys.readouterr().err
     assert "3 cases (limit 3: --max-cases) on 1 local process" in err
     assert (out / "summary.csv").read_text().count("finished") == 3
