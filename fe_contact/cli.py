@@ -260,9 +260,14 @@ def _load(args):
 
 
 def command_run(args) -> int:
-    from .runner import FolderInUse, claim_folder, execute
+    from .io.model_file import ModelFileError
+    from .runner import FolderInUse, check_run_memory, claim_folder, execute
 
     prepared = _load(args)
+    try:
+        check_run_memory(prepared, args.record_every)
+    except ModelFileError as err:
+        raise UsageError(str(err.problems[0])) from None
     out = args.out or Path("out") / args.model.stem
     try:
         claim_folder(out, args.overwrite)

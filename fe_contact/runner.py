@@ -21,11 +21,11 @@ import numpy as np
 from .consistency import check_consistent_start
 from .io.model_file import ModelFile, ModelFileError, Problem, model_text, parse_result
 from .io.model_problems import MISSING, library_call
-from .limits import LimitExceeded, check_steps
+from .limits import LimitExceeded, check_steps, step_count
 from .reductions import StreamingResults, reduce_column
 from .steppers.observers import CsvObserver, ProgressObserver, VtkObserver
 from .steppers.result import history_columns
-from .steppers.simulate import make_stepper, simulate
+from .steppers.simulate import check_result_memory, make_stepper, simulate
 from .system import System, assemble
 
 RUN_FILES = ("model.toml", "history.csv", "frames.pvd", "status.json")
@@ -110,6 +110,26 @@ def prepare(model_file: ModelFile) -> PreparedRun:
     if problems:
         raise ModelFileError(source, problems)
     return PreparedRun(model_file, system, q0, u0)
+
+
+def check_run_memory(prepared: PreparedRun, record_every: int = 1) -> None:
+    """Refuse, before any file is written, a run whose kept rows (every ``record_every``-th
+    state) exceed the memory limit (``steppers.simulate.check_result_memory``); a
+    ModelFileError naming --record-every and the estimate."""
+    mf = prepared.model_file
+    sim = mf.simulation
+    n_steps = step_count(sim.t_start, sim.t_end, sim.step())
+    try:
+        check_result_memory(prepared.system, n_steps, record_every, False)
+    except LimitExceeded as err:
+        message = str(err).split(", which ", 1)[1]
+        message = message.replace("a larger store_every", "a larger --record-every N").replace(
+            "keep_reports=False, or raise the limit with simulate(..., max_memory=BYTES) or",
+            "or raise the limit with",
+        )
+        raise ModelFileError(
+            mf.source, [Problem("--record-every", record_every, message)]
+        ) from None
 
 
 def scalar_result(result, spec: str) -> float:
@@ -223,6 +243,7 @@ __all__ = [
     "FolderInUse",
     "PreparedRun",
     "WRITER_FILE",
+    "check_run_memory",
     "claim_folder",
     "execute",
     "fingerprint",

@@ -32,6 +32,7 @@ from fe_contact import (
     Model,
     StringSpec,
     assemble,
+    load_model,
     save_model,
     simulate,
 )
@@ -47,6 +48,7 @@ from fe_contact.limits import (
 )
 from fe_contact.reductions import STATISTICS, RunningStatistic, reduce_column
 from fe_contact.steppers.result import read_history
+from fe_contact.steppers.simulate import result_memory
 from fe_contact.sweep import Variation, plan
 
 EPS = np.finfo(float).eps
@@ -247,6 +249,22 @@ def test_a_model_file_over_the_memory_limit_exits_2(model_path, tmp_path, capsys
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "structures: BeamSpec.n_elements of structure 'beam'" in err
     assert "limit of 1e+03 bytes" in err and MEMORY_ENV in err and not out.exists()
+
+
+def test_a_long_run_keeping_every_row_exits_2_and_runs_with_record_every(
+    model_path, tmp_path, capsys, monkeypatch
+):
+    path, _ = model_path
+    system = assemble(load_model(path).model)
+    need = result_memory(system, 500, 1, False)  # 502 rows (the first and last kept always)
+    assert result_memory(system, 500, 100, False) < need / 50
+    monkeypatch.setenv(MEMORY_ENV, str(need / 2))
+    out = tmp_path / "run"
+    assert main(["run", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("fe-contact run: --record-every = 1: keeps 500 rows")
+    assert "a larger --record-every N" in err and MEMORY_ENV in err and not out.exists()
+    assert main(["run", str(path), "--out", str(out), "--record-every", "100", "-q"]) == 0
 
 
 # -- sweeps ----------------------------------------------------------------------------------
