@@ -91,13 +91,13 @@ def key_value(text: str) -> tuple[str, object]:
     return key.strip(), parse_value(value.strip())
 
 
-def variation(text: str):
-    from .sweep import Variation
-
-    try:
-        return Variation.parse(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+def variation_text(text: str) -> str:
+    """A --vary value, parsed in ``command_sweep`` once --max-cases is known."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}; allowed: KEY.PATH=START:STOP:COUNT or KEY.PATH=V1,V2,..."
+        )
+    return text
 
 
 def result_spec(text: str) -> str:
@@ -189,7 +189,7 @@ def build_parser() -> Parser:
     sweep.add_argument("model", type=model_path, metavar="MODEL.toml", help=model_help)
     sweep.add_argument(
         "--vary",
-        type=variation,
+        type=variation_text,
         action="append",
         required=True,
         metavar="KEY=START:STOP:COUNT|V1,V2",
@@ -215,6 +215,21 @@ def build_parser() -> Parser:
     sweep.add_argument("--plot", type=result_spec, metavar="STAT:COLUMN", help="result drawn")
     sweep.add_argument("--out", type=folder, help="output folder (default out/<model>_sweep)")
     sweep.add_argument("--overwrite", action="store_true", help="run every case again")
+    sweep.add_argument(
+        "--record-every",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="each case keeps every N-th state in memory (its CSV keeps every step; default 1)",
+    )
+    sweep.add_argument(
+        "--max-cases",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="refuse a sweep of more than N cases before any work (default: "
+        "$FE_CONTACT_MAX_CASES, else 1000)",
+    )
     sweep.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
     info = sub.add_parser(
@@ -245,9 +260,14 @@ def _load(args):
 
 
 def command_run(args) -> int:
-    from .runner import FolderInUse, claim_folder, execute
+    from .io.model_file import ModelFileError
+    from .runner import FolderInUse, check_run_memory, claim_folder, execute
 
     prepared = _load(args)
+    try:
+        check_run_memory(prepared, args.record_every)
+    except ModelFileError as err:
+        raise UsageError(str(err.problems[0])) from None
     out = args.out or Path("out") / args.model.stem
     try:
         claim_folder(out, args.overwrite)
@@ -276,9 +296,18 @@ def _problems(err, options: dict, source) -> UsageError:
 
 def command_sweep(args) -> int:
     from .io.model_file import ModelFileError, apply_override, parse_document, read_document
+    from .limits import LimitExceeded, check_cases, max_cases
     from .runner import folder_writer, prepare, run_files
-    from .sweep import plan, plot_result, run_sweep
+    from .sweep import Variation, case_count, plan, plot_result, run_sweep
 
+    try:  # the values and the case count before anything else
+        limit = max_cases(args.max_cases)
+        args.vary = [Variation.parse(text, limit) for text in args.vary]
+        n_cases = check_cases(case_count(args.vary), limit)
+    except LimitExceeded as err:
+        raise UsageError(str(err)) from None
+    except ValueError as err:
+        raise UsageError(f"--vary: {err}") from None
     try:
         doc = read_document(args.model)
         for key, value in args.set:
@@ -299,7 +328,7 @@ def command_sweep(args) -> int:
     results = list(base.output.results)
     plot = base.output.plot or (results[0] if results else None)
     try:
-        cases = plan(doc, args.vary, str(args.model))
+        cases = plan(doc, args.vary, str(args.model), limit)
     except ModelFileError as err:
         raise UsageError(f"--vary: {err.one_line()}") from None
     except ValueError as err:
@@ -327,7 +356,7 @@ def command_sweep(args) -> int:
 
     if not args.quiet:
         where = args.scheduler or f"{args.jobs} local process{'es' * (args.jobs > 1)}"
-        print(f"{len(cases)} cases on {where}", file=sys.stderr)
+        print(f"{n_cases} cases (limit {limit}: --max-cases) on {where}", file=sys.stderr)
     rows = run_sweep(
         cases,
         args.vary,
@@ -338,6 +367,7 @@ def command_sweep(args) -> int:
         str(args.model),
         report,
         args.overwrite,
+        args.record_every,
     )
     written = [out / "summary.csv"]
     if plot is not None and any(r["status"] != "failed" for r in rows):

@@ -28,6 +28,7 @@ import numpy as np
 
 from .coupling.constraints import evaluate_state
 from .coupling.kinematics import ContactLeftStructure
+from .multibody.tree_dynamics import mass_matrix as tree_mass_matrix
 from .structures import StringStructure
 from .system import System
 
@@ -103,9 +104,67 @@ def _support_mismatch(name: str, structure: StringStructure, q, fraction: float)
     return out
 
 
+SINGULAR = 1e-10  # smallest eigenvalue of M(q) scaled to a unit diagonal, taken as zero
+
+
+def free_tree_motions(system: System, q, t: float = 0.0) -> np.ndarray:
+    """The motions of the tree's joints that carry no mass at q and that no bilateral
+    constraint row (a Sliding contact, a drive, a loop) holds: an (n_tree, k) basis, k = 0
+    when every motion has mass or is held. With k > 0 the accelerations are undetermined
+    (the mass matrix M(q) of Lipinski (002), eq. (7b) is singular on them): two prismatic
+    joints along the same axis, a massless body turning about its only mass point.
+
+    M is scaled to a unit diagonal, so the test (an eigenvalue below SINGULAR) does not
+    depend on the units of the joints."""
+    model, lay = system.model, system.layout
+    if model.tree is None or lay.n_tree == 0:
+        return np.zeros((lay.n_tree, 0))
+    q = np.asarray(q, dtype=float)
+    mass = tree_mass_matrix(model.tree, q[lay.tree])
+    scale = np.sqrt(np.diag(mass))
+    if not np.all(scale > 0.0):
+        return np.zeros((lay.n_tree, 0))  # TreeModel names a joint that moves no mass
+    values, vectors = np.linalg.eigh(mass / np.outer(scale, scale))
+    null = vectors[:, values < SINGULAR] / scale[:, None]
+    if null.shape[1] == 0 or not model.constraint_names():
+        return null
+    try:
+        jac = evaluate_state(system, q, np.zeros(lay.n), t, constraints_only=True).jac
+    except ContactLeftStructure:
+        return np.zeros((lay.n_tree, 0))  # reported by the constraint check
+    rows = np.linalg.norm(jac, axis=1)  # each row to unit length over all coordinates: a row
+    rows[rows == 0.0] = 1.0  # that barely touches the tree (sin(1e-30)) does not hold it
+    held = (jac[:, lay.tree] / rows[:, None]) @ (null / np.linalg.norm(null, axis=0))
+    if np.linalg.matrix_rank(held, tol=SINGULAR) == null.shape[1]:
+        return np.zeros((lay.n_tree, 0))
+    return null
+
+
+def check_tree_mass(system: System, q, t: float = 0.0) -> None:
+    """Raise ValueError when the tree has a free motion without mass at (q, t)
+    (``free_tree_motions``), naming its joints."""
+    null = free_tree_motions(system, q, t)
+    if null.shape[1] == 0:
+        return
+    tree = system.model.tree
+    weight = np.abs(null).max(axis=1)
+    joints = [j for j in range(len(tree.joints)) if weight[j] > 1e-6 * weight.max()]
+    listed = ", ".join(
+        f"joint {j} ({tree.joints[j].kind}, angle {tree.joints[j].angle:g} rad)" for j in joints
+    )
+    raise ValueError(
+        f"TreeModel joints: {listed} move no mass together at the initial state (the mass "
+        f"matrix M(q) is singular in floating point on {null.shape[1]} motion(s) that no "
+        "constraint holds); allowed: joints whose motions carry mass independently: change "
+        "their Joint.angle or Joint.location, or give mass to the bodies they move"
+    )
+
+
 def check_consistent_start(system: System, q, t: float, tol: float = 1e-6) -> None:
     """Raise ValueError naming every constraint the state (q, t) violates (see
-    ``constraint_violations``), with its residual and the way to a consistent start."""
+    ``constraint_violations``), with its residual and the way to a consistent start; and
+    naming the joints of a free motion without mass (``check_tree_mass``)."""
+    check_tree_mass(system, q, t)
     bad = constraint_violations(system, q, t, tol)
     if not bad:
         return
@@ -121,4 +180,11 @@ def check_consistent_start(system: System, q, t: float, tol: float = 1e-6) -> No
     )
 
 
-__all__ = ["Violation", "check_consistent_start", "constraint_violations"]
+__all__ = [
+    "SINGULAR",
+    "Violation",
+    "check_consistent_start",
+    "check_tree_mass",
+    "constraint_violations",
+    "free_tree_motions",
+]

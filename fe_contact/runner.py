@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +21,11 @@ import numpy as np
 from .consistency import check_consistent_start
 from .io.model_file import ModelFile, ModelFileError, Problem, model_text, parse_result
 from .io.model_problems import MISSING, library_call
+from .limits import LimitExceeded, check_steps, step_count
+from .reductions import StreamingResults, reduce_column
 from .steppers.observers import CsvObserver, ProgressObserver, VtkObserver
 from .steppers.result import history_columns
-from .steppers.simulate import make_stepper, simulate
+from .steppers.simulate import check_result_memory, make_stepper, simulate
 from .system import System, assemble
 
 RUN_FILES = ("model.toml", "history.csv", "frames.pvd", "status.json")
@@ -55,7 +56,12 @@ def prepare(model_file: ModelFile) -> PreparedRun:
         problems.append(
             Problem("simulation", None, "missing; a run needs [simulation] with t_end (s)")
         )
-    system = assemble(model_file.model)
+    try:
+        system = assemble(model_file.model)
+    except LimitExceeded as err:  # the memory estimate, before anything is allocated
+        raise ModelFileError(
+            source, [*problems, Problem("structures", MISSING, str(err))]
+        ) from None
     try:
         t_start = 0.0 if model_file.simulation is None else model_file.simulation.t_start
         q0, u0 = model_file.initial.state(system, source, t=t_start)
@@ -82,6 +88,11 @@ def prepare(model_file: ModelFile) -> PreparedRun:
             check_consistent_start(system, q0, 0.0 if sim is None else sim.t_start)
         except ValueError as err:
             problems.append(Problem("initial", MISSING, str(err)))
+    if not problems:  # bounds before any work: the step count, the rows the run keeps
+        try:
+            check_steps(sim.t_start, sim.t_end, sim.step(), where="simulation")
+        except LimitExceeded as err:
+            problems.append(Problem("simulation.h", sim.h, str(err).split(": ", 1)[1]))
     if not problems:  # the stepper checks its settings and the start
         settings = {"method": sim.method, "h": sim.h, **sim.settings}
         try:
@@ -101,22 +112,31 @@ def prepare(model_file: ModelFile) -> PreparedRun:
     return PreparedRun(model_file, system, q0, u0)
 
 
+def check_run_memory(prepared: PreparedRun, record_every: int = 1) -> None:
+    """Refuse, before any file is written, a run whose kept rows (every ``record_every``-th
+    state) exceed the memory limit (``steppers.simulate.check_result_memory``); a
+    ModelFileError naming --record-every and the estimate."""
+    mf = prepared.model_file
+    sim = mf.simulation
+    n_steps = step_count(sim.t_start, sim.t_end, sim.step())
+    try:
+        check_result_memory(prepared.system, n_steps, record_every, False)
+    except LimitExceeded as err:
+        message = str(err).split(", which ", 1)[1]
+        message = message.replace("a larger store_every", "a larger --record-every N").replace(
+            "keep_reports=False, or raise the limit with simulate(..., max_memory=BYTES) or",
+            "or raise the limit with",
+        )
+        raise ModelFileError(
+            mf.source, [Problem("--record-every", record_every, message)]
+        ) from None
+
+
 def scalar_result(result, spec: str) -> float:
-    """The value of ``"STATISTIC:COLUMN"`` for a SimulationResult (nan without states)."""
+    """The value of ``"STATISTIC:COLUMN"`` for a SimulationResult or a dict of columns (nan
+    without states); ``reductions.reduce_column``."""
     stat, column = parse_result(spec)
-    values = np.asarray(result[column], dtype=float)
-    if values.size == 0:
-        return math.nan
-    return float(
-        {
-            "final": lambda v: v[-1],
-            "initial": lambda v: v[0],
-            "max": np.max,
-            "min": np.min,
-            "mean": np.mean,
-            "max_abs": lambda v: np.max(np.abs(v)),
-        }[stat](values)
-    )
+    return reduce_column(result[column], stat)
 
 
 def run_files(folder) -> list[Path]:
@@ -171,14 +191,17 @@ def execute(prepared: PreparedRun, folder, progress: str | None = None, record_e
     """Simulate a prepared run into a claimed ``folder``: ``model.toml`` first, then the
     history and frames as it goes, ``status.json`` at the end. Returns the SimulationResult.
     ``record_every`` : the result keeps every N-th state (and the last), so that memory stays
-    flat on long runs; the CSV keeps every step, and the scalar results are taken from it."""
+    flat on long runs; the CSV keeps every step, and the scalar results of ``[output] results``
+    are reduced row by row as the run goes (``reductions.StreamingResults``): nothing is read
+    back."""
     from .io.model_file import save_model
 
     mf, folder = prepared.model_file, Path(folder)
     sim = mf.simulation
     save_model(mf, folder / "model.toml")
     h = sim.step()
-    observers = [CsvObserver(folder / "history.csv")]
+    results = StreamingResults(mf.output.results)  # reduced as the run goes
+    observers = [CsvObserver(folder / "history.csv"), results]
     if mf.output.frame_every > 0.0:
         stride = max(1, round(mf.output.frame_every / h))
         observers.append(VtkObserver(folder, "frames", stride=stride))
@@ -194,18 +217,13 @@ def execute(prepared: PreparedRun, folder, progress: str | None = None, record_e
         store_every=record_every,
         **sim.settings,
     )
-    source = result
-    if record_every > 1:
-        from .steppers.result import read_history
-
-        source = read_history(folder / "history.csv")
     status = {
         "status": result.status,
         "message": result.message,
         "t": float(result.t[-1]) if len(result.t) else None,
         "n_steps": int(result.n_steps),
         "fingerprint": fingerprint(mf),
-        "results": {spec: scalar_result(source, spec) for spec in mf.output.results},
+        "results": results.values(),
     }
     tmp = folder / "status.json.tmp"
     tmp.write_text(json.dumps(status, indent=1))
@@ -225,6 +243,7 @@ __all__ = [
     "FolderInUse",
     "PreparedRun",
     "WRITER_FILE",
+    "check_run_memory",
     "claim_folder",
     "execute",
     "fingerprint",

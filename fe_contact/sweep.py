@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .io.model_file import ModelFileError, apply_override, parse_document, parse_value
+from .limits import check_cases
 from .runner import (
     WRITER_FILE,
     claim_folder,
@@ -49,10 +50,11 @@ class Variation:
     values: tuple
 
     @classmethod
-    def parse(cls, text: str) -> Variation:
+    def parse(cls, text: str, max_count: int | None = None) -> Variation:
         """``KEY.PATH=START:STOP:COUNT`` (COUNT equally spaced values, integers when START and
         STOP are integers and every value is one) or ``KEY.PATH=V1,V2,...``; ValueError
-        naming what is allowed."""
+        naming what is allowed. A COUNT above ``max_count`` (default ``limits.max_cases``: a
+        sweep could not take more cases) is refused before any value is made."""
         key, sep, spec = text.partition("=")
         allowed = "allowed: KEY.PATH=START:STOP:COUNT or KEY.PATH=V1,V2,..."
         if not sep or not key.strip() or not spec.strip():
@@ -70,6 +72,7 @@ class Variation:
                 raise ValueError(f"{text!r}: START and STOP must be numbers; {allowed}")
             if isinstance(count, bool) or not isinstance(count, int) or count < 1:
                 raise ValueError(f"{text!r}: COUNT = {count!r}; allowed: an integer >= 1")
+            check_cases(count, max_count, f"--vary {text}: COUNT")
             values = np.linspace(start, stop, count).tolist() if count > 1 else [start]
             if isinstance(start, int) and isinstance(stop, int):
                 if all(float(v).is_integer() for v in values):
@@ -113,14 +116,24 @@ def case_name(overrides, variations) -> str:
     return "_".join(parts)
 
 
-def plan(document: dict, variations, source: str = "<model>") -> list[Case]:
+def case_count(variations) -> int:
+    """The number of cases of the cartesian product of ``variations``."""
+    return math.prod(len(v.values) for v in variations)
+
+
+def plan(
+    document: dict, variations, source: str = "<model>", max_cases: int | None = None
+) -> list[Case]:
     """Every case of the cartesian product, each checked (validated, assembled, initial state
-    and result columns) before any work; ModelFileError naming the first failing case."""
+    and result columns) before any work; ModelFileError naming the first failing case. More
+    cases than ``max_cases`` (default ``limits.max_cases``: $FE_CONTACT_MAX_CASES, else 1000)
+    are refused (``limits.LimitExceeded``) before the first is built."""
     if not variations:
         raise ValueError("a sweep needs at least one --vary KEY.PATH=VALUES")
     keys = [v.key_path for v in variations]
     if len(set(keys)) != len(keys):
         raise ValueError(f"a key path is varied twice: {keys}; allowed: each once")
+    check_cases(case_count(variations), max_cases)
     cases = []
     for values in itertools.product(*(v.values for v in variations)):
         overrides = tuple(zip(keys, values, strict=True))
@@ -136,12 +149,14 @@ def plan(document: dict, variations, source: str = "<model>") -> list[Case]:
     return cases
 
 
-def run_case(case: Case, out, source: str = "<model>", overwrite: bool = False) -> dict:
+def run_case(
+    case: Case, out, source: str = "<model>", overwrite: bool = False, record_every: int = 1
+) -> dict:
     """Run one case into ``out/case.name`` and return its summary row; never raises (a case
     that fails is a row with status "failed" and the message). A folder that already holds a
     finished run of the same model file is reused, unless ``overwrite``. The case runs holding
     its folder's lock (``case_lock``): a second sweep into the same folder waits for it and then
-    reuses its run."""
+    reuses its run. ``record_every``: the run keeps every N-th state in memory (``execute``)."""
     folder = Path(out) / case.name
     row = {"case": case.name, **dict(case.overrides)}
     try:
@@ -160,7 +175,7 @@ def run_case(case: Case, out, source: str = "<model>", overwrite: bool = False) 
                 }
             prepared = prepare(mf)
             claim_folder(folder, overwrite=True, writer="sweep case")
-            result = execute(prepared, folder)
+            result = execute(prepared, folder, record_every=record_every)
             status = read_status(folder)
         return {
             **row,
@@ -221,28 +236,31 @@ def _stale(path: Path) -> bool:
     return False
 
 
-def _local(cases, out, source, jobs, report, overwrite):
+def _local(cases, out, source, jobs, report, overwrite, record_every):
     rows = {}
     if jobs == 1:
         for case in cases:
-            rows[case.name] = report(run_case(case, out, source, overwrite))
+            rows[case.name] = report(run_case(case, out, source, overwrite, record_every))
         return rows
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_case, case, out, source, overwrite) for case in cases]
+        futures = [
+            pool.submit(run_case, case, out, source, overwrite, record_every) for case in cases
+        ]
         for future in as_completed(futures):
             row = report(future.result())
             rows[row["case"]] = row
     return rows
 
 
-def _dask(cases, out, source, scheduler, report, overwrite):
+def _dask(cases, out, source, scheduler, report, overwrite, record_every):
     from dask.distributed import Client
     from dask.distributed import as_completed as dask_completed
 
     rows = {}
     with Client(scheduler) as client:
         futures = [
-            client.submit(run_case, case, str(out), source, overwrite, pure=False) for case in cases
+            client.submit(run_case, case, str(out), source, overwrite, record_every, pure=False)
+            for case in cases
         ]
         for future in dask_completed(futures):
             row = report(future.result())
@@ -260,11 +278,13 @@ def run_sweep(
     source: str = "<model>",
     report=None,
     overwrite: bool = False,
+    record_every: int = 1,
 ) -> list[dict]:
     """Run the cases (``jobs`` local processes, or on the dask scheduler at ``scheduler``) and
     write ``summary.csv``; returns the rows in the order of ``cases``. ``report(row)`` is
     called as each case ends. ``overwrite``: run every case again (else a case finished
-    before with the same model file is reused)."""
+    before with the same model file is reused). ``record_every``: each run keeps every N-th
+    state in memory (its results are reduced as it goes, ``execute``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / WRITER_FILE).write_text("sweep\n")
@@ -281,9 +301,9 @@ def run_sweep(
 
     write_summary([pending(case) for case in cases], variations, results, out / "summary.csv")
     if scheduler is not None:
-        rows = _dask(cases, out, source, scheduler, finished, overwrite)
+        rows = _dask(cases, out, source, scheduler, finished, overwrite, record_every)
     else:
-        rows = _local(cases, out, source, jobs, finished, overwrite)
+        rows = _local(cases, out, source, jobs, finished, overwrite, record_every)
     return [rows[case.name] for case in cases]
 
 
@@ -338,6 +358,7 @@ def plot_result(rows, variations, spec: str, path) -> list[Path]:
 __all__ = [
     "LOCK_FILE",
     "Case",
+    "case_count",
     "case_lock",
     "Variation",
     "case_name",

@@ -26,6 +26,7 @@ from .elements.beam import BeamSpec, assemble_beam, self_weight
 from .elements.beam import point_load as beam_point_load
 from .elements.string import assemble_string, gravity_force
 from .elements.string import point_load as string_point_load
+from .limits import check_memory
 from .model import Model, resolve_point
 from .multibody.tree import (
     TreeModel,
@@ -232,11 +233,16 @@ def _carry(structure: Structure, bodies, gravity) -> None:
     structure.load = load
 
 
-def assemble(model: Model) -> System:
+def assemble(model: Model, max_memory: float | None = None) -> System:
     """Assemble the constant parts of ``model`` once: the structures (scikit-fem), their
-    block-diagonal mass, damping and (when linear) stiffness, loads, layout, resolved points."""
+    block-diagonal mass, damping and (when linear) stiffness, loads, layout, resolved points.
+
+    max_memory : bytes; a model whose memory estimate from its unknowns exceeds it is refused
+    (``limits.LimitExceeded``) before anything is allocated (default: $FE_CONTACT_MAX_MEMORY,
+    else half of the physical memory; ``limits.check_memory``)."""
     if not isinstance(model, Model):
         raise TypeError(f"assemble: model = {type(model).__name__}; allowed: a Model")
+    check_memory(model, max_memory)
     structures = {name: _structure(name, spec, model) for name, spec in model.structures.items()}
     n_tree = model.n_tree
     ranges, start = [], n_tree

@@ -64,7 +64,28 @@ def real(
         fail(name, value, allowed)
     if high is not None and (x > high or (high_open and x == high)):
         fail(name, value, allowed)
+    if unit:  # a dimensional value: a magnitude the matrices it enters can hold
+        _magnitude(name, value, x, allowed, low == 0.0 and low_open)
     return x
+
+
+def _magnitude(name: str, value, x: float, allowed: str, scale: bool) -> None:
+    """Refuse |x| > MAGNITUDE_HIGH and, for a scale (``scale``: a value > 0, such as a length,
+    a modulus, a density, a section), x < MAGNITUDE_LOW; see ``fe_contact.limits``. A value
+    whose 0 is allowed (a mass, a stiffness, a damping) may be as small as it likes."""
+    from .limits import MAGNITUDE_HIGH, MAGNITUDE_LOW, LimitExceeded
+
+    size = abs(x)
+    if size <= MAGNITUDE_HIGH and not (scale and size < MAGNITUDE_LOW):
+        return
+    band = f"[{MAGNITUDE_LOW:g}, {MAGNITUDE_HIGH:g}]" if scale else f"at most {MAGNITUDE_HIGH:g}"
+    fail(
+        name,
+        value,
+        f"{allowed}, of magnitude {band}: beyond it the matrices it enters overflow, "
+        "underflow or are singular in floating point",
+        LimitExceeded,
+    )
 
 
 def integer(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
@@ -108,6 +129,9 @@ def vector(name: str, value, length: int = 2, *, unit: str = "") -> tuple[float,
         fail(name, value, allowed, TypeError)
     if not all(math.isfinite(v) for v in items):
         fail(name, value, allowed)
+    if unit:
+        for v in items:
+            _magnitude(name, value, float(v), allowed, False)
     return tuple(float(v) for v in items)
 
 

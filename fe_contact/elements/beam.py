@@ -25,6 +25,7 @@ from skfem import Basis, BilinearForm, ElementLineHermite, LinearForm, MeshLine
 from skfem.helpers import dd
 
 from .. import validation as check
+from ..limits import element_ratio
 
 SUPPORT_KINDS = ("clamped", "pinned", "free")
 STANDARD_GRAVITY = 9.81
@@ -96,7 +97,8 @@ class BeamSpec:
         _positive("youngs_modulus", self.youngs_modulus)
         _positive("density", self.density)
         if self.node_x is None:
-            check.positive_int("BeamSpec.n_elements", self.n_elements)
+            n = check.positive_int("BeamSpec.n_elements", self.n_elements)
+            element_ratio("BeamSpec.n_elements", self.length, self.length / n)
         else:
             x = check.finite_array("BeamSpec.node_x", self.node_x, (np.size(self.node_x),))
             if x.size < 2:
@@ -107,6 +109,7 @@ class BeamSpec:
                 raise ValueError(
                     f"node_x must run from 0 to length={self.length}, got {x[0]} ... {x[-1]}"
                 )
+            element_ratio("BeamSpec.node_x", self.length, float(np.min(np.diff(x))))
         rect = self.width is not None or self.height is not None
         direct = self.area is not None or self.second_moment is not None
         if rect and direct:

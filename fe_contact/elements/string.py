@@ -45,6 +45,7 @@ from skfem import Basis, BilinearForm, ElementLineHermite, ElementVector, MeshLi
 from skfem.helpers import dot, grad
 
 from .. import validation as check
+from ..limits import element_ratio
 from .string_energy import averaged_internal_force, averaged_tangent
 from .string_forces import (
     element_coordinates,
@@ -197,7 +198,8 @@ class StringSpec:
 
     def __post_init__(self):
         length = check.real("StringSpec.length", self.length, low=0.0, low_open=True, unit="m")
-        check.positive_int("StringSpec.n_elements", self.n_elements)
+        n = check.positive_int("StringSpec.n_elements", self.n_elements)
+        element_ratio("StringSpec.n_elements", length, length / n)
         check.real("StringSpec.density", self.density, low=0.0, low_open=True, unit="kg/m")
         check.real("StringSpec.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
         check_law(self.law)

@@ -28,6 +28,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 from .. import validation as check
 from ..model import Model
+from ..reductions import parse_spec
 from . import model_schema as schema
 from .model_build import build_model, model_tables
 from .model_problems import MISSING, ModelFileError, Problem, join, validate
@@ -296,12 +297,7 @@ def _initial(raw: dict, structures: set, problems: list[Problem]) -> InitialStat
 
 def parse_result(text: str) -> tuple[str, str]:
     """("max", "tip_normal_force") from "max:tip_normal_force"; ValueError otherwise."""
-    stat, sep, column = text.partition(":")
-    if not sep or stat not in schema.STATISTICS or not column:
-        raise ValueError(
-            f"allowed: STATISTIC:COLUMN with STATISTIC one of {', '.join(schema.STATISTICS)}"
-        )
-    return stat, column
+    return parse_spec(text)
 
 
 def _output(raw: dict, problems: list[Problem]) -> Output:

@@ -46,13 +46,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..reductions import STATISTICS  # the statistics of [output] results
+
 FORMAT = 1
 Pair = Annotated[list[float], Field(min_length=2, max_length=2)]
 Positive = Annotated[float, Field(gt=0.0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 Index = Annotated[int, Field(ge=0)]
-STATISTICS = ("final", "initial", "max", "min", "mean", "max_abs")
 
 
 class Table(BaseModel):

@@ -32,6 +32,7 @@ import threadpoolctl
 
 from .. import validation as check
 from ..consistency import check_consistent_start
+from ..limits import MEMORY_ENV, LimitExceeded, check_steps, max_memory
 from ..model import Polyline
 from ..system import Energies, System, energies
 from .result import SimulationResult, StepReport, history_columns, history_row, no_work
@@ -129,6 +130,49 @@ def choose_method(system: System) -> tuple[str, str]:
     return "generalized-alpha", "no contacts"
 
 
+def default_step(method: str) -> float:
+    """The step h (s) a stepper takes when none is given (its ``h`` default)."""
+    import inspect
+
+    if method == "moreau":
+        from .moreau import MoreauJean as Stepper
+    elif method == "event-driven":
+        from .event_driven import EventDriven as Stepper
+    else:
+        from .genalpha import GeneralizedAlpha as Stepper
+    return float(inspect.signature(Stepper).parameters["h"].default)
+
+
+ROW_BYTES = 32  # a stored history value: a Python float (24 B) and its list slot (8 B)
+ARRAY_BYTES = 112  # the header of each stored (n,) array: q, u, multipliers
+REPORT_BYTES = 2000  # a kept StepReport with one ContactReport, beyond its q and u
+
+
+def result_memory(system: System, n_steps: float, store_every: int, keep_reports: bool) -> float:
+    """Bytes the rows a run keeps will take: (n_steps / store_every + 2) rows of the history
+    columns, q, u and the multipliers (and the reports when kept)."""
+    rows = float(n_steps) / store_every + 2.0
+    n, m = system.layout.n, len(system.model.constraint_names())
+    per_row = ROW_BYTES * len(history_columns(system)) + 3 * ARRAY_BYTES + 8.0 * (2 * n + m)
+    if keep_reports:
+        per_row += REPORT_BYTES + 8.0 * 2 * n
+    return rows * per_row
+
+
+def check_result_memory(system, n_steps, store_every, keep_reports, limit=None) -> float:
+    """Refuse a run whose kept rows exceed ``limits.max_memory`` (``result_memory``)."""
+    need, allowed = result_memory(system, n_steps, store_every, keep_reports), max_memory(limit)
+    if need > allowed:
+        raise LimitExceeded(
+            f"simulate.store_every: got {store_every!r}, which keeps {n_steps / store_every:.4g} "
+            f"rows of {system.layout.n} coordinates, an estimated {need:.3g} bytes, above the "
+            f"limit of {allowed:.3g} bytes; allowed: a larger store_every (the CSV observer "
+            "still writes every step), keep_reports=False, or raise the limit with "
+            f"simulate(..., max_memory=BYTES) or the environment variable {MEMORY_ENV}=BYTES"
+        )
+    return need
+
+
 def make_stepper(
     system: System, t0: float, q0, u0, method: str, h: float | None, settings, t_end=None
 ):
@@ -164,6 +208,8 @@ def simulate(
     keep_reports: bool = False,
     threads: int | None = 1,
     start_tol: float | None = 1e-6,
+    max_steps: float | None = None,
+    max_memory: float | None = None,
     **settings,
 ) -> SimulationResult:
     """Integrate ``system`` from t_span[0] to t_span[1] (s) from the state y0 = (q0, u0).
@@ -186,6 +232,12 @@ def simulate(
         (``consistency.constraint_violations``); else ValueError naming each violated
         constraint and its residual, before any step. None: no check (the stepper pulls the
         dependent coordinates onto the constraints in its first step).
+    max_steps : a run of more than (t_end - t0) / h steps is refused before any work
+        (``limits.LimitExceeded`` with the count; default $FE_CONTACT_MAX_STEPS, else 1e8),
+        and so is a step too small to advance t in floating point.
+    max_memory : bytes; a run whose stored rows (``result_memory``: every ``store_every``-th
+        state, its history columns, the reports when kept) would exceed it is refused before
+        any work (default $FE_CONTACT_MAX_MEMORY, else half of the physical memory).
     settings : passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``);
         ``compiled=False`` keeps the generalised-alpha step in Python (``steppers.compiled``).
     Returns a SimulationResult. A failure after the start (Newton divergence, a singular system,
@@ -207,6 +259,9 @@ def simulate(
         LOG.info("simulate: method %r chosen: %s", method, reason)
     if h is not None:
         check.real("simulate.h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
+    n_steps = check_steps(t0, t_end, default_step(method) if h is None else h, max_steps)
+    if isinstance(system, System):
+        check_result_memory(system, n_steps, store_every, keep_reports, max_memory)
     allowed = "a pair (q0, u0) of arrays of shape (n,)"
     if not isinstance(y0, tuple | list | np.ndarray):
         check.fail("simulate.y0", y0, allowed, TypeError)
@@ -421,4 +476,12 @@ def _empty_result(system: System, method: str, message: str, wall: float) -> Sim
     )
 
 
-__all__ = ["METHODS", "SingularSystem", "StopRun", "simulate"]
+__all__ = [
+    "METHODS",
+    "SingularSystem",
+    "StopRun",
+    "check_result_memory",
+    "default_step",
+    "result_memory",
+    "simulate",
+]
