@@ -62,12 +62,20 @@ its sign within the (sub-)step (slip reversals are located and end a sub-step). 
 point profile's row is positional, its force does no work. The balance closes to the Newton
 residual (rtol) and the position tolerance of the constraints.
 
-What it costs: the velocity constraint J(q_n+1) u_n+1 = 0 holds only in the discrete form
-G u_mid = 0, so ``residual_velocity`` is O(h^2) (not round-off); a restart after a contact
-event keeps the velocities (projecting them onto J u = 0 would change the kinetic energy by
-O(h^2)). Not covered: a tree whose mass matrix depends on q (revolute joints: the trapezoidal
-kinetic energy identity errs at O(h^3)), the work of drives (booked by the trapezoidal rule
-on lambda u), rolling rows (velocity level) and Compliant contacts.
+The velocity constraint: the scheme holds it only in the discrete form G u_mid = 0; left so,
+J(q_n+1) u_n+1 alternates in sign from step to step and grows with the unresolved modes of an
+undamped string (4e-3 m/s on the trolley after 2 s at h = 1 ms), and a tiny sub-step after a
+located event would have to reverse it (forces of 1e3 N and more). So after every step and at
+every restart (``project``) an impulse along the constraint forces, the M-orthogonal projection
+onto J u + phi_t = 0, closes it to round-off, and the kinetic energy it removes (>= 0) is booked
+as ``dissipated_numerical``: the balance stays closed, and the scheme's own loss is reported (the
+trolley: 2.1e-6 J with mu = 0.05, 1.5e-5 J without friction, over 2 s at h = 1 ms, of 3.5 J).
+Sub-steps that move by less than SMALL_STEP hold the rows in their velocity form
+(``dependent_state``).
+
+Not covered: a tree whose mass matrix depends on q (revolute joints: the trapezoidal kinetic
+energy identity errs at O(h^3)), the work of drives (booked by the trapezoidal rule on
+lambda u), rolling rows (velocity level) and Compliant contacts.
 """
 
 from __future__ import annotations
