@@ -27,6 +27,7 @@ bilateral contact would separate), ends the run; everything up to the last step 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -94,7 +95,11 @@ class GeneralizedAlpha(ContactStates):
     trapezoidal average of f_int(q_n) and f_int(q_n+1), so that its work over the step is
     exactly V(q_n+1) - V(q_n) (linear structures: unchanged, already exact), and the sliding
     contacts' friction work is booked as (F_n + F_n+1) / 2 . (q_n+1 - q_n), the work the step
-    lets it do (``steppers.energy_consistent``).
+    lets it do; with constraint rows these are written in discrete-gradient form (every
+    coordinate on the trapezoidal rule, the rows closed at position level, their force
+    G_Sigma^T Lambda with G dq = phi_n+1 - phi_n; friction booked as its work on the discrete
+    slip), so that the balance closes to round-off on a tree of constant mass
+    (``steppers.energy_consistent``).
     error_tol : None (fixed steps h), or a local error bound (m, rad) per sub-step: each step h
     (the output interval) is then taken in sub-steps chosen by an error estimate (``_control``),
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
@@ -216,9 +221,16 @@ class GeneralizedAlpha(ContactStates):
             system, self.q, self.u, self.t, constraints_only=True, s_guess=self._s, **self._rows()
         )
         self.part = self._choose(ev)
+        u_before = self.u
         self.q, self.u = recover_dependent(
             system, self.part, self.q, self.u, self.t, rows=self._rows()
         )
+        if self.averaged.contacts and self.pseudo is not None:  # not at the start
+            # keep the velocities but for their part across the new rows (an impulse):
+            # recovered from J u = 0 the kinetic energy would change at first order in it
+            ev = self._evaluate(self.q, u_before, self.t, self._slip_sign)
+            self.u, loss = self.averaged.project(ev, self._mass_solve)
+            self._numerical += loss
         ev = self._evaluate(self.q, self.u, self.t, self._slip_sign)
         self.acceleration, self.multipliers = self.algebra.accelerations(ev, self.part)
         self.evaluation = ev
@@ -228,7 +240,7 @@ class GeneralizedAlpha(ContactStates):
         # near-rigid cantilever gained 15 J from 0.0125 J that way); the tree's are reset.
         previous = self.pseudo
         self.pseudo = self.acceleration.copy()
-        self.averaged.restart(ev)
+        self.averaged.restart(ev, self.acceleration)
         if previous is not None:
             flexible = self.system.layout.flexible
             self.pseudo[flexible] = previous[flexible]
@@ -244,6 +256,26 @@ class GeneralizedAlpha(ContactStates):
     def _evaluate(self, q, u, t, slip_sign):
         return evaluate_state(
             self.system, q, u, t, slip_sign=slip_sign, s_guess=self._s, **self._rows()
+        )
+
+    def _constraints(self, u, t):
+        """The rows at (q, u, t) as a function of q (constraints only)."""
+        return functools.partial(
+            evaluate_state, self.system, u=u, t=t, constraints_only=True, s_guess=self._s,
+            **self._rows(),
+        )  # fmt: skip
+
+    def _evaluate_mid(self, q1, u1, t1, slip_sign):
+        """The rows at the midpoint of the step from the committed state to (q1, u1, t1)."""
+        return evaluate_state(
+            self.system,
+            0.5 * (self.q + q1),
+            0.5 * (self.u + u1),
+            0.5 * (self.t + t1),
+            slip_sign=slip_sign,
+            constraints_only=True,
+            s_guess=self._s,
+            **self._rows(),
         )
 
     def _choose(self, ev) -> Partition:
@@ -318,7 +350,7 @@ class GeneralizedAlpha(ContactStates):
         return bool(error <= self.rtol * max(1.0, np.max(np.abs(lam))))
 
     def _floor(self, q, u, acc, ind) -> np.ndarray:
-        return self.algebra.residual_floor(q, u, acc)[ind]
+        return self.algebra.residual_floor(q, u, acc)[ind] + self.averaged.residual_floor()
 
     def _newton_step(self, h: float):
         """One step of size h from the committed state; commits it. Raises NewtonDivergence."""
@@ -341,6 +373,7 @@ class GeneralizedAlpha(ContactStates):
         q1, u1 = self.q, self.u
         lu = self.algebra.g_solver(h, self.q)
         last_iterate = None  # |delta| and lambda at the last iterate
+        consistent = self.averaged.contacts
         for _ in range(self.max_newton):
             a1 = (p.alpha_f * ydd_n + (1 - p.alpha_f) * ydd - p.alpha_m * a_n) / (1 - p.alpha_m)
             q1 = (q1 if prev is None else prev.q).copy()
@@ -352,14 +385,30 @@ class GeneralizedAlpha(ContactStates):
                 q1, u1 = recover_dependent(s, part, q1, u1, t1, rows=self._rows())
             else:
                 q1, u1 = dependent_newton_step(prev, part, q1, u1, t1)
+            if consistent:
+                q1, u1, mid = self.averaged.dependent_state(
+                    part,
+                    self.evaluation,
+                    self.u,
+                    q1,
+                    u1,
+                    h,
+                    self._constraints(u1, t1),
+                    functools.partial(self._evaluate_mid, t1=t1, slip_sign=slip_sign),
+                )
             ev = self.averaged.step(self.q, self._evaluate(q1, u1, t1, slip_sign))
-            B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
             acc = np.empty(s.layout.n)
             acc[ind] = ydd
-            acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
-            inertia = mass_times(s, ev, acc)
-            e = inertia + ev.forces
-            r = e[ind] - np.hstack([B4, B5]).T @ e[U]
+            if consistent:  # the constraints in discrete-gradient form (energy_consistent)
+                inertia, r, lam = self.averaged.reduced(
+                    ev, self.evaluation, mid, part, acc, h, self.u, self.acceleration
+                )
+            else:
+                B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
+                acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
+                inertia = mass_times(s, ev, acc)
+                e = inertia + ev.forces
+                r = e[ind] - np.hstack([B4, B5]).T @ e[U]
             rhs = np.zeros(s.layout.n)
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
@@ -369,7 +418,8 @@ class GeneralizedAlpha(ContactStates):
             last = delta
             if not np.all(np.isfinite(delta)):
                 break
-            lam = multipliers(ev, part, e)
+            if not consistent:
+                lam = multipliers(ev, part, inertia + ev.forces)
             scale = max(1.0, np.abs(inertia).max(initial=0.0), np.abs(ev.forces).max(initial=0.0))
             inertia_delta = self.algebra.mass_diagonal(ev)[ind] * delta
             floor = functools.partial(self._floor, q1, u1, acc, ind)
@@ -378,15 +428,18 @@ class GeneralizedAlpha(ContactStates):
                 # residual: recover them exactly in the next iterate. After an exact recovery
                 # the residual is what recover_dependent reaches (on a stiff, fast-vibrating
                 # beam the contact point's projection tolerance alone moves J u by 1e-11 m/s)
-                if recovered or self._consistent(ev):
+                # (energy_consistent: ``dependent_state`` closed the rows, if not far off)
+                closed = consistent and np.max(np.abs(ev.phi), initial=0.0) <= self.tol
+                if recovered or closed or self._consistent(ev):
                     break
-                # one more constraint Newton step on the dependent coordinates from this
-                # iterate's own linearisation (the last one used the previous iterate's):
-                # quadratic, it usually closes the constraints without a further iterate
-                q1, u1 = dependent_newton_step(ev, part, q1, u1, t1)
-                ev = self.averaged.step(self.q, self._evaluate(q1, u1, t1, slip_sign))
-                if self._consistent(ev):
-                    break
+                if not consistent:
+                    # one more constraint Newton step on the dependent coordinates from this
+                    # iterate's own linearisation (the last one used the previous iterate's):
+                    # quadratic, it usually closes the constraints without a further iterate
+                    q1, u1 = dependent_newton_step(ev, part, q1, u1, t1)
+                    ev = self.averaged.step(self.q, self._evaluate(q1, u1, t1, slip_sign))
+                    if self._consistent(ev):
+                        break
                 prev = None
             else:
                 prev = ev
@@ -400,13 +453,17 @@ class GeneralizedAlpha(ContactStates):
         if not np.all(np.isfinite(delta)):
             raise NewtonDivergence(f"the Newton correction is not finite at t = {t1:.6g} s")
         start = (self.u, self.acceleration, self.pseudo)
+        loss = 0.0
+        if consistent:  # J u = 0 holds in the discrete form only: closed by an impulse
+            u1, loss = self.averaged.project(ev, self._mass_solve)
+            ev = dataclasses.replace(self._evaluate(q1, u1, t1, slip_sign), forces=ev.forces)
         self.t, self.q, self.u = t1, q1, u1
         self.averaged.commit(ev)
         self._previous = (self.acceleration, h)
         self.acceleration = acc
         self.pseudo = acc.copy()
         self.pseudo[ind] = a1
-        self._numerical += self._step_dissipation(h, part, start, a1, ev)
+        self._numerical += self._step_dissipation(h, part, start, a1, ev) + loss
         self.multipliers = lam
         self.evaluation = ev
         self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
