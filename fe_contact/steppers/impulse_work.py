@@ -1,4 +1,5 @@
-"""The work of a Moreau-Jean step's contact impulses, split into columns of definite sign.
+"""The work of a Moreau-Jean step's contact impulses, split into columns of definite sign (also
+the event-driven stepper's smooth steps: the same laws on the end velocity, with e = 0).
 
 Notation of Eugster-Glocker (004), eqs. (24)-(27) and sec. 4.5: per closed contact point the
 rows w_N, w_T at the predicted position q_P, the contact velocities gamma^A = w^T u_A at the
@@ -30,9 +31,11 @@ it. Hence three columns, each a sum of terms that are >= 0 by the laws alone:
                         + sum_T [ (1 - e_T) max(P_T gamma_T^A, 0) + P_T xi_T + mu P_N |xi_T| ] / 2
 
 and work_contact_timing - dissipated_impact - dissipated_friction = sum P (gamma^A + gamma^E) / 2:
-the balance is the midpoint rule's, unchanged. In floating point each term is a product of
-numbers of known sign, exact in sign, except P_T xi_T + mu P_N |xi_T|, which is >= 0 to the
-rounding of its two products (|P_T| <= fl(mu P_N) as the solver clips it).
+the balance is the midpoint rule's, unchanged. In floating point each term is a product or sum
+of numbers of known sign, exact in sign; so is P_T xi_T + fl(mu P_N) |xi_T| where the solver
+clipped P_T to [-fl(mu P_N), fl(mu P_N)] (rounding is monotone: |fl(P_T xi_T)| <=
+fl(fl(mu P_N) |xi_T|)); where it did not (its least-distance path builds P_T = mu (l- - l+)),
+P_T may lie an ulp outside and the term be a few eps of mu P_N |xi_T| below 0.
 
 What ``work_contact_timing`` is: the law sets the impulse by the velocity at the end of the step,
 and the midpoint rule lets it act on the start velocity too. Where that start velocity runs along
