@@ -520,6 +520,7 @@ class GeneralizedAlpha(ContactStates):
         self.algebra.check_painleve(self.evaluation, self._mu)
         work["dissipated_impact"] = self._impact_loss
         work["dissipated_numerical"] = self._numerical
+        work["work_contact_timing"] = 0.0  # impulses at instants, not over a step: none
         work["work_drives"] = work.get("work_drives", 0.0) + self._impact_work
         return self._report(self.evaluation, work)
 
