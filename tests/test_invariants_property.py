@@ -279,15 +279,18 @@ def check_invariants(draw: Draw) -> dict:
         out["ratio"] = error / error_fine if error_fine > 0.0 else np.inf
         out["error_fine"] = error_fine / scale
         if smooth(coarse, draw) and smooth(fine, draw) and error > FLOOR * scale:
-            # second order: 4 per halving (measured 3.0-4.3 over 1000 draws)
+            # second order: 4 per halving (measured 3.0-4.3 over 1000 draws; 2.34 above)
             assert error_fine <= error / RATIO, (draw, h, error, error_fine)
     return out
 
 
 # Below 1e-8 of the scale the error is not the step's alone (measured: ratio 1.9 at 4e-10 of
-# it, a point mass on a 2-element pinned strip): the convergence is checked above it.
+# it, a point mass on a 2-element pinned strip): the convergence is checked above it. A fall by
+# more than 2 per halving (order > 1): a point mass sliding at 0.2 m/s on a 3-element cantilever
+# (rho_inf = 0.6) is not yet in the asymptotic range at 1 ms: ratios 2.34, 2.76, 3.85 from h =
+# 1 ms to 0.125 ms (4e-6 of the scale at 1 ms; the same under Sliding, Newton and Poisson).
 FLOOR = 1e-8
-RATIO = 2.5
+RATIO = 2.0
 
 
 # Models the first draws of a derandomized run do not reach: the string (Sliding, and Newton
@@ -358,34 +361,39 @@ def test_the_event_driven_stepper_refuses_other_contacts():
 
 ROUGH_H, ROUGH_T = 1e-7, 6e-5  # s: the step of test_rough_model; the pin lands within the run
 # Its balance closes up to the midpoint rule's error of the configuration-dependent mass
-# matrix (event_driven): measured 2.4e-6 (defaults) to 4.1e-5 (mu = 0.3, e_N = 0.9, e_T = 0.2)
-# of the drive's work; 2e-4 of it says "that error, no more".
+# matrix (event_driven): measured 7e-7 (defaults) to 2.8e-5 (mu = 0.3, e_N = 0.9, e_T = 0.2) of
+# the run's scale (check_rough); 2e-4 of it says "that error, no more".
 ROUGH_BALANCE = 2e-4
 
 
 def check_rough(data: PinOnWheel) -> dict:
     """Run the pin on the wheel and assert its invariants: friction, impact (Poisson's and the
     smooth steps' normal rows) and timing work grow in every step (``impulse_work``: each a sum
-    of terms >= 0; the bound as SIGN of Moreau-Jean's, relative to the drive's work), the
+    of terms >= 0; the bound as SIGN of Moreau-Jean's, relative to the run's scale), the
     per-vertex losses W(s) sum to friction + impact, the balance closes."""
     system = assemble(pin_model(data))
     res = simulate(system, (0.0, data.t_end), system.initial_state(), method="event-driven",
                    h=ROUGH_H, penetration=data.penetration)  # fmt: skip
     assert res.status == "finished", (data, res.message)
     drive = float(res["work_drives"][-1])
-    assert drive > 0.0
-    out = {"drive": drive}
+    assert drive >= 0.0
+    # the run's scale: the drive's work or the pin's largest kinetic and spring energies (the
+    # preloaded springs: 1.8e-5 J; without friction the drive does next to no work)
+    energies = sum(np.max(np.abs(res[k])) for k in
+                   ("kinetic_energy", "potential_energy", "elastic_energy"))  # fmt: skip
+    scale = max(drive, float(energies))
+    out = {"drive": drive, "scale": scale}
     for key in ("dissipated_friction", "dissipated_impact", "work_contact_timing"):
         steps = np.diff(res[key])
-        out[key] = float(steps.min()) / drive
-        assert steps.min() >= -SIGN * drive, (data, key, steps.min(), drive)
+        out[key] = float(steps.min()) / scale
+        assert steps.min() >= -SIGN * scale, (data, key, steps.min(), scale)
     lost = res["dissipated_friction"][-1] + res["dissipated_impact"][-1]
     walls = res[f"{CONTACT}_loss_profile"][-1] + res[f"{CONTACT}_loss_target"][-1]
     # the same numbers summed per vertex and per step: 1e-12 of them
     assert abs(walls - lost) <= 1e-12 * lost, (walls, lost)
     error = float(np.max(np.abs(res["energy_error"])))
-    out["error"], out["timing"] = error / drive, float(res["work_contact_timing"][-1]) / drive
-    assert error <= ROUGH_BALANCE * drive, (data, error, drive)
+    out["error"], out["timing"] = error / scale, float(res["work_contact_timing"][-1]) / scale
+    assert error <= ROUGH_BALANCE * scale, (data, error, scale)
     return out
 
 
