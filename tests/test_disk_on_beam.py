@@ -22,14 +22,18 @@ def test_disk_lands_rolls_in_the_cone_and_never_gains_energy(tmp_path):
     assert closed.sum() > 10 and np.any(h["disk_state"] == "stick")
     assert h["disk_gap"].min() > -1e-5  # penetration within the sub-stepping tolerance
     # restitution 0 and theta = 1/2: the discrete balance closes exactly, energy + friction +
-    # impact dissipation stays at its initial value (1e-12 J), and the mechanical energy never
-    # rises above its initial value. (Single steps in which a closed contact starts separating
-    # carry P_N gamma_N,A / 2 > 0: measured up to 2.2e-6 J, 0.07 % of the disk's drop energy;
-    # the midpoint rule's contact work, see the module docstring of steppers.moreau.)
+    # impact dissipation - timing work stays at its initial value (1e-12 J), and the mechanical
+    # energy never rises above its initial value. Friction, impact and timing work each grow in
+    # every step (steppers.impulse_work: sums of terms >= 0, exact in sign in floating point
+    # but for an ulp of P_T outside fl(mu P_N); 16 eps of the 3e-3 J drop energy bounds that;
+    # the timing work: steps in which a closed contact starts separating, up to 2.2e-6 J).
     assert np.max(np.abs(h["energy_error"])) < 1e-12
     total = h["kinetic_energy"] + h["potential_energy"] + h["elastic_energy"]
     assert np.max(total - total[0]) <= 1e-12
     lost = h["dissipated_friction"] + h["dissipated_impact"]
-    assert lost[-1] > 1e-4 and np.all(np.diff(lost) >= -3e-6)
+    assert lost[-1] > 1e-4
+    bound = 16 * np.finfo(float).eps * 3e-3
+    for key in ("dissipated_friction", "dissipated_impact", "work_contact_timing"):
+        assert np.all(np.diff(h[key]) >= -bound), key
     assert len(pv.get_reader(str(tmp_path / "frames.pvd")).time_values) == 31
     assert (tmp_path / "disk_on_beam.png").stat().st_size > 1000

@@ -19,8 +19,8 @@ References, each independent of the curved-contact code:
   with the beam in the static equilibrium of the body's weight at the contact's material
   point (the beam's stiffness matrix, and P s^3 / 3 EI).
 Every run: energy never increases across impacts (round-off; where a rolling B-spline's
-contact point moves, single steps gain at most the midpoint contact term of the stepper's
-docstring), gaps >= -(stated tolerance), P_N >= 0 and |P_T| <= mu P_N.
+contact point moves, single steps gain at most the stepper's timing work, work_contact_timing),
+gaps >= -(stated tolerance), P_N >= 0 and |P_T| <= mu P_N.
 """
 
 import numpy as np
@@ -221,9 +221,9 @@ def test_bspline_disk_rolls_down_incline_profile_as_its_radii_allow():
     q0, u0 = system.initial_state([*(RADIUS * NORMAL), 0.0])
     h = 1e-3
     r = simulate(system, (0.0, 0.4), (q0, u0), method="moreau", h=h, keep_reports=True)
-    # single steps may gain the midpoint contact term (steppers.moreau docstring): the rolling
-    # B-spline's contact point moves to material points whose normal velocity under u_A is not
-    # zero (the radius undulates by 1.2e-6 m); bound per step as test_moreau.py, m g^2 h^2
+    # single steps may gain the timing work (work_contact_timing, steppers.impulse_work): the
+    # rolling B-spline's contact point moves to material points whose normal velocity under u_A
+    # is not zero (the radius undulates by 1.2e-6 m); bound per step as test_moreau.py, m g^2 h^2
     assert_invariants(r, "disk", 0.3, G * h**2 + (R_MAX - R_MIN), MASS * G**2 * h**2)
     energy = total_energy(r)
     drop = r.q[0, 1] - r.q[-1, 1]

@@ -80,7 +80,7 @@ def plot_run(result, path) -> None:
     total = result["kinetic_energy"] + result["potential_energy"] + result["elastic_energy"]
     axes[2].plot(t, total - total[0], label="mechanical energy change")
     lost = result["dissipated_friction"] + result["dissipated_impact"]
-    axes[2].plot(t, -lost, label="- (friction + impact dissipation)")
+    axes[2].plot(t, result["work_contact_timing"] - lost, label="timing work - friction - impact")
     axes[2].plot(t, result["energy_error"], label="energy error")
     axes[2].set_xlabel("t [s]")
     axes[2].set_ylabel("energy [J]")
@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     print(
         f"disk x from {result.q[0, 0]:.3f} to {result.q[-1, 0]:.3f} m; friction dissipation "
         f"{result['dissipated_friction'][-1]:.3g} J, impacts {result['dissipated_impact'][-1]:.3g}"
-        f" J; max |energy error| {np.max(np.abs(result['energy_error'])):.2g} J; files in "
-        f"{args.out}"
+        f" J, timing work {result['work_contact_timing'][-1]:.3g} J; max |energy error| "
+        f"{np.max(np.abs(result['energy_error'])):.2g} J; files in {args.out}"
     )
     return 0 if result.success else 1

@@ -300,9 +300,9 @@ class PinRun:
     columns pin_impulse_x, ..., without the initial row); angles, weights : contact angles (rad)
     of every contact point that took a normal impulse in a step (impacts included) and that
     impulse (N s) (003 fig. 10); loss_face, loss_rim : W per vertex in J (003 eqs. (18)-(20));
-    work : the WORK_KEYS totals in J; energy_error : J, work_drives - (change of mechanical
-    energy) - dissipated_damping - dissipated_friction - dissipated_impact (the result's
-    energy_error with the other sign); mu_xy : the apparent coefficient sum F_x dt / sum F_y dt
+    work : the WORK_KEYS totals in J; energy_error : J, work_drives + work_contact_timing -
+    (change of mechanical energy) - dissipated_damping - dissipated_friction -
+    dissipated_impact (the result's energy_error with the other sign); mu_xy : the apparent coefficient sum F_x dt / sum F_y dt
     over t >= average_from * t_end (003 sec. 4.3); face, rim : the profiles simulated; counters
     n_steps, n_impacts, n_rejected (halved steps); status : "finished", or "failed" when a
     contact problem could not be solved (then ``message`` says why and the history ends

@@ -26,7 +26,7 @@ POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``ContactStates._power_terms``, 
 
 class StepBatch:
     """n consecutive full steps of one stepper (``take_steps``). t (n,), q and u (n, n_q),
-    multipliers (n, m) by ``Model.constraint_names()``, work (n, 6): the work of each step
+    multipliers (n, m) by ``Model.constraint_names()``, work (n, 7): the work of each step
     by WORK_KEYS, energy (n, 7) as ``kernels.step.energies``, residual (n, 2), n_newton (n,),
     records (n, n_c, N_FIELDS) the contacts; ``stop`` why the batch ended (``STOPS``)."""
 
@@ -137,6 +137,7 @@ class StepBatch:
             + col["dissipated_friction"]
             + col["dissipated_impact"]
             + col["dissipated_numerical"]
+            - col["work_contact_timing"]
         )
         col["residual_position"] = self.residual[:, 0].copy()
         col["residual_velocity"] = self.residual[:, 1].copy()

@@ -23,11 +23,15 @@ Each step from (t, q, u):
 
 Energy bookkeeping (J, per step in ``StepReport.work``, accumulated in ``work``):
 ``work_drives`` = -P . what (the wheel's drive), ``work_loads`` = h Q_act . u_m (joint
-actuators), ``dissipated_damping`` = h u_m^T C u_m, ``dissipated_friction`` the smooth contacts'
-loss -P . (W^T u_m + what) and ``dissipated_impact`` the impacts' losses; the per-point losses
-are shared half by half by the two polylines into ``loss_profile`` and ``loss_target`` (W(s) of
-003). So work_drives + work_loads = change of mechanical energy + dissipated_damping + sum of
-W(s), up to the midpoint rule's error of the configuration-dependent mass matrix.
+actuators), ``dissipated_damping`` = h u_m^T C u_m; the smooth contacts' work P . (W^T u_m +
+what) (relative velocities, u_m = (u_0 + u_1) / 2) is split by ``impulse_work`` into
+``dissipated_friction``, ``dissipated_impact`` (its normal rows) and ``work_contact_timing``, each
+>= 0 in every step (the laws hold at the end velocity, the midpoint rule lets the impulses act on
+the start velocity too); ``dissipated_impact`` also takes the impacts' losses (003 eqs. (18)-(20),
+>= 0). The per-point losses (friction and impact, not the timing work) are shared half by half by
+the two polylines into ``loss_profile`` and ``loss_target`` (W(s) of 003). So work_drives +
+work_loads + work_contact_timing = change of mechanical energy + dissipated_damping + sum of W(s),
+up to the midpoint rule's error of the configuration-dependent mass matrix.
 
 The stepper has the common shape of ``steppers.simulate`` (``step()``, ``initial_report()``,
 ``status``, ``t``, ``q``, ``u``, ``h``, counters) with a ``t_bound`` that its steps do not pass,
@@ -58,6 +62,7 @@ from ..multibody.tree import (
     mass_matrix,
     potential_energy,
 )
+from .impulse_work import impulse_work_points
 from .result import ProfileLosses, RoughContactReport, StepReport, no_work
 from .simulate import SingularSystem, check_start
 
@@ -176,8 +181,8 @@ class EventDriven:
         return kinetic_energy(tree, self.q, self.u) + potential_energy(tree, self.q)
 
     def energy_error(self) -> float:
-        """work_drives + work_loads - (E - E_0) - dissipated_damping - (sum W_profile + sum
-        W_target), J (the history's ``energy_error`` with the other sign)."""
+        """work_drives + work_loads + work_contact_timing - (E - E_0) - dissipated_damping -
+        (sum W_profile + sum W_target), J (the history's ``energy_error`` with the other sign)."""
         return (
             self.work["work_drives"]
             + self.work["work_loads"]
@@ -185,6 +190,7 @@ class EventDriven:
             - self.work["dissipated_damping"]
             - self.loss_profile.sum()
             - self.loss_target.sum()
+            + self.work["work_contact_timing"]
         )
 
     def initial_report(self) -> StepReport:
@@ -362,10 +368,17 @@ class EventDriven:
         m = cs.size
         if not m:
             return
-        gdot_m = cs.w @ u_m + cs.what
-        loss = -(p[:m] * gdot_m[:m] + p[m:] * gdot_m[m:])
-        share_loss(cs, loss, self.loss_profile, self.loss_target)
+        # the contact work -P . (gamma_0 + gamma_1) / 2 split into columns >= 0 (``impulse_work``;
+        # the smooth step's laws hold on gamma_1, e = 0); self.u is still the step's start u_0
+        gamma_0 = cs.w @ self.u + cs.what
+        gamma_1 = cs.w @ (2.0 * u_m - self.u) + cs.what
+        impact, friction, timing = impulse_work_points(
+            p[:m], p[m:], gamma_0, gamma_1, np.zeros(2 * m), np.full(m, self.contact.mu)
+        )
+        share_loss(cs, impact + friction, self.loss_profile, self.loss_target)
         work["work_drives"] += float(-p @ cs.what)
-        work["dissipated_friction"] += float(loss.sum())
+        work["dissipated_friction"] += float(friction.sum())
+        work["dissipated_impact"] += float(impact.sum())
+        work["work_contact_timing"] += float(timing.sum())
         impulse[:2] += cs.normal @ p[:m] + cs.tangent @ p[m:]
         impulse[2:] += cs.normal @ p[:m]

@@ -590,6 +590,7 @@ class GeneralizedAlpha(ContactStates):
             self._lift_off(branch)
         work["dissipated_impact"] = self._impact_loss
         work["dissipated_numerical"] = self._numerical
+        work["work_contact_timing"] = 0.0  # impulses at instants, not over a step: none
         work["work_drives"] = work.get("work_drives", 0.0) + self._impact_work
         return self._report(self.evaluation, work)
 

@@ -18,7 +18,9 @@ per drive ``<name>_force [N m]`` (revolute joint) or ``[N]`` (prismatic); the ba
 ``kinetic_energy``, ``potential_energy``, ``elastic_energy``, ``work_drives``, ``work_loads``,
 ``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``,
 ``dissipated_numerical`` (the algorithmic dissipation of the generalised-alpha scheme with
-rho_inf < 1, ``numerical_dissipation``; 0 for the other steppers), ``energy_error`` (J),
+rho_inf < 1, ``numerical_dissipation``; 0 for the other steppers), ``work_contact_timing`` (the
+energy a Moreau-Jean step's impulses give where they act along the start velocity, >= 0,
+``impulse_work``; 0 for the other steppers), ``energy_error`` (J),
 ``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
 ``structure_kinetic_energy``, ``structure_elastic_energy`` (J), and the stepper's effort in the
 step: ``n_newton`` (iterations), ``n_substeps``, ``solver_residual [m/s]`` (contact laws).
@@ -42,6 +44,7 @@ WORK_KEYS = (
     "dissipated_friction",
     "dissipated_impact",
     "dissipated_numerical",
+    "work_contact_timing",
 )
 CONTACT_STATES = ("slip", "stick", "open")
 
@@ -290,6 +293,7 @@ def history_row(
         + work["dissipated_friction"]
         + work["dissipated_impact"]
         + work["dissipated_numerical"]
+        - work["work_contact_timing"]
     )
     row["residual_position"] = report.residual_position
     row["residual_velocity"] = report.residual_velocity
