@@ -81,8 +81,10 @@ MEANING = {
     "work_loads": "work done by applied loads and actuators since t0",
     "dissipated_damping": "energy taken by joint and structural damping since t0",
     "dissipated_friction": "energy taken by friction since t0 (never decreases)",
-    "dissipated_impact": "energy taken by impacts since t0",
+    "dissipated_impact": "energy taken by impacts since t0 (never decreases)",
     "dissipated_numerical": "generalised-alpha's own loss for rho_inf < 1 (0 otherwise)",
+    "work_contact_timing": "energy given by impulses acting along the step's start velocity "
+    "(Moreau-Jean and event-driven; never decreases)",
     "energy_error": "the balance below; 0 up to the stepper's error",
     "residual_position": "largest position-level constraint residual",
     "residual_velocity": "largest velocity-level constraint residual",
