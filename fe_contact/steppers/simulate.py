@@ -31,7 +31,7 @@ import numpy as np
 import threadpoolctl
 
 from .. import validation as check
-from ..consistency import check_consistent_start
+from ..consistency import check_consistent_start, constraint_violations
 from ..limits import MEMORY_ENV, LimitExceeded, check_steps, max_memory
 from ..model import Polyline
 from ..system import Energies, System, energies
@@ -230,8 +230,9 @@ def simulate(
     start_tol : the initial state must satisfy every bilateral constraint (sliding contacts,
         drives, loop closures) to this tolerance (m or rad) and reach every string support
         (``consistency.constraint_violations``); else ValueError naming each violated
-        constraint and its residual, before any step. None: no check (the stepper pulls the
-        dependent coordinates onto the constraints in its first step).
+        constraint and its residual, before any step. None: no check; the stepper pulls the
+        dependent coordinates onto the constraints in its first step, and each constraint
+        violated by more than ``PROJECTION_LOGGED`` is logged (INFO, ``fe_contact.simulate``).
     max_steps : a run of more than (t_end - t0) / h steps is refused before any work
         (``limits.LimitExceeded`` with the count; default $FE_CONTACT_MAX_STEPS, else 1e8),
         and so is a step too small to advance t in floating point.
@@ -274,6 +275,8 @@ def simulate(
             lay = system.layout
             q = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
             check_consistent_start(system, q, t0, start_tol)
+    elif isinstance(system, System):
+        _log_projection(system, q0, t0)
     if threads is None:
         return _run(
             system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
@@ -281,6 +284,24 @@ def simulate(
     with _blas_controller().limit(limits=threads, user_api="blas"):
         return _run(
             system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings
+        )
+
+
+PROJECTION_LOGGED = 1e-12  # m or rad: below it a start is on its constraints to round-off
+
+
+def _log_projection(system: System, q0, t0: float) -> None:
+    """Log the constraints that the first step will pull the state onto (start_tol=None)."""
+    lay = system.layout
+    q = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
+    for v in constraint_violations(system, q, t0, PROJECTION_LOGGED):
+        LOG.info(
+            "initial state projected onto %s by the first step (start_tol=None): "
+            "violated by %.3e %s at t = %g s",
+            v.name,
+            v.residual,
+            v.unit,
+            t0,
         )
 
 
