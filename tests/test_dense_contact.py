@@ -174,50 +174,112 @@ def dropped_disk(n_elements, drop=0.02, EA=853.75, EI=1e-4, damping=0.1, mu=0.2,
     return system, q0, u0
 
 
-def assert_run_is_sound(r, velocity_scale):
+def assert_run_is_sound(r, h, velocity_scale):
     """Every step's laws to the solver's tolerance (1e-9 of the velocity scale), friction and
-    impacts dissipating over the run, damping's loss never decreasing, and no energy created
-    beyond the booked work: the balance error E - E0 + losses is at most 1e-6 of the energy
-    scale (theta = 1/2 closes the balance to the midpoint rule's O(h^2); theta > 1/2 loses
-    energy it does not book, a negative error)."""
+    impacts dissipating over the run, damping's loss never decreasing, and the energy bound of
+    ``test_moreau``: with e = 0 a step changes the energy by 1/2 (gamma_A + gamma_E) . P (plus
+    the theta-method's own loss, <= 0 for theta >= 1/2, and the O(h^3) error of its
+    linearisation on the string); a closed contact with P != 0 has gamma_A != 0 only up to ~ g h
+    and P ~ m g h, so a step gains at most m g^2 h^2 (m = 28.3 kg: 2.7e-3 J at h = 1 ms), and
+    the run ends with less energy than it started with."""
     assert r.status == "finished", r.message
     assert np.max(r["solver_residual"]) <= 1e-9 * velocity_scale
     assert r["dissipated_friction"][-1] >= 0.0 and r["dissipated_impact"][-1] >= 0.0
     assert np.all(np.diff(r["dissipated_damping"]) >= 0.0)
-    total = r["kinetic_energy"] + r["potential_energy"] + r["elastic_energy"]
-    scale = np.abs(total).max() + np.abs(r["kinetic_energy"]).max()
-    assert np.max(r["energy_error"]) <= 1e-6 * scale
+    energy = r["kinetic_energy"] + r["potential_energy"] + r["elastic_energy"]
+    mass = eg.disk_of_example(1)[1]
+    assert np.diff(energy).max() <= mass * 9.81**2 * h**2
+    assert energy[-1] < energy[0]
 
 
-QUICK = settings(
-    max_examples=3,
-    deadline=None,
-    derandomize=True,
-    phases=[Phase.explicit, Phase.generate],  # no shrinking: each example is a run
-    suppress_health_check=list(HealthCheck),
-)
+def drop_runs_soundly(drop, EA, EI, damping, mu, theta, h, ncp, after):
+    """Any drop onto the 8-element string runs through the impact and the dense contact after
+    it (to ``after`` s past the touchdown at sqrt(2 drop / g)) with every step's contact problem
+    solved and the balance sound (``assert_run_is_sound``); closing speeds stay below
+    sqrt(2 g drop) + the string's speed, under 2 m/s: velocity scale 10 m/s."""
+    system, q0, u0 = dropped_disk(8, drop, EA, EI, damping, mu, ncp)
+    t_end = np.sqrt(2.0 * drop / 9.81) + after
+    r = simulate(system, (0.0, t_end), (q0, u0), method="moreau", h=h, theta=theta)
+    assert_run_is_sound(r, h, 10.0)
+    assert r["disk_n_closed"].max() >= 2  # it landed
 
 
-@QUICK
-@given(
-    drop=st.floats(0.005, 0.03),
-    EA=st.floats(400.0, 2000.0),
-    EI=st.floats(0.0, 1e-3),
-    damping=st.floats(0.0, 0.2),
-    mu=st.floats(0.0, 0.5),
-    theta=st.floats(0.5, 0.6),
-    h=st.sampled_from([1e-3, 5e-4]),
-    ncp=st.integers(20, 201),
-)
+DROPS = {
+    "drop": st.floats(0.005, 0.03),
+    "EA": st.floats(400.0, 2000.0),
+    "EI": st.floats(0.0, 1e-3),
+    "damping": st.floats(0.0, 0.2),
+    "mu": st.floats(0.0, 0.5),
+    "theta": st.floats(0.5, 0.6),
+    "h": st.sampled_from([1e-3, 5e-4]),
+    "ncp": st.integers(20, 201),
+}
+
+
+def runs(n):
+    return settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        phases=[Phase.explicit, Phase.generate],  # no shrinking: each example is a run
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+@runs(2)
+@given(**DROPS)
 def test_drops_onto_the_string_solve_every_contact_problem(
     drop, EA, EI, damping, mu, theta, h, ncp
 ):
-    """Any drop onto the 8-element string runs through the impact and the dense contact after
-    it (to 0.06 s past the touchdown at sqrt(2 drop / g)) with every step's contact problem
-    solved and the balance sound (see ``assert_run_is_sound``); closing speeds stay below
-    sqrt(2 g drop) + the string's speed, under 2 m/s: velocity scale 10 m/s."""
-    system, q0, u0 = dropped_disk(8, drop, EA, EI, damping, mu, ncp)
-    t_end = np.sqrt(2.0 * drop / 9.81) + 0.06
-    r = simulate(system, (0.0, t_end), (q0, u0), method="moreau", h=h, theta=theta)
-    assert_run_is_sound(r, 10.0)
-    assert r["disk_n_closed"].max() >= 2  # it landed
+    """Two drawn drops, each to 0.02 s past the touchdown (``drop_runs_soundly``)."""
+    drop_runs_soundly(drop, EA, EI, damping, mu, theta, h, ncp, 0.02)
+
+
+@pytest.mark.slow
+@runs(12)
+@given(**DROPS)
+def test_many_drops_onto_the_string_solve_every_contact_problem(
+    drop, EA, EI, damping, mu, theta, h, ncp
+):
+    """Twelve drawn drops, each to 0.15 s past the touchdown (``drop_runs_soundly``)."""
+    drop_runs_soundly(drop, EA, EI, damping, mu, theta, h, ncp, 0.15)
+
+
+# --------------------------------------------------------------------------------------------
+# The dropped disk runs to rest (slow: whole runs to 1.5 s)
+# --------------------------------------------------------------------------------------------
+
+
+def run_to_rest(n_elements, h, theta):
+    system, q0, u0 = dropped_disk(n_elements)
+    return simulate(system, (0.0, 1.5), (q0, u0), method="moreau", h=h, theta=theta)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """The disk at rest on the 32-element string (101 candidates, h = 1e-3 s, theta = 0.55):
+    height of its centre at 1.5 s, m."""
+    r = run_to_rest(32, 1e-3, 0.55)
+    assert r.status == "finished", r.message
+    return float(r.q[-1, 1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "n_elements, h, theta", [(8, 1e-3, 0.55), (8, 1e-3, 0.5), (8, 5e-4, 0.55), (16, 1e-3, 0.55)]
+)
+def test_dropped_disk_runs_to_rest_near_the_fine_string(reference, n_elements, h, theta):
+    """The case of the contact solver's failure at 0.324 s (8 elements, 101 candidates, up to
+    39 closed contacts on a singular Delassus matrix) and its variants run to 1.5 s: every
+    step's contact problem solved to 1e-9 of the velocity scale, the balance sound
+    (``assert_run_is_sound``), the disk at rest (speed below 5e-4 m/s at the end and 5e-3 m/s
+    over the last 0.3 s; it falls at 0.63 m/s) and its rest height within 1e-4 m of the
+    32-element string's (coarser strings and another theta or h settle in another
+    friction-admissible equilibrium and discretise the string's sag differently)."""
+    r = run_to_rest(n_elements, h, theta)
+    assert_run_is_sound(r, h, 10.0)
+    assert r["disk_n_closed"].max() >= 20  # dense contact
+    speed = np.hypot(r.u[:, 0], r.u[:, 1])
+    assert speed.max() > 0.5
+    assert speed[-1] < 5e-4 and np.max(speed[r.t >= 1.2]) < 5e-3
+    assert abs(r.q[-1, 1] - reference) <= 1e-4

@@ -141,12 +141,13 @@ def regularised_solutions(
     generic values, so that no two tie: what the lexicographic rule does in exact arithmetic,
     done with margins (delta |c|) far above round-off. On the dense problems of the disk on a
     string (25 to 36 closed contacts, G of rank 20 of 50 and 36 of 72), where the plain
-    pivoting cycles, eps = 1e-8 and delta = 1e-10 solve each in 180-370 pivots. Since the
-    natural residual (``setvalued.natural_residual``, r = 1 / G_ii) is 1-Lipschitz in the
-    velocities and the friction rows are shifted by at most delta |c| / g, a solution meets the
-    laws with G to within about ``eps g |P|_inf + delta |c|_inf`` m/s (2e-10 to 4e-8 m/s
-    there); its statuses (open, stick, slip) are those of an exact solution once eps and delta
-    are small enough, and the Newton iterations of ``setvalued`` finish from there.
+    pivoting cycles (a basis repeats after 100-320 pivots), eps = 1e-8 and delta = 1e-10 solve
+    each in 180-320 pivots. Since the natural residual (``setvalued.natural_residual``,
+    r = 1 / G_ii) is 1-Lipschitz in the velocities and the friction rows are shifted by at most
+    delta |c| / g, a solution meets the laws with G to within about
+    ``eps g |P|_inf + delta |c|_inf`` m/s (3e-9 to 5e-9 m/s there); its statuses (open, stick,
+    slip) are those of an exact solution once eps and delta are small enough, and one Newton
+    iteration of ``setvalued`` finishes from there.
 
     delassus : G, shape (2m, 2m); offset : c, shape (2m,); friction : mu, shape (m,).
     pivots_per_row : at most this many pivots per LCP row (n = 4m rows) per entry.

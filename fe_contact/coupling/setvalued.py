@@ -201,8 +201,9 @@ def solve_contact_impulses(
        laws and are polished by active-set Newton iterations on the laws with G itself
        (usually one), so the result is exact, not compliant. The disk dropped 0.02 m onto a
        string of 8 elements with 101 candidates: 25 closed contacts, G of rank 20 of 50; De
-       Saxce's fixed point stalls at 9e-7 m/s and the plain pivoting cycles, the regularised
-       pivoting (367 pivots) and one Newton iteration reach 4e-16 m/s;
+       Saxce's fixed point stalls at 9e-7 m/s and the plain pivoting cycles (a basis repeats
+       after 209 pivots), the regularised pivoting (307 pivots, 4e-9 m/s) and one Newton
+       iteration reach 4e-16 m/s;
     6. should that fail, Coulomb's law as a fixed point of convex Tresca problems, each a
        bounded least-squares problem solved by scipy's BVLS (``_tresca_fixed_point``), its best
        iterate polished by active-set Newton iterations;
