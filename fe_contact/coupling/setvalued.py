@@ -169,9 +169,9 @@ def solve_contact_impulses(
     initial : starting impulses (N_1..N_m, T_1..T_m), e.g. those of the previous step.
     tol : relative tolerance; converged when the law residual (m/s, ``natural_residual`` with
         r = 1 / G_ii) is below ``tol * max(|c|_inf, |G P|_inf, 1e-12)``: relative to the free
-        velocity and to the velocity the impulses make. The residual is a velocity error, and
-        the velocities are unique where the impulses are not (redundant contacts, G singular),
-        so it is the one measure every solver below meets, whatever impulses it picks.
+        velocity and to the velocity the impulses make. The residual is a velocity error: with
+        redundant contacts (G singular) the impulses are not unique, and it measures what the
+        impulses do, not which of them a solver picked; every solver below meets it.
 
     Method, in this order:
 
