@@ -184,9 +184,12 @@ def assert_run_is_sound(r, h, velocity_scale):
     the run ends with less energy than it started with."""
     assert r.status == "finished", r.message
     assert np.max(r["solver_residual"]) <= 1e-9 * velocity_scale
-    assert r["dissipated_friction"][-1] >= 0.0 and r["dissipated_impact"][-1] >= 0.0
-    assert np.all(np.diff(r["dissipated_damping"]) >= 0.0)
     energy = r["kinetic_energy"] + r["potential_energy"] + r["elastic_energy"]
+    # the totals are sums of per-step terms: >= 0 up to 1e3 eps of the energy scale (a drawn
+    # mu = 5e-169 books -1.6e-170 J of friction)
+    roundoff = 1e3 * EPS * np.abs(energy).max()
+    assert r["dissipated_friction"][-1] >= -roundoff and r["dissipated_impact"][-1] >= -roundoff
+    assert np.all(np.diff(r["dissipated_damping"]) >= 0.0)
     mass = eg.disk_of_example(1)[1]
     assert np.diff(energy).max() <= mass * 9.81**2 * h**2
     assert energy[-1] < energy[0]
