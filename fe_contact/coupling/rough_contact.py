@@ -51,7 +51,8 @@ import numpy as np
 from .. import validation as check
 from ..multibody.tree import TreeModel, angular_jacobian, body_poses, point_jacobian
 from ..rough import RoughProfile, segment_normals
-from .setvalued import coulomb_lcp, lemke, natural_residual, solve_contact_impulses
+from .lcp import coulomb_lcp, lemke
+from .setvalued import natural_residual, solve_contact_impulses
 
 CORNER = 0.05  # a wheel vertex this close (fraction of the segment) to a body vertex is on it
 
