@@ -210,8 +210,9 @@ def slider_on_string(out: Path, scratch: Path) -> list[Quantity]:
                  "and {} N)"),
         Quantity("trolley.friction_dissipation", float(result["dissipated_friction"][-1]), "J",
                  ".3f", TROLLEY, "friction dissipates {} J in 2 s"),
+        # one digit: 5.15e-4 to 5.16e-4 J between BLAS kernels (the slip reverses many times)
         Quantity("trolley.max_energy_error", float(np.max(np.abs(result["energy_error"]))), "J",
-                 ".1e", TROLLEY, "balance closes to {} J. It writes"),
+                 ".0e", TROLLEY, "balance closes to {} J. It writes"),
     ]  # fmt: skip
 
 

@@ -251,6 +251,7 @@ def test_fixed_models_keep_the_invariants(draw):
     check_invariants(draw)
 
 
+@pytest.mark.slow  # 8.2 s of CPU (one core), 2026-11-25
 @settings(max_examples=20, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(draws())
