@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "README.md"  # in a source checkout
 NUMBER = r"(-?[0-9]+(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?)"
 ROUNDOFF_FACTOR = 10.0  # how far a round-off level number may differ from the quoted one
 
@@ -359,9 +359,16 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true", help="list the runs and exit")
     parser.add_argument(
         "--check", action="store_true",
-        help="compare with README.md beside the package; exit 1 when a number disagrees",
+        help="compare with the README; exit 1 when a number disagrees",
+    )  # fmt: skip
+    parser.add_argument(
+        "--readme", type=Path, default=None,
+        help="the README for --check (default: README.md of the source checkout, else ./README.md)",
     )  # fmt: skip
     args = parser.parse_args(argv)
+    readme = args.readme or (README if README.exists() else Path("README.md"))
+    if args.check and not readme.is_file():
+        parser.fail("--readme", str(readme), "an existing README file (needed by --check)")
     if args.list:
         for name, fn in RUNS.items():
             print(f"{name}: {' '.join(fn.__doc__.split(chr(10) * 2)[0].split())}")
@@ -373,7 +380,7 @@ def main(argv=None) -> int:
     print(format_table(quantities))
     print(f"wrote {write_table(quantities, args.folder / 'readme_numbers.csv')}")
     if args.check:
-        problems = check_readme(quantities, README.read_text())
+        problems = check_readme(quantities, readme.read_text())
         for line in problems:
             print(f"README disagrees: {line}", file=sys.stderr)
         return 1 if problems else 0

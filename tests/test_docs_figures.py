@@ -11,12 +11,14 @@ rounding errors that change with the BLAS kernel: they agree within a factor of 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from fe_contact import docs_figures as df
 
-README_TEXT = df.README.read_text()
+README = Path(__file__).resolve().parents[1] / "README.md"  # also when the package is installed
+README_TEXT = README.read_text()
 
 
 def test_every_figure_of_the_readme_is_drawn_by_the_command():
@@ -60,6 +62,10 @@ def test_command_line_errors_name_the_option_and_what_is_allowed(tmp_path, capsy
     with pytest.raises(SystemExit) as exit_:
         df.main(["--out", str(a_file)])
     assert exit_.value.code == 2 and "a folder, not a file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        df.main(["--check", "--readme", str(tmp_path / "NO_README.md"), "--out", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "--readme" in capsys.readouterr().err  # refused before any run
     assert df.main(["--list"]) == 0
     listed = capsys.readouterr().out
     assert all(f"{name}: " in listed for name in df.RUNS)
@@ -78,7 +84,10 @@ def test_manipulator_table_and_figures_of_the_readme(tmp_path):
 def test_every_simulated_number_of_the_readme_is_what_the_command_prints(tmp_path, capsys):
     """All runs (about 45 s of CPU) through the command line, with its README check."""
     others = [name for name in df.RUNS if name != "manipulator"]
-    assert df.main(["--out", str(tmp_path), "--only", *others, "--check"]) == 0
+    assert (
+        df.main(["--out", str(tmp_path), "--only", *others, "--check", "--readme", str(README)])
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "reversal.lift_off_opens" in printed and "trolley.friction_dissipation" in printed
     assert (tmp_path / "readme_numbers.csv").exists()
