@@ -31,6 +31,7 @@ def test_energy_balance_and_friction_work(case):
         assert friction[-1] > 0.3 * work  # mu = 0.3 on a sliding cam
 
 
+@pytest.mark.slow  # 7.0 s of CPU (one core), 2026-11-25
 def test_step_halving_changes_the_mean_torque_little():
     """Case 0: the mean driving torque over 0.65-0.68 s (the instantaneous one carries the
     contact's vibration) changes by less than 0.5 % when the step is halved from 1e-4 s to

@@ -24,6 +24,7 @@ def falling_disk(law, gravity, radius=0.05, mass=1.0):
     return assemble(Model(tree=tree, contacts=(pair,), gravity=gravity))
 
 
+@pytest.mark.slow  # 5.9 s of CPU (one core), 2026-11-25
 def test_hertz_contact_at_rest():
     """A 1 kg disk settles on the ground with Hunt-Crossley damping: its approach tends to
     (W / c1)^(2/3) (Hertz, F = c1 a^1.5 = m g). Linearised there: omega = 830 rad/s and

@@ -45,6 +45,7 @@ def three_link_chain() -> TreeModel:
     return TreeModel(bodies=bodies, joints=joints)
 
 
+@pytest.mark.slow  # 9.9 s of CPU (one core), 2026-11-25
 def test_chain_converges_at_second_order_down_to_1e_10():
     """The chain swings for 0.05 s from q0 = (-pi/2 + 0.3, 0.2, -0.2) rad with joint rates
     (0.5, -1, 1) rad/s, with 8 ... 8192 steps. Reference: the same equations M(q) q'' + F = 0 by

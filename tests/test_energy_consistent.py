@@ -217,6 +217,7 @@ def vibrating_string(gravity):
     return system, q0, u0
 
 
+@pytest.mark.slow  # 3.9 s of CPU per case (one core), 2026-11-25
 @pytest.mark.parametrize("gravity", [(0.0, 0.0), (0.0, -9.81)])
 def test_free_string_conserves_energy_exactly(gravity):
     """Pinned, 10 % pre-stretched, undamped string, 500 steps of 1 ms at rho_inf = 1. With the

@@ -378,6 +378,7 @@ def test_drive_reversal_makes_the_end_effector_stop_stick_and_slip_back():
     assert times[0][0] > 0.3  # the slip turns after the drive does
 
 
+@pytest.mark.slow  # 4.2 s of CPU (one core), 2026-11-25
 def test_lift_off_lets_the_reversed_manipulator_run_on():
     """With ``lift_off`` (a unilateral contact of the same mu) the reversed manipulator of the
     test above runs to 0.6 s: the same trajectory as the bilateral contact until the normal

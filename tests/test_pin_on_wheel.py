@@ -541,6 +541,7 @@ def test_an_unsolvable_contact_problem_ends_the_run_with_its_message(monkeypatch
     assert 0 < run.t.size < 200 and run.t[-1] < 2e-5
 
 
+@pytest.mark.slow  # 3.8 s of CPU (one core), 2026-11-25
 def test_demo_writes_the_apparent_coefficient_table_and_figures(tmp_path):
     """A short demo run: apparent_cof.csv has the columns of the issue, its smooth column is
     003 eq. (32), the rough coefficient grows with s as eq. (32) does (the misalignment turns

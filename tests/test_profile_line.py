@@ -312,6 +312,7 @@ def test_moreau_jean_drops_the_foot_on_the_line_as_on_the_straight_profile():
     assert np.ptp(runs[1].q[:, 1]) > 0.005  # it fell and bounced
 
 
+@pytest.mark.slow  # 3.9 s of CPU (one core), 2026-11-25
 def test_compliant_contact_stops_slipping_into_rolling_with_a_booked_impulse():
     """A rolling Compliant law switches to rolling where |v_t| falls below v0 / 2 (000 sec. 6):
     the slip velocity jumps to zero by a tangential impulse whose kinetic energy loss,

@@ -211,6 +211,7 @@ def test_hertz_profile_rests_on_the_cantilever():
     assert np.isclose(result["c_normal_force"][-1], MASS * G / cos, rtol=1e-6)
 
 
+@pytest.mark.slow  # 5.8 s of CPU (one core), 2026-11-25
 def test_hard_contact_normal_force_and_energy():
     """The same body with hard frictionless contact (Sliding, bilateral: the profile stays on
     the beam): released at rest on the undeformed beam, it oscillates with the beam; with beam

@@ -97,6 +97,7 @@ def test_ground_profile_as_the_pairs_profile_rolls_a_curved_foot_as_the_target_d
     assert abs(runs[0].q[-1, 0] - runs[0].q[0, 0]) > 0.05  # it did roll: 5 cm and more
 
 
+@pytest.mark.slow  # 4.8 s of CPU (one core), 2026-11-25
 def test_rolling_curved_foot_balances_energy_at_second_order():
     """The rolling row of a curved profile constrains velocities (W_T u = 0); the dependent
     coordinates follow its position-level counterpart, the trapezoidal integral of W_T along

@@ -115,6 +115,7 @@ def run(mu, h, t_end=0.4):
     return simulate(assemble(model), (0.0, t_end), (q0, u0), h=h, rho_inf=1.0)
 
 
+@pytest.mark.slow  # 7.1 s of CPU (one core), 2026-11-25
 def test_sliding_without_friction_conserves_energy():
     # rho_inf = 1: no numerical damping; the balance error is the integrator's own and must
     # shrink with the step (at least by 1.5 when h halves) and stay below 1e-3 of the kinetic
@@ -130,6 +131,7 @@ def test_sliding_without_friction_conserves_energy():
     assert np.all(fine["dissipated_friction"] == 0.0)
 
 
+@pytest.mark.slow  # 4.4 s of CPU (one core), 2026-11-25
 def test_sliding_with_friction_dissipates_the_friction_work():
     r = run(0.05, 1e-3)
     assert r.status == "finished", r.message

@@ -284,6 +284,31 @@ def format_summary(cases: list[Case]) -> str:
     return "\n".join(lines)
 
 
+def shown_case(cases: list[Case]) -> Case | None:
+    """The case drawn in the configuration figure and animated: mu = 0.2, else the last that
+    ran; None when none ran."""
+    ran = [c for c in cases if c.result is not None]
+    return next((c for c in ran if np.isclose(c.mu, 0.2)), ran[-1] if ran else None)
+
+
+def plot_sweep(cases: list[Case], data: Manipulator, torque_path, configuration_path) -> list[Path]:
+    """The sweep's figures from its results (nothing is run again): the driving torque of every
+    case (002 Fig. 7b) and the configuration of ``shown_case`` at its last state (Fig. 7a), each
+    as PNG and SVG. Returns the written paths."""
+    show = shown_case(cases)
+    if show is None:
+        raise ValueError("cases: no case ran, so there is nothing to draw")
+    written = plot_torques(cases, torque_path)
+    system = assemble(manipulator_model(data, show.mu))
+    t_end = show.result.t[-1]
+    return written + plot_configuration(
+        system,
+        show.last,
+        configuration_path,
+        title=f"manipulator on the cantilever, mu = {show.mu:g}, t = {t_end:.3g} s (002 Fig. 7a)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     from ..papers import lipinski
 
@@ -384,21 +409,12 @@ def main(argv=None) -> int:
     cases = sweep(args.mu, data, args.t_end, args.h, out, vtk, jobs)
     print(format_summary(cases))
     written = [write_summary(cases, out / "summary.csv")]
-    written += plot_torques(cases, out / "torque.png")
-    ran = [c for c in cases if c.result is not None]
-    show = next((c for c in ran if np.isclose(c.mu, 0.2)), ran[-1] if ran else None)
+    show = shown_case(cases)
     if show is None:
         for c in cases:
             print(f"case mu = {c.mu:g} FAILED: {c.summary['message']}", file=sys.stderr)
         return 1
-    system = assemble(manipulator_model(data, show.mu))
-    r = show.result
-    written += plot_configuration(
-        system,
-        show.last,
-        out / "configuration.png",
-        title=f"manipulator on the cantilever, mu = {show.mu:g}, t = {r.t[-1]:.3g} s (002 Fig. 7a)",
-    )
+    written += plot_sweep(cases, data, out / "torque.png", out / "configuration.png")
     for case in cases:
         for name in ("history.csv", "frames.pvd"):
             if (case_dir(out, case.mu) / name).exists():

@@ -1,0 +1,95 @@
+"""The README's simulated numbers and figures are what ``python -m fe_contact.docs_figures``
+computes (``fe_contact.docs_figures``).
+
+A quoted number agrees when it equals the computed value rounded to the README's format (the
+quote carries 2-6 significant digits; the runs are deterministic to round-off, ~1e-12 relative,
+so only a value within 1e-12 of a rounding boundary could round differently on another
+machine). Round-off level numbers (balance errors of 1e-10 J and below, residuals) are sums of
+rounding errors that change with the BLAS kernel: they agree within a factor of 10.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fe_contact import docs_figures as df
+
+README = Path(__file__).resolve().parents[1] / "README.md"  # also when the package is installed
+README_TEXT = README.read_text()
+
+
+def test_every_figure_of_the_readme_is_drawn_by_the_command():
+    embedded = set(re.findall(r"!\[[^\]]*\]\(docs/([^)]+\.png)\)", README_TEXT))
+    drawn = {name for names in df.FIGURES.values() for name in names}
+    assert embedded and embedded == drawn
+    assert set(df.FIGURES) <= set(df.RUNS)
+
+
+def test_locate_reads_the_number_of_a_table_row_and_of_a_sentence():
+    text = "# Top\n\n## Demo\n\n| 0 | 0.5 | 0 | 1e-10 |\n| 0.05 | 0.4 | 2 | 3 |\n\nit lands\nat 0.046 s.\n"
+    row = df.Quantity("a", 0.0, "J", ".5f", "Demo", "| 0 | {*} | {} |")
+    assert df.locate(row, text) == "0"  # the row of mu = 0, not its friction column
+    assert df.locate(df.Quantity("b", 0.0, "N", ".1f", "Demo", "| 0.05 | {} |"), text) == "0.4"
+    sentence = df.Quantity("c", 0.0461, "s", ".3f", "Demo", "it lands at {} s")
+    assert df.locate(sentence, text) == "0.046"  # across a line break
+    assert df.agrees(sentence, "0.046") and not df.agrees(sentence, "0.047")
+    tiny = df.Quantity("d", 4e-10, "J", ".1e", "Demo", "| 0 | {*} | {*} | {} |", roundoff=True)
+    assert df.agrees(tiny, df.locate(tiny, text))  # 4e-10 within a factor 10 of 1e-10
+    assert not df.agrees(df.Quantity("e", 2e-9, "J", ".1e", "Demo", "x {}", roundoff=True), "1e-10")
+
+
+def test_locate_refuses_a_missing_section_or_an_ambiguous_text():
+    text = "## Demo\n\nat 1.0 s and at 2.0 s\n"
+    with pytest.raises(ValueError, match="no section 'Other'"):
+        df.locate(df.Quantity("a", 1.0, "s", ".1f", "Other", "at {} s"), text)
+    with pytest.raises(ValueError, match="occurs 2 times"):
+        df.locate(df.Quantity("a", 1.0, "s", ".1f", "Demo", "at {} s"), text)
+    with pytest.raises(ValueError, match="must hold one"):
+        df.locate(df.Quantity("a", 1.0, "s", ".1f", "Demo", "at {} s, up to {} s"), text)
+
+
+def test_command_line_errors_name_the_option_and_what_is_allowed(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        df.main(["--only", "manipulator", "pendulum", "--out", str(tmp_path)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "--only" in err and "'pendulum'" in err and "slider-on-string" in err
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        df.main(["--out", str(a_file)])
+    assert exit_.value.code == 2 and "a folder, not a file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        df.main(["--check", "--readme", str(tmp_path / "NO_README.md"), "--out", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "--readme" in capsys.readouterr().err  # refused before any run
+    assert df.main(["--list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(f"{name}: " in listed for name in df.RUNS)
+
+
+def test_manipulator_table_and_figures_of_the_readme(tmp_path):
+    """The sweep of the main demo (six mu, 0.6 s, compiled: about 4 s of CPU)."""
+    quantities = df.compute(tmp_path, only=["manipulator"])
+    assert len(quantities) == 2 + 6 * 5 + 2
+    assert df.check_readme(quantities, README_TEXT) == []
+    for name in df.FIGURES["manipulator"]:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_every_simulated_number_of_the_readme_is_what_the_command_prints(tmp_path, capsys):
+    """All runs (about 45 s of CPU) through the command line, with its README check."""
+    others = [name for name in df.RUNS if name != "manipulator"]
+    assert (
+        df.main(["--out", str(tmp_path), "--only", *others, "--check", "--readme", str(README)])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "reversal.lift_off_opens" in printed and "trolley.friction_dissipation" in printed
+    assert (tmp_path / "readme_numbers.csv").exists()
+    for name in df.FIGURES["sliding-mass-frame"]:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
