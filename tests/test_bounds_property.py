@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from fe_contact import BeamSpec, Body, assemble, load_model, simulate
 from fe_contact.io.model_file import ModelFileError
-from fe_contact.limits import STEPS_ENV
+from fe_contact.limits import STEPS_ENV, LimitExceeded
 from fe_contact.runner import prepare
 
 SLIDER = Path(__file__).resolve().parents[1] / "examples" / "slider.toml"
@@ -73,13 +73,23 @@ FAILED_RUNS: list = []  # (keys, message) of the runs that ended with status "fa
 
 
 def outcome(call, keys, counts: Counter) -> None:
-    """Run ``call``; count "ran" / "ran, failed" / "refused naming the parameter" (a ValueError
+    """Run ``call``; count "ran" / "ran, failed" / "refused by a limit" (``LimitExceeded``:
+    memory or step count, which depend on the machine) / "refused naming the parameter" (a ValueError
     or TypeError naming one of ``keys``) / "refused naming the initial state" (a changed model
     that its initial state contradicts, e.g. a beam shorter than where the slider starts: the
     model file's key path "initial", or simulate's "initial state at t = ..." naming q0);
     anything else is "other", and the draw fails with its message."""
     try:
         result = call()
+    except LimitExceeded as err:
+        if any(names(str(err), key) for key in keys):  # a magnitude out of range, named
+            counts["refused naming the parameter"] += 1
+            return
+        # a run or model beyond a memory or step limit (the memory limit depends on the
+        # machine): refused with the estimate and how to raise the limit
+        assert "raise the limit" in str(err), str(err)
+        counts["refused by a limit"] += 1
+        return
     except (ValueError, TypeError) as err:
         message = str(err)
         if any(names(message, key) for key in keys):

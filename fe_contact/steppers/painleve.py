@@ -126,6 +126,11 @@ def contact_problem(D: np.ndarray, a0: np.ndarray, normal_rows) -> ContactProble
     a0 = np.asarray(a0, dtype=float)
     normal_rows = np.asarray(normal_rows, dtype=int)
     k, m = normal_rows.size, a0.size
+    if not (np.all(np.isfinite(D)) and np.all(np.isfinite(a0))):
+        raise FloatingPointError(
+            "the contact problem J M^-1 J_Sigma^T is not finite (masses, stiffnesses or the "
+            "step out of floating-point range)"
+        )
     problem = ContactProblem(normal_rows, a0, D, None)
     if k > MAX_ENUMERATED:
         return problem

@@ -311,7 +311,8 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         stepper = make_stepper(system, t0, q0, u0, method, h, settings, t_end)
     except NotImplementedError:
         raise
-    except RuntimeError as err:  # the start state admits no motion (a Painleve case): no row
+    except (RuntimeError, ArithmeticError, np.linalg.LinAlgError) as err:
+        # the start admits no motion (a Painleve case) or its algebra breaks down: no row
         message = f"{type(err).__name__}: {err} (at the start, t = {t0:.6g} s: no step taken)"
         return _empty_result(system, method, message, time.perf_counter() - wall0)
     n_total = max(1, int(math.ceil((t_end - t0) / stepper.h - 1e-9)))
