@@ -428,3 +428,24 @@ def rough_draws(draw_):
 @given(rough_draws())
 def test_rough_pins_keep_the_invariants(data):
     check_rough(data)
+
+
+def test_a_subnormal_start_speed_keeps_the_invariants():
+    """A foot starting at 5e-324 m/s (found by hypothesis): the finite-difference step of the
+    curvature remainder, 1e-6 / |u|, overflowed to inf and the start failed as singular."""
+    check_invariants(
+        Draw(
+            body="foot",
+            surface="line",
+            law="sliding",
+            method="generalized-alpha",
+            mu=0.0,
+            e_n=0.0,
+            rho_inf=1.0,
+            h=0.0005,
+            n_steps=60,
+            drop=0.0,
+            speed=5e-324,
+            x0=0.0,
+        )
+    )

@@ -264,14 +264,23 @@ def curved_contact(system, k: int, q, u, remainder: bool = True):
     if size == 0.0:
         a = a_t = 0.0
     else:
-        eps = 1e-6 / size
-        plus, _ = _build(system, k, q + eps * u, u, etas)
-        minus, _ = _build(system, k, q - eps * u, u, etas)
+        # central differences along u over +-1e-6 (a step of 1e-6 / size times u, written so
+        # that a subnormal |u| does not overflow it), scaled back by size: the velocities are
+        # linear in u, so d/de g'(q + e u, u) = (d(J u)/dq) u
+        tiny = size < 1e-290  # 1e-6 / size would overflow
+        eps = 1e-6 if tiny else 1e-6 / size
+        step = eps * (u / size) if tiny else eps * u
+
+        def rate(difference: float) -> float:
+            return difference * (size / 2e-6) if tiny else difference / (2.0 * eps)
+
+        plus, _ = _build(system, k, q + step, u, etas)
+        minus, _ = _build(system, k, q - step, u, etas)
         if plus is None or minus is None:
             a = a_t = np.nan
         else:
-            a = (plus.normal_velocity - minus.normal_velocity) / (2.0 * eps)
-            a_t = (plus.slip_velocity - minus.slip_velocity) / (2.0 * eps)
+            a = rate(plus.normal_velocity - minus.normal_velocity)
+            a_t = rate(plus.slip_velocity - minus.slip_velocity)
     return _with_remainders(kin, a, a_t)
 
 
