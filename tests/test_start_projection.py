@@ -1,9 +1,8 @@
 """A start off its constraints: refused by default, projected and logged when asked."""
 
-import logging
-
 import numpy as np
 import pytest
+from log_records import records
 
 from fe_contact import assemble, simulate
 from fe_contact.consistency import constraint_violations
@@ -27,12 +26,12 @@ def test_a_lifted_start_is_refused_naming_the_contact(lifted):
         simulate(system, (0.0, 0.01), (q, u), h=1e-3)
 
 
-def test_a_projected_start_is_logged_and_lands_on_the_strip(lifted, caplog):
+def test_a_projected_start_is_logged_and_lands_on_the_strip(lifted):
     system, q, u = lifted
     (contact,) = system.model.contacts
-    with caplog.at_level(logging.INFO, logger="fe_contact.simulate"):
+    with records("fe_contact.simulate") as messages:
         result = simulate(system, (0.0, 0.01), (q, u), h=1e-3, start_tol=None)
-    said = [r.getMessage() for r in caplog.records if "projected" in r.getMessage()]
+    said = [m for m in messages if "projected" in m]
     assert len(said) == 1 and contact.name in said[0] and "1.000e-01 m" in said[0]
     # the first stored state after the start is on the constraint (Newton tolerance of the
     # position rows, far below the 0.1 m it was moved by)
