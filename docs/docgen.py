@@ -104,8 +104,13 @@ def history_column_rows():
         SimpleNamespace(name="<name>", profile=Point(0)),
         SimpleNamespace(name="<rough>", profile=polyline),
     )
-    model = SimpleNamespace(contacts=contacts, drive_names=lambda: ("drive_<joint>",))
-    columns = history_columns(SimpleNamespace(model=model))
+    model = SimpleNamespace(
+        contacts=contacts,
+        drive_names=lambda: ("drive_<joint>",),
+        drives=(SimpleNamespace(joint=0),),
+    )
+    tree = SimpleNamespace(joints=(SimpleNamespace(kind="revolute"),))
+    columns = history_columns(SimpleNamespace(model=model, tree=tree))
     rows, seen = [], set()
     for name, unit in columns:
         where = "every run"
@@ -116,8 +121,8 @@ def history_column_rows():
             where = "per rough pair (a Polyline on a Wheel)"
         elif name.startswith("<name>"):
             key, where = name, "per contact pair"
-        elif name.startswith("drive_"):
-            key, where = name, "per drive"
+        elif name.startswith("drive_"):  # its unit follows the driven joint's kind
+            key, unit, where = name, "N m (revolute joint) or N (prismatic)", "per drive"
         else:
             key = name
         seen.add(key)
