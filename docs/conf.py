@@ -37,7 +37,13 @@ extensions = [
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "plaindoc",
+    "myst_parser",
 ]
+
+# The in-depth pages (docs/details/*.md) are Markdown, readable on the repository too; links to
+# their headings (#anchor, page.md#anchor) resolve by myst's GitHub-style heading anchors.
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+myst_heading_anchors = 3
 
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]

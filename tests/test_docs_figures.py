@@ -1,5 +1,5 @@
-"""The README's simulated numbers and figures are what ``python -m fe_contact.docs_figures``
-computes (``fe_contact.docs_figures``).
+"""The simulated numbers and figures of the README and its in-depth pages (docs/details) are
+what ``python -m fe_contact.docs_figures`` computes (``fe_contact.docs_figures``).
 
 A quoted number agrees when it equals the computed value rounded to the README's format (the
 quote carries 2-6 significant digits; the runs are deterministic to round-off, ~1e-12 relative,
@@ -17,12 +17,15 @@ import pytest
 
 from fe_contact import docs_figures as df
 
-README = Path(__file__).resolve().parents[1] / "README.md"  # also when the package is installed
-README_TEXT = README.read_text()
+ROOT = Path(__file__).resolve().parents[1]  # the checkout, also when the package is installed
+README_TEXT = df.pages_text(ROOT)  # README.md and docs/details/*.md
 
 
 def test_every_figure_of_the_readme_is_drawn_by_the_command():
-    embedded = set(re.findall(r"!\[[^\]]*\]\(docs/([^)]+\.png)\)", README_TEXT))
+    readme = (ROOT / "README.md").read_text()
+    embedded = set(re.findall(r"!\[[^\]]*\]\(docs/([^)]+\.png)\)", readme))
+    for page in df.pages(ROOT)[1:]:  # docs/details/*.md take them from docs/
+        embedded |= set(re.findall(r"!\[[^\]]*\]\(\.\./([^)]+\.png)\)", page.read_text()))
     drawn = {name for names in df.FIGURES.values() for name in names}
     assert embedded and embedded == drawn
     assert set(df.FIGURES) <= set(df.RUNS)
@@ -39,6 +42,20 @@ def test_locate_reads_the_number_of_a_table_row_and_of_a_sentence():
     tiny = df.Quantity("d", 4e-10, "J", ".1e", "Demo", "| 0 | {*} | {*} | {} |", roundoff=True)
     assert df.agrees(tiny, df.locate(tiny, text))  # 4e-10 within a factor 10 of 1e-10
     assert not df.agrees(df.Quantity("e", 2e-9, "J", ".1e", "Demo", "x {}", roundoff=True), "1e-10")
+
+
+def test_a_chaotic_count_agrees_within_its_spread_and_no_further():
+    count = df.Quantity("n", 446, "1", "d", "Demo", "| 2 | {} |", spread=0.5)
+    assert df.agrees(count, "300") and df.agrees(count, "600")  # 446 within 50 % of both
+    assert not df.agrees(count, "290") and not df.agrees(count, "900")
+    exact = df.Quantity("m", 446, "1", "d", "Demo", "| 2 | {} |")
+    assert df.agrees(exact, "446") and not df.agrees(exact, "445")
+
+
+def test_long_runs_are_in_the_command_and_out_of_the_quick_set():
+    assert set(df.LONG_RUNS).isdisjoint(df.RUNS)
+    assert set(df.ALL_RUNS) == set(df.RUNS) | set(df.LONG_RUNS)
+    assert {"cam-lock", "pin-on-wheel", "trolley-energy"} <= set(df.LONG_RUNS)
 
 
 def test_locate_refuses_a_missing_section_or_an_ambiguous_text():
@@ -63,12 +80,15 @@ def test_command_line_errors_name_the_option_and_what_is_allowed(tmp_path, capsy
         df.main(["--out", str(a_file)])
     assert exit_.value.code == 2 and "a folder, not a file" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:
-        df.main(["--check", "--readme", str(tmp_path / "NO_README.md"), "--out", str(tmp_path)])
+        df.main(["--check", "--root", str(tmp_path), "--out", str(tmp_path)])
     assert exit_.value.code == 2
-    assert "--readme" in capsys.readouterr().err  # refused before any run
+    assert "--root" in capsys.readouterr().err  # no README there: refused before any run
+    with pytest.raises(SystemExit) as exit_:
+        df.main(["--quick", "--only", "manipulator", "--out", str(tmp_path)])
+    assert exit_.value.code == 2 and "--quick" in capsys.readouterr().err
     assert df.main(["--list"]) == 0
     listed = capsys.readouterr().out
-    assert all(f"{name}: " in listed for name in df.RUNS)
+    assert all(f"{name}: " in listed for name in df.ALL_RUNS)
 
 
 def test_manipulator_table_and_figures_of_the_readme(tmp_path):
@@ -84,10 +104,7 @@ def test_manipulator_table_and_figures_of_the_readme(tmp_path):
 def test_every_simulated_number_of_the_readme_is_what_the_command_prints(tmp_path, capsys):
     """All runs (about 45 s of CPU) through the command line, with its README check."""
     others = [name for name in df.RUNS if name != "manipulator"]
-    assert (
-        df.main(["--out", str(tmp_path), "--only", *others, "--check", "--readme", str(README)])
-        == 0
-    )
+    assert df.main(["--out", str(tmp_path), "--only", *others, "--check", "--root", str(ROOT)]) == 0
     printed = capsys.readouterr().out
     assert "reversal.lift_off_opens" in printed and "trolley.friction_dissipation" in printed
     assert (tmp_path / "readme_numbers.csv").exists()

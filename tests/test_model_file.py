@@ -347,10 +347,10 @@ def test_the_readme_model_file_is_the_readme_python_model():
     from fe_contact.io.model_file import parse_document
     from fe_contact.runner import prepare
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    text = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
+    page = Path(__file__).resolve().parents[1] / "docs" / "details" / "model_files.md"
+    text = re.search(r"```toml\n(.*?)```", page.read_text(), re.S).group(1)
     loaded = prepare(parse_document(tomllib.loads(text), "README"))
-    # the Getting started's examples/slider.toml is the README's model file
+    # the Getting started's examples/slider.toml is the model file of the model-files page
     assert tomllib.loads((EXAMPLES / "slider.toml").read_text()) == tomllib.loads(text)
     beam = BeamSpec(
         length=0.4, n_elements=10, youngs_modulus=2.1e11, density=4.7e3, width=0.01, height=0.0015
