@@ -40,6 +40,7 @@ from fe_contact.elements.string import evaluate as evaluate_string
 from fe_contact.io.plots import column_unit, plot_configuration, plot_histories
 from fe_contact.io.render import load_scene, offscreen_available, render_animation, render_frame
 from fe_contact.io.vtk import (
+    Block,
     PvdWriter,
     beam_block,
     disk_block,
@@ -636,3 +637,22 @@ def test_units_are_those_of_the_history_columns(run, tmp_path):
     )
     svg = paths[1].read_text()
     assert "contact normal impulse [N s]" in svg and "contact parameter [m]" in svg
+
+
+def test_blocks_are_checked_and_named_within_their_group(tmp_path):
+    """A structure may be called "tree" (the blocks are named within their group); a group
+    outside structures/bodies/contacts or two parts of one name in a group are refused."""
+    spec = StringSpec(length=1.0, n_elements=2, density=0.1, law=LinearElastic(EA=100.0))
+    model = assemble_string(spec)
+    disk = disk_block((0.5, 0.3), 0.0, 0.1, name="tree", body=0)
+    with PvdWriter(tmp_path, "named") as writer:
+        writer.write(0.0, [string_block(model, model.q_ref, name="tree"), disk])
+    frame = read_frame(tmp_path / "named_00000.vtm")
+    assert frame["structures"].keys() == ["tree"] and frame["bodies"].keys() == ["tree"]
+    assert "tension" in frame["structures"]["tree"].point_data
+    np.testing.assert_array_equal(frame["bodies"]["tree"].point_data["body"], 0)
+    with pytest.raises(ValueError, match="group must be one of"):
+        Block("x", np.zeros((1, 2)), [("vertex", [[0]])], {}, group="parts")
+    twice = [string_block(model, model.q_ref), string_block(model, model.q_ref)]
+    with pytest.raises(ValueError, match="structures blocks of a frame need distinct names"):
+        PvdWriter(tmp_path, "twice").write(0.0, twice)

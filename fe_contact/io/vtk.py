@@ -450,9 +450,10 @@ def frame_multiblock(blocks: Sequence[Block]):
     ``contacts`` one grid (an empty grid when no point is closed)."""
     import pyvista as pv
 
-    names = [b.name for b in blocks]
-    if len(set(names)) != len(names):
-        raise ValueError(f"the blocks of a frame need distinct names, got {names}")
+    for group in GROUPS:
+        names = [b.name for b in blocks if b.group == group]
+        if len(set(names)) != len(names):
+            raise ValueError(f"the {group} blocks of a frame need distinct names, got {names}")
     if not any(len(b.points) for b in blocks):
         raise ValueError("a frame needs at least one block with points")
     frame = pv.MultiBlock()
