@@ -38,7 +38,14 @@ from fe_contact.elements.string import (
 )
 from fe_contact.elements.string import evaluate as evaluate_string
 from fe_contact.io.plots import column_unit, plot_configuration, plot_histories
-from fe_contact.io.render import load_scene, offscreen_available, render_animation, render_frame
+from fe_contact.io.pvd import PvdIndex
+from fe_contact.io.render import (
+    load_scene,
+    offscreen_available,
+    read_series,
+    render_animation,
+    render_frame,
+)
 from fe_contact.io.vtk import (
     Block,
     PvdWriter,
@@ -656,3 +663,13 @@ def test_blocks_are_checked_and_named_within_their_group(tmp_path):
     twice = [string_block(model, model.q_ref), string_block(model, model.q_ref)]
     with pytest.raises(ValueError, match="structures blocks of a frame need distinct names"):
         PvdWriter(tmp_path, "twice").write(0.0, twice)
+
+
+def test_read_series_lists_the_frames_and_refuses_an_empty_index(run, tmp_path):
+    """pyvista's PVD reader lists the frames as the index does (parsed here with ElementTree);
+    an index without frames is a clear error."""
+    _, _, pvd, _ = run
+    assert read_series(pvd) == frame_files(pvd)
+    PvdIndex(tmp_path / "empty.pvd")
+    with pytest.raises(ValueError, match="lists no frames"):
+        read_series(tmp_path / "empty.pvd")

@@ -107,7 +107,7 @@ def read_series(pvd_path) -> list[tuple[float, Path]]:
     return [(float(d.time), pvd_path.parent / d.path) for d in datasets]
 
 
-def _cells(grid, kind: int) -> np.ndarray:
+def _cells(grid, kind: int) -> tuple[np.ndarray, np.ndarray]:
     """Point indices (k, n) of the cells of VTK type ``kind`` (n points each) of a grid, and
     the mask of those cells among all of them."""
     import pyvista as pv
