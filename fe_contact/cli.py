@@ -297,7 +297,7 @@ def _problems(err, options: dict, source) -> UsageError:
 def command_sweep(args) -> int:
     from .io.model_file import ModelFileError, apply_override, parse_document, read_document
     from .limits import LimitExceeded, check_cases, max_cases
-    from .runner import folder_writer, prepare, run_files
+    from .runner import folder_writer, prepare, remove_run_files, run_files
     from .sweep import Variation, case_count, plan, plot_result, run_sweep
 
     try:  # the values and the case count before anything else
@@ -341,8 +341,8 @@ def command_sweep(args) -> int:
             f"--out {out} holds a single run's files{by}; allowed: a sweep folder or a new "
             "one, or --overwrite to clear them"
         )
-    for path in run_files(out) if args.overwrite else ():
-        path.unlink()
+    if args.overwrite:
+        remove_run_files(run_files(out))
 
     def report(row):
         if not args.quiet:

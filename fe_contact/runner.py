@@ -2,7 +2,7 @@
 standard observers into one output folder.
 
 A run's folder holds ``model.toml`` (what ran, written first), ``history.csv`` (every step),
-the ParaView series ``frames.pvd`` + ``frames_#####.vtu`` and ``status.json`` (status,
+the ParaView series ``frames.pvd`` + ``frames_#####.vtm`` and ``status.json`` (status,
 message, the scalar results, written last). ``prepare`` checks the initial state's sizes and
 the output's result columns against the assembled system; ``claim_folder`` refuses a folder
 that holds another run's files, or was written by another command (``demo``, ``sweep``: its
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from .steppers.simulate import check_result_memory, make_stepper, simulate
 from .system import System, assemble
 
 RUN_FILES = ("model.toml", "history.csv", "frames.pvd", "status.json")
-RUN_PATTERNS = ("frames_*.vtu",)
+RUN_PATTERNS = ("frames_*.vtm", "frames_*.vtu")  # frames (.vtu: of older versions)
+RUN_FOLDERS = ("frames_[0-9]*",)  # the parts of frame frames_#####.vtm
 WRITER_FILE = ".fe-contact"  # the command that wrote a folder, one line (``claim_folder``)
 
 
@@ -140,12 +142,24 @@ def scalar_result(result, spec: str) -> float:
 
 
 def run_files(folder) -> list[Path]:
-    """The files of a run in ``folder`` (none when it does not exist)."""
+    """The files of a run in ``folder`` (none when it does not exist), and the folders of its
+    frames' parts (remove them with :func:`remove_run_files`)."""
     folder = Path(folder)
     found = [folder / name for name in RUN_FILES if (folder / name).exists()]
     for pattern in RUN_PATTERNS:
         found += sorted(folder.glob(pattern))
+    for pattern in RUN_FOLDERS:
+        found += sorted(p for p in folder.glob(pattern) if p.is_dir())
     return found
+
+
+def remove_run_files(paths) -> None:
+    """Delete the files and folders of ``run_files``."""
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def folder_writer(folder) -> str | None:
@@ -175,8 +189,7 @@ def claim_folder(folder, overwrite: bool = False, writer: str = "run") -> Path:
             f"{folder} holds another run's files ({what}); allowed: an empty or new folder, "
             "or --overwrite to clear them"
         )
-    for path in found:
-        path.unlink()
+    remove_run_files(found)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / WRITER_FILE).write_text(writer + "\n")
     return folder
@@ -250,6 +263,7 @@ __all__ = [
     "folder_writer",
     "prepare",
     "read_status",
+    "remove_run_files",
     "run_files",
     "scalar_result",
 ]

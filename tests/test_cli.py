@@ -55,6 +55,10 @@ def test_a_second_run_refuses_the_folder_unless_overwrite(model_path, tmp_path, 
     assert main(["run", str(model_path), "--out", str(out), "-q"]) == 0
     before = (out / "history.csv").read_text()
     (out / "frames_00042.vtu").write_text("stale frame of an older run")
+    (out / "frames_00042.vtm").write_text("stale frame of an older run")
+    (out / "frames_00042").mkdir()  # its parts
+    (out / "frames_00042" / "frames_00042_0.vtu").write_text("stale part")
+    (out / "frames_notes").mkdir()  # not a frame's folder
     (out / "notes.txt").write_text("the user's own file")
     capsys.readouterr()
     code = main(["run", str(model_path), "--set", "contacts.mass.mu=0.3", "--out", str(out)])
@@ -76,6 +80,8 @@ def test_a_second_run_refuses_the_folder_unless_overwrite(model_path, tmp_path, 
     assert code == 0
     assert (out / "history.csv").read_text() != before
     assert not (out / "frames_00042.vtu").exists()  # another run's frame: cleared
+    assert not (out / "frames_00042.vtm").exists() and not (out / "frames_00042").exists()
+    assert (out / "frames_notes").is_dir()  # not a frame's folder: kept
     assert (out / "notes.txt").exists()  # not a run's file: kept
 
 
@@ -372,8 +378,10 @@ def test_a_run_killed_with_sigkill_leaves_whole_rows_and_a_readable_series(tmp_p
     root = ET.parse(out / "frames.pvd").getroot()
     frames = [out / d.get("file") for d in root.iter("DataSet")]
     assert len(frames) > 5
-    for frame in frames:
-        assert len(meshio.read(frame).points) > 0
+    for frame in frames:  # every part file of every frame: meshio reads it
+        vtm = ET.parse(frame).getroot()
+        parts = [frame.parent / d.get("file") for d in vtm.iter("DataSet") if d.get("file")]
+        assert parts and all(len(meshio.read(p).points) > 0 for p in parts)
 
 
 def test_the_installed_distribution_reports_the_packages_version():

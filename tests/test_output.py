@@ -5,12 +5,14 @@ the written beam is the model's deflection at the sample points, the written con
 multipliers times the contact directions.
 """
 
+import xml.etree.ElementTree as ET
+
 import meshio
 import numpy as np
 import pytest
 import pyvista as pv
 from PIL import Image, ImageSequence
-from series import cells, frame_files, has_colour
+from series import cells, frame_files, has_colour, part, read_frame
 
 from fe_contact import (
     BeamSpec,
@@ -36,8 +38,16 @@ from fe_contact.elements.string import (
 )
 from fe_contact.elements.string import evaluate as evaluate_string
 from fe_contact.io.plots import column_unit, plot_configuration, plot_histories
-from fe_contact.io.render import load_scene, offscreen_available, render_animation, render_frame
+from fe_contact.io.pvd import PvdIndex
+from fe_contact.io.render import (
+    load_scene,
+    offscreen_available,
+    read_series,
+    render_animation,
+    render_frame,
+)
 from fe_contact.io.vtk import (
+    Block,
     PvdWriter,
     beam_block,
     disk_block,
@@ -128,11 +138,26 @@ def test_series_frames_and_times(run):
     reader = pv.get_reader(str(pvd))
     np.testing.assert_array_equal(reader.time_values, expected)
     reader.set_active_time_point(4)
-    grid = reader.read()[0]
-    mesh = meshio.read(frames[4][1])
-    np.testing.assert_array_equal(grid.points, mesh.points)
-    for name in ("normal_force", "friction_force", "displacement", "body", "gap"):
-        np.testing.assert_array_equal(grid.point_data[name], mesh.point_data[name])
+    frame = reader.read()[0]
+    assert frame.keys() == ["structures", "bodies", "contacts"]
+    assert frame["structures"].keys() == ["beam"] and frame["bodies"].keys() == ["tree"]
+    # meshio reads the same parts: the .vtm lists them by name (parsed here independently)
+    vtm = ET.parse(frames[4][1]).getroot()
+    files = {d.get("name"): frames[4][1].parent / d.get("file") for d in vtm.iter("DataSet")}
+    assert sorted(files) == ["beam", "contacts", "tree"]
+    for name, arrays in (
+        ("beam", ("displacement", "slope", "curvature", "bending_moment")),
+        ("tree", ("body", "joint")),
+        ("contacts", ("normal_force", "friction_force", "contact_force", "gap", "state")),
+    ):
+        grid, mesh = part(frame, name), meshio.read(files[name])
+        np.testing.assert_array_equal(grid.points, mesh.points)
+        assert sorted(grid.point_data.keys()) == sorted(mesh.point_data) and arrays
+        for key in arrays:
+            np.testing.assert_array_equal(grid.point_data[key], mesh.point_data[key])
+    for key in ("body", "joint"):  # identifiers are integers in both readers
+        assert np.issubdtype(meshio.read(files["tree"]).point_data[key].dtype, np.integer)
+    assert part(frame, "contacts").active_vectors_name == "contact_force"  # Glyph's default
 
 
 def test_written_beam_equals_model_deflection(run):
@@ -140,15 +165,16 @@ def test_written_beam_equals_model_deflection(run):
     beam = system.structures["beam"].beam
     x_expected = np.linspace(0.0, beam.spec.length, SAMPLES * beam.n_elements + 1)
     for k, (t, path) in enumerate(frame_files(pvd)):
-        mesh = meshio.read(path)
-        ids = np.unique(cells(mesh, "line", part=0))
+        mesh = part(path, "beam")
+        ids = np.unique(cells(mesh, "line"))
+        np.testing.assert_array_equal(ids, np.arange(mesh.n_points))
         x, y = mesh.points[ids, 0], mesh.points[ids, 1]
         np.testing.assert_allclose(x, x_expected, rtol=0, atol=1e-15)
         fields = evaluate(beam, _beam_full(system, result.q[k * STRIDE]), x_expected)
         np.testing.assert_allclose(y, fields.deflection, rtol=0, atol=1e-15)
         np.testing.assert_allclose(mesh.point_data["displacement"][ids, 1], fields.deflection)
         assert np.all(mesh.points[:, 2] == 0.0)
-        assert np.all(mesh.point_data["body"][ids] == -1)
+        assert "body" not in mesh.point_data  # no padding: a beam has no tree body
         assert t == result.t[k * STRIDE]
 
 
@@ -158,8 +184,8 @@ def test_written_contact_forces_are_multipliers_times_directions(run):
     for k, (_, path) in enumerate(frame_files(pvd)):
         step = k * STRIDE
         q, u = result.q[step], result.u[step]
-        mesh = meshio.read(path)
-        (cid,) = cells(mesh, "vertex", part=2)[:, 0]
+        mesh = part(path, "contacts")
+        (cid,) = cells(mesh, "vertex")[:, 0]
         c = contact_at(system, 0, q, u)  # the kinematics at the stored state, independently
         N = result.multipliers[step, 0]
         F = result["contact_friction_force"][step]
@@ -187,7 +213,9 @@ def test_series_written_live_equals_series_written_afterwards(run):
     ours, theirs = frame_files(live), frame_files(pvd)
     np.testing.assert_array_equal([t for t, _ in ours], [t for t, _ in theirs])
     for (_, a_path), (_, b_path) in zip(ours, theirs, strict=True):
-        a, b = meshio.read(a_path), meshio.read(b_path)
+        for name in ("beam", "tree"):
+            np.testing.assert_array_equal(part(a_path, name).points, part(b_path, name).points)
+        a, b = part(a_path, "contacts"), part(b_path, "contacts")
         np.testing.assert_array_equal(a.points, b.points)
         for name in ("normal_force", "friction_force"):
             np.testing.assert_array_equal(a.point_data[name], b.point_data[name])
@@ -204,7 +232,7 @@ def test_interrupted_run_leaves_valid_series(run, tmp_path):
     reader = pv.get_reader(str(tmp_path / "broken.pvd"))
     np.testing.assert_array_equal(reader.time_values, result.t[:3])
     for _, path in frame_files(tmp_path / "broken.pvd"):
-        assert len(meshio.read(path).points) > 0
+        assert len(meshio.read(path.with_suffix("") / f"{path.stem}_0.vtu").points) > 0
     assert not list(tmp_path.glob("*.tmp"))
 
 
@@ -221,7 +249,7 @@ def test_run_stopped_by_an_event_leaves_its_frames(tmp_path):
     times = np.asarray(reader.time_values)
     assert 3 <= len(times) and times[-1] == result.t[-1]
     reader.set_active_time_point(len(times) - 1)
-    assert reader.read()[0].n_points > 0
+    assert part(reader.read()[0], "beam").n_points > 0
 
 
 def test_bad_vtk_stride_is_rejected(tmp_path):
@@ -301,11 +329,14 @@ def test_mixed_frame_with_string_and_disk(tmp_path):
     model = assemble_string(spec)
     with PvdWriter(tmp_path, "mixed") as writer:
         writer.write(0.0, [string_block(model, model.q_ref), disk_block((0.5, 0.3), 0.0, 0.1)])
-    mesh = meshio.read(tmp_path / "mixed_00000.vtu")
-    part = np.concatenate(mesh.cell_data["part"])
-    assert set(part) == {0.0, 1.0}
-    assert np.all(np.concatenate(mesh.cell_data["element"])[part == 1] == -1)
-    assert mesh.point_data["tension"].shape == (len(mesh.points),)
+    frame = read_frame(tmp_path / "mixed_00000.vtm")
+    assert frame.keys() == ["structures", "bodies"]  # no contacts block: none was written
+    string, disk = part(frame, "string"), part(frame, "disk")
+    assert string.point_data["tension"].shape == (string.n_points,)
+    assert string.cell_data["element"].dtype == np.int32
+    np.testing.assert_array_equal(string.cell_data["element"], np.repeat([0, 1], 8))
+    # no padding: the disk (a free outline) carries neither tension nor element nor body
+    assert not set(disk.point_data.keys()) | set(disk.cell_data.keys())
 
 
 # --- plots --------------------------------------------------------------------------------------
@@ -494,10 +525,10 @@ def _report(t, q, contacts):
     )
 
 
-def test_frames_of_two_structures_and_open_contacts_keep_their_arrays(tmp_path):
+def test_frames_of_two_structures_and_open_contacts_keep_their_blocks(tmp_path):
     """A beam and a string are two polylines at the structures' positions; the disk is an outline
-    of its body; the contact vertices come from the report, and a frame with every contact open
-    carries the same arrays (zeros, contact = -1), so that ParaView animates the series."""
+    of its body; the contact vertices come from the report; a frame with every contact open has
+    an empty contacts block (no made-up zeros), and every frame has the same named blocks."""
     system = _beam_string_disk()
     rng = np.random.default_rng(1)
     q, _ = system.initial_state([0.2, 0.05, 0.4])
@@ -512,46 +543,44 @@ def test_frames_of_two_structures_and_open_contacts_keep_their_arrays(tmp_path):
     with PvdWriter(tmp_path, "mixed") as writer:
         for r in reports:
             writer.write(r.t, frame_blocks(system, r, samples_per_element=SAMPLES))
-    meshes = [meshio.read(path) for _, path in frame_files(writer.pvd_path)]
+    frames = [read_frame(path) for _, path in frame_files(writer.pvd_path)]
     names = [b.name for b in frame_blocks(system, reports[0])]
     assert names == ["beam", "string", "tree", "top_profile", "bottom_profile", "contacts"]
-    for mesh in meshes:
-        assert {k: v.shape[1:] for k, v in mesh.point_data.items()} == {
-            k: v.shape[1:] for k, v in meshes[0].point_data.items()
-        }
-        assert sorted(mesh.cell_data) == sorted(meshes[0].cell_data)
-    mesh = meshes[0]
-    for part, name in enumerate(("beam", "string")):
-        ids = np.unique(cells(mesh, "line", part))
+    for frame in frames:
+        assert frame.keys() == ["structures", "bodies", "contacts"]
+        assert frame["structures"].keys() == ["beam", "string"]
+        assert frame["bodies"].keys() == ["tree", "top_profile", "bottom_profile"]
+    frame = frames[0]
+    for name in ("beam", "string"):
+        mesh = part(frame, name)
         structure = system.structures[name]
         s = np.linspace(0.0, structure.length, SAMPLES * (len(structure.nodes) - 1) + 1)
         expected = structure.positions(s, q[system.layout.structure(name)])
-        np.testing.assert_allclose(mesh.points[ids, :2], expected, rtol=0, atol=1e-14)
-        assert np.all(mesh.point_data["body"][ids] == -1)
-    string_ids = np.unique(cells(mesh, "line", 1))
+        np.testing.assert_allclose(mesh.points[:, :2], expected, rtol=0, atol=1e-14)
+        assert "body" not in mesh.point_data
     string = system.structures["string"]
     state = evaluate_string(string.string, string.full(q[system.layout.structure("string")]), s)
-    np.testing.assert_allclose(mesh.point_data["tension"][string_ids], state.tension, rtol=1e-12)
-    assert np.all(mesh.point_data["bending_moment"][string_ids] == 0.0)
-    for part in (3, 4):  # the disk's outline turns with its body (angle q[2])
-        ids = np.unique(cells(mesh, "line", part))
-        rim = mesh.points[ids[:-1], :2] - q[:2]
+    written = part(frame, "string").point_data
+    np.testing.assert_allclose(written["tension"], state.tension, rtol=1e-12)
+    assert "bending_moment" not in written and "tension" not in part(frame, "beam").point_data
+    for name in ("top_profile", "bottom_profile"):  # the disk's outline turns with its body
+        mesh = part(frame, name)
+        rim = mesh.points[:-1, :2] - q[:2]
         np.testing.assert_allclose(np.hypot(*rim.T), RADIUS, rtol=1e-12)
         assert np.arctan2(rim[0, 1], rim[0, 0]) == pytest.approx(q[2], rel=1e-12)
-        assert np.all(mesh.point_data["body"][ids] == 2)
+        np.testing.assert_array_equal(mesh.point_data["body"], 2)
     # the carriers of the floating body are not drawn: one joint vertex, at the disk's centre
-    (joint,) = cells(mesh, "vertex", part=2)[:, 0]
-    np.testing.assert_allclose(mesh.points[joint, :2], q[:2], atol=1e-15)
-    contact_ids = [cells(m, "vertex", part=5)[:, 0] for m in meshes]
-    assert [len(ids) for ids in contact_ids] == [1, 2, 3]
-    opened = meshes[0].point_data
-    assert opened["contact"][contact_ids[0][0]] == -1
-    for key in ("normal_force", "friction_force", "contact_force", "gap", "slip_velocity"):
-        assert np.all(opened[key][contact_ids[0]] == 0.0)
-    data, ids = meshes[2].point_data, contact_ids[2]
-    np.testing.assert_array_equal(data["contact"][ids], [0, 0, 1])
-    for c, rows in ((top, ids[:2]), (bottom, ids[2:])):
-        np.testing.assert_array_equal(meshes[2].points[rows, :2], c.point)
+    tree = part(frame, "tree")
+    (joint,) = cells(tree, "vertex")[:, 0]
+    np.testing.assert_allclose(tree.points[joint, :2], q[:2], atol=1e-15)
+    contacts = [part(f, "contacts") for f in frames]
+    assert contacts[0] is None or contacts[0].n_points == 0  # all open: an empty block
+    assert [c.n_points for c in contacts[1:]] == [2, 3]
+    data, points = contacts[2].point_data, contacts[2].points
+    np.testing.assert_array_equal(data["contact"], [0, 0, 1])
+    assert data["contact"].dtype == data["state"].dtype == np.int32
+    for c, rows in ((top, slice(0, 2)), (bottom, slice(2, 3))):
+        np.testing.assert_array_equal(points[rows, :2], c.point)
         fn, ft = c.normal_force[:, None] * c.normal, c.friction_force[:, None] * c.tangent
         np.testing.assert_allclose(data["normal_force"][rows, :2], fn, rtol=1e-15)
         np.testing.assert_allclose(data["friction_force"][rows, :2], ft, rtol=1e-15)
@@ -561,10 +590,10 @@ def test_frames_of_two_structures_and_open_contacts_keep_their_arrays(tmp_path):
     reader = pv.get_reader(str(writer.pvd_path))
     np.testing.assert_array_equal(reader.time_values, [0.0, 0.1, 0.2])
     arrays = []
-    for k in range(3):
+    for k in (1, 2):
         reader.set_active_time_point(k)
-        arrays.append(sorted(reader.read()[0].point_data.keys()))
-    assert arrays[0] == arrays[1] == arrays[2]
+        arrays.append(sorted(part(reader.read()[0], "contacts").point_data.keys()))
+    assert arrays[0] == arrays[1]
 
 
 def test_geometry_needs_the_whole_state(tmp_path):
@@ -615,3 +644,32 @@ def test_units_are_those_of_the_history_columns(run, tmp_path):
     )
     svg = paths[1].read_text()
     assert "contact normal impulse [N s]" in svg and "contact parameter [m]" in svg
+
+
+def test_blocks_are_checked_and_named_within_their_group(tmp_path):
+    """A structure may be called "tree" (the blocks are named within their group); a group
+    outside structures/bodies/contacts or two parts of one name in a group are refused."""
+    spec = StringSpec(length=1.0, n_elements=2, density=0.1, law=LinearElastic(EA=100.0))
+    model = assemble_string(spec)
+    disk = disk_block((0.5, 0.3), 0.0, 0.1, name="tree", body=0)
+    with PvdWriter(tmp_path, "named") as writer:
+        writer.write(0.0, [string_block(model, model.q_ref, name="tree"), disk])
+    frame = read_frame(tmp_path / "named_00000.vtm")
+    assert frame["structures"].keys() == ["tree"] and frame["bodies"].keys() == ["tree"]
+    assert "tension" in frame["structures"]["tree"].point_data
+    np.testing.assert_array_equal(frame["bodies"]["tree"].point_data["body"], 0)
+    with pytest.raises(ValueError, match="group must be one of"):
+        Block("x", np.zeros((1, 2)), [("vertex", [[0]])], {}, group="parts")
+    twice = [string_block(model, model.q_ref), string_block(model, model.q_ref)]
+    with pytest.raises(ValueError, match="structures blocks of a frame need distinct names"):
+        PvdWriter(tmp_path, "twice").write(0.0, twice)
+
+
+def test_read_series_lists_the_frames_and_refuses_an_empty_index(run, tmp_path):
+    """pyvista's PVD reader lists the frames as the index does (parsed here with ElementTree);
+    an index without frames is a clear error."""
+    _, _, pvd, _ = run
+    assert read_series(pvd) == frame_files(pvd)
+    PvdIndex(tmp_path / "empty.pvd")
+    with pytest.raises(ValueError, match="lists no frames"):
+        read_series(tmp_path / "empty.pvd")

@@ -7,8 +7,8 @@ E = 2.1e11 Pa, clamped at x = 0, free at x = L.
 Writes to ``out`` (default ``out/beam``):
   modes.png / modes.svg   the first mode shapes (mass-normalised, scaled to unit tip), with omega_n
   modes.csv               omega_n (rad/s) and f_n (Hz) against the analytic Euler-Bernoulli values
-  mode_1.pvd + .vtu       one period of the first mode as a ParaView time series
-  self_weight.vtu         static deflection under self-weight
+  mode_1.pvd + .vtm       one period of the first mode as a ParaView time series
+  self_weight.pvd + .vtm  static deflection under self-weight
 """
 
 from __future__ import annotations

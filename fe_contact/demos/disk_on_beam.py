@@ -3,7 +3,7 @@ onto the manipulator's cantilever (Lipinski (002), sec. 9), landing, rolling and
 the tip; Moreau-Jean time stepping with unilateral contact and Coulomb friction.
 
 The model is ``fe_contact.papers.eugster_glocker.disk_on_beam``. Writes to ``--out`` (default
-``out/disk_on_beam``): ``history.csv`` (the standard columns), ``frames.pvd`` + ``.vtu``
+``out/disk_on_beam``): ``history.csv`` (the standard columns), ``frames.pvd`` + ``.vtm``
 (ParaView), ``disk_on_beam.png/.svg`` (disk path, contact forces, energy balance) and
 ``model.toml`` (the run as a model file: ``fe-contact run`` runs it again).
 """

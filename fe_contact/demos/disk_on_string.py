@@ -26,7 +26,7 @@ rest states do not depend on it).
 Writes to ``OUT/example<N>/`` (default OUT = ``out/disk_on_string``): ``history.csv`` (the
 standard columns: ``disk_*`` contact columns with ``disk_n_closed`` the closed candidates,
 ``disk_gap`` the smallest gap, the energy balance, ``n_substeps``, ``solver_residual``),
-``frames.pvd`` + ``.vtu`` (every ``--vtk-stride`` s of simulated time: the string with its
+``frames.pvd`` + ``.vtm`` (every ``--vtk-stride`` s of simulated time: the string with its
 tension, the disk outline with a spoke, the closed candidates with their forces; written as the
 run goes) and ``example<N>.png/.svg`` (string and disk at a few times, disk height and closed
 contacts).

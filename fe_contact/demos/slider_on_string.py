@@ -2,7 +2,7 @@
 
 The model is ``fe_contact.papers.slider_on_string`` (a tree body on 004's string). Writes to
 ``--out`` (default ``out/slider_on_string``): ``history.csv`` (the standard columns),
-``frames.pvd`` + ``.vtu`` (ParaView), ``slider_on_string.png/.svg`` (trolley position, contact
+``frames.pvd`` + ``.vtm`` (ParaView), ``slider_on_string.png/.svg`` (trolley position, contact
 forces and the energy balance), ``model.toml`` (the run as a model file: ``fe-contact run``
 runs it again) and prints a summary.
 """

@@ -30,18 +30,16 @@ import os
 import subprocess
 import sys
 import warnings
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-import meshio
 import numpy as np
 
 _log = logging.getLogger("fe_contact")
 
 BACKENDS = ("auto", "pyvista", "matplotlib")
-_VERTEX = "vertex"
-_LINE = "line"
+_VERTEX = 1  # VTK_VERTEX
+_LINE = 3  # VTK_LINE
 _BACKGROUND = (1.0, 1.0, 1.0)
 _ELASTIC = "#1f77b4"
 _BODY = "#262626"
@@ -95,55 +93,83 @@ class Scene:
 
 
 def read_series(pvd_path) -> list[tuple[float, Path]]:
-    """(time in s, ``.vtu`` path) of each data set listed in a ``.pvd`` file, in file order."""
+    """(time in s, frame path) of each data set listed in a ``.pvd`` file, in time order
+    (pyvista's ``PVDReader`` parses the index)."""
+    import pyvista as pv
+
     pvd_path = Path(pvd_path)
-    root = ET.parse(pvd_path).getroot()
-    series = [
-        (float(item.get("timestep", "0")), pvd_path.parent / item.get("file"))
-        for item in root.iter("DataSet")
-    ]
-    if not series:
+    try:
+        datasets = pv.PVDReader(str(pvd_path)).datasets
+    except IndexError:  # pyvista's reader indexes the first time of an empty collection
+        datasets = []
+    if not datasets:
         raise ValueError(f"{pvd_path} lists no frames")
-    return series
+    return [(float(d.time), pvd_path.parent / d.path) for d in datasets]
 
 
-def load_scene(vtu_path, time: float = 0.0) -> Scene:
-    """Classify the cells of one frame written by ``fe_contact.io.vtk`` (see its cell data)."""
-    mesh = meshio.read(vtu_path)
-    elastic, bodies, joints, contacts = [], [], [], []
-    for k, block in enumerate(mesh.cells):
+def _cells(grid, kind: int) -> tuple[np.ndarray, np.ndarray]:
+    """Point indices (k, n) of the cells of VTK type ``kind`` (n points each) of a grid, and
+    the mask of those cells among all of them."""
+    import pyvista as pv
 
-        def cell_array(name, k=k, block=block):
-            if name in mesh.cell_data:
-                return np.asarray(mesh.cell_data[name][k])
-            return np.full(len(block.data), -1.0)
+    types = np.asarray(grid.celltypes)
+    mask = types == kind
+    width = 1 if kind == _VERTEX else 2
+    cells = grid.GetCells()  # VTK's arrays: pyvista renamed its views of them in 0.49
+    starts = pv.convert_array(cells.GetOffsetsArray())[:-1][mask]
+    conn = pv.convert_array(cells.GetConnectivityArray())
+    return conn[starts[:, None] + np.arange(width)[None, :]].reshape(-1, width), mask
 
-        if block.type == _LINE:
-            on_body = cell_array("body") >= 0
-            elastic.append(block.data[~on_body])
-            bodies.append(block.data[on_body])
-        elif block.type == _VERTEX:
-            joints.append(block.data[cell_array("joint") >= 0, 0])
-            contacts.append(block.data[cell_array("contact") >= 0, 0])
-    contacts = np.concatenate(contacts).astype(int) if contacts else np.zeros(0, dtype=int)
 
-    def forces(name):
-        if name not in mesh.point_data:
-            return np.zeros((contacts.size, 2))
-        return np.asarray(mesh.point_data[name])[contacts, :2]
+def load_scene(frame_path, time: float = 0.0) -> Scene:
+    """What one frame written by ``fe_contact.io.vtk`` shows (its named blocks): the lines of
+    ``structures`` and those of ``bodies`` without a tree body are elastic, the other lines of
+    ``bodies`` rigid, its vertices with a joint index joints; ``contacts`` gives the contact
+    points and their forces."""
+    import pyvista as pv
 
-    def lines(parts):
-        return np.concatenate(parts).astype(int) if parts else np.zeros((0, 2), dtype=int)
+    frame = pv.read(frame_path)
+    points, elastic, bodies, joints, contacts, fn, ft = [], [], [], [], [], [], []
+    offset = 0
+
+    def parts(group):
+        block = frame.get(group) if group in frame.keys() else None
+        if block is None:
+            return []
+        return list(block) if isinstance(block, pv.MultiBlock) else [block]
+
+    for group in ("structures", "bodies", "contacts"):
+        for grid in parts(group):
+            if grid is None or grid.n_points == 0:
+                continue
+            points.append(np.asarray(grid.points)[:, :2])
+            lines, on_lines = _cells(grid, _LINE)
+            vertices, on_vertices = _cells(grid, _VERTEX)
+            if group == "contacts":
+                contacts.append(offset + vertices[:, 0])
+                fn.append(np.asarray(grid.point_data["normal_force"])[vertices[:, 0], :2])
+                ft.append(np.asarray(grid.point_data["friction_force"])[vertices[:, 0], :2])
+            else:
+                body = grid.cell_data["body"] if "body" in grid.cell_data else None
+                rigid = body[on_lines] >= 0 if body is not None else np.zeros(len(lines), bool)
+                elastic.append(offset + lines[~rigid])
+                bodies.append(offset + lines[rigid])
+                if "joint" in grid.cell_data:
+                    joints.append(offset + vertices[grid.cell_data["joint"][on_vertices] >= 0, 0])
+            offset += grid.n_points
+
+    def stack(items, shape):
+        return np.concatenate(items) if items else np.zeros(shape)
 
     return Scene(
         time=float(time),
-        points=np.asarray(mesh.points)[:, :2],
-        elastic_lines=lines(elastic),
-        body_lines=lines(bodies),
-        joints=np.concatenate(joints).astype(int) if joints else np.zeros(0, dtype=int),
-        contacts=contacts,
-        normal_force=forces("normal_force"),
-        friction_force=forces("friction_force"),
+        points=stack(points, (0, 2)),
+        elastic_lines=stack(elastic, (0, 2)).astype(int),
+        body_lines=stack(bodies, (0, 2)).astype(int),
+        joints=stack(joints, (0,)).astype(int),
+        contacts=stack(contacts, (0,)).astype(int),
+        normal_force=stack(fn, (0, 2)),
+        friction_force=stack(ft, (0, 2)),
     )
 
 

@@ -1,27 +1,29 @@
-"""VTK time series for ParaView: a ``.pvd`` collection of ``.vtu`` frames written with meshio.
+"""VTK time series for ParaView: a ``.pvd`` collection of multiblock frames (``.vtm``).
 
-Frames are written as they come and the ``.pvd`` index is rewritten after every frame, so a run that
-stops half-way leaves a series that ParaView opens up to the last frame written.
+Each frame ``NAME_#####.vtm`` is a VTK multiblock data set written by pyvista (VTK's XML
+writer), its parts in ``NAME_#####/*.vtu`` (unstructured grids, points in m, z = 0), in named
+blocks:
 
-A frame is a list of :class:`Block` s merged into one unstructured grid (points in m, z = 0):
+* ``structures``: one grid per structure, named after it: :func:`beam_block` (displacement,
+  slope, curvature, bending moment) and :func:`string_block` (tension, stretch, curvature);
+* ``bodies``: ``tree`` (:func:`tree_block`: the rigid bodies as lines, the joints as vertices),
+  one outline per circle profile (:func:`disk_block`, ``<contact>_profile``) and per curved
+  profile (:func:`profile_block`);
+* ``contacts``: one grid of the closed contact points (:func:`contact_block`) with the force
+  vectors (N, 3 components, z = 0; ``contact_force`` is the active vector, the default of
+  ParaView's Glyph), the gap, the slip velocity, the contact index and the state.
 
-* :func:`beam_block`: the deflected beam as a polyline (displacement, slope, curvature, moment);
-* :func:`tree_block`: the rigid bodies as lines from their joint to their points and to their
-  child joints, the joints as vertices;
-* :func:`contact_block`: the closed contact points of a step report with the contact forces on
-  the profiles (N), the gap and the slip velocity;
-* :func:`string_block`: a string (Eugster-Glocker (004)) as a polyline with tension and curvature;
-* :func:`disk_block`: the outline of a disk with one spoke that shows its angle (a circle
-  profile: tagged with its tree body, so viewers draw it as a rigid part).
+Each part carries only the arrays that mean something on it (no zeros on parts where an
+array does not apply); identifiers (``body``, ``joint``, ``contact``, ``element``, ``state``)
+are 32-bit integers. A frame with no closed contact has an empty ``contacts`` block (no file).
+:func:`geometry_blocks` draws a System at coordinates q and :func:`frame_blocks` the frame of
+a ``StepReport`` (the same plus its contacts); ``steppers.observers.VtkObserver`` writes them
+as the run goes and :func:`write_pvd` afterwards from a result with its reports. Writers never
+re-run physics: positions come from q, forces and contact directions from the reports.
 
-Every cell carries the cell data ``part`` (index of its block in the frame's list of blocks) and,
-where they apply, ``body`` (tree body), ``joint``, ``contact`` and ``element`` (beam or string
-element); these identifiers are -1 in the blocks that do not define them, any other array is zero
-there. :func:`geometry_blocks` draws a System at coordinates q (structures, tree, circle
-profiles) and :func:`frame_blocks` the frame of a ``StepReport`` (the same plus its contacts);
-``steppers.observers.VtkObserver`` writes them as the run goes and :func:`write_pvd` afterwards
-from a result with its reports. Writers never re-run physics: positions come from q, forces and
-contact directions from the reports.
+The ``.pvd`` index (:class:`PvdIndex`) grows by one line per frame at a cost independent of
+the number of frames before it, and is a valid file after every frame, also when the process
+is killed (see the class).
 """
 
 from __future__ import annotations
@@ -29,9 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
-import meshio
 import numpy as np
 
 from .. import validation as check
@@ -42,9 +42,10 @@ from ..model import Circle, Profile
 from ..multibody.tree import TreeModel, body_poses, point_position
 from ..structures import BeamStructure
 from ..system import System
+from .pvd import PvdIndex
 
-# Value of an array in the blocks that do not define it: identifiers are -1 ("none"), others 0.
-_FILL = {"body": -1.0, "joint": -1.0, "contact": -1.0, "element": -1.0}
+GROUPS = ("structures", "bodies", "contacts")  # the top-level blocks of a frame, in order
+ID = np.int32  # identifiers (body, joint, contact, element, state) as written
 STATE_CODES = {"open": 0, "slip": 1, "stick": 2}  # the contact state as a number for ParaView
 
 
@@ -54,7 +55,8 @@ class Block:
 
     cells : list of (kind, connectivity), kind "line" with (k, 2) or "vertex" with (k, 1) indices
     into ``points``. point_data : name -> (m,) or (m, 2 or 3) array (2 components are written with
-    z = 0). cell_data : name -> list with one (k,) array per entry of ``cells``.
+    z = 0). cell_data : name -> list with one (k,) array per entry of ``cells``. group : the
+    frame's block that holds this part, one of ``GROUPS``.
     """
 
     name: str
@@ -62,6 +64,13 @@ class Block:
     cells: list
     point_data: dict
     cell_data: dict = field(default_factory=dict)
+    group: str = "structures"
+
+    def __post_init__(self):
+        if self.group not in GROUPS:
+            raise ValueError(f"Block.group must be one of {GROUPS}, got {self.group!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"Block.name must be a non-empty str, got {self.name!r}")
 
 
 def _segments(n: int) -> np.ndarray:
@@ -91,7 +100,7 @@ def beam_block(
     fields = evaluate(beam, u, x)
     displacement = beam.n0[None, :] * fields.deflection[:, None]
     points = beam.origin[None, :] + x[:, None] * beam.t0[None, :] + displacement
-    element = np.repeat(np.arange(beam.n_elements), samples_per_element)
+    element = np.repeat(np.arange(beam.n_elements, dtype=ID), samples_per_element)
     return Block(
         name=name,
         points=points,
@@ -122,7 +131,8 @@ def tree_block(
     inertia is a kinematic carrier (the x and y sliders of ``floating_body``, 002 sec. 2): its
     segments and its joint's vertex are left out (its points stay, so point i is still joint i).
     Point data: body (index), joint (joint index at joints, -1 elsewhere).
-    Cell data: body (the body a segment belongs to; for a vertex, the joint's body), joint.
+    Cell data: body (the body a segment belongs to; for a vertex, the joint's body), joint
+    (-1 on segments). Identifiers are ``ID`` integers; group ``"bodies"``.
     """
     poses = body_poses(tree, q)
     n = tree.n_bodies
@@ -146,24 +156,25 @@ def tree_block(
             lines.append((joint.parent, child))
             line_body.append(joint.parent)
     m = len(point_body)
-    point_joint = np.full(m, -1.0)
+    point_joint = np.full(m, -1, dtype=ID)
     point_joint[:n] = np.arange(n)
     drawn = np.array([b for b in range(n) if not carrier[b]], dtype=int)
     cells, cell_body, cell_joint = [], [], []
     if drawn.size:
         cells.append(("vertex", drawn[:, None]))
-        cell_body.append(drawn.astype(float))
-        cell_joint.append(drawn.astype(float))
+        cell_body.append(drawn.astype(ID))
+        cell_joint.append(drawn.astype(ID))
     if lines:
         cells.append(("line", np.asarray(lines, dtype=int).reshape(-1, 2)))
-        cell_body.append(np.asarray(line_body, dtype=float))
-        cell_joint.append(np.full(len(lines), -1.0))
+        cell_body.append(np.asarray(line_body, dtype=ID))
+        cell_joint.append(np.full(len(lines), -1, dtype=ID))
     return Block(
         name=name,
         points=np.concatenate(points),
         cells=cells,
-        point_data={"body": np.asarray(point_body, dtype=float), "joint": point_joint},
+        point_data={"body": np.asarray(point_body, dtype=ID), "joint": point_joint},
         cell_data={"body": cell_body, "joint": cell_joint},
+        group="bodies",
     )
 
 
@@ -180,7 +191,7 @@ def string_block(
     s = _sample(string_model.nodes, samples_per_element)
     state = evaluate_string(string_model, np.asarray(q, dtype=float), s)
     reference = evaluate_string(string_model, string_model.q_ref, s)
-    element = np.repeat(np.arange(string_model.n_elements), samples_per_element)
+    element = np.repeat(np.arange(string_model.n_elements, dtype=ID), samples_per_element)
     return Block(
         name=name,
         points=state.position.T,
@@ -208,7 +219,8 @@ def disk_block(
 
     center : (2,) m. angle : rad, direction of the spoke (the disk's rotation). radius : m, > 0.
     body : the tree body the disk belongs to (written as point and cell data ``body``, so that
-    viewers draw it as a rigid part), or None (-1: a free-standing outline).
+    viewers draw it as a rigid part), or None (a free-standing outline: no ``body`` array).
+    Group ``"bodies"``.
     Points: n rim points (the first at the end of the spoke), then the centre.
     """
     check.integer("n", n, low=3)
@@ -220,14 +232,15 @@ def disk_block(
     lines = np.vstack([outline, [[n, 0]]])
     point_data, cell_data = {}, {}
     if body is not None:
-        point_data["body"] = np.full(n + 1, float(body))
-        cell_data["body"] = [np.full(len(lines), float(body))]
+        point_data["body"] = np.full(n + 1, body, dtype=ID)
+        cell_data["body"] = [np.full(len(lines), body, dtype=ID)]
     return Block(
         name=name,
         points=np.vstack([rim, center]),
         cells=[("line", lines)],
         point_data=point_data,
         cell_data=cell_data,
+        group="bodies",
     )
 
 
@@ -237,60 +250,39 @@ def contact_block(system: System, report, name: str = "contacts") -> Block:
     Point data: normal_force, friction_force, contact_force (vectors, N; for an impulsive
     stepper the mean force of the step), normal, tangent (unit vectors), gap (m),
     slip_velocity (m/s), parameter (material coordinate on the target, m; -1 on a line),
-    contact (index of the pair in the model), state (``STATE_CODES``: 0 open, 1 slip, 2 stick). When no point is closed the block holds one
-    vertex at the first profile's centre with zero forces and contact = -1, so that every frame
-    of a series carries the same arrays.
+    contact (index of the pair in the model), state (``STATE_CODES``: 0 open, 1 slip, 2 stick).
+    Cell data: contact. With no closed point the block has no points (its arrays have length
+    0). Group ``"contacts"``.
     """
-    rows = []
-    for k, c in enumerate(report.contacts):
-        for i in range(c.n_points):
-            rows.append((k, c, i))
-    if not rows:
-        centre = _profile_centres(system, report.q)
-        point = centre[0] if len(centre) else np.zeros(2)
-        zero2 = np.zeros((1, 2))
-        return Block(
-            name=name,
-            points=point[None, :],
-            cells=[("vertex", np.zeros((1, 1), dtype=int))],
-            point_data={
-                "normal_force": zero2,
-                "friction_force": zero2,
-                "contact_force": zero2,
-                "normal": zero2,
-                "tangent": zero2,
-                "gap": np.zeros(1),
-                "slip_velocity": np.zeros(1),
-                "parameter": -np.ones(1),
-                "contact": -np.ones(1),
-                "state": np.zeros(1),
-            },
-            cell_data={"contact": [-np.ones(1)]},
-        )
-    points = np.array([c.point[i] for _, c, i in rows])
-    normal = np.array([c.normal[i] for _, c, i in rows])
-    tangent = np.array([c.tangent[i] for _, c, i in rows])
-    fn = np.array([c.normal_force[i] for _, c, i in rows])
-    ft = np.array([c.friction_force[i] for _, c, i in rows])
-    parameter = np.array([c.parameter[i] for _, c, i in rows])
-    index = np.array([k for k, _, _ in rows], dtype=float)
+    rows = [(k, c, i) for k, c in enumerate(report.contacts) for i in range(c.n_points)]
+
+    def column(values, width=None):
+        shape = (len(rows),) if width is None else (len(rows), width)
+        return np.array(values, dtype=float).reshape(shape)
+
+    normal = column([c.normal[i] for _, c, i in rows], 2)
+    tangent = column([c.tangent[i] for _, c, i in rows], 2)
+    fn = column([c.normal_force[i] for _, c, i in rows])
+    ft = column([c.friction_force[i] for _, c, i in rows])
+    index = np.array([k for k, _, _ in rows], dtype=ID)
     return Block(
         name=name,
-        points=points,
-        cells=[("vertex", np.arange(len(rows))[:, None])],
+        points=column([c.point[i] for _, c, i in rows], 2),
+        cells=[("vertex", np.arange(len(rows)).reshape(-1, 1))],
         point_data={
             "normal_force": fn[:, None] * normal,
             "friction_force": ft[:, None] * tangent,
             "contact_force": fn[:, None] * normal + ft[:, None] * tangent,
             "normal": normal,
             "tangent": tangent,
-            "gap": np.array([c.gap[i] for _, c, i in rows]),
-            "slip_velocity": np.array([c.slip_velocity[i] for _, c, i in rows]),
-            "parameter": np.nan_to_num(parameter, nan=-1.0),
+            "gap": column([c.gap[i] for _, c, i in rows]),
+            "slip_velocity": column([c.slip_velocity[i] for _, c, i in rows]),
+            "parameter": np.nan_to_num(column([c.parameter[i] for _, c, i in rows]), nan=-1.0),
             "contact": index,
-            "state": np.array([STATE_CODES[c.state] for _, c, _ in rows], dtype=float),
+            "state": np.array([STATE_CODES[c.state] for _, c, _ in rows], dtype=ID),
         },
         cell_data={"contact": [index]},
+        group="contacts",
     )
 
 
@@ -320,7 +312,7 @@ def _profile_origin(system: System, profile, q) -> np.ndarray:
 def profile_block(system: System, profile, q, name: str, samples: int = 200) -> Block:
     """A curved profile (``model.Profile``) at the coordinates q as a polyline of ``samples``
     points in the plane; point data ``eta`` (its parameter) and ``body`` (its tree body, -1 for
-    a carried body or the plane)."""
+    a carried body or the plane); group ``"bodies"``."""
     from ..coupling.frames import body_frame
 
     q = np.asarray(q, dtype=float)
@@ -332,7 +324,8 @@ def profile_block(system: System, profile, q, name: str, samples: int = 200) -> 
         name=name,
         points=points,
         cells=[("line", _segments(samples))],
-        point_data={"eta": eta, "body": np.full(samples, float(body))},
+        point_data={"eta": eta, "body": np.full(samples, body, dtype=ID)},
+        group="bodies",
     )
 
 
@@ -393,8 +386,8 @@ def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Blo
 
 def frame_blocks(system: System, report, samples_per_element: int = 8) -> list[Block]:
     """The blocks of one reported state: ``geometry_blocks`` at ``report.q`` and, when the
-    model has contacts, ``contact_block`` (named ``"contacts"``, always present so that every
-    frame of a series carries the same arrays).
+    model has contacts, ``contact_block`` (named ``"contacts"``, present also when it is empty,
+    so that every frame of a series has the same blocks).
 
     Writers never re-run physics: positions come from q, forces from the report.
     """
@@ -410,61 +403,93 @@ def _as_3d(value: np.ndarray) -> np.ndarray:
     return value
 
 
-def _merge(blocks: list[Block]) -> meshio.Mesh:
-    """One meshio mesh of all non-empty blocks; cell data ``part`` = index of the block."""
-    parts = [(k, b) for k, b in enumerate(blocks) if len(b.points)]
-    if not parts:
+def _array(value) -> np.ndarray:
+    """An array as written: integers as ``ID``, anything else as float64, 2 components -> 3."""
+    value = np.asarray(value)
+    if np.issubdtype(value.dtype, np.integer) or value.dtype == bool:
+        return value.astype(ID)
+    return _as_3d(value.astype(float))
+
+
+_CELL_TYPES = {"vertex": 1, "line": 3}  # VTK_VERTEX, VTK_LINE
+
+
+def block_grid(block: Block):
+    """A Block as a ``pyvista.UnstructuredGrid`` (points in 3D with z = 0, cells in the order of
+    ``block.cells``, its arrays as written: see :func:`frame_multiblock`). A block without
+    points is an empty grid without arrays (VTK cannot hold arrays of length 0 in pyvista)."""
+    import pyvista as pv
+
+    if not len(block.points):
+        return pv.UnstructuredGrid()
+    points = _as_3d(np.asarray(block.points, dtype=float).reshape(len(block.points), -1))
+    connectivity, types = [], []
+    for kind, conn in block.cells:
+        if kind not in _CELL_TYPES:
+            raise ValueError(f"cell kind must be one of {tuple(_CELL_TYPES)}, got {kind!r}")
+        conn = np.asarray(conn, dtype=np.int64).reshape(len(conn), -1)
+        connectivity.append(np.column_stack([np.full(len(conn), conn.shape[1]), conn]).ravel())
+        types.append(np.full(len(conn), _CELL_TYPES[kind], dtype=np.uint8))
+    if types:
+        grid = pv.UnstructuredGrid(np.concatenate(connectivity), np.concatenate(types), points)
+    else:
+        grid = pv.UnstructuredGrid()
+        grid.points = points
+    for name, value in block.point_data.items():
+        grid.point_data[name] = _array(value)
+    for name, values in block.cell_data.items():
+        grid.cell_data[name] = _array(np.concatenate([np.asarray(v) for v in values]))
+    if "contact_force" in grid.point_data:
+        grid.set_active_vectors("contact_force")  # what ParaView's Glyph orients by default
+    return grid
+
+
+def frame_multiblock(blocks: Sequence[Block]):
+    """The frame as a ``pyvista.MultiBlock``: the top-level blocks ``GROUPS`` that have parts,
+    ``structures`` and ``bodies`` each a MultiBlock of grids named after their blocks,
+    ``contacts`` one grid (an empty grid when no point is closed)."""
+    import pyvista as pv
+
+    for group in GROUPS:
+        names = [b.name for b in blocks if b.group == group]
+        if len(set(names)) != len(names):
+            raise ValueError(f"the {group} blocks of a frame need distinct names, got {names}")
+    if not any(len(b.points) for b in blocks):
         raise ValueError("a frame needs at least one block with points")
-    points, cells, part = [], [], []
-    offset = 0
-    for k, b in parts:
-        p = _as_3d(np.asarray(b.points, dtype=float))
-        points.append(p)
-        for kind, conn in b.cells:
-            conn = np.asarray(conn, dtype=int)
-            cells.append((kind, conn + offset))
-            part.append(np.full(len(conn), float(k)))
-        offset += len(p)
-    point_data = {}
-    for name in sorted({key for _, b in parts for key in b.point_data}):
-        width = next(
-            np.asarray(b.point_data[name]).shape[1:] for _, b in parts if name in b.point_data
-        )
-        columns = []
-        for (_, b), p in zip(parts, points, strict=True):
-            if name in b.point_data:
-                value = np.asarray(b.point_data[name], dtype=float)
-            else:
-                value = np.full((len(p),) + width, _FILL.get(name, 0.0))
-            columns.append(_as_3d(value))
-        point_data[name] = np.concatenate(columns)
-    cell_data = {"part": part}
-    for name in sorted({key for _, b in parts for key in b.cell_data}):
-        per_block = []
-        for _, b in parts:
-            if name in b.cell_data:
-                per_block.extend(np.asarray(v, dtype=float) for v in b.cell_data[name])
-            else:
-                per_block.extend(np.full(len(conn), _FILL.get(name, 0.0)) for _, conn in b.cells)
-        cell_data[name] = per_block
-    return meshio.Mesh(np.concatenate(points), cells, point_data=point_data, cell_data=cell_data)
+    frame = pv.MultiBlock()
+    for group in GROUPS:
+        members = [b for b in blocks if b.group == group]
+        if not members:
+            continue
+        if group == "contacts":
+            if len(members) > 1:
+                raise ValueError(f"a frame holds one contacts block, got {len(members)}")
+            frame[group] = block_grid(members[0])
+        else:
+            frame[group] = pv.MultiBlock({b.name: block_grid(b) for b in members})
+    return frame
 
 
 class PvdWriter:
-    """Writes ``DIR/NAME_00000.vtu`` frames and keeps ``DIR/NAME.pvd`` listing them with their times.
+    """Writes the frames ``DIR/NAME_#####.vtm`` (with their parts in ``DIR/NAME_#####/``) and
+    keeps ``DIR/NAME.pvd`` listing them with their times (:class:`PvdIndex`).
 
     Use as a context manager or call :meth:`close`; the index is valid after every :meth:`write`,
-    also when the writing loop is left by an exception.
+    also when the writing loop is left by an exception or the process is killed: a frame is
+    listed once its files are written.
     """
 
     def __init__(self, directory, name: str = "frames", stride: int = 1):
         check.positive_int("PvdWriter.stride", stride)
+        if not isinstance(name, str) or not name or "/" in name:
+            raise ValueError(f"PvdWriter.name must be a file name without '/', got {name!r}")
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.name = name
         self.stride = int(stride)
         self.frames: list[tuple[float, str]] = []
         self._calls = 0
+        self.index = PvdIndex(self.pvd_path)
 
     @property
     def pvd_path(self) -> Path:
@@ -476,31 +501,14 @@ class PvdWriter:
         self._calls += 1
         if call % self.stride:
             return None
-        filename = f"{self.name}_{len(self.frames):05d}.vtu"
-        meshio.write(self.directory / filename, _merge(blocks), binary=True)
+        filename = f"{self.name}_{len(self.frames):05d}.vtm"
+        frame_multiblock(blocks).save(self.directory / filename, binary=True)
         self.frames.append((float(time), filename))
-        self._write_index()
+        self.index.append(time, filename)
         return self.directory / filename
 
-    def _write_index(self) -> None:
-        rows = "\n".join(
-            f'    <DataSet timestep="{t!r}" group="" part="0" file={quoteattr(f)}/>'
-            for t, f in self.frames
-        )
-        text = (
-            '<?xml version="1.0"?>\n'
-            '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
-            "  <Collection>\n"
-            f"{rows}\n"
-            "  </Collection>\n"
-            "</VTKFile>\n"
-        )
-        tmp = self.pvd_path.with_suffix(".pvd.tmp")
-        tmp.write_text(text)
-        tmp.replace(self.pvd_path)
-
     def close(self) -> None:
-        self._write_index()
+        self.index.compact()
 
     def __enter__(self):
         return self

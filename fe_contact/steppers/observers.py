@@ -40,8 +40,9 @@ class CsvObserver:
 
 class VtkObserver:
     """Writes every ``stride``-th report (the first included, and the last one on ``close``)
-    as a ParaView frame ``DIRECTORY/NAME_#####.vtu`` of ``DIRECTORY/NAME.pvd``; the index is
-    rewritten after every frame, so a run that stops early leaves a valid series."""
+    as a ParaView frame ``DIRECTORY/NAME_#####.vtm`` (named blocks, ``io.vtk``) of
+    ``DIRECTORY/NAME.pvd``; the index gains a line after every frame (``io.pvd.PvdIndex``),
+    so a run that stops early leaves a valid series."""
 
     def __init__(self, directory, name: str = "frames", stride: int = 1, samples_per_element=8):
         stride = check.positive_int("VtkObserver.stride", stride)
