@@ -20,8 +20,9 @@ first vertex of the mesh cell (``mesh.t[0]``), so ``le = x(t[1]) - x(t[0])`` is 
 formulas hold for a cell of either orientation. The element plugs into ``Basis``,
 ``BilinearForm``, ``LinearForm``, ``ElementVector`` and ``Basis.probes`` as the global one does:
 ``gbasis`` returns a ``DiscreteField`` with ``value`` (n_elements, n_points), ``grad``
-(1, n_elements, n_points), ``hess`` (1, 1, n_elements, n_points) and ``grad3``
-(1, 1, 1, n_elements, n_points), so ``skfem.helpers.dd(u)[0, 0]`` is u''.
+(1, n_elements, n_points) and ``hess`` (1, 1, n_elements, n_points), as the global element does
+(no third derivative, which no form needs: it would add a third to the basis tables), so
+``skfem.helpers.dd(u)[0, 0]`` is u''.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class ElementLineHermiteLocal(Element):
     refdom = RefLine
 
     def gbasis(self, mapping, X, i, tind=None):
-        """Shape function ``i`` and its first three x-derivatives at local points ``X``.
+        """Shape function ``i`` and its first two x-derivatives at local points ``X``.
 
         X : (1, n_points) shared by all elements, or (1, n_elements, n_points).
         tind : optional element indices. Returns a one-tuple of ``DiscreteField``.
@@ -84,18 +85,16 @@ class ElementLineHermiteLocal(Element):
         p = a0 + xi * (a1 + xi * (a2 + xi * a3))
         dp = a1 + xi * (2.0 * a2 + 3.0 * a3 * xi)
         ddp = 2.0 * a2 + 6.0 * a3 * xi
-        dddp = np.broadcast_to(6.0 * a3, jac.shape)
         # d^k N / dx^k = le^(LENGTH_POWER - k) d^k p / dxi^k (chain rule, affine map)
         if LENGTH_POWER[i]:
-            value, grad, hess, grad3 = jac * p, dp, ddp / jac, dddp / (jac * jac)
+            value, grad, hess = jac * p, dp, ddp / jac
         else:
-            value, grad, hess, grad3 = p, dp / jac, ddp / (jac * jac), dddp / (jac * jac * jac)
+            value, grad, hess = p, dp / jac, ddp / (jac * jac)
         return (
             DiscreteField(
                 value=np.array(value),
                 grad=np.array(grad)[None],
                 hess=np.array(hess)[None, None],
-                grad3=np.array(grad3)[None, None, None],
             ),
         )
 
