@@ -250,6 +250,15 @@ def test_linear_form_load_is_the_closed_form():
     assert np.max(np.abs(f[slopes] - ref[slopes])) <= 8 * EPS * 2.0 * np.max(le) ** 2 / 12
 
 
+def test_gbasis_rejects_a_mapping_that_is_not_affine():
+    from skfem.mapping import MappingIsoparametric
+
+    mesh = MeshLine(np.array([0.0, 0.5, 1.0]))
+    mapping = MappingIsoparametric(mesh, mesh.elem())
+    with pytest.raises(ValueError, match="MappingIsoparametric.*affine mapping of a MeshLine"):
+        ElementLineHermiteLocal().gbasis(mapping, np.array([[0.5]]), 0)
+
+
 def test_gbasis_rejects_an_index_beyond_the_four_functions():
     basis = Basis(MeshLine(np.array([0.0, 1.0])), ElementLineHermiteLocal())
     with pytest.raises(ValueError, match="Index larger"):

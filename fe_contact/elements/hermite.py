@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 from skfem.element import DiscreteField, Element
+from skfem.mapping import MappingAffine
 from skfem.refdom import RefLine
 
 # Monomial coefficients in xi of the four shape functions before the length factor:
@@ -77,6 +78,12 @@ class ElementLineHermiteLocal(Element):
         """
         if not 0 <= int(i) < 4:
             self._index_error()
+        if not isinstance(mapping, MappingAffine):
+            raise ValueError(
+                f"ElementLineHermiteLocal: got a mapping of type {type(mapping).__name__}; "
+                "allowed: the affine mapping of a MeshLine (the chain rule d/dx = (1 / le) d/dxi "
+                "holds for straight cells of constant length only)"
+            )
         i = int(i)
         X = np.asarray(X, dtype=float)
         jac = np.asarray(mapping.DF(X, tind=tind))[0, 0]  # dx/dxi = le, (n_elements, n_points)
