@@ -30,6 +30,7 @@ import scipy.sparse as sp
 from .curves import PERP
 from .elements import beam as _beam
 from .elements import string as _string
+from .elements.hermite import shape_coefficients
 from .elements.string_forces import element_tangents as _element_tangents
 
 
@@ -455,17 +456,10 @@ class StringStructure(Structure):
 
 def _string_coefficients(model) -> np.ndarray:
     """Monomial coefficients in the local coordinate z in [0, 1] of each element's four scalar
-    Hermite functions, read off scikit-fem's basis (cubics: four samples determine them), so
-    point evaluations use the very shape functions of the assembly. (n_elements, 4, 4)."""
-    z = np.array([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0])
-    n_el = model.n_elements
-    element = np.repeat(np.arange(n_el), 4)
-    local = np.tile(z, n_el)
-    values, _, _ = _string.point_shape_functions(model, element, local)  # (4, 4 n_el)
-    values = values.reshape(4, n_el, 4)  # [function, element, sample]
-    vandermonde = np.vander(z, 4, increasing=True)
-    coef = np.linalg.solve(vandermonde, values.transpose(2, 0, 1).reshape(4, -1))
-    return coef.reshape(4, 4, n_el).transpose(2, 1, 0).copy()
+    Hermite functions: the table the string's element (``elements.hermite``) evaluates in its
+    basis, so point evaluations use the very shape functions of the assembly.
+    (n_elements, 4, 4)."""
+    return shape_coefficients(np.diff(model.nodes))
 
 
 def material_velocity(point: CurvePoint, u: np.ndarray) -> np.ndarray:

@@ -7,10 +7,12 @@ the paper. Each node carries the DOFs ``(w, w')`` in scikit-fem's order, which i
 Lipinski (002), eq. (8): ``(w_i, w'_i, w_j, w'_j)``.
 
 Mass, stiffness and Rayleigh damping (002 eqs. 16-17) are assembled once with scikit-fem
-``BilinearForm`` s on ``ElementLineHermite``. Point evaluations (deflection, slope, curvature, and the
-shape-function rows and their derivatives with respect to the element coordinate zeta, 002 eqs. 12, 31,
-41) use the element polynomials read off scikit-fem's own basis at assembly, so the contact coupling
-and the assembly share one set of shape functions.
+``BilinearForm`` s on ``ElementLineHermiteLocal`` (``elements.hermite``: the Hermite cubics written in
+the element coordinate zeta, exact to rounding on meshes of any number of elements). Point
+evaluations (deflection, slope, curvature, and the shape-function rows and their derivatives with
+respect to zeta, 002 eqs. 12, 31, 41) use that element's own monomial coefficients
+(``hermite.shape_coefficients``), so the contact coupling and the assembly share one set of shape
+functions.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from skfem import Basis, BilinearForm, ElementLineHermite, LinearForm, MeshLine
+from skfem import Basis, BilinearForm, LinearForm, MeshLine
 from skfem.helpers import dd
 
 from .. import validation as check
 from ..limits import element_ratio
+from .hermite import ElementLineHermiteLocal, shape_coefficients
 
 SUPPORT_KINDS = ("clamped", "pinned", "free")
 STANDARD_GRAVITY = 9.81
@@ -189,7 +192,7 @@ class Beam:
     Attributes
     ----------
     spec : BeamSpec
-    basis : skfem.Basis on ElementLineHermite.
+    basis : skfem.Basis on ElementLineHermiteLocal.
     mass_matrix, stiffness_matrix, damping_matrix : scipy.sparse.csr_matrix, (n_dofs, n_dofs),
         full (supports not applied).
     free_dofs, fixed_dofs : ndarray of int, DOFs left free and fixed to zero by the supports.
@@ -252,33 +255,11 @@ def _support_dofs(basis: Basis, node: int, kind: str) -> list[int]:
     return {"clamped": [w_dof, slope_dof], "pinned": [w_dof], "free": []}[kind]
 
 
-def _shape_coefficients(basis: Basis, n_elements: int) -> np.ndarray:
-    """Monomial coefficients in zeta of each element's four shape functions, read off scikit-fem.
-
-    The Hermite functions are cubic, so their values at four points determine them exactly.
-    """
-    zeta = np.array([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0])
-    vandermonde = np.vander(zeta, 4, increasing=True)
-    tind = np.arange(n_elements)
-    values = np.stack(
-        [
-            np.asarray(basis.elem.gbasis(basis.mapping, zeta[None, :], j, tind=tind)[0])
-            for j in range(4)
-        ],
-        axis=1,
-    )  # (n_elements, 4 functions, 4 points)
-    return (
-        np.linalg.solve(vandermonde, values.transpose(2, 0, 1).reshape(4, -1))
-        .reshape(4, n_elements, 4)
-        .transpose(1, 2, 0)
-    )
-
-
 def assemble_beam(spec: BeamSpec) -> Beam:
     """Assemble mass, stiffness and Rayleigh damping once with scikit-fem (002 eqs. 16-17)."""
     nodes = spec.nodes()
     mesh = MeshLine(nodes)
-    basis = Basis(mesh, ElementLineHermite())
+    basis = Basis(mesh, ElementLineHermiteLocal())
     mass = consistent_mass.assemble(basis, rho_A=spec.mass_per_length).tocsr()
     stiffness = bending_stiffness.assemble(basis, EI=spec.bending_stiffness).tocsr()
     damping = (spec.rayleigh_alpha * mass + spec.rayleigh_beta * stiffness).tocsr()
@@ -301,7 +282,7 @@ def assemble_beam(spec: BeamSpec) -> Beam:
         nodes=nodes,
         element_dofs=element_dofs,
         element_length=np.diff(nodes),
-        coefficients=_shape_coefficients(basis, len(nodes) - 1),
+        coefficients=shape_coefficients(np.diff(nodes)),
         t0=np.array([c, s]),
         n0=np.array([-s, c]),
     )

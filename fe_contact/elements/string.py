@@ -2,7 +2,9 @@
 
 The planar position ``r(s)`` of the material point ``s`` in ``[0, length]`` is interpolated with
 cubic Hermite polynomials from the nodal positions ``r`` and nodal slope vectors ``r' = dr/ds``
-(scikit-fem's ``ElementVector(ElementLineHermite(), 2)`` on a ``MeshLine`` over ``[0, length]``).
+(``ElementVector(ElementLineHermiteLocal(), 2)`` on a scikit-fem ``MeshLine`` over ``[0, length]``;
+the Hermite cubics of ``elements.hermite``, written in the element coordinate and exact to rounding
+on meshes of any number of elements).
 The motion is C1 across nodes; this is the same polynomial space as the cubic Bezier element of
 Eugster-Glocker (004), eq. (4), written with nodal rather than Bezier control coordinates.
 
@@ -41,11 +43,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from skfem import Basis, BilinearForm, ElementLineHermite, ElementVector, MeshLine
+from skfem import Basis, BilinearForm, ElementVector, MeshLine
 from skfem.helpers import dot, grad
 
 from .. import validation as check
 from ..limits import element_ratio
+from .hermite import ElementLineHermiteLocal
 from .string_energy import averaged_internal_force, averaged_tangent
 from .string_forces import (
     element_coordinates,
@@ -242,7 +245,7 @@ class StringModel:
     """Assembled string; holds nothing that changes in time.
 
     spec : StringSpec.
-    basis : skfem CellBasis on ``ElementVector(ElementLineHermite(), 2)``.
+    basis : skfem CellBasis on ``ElementVector(ElementLineHermiteLocal(), 2)``.
     nodes : material coordinates of the nodes in m, shape (n_nodes,).
     mass_matrix : sparse CSR, shape (n_dofs, n_dofs), Eugster-Glocker (004), eq. (14).
     q_ref : reference (stress-free) coordinates, shape (n_dofs,).
@@ -304,8 +307,7 @@ def assemble_string(spec: StringSpec) -> StringModel:
     """Build the mesh, basis, reference, constant mass matrix, supports and cached tables."""
     nodes = np.linspace(0.0, spec.length, spec.n_elements + 1)
     mesh = MeshLine(nodes)
-    # A fresh element per model: ElementGlobal caches its Vandermonde matrices on the instance.
-    basis = Basis(mesh, ElementVector(ElementLineHermite(), 2), intorder=spec.intorder)
+    basis = Basis(mesh, ElementVector(ElementLineHermiteLocal(), 2), intorder=spec.intorder)
     nodal = basis.nodal_dofs
     position_dofs, slope_dofs = nodal[0:2], nodal[2:4]
 
