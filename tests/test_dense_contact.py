@@ -7,7 +7,9 @@ few coordinates move, so the Delassus matrix G is singular (rank 20 of 50, 36 of
 impulses are not unique and the plain pivoting cycles. The two problems in ``data/`` are the
 contact problems of such steps (G, c, mu as the stepper built them: 8 elements, linear EA =
 853.75 N, EI = 1e-4 N m^2, stiffness damping 0.1 s, mu = 0.2, h = 1e-3 s, theta = 0.55 at
-t = 0.324 s; and 004's string on 16 elements at t = 0.67 s with scipy 1.10). References, each
+t = 0.324 s; 004's string on 16 elements at t = 0.67 s with scipy 1.10; the first string on
+16 elements with theta = 0.5 at t = 0.362 s, 34 closed contacts, where the regularised
+pivoting's solutions showed the right statuses but Newton's iterations cycled from them). References, each
 independent of the solver: the laws themselves (the natural residual of 004 eqs. (26)-(27),
 written out here), the friction cone, the Lipschitz bound of a compliant solution, and whole runs
 checked against the energy balance, the dissipation signs and a finer mesh.
@@ -21,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from fe_contact.coupling.lcp import regularised_solutions
+from fe_contact.coupling.lcp import regularised_solutions, status_solution
 from fe_contact.coupling.setvalued import ContactSolverError, solve_contact_impulses
 from fe_contact.elements.string import LinearElastic, assemble_string, evaluate
 from fe_contact.elements.string_statics import static_equilibrium
@@ -32,7 +34,11 @@ from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
 
 DATA = Path(__file__).parent / "data"
-PROBLEMS = ["dense_contact_8_elements.npz", "dense_contact_16_elements.npz"]
+PROBLEMS = [
+    "dense_contact_8_elements.npz",
+    "dense_contact_16_elements.npz",
+    "dense_contact_16_elements_theta_half.npz",
+]
 EPS = np.finfo(float).eps
 
 
@@ -57,7 +63,7 @@ def law_residual(G, c, mu, P):
 def test_dense_problems_have_singular_delassus_matrices():
     """The premise: more contact rows than the coordinates they move (G = W^T M^-1 W of rank
     < 2m; the eigenvalues below 1e-12 of the largest are round-off of zero)."""
-    for name, rank in zip(PROBLEMS, (20, 36), strict=True):
+    for name, rank in zip(PROBLEMS, (20, 36, 36), strict=True):
         G, _, mu = load(name)
         w = np.linalg.eigvalsh(G)
         assert np.sum(w > 1e-12 * w[-1]) == rank < 2 * mu.size
@@ -109,6 +115,24 @@ def test_regularised_solutions_meet_the_laws_within_their_regularisation(name):
         bound = eps * g * size + (2 * m + 3) * delta * size_c + roundoff
         assert law_residual(G, c, mu, P) <= bound
     assert found >= 3
+
+
+def test_the_statuses_of_a_regularised_solution_solved_exactly_meet_the_laws():
+    """The 16-element, theta = 0.5 problem (34 closed contacts, G of rank 36 of 68): the first
+    regularised solution (eps = 1e-8, delta = 1e-8) is 3.4e-8 m/s off the laws, above the
+    tolerance 1e-9 |c| = 1.05e-9 m/s; its statuses (open, stick, slip with the sign of P_T)
+    solved as linear equations (``status_solution``) meet the laws with G to the tolerance
+    (measured 4.4e-16 m/s) and stay in the cones; the correction is of the size of the
+    regularisation's error in P (|dP| <= 1e-3 N s measured 3.9e-4, of |P| ~ 0.036 N s)."""
+    G, c, mu = load(PROBLEMS[2])
+    m = mu.size
+    _, _, P, _ = next(regularised_solutions(G, c, mu, schedule=((1e-8, 1e-8),)))
+    tolerance = 1e-9 * np.abs(c).max()
+    assert law_residual(G, c, mu, P) > tolerance  # the premise: the polish is needed
+    exact = status_solution(G, c, mu, P)
+    assert law_residual(G, c, mu, exact) <= tolerance
+    assert np.all(exact[:m] >= 0.0) and np.all(np.abs(exact[m:]) <= mu * exact[:m])
+    assert np.abs(exact - P).max() <= 1e-3
 
 
 def test_a_failure_names_every_solver_tried_and_the_best_residual():
