@@ -312,3 +312,22 @@ def test_sliding_into_the_painleve_boundary_pressed_is_a_failed_result(law):
     assert a0 < 0.0 < bracket < 0.01
     assert res["end_normal_force"][-1] == pytest.approx(-a0 * MASS / bracket, rel=1e-2)
     assert np.all(res["end_state"] == "slip")
+
+
+def test_more_contacts_than_enumerated_say_that_the_case_is_not_named():
+    """Eleven copies of the inconsistent row (d = -2, a0 = -4, uncoupled): 2^11 active sets
+    are more than MAX_ENUMERATED = 10 allows; the problem says so in words instead of naming a
+    case, and seeks no lift-off; ten copies are enumerated and found inconsistent (each row
+    alone has no solution)."""
+    from fe_contact.steppers.painleve import MAX_ENUMERATED
+
+    names = [f"c{i}" for i in range(MAX_ENUMERATED + 1)]
+    many = contact_problem(-2.0 * np.eye(11), np.full(11, -4.0), np.arange(11))
+    assert many.kind is None and many.solutions is None
+    assert many.lift_off(np.ones(11, dtype=bool)) is None
+    text = many.describe(names)
+    assert "11 closed contacts, more than MAX_ENUMERATED = 10" in text
+    assert "2^11 active sets are not enumerated" in text
+    ten = contact_problem(-2.0 * np.eye(10), np.full(10, -4.0), np.arange(10))
+    assert ten.kind == "inconsistent"
+    assert ten.describe(names[:10]).startswith("inconsistent case")

@@ -82,7 +82,16 @@ class ContactProblem:
 
     def describe(self, names) -> str:
         """The case in words, with the accelerations and normal forces of its solutions;
-        names (k,): the contacts of the normal rows."""
+        names (k,): the contacts of the normal rows. With more than MAX_ENUMERATED rows:
+        that the case is not named, and why."""
+        if self.solutions is None:
+            k = self.normal_rows.size
+            return (
+                f"case not named: {k} closed contacts, more than MAX_ENUMERATED = "
+                f"{MAX_ENUMERATED}, whose 2^{k} active sets are not enumerated, so neither "
+                "the inconsistent nor the indeterminate case is told apart and no lift-off "
+                "branch is sought"
+            )
         a0 = self.free_acceleration[self.normal_rows]
         free = ", ".join(f"{n}: {a:.4g} m/s^2" for n, a in zip(names, a0, strict=True))
         d = np.diag(self.delassus)[self.normal_rows]

@@ -139,7 +139,7 @@ class StepAlgebra:
             branch = problem.lift_off(np.asarray(can_open, dtype=bool))
             if branch is not None:
                 return branch
-            if problem.kind in ("inconsistent", "indeterminate"):
+            if problem.kind in ("inconsistent", "indeterminate", None):
                 reason = f"{problem.describe(names)}; {reason}"
         self.painleve_error(ev, reason)
 
