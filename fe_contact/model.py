@@ -484,11 +484,14 @@ class Model:
             if loop.body_b is not None:
                 resolve_point(tree, loop.body_b, loop.point_b, f"{where}.body_b")
         n_rows = sum(c.bilateral for c in self.contacts) + len(self.drives) + 2 * len(self.loops)
-        if n_rows > n_b:
+        if n_rows > n_b and not self.structures:
+            # with structures, the partition takes the rows the tree cannot from their
+            # coordinates (``coupling.partition.choose_dependent``)
             raise ValueError(
                 f"Model: {n_rows} bilateral constraint rows (sliding contacts, drives, loop "
-                f"rows) but only {n_b} tree coordinates; the dependent coordinates of the "
-                "partitioning are taken from the tree, so it needs at least one per row"
+                f"rows) but only {n_b} tree coordinates and no structure; the dependent "
+                "coordinates of the partitioning are taken from the tree and the structures, "
+                "so they need at least one per row"
             )
 
     # -- derived facts --------------------------------------------------------------------

@@ -195,3 +195,139 @@ def test_contact_problem_counts_the_solutions_of_one_row():
     assert lift is not None and not lift.active[0] and lift.accelerations[0] == 3.0
     none = contact_problem(np.array([[-2.0]]), np.array([3.0]), [0]).lift_off(np.array([False]))
     assert none is None  # a Sliding contact may not open
+
+
+# --------------------------------------------------------------------------------------------
+# Painleve states reached during the motion
+# --------------------------------------------------------------------------------------------
+
+
+def painleve_angles(mu: float):
+    """The angles (rad) between which the bracket 1 + 3 cos (cos - mu sin) of the sympy
+    derivation is negative: its roots tan(theta) = (3 mu -+ sqrt(9 mu^2 - 16)) / 2."""
+    _, bracket, _, (th, w, mu_s, g, l) = rod_contact_equation()
+    t = sp.symbols("t", positive=True)
+    on_tan = sp.simplify(bracket.subs(mu_s, mu).subs(th, sp.atan(t)) * (1 + t**2))
+    return sorted(float(sp.atan(root)) for root in sp.solve(on_tan, t))
+
+
+def pulled_rod(law, theta: float, pull: float):
+    """The rod at rest at ``theta``, its end on the line, its centre pulled to -x by a force
+    growing as pull t (N; an actuator on the x joint: it enters neither the gap acceleration
+    nor the bracket, only the tangential balance). The end sticks at the start (at rest, the
+    static cone holds it) until the friction force it needs reaches mu N."""
+    tree = TreeModel(
+        bodies=(Body(0.0, 0.0), Body(0.0, 0.0), Body(MASS, MASS * HALF**2 / 3)),
+        joints=(
+            Joint("prismatic", actuator=lambda t: -pull * t),
+            Joint("prismatic", parent=0, angle=np.pi / 2),
+            Joint("revolute", parent=1, angle=-np.pi / 2),
+        ),
+    )
+    contact = ContactPair("end", Point(2, (-HALF, 0.0)), Line((0.0, 0.0), (0.0, 1.0)), law)
+    system = assemble(Model(tree=tree, contacts=(contact,)))
+    return system, np.array([0.0, HALF * np.sin(theta), theta]), np.zeros(3)
+
+
+def test_a_breakaway_into_the_painleve_range_lifts_off():
+    """The pulled rod (60 deg, 200 t N, mu = mu_s = 2) pivots on its stuck end until, at
+    about 0.215 s and 75.6 deg, the friction force it needs reaches 2 N: the end would slip
+    to -x, and the angle lies in the Painleve range of mu = 2 (37.4 to 79.2 deg, the roots of
+    the derivation's bracket). There the sticking solution is also a slipping one (T = mu N),
+    so a0 + bracket N / m = 0 with bracket < 0: a0 > 0, the indeterminate case, and a
+    ``Unilateral`` end takes the lift-off branch at the breakaway ("slip" and "open" at the
+    same instant, located inside a step of 1 ms). Checked against the derivation: on the
+    last sticking row the gap acceleration a0 + (N (1 + 3 cos^2) - 3 T sin cos) / m of the
+    stick's multipliers vanishes (to 1e-3 of its largest term: the generalised-alpha
+    multipliers close the rows at position level, at acceleration level to O(h); measured
+    5e-5), with bracket < 0 < a0 on the rows on both sides. Then the rod flies: with no
+    contact force y and theta follow the closed-form free flight from the first row after the
+    lift-off (to 1e-12 m and rad: the generalised-alpha update is exact for constant
+    accelerations; round-off of sums of order 1 over 35 steps), with the gap positive."""
+    low, high = painleve_angles(2.0)
+    assert np.degrees(low) == pytest.approx(37.38, abs=0.01)
+    assert np.degrees(high) == pytest.approx(79.19, abs=0.01)
+    system, q0, u0 = pulled_rod(Unilateral(2.0), THETA, 200.0)
+    res = simulate(system, (0.0, 0.25), (q0, u0), h=1e-3)
+    assert res.status == "finished", res.message
+    (t_slip, _, slip), (t_open, _, opened) = res.events
+    assert (slip, opened) == ("slip", "open") and t_slip == t_open
+    k = np.searchsorted(res.t, t_open)  # the first row after the lift-off
+    assert res["end_state"][k - 1] == "stick" and res["end_state"][k] == "open"
+    a0_expr, bracket_expr, _, (th, w, mu, g, l) = rod_contact_equation()
+    for row in (k - 1, k):
+        subs = {th: res.q[row, 2], w: res.u[row, 2], mu: 2.0, g: G, l: HALF}
+        assert low < res.q[row, 2] < high
+        assert float(a0_expr.subs(subs)) > 0.0 > float(bracket_expr.subs(subs))
+    theta = res.q[k - 1, 2]
+    a0 = float(a0_expr.subs({th: theta, w: res.u[k - 1, 2], g: G, l: HALF}))
+    normal, friction = res["end_normal_force"][k - 1], res["end_friction_force"][k - 1]
+    assert 0.0 < friction <= 2.0 * normal
+    terms = (a0, normal * (1 + 3 * np.cos(theta) ** 2) / MASS)
+    terms += (-3 * friction * np.sin(theta) * np.cos(theta) / MASS,)
+    assert abs(sum(terms)) <= 1e-3 * max(abs(x) for x in terms)
+    tau = res.t[k:] - res.t[k]
+    y = res.q[k, 1] + res.u[k, 1] * tau - 0.5 * G * tau**2
+    angle = res.q[k, 2] + res.u[k, 2] * tau
+    np.testing.assert_allclose(res.q[k:, 1], y, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(res.q[k:, 2], angle, rtol=0, atol=1e-12)
+    assert np.all(res["end_gap"][k:] > 0.0) and np.all(res["end_normal_force"][k:] == 0.0)
+
+
+def test_a_bilateral_breakaway_into_the_painleve_range_is_a_failed_result():
+    """The same rod with a ``Sliding`` (bilateral) end cannot lift off: the run ends at the
+    breakaway with a failed result naming the indeterminate case, the rows up to it kept."""
+    system, q0, u0 = pulled_rod(Sliding(2.0), THETA, 200.0)
+    res = simulate(system, (0.0, 0.25), (q0, u0), h=1e-3)
+    assert res.status == "failed"
+    assert "indeterminate case: 2 solutions" in res.message, res.message
+    assert 0.2 < res.t[-1] < 0.25 and np.all(res["end_state"][1:] == "stick")
+
+
+@pytest.mark.parametrize("law", [Sliding(2.0), Unilateral(2.0)], ids=["Sliding", "Unilateral"])
+def test_sliding_into_the_painleve_boundary_pressed_is_a_failed_result(law):
+    """The rod at 36 deg, turning at 5.5 rad/s, its end sliding to -x at 18.4 m/s, mu = 2: the
+    bracket falls from 0.11 to 0 as it turns towards 37.38 deg (the derivation's root) while
+    the end stays pressed (a0 < 0), so N = -a0 m / bracket grows without bound (8.3 N at the
+    start). Lifting off is not consistent there (a0 < 0) and past the root no N >= 0 exists:
+    the run ends with a failed result naming the inconsistent case approached. Against the
+    derivation at the last row: the angle within 0.1 deg below the root, a0 < 0 < bracket
+    < 0.01, and the normal force N = -a0 m / bracket (to 1e-2 relative: the step's
+    multiplier is that of the end of a step of 1e-4 s, over which N changes by 10 % here;
+    measured 1e-4 relative)."""
+    low, _ = painleve_angles(2.0)
+    theta0 = np.radians(36.0)
+    system, _, _ = rod(law, 0.0)
+    q0 = np.array([0.0, HALF * np.sin(theta0), theta0])
+    u0 = np.array([-20.0, HALF * np.cos(theta0) * 5.5, 5.5])
+    res = simulate(system, (0.0, 0.01), (q0, u0), h=1e-4)
+    assert res.status == "failed" and 0.0 < res.t[-1] < 0.005
+    assert "inconsistent case approached" in res.message, res.message
+    assert "lifting off is not consistent" in res.message
+    theta, rate = res.q[-1, 2], res.u[-1, 2]
+    assert low - np.radians(0.1) < theta < low
+    a0, bracket, _, (th, w, mu, g, l) = rod_contact_equation()
+    subs = {th: theta, w: rate, mu: 2.0, g: G, l: HALF}
+    a0, bracket = float(a0.subs(subs)), float(bracket.subs(subs))
+    assert a0 < 0.0 < bracket < 0.01
+    assert res["end_normal_force"][-1] == pytest.approx(-a0 * MASS / bracket, rel=1e-2)
+    assert np.all(res["end_state"] == "slip")
+
+
+def test_more_contacts_than_enumerated_say_that_the_case_is_not_named():
+    """Eleven copies of the inconsistent row (d = -2, a0 = -4, uncoupled): 2^11 active sets
+    are more than MAX_ENUMERATED = 10 allows; the problem says so in words instead of naming a
+    case, and seeks no lift-off; ten copies are enumerated and found inconsistent (each row
+    alone has no solution)."""
+    from fe_contact.steppers.painleve import MAX_ENUMERATED
+
+    names = [f"c{i}" for i in range(MAX_ENUMERATED + 1)]
+    many = contact_problem(-2.0 * np.eye(11), np.full(11, -4.0), np.arange(11))
+    assert many.kind is None and many.solutions is None
+    assert many.lift_off(np.ones(11, dtype=bool)) is None
+    text = many.describe(names)
+    assert "11 closed contacts, more than MAX_ENUMERATED = 10" in text
+    assert "2^11 active sets are not enumerated" in text
+    ten = contact_problem(-2.0 * np.eye(10), np.full(10, -4.0), np.arange(10))
+    assert ten.kind == "inconsistent"
+    assert ten.describe(names[:10]).startswith("inconsistent case")

@@ -494,7 +494,9 @@ class GeneralizedAlpha(ContactStates):
             if depth <= 0 or left and (not leaving or h <= self.event_tol):
                 if left:  # located and judged by the caller (``_leaving``)
                     raise
-                self.algebra.check_painleve_near(self.evaluation, self._mu, err)
+                self.algebra.check_painleve_near(
+                    self.evaluation, self._mu, err, self._closed_rows()
+                )
                 if isinstance(err, np.linalg.LinAlgError):
                     raise SingularSystem(
                         f"a linear system of the step from t = {self.t:.6g} s by {h:.3g} s is "

@@ -82,7 +82,16 @@ class ContactProblem:
 
     def describe(self, names) -> str:
         """The case in words, with the accelerations and normal forces of its solutions;
-        names (k,): the contacts of the normal rows."""
+        names (k,): the contacts of the normal rows. With more than MAX_ENUMERATED rows:
+        that the case is not named, and why."""
+        if self.solutions is None:
+            k = self.normal_rows.size
+            return (
+                f"case not named: {k} closed contacts, more than MAX_ENUMERATED = "
+                f"{MAX_ENUMERATED}, whose 2^{k} active sets are not enumerated, so neither "
+                "the inconsistent nor the indeterminate case is told apart and no lift-off "
+                "branch is sought"
+            )
         a0 = self.free_acceleration[self.normal_rows]
         free = ", ".join(f"{n}: {a:.4g} m/s^2" for n, a in zip(names, a0, strict=True))
         d = np.diag(self.delassus)[self.normal_rows]
@@ -102,6 +111,35 @@ class ContactProblem:
                 f"{diag} (m/s^2)/N)"
             )
         return ""
+
+    def approach(self, names) -> str:
+        """The case a state next to the Painleve boundary runs into (D still positive but
+        falling to 0, the normal force -a0 / D of a pressed contact growing as its inverse), in
+        words; names (k,): the contacts of the normal rows. A contact pressed there (a0 < 0:
+        with N = 0 it would penetrate) cannot lift off, and past D = 0 no N >= 0 keeps it out
+        of its target: the **inconsistent** case approached, which no smooth motion crosses
+        (Genot-Brogliato: the normal force turns impulsive, a tangential impact, not modelled
+        here). Empty when no contact is pressed."""
+        a0 = self.free_acceleration[self.normal_rows]
+        pressed = a0 < 0.0
+        if not pressed.any():
+            return ""
+        d = np.diag(self.delassus)[self.normal_rows]
+        lam = [s.multipliers[self.normal_rows] for s in self.solutions or ()]
+        parts = []
+        for j in np.flatnonzero(pressed):
+            normal = ", ".join(f"{n[j]:.4g}" for n in lam) or "none"
+            parts.append(
+                f"{names[j]}: a0 = {a0[j]:.4g} m/s^2, J M^-1 J_Sigma^T diagonal "
+                f"{d[j]:.4g} (m/s^2)/N, N = {normal} N"
+            )
+        return (
+            "inconsistent case approached: the sliding contact is pressed (its acceleration "
+            "with N = 0, a0, is negative: lifting off is not consistent) while J M^-1 "
+            f"J_Sigma^T falls to singular ({'; '.join(parts)}); past it no N >= 0 keeps the "
+            "contact out of its target, and the normal force would turn impulsive (a "
+            "tangential impact, Genot-Brogliato; not modelled)"
+        )
 
     def _solution_text(self, sol: ContactSolution, names) -> str:
         parts = []

@@ -139,7 +139,7 @@ class StepAlgebra:
             branch = problem.lift_off(np.asarray(can_open, dtype=bool))
             if branch is not None:
                 return branch
-            if problem.kind in ("inconsistent", "indeterminate"):
+            if problem.kind in ("inconsistent", "indeterminate", None):
                 reason = f"{problem.describe(names)}; {reason}"
         self.painleve_error(ev, reason)
 
@@ -166,20 +166,26 @@ class StepAlgebra:
             out.append(Y)
         return out
 
-    def check_painleve_near(self, ev, mu, err: Exception) -> None:
+    def check_painleve_near(self, ev, mu, err: Exception, contacts=None) -> None:
         """Name a step's Newton failure ``err`` next to a Painleve case for what it is: where
         ``painleve_margin`` at the last committed state ev is below PAINLEVE_NEAR, the
         slipping contact approaches the state in which its normal force is not determined and
         that force grows without bound (a rod sliding into its Painleve range of angles):
-        PainleveError, with the failure as its cause. Otherwise nothing."""
+        PainleveError, with the failure as its cause. Otherwise nothing. contacts : None, or
+        (normal rows, names, may open) of the closed contacts as in ``check_painleve``: the
+        contact problem of ev then names the case approached (``ContactProblem.approach``)."""
         margin = self.painleve_margin(ev, mu)
         if margin < PAINLEVE_NEAR:
+            case = ""
+            if contacts is not None and ev.forces is not None and len(contacts[0]):
+                case = self.contact_problem(ev, contacts[0]).approach(contacts[1])
             try:
                 self.painleve_error(
                     ev,
-                    f"approached: the smallest eigenvalue of J M^-1 J_Sigma^T has fallen to "
-                    f"{margin:.3e} of the frictionless one's, the normal force grows as its "
-                    f"inverse, and the step's Newton iteration failed ({err})",
+                    f"{case + '; ' if case else ''}approached: the smallest eigenvalue of J "
+                    f"M^-1 J_Sigma^T has fallen to {margin:.3e} of the frictionless one's, the "
+                    f"normal force grows as its inverse, and the step's Newton iteration "
+                    f"failed ({err})",
                 )
             except PainleveError as painleve:
                 raise painleve from err
