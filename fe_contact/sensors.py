@@ -1,0 +1,321 @@
+"""Sensors: named quantities of a model evaluated from the state of every recorded step.
+
+A sensor is declared once, on the ``Model`` (``Model(..., sensors=(...))``) or in a model
+file (``[[output.sensors]]``), and becomes history columns (``history.csv``, the
+``SimulationResult``: ``result["mass_x"]``, sweeps) next to the standard ones of
+``steppers.result``. Sensors are evaluated from the reported state (q, u) of each step with the
+library's own kinematics (``multibody.tree`` point kinematics, ``Structure.curve``): no physics
+is re-run and no file is rewritten.
+
+Kinds (all SI, plane axes):
+
+* ``BodyPointSensor(name, body, at, quantity)``: the point ``at`` (x, y) m of tree body
+  ``body`` (or the name of a tree point); quantity "position" (columns ``NAME_x``, ``NAME_y``,
+  m) or "velocity" (``NAME_vx``, ``NAME_vy``, m/s), Lipinski (002), eqs. (1)-(2a).
+* ``BodySensor(name, body, quantity)``: the body's "angle" (rad, counter-clockwise from the x
+  axis) or "angular_velocity" (rad/s); one column ``NAME``.
+* ``StructureSensor(name, structure, s, quantity)``: the material point s (m) of a structure;
+  quantity "position" (``NAME_x``, ``NAME_y``, m), "displacement" (``NAME_x``, ``NAME_y``: r(s, q)
+  - r(s, q_ref), m), "deflection" (the displacement along the reference normal at s, m),
+  "slope" (the rotation of the tangent from its reference direction, rad: atan(w') on a
+  beam), "curvature" (signed geometric curvature of the deformed curve, 1/m), "moment" (beam:
+  E I w'', N m, as Lipinski (002), eq. (16); a string with bending stiffness: E I (kappa -
+  kappa_ref) with the bending strain of ``elements.string``), "tension" (string: the tension
+  law at the stretch at s, N) or "velocity" (``NAME_vx``, ``NAME_vy``, m/s).
+
+The tree's joint coordinates and velocities are always columns, named by joint
+(``Joint.name``, default ``joint_<i>``): ``<joint>_q`` (rad or m) and ``<joint>_u`` (rad/s or
+m/s). Contact quantities, drive forces and the energy terms per part are standard columns
+(``steppers.result``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import validation as check
+
+POINT_QUANTITIES = ("position", "velocity")
+BODY_QUANTITIES = ("angle", "angular_velocity")
+STRUCTURE_QUANTITIES = (
+    "position",
+    "displacement",
+    "deflection",
+    "slope",
+    "curvature",
+    "moment",
+    "tension",
+    "velocity",
+)
+# columns of a quantity: (suffixes, unit); a scalar quantity has the one suffix ""
+_COLUMNS = {
+    "position": (("_x", "_y"), "m"),
+    "displacement": (("_x", "_y"), "m"),
+    "velocity": (("_vx", "_vy"), "m/s"),
+    "deflection": (("",), "m"),
+    "slope": (("",), "rad"),
+    "curvature": (("",), "1/m"),
+    "moment": (("",), "N m"),
+    "tension": (("",), "N"),
+    "angle": (("",), "rad"),
+    "angular_velocity": (("",), "rad/s"),
+}
+
+
+@dataclass(frozen=True)
+class BodyPointSensor:
+    """Position or velocity of the point ``at`` ((x, y) m in the body's frame, or the name of a
+    tree point) of tree body ``body``, in the plane's axes."""
+
+    name: str
+    body: int
+    at: tuple[float, float] | str = (0.0, 0.0)
+    quantity: str = "position"
+
+    def __post_init__(self):
+        check.identifier("BodyPointSensor.name", self.name)
+        where = f"BodyPointSensor {self.name!r}"
+        object.__setattr__(self, "body", check.integer(f"{where}.body", self.body, low=0))
+        if not isinstance(self.at, str):
+            object.__setattr__(self, "at", check.vector(f"{where}.at", self.at, unit="m"))
+        check.choice(f"{where}.quantity", self.quantity, POINT_QUANTITIES)
+
+
+@dataclass(frozen=True)
+class BodySensor:
+    """The angle (rad) or angular velocity (rad/s) of tree body ``body``."""
+
+    name: str
+    body: int
+    quantity: str = "angle"
+
+    def __post_init__(self):
+        check.identifier("BodySensor.name", self.name)
+        where = f"BodySensor {self.name!r}"
+        object.__setattr__(self, "body", check.integer(f"{where}.body", self.body, low=0))
+        check.choice(f"{where}.quantity", self.quantity, BODY_QUANTITIES)
+
+
+@dataclass(frozen=True)
+class StructureSensor:
+    """A quantity of the material point ``s`` (m) of the structure named ``structure`` (see
+    the module docstring for the quantities)."""
+
+    name: str
+    structure: str
+    s: float
+    quantity: str = "position"
+
+    def __post_init__(self):
+        check.identifier("StructureSensor.name", self.name)
+        where = f"StructureSensor {self.name!r}"
+        check.instance(f"{where}.structure", self.structure, str, "the name of a structure")
+        object.__setattr__(self, "s", check.real(f"{where}.s", self.s, unit="m"))
+        check.choice(f"{where}.quantity", self.quantity, STRUCTURE_QUANTITIES)
+
+
+SENSOR_TYPES = (BodyPointSensor, BodySensor, StructureSensor)
+Sensor = BodyPointSensor | BodySensor | StructureSensor
+
+
+def sensor_columns(sensor: Sensor) -> list[tuple[str, str]]:
+    """(name, unit) of the history columns of one sensor."""
+    suffixes, unit = _COLUMNS[sensor.quantity]
+    return [(sensor.name + suffix, unit) for suffix in suffixes]
+
+
+def joint_names(tree) -> tuple[str, ...]:
+    """The name of every joint of a tree: ``Joint.name``, default ``joint_<i>``."""
+    if tree is None:
+        return ()
+    return tuple(j.name or f"joint_{i}" for i, j in enumerate(tree.joints))
+
+
+def state_columns(model, tree) -> list[tuple[str, str]]:
+    """(name, unit) of the joint and sensor columns of a model, in order: per joint
+    ``<joint>_q``, ``<joint>_u``; then every sensor's columns."""
+    cols = []
+    if tree is not None:
+        for name, joint in zip(joint_names(tree), tree.joints, strict=True):
+            revolute = joint.kind == "revolute"
+            cols += [(f"{name}_q", "rad" if revolute else "m")]
+            cols += [(f"{name}_u", "rad/s" if revolute else "m/s")]
+    for sensor in getattr(model, "sensors", ()):
+        cols += sensor_columns(sensor)
+    return cols
+
+
+def check_sensors(model) -> None:
+    """Refuse sensors of a model that name no part of it, a material point off its structure
+    or a quantity its part does not have; every sensor and joint column name used once (the
+    ValueError names the sensor and what is allowed)."""
+    from .elements.string import StringSpec
+    from .model import resolve_point
+
+    tree = model.tree
+    n_b = 0 if tree is None else tree.n_bodies
+    for i, sensor in enumerate(model.sensors):
+        where = f"Model.sensors[{i}] ({sensor.name!r})"
+        if isinstance(sensor, BodyPointSensor):
+            resolve_point(tree, sensor.body, sensor.at, where)
+        elif isinstance(sensor, BodySensor):
+            check.index(f"{where}.body", sensor.body, n_b, "tree body")
+        else:
+            check.choice(f"{where}.structure", sensor.structure, model.structures)
+            spec = model.structures[sensor.structure]
+            check.real(f"{where}.s", sensor.s, low=0.0, high=spec.length, unit="m")
+            string = isinstance(spec, StringSpec)
+            if sensor.quantity == "tension" and not string:
+                check.fail(
+                    f"{where}.quantity",
+                    sensor.quantity,
+                    "a quantity a beam has: " + ", ".join(_beam_quantities()),
+                )
+            if sensor.quantity == "moment" and string and spec.bending_stiffness == 0.0:
+                allowed = [q for q in STRUCTURE_QUANTITIES if q != "moment"]
+                check.fail(
+                    f"{where}.quantity",
+                    sensor.quantity,
+                    "a quantity a string without bending stiffness has: " + ", ".join(allowed),
+                )
+    from types import SimpleNamespace
+
+    from .steppers.result import history_columns
+
+    names = [c for c, _ in history_columns(SimpleNamespace(model=model, tree=tree))]
+    for i, sensor in enumerate(model.sensors):
+        for column, _ in sensor_columns(sensor):
+            if names.count(column) > 1:
+                check.fail(
+                    f"Model.sensors[{i}].name",
+                    sensor.name,
+                    f"a name whose column {column!r} no other history column has (joints, "
+                    "contacts, drives, energies, other sensors)",
+                )
+
+
+def _beam_quantities() -> list[str]:
+    return [q for q in STRUCTURE_QUANTITIES if q != "tension"]
+
+
+# ------------------------------------------------------------------------------------------
+# Evaluation
+# ------------------------------------------------------------------------------------------
+
+
+def _point_values(system, sensor: BodyPointSensor, q_tree, u_tree) -> tuple[float, ...]:
+    from .model import resolve_point
+    from .multibody.tree import point_position, point_velocity
+
+    local = resolve_point(system.tree, sensor.body, sensor.at, sensor.name)
+    if sensor.quantity == "position":
+        return tuple(point_position(system.tree, q_tree, sensor.body, local))
+    return tuple(point_velocity(system.tree, q_tree, u_tree, sensor.body, local))
+
+
+def _body_values(system, sensor: BodySensor, q_tree, u_tree) -> tuple[float, ...]:
+    from .multibody.tree import angular_jacobian, body_poses
+
+    if sensor.quantity == "angle":
+        return (float(body_poses(system.tree, q_tree).angle[sensor.body]),)
+    return (float(angular_jacobian(system.tree, sensor.body) @ u_tree),)
+
+
+def _rotation(a: np.ndarray, b: np.ndarray) -> float:
+    """Angle (rad) that turns the direction a into the direction b, in (-pi, pi]."""
+    return float(np.arctan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1]))
+
+
+def structure_values(structure, sensor: StructureSensor, q, u) -> tuple[float, ...]:
+    """The values of a structure sensor at the structure's free coordinates q and velocities
+    u, each (n_dofs,), from ``Structure.curve`` (the element's own shape functions)."""
+    from .elements.string_points import evaluate as evaluate_string
+    from .structures import material_velocity
+
+    quantity = sensor.quantity
+    point = structure.curve(sensor.s, q)
+    if quantity == "position":
+        return tuple(point.position)
+    if quantity == "velocity":
+        return tuple(material_velocity(point, u))
+    if quantity == "curvature":
+        return (float(point.curvature),)
+    if quantity == "tension":
+        state = evaluate_string(structure.string, structure.full(q), [sensor.s])
+        return (float(state.tension[0]),)
+    reference = structure.curve(sensor.s, structure.initial_coordinates())
+    if quantity == "displacement":
+        return tuple(point.position - reference.position)
+    if quantity == "deflection":
+        return (float((point.position - reference.position) @ reference.normal),)
+    if quantity == "slope":
+        return (_rotation(reference.tangent, point.tangent),)
+    # the moment
+    if structure.kind == "beam":  # linear theory: E I w'', w'' along the reference normal
+        return (structure.beam.spec.bending_stiffness * float(point.slope_rate @ reference.normal),)
+    # the bending strain of ``elements.string``: kappa = (r' x r'') / (|r'|^2 |r_ref'|), and
+    # its reference value (r_ref' x r_ref'') / |r_ref'|^2
+    strain = _turning(point.slope, point.slope_rate) / np.hypot(*reference.slope)
+    strain_ref = _turning(reference.slope, reference.slope_rate)
+    return (structure.string.spec.bending_stiffness * float(strain - strain_ref),)
+
+
+def _turning(slope, slope_rate) -> float:
+    """(r' x r'') / |r'|^2: the rate of turn of the tangent per unit parameter, 1/m."""
+    return float((slope[0] * slope_rate[1] - slope[1] * slope_rate[0]) / (slope @ slope))
+
+
+def state_values(system, q: np.ndarray, u: np.ndarray) -> dict:
+    """name -> value of the joint and sensor columns (``state_columns``) at the state q, u,
+    each (n,) by ``system.layout``."""
+    lay = system.layout
+    row = {}
+    q_tree, u_tree = q[lay.tree], u[lay.tree]
+    if system.tree is not None:
+        for i, name in enumerate(joint_names(system.tree)):
+            row[f"{name}_q"] = float(q_tree[i])
+            row[f"{name}_u"] = float(u_tree[i])
+    for sensor in system.model.sensors:
+        if isinstance(sensor, BodyPointSensor):
+            values = _point_values(system, sensor, q_tree, u_tree)
+        elif isinstance(sensor, BodySensor):
+            values = _body_values(system, sensor, q_tree, u_tree)
+        else:
+            part = lay.structure(sensor.structure)
+            structure = system.structures[sensor.structure]
+            values = structure_values(structure, sensor, q[part], u[part])
+        for (column, _), value in zip(sensor_columns(sensor), values, strict=True):
+            row[column] = float(value)
+    return row
+
+
+def state_arrays(system, q: np.ndarray, u: np.ndarray) -> dict:
+    """``state_values`` of k states q, u (k, n): name -> (k,) array."""
+    names = [c for c, _ in state_columns(system.model, system.tree)]
+    out = {c: np.empty(q.shape[0]) for c in names}
+    if not names:
+        return out
+    for j in range(q.shape[0]):
+        for c, value in state_values(system, q[j], u[j]).items():
+            out[c][j] = value
+    return out
+
+
+__all__ = [
+    "BODY_QUANTITIES",
+    "POINT_QUANTITIES",
+    "SENSOR_TYPES",
+    "STRUCTURE_QUANTITIES",
+    "BodyPointSensor",
+    "BodySensor",
+    "Sensor",
+    "StructureSensor",
+    "check_sensors",
+    "joint_names",
+    "sensor_columns",
+    "state_arrays",
+    "state_columns",
+    "state_values",
+]
