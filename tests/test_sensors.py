@@ -28,8 +28,8 @@ from fe_contact import (
     simulate,
 )
 from fe_contact.elements.beam import evaluate as evaluate_beam
-from fe_contact.multibody.drive import Drive
 from fe_contact.elements.string_points import evaluate as evaluate_string
+from fe_contact.multibody.drive import Drive
 from fe_contact.steppers.result import history_columns
 
 EPS = np.finfo(float).eps
@@ -280,10 +280,9 @@ def test_string_sensors_match_the_string_evaluated_directly(method):
 
 
 def test_the_csv_holds_the_sensor_columns_of_the_result(tmp_path, arm_system, monkeypatch):
+    from fe_contact.steppers import batch
     from fe_contact.steppers.observers import CsvObserver
     from fe_contact.steppers.result import read_history
-
-    from fe_contact.steppers import batch
 
     batches = []
     columns = batch.StepBatch.columns
