@@ -196,6 +196,9 @@ def schema_tables():
         ('simulation (method = "generalized-alpha")', s.GeneralizedAlphaTable),
         ('simulation (method = "moreau")', s.MoreauTable),
         ("output", s.OutputTable),
+        ('output.sensors[i] (kind = "body_point")', s.BodyPointSensorTable),
+        ('output.sensors[i] (kind = "body")', s.BodySensorTable),
+        ('output.sensors[i] (kind = "structure")', s.StructureSensorTable),
     ]
 
 

@@ -357,3 +357,62 @@ def test_joint_names_are_used_once():
         )
     with pytest.raises(ValueError, match="Joint.name.*identifier"):
         Joint("revolute", name="the elbow")
+
+
+# -- model files ------------------------------------------------------------------------------
+
+
+def test_a_model_file_with_sensors_round_trips_and_reruns_to_the_same_history(tmp_path):
+    from fe_contact import load_model, save_model
+    from fe_contact.io.model_file import InitialState, ModelFile, Output, Simulation
+
+    model = arm_model()
+    system = assemble(model)
+    q0, u0 = arm_start(system)
+    run = ModelFile(
+        model,
+        Simulation(0.003, h=H),
+        InitialState.from_state(system, q0, u0),
+        Output(frame_every=0.0, results=("max:tip",)),
+    )
+    path = save_model(run, tmp_path / "arm.toml")
+    text = path.read_text()
+    assert "[[output.sensors]]" in text and 'kind = "structure"' in text
+    assert 'name = "shoulder"' in text
+    loaded = load_model(path)
+    assert loaded.model.sensors == model.sensors
+    assert loaded.model.tree.joints[0].name == "shoulder"
+    assert loaded.output == run.output
+    again = assemble(loaded.model)
+    first = simulate(system, (0.0, 0.003), (q0, u0), h=H)
+    second = simulate(again, (0.0, 0.003), loaded.initial.state(again), h=H)
+    assert list(second.columns) == list(first.columns)
+    for name in ("end_x", "mid_velocity_vy", "root_moment", "shoulder_u"):
+        # the same floats in, the same operations: the same history bit for bit
+        assert np.array_equal(first[name], second[name]), name
+
+
+@pytest.mark.parametrize(
+    ("table", "words"),
+    [
+        ({"kind": "gauge", "name": "g"}, ["output.sensors.0.kind", "'gauge'", "'body_point'"]),
+        (
+            {"kind": "structure", "name": "g", "structure": "beam", "s": 0.9},
+            ["output.sensors.0", "0.9", "[0, 0.4]"],
+        ),
+        (
+            {"kind": "body", "name": "g", "body": 0, "quantity": "speed"},
+            ["output.sensors.0.quantity", "speed"],
+        ),
+        ({"kind": "body_point", "name": "g", "body": 7}, ["output.sensors.0", "7", "0..1"]),
+    ],
+)
+def test_a_bad_sensor_table_is_a_problem_with_its_key_path(table, words):
+    from fe_contact.io.model_file import ModelFileError, model_document, parse_document
+
+    doc = model_document(arm_model(sensors=()))
+    doc["output"] = {"sensors": [table]}
+    with pytest.raises(ModelFileError) as info:
+        parse_document(doc)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))

@@ -389,7 +389,7 @@ def model_document(
         table = {"frame_every": float(output.frame_every), "results": list(output.results)}
         if output.plot is not None:
             table["plot"] = output.plot
-        doc["output"] = table
+        doc["output"] = {**table, **doc.get("output", {})}  # the model's sensors last
     return doc
 
 
