@@ -416,3 +416,37 @@ def test_a_bad_sensor_table_is_a_problem_with_its_key_path(table, words):
         parse_document(doc)
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+def test_a_sweep_summarises_and_plots_a_sensor_with_its_unit(tmp_path):
+    """Two cases of the arm's model file with the slider's spring stiffness varied: the
+    summary holds max:end_x per case, the figure's axis says m."""
+    import csv
+
+    from fe_contact import save_model
+    from fe_contact.cli import main
+    from fe_contact.io.model_file import InitialState, ModelFile, Output, Simulation
+
+    model = arm_model()
+    system = assemble(model)
+    run = ModelFile(
+        model,
+        Simulation(0.002, h=H),
+        InitialState.from_state(system, *arm_start(system)),
+        Output(frame_every=0.0, results=("max:end_x", "final:root_moment")),
+    )
+    path = save_model(run, tmp_path / "arm.toml")
+    out = tmp_path / "sweep"
+    vary = "tree.bodies.0.joint.damping=0.0,0.5"
+    code = main(["sweep", str(path), "--vary", vary, "--jobs", "1", "--out", str(out), "-q"])
+    assert code == 0
+    with open(out / "summary.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["status"] for r in rows] == ["finished", "finished"]
+    # the sensed point's largest x: the arm starts at 0.5 rad and falls (x grows), the
+    # point's x at the start is BASE + R(0.5) (ARM + 0.02 + TIP): a bound it must exceed
+    x0 = arm_point([0.5, 0.02])[0]
+    for row in rows:
+        assert float(row["max:end_x"]) >= x0
+    svg = (out / "max_end_x.svg").read_text()
+    assert "max:end_x [m]" in svg
