@@ -450,3 +450,35 @@ def test_a_sweep_summarises_and_plots_a_sensor_with_its_unit(tmp_path):
         assert float(row["max:end_x"]) >= x0
     svg = (out / "max_end_x.svg").read_text()
     assert "max:end_x [m]" in svg
+
+
+# -- the demos declare what their figures need -----------------------------------------------
+
+
+def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(tmp_path):
+    from fe_contact.demos import sliding_mass
+    from fe_contact.steppers.result import read_history
+
+    system, result = sliding_mass.run(t_end=0.005, out=tmp_path, progress=False)
+    assert result.success, result.message
+    history = read_history(tmp_path / "history.csv")
+    with open(tmp_path / "history.csv") as fh:
+        header = fh.readline()
+    for column in ("mass_x [m]", "mass_y [m]", "tip_deflection [m]", "joint_0_q [m]"):
+        assert column in header
+    # the sliders are x then y from the origin: the mass's position is (q_0, q_1), exactly
+    assert np.array_equal(history["mass_x"], history["joint_0_q"])
+    assert np.array_equal(history["mass_y"], history["joint_1_q"])
+    # the mass is on the beam: its y is the beam's deflection under it, to the position
+    # residual of the sliding constraint (<= 1e-10 m here) plus round-off
+    structure = system.structures["beam"]
+    part = system.layout.structure("beam")
+    for k in (0, 20, -1):
+        on_beam = structure.curve(result["mass_parameter"][k], result.q[k, part]).position
+        assert abs(history["mass_y"][k] - on_beam[1]) <= 1e-10 + 1e3 * EPS * 1e-2
+        tip = float(
+            (structure.beam.basis.probes(np.array([[0.4]])) @ structure.full(result.q[k, part]))[0]
+        )
+        assert abs(history["tip_deflection"][k] - tip) <= 1e3 * EPS * 1e-2
+    # the mass slides out at ~0.5 m/s from x = 0.1 m
+    assert history["mass_x"][-1] == pytest.approx(0.1 + 0.5 * 0.005, rel=1e-2)
