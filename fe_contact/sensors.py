@@ -205,22 +205,113 @@ def _beam_quantities() -> list[str]:
 # ------------------------------------------------------------------------------------------
 
 
-def _point_values(system, sensor: BodyPointSensor, q_tree, u_tree) -> tuple[float, ...]:
-    from .model import resolve_point
-    from .multibody.tree import point_position, point_velocity
-
-    local = resolve_point(system.tree, sensor.body, sensor.at, sensor.name)
-    if sensor.quantity == "position":
-        return tuple(point_position(system.tree, q_tree, sensor.body, local))
-    return tuple(point_velocity(system.tree, q_tree, u_tree, sensor.body, local))
+AFFINE = ("position", "displacement", "deflection", "velocity")  # r is affine in q
 
 
-def _body_values(system, sensor: BodySensor, q_tree, u_tree) -> tuple[float, ...]:
-    from .multibody.tree import angular_jacobian, body_poses
+class SensorPlan:
+    """The constant part of every sensor of a system, resolved once (``sensor_plan``): the
+    local point of a body sensor, the compiled tree arrays, a structure point's rows of
+    dr/dq (``Structure.point_rows``) and its reference curve. ``columns(q, u)`` evaluates
+    every joint and sensor column at k states at once."""
 
-    if sensor.quantity == "angle":
-        return (float(body_poses(system.tree, q_tree).angle[sensor.body]),)
-    return (float(angular_jacobian(system.tree, sensor.body) @ u_tree),)
+    def __init__(self, system):
+        from .kernels.tree import tree_arrays
+        from .model import resolve_point
+
+        self.system = system
+        tree = system.tree
+        self.names = [c for c, _ in state_columns(system.model, tree)]
+        self.tree_arrays = None if tree is None else tree_arrays(tree)
+        self.points = {}  # sensor name -> (body, x, y)
+        self.rows = {}  # structure sensor name -> (PointRows, reference CurvePoint)
+        for sensor in system.model.sensors:
+            if isinstance(sensor, BodyPointSensor):
+                x, y = resolve_point(tree, sensor.body, sensor.at, sensor.name)
+                self.points[sensor.name] = (sensor.body, float(x), float(y))
+            elif isinstance(sensor, StructureSensor):
+                structure = system.structures[sensor.structure]
+                reference = structure.curve(sensor.s, structure.initial_coordinates())
+                self.rows[sensor.name] = (structure.point_rows([sensor.s]), reference)
+
+    def columns(self, q: np.ndarray, u: np.ndarray) -> dict:
+        """name -> (k,) of the joint and sensor columns at the states q, u, each (k, n)."""
+        system = self.system
+        lay = system.layout
+        out = {}
+        if system.tree is not None:
+            for i, name in enumerate(joint_names(system.tree)):
+                out[f"{name}_q"] = q[:, i].copy()
+                out[f"{name}_u"] = u[:, i].copy()
+        tree_sensors = [x for x in system.model.sensors if not isinstance(x, StructureSensor)]
+        if tree_sensors:
+            out.update(self._tree_columns(tree_sensors, q[:, lay.tree], u[:, lay.tree]))
+        for sensor in system.model.sensors:
+            if isinstance(sensor, StructureSensor):
+                part = lay.structure(sensor.structure)
+                values = self._structure_values(sensor, q[:, part], u[:, part])
+                for (column, _), value in zip(sensor_columns(sensor), values, strict=True):
+                    out[column] = value
+        return out
+
+    def _tree_columns(self, sensors, q, u) -> dict:
+        """The tree sensors at k states, from the compiled point kinematics of
+        ``kernels.tree`` (Lipinski (002), eqs. (1)-(3))."""
+        from .kernels.tree import kinematics, point
+
+        T = self.tree_arrays
+        k = q.shape[0]
+        values = {x.name: np.empty((k, 2)) for x in sensors}
+        for j in range(k):
+            qj, uj = np.ascontiguousarray(q[j]), np.ascontiguousarray(u[j])
+            angle, rot, origin, _, omega, ov, terms = kinematics(T, qj, uj)
+            for sensor in sensors:
+                if isinstance(sensor, BodySensor):
+                    b = sensor.body
+                    values[sensor.name][j, 0] = angle[b] if sensor.quantity == "angle" else omega[b]
+                    continue
+                b, x, y = self.points[sensor.name]
+                p, v, _, _ = point(T, b, x, y, uj, rot, origin, omega, ov, terms)
+                values[sensor.name][j] = p if sensor.quantity == "position" else v
+        out = {}
+        for sensor in sensors:
+            for i, (column, _) in enumerate(sensor_columns(sensor)):
+                out[column] = values[sensor.name][:, i].copy()
+        return out
+
+    def _structure_values(self, sensor: StructureSensor, q, u) -> tuple[np.ndarray, ...]:
+        """The values of a structure sensor at k states (q, u: (k, n_dofs) of the structure):
+        the affine quantities from the rows of dr/dq, the others from ``Structure.curve``."""
+        rows, reference = self.rows[sensor.name]
+        if sensor.quantity in AFFINE:
+            R, dofs = rows.rows[0], rows.dofs[0]  # (2, m), (m,)
+            if sensor.quantity == "velocity":
+                v = u[:, dofs] @ R.T
+                return v[:, 0], v[:, 1]
+            r = rows.offset[0] + q[:, dofs] @ R.T  # (k, 2)
+            if sensor.quantity == "position":
+                return r[:, 0], r[:, 1]
+            d = r - reference.position
+            if sensor.quantity == "displacement":
+                return d[:, 0], d[:, 1]
+            return (d @ reference.normal,)
+        structure = self.system.structures[sensor.structure]
+        return (
+            np.array(
+                [
+                    structure_values(structure, sensor, qj, uj, reference)[0]
+                    for qj, uj in zip(q, u, strict=True)
+                ]
+            ),
+        )
+
+
+def sensor_plan(system) -> SensorPlan:
+    """The SensorPlan of a system, built once (it depends on the system alone: kept in its
+    cache)."""
+    plan = system._cache.get("sensor plan")
+    if plan is None:
+        plan = system._cache["sensor plan"] = SensorPlan(system)
+    return plan
 
 
 def _rotation(a: np.ndarray, b: np.ndarray) -> float:
@@ -228,9 +319,10 @@ def _rotation(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.arctan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1]))
 
 
-def structure_values(structure, sensor: StructureSensor, q, u) -> tuple[float, ...]:
+def structure_values(structure, sensor: StructureSensor, q, u, reference=None) -> tuple:
     """The values of a structure sensor at the structure's free coordinates q and velocities
-    u, each (n_dofs,), from ``Structure.curve`` (the element's own shape functions)."""
+    u, each (n_dofs,), from ``Structure.curve`` (the element's own shape functions);
+    reference : the CurvePoint of s in the reference configuration (computed when None)."""
     from .elements.string_points import evaluate as evaluate_string
     from .structures import material_velocity
 
@@ -245,7 +337,8 @@ def structure_values(structure, sensor: StructureSensor, q, u) -> tuple[float, .
     if quantity == "tension":
         state = evaluate_string(structure.string, structure.full(q), [sensor.s])
         return (float(state.tension[0]),)
-    reference = structure.curve(sensor.s, structure.initial_coordinates())
+    if reference is None:
+        reference = structure.curve(sensor.s, structure.initial_coordinates())
     if quantity == "displacement":
         return tuple(point.position - reference.position)
     if quantity == "deflection":
@@ -270,37 +363,19 @@ def _turning(slope, slope_rate) -> float:
 def state_values(system, q: np.ndarray, u: np.ndarray) -> dict:
     """name -> value of the joint and sensor columns (``state_columns``) at the state q, u,
     each (n,) by ``system.layout``."""
-    lay = system.layout
-    row = {}
-    q_tree, u_tree = q[lay.tree], u[lay.tree]
-    if system.tree is not None:
-        for i, name in enumerate(joint_names(system.tree)):
-            row[f"{name}_q"] = float(q_tree[i])
-            row[f"{name}_u"] = float(u_tree[i])
-    for sensor in system.model.sensors:
-        if isinstance(sensor, BodyPointSensor):
-            values = _point_values(system, sensor, q_tree, u_tree)
-        elif isinstance(sensor, BodySensor):
-            values = _body_values(system, sensor, q_tree, u_tree)
-        else:
-            part = lay.structure(sensor.structure)
-            structure = system.structures[sensor.structure]
-            values = structure_values(structure, sensor, q[part], u[part])
-        for (column, _), value in zip(sensor_columns(sensor), values, strict=True):
-            row[column] = float(value)
-    return row
+    plan = sensor_plan(system)
+    if not plan.names:
+        return {}
+    columns = plan.columns(q[None, :], u[None, :])
+    return {name: float(value[0]) for name, value in columns.items()}
 
 
 def state_arrays(system, q: np.ndarray, u: np.ndarray) -> dict:
     """``state_values`` of k states q, u (k, n): name -> (k,) array."""
-    names = [c for c, _ in state_columns(system.model, system.tree)]
-    out = {c: np.empty(q.shape[0]) for c in names}
-    if not names:
-        return out
-    for j in range(q.shape[0]):
-        for c, value in state_values(system, q[j], u[j]).items():
-            out[c][j] = value
-    return out
+    plan = sensor_plan(system)
+    if not plan.names:
+        return {}
+    return plan.columns(np.asarray(q, dtype=float), np.asarray(u, dtype=float))
 
 
 __all__ = [
@@ -311,10 +386,13 @@ __all__ = [
     "BodyPointSensor",
     "BodySensor",
     "Sensor",
+    "SensorPlan",
     "StructureSensor",
     "check_sensors",
     "joint_names",
     "sensor_columns",
+    "sensor_plan",
+    "structure_values",
     "state_arrays",
     "state_columns",
     "state_values",
