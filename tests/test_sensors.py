@@ -466,9 +466,10 @@ def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(t
         header = fh.readline()
     for column in ("mass_x [m]", "mass_y [m]", "tip_deflection [m]", "joint_0_q [m]"):
         assert column in header
-    # the sliders are x then y from the origin: the mass's position is (q_0, q_1), exactly
-    assert np.array_equal(history["mass_x"], history["joint_0_q"])
-    assert np.array_equal(history["mass_y"], history["joint_1_q"])
+    # the sliders are x then y from the origin: the mass's position is (q_0, q_1), to
+    # round-off (the y slider's axis is (cos pi/2, 1) = (6e-17, 1)): 8 eps of 1 m
+    assert np.allclose(history["mass_x"], history["joint_0_q"], rtol=0, atol=8 * EPS)
+    assert np.allclose(history["mass_y"], history["joint_1_q"], rtol=0, atol=8 * EPS)
     # the mass is on the beam: its y is the beam's deflection under it, to the position
     # residual of the sliding constraint (<= 1e-10 m here) plus round-off
     structure = system.structures["beam"]
@@ -482,3 +483,40 @@ def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(t
         assert abs(history["tip_deflection"][k] - tip) <= 1e3 * EPS * 1e-2
     # the mass slides out at ~0.5 m/s from x = 0.1 m
     assert history["mass_x"][-1] == pytest.approx(0.1 + 0.5 * 0.005, rel=1e-2)
+
+
+def test_the_manipulator_history_has_its_end_point_on_the_beam():
+    """The end-effector sensor of the manipulator: the end point slides on the beam, so it is
+    the beam's curve at the contact parameter, to the sliding constraint's position residual
+    (the run's residual_position) plus round-off of 0.4 m."""
+    from fe_contact.demos.manipulator_on_beam import run_case
+    from fe_contact.papers.lipinski import manipulator_model
+
+    case = run_case(0.1, t_end=0.01)
+    result = case.result
+    assert result.success, result.message
+    system = assemble(manipulator_model(mu=0.1))
+    beam = system.structures["beam"]
+    part = system.layout.structure("beam")
+    for k in (0, 5, -1):
+        on_beam = beam.curve(result["tip_parameter"][k], result.q[k, part]).position
+        tol = float(np.max(result["residual_position"])) + 1e3 * EPS * 0.4
+        assert abs(result["end_effector_x"][k] - on_beam[0]) <= tol
+        assert abs(result["end_effector_y"][k] - on_beam[1]) <= tol
+    units = dict(history_columns(system))
+    assert units["end_effector_x"] == "m" and units["joint_1_q"] == "rad"
+    assert units["drive_1_force"] == "N m"  # the joint-2 torque of 002 Fig. 7b
+
+
+def test_the_disk_on_beam_history_has_the_disk_centre():
+    from fe_contact.demos import disk_on_beam
+
+    run_file = disk_on_beam.model_file(t_end=0.01, h=1e-3)
+    system = assemble(run_file.model)
+    result = simulate(system, (0.0, 0.01), run_file.initial.state(system), method="moreau", h=1e-3)
+    assert result.success, result.message
+    # the disk is carried by an x and a y slider from the origin: its centre is (q_0, q_1),
+    # to round-off (the y slider's axis is (cos pi/2, 1) = (6e-17, 1)): 8 eps of 1 m
+    assert np.allclose(result["disk_centre_x"], result.q[:, 0], rtol=0, atol=8 * EPS)
+    assert np.allclose(result["disk_centre_y"], result.q[:, 1], rtol=0, atol=8 * EPS)
+    assert result["disk_centre_y"][-1] < result["disk_centre_y"][0]  # it falls
