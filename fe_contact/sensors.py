@@ -283,17 +283,17 @@ class SensorPlan:
         the affine quantities from the rows of dr/dq, the others from ``Structure.curve``."""
         rows, reference = self.rows[sensor.name]
         if sensor.quantity in AFFINE:
-            R, dofs = rows.rows[0], rows.dofs[0]  # (2, m), (m,)
             if sensor.quantity == "velocity":
-                v = u[:, dofs] @ R.T
+                v = _affine(np.zeros(2), rows.rows[0], u[:, rows.dofs[0]])
                 return v[:, 0], v[:, 1]
-            r = rows.offset[0] + q[:, dofs] @ R.T  # (k, 2)
+            r = _affine(rows.offset[0], rows.rows[0], q[:, rows.dofs[0]])  # (k, 2)
             if sensor.quantity == "position":
                 return r[:, 0], r[:, 1]
             d = r - reference.position
             if sensor.quantity == "displacement":
                 return d[:, 0], d[:, 1]
-            return (d @ reference.normal,)
+            n = reference.normal
+            return (d[:, 0] * n[0] + d[:, 1] * n[1],)
         structure = self.system.structures[sensor.structure]
         return (
             np.array(
@@ -303,6 +303,17 @@ class SensorPlan:
                 ]
             ),
         )
+
+
+def _affine(offset: np.ndarray, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """offset + rows @ values per state, (k, 2), with rows (2, m) and values (k, m), summed
+    term by term in a fixed order: a state gives the same floats whether it is evaluated
+    alone (a step) or among k (a compiled batch); a matrix product could take another BLAS
+    kernel for another k and round otherwise."""
+    out = np.tile(offset, (values.shape[0], 1))
+    for j in range(values.shape[1]):
+        out += values[:, j, None] * rows[:, j]
+    return out
 
 
 def sensor_plan(system) -> SensorPlan:
