@@ -196,6 +196,21 @@ def check_sensors(model) -> None:
                 )
 
 
+def with_sensors(system, sensors):
+    """``system`` with ``sensors`` (a tuple of sensors) added to its model's, checked as
+    ``Model.sensors`` are: the same assembled parts, a model whose history has their
+    columns (``simulate(..., sensors=...)``)."""
+    import dataclasses
+    from collections.abc import Iterable
+
+    if isinstance(sensors, (*SENSOR_TYPES, str)) or not isinstance(sensors, Iterable):
+        allowed = "a tuple of BodyPointSensor, BodySensor or StructureSensor objects"
+        check.fail("simulate.sensors", sensors, allowed, TypeError)
+    model = dataclasses.replace(system.model, sensors=(*system.model.sensors, *sensors))
+    cache = {key: value for key, value in system._cache.items() if key != "sensor plan"}
+    return dataclasses.replace(system, model=model, _cache=cache)
+
+
 def _beam_quantities() -> list[str]:
     return [q for q in STRUCTURE_QUANTITIES if q != "tension"]
 
@@ -407,4 +422,5 @@ __all__ = [
     "state_arrays",
     "state_columns",
     "state_values",
+    "with_sensors",
 ]

@@ -520,3 +520,21 @@ def test_the_disk_on_beam_history_has_the_disk_centre():
     assert np.allclose(result["disk_centre_x"], result.q[:, 0], rtol=0, atol=8 * EPS)
     assert np.allclose(result["disk_centre_y"], result.q[:, 1], rtol=0, atol=8 * EPS)
     assert result["disk_centre_y"][-1] < result["disk_centre_y"][0]  # it falls
+
+
+def test_sensors_given_to_simulate_join_the_models(arm_system):
+    """A run's own sensors: the model's columns and theirs, the same values as when the model
+    declares them (the same evaluation of the same states)."""
+    start = arm_start(arm_system)
+    extra = (BodySensor("slider_angle", 1), StructureSensor("quarter", "beam", 0.1, "deflection"))
+    declared = assemble(arm_model(sensors=(*SENSORS, *extra)))
+    given = simulate(arm_system, (0.0, 0.002), start, h=H, sensors=extra)
+    built = simulate(declared, (0.0, 0.002), start, h=H)
+    assert list(given.columns) == list(built.columns)
+    for name in ("slider_angle", "quarter", "tip", "end_x"):
+        assert np.array_equal(given[name], built[name]), name
+    assert "quarter" not in dict(history_columns(arm_system))  # the system is left as it was
+    with pytest.raises(ValueError, match=r"Model\.sensors\[11\] \('far'\)\.s"):
+        simulate(arm_system, (0.0, 0.002), start, sensors=(StructureSensor("far", "beam", 1.0),))
+    with pytest.raises(TypeError, match="simulate.sensors"):
+        simulate(arm_system, (0.0, 0.002), start, sensors=BodySensor("a", 0))
