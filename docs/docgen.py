@@ -91,6 +91,14 @@ MEANING = {
     "n_newton": "Newton iterations in the step",
     "n_substeps": "sub-steps taken in the step",
     "solver_residual": "residual of the contact laws' solver",
+    "<joint>_q": "the joint's coordinate (angle or displacement)",
+    "<joint>_u": "the joint's velocity",
+    "<sensor>_x": "x of a sensed position or displacement (plane axes)",
+    "<sensor>_y": "y of a sensed position or displacement",
+    "<sensor>_vx": "x of a sensed velocity",
+    "<sensor>_vy": "y of a sensed velocity",
+    "<sensor>": "a scalar sensed quantity: angle, angular velocity, deflection, slope, "
+    "curvature, moment or tension",
 }
 
 
@@ -104,12 +112,16 @@ def history_column_rows():
         SimpleNamespace(name="<name>", profile=Point(0)),
         SimpleNamespace(name="<rough>", profile=polyline),
     )
+    sensors = tuple(  # a point's position and velocity, a scalar quantity
+        SimpleNamespace(name="<sensor>", quantity=q) for q in ("position", "velocity", "angle")
+    )
     model = SimpleNamespace(
         contacts=contacts,
         drive_names=lambda: ("drive_<joint>",),
         drives=(SimpleNamespace(joint=0),),
+        sensors=sensors,
     )
-    tree = SimpleNamespace(joints=(SimpleNamespace(kind="revolute"),))
+    tree = SimpleNamespace(joints=(SimpleNamespace(kind="revolute", name="<joint>"),))
     columns = history_columns(SimpleNamespace(model=model, tree=tree))
     rows, seen = [], set()
     for name, unit in columns:
@@ -123,6 +135,14 @@ def history_column_rows():
             key, where = name, "per contact pair"
         elif name.startswith("drive_"):  # its unit follows the driven joint's kind
             key, unit, where = name, "N m (revolute joint) or N (prismatic)", "per drive"
+        elif name.startswith("<joint>"):  # its unit follows the joint's kind
+            unit = {"<joint>_q": "rad or m", "<joint>_u": "rad/s or m/s"}[name]
+            key, where = name, "per tree joint (``Joint.name``, default ``joint_<i>``)"
+        elif name.startswith("<sensor>"):
+            if name in seen:
+                continue
+            key, where = name, "per sensor (``fe_contact.sensors``)"
+            unit = "by the quantity" if name == "<sensor>" else unit
         else:
             key = name
         seen.add(key)
@@ -176,6 +196,9 @@ def schema_tables():
         ('simulation (method = "generalized-alpha")', s.GeneralizedAlphaTable),
         ('simulation (method = "moreau")', s.MoreauTable),
         ("output", s.OutputTable),
+        ('output.sensors[i] (kind = "body_point")', s.BodyPointSensorTable),
+        ('output.sensors[i] (kind = "body")', s.BodySensorTable),
+        ('output.sensors[i] (kind = "structure")', s.StructureSensorTable),
     ]
 
 

@@ -29,6 +29,7 @@ from .multibody.builders import floating_body
 from .multibody.drive import Drive
 from .multibody.joints import Joint
 from .multibody.tree import Body, TreeModel
+from .sensors import BodyPointSensor, BodySensor, StructureSensor
 from .statics import StaticEquilibriumError, StaticState, static_equilibrium
 from .steppers.result import SimulationResult
 from .steppers.simulate import simulate
@@ -39,6 +40,8 @@ __version__ = "0.2.0"
 __all__ = [
     "BeamSpec",
     "Body",
+    "BodyPointSensor",
+    "BodySensor",
     "Circle",
     "ContactPair",
     "Drive",
@@ -58,6 +61,7 @@ __all__ = [
     "Polyline",
     "Sliding",
     "StringSpec",
+    "StructureSensor",
     "Support",
     "System",
     "TreeModel",

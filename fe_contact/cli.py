@@ -295,9 +295,16 @@ def _problems(err, options: dict, source) -> UsageError:
 
 
 def command_sweep(args) -> int:
-    from .io.model_file import ModelFileError, apply_override, parse_document, read_document
+    from .io.model_file import (
+        ModelFileError,
+        apply_override,
+        parse_document,
+        parse_result,
+        read_document,
+    )
     from .limits import LimitExceeded, check_cases, max_cases
     from .runner import folder_writer, prepare, remove_run_files, run_files
+    from .steppers.result import history_columns
     from .sweep import Variation, case_count, plan, plot_result, run_sweep
 
     try:  # the values and the case count before anything else
@@ -322,11 +329,13 @@ def command_sweep(args) -> int:
         apply_override(doc, "output.plot", args.plot)
         options["output.plot"] = "--plot"
     try:
-        base = prepare(parse_document(doc, str(args.model))).model_file
+        prepared = prepare(parse_document(doc, str(args.model)))
     except ModelFileError as err:
         raise _problems(err, options, args.model) from None
+    base = prepared.model_file
     results = list(base.output.results)
     plot = base.output.plot or (results[0] if results else None)
+    units = dict(history_columns(prepared.system))  # the plotted column's unit on its axis
     try:
         cases = plan(doc, args.vary, str(args.model), limit)
     except ModelFileError as err:
@@ -372,7 +381,8 @@ def command_sweep(args) -> int:
     written = [out / "summary.csv"]
     if plot is not None and any(r["status"] != "failed" for r in rows):
         name = plot.replace(":", "_")
-        written += plot_result(rows, args.vary, plot, out / name)
+        unit = units.get(parse_result(plot)[1], "")
+        written += plot_result(rows, args.vary, plot, out / name, unit)
     failed = [r for r in rows if r["status"] != "finished"]
     print(
         f"{len(rows) - len(failed)} of {len(rows)} cases finished; wrote "

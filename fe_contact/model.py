@@ -49,6 +49,7 @@ from .laws import Compliant, Sliding, Unilateral
 from .multibody.drive import Drive
 from .multibody.tree import TreeModel
 from .rough import Polyline, Wheel, check_rough_pair
+from .sensors import SENSOR_TYPES, BodyPointSensor, BodySensor, StructureSensor, check_sensors
 
 STANDARD_GRAVITY = (0.0, -9.81)
 
@@ -340,14 +341,16 @@ def resolve_point(tree: TreeModel | None, body, point, where: str) -> tuple[floa
     return check.vector(f"{where}.point", point, unit="m")
 
 
-def _parts(name: str, value, kind: type) -> tuple:
+def _parts(name: str, value, kind: type | tuple[type, ...]) -> tuple:
     """A tuple of ``kind`` objects given as any iterable (not a single one)."""
-    allowed = f"a tuple of {kind.__name__} objects"
-    if isinstance(value, kind | str) or not isinstance(value, Iterable):
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    words = " or ".join(k.__name__ for k in kinds)
+    allowed = f"a tuple of {words} objects"
+    if isinstance(value, (*kinds, str)) or not isinstance(value, Iterable):
         check.fail(f"Model.{name}", value, allowed, TypeError)
     items = tuple(value)
     for i, item in enumerate(items):
-        check.instance(f"Model.{name}[{i}]", item, kind, f"a {kind.__name__}")
+        check.instance(f"Model.{name}[{i}]", item, kinds, f"a {words}")
     return items
 
 
@@ -364,6 +367,8 @@ class Model:
     structure_gravity : apply gravity to the structures (their self-weight).
     carried : tuple of CarriedBody (rigid bodies clamped to material points of structures;
         their weight follows ``gravity`` whatever ``structure_gravity`` says).
+    sensors : tuple of BodyPointSensor, BodySensor, StructureSensor (``fe_contact.sensors``):
+        named quantities recorded as history columns every step.
     """
 
     tree: TreeModel | None = None
@@ -375,6 +380,7 @@ class Model:
     gravity: tuple[float, float] = STANDARD_GRAVITY
     structure_gravity: bool = True
     carried: tuple[CarriedBody, ...] = ()
+    sensors: tuple[BodyPointSensor | BodySensor | StructureSensor, ...] = ()
 
     def __post_init__(self):
         if self.tree is not None:
@@ -398,6 +404,8 @@ class Model:
         check.instance("Model.structure_gravity", self.structure_gravity, bool, "True or False")
         self._check_structures()
         self._check_tree_parts()
+        object.__setattr__(self, "sensors", _parts("sensors", self.sensors, SENSOR_TYPES))
+        check_sensors(self)
         if self.tree is None and not self.structures:
             raise ValueError("Model: nothing to simulate; give a tree, a structure or both")
 

@@ -327,9 +327,10 @@ def _cell(value):
     return repr(value) if isinstance(value, float) else value
 
 
-def plot_result(rows, variations, spec: str, path) -> list[Path]:
+def plot_result(rows, variations, spec: str, path, unit: str = "") -> list[Path]:
     """``spec`` against the first varied parameter, one line per combination of the others;
-    failed cases are left out. Writes PNG and SVG."""
+    failed cases are left out; ``unit``: the SI unit of the column (on the axis, ``spec
+    [unit]``). Writes PNG and SVG."""
     from matplotlib.figure import Figure
 
     from .io.plots import save_figure
@@ -348,7 +349,7 @@ def plot_result(rows, variations, spec: str, path) -> list[Path]:
         label = ", ".join(f"{v.key_path} = {k!r}" for v, k in zip(others, key, strict=True))
         ax.plot(x, y, "o-", label=label or None)
     ax.set_xlabel(first.key_path)
-    ax.set_ylabel(spec)
+    ax.set_ylabel(f"{spec} [{unit}]" if unit else spec)
     ax.grid(True, alpha=0.3)
     if others:
         ax.legend(fontsize=8)

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from fe_contact import (
     BeamSpec,
     Body,
+    BodyPointSensor,
+    BodySensor,
     Circle,
     ContactPair,
     Drive,
@@ -35,6 +37,7 @@ from fe_contact import (
     Polyline,
     Sliding,
     StringSpec,
+    StructureSensor,
     Support,
     TreeModel,
     Unilateral,
@@ -204,6 +207,36 @@ CASES = {
             "damping": BAD_NON_NEGATIVE,
             "rest": BAD_REAL,
             "actuator": NON_FINITE | st.sampled_from(["1.0", True, [1.0], np.zeros(2)]),
+            "name": NOT_AN_IDENTIFIER.filter(lambda v: v is not None),
+        },
+    ),
+    "BodyPointSensor": (
+        BodyPointSensor,
+        dict(name="hand", body=0, at=(0.1, 0.0), quantity="position"),
+        {
+            "name": NOT_AN_IDENTIFIER,
+            "body": st.integers(max_value=-1) | BAD_INDEX_TYPE,
+            "at": BAD_POINT,
+            "quantity": st.text(max_size=10) | NOT_A_NUMBER,
+        },
+    ),
+    "BodySensor": (
+        BodySensor,
+        dict(name="arm", body=0, quantity="angle"),
+        {
+            "name": NOT_AN_IDENTIFIER,
+            "body": st.integers(max_value=-1) | BAD_INDEX_TYPE,
+            "quantity": st.text(max_size=10) | NOT_A_NUMBER,
+        },
+    ),
+    "StructureSensor": (
+        StructureSensor,
+        dict(name="tip", structure="beam", s=0.4, quantity="deflection"),
+        {
+            "name": NOT_AN_IDENTIFIER,
+            "structure": NOT_A_STRING,
+            "s": BAD_REAL,
+            "quantity": st.text(max_size=10) | NOT_A_NUMBER,
         },
     ),
     "TreeModel": (
@@ -381,6 +414,22 @@ CASES = {
             | st.just((PointLoad("string", 0.1, (0.0, -1.0)),)),
             "gravity": BAD_PAIR | st.just((0.0, -1.62)),
             "structure_gravity": st.sampled_from([None, 1, "yes", np.zeros(1)]),
+            # not sensors, an unknown body or structure, s off the beam, a quantity the
+            # beam does not have, a column name taken (the joint columns joint_<i>_q)
+            "sensors": st.sampled_from(
+                [
+                    "tip",
+                    ("tip",),
+                    BodySensor("arm", 0),
+                    (StructureSensor("tip", "rope", 0.1),),
+                    (StructureSensor("tip", "beam", 0.1, "tension"),),
+                    (BodySensor("joint_0_q", 0),),
+                ]
+            )
+            | st.integers(min_value=3, max_value=99).map(lambda b: (BodyPointSensor("p", b),))
+            | st.floats(min_value=0.4 + 1e-6, max_value=1e6).map(
+                lambda s: (StructureSensor("tip", "beam", s),)
+            ),
             "carried": st.sampled_from(
                 [
                     CarriedBody("b", "beam", 0.1, 1.0),

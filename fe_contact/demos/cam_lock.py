@@ -8,10 +8,10 @@ Cases: 0 no friction; 1 the continuous law (000 eq. 10), mu_k = 0.3, v0 = 2.5 mm
 with rolling (mu_s = 0.3) when |v_t| < v0 / 2; 3 (ours) hard contact with Coulomb friction.
 
 Writes to ``--out`` (default ``out/cam_lock``): ``case_<n>/history.csv`` (the standard
-history with the energy-balance columns, completed with ``tip_displacement [m]``,
-``midspan_displacement [m]``, ``beam_root_moment [N m]`` (EI w''(0)), ``support_root_moment
-[N m]`` (the cam's support is rigid, so the section at its root carries the drive's torque)
-and ``step_size [s]`` (the mean sub-step of each output step)), ``case_<n>/frames.pvd`` (the
+history with the energy-balance columns and the demo's sensors ``tip_displacement [m]``,
+``midspan_displacement [m]`` and ``beam_root_moment [N m]`` (EI w''(0)); the cam support's
+root moment is ``drive_0_force [N m]``, as the support is rigid, and the figure's mean
+sub-step is h / ``n_substeps``), ``case_<n>/frames.pvd`` (the
 ParaView series: beam, cam and mid-span profiles as polylines, the contact point with its force
 vectors and state), ``summary.csv`` (one row per case) and the figures of 000 figs. 12-17:
 ``displacements``, ``torque``, ``root_moments``, ``normal_force``, ``friction_work`` and
@@ -22,15 +22,14 @@ vectors and state), ``summary.csv`` (one row per case) and the figures of 000 fi
 from __future__ import annotations
 
 import csv
-import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..papers.bauchau import (
-    BENDING_STIFFNESS,
     CASES,
     LENGTH,
     PAPER_TORQUE,
@@ -39,17 +38,19 @@ from ..papers.bauchau import (
     cam_lock_model,
     cam_rate,
 )
+from ..sensors import StructureSensor
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
 from . import DemoParser, folder, positive
 
-EXTRA = (
-    "tip_displacement [m]",
-    "midspan_displacement [m]",
-    "beam_root_moment [N m]",
-    "support_root_moment [N m]",
-    "step_size [s]",
+# what the figures need beyond the standard columns, as history columns: the beam's tip and
+# mid-span deflections (m) and E I w'' at its root (N m); the cam support's root moment is the
+# drive's torque, ``drive_0_force`` (the support is rigid)
+SENSORS = (
+    StructureSensor("tip_displacement", "beam", LENGTH, "deflection"),
+    StructureSensor("midspan_displacement", "beam", 0.5 * LENGTH, "deflection"),
+    StructureSensor("beam_root_moment", "beam", 0.0, "moment"),
 )
 SUMMARY = (
     "case",
@@ -76,9 +77,9 @@ def start_state(system, t0: float = 0.0):
 
 
 def run_case(case: int, t_end: float, h: float, out=None, geometry=None, t0=0.0):
-    """Simulate one case; returns (system, result, extra columns dict)."""
+    """Simulate one case; returns (system, result, extra) with extra["wall_time"] (s)."""
     geometry = Geometry() if geometry is None else geometry
-    system = assemble(cam_lock_model(case, geometry))
+    system = assemble(replace(cam_lock_model(case, geometry), sensors=SENSORS))
     q0, u0 = start_state(system, t0)
     observers = []
     if out is not None:
@@ -87,42 +88,13 @@ def run_case(case: int, t_end: float, h: float, out=None, geometry=None, t0=0.0)
         observers = standard_observers(out, h, 0.01)
     start = time.perf_counter()
     result = simulate(system, (t0, t_end), (q0, u0), h=h, observers=observers, max_halvings=6)
-    extra = extra_columns(system, result, h)
-    extra["wall_time"] = time.perf_counter() - start
-    if out is not None:
-        _complete_history(out / "history.csv", extra)
-    return system, result, extra
+    return system, result, {"wall_time": time.perf_counter() - start}
 
 
-def extra_columns(system, result, h: float) -> dict:
-    """Tip and mid-span deflections, root moments and step sizes of the stored states."""
-    beam = system.structures["beam"]
-    sl = system.layout.structure("beam")
-    tip, mid, root = [], [], []
-    for q in result.q:
-        tip.append(float(beam.curve(LENGTH, q[sl]).position[1]))
-        mid.append(float(beam.curve(0.5 * LENGTH, q[sl]).position[1]))
-        root.append(BENDING_STIFFNESS * float(beam.curve(0.0, q[sl]).slope_rate[1]))
-    substeps = np.maximum(result["n_substeps"], 1)
-    return {
-        "tip_displacement [m]": np.array(tip),
-        "midspan_displacement [m]": np.array(mid),
-        "beam_root_moment [N m]": np.array(root),
-        "support_root_moment [N m]": result["drive_0_force"],
-        "step_size [s]": np.where(result["n_substeps"] > 0, h / substeps, np.nan),
-    }
-
-
-def _complete_history(path: Path, extra: dict) -> None:
-    with open(path, newline="") as fh:
-        rows = list(csv.reader(fh))
-    rows[0] += list(EXTRA)
-    for i, row in enumerate(rows[1:]):
-        row += [repr(float(extra[name][i])) for name in EXTRA]
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as fh:
-        csv.writer(fh).writerows(rows)
-    os.replace(tmp, path)
+def step_size(result, h: float) -> np.ndarray:
+    """The mean sub-step of each output step (s; NaN for the initial row)."""
+    substeps = result["n_substeps"]
+    return np.where(substeps > 0, h / np.maximum(substeps, 1), np.nan)
 
 
 def rolling_intervals(result) -> list[tuple[float, float]]:
@@ -166,7 +138,8 @@ def summary_row(case: int, result, extra: dict) -> dict:
 
 
 def run(cases=(0, 1, 2, 3), t_end: float = 2.0, h: float = 1e-4, out=None, geometry=None):
-    """Run the cases; returns {case: (result, extra)}; with ``out`` writes everything."""
+    """Run the cases; returns {case: (result, extra)}; with ``out`` writes everything (the
+    figures from the histories' columns)."""
     runs, rows = {}, []
     for case in cases:
         target = None if out is None else Path(out) / f"case_{case}"
@@ -179,11 +152,11 @@ def run(cases=(0, 1, 2, 3), t_end: float = 2.0, h: float = 1e-4, out=None, geome
             writer = csv.DictWriter(fh, fieldnames=SUMMARY)
             writer.writeheader()
             writer.writerows(rows)
-        _figures(out, runs)
+        _figures(out, runs, h)
     return runs
 
 
-def _figures(out: Path, runs: dict) -> None:
+def _figures(out: Path, runs: dict, h: float) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -220,19 +193,13 @@ def _figures(out: Path, runs: dict) -> None:
     figure(
         "displacements",
         "transverse displacement [m]",
-        lambda r, e: [
-            (" tip", e["tip_displacement [m]"]),
-            (" mid-span", e["midspan_displacement [m]"]),
-        ],
+        lambda r, e: [(" tip", r["tip_displacement"]), (" mid-span", r["midspan_displacement"])],
     )
     figure("torque", "driving torque [N m]", lambda r, e: [("", r["drive_0_force"])])
     figure(
         "root_moments",
         "root bending moment [N m]",
-        lambda r, e: [
-            (" beam", e["beam_root_moment [N m]"]),
-            (" cam support", e["support_root_moment [N m]"]),
-        ],
+        lambda r, e: [(" beam", r["beam_root_moment"]), (" cam support", r["drive_0_force"])],
     )
     figure("normal_force", "normal contact force [N]", lambda r, e: [("", r["cam_normal_force"])])
     figure(
@@ -240,7 +207,7 @@ def _figures(out: Path, runs: dict) -> None:
         "work of the friction forces [J]",
         lambda r, e: [("", r["dissipated_friction"])],
     )
-    figure("step_size", "mean sub-step [s]", lambda r, e: [("", e["step_size [s]"])], log=True)
+    figure("step_size", "mean sub-step [s]", lambda r, e: [("", step_size(r, h))], log=True)
 
 
 def main(argv=None) -> int:

@@ -3,23 +3,30 @@ onto the manipulator's cantilever (Lipinski (002), sec. 9), landing, rolling and
 the tip; Moreau-Jean time stepping with unilateral contact and Coulomb friction.
 
 The model is ``fe_contact.papers.eugster_glocker.disk_on_beam``. Writes to ``--out`` (default
-``out/disk_on_beam``): ``history.csv`` (the standard columns), ``frames.pvd`` + ``.vtm``
+``out/disk_on_beam``): ``history.csv`` (the standard columns and the sensors
+``disk_centre_x``, ``disk_centre_y`` [m]), ``frames.pvd`` + ``.vtm``
 (ParaView), ``disk_on_beam.png/.svg`` (disk path, contact forces, energy balance) and
 ``model.toml`` (the run as a model file: ``fe-contact run`` runs it again).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers.eugster_glocker import disk_on_beam
+from ..sensors import BodyPointSensor
 from ..steppers.observers import standard_observers
 from ..steppers.simulate import simulate
 from ..system import assemble
 from . import DemoParser, finite, folder, positive
+
+# the disk centre's path for the figure (the disk is body 2 of its floating_body, centred on
+# its frame's origin): columns disk_centre_x, disk_centre_y [m]
+SENSORS = (BodyPointSensor("disk_centre", 2),)
 
 
 def model_file(
@@ -28,6 +35,7 @@ def model_file(
     """The demo's run as a ModelFile (model, initial state, stepper, outputs); ``run`` writes
     it to ``OUT/model.toml``."""
     model, q0, u0 = disk_on_beam(speed=speed)
+    model = replace(model, sensors=SENSORS)
     system = assemble(model)
     results = ("final:disk_parameter", "final:dissipated_friction", "final:dissipated_impact")
     return ModelFile(
@@ -69,7 +77,7 @@ def plot_run(result, path) -> None:
     t = result.t
     fig = Figure(figsize=(7, 8), layout="constrained")
     axes = fig.subplots(3, 1)
-    axes[0].plot(result.q[:, 0], result.q[:, 1])
+    axes[0].plot(result["disk_centre_x"], result["disk_centre_y"])
     axes[0].set_xlabel("disk centre x [m]")
     axes[0].set_ylabel("y [m]")
     axes[0].set_aspect("equal", adjustable="datalim")
@@ -100,7 +108,8 @@ def main(argv=None) -> int:
     _, result = run(args.out, args.t_end, args.h, args.speed)
     print(f"{result.status}: {result.message}")
     print(
-        f"disk x from {result.q[0, 0]:.3f} to {result.q[-1, 0]:.3f} m; friction dissipation "
+        f"disk x from {result['disk_centre_x'][0]:.3f} to {result['disk_centre_x'][-1]:.3f} m; "
+        f"friction dissipation "
         f"{result['dissipated_friction'][-1]:.3g} J, impacts {result['dissipated_impact'][-1]:.3g}"
         f" J, timing work {result['work_contact_timing'][-1]:.3g} J; max |energy error| "
         f"{np.max(np.abs(result['energy_error'])):.2g} J; files in {args.out}"

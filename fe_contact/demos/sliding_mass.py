@@ -13,8 +13,10 @@ Writes ``DIR/history.csv`` as the run goes, in the library's vocabulary (SI unit
 header): t, the contact ``mass`` (``mass_normal_force``, ``mass_friction_force``,
 ``mass_slip_velocity``, ``mass_parameter`` = the contact's x on the beam, ``mass_gap``), the
 energies (kinetic, potential, elastic), the work and dissipation terms, ``energy_error``,
-``residual_position`` and ``residual_velocity``; and ``DIR/model.toml``, the run as a model file
-(``fe-contact run DIR/model.toml`` runs it again).
+``residual_position`` and ``residual_velocity``, the sliders' coordinates ``joint_0_q``,
+``joint_1_q`` and velocities, and the sensors ``mass_x``, ``mass_y`` (the mass's position, m)
+and ``tip_deflection`` (the beam's tip, m); and ``DIR/model.toml``, the run as a model file
+with its sensors (``fe-contact run DIR/model.toml`` runs it again).
 """
 
 from __future__ import annotations
@@ -28,14 +30,23 @@ import numpy as np
 from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers.lipinski import (
     BEAM,
+    CANTILEVER,
     SLIDING_CONTACT,
     sliding_mass_initial_state,
     sliding_mass_model,
 )
+from ..sensors import BodyPointSensor, StructureSensor
 from ..steppers.observers import CsvObserver, ProgressObserver
 from ..steppers.simulate import simulate
 from ..system import assemble
 from . import DemoParser, count, folder, nonnegative, positive
+
+# what the demo's figures need, as history columns: the mass's position (m) and the beam's tip
+# deflection (m, along the beam's normal: negative downwards)
+SENSORS = (
+    BodyPointSensor(SLIDING_CONTACT, 1, quantity="position"),
+    StructureSensor("tip_deflection", BEAM, CANTILEVER.length, "deflection"),
+)
 
 
 def model_file(
@@ -55,7 +66,7 @@ def model_file(
     beam = replace(
         model.structures[BEAM], rayleigh_alpha=rayleigh_alpha, rayleigh_beta=rayleigh_beta
     )
-    model = replace(model, structures={BEAM: beam})
+    model = replace(model, structures={BEAM: beam}, sensors=SENSORS)
     system = assemble(model)
     q0, u0 = sliding_mass_initial_state(system, x0, speed)
     results = (f"final:{SLIDING_CONTACT}_parameter", f"max:{SLIDING_CONTACT}_normal_force")
@@ -123,6 +134,10 @@ def main(argv=None) -> int:
     print(
         f"final contact position {result[f'{name}_parameter'][-1]:.5f} m, normal force "
         f"{result[f'{name}_normal_force'][-1]:.5f} N"
+    )
+    print(
+        f"final mass position ({result['mass_x'][-1]:.5f}, {result['mass_y'][-1]:.5f}) m, "
+        f"tip deflection {result['tip_deflection'][-1]:.5f} m"
     )
     print(
         f"max position residual {np.max(result['residual_position']):.2e} m, "

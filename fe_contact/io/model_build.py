@@ -31,6 +31,7 @@ from ..model import (
 from ..multibody.drive import Drive, LinearMotion, ReversingMotion
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
+from ..sensors import BodyPointSensor, BodySensor, StructureSensor
 from . import model_schema as schema
 from .model_problems import MISSING, Problem, join, library_call, validate
 
@@ -274,6 +275,24 @@ def _load(i: int, raw, problems: list[Problem]):
     )
 
 
+def _sensor(i: int, raw, problems: list[Problem]):
+    """A sensor from its ``[[output.sensors]]`` table (a ``kind`` tag per sensor class)."""
+    path = ("output", "sensors", i)
+    kind = raw.get("kind", MISSING) if isinstance(raw, dict) else MISSING
+    if kind not in schema.SENSORS:
+        allowed = " or ".join(repr(k) for k in schema.SENSORS)
+        problems.append(Problem(join(path, "kind"), kind, f"allowed: {allowed}"))
+        return None
+    table = validate(schema.SENSORS[kind], raw, path, problems)
+    if table is None:
+        return None
+    fields = table.model_dump(exclude={"kind"})
+    make = {"body_point": BodyPointSensor, "body": BodySensor, "structure": StructureSensor}
+    if kind == "body_point" and not isinstance(fields["at"], str):
+        fields["at"] = _pair(fields["at"])
+    return library_call(lambda: make[kind](**fields), path, raw, problems)
+
+
 def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Model | None:
     """The Model of a validated top level; None when some part has a problem (added)."""
     gravity = _pair(doc.gravity)
@@ -285,7 +304,10 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
     drives = [_drive(i, value, problems) for i, value in enumerate(doc.drives)]
     loops = [_loop(i, value, problems) for i, value in enumerate(doc.loops)]
     loads = [_load(i, value, problems) for i, value in enumerate(doc.loads)]
-    parts = [*structures.values(), *contacts, *drives, *loops, *loads]
+    raw_sensors = doc.output.get("sensors", []) if isinstance(doc.output, dict) else []
+    raw_sensors = raw_sensors if isinstance(raw_sensors, list) else []  # OutputTable says why
+    sensors = [_sensor(i, value, problems) for i, value in enumerate(raw_sensors)]
+    parts = [*structures.values(), *contacts, *drives, *loops, *loads, *sensors]
     if None in parts or (doc.tree is not None and tree is None):
         return None
     base = {
@@ -309,9 +331,17 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
             library_call(
                 lambda i=item, k=key: Model(**base, **{k: (i,)}), (key, name), raw_item, problems
             )
+    for i, (sensor, raw_item) in enumerate(zip(sensors, raw_sensors, strict=True)):
+        library_call(
+            lambda s=sensor: Model(**base, sensors=(s,)),
+            ("output", "sensors", i),
+            raw_item,
+            problems,
+        )
     if len(problems) > count:
         return None
     whole = {"contacts": contacts, "drives": drives, "loops": loops, "loads": loads}
+    whole["sensors"] = sensors
     return library_call(lambda: Model(**base, **whole), (), raw, problems)
 
 
@@ -416,6 +446,8 @@ def _tree_table(tree: TreeModel) -> dict:
         actuator = _actuator(joint, i)
         if actuator is not None:
             joint_table["actuator"] = actuator
+        if joint.name is not None:
+            joint_table["name"] = joint.name
         bodies.append(
             {
                 "mass": float(body.mass),
@@ -529,7 +561,23 @@ def model_tables(model: Model) -> dict:
             {"structure": ld.structure, "s": float(ld.s), "force": _floats(ld.force)}
             for ld in model.loads
         ]
+    if model.sensors:
+        doc["output"] = {"sensors": [_sensor_table(sensor) for sensor in model.sensors]}
     return doc
+
+
+def _sensor_table(sensor) -> dict:
+    """The ``[[output.sensors]]`` table of a sensor."""
+    if isinstance(sensor, BodyPointSensor):
+        table = {"kind": "body_point", "name": sensor.name, "body": int(sensor.body)}
+        table["at"] = _point(sensor.at)
+    elif isinstance(sensor, BodySensor):
+        table = {"kind": "body", "name": sensor.name, "body": int(sensor.body)}
+    else:
+        table = {"kind": "structure", "name": sensor.name, "structure": sensor.structure}
+        table["s"] = float(sensor.s)
+    table["quantity"] = sensor.quantity
+    return table
 
 
 __all__ = ["build_model", "model_tables"]

@@ -360,6 +360,7 @@ def model_document(
         output = model.output if output is None else output
         model = model.model
     doc = model_tables(model)
+    sensors = doc.pop("output", {})  # the model's [[output.sensors]], written last
     if initial is not None:
         table = {"static": True} if initial.static else {}
         if initial.tree_q is not None:
@@ -389,7 +390,9 @@ def model_document(
         table = {"frame_every": float(output.frame_every), "results": list(output.results)}
         if output.plot is not None:
             table["plot"] = output.plot
-        doc["output"] = table
+        sensors = {**table, **sensors}
+    if sensors:
+        doc["output"] = sensors
     return doc
 
 

@@ -175,6 +175,7 @@ class JointTable(Table):
     damping: NonNegative = 0.0
     rest: float = 0.0
     actuator: float | LinearTable | None = None
+    name: str | None = None
 
 
 class BodyTable(Table):
@@ -316,15 +317,65 @@ METHODS = {"generalized-alpha": GeneralizedAlphaTable, "moreau": MoreauTable}
 SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
 
 
+class BodyPointSensorTable(Table):
+    """``sensors.BodyPointSensor``: the position or velocity of a body point (``at``: (x, y)
+    m in the body's frame or the name of a tree point)."""
+
+    kind: Literal["body_point"]
+    name: str
+    body: Index
+    at: Pair | str = [0.0, 0.0]
+    quantity: Literal["position", "velocity"] = "position"
+
+
+class BodySensorTable(Table):
+    """``sensors.BodySensor``: a body's angle or angular velocity."""
+
+    kind: Literal["body"]
+    name: str
+    body: Index
+    quantity: Literal["angle", "angular_velocity"] = "angle"
+
+
+class StructureSensorTable(Table):
+    """``sensors.StructureSensor``: a quantity of the material point ``s`` (m) of a
+    structure."""
+
+    kind: Literal["structure"]
+    name: str
+    structure: str
+    s: float
+    quantity: Literal[
+        "position",
+        "displacement",
+        "deflection",
+        "slope",
+        "curvature",
+        "moment",
+        "tension",
+        "velocity",
+    ] = "position"
+
+
+SENSORS = {
+    "body_point": BodyPointSensorTable,
+    "body": BodySensorTable,
+    "structure": StructureSensorTable,
+}
+
+
 class OutputTable(Table):
     """``frame_every`` : s of simulated time between ParaView frames (0: no frames).
     ``results`` : the scalar results of a run, ``"STATISTIC:COLUMN"`` with STATISTIC one of
     final, initial, max, min, mean, max_abs (summary of a sweep). ``plot`` : the result drawn
-    against the varied parameter of a sweep (default: the first of ``results``)."""
+    against the varied parameter of a sweep (default: the first of ``results``).
+    ``sensors`` : ``[[output.sensors]]`` tables, each with a ``kind`` (body_point, body,
+    structure): named history columns (``fe_contact.sensors``; ``Model.sensors``)."""
 
     frame_every: NonNegative = 0.01
     results: list[str] = []
     plot: str | None = None
+    sensors: list[dict] = []
 
 
 __all__ = [
@@ -332,6 +383,7 @@ __all__ = [
     "LAWS",
     "METHODS",
     "REFERENCES",
+    "SENSORS",
     "SIMULATION_KEYS",
     "STATISTICS",
     "STRUCTURES",
@@ -342,5 +394,8 @@ __all__ = [
     "LoadTable",
     "LoopTable",
     "OutputTable",
+    "BodyPointSensorTable",
+    "BodySensorTable",
+    "StructureSensorTable",
     "TreeTable",
 ]

@@ -44,9 +44,12 @@ class Joint:
     damping: float = 0.0
     rest: float = 0.0
     actuator: float | Callable[[float], float] | None = None
+    name: str | None = None
 
     def __post_init__(self) -> None:
         check.choice("Joint.kind", self.kind, JOINT_KINDS)
+        if self.name is not None:
+            check.identifier("Joint.name", self.name)
         if self.parent is not None:
             object.__setattr__(self, "parent", check.integer("Joint.parent", self.parent, low=0))
         object.__setattr__(

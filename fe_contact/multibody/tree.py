@@ -181,6 +181,13 @@ class TreeModel:
                     f"TreeModel joints[{i}].parent = {joint.parent} is not an earlier body "
                     f"(bodies must follow their parents); allowed: None (ground) or 0..{i - 1}"
                 )
+        names = [j.name or f"joint_{i}" for i, j in enumerate(joints)]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ValueError(
+                f"TreeModel joints: the names {repeated} are used more than once (an unnamed "
+                "joint i is called joint_<i>); allowed: each joint name once"
+            )
         object.__setattr__(self, "bodies", bodies)
         object.__setattr__(self, "joints", joints)
         gravity = check.vector("TreeModel.gravity", self.gravity, unit="m/s^2")

@@ -83,6 +83,7 @@ from ..model import ContactPair, Model, Point, Sliding, Unilateral
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel, bias_forces
+from ..sensors import BodyPointSensor
 from ..system import System, assemble
 
 
@@ -238,6 +239,9 @@ def _model(data: Manipulator, mu: float, q2: float, rest=(0.0, 0.0), angle3=0.0)
         contacts=(ContactPair(CONTACT, Point(2, "end_effector"), BEAM, Sliding(mu), side=1),),
         drives=(_drive(data, q2),),
         gravity=(0.0, -data.gravity),
+        # the end point's path (m) beside the joint angles and the joint-2 torque (columns of
+        # every run: joint_<i>_q, drive_1_force)
+        sensors=(BodyPointSensor("end_effector", 2, "end_effector"),),
     )
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..kernels.beam import GAP, N_FIELDS, NX, PX, TX, VT, S
 from ..kernels.loop import N_ENERGY, N_POWER, STOPS, steps
+from ..sensors import state_arrays
 from ..system import Energies
 from .result import WORK_KEYS, ContactReport, StepReport
 
@@ -144,6 +145,7 @@ class StepBatch:
         col["n_newton"] = self.n_newton.copy()
         col["n_substeps"] = np.ones(n, dtype=int)
         col["solver_residual"] = np.zeros(n)
+        col.update(state_arrays(system, self.q, self.u))
         return col
 
 

@@ -23,7 +23,10 @@ energy a Moreau-Jean step's impulses give where they act along the start velocit
 ``impulse_work``; 0 for the other steppers), ``energy_error`` (J),
 ``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
 ``structure_kinetic_energy``, ``structure_elastic_energy`` (J), and the stepper's effort in the
-step: ``n_newton`` (iterations), ``n_substeps``, ``solver_residual [m/s]`` (contact laws).
+step: ``n_newton`` (iterations), ``n_substeps``, ``solver_residual [m/s]`` (contact laws);
+last, per tree joint ``<joint>_q [rad or m]`` and ``<joint>_u [rad/s or m/s]`` (``Joint.name``,
+default ``joint_<i>``) and the columns of the model's sensors (``fe_contact.sensors``),
+evaluated from the reported state.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ..model import Polyline
+from ..sensors import state_columns, state_values
 from ..system import Energies, System
 
 WORK_KEYS = (
@@ -249,7 +253,7 @@ def history_columns(system: System) -> list[tuple[str, str]]:
         ("n_substeps", ""),
         ("solver_residual", "m/s"),
     ]
-    return cols
+    return cols + state_columns(system.model, system.tree)
 
 
 def history_row(
@@ -300,6 +304,7 @@ def history_row(
     row["n_newton"] = report.n_newton
     row["n_substeps"] = report.n_substeps
     row["solver_residual"] = report.solver_residual
+    row.update(state_values(system, report.q, report.u))
     return row
 
 

@@ -34,6 +34,7 @@ from .. import validation as check
 from ..consistency import check_consistent_start, constraint_violations
 from ..limits import MEMORY_ENV, LimitExceeded, check_steps, max_memory
 from ..model import Polyline
+from ..sensors import with_sensors
 from ..system import Energies, System, energies
 from .result import SimulationResult, StepReport, history_columns, history_row, no_work
 
@@ -210,6 +211,7 @@ def simulate(
     start_tol: float | None = 1e-6,
     max_steps: float | None = None,
     max_memory: float | None = None,
+    sensors=None,
     **settings,
 ) -> SimulationResult:
     """Integrate ``system`` from t_span[0] to t_span[1] (s) from the state y0 = (q0, u0).
@@ -239,6 +241,9 @@ def simulate(
     max_memory : bytes; a run whose stored rows (``result_memory``: every ``store_every``-th
         state, its history columns, the reports when kept) would exceed it is refused before
         any work (default $FE_CONTACT_MAX_MEMORY, else half of the physical memory).
+    sensors : None or a tuple of sensors of this run (``fe_contact.sensors``), added to the
+        model's own: their columns join the history (the CSV, ``result[name]``); checked as
+        ``Model.sensors``.
     settings : passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``);
         ``compiled=False`` keeps the generalised-alpha step in Python (``steppers.compiled``).
     Returns a SimulationResult. A failure after the start (Newton divergence, a singular system,
@@ -249,6 +254,8 @@ def simulate(
     raises before any step.
     """
     t0, t_end = check.vector("simulate.t_span", t_span, unit="s")
+    if sensors is not None and isinstance(system, System):
+        system = with_sensors(system, sensors)
     if not t_end > t0:
         check.fail("simulate.t_span", t_span, "finite (t0, t_end) with t_end > t0 in s")
     check.positive_int("simulate.store_every", store_every)

@@ -1,0 +1,426 @@
+"""Sensors: named quantities of a model evaluated from the state of every recorded step.
+
+A sensor is declared once, on the ``Model`` (``Model(..., sensors=(...))``) or in a model
+file (``[[output.sensors]]``), and becomes history columns (``history.csv``, the
+``SimulationResult``: ``result["mass_x"]``, sweeps) next to the standard ones of
+``steppers.result``. Sensors are evaluated from the reported state (q, u) of each step with the
+library's own kinematics (``multibody.tree`` point kinematics, ``Structure.curve``): no physics
+is re-run and no file is rewritten.
+
+Kinds (all SI, plane axes):
+
+* ``BodyPointSensor(name, body, at, quantity)``: the point ``at`` (x, y) m of tree body
+  ``body`` (or the name of a tree point); quantity "position" (columns ``NAME_x``, ``NAME_y``,
+  m) or "velocity" (``NAME_vx``, ``NAME_vy``, m/s), Lipinski (002), eqs. (1)-(2a).
+* ``BodySensor(name, body, quantity)``: the body's "angle" (rad, counter-clockwise from the x
+  axis) or "angular_velocity" (rad/s); one column ``NAME``.
+* ``StructureSensor(name, structure, s, quantity)``: the material point s (m) of a structure;
+  quantity "position" (``NAME_x``, ``NAME_y``, m), "displacement" (``NAME_x``, ``NAME_y``: r(s, q)
+  - r(s, q_ref), m), "deflection" (the displacement along the reference normal at s, m),
+  "slope" (the rotation of the tangent from its reference direction, rad: atan(w') on a
+  beam), "curvature" (signed geometric curvature of the deformed curve, 1/m), "moment" (beam:
+  E I w'', N m, as Lipinski (002), eq. (16); a string with bending stiffness: E I (kappa -
+  kappa_ref) with the bending strain of ``elements.string``), "tension" (string: the tension
+  law at the stretch at s, N) or "velocity" (``NAME_vx``, ``NAME_vy``, m/s).
+
+The tree's joint coordinates and velocities are always columns, named by joint
+(``Joint.name``, default ``joint_<i>``): ``<joint>_q`` (rad or m) and ``<joint>_u`` (rad/s or
+m/s). Contact quantities, drive forces and the energy terms per part are standard columns
+(``steppers.result``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import validation as check
+
+POINT_QUANTITIES = ("position", "velocity")
+BODY_QUANTITIES = ("angle", "angular_velocity")
+STRUCTURE_QUANTITIES = (
+    "position",
+    "displacement",
+    "deflection",
+    "slope",
+    "curvature",
+    "moment",
+    "tension",
+    "velocity",
+)
+# columns of a quantity: (suffixes, unit); a scalar quantity has the one suffix ""
+_COLUMNS = {
+    "position": (("_x", "_y"), "m"),
+    "displacement": (("_x", "_y"), "m"),
+    "velocity": (("_vx", "_vy"), "m/s"),
+    "deflection": (("",), "m"),
+    "slope": (("",), "rad"),
+    "curvature": (("",), "1/m"),
+    "moment": (("",), "N m"),
+    "tension": (("",), "N"),
+    "angle": (("",), "rad"),
+    "angular_velocity": (("",), "rad/s"),
+}
+
+
+@dataclass(frozen=True)
+class BodyPointSensor:
+    """Position or velocity of the point ``at`` ((x, y) m in the body's frame, or the name of a
+    tree point) of tree body ``body``, in the plane's axes."""
+
+    name: str
+    body: int
+    at: tuple[float, float] | str = (0.0, 0.0)
+    quantity: str = "position"
+
+    def __post_init__(self):
+        check.identifier("BodyPointSensor.name", self.name)
+        where = f"BodyPointSensor {self.name!r}"
+        object.__setattr__(self, "body", check.integer(f"{where}.body", self.body, low=0))
+        if not isinstance(self.at, str):
+            object.__setattr__(self, "at", check.vector(f"{where}.at", self.at, unit="m"))
+        check.choice(f"{where}.quantity", self.quantity, POINT_QUANTITIES)
+
+
+@dataclass(frozen=True)
+class BodySensor:
+    """The angle (rad) or angular velocity (rad/s) of tree body ``body``."""
+
+    name: str
+    body: int
+    quantity: str = "angle"
+
+    def __post_init__(self):
+        check.identifier("BodySensor.name", self.name)
+        where = f"BodySensor {self.name!r}"
+        object.__setattr__(self, "body", check.integer(f"{where}.body", self.body, low=0))
+        check.choice(f"{where}.quantity", self.quantity, BODY_QUANTITIES)
+
+
+@dataclass(frozen=True)
+class StructureSensor:
+    """A quantity of the material point ``s`` (m) of the structure named ``structure`` (see
+    the module docstring for the quantities)."""
+
+    name: str
+    structure: str
+    s: float
+    quantity: str = "position"
+
+    def __post_init__(self):
+        check.identifier("StructureSensor.name", self.name)
+        where = f"StructureSensor {self.name!r}"
+        check.instance(f"{where}.structure", self.structure, str, "the name of a structure")
+        object.__setattr__(self, "s", check.real(f"{where}.s", self.s, unit="m"))
+        check.choice(f"{where}.quantity", self.quantity, STRUCTURE_QUANTITIES)
+
+
+SENSOR_TYPES = (BodyPointSensor, BodySensor, StructureSensor)
+Sensor = BodyPointSensor | BodySensor | StructureSensor
+
+
+def sensor_columns(sensor: Sensor) -> list[tuple[str, str]]:
+    """(name, unit) of the history columns of one sensor."""
+    suffixes, unit = _COLUMNS[sensor.quantity]
+    return [(sensor.name + suffix, unit) for suffix in suffixes]
+
+
+def joint_names(tree) -> tuple[str, ...]:
+    """The name of every joint of a tree: ``Joint.name``, default ``joint_<i>``."""
+    if tree is None:
+        return ()
+    return tuple(j.name or f"joint_{i}" for i, j in enumerate(tree.joints))
+
+
+def state_columns(model, tree) -> list[tuple[str, str]]:
+    """(name, unit) of the joint and sensor columns of a model, in order: per joint
+    ``<joint>_q``, ``<joint>_u``; then every sensor's columns."""
+    cols = []
+    if tree is not None:
+        for name, joint in zip(joint_names(tree), tree.joints, strict=True):
+            revolute = joint.kind == "revolute"
+            cols += [(f"{name}_q", "rad" if revolute else "m")]
+            cols += [(f"{name}_u", "rad/s" if revolute else "m/s")]
+    for sensor in getattr(model, "sensors", ()):
+        cols += sensor_columns(sensor)
+    return cols
+
+
+def check_sensors(model) -> None:
+    """Refuse sensors of a model that name no part of it, a material point off its structure
+    or a quantity its part does not have; every sensor and joint column name used once (the
+    ValueError names the sensor and what is allowed)."""
+    from .elements.string import StringSpec
+    from .model import resolve_point
+
+    tree = model.tree
+    n_b = 0 if tree is None else tree.n_bodies
+    for i, sensor in enumerate(model.sensors):
+        where = f"Model.sensors[{i}] ({sensor.name!r})"
+        if isinstance(sensor, BodyPointSensor):
+            resolve_point(tree, sensor.body, sensor.at, where)
+        elif isinstance(sensor, BodySensor):
+            check.index(f"{where}.body", sensor.body, n_b, "tree body")
+        else:
+            check.choice(f"{where}.structure", sensor.structure, model.structures)
+            spec = model.structures[sensor.structure]
+            check.real(f"{where}.s", sensor.s, low=0.0, high=spec.length, unit="m")
+            string = isinstance(spec, StringSpec)
+            if sensor.quantity == "tension" and not string:
+                check.fail(
+                    f"{where}.quantity",
+                    sensor.quantity,
+                    "a quantity a beam has: " + ", ".join(_beam_quantities()),
+                )
+            if sensor.quantity == "moment" and string and spec.bending_stiffness == 0.0:
+                allowed = [q for q in STRUCTURE_QUANTITIES if q != "moment"]
+                check.fail(
+                    f"{where}.quantity",
+                    sensor.quantity,
+                    "a quantity a string without bending stiffness has: " + ", ".join(allowed),
+                )
+    from types import SimpleNamespace
+
+    from .steppers.result import history_columns
+
+    names = [c for c, _ in history_columns(SimpleNamespace(model=model, tree=tree))]
+    for i, sensor in enumerate(model.sensors):
+        for column, _ in sensor_columns(sensor):
+            if names.count(column) > 1:
+                check.fail(
+                    f"Model.sensors[{i}].name",
+                    sensor.name,
+                    f"a name whose column {column!r} no other history column has (joints, "
+                    "contacts, drives, energies, other sensors)",
+                )
+
+
+def with_sensors(system, sensors):
+    """``system`` with ``sensors`` (a tuple of sensors) added to its model's, checked as
+    ``Model.sensors`` are: the same assembled parts, a model whose history has their
+    columns (``simulate(..., sensors=...)``)."""
+    import dataclasses
+    from collections.abc import Iterable
+
+    if isinstance(sensors, (*SENSOR_TYPES, str)) or not isinstance(sensors, Iterable):
+        allowed = "a tuple of BodyPointSensor, BodySensor or StructureSensor objects"
+        check.fail("simulate.sensors", sensors, allowed, TypeError)
+    model = dataclasses.replace(system.model, sensors=(*system.model.sensors, *sensors))
+    cache = {key: value for key, value in system._cache.items() if key != "sensor plan"}
+    return dataclasses.replace(system, model=model, _cache=cache)
+
+
+def _beam_quantities() -> list[str]:
+    return [q for q in STRUCTURE_QUANTITIES if q != "tension"]
+
+
+# ------------------------------------------------------------------------------------------
+# Evaluation
+# ------------------------------------------------------------------------------------------
+
+
+AFFINE = ("position", "displacement", "deflection", "velocity")  # r is affine in q
+
+
+class SensorPlan:
+    """The constant part of every sensor of a system, resolved once (``sensor_plan``): the
+    local point of a body sensor, the compiled tree arrays, a structure point's rows of
+    dr/dq (``Structure.point_rows``) and its reference curve. ``columns(q, u)`` evaluates
+    every joint and sensor column at k states at once."""
+
+    def __init__(self, system):
+        from .kernels.tree import tree_arrays
+        from .model import resolve_point
+
+        self.system = system
+        tree = system.tree
+        self.names = [c for c, _ in state_columns(system.model, tree)]
+        self.tree_arrays = None if tree is None else tree_arrays(tree)
+        self.points = {}  # sensor name -> (body, x, y)
+        self.rows = {}  # structure sensor name -> (PointRows, reference CurvePoint)
+        for sensor in system.model.sensors:
+            if isinstance(sensor, BodyPointSensor):
+                x, y = resolve_point(tree, sensor.body, sensor.at, sensor.name)
+                self.points[sensor.name] = (sensor.body, float(x), float(y))
+            elif isinstance(sensor, StructureSensor):
+                structure = system.structures[sensor.structure]
+                reference = structure.curve(sensor.s, structure.initial_coordinates())
+                self.rows[sensor.name] = (structure.point_rows([sensor.s]), reference)
+
+    def columns(self, q: np.ndarray, u: np.ndarray) -> dict:
+        """name -> (k,) of the joint and sensor columns at the states q, u, each (k, n)."""
+        system = self.system
+        lay = system.layout
+        out = {}
+        if system.tree is not None:
+            for i, name in enumerate(joint_names(system.tree)):
+                out[f"{name}_q"] = q[:, i].copy()
+                out[f"{name}_u"] = u[:, i].copy()
+        tree_sensors = [x for x in system.model.sensors if not isinstance(x, StructureSensor)]
+        if tree_sensors:
+            out.update(self._tree_columns(tree_sensors, q[:, lay.tree], u[:, lay.tree]))
+        for sensor in system.model.sensors:
+            if isinstance(sensor, StructureSensor):
+                part = lay.structure(sensor.structure)
+                values = self._structure_values(sensor, q[:, part], u[:, part])
+                for (column, _), value in zip(sensor_columns(sensor), values, strict=True):
+                    out[column] = value
+        return out
+
+    def _tree_columns(self, sensors, q, u) -> dict:
+        """The tree sensors at k states, from the compiled point kinematics of
+        ``kernels.tree`` (Lipinski (002), eqs. (1)-(3))."""
+        from .kernels.tree import kinematics, point
+
+        T = self.tree_arrays
+        k = q.shape[0]
+        values = {x.name: np.empty((k, 2)) for x in sensors}
+        for j in range(k):
+            qj, uj = np.ascontiguousarray(q[j]), np.ascontiguousarray(u[j])
+            angle, rot, origin, _, omega, ov, terms = kinematics(T, qj, uj)
+            for sensor in sensors:
+                if isinstance(sensor, BodySensor):
+                    b = sensor.body
+                    values[sensor.name][j, 0] = angle[b] if sensor.quantity == "angle" else omega[b]
+                    continue
+                b, x, y = self.points[sensor.name]
+                p, v, _, _ = point(T, b, x, y, uj, rot, origin, omega, ov, terms)
+                values[sensor.name][j] = p if sensor.quantity == "position" else v
+        out = {}
+        for sensor in sensors:
+            for i, (column, _) in enumerate(sensor_columns(sensor)):
+                out[column] = values[sensor.name][:, i].copy()
+        return out
+
+    def _structure_values(self, sensor: StructureSensor, q, u) -> tuple[np.ndarray, ...]:
+        """The values of a structure sensor at k states (q, u: (k, n_dofs) of the structure):
+        the affine quantities from the rows of dr/dq, the others from ``Structure.curve``."""
+        rows, reference = self.rows[sensor.name]
+        if sensor.quantity in AFFINE:
+            if sensor.quantity == "velocity":
+                v = _affine(np.zeros(2), rows.rows[0], u[:, rows.dofs[0]])
+                return v[:, 0], v[:, 1]
+            r = _affine(rows.offset[0], rows.rows[0], q[:, rows.dofs[0]])  # (k, 2)
+            if sensor.quantity == "position":
+                return r[:, 0], r[:, 1]
+            d = r - reference.position
+            if sensor.quantity == "displacement":
+                return d[:, 0], d[:, 1]
+            n = reference.normal
+            return (d[:, 0] * n[0] + d[:, 1] * n[1],)
+        structure = self.system.structures[sensor.structure]
+        return (
+            np.array(
+                [
+                    structure_values(structure, sensor, qj, uj, reference)[0]
+                    for qj, uj in zip(q, u, strict=True)
+                ]
+            ),
+        )
+
+
+def _affine(offset: np.ndarray, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """offset + rows @ values per state, (k, 2), with rows (2, m) and values (k, m), summed
+    term by term in a fixed order: a state gives the same floats whether it is evaluated
+    alone (a step) or among k (a compiled batch); a matrix product could take another BLAS
+    kernel for another k and round otherwise."""
+    out = np.tile(offset, (values.shape[0], 1))
+    for j in range(values.shape[1]):
+        out += values[:, j, None] * rows[:, j]
+    return out
+
+
+def sensor_plan(system) -> SensorPlan:
+    """The SensorPlan of a system, built once (it depends on the system alone: kept in its
+    cache)."""
+    plan = system._cache.get("sensor plan")
+    if plan is None:
+        plan = system._cache["sensor plan"] = SensorPlan(system)
+    return plan
+
+
+def _rotation(a: np.ndarray, b: np.ndarray) -> float:
+    """Angle (rad) that turns the direction a into the direction b, in (-pi, pi]."""
+    return float(np.arctan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1]))
+
+
+def structure_values(structure, sensor: StructureSensor, q, u, reference=None) -> tuple:
+    """The values of a structure sensor at the structure's free coordinates q and velocities
+    u, each (n_dofs,), from ``Structure.curve`` (the element's own shape functions);
+    reference : the CurvePoint of s in the reference configuration (computed when None)."""
+    from .elements.string_points import evaluate as evaluate_string
+    from .structures import material_velocity
+
+    quantity = sensor.quantity
+    point = structure.curve(sensor.s, q)
+    if quantity == "position":
+        return tuple(point.position)
+    if quantity == "velocity":
+        return tuple(material_velocity(point, u))
+    if quantity == "curvature":
+        return (float(point.curvature),)
+    if quantity == "tension":
+        state = evaluate_string(structure.string, structure.full(q), [sensor.s])
+        return (float(state.tension[0]),)
+    if reference is None:
+        reference = structure.curve(sensor.s, structure.initial_coordinates())
+    if quantity == "displacement":
+        return tuple(point.position - reference.position)
+    if quantity == "deflection":
+        return (float((point.position - reference.position) @ reference.normal),)
+    if quantity == "slope":
+        return (_rotation(reference.tangent, point.tangent),)
+    # the moment
+    if structure.kind == "beam":  # linear theory: E I w'', w'' along the reference normal
+        return (structure.beam.spec.bending_stiffness * float(point.slope_rate @ reference.normal),)
+    # the bending strain of ``elements.string``: kappa = (r' x r'') / (|r'|^2 |r_ref'|), and
+    # its reference value (r_ref' x r_ref'') / |r_ref'|^2
+    strain = _turning(point.slope, point.slope_rate) / np.hypot(*reference.slope)
+    strain_ref = _turning(reference.slope, reference.slope_rate)
+    return (structure.string.spec.bending_stiffness * float(strain - strain_ref),)
+
+
+def _turning(slope, slope_rate) -> float:
+    """(r' x r'') / |r'|^2: the rate of turn of the tangent per unit parameter, 1/m."""
+    return float((slope[0] * slope_rate[1] - slope[1] * slope_rate[0]) / (slope @ slope))
+
+
+def state_values(system, q: np.ndarray, u: np.ndarray) -> dict:
+    """name -> value of the joint and sensor columns (``state_columns``) at the state q, u,
+    each (n,) by ``system.layout``."""
+    plan = sensor_plan(system)
+    if not plan.names:
+        return {}
+    columns = plan.columns(q[None, :], u[None, :])
+    return {name: float(value[0]) for name, value in columns.items()}
+
+
+def state_arrays(system, q: np.ndarray, u: np.ndarray) -> dict:
+    """``state_values`` of k states q, u (k, n): name -> (k,) array."""
+    plan = sensor_plan(system)
+    if not plan.names:
+        return {}
+    return plan.columns(np.asarray(q, dtype=float), np.asarray(u, dtype=float))
+
+
+__all__ = [
+    "BODY_QUANTITIES",
+    "POINT_QUANTITIES",
+    "SENSOR_TYPES",
+    "STRUCTURE_QUANTITIES",
+    "BodyPointSensor",
+    "BodySensor",
+    "Sensor",
+    "SensorPlan",
+    "StructureSensor",
+    "check_sensors",
+    "joint_names",
+    "sensor_columns",
+    "sensor_plan",
+    "structure_values",
+    "state_arrays",
+    "state_columns",
+    "state_values",
+    "with_sensors",
+]
