@@ -55,6 +55,7 @@ from .coupling.kinematics import ContactLeftStructure
 from .elements import string_statics
 from .elements.beam import point_load as beam_point_load
 from .elements.beam import self_weight
+from .elements.static_error import StaticSolveError
 from .elements.string import gravity_force
 from .elements.string import internal_force as string_internal_force
 from .elements.string import point_load as string_point_load
@@ -66,7 +67,7 @@ from .system import System, energies
 DRIVES = ("held", "free")
 
 
-class StaticEquilibriumError(RuntimeError):
+class StaticEquilibriumError(StaticSolveError):
     """Newton's method did not converge in a load or support step, also with the step halved.
 
     phase : what was being followed ("load": the tree's loads with every constraint, or
@@ -77,16 +78,16 @@ class StaticEquilibriumError(RuntimeError):
     """
 
     def __init__(self, phase, load_factor, residual, constraint, n_iterations):
-        self.phase = phase
-        self.load_factor = load_factor
-        self.residual = residual
         self.constraint_residual = constraint
-        self.n_iterations = n_iterations
         super().__init__(
+            phase,
+            load_factor,
+            residual,
+            n_iterations,
             f"static equilibrium did not converge in the {phase} phase at load factor "
             f"{load_factor:.6g}: force residual {residual:.3e} N, constraint residual "
             f"{constraint:.3e} (m, rad) after {n_iterations} Newton iterations, also with the "
-            "step halved 8 times; try more load_steps or a q_guess closer to the equilibrium"
+            "step halved 8 times; try more load_steps or a q_guess closer to the equilibrium",
         )
 
 

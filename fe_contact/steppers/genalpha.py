@@ -404,7 +404,7 @@ class GeneralizedAlpha(ContactStates):
                     ev, self.evaluation, mid, part, acc, h, self.u, self.acceleration
                 )
             else:
-                B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
+                B1, B2, B3, B4, B5 = b_matrices(ev, part)
                 acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
                 inertia = mass_times(s, ev, acc)
                 e = inertia + ev.forces
