@@ -59,7 +59,7 @@ from .elements.static_error import StaticSolveError
 from .elements.string import gravity_force
 from .elements.string import internal_force as string_internal_force
 from .elements.string import point_load as string_point_load
-from .model import Polyline, Unilateral
+from .model import Polyline
 from .multibody.tree import actuator_forces, bias_forces, potential_energy
 from .structures import StringStructure
 from .system import System, energies
@@ -175,7 +175,7 @@ def static_equilibrium(
         q = system.initial_state()[0]
     else:
         q = check.finite_array("static_equilibrium.q_guess", q_guess, (lay.n,), lay.coordinate_name)
-    unilateral = tuple(k for k, c in enumerate(model.contacts) if isinstance(c.law, Unilateral))
+    unilateral = tuple(k for k, c in enumerate(model.contacts) if c.law.constraint == "unilateral")
     n_sliding = len(sliding_contacts(system))
     dropped = np.arange(n_sliding, n_sliding + len(model.drives)) if drives == "free" else []
     rows = _Rows(unilateral, [True] * len(unilateral), np.asarray(dropped, dtype=int), {})
