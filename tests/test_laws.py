@@ -152,6 +152,10 @@ def test_which_steppers_take_each_law():
             return self.mu * 2.0
 
     assert Sticky(0.1).steppers == {"generalized-alpha"}
+    # and the Moreau-Jean stepper refuses it before any step, naming the contact
+    system, y0 = block(Sticky(0.1))
+    with pytest.raises(ValueError, match=r"contacts \['block'\] have laws the Moreau-Jean"):
+        simulate(system, (0.0, 0.01), y0, method="moreau", h=1e-3)
 
 
 def test_a_law_of_a_users_subclass_is_not_written_to_a_model_file():
