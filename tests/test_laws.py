@@ -145,6 +145,11 @@ def test_which_steppers_take_each_law():
     assert poisson.steppers == {"generalized-alpha", "event-driven"}
     reversible = Unilateral(0.1, 0.5, 0.2, impact="poisson", reversibility=0.5)
     assert reversible.steppers == {"event-driven"}
+    system, y0 = block(reversible)  # refused by the others before any step
+    for method in ("generalized-alpha", "moreau"):
+        with pytest.raises(ValueError, match=r"simulate.method \(contact 'block'.*'event-driven'"):
+            simulate(system, (0.0, 0.01), y0, method=method, h=1e-3)
+    assert choose_method(system)[0] == "event-driven"
 
     @dataclass(frozen=True)
     class Sticky(Unilateral):  # its own coefficient: Moreau-Jean's constant mu would drop it

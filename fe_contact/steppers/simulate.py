@@ -89,7 +89,7 @@ def _check_rough(system: System, method: str) -> None:
             check.fail(
                 f"simulate.method (contact {c.name!r}: a law of the event-driven stepper only)",
                 method,
-                "'event-driven'",
+                "'event-driven', or a law other steppers take (Poisson's with reversibility 0)",
             )
 
 
