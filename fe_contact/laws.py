@@ -11,16 +11,127 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
 from . import validation as check
 
 COMPLIANT_KINDS = {"linear": 1.0, "hertz": 1.5}
+STEPPERS = ("generalized-alpha", "moreau", "event-driven")  # ``simulate``'s method names
+
+
+def continuous_friction(v_t: float, v0: float) -> float:
+    """sign(v_t) (1 - exp(-|v_t| / v0)): the friction force of Bauchau's (000) continuous law,
+    eq. (10), per unit mu F_n (against the slip)."""
+    return float(np.sign(v_t) * -np.expm1(-abs(v_t) / v0))
+
+
+class ImpactPhase(NamedTuple):
+    """One phase of an impact with Coulomb friction on the impulses: normally g'+ = -e_N g'-
+    (``expansion`` None) or, in an expansion phase, the normal impulse ``expansion`` times the
+    normal impulse of the phases before (Poisson, Slavic-Boltezar (003), sec. 2.2);
+    tangentially stick with v_t+ = -e_T v_t-, or slip."""
+
+    restitution_normal: float
+    restitution_tangent: float
+    expansion: float | None = None
+
+
+class ContactLaw:
+    """What a stepper asks of a contact law (a frozen dataclass deriving from this class), so
+    that no stepper inspects a law's type. A new friction law is a subclass of ``Sliding``,
+    ``Unilateral`` or ``Compliant`` that overrides ``friction_coefficient`` (and, where its
+    kinetic coefficient is not constant, the stepper families it supports keep working: the
+    compiled kernels, which implement a constant mu only, are skipped, ``compiled``).
+
+    constraint : how the contact enters the equations of motion: "bilateral" (a gap row that
+    always holds, multiplier the normal force, Lipinski (002)), "unilateral" (a gap row that
+    opens and closes with impacts, Eugster-Glocker (004)) or "compliant" (an applied force of
+    the approach, no row, Bauchau (000) sec. 7).
+    """
+
+    constraint: ClassVar[str] = ""
+    mu: float
+
+    @property
+    def steppers(self) -> frozenset[str]:
+        """The stepper families (``simulate``'s method names) that take this law."""
+        return frozenset({"generalized-alpha"})
+
+    @property
+    def compiled(self) -> bool:
+        """True when the compiled generalised-alpha loop (numba kernels with a constant kinetic
+        coefficient and the sign of the slip) implements this law."""
+        return False
+
+    @property
+    def static_coefficient(self) -> float:
+        """mu_s: a sticking contact holds while |F_t| <= mu_s F_n (001 sec. 10.3.2)."""
+        return self.mu
+
+    @property
+    def characteristic_velocity(self) -> float | None:
+        """v0 (m/s) of a continuous friction law (Bauchau (000) eq. (10)), None for Coulomb."""
+        return None
+
+    @property
+    def sticks(self) -> bool:
+        """True when the slip velocity reaching zero is an event after which the contact may
+        stick (Coulomb's law with mu > 0); a continuous law creeps instead."""
+        return self.mu > 0.0 and self.characteristic_velocity is None
+
+    def friction_coefficient(self, slip_speed: float) -> float:
+        """The kinetic coefficient mu(|v_t|) >= 0 while the contact slips at the speed
+        ``slip_speed`` = |v_t| (m/s); Coulomb's law: the constant mu (002 eq. 63)."""
+        return self.mu
+
+    def friction_factor(self, slip_velocity: float, direction: float | None = None) -> float:
+        """F_t / F_n of a slipping contact: its friction force on the profile is -factor F_n
+        along the tangent (Lipinski (002), eq. 63; J_Sigma of eq. 71c holds W_N - factor W_T).
+        ``direction`` : the slip direction the stepper holds (+1, -1, or 0 at rest), by default
+        sign(v_t). A continuous law ignores it: its factor is a function of v_t."""
+        v0 = self.characteristic_velocity
+        if v0 is not None:
+            return self.mu * continuous_friction(slip_velocity, v0)
+        sign = np.sign(slip_velocity) if direction is None else direction
+        return float(sign) * self.friction_coefficient(abs(float(slip_velocity)))
+
+    def friction_slope(self, slip_velocity: float) -> float:
+        """d factor / d v_t (s/m) at a slip velocity away from 0 (0 at rest): the exact slope
+        of the continuous law, a central difference of step 1e-6 |v_t| otherwise (the
+        coefficient is smooth away from rest; the step keeps the sign of v_t)."""
+        v0 = self.characteristic_velocity
+        if v0 is not None:
+            return self.mu * float(np.exp(-abs(slip_velocity) / v0)) / v0
+        if slip_velocity == 0.0:
+            return 0.0
+        dv = 1e-6 * abs(slip_velocity)
+        up = self.friction_factor(slip_velocity + dv)
+        return (up - self.friction_factor(slip_velocity - dv)) / (2.0 * dv)
+
+    def holds_stick(self, normal: float, friction: float) -> bool:
+        """True when a sticking contact with normal force ``normal`` (N) holds the friction
+        force ``friction`` (N) within the static cone mu_s F_n (001 sec. 10.3.2; a relative
+        1e-12 for the rounding of the multipliers' solve)."""
+        return abs(friction) <= self.static_coefficient * normal * (1.0 + 1e-12)
+
+    def file_table(self) -> dict:
+        """The keys of this law in a model file's contact table (``io.model_file``); raises
+        ValueError for a law the model file has no keys for (a subclass among them: its own
+        coefficient would be lost)."""
+        raise ValueError(
+            f"a {type(self).__name__} law cannot be written to a model file; allowed: "
+            "Sliding, Unilateral"
+        )
+
+    def summary(self) -> str:
+        """One line for ``fe-contact info``."""
+        return f"{type(self).__name__}, mu = {self.mu:g}"
 
 
 @dataclass(frozen=True)
-class Sliding:
+class Sliding(ContactLaw):
     """Bilateral contact with Coulomb friction, Lipinski (002), secs. 4-7: while it slips the
     friction force is mu |lambda| against the slip (the kinetic coefficient, 002 eq. 63); when
     the slip velocity reaches zero the contact sticks if the friction force that holds it lies
@@ -50,9 +161,38 @@ class Sliding:
         )
         object.__setattr__(self, "mu_s", mu_s)
 
+    constraint: ClassVar[str] = "bilateral"
+
+    @property
+    def compiled(self) -> bool:
+        # the kernels take a constant mu: a subclass with its own coefficient runs in Python
+        own = type(self).friction_coefficient is Sliding.friction_coefficient
+        return self.v0 is None and own
+
+    @property
+    def static_coefficient(self) -> float:
+        return self.mu_s
+
+    @property
+    def characteristic_velocity(self) -> float | None:
+        return self.v0
+
+    def file_table(self) -> dict:
+        if type(self) is not Sliding:
+            return super().file_table()
+        table = {"law": "sliding", "mu": float(self.mu)}
+        if self.mu_s != self.mu:
+            table["mu_s"] = float(self.mu_s)
+        if self.v0 is not None:
+            table["v0"] = float(self.v0)
+        return table
+
+    def summary(self) -> str:
+        return f"sliding, mu = {self.mu:g}"
+
 
 @dataclass(frozen=True)
-class Unilateral:
+class Unilateral(ContactLaw):
     """Unilateral contact with Coulomb friction and Newton's impact law as set-valued laws,
     Eugster-Glocker (004), eqs. (26)-(27) and sec. 4.5.
 
@@ -84,9 +224,51 @@ class Unilateral:
                 "Unilateral.reversibility", self.reversibility, "0 unless impact = 'poisson'"
             )
 
+    constraint: ClassVar[str] = "unilateral"
+
+    @property
+    def steppers(self) -> frozenset[str]:
+        """Newton's law: generalised-alpha and Moreau-Jean (generalised-alpha only for a
+        subclass with its own friction coefficient); Poisson's: generalised-alpha and
+        event-driven; Poisson's with reversibility nu > 0: event-driven only."""
+        if self.impact == "newton":
+            # the Moreau-Jean contact problem has a constant mu: a subclass with its own
+            # coefficient runs in the generalised-alpha stepper only
+            own = type(self).friction_coefficient is Unilateral.friction_coefficient
+            return frozenset({"generalized-alpha", "moreau"} if own else {"generalized-alpha"})
+        if self.reversibility:
+            return frozenset({"event-driven"})
+        return frozenset({"generalized-alpha", "event-driven"})
+
+    def impact_phases(self) -> tuple[ImpactPhase, ...]:
+        """The phases of an impact at one contact point: Newton's law, one phase
+        g'+ = -e_N g'- (004 sec. 4.5); Poisson's, a compression to g'+ = 0 (tangential
+        restitution e_T) then an expansion whose normal impulse is e_N times the compression's
+        (003 sec. 2.2)."""
+        e_n, e_t = self.restitution_normal, self.restitution_tangent
+        if self.impact == "poisson":
+            return (ImpactPhase(0.0, e_t), ImpactPhase(0.0, 0.0, e_n))
+        return (ImpactPhase(e_n, e_t),)
+
+    def file_table(self) -> dict:
+        if type(self) is not Unilateral:
+            return super().file_table()
+        table = {"law": "unilateral", "mu": float(self.mu)}
+        table["restitution_normal"] = float(self.restitution_normal)
+        table["restitution_tangent"] = float(self.restitution_tangent)
+        if self.impact != "newton":
+            table["impact"] = self.impact
+        return table
+
+    def summary(self) -> str:
+        return (
+            f"unilateral, mu = {self.mu:g}, e_N = {self.restitution_normal:g}, "
+            f"e_T = {self.restitution_tangent:g}"
+        )
+
 
 @dataclass(frozen=True)
-class Compliant:
+class Compliant(ContactLaw):
     """A compliant (penalty-free, physical) normal law with friction: the contact pushes with
     ``F_n = c a^p (1 + D a')`` (clamped at zero) while the approach a = -gap is positive,
     Bauchau (000) sec. 7: ``kind`` "linear" (p = 1, c = c0 in N/m, 000 sec. 7.1) or "hertz"
@@ -136,6 +318,19 @@ class Compliant:
         if self.rolling and self.v0 is None:
             check.fail("Compliant.v0", None, "a characteristic velocity > 0 m/s with rolling")
 
+    constraint: ClassVar[str] = "compliant"
+
+    @property
+    def static_coefficient(self) -> float:
+        return self.mu_s
+
+    @property
+    def characteristic_velocity(self) -> float | None:
+        return self.v0
+
+    def summary(self) -> str:
+        return f"compliant ({self.kind}), mu = {self.mu:g}"
+
     @property
     def exponent(self) -> float:
         return COMPLIANT_KINDS[self.kind]
@@ -176,4 +371,13 @@ class Compliant:
         return float(brentq(f, 0.0, hi, xtol=1e-15)) if f(hi) < 0.0 else hi
 
 
-__all__ = ["COMPLIANT_KINDS", "Compliant"]
+__all__ = [
+    "COMPLIANT_KINDS",
+    "STEPPERS",
+    "Compliant",
+    "ContactLaw",
+    "ImpactPhase",
+    "Sliding",
+    "Unilateral",
+    "continuous_friction",
+]

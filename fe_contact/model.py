@@ -45,7 +45,7 @@ from . import validation as check
 from .curves import Curve
 from .elements.beam import BeamSpec
 from .elements.string import StringSpec
-from .laws import Compliant, Sliding, Unilateral
+from .laws import Compliant, ContactLaw, Sliding, Unilateral
 from .multibody.drive import Drive
 from .multibody.tree import TreeModel
 from .rough import Polyline, Wheel, check_rough_pair
@@ -237,8 +237,8 @@ class ContactPair:
         check.instance(
             f"{where}.law",
             self.law,
-            Sliding | Unilateral | Compliant,
-            "Sliding, Unilateral, Compliant",
+            ContactLaw,
+            "Sliding, Unilateral, Compliant (or a subclass of one)",
         )
         if isinstance(self.profile, Profile) and isinstance(self.target, Line):
             body, carrier = self.profile.body, self.target.body
@@ -257,7 +257,7 @@ class ContactPair:
         if grid:
             if not isinstance(self.profile, Circle) or isinstance(self.target, Line):
                 raise ValueError(f"{where}: search 'grid' needs a Circle against a structure")
-            if not isinstance(self.law, Unilateral):
+            if self.law.constraint != "unilateral":
                 raise ValueError(f"{where}: search 'grid' needs a Unilateral law")
 
     @property
@@ -266,11 +266,11 @@ class ContactPair:
 
     @property
     def bilateral(self) -> bool:
-        return isinstance(self.law, Sliding)
+        return self.law.constraint == "bilateral"
 
     @property
     def compliant(self) -> bool:
-        return isinstance(self.law, Compliant)
+        return self.law.constraint == "compliant"
 
     @property
     def curved(self) -> bool:

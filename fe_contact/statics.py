@@ -55,10 +55,11 @@ from .coupling.kinematics import ContactLeftStructure
 from .elements import string_statics
 from .elements.beam import point_load as beam_point_load
 from .elements.beam import self_weight
+from .elements.static_error import StaticSolveError
 from .elements.string import gravity_force
 from .elements.string import internal_force as string_internal_force
 from .elements.string import point_load as string_point_load
-from .model import Polyline, Unilateral
+from .model import Polyline
 from .multibody.tree import actuator_forces, bias_forces, potential_energy
 from .structures import StringStructure
 from .system import System, energies
@@ -66,7 +67,7 @@ from .system import System, energies
 DRIVES = ("held", "free")
 
 
-class StaticEquilibriumError(RuntimeError):
+class StaticEquilibriumError(StaticSolveError):
     """Newton's method did not converge in a load or support step, also with the step halved.
 
     phase : what was being followed ("load": the tree's loads with every constraint, or
@@ -77,16 +78,16 @@ class StaticEquilibriumError(RuntimeError):
     """
 
     def __init__(self, phase, load_factor, residual, constraint, n_iterations):
-        self.phase = phase
-        self.load_factor = load_factor
-        self.residual = residual
         self.constraint_residual = constraint
-        self.n_iterations = n_iterations
         super().__init__(
+            phase,
+            load_factor,
+            residual,
+            n_iterations,
             f"static equilibrium did not converge in the {phase} phase at load factor "
             f"{load_factor:.6g}: force residual {residual:.3e} N, constraint residual "
             f"{constraint:.3e} (m, rad) after {n_iterations} Newton iterations, also with the "
-            "step halved 8 times; try more load_steps or a q_guess closer to the equilibrium"
+            "step halved 8 times; try more load_steps or a q_guess closer to the equilibrium",
         )
 
 
@@ -174,7 +175,7 @@ def static_equilibrium(
         q = system.initial_state()[0]
     else:
         q = check.finite_array("static_equilibrium.q_guess", q_guess, (lay.n,), lay.coordinate_name)
-    unilateral = tuple(k for k, c in enumerate(model.contacts) if isinstance(c.law, Unilateral))
+    unilateral = tuple(k for k, c in enumerate(model.contacts) if c.law.constraint == "unilateral")
     n_sliding = len(sliding_contacts(system))
     dropped = np.arange(n_sliding, n_sliding + len(model.drives)) if drives == "free" else []
     rows = _Rows(unilateral, [True] * len(unilateral), np.asarray(dropped, dtype=int), {})

@@ -14,6 +14,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq, fsolve
 
+from fe_contact.elements.static_error import StaticSolveError
 from fe_contact.elements.string import (
     CurveReference,
     LinearElastic,
@@ -470,3 +471,5 @@ def test_reports_non_convergence():
     error = info.value
     assert error.phase == "load" and error.step == 1 and error.n_iterations == 1
     assert error.residual_norm > 0.0 and 0.0 < error.load_factor < 1.0
+    # the base shared with the whole model's statics carries the same facts under its names
+    assert isinstance(error, StaticSolveError) and error.residual == error.residual_norm

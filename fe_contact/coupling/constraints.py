@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..laws import continuous_friction
 from ..multibody.tree import equations_of_motion, point_kinematics
 from ..system import System
 from .kinematics import (
@@ -63,15 +64,14 @@ def compliant_force(law, contact: ContactKinematics | None, index: int) -> Compl
     a, rate = -contact.gap, -contact.normal_velocity
     f_n, dn_da, dn_drate = law.normal_force(a, rate)
     elastic = law.stiffness * a**law.exponent
-    f_t = f = slope = 0.0
+    f = slope = 0.0  # F_t / F_n and its derivative d / d v_t
     if law.mu > 0.0:
-        v = contact.slip_velocity
-        f = continuous_friction(v, law.v0)
-        slope = np.exp(-abs(v) / law.v0) / law.v0  # d f / d v_t
-        f_t = -law.mu * f_n * f
+        f = law.friction_factor(contact.slip_velocity)
+        slope = law.friction_slope(contact.slip_velocity)
+    f_t = -f * f_n
     # a = -g, a' = -W_N u: d(-W_N F_n - W_T F_t) through F_n(a, a') and F_t(F_n, v_t)
-    k_q = np.array([[dn_da, 0.0], [-law.mu * f * dn_da, 0.0]])
-    k_u = np.array([[dn_drate, 0.0], [-law.mu * f * dn_drate, law.mu * f_n * slope]])
+    k_q = np.array([[dn_da, 0.0], [-f * dn_da, 0.0]])
+    k_u = np.array([[dn_drate, 0.0], [-f * dn_drate, f_n * slope]])
     return CompliantForce(
         index=index,
         contact=contact,
@@ -124,6 +124,9 @@ class Evaluation:
     (m,) A. phi_t : (m,). contacts : ContactKinematics per Sliding contact (in row order).
     slip_sign : (n_sliding,) friction directions used. contact_index : model index of each.
     compliant : CompliantForce of each Compliant contact (its force is part of ``forces``).
+    friction : (n_sliding,) F_t / F_n of each contact while it slips, ``ContactLaw.
+    friction_factor`` (its friction force on the profile is -friction lambda_N along the
+    tangent); None: mu slip_sign (a constant-mu Coulomb law, as the compiled step builds it).
     """
 
     t: float
@@ -140,6 +143,7 @@ class Evaluation:
     slip_sign: np.ndarray
     contact_index: tuple[int, ...]
     compliant: tuple[CompliantForce, ...] = ()
+    friction: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -280,20 +284,14 @@ def _stick_row(system: System, k: int, anchor: StickAnchor, q, u, contact: Conta
     return float(t_star @ (pk.position - anchor_point)), row, remainder
 
 
-def continuous_friction(v_t: float, v0: float) -> float:
-    """sign(v_t) (1 - exp(-|v_t| / v0)): the friction force of Bauchau's (000) continuous law,
-    eq. (10), per unit mu F_n (against the slip)."""
-    return float(np.sign(v_t) * -np.expm1(-abs(v_t) / v0))
-
-
-def _normal_row(mu, c, sign, sticking, row, phi, jac, jac_sigma, remainder) -> None:
-    """Fill the normal row of contact c: gap, W_N, remainder, and W_N - sign mu W_T in
-    J_Sigma while it slips (002 eq. 71c)."""
+def _normal_row(factor, c, sticking, row, phi, jac, jac_sigma, remainder) -> None:
+    """Fill the normal row of contact c: gap, W_N, remainder, and W_N - factor W_T in
+    J_Sigma while it slips (002 eq. 71c; factor = ``ContactLaw.friction_factor``)."""
     phi[row] = c.gap
     jac[row] = c.w_normal
     remainder[row] = c.remainder
-    slipping = not sticking and mu > 0.0
-    jac_sigma[row] = c.w_normal - sign * mu * c.w_tangent if slipping else c.w_normal
+    slipping = not sticking and factor != 0.0
+    jac_sigma[row] = c.w_normal - factor * c.w_tangent if slipping else c.w_normal
 
 
 def evaluate_state(
@@ -360,6 +358,7 @@ def evaluate_state(
     phi_t = np.zeros(m)
     contacts = []
     signs = np.zeros(len(index))
+    friction = np.zeros(len(index))
     normal_rows = []  # (contact, row) of the normal rows, filled after the loops for unilateral
     for i, k in enumerate(index):
         guess = None if s_guess is None else s_guess[i]
@@ -372,19 +371,20 @@ def evaluate_state(
         contacts.append(c)
         if c is None:
             continue
-        v0 = getattr(model.contacts[k].law, "v0", None)
-        if v0 is not None:  # the continuous law, Bauchau (000) eq. (10)
-            signs[i] = continuous_friction(c.slip_velocity, v0)
+        law = model.contacts[k].law
+        direction = None if slip_sign is None else float(slip_sign[i])
+        friction[i] = law.friction_factor(c.slip_velocity, direction)
+        if law.characteristic_velocity is not None:  # the continuous law, Bauchau (000) eq. (10)
+            signs[i] = continuous_friction(c.slip_velocity, law.characteristic_velocity)
         else:
-            signs[i] = np.sign(c.slip_velocity) if slip_sign is None else float(slip_sign[i])
+            signs[i] = np.sign(c.slip_velocity) if direction is None else direction
         if closed[i]:
             normal_rows.append(i)
     row = 0
     for i in normal_rows[:n_bilateral]:
         _normal_row(
-            model.contacts[index[i]].mu,
+            friction[i],
             contacts[i],
-            signs[i],
             i in sticking,
             row,
             phi,
@@ -425,9 +425,8 @@ def evaluate_state(
         row += 2
     for j, i in enumerate(normal_rows[n_bilateral:]):
         _normal_row(
-            model.contacts[index[i]].mu,
+            friction[i],
             contacts[i],
-            signs[i],
             i in sticking,
             unilateral_start + j,
             phi,
@@ -492,6 +491,7 @@ def evaluate_state(
         contacts=tuple(contacts),
         slip_sign=signs,
         contact_index=index,
+        friction=friction,
         compliant=() if constraints_only or compliant is None else compliant,
     )
 

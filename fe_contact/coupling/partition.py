@@ -142,7 +142,7 @@ def _solve_square(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
     return x
 
 
-def b_matrices(ev: Evaluation, part: Partition, n_tree: int):
+def b_matrices(ev: Evaluation, part: Partition):
     """B1..B5 of Lipinski (002), eqs. (73b) and (78c), at an evaluated state."""
     U, V = part.dependent, part.independent_tree
     C = part.independent[V.size :]  # the independent structure coordinates
@@ -164,9 +164,8 @@ def partitioned_accelerations(system: System, ev: Evaluation, part: Partition) -
     This is the literal form of 002 sec. 8, for checks and initial accelerations; the time
     integrator solves the same reduced equations with a sparse bordered factorisation.
     """
-    n_b = system.layout.n_tree
     n = system.layout.n
-    B1, B2, B3, B4, B5 = b_matrices(ev, part, n_b)
+    B1, B2, B3, B4, B5 = b_matrices(ev, part)
     U = part.dependent
     ind = part.independent
     m, n_ind = U.size, ind.size
@@ -260,7 +259,7 @@ def static_residual(system: System, part: Partition, q, t: float, slip_sign=None
     """
     u = np.zeros(system.layout.n)
     ev = evaluate_state(system, q, u, t, slip_sign=slip_sign)
-    _, _, _, B4, B5 = b_matrices(ev, part, system.layout.n_tree)
+    _, _, _, B4, B5 = b_matrices(ev, part)
     F = ev.forces
     return F[part.independent] - np.hstack([B4, B5]).T @ F[part.dependent], ev
 

@@ -288,6 +288,71 @@ def solve_contact_impulses(
             check(trial)
         return trial
 
+    def newton_stage(scale):
+        nonlocal n_newton
+        trial, iterations = active_set(G, c, mu, P, r_unit, tol * scale, max_newton)
+        n_newton += iterations
+        return trial, f"active-set Newton ({iterations} iterations)"
+
+    def de_saxce_stage(scale):
+        nonlocal n_problems
+        trial, outer = _de_saxce_fixed_point(
+            G, c, mu, lambda P: check(P)[1:], tol, lambda P: polish(P, 2)
+        )
+        n_problems += outer
+        return trial, f"De Saxce's fixed point ({outer} least-distance problems)"
+
+    def lemke_stage(scale):
+        nonlocal n_pivots
+        z, pivots = lemke(*coulomb_lcp(G, c, mu))
+        n_pivots += pivots
+        trial = None if z is None else lcp_impulses(z, mu)
+        if trial is not None and check(trial)[1] > tol * scale:
+            trial = polish(trial, 10)
+        return trial, f"Lemke's pivoting ({pivots} pivots)"
+
+    def regularised_lemke_stage(scale):
+        nonlocal n_pivots
+        pivots = 0
+        for _, _, trial, used in regularised_solutions(G, c, mu):
+            pivots += used
+            if trial is not None:
+                _, residual_trial, scale_trial = check(trial)
+                if residual_trial > tol * scale_trial:  # its statuses, solved exactly
+                    exact = status_solution(G, c, mu, trial)
+                    _, residual_trial, scale_trial = check(exact)
+                    ok = residual_trial <= tol * scale_trial
+                    trial = exact if ok else polish(trial, 10)
+            if trial is not None:
+                break
+        n_pivots += pivots
+        return trial, f"regularised Lemke with Newton ({pivots} pivots)"
+
+    def tresca_stage(scale):
+        nonlocal n_problems
+        outer = 0
+        for start in (P, np.zeros_like(P)):  # from the sweeps' iterate, then from rest
+            trial, closest, solved = _tresca_fixed_point(
+                G, c, mu, start, lambda P: check(P)[1:], tol
+            )
+            outer += solved
+            if trial is None and closest is not None:  # polish the closest by Newton
+                trial = polish(closest, 10)
+            if trial is not None:
+                break
+        n_problems += outer
+        return trial, f"Tresca's fixed point ({outer} bounded least-squares problems)"
+
+    # the cascade after the warm sweeps, steps 2-6 of the docstring: (what ``check`` records
+    # as the solver, ContactImpulses.method, the attempt: scale -> (impulses or None, account))
+    stages = (
+        ("active-set Newton", "newton", newton_stage),
+        ("De Saxce's fixed point", "de-saxce", de_saxce_stage),
+        ("Lemke's pivoting", "lemke", lemke_stage),
+        ("regularised Lemke", "regularised-lemke", regularised_lemke_stage),
+        ("Tresca's fixed point", "tresca", tresca_stage),
+    )
+
     for sweep in range(1, max_iterations + 1):
         if compiled:
             kernels.gauss_seidel_sweep(G, c, mu, diag, alpha, P)
@@ -303,65 +368,13 @@ def solve_contact_impulses(
         if residual <= tol * scale:
             return done(P, xi, "gauss-seidel", sweep, residual)
         if sweep == n_warm_sweeps:
-            stage[0] = "active-set Newton"
-            trial, n_newton = active_set(G, c, mu, P, r_unit, tol * scale, max_newton)
-            tried.append(f"active-set Newton ({n_newton} iterations)")
-            if trial is not None:
-                xi_trial, residual_trial, scale = check(trial)
-                return done(trial, xi_trial, "newton", sweep, residual_trial)
-            stage[0] = "De Saxce's fixed point"
-            trial, outer = _de_saxce_fixed_point(
-                G, c, mu, lambda P: check(P)[1:], tol, lambda P: polish(P, 2)
-            )
-            n_problems += outer
-            tried.append(f"De Saxce's fixed point ({outer} least-distance problems)")
-            if trial is not None:
-                xi_trial, residual_trial, scale = check(trial)
-                return done(trial, xi_trial, "de-saxce", sweep, residual_trial)
-            stage[0] = "Lemke's pivoting"
-            z, pivots = lemke(*coulomb_lcp(G, c, mu))
-            n_pivots += pivots
-            tried.append(f"Lemke's pivoting ({pivots} pivots)")
-            trial = None if z is None else lcp_impulses(z, mu)
-            if trial is not None and check(trial)[1] > tol * scale:
-                trial = polish(trial, 10)
-            if trial is not None:
-                xi_trial, residual_trial, scale = check(trial)
-                return done(trial, xi_trial, "lemke", sweep, residual_trial)
-            stage[0] = "regularised Lemke"
-            pivots = 0
-            for _, _, trial, used in regularised_solutions(G, c, mu):
-                pivots += used
+            for name, method, attempt in stages:
+                stage[0] = name
+                trial, account = attempt(scale)
+                tried.append(account)
                 if trial is not None:
-                    _, residual_trial, scale_trial = check(trial)
-                    if residual_trial > tol * scale_trial:  # its statuses, solved exactly
-                        exact = status_solution(G, c, mu, trial)
-                        _, residual_trial, scale_trial = check(exact)
-                        ok = residual_trial <= tol * scale_trial
-                        trial = exact if ok else polish(trial, 10)
-                if trial is not None:
-                    break
-            n_pivots += pivots
-            tried.append(f"regularised Lemke with Newton ({pivots} pivots)")
-            if trial is not None:
-                xi_trial, residual_trial, scale = check(trial)
-                return done(trial, xi_trial, "regularised-lemke", sweep, residual_trial)
-            stage[0] = "Tresca's fixed point"
-            outer = 0
-            for start in (P, np.zeros_like(P)):  # from the sweeps' iterate, then from rest
-                trial, closest, solved = _tresca_fixed_point(
-                    G, c, mu, start, lambda P: check(P)[1:], tol
-                )
-                outer += solved
-                if trial is None and closest is not None:  # polish the closest by Newton
-                    trial = polish(closest, 10)
-                if trial is not None:
-                    break
-            n_problems += outer
-            tried.append(f"Tresca's fixed point ({outer} bounded least-squares problems)")
-            if trial is not None:
-                xi_trial, residual_trial, scale = check(trial)
-                return done(trial, xi_trial, "tresca", sweep, residual_trial)
+                    xi_trial, residual_trial, _ = check(trial)
+                    return done(trial, xi_trial, method, sweep, residual_trial)
             stage[0] = "projected Gauss-Seidel"
         history.append(residual)
         if len(history) > 20 and residual >= history[-21] and alpha > min_r_factor:

@@ -21,13 +21,14 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
 from .. import validation as check
+from .static_error import StaticSolveError
 from .string import StringModel, gravity_force, internal_force, rigid_body_modes, strain_energy
 from .string import tangent_stiffness as _tangent_stiffness
 
 __all__ = ["StaticConvergenceError", "StaticSolution", "static_equilibrium"]
 
 
-class StaticConvergenceError(RuntimeError):
+class StaticConvergenceError(StaticSolveError):
     """Newton's method did not converge in a load or support step.
 
     phase : "load" or "support"; step : 1-based number of the failing step in that phase (counting
@@ -45,17 +46,18 @@ class StaticConvergenceError(RuntimeError):
         n_iterations: int,
         load_factor: float,
     ):
-        self.phase = phase
         self.step = step
         self.n_steps = n_steps
         self.residual_norm = residual_norm
-        self.n_iterations = n_iterations
-        self.load_factor = load_factor
         super().__init__(
+            phase,
+            load_factor,
+            residual_norm,
+            n_iterations,
             f"static equilibrium did not converge in {phase} step {step} (nominal {n_steps} "
             f"steps, path parameter {load_factor:.6g}): residual norm {residual_norm:.3e} N "
             f"after {n_iterations} Newton iterations, also with the step halved; try more "
-            "steps, a better q0, or a larger max_iterations"
+            "steps, a better q0, or a larger max_iterations",
         )
 
 

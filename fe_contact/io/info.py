@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..elements.beam import BeamSpec
-from ..model import Circle, Line, Point, Sliding
+from ..model import Circle, Line, Point
 
 
 def _structure(name, spec, n_dofs) -> str:
@@ -41,13 +41,7 @@ def _contact(c) -> str:
         if not isinstance(c.target, Line)
         else (f"line through ({c.target.point[0]:g}, {c.target.point[1]:g}) m")
     )
-    if isinstance(c.law, Sliding):
-        law = f"sliding, mu = {c.law.mu:g}"
-    else:
-        law = (
-            f"unilateral, mu = {c.law.mu:g}, e_N = {c.law.restitution_normal:g}, "
-            f"e_T = {c.law.restitution_tangent:g}"
-        )
+    law = c.law.summary()
     search = f", grid of {c.n_candidates} points" if c.search == "grid" else ""
     return f"    {c.name}: {profile} on {target}; {law}{search}"
 

@@ -478,18 +478,7 @@ def _contact_table(c: ContactPair) -> dict:
             table["target"]["body"] = int(c.target.body)
     else:
         table["target"] = c.target
-    if isinstance(c.law, Sliding):
-        table["law"], table["mu"] = "sliding", float(c.law.mu)
-        if c.law.mu_s != c.law.mu:
-            table["mu_s"] = float(c.law.mu_s)
-        if c.law.v0 is not None:
-            table["v0"] = float(c.law.v0)
-    else:
-        table["law"], table["mu"] = "unilateral", float(c.law.mu)
-        table["restitution_normal"] = float(c.law.restitution_normal)
-        table["restitution_tangent"] = float(c.law.restitution_tangent)
-        if c.law.impact != "newton":
-            table["impact"] = c.law.impact
+    table.update(c.law.file_table())
     table["side"] = int(c.side)
     if c.search != "closest":
         table["search"], table["n_candidates"] = c.search, int(c.n_candidates)

@@ -55,7 +55,7 @@ from ..kernels.pack import pack
 from ..kernels.step import FLAT, OK, delassus, newton
 from ..kernels.step import energies as compiled_energies
 from ..kernels.tree import tree_arrays
-from ..model import Circle, Line, Point, Sliding
+from ..model import Circle, Line, Point
 from ..multibody.tree import actuator_forces
 from ..structures import BeamStructure
 from ..system import Energies, System
@@ -78,7 +78,7 @@ def unsupported(system: System) -> str | None:
     if model.loops:
         return "loop closures"
     for c in model.contacts:
-        if not isinstance(c.law, Sliding) or c.law.v0 is not None:
+        if not c.law.compiled:  # the kernels: a bilateral law with a constant mu
             return f"contact {c.name!r}: not a Coulomb Sliding law"
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
             return f"contact {c.name!r}: profile or search"
@@ -458,6 +458,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             contacts=contacts,
             slip_sign=slip_sign.copy(),
             contact_index=self._sliding,
+            friction=self._mu * slip_sign,  # constant-mu Coulomb (``unsupported``)
         )
         self.t, self.q, self.u = t1, q1, u1
         self.acceleration = acc

@@ -146,7 +146,7 @@ class RollingStates:
         self._restart()
         lam = self.multipliers[self._rolling_row(i)]
         f = self._force(i, self.evaluation)
-        if abs(lam) <= self._law(i).mu_s * f.normal_force * (1.0 + 1e-12):
+        if self._law(i).holds_stick(f.normal_force, lam):
             self.events.append((self.t, name, "stick"))
             return
         self._stick[i] = "off"

@@ -75,8 +75,11 @@ class ContactStates(RollingStates):
         kinds = ("open",) if i >= self._n_bilateral else ()
         if self._stick[i] is not None:
             return kinds + ("slip",)
-        coulomb = self._mu[i] > 0 and np.isnan(self._v0[i])
-        return kinds + (("stop",) if coulomb else ())
+        return kinds + (("stop",) if self._contact_law(i).sticks else ())
+
+    def _contact_law(self, i: int):
+        """The ContactLaw of contact i (row order: Sliding, then Unilateral)."""
+        return self.system.model.contacts[self._sliding[i]].law
 
     def _indicator(self, i: int, kind: str, ev, lam) -> float:
         """>= 0 while the state holds: the gap of an open contact (m), the normal force of a
@@ -91,7 +94,8 @@ class ContactStates(RollingStates):
             return float(lam[self._normal_row(i)])
         if kind == "stop":
             return self._slip_sign[i] * c.slip_velocity
-        return self._mu_s[i] * lam[self._normal_row(i)] - abs(lam[self._stick_row(i)])
+        bound = self._contact_law(i).static_coefficient * lam[self._normal_row(i)]
+        return bound - abs(lam[self._stick_row(i)])
 
     def _first_event(self, start):
         """(contact, kind) of the earliest state change in the step just taken from ``start``,
@@ -253,7 +257,7 @@ class ContactStates(RollingStates):
             row = self._normal_row(i)
             if self._stick[i] is None:
                 force += (ev.jac_sigma[row] - ev.jac[row]) * lam[row]
-                power += self._mu[i] * lam[row] * ev.slip_sign[i] * c.slip_velocity
+                power += ev.friction[i] * lam[row] * c.slip_velocity
             else:
                 force += ev.jac[self._stick_row(i)] * lam[self._stick_row(i)]
         return force, float(power)
@@ -359,7 +363,7 @@ class ContactStates(RollingStates):
             ) from err
         lam = self.multipliers
         lam_t = lam[self._stick_row(i)]
-        if abs(lam_t) <= self._mu_s[i] * lam[self._normal_row(i)] * (1.0 + 1e-12):
+        if pair.law.holds_stick(lam[self._normal_row(i)], lam_t):
             if count:
                 self._log(i, "stick")
             return
@@ -401,15 +405,11 @@ class ContactStates(RollingStates):
             # pendulum tip on a ringing cantilever gained 8e-4 J in one such "impact"
             return
         name = self.system.model.contacts[self._sliding[i]].name
-        if law.impact == "poisson":  # compression to g' = 0, then e_N times its impulse
-            P = _impulse(D, pre, self._mu[i], 0.0, law.restitution_tangent, None, name, self.t)
-            mid = pre + D @ P
-            P = P + _impulse(
-                D, mid, self._mu[i], 0.0, 0.0, law.restitution_normal * P[0], name, self.t
-            )
-        else:
-            e_n, e_t = law.restitution_normal, law.restitution_tangent
-            P = _impulse(D, pre, self._mu[i], e_n, e_t, None, name, self.t)
+        P = np.zeros(pre.size)
+        for phase in law.impact_phases():  # Newton: one; Poisson: compression, expansion
+            normal = None if phase.expansion is None else phase.expansion * P[0]
+            e_n, e_t = phase.restitution_normal, phase.restitution_tangent
+            P = P + _impulse(D, pre + D @ P, law.mu, e_n, e_t, normal, name, self.t)
         self.u = self.u + X @ P
         after = W.T @ self.u
         # the kinetic energy changes by P . W^T (u- + u+) / 2 (exactly, for u+ = u- + M^-1 W P):
@@ -430,7 +430,7 @@ class ContactStates(RollingStates):
         self._restart()
         self._impact_loss += loss
         self._impact_work += -float(P[2:] @ ev.phi_t)  # the drives' impulses
-        if not bounced and self._slip_sign[i] == 0.0 and self._mu[i] > 0.0:
+        if not bounced and self._slip_sign[i] == 0.0 and law.sticks:
             self._try_stick(i, count=True)
 
     def _energies(self, ev):
@@ -444,7 +444,7 @@ class ContactStates(RollingStates):
         drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
         friction = (
             sum(
-                self._mu[i] * lam[self._normal_row(i)] * ev.slip_sign[i] * c.slip_velocity
+                ev.friction[i] * lam[self._normal_row(i)] * c.slip_velocity
                 for i, c in enumerate(ev.contacts)
                 if self._stick[i] is None and self._is_closed(i)
             )

@@ -157,9 +157,9 @@ class GeneralizedAlpha(ContactStates):
         self._sliding = sliding_contacts(system) + self._unilateral  # every contact, row order
         self._m0 = len(model.constraint_names())
         self._mu = np.array([model.contacts[k].mu for k in self._sliding])
-        self._mu_s = np.array([getattr(model.contacts[k].law, "mu_s", None) for k in self._sliding])
-        self._mu_s = np.where(self._mu_s == None, self._mu, self._mu_s).astype(float)  # noqa: E711
-        v0 = [getattr(model.contacts[k].law, "v0", None) for k in self._sliding]
+        laws = [model.contacts[k].law for k in self._sliding]
+        self._mu_s = np.array([law.static_coefficient for law in laws], dtype=float)
+        v0 = [law.characteristic_velocity for law in laws]
         self._v0 = np.array([np.nan if v is None else v for v in v0])
         self.min_substep = check.real("min_substep", min_substep, low=0.0, low_open=True, unit="s")
         if error_tol is not None:
@@ -203,7 +203,7 @@ class GeneralizedAlpha(ContactStates):
         for i in approaching:
             self._impact(i)
         for i, sign in enumerate(self._slip_sign):
-            coulomb = self._mu[i] > 0.0 and np.isnan(self._v0[i])
+            coulomb = self._contact_law(i).sticks
             if sign == 0.0 and self._is_closed(i) and coulomb and not self._stick[i]:
                 self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
 
@@ -404,7 +404,7 @@ class GeneralizedAlpha(ContactStates):
                     ev, self.evaluation, mid, part, acc, h, self.u, self.acceleration
                 )
             else:
-                B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
+                B1, B2, B3, B4, B5 = b_matrices(ev, part)
                 acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
                 inertia = mass_times(s, ev, acc)
                 e = inertia + ev.forces
@@ -673,7 +673,7 @@ class GeneralizedAlpha(ContactStates):
                 continue
             normal = float(lam[self._normal_row(i)])
             if self._stick[i] is None:
-                state, friction = "slip", -ev.slip_sign[i] * self._mu[i] * normal
+                state, friction = "slip", -ev.friction[i] * normal
             else:
                 state, friction = "stick", float(lam[self._stick_row(i)])
             reports.append(point_contact(pair.name, state, c, normal, friction, self._h_step))

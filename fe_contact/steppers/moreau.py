@@ -114,11 +114,12 @@ class MoreauJean:
                 f"contacts {bilateral} have Sliding laws; the Moreau-Jean stepper takes "
                 "Unilateral laws (allowed: Unilateral, or method='generalized-alpha')"
             )
-        poisson = [c.name for c in model.contacts if getattr(c.law, "impact", "") == "poisson"]
-        if poisson:
+        refused = [c.name for c in model.contacts if "moreau" not in c.law.steppers]
+        if refused:  # Poisson's impact law, or a user's law that does not say it takes moreau
             raise ValueError(
-                f"contacts {poisson} have Poisson's impact law; the Moreau-Jean stepper takes "
-                "Newton's (allowed: impact='newton', or method='generalized-alpha')"
+                f"contacts {refused} have laws the Moreau-Jean stepper does not take (Poisson's "
+                "impact law among them; allowed: Unilateral with impact='newton', or "
+                "method='generalized-alpha')"
             )
         if penetration_tolerance is not None:
             penetration_tolerance = check.real(
@@ -149,8 +150,9 @@ class MoreauJean:
         self._warm = {}  # impulses / h per pair from the last step (warm start)
         laws = [c.law for c in model.contacts]
         self._mu = np.array([lw.mu for lw in laws], dtype=float)
-        self._e_normal = np.array([lw.restitution_normal for lw in laws], dtype=float)
-        self._e_tangent = np.array([lw.restitution_tangent for lw in laws], dtype=float)
+        newton = [lw.impact_phases()[0] for lw in laws]  # one phase: Newton's (checked above)
+        self._e_normal = np.array([p.restitution_normal for p in newton], dtype=float)
+        self._e_tangent = np.array([p.restitution_tangent for p in newton], dtype=float)
         self._gap_cache = {}  # q.tobytes() -> {pair: gaps} of grid and line pairs
         self._energy = None  # (q, u, t, Energies) of the last sub-step's end state
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None

@@ -105,7 +105,7 @@ class StepAlgebra:
         s = self.system
         ind, U = part.independent, part.dependent
         nv = part.independent_tree.size
-        B1, B2, B3, B4, B5 = b_matrices(ev, part, s.layout.n_tree)
+        B1, B2, B3, B4, B5 = b_matrices(ev, part)
         acc = np.zeros(s.layout.n)
         acc[U] = -B3
         e = mass_times(s, ev, acc) + ev.forces

@@ -86,11 +86,11 @@ def _check_rough(system: System, method: str) -> None:
                 method,
                 "'event-driven'",
             )
-        if getattr(c.law, "reversibility", 0.0):
+        if c.law.steppers == {"event-driven"}:  # Poisson's law with reversibility
             check.fail(
-                f"simulate.method (contact {c.name!r}: reversibility {c.law.reversibility:g})",
+                f"simulate.method (contact {c.name!r}: a law of the event-driven stepper only)",
                 method,
-                "'event-driven', or reversibility 0",
+                "'event-driven', or a law other steppers take (Poisson's with reversibility 0)",
             )
 
 
@@ -110,10 +110,9 @@ def choose_method(system: System) -> tuple[str, str]:
     check.instance("system", system, System, "a System (assemble)")
     contacts = system.model.contacts
     rough = [c.name for c in contacts if isinstance(c.profile, Polyline)]
-    rough += [c.name for c in contacts if getattr(c.law, "reversibility", 0.0)]
+    rough += [c.name for c in contacts if c.law.steppers == {"event-driven"}]
     grid = [c.name for c in contacts if c.search == "grid"]
-    smooth = [c.name for c in contacts if c.bilateral or c.compliant]
-    smooth += [c.name for c in contacts if getattr(c.law, "impact", "") == "poisson"]
+    smooth = [c.name for c in contacts if "moreau" not in c.law.steppers]
     if rough:
         return "event-driven", f"rough contact {rough} (a Polyline on a Wheel, or reversibility)"
     if grid and smooth:
