@@ -47,6 +47,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..reductions import STATISTICS  # the statistics of [output] results
+from ..sensors import BODY_QUANTITIES, POINT_QUANTITIES, STRUCTURE_QUANTITIES
 
 FORMAT = 1
 Pair = Annotated[list[float], Field(min_length=2, max_length=2)]
@@ -325,7 +326,7 @@ class BodyPointSensorTable(Table):
     name: str
     body: Index
     at: Pair | str = [0.0, 0.0]
-    quantity: Literal["position", "velocity"] = "position"
+    quantity: Literal[POINT_QUANTITIES] = "position"
 
 
 class BodySensorTable(Table):
@@ -334,7 +335,7 @@ class BodySensorTable(Table):
     kind: Literal["body"]
     name: str
     body: Index
-    quantity: Literal["angle", "angular_velocity"] = "angle"
+    quantity: Literal[BODY_QUANTITIES] = "angle"
 
 
 class StructureSensorTable(Table):
@@ -345,16 +346,7 @@ class StructureSensorTable(Table):
     name: str
     structure: str
     s: float
-    quantity: Literal[
-        "position",
-        "displacement",
-        "deflection",
-        "slope",
-        "curvature",
-        "moment",
-        "tension",
-        "velocity",
-    ] = "position"
+    quantity: Literal[STRUCTURE_QUANTITIES] = "position"
 
 
 SENSORS = {
