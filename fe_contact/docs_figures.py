@@ -412,7 +412,7 @@ def cam_lock(out: Path, scratch: Path) -> list[Quantity]:
     error = [row["max_abs_energy_error [J]"] for row in rows]
     shares = [100.0 * e / w for e, w in zip(error, work, strict=True)]
     found += [
-        Quantity("cam_lock.balance_share_min", min(shares), "%", ".1f", CAM, "closes to {}-"),
+        Quantity("cam_lock.balance_share_min", min(shares), "%", ".1g", CAM, "closes to {}-"),
         Quantity("cam_lock.balance_share_max", max(shares), "%", ".2f", CAM,
                  "-{} % of the drive's work"),
     ]  # fmt: skip
