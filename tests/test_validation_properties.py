@@ -46,9 +46,13 @@ from fe_contact import (
     floating_body,
     simulate,
 )
+from fe_contact.elements.beam import SUPPORT_KINDS as BEAM_SUPPORTS
+from fe_contact.elements.string import SUPPORT_KINDS as STRING_SUPPORTS
 from fe_contact.elements.string import StraightReference
 from fe_contact.model import CarriedBody
+from fe_contact.multibody import JOINT_KINDS
 from fe_contact.rough import arc_profile
+from fe_contact.sensors import BODY_QUANTITIES, POINT_QUANTITIES, STRUCTURE_QUANTITIES
 
 # (data_too_large: older hypothesis versions, 6.0 among them, overrun their buffer while
 # drawing the nested invalid values and report it as a failed health check)
@@ -85,6 +89,14 @@ BAD_PAIR = (
 BAD_POINT = BAD_PAIR.filter(lambda v: not isinstance(v, str))  # a string names a tree point
 NOT_A_STRING = NOT_A_NUMBER.filter(lambda v: not isinstance(v, str))
 NOT_AN_IDENTIFIER = st.text(max_size=6).filter(lambda s: not s.isidentifier()) | NOT_A_STRING
+
+
+def other_text(allowed, max_size: int):
+    """Strings that are not one of ``allowed``: hypothesis also draws string constants of the
+    code under test (a valid "prismatic" for a joint kind), so they are filtered out."""
+    return st.text(max_size=max_size).filter(lambda s: s not in allowed)
+
+
 NOT_A_CALLABLE = st.sampled_from([None, 1.0, "sin", (1.0,)])
 
 
@@ -137,8 +149,8 @@ CASES = {
             "n_elements": BAD_COUNT,
             "width": BAD_POSITIVE,
             "height": BAD_POSITIVE,
-            "left": st.text(max_size=8) | NOT_A_NUMBER,
-            "right": st.text(max_size=8) | NOT_A_NUMBER,
+            "left": other_text(BEAM_SUPPORTS, 8) | NOT_A_NUMBER,
+            "right": other_text(BEAM_SUPPORTS, 8) | NOT_A_NUMBER,
             "rayleigh_alpha": BAD_NON_NEGATIVE,
             "rayleigh_beta": BAD_NON_NEGATIVE,
             "origin": BAD_PAIR,
@@ -178,7 +190,7 @@ CASES = {
         dict(s=0.0, kind="clamped"),
         {
             "s": BAD_NON_NEGATIVE,
-            "kind": st.text(max_size=8) | NOT_A_NUMBER,
+            "kind": other_text(STRING_SUPPORTS, 8) | NOT_A_NUMBER,
             "position": BAD_PAIR.filter(lambda v: v is not None),
             "slope": BAD_PAIR.filter(lambda v: v is not None),
         },
@@ -199,7 +211,7 @@ CASES = {
         Joint,
         dict(kind="revolute", parent=0),
         {
-            "kind": st.text(max_size=10) | NOT_A_NUMBER,
+            "kind": other_text(JOINT_KINDS, 10) | NOT_A_NUMBER,
             "parent": st.integers(max_value=-1) | BAD_INDEX_TYPE.filter(lambda b: b is not None),
             "location": BAD_PAIR,
             "angle": BAD_REAL,
@@ -217,7 +229,7 @@ CASES = {
             "name": NOT_AN_IDENTIFIER,
             "body": st.integers(max_value=-1) | BAD_INDEX_TYPE,
             "at": BAD_POINT,
-            "quantity": st.text(max_size=10) | NOT_A_NUMBER,
+            "quantity": other_text(POINT_QUANTITIES, 10) | NOT_A_NUMBER,
         },
     ),
     "BodySensor": (
@@ -226,7 +238,7 @@ CASES = {
         {
             "name": NOT_AN_IDENTIFIER,
             "body": st.integers(max_value=-1) | BAD_INDEX_TYPE,
-            "quantity": st.text(max_size=10) | NOT_A_NUMBER,
+            "quantity": other_text(BODY_QUANTITIES, 10) | NOT_A_NUMBER,
         },
     ),
     "StructureSensor": (
@@ -236,7 +248,7 @@ CASES = {
             "name": NOT_AN_IDENTIFIER,
             "structure": NOT_A_STRING,
             "s": BAD_REAL,
-            "quantity": st.text(max_size=10) | NOT_A_NUMBER,
+            "quantity": other_text(STRUCTURE_QUANTITIES, 10) | NOT_A_NUMBER,
         },
     ),
     "TreeModel": (
