@@ -137,6 +137,12 @@ class MoreauJean:
         self.tol = tol
         self.max_iterations = max_iterations
         self.penetration_tolerance = penetration_tolerance
+        # A contact closes at gaps up to a few ulp of the positions (16 eps of the longest
+        # structure, at least of 1 m): a body resting where a static solve left it has a gap of
+        # round-off size of either sign (+7e-19 m on some BLAS kernels), and an open start would
+        # drop it for a step and set the loaded structure ringing.
+        lengths = [getattr(st, "length", 0.0) for st in system.structures.values()]
+        self.touch_tolerance = 16.0 * np.finfo(float).eps * max([1.0, *lengths])
         self.max_halvings = int(max_halvings)
         self.t = self._t0 = float(t0)
         self.q, self.u = q0, u0
@@ -253,13 +259,13 @@ class MoreauJean:
         return out
 
     def _closed(self, q, u, gaps, with_rows: bool = True) -> ClosedContacts:
-        """The candidates with gaps <= 0 at (q, u); with_rows=False: the geometry of the grid
+        """The candidates with gaps <= ``touch_tolerance`` (round-off) at (q, u); with_rows=False: the geometry of the grid
         pairs' points alone (no W columns: w_n and w_t are None when a grid pair is closed)."""
         s = self.system
         lay = s.layout
         cl = ClosedContacts(lay.n)
         for k, pair in enumerate(s.model.contacts):
-            which = np.flatnonzero(gaps[k] <= 0.0)
+            which = np.flatnonzero(gaps[k] <= self.touch_tolerance)
             if not which.size:
                 continue
             if pair.curved:
