@@ -280,7 +280,16 @@ def check_invariants(draw: Draw) -> dict:
         out["error_fine"] = error_fine / scale
         if smooth(coarse, draw) and smooth(fine, draw) and error > FLOOR * scale:
             # second order: 4 per halving (measured 3.0-4.3 over 1000 draws; 2.34 above)
-            assert error_fine <= error / RATIO, (draw, h, error, error_fine)
+            if error_fine > error / RATIO:
+                # not yet in the asymptotic range (the beam's unresolved modes, which the
+                # sliding body excites, set the phase of the oscillating error): one more
+                # halving must bring the fall over the two to more than RATIO^2 (order > 1)
+                finer = run(draw, h / 4)
+                assert finer.status == "finished", (draw, finer.message)
+                error_finer = float(np.max(np.abs(finer["energy_error"])))
+                out["ratio_two"] = error / error_finer if error_finer > 0.0 else np.inf
+                if smooth(finer, draw):
+                    assert error_finer <= error / RATIO**2, (draw, h, error, error_finer)
     return out
 
 
@@ -289,6 +298,9 @@ def check_invariants(draw: Draw) -> dict:
 # more than 2 per halving (order > 1): a point mass sliding at 0.2 m/s on a 3-element cantilever
 # (rho_inf = 0.6) is not yet in the asymptotic range at 1 ms: ratios 2.34, 2.76, 3.85 from h =
 # 1 ms to 0.125 ms (4e-6 of the scale at 1 ms; the same under Sliding, Newton and Poisson).
+# A frictionless point sliding at 0.3 m/s on a 3-element pinned strip (rho_inf = 0.8) falls by
+# 1.99, then 2.54, 3.64 per halving from 1 ms (1.0e-8 J of 2e-3 J at 1 ms): where the first
+# halving falls by less than RATIO, the next must bring the fall over both above RATIO^2.
 FLOOR = 1e-8
 RATIO = 2.0
 
@@ -310,6 +322,8 @@ FIXED = (
     # the smallest draw whose Moreau-Jean dissipated_impact ran negative before the split
     # (README): now 2.1e-7 J of impact loss and 2.8e-7 J of timing work, balance at round-off
     Draw("point", "cantilever", "newton", MJ, 0.0, 0.0, 1.0, 5e-4, 60, 0.0, 0.5, 0.5),
+    # not in the asymptotic range at 1 ms: the balance error falls by 1.99, then 2.54
+    Draw("point", "pinned", "sliding", GA, 0.0, 0.0, 0.803, 2e-3, 101, 0.0, 0.296, 0.1667),
 )
 
 
