@@ -16,7 +16,6 @@ checked against the energy balance, the dissipation signs and a finer mesh.
 """
 
 import functools
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -26,10 +25,6 @@ from hypothesis import strategies as st
 
 from fe_contact.coupling.lcp import regularised_solutions, status_solution
 from fe_contact.coupling.setvalued import ContactSolverError, solve_contact_impulses
-from fe_contact.elements.string import LinearElastic, assemble_string, evaluate
-from fe_contact.elements.string_statics import static_equilibrium
-from fe_contact.model import Circle, ContactPair, Model, Unilateral
-from fe_contact.multibody.builders import floating_body
 from fe_contact.papers import eugster_glocker as eg
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
@@ -170,33 +165,13 @@ def test_a_failure_names_every_solver_tried_and_the_best_residual():
 
 
 def dropped_disk(n_elements, drop=0.02, EA=853.75, EI=1e-4, damping=0.1, mu=0.2, ncp=101):
-    """(System, q0, u0): 004's example-1 disk (R = 0.3 m, 28.3 kg) at rest, its lowest point
-    ``drop`` m above the middle of 004's string (L = 1 m, supports 0.8 m apart, 0.3142 kg/m)
-    with the linear law T = EA (nu - 1), bending stiffness EI, stiffness damping beta K_t and
-    ``ncp`` candidates, the string at rest in its static shape."""
-    spec = replace(
-        eg.table1_string(n_elements),
-        law=LinearElastic(EA),
-        bending_stiffness=EI,
-        stiffness_damping=damping,
-    )
-    radius, mass, inertia = eg.disk_of_example(1)
-    model = Model(
-        tree=floating_body(mass, inertia),
-        structures={"string": spec},
-        contacts=(
-            ContactPair(
-                "disk", Circle(2, radius), "string", Unilateral(mu), search="grid", n_candidates=ncp
-            ),
-        ),
-    )
-    system = assemble(model)
-    string = system.structures["string"].string
-    q_static = static_equilibrium(assemble_string(spec)).q
-    lowest = evaluate(string, q_static, [0.5]).position[:, 0]
-    q0, u0 = system.initial_state([lowest[0], lowest[1] + radius + drop, 0.0])
-    q0[system.layout.structure("string")] = q_static[string.free_dofs]
-    return system, q0, u0
+    """(System, q0, u0) of ``eugster_glocker.dropped_disk``: 004's example-1 disk (R = 0.3 m,
+    28.3 kg) at rest, its lowest point ``drop`` m above the middle of 004's string (L = 1 m,
+    supports 0.8 m apart, 0.3142 kg/m) with the linear law T = EA (nu - 1), bending stiffness
+    EI, stiffness damping beta K_t and ``ncp`` candidates, the string at rest in its static
+    shape."""
+    model, q0, u0 = eg.dropped_disk(n_elements, drop, EA, EI, damping, mu, ncp)
+    return assemble(model), q0, u0
 
 
 def assert_run_is_sound(r, h, velocity_scale):

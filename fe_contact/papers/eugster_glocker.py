@@ -120,6 +120,52 @@ def disk_on_string(
     return model, q0, u0
 
 
+def dropped_disk(
+    n_elements: int,
+    drop: float = 0.02,
+    axial_stiffness: float = 853.75,
+    bending_stiffness: float = 1e-4,
+    stiffness_damping: float = 0.1,
+    friction: float = FRICTION,
+    n_contact_points: int = 101,
+):
+    """(Model, q0, u0): example 1's heavy disk dropped onto a stiffer, damped variant of the
+    string of Table 1, where many contacts close at once (our example; Moreau-Jean).
+
+    The string has the linear law T = EA (nu - 1) with EA = ``axial_stiffness`` N (instead of
+    the neo-Hookean law), bending stiffness EI = ``bending_stiffness`` N m^2, stiffness damping
+    beta K_t(q) with beta = ``stiffness_damping`` s and ``n_contact_points`` candidates (004
+    eqs. 20-25); it starts at rest in its static shape under its own weight. The disk (R = 0.3
+    m, 28.3 kg) starts at rest with its lowest point ``drop`` m above the string's middle;
+    contact "disk" with ``Unilateral(friction)``. With the defaults, up to 30-50 contacts close
+    at once as the disk comes to rest on the string (docs: the one-step contact problem).
+    """
+    from ..elements.string import LinearElastic, assemble_string, evaluate
+    from ..elements.string_statics import static_equilibrium
+    from ..model import Circle, ContactPair, Model, Unilateral
+    from ..multibody.builders import floating_body
+    from ..system import assemble
+
+    spec = replace(
+        table1_string(n_elements),
+        law=LinearElastic(axial_stiffness),
+        bending_stiffness=bending_stiffness,
+        stiffness_damping=stiffness_damping,
+    )
+    radius, mass, inertia = disk_of_example(1)
+    contact = ContactPair("disk", Circle(2, radius), "string", Unilateral(friction),
+                          search="grid", n_candidates=n_contact_points)  # fmt: skip
+    model = Model(tree=floating_body(mass, inertia), structures={"string": spec},
+                  contacts=(contact,))  # fmt: skip
+    system = assemble(model)
+    string = system.structures["string"].string
+    q_static = static_equilibrium(assemble_string(spec)).q
+    lowest = evaluate(string, q_static, [0.5 * LENGTH]).position[:, 0]
+    q0, u0 = system.initial_state([lowest[0], lowest[1] + radius + drop, 0.0])
+    q0[system.layout.structure("string")] = q_static[string.free_dofs]
+    return model, q0, u0
+
+
 def disk_on_beam(drop: float = 0.01, x0: float = 0.05, speed: float = 0.5, n_elements: int = 10):
     """(Model, q0, u0): the light disk of 004's example 2 dropped onto the manipulator's
     cantilever (Lipinski (002), sec. 9) and rolling along it (our example; Moreau-Jean).
@@ -160,6 +206,7 @@ __all__ = [
     "disk_of_example",
     "disk_on_beam",
     "disk_on_string",
+    "dropped_disk",
     "hanging_string",
     "table1_string",
 ]
