@@ -430,3 +430,59 @@ def test_paraview_frames_carry_the_time_and_the_sensors_as_field_data(tmp_path, 
             assert float(frame.field_data["TimeValue"][0]) == result["t"][k]
             for name in names:
                 assert float(frame.field_data[name][0]) == result[name][k], (pvd, name, k)
+
+
+def test_a_compliant_contact_has_its_elastic_energy_column():
+    """A 1 kg disk (radius 0.05 m) on a vertical slider released 5e-4 m deep in flat ground
+    with a linear compliant law F = c a (c = 1e5 N/m: it rises, equilibrium at 1e-4 m):
+    ``contact_elastic_energy`` is c a^2 / 2 with a = 0.05 m - q from the stored state (0 when
+    a < 0), and elastic = tree springs + contact (no structure), to 64 eps of c a^2 / 2 ~
+    1e-2 J (round-off of a few products)."""
+    from fe_contact.curves import Curve
+    from fe_contact.model import Circle, Compliant, ContactPair, Profile
+
+    c, radius = 1e5, 0.05
+    ground = Profile(None, Curve.bezier([[1.0, 0.0], [0.2, 0.0], [-1.0, 0.0]]))
+    tree = TreeModel((Body(1.0, 0.001),), (Joint("prismatic", None, angle=0.5 * np.pi),))
+    pair = ContactPair("disk", Circle(0, radius), ground, Compliant("linear", c, damping=0.3))
+    system = assemble(Model(tree=tree, contacts=(pair,)))
+    assert dict(history_columns(system))["contact_elastic_energy"] == "J"
+    result = simulate(system, (0.0, 5e-3), system.initial_state([radius - 5e-4], [0.0]), h=1e-4)
+    assert result.success, result.message
+    approach = np.maximum(radius - result.q[:, 0], 0.0)
+    expected = 0.5 * c * approach**2
+    scale = 0.5 * c * 5e-4**2
+    assert np.allclose(result["contact_elastic_energy"], expected, rtol=0, atol=64 * EPS * scale)
+    total = result["tree_elastic_energy"] + result["contact_elastic_energy"]
+    assert np.allclose(result["elastic_energy"], total, rtol=0, atol=64 * EPS * scale)
+    assert np.ptp(result["contact_elastic_energy"]) > 0.1 * scale  # the disk moves
+
+
+def test_the_event_driven_stepper_reports_the_mean_acceleration_of_each_step():
+    """The rough pin on the wheel (003, event-driven, impacts in the run): the pin's angular
+    acceleration is its joint's velocity change over each step (the impacts' jumps included),
+    NaN at the start; to round-off of the rates over the step, 64 eps max|phi'| / h."""
+    from dataclasses import replace
+
+    from fe_contact.papers.slavic_boltezar import PinOnWheel, pin_model
+
+    data = replace(PinOnWheel(), t_end=2e-5)
+    sensors = (BodySensor("pin_rate", 1, "angular_velocity"),)
+    sensors += (BodySensor("pin_spin", 1, "angular_acceleration"),)
+    system = assemble(replace(pin_model(data), sensors=sensors))
+    result = simulate(
+        system,
+        (0.0, data.t_end),
+        system.initial_state(),
+        method="event-driven",
+        h=1e-7,
+        penetration=data.penetration,
+    )
+    assert result.success, result.message
+    assert np.isnan(result["pin_spin"][0])
+    assert result.event_counts()["impact"] > 0
+    dt = np.diff(result["t"])
+    difference = np.diff(result["pin_rate"]) / dt
+    tol = 64 * EPS * np.max(np.abs(result["pin_rate"])) / np.min(dt)
+    assert np.allclose(result["pin_spin"][1:], difference, rtol=0, atol=tol)
+    assert np.ptp(result["pin_spin"][1:]) > 1e3 * tol  # the pin turns, hit by the wheel
