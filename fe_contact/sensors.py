@@ -80,14 +80,12 @@ _COLUMNS = {
     "angular_velocity": (("",), "rad/s"),
     "angular_acceleration": (("",), "rad/s^2"),
 }
-# the quantities read from the reported accelerations q'' (``StepReport.acceleration``)
-ACCELERATIONS = ("acceleration", "angular_acceleration")
 
 
 @dataclass(frozen=True)
 class BodyPointSensor:
-    """Position, velocity or acceleration of the point ``at`` ((x, y) m in the body's frame, or the name of a
-    tree point) of tree body ``body``, in the plane's axes."""
+    """Position, velocity or acceleration of the point ``at`` ((x, y) m in the body's frame,
+    or the name of a tree point) of tree body ``body``, in the plane's axes."""
 
     name: str
     body: int
