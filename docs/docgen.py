@@ -72,11 +72,18 @@ MEANING = {
     "<name>_loss_target": "rough pair: energy lost on the target since the start (003 eq. 20)",
     "drive_<joint>_force": "the drive's multiplier: driving torque (revolute) or force",
     "kinetic_energy": "kinetic energy of the whole system",
-    "potential_energy": "potential energy of gravity and joint springs",
-    "elastic_energy": "strain energy of the structures",
+    "potential_energy": "potential of gravity and of the structures' constant loads",
+    "elastic_energy": "strain energy of the structures, joint springs, compliant contacts",
     "tree_kinetic_energy": "kinetic energy of the tree",
     "structure_kinetic_energy": "kinetic energy of the structures",
     "structure_elastic_energy": "strain energy of the structures",
+    "tree_potential_energy": "potential of gravity of the tree's bodies",
+    "tree_elastic_energy": "energy of the joint springs",
+    "<structure>_kinetic_energy": "the structure's kinetic energy",
+    "<structure>_elastic_energy": "the structure's strain energy",
+    "<structure>_potential_energy": "potential of the structure's constant loads "
+    "(self-weight, point loads; 0 in its reference)",
+    "contact_elastic_energy": "elastic energy of the compliant contacts",
     "work_drives": "work done by the drives since t0",
     "work_loads": "work done by applied loads and actuators since t0",
     "dissipated_damping": "energy taken by joint and structural damping since t0",
@@ -97,8 +104,11 @@ MEANING = {
     "<sensor>_y": "y of a sensed position or displacement",
     "<sensor>_vx": "x of a sensed velocity",
     "<sensor>_vy": "y of a sensed velocity",
-    "<sensor>": "a scalar sensed quantity: angle, angular velocity, deflection, slope, "
-    "curvature, moment or tension",
+    "<sensor>_ax": "x of a sensed acceleration (generalised-alpha: J q'' + J' q' at the "
+    "state; Moreau-Jean, event-driven: from the mean q'' of the step; NaN at their start)",
+    "<sensor>_ay": "y of a sensed acceleration",
+    "<sensor>": "a scalar sensed quantity: angle, angular velocity or acceleration, "
+    "deflection, slope, curvature, moment or tension",
 }
 
 
@@ -109,17 +119,19 @@ def history_column_rows():
 
     polyline = Polyline.__new__(Polyline)  # only its type is read by history_columns
     contacts = (
-        SimpleNamespace(name="<name>", profile=Point(0)),
+        SimpleNamespace(name="<name>", profile=Point(0), compliant=True),
         SimpleNamespace(name="<rough>", profile=polyline),
     )
     sensors = tuple(  # a point's position and velocity, a scalar quantity
-        SimpleNamespace(name="<sensor>", quantity=q) for q in ("position", "velocity", "angle")
+        SimpleNamespace(name="<sensor>", quantity=q)
+        for q in ("position", "velocity", "acceleration", "angle")
     )
     model = SimpleNamespace(
         contacts=contacts,
         drive_names=lambda: ("drive_<joint>",),
         drives=(SimpleNamespace(joint=0),),
         sensors=sensors,
+        structures={"<structure>": None},
     )
     tree = SimpleNamespace(joints=(SimpleNamespace(kind="revolute", name="<joint>"),))
     columns = history_columns(SimpleNamespace(model=model, tree=tree))
@@ -138,6 +150,10 @@ def history_column_rows():
         elif name.startswith("<joint>"):  # its unit follows the joint's kind
             unit = {"<joint>_q": "rad or m", "<joint>_u": "rad/s or m/s"}[name]
             key, where = name, "per tree joint (``Joint.name``, default ``joint_<i>``)"
+        elif name.startswith("<structure>"):
+            key, where = name, "per structure"
+        elif name == "contact_elastic_energy":
+            key, where = name, "with compliant contacts"
         elif name.startswith("<sensor>"):
             if name in seen:
                 continue

@@ -11,9 +11,12 @@ Kinds (all SI, plane axes):
 
 * ``BodyPointSensor(name, body, at, quantity)``: the point ``at`` (x, y) m of tree body
   ``body`` (or the name of a tree point); quantity "position" (columns ``NAME_x``, ``NAME_y``,
-  m) or "velocity" (``NAME_vx``, ``NAME_vy``, m/s), Lipinski (002), eqs. (1)-(2a).
+  m), "velocity" (``NAME_vx``, ``NAME_vy``, m/s), Lipinski (002), eqs. (1)-(2a), or
+  "acceleration" (``NAME_ax``, ``NAME_ay``, m/s^2): J(q) q'' + J'(q, q') q', the point's
+  Jacobian and acceleration remainder, eqs. (3b), (3d).
 * ``BodySensor(name, body, quantity)``: the body's "angle" (rad, counter-clockwise from the x
-  axis) or "angular_velocity" (rad/s); one column ``NAME``.
+  axis), "angular_velocity" (rad/s) or "angular_acceleration" (rad/s^2, the sum of the q''
+  of the revolute joints of its chain, eq. (3c)); one column ``NAME``.
 * ``StructureSensor(name, structure, s, quantity)``: the material point s (m) of a structure;
   quantity "position" (``NAME_x``, ``NAME_y``, m), "displacement" (``NAME_x``, ``NAME_y``: r(s, q)
   - r(s, q_ref), m), "deflection" (the displacement along the reference normal at s, m),
@@ -21,12 +24,24 @@ Kinds (all SI, plane axes):
   beam), "curvature" (signed geometric curvature of the deformed curve, 1/m), "moment" (beam:
   E I w'', N m, as Lipinski (002), eq. (16); a string with bending stiffness: E I (kappa -
   kappa_ref) with the bending strain of ``elements.string``), "tension" (string: the tension
-  law at the stretch at s, N) or "velocity" (``NAME_vx``, ``NAME_vy``, m/s).
+  law at the stretch at s, N), "velocity" (``NAME_vx``, ``NAME_vy``, m/s) or "acceleration"
+  (``NAME_ax``, ``NAME_ay``, m/s^2; r is affine in q, so r'' = (dr/dq) q'').
+
+Accelerations are read from the steppers' reports (``StepReport.acceleration``), never from a
+re-run: the generalised-alpha stepper (Python step and compiled batches) reports the q'' that
+satisfies the equations of motion at the end of each step (Lipinski (002), eqs. 78a-b), so
+the columns are the accelerations of the computed motion; Moreau-Jean and the event-driven
+stepper have no q'' (their velocities jump at impacts) and report the mean over the step,
+(u_n+1 - u_n) / h, as their forces are the mean forces impulse / h: there the columns are
+first-order approximations in smooth motion, impulse / (m h) at an impact, and NaN in the
+first row (no step yet).
 
 The tree's joint coordinates and velocities are always columns, named by joint
 (``Joint.name``, default ``joint_<i>``): ``<joint>_q`` (rad or m) and ``<joint>_u`` (rad/s or
-m/s). Contact quantities, drive forces and the energy terms per part are standard columns
-(``steppers.result``).
+m/s). Contact quantities and drive forces (``<drive>_force``, N m or N) are standard columns
+(``steppers.result``), and so is the energy of each part, named by part
+(``part_energies``). ParaView frames carry the joint and sensor columns of their row as field
+data (``io.vtk.frame_field_data``).
 """
 
 from __future__ import annotations
@@ -37,8 +52,8 @@ import numpy as np
 
 from . import validation as check
 
-POINT_QUANTITIES = ("position", "velocity")
-BODY_QUANTITIES = ("angle", "angular_velocity")
+POINT_QUANTITIES = ("position", "velocity", "acceleration")
+BODY_QUANTITIES = ("angle", "angular_velocity", "angular_acceleration")
 STRUCTURE_QUANTITIES = (
     "position",
     "displacement",
@@ -48,12 +63,14 @@ STRUCTURE_QUANTITIES = (
     "moment",
     "tension",
     "velocity",
+    "acceleration",
 )
 # columns of a quantity: (suffixes, unit); a scalar quantity has the one suffix ""
 _COLUMNS = {
     "position": (("_x", "_y"), "m"),
     "displacement": (("_x", "_y"), "m"),
     "velocity": (("_vx", "_vy"), "m/s"),
+    "acceleration": (("_ax", "_ay"), "m/s^2"),
     "deflection": (("",), "m"),
     "slope": (("",), "rad"),
     "curvature": (("",), "1/m"),
@@ -61,13 +78,14 @@ _COLUMNS = {
     "tension": (("",), "N"),
     "angle": (("",), "rad"),
     "angular_velocity": (("",), "rad/s"),
+    "angular_acceleration": (("",), "rad/s^2"),
 }
 
 
 @dataclass(frozen=True)
 class BodyPointSensor:
-    """Position or velocity of the point ``at`` ((x, y) m in the body's frame, or the name of a
-    tree point) of tree body ``body``, in the plane's axes."""
+    """Position, velocity or acceleration of the point ``at`` ((x, y) m in the body's frame,
+    or the name of a tree point) of tree body ``body``, in the plane's axes."""
 
     name: str
     body: int
@@ -85,7 +103,8 @@ class BodyPointSensor:
 
 @dataclass(frozen=True)
 class BodySensor:
-    """The angle (rad) or angular velocity (rad/s) of tree body ``body``."""
+    """The angle (rad), angular velocity (rad/s) or angular acceleration (rad/s^2) of tree
+    body ``body``."""
 
     name: str
     body: int
@@ -149,8 +168,8 @@ def state_columns(model, tree) -> list[tuple[str, str]]:
 
 def check_sensors(model) -> None:
     """Refuse sensors of a model that name no part of it, a material point off its structure
-    or a quantity its part does not have; every sensor and joint column name used once (the
-    ValueError names the sensor and what is allowed)."""
+    or a quantity its part does not have; every sensor, joint and part-energy column name
+    used once (the ValueError names the sensor or structure and what is allowed)."""
     from .elements.string import StringSpec
     from .model import resolve_point
 
@@ -182,9 +201,19 @@ def check_sensors(model) -> None:
                 )
     from types import SimpleNamespace
 
+    from .part_energies import part_energy_columns
     from .steppers.result import history_columns
 
     names = [c for c, _ in history_columns(SimpleNamespace(model=model, tree=tree))]
+    for structure in model.structures:
+        for column, _ in part_energy_columns(SimpleNamespace(structures=[structure], contacts=())):
+            if names.count(column) > 1:
+                check.fail(
+                    "Model.structures name",
+                    structure,
+                    f"a name whose column {column!r} (the part's energy) no other history "
+                    "column has (e.g. not 'tree', 'structure' or 'contact')",
+                )
     for i, sensor in enumerate(model.sensors):
         for column, _ in sensor_columns(sensor):
             if names.count(column) > 1:
@@ -220,14 +249,14 @@ def _beam_quantities() -> list[str]:
 # ------------------------------------------------------------------------------------------
 
 
-AFFINE = ("position", "displacement", "deflection", "velocity")  # r is affine in q
+AFFINE = ("position", "displacement", "deflection", "velocity", "acceleration")  # r affine in q
 
 
 class SensorPlan:
     """The constant part of every sensor of a system, resolved once (``sensor_plan``): the
     local point of a body sensor, the compiled tree arrays, a structure point's rows of
-    dr/dq (``Structure.point_rows``) and its reference curve. ``columns(q, u)`` evaluates
-    every joint and sensor column at k states at once."""
+    dr/dq (``Structure.point_rows``) and its reference curve. ``columns(q, u, acceleration)``
+    evaluates every joint and sensor column at k states at once."""
 
     def __init__(self, system):
         from .kernels.tree import tree_arrays
@@ -248,10 +277,14 @@ class SensorPlan:
                 reference = structure.curve(sensor.s, structure.initial_coordinates())
                 self.rows[sensor.name] = (structure.point_rows([sensor.s]), reference)
 
-    def columns(self, q: np.ndarray, u: np.ndarray) -> dict:
-        """name -> (k,) of the joint and sensor columns at the states q, u, each (k, n)."""
+    def columns(self, q: np.ndarray, u: np.ndarray, acceleration=None) -> dict:
+        """name -> (k,) of the joint and sensor columns at the states q, u, each (k, n), with
+        the accelerations q'' (k, n) of those states (``StepReport.acceleration``; None:
+        unknown, the acceleration sensors are NaN)."""
         system = self.system
         lay = system.layout
+        if acceleration is None:
+            acceleration = np.full(q.shape, np.nan)
         out = {}
         if system.tree is not None:
             for i, name in enumerate(joint_names(system.tree)):
@@ -259,47 +292,73 @@ class SensorPlan:
                 out[f"{name}_u"] = u[:, i].copy()
         tree_sensors = [x for x in system.model.sensors if not isinstance(x, StructureSensor)]
         if tree_sensors:
-            out.update(self._tree_columns(tree_sensors, q[:, lay.tree], u[:, lay.tree]))
+            tree = lay.tree
+            out.update(
+                self._tree_columns(tree_sensors, q[:, tree], u[:, tree], acceleration[:, tree])
+            )
         for sensor in system.model.sensors:
             if isinstance(sensor, StructureSensor):
                 part = lay.structure(sensor.structure)
-                values = self._structure_values(sensor, q[:, part], u[:, part])
+                values = self._structure_values(
+                    sensor, q[:, part], u[:, part], acceleration[:, part]
+                )
                 for (column, _), value in zip(sensor_columns(sensor), values, strict=True):
                     out[column] = value
         return out
 
-    def _tree_columns(self, sensors, q, u) -> dict:
+    def _tree_columns(self, sensors, q, u, acceleration) -> dict:
         """The tree sensors at k states, from the compiled point kinematics of
-        ``kernels.tree`` (Lipinski (002), eqs. (1)-(3))."""
+        ``kernels.tree`` (Lipinski (002), eqs. (1)-(3)): a point's acceleration is
+        J(q) q'' + J'(q, q') q' (its Jacobian and acceleration remainder, eqs. (3b), (3d)), a
+        body's angular acceleration sum_k A[b, k] q_k'' over the revolute joints k of its
+        chain (the remainder of eq. (3c) is zero in the plane)."""
         from .kernels.tree import kinematics, point
 
         T = self.tree_arrays
+        chains = T[0] * T[3]  # (n_b, n): body b turns with the revolute joints of its chain
         k = q.shape[0]
         values = {x.name: np.empty((k, 2)) for x in sensors}
         for j in range(k):
             qj, uj = np.ascontiguousarray(q[j]), np.ascontiguousarray(u[j])
+            aj = acceleration[j]
             angle, rot, origin, _, omega, ov, terms = kinematics(T, qj, uj)
             for sensor in sensors:
+                out = values[sensor.name][j]
                 if isinstance(sensor, BodySensor):
                     b = sensor.body
-                    values[sensor.name][j, 0] = angle[b] if sensor.quantity == "angle" else omega[b]
+                    if sensor.quantity == "angle":
+                        out[0] = angle[b]
+                    elif sensor.quantity == "angular_velocity":
+                        out[0] = omega[b]
+                    else:
+                        out[0] = _ordered_dot(chains[b], aj)
                     continue
                 b, x, y = self.points[sensor.name]
-                p, v, _, _ = point(T, b, x, y, uj, rot, origin, omega, ov, terms)
-                values[sensor.name][j] = p if sensor.quantity == "position" else v
+                p, v, J, rem = point(T, b, x, y, uj, rot, origin, omega, ov, terms)
+                if sensor.quantity == "position":
+                    out[:] = p
+                elif sensor.quantity == "velocity":
+                    out[:] = v
+                else:
+                    out[0] = _ordered_dot(J[0], aj) + rem[0]
+                    out[1] = _ordered_dot(J[1], aj) + rem[1]
         out = {}
         for sensor in sensors:
             for i, (column, _) in enumerate(sensor_columns(sensor)):
                 out[column] = values[sensor.name][:, i].copy()
         return out
 
-    def _structure_values(self, sensor: StructureSensor, q, u) -> tuple[np.ndarray, ...]:
-        """The values of a structure sensor at k states (q, u: (k, n_dofs) of the structure):
-        the affine quantities from the rows of dr/dq, the others from ``Structure.curve``."""
+    def _structure_values(
+        self, sensor: StructureSensor, q, u, acceleration
+    ) -> tuple[np.ndarray, ...]:
+        """The values of a structure sensor at k states (q, u, acceleration: (k, n_dofs) of
+        the structure): the affine quantities from the rows of dr/dq (r is affine in q, so
+        r' = (dr/dq) q' and r'' = (dr/dq) q''), the others from ``Structure.curve``."""
         rows, reference = self.rows[sensor.name]
         if sensor.quantity in AFFINE:
-            if sensor.quantity == "velocity":
-                v = _affine(np.zeros(2), rows.rows[0], u[:, rows.dofs[0]])
+            rate = {"velocity": u, "acceleration": acceleration}.get(sensor.quantity)
+            if rate is not None:
+                v = _affine(np.zeros(2), rows.rows[0], rate[:, rows.dofs[0]])
                 return v[:, 0], v[:, 1]
             r = _affine(rows.offset[0], rows.rows[0], q[:, rows.dofs[0]])  # (k, 2)
             if sensor.quantity == "position":
@@ -318,6 +377,15 @@ class SensorPlan:
                 ]
             ),
         )
+
+
+def _ordered_dot(a: np.ndarray, b: np.ndarray) -> float:
+    """sum_i a_i b_i over the nonzero a_i, in index order (the same floats for a state alone
+    or among k; a zero a_i leaves out its b_i, NaN or not)."""
+    total = 0.0
+    for i in np.flatnonzero(a):
+        total += float(a[i]) * float(b[i])
+    return total
 
 
 def _affine(offset: np.ndarray, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -345,10 +413,13 @@ def _rotation(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.arctan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1]))
 
 
-def structure_values(structure, sensor: StructureSensor, q, u, reference=None) -> tuple:
+def structure_values(
+    structure, sensor: StructureSensor, q, u, reference=None, acceleration=None
+) -> tuple:
     """The values of a structure sensor at the structure's free coordinates q and velocities
     u, each (n_dofs,), from ``Structure.curve`` (the element's own shape functions);
-    reference : the CurvePoint of s in the reference configuration (computed when None)."""
+    reference : the CurvePoint of s in the reference configuration (computed when None);
+    acceleration : (n_dofs,) q'' of the structure, for the "acceleration" (None: NaN)."""
     from .elements.string_points import evaluate as evaluate_string
     from .structures import material_velocity
 
@@ -358,6 +429,10 @@ def structure_values(structure, sensor: StructureSensor, q, u, reference=None) -
         return tuple(point.position)
     if quantity == "velocity":
         return tuple(material_velocity(point, u))
+    if quantity == "acceleration":  # r is affine in q: r'' = (dr/dq) q''
+        if acceleration is None:
+            return (np.nan, np.nan)
+        return tuple(material_velocity(point, acceleration))
     if quantity == "curvature":
         return (float(point.curvature),)
     if quantity == "tension":
@@ -386,22 +461,25 @@ def _turning(slope, slope_rate) -> float:
     return float((slope[0] * slope_rate[1] - slope[1] * slope_rate[0]) / (slope @ slope))
 
 
-def state_values(system, q: np.ndarray, u: np.ndarray) -> dict:
+def state_values(system, q: np.ndarray, u: np.ndarray, acceleration=None) -> dict:
     """name -> value of the joint and sensor columns (``state_columns``) at the state q, u,
-    each (n,) by ``system.layout``."""
+    each (n,) by ``system.layout``, with its accelerations q'' (n,) (None: unknown, the
+    acceleration sensors are NaN)."""
     plan = sensor_plan(system)
     if not plan.names:
         return {}
-    columns = plan.columns(q[None, :], u[None, :])
+    acc = None if acceleration is None else np.asarray(acceleration, dtype=float)[None, :]
+    columns = plan.columns(q[None, :], u[None, :], acc)
     return {name: float(value[0]) for name, value in columns.items()}
 
 
-def state_arrays(system, q: np.ndarray, u: np.ndarray) -> dict:
-    """``state_values`` of k states q, u (k, n): name -> (k,) array."""
+def state_arrays(system, q: np.ndarray, u: np.ndarray, acceleration=None) -> dict:
+    """``state_values`` of k states q, u and accelerations (k, n): name -> (k,) array."""
     plan = sensor_plan(system)
     if not plan.names:
         return {}
-    return plan.columns(np.asarray(q, dtype=float), np.asarray(u, dtype=float))
+    acc = None if acceleration is None else np.asarray(acceleration, dtype=float)
+    return plan.columns(np.asarray(q, dtype=float), np.asarray(u, dtype=float), acc)
 
 
 __all__ = [

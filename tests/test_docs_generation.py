@@ -27,9 +27,12 @@ def test_the_generated_reference_pages_build():
     assert "fe-contact" in docgen.cli_page()
     text = docgen.columns_page()
     # a real system's columns are all in the table (contact names as <name>, joint names as
-    # <joint>)
+    # <joint>, structure names as <structure>)
     system = assemble(sliding_mass_model(0.0, 4))
     (contact,) = system.model.contacts
     for name, _ in history_columns(system):
         name = re.sub(r"^joint_\d+_", "<joint>_", name)
+        for structure in system.structures:  # part energies as <structure>_...
+            if name.startswith(f"{structure}_"):
+                name = "<structure>" + name[len(structure) :]
         assert name.replace(f"{contact.name}_", "<name>_") in text, name

@@ -319,8 +319,8 @@ SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
 
 
 class BodyPointSensorTable(Table):
-    """``sensors.BodyPointSensor``: the position or velocity of a body point (``at``: (x, y)
-    m in the body's frame or the name of a tree point)."""
+    """``sensors.BodyPointSensor``: the position, velocity or acceleration of a body point
+    (``at``: (x, y) m in the body's frame or the name of a tree point)."""
 
     kind: Literal["body_point"]
     name: str
@@ -330,7 +330,7 @@ class BodyPointSensorTable(Table):
 
 
 class BodySensorTable(Table):
-    """``sensors.BodySensor``: a body's angle or angular velocity."""
+    """``sensors.BodySensor``: a body's angle, angular velocity or angular acceleration."""
 
     kind: Literal["body"]
     name: str

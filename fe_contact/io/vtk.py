@@ -13,6 +13,10 @@ blocks:
   vectors (N, 3 components, z = 0; ``contact_force`` is the active vector, the default of
   ParaView's Glyph), the gap, the slip velocity, the contact index and the state.
 
+The frame itself carries field data (:func:`frame_field_data`): ``TimeValue`` (s) and the
+joint and sensor columns of its history row (``<joint>_q``, ``<joint>_u``, the model's sensors,
+``fe_contact.sensors``), one float64 value each, for ParaView's spreadsheet view and filters.
+
 Each part carries only the arrays that mean something on it (no zeros on parts where an
 array does not apply); identifiers (``body``, ``joint``, ``contact``, ``element``, ``state``)
 are 32-bit integers. A frame with no closed contact has an empty ``contacts`` block (no file).
@@ -444,10 +448,11 @@ def block_grid(block: Block):
     return grid
 
 
-def frame_multiblock(blocks: Sequence[Block]):
+def frame_multiblock(blocks: Sequence[Block], field_data=None):
     """The frame as a ``pyvista.MultiBlock``: the top-level blocks ``GROUPS`` that have parts,
     ``structures`` and ``bodies`` each a MultiBlock of grids named after their blocks,
-    ``contacts`` one grid (an empty grid when no point is closed)."""
+    ``contacts`` one grid (an empty grid when no point is closed). field_data : None or
+    name -> float, written as one-value float64 arrays of the frame's own field data."""
     import pyvista as pv
 
     for group in GROUPS:
@@ -467,7 +472,22 @@ def frame_multiblock(blocks: Sequence[Block]):
             frame[group] = block_grid(members[0])
         else:
             frame[group] = pv.MultiBlock({b.name: block_grid(b) for b in members})
+    for name, value in (field_data or {}).items():
+        frame.field_data[name] = np.array([float(value)])
     return frame
+
+
+def frame_field_data(system: System, time: float, row) -> dict:
+    """The field data of a frame: ``TimeValue`` (s, VTK's name for a data set's time) and
+    the joint and sensor columns of its history row (``sensors.state_columns``: ``<joint>_q``,
+    ``<joint>_u``, every sensor's columns), name -> float. row : the history row (a dict of
+    the columns, or of the result's columns at that row)."""
+    from ..sensors import state_columns
+
+    data = {"TimeValue": float(time)}
+    for name, _ in state_columns(system.model, system.tree):
+        data[name] = float(row[name])
+    return data
 
 
 class PvdWriter:
@@ -495,14 +515,15 @@ class PvdWriter:
     def pvd_path(self) -> Path:
         return self.directory / f"{self.name}.pvd"
 
-    def write(self, time: float, blocks: list[Block]) -> Path | None:
-        """Write one frame (every ``stride``-th call); returns its path or None when skipped."""
+    def write(self, time: float, blocks: list[Block], field_data=None) -> Path | None:
+        """Write one frame (every ``stride``-th call) with its field_data (None, or name ->
+        float: ``frame_field_data``); returns its path or None when skipped."""
         call = self._calls
         self._calls += 1
         if call % self.stride:
             return None
         filename = f"{self.name}_{len(self.frames):05d}.vtm"
-        frame_multiblock(blocks).save(self.directory / filename, binary=True)
+        frame_multiblock(blocks, field_data).save(self.directory / filename, binary=True)
         self.frames.append((float(time), filename))
         self.index.append(time, filename)
         return self.directory / filename
@@ -543,5 +564,7 @@ def write_pvd(
         rows.append(len(reports) - 1)
     with PvdWriter(out_dir, name) as writer:
         for k in rows:
-            writer.write(reports[k].t, frame_blocks(system, reports[k], samples_per_element))
+            row = {c: values[k] for c, values in result.columns.items()}
+            blocks = frame_blocks(system, reports[k], samples_per_element)
+            writer.write(reports[k].t, blocks, frame_field_data(system, reports[k].t, row))
     return writer.pvd_path

@@ -129,6 +129,7 @@ def steps(
     out_residual,
     out_newton,
     out_numerical,
+    out_acc,
 ):
     """Up to K = out_t.size steps of h from the committed state at t (module docstring).
 
@@ -142,8 +143,9 @@ def steps(
 
     Per step j it writes out_t, out_q, out_u, out_lam (all rows), out_rec (the contact records),
     out_energy (``energies``), out_power (the powers at the new state), out_residual (largest
-    |phi| and |J u + phi_t|), out_newton (iterations) and out_numerical (the scheme's own loss
-    in the step, J: ``kernels.numerical.step_dissipation``). Returns (steps taken, the index of
+    |phi| and |J u + phi_t|), out_newton (iterations), out_numerical (the scheme's own loss
+    in the step, J: ``kernels.numerical.step_dissipation``) and out_acc (the accelerations
+    q'' at the end of the step). Returns (steps taken, the index of
     the reason it stopped in STOPS, the last step's ``kernels.step.FLAT`` array (empty when
     none was taken), its accelerations and algorithmic accelerations, and the predictor's
     previous accelerations and step)."""
@@ -244,6 +246,7 @@ def steps(
         out_t[j] = t1
         out_q[j] = q1
         out_u[j] = u1
+        out_acc[j] = acc1
         out_lam[j] = lam
         for i in range(nc):
             for f in range(N_FIELDS):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..kernels.beam import GAP, N_FIELDS, NX, PX, TX, VT, S
 from ..kernels.loop import N_ENERGY, N_POWER, STOPS, steps
+from ..part_energies import part_energy_arrays
 from ..sensors import state_arrays
 from ..system import Energies
 from .result import WORK_KEYS, ContactReport, StepReport
@@ -26,14 +27,15 @@ POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``ContactStates._power_terms``, 
 
 
 class StepBatch:
-    """n consecutive full steps of one stepper (``take_steps``). t (n,), q and u (n, n_q),
+    """n consecutive full steps of one stepper (``take_steps``). t (n,), q, u and the
+    accelerations acceleration (n, n_q),
     multipliers (n, m) by ``Model.constraint_names()``, work (n, 7): the work of each step
     by WORK_KEYS, energy (n, 7) as ``kernels.step.energies``, residual (n, 2), n_newton (n,),
     records (n, n_c, N_FIELDS) the contacts; ``stop`` why the batch ended (``STOPS``)."""
 
-    def __init__(self, stepper, n, stop, t, q, u, lam, records, energy, work, residual, its):
+    def __init__(self, stepper, n, stop, t, q, u, lam, records, energy, work, residual, its, acc):
         self.n, self.stop = n, stop
-        self.t, self.q, self.u = t, q, u
+        self.t, self.q, self.u, self.acceleration = t, q, u, acc
         self.residual, self.n_newton, self.records = residual, its, records
         self.energy, self.work = energy, work
         model = stepper.system.model
@@ -94,6 +96,7 @@ class StepBatch:
             n_newton=int(self.n_newton[j]),
             n_substeps=1,
             energy=self.energies(j),
+            acceleration=self.acceleration[j].copy(),
         )
 
     def columns(self, system, work: dict, energy0: float) -> dict:
@@ -124,6 +127,7 @@ class StepBatch:
         col["tree_kinetic_energy"] = tk.copy()
         col["structure_kinetic_energy"] = sk.copy()
         col["structure_elastic_energy"] = se.copy()
+        col.update(part_energy_arrays(system, self.q, self.u, gravity, springs))
         for k, key in enumerate(WORK_KEYS):  # accumulated as simulate does, step by step
             col[key] = np.add.accumulate(np.concatenate(([work[key]], self.work[:, k])))[1:]
             work[key] = float(col[key][-1])
@@ -145,7 +149,7 @@ class StepBatch:
         col["n_newton"] = self.n_newton.copy()
         col["n_substeps"] = np.ones(n, dtype=int)
         col["solver_residual"] = np.zeros(n)
-        col.update(state_arrays(system, self.q, self.u))
+        col.update(state_arrays(system, self.q, self.u, self.acceleration))
         return col
 
 
@@ -209,6 +213,7 @@ def take_steps(st, n_max: int) -> StepBatch | None:
         np.empty((size, 2)),
         np.empty(size, dtype=np.int64),
         np.empty(size),
+        np.empty((size, n)),
     )
     taken, stop, flat, _, _, acc_prev, h_prev = steps(
         *plan.packed,
@@ -241,7 +246,9 @@ def take_steps(st, n_max: int) -> StepBatch | None:
     )
     # the next batch: twice as long after a full one, short again after an early stop
     st._batch_size = min(2 * size, 4096) if taken == size else 16
-    t_out, q, u, lam, records, energy, power, residual, its, numerical = (a[:taken] for a in out)
+    t_out, q, u, lam, records, energy, power, residual, its, numerical, acc = (
+        a[:taken] for a in out
+    )
     # work of each step by the trapezoidal rule (``ContactStates._close_substep``)
     p_all = np.vstack([[st._powers[k] for k in POWER_KEYS], power])
     t_all = np.concatenate(([st.t], t_out))
@@ -251,7 +258,7 @@ def take_steps(st, n_max: int) -> StepBatch | None:
     work[:, 0] += 0.0  # the drives' impulse work: no impact
     work[:, WORK_KEYS.index("dissipated_numerical")] = numerical
     batch = StepBatch(
-        st, taken, STOPS[stop], t_out, q, u, lam, records, energy, work, residual, its
+        st, taken, STOPS[stop], t_out, q, u, lam, records, energy, work, residual, its, acc
     )
     if taken == 0:
         return batch

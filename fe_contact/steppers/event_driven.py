@@ -222,6 +222,7 @@ class EventDriven:
 
     def _step(self, h_max):
         contact = self.contact
+        u_start = self.u
         work = no_work()
         impulse = np.zeros(4)  # x, y of the whole impulse, then of its normal part
         cs = closed_contacts(contact, self.q, self.u, self.t, self.closing)
@@ -263,9 +264,13 @@ class EventDriven:
             self.status = "finished"
         slip_v = (cs.w[m:] @ u1 + cs.what[m:]) if m else np.zeros(0)
         report = self._contact_report(cs, p_impact + p, slip_v, gap, key, impulse, h)
-        return self._report(report, work, h, halving + 1)
+        return self._report(report, work, h, halving + 1, (u1 - u_start) / h)
 
-    def _report(self, contact: RoughContactReport, work, h, n_substeps) -> StepReport:
+    def _report(
+        self, contact: RoughContactReport, work, h, n_substeps, acceleration=None
+    ) -> StepReport:
+        """The StepReport of the state; acceleration : (n,) the mean q'' of the step (its
+        velocity change over h, the impact included), None at the start."""
         return StepReport(
             t=self.t,
             q=self.q.copy(),
@@ -276,6 +281,7 @@ class EventDriven:
             work=work,
             h=h,
             n_substeps=n_substeps,
+            acceleration=acceleration,
         )
 
     def _contact_report(self, cs: ContactSet, p, slip_v, gap, key, impulse, h):

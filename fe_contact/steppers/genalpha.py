@@ -694,6 +694,7 @@ class GeneralizedAlpha(ContactStates):
             n_newton=self.n_newton - self._newton0,
             n_substeps=self.n_substeps - self._substeps0,
             energy=self._energy,
+            acceleration=self.acceleration.copy(),
         )
 
 

@@ -539,6 +539,7 @@ class MoreauJean:
             n_substeps=len(subs),
             solver_residual=max(sub.residual for sub in subs),
             energy=subs[-1].energy,
+            acceleration=(self.u - u_a) / self._h_step,  # the mean over the step
         )
 
     def _constraint_residuals(self) -> tuple[float, float]:

@@ -40,8 +40,9 @@ class CsvObserver:
 
 class VtkObserver:
     """Writes every ``stride``-th report (the first included, and the last one on ``close``)
-    as a ParaView frame ``DIRECTORY/NAME_#####.vtm`` (named blocks, ``io.vtk``) of
-    ``DIRECTORY/NAME.pvd``; the index gains a line after every frame (``io.pvd.PvdIndex``),
+    as a ParaView frame ``DIRECTORY/NAME_#####.vtm`` (named blocks, ``io.vtk``, with the
+    time and the row's joint and sensor columns as field data) of ``DIRECTORY/NAME.pvd``; the
+    index gains a line after every frame (``io.pvd.PvdIndex``),
     so a run that stops early leaves a valid series."""
 
     def __init__(self, directory, name: str = "frames", stride: int = 1, samples_per_element=8):
@@ -65,20 +66,21 @@ class VtkObserver:
         self._last = None
         self._system = system
 
-    def _write(self, system, report) -> None:
-        from ..io.vtk import PvdWriter, frame_blocks
+    def _write(self, system, report, row) -> None:
+        from ..io.vtk import PvdWriter, frame_blocks, frame_field_data
 
         if self._writer is None:
             self._writer = PvdWriter(self.directory, self.name)
-        self._writer.write(report.t, frame_blocks(system, report, self.samples_per_element))
+        blocks = frame_blocks(system, report, self.samples_per_element)
+        self._writer.write(report.t, blocks, frame_field_data(system, report.t, row))
 
     def __call__(self, system, report, row) -> None:
         self._system = system
         if self._count % self.stride == 0:
-            self._write(system, report)
+            self._write(system, report, row)
             self._last = None
         else:
-            self._last = report
+            self._last = (report, row)
         self._count += 1
 
     @property
@@ -87,7 +89,7 @@ class VtkObserver:
 
     def close(self) -> None:
         if self._last is not None:
-            self._write(self._system, self._last)
+            self._write(self._system, *self._last)
             self._last = None
         if self._writer is not None:
             self._writer.close()

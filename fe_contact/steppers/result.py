@@ -22,7 +22,10 @@ rho_inf < 1, ``numerical_dissipation``; 0 for the other steppers), ``work_contac
 energy a Moreau-Jean step's impulses give where they act along the start velocity, >= 0,
 ``impulse_work``; 0 for the other steppers), ``energy_error`` (J),
 ``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
-``structure_kinetic_energy``, ``structure_elastic_energy`` (J), and the stepper's effort in the
+``structure_kinetic_energy``, ``structure_elastic_energy`` (J) and the energy of each part
+(``part_energies``: ``tree_potential_energy``, ``tree_elastic_energy``, per structure
+``<name>_kinetic_energy``, ``<name>_elastic_energy``, ``<name>_potential_energy``, J), and the
+stepper's effort in the
 step: ``n_newton`` (iterations), ``n_substeps``, ``solver_residual [m/s]`` (contact laws);
 last, per tree joint ``<joint>_q [rad or m]`` and ``<joint>_u [rad/s or m/s]`` (``Joint.name``,
 default ``joint_<i>``) and the columns of the model's sensors (``fe_contact.sensors``),
@@ -38,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..model import Polyline
+from ..part_energies import part_energies, part_energy_columns
 from ..sensors import state_columns, state_values
 from ..system import Energies, System
 
@@ -182,6 +186,11 @@ class StepReport:
     solver_residual : largest violation of the contact laws left by the contact solver in the
     step, m/s (0 without closed contacts or for the partitioned stepper). energy :
     ``system.energies`` at the new state when the stepper computed them anyway, else None.
+    acceleration : (n,) the generalised accelerations q'' at the new state, or None (unknown):
+    the generalised-alpha stepper's q''_n+1, which satisfies the equations of motion at the
+    end of the step (Lipinski (002), eqs. 78a-b); for the impulsive steppers (Moreau-Jean,
+    event-driven) the mean over the step, (u_n+1 - u_n) / h, impacts included (as their
+    forces are the mean forces impulse / h); None in their initial report.
     """
 
     t: float
@@ -198,6 +207,7 @@ class StepReport:
     n_substeps: int = 1
     solver_residual: float = 0.0
     energy: Energies | None = None
+    acceleration: np.ndarray | None = None
 
 
 def no_work() -> dict:
@@ -245,6 +255,7 @@ def history_columns(system: System) -> list[tuple[str, str]]:
         ("tree_kinetic_energy", "J"),
         ("structure_kinetic_energy", "J"),
         ("structure_elastic_energy", "J"),
+        *part_energy_columns(system.model),
         *((key, "J") for key in WORK_KEYS),
         ("energy_error", "J"),
         ("residual_position", "m"),
@@ -287,6 +298,7 @@ def history_row(
     row["tree_kinetic_energy"] = energy.tree_kinetic
     row["structure_kinetic_energy"] = energy.structure_kinetic
     row["structure_elastic_energy"] = energy.structure_elastic
+    row.update(part_energies(system, report.q, report.u, energy))
     row.update(work)
     row["energy_error"] = (
         energy.total
@@ -304,7 +316,7 @@ def history_row(
     row["n_newton"] = report.n_newton
     row["n_substeps"] = report.n_substeps
     row["solver_residual"] = report.solver_residual
-    row.update(state_values(system, report.q, report.u))
+    row.update(state_values(system, report.q, report.u, report.acceleration))
     return row
 
 

@@ -1,0 +1,119 @@
+"""The energy of each part of a model, J: the terms of the balance's kinetic, potential and
+elastic energies (``system.energies``) named by part, as standard history columns.
+
+Columns (every model; ``tree_kinetic_energy`` is one of ``steppers.result``'s energy columns):
+
+* ``tree_potential_energy``: the potential of gravity of the tree's bodies, -sum m_i g . x_ci;
+* ``tree_elastic_energy``: the joint springs, sum 1/2 k_j (q_j - rest_j)^2;
+* per structure ``<name>_kinetic_energy`` (1/2 u M u), ``<name>_elastic_energy`` (its strain
+  energy) and ``<name>_potential_energy`` (the potential of its constant loads: self-weight,
+  point loads; zero in the reference configuration);
+* with compliant contacts, ``contact_elastic_energy``: their elastic energy c a^(p+1) / (p + 1).
+
+They sum to the totals: ``kinetic_energy`` = tree + structures' kinetic, ``potential_energy`` =
+tree + structures' potential, ``elastic_energy`` = tree + structures' elastic + contacts'.
+Each is evaluated from the reported state (q, u) and its energies (``StepReport.energy`` or
+``system.energies``; the compiled kernel's in a batch) with the parts' own terms: a
+structure's 1/2 u M u, strain energy and load potential; the tree's joint springs are the
+energies' ``tree_springs`` and its potential the gravity total less the structures' load
+potentials. No physics is re-run.
+
+Why columns and not sensors: the parts are the terms of the balance every run reports, they
+exist in every model without a declaration and are named by the model's own parts, and
+``tree_kinetic_energy``, ``structure_kinetic_energy`` and ``structure_elastic_energy`` already
+are such columns; a part's column name is checked against the others when the Model is built
+(``sensors.check_sensors``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TREE_COLUMNS = ("tree_potential_energy", "tree_elastic_energy")
+STRUCTURE_TERMS = ("kinetic", "elastic", "potential")
+CONTACT_COLUMN = "contact_elastic_energy"
+
+
+def has_compliant(model) -> bool:
+    """True when a contact of the model is compliant (a force law with elastic energy)."""
+    return any(getattr(c, "compliant", False) for c in model.contacts)
+
+
+def part_energy_columns(model) -> list[tuple[str, str]]:
+    """(name, unit) of the part-energy columns of a model, in order (module docstring)."""
+    cols = [(name, "J") for name in TREE_COLUMNS]
+    for name in model.structures:
+        cols += [(f"{name}_{term}_energy", "J") for term in STRUCTURE_TERMS]
+    if has_compliant(model):
+        cols.append((CONTACT_COLUMN, "J"))
+    return cols
+
+
+def part_energies(system, q: np.ndarray, u: np.ndarray, energy) -> dict:
+    """name -> J of the part-energy columns at the state q, u, each (n,) by
+    ``system.layout``; energy : the ``Energies`` of that state (its gravity total, joint
+    springs and compliant contacts' elastic energy). The same floats as the state among the
+    k of ``part_energy_arrays`` (the compiled batches write the same history)."""
+    contact = None if not has_compliant(system.model) else [energy.contact_elastic]
+    arrays = part_energy_arrays(
+        system, q[None, :], u[None, :], [energy.gravity], [energy.tree_springs], contact
+    )
+    return {name: float(value[0]) for name, value in arrays.items()}
+
+
+def part_energy_arrays(
+    system, q: np.ndarray, u: np.ndarray, gravity, springs, contact_elastic=None
+) -> dict:
+    """The part energies of k states q, u (k, n): name -> (k,) array. gravity, springs : (k,)
+    the totals of the potential of gravity and loads and of the joint springs at those states
+    (``Energies.gravity``, ``tree_springs``; ``kernels.step.energies`` in a compiled batch):
+    the tree's potential is gravity less the structures' load potentials. contact_elastic :
+    (k,) the compliant contacts' elastic energy (columns only with compliant contacts).
+
+    A structure's terms are 1/2 u M u, its ``elastic_energy`` (a linear beam's 1/2 q K q for
+    all k states at once) and its load potential -load . (q - q_ref), the products summed
+    term by term in a fixed order: a state gives the same floats alone or among k."""
+    from .structures import BeamStructure
+
+    lay = system.layout
+    k = q.shape[0]
+    tree = system.tree is not None  # without a tree its columns are 0
+    out = {"tree_potential_energy": np.array(gravity, dtype=float) if tree else np.zeros(k)}
+    out["tree_elastic_energy"] = np.array(springs, dtype=float) if tree else np.zeros(k)
+    for name, structure in system.structures.items():
+        part = lay.structure(name)
+        qs, us = q[:, part], u[:, part]
+        kinetic = 0.5 * _rowwise_dot(us, (structure.mass_matrix @ us.T).T)
+        if isinstance(structure, BeamStructure):  # linear: ``elastic_energy`` is 1/2 q K q
+            elastic = 0.5 * _rowwise_dot(qs, (structure.stiffness_matrix @ qs.T).T)
+        else:
+            elastic = np.array([structure.elastic_energy(qj) for qj in qs], dtype=float)
+        load = np.broadcast_to(structure.load, qs.shape)
+        potential = -_rowwise_dot(load, qs - structure.initial_coordinates())
+        out[f"{name}_kinetic_energy"] = kinetic
+        out[f"{name}_elastic_energy"] = elastic
+        out[f"{name}_potential_energy"] = potential
+        if system.tree is not None:
+            out["tree_potential_energy"] -= potential
+    if has_compliant(system.model):
+        out[CONTACT_COLUMN] = np.array(contact_elastic, dtype=float)
+    return out
+
+
+def _rowwise_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sum_j a[:, j] b[:, j], (k,), term by term in the order of j (not a BLAS product, whose
+    kernel and rounding may change with k)."""
+    out = np.zeros(a.shape[0])
+    for j in range(a.shape[1]):
+        out += a[:, j] * b[:, j]
+    return out
+
+
+__all__ = [
+    "CONTACT_COLUMN",
+    "STRUCTURE_TERMS",
+    "TREE_COLUMNS",
+    "part_energies",
+    "part_energy_arrays",
+    "part_energy_columns",
+]
