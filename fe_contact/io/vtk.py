@@ -42,6 +42,7 @@ from ..model import Circle, Profile
 from ..multibody.tree import TreeModel, body_poses, point_position
 from ..structures import BeamStructure
 from ..system import System
+from .paraview_state import SeriesSummary, write_state_script
 from .pvd import PvdIndex
 
 GROUPS = ("structures", "bodies", "contacts")  # the top-level blocks of a frame, in order
@@ -472,7 +473,9 @@ def frame_multiblock(blocks: Sequence[Block]):
 
 class PvdWriter:
     """Writes the frames ``DIR/NAME_#####.vtm`` (with their parts in ``DIR/NAME_#####/``) and
-    keeps ``DIR/NAME.pvd`` listing them with their times (:class:`PvdIndex`).
+    keeps ``DIR/NAME.pvd`` listing them with their times (:class:`PvdIndex`), and beside it the
+    ParaView state script ``DIR/NAME.pvsm.py`` (``io.paraview_state``: written with the first
+    frame and again on :meth:`close`, from the frames' data).
 
     Use as a context manager or call :meth:`close`; the index is valid after every :meth:`write`,
     also when the writing loop is left by an exception or the process is killed: a frame is
@@ -490,6 +493,7 @@ class PvdWriter:
         self.frames: list[tuple[float, str]] = []
         self._calls = 0
         self.index = PvdIndex(self.pvd_path)
+        self.summary = SeriesSummary()
 
     @property
     def pvd_path(self) -> Path:
@@ -505,10 +509,15 @@ class PvdWriter:
         frame_multiblock(blocks).save(self.directory / filename, binary=True)
         self.frames.append((float(time), filename))
         self.index.append(time, filename)
+        self.summary.add(blocks)
+        if len(self.frames) == 1:
+            write_state_script(self.pvd_path, self.summary)
         return self.directory / filename
 
     def close(self) -> None:
         self.index.compact()
+        if self.frames:
+            write_state_script(self.pvd_path, self.summary)
 
     def __enter__(self):
         return self
