@@ -94,7 +94,19 @@ class Polyline:
     tree body ``body``), Slavic-Boltezar (003), sec. 4.1: as a ContactPair's profile it touches
     the rim of a ``Wheel``, each of its vertices and each of the rim's a possible contact point.
     Its vertices run clockwise about the wheel's centre (material on the left of the direction
-    of travel, ``fe_contact.rough``)."""
+    of travel, ``fe_contact.rough``).
+
+    Examples
+    --------
+    A pin's face: a clockwise arc of radius 2 mm about its centre (material outside the circle):
+
+    >>> from fe_contact import Polyline
+    >>> from fe_contact.rough import arc_profile
+    >>> face = arc_profile((0.0, 0.0), 0.002, np.pi, 0.0, 21)
+    >>> pin = Polyline(body=0, profile=face)
+    >>> pin.profile.n_points
+    21
+    """
 
     body: int
     profile: RoughProfile
@@ -113,7 +125,19 @@ class Wheel:
     (rad; ``omega`` in rad/s, negative: clockwise), with the polyline ``rim``
     (``fe_contact.rough.RoughProfile`` in the wheel's frame, counter-clockwise about the origin):
     the driven wheel of Slavic-Boltezar (003), sec. 4 (003 eq. (22): alpha = 2 pi f t). Its
-    drive does the work -P . what of the contact impulses P (``coupling.rough_contact``)."""
+    drive does the work -P . what of the contact impulses P (``coupling.rough_contact``).
+
+    Examples
+    --------
+    A wheel of radius 0.05 m (a quarter of its rim, 91 vertices) turning clockwise at 2 pi rad/s:
+
+    >>> from fe_contact import Wheel
+    >>> from fe_contact.rough import arc_profile
+    >>> rim = arc_profile((0.0, 0.0), 0.05, -np.pi / 4, np.pi / 4, 91)
+    >>> wheel = Wheel(rim=rim, omega=-2 * np.pi)
+    >>> print(f"rim speed {abs(wheel.omega) * 0.05:.4g} m/s")
+    rim speed 0.3142 m/s
+    """
 
     rim: RoughProfile
     omega: float

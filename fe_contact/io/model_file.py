@@ -173,7 +173,15 @@ class InitialState:
 
 @dataclass(frozen=True)
 class ModelFile:
-    """A model file's content. ``source`` : where it came from (for messages)."""
+    """A model file's content. ``source`` : where it came from (for messages).
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, Model, ModelFile, TreeModel
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("revolute"),))
+    >>> ModelFile(Model(tree=tree)).simulation is None
+    True
+    """
 
     model: Model
     simulation: Simulation | None = None
@@ -333,7 +341,23 @@ def read_document(path) -> dict:
 
 def load_model(path, overrides=()) -> ModelFile:
     """Read and validate a model file; ``overrides`` : (key_path, value) pairs applied first.
-    Raises ModelFileError listing every problem."""
+    Raises ModelFileError listing every problem.
+
+    Examples
+    --------
+    Every problem of a file is reported at once, with where it is:
+
+    >>> import tempfile, pathlib
+    >>> from fe_contact import ModelFileError, load_model
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "bad.toml"
+    ...     _ = path.write_text("[tree]\\nbodies = [{mass = -1.0, inertia = 0.0}]\\n")
+    ...     try:
+    ...         load_model(path)
+    ...     except ModelFileError as error:
+    ...         print(type(error).__name__, len(error.problems) >= 1)
+    ModelFileError True
+    """
     raw = read_document(path)
     for key_path, value in overrides:
         try:
@@ -428,7 +452,22 @@ def save_model(
     initial: InitialState | None = None,
     output: Output | None = None,
 ) -> Path:
-    """Write a model file (see ``model_document``); returns its path."""
+    """Write a model file (see ``model_document``); returns its path.
+
+    Examples
+    --------
+    A model written as TOML and read back gives the same model:
+
+    >>> import tempfile, pathlib
+    >>> from fe_contact import Body, Joint, Model, TreeModel, load_model, save_model
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),),
+    ...                  joints=(Joint("revolute", stiffness=10.0),))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = save_model(Model(tree=tree), pathlib.Path(folder) / "pendulum.toml")
+    ...     back = load_model(path)
+    >>> back.model.tree.joints[0].stiffness
+    10.0
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = model_text(model, simulation, initial, output)

@@ -64,6 +64,19 @@ class Body:
     Zero is allowed: Lipinski (002), sec. 2 builds multi-degree-of-freedom connections from joints
     and massless bodies (e.g. a point mass on an x slider and a y slider). ``TreeModel`` rejects a
     tree in which some joint moves neither mass nor inertia (its mass matrix would be singular).
+
+    Examples
+    --------
+    A slender rod of 0.2 m and 0.45 kg about its middle, m l^2 / 12:
+
+    >>> from fe_contact import Body
+    >>> rod = Body(mass=0.45, inertia=0.45 * 0.2**2 / 12, centre_of_mass=(0.1, 0.0))
+    >>> print(f"{rod.inertia:.4g} kg m^2")
+    0.0015 kg m^2
+    >>> Body(mass=-1.0, inertia=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...mass...
     """
 
     mass: float
@@ -150,6 +163,18 @@ class TreeModel:
         must not repeat a name. Stored as a read-only mapping; ``point_position(tree, q,
         *tree.points["tip"])``.
     gravity : (g_x, g_y) in m/s^2, default (0, -9.81).
+
+    Examples
+    --------
+    A pendulum (1 kg at 0.5 m) on a revolute joint: at q = 0 it points along +x and gravity
+    pulls it down with the torque -m g l = -4.905 N m:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import point_position
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),),
+    ...                      points={"bob": (0, (0.5, 0.0))})
+    >>> [round(float(x), 4) for x in point_position(pendulum, np.array([np.pi / 2]), *pendulum.points["bob"])]
+    [0.0, 0.5]
     """
 
     bodies: tuple[Body, ...]

@@ -251,6 +251,20 @@ def simulate(
     that admits no motion (the inconsistent or indeterminate Painleve case, constraints that
     cannot be closed) gives a failed result with no rows; bad input (ValueError, TypeError)
     raises before any step.
+
+    Examples
+    --------
+    A point mass pendulum (1 kg at l = 0.5 m) released from horizontal, 20 steps of 1 ms:
+    theta'' = -g cos(theta) / l, so early on theta(t) ~ -g t^2 / (2 l):
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=tree))
+    >>> result = simulate(system, (0.0, 0.02), system.initial_state(), h=1e-3)
+    >>> result.status, len(result.t)
+    ('finished', 21)
+    >>> print(f"theta = {result.q[-1, 0]:.4g} rad, -g t^2 / (2 l) = {-9.81 * 0.02**2 / (2 * 0.5):.4g} rad")
+    theta = -0.003924 rad, -g t^2 / (2 l) = -0.003924 rad
     """
     t0, t_end = check.vector("simulate.t_span", t_span, unit="s")
     if sensors is not None and isinstance(system, System):
