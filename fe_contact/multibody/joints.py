@@ -87,7 +87,19 @@ class Joint:
 
 
 def actuator_force(joint: Joint, t: float) -> float:
-    """Generalised force of the joint's actuator at time ``t`` (0.0 without an actuator)."""
+    """Generalised force of the joint's actuator at time ``t`` (0.0 without an actuator).
+
+    Examples
+    --------
+    A constant torque and one that grows linearly in time:
+
+    >>> from fe_contact import Joint
+    >>> from fe_contact.multibody.joints import actuator_force
+    >>> actuator_force(Joint("revolute", actuator=1.5), 0.3)
+    1.5
+    >>> round(actuator_force(Joint("prismatic", actuator=lambda t: 2.0 * t), 0.3), 4)
+    0.6
+    """
     if joint.actuator is None:
         return 0.0
     if callable(joint.actuator):

@@ -344,6 +344,17 @@ class BodyPoses:
     angle : (n,) rad, orientation theta_i of each body frame.
     origin : (n, 2) m, origin o_i of each body frame (the point of joint i).
     centre_of_mass : (n, 2) m, centres of mass in the ground frame.
+
+    Examples
+    --------
+    See ``body_poses``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_poses
+    >>> body_poses(arm, [0.0, 0.0]).origin.shape
+    (2, 2)
     """
 
     angle: np.ndarray
@@ -358,6 +369,17 @@ class BodyVelocities:
     angular_velocity : (n,) rad/s.
     origin_velocity : (n, 2) m/s, velocity of each body frame's origin.
     centre_of_mass_velocity : (n, 2) m/s.
+
+    Examples
+    --------
+    See ``body_velocities``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_velocities
+    >>> body_velocities(arm, [0.0, 0.0], [0.0, 2.0]).angular_velocity.tolist()
+    [0.0, 2.0]
     """
 
     angular_velocity: np.ndarray
@@ -372,6 +394,17 @@ class PointKinematics:
     position : (2,) m.   velocity : (2,) m/s.
     jacobian : (2, n), velocity = jacobian @ q'.
     acceleration_remainder : (2,) m/s^2, acceleration = jacobian @ q'' + acceleration_remainder.
+
+    Examples
+    --------
+    See ``point_kinematics``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_kinematics
+    >>> point_kinematics(arm, [0.0, 0.0], [0.0, 0.0], 1, (0.2, 0.0)).jacobian.shape
+    (2, 2)
     """
 
     position: np.ndarray
@@ -381,7 +414,20 @@ class PointKinematics:
 
 
 def checked_state(tree: TreeModel, value: object, name: str) -> np.ndarray:
-    """``value`` as a float array of shape (n,) or a ValueError naming ``name``."""
+    """``value`` as a float array of shape (n,) or a ValueError naming ``name``.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import checked_state
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.01),), joints=(Joint("revolute"),))
+    >>> checked_state(tree, [0.5], "q")
+    array([0.5])
+    >>> checked_state(tree, [0.5, 0.1], "q")
+    Traceback (most recent call last):
+    ...
+    ValueError: q must have shape (1,) (one entry per joint), got (2,)
+    """
     array = np.asarray(value, dtype=float)
     if array.shape != (len(tree.bodies),):
         raise ValueError(
@@ -463,6 +509,19 @@ def body_poses(tree: TreeModel, q) -> BodyPoses:
     """Orientation, frame origin and centre of mass of every body, Lipinski (002), eq. (1).
 
     q : (n,) joint coordinates.
+
+    Examples
+    --------
+    A two-link arm (0.2 m links) at q = (pi/2, -pi/2): link 1 points up, link 2 along +x from
+    (0, 0.2); its centre of mass is at (0.1, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_poses
+    >>> poses = body_poses(arm, [np.pi / 2, -np.pi / 2])
+    >>> np.round(poses.angle, 4), np.round(poses.origin[1], 4), np.round(poses.centre_of_mass[1], 4)
+    (array([1.5708, 0.    ]), array([0. , 0.2]), array([0.1, 0.2]))
     """
     topo = tree._topology
     angle, rotation, origin, _ = joint_poses(topo, checked_state(tree, q, "q"))
@@ -474,6 +533,19 @@ def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
     """Angular velocity, origin and centre-of-mass velocity of every body, Lipinski (002), eq. (2a).
 
     q, u : (n,) joint coordinates and velocities.
+
+    Examples
+    --------
+    The stretched two-link arm turning at joint 1 with 1 rad/s: omega = 1 for both links, and the
+    centre of mass of link 2 (at x = 0.3 m) moves at 0.3 m/s along +y:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_velocities
+    >>> v = body_velocities(arm, [0.0, 0.0], [1.0, 0.0])
+    >>> np.round(v.angular_velocity, 4), np.round(v.centre_of_mass_velocity[1], 4)
+    (array([1., 1.]), array([0. , 0.3]))
     """
     topo = tree._topology
     q = checked_state(tree, q, "q")
@@ -489,13 +561,37 @@ def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
 
 
 def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
-    """Ground-frame position (2,) in m of the point ``local`` (x, y) fixed to ``body``, eq. (1)."""
+    """Ground-frame position (2,) in m of the point ``local`` (x, y) fixed to ``body``, eq. (1).
+
+    Examples
+    --------
+    The tip of the two-link arm at q = (pi/2, -pi/2) is at (l2, l1) = (0.2, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_position
+    >>> np.round(point_position(arm, [np.pi / 2, -np.pi / 2], 1, (0.2, 0.0)), 4)
+    array([0.2, 0.2])
+    """
     _, b, _, origin, _, arm = _point(tree, q, body, local)
     return _xy(origin[b] + arm)
 
 
 def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
-    """Ground-frame velocity (2,) in m/s of the point ``local`` fixed to ``body``, eq. (2a)."""
+    """Ground-frame velocity (2,) in m/s of the point ``local`` fixed to ``body``, eq. (2a).
+
+    Examples
+    --------
+    The stretched arm turning at joint 1 with 1 rad/s: the tip (0.4 m out) moves at 0.4 m/s:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_velocity
+    >>> np.round(point_velocity(arm, [0.0, 0.0], [1.0, 0.0], 1, (0.2, 0.0)), 4)
+    array([0. , 0.4])
+    """
     topo, b, rotation, _, r, arm = _point(tree, q, body, local)
     omega, origin_velocity = joint_velocities(topo, checked_state(tree, u, "u"), rotation, r)
     return _xy(origin_velocity[b] + 1j * omega[b] * arm)
@@ -506,6 +602,18 @@ def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
 
     Column k is e_z x (p - o_k) for a revolute and the axis (cos theta_k, sin theta_k) for a
     prismatic joint k in the point's reference chain 0kCh^body, zero otherwise.
+
+    Examples
+    --------
+    For the stretched two-link arm, column k is e_z x (tip - joint k): (0, 0.4) and (0, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_jacobian
+    >>> np.round(point_jacobian(arm, [0.0, 0.0], 1, (0.2, 0.0)), 4)
+    array([[0. , 0. ],
+           [0.4, 0.2]])
     """
     topo, b, rotation, origin, _, arm = _point(tree, q, body, local)
     jacobian = point_jacobians(topo, topo.ancestors_complex[b], rotation, origin, origin[b] + arm)
@@ -516,6 +624,17 @@ def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.
     """Acceleration remainder a_rem (2,) in m/s^2 with p'' = J q'' + a_rem of a body point.
 
     Lipinski (002), eqs. (2d), (3d); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+
+    Examples
+    --------
+    A point 0.5 m out on a link turning at 2 rad/s: the centripetal acceleration -omega^2 r
+    = -2 m/s^2, towards the joint:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import point_acceleration_remainder
+    >>> link = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> np.round(point_acceleration_remainder(link, [0.0], [2.0], 0, (0.5, 0.0)), 4)
+    array([-2.,  0.])
     """
     topo, b, rotation, _, r, arm = _point(tree, q, body, local)
     u = checked_state(tree, u, "u")
@@ -531,6 +650,18 @@ def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics
     """Position, velocity, Jacobian (2, n) and acceleration remainder of a body point in one pass.
 
     Lipinski (002), eqs. (1)-(3); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+
+    Examples
+    --------
+    Everything at once; the velocity is the Jacobian times the joint velocities, eq. (2a):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_kinematics
+    >>> k = point_kinematics(arm, [0.3, -0.6], [1.0, 0.5], 1, (0.2, 0.0))
+    >>> bool(np.allclose(k.velocity, k.jacobian @ [1.0, 0.5], rtol=0, atol=1e-15))
+    True
     """
     topo, b, rotation, origin, r, arm = _point(tree, q, body, local)
     u = checked_state(tree, u, "u")
@@ -555,6 +686,18 @@ def angular_jacobian(tree: TreeModel, body: int) -> np.ndarray:
 
     jw[k] = 1 for revolute joints k in the body's reference chain, else 0. In the plane the
     angular acceleration is jw @ q'' exactly: its remainder (Lipinski (002), eq. 3c) is zero.
+
+    Examples
+    --------
+    Two revolute joints and a prismatic one on top: body 2 turns with q1' + q2':
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import angular_jacobian
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.01),) * 3,
+    ...                  joints=(Joint("revolute"), Joint("revolute", parent=0),
+    ...                          Joint("prismatic", parent=1)))
+    >>> angular_jacobian(tree, 2)
+    array([1., 1., 0.])
     """
     return tree._topology.angular_jacobians[_body_index(tree, body)].copy()
 
