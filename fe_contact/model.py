@@ -177,7 +177,18 @@ class Profile:
     As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7), a
     structure's deformed centre line (by name, on the pair's ``side``) or a rigid ``Line``
     (at its support point in the direction of minus the line's normal,
-    ``coupling.profile_line``); as a target it is touched by a Point, a Circle or a Profile."""
+    ``coupling.profile_line``); as a target it is touched by a Point, a Circle or a Profile.
+
+    Examples
+    --------
+    A parabolic cam face y = x^2 (a quadratic Bezier curve, m) on tree body 0:
+
+    >>> from fe_contact.curves import Curve
+    >>> from fe_contact.model import Profile
+    >>> face = Profile(0, Curve.bezier([(-1.0, 1.0), (0.0, -1.0), (1.0, 1.0)]))
+    >>> print(f"curvature at the vertex {face.curve.at(0.5).curvature:.4g} 1/m (2 for y = x^2)")
+    curvature at the vertex 2 1/m (2 for y = x^2)
+    """
 
     body: int | str | None
     curve: Curve
@@ -201,7 +212,16 @@ class CarriedBody:
     ``system``). ``mass`` (kg) and the rotary inertia ``inertia`` (kg m^2, about the mass
     centre) enter the structure's mass matrix as m N^T N + J N'^T N' and its weight enters
     the structure's load (Bauchau's (000) tip and mid-span bodies, sec. 7.2). ``name`` : the
-    name by which a Profile refers to it."""
+    name by which a Profile refers to it.
+
+    Examples
+    --------
+    A 0.1 kg tip mass clamped to the end of the beam "beam" (its weight loads the beam):
+
+    >>> from fe_contact.model import CarriedBody
+    >>> CarriedBody("tip_mass", "beam", s=0.4, mass=0.1).inertia
+    0.0
+    """
 
     name: str
     structure: str
@@ -397,7 +417,17 @@ class PointLoad:
 
 
 def resolve_point(tree: TreeModel | None, body, point, where: str) -> tuple[float, float]:
-    """Local coordinates (x, y) of a body point given by coordinates or by name."""
+    """Local coordinates (x, y) of a body point given by coordinates or by name.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.model import resolve_point
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("revolute"),),
+    ...                  points={"tip": (0, (0.3, 0.0))})
+    >>> resolve_point(tree, 0, "tip", "contact 'tip'"), resolve_point(tree, 0, (0.1, 0.0), "x")
+    ((0.3, 0.0), (0.1, 0.0))
+    """
     n = 0 if tree is None else tree.n_bodies
     body = check.index(f"{where}.body", body, n, "tree body")
     if isinstance(point, str):
