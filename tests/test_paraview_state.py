@@ -133,3 +133,20 @@ def test_state_script_is_rewritten_on_close_with_every_frame_seen(series):
     text = series.with_name("slider.pvsm.py").read_text()
     assert "largest |contact_force|" in text
     assert not list(series.parent.glob("*.tmp"))
+
+
+def test_a_series_whose_contacts_never_close_gets_arrows_of_no_length():
+    # A frame with no closed contact has an empty contacts block (points of shape (0,)):
+    # the summary takes it (no force), and the Glyph's scale factor is 0 (nothing to draw).
+    from fe_contact.io.paraview_state import SeriesSummary, state_script
+    from fe_contact.io.vtk import Block
+
+    summary = SeriesSummary()
+    beam = Block("beam", np.array([[0.0, 0.0], [0.3, 0.4]]), [("line", [[0, 1]])], {})
+    empty = Block(
+        "contacts", np.zeros(0), [("vertex", np.zeros((0, 1), int))], {}, group="contacts"
+    )
+    summary.add([beam, empty])
+    assert summary.has_contacts and summary.max_force == 0.0
+    assert summary.extent() == 0.5  # the 0.3-0.4-0.5 triangle
+    assert "forces.ScaleFactor = 0  # m/N" in state_script("f.pvd", ".", summary)

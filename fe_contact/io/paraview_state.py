@@ -52,8 +52,8 @@ class SeriesSummary:
     def add(self, blocks) -> None:
         """Take in the blocks of one frame (a list of ``io.vtk.Block``)."""
         for block in blocks:
-            points = np.asarray(block.points, dtype=float).reshape(len(block.points), -1)
-            if len(points):
+            if len(block.points):  # an empty contacts block has no points (shape (0,))
+                points = np.asarray(block.points, dtype=float).reshape(len(block.points), -1)
                 self.lower = np.minimum(self.lower, points[:, :2].min(axis=0))
                 self.upper = np.maximum(self.upper, points[:, :2].max(axis=0))
             if block.group == "structures" and block.name not in self.structures:
