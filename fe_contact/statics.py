@@ -584,7 +584,29 @@ def support_reactions(system: System, q, ev, normal_force: dict) -> dict:
     """Structure name -> (n_dofs,) generalised support forces on the full DOF vector:
     f_int - loads - contact forces at the fixed DOFs (zero elsewhere), N. ``ev`` is an
     evaluation at q holding every contact (``contacts``, ``contact_index``); ``normal_force``
-    the normal force of each contact by name."""
+    the normal force of each contact by name.
+
+    Examples
+    --------
+    ``static_equilibrium`` gives them as ``StaticState.support_reactions``: for a 0.05 kg mass
+    resting on a cantilever at a = 0.3 m, the clamp carries the shear P + q L and the moment
+    P a + q L^2 / 2 (P = m g, q the beam's weight per length):
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral, assemble, static_equilibrium)
+    >>> a, m, L, g = 0.3, 0.05, 0.4, 9.81
+    >>> tree = TreeModel(bodies=(Body(m, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(a, 0.0), angle=np.pi / 2),))
+    >>> strip = BeamSpec(length=L, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip},
+    ...                         contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),)))
+    >>> state = static_equilibrium(system, system.initial_state([0.01])[0])
+    >>> shear, moment = state.support_reactions["beam"][:2]  # (w, w') of the clamped node
+    >>> P, q = m * g, strip.mass_per_length * g
+    >>> print(f"{shear:.4f} N = {P + q * L:.4f} N; {moment:.4f} N m = {P * a + q * L**2 / 2:.4f} N m")
+    0.7671 N = 0.7671 N; 0.2025 N m = 0.2025 N m
+    """
     model = system.model
     lay = system.layout
     out = {}
