@@ -5,7 +5,9 @@ shapes, units, paper equations such as ``|v_t|`` or ``mu |lambda|``), not reStru
 read as reStructuredText they would break the build (``|x|`` is a substitution, an indented
 continuation a block quote). This extension keeps each docstring's first paragraph as a
 paragraph (markup outside double backquotes escaped, so that autosummary's one-line
-summaries read well) and shows the rest preformatted, exactly as in the source.
+summaries read well) and shows the rest preformatted, exactly as in the source; a numpydoc
+``Examples`` section is shown as a Python session (its doctests are run by
+``tests/test_api_docs.py``, not by the docs build).
 """
 
 from __future__ import annotations
@@ -34,9 +36,19 @@ def process(app, what, name, obj, options, lines):
         rest.pop(0)
     while rest and not rest[-1].strip():
         rest.pop()
+    examples = []
+    for i in range(len(rest) - 1):
+        if rest[i].strip() == "Examples" and set(rest[i + 1].strip()) == {"-"}:
+            rest, examples = rest[:i], rest[i + 2 :]
+            break
+    while rest and not rest[-1].strip():
+        rest.pop()
     lines[:] = [escape(summary)]
     if rest:
         lines += ["", ".. code-block:: text", ""] + ["   " + line for line in rest] + [""]
+    if examples:  # run by tests/test_api_docs.py; shown as a Python session
+        lines += ["", ".. rubric:: Examples", "", ".. code-block:: pycon", ""]
+        lines += ["   " + line for line in examples] + [""]
 
 
 def setup(app):
