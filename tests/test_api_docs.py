@@ -27,7 +27,6 @@ import pytest
 import fe_contact
 
 ROOT = Path(__file__).resolve().parents[1]
-TODO = Path(__file__).with_name("data") / "api_examples_todo.txt"
 EXAMPLES = re.compile(r"^Examples\n-{8,}\n(.*)", re.MULTILINE | re.DOTALL)
 
 
@@ -61,11 +60,6 @@ def has_examples(obj) -> bool:
     return bool(match) and ">>> " in match.group(1)
 
 
-def todo() -> set[str]:
-    lines = TODO.read_text().splitlines()
-    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
-
-
 def test_public_api_is_read_from_the_page():
     # The page's modules and __all__ give a few hundred names; a parse that found nothing
     # (a changed heading in api.rst) would make the next test pass vacuously.
@@ -76,15 +70,8 @@ def test_public_api_is_read_from_the_page():
 
 
 def test_every_public_function_and_class_has_an_example():
-    api = public_api()
-    missing = {name for name, obj in api.items() if not has_examples(obj)}
-    listed = todo()
-    new = sorted(missing - listed)
-    done = sorted(listed & (set(api) - missing))
-    gone = sorted(listed - set(api))
-    assert not new, f"public names without an Examples section (write one): {new}"
-    assert not done, f"these have examples now: strike them off {TODO.name}: {done}"
-    assert not gone, f"{TODO.name} lists names that are not public: {gone}"
+    missing = sorted(name for name, obj in public_api().items() if not has_examples(obj))
+    assert not missing, f"public names without an Examples section (write one): {missing}"
 
 
 def module_tests(module_name: str) -> list[doctest.DocTest]:
