@@ -178,7 +178,7 @@ def check_rough_pair(where: str, profile, target, law, unilateral) -> None:
     >>> check_rough_pair("contacts[0]", pin, "beam", Unilateral(), Unilateral)
     Traceback (most recent call last):
     ...
-    ValueError: contacts[0]: profile Polyline against target str; allowed: a Polyline against a Wheel, and a Wheel touched by a Polyline only
+    ValueError: contacts[0]: profile Polyline against target str; allowed: a Polyline against a Wheel, ...
     """
     if isinstance(profile, Polyline) != isinstance(target, Wheel):
         raise ValueError(

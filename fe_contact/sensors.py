@@ -146,7 +146,8 @@ class StructureSensor:
     ...                         sensors=(StructureSensor("tip", "beam", 0.4, "deflection"),)))
     >>> rest = static_equilibrium(system)
     >>> result = simulate(system, (0.0, 1e-3), (rest.q, rest.u), h=1e-4)
-    >>> print(f"{result['tip'][-1] * 1e3:.4f} mm, {-0.4**3 / (3 * strip.bending_stiffness) * 1e3:.4f} mm")
+    >>> closed = -0.4**3 / (3 * strip.bending_stiffness)
+    >>> print(f"{result['tip'][-1] * 1e3:.4f} mm, {closed * 1e3:.4f} mm")
     -36.1199 mm, -36.1199 mm
     """
 

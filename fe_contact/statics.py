@@ -197,7 +197,8 @@ def static_equilibrium(
     >>> state = static_equilibrium(system, system.initial_state([0.01])[0])
     >>> EI, q = strip.bending_stiffness, strip.mass_per_length * g
     >>> w = m * g * a**3 / (3 * EI) + q * a**2 * (6 * L**2 - 4 * L * a + a**2) / (24 * EI)
-    >>> print(f"{-state.q[0] * 1e3:.4f} mm, closed form {w * 1e3:.4f} mm; N = {state.normal_force['mass']:.4f} N")
+    >>> N = state.normal_force["mass"]
+    >>> print(f"{-state.q[0] * 1e3:.4f} mm, closed form {w * 1e3:.4f} mm; N = {N:.4f} N")
     9.9772 mm, closed form 9.9772 mm; N = 0.4911 N
     """
     check.instance("static_equilibrium.system", system, System, "a System (assemble)")

@@ -677,8 +677,10 @@ class PvdWriter:
     ...         _ = writer.write(0.0, [beam_block(beam, 0 * u)])
     ...         _ = writer.write(1.0, [beam_block(beam, u)])
     ...     files = sorted(p.name for p in pathlib.Path(out).iterdir() if p.is_file())
-    >>> writer.frames, files
-    ([(0.0, 'tip_load_00000.vtm'), (1.0, 'tip_load_00001.vtm')], ['tip_load.pvd', 'tip_load.pvsm.py', 'tip_load_00000.vtm', 'tip_load_00001.vtm'])
+    >>> writer.frames
+    [(0.0, 'tip_load_00000.vtm'), (1.0, 'tip_load_00001.vtm')]
+    >>> files
+    ['tip_load.pvd', 'tip_load.pvsm.py', 'tip_load_00000.vtm', 'tip_load_00001.vtm']
     """
 
     def __init__(self, directory, name: str = "frames", stride: int = 1):

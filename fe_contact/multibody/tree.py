@@ -184,7 +184,8 @@ class TreeModel:
     >>> from fe_contact.multibody.tree import point_position
     >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),),
     ...                      points={"bob": (0, (0.5, 0.0))})
-    >>> [round(float(x), 4) for x in point_position(pendulum, np.array([np.pi / 2]), *pendulum.points["bob"])]
+    >>> bob = point_position(pendulum, np.array([np.pi / 2]), *pendulum.points["bob"])
+    >>> [round(float(x), 4) for x in bob]
     [0.0, 0.5]
     """
 
@@ -538,7 +539,8 @@ def point_jacobians(topo: Topology, chain, rotation, origin, p):
     >>> from fe_contact.multibody.tree import joint_poses, point_jacobians
     >>> topo = arm.topology
     >>> _, rotation, origin, _ = joint_poses(topo, np.zeros(2))
-    >>> (point_jacobians(topo, topo.ancestors_complex[1], rotation, origin, 0.4 + 0j).round(4) + 0).tolist()
+    >>> row = point_jacobians(topo, topo.ancestors_complex[1], rotation, origin, 0.4 + 0j)
+    >>> (row.round(4) + 0).tolist()
     [0.4j, 0.2j]
     """
     return chain * (topo.revolute_i * (p - origin) + topo.prismatic * rotation)
@@ -562,7 +564,9 @@ def acceleration_remainders(topo: Topology, chain, u, omega, rotation, origin_ve
     >>> _, rotation, origin, r = joint_poses(topo, np.zeros(1))
     >>> omega, v0 = joint_velocities(topo, u, rotation, r)
     >>> v = v0[0] + 1j * omega[0] * 0.5  # the point's velocity
-    >>> complex(acceleration_remainders(topo, topo.ancestors_complex[0], u, omega, rotation, v0, omega[0], v).round(4))
+    >>> chain = topo.ancestors_complex[0]
+    >>> a = acceleration_remainders(topo, chain, u, omega, rotation, v0, omega[0], v)
+    >>> complex(a.round(4))
     (-2+0j)
     """
     terms = (topo.prismatic * u * omega) * rotation - (topo.revolute * u) * origin_velocity

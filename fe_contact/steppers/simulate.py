@@ -360,7 +360,8 @@ def simulate(
     >>> result = simulate(system, (0.0, 0.02), system.initial_state(), h=1e-3)
     >>> result.status, len(result.t)
     ('finished', 21)
-    >>> print(f"theta = {result.q[-1, 0]:.4g} rad, -g t^2 / (2 l) = {-9.81 * 0.02**2 / (2 * 0.5):.4g} rad")
+    >>> closed = -9.81 * 0.02**2 / (2 * 0.5)
+    >>> print(f"theta = {result.q[-1, 0]:.4g} rad, -g t^2 / (2 l) = {closed:.4g} rad")
     theta = -0.003924 rad, -g t^2 / (2 l) = -0.003924 rad
     """
     t0, t_end = check.vector("simulate.t_span", t_span, unit="s")
