@@ -24,6 +24,7 @@ import ast
 import contextlib
 import importlib
 import io
+import re
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -267,6 +268,7 @@ def schema_page() -> str:
             rows.append((f"``{key}``", json_type(prop), default))
         out.append(heading(f"``{path}``", "-"))
         doc = (cls.__doc__ or "").strip()
+        doc = re.split(r"\n\s*Examples\n\s*-+\n", doc)[0]  # the text, not its examples
         if doc and cls.__doc__ != cls.__mro__[1].__doc__:
             out.append(" ".join(doc.split()).replace("``", "``") + "\n\n")
         out.append(table(("key", "type", "default"), rows))

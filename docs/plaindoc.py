@@ -5,7 +5,9 @@ shapes, units, paper equations such as ``|v_t|`` or ``mu |lambda|``), not reStru
 read as reStructuredText they would break the build (``|x|`` is a substitution, an indented
 continuation a block quote). This extension keeps each docstring's first paragraph as a
 paragraph (markup outside double backquotes escaped, so that autosummary's one-line
-summaries read well) and shows the rest preformatted, exactly as in the source.
+summaries read well) and shows the rest preformatted, exactly as in the source; a numpydoc
+``Examples`` section is shown as a Python session (its doctests are run by
+``tests/test_api_docs.py``, not by the docs build).
 """
 
 from __future__ import annotations
@@ -34,9 +36,45 @@ def process(app, what, name, obj, options, lines):
         rest.pop(0)
     while rest and not rest[-1].strip():
         rest.pop()
+    rest, examples = split_examples(rest)
     lines[:] = [escape(summary)]
     if rest:
         lines += ["", ".. code-block:: text", ""] + ["   " + line for line in rest] + [""]
+    if examples:  # run by tests/test_api_docs.py; prose as paragraphs, sessions as pycon
+        lines += ["", ".. rubric:: Examples", ""]
+        for block in blocks(examples):
+            if block[0].lstrip().startswith(">>>"):
+                lines += [".. code-block:: pycon", ""] + ["   " + line for line in block] + [""]
+            else:
+                lines += [escape(" ".join(line.strip() for line in block)), ""]
+
+
+def split_examples(rest: list[str]) -> tuple[list[str], list[str]]:
+    """The lines before an Examples section and those of the section (numpydoc has turned
+    its heading into ``.. rubric:: Examples`` by the time this extension runs; the plain
+    numpydoc heading is taken too)."""
+    for i, line in enumerate(rest):
+        plain = (
+            line.strip() == "Examples" and i + 1 < len(rest) and set(rest[i + 1].strip()) == {"-"}
+        )
+        if line.strip() == ".. rubric:: Examples" or plain:
+            head, section = rest[:i], rest[i + (2 if plain else 1) :]
+            while head and not head[-1].strip():
+                head.pop()
+            return head, section
+    return rest, []
+
+
+def blocks(lines: list[str]) -> list[list[str]]:
+    """Runs of non-blank lines (an Examples section's paragraphs and doctest sessions)."""
+    out, run = [], []
+    for line in lines + [""]:
+        if line.strip():
+            run.append(line)
+        elif run:
+            out.append(run)
+            run = []
+    return out
 
 
 def setup(app):

@@ -35,7 +35,17 @@ PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degre
 class CurveGeometry:
     """A curve at one parameter eta: position (2,) m and derivatives p1, p2, p3 (2,) (m per
     unit eta^k), unit tangent, outward normal, signed curvature kappa (1/m), speed |p1| (m per
-    unit eta) and the eta-derivatives of the tangent and normal (1 per unit eta)."""
+    unit eta) and the eta-derivatives of the tangent and normal (1 per unit eta).
+
+    Examples
+    --------
+    At the vertex of y = x^2: tangent +x, outward normal (t_y, -t_x) = (0, -1), curvature 2 1/m:
+
+    >>> from fe_contact.curves import Curve
+    >>> g = Curve.bezier([(-1.0, 1.0), (0.0, -1.0), (1.0, 1.0)]).at(0.5)
+    >>> g.tangent.round(4).tolist(), g.normal.round(4).tolist(), round(g.curvature, 4)
+    ([1.0, 0.0], [0.0, -1.0], 2.0)
+    """
 
     eta: float
     position: np.ndarray
@@ -51,7 +61,20 @@ class CurveGeometry:
 
 
 class Curve:
-    """A planar B-spline curve on eta in [0, 1] (use :meth:`bezier` or :meth:`bspline`)."""
+    """A planar B-spline curve on eta in [0, 1] (use :meth:`bezier` or :meth:`bspline`).
+
+    Examples
+    --------
+    The quadratic Bezier curve through (-1, 1), (0, -1), (1, 1) is the parabola y = x^2
+    (x = 2 eta - 1): at eta = 0.75, (0.5, 0.25); the closest point to (0, -1) is its vertex:
+
+    >>> from fe_contact.curves import Curve
+    >>> parabola = Curve.bezier([(-1.0, 1.0), (0.0, -1.0), (1.0, 1.0)])
+    >>> parabola.position(0.75).round(4).tolist()
+    [0.5, 0.25]
+    >>> round(parabola.closest((0.0, -1.0)), 6)
+    0.5
+    """
 
     def __init__(self, spline: BSpline, control_points: np.ndarray, kind: str, eta_range):
         self._spline = spline

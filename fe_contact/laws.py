@@ -23,7 +23,16 @@ STEPPERS = ("generalized-alpha", "moreau", "event-driven")  # ``simulate``'s met
 
 def continuous_friction(v_t: float, v0: float) -> float:
     """sign(v_t) (1 - exp(-|v_t| / v0)): the friction force of Bauchau's (000) continuous law,
-    eq. (10), per unit mu F_n (against the slip)."""
+    eq. (10), per unit mu F_n (against the slip).
+
+    Examples
+    --------
+    Bauchau's (000) eq. (10): at |v_t| = v0 the friction is 1 - 1/e = 63.2 % of mu F_n:
+
+    >>> from fe_contact.laws import continuous_friction
+    >>> round(continuous_friction(0.01, 0.01), 4), round(continuous_friction(-1.0, 0.01), 4)
+    (0.6321, -1.0)
+    """
     return float(np.sign(v_t) * -np.expm1(-abs(v_t) / v0))
 
 
@@ -31,7 +40,16 @@ class ImpactPhase(NamedTuple):
     """One phase of an impact with Coulomb friction on the impulses: normally g'+ = -e_N g'-
     (``expansion`` None) or, in an expansion phase, the normal impulse ``expansion`` times the
     normal impulse of the phases before (Poisson, Slavic-Boltezar (003), sec. 2.2);
-    tangentially stick with v_t+ = -e_T v_t-, or slip."""
+    tangentially stick with v_t+ = -e_T v_t-, or slip.
+
+    Examples
+    --------
+    See ``Unilateral.impact_phases``:
+
+    >>> from fe_contact.laws import ImpactPhase
+    >>> ImpactPhase(0.5, 0.0)
+    ImpactPhase(restitution_normal=0.5, restitution_tangent=0.0, expansion=None)
+    """
 
     restitution_normal: float
     restitution_tangent: float
@@ -49,6 +67,16 @@ class ContactLaw:
     always holds, multiplier the normal force, Lipinski (002)), "unilateral" (a gap row that
     opens and closes with impacts, Eugster-Glocker (004)) or "compliant" (an applied force of
     the approach, no row, Bauchau (000) sec. 7).
+
+    Examples
+    --------
+    What a stepper asks of any law, here a Sliding one with mu = 0.2, mu_s = 0.3: it sticks
+    while the friction force that holds it stays within mu_s N:
+
+    >>> from fe_contact import Sliding
+    >>> law = Sliding(mu=0.2, mu_s=0.3)
+    >>> law.constraint, law.static_coefficient, law.holds_stick(1.0, 0.25), law.holds_stick(1.0, 0.35)
+    ('bilateral', 0.3, True, False)
     """
 
     constraint: ClassVar[str] = ""
@@ -141,6 +169,21 @@ class Sliding(ContactLaw):
     v0 : None (Coulomb with stick), or the characteristic velocity (m/s, > 0) of the continuous
     law of Bauchau (000), eq. (10), F_f = -mu sign(v_t) (1 - exp(-|v_t| / v0)) F_n, which
     replaces stick (the contact then never sticks: it creeps under a tangential load).
+
+    Examples
+    --------
+    Coulomb friction with stick; and the continuous law of Bauchau (000) eq. (10) with
+    v0 = 0.01 m/s, which gives 1 - 1/e of mu at |v_t| = v0:
+
+    >>> from fe_contact import Sliding
+    >>> Sliding(mu=0.2).friction_coefficient(0.1)
+    0.2
+    >>> round(Sliding(mu=0.2, v0=0.01).friction_factor(0.01) / 0.2, 4)
+    0.6321
+    >>> Sliding(mu=-0.2)
+    Traceback (most recent call last):
+    ...
+    ValueError: Sliding.mu: got -0.2; allowed: a friction coefficient >= 0
     """
 
     mu: float = 0.0
@@ -204,6 +247,17 @@ class Unilateral(ContactLaw):
     reversibility : nu in [0, 1] of Poisson's law, 003 sec. 2.2: a contact that sticks at the
     end of compression gets nu e_T times its tangential compression impulse back in expansion
     (one that slides gets e_T times); the event-driven stepper only (elsewhere it must be 0).
+
+    Examples
+    --------
+    Newton's impact law is one phase; Poisson's a compression then an expansion of e_N times
+    its impulse (003 sec. 2.2):
+
+    >>> from fe_contact import Unilateral
+    >>> Unilateral(mu=0.3, restitution_normal=0.5).impact_phases()
+    (ImpactPhase(restitution_normal=0.5, restitution_tangent=0.0, expansion=None),)
+    >>> [p.expansion for p in Unilateral(restitution_normal=0.5, impact="poisson").impact_phases()]
+    [None, 0.5]
     """
 
     mu: float = 0.0
@@ -285,6 +339,20 @@ class Compliant(ContactLaw):
     The force is an applied generalised force W_N^T F_n + W_T^T F_t (000 eq. 17); its elastic
     energy c a^(p+1) / (p + 1) is part of the elastic energy, and its damping and friction
     powers are dissipated (``system.energies``).
+
+    Examples
+    --------
+    A Hertz contact c a^(3/2) with c = 1e9 N/m^1.5 pushes 1 N at an approach of 1 um and
+    stores c a^(5/2) / (5/2) = 4e-7 J; with Hunt-Crossley damping D v_in = 0.1 the restitution
+    is e ~ 1 - 2/3 D v_in = 0.933 (0.9375 from the exact relation):
+
+    >>> from fe_contact.laws import Compliant
+    >>> hertz = Compliant(kind="hertz", stiffness=1e9)
+    >>> force = hertz.normal_force(1e-6, 0.0)[0]
+    >>> print(f"{force:.4g} N, {hertz.elastic_energy(1e-6):.4g} J")
+    1 N, 4e-07 J
+    >>> round(Compliant(kind="hertz", stiffness=1e9, damping=0.1).restitution(1.0), 4)
+    0.9375
     """
 
     kind: str = "hertz"

@@ -67,7 +67,18 @@ def _body_point(value, name: str):
 @dataclass(frozen=True)
 class Point:
     """A point of tree body ``body`` at ``at`` = (x, y) in m in the body's frame, or the name of
-    a point of the tree (``TreeModel.points``)."""
+    a point of the tree (``TreeModel.points``).
+
+    Examples
+    --------
+    The end of a 0.3 m body, and a named point of the tree:
+
+    >>> from fe_contact import Point
+    >>> Point(2, (0.3, 0.0))
+    Point(body=2, at=(0.3, 0.0))
+    >>> Point(0, "tip").at
+    'tip'
+    """
 
     body: int
     at: tuple[float, float] | str = (0.0, 0.0)
@@ -83,7 +94,19 @@ class Point:
 class Circle:
     """A circle of ``radius`` m centred at ``centre`` (x, y) m in the frame of tree body ``body``
     (a disk, a wheel, a roller). Its material points turn with the body: friction acts at the
-    circle's contact point, so it rolls or slips."""
+    circle's contact point, so it rolls or slips.
+
+    Examples
+    --------
+    >>> from fe_contact import Circle
+    >>> wheel = Circle(body=2, radius=0.05)
+    >>> print(f"rim length {2 * np.pi * wheel.radius:.4g} m")
+    rim length 0.3142 m
+    >>> Circle(body=0, radius=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...radius...
+    """
 
     body: int
     radius: float
@@ -105,7 +128,20 @@ class Line:
     """A rigid straight line through ``point`` (m) whose ``normal`` points to the free side
     (normalised on construction): fixed in the plane, or, with ``body``, a flat profile of
     that tree body (point and normal in the body's frame; the body must only translate: every
-    joint of its chain prismatic, as a belt or a sliding table)."""
+    joint of its chain prismatic, as a belt or a sliding table).
+
+    Examples
+    --------
+    A floor y = 0 and a 30 degree incline (the normal is normalised on construction):
+
+    >>> from fe_contact import Line
+    >>> floor = Line(point=(0.0, 0.0), normal=(0.0, 2.0))
+    >>> floor.normal
+    (0.0, 1.0)
+    >>> slope = Line.incline(np.radians(30.0))
+    >>> [round(float(n), 4) for n in slope.normal]
+    [-0.5, 0.866]
+    """
 
     point: tuple[float, float]
     normal: tuple[float, float]
@@ -141,7 +177,18 @@ class Profile:
     As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7), a
     structure's deformed centre line (by name, on the pair's ``side``) or a rigid ``Line``
     (at its support point in the direction of minus the line's normal,
-    ``coupling.profile_line``); as a target it is touched by a Point, a Circle or a Profile."""
+    ``coupling.profile_line``); as a target it is touched by a Point, a Circle or a Profile.
+
+    Examples
+    --------
+    A parabolic cam face y = x^2 (a quadratic Bezier curve, m) on tree body 0:
+
+    >>> from fe_contact.curves import Curve
+    >>> from fe_contact.model import Profile
+    >>> face = Profile(0, Curve.bezier([(-1.0, 1.0), (0.0, -1.0), (1.0, 1.0)]))
+    >>> print(f"curvature at the vertex {face.curve.at(0.5).curvature:.4g} 1/m (2 for y = x^2)")
+    curvature at the vertex 2 1/m (2 for y = x^2)
+    """
 
     body: int | str | None
     curve: Curve
@@ -165,7 +212,16 @@ class CarriedBody:
     ``system``). ``mass`` (kg) and the rotary inertia ``inertia`` (kg m^2, about the mass
     centre) enter the structure's mass matrix as m N^T N + J N'^T N' and its weight enters
     the structure's load (Bauchau's (000) tip and mid-span bodies, sec. 7.2). ``name`` : the
-    name by which a Profile refers to it."""
+    name by which a Profile refers to it.
+
+    Examples
+    --------
+    A 0.1 kg tip mass clamped to the end of the beam "beam" (its weight loads the beam):
+
+    >>> from fe_contact.model import CarriedBody
+    >>> CarriedBody("tip_mass", "beam", s=0.4, mass=0.1).inertia
+    0.0
+    """
 
     name: str
     structure: str
@@ -209,6 +265,19 @@ class ContactPair:
         ``n_candidates`` material points equally spaced along the structure (Eugster-Glocker
         (004), eq. 20), each a unilateral contact (Moreau-Jean only).
     n_candidates : number of grid points for search "grid".
+
+    Examples
+    --------
+    The end of body 2 sliding with mu = 0.2 on the structure "beam", and a disk (Unilateral,
+    Moreau-Jean) on the string:
+
+    >>> from fe_contact import Circle, ContactPair, Point, Sliding, Unilateral
+    >>> tip = ContactPair("tip", Point(2, (0.3, 0.0)), "beam", Sliding(mu=0.2))
+    >>> tip.mu, tip.bilateral
+    (0.2, True)
+    >>> disk = ContactPair("disk", Circle(2, 0.1), "string", Unilateral(mu=0.3))
+    >>> disk.bilateral
+    False
     """
 
     name: str
@@ -287,7 +356,18 @@ class ContactPair:
 class LoopClosure:
     """Point ``point_a`` of body ``body_a`` coincides with ``point_b`` of ``body_b`` (None: the
     ground, then ``point_b`` is a fixed point in the plane). Two rows; multipliers: the force of
-    the closure on body a, N."""
+    the closure on body a, N.
+
+    Examples
+    --------
+    The end of body 1 (0.2 m) pinned to the ground at (0.2, 0): two constraint rows, whose
+    multipliers are the force of the pin in N:
+
+    >>> from fe_contact import LoopClosure
+    >>> pin = LoopClosure(body_a=1, point_a=(0.2, 0.0), point_b=(0.2, 0.0), name="pin")
+    >>> pin.body_b is None
+    True
+    """
 
     body_a: int
     point_a: tuple[float, float] | str
@@ -310,7 +390,16 @@ class LoopClosure:
 
 @dataclass(frozen=True)
 class PointLoad:
-    """A constant force ``force`` (fx, fy) in N at the material point ``s`` m of a structure."""
+    """A constant force ``force`` (fx, fy) in N at the material point ``s`` m of a structure.
+
+    Examples
+    --------
+    2 N down at the tip of a 0.4 m beam:
+
+    >>> from fe_contact import PointLoad
+    >>> PointLoad("beam", 0.4, (0.0, -2.0))
+    PointLoad(structure='beam', s=0.4, force=(0.0, -2.0))
+    """
 
     structure: str
     s: float
@@ -328,7 +417,17 @@ class PointLoad:
 
 
 def resolve_point(tree: TreeModel | None, body, point, where: str) -> tuple[float, float]:
-    """Local coordinates (x, y) of a body point given by coordinates or by name."""
+    """Local coordinates (x, y) of a body point given by coordinates or by name.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.model import resolve_point
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("revolute"),),
+    ...                  points={"tip": (0, (0.3, 0.0))})
+    >>> resolve_point(tree, 0, "tip", "contact 'tip'"), resolve_point(tree, 0, (0.1, 0.0), "x")
+    ((0.3, 0.0), (0.1, 0.0))
+    """
     n = 0 if tree is None else tree.n_bodies
     body = check.index(f"{where}.body", body, n, "tree body")
     if isinstance(point, str):
@@ -369,6 +468,21 @@ class Model:
         their weight follows ``gravity`` whatever ``structure_gravity`` says).
     sensors : tuple of BodyPointSensor, BodySensor, StructureSensor (``fe_contact.sensors``):
         named quantities recorded as history columns every step.
+
+    Examples
+    --------
+    A point mass of 0.05 kg on a vertical slider at x = 0.3 m, resting on a steel cantilever:
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral)
+    >>> tree = TreeModel(bodies=(Body(0.05, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2),))
+    >>> beam = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> model = Model(tree=tree, structures={"beam": beam},
+    ...               contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),))
+    >>> model.n_tree, model.constraint_names()
+    (1, ())
     """
 
     tree: TreeModel | None = None

@@ -63,6 +63,18 @@ class RoughProfile:
     reference : (2, n) the smooth curve the vertices were built from (the roughness is measured
         from it along ``reference_normals``).
     reference_normals : (2, n) unit outward normals of the reference at its vertices.
+
+    Examples
+    --------
+    A smooth arc has no roughness; moving one vertex 1 um inward gives it a height of -1 um:
+
+    >>> from fe_contact.rough import RoughProfile, arc_profile
+    >>> arc = arc_profile((0.0, 0.0), 0.05, 0.0, np.pi / 2, 10)
+    >>> dented = arc.points.copy()
+    >>> dented[:, 4] -= 1e-6 * arc.reference_normals[:, 4]
+    >>> profile = RoughProfile(dented, arc.reference, arc.reference_normals)
+    >>> print(f"{profile.heights()[4]:.4g} m, n = {profile.n_points}")
+    -1e-06 m, n = 10
     """
 
     points: np.ndarray
@@ -94,7 +106,19 @@ class Polyline:
     tree body ``body``), Slavic-Boltezar (003), sec. 4.1: as a ContactPair's profile it touches
     the rim of a ``Wheel``, each of its vertices and each of the rim's a possible contact point.
     Its vertices run clockwise about the wheel's centre (material on the left of the direction
-    of travel, ``fe_contact.rough``)."""
+    of travel, ``fe_contact.rough``).
+
+    Examples
+    --------
+    A pin's face: a clockwise arc of radius 2 mm about its centre (material outside the circle):
+
+    >>> from fe_contact import Polyline
+    >>> from fe_contact.rough import arc_profile
+    >>> face = arc_profile((0.0, 0.0), 0.002, np.pi, 0.0, 21)
+    >>> pin = Polyline(body=0, profile=face)
+    >>> pin.profile.n_points
+    21
+    """
 
     body: int
     profile: RoughProfile
@@ -113,7 +137,19 @@ class Wheel:
     (rad; ``omega`` in rad/s, negative: clockwise), with the polyline ``rim``
     (``fe_contact.rough.RoughProfile`` in the wheel's frame, counter-clockwise about the origin):
     the driven wheel of Slavic-Boltezar (003), sec. 4 (003 eq. (22): alpha = 2 pi f t). Its
-    drive does the work -P . what of the contact impulses P (``coupling.rough_contact``)."""
+    drive does the work -P . what of the contact impulses P (``coupling.rough_contact``).
+
+    Examples
+    --------
+    A wheel of radius 0.05 m (a quarter of its rim, 91 vertices) turning clockwise at 2 pi rad/s:
+
+    >>> from fe_contact import Wheel
+    >>> from fe_contact.rough import arc_profile
+    >>> rim = arc_profile((0.0, 0.0), 0.05, -np.pi / 4, np.pi / 4, 91)
+    >>> wheel = Wheel(rim=rim, omega=-2 * np.pi)
+    >>> print(f"rim speed {abs(wheel.omega) * 0.05:.4g} m/s")
+    rim speed 0.3142 m/s
+    """
 
     rim: RoughProfile
     omega: float
@@ -130,7 +166,20 @@ class Wheel:
 
 def check_rough_pair(where: str, profile, target, law, unilateral) -> None:
     """A ContactPair (named by ``where``) pairs a Polyline with a Wheel only, both ways, under a
-    ``unilateral`` (the model's Unilateral class) law with Poisson's impact."""
+    ``unilateral`` (the model's Unilateral class) law with Poisson's impact.
+
+    Examples
+    --------
+    A Polyline touches a Wheel only:
+
+    >>> from fe_contact import Polyline, Sliding, Unilateral
+    >>> from fe_contact.rough import arc_profile, check_rough_pair
+    >>> pin = Polyline(0, arc_profile((0.0, 0.0), 0.002, np.pi, 0.0, 21))
+    >>> check_rough_pair("contacts[0]", pin, "beam", Unilateral(), Unilateral)
+    Traceback (most recent call last):
+    ...
+    ValueError: contacts[0]: profile Polyline against target str; allowed: a Polyline against a Wheel, ...
+    """
     if isinstance(profile, Polyline) != isinstance(target, Wheel):
         raise ValueError(
             f"{where}: profile {type(profile).__name__} against target "
@@ -143,7 +192,17 @@ def check_rough_pair(where: str, profile, target, law, unilateral) -> None:
 
 
 def segment_normals(points) -> np.ndarray:
-    """(2, n - 1) unit outward normals (t_y, -t_x) of the segments of a polyline (2, n)."""
+    """(2, n - 1) unit outward normals (t_y, -t_x) of the segments of a polyline (2, n).
+
+    Examples
+    --------
+    A polyline along +x: the outward normal (t_y, -t_x) points to -y (material on the left):
+
+    >>> from fe_contact.rough import segment_normals
+    >>> segment_normals([[0.0, 1.0, 2.0], [0.0, 0.0, 0.0]]) + 0.0
+    array([[ 0.,  0.],
+           [-1., -1.]])
+    """
     d = np.diff(np.asarray(points, dtype=float), axis=1)
     t = d / np.linalg.norm(d, axis=0)
     return np.vstack((t[1], -t[0]))
@@ -151,7 +210,18 @@ def segment_normals(points) -> np.ndarray:
 
 def vertex_normals(points) -> np.ndarray:
     """(2, n) unit outward normals at the vertices: the normalised mean of the adjacent
-    segments' normals (the end vertices take their one segment's normal)."""
+    segments' normals (the end vertices take their one segment's normal).
+
+    Examples
+    --------
+    At the inner vertices of a polygon inscribed in a circle (counter-clockwise) the mean of
+    the two segment normals is radial:
+
+    >>> from fe_contact.rough import arc_profile, vertex_normals
+    >>> arc = arc_profile((0.0, 0.0), 1.0, 0.0, np.pi / 2, 4)
+    >>> bool(np.allclose(vertex_normals(arc.points)[:, 1:-1], arc.points[:, 1:-1], atol=1e-15))
+    True
+    """
     ns = segment_normals(points)
     n = np.empty((2, ns.shape[1] + 1))
     n[:, 0], n[:, -1] = ns[:, 0], ns[:, -1]
@@ -160,21 +230,54 @@ def vertex_normals(points) -> np.ndarray:
 
 
 def turning_angles(points) -> np.ndarray:
-    """(n - 2,) change of slope between neighbouring segments in rad (signed)."""
+    """(n - 2,) change of slope between neighbouring segments in rad (signed).
+
+    Examples
+    --------
+    A right-angle turn to the left (+90 degrees), then one to the right:
+
+    >>> from fe_contact.rough import turning_angles
+    >>> np.degrees(turning_angles([[0.0, 1.0, 1.0, 2.0], [0.0, 0.0, 1.0, 1.0]])).round(4)
+    array([ 90., -90.])
+    """
     d = np.diff(np.asarray(points, dtype=float), axis=1)
     angle = np.arctan2(d[1], d[0])
     return np.angle(np.exp(1j * np.diff(angle)))
 
 
 def peak_to_valley(profile: RoughProfile) -> float:
-    """Rz in m: the peak-to-valley height of the profile's heights (module docstring)."""
+    """Rz in m: the peak-to-valley height of the profile's heights (module docstring).
+
+    Examples
+    --------
+    A smooth arc with one vertex 3 um deep:
+
+    >>> from fe_contact.rough import RoughProfile, arc_profile, peak_to_valley
+    >>> arc = arc_profile((0.0, 0.0), 0.05, 0.0, np.pi / 2, 10)
+    >>> dented = arc.points - 3e-6 * (np.arange(10) == 4) * arc.reference_normals
+    >>> print(f"{peak_to_valley(RoughProfile(dented, arc.reference, arc.reference_normals)):.4g} m")
+    3e-06 m
+    """
     return float(np.ptp(profile.heights()))
 
 
 def form_free_rz(profile: RoughProfile) -> float:
     """Rz in m of the heights after removing their least-squares straight line over the
     vertex index (the form that a tilt of the whole face leaves; roughness standards remove the
-    form before measuring Rz)."""
+    form before measuring Rz).
+
+    Examples
+    --------
+    A face tilted as a whole (heights growing linearly along it) has a peak-to-valley height
+    but no roughness once the straight line is removed:
+
+    >>> from fe_contact.rough import RoughProfile, arc_profile, form_free_rz, peak_to_valley
+    >>> arc = arc_profile((0.0, 0.0), 0.05, 0.0, np.pi / 2, 10)
+    >>> tilted = arc.points + 1e-6 * np.arange(10) * arc.reference_normals
+    >>> profile = RoughProfile(tilted, arc.reference, arc.reference_normals)
+    >>> print(f"Rz {peak_to_valley(profile):.4g} m, form-free {form_free_rz(profile) < 1e-15}")
+    Rz 9e-06 m, form-free True
+    """
     h = profile.heights()
     x = np.arange(h.size, dtype=float)
     return float(np.ptp(h - np.polyval(np.polyfit(x, h, 1), x)))
@@ -186,7 +289,20 @@ def arc_profile(
     """A smooth arc of ``n_points`` vertices from ``angle_start`` to ``angle_end`` (rad) about
     ``centre`` (x, y in m). Counter-clockwise (end > start) it bounds a convex body (a wheel,
     outward normal pointing away from the centre); clockwise (end < start) a concave face whose
-    material lies outside the circle (outward normal pointing to the centre)."""
+    material lies outside the circle (outward normal pointing to the centre).
+
+    Examples
+    --------
+    A quarter circle of 10 vertices: every segment turns by 90 / 9 = 10 degrees, and the
+    outward normals of a counter-clockwise arc point away from the centre:
+
+    >>> from fe_contact.rough import arc_profile, turning_angles
+    >>> arc = arc_profile((0.0, 0.0), 0.05, 0.0, np.pi / 2, 10)
+    >>> np.degrees(turning_angles(arc.points)).round(6).tolist() == [10.0] * 8
+    True
+    >>> arc.reference_normals[:, -1].round(4) + 0.0
+    array([0., 1.])
+    """
     c = check.vector("arc_profile.centre", centre, unit="m")
     radius = check.real("arc_profile.radius", radius, low=0.0, low_open=True, unit="m")
     a0 = check.real("arc_profile.angle_start", angle_start, unit="rad")
@@ -214,7 +330,21 @@ def rough_arc(
 ) -> RoughProfile:
     """``arc_profile`` with random heights of peak-to-valley ``rz`` (m) along its normals and a
     change of slope between neighbouring segments of at most ``max_slope_change`` (rad, in
-    (0, pi/2)), from the random walk of the module docstring seeded by ``seed`` (int >= 0)."""
+    (0, pi/2)), from the random walk of the module docstring seeded by ``seed`` (int >= 0).
+
+    Examples
+    --------
+    A pin face of radius 2 mm, 41 vertices, Rz = 2 um: heights in [-Rz, 0], slope changes of at
+    most 15 degrees (the default):
+
+    >>> from fe_contact.rough import peak_to_valley, rough_arc, turning_angles
+    >>> face = rough_arc((0.0, 0.0), 0.002, np.pi, 0.0, 41, rz=2e-6, seed=1)
+    >>> h = face.heights()
+    >>> print(f"Rz = {peak_to_valley(face):.4g} m, heights {h.min():.4g} .. {h.max() + 0.0:.4g} m")
+    Rz = 2e-06 m, heights -2e-06 .. 0 m
+    >>> bool(np.degrees(np.abs(turning_angles(face.points))).max() <= 15.0)
+    True
+    """
     smooth = arc_profile(centre, radius, angle_start, angle_end, n_points)
     rz = check.real("rough_arc.rz", rz, low=0.0, unit="m")
     bound = check.real(
@@ -241,6 +371,9 @@ def rough_arc(
     step = bound - base_turn
     for _ in range(200):
         h = _slope_walk(rng, smooth.n_points, spacing, 0.5 * rz, step)
+        if np.ptp(h) == 0.0:  # a flat walk cannot be scaled to rz: a smaller step, as below
+            step *= 0.9
+            continue
         h = (h - h.max()) * (rz / np.ptp(h))
         points = smooth.points + h * smooth.reference_normals
         if np.max(np.abs(turning_angles(points))) <= bound:
@@ -279,7 +412,20 @@ def _slope_walk(rng, n: int, spacing: float, band: float, step: float) -> np.nda
 def reshape(profile: RoughProfile, loss, u_max: float) -> RoughProfile:
     """The profile worn by 003 eqs. (16)-(17): vertex j moves inward along its vertex normal by
     u_j = u_max W_j / max W. ``loss`` : (n,) W >= 0 in J per vertex; ``u_max`` >= 0 in m. A
-    profile with no loss at all is returned unchanged."""
+    profile with no loss at all is returned unchanged.
+
+    Examples
+    --------
+    Wear by 003 eqs. (16)-(17): the vertex that lost the most energy moves u_max = 1 um
+    inward, one that lost half as much 0.5 um, one that lost none stays (inner vertices of an
+    arc, whose vertex normals are its reference normals):
+
+    >>> from fe_contact.rough import arc_profile, reshape
+    >>> arc = arc_profile((0.0, 0.0), 0.05, 0.0, np.pi / 2, 5)
+    >>> worn = reshape(arc, [0.0, 0.0, 0.5, 1.0, 0.0], u_max=1e-6)
+    >>> (worn.heights()[1:4] * 1e6).round(6) + 0.0
+    array([ 0. , -0.5, -1. ])
+    """
     w = check.finite_array("reshape.loss", loss, (profile.n_points,))
     if np.any(w < 0):
         check.fail("reshape.loss", float(w.min()), "losses >= 0 J")

@@ -44,6 +44,24 @@ class CurvePoint:
     curvature : signed, 1/m (positive when the curve turns towards the normal).
     dofs : (k,) indices into the structure's free coordinates.
     rows, rows_s, rows_ss : (2, k) dr/dq, d/ds dr/dq, d2/ds2 dr/dq on those DOFs.
+
+    Examples
+    --------
+    The tip of the cantilever under 1 N: position, slope and curvature; the tip slope of the
+    closed form is -P L^2 / (2 EI) and its curvature (moment 0) is 0:
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> from fe_contact.elements.beam import point_load
+    >>> beam = system.structures["beam"]
+    >>> K = beam.tangent_stiffness(beam.initial_coordinates()).toarray()
+    >>> q = np.linalg.solve(K, point_load(beam.beam, 0.4, -1.0)[beam.beam.free_dofs])  # 1 N down
+    >>> tip = beam.curve(0.4, q)
+    >>> closed = -0.4**2 / (2 * strip.bending_stiffness)
+    >>> print(f"{tip.slope[1]:.4f} vs {closed:.4f}; curvature 0: {abs(tip.curvature) < 1e-9}")
+    -0.1354 vs -0.1354; curvature 0: True
     """
 
     s: float
@@ -66,6 +84,25 @@ class PointRows:
 
     s : (m,) m. offset : (m, 2) m. dofs : (m, k) free-coordinate indices (padded with 0 where
     an element has fewer free DOFs; the padded rows are zero). rows : (m, 2, k).
+
+    Examples
+    --------
+    Positions of material points at s = 0.1 m and 0.4 m of the cantilever under 1 N at its tip,
+    w(s) = -P s^2 (3 L - s) / (6 EI):
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> from fe_contact.elements.beam import point_load
+    >>> beam = system.structures["beam"]
+    >>> K = beam.tangent_stiffness(beam.initial_coordinates()).toarray()
+    >>> q = np.linalg.solve(K, point_load(beam.beam, 0.4, -1.0)[beam.beam.free_dofs])  # 1 N down
+    >>> rows = beam.point_rows(np.array([0.1, 0.4]))
+    >>> (rows.positions(q)[:, 1] * 1e3).round(4).tolist()
+    [-3.1041, -36.1199]
+    >>> [round(-s**2 * (3 * 0.4 - s) / (6 * strip.bending_stiffness) * 1e3, 4) for s in (0.1, 0.4)]
+    [-3.1041, -36.1199]
     """
 
     s: np.ndarray
@@ -94,6 +131,24 @@ class Structure:
     beta K_t(q) that follows the tangent stiffness, 0 for none; see ``damping``), load
     (constant generalised load of gravity and point loads, (n_dofs,)), nodes (material
     coordinates of the nodes, m).
+
+    Examples
+    --------
+    A cantilever under 1 N at its tip: K q = f gives the tip deflection P L^3 / (3 EI)
+    (exact with Hermite cubics):
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> from fe_contact.elements.beam import point_load
+    >>> beam = system.structures["beam"]
+    >>> K = beam.tangent_stiffness(beam.initial_coordinates()).toarray()
+    >>> q = np.linalg.solve(K, point_load(beam.beam, 0.4, -1.0)[beam.beam.free_dofs])  # 1 N down
+    >>> tip = beam.curve(0.4, q)
+    >>> closed = -0.4**3 / (3 * strip.bending_stiffness)
+    >>> print(f"{tip.position[1] * 1e3:.4f} mm, -P L^3 / (3 EI) = {closed * 1e3:.4f} mm")
+    -36.1199 mm, -P L^3 / (3 EI) = -36.1199 mm
     """
 
     name: str
@@ -224,6 +279,22 @@ class BeamStructure(Structure):
     Free coordinates: the beam's free DOFs (w, w') in scikit-fem's order. The internal force is
     K q with the constant bending stiffness; ``load`` is the self-weight (component of gravity
     along n0) plus point loads.
+
+    Examples
+    --------
+    The beam's constant stiffness is its tangent; its strain energy under the tip load is
+    P w_tip / 2 = P^2 L^3 / (6 EI):
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> from fe_contact.elements.beam import point_load
+    >>> beam = system.structures["beam"]
+    >>> K = beam.tangent_stiffness(beam.initial_coordinates()).toarray()
+    >>> q = np.linalg.solve(K, point_load(beam.beam, 0.4, -1.0)[beam.beam.free_dofs])  # 1 N down
+    >>> print(f"{beam.elastic_energy(q):.4g} J = {0.4**3 / (6 * strip.bending_stiffness):.4g} J")
+    0.01806 J = 0.01806 J
     """
 
     name: str
@@ -334,6 +405,18 @@ class StringStructure(Structure):
     """An absolute-nodal string / geometrically exact beam of Eugster-Glocker (004) as a
     Structure. Free coordinates: the free nodal positions and slopes; the internal force and
     its tangent are nonlinear; ``load`` is gravity (004 eq. 11) plus point loads on the free DOFs.
+
+    Examples
+    --------
+    A string of 4 elements pinned at both ends: 5 nodes of (x, y, x', y') less 2 x 2 pinned
+    positions leave 16 free coordinates; in its straight reference it carries no force:
+
+    >>> from fe_contact import LinearElastic, Model, StringSpec, Support, assemble
+    >>> spec = StringSpec(length=1.0, n_elements=4, density=0.1, law=LinearElastic(100.0),
+    ...                   supports=(Support(0.0), Support(1.0)))
+    >>> string = assemble(Model(structures={"string": spec})).structures["string"]
+    >>> string.n_dofs, float(np.abs(string.internal_force(string.initial_coordinates())).max())
+    (16, 0.0)
     """
 
     name: str
@@ -463,12 +546,47 @@ def _string_coefficients(model) -> np.ndarray:
 
 
 def material_velocity(point: CurvePoint, u: np.ndarray) -> np.ndarray:
-    """Velocity (2,) of the material point: R u[dofs] (r is affine in q), m/s."""
+    """Velocity (2,) of the material point: R u[dofs] (r is affine in q), m/s.
+
+    Examples
+    --------
+    The beam moving with the velocities u = q / (1 s) (its tip-load shape): the tip moves at
+    w_tip / (1 s) downwards:
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> from fe_contact.elements.beam import point_load
+    >>> beam = system.structures["beam"]
+    >>> K = beam.tangent_stiffness(beam.initial_coordinates()).toarray()
+    >>> q = np.linalg.solve(K, point_load(beam.beam, 0.4, -1.0)[beam.beam.free_dofs])  # 1 N down
+    >>> from fe_contact.structures import material_velocity
+    >>> (material_velocity(beam.curve(0.4, q), q) * 1e3).round(4).tolist()
+    [0.0, -36.1199]
+    """
     return point.rows @ u[point.dofs]
 
 
 def slope_velocity(point: CurvePoint, u: np.ndarray) -> np.ndarray:
-    """Material time derivative of r' at the point: R_s u[dofs], (2,), 1/s."""
+    """Material time derivative of r' at the point: R_s u[dofs], (2,), 1/s.
+
+    Examples
+    --------
+    As for ``material_velocity``: the tip slope changes at w'(L) / (1 s) = -P L^2 / (2 EI) per s:
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> from fe_contact.elements.beam import point_load
+    >>> beam = system.structures["beam"]
+    >>> K = beam.tangent_stiffness(beam.initial_coordinates()).toarray()
+    >>> q = np.linalg.solve(K, point_load(beam.beam, 0.4, -1.0)[beam.beam.free_dofs])  # 1 N down
+    >>> from fe_contact.structures import slope_velocity
+    >>> slope_velocity(beam.curve(0.4, q), q).round(4).tolist()
+    [0.0, -0.1354]
+    """
     return point.rows_s @ u[point.dofs]
 
 

@@ -41,7 +41,19 @@ from .structures import BeamStructure, StringStructure, Structure
 @dataclass(frozen=True)
 class StateLayout:
     """Named slices of q (and u): ``q[layout.tree]``, ``q[layout.structure("beam")]``,
-    ``q[layout.flexible]`` (all structures). n : total number of coordinates."""
+    ``q[layout.flexible]`` (all structures). n : total number of coordinates.
+
+    Examples
+    --------
+    A beam of 4 elements clamped at one end has 8 free coordinates (w, w' at 4 nodes):
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> system.layout.structure("beam"), system.layout.coordinate_name(0)
+    (slice(0, 8, None), "structure 'beam' coordinate 0")
+    """
 
     n_tree: int
     structure_ranges: tuple[tuple[str, int, int], ...]
@@ -94,6 +106,19 @@ class System:
     profile_points : per contact, the local (x, y) of the profile's centre on its body.
     loop_points : per loop, ((x, y) on body a, (x, y) on body b or in the plane).
     grids : per contact, PointRows of its candidate grid (search "grid") or None.
+
+    Examples
+    --------
+    The state of a pendulum with a 4-element cantilever: tree coordinates first, then the beam's:
+
+    >>> from fe_contact import BeamSpec, Body, Joint, Model, TreeModel, assemble
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip}))
+    >>> q0, u0 = system.initial_state([0.3])
+    >>> system.n, q0[system.layout.tree], system.layout.structure("beam")
+    (9, array([0.3]), slice(1, 9, None))
     """
 
     model: Model
@@ -239,7 +264,22 @@ def assemble(model: Model, max_memory: float | None = None) -> System:
 
     max_memory : bytes; a model whose memory estimate from its unknowns exceeds it is refused
     (``limits.LimitExceeded``) before anything is allocated (default: $FE_CONTACT_MAX_MEMORY,
-    else half of the physical memory; ``limits.check_memory``)."""
+    else half of the physical memory; ``limits.check_memory``).
+
+    Examples
+    --------
+    A 0.4 m steel strip clamped at x = 0, 4 elements: 2 DOFs per node, the clamped node's two
+    removed, so 8 coordinates; its mass is rho A L = 0.0282 kg:
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> system.n
+    8
+    >>> print(f"{strip.mass_per_length * strip.length:.4g} kg")
+    0.0282 kg
+    """
     if not isinstance(model, Model):
         raise TypeError(f"assemble: model = {type(model).__name__}; allowed: a Model")
     check_memory(model, max_memory)
@@ -311,6 +351,16 @@ class Energies:
     contact_elastic : elastic energy of the compliant contacts, c a^(p+1) / (p + 1) (part of
     ``elastic``); their Hunt-Crossley damping power is part of ``damping_power``;
     contact_friction_power : power dissipated by their friction (>= 0).
+
+    Examples
+    --------
+    See ``energies``; the parts add up to ``total``:
+
+    >>> from fe_contact.system import Energies
+    >>> e = Energies(tree_kinetic=0.5, structure_kinetic=0.25, gravity=-1.0, tree_springs=0.5,
+    ...              structure_elastic=2.0, damping_power=0.0, load_power=0.0)
+    >>> e.kinetic, e.potential, e.elastic, e.total
+    (0.75, -1.0, 2.5, 2.25)
     """
 
     tree_kinetic: float
@@ -341,7 +391,21 @@ class Energies:
 
 
 def energies(system: System, q: np.ndarray, u: np.ndarray, t: float) -> Energies:
-    """Mechanical energies and non-constraint powers at (q, u, t)."""
+    """Mechanical energies and non-constraint powers at (q, u, t).
+
+    Examples
+    --------
+    A point mass pendulum (1 kg, l = 0.5 m) pointing up and turning at 2 rad/s:
+    kinetic m (l omega)^2 / 2 = 0.5 J, gravity m g l = 4.905 J:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.system import energies
+    >>> e = energies(system, np.array([np.pi / 2]), np.array([2.0]), t=0.0)
+    >>> print(f"{e.kinetic:.4g} J + {e.potential:.4g} J = {e.total:.4g} J")
+    0.5 J + 4.905 J = 5.405 J
+    """
     lay = system.layout
     tree = system.tree
     tk = tg = ts = tdp = tlp = 0.0

@@ -72,6 +72,21 @@ class BeamSpec:
     rayleigh_alpha : float, 1/s; rayleigh_beta : float, s (002 eq. 17: C = alpha M + beta K).
     origin : (float, float), m, position of x = 0 in the plane.
     angle : float, rad, direction of the undeformed beam axis in the plane.
+
+    Examples
+    --------
+    The strip of the manipulator example (002 sec. 9): EI = E b h^3 / 12 and rho A:
+
+    >>> from fe_contact import BeamSpec
+    >>> strip = BeamSpec(length=0.4, n_elements=10, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> print(f"EI = {strip.bending_stiffness:.4f} N m^2, rho A = {strip.mass_per_length:.4g} kg/m")
+    EI = 0.5906 N m^2, rho A = 0.0705 kg/m
+    >>> BeamSpec(length=0.4, youngs_modulus=2.1e11, density=4.7e3, width=0.01, height=0.0015,
+    ...          left="welded")
+    Traceback (most recent call last):
+    ...
+    ValueError: ...left...
     """
 
     length: float
@@ -202,6 +217,18 @@ class Beam:
     coefficients : ndarray, (n_elements, 4, 4), shape function j of element e is
         ``sum_k coefficients[e, j, k] * zeta**k`` with zeta in [0, 1] (002 eq. 12).
     t0, n0 : ndarray, (2,), unit tangent and normal of the undeformed axis.
+
+    Examples
+    --------
+    See ``assemble_beam``:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> beam.n_elements, (beam.t0 + 0.0).tolist(), (beam.n0 + 0.0).tolist()  # + 0.0: no -0.0
+    (4, [1.0, 0.0], [0.0, 1.0])
     """
 
     spec: BeamSpec
@@ -256,7 +283,25 @@ def _support_dofs(basis: Basis, node: int, kind: str) -> list[int]:
 
 
 def assemble_beam(spec: BeamSpec) -> Beam:
-    """Assemble mass, stiffness and Rayleigh damping once with scikit-fem (002 eqs. 16-17)."""
+    """Assemble mass, stiffness and Rayleigh damping once with scikit-fem (002 eqs. 16-17).
+
+    Examples
+    --------
+    4 elements: 5 nodes of (w, w'), the clamped node's two DOFs fixed; the consistent mass
+    matrix carries the beam's mass rho A L in translation:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> beam.n_dofs, beam.fixed_dofs.size
+    (10, 2)
+    >>> ones = np.zeros(beam.n_dofs)
+    >>> ones[beam.basis.nodal_dofs[0]] = 1.0  # w = 1 at every node, w' = 0
+    >>> print(f"{ones @ beam.mass_matrix @ ones:.4g} kg = rho A L = {spec.mass_per_length * 0.4:.4g} kg")
+    0.0282 kg = rho A L = 0.0282 kg
+    """
     nodes = spec.nodes()
     mesh = MeshLine(nodes)
     basis = Basis(mesh, ElementLineHermiteLocal())
@@ -300,6 +345,20 @@ class ShapeRows:
     dofs : (m, 4) int, global DOFs of that element.
     length : (m,) element length l_e in m.
     N, N_z, N_zz, N_zzz : (m, 4), the rows and their first three zeta-derivatives.
+
+    Examples
+    --------
+    See ``shape_rows``; ``dx`` turns zeta-derivatives into x-derivatives:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import shape_rows
+    >>> rows = shape_rows(beam, [0.15])
+    >>> rows.dx(1).shape, float(rows.length[0])
+    ((1, 4), 0.1)
     """
 
     element: np.ndarray
@@ -321,6 +380,21 @@ def locate(beam: Beam, x) -> tuple[np.ndarray, np.ndarray]:
     """Element index and element coordinate zeta of material coordinates x (vectorised).
 
     Points outside [0, length] raise ValueError; a node belongs to the element on its left except x = 0.
+
+    Examples
+    --------
+    x = 0.25 m lies a quarter into element 2 (elements of 0.1 m); a node belongs to the element
+    on its left:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import locate
+    >>> element, zeta = locate(beam, [0.25, 0.2])
+    >>> element.tolist(), zeta.round(6).tolist()
+    ([2, 1], [0.5, 1.0])
     """
     x = np.atleast_1d(np.asarray(x, dtype=float))
     length = beam.spec.length
@@ -334,7 +408,25 @@ def locate(beam: Beam, x) -> tuple[np.ndarray, np.ndarray]:
 
 
 def shape_rows(beam: Beam, x) -> ShapeRows:
-    """Shape-function rows and zeta-derivatives at material coordinates x, shape (m,)."""
+    """Shape-function rows and zeta-derivatives at material coordinates x, shape (m,).
+
+    Examples
+    --------
+    The Hermite rows of w at a node are (1, 0, 0, 0) and (0, 0, 1, 0); they sum to 1 (a
+    translation) everywhere:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import shape_rows
+    >>> rows = shape_rows(beam, [0.1, 0.15])
+    >>> (rows.N[0].round(12) + 0.0).tolist()
+    [0.0, 0.0, 1.0, 0.0]
+    >>> float(rows.N[1, 0] + rows.N[1, 2])
+    1.0
+    """
     element, zeta = locate(beam, x)
     coef = beam.coefficients[element]  # (m, 4 functions, 4 powers)
     z = zeta[:, None]
@@ -356,6 +448,21 @@ def shape_rows_at(beam: Beam, x: float):
 
     Returns (element, dofs (4,), N, N_x, N_xx), the rows of w, w' and w'' (d/dx, (4,) each), from
     the same element polynomials. Raises ValueError outside [0, length].
+
+    Examples
+    --------
+    The scalar fast path gives the rows of ``shape_rows``:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import shape_rows, shape_rows_at
+    >>> e, dofs, N, N_x, N_xx = shape_rows_at(beam, 0.15)
+    >>> rows = shape_rows(beam, [0.15])
+    >>> e, bool(np.allclose(N_xx, rows.dx(2)[0], rtol=1e-14))
+    (1, True)
     """
     length = beam.spec.length
     if not -1e-12 * length <= x <= length * (1 + 1e-12):
@@ -372,7 +479,23 @@ def shape_rows_at(beam: Beam, x: float):
 
 @dataclass(frozen=True)
 class BeamFields:
-    """Deflection w (m), slope w' (rad), curvature w'' (1/m) at m points, each shape (m,)."""
+    """Deflection w (m), slope w' (rad), curvature w'' (1/m) at m points, each shape (m,).
+
+    Examples
+    --------
+    See ``evaluate``:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import point_load, static_deflection
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.elements.beam import evaluate
+    >>> evaluate(beam, u, [0.1, 0.2, 0.3]).deflection.shape
+    (3,)
+    """
 
     x: np.ndarray
     deflection: np.ndarray
@@ -381,7 +504,29 @@ class BeamFields:
 
 
 def evaluate(beam: Beam, u: np.ndarray, x) -> BeamFields:
-    """w, w', w'' of the full DOF vector u, shape (n_dofs,), at material coordinates x."""
+    """w, w', w'' of the full DOF vector u, shape (n_dofs,), at material coordinates x.
+
+    Examples
+    --------
+    Deflection, slope and curvature of the cantilever under 1 N at its tip at x = 0.2 m:
+    w = -P x^2 (3 L - x) / (6 EI), w' = -P x (2 L - x) / (2 EI), w'' = -P (L - x) / EI:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import point_load, static_deflection
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.elements.beam import evaluate
+    >>> f = evaluate(beam, u, [0.2])
+    >>> EI, x, L = spec.bending_stiffness, 0.2, 0.4
+    >>> [round(float(v), 5) for v in (f.deflection[0], f.slope[0], f.curvature[0])]
+    [-0.01129, -0.10159, -0.33862]
+    >>> closed = (-x**2 * (3 * L - x) / (6 * EI), -x * (2 * L - x) / (2 * EI), -(L - x) / EI)
+    >>> [round(v, 5) for v in closed]
+    [-0.01129, -0.10159, -0.33862]
+    """
     rows = shape_rows(beam, x)
     ue = np.asarray(u, dtype=float)[rows.dofs]
     return BeamFields(
@@ -396,6 +541,21 @@ def point_load(beam: Beam, x: float, force: float = 0.0, moment: float = 0.0) ->
     """Consistent nodal load of a transverse point force (N, along n0) and a moment (N m) at x.
 
     Virtual work: force * delta w(x) + moment * delta w'(x). Returns shape (n_dofs,).
+
+    Examples
+    --------
+    1 N at the tip of a cantilever; a moment M = 1 N m there bends it to the slope
+    M L / (EI):
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import evaluate, point_load, static_deflection
+    >>> u = static_deflection(beam, point_load(beam, 0.4, moment=1.0))
+    >>> print(f"{evaluate(beam, u, 0.4).slope[0]:.4f} rad = {0.4 / spec.bending_stiffness:.4f} rad")
+    0.6772 rad = 0.6772 rad
     """
     rows = shape_rows(beam, [x])
     f = np.zeros(beam.n_dofs)
@@ -407,6 +567,22 @@ def self_weight(beam: Beam, gravity=(0.0, -STANDARD_GRAVITY)) -> np.ndarray:
     """Consistent load of the beam's weight, shape (n_dofs,).
 
     Only the component of gravity normal to the axis acts (linear theory, no axial DOFs).
+
+    Examples
+    --------
+    A cantilever under its own weight sags q L^4 / (8 EI) at the tip (q = rho A g):
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import evaluate, self_weight, static_deflection
+    >>> u = static_deflection(beam, self_weight(beam))
+    >>> q = spec.mass_per_length * 9.81
+    >>> w, closed = evaluate(beam, u, 0.4).deflection[0], -q * 0.4**4 / (8 * spec.bending_stiffness)
+    >>> print(f"{w * 1e3:.4f} mm, {closed * 1e3:.4f} mm")
+    -3.7471 mm, -3.7471 mm
     """
     q = beam.spec.mass_per_length * float(np.dot(np.asarray(gravity, dtype=float), beam.n0))
     return distributed_load.assemble(beam.basis, q=q)
@@ -422,7 +598,25 @@ def _require_no_rigid_modes(beam: Beam) -> None:
 
 
 def static_deflection(beam: Beam, load: np.ndarray) -> np.ndarray:
-    """Solve K u = f on the free DOFs; returns the full DOF vector u, shape (n_dofs,)."""
+    """Solve K u = f on the free DOFs; returns the full DOF vector u, shape (n_dofs,).
+
+    Examples
+    --------
+    A cantilever under 1 N at its tip: P L^3 / (3 EI), exact at the nodes with Hermite cubics:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import point_load, static_deflection
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.elements.beam import evaluate
+    >>> w = evaluate(beam, u, 0.4).deflection[0]
+    >>> closed = -0.4**3 / (3 * spec.bending_stiffness)
+    >>> print(f"{w * 1e3:.4f} mm, -P L^3 / (3 EI) = {closed * 1e3:.4f} mm")
+    -36.1199 mm, -P L^3 / (3 EI) = -36.1199 mm
+    """
     _require_no_rigid_modes(beam)
     load = np.asarray(load, dtype=float)
     if load.shape != (beam.n_dofs,):
@@ -434,7 +628,23 @@ def static_deflection(beam: Beam, load: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class Modes:
     """Natural modes: omega (rad/s), frequency (Hz), each (n_modes,); shapes (n_dofs, n_modes),
-    mass-normalised (shapes.T M shapes = I)."""
+    mass-normalised (shapes.T M shapes = I).
+
+    Examples
+    --------
+    See ``natural_modes``; the shapes are mass-normalised:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import natural_modes
+    >>> modes = natural_modes(beam, n_modes=3)
+    >>> phi = modes.shapes
+    >>> bool(np.allclose(phi.T @ beam.mass_matrix @ phi, np.eye(3), atol=1e-10))
+    True
+    """
 
     omega: np.ndarray
     frequency: np.ndarray
@@ -450,6 +660,20 @@ def natural_modes(beam: Beam, n_modes: int = 6) -> Modes:
     the round-off of the largest (omega_max / omega_1 grows as n_elements^2: with 80 elements
     the dense first frequency fell 4e-7 below the exact one, which the consistent-mass Ritz
     bound forbids). Only when nearly all modes are asked for, the dense solver is used.
+
+    Examples
+    --------
+    The first frequency of the manipulator's cantilever, (beta_1 L)^2 sqrt(EI / (rho A L^4))
+    with beta_1 L = 1.875104 (10 elements: 1e-6 above it):
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam, natural_modes
+    >>> spec = BeamSpec(length=0.4, n_elements=10, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> modes = natural_modes(assemble_beam(spec), n_modes=2)
+    >>> exact = 1.875104**2 * np.sqrt(spec.bending_stiffness / (spec.mass_per_length * 0.4**4))
+    >>> print(f"{modes.omega[0]:.5g} rad/s, closed form {exact:.5g} rad/s")
+    63.605 rad/s, closed form 63.605 rad/s
     """
     n_free = beam.free_dofs.size
     if not isinstance(n_modes, int | np.integer) or not 1 <= n_modes <= n_free:
@@ -472,17 +696,65 @@ def natural_modes(beam: Beam, n_modes: int = 6) -> Modes:
 
 
 def elastic_energy(beam: Beam, u: np.ndarray) -> float:
-    """1/2 u^T K u in J."""
+    """1/2 u^T K u in J.
+
+    Examples
+    --------
+    The strain energy of the cantilever under 1 N at the tip is P^2 L^3 / (6 EI):
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import point_load, static_deflection
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.elements.beam import elastic_energy
+    >>> print(f"{elastic_energy(beam, u):.4g} J = {0.4**3 / (6 * spec.bending_stiffness):.4g} J")
+    0.01806 J = 0.01806 J
+    """
     return 0.5 * float(u @ (beam.stiffness_matrix @ u))
 
 
 def kinetic_energy(beam: Beam, v: np.ndarray) -> float:
-    """1/2 v^T M v in J."""
+    """1/2 v^T M v in J.
+
+    Examples
+    --------
+    A free-free beam translating at 1 m/s: m v^2 / 2 with m = rho A L:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam, kinetic_energy
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015, left="free", right="free")
+    >>> beam = assemble_beam(spec)
+    >>> v = np.zeros(beam.n_dofs)
+    >>> v[beam.basis.nodal_dofs[0]] = 1.0
+    >>> print(f"{kinetic_energy(beam, v):.4g} J = {0.5 * spec.mass_per_length * 0.4:.4g} J")
+    0.0141 J = 0.0141 J
+    """
     return 0.5 * float(v @ (beam.mass_matrix @ v))
 
 
 def material_point(beam: Beam, x, u: np.ndarray) -> np.ndarray:
-    """Positions in the plane of the beam's material points x after deflection u, shape (2, m)."""
+    """Positions in the plane of the beam's material points x after deflection u, shape (2, m).
+
+    Examples
+    --------
+    The tip of the cantilever under 1 N, in the plane (origin at the clamp, axis along +x):
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam
+    >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                 width=0.01, height=0.0015)
+    >>> beam = assemble_beam(spec)
+    >>> from fe_contact.elements.beam import point_load, static_deflection
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.elements.beam import material_point
+    >>> material_point(beam, [0.4], u).round(4)
+    array([[ 0.4   ],
+           [-0.0361]])
+    """
     fields = evaluate(beam, u, x)
     return (
         beam.origin[:, None]

@@ -106,6 +106,20 @@ class StraightReference:
 
     ``|end - start|`` must equal the string length: the reference is the undeformed state. To hang
     a string between points closer than its length, prescribe the support positions instead.
+
+    Examples
+    --------
+    The reference must be as long as the string (it is the stress-free state):
+
+    >>> from fe_contact import LinearElastic, StringSpec
+    >>> from fe_contact.elements.string import StraightReference
+    >>> spec = StringSpec(length=1.0, n_elements=4, density=0.3, law=LinearElastic(100.0),
+    ...                   reference=StraightReference((0.0, 0.0), (0.6, 0.8)))
+    >>> StringSpec(length=1.0, n_elements=4, density=0.3, law=LinearElastic(100.0),
+    ...            reference=StraightReference((0.0, 0.0), (0.5, 0.0)))
+    Traceback (most recent call last):
+    ...
+    ValueError: reference: |end - start| = 0.5 m differs from length = 1 m; ...
     """
 
     start: tuple[float, float]
@@ -122,6 +136,19 @@ class CurveReference:
     """Stress-free reference given by callables ``position(s)`` and ``slope(s) = d position/ds``.
 
     Both map s, shape ``(m,)``, to an array of shape ``(2, m)``; they are sampled at the nodes.
+
+    Examples
+    --------
+    A quarter circle of radius 1 m as the stress-free shape, parametrised by arc length:
+
+    >>> from fe_contact import LinearElastic, StringSpec
+    >>> from fe_contact.elements.string import CurveReference, assemble_string
+    >>> arc = CurveReference(position=lambda s: np.array([np.cos(s), np.sin(s)]),
+    ...                      slope=lambda s: np.array([-np.sin(s), np.cos(s)]))
+    >>> string = assemble_string(StringSpec(length=np.pi / 2, n_elements=4, density=0.3,
+    ...                                     law=LinearElastic(100.0), reference=arc))
+    >>> string.q_ref[string.position_dofs[:, -1]].round(6) + 0.0
+    array([0., 1.])
     """
 
     position: Callable[[np.ndarray], np.ndarray]
@@ -130,7 +157,21 @@ class CurveReference:
 
 @dataclass(frozen=True, eq=False)
 class NodalReference:
-    """Stress-free reference from nodal values: positions and slopes, each shape ``(2, n_nodes)``."""
+    """Stress-free reference from nodal values: positions and slopes, each shape ``(2, n_nodes)``.
+
+    Examples
+    --------
+    Two nodes of a straight string along +x (slopes (1, 0)):
+
+    >>> from fe_contact import LinearElastic, StringSpec
+    >>> from fe_contact.elements.string import NodalReference, assemble_string
+    >>> ref = NodalReference(positions=np.array([[0.0, 1.0], [0.0, 0.0]]),
+    ...                      slopes=np.array([[1.0, 1.0], [0.0, 0.0]]))
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=1, density=0.3,
+    ...                                     law=LinearElastic(100.0), reference=ref))
+    >>> string.q_ref[string.position_dofs].tolist()
+    [[0.0, 1.0], [0.0, 0.0]]
+    """
 
     positions: np.ndarray
     slopes: np.ndarray
@@ -146,6 +187,18 @@ class Support:
         Only the fixed components are used.
     slope : final prescribed slope vector dr/ds (only for "clamped"), shape (2,); None keeps the
         reference slope. Its length is the stretch at the support.
+
+    Examples
+    --------
+    A pinned end, and a clamped end whose slope is prescribed along +y:
+
+    >>> from fe_contact import Support
+    >>> Support(0.0).kind, Support(1.0, "clamped", slope=(0.0, 1.0)).slope
+    ('pinned', (0.0, 1.0))
+    >>> Support(0.5, "pinned", slope=(1.0, 0.0))
+    Traceback (most recent call last):
+    ...
+    ValueError: Support.slope: a slope (1.0, 0.0) can only be prescribed for kind 'clamped', not 'pinned'
     """
 
     s: float
@@ -186,6 +239,26 @@ class StringSpec:
         does not change equilibria; the damping matrix follows the geometric stiffness, so it
         damps the transverse modes of a taut string, which a constant C = beta K(q_ref) of
         the straight reference would not.
+
+    Examples
+    --------
+    A string of EA = 100 N pinned at (0, 0) and pulled to (1.01, 0): 1 % stretch, so a uniform
+    tension EA (nu - 1) = 1 N, which is also the pull of the right support:
+
+    >>> from fe_contact import (LinearElastic, Model, StringSpec, Support, assemble,
+    ...                         static_equilibrium)
+    >>> from fe_contact.elements.string import evaluate
+    >>> spec = StringSpec(length=1.0, n_elements=4, density=0.3, law=LinearElastic(100.0),
+    ...                   gravity=(0.0, 0.0),
+    ...                   supports=(Support(0.0), Support(1.0, position=(1.01, 0.0))))
+    >>> system = assemble(Model(structures={"string": spec}, gravity=(0.0, 0.0)))
+    >>> state = static_equilibrium(system)
+    >>> string = system.structures["string"]
+    >>> full = string.full(state.q[system.layout.structure("string")])
+    >>> evaluate(string.string, full, np.array([0.0, 0.5, 1.0])).tension.round(6).tolist()
+    [1.0, 1.0, 1.0]
+    >>> state.support_reactions["string"][string.string.position_dofs[:, -1]].round(6) + 0.0
+    array([1., 0.])
     """
 
     length: float
@@ -259,6 +332,18 @@ class StringModel:
     strain_operator : (n_elements, n_qp, 8, 4) maps local dofs to (r'_x, r'_y, r''_x, r''_y).
     ref_metric : |r_ref'| at quadrature points, shape (n_elements, n_qp).
     ref_bending_strain : (r_ref' x r_ref'') / |r_ref'|^2, shape (n_elements, n_qp), 1/m.
+
+    Examples
+    --------
+    See ``assemble_string``; the nodes of 4 equal elements:
+
+    >>> from fe_contact import LinearElastic, StringSpec, Support
+    >>> from fe_contact.elements.string import assemble_string
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.3,
+    ...                                     law=LinearElastic(100.0),
+    ...                                     supports=(Support(0.0), Support(1.0))))
+    >>> string.nodes.tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
     """
 
     spec: StringSpec
@@ -304,7 +389,20 @@ def _mass_form(u, v, w):
 
 
 def assemble_string(spec: StringSpec) -> StringModel:
-    """Build the mesh, basis, reference, constant mass matrix, supports and cached tables."""
+    """Build the mesh, basis, reference, constant mass matrix, supports and cached tables.
+
+    Examples
+    --------
+    4 elements: 5 nodes of (x, y, x', y'), 20 DOFs; two pinned ends fix 4 of them:
+
+    >>> from fe_contact import LinearElastic, StringSpec, Support
+    >>> from fe_contact.elements.string import assemble_string
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.3,
+    ...                                     law=LinearElastic(100.0),
+    ...                                     supports=(Support(0.0), Support(1.0))))
+    >>> string.n_dofs, string.free_dofs.size
+    (20, 16)
+    """
     nodes = np.linspace(0.0, spec.length, spec.n_elements + 1)
     mesh = MeshLine(nodes)
     basis = Basis(mesh, ElementVector(ElementLineHermiteLocal(), 2), intorder=spec.intorder)
@@ -432,6 +530,21 @@ def rigid_body_modes(model: StringModel, q: np.ndarray | None = None) -> np.ndar
     """Planar rigid motions at q (default q_ref) as columns, shape (n_dofs, 3).
 
     Translation x, translation y, and rotation about the origin (positions and slopes turn).
+
+    Examples
+    --------
+    Translations and the rotation about the origin; a rigid rotation of a straight string
+    along +x moves its end (x = 1) along +y:
+
+    >>> from fe_contact import LinearElastic, StringSpec, Support
+    >>> from fe_contact.elements.string import assemble_string
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.3,
+    ...                                     law=LinearElastic(100.0),
+    ...                                     supports=(Support(0.0), Support(1.0))))
+    >>> from fe_contact.elements.string import rigid_body_modes
+    >>> modes = rigid_body_modes(string)
+    >>> modes.shape, (modes[string.position_dofs[:, -1], 2] + 0.0).tolist()  # + 0.0: no -0.0
+    ((20, 3), [0.0, 1.0])
     """
     q = model.q_ref if q is None else q
     modes = np.zeros((model.n_dofs, 3))
@@ -449,7 +562,21 @@ def rigid_body_modes(model: StringModel, q: np.ndarray | None = None) -> np.ndar
 
 
 def gravity_force(model: StringModel) -> np.ndarray:
-    """Consistent gravity load, shape (n_dofs,), Eugster-Glocker (004), eq. (19), first term."""
+    """Consistent gravity load, shape (n_dofs,), Eugster-Glocker (004), eq. (19), first term.
+
+    Examples
+    --------
+    The vertical load sums to the weight rho0 A L g = 0.3 x 1 x 9.81 = 2.943 N:
+
+    >>> from fe_contact import LinearElastic, StringSpec, Support
+    >>> from fe_contact.elements.string import assemble_string
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.3,
+    ...                                     law=LinearElastic(100.0),
+    ...                                     supports=(Support(0.0), Support(1.0))))
+    >>> from fe_contact.elements.string import gravity_force
+    >>> print(f"{gravity_force(string)[string.position_dofs[1]].sum():.4g} N")
+    -2.943 N
+    """
     gravity = np.asarray(model.spec.gravity, dtype=float)
     density = model.spec.density * model.ref_metric * model.dx  # (n_elements, n_qp), kg
     f_a = np.einsum("eaq,eq->ea", model.shape_values, density)
@@ -460,12 +587,44 @@ def gravity_force(model: StringModel) -> np.ndarray:
 
 
 def gravity_energy(model: StringModel, q: np.ndarray) -> float:
-    """Gravity potential -integral g . r dm in J (zero at q = 0); exact since r is linear in q."""
+    """Gravity potential -integral g . r dm in J (zero at q = 0); exact since r is linear in q.
+
+    Examples
+    --------
+    Lifting the whole string by 1 m raises its potential by m g h = 2.943 J:
+
+    >>> from fe_contact import LinearElastic, StringSpec, Support
+    >>> from fe_contact.elements.string import assemble_string
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.3,
+    ...                                     law=LinearElastic(100.0),
+    ...                                     supports=(Support(0.0), Support(1.0))))
+    >>> from fe_contact.elements.string import gravity_energy
+    >>> lifted = string.q_ref.copy()
+    >>> lifted[string.position_dofs[1]] += 1.0
+    >>> print(f"{gravity_energy(string, lifted) - gravity_energy(string, string.q_ref):.4g} J")
+    2.943 J
+    """
     return float(-gravity_force(model) @ q)
 
 
 def kinetic_energy(model: StringModel, u: np.ndarray) -> float:
-    """Kinetic energy 1/2 u^T M u in J; u : shape (n_dofs,), m/s."""
+    """Kinetic energy 1/2 u^T M u in J; u : shape (n_dofs,), m/s.
+
+    Examples
+    --------
+    The string translating at 2 m/s: m v^2 / 2 = 0.3 x 4 / 2 = 0.6 J:
+
+    >>> from fe_contact import LinearElastic, StringSpec, Support
+    >>> from fe_contact.elements.string import assemble_string
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.3,
+    ...                                     law=LinearElastic(100.0),
+    ...                                     supports=(Support(0.0), Support(1.0))))
+    >>> from fe_contact.elements.string import kinetic_energy
+    >>> v = np.zeros(string.n_dofs)
+    >>> v[string.position_dofs[0]] = 2.0
+    >>> print(f"{kinetic_energy(string, v):.4g} J")
+    0.6 J
+    """
     return float(0.5 * u @ (model.mass_matrix @ u))
 
 
@@ -473,6 +632,20 @@ def point_load(model: StringModel, s, force) -> np.ndarray:
     """Consistent nodal load J(s)^T F of point forces, shape (n_dofs,).
 
     s : float or shape (m,), material coordinates in m; force : shape (2,) or (2, m), N.
+
+    Examples
+    --------
+    A point force of 2 N down anywhere on the string: its nodal loads sum to 2 N:
+
+    >>> from fe_contact import LinearElastic, StringSpec, Support
+    >>> from fe_contact.elements.string import assemble_string
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.3,
+    ...                                     law=LinearElastic(100.0),
+    ...                                     supports=(Support(0.0), Support(1.0))))
+    >>> from fe_contact.elements.string import point_load
+    >>> f = point_load(string, 0.3, (0.0, -2.0))
+    >>> print(f"{f[string.position_dofs[1]].sum():.4g} N")
+    -2 N
     """
     jac = position_jacobian(model, s)
     force = np.broadcast_to(np.asarray(force, dtype=float).reshape(2, -1), (2, jac.s.size))

@@ -19,6 +19,16 @@ class NeoHookean:
     """Neo-Hookean string, Eugster-Glocker (004), eq. (17): ``T = k/3 (nu - nu^-2)``.
 
     k : float, stiffness in N (``k/3 * 3 = k`` is the small-strain axial stiffness EA).
+
+    Examples
+    --------
+    At small strain e = nu - 1, T = k/3 (nu - nu^-2) = k (e - e^2 + ...): k = 853.75 N at
+    0.1 % stretch gives 853.75 (1e-3 - 1e-6) = 0.8529 N:
+
+    >>> from fe_contact import NeoHookean
+    >>> law = NeoHookean(k=853.75)
+    >>> print(f"{law.tension(1.001):.4g} N, dT/dnu(1) = {law.dtension(1.0):.4g} N")
+    0.8529 N, dT/dnu(1) = 853.8 N
     """
 
     k: float
@@ -51,6 +61,14 @@ class LinearElastic:
     """Linear tension law ``T = EA (nu - 1)`` (carries compression, too).
 
     EA : float, axial stiffness in N.
+
+    Examples
+    --------
+    T = EA (nu - 1): 1 % stretch of EA = 853.75 N:
+
+    >>> from fe_contact import LinearElastic
+    >>> print(f"{LinearElastic(EA=853.75).tension(1.01):.4g} N")
+    8.538 N
     """
 
     EA: float

@@ -38,7 +38,14 @@ from .model_problems import MISSING, ModelFileError, Problem, join, validate
 class Simulation:
     """The stepper of a run: ``method`` ("generalized-alpha" or "moreau"), the time span
     ``t_start`` .. ``t_end`` (s), the step ``h`` (s; None: the stepper's default) and the
-    stepper's other ``settings`` (``rho_inf``, ``theta``, ``max_halvings``, ...)."""
+    stepper's other ``settings`` (``rho_inf``, ``theta``, ``max_halvings``, ...).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_file import Simulation
+    >>> Simulation(t_end=0.6, h=1e-4, settings={"rho_inf": 0.8}).method
+    'generalized-alpha'
+    """
 
     t_end: float
     method: str = "generalized-alpha"
@@ -66,7 +73,14 @@ class Simulation:
 class Output:
     """What a run writes: ParaView frames every ``frame_every`` s (0: none); ``results``: scalar
     results ``"STATISTIC:COLUMN"`` (final, initial, max, min, mean, max_abs of a history
-    column) for a sweep's summary; ``plot``: the result drawn against a varied parameter."""
+    column) for a sweep's summary; ``plot``: the result drawn against a varied parameter.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_file import Output
+    >>> Output(frame_every=0.0, results=("max:tip_normal_force",)).frame_every
+    0.0
+    """
 
     frame_every: float = 0.01
     results: tuple[str, ...] = ()
@@ -82,7 +96,16 @@ class InitialState:
     structure, its free coordinates q and velocities u in the order of ``system.layout``. A
     part left out starts at rest, a structure in its reference (stress-free) configuration.
     static : start from the static equilibrium at rest (``fe_contact.static_equilibrium``)
-    at t_start, with the given coordinates as the guess (velocities must be left out)."""
+    at t_start, with the given coordinates as the guess (velocities must be left out).
+
+    Examples
+    --------
+    Start a pendulum from its static equilibrium, with 0.3 rad as Newton's guess:
+
+    >>> from fe_contact.io.model_file import InitialState
+    >>> InitialState(tree_q=(0.3,), static=True).static
+    True
+    """
 
     tree_q: tuple[float, ...] | None = None
     tree_u: tuple[float, ...] | None = None
@@ -173,7 +196,15 @@ class InitialState:
 
 @dataclass(frozen=True)
 class ModelFile:
-    """A model file's content. ``source`` : where it came from (for messages)."""
+    """A model file's content. ``source`` : where it came from (for messages).
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, Model, ModelFile, TreeModel
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("revolute"),))
+    >>> ModelFile(Model(tree=tree)).simulation is None
+    True
+    """
 
     model: Model
     simulation: Simulation | None = None
@@ -187,7 +218,14 @@ class ModelFile:
 
 def parse_value(text: str):
     """A command-line value as TOML (``0.2``, ``true``, ``[1, 2]``, ``"x"``); a bare word that
-    is no TOML value is a string (``unilateral``)."""
+    is no TOML value is a string (``unilateral``).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_file import parse_value
+    >>> parse_value("0.2"), parse_value("true"), parse_value("[1, 2]"), parse_value("unilateral")
+    (0.2, True, [1, 2], 'unilateral')
+    """
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
@@ -196,7 +234,18 @@ def parse_value(text: str):
 
 def apply_override(doc: dict, key_path: str, value) -> None:
     """Set ``doc[a][b][c] = value`` for ``key_path`` "a.b.c" (list items by index), creating
-    missing tables; ValueError naming the key path when it runs through a value."""
+    missing tables; ValueError naming the key path when it runs through a value.
+
+    Examples
+    --------
+    Set the friction coefficient of the first contact, as ``--set contacts.0.mu=0.3`` does:
+
+    >>> from fe_contact.io.model_file import apply_override
+    >>> doc = {"contacts": [{"body": 2, "target": "beam", "mu": 0.2}]}
+    >>> apply_override(doc, "contacts.0.mu", 0.3)
+    >>> doc["contacts"][0]["mu"]
+    0.3
+    """
     keys = key_path.split(".")
     if not all(keys):
         raise ValueError(f"key path {key_path!r}; allowed: dotted keys such as contacts.tip.mu")
@@ -223,7 +272,19 @@ def apply_override(doc: dict, key_path: str, value) -> None:
 
 
 def parse_document(raw: dict, source: str = "<model>") -> ModelFile:
-    """The ModelFile of a TOML document (a dict); ModelFileError with every problem."""
+    """The ModelFile of a TOML document (a dict); ModelFileError with every problem.
+
+    Examples
+    --------
+    A document round trip: the tables of a model parse back to the same model:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),),
+    ...                  joints=(Joint("revolute", stiffness=10.0),))
+    >>> from fe_contact.io.model_file import model_document, parse_document
+    >>> parse_document(model_document(Model(tree=tree))).model.tree == tree
+    True
+    """
     problems: list[Problem] = []
     doc = validate(schema.Document, raw, (), problems)
     if doc is None:  # keep the parts that are well-formed, to report their problems too
@@ -296,7 +357,14 @@ def _initial(raw: dict, structures: set, problems: list[Problem]) -> InitialStat
 
 
 def parse_result(text: str) -> tuple[str, str]:
-    """("max", "tip_normal_force") from "max:tip_normal_force"; ValueError otherwise."""
+    """("max", "tip_normal_force") from "max:tip_normal_force"; ValueError otherwise.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_file import parse_result
+    >>> parse_result("max:tip_normal_force")
+    ('max', 'tip_normal_force')
+    """
     return parse_spec(text)
 
 
@@ -318,7 +386,18 @@ def _output(raw: dict, problems: list[Problem]) -> Output:
 
 
 def read_document(path) -> dict:
-    """The TOML tables of ``path``; ModelFileError (one problem) when unreadable."""
+    """The TOML tables of ``path``; ModelFileError (one problem) when unreadable.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from fe_contact.io.model_file import read_document
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "g.toml"
+    ...     _ = path.write_text("gravity = [0.0, -9.81]")
+    ...     read_document(path)
+    {'gravity': [0.0, -9.81]}
+    """
     path = Path(path)
     try:
         with open(path, "rb") as fh:
@@ -333,7 +412,23 @@ def read_document(path) -> dict:
 
 def load_model(path, overrides=()) -> ModelFile:
     """Read and validate a model file; ``overrides`` : (key_path, value) pairs applied first.
-    Raises ModelFileError listing every problem."""
+    Raises ModelFileError listing every problem.
+
+    Examples
+    --------
+    Every problem of a file is reported at once, with where it is:
+
+    >>> import tempfile, pathlib
+    >>> from fe_contact import ModelFileError, load_model
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "bad.toml"
+    ...     _ = path.write_text("[tree]\\nbodies = [{mass = -1.0, inertia = 0.0}]\\n")
+    ...     try:
+    ...         load_model(path)
+    ...     except ModelFileError as error:
+    ...         print(type(error).__name__, len(error.problems) >= 1)
+    ModelFileError True
+    """
     raw = read_document(path)
     for key_path, value in overrides:
         try:
@@ -353,7 +448,20 @@ def model_document(
     output: Output | None = None,
 ) -> dict:
     """The TOML tables of a model (with a run's settings); ValueError for a part that a file
-    cannot hold (a callable drive or actuator, a CurveReference)."""
+    cannot hold (a callable drive or actuator, a CurveReference).
+
+    Examples
+    --------
+    The tables of a pendulum on a torsion spring:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),),
+    ...                  joints=(Joint("revolute", stiffness=10.0),))
+    >>> from fe_contact.io.model_file import model_document
+    >>> doc = model_document(Model(tree=tree))
+    >>> doc["tree"]["bodies"][0]["joint"]["stiffness"]
+    10.0
+    """
     if isinstance(model, ModelFile):
         simulation = model.simulation if simulation is None else simulation
         initial = model.initial if initial is None else initial
@@ -417,7 +525,17 @@ def model_text(
     initial: InitialState | None = None,
     output: Output | None = None,
 ) -> str:
-    """The TOML text of a model file (``model_document`` written by tomli-w)."""
+    """The TOML text of a model file (``model_document`` written by tomli-w).
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, Model, TreeModel
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),),
+    ...                  joints=(Joint("revolute", stiffness=10.0),))
+    >>> from fe_contact.io.model_file import model_text
+    >>> "stiffness = 10.0" in model_text(Model(tree=tree))
+    True
+    """
     return _compact(tomli_w.dumps(model_document(model, simulation, initial, output)))
 
 
@@ -428,7 +546,22 @@ def save_model(
     initial: InitialState | None = None,
     output: Output | None = None,
 ) -> Path:
-    """Write a model file (see ``model_document``); returns its path."""
+    """Write a model file (see ``model_document``); returns its path.
+
+    Examples
+    --------
+    A model written as TOML and read back gives the same model:
+
+    >>> import tempfile, pathlib
+    >>> from fe_contact import Body, Joint, Model, TreeModel, load_model, save_model
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),),
+    ...                  joints=(Joint("revolute", stiffness=10.0),))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = save_model(Model(tree=tree), pathlib.Path(folder) / "pendulum.toml")
+    ...     back = load_model(path)
+    >>> back.model.tree.joints[0].stiffness
+    10.0
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = model_text(model, simulation, initial, output)

@@ -28,7 +28,14 @@ class Problem:
 
 
 class ModelFileError(ValueError):
-    """A model file that cannot be used: ``source`` (the file) and every ``Problem``."""
+    """A model file that cannot be used: ``source`` (the file) and every ``Problem``.
+
+    Examples
+    --------
+    >>> from fe_contact import ModelFileError
+    >>> issubclass(ModelFileError, ValueError)
+    True
+    """
 
     def __init__(self, source: str, problems: list[Problem]):
         self.source = str(source)

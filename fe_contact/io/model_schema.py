@@ -59,13 +59,37 @@ Index = Annotated[int, Field(ge=0)]
 
 class Table(BaseModel):
     """A table of the file: strict types (an integer is a number, a string is not), no
-    unknown keys."""
+    unknown keys.
+
+    Examples
+    --------
+    Every table refuses unknown keys and values of the wrong type (``BodyTable`` here):
+
+    >>> from fe_contact.io.model_schema import BodyTable
+    >>> BodyTable(mass=1.0, inertia=0.01, joint={"kind": "revolute"}, colour="red")
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for BodyTable
+    colour
+      Extra inputs are not permitted ...
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Document(Table):
-    """The top level: the parts are validated one by one by the classes below."""
+    """The top level: the parts are validated one by one by the classes below.
+
+    Examples
+    --------
+    The top level of a model file, as a dict read from TOML:
+
+    >>> from fe_contact.io.model_schema import Document
+    >>> doc = Document(gravity=[0.0, -9.81], tree={"bodies": [{"mass": 1.0, "inertia": 0.0,
+    ...                                                        "joint": {"kind": "revolute"}}]})
+    >>> doc.format, doc.structure_gravity
+    (1, True)
+    """
 
     format: Literal[1] = FORMAT
     gravity: Pair = [0.0, -9.81]
@@ -85,7 +109,20 @@ class Document(Table):
 
 
 class BeamTable(Table):
-    """``BeamSpec``: Euler-Bernoulli beam of Lipinski (002), sec. 3."""
+    """``BeamSpec``: Euler-Bernoulli beam of Lipinski (002), sec. 3.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import BeamTable
+    >>> BeamTable(type="beam", length=0.4, youngs_modulus=2.1e11, density=4.7e3).left
+    'clamped'
+    >>> BeamTable(type="beam", length=-0.4, youngs_modulus=2.1e11, density=4.7e3)
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for BeamTable
+    length
+      Input should be greater than 0 ...
+    """
 
     type: Literal["beam"]
     length: Positive
@@ -106,23 +143,60 @@ class BeamTable(Table):
 
 
 class NeoHookeanTable(Table):
+    """``NeoHookean``: the string's tension law of Eugster-Glocker (004), eq. (17); k in N.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import NeoHookeanTable
+    >>> NeoHookeanTable(type="neo_hookean", k=853.75).k
+    853.75
+    """
+
     type: Literal["neo_hookean"]
     k: Positive
 
 
 class LinearElasticTable(Table):
+    """``LinearElastic``: the tension law T = EA (nu - 1); EA in N.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import LinearElasticTable
+    >>> LinearElasticTable(type="linear_elastic", EA=853.75).EA
+    853.75
+    """
+
     type: Literal["linear_elastic"]
     EA: Positive
 
 
 class StraightTable(Table):
+    """``StraightReference``: a straight stress-free reference from ``start`` to ``end`` (m).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import StraightTable
+    >>> StraightTable(type="straight", start=[0.0, 0.0], end=[1.0, 0.0]).end
+    [1.0, 0.0]
+    """
+
     type: Literal["straight"]
     start: Pair
     end: Pair
 
 
 class NodalTable(Table):
-    """Nodal positions and slopes of the stress-free reference, each [[x...], [y...]]."""
+    """Nodal positions and slopes of the stress-free reference, each [[x...], [y...]].
+
+    Examples
+    --------
+    Two nodes of a straight reference along +x, slopes (1, 0):
+
+    >>> from fe_contact.io.model_schema import NodalTable
+    >>> NodalTable(type="nodal", positions=[[0.0, 1.0], [0.0, 0.0]],
+    ...            slopes=[[1.0, 1.0], [0.0, 0.0]]).positions[0]
+    [0.0, 1.0]
+    """
 
     type: Literal["nodal"]
     positions: Annotated[list[list[float]], Field(min_length=2, max_length=2)]
@@ -130,6 +204,15 @@ class NodalTable(Table):
 
 
 class SupportTable(Table):
+    """``Support`` of a string at the node ``s`` (m): pinned, clamped, fixed_x or fixed_y.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import SupportTable
+    >>> SupportTable(s=1.0, position=[0.8, 0.1]).kind
+    'pinned'
+    """
+
     s: float
     kind: Literal["pinned", "clamped", "fixed_x", "fixed_y"] = "pinned"
     position: Pair | None = None
@@ -138,7 +221,16 @@ class SupportTable(Table):
 
 class StringTable(Table):
     """``StringSpec``: absolute-nodal string / geometrically exact beam of Eugster-Glocker
-    (004), secs. 3-4. ``law`` and ``reference`` are tables with a ``type``."""
+    (004), secs. 3-4. ``law`` and ``reference`` are tables with a ``type``.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import StringTable
+    >>> table = StringTable(type="string", length=1.0, n_elements=8, density=0.3142,
+    ...                     law={"type": "neo_hookean", "k": 853.75})
+    >>> table.law["type"], table.supports
+    ('neo_hookean', [])
+    """
 
     type: Literal["string"]
     length: Positive
@@ -161,13 +253,38 @@ STRUCTURES = {"beam": BeamTable, "string": StringTable}
 
 
 class LinearTable(Table):
-    """value + rate t (an actuator force growing linearly in time)."""
+    """value + rate t (an actuator force growing linearly in time).
+
+    Examples
+    --------
+    An actuator 1 N m + 0.5 N m/s t:
+
+    >>> from fe_contact.io.model_schema import LinearTable
+    >>> table = LinearTable(value=1.0, rate=0.5)
+    >>> table.value + table.rate * 2.0
+    2.0
+    """
 
     value: float
     rate: float = 0.0
 
 
 class JointTable(Table):
+    """``Joint``: the joint of a body to its parent (units as in ``Joint``).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import JointTable
+    >>> JointTable(kind="revolute", stiffness=10.0).damping
+    0.0
+    >>> JointTable(kind="spherical")
+    Traceback (most recent call last):
+    ...
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for JointTable
+    kind
+      Input should be 'revolute' or 'prismatic' ...
+    """
+
     kind: Literal["revolute", "prismatic"]
     parent: Index | None = None
     location: Pair = [0.0, 0.0]
@@ -180,6 +297,16 @@ class JointTable(Table):
 
 
 class BodyTable(Table):
+    """``Body`` with its ``joint`` table (mass kg, inertia kg m^2, centre of mass m).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import BodyTable
+    >>> BodyTable(mass=0.45, inertia=0.0025, centre_of_mass=[0.1, 0.0],
+    ...           joint={"kind": "revolute", "parent": 0, "location": [0.2, 0.0]}).joint.parent
+    0
+    """
+
     mass: NonNegative
     inertia: NonNegative
     centre_of_mass: Pair = [0.0, 0.0]
@@ -187,11 +314,31 @@ class BodyTable(Table):
 
 
 class NamedPointTable(Table):
+    """A named point of the tree: (x, y) ``at`` in m in the frame of ``body``.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import NamedPointTable
+    >>> NamedPointTable(body=2, at=[0.3, 0.0]).at
+    [0.3, 0.0]
+    """
+
     body: Index
     at: Pair
 
 
 class TreeTable(Table):
+    """``TreeModel``: its ``bodies`` (each with its joint) and named ``points``.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import TreeTable
+    >>> tree = TreeTable(bodies=[{"mass": 1.0, "inertia": 0.0, "joint": {"kind": "revolute"}}],
+    ...                  points={"tip": {"body": 0, "at": [0.3, 0.0]}})
+    >>> tree.points["tip"].at
+    [0.3, 0.0]
+    """
+
     bodies: Annotated[list[dict], Field(min_length=1)]  # each a BodyTable
     points: dict[str, NamedPointTable] = {}
 
@@ -200,7 +347,14 @@ class TreeTable(Table):
 
 
 class LineTable(Table):
-    """A rigid line through ``point`` with ``normal`` towards the free side."""
+    """A rigid line through ``point`` with ``normal`` towards the free side.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import LineTable
+    >>> LineTable(point=[0.0, 0.0], normal=[0.0, 1.0]).body is None
+    True
+    """
 
     point: Pair
     normal: Pair
@@ -212,7 +366,17 @@ class ContactTable(Table):
     ``at``: coordinates or a named point) or circle (``radius`` about ``centre``); ``target`` a
     structure name or a line; ``law`` sliding (``mu``) or unilateral (``mu``,
     ``restitution_normal``, ``restitution_tangent``); ``mu_s`` the static coefficient of a
-    sliding law (default mu), ``v0`` its continuous law's characteristic velocity."""
+    sliding law (default mu), ``v0`` its continuous law's characteristic velocity.
+
+    Examples
+    --------
+    The end of body 2 sliding with mu = 0.2 on the structure "beam":
+
+    >>> from fe_contact.io.model_schema import ContactTable
+    >>> table = ContactTable(body=2, at=[0.3, 0.0], target="beam", law="sliding", mu=0.2)
+    >>> table.profile, table.mu
+    ('point', 0.2)
+    """
 
     profile: Literal["point", "circle"] = "point"
     body: Index
@@ -235,7 +399,14 @@ class ContactTable(Table):
 class DriveTable(Table):
     """Joint ``joint`` turned (or slid) at a constant ``rate``: q = q0 + rate t; with
     ``kind = "reversing"`` the rate turns to -rate at ``t_reverse`` over ``ramp`` s
-    (``Drive.reversing``)."""
+    (``Drive.reversing``).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import DriveTable
+    >>> DriveTable(joint=1, rate=0.2).kind
+    'constant_velocity'
+    """
 
     joint: Index
     kind: Literal["constant_velocity", "reversing"] = "constant_velocity"
@@ -246,6 +417,15 @@ class DriveTable(Table):
 
 
 class LoopTable(Table):
+    """``LoopClosure``: ``point_a`` of ``body_a`` on ``point_b`` of ``body_b`` (none: the ground).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import LoopTable
+    >>> LoopTable(body_a=1, point_a=[0.2, 0.0], point_b=[0.2, 0.0]).body_b is None
+    True
+    """
+
     name: str = "loop"
     body_a: Index
     point_a: Pair | str
@@ -254,6 +434,15 @@ class LoopTable(Table):
 
 
 class LoadTable(Table):
+    """``PointLoad``: a constant ``force`` (N) at the material point ``s`` (m) of a structure.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import LoadTable
+    >>> LoadTable(structure="beam", s=0.4, force=[0.0, -2.0]).force
+    [0.0, -2.0]
+    """
+
     structure: str
     s: float
     force: Pair
@@ -263,7 +452,14 @@ class LoadTable(Table):
 
 
 class StructureStateTable(Table):
-    """Free coordinates and velocities of a structure, in the order of ``system.layout``."""
+    """Free coordinates and velocities of a structure, in the order of ``system.layout``.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import StructureStateTable
+    >>> StructureStateTable(q=[0.0] * 8).u is None
+    True
+    """
 
     q: list[float] | None = None
     u: list[float] | None = None
@@ -271,7 +467,14 @@ class StructureStateTable(Table):
 
 class InitialTable(Table):
     """The state at t_start; ``static = true``: the static equilibrium at rest
-    (``fe_contact.static_equilibrium``), from tree_q / q as the guess."""
+    (``fe_contact.static_equilibrium``), from tree_q / q as the guess.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import InitialTable
+    >>> InitialTable(static=True, tree_q=[0.01]).static
+    True
+    """
 
     static: bool = False
     tree_q: list[float] | None = None
@@ -280,7 +483,14 @@ class InitialTable(Table):
 
 
 class GeneralizedAlphaTable(Table):
-    """Settings of ``steppers.genalpha.GeneralizedAlpha``."""
+    """Settings of ``steppers.genalpha.GeneralizedAlpha``.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import GeneralizedAlphaTable
+    >>> GeneralizedAlphaTable(method="generalized-alpha", t_end=0.6, h=1e-4).t_start
+    0.0
+    """
 
     method: Literal["generalized-alpha"]
     t_start: float = 0.0
@@ -301,7 +511,14 @@ class GeneralizedAlphaTable(Table):
 
 
 class MoreauTable(Table):
-    """Settings of ``steppers.moreau.MoreauJean``."""
+    """Settings of ``steppers.moreau.MoreauJean``.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import MoreauTable
+    >>> MoreauTable(method="moreau", t_end=1.0, h=1e-3).h
+    0.001
+    """
 
     method: Literal["moreau"]
     t_start: float = 0.0
@@ -320,7 +537,14 @@ SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
 
 class BodyPointSensorTable(Table):
     """``sensors.BodyPointSensor``: the position, velocity or acceleration of a body point
-    (``at``: (x, y) m in the body's frame or the name of a tree point)."""
+    (``at``: (x, y) m in the body's frame or the name of a tree point).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import BodyPointSensorTable
+    >>> BodyPointSensorTable(kind="body_point", name="tip", body=2, at=[0.3, 0.0]).quantity
+    'position'
+    """
 
     kind: Literal["body_point"]
     name: str
@@ -330,7 +554,14 @@ class BodyPointSensorTable(Table):
 
 
 class BodySensorTable(Table):
-    """``sensors.BodySensor``: a body's angle, angular velocity or angular acceleration."""
+    """``sensors.BodySensor``: a body's angle, angular velocity or angular acceleration.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import BodySensorTable
+    >>> BodySensorTable(kind="body", name="arm", body=0).quantity
+    'angle'
+    """
 
     kind: Literal["body"]
     name: str
@@ -340,7 +571,15 @@ class BodySensorTable(Table):
 
 class StructureSensorTable(Table):
     """``sensors.StructureSensor``: a quantity of the material point ``s`` (m) of a
-    structure."""
+    structure.
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import StructureSensorTable
+    >>> StructureSensorTable(kind="structure", name="mid", structure="beam", s=0.2,
+    ...                      quantity="deflection").quantity
+    'deflection'
+    """
 
     kind: Literal["structure"]
     name: str
@@ -362,7 +601,14 @@ class OutputTable(Table):
     final, initial, max, min, mean, max_abs (summary of a sweep). ``plot`` : the result drawn
     against the varied parameter of a sweep (default: the first of ``results``).
     ``sensors`` : ``[[output.sensors]]`` tables, each with a ``kind`` (body_point, body,
-    structure): named history columns (``fe_contact.sensors``; ``Model.sensors``)."""
+    structure): named history columns (``fe_contact.sensors``; ``Model.sensors``).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import OutputTable
+    >>> OutputTable(frame_every=0.02, results=["max:tip_normal_force"]).results
+    ['max:tip_normal_force']
+    """
 
     frame_every: NonNegative = 0.01
     results: list[str] = []

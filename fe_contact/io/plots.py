@@ -61,6 +61,12 @@ def column_unit(name: str, units: Mapping[str, str] | None = None) -> str:
     """SI unit of a history column: from ``units``, a trailing ``[unit]``, or the name's pattern.
 
     Returns "" for a dimensionless or unknown column (the label then has no unit).
+
+    Examples
+    --------
+    >>> from fe_contact.io.plots import column_unit
+    >>> column_unit("tip_normal_force"), column_unit("kinetic_energy"), column_unit("gap [mm]")
+    ('N', 'J', 'mm')
     """
     if units and name in units:
         return units[name]
@@ -99,7 +105,20 @@ def _targets(path, formats: Sequence[str]) -> list[Path]:
 
 def save_figure(fig: Figure, path, formats: Sequence[str] = FORMATS, dpi: int = 150) -> list[Path]:
     """Save ``fig`` as ``path`` in each format (suffix replaced); SVG keeps its text as text
-    (searchable, editable). Returns the written paths."""
+    (searchable, editable). Returns the written paths.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import matplotlib.pyplot as plt
+    >>> from fe_contact.io.plots import save_figure
+    >>> fig, ax = plt.subplots()
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     paths = save_figure(fig, pathlib.Path(out) / "empty.png")
+    >>> [p.name for p in paths]
+    ['empty.png', 'empty.svg']
+    >>> plt.close(fig)
+    """
     written = []
     with rc_context({"svg.fonttype": "none"}):
         for target in _targets(path, formats):
@@ -153,6 +172,14 @@ def state_intervals(time, states) -> dict[str, list[tuple[float, float]]]:
     law held, so a run of rows k0..k1 in one state covers [t[k0 - 1], t[k1]]; row 0 (the initial
     state) covers the instant t[0] only, and an interval of no length is left out. Returns
     state -> intervals in time order, those of one state not overlapping.
+
+    Examples
+    --------
+    Row k reports the state over the step (t[k-1], t[k]]: the contact sticks over [0.1, 0.3] s:
+
+    >>> from fe_contact.io.plots import state_intervals
+    >>> state_intervals([0.0, 0.1, 0.2, 0.3, 0.4], ["slip", "slip", "stick", "stick", "slip"])
+    {'slip': [(0.0, 0.1), (0.3, 0.4)], 'stick': [(0.1, 0.3)]}
     """
     time = np.asarray(time, dtype=float)
     names = _state_names(states)
@@ -176,7 +203,14 @@ def state_intervals(time, states) -> dict[str, list[tuple[float, float]]]:
 
 
 def state_columns(history) -> list[str]:
-    """The contact names that have a ``<name>_state`` column, in column order."""
+    """The contact names that have a ``<name>_state`` column, in column order.
+
+    Examples
+    --------
+    >>> from fe_contact.io.plots import state_columns
+    >>> state_columns(["t", "tip_state", "tip_normal_force", "disk_state"])
+    ['tip', 'disk']
+    """
     return [c[: -len("_state")] for c in history if c.endswith("_state") and len(c) > 6]
 
 
@@ -188,6 +222,16 @@ def shade_states(axes, time, history, contacts=None, states=tuple(STATE_BANDS)) 
     contacts : contact names (None: every state column of ``history``). Returns label -> a
     legend handle, one per (contact, state) that occurs ("stick", or "<contact> stick" when
     several contacts are shaded); nothing when there are no state columns.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fe_contact.io.plots import shade_states
+    >>> fig, ax = plt.subplots()
+    >>> history = {"t": [0.0, 0.1, 0.2, 0.3], "tip_state": ["slip", "stick", "stick", "slip"]}
+    >>> list(shade_states(ax, history["t"], history))
+    ['stick']
+    >>> plt.close(fig)
     """
     from matplotlib.patches import Patch
 
@@ -243,6 +287,19 @@ def plot_histories(
         column, :func:`shade_states`) on every axes, one legend entry per state above them; True:
         every contact with a state column, a list: those contacts, False: none. Without state
         columns the figure is unchanged. Returns the written paths.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> import tempfile, pathlib
+    >>> from fe_contact.io.plots import plot_histories
+    >>> result = simulate(system, (0.0, 0.02), system.initial_state(), h=1e-3)
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     paths = plot_histories(result, "joint_0_q", pathlib.Path(out) / "angle", formats=("png",))
+    ...     print([p.name for p in paths], paths[0].stat().st_size > 0)
+    ['angle.png'] True
     """
     fig = histories_figure(
         result,
@@ -268,7 +325,23 @@ def histories_figure(
     height_per_axes: float = 2.2,
     states: bool | Sequence[str] = True,
 ) -> Figure:
-    """The Figure of :func:`plot_histories` (not saved)."""
+    """The Figure of :func:`plot_histories` (not saved).
+
+    Examples
+    --------
+    The angle of a pendulum released from horizontal, 20 ms:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> import matplotlib.pyplot as plt
+    >>> from fe_contact.io.plots import histories_figure
+    >>> result = simulate(system, (0.0, 0.02), system.initial_state(), h=1e-3)
+    >>> fig = histories_figure(result, ["joint_0_q", "kinetic_energy"], system=system)
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['joint 0 q [rad]', 'kinetic energy [J]']
+    >>> plt.close(fig)
+    """
     groups = _groups(columns)
     time, history = _history(result)
     if system is not None:
@@ -445,6 +518,27 @@ def plot_configuration(
     state : a StepReport (its q, contact points and forces) or coordinates q, (n,) (no forces).
     Returns the written paths (PNG and SVG by default); see :func:`configuration_figure` for
     the other arguments.
+
+    Examples
+    --------
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral, assemble, simulate, static_equilibrium)
+    >>> tree = TreeModel(bodies=(Body(0.05, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2),))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip},
+    ...                         contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),)))
+    >>> rest = static_equilibrium(system, system.initial_state([0.01])[0])
+    >>> result = simulate(system, (0.0, 0.003), (rest.q, rest.u), method="moreau", h=1e-3,
+    ...                   keep_reports=True)
+    >>> import tempfile, pathlib
+    >>> from fe_contact.io.plots import plot_configuration
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     paths = plot_configuration(system, result.reports[-1], pathlib.Path(out) / "rest",
+    ...                                formats=("svg",))
+    ...     print([p.name for p in paths], "N" in paths[0].read_text())
+    ['rest.svg'] True
     """
     fig = configuration_figure(
         system,
@@ -481,6 +575,28 @@ def configuration_figure(
     is stated in the legend, and contact points then no longer sit on the drawn beam).
     inset : with forces, a zoom around the contact point of the largest normal force (the
     profile, the structure and both arrows, drawn again at a scale of the zoom) in a corner.
+
+    Examples
+    --------
+    A mass resting on a cantilever, drawn to scale with its contact force:
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral, assemble, simulate, static_equilibrium)
+    >>> tree = TreeModel(bodies=(Body(0.05, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2),))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip},
+    ...                         contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),)))
+    >>> rest = static_equilibrium(system, system.initial_state([0.01])[0])
+    >>> result = simulate(system, (0.0, 0.003), (rest.q, rest.u), method="moreau", h=1e-3,
+    ...                   keep_reports=True)
+    >>> import matplotlib.pyplot as plt
+    >>> from fe_contact.io.plots import configuration_figure
+    >>> fig = configuration_figure(system, result.reports[-1])
+    >>> len(fig.axes) >= 1
+    True
+    >>> plt.close(fig)
     """
     report = None if isinstance(state, np.ndarray | list | tuple) else state
     q = np.asarray(state if report is None else report.q, dtype=float)

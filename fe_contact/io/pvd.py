@@ -33,6 +33,21 @@ class PvdIndex:
     as it holds (at least 64 KiB) to a temporary file that atomically replaces it; the
     rewrites double in size, so n frames cost O(n) bytes in all. :meth:`compact` rewrites it
     without blanks (done by ``PvdWriter.close``).
+
+    Examples
+    --------
+    The index is valid XML after every line:
+
+    >>> import tempfile, pathlib
+    >>> import xml.etree.ElementTree as ET
+    >>> from fe_contact.io.pvd import PvdIndex
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     index = PvdIndex(pathlib.Path(out) / "run.pvd")
+    ...     index.append(0.0, "run_00000.vtm")
+    ...     index.append(0.1, "run_00001.vtm")
+    ...     times = [d.get("timestep") for d in ET.parse(index.path).getroot().iter("DataSet")]
+    >>> times
+    ['0.0', '0.1']
     """
 
     def __init__(self, path):

@@ -46,6 +46,7 @@ from ..model import Circle, Profile
 from ..multibody.tree import TreeModel, body_poses, point_position
 from ..structures import BeamStructure
 from ..system import System
+from .paraview_state import SeriesSummary, write_state_script
 from .pvd import PvdIndex
 
 GROUPS = ("structures", "bodies", "contacts")  # the top-level blocks of a frame, in order
@@ -61,6 +62,18 @@ class Block:
     into ``points``. point_data : name -> (m,) or (m, 2 or 3) array (2 components are written with
     z = 0). cell_data : name -> list with one (k,) array per entry of ``cells``. group : the
     frame's block that holds this part, one of ``GROUPS``.
+
+    Examples
+    --------
+    Two points joined by a line, with a point array:
+
+    >>> from fe_contact.io.vtk import Block
+    >>> Block("bar", np.array([[0.0, 0.0], [1.0, 0.0]]), [("line", [[0, 1]])], {"tension": np.ones(2)}).group
+    'structures'
+    >>> Block("bar", np.zeros((1, 2)), [], {}, group="walls")
+    Traceback (most recent call last):
+    ...
+    ValueError: Block.group must be one of ('structures', 'bodies', 'contacts'), got 'walls'
     """
 
     name: str
@@ -99,6 +112,21 @@ def beam_block(
     Points: ``samples_per_element * n_elements + 1`` material points at equal steps in each element.
     Point data: displacement (vector, m), slope (rad), curvature (1/m), bending_moment (E I w'', N m).
     Cell data: element (id of the element each segment belongs to).
+
+    Examples
+    --------
+    The cantilever under 1 N at its tip: the bending moment E I w'' at the clamp is
+    -P L = -0.4 N m (hogging), 0 at the tip:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam, point_load, static_deflection
+    >>> beam = assemble_beam(BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11,
+    ...                               density=4.7e3, width=0.01, height=0.0015))
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.io.vtk import beam_block
+    >>> moment = beam_block(beam, u).point_data["bending_moment"]
+    >>> round(float(moment[0]), 4), round(float(moment[-1]), 4) + 0.0
+    (-0.4, 0.0)
     """
     x = _sample(beam.nodes, samples_per_element)
     fields = evaluate(beam, u, x)
@@ -137,6 +165,21 @@ def tree_block(
     Point data: body (index), joint (joint index at joints, -1 elsewhere).
     Cell data: body (the body a segment belongs to; for a vertex, the joint's body), joint
     (-1 on segments). Identifiers are ``ID`` integers; group ``"bodies"``.
+
+    Examples
+    --------
+    A two-link arm: joints first (as vertices), then the tip; two segments:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.io.vtk import tree_block
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01), Body(1.0, 0.01)),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))),
+    ...                 points={"tip": (1, (0.2, 0.0))})
+    >>> block = tree_block(arm, [np.pi / 2, -np.pi / 2])
+    >>> block.points.round(4).tolist()
+    [[0.0, 0.0], [0.0, 0.2], [0.2, 0.2]]
+    >>> block.point_data["joint"].tolist()
+    [0, 1, -1]
     """
     poses = body_poses(tree, q)
     n = tree.n_bodies
@@ -191,6 +234,19 @@ def string_block(
     at equal steps in each element. Point data: displacement r(s) - r_ref(s) (vector, m), tangent
     (unit vector), curvature (1/m, positive counter-clockwise), stretch (-), tension (N).
     Cell data: element.
+
+    Examples
+    --------
+    A string in its straight reference carries no tension:
+
+    >>> from fe_contact import LinearElastic, StringSpec, Support
+    >>> from fe_contact.elements.string import assemble_string
+    >>> from fe_contact.io.vtk import string_block
+    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.1,
+    ...                                     law=LinearElastic(100.0), supports=(Support(0.0),)))
+    >>> block = string_block(string, string.q_ref, samples_per_element=2)
+    >>> len(block.points), float(np.abs(block.point_data["tension"]).max())
+    (9, 0.0)
     """
     s = _sample(string_model.nodes, samples_per_element)
     state = evaluate_string(string_model, np.asarray(q, dtype=float), s)
@@ -226,6 +282,15 @@ def disk_block(
     viewers draw it as a rigid part), or None (a free-standing outline: no ``body`` array).
     Group ``"bodies"``.
     Points: n rim points (the first at the end of the spoke), then the centre.
+
+    Examples
+    --------
+    A disk of radius 0.1 m: 4 rim points and its centre, the spoke along the angle:
+
+    >>> from fe_contact.io.vtk import disk_block
+    >>> block = disk_block((1.0, 0.0), np.pi / 2, 0.1, n=4)
+    >>> (block.points.round(4) + 0.0).tolist()  # + 0.0: no "-0.0"
+    [[1.0, 0.1], [0.9, 0.0], [1.0, -0.1], [1.1, 0.0], [1.0, 0.0]]
     """
     check.integer("n", n, low=3)
     check.real("radius", radius, low=0.0, low_open=True, unit="m")
@@ -257,6 +322,29 @@ def contact_block(system: System, report, name: str = "contacts") -> Block:
     contact (index of the pair in the model), state (``STATE_CODES``: 0 open, 1 slip, 2 stick).
     Cell data: contact. With no closed point the block has no points (its arrays have length
     0). Group ``"contacts"``.
+
+    Examples
+    --------
+    A 0.05 kg mass resting on a cantilever, three Moreau-Jean steps from its static
+    equilibrium: the vertical part of the contact force on the
+    mass carries its weight, m g = 0.4905 N (the normal of the deflected beam leans, so the force
+    has a horizontal part, which the slider's guide takes):
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral, assemble, simulate, static_equilibrium)
+    >>> tree = TreeModel(bodies=(Body(0.05, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2),))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip},
+    ...                         contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),)))
+    >>> rest = static_equilibrium(system, system.initial_state([0.01])[0])
+    >>> result = simulate(system, (0.0, 0.003), (rest.q, rest.u), method="moreau", h=1e-3,
+    ...                   keep_reports=True)
+    >>> from fe_contact.io.vtk import contact_block
+    >>> block = contact_block(system, result.reports[-1])
+    >>> round(float(block.point_data["contact_force"][0, 1]), 4), block.group
+    (0.4905, 'contacts')
     """
     rows = [(k, c, i) for k, c in enumerate(report.contacts) for i in range(c.n_points)]
 
@@ -316,7 +404,23 @@ def _profile_origin(system: System, profile, q) -> np.ndarray:
 def profile_block(system: System, profile, q, name: str, samples: int = 200) -> Block:
     """A curved profile (``model.Profile``) at the coordinates q as a polyline of ``samples``
     points in the plane; point data ``eta`` (its parameter) and ``body`` (its tree body, -1 for
-    a carried body or the plane); group ``"bodies"``."""
+    a carried body or the plane); group ``"bodies"``.
+
+    Examples
+    --------
+    A parabolic profile y = x^2 fixed in the plane (body None), 5 samples:
+
+    >>> from fe_contact import Model, Point, ContactPair, Body, Joint, TreeModel, assemble
+    >>> from fe_contact.curves import Curve
+    >>> from fe_contact.model import Profile
+    >>> from fe_contact.io.vtk import profile_block
+    >>> cup = Profile(None, Curve.bezier([(-1.0, 1.0), (0.0, -1.0), (1.0, 1.0)]))
+    >>> ball = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("prismatic", angle=np.pi / 2),))
+    >>> system = assemble(Model(tree=ball, contacts=(ContactPair("c", Point(0), cup),)))
+    >>> block = profile_block(system, cup, system.initial_state()[0], "cup", samples=5)
+    >>> block.points.round(4).tolist()
+    [[-1.0, 1.0], [-0.5, 0.25], [0.0, 0.0], [0.5, 0.25], [1.0, 1.0]]
+    """
     from ..coupling.frames import body_frame
 
     q = np.asarray(q, dtype=float)
@@ -335,7 +439,21 @@ def profile_block(system: System, profile, q, name: str, samples: int = 200) -> 
 
 def structure_block(system: System, name: str, q, samples_per_element: int = 8) -> Block:
     """Structure ``name`` of the system at the system coordinates q: ``beam_block`` or
-    ``string_block`` of its full DOF vector."""
+    ``string_block`` of its full DOF vector.
+
+    Examples
+    --------
+    A 4-element cantilever in its reference: 4 x 8 + 1 sample points along x:
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> from fe_contact.io.vtk import structure_block
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(structures={"beam": strip}))
+    >>> block = structure_block(system, "beam", system.initial_state()[0])
+    >>> block.points.shape, float(block.points[-1, 0])
+    ((33, 2), 0.4)
+    """
     structure = system.structures[name]
     full = structure.full(np.asarray(q)[system.layout.structure(name)])
     if isinstance(structure, BeamStructure):
@@ -348,6 +466,20 @@ def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Blo
     named after it), the tree (``"tree"``: bodies, joints, profile centres and loop points) and
     every circle profile as an outline with a spoke (``"<contact>_profile"``, tagged with its
     body). Positions only: nothing here evaluates a force.
+
+    Examples
+    --------
+    Positions only (no forces): a pendulum and a cantilever at their coordinates:
+
+    >>> from fe_contact import BeamSpec, Body, Joint, Model, TreeModel, assemble
+    >>> from fe_contact.io.vtk import geometry_blocks
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),),
+    ...                  points={"bob": (0, (0.5, 0.0))})
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip}))
+    >>> [b.name for b in geometry_blocks(system, system.initial_state([0.3])[0])]
+    ['beam', 'tree']
     """
     q = np.asarray(q, dtype=float)
     if q.shape != (system.n,):
@@ -394,6 +526,26 @@ def frame_blocks(system: System, report, samples_per_element: int = 8) -> list[B
     so that every frame of a series has the same blocks).
 
     Writers never re-run physics: positions come from q, forces from the report.
+
+    Examples
+    --------
+    A 0.05 kg mass resting on a cantilever, three Moreau-Jean steps from its static
+    equilibrium:
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral, assemble, simulate, static_equilibrium)
+    >>> tree = TreeModel(bodies=(Body(0.05, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2),))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip},
+    ...                         contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),)))
+    >>> rest = static_equilibrium(system, system.initial_state([0.01])[0])
+    >>> result = simulate(system, (0.0, 0.003), (rest.q, rest.u), method="moreau", h=1e-3,
+    ...                   keep_reports=True)
+    >>> from fe_contact.io.vtk import frame_blocks
+    >>> [(b.name, b.group) for b in frame_blocks(system, result.reports[-1])]
+    [('beam', 'structures'), ('tree', 'bodies'), ('contacts', 'contacts')]
     """
     blocks = geometry_blocks(system, report.q, samples_per_element)
     if system.model.contacts:
@@ -421,7 +573,22 @@ _CELL_TYPES = {"vertex": 1, "line": 3}  # VTK_VERTEX, VTK_LINE
 def block_grid(block: Block):
     """A Block as a ``pyvista.UnstructuredGrid`` (points in 3D with z = 0, cells in the order of
     ``block.cells``, its arrays as written: see :func:`frame_multiblock`). A block without
-    points is an empty grid without arrays (VTK cannot hold arrays of length 0 in pyvista)."""
+    points is an empty grid without arrays (VTK cannot hold arrays of length 0 in pyvista).
+
+    Examples
+    --------
+    The cantilever under 1 N as a pyvista grid: 3D points (z = 0) and its arrays:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam, point_load, static_deflection
+    >>> beam = assemble_beam(BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11,
+    ...                               density=4.7e3, width=0.01, height=0.0015))
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.io.vtk import beam_block, block_grid
+    >>> grid = block_grid(beam_block(beam, u))
+    >>> grid.n_points, grid.points.shape[1], sorted(grid.point_data.keys())
+    (33, 3, ['bending_moment', 'curvature', 'displacement', 'slope'])
+    """
     import pyvista as pv
 
     if not len(block.points):
@@ -452,7 +619,20 @@ def frame_multiblock(blocks: Sequence[Block], field_data=None):
     """The frame as a ``pyvista.MultiBlock``: the top-level blocks ``GROUPS`` that have parts,
     ``structures`` and ``bodies`` each a MultiBlock of grids named after their blocks,
     ``contacts`` one grid (an empty grid when no point is closed). field_data : None or
-    name -> float, written as one-value float64 arrays of the frame's own field data."""
+    name -> float, written as one-value float64 arrays of the frame's own field data.
+
+    Examples
+    --------
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam, point_load, static_deflection
+    >>> beam = assemble_beam(BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11,
+    ...                               density=4.7e3, width=0.01, height=0.0015))
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.io.vtk import beam_block, frame_multiblock
+    >>> frame = frame_multiblock([beam_block(beam, u)])
+    >>> frame.keys(), frame["structures"].keys()
+    (['structures'], ['beam'])
+    """
     import pyvista as pv
 
     for group in GROUPS:
@@ -492,11 +672,35 @@ def frame_field_data(system: System, time: float, row) -> dict:
 
 class PvdWriter:
     """Writes the frames ``DIR/NAME_#####.vtm`` (with their parts in ``DIR/NAME_#####/``) and
-    keeps ``DIR/NAME.pvd`` listing them with their times (:class:`PvdIndex`).
+    keeps ``DIR/NAME.pvd`` listing them with their times (:class:`PvdIndex`), and beside it the
+    ParaView state script ``DIR/NAME.pvsm.py`` (``io.paraview_state``: written with the first
+    frame and again on :meth:`close`, from the frames' data).
 
     Use as a context manager or call :meth:`close`; the index is valid after every :meth:`write`,
     also when the writing loop is left by an exception or the process is killed: a frame is
     listed once its files are written.
+
+    Examples
+    --------
+    Two frames of the cantilever (at rest, then under 1 N at the tip); the series and its
+    ParaView state script:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam, point_load, static_deflection
+    >>> beam = assemble_beam(BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11,
+    ...                               density=4.7e3, width=0.01, height=0.0015))
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> import tempfile, pathlib
+    >>> from fe_contact.io.vtk import PvdWriter, beam_block
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     with PvdWriter(out, "tip_load") as writer:
+    ...         _ = writer.write(0.0, [beam_block(beam, 0 * u)])
+    ...         _ = writer.write(1.0, [beam_block(beam, u)])
+    ...     files = sorted(p.name for p in pathlib.Path(out).iterdir() if p.is_file())
+    >>> writer.frames
+    [(0.0, 'tip_load_00000.vtm'), (1.0, 'tip_load_00001.vtm')]
+    >>> files
+    ['tip_load.pvd', 'tip_load.pvsm.py', 'tip_load_00000.vtm', 'tip_load_00001.vtm']
     """
 
     def __init__(self, directory, name: str = "frames", stride: int = 1):
@@ -510,6 +714,7 @@ class PvdWriter:
         self.frames: list[tuple[float, str]] = []
         self._calls = 0
         self.index = PvdIndex(self.pvd_path)
+        self.summary = SeriesSummary()
 
     @property
     def pvd_path(self) -> Path:
@@ -526,10 +731,15 @@ class PvdWriter:
         frame_multiblock(blocks, field_data).save(self.directory / filename, binary=True)
         self.frames.append((float(time), filename))
         self.index.append(time, filename)
+        self.summary.add(blocks)
+        if len(self.frames) == 1:
+            write_state_script(self.pvd_path, self.summary)
         return self.directory / filename
 
     def close(self) -> None:
         self.index.compact()
+        if self.frames:
+            write_state_script(self.pvd_path, self.summary)
 
     def __enter__(self):
         return self
@@ -551,7 +761,33 @@ def write_pvd(
     ParaView series ``OUT_DIR/NAME.pvd``: for a run with ``store_every=1`` the very frames
     that ``VtkObserver(OUT_DIR, NAME, stride)`` writes as the run goes.
     The result must have been run with ``keep_reports=True`` (the forces of a frame come from
-    its StepReport; a ValueError says so otherwise). Returns the path of the ``.pvd``."""
+    its StepReport; a ValueError says so otherwise). Returns the path of the ``.pvd``.
+
+    Examples
+    --------
+    A 0.05 kg mass resting on a cantilever, three Moreau-Jean steps from its static
+    equilibrium, written as a ParaView series (with its
+    state script ``frames.pvsm.py``):
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral, assemble, simulate, static_equilibrium)
+    >>> tree = TreeModel(bodies=(Body(0.05, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2),))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip},
+    ...                         contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),)))
+    >>> rest = static_equilibrium(system, system.initial_state([0.01])[0])
+    >>> result = simulate(system, (0.0, 0.003), (rest.q, rest.u), method="moreau", h=1e-3,
+    ...                   keep_reports=True)
+    >>> import tempfile, pathlib
+    >>> from fe_contact.io.vtk import write_pvd
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     pvd = write_pvd(result, system, out)
+    ...     names = sorted(p.name for p in pathlib.Path(out).glob("frames*.*"))
+    >>> pvd.name, names[:3]
+    ('frames.pvd', ['frames.pvd', 'frames.pvsm.py', 'frames_00000.vtm'])
+    """
     check.positive_int("write_pvd.stride", stride)
     reports = result.reports
     if not reports or len(reports) != len(result.t):

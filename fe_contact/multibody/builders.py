@@ -22,6 +22,16 @@ def floating_body(
     rotation (rad, counter-clockwise); the two carrier bodies are massless, so with the centre
     of mass at the origin the mass matrix is the constant diag(m, m, J) (Eugster-Glocker (004),
     eq. 14). The body is tree body 2; ``points`` name points on it: {"rim": (0.1, 0.0)}.
+
+    Examples
+    --------
+    A free disk of 1 kg: q = (x, y, phi), constant mass matrix diag(m, m, J):
+
+    >>> from fe_contact import floating_body
+    >>> from fe_contact.multibody.tree_dynamics import mass_matrix
+    >>> disk = floating_body(mass=1.0, inertia=0.005, points={"rim": (0.1, 0.0)})
+    >>> np.round(np.diag(mass_matrix(disk, np.zeros(3))), 4)
+    array([1.   , 1.   , 0.005])
     """
     if points is not None:
         check.instance("floating_body.points", points, Mapping, "None or a mapping name -> (x, y)")

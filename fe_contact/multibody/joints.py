@@ -34,6 +34,20 @@ class Joint:
     rest : rest position of the spring, rad or m.
     actuator : None, a constant, or a callable ``actuator(t) -> float``: generalised force (N m or
         N) applied by the joint on body i in the direction of increasing q_i.
+
+    Examples
+    --------
+    A revolute joint with a torsion spring, and a prismatic joint sliding along +y:
+
+    >>> from fe_contact import Joint
+    >>> hinge = Joint("revolute", stiffness=10.0, damping=0.1, rest=0.2)
+    >>> print(f"spring torque at q = 0: {-hinge.stiffness * (0.0 - hinge.rest):.4g} N m")
+    spring torque at q = 0: 2 N m
+    >>> slider = Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2)
+    >>> Joint("spherical")
+    Traceback (most recent call last):
+    ...
+    ValueError: ...kind...
     """
 
     kind: str
@@ -73,7 +87,19 @@ class Joint:
 
 
 def actuator_force(joint: Joint, t: float) -> float:
-    """Generalised force of the joint's actuator at time ``t`` (0.0 without an actuator)."""
+    """Generalised force of the joint's actuator at time ``t`` (0.0 without an actuator).
+
+    Examples
+    --------
+    A constant torque and one that grows linearly in time:
+
+    >>> from fe_contact import Joint
+    >>> from fe_contact.multibody.joints import actuator_force
+    >>> actuator_force(Joint("revolute", actuator=1.5), 0.3)
+    1.5
+    >>> round(actuator_force(Joint("prismatic", actuator=lambda t: 2.0 * t), 0.3), 4)
+    0.6
+    """
     if joint.actuator is None:
         return 0.0
     if callable(joint.actuator):

@@ -64,6 +64,19 @@ class Body:
     Zero is allowed: Lipinski (002), sec. 2 builds multi-degree-of-freedom connections from joints
     and massless bodies (e.g. a point mass on an x slider and a y slider). ``TreeModel`` rejects a
     tree in which some joint moves neither mass nor inertia (its mass matrix would be singular).
+
+    Examples
+    --------
+    A slender rod of 0.2 m and 0.45 kg about its middle, m l^2 / 12:
+
+    >>> from fe_contact import Body
+    >>> rod = Body(mass=0.45, inertia=0.45 * 0.2**2 / 12, centre_of_mass=(0.1, 0.0))
+    >>> print(f"{rod.inertia:.4g} kg m^2")
+    0.0015 kg m^2
+    >>> Body(mass=-1.0, inertia=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...mass...
     """
 
     mass: float
@@ -83,6 +96,17 @@ class Topology:
     """Constant arrays derived from a TreeModel (read-only); n = number of bodies.
 
     Planar vectors are complex numbers x + i y (see the module docstring).
+
+    Examples
+    --------
+    The two-link arm: joint 0 is in the chain of both bodies, joint 1 in that of body 1:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> arm.topology.ancestors
+    array([[1., 0.],
+           [1., 1.]])
     """
 
     ancestors: np.ndarray  # (n, n), A[i, k] = 1 if joint k is in 0kCh^i (k == i included)
@@ -150,6 +174,19 @@ class TreeModel:
         must not repeat a name. Stored as a read-only mapping; ``point_position(tree, q,
         *tree.points["tip"])``.
     gravity : (g_x, g_y) in m/s^2, default (0, -9.81).
+
+    Examples
+    --------
+    A pendulum (1 kg at 0.5 m) on a revolute joint: at q = 0 it points along +x and gravity
+    pulls it down with the torque -m g l = -4.905 N m:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import point_position
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),),
+    ...                      points={"bob": (0, (0.5, 0.0))})
+    >>> bob = point_position(pendulum, np.array([np.pi / 2]), *pendulum.points["bob"])
+    >>> [round(float(x), 4) for x in bob]
+    [0.0, 0.5]
     """
 
     bodies: tuple[Body, ...]
@@ -201,6 +238,12 @@ class TreeModel:
     def n_bodies(self) -> int:
         """Number of bodies = number of joints = number of joint coordinates."""
         return len(self.bodies)
+
+    @property
+    def topology(self) -> Topology:
+        """The constant arrays of the tree (``Topology``) that the kernels ``joint_poses``,
+        ``joint_velocities``, ``point_jacobians`` and ``acceleration_remainders`` take."""
+        return self._topology
 
 
 def _sequence(name: str, value, kind: type) -> tuple:
@@ -319,6 +362,17 @@ class BodyPoses:
     angle : (n,) rad, orientation theta_i of each body frame.
     origin : (n, 2) m, origin o_i of each body frame (the point of joint i).
     centre_of_mass : (n, 2) m, centres of mass in the ground frame.
+
+    Examples
+    --------
+    See ``body_poses``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_poses
+    >>> body_poses(arm, [0.0, 0.0]).origin.shape
+    (2, 2)
     """
 
     angle: np.ndarray
@@ -333,6 +387,17 @@ class BodyVelocities:
     angular_velocity : (n,) rad/s.
     origin_velocity : (n, 2) m/s, velocity of each body frame's origin.
     centre_of_mass_velocity : (n, 2) m/s.
+
+    Examples
+    --------
+    See ``body_velocities``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_velocities
+    >>> body_velocities(arm, [0.0, 0.0], [0.0, 2.0]).angular_velocity.tolist()
+    [0.0, 2.0]
     """
 
     angular_velocity: np.ndarray
@@ -347,6 +412,17 @@ class PointKinematics:
     position : (2,) m.   velocity : (2,) m/s.
     jacobian : (2, n), velocity = jacobian @ q'.
     acceleration_remainder : (2,) m/s^2, acceleration = jacobian @ q'' + acceleration_remainder.
+
+    Examples
+    --------
+    See ``point_kinematics``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_kinematics
+    >>> point_kinematics(arm, [0.0, 0.0], [0.0, 0.0], 1, (0.2, 0.0)).jacobian.shape
+    (2, 2)
     """
 
     position: np.ndarray
@@ -356,7 +432,20 @@ class PointKinematics:
 
 
 def checked_state(tree: TreeModel, value: object, name: str) -> np.ndarray:
-    """``value`` as a float array of shape (n,) or a ValueError naming ``name``."""
+    """``value`` as a float array of shape (n,) or a ValueError naming ``name``.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import checked_state
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.01),), joints=(Joint("revolute"),))
+    >>> checked_state(tree, [0.5], "q")
+    array([0.5])
+    >>> checked_state(tree, [0.5, 0.1], "q")
+    Traceback (most recent call last):
+    ...
+    ValueError: q must have shape (1,) (one entry per joint), got (2,)
+    """
     array = np.asarray(value, dtype=float)
     if array.shape != (len(tree.bodies),):
         raise ValueError(
@@ -384,6 +473,19 @@ def joint_poses(topo: Topology, q: np.ndarray):
     """Body angles (n,), orientations exp(i theta) (n,), origins o (n,) and r = o_i - o_p (n,).
 
     Lipinski (002), eq. (1): T^i and x^i as products and sums along 0kCh^i (the ancestor matrix A).
+
+    Examples
+    --------
+    The two-link arm at q = (pi/2, -pi/2): angles, and the joint origins as complex numbers
+    x + i y (joint 1 at (0, 0.2)):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import joint_poses
+    >>> angle, rotation, origin, r = joint_poses(arm.topology, np.array([np.pi / 2, -np.pi / 2]))
+    >>> angle.round(4), (origin.round(4) + 0).tolist()
+    (array([1.5708, 0.    ]), [0j, 0.2j])
     """
     angle = topo.ancestors.dot(topo.angle + topo.revolute * q)
     rotation = np.exp(1j * angle)
@@ -398,6 +500,21 @@ def joint_velocities(topo: Topology, u: np.ndarray, rotation: np.ndarray, r: np.
     Sums along 0kCh^i:
 
     d/dt r_i = omega_p i r_i + q_i' a_i with the world axis a_i = exp(i theta_i) (prismatic).
+
+    Examples
+    --------
+    The stretched arm turning at joint 0 with 1 rad/s: joint 1 (0.2 m out) moves at 0.2 m/s
+    along +y (0.2j):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import joint_poses, joint_velocities
+    >>> q, u = np.zeros(2), np.array([1.0, 0.0])
+    >>> _, rotation, _, r = joint_poses(arm.topology, q)
+    >>> omega, v = joint_velocities(arm.topology, u, rotation, r)
+    >>> omega.tolist(), (v.round(4) + 0).tolist()
+    ([1.0, 1.0], [0j, 0.2j])
     """
     omega = topo.angular_jacobians.dot(u)
     omega_parent = topo.parents.dot(omega)
@@ -411,6 +528,20 @@ def point_jacobians(topo: Topology, chain, rotation, origin, p):
     chain : A[b] (n,) for one point p (scalar) or A (n, n) for the centres of mass p (n, 1),
     complex. Column k: i (p - o_k) for revolute k, exp(i theta_k) for prismatic k (Lipinski
     (002), eqs. 2a, 3b).
+
+    Examples
+    --------
+    The Jacobian row of the tip (0.4 m out) of the stretched arm, complex: i (p - o_k):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import joint_poses, point_jacobians
+    >>> topo = arm.topology
+    >>> _, rotation, origin, _ = joint_poses(topo, np.zeros(2))
+    >>> row = point_jacobians(topo, topo.ancestors_complex[1], rotation, origin, 0.4 + 0j)
+    >>> (row.round(4) + 0).tolist()
+    [0.4j, 0.2j]
     """
     return chain * (topo.revolute_i * (p - origin) + topo.prismatic * rotation)
 
@@ -420,6 +551,23 @@ def acceleration_remainders(topo: Topology, chain, u, omega, rotation, origin_ve
 
     Column derivatives i (v - v_ok) (revolute), omega_k i a_k (prismatic), Lipinski (002), eq. (2d);
     sum_k A[b, k] rev_k q_k' = omega_b pulls the point's own term out of the sum.
+
+    Examples
+    --------
+    A link turning at 2 rad/s: its point 0.5 m out has the centripetal remainder
+    -omega^2 r = -2 m/s^2 (complex: -2 + 0j), as ``point_acceleration_remainder`` gives:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import acceleration_remainders, joint_poses, joint_velocities
+    >>> link = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> topo, u = link.topology, np.array([2.0])
+    >>> _, rotation, origin, r = joint_poses(topo, np.zeros(1))
+    >>> omega, v0 = joint_velocities(topo, u, rotation, r)
+    >>> v = v0[0] + 1j * omega[0] * 0.5  # the point's velocity
+    >>> chain = topo.ancestors_complex[0]
+    >>> a = acceleration_remainders(topo, chain, u, omega, rotation, v0, omega[0], v)
+    >>> complex(a.round(4))
+    (-2+0j)
     """
     terms = (topo.prismatic * u * omega) * rotation - (topo.revolute * u) * origin_velocity
     return 1j * (omega_b * v + chain.dot(terms))
@@ -438,6 +586,19 @@ def body_poses(tree: TreeModel, q) -> BodyPoses:
     """Orientation, frame origin and centre of mass of every body, Lipinski (002), eq. (1).
 
     q : (n,) joint coordinates.
+
+    Examples
+    --------
+    A two-link arm (0.2 m links) at q = (pi/2, -pi/2): link 1 points up, link 2 along +x from
+    (0, 0.2); its centre of mass is at (0.1, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_poses
+    >>> poses = body_poses(arm, [np.pi / 2, -np.pi / 2])
+    >>> np.round(poses.angle, 4), np.round(poses.origin[1], 4), np.round(poses.centre_of_mass[1], 4)
+    (array([1.5708, 0.    ]), array([0. , 0.2]), array([0.1, 0.2]))
     """
     topo = tree._topology
     angle, rotation, origin, _ = joint_poses(topo, checked_state(tree, q, "q"))
@@ -449,6 +610,19 @@ def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
     """Angular velocity, origin and centre-of-mass velocity of every body, Lipinski (002), eq. (2a).
 
     q, u : (n,) joint coordinates and velocities.
+
+    Examples
+    --------
+    The stretched two-link arm turning at joint 1 with 1 rad/s: omega = 1 for both links, and the
+    centre of mass of link 2 (at x = 0.3 m) moves at 0.3 m/s along +y:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_velocities
+    >>> v = body_velocities(arm, [0.0, 0.0], [1.0, 0.0])
+    >>> np.round(v.angular_velocity, 4), np.round(v.centre_of_mass_velocity[1], 4)
+    (array([1., 1.]), array([0. , 0.3]))
     """
     topo = tree._topology
     q = checked_state(tree, q, "q")
@@ -464,13 +638,37 @@ def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
 
 
 def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
-    """Ground-frame position (2,) in m of the point ``local`` (x, y) fixed to ``body``, eq. (1)."""
+    """Ground-frame position (2,) in m of the point ``local`` (x, y) fixed to ``body``, eq. (1).
+
+    Examples
+    --------
+    The tip of the two-link arm at q = (pi/2, -pi/2) is at (l2, l1) = (0.2, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_position
+    >>> np.round(point_position(arm, [np.pi / 2, -np.pi / 2], 1, (0.2, 0.0)), 4)
+    array([0.2, 0.2])
+    """
     _, b, _, origin, _, arm = _point(tree, q, body, local)
     return _xy(origin[b] + arm)
 
 
 def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
-    """Ground-frame velocity (2,) in m/s of the point ``local`` fixed to ``body``, eq. (2a)."""
+    """Ground-frame velocity (2,) in m/s of the point ``local`` fixed to ``body``, eq. (2a).
+
+    Examples
+    --------
+    The stretched arm turning at joint 1 with 1 rad/s: the tip (0.4 m out) moves at 0.4 m/s:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_velocity
+    >>> np.round(point_velocity(arm, [0.0, 0.0], [1.0, 0.0], 1, (0.2, 0.0)), 4)
+    array([0. , 0.4])
+    """
     topo, b, rotation, _, r, arm = _point(tree, q, body, local)
     omega, origin_velocity = joint_velocities(topo, checked_state(tree, u, "u"), rotation, r)
     return _xy(origin_velocity[b] + 1j * omega[b] * arm)
@@ -481,6 +679,18 @@ def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
 
     Column k is e_z x (p - o_k) for a revolute and the axis (cos theta_k, sin theta_k) for a
     prismatic joint k in the point's reference chain 0kCh^body, zero otherwise.
+
+    Examples
+    --------
+    For the stretched two-link arm, column k is e_z x (tip - joint k): (0, 0.4) and (0, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_jacobian
+    >>> np.round(point_jacobian(arm, [0.0, 0.0], 1, (0.2, 0.0)), 4)
+    array([[0. , 0. ],
+           [0.4, 0.2]])
     """
     topo, b, rotation, origin, _, arm = _point(tree, q, body, local)
     jacobian = point_jacobians(topo, topo.ancestors_complex[b], rotation, origin, origin[b] + arm)
@@ -491,6 +701,17 @@ def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.
     """Acceleration remainder a_rem (2,) in m/s^2 with p'' = J q'' + a_rem of a body point.
 
     Lipinski (002), eqs. (2d), (3d); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+
+    Examples
+    --------
+    A point 0.5 m out on a link turning at 2 rad/s: the centripetal acceleration -omega^2 r
+    = -2 m/s^2, towards the joint:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import point_acceleration_remainder
+    >>> link = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> np.round(point_acceleration_remainder(link, [0.0], [2.0], 0, (0.5, 0.0)), 4)
+    array([-2.,  0.])
     """
     topo, b, rotation, _, r, arm = _point(tree, q, body, local)
     u = checked_state(tree, u, "u")
@@ -506,6 +727,18 @@ def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics
     """Position, velocity, Jacobian (2, n) and acceleration remainder of a body point in one pass.
 
     Lipinski (002), eqs. (1)-(3); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+
+    Examples
+    --------
+    Everything at once; the velocity is the Jacobian times the joint velocities, eq. (2a):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_kinematics
+    >>> k = point_kinematics(arm, [0.3, -0.6], [1.0, 0.5], 1, (0.2, 0.0))
+    >>> bool(np.allclose(k.velocity, k.jacobian @ [1.0, 0.5], rtol=0, atol=1e-15))
+    True
     """
     topo, b, rotation, origin, r, arm = _point(tree, q, body, local)
     u = checked_state(tree, u, "u")
@@ -530,6 +763,18 @@ def angular_jacobian(tree: TreeModel, body: int) -> np.ndarray:
 
     jw[k] = 1 for revolute joints k in the body's reference chain, else 0. In the plane the
     angular acceleration is jw @ q'' exactly: its remainder (Lipinski (002), eq. 3c) is zero.
+
+    Examples
+    --------
+    Two revolute joints and a prismatic one on top: body 2 turns with q1' + q2':
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import angular_jacobian
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.01),) * 3,
+    ...                  joints=(Joint("revolute"), Joint("revolute", parent=0),
+    ...                          Joint("prismatic", parent=1)))
+    >>> angular_jacobian(tree, 2)
+    array([1., 1., 0.])
     """
     return tree._topology.angular_jacobians[_body_index(tree, body)].copy()
 

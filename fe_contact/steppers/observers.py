@@ -19,7 +19,25 @@ from .result import HistoryWriter, history_columns
 
 class CsvObserver:
     """Writes every row to ``path`` (header ``name [unit]``, one row per step, flushed), so a
-    run that stops or fails leaves every row computed so far."""
+    run that stops or fails leaves every row computed so far.
+
+    Examples
+    --------
+    A pendulum's history written every step (header with units), 5 steps + the initial row:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> import tempfile, pathlib, csv
+    >>> from fe_contact.steppers.observers import CsvObserver
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     path = pathlib.Path(out) / "history.csv"
+    ...     _ = simulate(system, (0.0, 0.005), system.initial_state(), h=1e-3,
+    ...                  observers=[CsvObserver(path)])
+    ...     rows = list(csv.reader(path.open()))
+    >>> rows[0][0], len(rows) - 1
+    ('t [s]', 6)
+    """
 
     def __init__(self, path):
         self.path = Path(path)
@@ -43,7 +61,24 @@ class VtkObserver:
     as a ParaView frame ``DIRECTORY/NAME_#####.vtm`` (named blocks, ``io.vtk``, with the
     time and the row's joint and sensor columns as field data) of ``DIRECTORY/NAME.pvd``; the
     index gains a line after every frame (``io.pvd.PvdIndex``),
-    so a run that stops early leaves a valid series."""
+    so a run that stops early leaves a valid series.
+
+    Examples
+    --------
+    A frame every 2nd step of 5 (and the last), with the ParaView state script:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> import tempfile, pathlib
+    >>> from fe_contact.steppers.observers import VtkObserver
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     frames = VtkObserver(out, stride=2)
+    ...     _ = simulate(system, (0.0, 0.005), system.initial_state(), h=1e-3, observers=[frames])
+    ...     names = sorted(p.name for p in pathlib.Path(out).iterdir() if p.is_file())
+    >>> names[:2], len(names) - 2  # the index, the state script, frames at steps 0, 2, 4, 5
+    (['frames.pvd', 'frames.pvsm.py'], 4)
+    """
 
     def __init__(self, directory, name: str = "frames", stride: int = 1, samples_per_element=8):
         stride = check.positive_int("VtkObserver.stride", stride)
@@ -110,7 +145,14 @@ def progress_logger() -> logging.Logger:
     """The logger ``fe_contact.progress`` of the progress lines. Unless the application set up
     handlers for ``fe_contact`` itself, its lines go to stderr at INFO; the command
     line's --quiet raises the level of ``fe_contact`` to WARNING, --verbose lowers it to
-    DEBUG."""
+    DEBUG.
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.observers import progress_logger
+    >>> progress_logger().name
+    'fe_contact.progress'
+    """
     package = logging.getLogger("fe_contact")
     if not package.handlers:
         handler = _Stderr()
@@ -126,7 +168,21 @@ class ProgressObserver:
     """Progress of a run: a tqdm bar when stderr is a terminal, otherwise a line every ~10 % of
     the steps and one at the end (so that a log shows that a long run is alive and where it
     stopped), through the logging module (``progress_logger``; level INFO). Without ``start`` (used outside ``simulate``) the number of
-    steps is unknown: a line every 100 steps."""
+    steps is unknown: a line every 100 steps.
+
+    Examples
+    --------
+    Outside a terminal it logs a line every ~10 % of the steps on ``fe_contact.progress``:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.steppers.observers import ProgressObserver
+    >>> progress = ProgressObserver("pendulum")
+    >>> _ = simulate(system, (0.0, 0.005), system.initial_state(), h=1e-3, observers=[progress])
+    >>> progress.steps
+    5
+    """
 
     def __init__(self, desc: str = "simulating"):
         self.desc = desc
@@ -185,7 +241,19 @@ class ProgressObserver:
 def standard_observers(out, h: float, frame_every: float | None, desc: str | None = None) -> list:
     """The demos' set: ``OUT/history.csv`` every step, the ParaView series ``OUT/frames.pvd``
     about every ``frame_every`` s of simulated time (steps of h s; None or 0: no series), and
-    progress when ``desc`` is given."""
+    progress when ``desc`` is given.
+
+    Examples
+    --------
+    The demos' set without a ParaView series: the CSV history and progress:
+
+    >>> import tempfile
+    >>> from fe_contact.steppers.observers import standard_observers
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     observers = standard_observers(out, h=1e-3, frame_every=None, desc="demo")
+    >>> [type(o).__name__ for o in observers]
+    ['CsvObserver', 'ProgressObserver']
+    """
     out = Path(out)
     observers = [CsvObserver(out / "history.csv")]
     if frame_every:

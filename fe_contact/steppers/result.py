@@ -71,6 +71,27 @@ class ContactReport:
     normal_impulse, friction_impulse : (k,) the same integrated over the step, N s.
     min_gap : smallest gap of the pair at the end of the step (all its points or candidates),
         m; it is the only value that is meaningful while the pair is open.
+
+    Examples
+    --------
+    The resting mass of ``StepReport``'s example: one closed point; its normal force is a
+    little more than m g = 0.4905 N because the deflected beam's normal leans (as in the static
+    solution, 0.4911 N):
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral, assemble, simulate, static_equilibrium)
+    >>> tree = TreeModel(bodies=(Body(0.05, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2),))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip},
+    ...                         contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),)))
+    >>> rest = static_equilibrium(system, system.initial_state([0.01])[0])
+    >>> result = simulate(system, (0.0, 0.003), (rest.q, rest.u), method="moreau", h=1e-3,
+    ...                   keep_reports=True)
+    >>> contact = result.reports[-1].contacts[0]
+    >>> contact.n_points, round(float(contact.normal_force[0]), 4)
+    (1, 0.4911)
     """
 
     name: str
@@ -109,6 +130,15 @@ class RoughContactReport(ContactReport):
     normal_impulse_xy : (2,) N s, its part along the contact normals.
     loss_profile, loss_target : J, the loss booked on the profile's and on the rim's vertices
         since the start of the run (Slavic-Boltezar (003), eqs. (18)-(20)).
+
+    Examples
+    --------
+    An open rough pair carries no impulse:
+
+    >>> from fe_contact.steppers.result import RoughContactReport, open_contact
+    >>> report = RoughContactReport(**vars(open_contact("pin", 1e-4)))
+    >>> report.impulse_xy.tolist(), report.loss_profile
+    ([0.0, 0.0], 0.0)
     """
 
     impulse_xy: np.ndarray = field(default_factory=lambda: np.zeros(2))
@@ -124,6 +154,13 @@ class ProfileLosses:
 
     name : the pair's name. profile : (n_profile,) J on the Polyline's vertices. target :
     (n_rim,) J on the Wheel's rim vertices.
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.result import ProfileLosses
+    >>> losses = ProfileLosses("pin", profile=np.array([0.0, 1e-4, 3e-4]), target=np.zeros(720))
+    >>> print(f"{losses.profile.sum():.4g} J on the pin, {losses.target.sum():.4g} J on the rim")
+    0.0004 J on the pin, 0 J on the rim
     """
 
     name: str
@@ -133,7 +170,20 @@ class ProfileLosses:
 
 def point_contact(name: str, state: str, c, normal: float, friction: float, h: float):
     """The report of a pair closed at the one point of its ``ContactKinematics`` c, with its
-    normal and friction forces (N); impulses are the forces times the step h."""
+    normal and friction forces (N); impulses are the forces times the step h.
+
+    Examples
+    --------
+    The impulses are the forces times the step:
+
+    >>> from types import SimpleNamespace
+    >>> from fe_contact.steppers.result import point_contact
+    >>> c = SimpleNamespace(point=np.array([0.3, 0.0]), normal=np.array([0.0, 1.0]),
+    ...                     tangent=np.array([1.0, 0.0]), parameter=0.3, gap=0.0, slip_velocity=0.1)
+    >>> report = point_contact("tip", "slip", c, normal=2.0, friction=-0.4, h=1e-3)
+    >>> report.normal_impulse.tolist(), report.friction_impulse.tolist()
+    ([0.002], [-0.0004])
+    """
     return ContactReport(
         name=name,
         state=state,
@@ -152,7 +202,15 @@ def point_contact(name: str, state: str, c, normal: float, friction: float, h: f
 
 
 def open_contact(name: str, min_gap: float) -> ContactReport:
-    """The report of a pair with no closed point."""
+    """The report of a pair with no closed point.
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.result import open_contact
+    >>> report = open_contact("tip", min_gap=0.002)
+    >>> report.state, report.n_points, report.main, report.min_gap
+    ('open', 0, -1, 0.002)
+    """
     empty = np.zeros(0)
     return ContactReport(
         name=name,
@@ -191,6 +249,26 @@ class StepReport:
     end of the step (Lipinski (002), eqs. 78a-b); for the impulsive steppers (Moreau-Jean,
     event-driven) the mean over the step, (u_n+1 - u_n) / h, impacts included (as their
     forces are the mean forces impulse / h); None in their initial report.
+
+    Examples
+    --------
+    A mass resting on a cantilever, three Moreau-Jean steps from its static equilibrium
+    (``keep_reports=True``): the last step's report:
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, TreeModel,
+    ...                         Unilateral, assemble, simulate, static_equilibrium)
+    >>> tree = TreeModel(bodies=(Body(0.05, 0.0),),
+    ...                  joints=(Joint("prismatic", location=(0.3, 0.0), angle=np.pi / 2),))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=tree, structures={"beam": strip},
+    ...                         contacts=(ContactPair("mass", Point(0), "beam", Unilateral()),)))
+    >>> rest = static_equilibrium(system, system.initial_state([0.01])[0])
+    >>> result = simulate(system, (0.0, 0.003), (rest.q, rest.u), method="moreau", h=1e-3,
+    ...                   keep_reports=True)
+    >>> report = result.reports[-1]
+    >>> round(report.t, 6), report.contacts[0].state, bool(report.residual_position < 1e-8)
+    (0.003, 'slip', True)
     """
 
     t: float
@@ -211,6 +289,15 @@ class StepReport:
 
 
 def no_work() -> dict:
+    """The work of a step in which nothing worked: WORK_KEYS -> 0.0 J.
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.result import WORK_KEYS, no_work
+    >>> set(no_work()) == set(WORK_KEYS), sum(no_work().values())
+    (True, 0.0)
+    """
+
     return dict.fromkeys(WORK_KEYS, 0.0)
 
 
@@ -220,7 +307,18 @@ def no_work() -> dict:
 
 
 def history_columns(system: System) -> list[tuple[str, str]]:
-    """Names and units of the scalar history columns of a system (see the module docstring)."""
+    """Names and units of the scalar history columns of a system (see the module docstring).
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.steppers.result import history_columns
+    >>> columns = dict(history_columns(system))
+    >>> columns["t"], columns["kinetic_energy"], columns["joint_0_q"]
+    ('s', 'J', 'rad')
+    """
     cols = [("t", "s")]
     for c in system.model.contacts:
         n = c.name
@@ -271,7 +369,25 @@ def history_row(
     system: System, report: StepReport, energy: Energies, work: dict, energy0: float
 ) -> dict:
     """One row of scalar columns from a report, the energies at its state and the work
-    accumulated since the start (dict WORK_KEYS -> J); energy0 : total energy at the start."""
+    accumulated since the start (dict WORK_KEYS -> J); energy0 : total energy at the start.
+
+    Examples
+    --------
+    The row of a pendulum's initial state: no work done yet, so no energy error:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.system import energies
+    >>> from fe_contact.steppers.result import StepReport, history_row, no_work
+    >>> q, u = np.array([0.3]), np.array([1.0])
+    >>> report = StepReport(0.0, q, u, contacts=(), drive_forces=np.zeros(0),
+    ...                     multipliers=np.zeros(0), work=no_work())
+    >>> e = energies(system, q, u, 0.0)
+    >>> row = history_row(system, report, e, no_work(), e.total)
+    >>> row["kinetic_energy"], row["energy_error"]
+    (0.125, 0.0)
+    """
     row = {"t": report.t}
     for c in report.contacts:
         n = c.name
@@ -322,7 +438,19 @@ def history_row(
 
 class HistoryWriter:
     """Appends rows of a fixed set of columns to a CSV file (header ``name [unit]``), flushing
-    each row, so that a run that stops leaves every row written so far."""
+    each row, so that a run that stops leaves every row written so far.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from fe_contact.steppers.result import HistoryWriter, read_history
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     writer = HistoryWriter(pathlib.Path(out) / "h.csv", [("t", "s"), ("gap", "m")])
+    ...     writer.write({"t": 0.0, "gap": 1e-3})
+    ...     writer.close()
+    ...     print(pathlib.Path(writer.path).read_text().splitlines()[0])
+    t [s],gap [m]
+    """
 
     def __init__(self, path, columns: list[tuple[str, str]]):
         self.path = Path(path)
@@ -347,7 +475,26 @@ def _cell(value) -> str:
 
 
 def read_history(path) -> dict[str, np.ndarray]:
-    """Columns of a history CSV by bare name (units stripped); text columns stay strings."""
+    """Columns of a history CSV by bare name (units stripped); text columns stay strings.
+
+    Examples
+    --------
+    A CSV written by ``CsvObserver`` read back as columns (units dropped from the names):
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> import tempfile, pathlib
+    >>> from fe_contact.steppers.observers import CsvObserver
+    >>> from fe_contact.steppers.result import read_history
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     path = pathlib.Path(out) / "history.csv"
+    ...     result = simulate(system, (0.0, 0.005), system.initial_state(), h=1e-3,
+    ...                       observers=[CsvObserver(path)])
+    ...     history = read_history(path)
+    >>> bool(np.array_equal(history["joint_0_q"], result["joint_0_q"]))
+    True
+    """
     with open(path, newline="") as fh:
         reader = csv.reader(fh)
         header = [h.split(" [")[0] for h in next(reader)]
@@ -381,6 +528,21 @@ class SimulationResult:
     closes; for a rough pair: a step that begins with Poisson's impact), "leave" (it slid off
     its structure's end); ``event_counts()`` counts them per kind. losses : one ProfileLosses
     per rough pair (the W per vertex of both polylines at the end of the run), else ().
+
+    Examples
+    --------
+    A point mass pendulum (1 kg, l = 0.5 m) released from horizontal, 20 ms: the kinetic
+    energy it gained, about m (g t)^2 / 2 = 0.01925 J, is the potential energy it lost, and the
+    energy balance closes (``energy_error``, J):
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> result = simulate(system, (0.0, 0.02), system.initial_state(), h=1e-3)
+    >>> print(f"{result['kinetic_energy'][-1]:.4g} J, {result['potential_energy'][-1]:.4g} J")
+    0.01925 J, -0.01925 J
+    >>> result.success, bool(np.abs(result["energy_error"]).max() < 1e-8)
+    (True, True)
     """
 
     t: np.ndarray

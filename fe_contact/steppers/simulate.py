@@ -43,18 +43,56 @@ LOG = logging.getLogger("fe_contact.simulate")
 
 
 class StopRun(RuntimeError):
-    """A terminal event: the run ends cleanly with status "event" and this message."""
+    """A terminal event: the run ends cleanly with status "event" and this message.
+
+    Examples
+    --------
+    A mass sliding at 0.5 m/s (no gravity, no friction) from 0.01 m before the end of a beam
+    leaves it at t = 0.01 / 0.5 = 0.02 s; the stepper stops the run there with status "event":
+
+    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, Sliding,
+    ...                         TreeModel, assemble, simulate)
+    >>> slider = TreeModel(bodies=(Body(1e-9, 1e-12), Body(0.02, 1e-9)),
+    ...                    joints=(Joint("prismatic"), Joint("prismatic", parent=0, angle=np.pi / 2)),
+    ...                    gravity=(0.0, 0.0))
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> system = assemble(Model(tree=slider, structures={"beam": strip}, gravity=(0.0, 0.0),
+    ...                         contacts=(ContactPair("slider", Point(1), "beam", Sliding()),)))
+    >>> result = simulate(system, (0.0, 0.05), system.initial_state([0.39, 0.0], [0.5, 0.0]), h=2e-3)
+    >>> result.status, round(float(result.t[-1]), 6)
+    ('event', 0.02)
+    """
 
 
 class SingularSystem(RuntimeError):
     """A linear system of a step is singular or ill-shaped (numpy's LinAlgError), also after
-    the step's halvings; the message names the time."""
+    the step's halvings; the message names the time.
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.simulate import SingularSystem
+    >>> issubclass(SingularSystem, RuntimeError)
+    True
+    """
 
 
 def check_start(system: System, h, q0, u0, method: str) -> tuple[float, np.ndarray, np.ndarray]:
     """The common input checks of a stepper: ``system`` a System whose contacts ``method``
     takes, h a finite step > 0 (s), q0 and u0 finite of shape (n,); the offending entry is
-    named. Returns (h, q0, u0) copies."""
+    named. Returns (h, q0, u0) copies.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.steppers.simulate import check_start
+    >>> check_start(system, 1e-3, [0.0, 1.0], [0.0], "generalized-alpha")
+    Traceback (most recent call last):
+    ...
+    ValueError: q0: got length 2, shape (2,); allowed: a real array of shape (1,)
+    """
     check.instance("system", system, System, "a System (assemble)")
     _check_rough(system, method)
     h = check.real("h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
@@ -106,6 +144,15 @@ def choose_method(system: System) -> tuple[str, str]:
     * no contacts: "generalized-alpha".
 
     A model that mixes contacts no single stepper takes is refused, naming the contacts.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.steppers.simulate import choose_method
+    >>> choose_method(system)
+    ('generalized-alpha', 'no contacts')
     """
     check.instance("system", system, System, "a System (assemble)")
     contacts = system.model.contacts
@@ -131,7 +178,14 @@ def choose_method(system: System) -> tuple[str, str]:
 
 
 def default_step(method: str) -> float:
-    """The step h (s) a stepper takes when none is given (its ``h`` default)."""
+    """The step h (s) a stepper takes when none is given (its ``h`` default).
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.simulate import default_step
+    >>> default_step("generalized-alpha"), default_step("moreau")
+    (0.0001, 0.001)
+    """
     import inspect
 
     if method == "moreau":
@@ -150,7 +204,20 @@ REPORT_BYTES = 2000  # a kept StepReport with one ContactReport, beyond its q an
 
 def result_memory(system: System, n_steps: float, store_every: int, keep_reports: bool) -> float:
     """Bytes the rows a run keeps will take: (n_steps / store_every + 2) rows of the history
-    columns, q, u and the multipliers (and the reports when kept)."""
+    columns, q, u and the multipliers (and the reports when kept).
+
+    Examples
+    --------
+    Keeping every 10th row of a run takes about a tenth of the memory:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.steppers.simulate import result_memory
+    >>> every, tenth = result_memory(system, 1000, 1, False), result_memory(system, 1000, 10, False)
+    >>> round(every / tenth, 1)
+    9.8
+    """
     rows = float(n_steps) / store_every + 2.0
     n, m = system.layout.n, len(system.model.constraint_names())
     per_row = ROW_BYTES * len(history_columns(system)) + 3 * ARRAY_BYTES + 8.0 * (2 * n + m)
@@ -160,7 +227,21 @@ def result_memory(system: System, n_steps: float, store_every: int, keep_reports
 
 
 def check_result_memory(system, n_steps, store_every, keep_reports, limit=None) -> float:
-    """Refuse a run whose kept rows exceed ``limits.max_memory`` (``result_memory``)."""
+    """Refuse a run whose kept rows exceed ``limits.max_memory`` (``result_memory``).
+
+    Examples
+    --------
+    A billion stored rows are refused before the run, with what to change:
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.steppers.simulate import check_result_memory
+    >>> check_result_memory(system, 1e9, 1, False, limit=1e6)
+    Traceback (most recent call last):
+    ...
+    fe_contact.limits.LimitExceeded: simulate.store_every: got 1, which keeps 1e+09 rows ...
+    """
     need, allowed = result_memory(system, n_steps, store_every, keep_reports), max_memory(limit)
     if need > allowed:
         raise LimitExceeded(
@@ -177,7 +258,23 @@ def make_stepper(
     system: System, t0: float, q0, u0, method: str, h: float | None, settings, t_end=None
 ):
     """The stepper of ``method`` on ``system`` from (t0, q0, u0); t_end (s) bounds the
-    event-driven stepper's steps (``t_bound``)."""
+    event-driven stepper's steps (``t_bound``).
+
+    Examples
+    --------
+    The generalised-alpha stepper of a pendulum released from horizontal, three steps of 1 ms
+    (what ``simulate`` runs in its loop):
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=pendulum))
+    >>> from fe_contact.steppers.simulate import make_stepper
+    >>> stepper = make_stepper(system, 0.0, np.zeros(1), np.zeros(1), "generalized-alpha", 1e-3, {})
+    >>> for _ in range(3):
+    ...     _ = stepper.step()
+    >>> round(stepper.t, 6), stepper.n_steps
+    (0.003, 3)
+    """
     _check_rough(system, method)
     if method == "generalized-alpha":  # compiled where it applies (``compiled=False``: not)
         from .compiled import generalized_alpha
@@ -251,6 +348,21 @@ def simulate(
     that admits no motion (the inconsistent or indeterminate Painleve case, constraints that
     cannot be closed) gives a failed result with no rows; bad input (ValueError, TypeError)
     raises before any step.
+
+    Examples
+    --------
+    A point mass pendulum (1 kg at l = 0.5 m) released from horizontal, 20 steps of 1 ms:
+    theta'' = -g cos(theta) / l, so early on theta(t) ~ -g t^2 / (2 l):
+
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> system = assemble(Model(tree=tree))
+    >>> result = simulate(system, (0.0, 0.02), system.initial_state(), h=1e-3)
+    >>> result.status, len(result.t)
+    ('finished', 21)
+    >>> closed = -9.81 * 0.02**2 / (2 * 0.5)
+    >>> print(f"theta = {result.q[-1, 0]:.4g} rad, -g t^2 / (2 l) = {closed:.4g} rad")
+    theta = -0.003924 rad, -g t^2 / (2 l) = -0.003924 rad
     """
     t0, t_end = check.vector("simulate.t_span", t_span, unit="s")
     if sensors is not None and isinstance(system, System):
