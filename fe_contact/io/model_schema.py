@@ -103,6 +103,7 @@ class BeamTable(Table):
     rayleigh_beta: NonNegative = 0.0
     origin: Pair = [0.0, 0.0]
     angle: float = 0.0
+    axial_force: float = 0.0
 
 
 class NeoHookeanTable(Table):
