@@ -4,7 +4,9 @@ Every stepper's ``step()`` returns a ``StepReport``: the new state, one ``Contac
 contact pair of the model, the drive and loop forces, and the work done over the step by
 drives, applied loads, damping, friction and impacts. ``simulate`` turns the reports into rows
 of named scalar columns (``history_columns`` / ``history_row``, the vocabulary of
-shared/DESIGN.md, SI units) for the CSV observer and the ``SimulationResult``.
+shared/DESIGN.md, SI units) for the CSV observer and the ``SimulationResult``; each column is
+defined once, with its unit and how it is read from a report (``CONTACT_COLUMNS``,
+``ROUGH_COLUMNS``, ``BALANCE_COLUMNS``).
 
 Columns: ``t [s]``; per contact ``<name>_state`` (slip, stick, open), ``<name>_normal_force
 [N]``, ``<name>_friction_force [N]``, ``<name>_normal_impulse [N s]``, ``<name>_friction_impulse
@@ -32,6 +34,7 @@ evaluated from the reported state.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -209,86 +212,28 @@ def no_work() -> dict:
 # ------------------------------------------------------------------------------------------
 
 
-def history_columns(system: System) -> list[tuple[str, str]]:
-    """Names and units of the scalar history columns of a system (see the module docstring)."""
-    cols = [("t", "s")]
-    for c in system.model.contacts:
-        n = c.name
-        cols += [
-            (f"{n}_state", ""),
-            (f"{n}_normal_force", "N"),
-            (f"{n}_friction_force", "N"),
-            (f"{n}_normal_impulse", "N s"),
-            (f"{n}_friction_impulse", "N s"),
-            (f"{n}_slip_velocity", "m/s"),
-            (f"{n}_gap", "m"),
-            (f"{n}_parameter", "m"),
-            (f"{n}_n_closed", ""),
-        ]
-        if isinstance(c.profile, Polyline):
-            cols += [
-                (f"{n}_impulse_x", "N s"),
-                (f"{n}_impulse_y", "N s"),
-                (f"{n}_normal_impulse_x", "N s"),
-                (f"{n}_normal_impulse_y", "N s"),
-                (f"{n}_loss_profile", "J"),
-                (f"{n}_loss_target", "J"),
-            ]
-    for name, drive in zip(system.model.drive_names(), system.model.drives, strict=True):
-        # a revolute joint's drive holds a torque, a prismatic joint's a force
-        revolute = system.tree.joints[drive.joint].kind == "revolute"
-        cols.append((f"{name}_force", "N m" if revolute else "N"))
-    cols += [
-        ("kinetic_energy", "J"),
-        ("potential_energy", "J"),
-        ("elastic_energy", "J"),
-        ("tree_kinetic_energy", "J"),
-        ("structure_kinetic_energy", "J"),
-        ("structure_elastic_energy", "J"),
-        *((key, "J") for key in WORK_KEYS),
-        ("energy_error", "J"),
-        ("residual_position", "m"),
-        ("residual_velocity", "m/s"),
-        ("n_newton", ""),
-        ("n_substeps", ""),
-        ("solver_residual", "m/s"),
-    ]
-    return cols + state_columns(system.model, system.tree)
+@dataclass(frozen=True)
+class Column:
+    """One history column, defined once: its ``name`` (per contact: the suffix after
+    ``<contact>_``), its ``unit`` and how its ``value`` is read. A contact column's value is a
+    function of the pair's ``ContactReport``; a balance column's of ``(report, energy, work,
+    energy0)``: the StepReport, ``system.energies`` at its state, the work accumulated since
+    the start (dict WORK_KEYS -> J) and the total energy at the start (J)."""
+
+    name: str
+    unit: str
+    value: Callable
 
 
-def history_row(
-    system: System, report: StepReport, energy: Energies, work: dict, energy0: float
-) -> dict:
-    """One row of scalar columns from a report, the energies at its state and the work
-    accumulated since the start (dict WORK_KEYS -> J); energy0 : total energy at the start."""
-    row = {"t": report.t}
-    for c in report.contacts:
-        n = c.name
-        k = c.main
-        row[f"{n}_state"] = c.state
-        row[f"{n}_normal_force"] = float(np.sum(c.normal_force))
-        row[f"{n}_friction_force"] = float(np.sum(c.friction_force))
-        row[f"{n}_normal_impulse"] = float(np.sum(c.normal_impulse))
-        row[f"{n}_friction_impulse"] = float(np.sum(c.friction_impulse))
-        row[f"{n}_slip_velocity"] = float(c.slip_velocity[k]) if k >= 0 else np.nan
-        row[f"{n}_gap"] = c.min_gap
-        row[f"{n}_parameter"] = float(c.parameter[k]) if k >= 0 else np.nan
-        row[f"{n}_n_closed"] = c.n_points
-        if isinstance(c, RoughContactReport):
-            row[f"{n}_impulse_x"], row[f"{n}_impulse_y"] = c.impulse_xy
-            row[f"{n}_normal_impulse_x"], row[f"{n}_normal_impulse_y"] = c.normal_impulse_xy
-            row[f"{n}_loss_profile"] = c.loss_profile
-            row[f"{n}_loss_target"] = c.loss_target
-    for name, value in zip(system.model.drive_names(), report.drive_forces, strict=True):
-        row[f"{name}_force"] = float(value)
-    row["kinetic_energy"] = energy.kinetic
-    row["potential_energy"] = energy.potential
-    row["elastic_energy"] = energy.elastic
-    row["tree_kinetic_energy"] = energy.tree_kinetic
-    row["structure_kinetic_energy"] = energy.structure_kinetic
-    row["structure_elastic_energy"] = energy.structure_elastic
-    row.update(work)
-    row["energy_error"] = (
+def _main(values: np.ndarray, c: ContactReport) -> float:
+    """The value at the point with the largest normal force (NaN with no closed point)."""
+    k = c.main
+    return float(values[k]) if k >= 0 else np.nan
+
+
+def _energy_error(report, energy, work, energy0) -> float:
+    """The balance: E - E0 - work in + dissipated (J); 0 up to the scheme's error."""
+    return (
         energy.total
         - energy0
         - work["work_drives"]
@@ -299,11 +244,70 @@ def history_row(
         + work["dissipated_numerical"]
         - work["work_contact_timing"]
     )
-    row["residual_position"] = report.residual_position
-    row["residual_velocity"] = report.residual_velocity
-    row["n_newton"] = report.n_newton
-    row["n_substeps"] = report.n_substeps
-    row["solver_residual"] = report.solver_residual
+
+
+CONTACT_COLUMNS = (
+    Column("state", "", lambda c: c.state),
+    Column("normal_force", "N", lambda c: float(np.sum(c.normal_force))),
+    Column("friction_force", "N", lambda c: float(np.sum(c.friction_force))),
+    Column("normal_impulse", "N s", lambda c: float(np.sum(c.normal_impulse))),
+    Column("friction_impulse", "N s", lambda c: float(np.sum(c.friction_impulse))),
+    Column("slip_velocity", "m/s", lambda c: _main(c.slip_velocity, c)),
+    Column("gap", "m", lambda c: c.min_gap),
+    Column("parameter", "m", lambda c: _main(c.parameter, c)),
+    Column("n_closed", "", lambda c: c.n_points),
+)
+ROUGH_COLUMNS = (  # a rough pair's (``RoughContactReport``), after its contact columns
+    Column("impulse_x", "N s", lambda c: float(c.impulse_xy[0])),
+    Column("impulse_y", "N s", lambda c: float(c.impulse_xy[1])),
+    Column("normal_impulse_x", "N s", lambda c: float(c.normal_impulse_xy[0])),
+    Column("normal_impulse_y", "N s", lambda c: float(c.normal_impulse_xy[1])),
+    Column("loss_profile", "J", lambda c: c.loss_profile),
+    Column("loss_target", "J", lambda c: c.loss_target),
+)
+BALANCE_COLUMNS = (
+    Column("kinetic_energy", "J", lambda r, e, w, e0: e.kinetic),
+    Column("potential_energy", "J", lambda r, e, w, e0: e.potential),
+    Column("elastic_energy", "J", lambda r, e, w, e0: e.elastic),
+    Column("tree_kinetic_energy", "J", lambda r, e, w, e0: e.tree_kinetic),
+    Column("structure_kinetic_energy", "J", lambda r, e, w, e0: e.structure_kinetic),
+    Column("structure_elastic_energy", "J", lambda r, e, w, e0: e.structure_elastic),
+    *(Column(key, "J", lambda r, e, w, e0, key=key: w[key]) for key in WORK_KEYS),
+    Column("energy_error", "J", _energy_error),
+    Column("residual_position", "m", lambda r, e, w, e0: r.residual_position),
+    Column("residual_velocity", "m/s", lambda r, e, w, e0: r.residual_velocity),
+    Column("n_newton", "", lambda r, e, w, e0: r.n_newton),
+    Column("n_substeps", "", lambda r, e, w, e0: r.n_substeps),
+    Column("solver_residual", "m/s", lambda r, e, w, e0: r.solver_residual),
+)
+
+
+def history_columns(system: System) -> list[tuple[str, str]]:
+    """Names and units of the scalar history columns of a system (see the module docstring)."""
+    cols = [("t", "s")]
+    for c in system.model.contacts:
+        rough = ROUGH_COLUMNS if isinstance(c.profile, Polyline) else ()
+        cols += [(f"{c.name}_{col.name}", col.unit) for col in CONTACT_COLUMNS + rough]
+    for name, drive in zip(system.model.drive_names(), system.model.drives, strict=True):
+        # a revolute joint's drive holds a torque, a prismatic joint's a force
+        revolute = system.tree.joints[drive.joint].kind == "revolute"
+        cols.append((f"{name}_force", "N m" if revolute else "N"))
+    cols += [(col.name, col.unit) for col in BALANCE_COLUMNS]
+    return cols + state_columns(system.model, system.tree)
+
+
+def history_row(
+    system: System, report: StepReport, energy: Energies, work: dict, energy0: float
+) -> dict:
+    """One row of scalar columns from a report, the energies at its state and the work
+    accumulated since the start (dict WORK_KEYS -> J); energy0 : total energy at the start."""
+    row = {"t": report.t}
+    for c in report.contacts:
+        rough = ROUGH_COLUMNS if isinstance(c, RoughContactReport) else ()
+        row.update({f"{c.name}_{col.name}": col.value(c) for col in CONTACT_COLUMNS + rough})
+    for name, value in zip(system.model.drive_names(), report.drive_forces, strict=True):
+        row[f"{name}_force"] = float(value)
+    row.update({col.name: col.value(report, energy, work, energy0) for col in BALANCE_COLUMNS})
     row.update(state_values(system, report.q, report.u))
     return row
 
@@ -422,10 +426,14 @@ class SimulationResult:
 
 
 __all__ = [
+    "BALANCE_COLUMNS",
+    "CONTACT_COLUMNS",
     "CONTACT_STATES",
+    "Column",
     "ContactReport",
     "HistoryWriter",
     "ProfileLosses",
+    "ROUGH_COLUMNS",
     "RoughContactReport",
     "SimulationResult",
     "StepReport",
