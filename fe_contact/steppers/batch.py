@@ -18,7 +18,7 @@ from ..kernels.beam import GAP, N_FIELDS, NX, PX, TX, VT, S
 from ..kernels.loop import N_ENERGY, N_POWER, STOPS, steps
 from ..sensors import state_arrays
 from ..system import Energies
-from .result import WORK_KEYS, ContactReport, StepReport
+from .result import BALANCE_COLUMNS, CONTACT_COLUMNS, WORK_KEYS, ContactReport, StepReport
 
 # the output arrays of a batch hold at most this many numbers per state array (K n)
 BATCH_ENTRIES = 1 << 20
@@ -145,8 +145,30 @@ class StepBatch:
         col["n_newton"] = self.n_newton.copy()
         col["n_substeps"] = np.ones(n, dtype=int)
         col["solver_residual"] = np.zeros(n)
+        self._generic_columns(col, work, energy0)
         col.update(state_arrays(system, self.q, self.u))
         return col
+
+    def _generic_columns(self, col: dict, work: dict, energy0: float) -> None:
+        """The columns of ``result`` that ``columns`` has no array form for, read from each
+        step's report as ``history_row`` reads them (one definition of every column; an array
+        form here is only faster)."""
+        contact = [c for c in CONTACT_COLUMNS if f"{self.contacts[0][0]}_{c.name}" not in col]
+        contact = contact if self.contacts else []
+        balance = [c for c in BALANCE_COLUMNS if c.name not in col]
+        if not contact and not balance:
+            return
+        rows = {}
+        for j in range(self.n):
+            report = self.report(j)
+            done = {key: float(col[key][j]) for key in WORK_KEYS}
+            for c in report.contacts:
+                for column in contact:
+                    rows.setdefault(f"{c.name}_{column.name}", []).append(column.value(c))
+            for column in balance:
+                value = column.value(report, self.energies(j), done, energy0)
+                rows.setdefault(column.name, []).append(value)
+        col.update({name: np.asarray(values) for name, values in rows.items()})
 
 
 def take_steps(st, n_max: int) -> StepBatch | None:

@@ -53,6 +53,16 @@ WORK_KEYS = (
     "dissipated_numerical",
     "work_contact_timing",
 )
+WORK_MEANINGS = {
+    "work_drives": "work done by the drives since t0",
+    "work_loads": "work done by applied loads and actuators since t0",
+    "dissipated_damping": "energy taken by joint and structural damping since t0",
+    "dissipated_friction": "energy taken by friction since t0 (never decreases)",
+    "dissipated_impact": "energy taken by impacts since t0 (never decreases)",
+    "dissipated_numerical": "generalised-alpha's own loss for rho_inf < 1 (0 otherwise)",
+    "work_contact_timing": "energy given by impulses acting along the step's start velocity "
+    "(Moreau-Jean and event-driven; never decreases)",
+}
 CONTACT_STATES = ("slip", "stick", "open")
 
 
@@ -215,13 +225,15 @@ def no_work() -> dict:
 @dataclass(frozen=True)
 class Column:
     """One history column, defined once: its ``name`` (per contact: the suffix after
-    ``<contact>_``), its ``unit`` and how its ``value`` is read. A contact column's value is a
+    ``<contact>_``), its ``unit``, its ``meaning`` (the documentation's columns table) and how
+    its ``value`` is read. A contact column's value is a
     function of the pair's ``ContactReport``; a balance column's of ``(report, energy, work,
     energy0)``: the StepReport, ``system.energies`` at its state, the work accumulated since
     the start (dict WORK_KEYS -> J) and the total energy at the start (J)."""
 
     name: str
     unit: str
+    meaning: str
     value: Callable
 
 
@@ -247,38 +259,145 @@ def _energy_error(report, energy, work, energy0) -> float:
 
 
 CONTACT_COLUMNS = (
-    Column("state", "", lambda c: c.state),
-    Column("normal_force", "N", lambda c: float(np.sum(c.normal_force))),
-    Column("friction_force", "N", lambda c: float(np.sum(c.friction_force))),
-    Column("normal_impulse", "N s", lambda c: float(np.sum(c.normal_impulse))),
-    Column("friction_impulse", "N s", lambda c: float(np.sum(c.friction_impulse))),
-    Column("slip_velocity", "m/s", lambda c: _main(c.slip_velocity, c)),
-    Column("gap", "m", lambda c: c.min_gap),
-    Column("parameter", "m", lambda c: _main(c.parameter, c)),
-    Column("n_closed", "", lambda c: c.n_points),
+    Column(
+        "state",
+        "",
+        "contact state over the step: ``slip``, ``stick`` or ``open``",
+        lambda c: c.state,
+    ),
+    Column(
+        "normal_force",
+        "N",
+        "normal contact force (positive: compressive)",
+        lambda c: float(np.sum(c.normal_force)),
+    ),
+    Column(
+        "friction_force",
+        "N",
+        "friction force on the profile along the contact tangent",
+        lambda c: float(np.sum(c.friction_force)),
+    ),
+    Column(
+        "normal_impulse",
+        "N s",
+        "normal impulse over the step (impacts and Moreau-Jean)",
+        lambda c: float(np.sum(c.normal_impulse)),
+    ),
+    Column(
+        "friction_impulse",
+        "N s",
+        "tangential impulse over the step",
+        lambda c: float(np.sum(c.friction_impulse)),
+    ),
+    Column(
+        "slip_velocity",
+        "m/s",
+        "relative tangential velocity at the contact point",
+        lambda c: _main(c.slip_velocity, c),
+    ),
+    Column("gap", "m", "normal gap (0 while closed, positive open)", lambda c: c.min_gap),
+    Column(
+        "parameter",
+        "m",
+        "contact point's material coordinate on the target",
+        lambda c: _main(c.parameter, c),
+    ),
+    Column(
+        "n_closed",
+        "",
+        "number of closed contact points (candidate grids, rough pairs)",
+        lambda c: c.n_points,
+    ),
 )
 ROUGH_COLUMNS = (  # a rough pair's (``RoughContactReport``), after its contact columns
-    Column("impulse_x", "N s", lambda c: float(c.impulse_xy[0])),
-    Column("impulse_y", "N s", lambda c: float(c.impulse_xy[1])),
-    Column("normal_impulse_x", "N s", lambda c: float(c.normal_impulse_xy[0])),
-    Column("normal_impulse_y", "N s", lambda c: float(c.normal_impulse_xy[1])),
-    Column("loss_profile", "J", lambda c: c.loss_profile),
-    Column("loss_target", "J", lambda c: c.loss_target),
+    Column(
+        "impulse_x",
+        "N s",
+        "rough pair: whole impulse on the profile over the step, x",
+        lambda c: float(c.impulse_xy[0]),
+    ),
+    Column(
+        "impulse_y",
+        "N s",
+        "rough pair: whole impulse on the profile over the step, y",
+        lambda c: float(c.impulse_xy[1]),
+    ),
+    Column(
+        "normal_impulse_x",
+        "N s",
+        "rough pair: its part along the contact normals, x",
+        lambda c: float(c.normal_impulse_xy[0]),
+    ),
+    Column(
+        "normal_impulse_y",
+        "N s",
+        "rough pair: its part along the contact normals, y",
+        lambda c: float(c.normal_impulse_xy[1]),
+    ),
+    Column(
+        "loss_profile",
+        "J",
+        "rough pair: energy lost on the profile since the start (003 eq. 18)",
+        lambda c: c.loss_profile,
+    ),
+    Column(
+        "loss_target",
+        "J",
+        "rough pair: energy lost on the target since the start (003 eq. 20)",
+        lambda c: c.loss_target,
+    ),
 )
 BALANCE_COLUMNS = (
-    Column("kinetic_energy", "J", lambda r, e, w, e0: e.kinetic),
-    Column("potential_energy", "J", lambda r, e, w, e0: e.potential),
-    Column("elastic_energy", "J", lambda r, e, w, e0: e.elastic),
-    Column("tree_kinetic_energy", "J", lambda r, e, w, e0: e.tree_kinetic),
-    Column("structure_kinetic_energy", "J", lambda r, e, w, e0: e.structure_kinetic),
-    Column("structure_elastic_energy", "J", lambda r, e, w, e0: e.structure_elastic),
-    *(Column(key, "J", lambda r, e, w, e0, key=key: w[key]) for key in WORK_KEYS),
-    Column("energy_error", "J", _energy_error),
-    Column("residual_position", "m", lambda r, e, w, e0: r.residual_position),
-    Column("residual_velocity", "m/s", lambda r, e, w, e0: r.residual_velocity),
-    Column("n_newton", "", lambda r, e, w, e0: r.n_newton),
-    Column("n_substeps", "", lambda r, e, w, e0: r.n_substeps),
-    Column("solver_residual", "m/s", lambda r, e, w, e0: r.solver_residual),
+    Column(
+        "kinetic_energy", "J", "kinetic energy of the whole system", lambda r, e, w, e0: e.kinetic
+    ),
+    Column(
+        "potential_energy",
+        "J",
+        "potential energy of gravity and joint springs",
+        lambda r, e, w, e0: e.potential,
+    ),
+    Column("elastic_energy", "J", "strain energy of the structures", lambda r, e, w, e0: e.elastic),
+    Column(
+        "tree_kinetic_energy", "J", "kinetic energy of the tree", lambda r, e, w, e0: e.tree_kinetic
+    ),
+    Column(
+        "structure_kinetic_energy",
+        "J",
+        "kinetic energy of the structures",
+        lambda r, e, w, e0: e.structure_kinetic,
+    ),
+    Column(
+        "structure_elastic_energy",
+        "J",
+        "strain energy of the structures",
+        lambda r, e, w, e0: e.structure_elastic,
+    ),
+    *(
+        Column(key, "J", WORK_MEANINGS[key], lambda r, e, w, e0, key=key: w[key])
+        for key in WORK_KEYS
+    ),
+    Column("energy_error", "J", "the balance below; 0 up to the stepper's error", _energy_error),
+    Column(
+        "residual_position",
+        "m",
+        "largest position-level constraint residual",
+        lambda r, e, w, e0: r.residual_position,
+    ),
+    Column(
+        "residual_velocity",
+        "m/s",
+        "largest velocity-level constraint residual",
+        lambda r, e, w, e0: r.residual_velocity,
+    ),
+    Column("n_newton", "", "Newton iterations in the step", lambda r, e, w, e0: r.n_newton),
+    Column("n_substeps", "", "sub-steps taken in the step", lambda r, e, w, e0: r.n_substeps),
+    Column(
+        "solver_residual",
+        "m/s",
+        "residual of the contact laws' solver",
+        lambda r, e, w, e0: r.solver_residual,
+    ),
 )
 
 
