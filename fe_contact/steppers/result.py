@@ -22,7 +22,8 @@ per drive ``<name>_force [N m]`` (revolute joint) or ``[N]`` (prismatic); the ba
 ``dissipated_numerical`` (the algorithmic dissipation of the generalised-alpha scheme with
 rho_inf < 1, ``numerical_dissipation``; 0 for the other steppers), ``work_contact_timing`` (the
 energy a Moreau-Jean step's impulses give where they act along the start velocity, >= 0,
-``impulse_work``; 0 for the other steppers), ``energy_error`` (J),
+``impulse_work``; 0 for the other steppers), ``energy_error`` (J), ``friction_power [W]``
+(sum of F_t v_t over the closed contact points at the reported state, <= 0),
 ``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
 ``structure_kinetic_energy``, ``structure_elastic_energy`` (J), and the stepper's effort in the
 step: ``n_newton`` (iterations), ``n_substeps``, ``solver_residual [m/s]`` (contact laws);
@@ -378,6 +379,14 @@ BALANCE_COLUMNS = (
         for key in WORK_KEYS
     ),
     Column("energy_error", "J", "the balance below; 0 up to the stepper's error", _energy_error),
+    Column(
+        "friction_power",
+        "W",
+        "power of the friction forces, sum of F_t v_t over the closed contact points at the "
+        "reported state (<= 0: friction dissipates; an impulsive stepper's F_t is the step's "
+        "mean force)",
+        lambda r, e, w, e0: sum(float(c.friction_force @ c.slip_velocity) for c in r.contacts),
+    ),
     Column(
         "residual_position",
         "m",
