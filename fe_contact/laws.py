@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -19,6 +21,7 @@ from . import validation as check
 
 COMPLIANT_KINDS = {"linear": 1.0, "hertz": 1.5}
 STEPPERS = ("generalized-alpha", "moreau", "event-driven")  # ``simulate``'s method names
+FILE_LAWS: dict[str, type] = {}  # a model file's ``law = "..."`` -> the law class (``file_name``)
 
 
 def continuous_friction(v_t: float, v0: float) -> float:
@@ -52,7 +55,14 @@ class ContactLaw:
     """
 
     constraint: ClassVar[str] = ""
+    file_name: ClassVar[str | None] = None  # its ``law = "..."`` in a model file (FILE_LAWS)
     mu: float
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("file_name")
+        if name is not None:
+            FILE_LAWS[name] = cls
 
     @property
     def steppers(self) -> frozenset[str]:
@@ -117,17 +127,47 @@ class ContactLaw:
         return abs(friction) <= self.static_coefficient * normal * (1.0 + 1e-12)
 
     def file_table(self) -> dict:
-        """The keys of this law in a model file's contact table (``io.model_file``); raises
-        ValueError for a law the model file has no keys for (a subclass among them: its own
+        """The keys of this law in a model file's contact table (``io.model_file``): ``law``
+        its ``file_name``, then every field that differs from its default; raises ValueError
+        for a law without a ``file_name`` of its own (a subclass among them: its own
         coefficient would be lost)."""
-        raise ValueError(
-            f"a {type(self).__name__} law cannot be written to a model file; allowed: "
-            "Sliding, Unilateral"
-        )
+        name = type(self).__dict__.get("file_name")
+        if name is None:
+            raise ValueError(
+                f"a {type(self).__name__} law cannot be written to a model file; allowed: "
+                + ", ".join(cls.__name__ for cls in FILE_LAWS.values())
+            )
+        table = {"law": name}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.init and value is not None and value != f.default:
+                table[f.name] = value if isinstance(value, str | bool) else float(value)
+        return table
 
     def summary(self) -> str:
         """One line for ``fe-contact info``."""
         return f"{type(self).__name__}, mu = {self.mu:g}"
+
+
+def file_keys(law: type) -> dict[str, object]:
+    """The keys a model file's contact table gives the law class ``law`` (its dataclass
+    fields) -> their types."""
+    hints = typing.get_type_hints(law)
+    return {f.name: hints[f.name] for f in dataclasses.fields(law) if f.init}
+
+
+def law_from_table(name: str, values: dict) -> ContactLaw:
+    """The law ``law = name`` of a model file's contact table with the keys ``values`` (its
+    own keys, ``file_keys``; absent ones take their defaults); ValueError naming a law or a
+    key the file cannot have."""
+    if name not in FILE_LAWS:
+        check.fail("law", name, " or ".join(repr(n) for n in FILE_LAWS))
+    cls = FILE_LAWS[name]
+    own = file_keys(cls)
+    for key in values:
+        if key not in own:
+            check.fail(key, values[key], f"a key of law {name!r}: {', '.join(own)}")
+    return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -162,6 +202,7 @@ class Sliding(ContactLaw):
         object.__setattr__(self, "mu_s", mu_s)
 
     constraint: ClassVar[str] = "bilateral"
+    file_name: ClassVar[str | None] = "sliding"
 
     @property
     def compiled(self) -> bool:
@@ -225,6 +266,7 @@ class Unilateral(ContactLaw):
             )
 
     constraint: ClassVar[str] = "unilateral"
+    file_name: ClassVar[str | None] = "unilateral"
 
     @property
     def steppers(self) -> frozenset[str]:
@@ -258,6 +300,8 @@ class Unilateral(ContactLaw):
         table["restitution_tangent"] = float(self.restitution_tangent)
         if self.impact != "newton":
             table["impact"] = self.impact
+        if self.reversibility:
+            table["reversibility"] = float(self.reversibility)
         return table
 
     def summary(self) -> str:
@@ -376,8 +420,11 @@ __all__ = [
     "STEPPERS",
     "Compliant",
     "ContactLaw",
+    "FILE_LAWS",
     "ImpactPhase",
     "Sliding",
     "Unilateral",
     "continuous_friction",
+    "file_keys",
+    "law_from_table",
 ]
