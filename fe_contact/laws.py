@@ -96,29 +96,68 @@ class ContactLaw:
         ``slip_speed`` = |v_t| (m/s); Coulomb's law: the constant mu (002 eq. 63)."""
         return self.mu
 
+    def coefficient_slope(self, slip_speed: float) -> float:
+        """d mu / d|v_t| (s/m) of ``friction_coefficient`` at ``slip_speed`` >= 0: 0 for a
+        constant mu, else a central difference of step 1e-6 |v_t| (forward at rest); a law
+        with a closed form overrides it."""
+        if type(self).friction_coefficient is ContactLaw.friction_coefficient:
+            return 0.0
+        speed = abs(float(slip_speed))
+        if speed == 0.0:
+            dv = 1e-9
+            return (self.friction_coefficient(dv) - self.friction_coefficient(0.0)) / dv
+        dv = 1e-6 * speed
+        up = self.friction_coefficient(speed + dv)
+        return (up - self.friction_coefficient(speed - dv)) / (2.0 * dv)
+
     def friction_factor(self, slip_velocity: float, direction: float | None = None) -> float:
         """F_t / F_n of a slipping contact: its friction force on the profile is -factor F_n
         along the tangent (Lipinski (002), eq. 63; J_Sigma of eq. 71c holds W_N - factor W_T).
         ``direction`` : the slip direction the stepper holds (+1, -1, or 0 at rest), by default
-        sign(v_t). A continuous law ignores it: its factor is a function of v_t."""
+        sign(v_t). A continuous law ignores it: its factor is mu(|v_t|) sign(v_t) (1 -
+        exp(-|v_t| / v0)), a function of v_t (Bauchau (000), eq. (10), regularising any
+        ``friction_coefficient``)."""
         v0 = self.characteristic_velocity
         if v0 is not None:
-            return self.mu * continuous_friction(slip_velocity, v0)
+            speed = abs(float(slip_velocity))
+            return continuous_friction(slip_velocity, v0) * self.friction_coefficient(speed)
         sign = np.sign(slip_velocity) if direction is None else direction
         return float(sign) * self.friction_coefficient(abs(float(slip_velocity)))
 
     def friction_slope(self, slip_velocity: float) -> float:
         """d factor / d v_t (s/m) at a slip velocity away from 0 (0 at rest): the exact slope
-        of the continuous law, a central difference of step 1e-6 |v_t| otherwise (the
+        of the continuous law, mu(|v|) exp(-|v| / v0) / v0 + (1 - exp(-|v| / v0)) mu'(|v|)
+        (``coefficient_slope``), a central difference of step 1e-6 |v_t| otherwise (the
         coefficient is smooth away from rest; the step keeps the sign of v_t)."""
         v0 = self.characteristic_velocity
         if v0 is not None:
-            return self.mu * float(np.exp(-abs(slip_velocity) / v0)) / v0
+            speed = abs(float(slip_velocity))
+            decay = float(np.exp(-speed / v0))
+            slope = self.friction_coefficient(speed) * decay / v0
+            if type(self).friction_coefficient is ContactLaw.friction_coefficient:
+                return slope
+            return slope - float(np.expm1(-speed / v0)) * self.coefficient_slope(speed)
         if slip_velocity == 0.0:
             return 0.0
         dv = 1e-6 * abs(slip_velocity)
         up = self.friction_factor(slip_velocity + dv)
         return (up - self.friction_factor(slip_velocity - dv)) / (2.0 * dv)
+
+    def viscous_force(self, slip_velocity: float) -> tuple[float, float]:
+        """(F_v, dF_v / dv_t): the part of the friction force on the profile (N, along the
+        tangent) that does not scale with the normal force, such as the viscous term -c_v v_t
+        of a lubricated contact, and its slope (N s/m); Coulomb's law has none (0, 0). A
+        closed contact that slips feels -factor F_n + F_v (``friction_factor``)."""
+        return 0.0, 0.0
+
+    def coulomb(self) -> bool:
+        """True when the friction is Coulomb's with the constant ``mu`` (none of
+        ``friction_coefficient``, ``friction_factor``, ``viscous_force`` overridden): what the
+        compiled kernels and the Moreau-Jean contact problem implement."""
+        own = (ContactLaw.friction_coefficient, ContactLaw.friction_factor)
+        own += (ContactLaw.viscous_force,)
+        methods = (self.friction_coefficient, self.friction_factor, self.viscous_force)
+        return all(m.__func__ is o for m, o in zip(methods, own, strict=True))
 
     def holds_stick(self, normal: float, friction: float) -> bool:
         """True when a sticking contact with normal force ``normal`` (N) holds the friction
@@ -206,9 +245,8 @@ class Sliding(ContactLaw):
 
     @property
     def compiled(self) -> bool:
-        # the kernels take a constant mu: a subclass with its own coefficient runs in Python
-        own = type(self).friction_coefficient is Sliding.friction_coefficient
-        return self.v0 is None and own
+        # the kernels take a constant mu: a subclass with its own friction runs in Python
+        return self.v0 is None and self.coulomb()
 
     @property
     def static_coefficient(self) -> float:
@@ -276,7 +314,7 @@ class Unilateral(ContactLaw):
         if self.impact == "newton":
             # the Moreau-Jean contact problem has a constant mu: a subclass with its own
             # coefficient runs in the generalised-alpha stepper only
-            own = type(self).friction_coefficient is Unilateral.friction_coefficient
+            own = self.coulomb()
             return frozenset({"generalized-alpha", "moreau"} if own else {"generalized-alpha"})
         if self.reversibility:
             return frozenset({"event-driven"})

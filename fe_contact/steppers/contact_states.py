@@ -256,8 +256,8 @@ class ContactStates(RollingStates):
                 continue
             row = self._normal_row(i)
             if self._stick[i] is None:
-                force += (ev.jac_sigma[row] - ev.jac[row]) * lam[row]
-                power += ev.friction[i] * lam[row] * c.slip_velocity
+                force += (ev.jac_sigma[row] - ev.jac[row]) * lam[row] + c.w_tangent * ev.viscous[i]
+                power += (ev.friction[i] * lam[row] - ev.viscous[i]) * c.slip_velocity
             else:
                 force += ev.jac[self._stick_row(i)] * lam[self._stick_row(i)]
         return force, float(power)
@@ -444,7 +444,7 @@ class ContactStates(RollingStates):
         drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
         friction = (
             sum(
-                ev.friction[i] * lam[self._normal_row(i)] * c.slip_velocity
+                (ev.friction[i] * lam[self._normal_row(i)] - ev.viscous[i]) * c.slip_velocity
                 for i, c in enumerate(ev.contacts)
                 if self._stick[i] is None and self._is_closed(i)
             )

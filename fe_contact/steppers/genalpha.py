@@ -673,7 +673,7 @@ class GeneralizedAlpha(ContactStates):
                 continue
             normal = float(lam[self._normal_row(i)])
             if self._stick[i] is None:
-                state, friction = "slip", -ev.friction[i] * normal
+                state, friction = "slip", -ev.friction[i] * normal + ev.viscous[i]
             else:
                 state, friction = "stick", float(lam[self._stick_row(i)])
             reports.append(point_contact(pair.name, state, c, normal, friction, self._h_step))
