@@ -2,6 +2,8 @@
 ``fe_contact.model``):
 
 - ``Sliding``: bilateral contact with Coulomb friction (Lipinski (002)).
+- ``Stribeck``: bilateral contact with Stribeck friction and a viscous term, regularised at
+  rest as Bauchau's (000) continuous law.
 - ``Unilateral``: set-valued normal and friction laws with an impact law (Eugster-Glocker (004),
   Slavic-Boltezar (003)).
 - ``Compliant``: the normal force a function of the approach, not a constraint (Bauchau (000),
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
@@ -271,6 +274,56 @@ class Sliding(ContactLaw):
 
 
 @dataclass(frozen=True)
+class Stribeck(Sliding):
+    """Bilateral contact with Stribeck friction and a viscous term, regularised at rest as the
+    continuous law of Bauchau (000), eq. (10): while it slips at v = v_t the friction force on
+    the profile is
+
+        F_t = -(mu + (mu_s - mu) exp(-(v / v_s)^2)) F_n sign(v) (1 - exp(-|v| / v0)) - c_v v
+
+    mu : kinetic coefficient (mu_k) >= 0, reached well above v_s. mu_s : the coefficient at
+    rest (breakaway), >= mu (None: mu). v_s : the Stribeck velocity (m/s, > 0) over which the
+    coefficient falls from mu_s to mu. c_v : viscous coefficient (N s/m, >= 0): a force
+    -c_v v that does not scale with F_n (``viscous_force``). v0 : the characteristic velocity
+    (m/s, > 0, required) of the regularisation, v0 << v_s: the coefficient rises from 0 to
+    about mu_s within a few v0 and the contact creeps under a tangential load instead of
+    sticking. The generalised-alpha stepper (in Python) takes it; ``law = "stribeck"`` in a
+    model file.
+    """
+
+    v_s: float | None = None
+    c_v: float = 0.0
+    file_name: ClassVar[str | None] = "stribeck"
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.v0 is None:
+            check.fail("Stribeck.v0", None, "a characteristic velocity > 0 m/s (000 eq. 10)")
+        if self.v_s is None:
+            check.fail("Stribeck.v_s", None, "a Stribeck velocity > 0 m/s")
+        v_s = check.real("Stribeck.v_s", self.v_s, low=0.0, low_open=True, unit="m/s")
+        object.__setattr__(self, "v_s", v_s)
+        c_v = check.real("Stribeck.c_v", self.c_v, low=0.0, unit="N s/m")
+        object.__setattr__(self, "c_v", c_v)
+
+    def friction_coefficient(self, slip_speed: float) -> float:
+        return self.mu + (self.mu_s - self.mu) * math.exp(-((slip_speed / self.v_s) ** 2))
+
+    def coefficient_slope(self, slip_speed: float) -> float:
+        x = slip_speed / self.v_s
+        return -2.0 * (self.mu_s - self.mu) * x / self.v_s * math.exp(-(x**2))
+
+    def viscous_force(self, slip_velocity: float) -> tuple[float, float]:
+        return -self.c_v * float(slip_velocity), -self.c_v
+
+    def summary(self) -> str:
+        return (
+            f"stribeck, mu = {self.mu:g}, mu_s = {self.mu_s:g}, v_s = {self.v_s:g} m/s, "
+            f"c_v = {self.c_v:g} N s/m, v0 = {self.v0:g} m/s"
+        )
+
+
+@dataclass(frozen=True)
 class Unilateral(ContactLaw):
     """Unilateral contact with Coulomb friction and Newton's impact law as set-valued laws,
     Eugster-Glocker (004), eqs. (26)-(27) and sec. 4.5.
@@ -461,6 +514,7 @@ __all__ = [
     "FILE_LAWS",
     "ImpactPhase",
     "Sliding",
+    "Stribeck",
     "Unilateral",
     "continuous_friction",
     "file_keys",
