@@ -130,7 +130,9 @@ class Evaluation:
     tangent); None: mu slip_sign (a constant-mu Coulomb law, as the compiled step builds it).
     viscous : (n_sliding,) the friction force of each closed, slipping contact that does not
     scale with its normal force (N, on the profile along the tangent, ``ContactLaw.
-    viscous_force``; part of ``forces``); None: zeros.
+    viscous_force``; part of ``forces``); None: zeros. slip_slopes : (n_sliding, 2) of each
+    closed, slipping contact whose friction depends on v_t, d factor / dv_t (s/m,
+    ``friction_slope``) and dF_v / dv_t (N s/m), for the step's iteration matrix; None: zeros.
     """
 
     t: float
@@ -149,10 +151,14 @@ class Evaluation:
     compliant: tuple[CompliantForce, ...] = ()
     friction: np.ndarray | None = None
     viscous: np.ndarray | None = None
+    slip_slopes: np.ndarray | None = None
 
     def __post_init__(self):
-        if self.viscous is None:  # no friction that does not scale with F_n
-            object.__setattr__(self, "viscous", np.zeros(len(self.contacts)))
+        n = len(self.contacts)  # None: Coulomb's constant mu (the compiled step)
+        if self.viscous is None:
+            object.__setattr__(self, "viscous", np.zeros(n))
+        if self.slip_slopes is None:
+            object.__setattr__(self, "slip_slopes", np.zeros((n, 2)))
 
 
 @dataclass(frozen=True)
@@ -369,6 +375,7 @@ def evaluate_state(
     signs = np.zeros(len(index))
     friction = np.zeros(len(index))
     viscous = np.zeros(len(index))
+    slopes = np.zeros((len(index), 2))
     normal_rows = []  # (contact, row) of the normal rows, filled after the loops for unilateral
     for i, k in enumerate(index):
         guess = None if s_guess is None else s_guess[i]
@@ -385,7 +392,9 @@ def evaluate_state(
         direction = None if slip_sign is None else float(slip_sign[i])
         friction[i] = law.friction_factor(c.slip_velocity, direction)
         if closed[i] and i not in sticking:
-            viscous[i] = law.viscous_force(c.slip_velocity)[0]
+            viscous[i], slopes[i, 1] = law.viscous_force(c.slip_velocity)
+            if law.characteristic_velocity is not None or not law.coulomb():
+                slopes[i, 0] = law.friction_slope(c.slip_velocity)
         if law.characteristic_velocity is not None:  # the continuous law, Bauchau (000) eq. (10)
             signs[i] = continuous_friction(c.slip_velocity, law.characteristic_velocity)
         else:
@@ -508,6 +517,7 @@ def evaluate_state(
         contact_index=index,
         friction=friction,
         viscous=viscous,
+        slip_slopes=slopes,
         compliant=() if constraints_only or compliant is None else compliant,
     )
 

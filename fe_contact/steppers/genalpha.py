@@ -413,7 +413,8 @@ class GeneralizedAlpha(ContactStates):
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
                 lu = self.algebra.g_solver(h, self.averaged.tangent_state(self.q, q1))
-            delta = bordered_solve(self.algebra, ev, rhs, h, lu)[ind]  # + compliant tangent
+            slip = self._slip_tangent(ev, self.multipliers if last_iterate is None else lam)
+            delta = bordered_solve(self.algebra, ev, rhs, h, lu, slip)[ind]  # + law tangents
             self.n_newton += 1
             last = delta
             if not np.all(np.isfinite(delta)):
