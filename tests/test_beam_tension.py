@@ -134,3 +134,26 @@ def test_axial_force_round_trips_through_a_model_file(tmp_path):
     loaded = load_model(save_model(model, tmp_path / "wire.toml")).model
     assert loaded.structures["wire"].axial_force == 12.5
     assert loaded == model
+
+
+def test_every_beam_parameter_is_a_key_of_the_model_file():
+    """The file's beam table adds the BeamSpec fields it does not declare (``axial_force``
+    among them), so that a new beam parameter needs no edit of the model-file code."""
+    import dataclasses
+
+    from fe_contact.io.model_schema import BeamTable
+
+    assert {f.name for f in dataclasses.fields(BeamSpec)} <= set(BeamTable.model_fields)
+    assert BeamTable.model_fields["axial_force"].default == 0.0
+
+
+@pytest.mark.parametrize(
+    "value, message", [("nan", "a finite number"), ('"taut"', "a valid number")]
+)
+def test_a_bad_axial_force_in_a_model_file_is_named(tmp_path, value, message):
+    from fe_contact.io.model_file import ModelFileError
+
+    path = save_model(Model(structures={"wire": pinned(8, 12.5)}), tmp_path / "wire.toml")
+    path.write_text(path.read_text().replace("axial_force = 12.5", f"axial_force = {value}"))
+    with pytest.raises(ModelFileError, match=f"axial_force.*{message}"):
+        load_model(path)

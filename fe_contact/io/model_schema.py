@@ -42,10 +42,13 @@ A model file::
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from ..elements.beam import BeamSpec
 from ..laws import FILE_LAWS, file_keys
 from ..reductions import STATISTICS  # the statistics of [output] results
 from ..sensors import BODY_QUANTITIES, POINT_QUANTITIES, STRUCTURE_QUANTITIES
@@ -85,8 +88,23 @@ class Document(Table):
 # -- structures ------------------------------------------------------------------------------
 
 
-class BeamTable(Table):
-    """``BeamSpec``: Euler-Bernoulli beam of Lipinski (002), sec. 3."""
+def with_fields(name: str, declared: type[Table], spec: type) -> type[Table]:
+    """The table ``declared`` with every init field of the dataclass ``spec`` that it does not
+    declare, typed by the field's annotation and defaulting to its default (the spec checks
+    its value when it is built), so that a new parameter of ``spec`` is a key of the file with
+    no edit here."""
+    hints = typing.get_type_hints(spec)
+    extra = {
+        f.name: (hints[f.name], f.default)
+        for f in dataclasses.fields(spec)
+        if f.init and f.name not in declared.model_fields
+    }
+    return create_model(name, __base__=declared, __doc__=declared.__doc__, **extra)
+
+
+class BeamKeys(Table):
+    """``BeamSpec``: Euler-Bernoulli beam of Lipinski (002), sec. 3 (the keys declared here
+    carry their bounds; ``BeamTable`` adds the spec's other fields)."""
 
     type: Literal["beam"]
     length: Positive
@@ -104,7 +122,9 @@ class BeamTable(Table):
     rayleigh_beta: NonNegative = 0.0
     origin: Pair = [0.0, 0.0]
     angle: float = 0.0
-    axial_force: float = 0.0
+
+
+BeamTable = with_fields("BeamTable", BeamKeys, BeamSpec)
 
 
 class NeoHookeanTable(Table):
@@ -409,6 +429,7 @@ __all__ = [
     "SIMULATION_KEYS",
     "STATISTICS",
     "STRUCTURES",
+    "BeamKeys",
     "ContactKeys",
     "ContactTable",
     "Document",
@@ -422,4 +443,5 @@ __all__ = [
     "StructureSensorTable",
     "TreeTable",
     "contact_table",
+    "with_fields",
 ]
