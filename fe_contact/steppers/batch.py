@@ -153,8 +153,8 @@ class StepBatch:
         """The columns of ``result`` that ``columns`` has no array form for, read from each
         step's report as ``history_row`` reads them (one definition of every column; an array
         form here is only faster)."""
-        contact = [c for c in CONTACT_COLUMNS if f"{self.contacts[0][0]}_{c.name}" not in col]
-        contact = contact if self.contacts else []
+        first = self.contacts[0][0] if self.contacts else None  # a contact's name
+        contact = [c for c in CONTACT_COLUMNS if first and f"{first}_{c.name}" not in col]
         balance = [c for c in BALANCE_COLUMNS if c.name not in col]
         if not contact and not balance:
             return
