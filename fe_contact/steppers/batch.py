@@ -145,6 +145,11 @@ class StepBatch:
         col["n_newton"] = self.n_newton.copy()
         col["n_substeps"] = np.ones(n, dtype=int)
         col["solver_residual"] = np.zeros(n)
+        # an array form of ``result``'s friction_power, summed in its order (read per step
+        # from the reports it cost a third of a compiled run's wall time)
+        col["friction_power"] = np.zeros(n)
+        for _, _, i, _, friction in self.contacts:
+            col["friction_power"] = col["friction_power"] + friction * self.records[:, i, VT]
         self._generic_columns(col, work, energy0)
         col.update(state_arrays(system, self.q, self.u))
         return col
