@@ -5,8 +5,9 @@ in git); the hand-written pages include them. What each one is made of:
 
 - ``columns.rst``: the history columns and their units, from
   ``fe_contact.steppers.result.history_columns`` of a model with one contact of each kind and
-  one drive; the meaning of each column is typed here and the build fails when the code has a
-  column this file does not describe (or describes one the code no longer has).
+  one drive; the meaning of each column from its definition (``result.Column``), those of the
+  drives', joints' and sensors' columns typed here; the build fails when the code has a column
+  without a meaning (or a meaning of a column the code no longer has).
 - ``schema.rst``: the model-file tables, from the pydantic classes of
   ``fe_contact.io.model_schema`` (keys, types, defaults, bounds).
 - ``demos.rst`` and ``demo_<name>.rst``: one page per ``fe-contact demo NAME``, from
@@ -54,63 +55,39 @@ def table(header, rows) -> str:
 # History columns
 # ------------------------------------------------------------------------------------------
 
-MEANING = {
-    "t": "time",
-    "<name>_state": "contact state over the step: ``slip``, ``stick`` or ``open``",
-    "<name>_normal_force": "normal contact force (positive: compressive)",
-    "<name>_friction_force": "friction force on the profile along the contact tangent",
-    "<name>_normal_impulse": "normal impulse over the step (impacts and Moreau-Jean)",
-    "<name>_friction_impulse": "tangential impulse over the step",
-    "<name>_slip_velocity": "relative tangential velocity at the contact point",
-    "<name>_gap": "normal gap (0 while closed, positive open)",
-    "<name>_parameter": "contact point's material coordinate on the target",
-    "<name>_n_closed": "number of closed contact points (candidate grids, rough pairs)",
-    "<name>_impulse_x": "rough pair: whole impulse on the profile over the step, x",
-    "<name>_impulse_y": "rough pair: whole impulse on the profile over the step, y",
-    "<name>_normal_impulse_x": "rough pair: its part along the contact normals, x",
-    "<name>_normal_impulse_y": "rough pair: its part along the contact normals, y",
-    "<name>_loss_profile": "rough pair: energy lost on the profile since the start (003 eq. 18)",
-    "<name>_loss_target": "rough pair: energy lost on the target since the start (003 eq. 20)",
-    "drive_<joint>_force": "the drive's multiplier: driving torque (revolute) or force",
-    "kinetic_energy": "kinetic energy of the whole system",
-    "potential_energy": "potential of gravity and of the structures' constant loads",
-    "elastic_energy": "strain energy of the structures, joint springs, compliant contacts",
-    "tree_kinetic_energy": "kinetic energy of the tree",
-    "structure_kinetic_energy": "kinetic energy of the structures",
-    "structure_elastic_energy": "strain energy of the structures",
-    "tree_potential_energy": "potential of gravity of the tree's bodies",
-    "tree_elastic_energy": "energy of the joint springs",
-    "<structure>_kinetic_energy": "the structure's kinetic energy",
-    "<structure>_elastic_energy": "the structure's strain energy",
-    "<structure>_potential_energy": "potential of the structure's constant loads "
-    "(self-weight, point loads; 0 in its reference)",
-    "contact_elastic_energy": "elastic energy of the compliant contacts",
-    "work_drives": "work done by the drives since t0",
-    "work_loads": "work done by applied loads and actuators since t0",
-    "dissipated_damping": "energy taken by joint and structural damping since t0",
-    "dissipated_friction": "energy taken by friction since t0 (never decreases)",
-    "dissipated_impact": "energy taken by impacts since t0 (never decreases)",
-    "dissipated_numerical": "generalised-alpha's own loss for rho_inf < 1 (0 otherwise)",
-    "work_contact_timing": "energy given by impulses acting along the step's start velocity "
-    "(Moreau-Jean and event-driven; never decreases)",
-    "energy_error": "the balance below; 0 up to the stepper's error",
-    "residual_position": "largest position-level constraint residual",
-    "residual_velocity": "largest velocity-level constraint residual",
-    "n_newton": "Newton iterations in the step",
-    "n_substeps": "sub-steps taken in the step",
-    "solver_residual": "residual of the contact laws' solver",
-    "<joint>_q": "the joint's coordinate (angle or displacement)",
-    "<joint>_u": "the joint's velocity",
-    "<sensor>_x": "x of a sensed position or displacement (plane axes)",
-    "<sensor>_y": "y of a sensed position or displacement",
-    "<sensor>_vx": "x of a sensed velocity",
-    "<sensor>_vy": "y of a sensed velocity",
-    "<sensor>_ax": "x of a sensed acceleration (generalised-alpha: J q'' + J' q' at the "
-    "state; Moreau-Jean, event-driven: from the mean q'' of the step; NaN at their start)",
-    "<sensor>_ay": "y of a sensed acceleration",
-    "<sensor>": "a scalar sensed quantity: angle, angular velocity or acceleration, "
-    "deflection, slope, curvature, moment or tension",
-}
+
+def column_meanings() -> dict:
+    """The meaning of every history column: the result's own columns carry theirs
+    (``fe_contact.steppers.result.Column``); the drives', joints' and sensors' are typed here."""
+    from fe_contact.steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS, ROUGH_COLUMNS
+
+    meaning = {"t": "time"}
+    meaning.update({f"<name>_{c.name}": c.meaning for c in CONTACT_COLUMNS + ROUGH_COLUMNS})
+    meaning["drive_<joint>_force"] = "the drive's multiplier: driving torque (revolute) or force"
+    meaning.update({c.name: c.meaning for c in BALANCE_COLUMNS})
+    meaning.update(
+        {
+            "<joint>_q": "the joint's coordinate (angle or displacement)",
+            "<joint>_u": "the joint's velocity",
+            "<sensor>_x": "x of a sensed position or displacement (plane axes)",
+            "<sensor>_y": "y of a sensed position or displacement",
+            "<sensor>_vx": "x of a sensed velocity",
+            "<sensor>_vy": "y of a sensed velocity",
+            "<sensor>_ax": "x of a sensed acceleration (generalised-alpha: J q'' + J' q' at the "
+            "state; Moreau-Jean, event-driven: from the mean q'' of the step; NaN at their start)",
+            "<sensor>_ay": "y of a sensed acceleration",
+            "<sensor>": "a scalar sensed quantity: angle, angular velocity or acceleration, "
+            "deflection, slope, curvature, moment or tension",
+            "tree_potential_energy": "potential of gravity of the tree's bodies",
+            "tree_elastic_energy": "energy of the joint springs",
+            "<structure>_kinetic_energy": "the structure's kinetic energy",
+            "<structure>_elastic_energy": "the structure's strain energy",
+            "<structure>_potential_energy": "potential of the structure's constant loads "
+            "(self-weight, point loads; 0 in its reference)",
+            "contact_elastic_energy": "elastic energy of the compliant contacts",
+        }
+    )
+    return meaning
 
 
 def history_column_rows():
@@ -170,13 +147,14 @@ def history_column_rows():
 def columns_page() -> str:
     rows = history_column_rows()
     names = {r[0] for r in rows}
-    missing, stale = names - MEANING.keys(), MEANING.keys() - names
+    meaning = column_meanings()
+    missing, stale = names - meaning.keys(), meaning.keys() - names
     if missing or stale:
         raise RuntimeError(
-            f"docs/docgen.py MEANING is out of step with history_columns: "
+            f"docs/docgen.py column_meanings is out of step with history_columns: "
             f"undescribed {sorted(missing)}, no longer in the code {sorted(stale)}"
         )
-    body = [(f"``{n}``", u or "--", w, MEANING[n]) for n, u, w in rows]
+    body = [(f"``{n}``", u or "--", w, meaning[n]) for n, u, w in rows]
     return table(("column", "unit", "present", "meaning"), body)
 
 

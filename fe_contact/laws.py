@@ -2,6 +2,8 @@
 ``fe_contact.model``):
 
 - ``Sliding``: bilateral contact with Coulomb friction (Lipinski (002)).
+- ``Stribeck``: bilateral contact with Stribeck friction and a viscous term, regularised at
+  rest as Bauchau's (000) continuous law.
 - ``Unilateral``: set-valued normal and friction laws with an impact law (Eugster-Glocker (004),
   Slavic-Boltezar (003)).
 - ``Compliant``: the normal force a function of the approach, not a constraint (Bauchau (000),
@@ -10,6 +12,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import typing
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -19,6 +24,7 @@ from . import validation as check
 
 COMPLIANT_KINDS = {"linear": 1.0, "hertz": 1.5}
 STEPPERS = ("generalized-alpha", "moreau", "event-driven")  # ``simulate``'s method names
+FILE_LAWS: dict[str, type] = {}  # a model file's ``law = "..."`` -> the law class (``file_name``)
 
 
 def continuous_friction(v_t: float, v0: float) -> float:
@@ -80,7 +86,14 @@ class ContactLaw:
     """
 
     constraint: ClassVar[str] = ""
+    file_name: ClassVar[str | None] = None  # its ``law = "..."`` in a model file (FILE_LAWS)
     mu: float
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("file_name")
+        if name is not None:
+            FILE_LAWS[name] = cls
 
     @property
     def steppers(self) -> frozenset[str]:
@@ -114,29 +127,68 @@ class ContactLaw:
         ``slip_speed`` = |v_t| (m/s); Coulomb's law: the constant mu (002 eq. 63)."""
         return self.mu
 
+    def coefficient_slope(self, slip_speed: float) -> float:
+        """d mu / d|v_t| (s/m) of ``friction_coefficient`` at ``slip_speed`` >= 0: 0 for a
+        constant mu, else a central difference of step 1e-6 |v_t| (forward at rest); a law
+        with a closed form overrides it."""
+        if type(self).friction_coefficient is ContactLaw.friction_coefficient:
+            return 0.0
+        speed = abs(float(slip_speed))
+        if speed == 0.0:
+            dv = 1e-9
+            return (self.friction_coefficient(dv) - self.friction_coefficient(0.0)) / dv
+        dv = 1e-6 * speed
+        up = self.friction_coefficient(speed + dv)
+        return (up - self.friction_coefficient(speed - dv)) / (2.0 * dv)
+
     def friction_factor(self, slip_velocity: float, direction: float | None = None) -> float:
         """F_t / F_n of a slipping contact: its friction force on the profile is -factor F_n
         along the tangent (Lipinski (002), eq. 63; J_Sigma of eq. 71c holds W_N - factor W_T).
         ``direction`` : the slip direction the stepper holds (+1, -1, or 0 at rest), by default
-        sign(v_t). A continuous law ignores it: its factor is a function of v_t."""
+        sign(v_t). A continuous law ignores it: its factor is mu(|v_t|) sign(v_t) (1 -
+        exp(-|v_t| / v0)), a function of v_t (Bauchau (000), eq. (10), regularising any
+        ``friction_coefficient``)."""
         v0 = self.characteristic_velocity
         if v0 is not None:
-            return self.mu * continuous_friction(slip_velocity, v0)
+            speed = abs(float(slip_velocity))
+            return continuous_friction(slip_velocity, v0) * self.friction_coefficient(speed)
         sign = np.sign(slip_velocity) if direction is None else direction
         return float(sign) * self.friction_coefficient(abs(float(slip_velocity)))
 
     def friction_slope(self, slip_velocity: float) -> float:
         """d factor / d v_t (s/m) at a slip velocity away from 0 (0 at rest): the exact slope
-        of the continuous law, a central difference of step 1e-6 |v_t| otherwise (the
+        of the continuous law, mu(|v|) exp(-|v| / v0) / v0 + (1 - exp(-|v| / v0)) mu'(|v|)
+        (``coefficient_slope``), a central difference of step 1e-6 |v_t| otherwise (the
         coefficient is smooth away from rest; the step keeps the sign of v_t)."""
         v0 = self.characteristic_velocity
         if v0 is not None:
-            return self.mu * float(np.exp(-abs(slip_velocity) / v0)) / v0
+            speed = abs(float(slip_velocity))
+            decay = float(np.exp(-speed / v0))
+            slope = self.friction_coefficient(speed) * decay / v0
+            if type(self).friction_coefficient is ContactLaw.friction_coefficient:
+                return slope
+            return slope - float(np.expm1(-speed / v0)) * self.coefficient_slope(speed)
         if slip_velocity == 0.0:
             return 0.0
         dv = 1e-6 * abs(slip_velocity)
         up = self.friction_factor(slip_velocity + dv)
         return (up - self.friction_factor(slip_velocity - dv)) / (2.0 * dv)
+
+    def viscous_force(self, slip_velocity: float) -> tuple[float, float]:
+        """(F_v, dF_v / dv_t): the part of the friction force on the profile (N, along the
+        tangent) that does not scale with the normal force, such as the viscous term -c_v v_t
+        of a lubricated contact, and its slope (N s/m); Coulomb's law has none (0, 0). A
+        closed contact that slips feels -factor F_n + F_v (``friction_factor``)."""
+        return 0.0, 0.0
+
+    def coulomb(self) -> bool:
+        """True when the friction is Coulomb's with the constant ``mu`` (none of
+        ``friction_coefficient``, ``friction_factor``, ``viscous_force`` overridden): what the
+        compiled kernels and the Moreau-Jean contact problem implement."""
+        own = (ContactLaw.friction_coefficient, ContactLaw.friction_factor)
+        own += (ContactLaw.viscous_force,)
+        methods = (self.friction_coefficient, self.friction_factor, self.viscous_force)
+        return all(m.__func__ is o for m, o in zip(methods, own, strict=True))
 
     def holds_stick(self, normal: float, friction: float) -> bool:
         """True when a sticking contact with normal force ``normal`` (N) holds the friction
@@ -145,17 +197,47 @@ class ContactLaw:
         return abs(friction) <= self.static_coefficient * normal * (1.0 + 1e-12)
 
     def file_table(self) -> dict:
-        """The keys of this law in a model file's contact table (``io.model_file``); raises
-        ValueError for a law the model file has no keys for (a subclass among them: its own
+        """The keys of this law in a model file's contact table (``io.model_file``): ``law``
+        its ``file_name``, then every field that differs from its default; raises ValueError
+        for a law without a ``file_name`` of its own (a subclass among them: its own
         coefficient would be lost)."""
-        raise ValueError(
-            f"a {type(self).__name__} law cannot be written to a model file; allowed: "
-            "Sliding, Unilateral"
-        )
+        name = type(self).__dict__.get("file_name")
+        if name is None:
+            raise ValueError(
+                f"a {type(self).__name__} law cannot be written to a model file; allowed: "
+                + ", ".join(cls.__name__ for cls in FILE_LAWS.values())
+            )
+        table = {"law": name}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.init and value is not None and value != f.default:
+                table[f.name] = value if isinstance(value, str | bool) else float(value)
+        return table
 
     def summary(self) -> str:
         """One line for ``fe-contact info``."""
         return f"{type(self).__name__}, mu = {self.mu:g}"
+
+
+def file_keys(law: type) -> dict[str, object]:
+    """The keys a model file's contact table gives the law class ``law`` (its dataclass
+    fields) -> their types."""
+    hints = typing.get_type_hints(law)
+    return {f.name: hints[f.name] for f in dataclasses.fields(law) if f.init}
+
+
+def law_from_table(name: str, values: dict) -> ContactLaw:
+    """The law ``law = name`` of a model file's contact table with the keys ``values`` (its
+    own keys, ``file_keys``; absent ones take their defaults); ValueError naming a law or a
+    key the file cannot have."""
+    if name not in FILE_LAWS:
+        check.fail("law", name, " or ".join(repr(n) for n in FILE_LAWS))
+    cls = FILE_LAWS[name]
+    own = file_keys(cls)
+    for key in values:
+        if key not in own:
+            check.fail(key, values[key], f"a key of law {name!r}: {', '.join(own)}")
+    return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -205,12 +287,12 @@ class Sliding(ContactLaw):
         object.__setattr__(self, "mu_s", mu_s)
 
     constraint: ClassVar[str] = "bilateral"
+    file_name: ClassVar[str | None] = "sliding"
 
     @property
     def compiled(self) -> bool:
-        # the kernels take a constant mu: a subclass with its own coefficient runs in Python
-        own = type(self).friction_coefficient is Sliding.friction_coefficient
-        return self.v0 is None and own
+        # the kernels take a constant mu: a subclass with its own friction runs in Python
+        return self.v0 is None and self.coulomb()
 
     @property
     def static_coefficient(self) -> float:
@@ -232,6 +314,56 @@ class Sliding(ContactLaw):
 
     def summary(self) -> str:
         return f"sliding, mu = {self.mu:g}"
+
+
+@dataclass(frozen=True)
+class Stribeck(Sliding):
+    """Bilateral contact with Stribeck friction and a viscous term, regularised at rest as the
+    continuous law of Bauchau (000), eq. (10): while it slips at v = v_t the friction force on
+    the profile is
+
+        F_t = -(mu + (mu_s - mu) exp(-(v / v_s)^2)) F_n sign(v) (1 - exp(-|v| / v0)) - c_v v
+
+    mu : kinetic coefficient (mu_k) >= 0, reached well above v_s. mu_s : the coefficient at
+    rest (breakaway), >= mu (None: mu). v_s : the Stribeck velocity (m/s, > 0) over which the
+    coefficient falls from mu_s to mu. c_v : viscous coefficient (N s/m, >= 0): a force
+    -c_v v that does not scale with F_n (``viscous_force``). v0 : the characteristic velocity
+    (m/s, > 0, required) of the regularisation, v0 << v_s: the coefficient rises from 0 to
+    about mu_s within a few v0 and the contact creeps under a tangential load instead of
+    sticking. The generalised-alpha stepper (in Python) takes it; ``law = "stribeck"`` in a
+    model file.
+    """
+
+    v_s: float | None = None
+    c_v: float = 0.0
+    file_name: ClassVar[str | None] = "stribeck"
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.v0 is None:
+            check.fail("Stribeck.v0", None, "a characteristic velocity > 0 m/s (000 eq. 10)")
+        if self.v_s is None:
+            check.fail("Stribeck.v_s", None, "a Stribeck velocity > 0 m/s")
+        v_s = check.real("Stribeck.v_s", self.v_s, low=0.0, low_open=True, unit="m/s")
+        object.__setattr__(self, "v_s", v_s)
+        c_v = check.real("Stribeck.c_v", self.c_v, low=0.0, unit="N s/m")
+        object.__setattr__(self, "c_v", c_v)
+
+    def friction_coefficient(self, slip_speed: float) -> float:
+        return self.mu + (self.mu_s - self.mu) * math.exp(-((slip_speed / self.v_s) ** 2))
+
+    def coefficient_slope(self, slip_speed: float) -> float:
+        x = slip_speed / self.v_s
+        return -2.0 * (self.mu_s - self.mu) * x / self.v_s * math.exp(-(x**2))
+
+    def viscous_force(self, slip_velocity: float) -> tuple[float, float]:
+        return -self.c_v * float(slip_velocity), -self.c_v
+
+    def summary(self) -> str:
+        return (
+            f"stribeck, mu = {self.mu:g}, mu_s = {self.mu_s:g}, v_s = {self.v_s:g} m/s, "
+            f"c_v = {self.c_v:g} N s/m, v0 = {self.v0:g} m/s"
+        )
 
 
 @dataclass(frozen=True)
@@ -279,6 +411,7 @@ class Unilateral(ContactLaw):
             )
 
     constraint: ClassVar[str] = "unilateral"
+    file_name: ClassVar[str | None] = "unilateral"
 
     @property
     def steppers(self) -> frozenset[str]:
@@ -288,7 +421,7 @@ class Unilateral(ContactLaw):
         if self.impact == "newton":
             # the Moreau-Jean contact problem has a constant mu: a subclass with its own
             # coefficient runs in the generalised-alpha stepper only
-            own = type(self).friction_coefficient is Unilateral.friction_coefficient
+            own = self.coulomb()
             return frozenset({"generalized-alpha", "moreau"} if own else {"generalized-alpha"})
         if self.reversibility:
             return frozenset({"event-driven"})
@@ -312,6 +445,8 @@ class Unilateral(ContactLaw):
         table["restitution_tangent"] = float(self.restitution_tangent)
         if self.impact != "newton":
             table["impact"] = self.impact
+        if self.reversibility:
+            table["reversibility"] = float(self.reversibility)
         return table
 
     def summary(self) -> str:
@@ -444,8 +579,12 @@ __all__ = [
     "STEPPERS",
     "Compliant",
     "ContactLaw",
+    "FILE_LAWS",
     "ImpactPhase",
     "Sliding",
+    "Stribeck",
     "Unilateral",
     "continuous_friction",
+    "file_keys",
+    "law_from_table",
 ]

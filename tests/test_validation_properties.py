@@ -155,6 +155,7 @@ CASES = {
             "rayleigh_beta": BAD_NON_NEGATIVE,
             "origin": BAD_PAIR,
             "angle": BAD_REAL,
+            "axial_force": BAD_REAL,
             "node_x": st.sampled_from(
                 ["0 0.4", (0.0, math.nan, 0.4), (0.0, 0.3, 0.2, 0.4), (0.0,), (0.0, 0.2), [None]]
             ),

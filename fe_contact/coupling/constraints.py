@@ -68,10 +68,11 @@ def compliant_force(law, contact: ContactKinematics | None, index: int) -> Compl
     if law.mu > 0.0:
         f = law.friction_factor(contact.slip_velocity)
         slope = law.friction_slope(contact.slip_velocity)
-    f_t = -f * f_n
+    viscous, viscous_slope = law.viscous_force(contact.slip_velocity) if f_n > 0.0 else (0, 0)
+    f_t = -f * f_n + viscous
     # a = -g, a' = -W_N u: d(-W_N F_n - W_T F_t) through F_n(a, a') and F_t(F_n, v_t)
     k_q = np.array([[dn_da, 0.0], [-f * dn_da, 0.0]])
-    k_u = np.array([[dn_drate, 0.0], [-f * dn_drate, f_n * slope]])
+    k_u = np.array([[dn_drate, 0.0], [-f * dn_drate, f_n * slope - viscous_slope]])
     return CompliantForce(
         index=index,
         contact=contact,
@@ -127,6 +128,11 @@ class Evaluation:
     friction : (n_sliding,) F_t / F_n of each contact while it slips, ``ContactLaw.
     friction_factor`` (its friction force on the profile is -friction lambda_N along the
     tangent); None: mu slip_sign (a constant-mu Coulomb law, as the compiled step builds it).
+    viscous : (n_sliding,) the friction force of each closed, slipping contact that does not
+    scale with its normal force (N, on the profile along the tangent, ``ContactLaw.
+    viscous_force``; part of ``forces``); None: zeros. slip_slopes : (n_sliding, 2) of each
+    closed, slipping contact whose friction depends on v_t, d factor / dv_t (s/m,
+    ``friction_slope``) and dF_v / dv_t (N s/m), for the step's iteration matrix; None: zeros.
     """
 
     t: float
@@ -144,6 +150,15 @@ class Evaluation:
     contact_index: tuple[int, ...]
     compliant: tuple[CompliantForce, ...] = ()
     friction: np.ndarray | None = None
+    viscous: np.ndarray | None = None
+    slip_slopes: np.ndarray | None = None
+
+    def __post_init__(self):
+        n = len(self.contacts)  # None: Coulomb's constant mu (the compiled step)
+        if self.viscous is None:
+            object.__setattr__(self, "viscous", np.zeros(n))
+        if self.slip_slopes is None:
+            object.__setattr__(self, "slip_slopes", np.zeros((n, 2)))
 
 
 @dataclass(frozen=True)
@@ -359,6 +374,8 @@ def evaluate_state(
     contacts = []
     signs = np.zeros(len(index))
     friction = np.zeros(len(index))
+    viscous = np.zeros(len(index))
+    slopes = np.zeros((len(index), 2))
     normal_rows = []  # (contact, row) of the normal rows, filled after the loops for unilateral
     for i, k in enumerate(index):
         guess = None if s_guess is None else s_guess[i]
@@ -374,6 +391,10 @@ def evaluate_state(
         law = model.contacts[k].law
         direction = None if slip_sign is None else float(slip_sign[i])
         friction[i] = law.friction_factor(c.slip_velocity, direction)
+        if closed[i] and i not in sticking:
+            viscous[i], slopes[i, 1] = law.viscous_force(c.slip_velocity)
+            if law.characteristic_velocity is not None or not law.coulomb():
+                slopes[i, 0] = law.friction_slope(c.slip_velocity)
         if law.characteristic_velocity is not None:  # the continuous law, Bauchau (000) eq. (10)
             signs[i] = continuous_friction(c.slip_velocity, law.characteristic_velocity)
         else:
@@ -473,6 +494,9 @@ def evaluate_state(
         )
         if compliant is None:
             compliant = compliant_forces(system, q, u, rolling)
+        for i, f_v in enumerate(viscous):  # the friction that does not scale with F_n
+            if f_v != 0.0:
+                forces -= contacts[i].w_tangent * f_v
         for f in compliant:  # applied generalised forces W_N^T F_n + W_T^T F_t (000 eq. 17)
             if f.normal_force > 0.0:
                 c = f.contact
@@ -492,6 +516,8 @@ def evaluate_state(
         slip_sign=signs,
         contact_index=index,
         friction=friction,
+        viscous=viscous,
+        slip_slopes=slopes,
         compliant=() if constraints_only or compliant is None else compliant,
     )
 

@@ -6,6 +6,12 @@ along ``n0 = (-sin angle, cos angle)``. The theory is linear (small deflections,
 the paper. Each node carries the DOFs ``(w, w')`` in scikit-fem's order, which is the element vector of
 Lipinski (002), eq. (8): ``(w_i, w'_i, w_j, w'_j)``.
 
+An axial pre-tension N (``BeamSpec.axial_force``, N, tension positive, constant along the beam: a
+wire tensioned between its supports) adds the geometric stiffness N w' v' to the bending stiffness,
+the linearised potential N/2 int w'^2 dx of the stretched axis; it stiffens the beam (omega_n of a
+pinned-pinned beam grows by sqrt(1 + N L^2 / (EI n^2 pi^2))) and, compressive, softens it down to
+its first buckling load, beyond which ``assemble_beam`` refuses it.
+
 Mass, stiffness and Rayleigh damping (002 eqs. 16-17) are assembled once with scikit-fem
 ``BilinearForm`` s on ``ElementLineHermiteLocal`` (``elements.hermite``: the Hermite cubics written in
 the element coordinate zeta, exact to rounding on meshes of any number of elements). Point
@@ -44,6 +50,7 @@ _UNITS = {
     "second_moment": "m^4",
     "rayleigh_alpha": "1/s",
     "rayleigh_beta": "s",
+    "axial_force": "N",
 }
 
 
@@ -72,6 +79,10 @@ class BeamSpec:
     rayleigh_alpha : float, 1/s; rayleigh_beta : float, s (002 eq. 17: C = alpha M + beta K).
     origin : (float, float), m, position of x = 0 in the plane.
     angle : float, rad, direction of the undeformed beam axis in the plane.
+    axial_force : float, N, axial pre-tension N (tension positive, constant along the beam); it
+        adds the geometric stiffness N int w' v' dx to K (Rayleigh's beta K includes it). A
+        compression past the first buckling load (K not positive definite on the free DOFs) is
+        refused by ``assemble_beam``.
 
     Examples
     --------
@@ -104,6 +115,7 @@ class BeamSpec:
     rayleigh_beta: float = 0.0
     origin: tuple[float, float] = (0.0, 0.0)
     angle: float = 0.0
+    axial_force: float = 0.0
 
     def __post_init__(self):
         self.validate()
@@ -152,6 +164,7 @@ class BeamSpec:
             check.real(f"BeamSpec.{name}", getattr(self, name), low=0.0, unit=_UNITS[name])
         check.vector("BeamSpec.origin", self.origin, unit="m")
         check.real("BeamSpec.angle", self.angle, unit="rad")
+        check.real("BeamSpec.axial_force", self.axial_force, unit=_UNITS["axial_force"])
 
     @property
     def section_area(self) -> float:
@@ -192,6 +205,12 @@ def consistent_mass(u, v, w):
 def bending_stiffness(u, v, w):
     """E I u'' v'': the bending stiffness of Lipinski (002), eq. (16)."""
     return w.EI * dd(u)[0, 0] * dd(v)[0, 0]
+
+
+@BilinearForm
+def geometric_stiffness(u, v, w):
+    """N u' v': the stiffness of an axial pre-tension N, from the potential N/2 int w'^2 dx."""
+    return w.N * u.grad[0] * v.grad[0]
 
 
 @LinearForm
@@ -307,6 +326,8 @@ def assemble_beam(spec: BeamSpec) -> Beam:
     basis = Basis(mesh, ElementLineHermiteLocal())
     mass = consistent_mass.assemble(basis, rho_A=spec.mass_per_length).tocsr()
     stiffness = bending_stiffness.assemble(basis, EI=spec.bending_stiffness).tocsr()
+    if spec.axial_force != 0.0:
+        stiffness = (stiffness + geometric_stiffness.assemble(basis, N=spec.axial_force)).tocsr()
     damping = (spec.rayleigh_alpha * mass + spec.rayleigh_beta * stiffness).tocsr()
     fixed = sorted(
         set(_support_dofs(basis, 0, spec.left))
@@ -314,6 +335,8 @@ def assemble_beam(spec: BeamSpec) -> Beam:
     )
     fixed = np.asarray(fixed, dtype=int)
     free = np.setdiff1d(np.arange(basis.N), fixed)
+    if spec.axial_force < 0.0:
+        _require_below_buckling(spec, stiffness[free][:, free])
     element_dofs = np.ascontiguousarray(basis.element_dofs.T)
     c, s = np.cos(spec.angle), np.sin(spec.angle)
     return Beam(
@@ -331,6 +354,29 @@ def assemble_beam(spec: BeamSpec) -> Beam:
         t0=np.array([c, s]),
         n0=np.array([-s, c]),
     )
+
+
+def _require_below_buckling(spec: BeamSpec, stiffness: sp.spmatrix) -> None:
+    """Refuse a compressive ``axial_force`` at or past the first buckling load: the stiffness
+    on the free DOFs, (n_free, n_free), must stay positive definite (a banded Cholesky
+    factorisation; a support that leaves a rigid-body mode buckles under any compression)."""
+    coo = stiffness.tocoo()
+    n = stiffness.shape[0]
+    band = int(np.max(np.abs(coo.row - coo.col))) if coo.nnz else 0
+    upper = np.zeros((band + 1, n))
+    keep = coo.col >= coo.row
+    upper[band + coo.row[keep] - coo.col[keep], coo.col[keep]] = coo.data[keep]
+    try:
+        scipy.linalg.cholesky_banded(upper, lower=False)
+    except np.linalg.LinAlgError:
+        pinned = np.pi**2 * spec.bending_stiffness / spec.length**2
+        check.fail(
+            "BeamSpec.axial_force",
+            spec.axial_force,
+            "a tension (> 0), or a compression below the first buckling load of the beam on its "
+            f"supports (left={spec.left!r}, right={spec.right!r}; pinned-pinned: pi^2 EI / L^2 "
+            f"= {pinned:.6g} N): the stiffness with this force is not positive definite",
+        )
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from ..elements.string import (
     StringSpec,
     Support,
 )
+from ..laws import FILE_LAWS, file_keys, law_from_table
 from ..model import (
     Circle,
     ContactPair,
@@ -25,8 +26,6 @@ from ..model import (
     Model,
     Point,
     PointLoad,
-    Sliding,
-    Unilateral,
 )
 from ..multibody.drive import Drive, LinearMotion, ReversingMotion
 from ..multibody.joints import Joint
@@ -160,7 +159,7 @@ def _tree(raw, gravity, problems: list[Problem]):
 
 def _contact(name: str, raw, problems: list[Problem]):
     path = ("contacts", name)
-    table = validate(schema.ContactTable, raw, path, problems)
+    table = validate(schema.contact_table(), raw, path, problems)
     if table is None:
         return None
     count = len(problems)
@@ -173,12 +172,12 @@ def _contact(name: str, raw, problems: list[Problem]):
             )
     if table.profile == "circle" and table.radius is None:
         problems.append(Problem(join(path, "radius"), MISSING, "a circle needs its radius > 0"))
-    if table.law == "sliding":
-        for key in ("restitution_normal", "restitution_tangent"):
-            if raw.get(key) is not None:
-                problems.append(
-                    Problem(join(path, key), raw[key], "allowed only with law 'unilateral'")
-                )
+    own = file_keys(FILE_LAWS[table.law])
+    for key in sorted({k for law in FILE_LAWS.values() for k in file_keys(law)} - own.keys()):
+        if raw.get(key) is not None:  # a key of other laws
+            takes = [name for name, law in FILE_LAWS.items() if key in file_keys(law)]
+            allowed = "allowed only with law " + " or ".join(repr(n) for n in takes)
+            problems.append(Problem(join(path, key), raw[key], allowed))
     if len(problems) > count:
         return None
     if table.profile == "point":
@@ -191,20 +190,8 @@ def _contact(name: str, raw, problems: list[Problem]):
         profile = library_call(
             lambda: Circle(table.body, table.radius, centre), path, raw, problems
         )
-    if table.law == "sliding":
-        law = library_call(lambda: Sliding(table.mu, table.mu_s, table.v0), path, raw, problems)
-    elif table.mu_s is not None or table.v0 is not None:
-        key = "mu_s" if table.mu_s is not None else "v0"
-        law = library_call(
-            lambda: check.fail(key, getattr(table, key), "only with law = 'sliding'"),
-            path,
-            raw,
-            problems,
-        )
-    else:
-        e_n, e_t = table.restitution_normal or 0.0, table.restitution_tangent or 0.0
-        impact = table.impact or "newton"
-        law = library_call(lambda: Unilateral(table.mu, e_n, e_t, impact), path, raw, problems)
+    values = {key: getattr(table, key) for key in own if getattr(table, key) is not None}
+    law = library_call(lambda: law_from_table(table.law, values), path, raw, problems)
     target = table.target
     if isinstance(target, schema.LineTable):
         target = library_call(

@@ -42,10 +42,14 @@ A model file::
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from ..elements.beam import BeamSpec
+from ..laws import FILE_LAWS, file_keys
 from ..reductions import STATISTICS  # the statistics of [output] results
 from ..sensors import BODY_QUANTITIES, POINT_QUANTITIES, STRUCTURE_QUANTITIES
 
@@ -108,8 +112,23 @@ class Document(Table):
 # -- structures ------------------------------------------------------------------------------
 
 
-class BeamTable(Table):
-    """``BeamSpec``: Euler-Bernoulli beam of Lipinski (002), sec. 3.
+def with_fields(name: str, declared: type[Table], spec: type) -> type[Table]:
+    """The table ``declared`` with every init field of the dataclass ``spec`` that it does not
+    declare, typed by the field's annotation and defaulting to its default (the spec checks
+    its value when it is built), so that a new parameter of ``spec`` is a key of the file with
+    no edit here."""
+    hints = typing.get_type_hints(spec)
+    extra = {
+        f.name: (hints[f.name], f.default)
+        for f in dataclasses.fields(spec)
+        if f.init and f.name not in declared.model_fields
+    }
+    return create_model(name, __base__=declared, __doc__=declared.__doc__, **extra)
+
+
+class BeamKeys(Table):
+    """``BeamSpec``: Euler-Bernoulli beam of Lipinski (002), sec. 3 (the keys declared here
+    carry their bounds; ``BeamTable`` adds the spec's other fields).
 
     Examples
     --------
@@ -140,6 +159,9 @@ class BeamTable(Table):
     rayleigh_beta: NonNegative = 0.0
     origin: Pair = [0.0, 0.0]
     angle: float = 0.0
+
+
+BeamTable = with_fields("BeamTable", BeamKeys, BeamSpec)
 
 
 class NeoHookeanTable(Table):
@@ -361,12 +383,14 @@ class LineTable(Table):
     body: Index | None = None
 
 
-class ContactTable(Table):
+class ContactKeys(Table):
     """``ContactPair`` with its profile and law flattened: ``profile`` point (on ``body`` at
     ``at``: coordinates or a named point) or circle (``radius`` about ``centre``); ``target`` a
-    structure name or a line; ``law`` sliding (``mu``) or unilateral (``mu``,
-    ``restitution_normal``, ``restitution_tangent``); ``mu_s`` the static coefficient of a
-    sliding law (default mu), ``v0`` its continuous law's characteristic velocity.
+    structure name or a line; ``law`` one of ``fe_contact.laws.FILE_LAWS`` with its keys (its
+    dataclass fields): sliding (``mu``, ``mu_s`` the static coefficient, default mu, ``v0``
+    its continuous law's characteristic velocity) or unilateral (``mu``,
+    ``restitution_normal``, ``restitution_tangent``, ``impact``, ``reversibility``), ...; the
+    keys of the laws declared here carry their bounds, the others are checked by the law.
 
     Examples
     --------
@@ -384,7 +408,7 @@ class ContactTable(Table):
     radius: Positive | None = None
     centre: Pair | None = None
     target: str | LineTable
-    law: Literal["sliding", "unilateral"] = "sliding"
+    law: str = "sliding"
     mu: NonNegative = 0.0
     mu_s: NonNegative | None = None
     v0: Positive | None = None
@@ -394,6 +418,32 @@ class ContactTable(Table):
     side: Literal[1, -1] = 1
     search: Literal["closest", "grid"] = "closest"
     n_candidates: Index = 0
+
+
+def contact_table() -> type[Table]:
+    """The contact table's class: ``ContactKeys`` with ``law`` one of the laws a model file
+    takes (``fe_contact.laws.FILE_LAWS``) and every key of those laws it does not declare,
+    typed as the law's field and optional (a law defined after this module was imported is
+    taken too: the class is built again when FILE_LAWS grows)."""
+    names = tuple(FILE_LAWS)
+    if names not in _CONTACT_TABLES:
+        extra = {}
+        for law in FILE_LAWS.values():
+            for key, hint in file_keys(law).items():
+                if key not in ContactKeys.model_fields and key not in extra:
+                    extra[key] = (hint | None, None)
+        _CONTACT_TABLES[names] = create_model(
+            "ContactTable",
+            __base__=ContactKeys,
+            __doc__=ContactKeys.__doc__,
+            law=(Literal[names], "sliding"),
+            **extra,
+        )
+    return _CONTACT_TABLES[names]
+
+
+_CONTACT_TABLES: dict[tuple, type] = {}
+ContactTable = contact_table()
 
 
 class DriveTable(Table):
@@ -625,6 +675,8 @@ __all__ = [
     "SIMULATION_KEYS",
     "STATISTICS",
     "STRUCTURES",
+    "BeamKeys",
+    "ContactKeys",
     "ContactTable",
     "Document",
     "DriveTable",
@@ -636,4 +688,6 @@ __all__ = [
     "BodySensorTable",
     "StructureSensorTable",
     "TreeTable",
+    "contact_table",
+    "with_fields",
 ]

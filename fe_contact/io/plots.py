@@ -21,32 +21,18 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from ..model import Line
-from ..steppers.result import history_columns
+from ..steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS, ROUGH_COLUMNS, history_columns
 from ..structures import BeamStructure
 from ..system import System
 from .vtk import STATE_CODES, contact_block, geometry_blocks
 
-# Unit of a column by its exact name, then by the end of its name, then by its start.
-_UNIT_BY_NAME = {
-    "t": "s",
-    "residual_position": "m",
-    "residual_velocity": "m/s",
-    "solver_residual": "m/s",
-    "energy_error": "J",
-    "total_energy": "J",
-}
-_UNIT_BY_SUFFIX = (  # the vocabulary of steppers.result.history_columns
-    ("_normal_force", "N"),
-    ("_friction_force", "N"),
-    ("_normal_impulse", "N s"),
-    ("_friction_impulse", "N s"),
-    ("_slip_velocity", "m/s"),
-    ("_gap", "m"),
-    ("_parameter", "m"),
-    ("_x", "m"),
+# Unit of a column by its exact name, then by the end of its name, then by its start: the
+# result's own columns from their definitions (``steppers.result.Column``), then the rest.
+_UNIT_BY_NAME = {"t": "s", "total_energy": "J"} | {c.name: c.unit for c in BALANCE_COLUMNS}
+_UNIT_BY_SUFFIX = (
+    *((f"_{c.name}", c.unit) for c in ROUGH_COLUMNS + CONTACT_COLUMNS),
+    ("_x", "m"),  # a sensed position
     ("_element", ""),
-    ("_state", ""),
-    ("_n_closed", ""),
     ("_torque", "N m or N"),
     ("_force", "N m or N"),  # a drive's force or torque, drive_<joint>_force
     ("_energy", "J"),

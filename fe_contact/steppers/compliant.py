@@ -17,6 +17,7 @@ contact events (``contact_states``)."""
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 
 from .result import ContactReport, open_contact, point_contact
 
@@ -31,9 +32,11 @@ def compliant_report(name: str, force, h: float, state: str | None = None) -> Co
     return point_contact(name, state or "slip", c, force.normal_force, force.friction_force, h)
 
 
-def _tangent(ev, bp: float, gp: float):
-    """(U (n, 2c), K (2c, 2c)) of the pushing compliant contacts: d forces / dz = U K U^T with
-    K = bp K_q + gp K_u per contact (``CompliantForce.tangent``), or None."""
+def _tangent(ev, bp: float, gp: float, slip=None):
+    """(U (n, k), K (k, k)) of the pushing compliant contacts: d forces / dz = U K U^T with
+    K = bp K_q + gp K_u per contact (``CompliantForce.tangent``), and of the slipping contacts
+    of the rows whose friction depends on v_t (``slip``: d(-F_t) / dv_t per contact in
+    ``ev.contacts`` order, N s/m, 0 for none): a column W_T and gp times that; or None."""
     columns, blocks = [], []
     for f in ev.compliant:
         if f.tangent is None or not f.normal_force > 0.0:
@@ -41,23 +44,27 @@ def _tangent(ev, bp: float, gp: float):
         k_q, k_u = f.tangent
         columns += [f.contact.w_normal, f.contact.w_tangent]
         blocks.append(bp * k_q + gp * k_u)
+    for c, k in zip(ev.contacts, () if slip is None else slip, strict=False):
+        if k != 0.0:
+            columns.append(c.w_tangent)
+            blocks.append(np.array([[gp * k]]))
     if not blocks:
         return None
-    K = np.zeros((2 * len(blocks), 2 * len(blocks)))
-    for i, block in enumerate(blocks):
-        K[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = block
-    return np.column_stack(columns), K
+    return np.column_stack(columns), scipy.linalg.block_diag(*blocks)
 
 
-def bordered_solve(algebra, ev, rhs, h: float, lu):
+def bordered_solve(algebra, ev, rhs, h: float, lu, slip=None):
     """``StepAlgebra.bordered_solve`` with the tangent of the compliant contacts that push
     added to the iteration matrix: (G + U K U^T) X - J_Sigma^T lambda = R, J X = 0, written as
     a bordered system with y = K U^T X as extra unknowns (rows K U^T X - y = 0), so that the
     structures' block G_f keeps its factorisation. Without it the stiff Hertz law and the steep
     continuous friction law near v_t = 0 (slope mu F_n / v0, 6.7e5 N s/m on the cam at
-    5.6 kN) make the Newton iteration a fixed-point one that diverges at h = 1e-4 s."""
+    5.6 kN) make the Newton iteration a fixed-point one that diverges at h = 1e-4 s. ``slip``
+    adds the same for the friction of the constraint rows' contacts (``_tangent``), with the
+    normal force of the last iterate: without it a block coming to rest under the continuous
+    law diverged at h mu_s g / v0 = 4.9."""
     bp, gp = algebra.coefficients(h)
-    tangent = _tangent(ev, bp, gp) if ev.compliant else None
+    tangent = _tangent(ev, bp, gp, slip) if ev.compliant or slip is not None else None
     if tangent is None:
         return algebra.bordered_solve(ev, rhs, h, lu)
     U, K = tangent

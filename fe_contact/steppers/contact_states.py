@@ -50,6 +50,20 @@ class ContactStates(RollingStates):
             base=getattr(self, "evaluation", None),
         )
 
+    def _slip_tangent(self, ev, lam):
+        """d(-F_t) / dv_t (N s/m) of each closed, slipping contact of the rows whose friction
+        depends on v_t, lambda_N d factor / dv_t - dF_v / dv_t at the normal force of ``lam``
+        (the last iterate's multipliers), for ``compliant.bordered_solve``; None when every
+        one is 0 (Coulomb's constant mu)."""
+        slopes = ev.slip_slopes
+        if not np.any(slopes):
+            return None
+        slip = np.zeros(len(ev.contacts))
+        for i, c in enumerate(ev.contacts[: len(self._sliding)]):
+            if c is not None and self._stick[i] is None and self._is_closed(i):
+                slip[i] = lam[self._normal_row(i)] * slopes[i, 0] - slopes[i, 1]
+        return slip
+
     def _is_closed(self, i: int) -> bool:
         return i < self._n_bilateral or self._closed[i - self._n_bilateral]
 
@@ -256,8 +270,8 @@ class ContactStates(RollingStates):
                 continue
             row = self._normal_row(i)
             if self._stick[i] is None:
-                force += (ev.jac_sigma[row] - ev.jac[row]) * lam[row]
-                power += ev.friction[i] * lam[row] * c.slip_velocity
+                force += (ev.jac_sigma[row] - ev.jac[row]) * lam[row] + c.w_tangent * ev.viscous[i]
+                power += (ev.friction[i] * lam[row] - ev.viscous[i]) * c.slip_velocity
             else:
                 force += ev.jac[self._stick_row(i)] * lam[self._stick_row(i)]
         return force, float(power)
@@ -444,7 +458,7 @@ class ContactStates(RollingStates):
         drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
         friction = (
             sum(
-                ev.friction[i] * lam[self._normal_row(i)] * c.slip_velocity
+                (ev.friction[i] * lam[self._normal_row(i)] - ev.viscous[i]) * c.slip_velocity
                 for i, c in enumerate(ev.contacts)
                 if self._stick[i] is None and self._is_closed(i)
             )

@@ -413,7 +413,8 @@ class GeneralizedAlpha(ContactStates):
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
                 lu = self.algebra.g_solver(h, self.averaged.tangent_state(self.q, q1))
-            delta = bordered_solve(self.algebra, ev, rhs, h, lu)[ind]  # + compliant tangent
+            slip = self._slip_tangent(ev, self.multipliers if last_iterate is None else lam)
+            delta = bordered_solve(self.algebra, ev, rhs, h, lu, slip)[ind]  # + law tangents
             self.n_newton += 1
             last = delta
             if not np.all(np.isfinite(delta)):
@@ -673,7 +674,7 @@ class GeneralizedAlpha(ContactStates):
                 continue
             normal = float(lam[self._normal_row(i)])
             if self._stick[i] is None:
-                state, friction = "slip", -ev.friction[i] * normal
+                state, friction = "slip", -ev.friction[i] * normal + ev.viscous[i]
             else:
                 state, friction = "stick", float(lam[self._stick_row(i)])
             reports.append(point_contact(pair.name, state, c, normal, friction, self._h_step))

@@ -4,7 +4,9 @@ Every stepper's ``step()`` returns a ``StepReport``: the new state, one ``Contac
 contact pair of the model, the drive and loop forces, and the work done over the step by
 drives, applied loads, damping, friction and impacts. ``simulate`` turns the reports into rows
 of named scalar columns (``history_columns`` / ``history_row``, the vocabulary of
-shared/DESIGN.md, SI units) for the CSV observer and the ``SimulationResult``.
+shared/DESIGN.md, SI units) for the CSV observer and the ``SimulationResult``; each column is
+defined once, with its unit and how it is read from a report (``CONTACT_COLUMNS``,
+``ROUGH_COLUMNS``, ``BALANCE_COLUMNS``).
 
 Columns: ``t [s]``; per contact ``<name>_state`` (slip, stick, open), ``<name>_normal_force
 [N]``, ``<name>_friction_force [N]``, ``<name>_normal_impulse [N s]``, ``<name>_friction_impulse
@@ -20,7 +22,8 @@ per drive ``<name>_force [N m]`` (revolute joint) or ``[N]`` (prismatic); the ba
 ``dissipated_numerical`` (the algorithmic dissipation of the generalised-alpha scheme with
 rho_inf < 1, ``numerical_dissipation``; 0 for the other steppers), ``work_contact_timing`` (the
 energy a Moreau-Jean step's impulses give where they act along the start velocity, >= 0,
-``impulse_work``; 0 for the other steppers), ``energy_error`` (J),
+``impulse_work``; 0 for the other steppers), ``energy_error`` (J), ``friction_power [W]``
+(sum of F_t v_t over the closed contact points at the reported state, <= 0),
 ``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
 ``structure_kinetic_energy``, ``structure_elastic_energy`` (J) and the energy of each part
 (``part_energies``: ``tree_potential_energy``, ``tree_elastic_energy``, per structure
@@ -35,6 +38,7 @@ evaluated from the reported state.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +58,16 @@ WORK_KEYS = (
     "dissipated_numerical",
     "work_contact_timing",
 )
+WORK_MEANINGS = {
+    "work_drives": "work done by the drives since t0",
+    "work_loads": "work done by applied loads and actuators since t0",
+    "dissipated_damping": "energy taken by joint and structural damping since t0",
+    "dissipated_friction": "energy taken by friction since t0 (never decreases)",
+    "dissipated_impact": "energy taken by impacts since t0 (never decreases)",
+    "dissipated_numerical": "generalised-alpha's own loss for rho_inf < 1 (0 otherwise)",
+    "work_contact_timing": "energy given by impulses acting along the step's start velocity "
+    "(Moreau-Jean and event-driven; never decreases)",
+}
 CONTACT_STATES = ("slip", "stick", "open")
 
 
@@ -306,6 +320,198 @@ def no_work() -> dict:
 # ------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Column:
+    """One history column, defined once: its ``name`` (per contact: the suffix after
+    ``<contact>_``), its ``unit``, its ``meaning`` (the documentation's columns table) and how
+    its ``value`` is read. A contact column's value is a
+    function of the pair's ``ContactReport``; a balance column's of ``(report, energy, work,
+    energy0)``: the StepReport, ``system.energies`` at its state, the work accumulated since
+    the start (dict WORK_KEYS -> J) and the total energy at the start (J)."""
+
+    name: str
+    unit: str
+    meaning: str
+    value: Callable
+
+
+def _main(values: np.ndarray, c: ContactReport) -> float:
+    """The value at the point with the largest normal force (NaN with no closed point)."""
+    k = c.main
+    return float(values[k]) if k >= 0 else np.nan
+
+
+def _energy_error(report, energy, work, energy0) -> float:
+    """The balance: E - E0 - work in + dissipated (J); 0 up to the scheme's error."""
+    return (
+        energy.total
+        - energy0
+        - work["work_drives"]
+        - work["work_loads"]
+        + work["dissipated_damping"]
+        + work["dissipated_friction"]
+        + work["dissipated_impact"]
+        + work["dissipated_numerical"]
+        - work["work_contact_timing"]
+    )
+
+
+CONTACT_COLUMNS = (
+    Column(
+        "state",
+        "",
+        "contact state over the step: ``slip``, ``stick`` or ``open``",
+        lambda c: c.state,
+    ),
+    Column(
+        "normal_force",
+        "N",
+        "normal contact force (positive: compressive)",
+        lambda c: float(np.sum(c.normal_force)),
+    ),
+    Column(
+        "friction_force",
+        "N",
+        "friction force on the profile along the contact tangent",
+        lambda c: float(np.sum(c.friction_force)),
+    ),
+    Column(
+        "normal_impulse",
+        "N s",
+        "normal impulse over the step (impacts and Moreau-Jean)",
+        lambda c: float(np.sum(c.normal_impulse)),
+    ),
+    Column(
+        "friction_impulse",
+        "N s",
+        "tangential impulse over the step",
+        lambda c: float(np.sum(c.friction_impulse)),
+    ),
+    Column(
+        "slip_velocity",
+        "m/s",
+        "relative tangential velocity at the contact point",
+        lambda c: _main(c.slip_velocity, c),
+    ),
+    Column("gap", "m", "normal gap (0 while closed, positive open)", lambda c: c.min_gap),
+    Column(
+        "parameter",
+        "m",
+        "contact point's material coordinate on the target",
+        lambda c: _main(c.parameter, c),
+    ),
+    Column(
+        "n_closed",
+        "",
+        "number of closed contact points (candidate grids, rough pairs)",
+        lambda c: c.n_points,
+    ),
+)
+ROUGH_COLUMNS = (  # a rough pair's (``RoughContactReport``), after its contact columns
+    Column(
+        "impulse_x",
+        "N s",
+        "rough pair: whole impulse on the profile over the step, x",
+        lambda c: float(c.impulse_xy[0]),
+    ),
+    Column(
+        "impulse_y",
+        "N s",
+        "rough pair: whole impulse on the profile over the step, y",
+        lambda c: float(c.impulse_xy[1]),
+    ),
+    Column(
+        "normal_impulse_x",
+        "N s",
+        "rough pair: its part along the contact normals, x",
+        lambda c: float(c.normal_impulse_xy[0]),
+    ),
+    Column(
+        "normal_impulse_y",
+        "N s",
+        "rough pair: its part along the contact normals, y",
+        lambda c: float(c.normal_impulse_xy[1]),
+    ),
+    Column(
+        "loss_profile",
+        "J",
+        "rough pair: energy lost on the profile since the start (003 eq. 18)",
+        lambda c: c.loss_profile,
+    ),
+    Column(
+        "loss_target",
+        "J",
+        "rough pair: energy lost on the target since the start (003 eq. 20)",
+        lambda c: c.loss_target,
+    ),
+)
+BALANCE_COLUMNS = (
+    Column(
+        "kinetic_energy", "J", "kinetic energy of the whole system", lambda r, e, w, e0: e.kinetic
+    ),
+    Column(
+        "potential_energy",
+        "J",
+        "potential of gravity and of the structures' constant loads",
+        lambda r, e, w, e0: e.potential,
+    ),
+    Column(
+        "elastic_energy",
+        "J",
+        "strain energy of the structures, joint springs, compliant contacts",
+        lambda r, e, w, e0: e.elastic,
+    ),
+    Column(
+        "tree_kinetic_energy", "J", "kinetic energy of the tree", lambda r, e, w, e0: e.tree_kinetic
+    ),
+    Column(
+        "structure_kinetic_energy",
+        "J",
+        "kinetic energy of the structures",
+        lambda r, e, w, e0: e.structure_kinetic,
+    ),
+    Column(
+        "structure_elastic_energy",
+        "J",
+        "strain energy of the structures",
+        lambda r, e, w, e0: e.structure_elastic,
+    ),
+    *(
+        Column(key, "J", WORK_MEANINGS[key], lambda r, e, w, e0, key=key: w[key])
+        for key in WORK_KEYS
+    ),
+    Column("energy_error", "J", "the balance below; 0 up to the stepper's error", _energy_error),
+    Column(
+        "friction_power",
+        "W",
+        "power of the friction forces, sum of F_t v_t over the closed contact points at the "
+        "reported state (<= 0: friction dissipates; an impulsive stepper's F_t is the step's "
+        "mean force)",
+        lambda r, e, w, e0: sum(float(c.friction_force @ c.slip_velocity) for c in r.contacts),
+    ),
+    Column(
+        "residual_position",
+        "m",
+        "largest position-level constraint residual",
+        lambda r, e, w, e0: r.residual_position,
+    ),
+    Column(
+        "residual_velocity",
+        "m/s",
+        "largest velocity-level constraint residual",
+        lambda r, e, w, e0: r.residual_velocity,
+    ),
+    Column("n_newton", "", "Newton iterations in the step", lambda r, e, w, e0: r.n_newton),
+    Column("n_substeps", "", "sub-steps taken in the step", lambda r, e, w, e0: r.n_substeps),
+    Column(
+        "solver_residual",
+        "m/s",
+        "residual of the contact laws' solver",
+        lambda r, e, w, e0: r.solver_residual,
+    ),
+)
+
+
 def history_columns(system: System) -> list[tuple[str, str]]:
     """Names and units of the scalar history columns of a system (see the module docstring).
 
@@ -321,47 +527,14 @@ def history_columns(system: System) -> list[tuple[str, str]]:
     """
     cols = [("t", "s")]
     for c in system.model.contacts:
-        n = c.name
-        cols += [
-            (f"{n}_state", ""),
-            (f"{n}_normal_force", "N"),
-            (f"{n}_friction_force", "N"),
-            (f"{n}_normal_impulse", "N s"),
-            (f"{n}_friction_impulse", "N s"),
-            (f"{n}_slip_velocity", "m/s"),
-            (f"{n}_gap", "m"),
-            (f"{n}_parameter", "m"),
-            (f"{n}_n_closed", ""),
-        ]
-        if isinstance(c.profile, Polyline):
-            cols += [
-                (f"{n}_impulse_x", "N s"),
-                (f"{n}_impulse_y", "N s"),
-                (f"{n}_normal_impulse_x", "N s"),
-                (f"{n}_normal_impulse_y", "N s"),
-                (f"{n}_loss_profile", "J"),
-                (f"{n}_loss_target", "J"),
-            ]
+        rough = ROUGH_COLUMNS if isinstance(c.profile, Polyline) else ()
+        cols += [(f"{c.name}_{col.name}", col.unit) for col in CONTACT_COLUMNS + rough]
     for name, drive in zip(system.model.drive_names(), system.model.drives, strict=True):
         # a revolute joint's drive holds a torque, a prismatic joint's a force
         revolute = system.tree.joints[drive.joint].kind == "revolute"
         cols.append((f"{name}_force", "N m" if revolute else "N"))
-    cols += [
-        ("kinetic_energy", "J"),
-        ("potential_energy", "J"),
-        ("elastic_energy", "J"),
-        ("tree_kinetic_energy", "J"),
-        ("structure_kinetic_energy", "J"),
-        ("structure_elastic_energy", "J"),
-        *part_energy_columns(system.model),
-        *((key, "J") for key in WORK_KEYS),
-        ("energy_error", "J"),
-        ("residual_position", "m"),
-        ("residual_velocity", "m/s"),
-        ("n_newton", ""),
-        ("n_substeps", ""),
-        ("solver_residual", "m/s"),
-    ]
+    cols += [(col.name, col.unit) for col in BALANCE_COLUMNS]
+    cols += part_energy_columns(system.model)
     return cols + state_columns(system.model, system.tree)
 
 
@@ -390,48 +563,12 @@ def history_row(
     """
     row = {"t": report.t}
     for c in report.contacts:
-        n = c.name
-        k = c.main
-        row[f"{n}_state"] = c.state
-        row[f"{n}_normal_force"] = float(np.sum(c.normal_force))
-        row[f"{n}_friction_force"] = float(np.sum(c.friction_force))
-        row[f"{n}_normal_impulse"] = float(np.sum(c.normal_impulse))
-        row[f"{n}_friction_impulse"] = float(np.sum(c.friction_impulse))
-        row[f"{n}_slip_velocity"] = float(c.slip_velocity[k]) if k >= 0 else np.nan
-        row[f"{n}_gap"] = c.min_gap
-        row[f"{n}_parameter"] = float(c.parameter[k]) if k >= 0 else np.nan
-        row[f"{n}_n_closed"] = c.n_points
-        if isinstance(c, RoughContactReport):
-            row[f"{n}_impulse_x"], row[f"{n}_impulse_y"] = c.impulse_xy
-            row[f"{n}_normal_impulse_x"], row[f"{n}_normal_impulse_y"] = c.normal_impulse_xy
-            row[f"{n}_loss_profile"] = c.loss_profile
-            row[f"{n}_loss_target"] = c.loss_target
+        rough = ROUGH_COLUMNS if isinstance(c, RoughContactReport) else ()
+        row.update({f"{c.name}_{col.name}": col.value(c) for col in CONTACT_COLUMNS + rough})
     for name, value in zip(system.model.drive_names(), report.drive_forces, strict=True):
         row[f"{name}_force"] = float(value)
-    row["kinetic_energy"] = energy.kinetic
-    row["potential_energy"] = energy.potential
-    row["elastic_energy"] = energy.elastic
-    row["tree_kinetic_energy"] = energy.tree_kinetic
-    row["structure_kinetic_energy"] = energy.structure_kinetic
-    row["structure_elastic_energy"] = energy.structure_elastic
+    row.update({col.name: col.value(report, energy, work, energy0) for col in BALANCE_COLUMNS})
     row.update(part_energies(system, report.q, report.u, energy))
-    row.update(work)
-    row["energy_error"] = (
-        energy.total
-        - energy0
-        - work["work_drives"]
-        - work["work_loads"]
-        + work["dissipated_damping"]
-        + work["dissipated_friction"]
-        + work["dissipated_impact"]
-        + work["dissipated_numerical"]
-        - work["work_contact_timing"]
-    )
-    row["residual_position"] = report.residual_position
-    row["residual_velocity"] = report.residual_velocity
-    row["n_newton"] = report.n_newton
-    row["n_substeps"] = report.n_substeps
-    row["solver_residual"] = report.solver_residual
     row.update(state_values(system, report.q, report.u, report.acceleration))
     return row
 
@@ -596,10 +733,14 @@ class SimulationResult:
 
 
 __all__ = [
+    "BALANCE_COLUMNS",
+    "CONTACT_COLUMNS",
     "CONTACT_STATES",
+    "Column",
     "ContactReport",
     "HistoryWriter",
     "ProfileLosses",
+    "ROUGH_COLUMNS",
     "RoughContactReport",
     "SimulationResult",
     "StepReport",
