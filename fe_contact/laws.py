@@ -221,7 +221,14 @@ class ContactLaw:
 
 def file_keys(law: type) -> dict[str, object]:
     """The keys a model file's contact table gives the law class ``law`` (its dataclass
-    fields) -> their types."""
+    fields) -> their types.
+
+    Examples
+    --------
+    >>> from fe_contact.laws import Sliding, file_keys
+    >>> list(file_keys(Sliding))
+    ['mu', 'mu_s', 'v0']
+    """
     hints = typing.get_type_hints(law)
     return {f.name: hints[f.name] for f in dataclasses.fields(law) if f.init}
 
@@ -229,7 +236,18 @@ def file_keys(law: type) -> dict[str, object]:
 def law_from_table(name: str, values: dict) -> ContactLaw:
     """The law ``law = name`` of a model file's contact table with the keys ``values`` (its
     own keys, ``file_keys``; absent ones take their defaults); ValueError naming a law or a
-    key the file cannot have."""
+    key the file cannot have.
+
+    Examples
+    --------
+    >>> from fe_contact.laws import law_from_table
+    >>> law_from_table("sliding", {"mu": 0.2}).summary()
+    'sliding, mu = 0.2'
+    >>> law_from_table("sliding", {"e_n": 0.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: ...e_n...
+    """
     if name not in FILE_LAWS:
         check.fail("law", name, " or ".join(repr(n) for n in FILE_LAWS))
     cls = FILE_LAWS[name]
@@ -332,6 +350,18 @@ class Stribeck(Sliding):
     about mu_s within a few v0 and the contact creeps under a tangential load instead of
     sticking. The generalised-alpha stepper (in Python) takes it; ``law = "stribeck"`` in a
     model file.
+
+    Examples
+    --------
+    The coefficient falls from mu_s at rest to mu + (mu_s - mu) / e = 0.2368 at v_s; the
+    viscous force at 0.1 m/s is -c_v v = -0.05 N, its slope -c_v:
+
+    >>> from fe_contact.laws import Stribeck
+    >>> law = Stribeck(mu=0.2, mu_s=0.3, v0=1e-4, v_s=0.01, c_v=0.5)
+    >>> law.friction_coefficient(0.0), round(law.friction_coefficient(0.01), 4)
+    (0.3, 0.2368)
+    >>> law.viscous_force(0.1)
+    (-0.05, -0.5)
     """
 
     v_s: float | None = None

@@ -116,7 +116,19 @@ def with_fields(name: str, declared: type[Table], spec: type) -> type[Table]:
     """The table ``declared`` with every init field of the dataclass ``spec`` that it does not
     declare, typed by the field's annotation and defaulting to its default (the spec checks
     its value when it is built), so that a new parameter of ``spec`` is a key of the file with
-    no edit here."""
+    no edit here.
+
+    Examples
+    --------
+    The beam table takes the beam's axial pre-tension though ``BeamKeys`` does not declare it:
+
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.io.model_schema import BeamKeys, with_fields
+    >>> "axial_force" in BeamKeys.model_fields
+    False
+    >>> "axial_force" in with_fields("BeamTable", BeamKeys, BeamSpec).model_fields
+    True
+    """
     hints = typing.get_type_hints(spec)
     extra = {
         f.name: (hints[f.name], f.default)
@@ -424,7 +436,16 @@ def contact_table() -> type[Table]:
     """The contact table's class: ``ContactKeys`` with ``law`` one of the laws a model file
     takes (``fe_contact.laws.FILE_LAWS``) and every key of those laws it does not declare,
     typed as the law's field and optional (a law defined after this module was imported is
-    taken too: the class is built again when FILE_LAWS grows)."""
+    taken too: the class is built again when FILE_LAWS grows).
+
+    Examples
+    --------
+    The Stribeck law's keys are keys of the contact table:
+
+    >>> from fe_contact.io.model_schema import contact_table
+    >>> {"v_s", "c_v"} <= set(contact_table().model_fields)
+    True
+    """
     names = tuple(FILE_LAWS)
     if names not in _CONTACT_TABLES:
         extra = {}

@@ -327,7 +327,16 @@ class Column:
     its ``value`` is read. A contact column's value is a
     function of the pair's ``ContactReport``; a balance column's of ``(report, energy, work,
     energy0)``: the StepReport, ``system.energies`` at its state, the work accumulated since
-    the start (dict WORK_KEYS -> J) and the total energy at the start (J)."""
+    the start (dict WORK_KEYS -> J) and the total energy at the start (J).
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS
+    >>> [c.name for c in CONTACT_COLUMNS][:3]
+    ['state', 'normal_force', 'friction_force']
+    >>> [(c.name, c.unit) for c in BALANCE_COLUMNS if c.name == "friction_power"]
+    [('friction_power', 'W')]
+    """
 
     name: str
     unit: str
