@@ -12,6 +12,7 @@ from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [0, 1, 3])
 def test_energy_balance_and_friction_work(case):
     """The work of the drive equals kinetic + elastic (beam, support springs, Hertz contact)
@@ -102,6 +103,7 @@ def test_compliant_rolling_is_released_beyond_the_cone():
     assert result["dissipated_friction"][-1] > 0.0
 
 
+@pytest.mark.slow
 def test_demo_writes_its_outputs(tmp_path):
     """The command line writes the history with the extra columns, the ParaView series with
     the two profiles as polylines, the summary and the figures (a 20 ms run: nothing touches

@@ -113,6 +113,7 @@ def test_manipulator_matches_the_python_step():
     assert np.max(np.abs(torque_py - torque_cc)) <= 1e-9  # N m, of about 0.6 N m
 
 
+@pytest.mark.slow
 def test_friction_oscillator_on_its_belt_matches_the_python_step():
     """A block on a spring on a driven belt (a line on a translating body), mu_s > mu_k: it
     sticks, breaks loose at x = mu_s N / k and sticks again (``papers.friction_oscillator``);

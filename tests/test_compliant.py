@@ -55,6 +55,7 @@ def hunt_crossley_restitution(d, v):
     return brentq(lambda e: x * (1 + e) - np.log((1 + x) / (1 - e * x)), 1e-12, 1 - 1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, stiffness", [("hertz", 1e7), ("linear", 1e5)])
 def test_hunt_crossley_drop(kind, stiffness):
     """A disk meets the ground at 1 m/s (no gravity) with Hunt-Crossley damping D = 0.3 s/m:

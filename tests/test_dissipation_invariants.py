@@ -65,6 +65,7 @@ def pendulum_on_cantilever(mu: float, e: float = 0.8):
 CASES = {"disk": (disk_on_simply_supported_beam, 0.08), "pendulum": (pendulum_on_cantilever, 0.3)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["generalized-alpha", "moreau"])
 @pytest.mark.parametrize("mu", [0.0, 0.1, 0.4])
 @pytest.mark.parametrize("case", sorted(CASES))

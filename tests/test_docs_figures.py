@@ -91,6 +91,7 @@ def test_command_line_errors_name_the_option_and_what_is_allowed(tmp_path, capsy
     assert all(f"{name}: " in listed for name in df.ALL_RUNS)
 
 
+@pytest.mark.slow
 def test_manipulator_table_and_figures_of_the_readme(tmp_path):
     """The sweep of the main demo (six mu, 0.6 s, compiled: about 4 s of CPU)."""
     quantities = df.compute(tmp_path, only=["manipulator"])

@@ -327,11 +327,13 @@ FIXED = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("draw", FIXED, ids=lambda d: f"{d.body}-{d.surface}-{d.law}-{d.method}")
 def test_fixed_models_keep_the_invariants(draw):
     check_invariants(draw)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(draws())

@@ -258,6 +258,7 @@ def test_settings_override_any_field():
         lipinski.apply_settings(lipinski.Manipulator(), ["mass=1"])
 
 
+@pytest.mark.slow
 def test_command_line_writes_every_output(tmp_path):
     out = tmp_path / "m"
     code = demo.main(["--mu", "0", "0.2", "--t-end", "0.02", "--out", str(out), "--jobs", "2"])

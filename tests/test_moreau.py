@@ -141,6 +141,7 @@ def drop_and_rebound(system, restitution, sub_stepping, H=0.2, h=2e-4):
     return r, r.q[:, 1] - RADIUS, first, tol, gap_tol
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("restitution", [0.5, 0.0])
 @pytest.mark.parametrize("sub_stepping", [False, True])
 def test_disk_dropped_on_ground_bounces_to_e_squared_height(restitution, sub_stepping):
@@ -382,6 +383,7 @@ def test_example1_invariants_and_energy(sub_stepping):
     assert energy[-1] < energy[0]
 
 
+@pytest.mark.slow
 def test_example1_halving_the_step():
     (_, coarse), (_, fine) = example1(2e-3), example1(1e-3)
     k = np.rint(coarse.t / 1e-3).astype(int)
@@ -494,6 +496,7 @@ def frictionless_minimum():
     return static_disk_on_string(assemble(model), q0)
 
 
+@pytest.mark.slow
 def test_example1_comes_to_rest_at_the_static_equilibrium():
     # Friction makes the rest state path dependent (any friction-admissible equilibrium), so the
     # comparison with the minimum of the potential is made with mu = 0 (see the next test for
@@ -527,6 +530,7 @@ def pressed_forces(system, r, k, h):
     return s_i, lam_n, lam_t, e_n * lam_n + e_t * lam_t
 
 
+@pytest.mark.slow
 def test_example1_with_friction_rest_height_is_a_static_equilibrium():
     """mu = 0.2, the demo's friction: the rest height checked without the time stepping.
 

@@ -102,6 +102,7 @@ def assert_invariants(r, name, mu, gap_tol, energy_rise):
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("restitution", "sub_stepping"), [(0.5, True), (0.5, False), (0.0, True)])
 def test_bspline_disk_dropped_on_ground_profile_bounces_to_e_squared_height(
     restitution, sub_stepping

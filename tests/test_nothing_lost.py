@@ -348,6 +348,7 @@ def test_a_singular_solve_in_a_step_halves_the_step(monkeypatch):
     assert "after 3 halvings" in r.message
 
 
+@pytest.mark.slow
 def test_a_step_too_large_for_the_trolley_is_halved_not_reported_as_leaving():
     """The trolley of examples/slider_on_string.toml at h = 0.05 s used to stop at once with
     "contact 'trolley' left structure 'string' ... s = -0.46 m": the closest point of a Newton

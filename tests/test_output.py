@@ -403,6 +403,7 @@ def test_scene_read_back_from_series(run):
     )
 
 
+@pytest.mark.slow
 def test_offscreen_snapshot_and_animation_pyvista(run, tmp_path):
     _, _, pvd, _ = run
     assert offscreen_available(), (

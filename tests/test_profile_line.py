@@ -61,6 +61,7 @@ LAWS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(LAWS))
 def test_foot_on_an_incline_line_moves_as_on_the_straight_profile(case):
     """A body with a parabolic foot (curvature radius 5 cm at its vertex) on the incline
@@ -126,6 +127,7 @@ def _arc(a, b, eta0, eta1) -> float:
     return quad(lambda e: np.hypot(*parabola_by_hand(a, b, e)[1]), eta0, eta1, epsabs=1e-14)[0]
 
 
+@pytest.mark.slow
 def test_rocking_foot_rolls_with_the_small_angle_period_and_the_rolled_arc():
     """A rocker (foot of curvature radius rho = 0.2 m at its vertex, mass centre c = 0.1 m
     above it, mu = 0.8) on a horizontal Line, let go at phi0 = 0.01 rad, rolls without
@@ -160,6 +162,7 @@ def test_rocking_foot_rolls_with_the_small_angle_period_and_the_rolled_arc():
         assert abs(result.q[k, 0] - x) < 1e-10
 
 
+@pytest.mark.slow
 def test_rolling_foot_on_the_line_balances_energy_at_second_order():
     """Rolling down the incline Line (mu = 0.8) the friction does no work; the rolling row
     W_T u = 0 is integrated by the trapezoidal rule per step, so the balance error over 0.3 s
@@ -193,6 +196,7 @@ def belt_model(law, speed):
     return assemble(Model(tree=tree, contacts=(pair,), drives=(drive,), gravity=(0.0, -G)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law", [Sliding(0.8), Sliding(0.05)], ids=["rolls", "slips"])
 def test_on_a_moving_belt_the_relative_motion_is_that_on_the_fixed_floor(law):
     """A Line on a translating body (a belt at 0.3 m/s): the rocker set down on it with the

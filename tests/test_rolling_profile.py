@@ -67,6 +67,7 @@ def test_disk_slips_below_the_rolling_limit():
     assert abs(result["energy_error"][-1]) < 1e-6 * friction_work
 
 
+@pytest.mark.slow
 def test_ground_profile_as_the_pairs_profile_rolls_a_curved_foot_as_the_target_does():
     """A Profile fixed in the plane may be the pair's profile and a tree body's Profile its
     target: the contact is the same two curves with the roles swapped (000 eqs. 5-7 are

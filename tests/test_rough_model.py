@@ -39,6 +39,7 @@ def run(system):
     )
 
 
+@pytest.mark.slow
 def test_simulate_and_the_stepper_give_the_same_trajectory(system, run):
     """simulate is a loop over EventDriven.step(): the same states bit for bit, the same
     impacts (the pin lands within the run: there are some), the same per-vertex losses."""

@@ -173,6 +173,7 @@ def test_contact_state_is_in_the_history_csv_and_the_paraview_frames(tmp_path):
         assert contact.any() and np.all(state[contact] == (2 if t > t_stick else 1)), t
 
 
+@pytest.mark.slow
 def test_continuous_friction_law_decelerates_as_its_closed_form_and_creeps():
     """Bauchau's (000) continuous law, eq. (10), on the block without spring, from 0.5 m/s:
     v' = -mu g (1 - exp(-v / v0)) integrates to v(t) = v0 ln(1 + (exp(v_i / v0) - 1)

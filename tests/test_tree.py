@@ -323,6 +323,7 @@ def random_states(tree: TreeModel, seed: int, count: int = 4):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 def test_body_poses_and_velocities_match_reference(references, name):
     tree, ref = references(name)
@@ -465,6 +466,7 @@ def without_damping(tree: TreeModel) -> TreeModel:
     return dataclasses.replace(tree, joints=joints)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [manipulator, prr])
 def test_free_chain_conserves_energy(model):
     tree = without_damping(model())
