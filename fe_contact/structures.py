@@ -33,6 +33,7 @@ from .elements import beam as _beam
 from .elements import string as _string
 from .elements.hermite import shape_coefficients
 from .elements.string_forces import element_tangents as _element_tangents
+from .kernels.string import closest as closest_point
 
 
 @dataclass(frozen=True, eq=False)
@@ -378,6 +379,13 @@ class StringStructure(Structure):
             start, end = self._node_list[e], self._node_list[e + 1]
             self._element_terms.append((start, end - start, terms))
         cols = index[self._element_dofs]
+        # the same data as arrays, for the compiled closest-point iteration
+        self._kernel_data = (
+            np.ascontiguousarray(self.nodes, dtype=float),
+            np.ascontiguousarray(self._coefficients, dtype=float),
+            np.ascontiguousarray(cols, dtype=np.int64),
+            np.ascontiguousarray(model.q_prescribed[self._element_dofs], dtype=float),
+        )
         self._element_keep = [np.flatnonzero(c >= 0) for c in cols]
         self._element_cols = [c[c >= 0] for c in cols]
 
@@ -426,6 +434,19 @@ class StringStructure(Structure):
 
     def elastic_energy(self, q):
         return float(_string.strain_energy(self.string, self.full(q)))
+
+    def closest(self, point, q: np.ndarray, s_guess: float | None = None, tol: float = 1e-13):
+        """``Structure.closest``, its Newton iteration compiled (``kernels.string.closest``)."""
+        p = np.asarray(point, dtype=float)
+        if s_guess is None or not np.isfinite(s_guess):
+            nodes = self.positions(self.nodes, q)
+            s = float(self.nodes[int(np.argmin(np.sum((nodes - p) ** 2, axis=1)))])
+        else:
+            s = min(max(float(s_guess), 0.0), self.length)
+        s, inside = closest_point(
+            *self._kernel_data, np.asarray(q, dtype=float), float(p[0]), float(p[1]), s, tol
+        )
+        return (s, self.curve(s, q)) if inside else (s, None)
 
     def _shape(self, s: float):
         """(s clipped, element, its terms, the four scalar Hermite functions N, N_s, N_ss at s

@@ -1,13 +1,15 @@
 """The string's compiled element kernel (``kernels.string``, through ``elements.string_forces``)
 against references that do not use it: second finite differences of the strain energy (computed
 by the law's ``energy`` and the bending formula, not by the kernel), the closed form of a
-uniformly stretched straight string, the rotation equivariance of the internal force, and the
+uniformly stretched straight string, the rotation equivariance of the internal force, the
+closest point (``kernels.string.closest``) against a scalar minimisation of the distance, and the
 generalised-alpha iteration matrix in band storage (``FlexibleBlock.iteration_matrix``) against
 a dense assembly of M + gamma' C + beta' K from the sparse tangent.
 """
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize_scalar
 
 from fe_contact.curves import PERP
 from fe_contact.elements.string import (
@@ -17,12 +19,14 @@ from fe_contact.elements.string import (
     StringSpec,
     Support,
     assemble_string,
+    evaluate,
     internal_force,
     strain_energy,
     tangent_stiffness,
 )
 from fe_contact.elements.string_forces import element_tangents
 from fe_contact.model import Model
+from fe_contact.papers.slider_on_string import slider_on_string
 from fe_contact.steppers.effective_mass import FlexibleBlock
 from fe_contact.system import assemble
 
@@ -155,3 +159,58 @@ def test_iteration_matrix_in_band_storage_solves_the_dense_system():
     reference = np.linalg.solve(dense, rhs)
     assert np.abs(x - reference).max() <= 1e-12 * np.abs(reference).max()
     assert np.abs(factor.solve(rhs[:, 1]) - x[:, 1]).max() <= 1e-14 * np.abs(x).max()
+
+
+def hanging_string():
+    """The string of the trolley example (004 Table 1, 8 elements) in static equilibrium under
+    its weight: its Structure, free coordinates, StringModel and full dof vector."""
+    model, q0, _ = slider_on_string()
+    system = assemble(model)
+    st = system.structures["string"]
+    q = q0[system.layout.structure("string")]
+    return st, q, st.string, st.full(q)
+
+
+@pytest.mark.parametrize(
+    ("point", "start"),
+    [((0.1, -0.2), 0.5), ((0.35, -0.25), 0.0), ((0.62, -0.05), 0.9), ((0.7, -0.02), None)],
+)
+def test_closest_point_minimises_the_distance(point, start):
+    """The compiled closest-point iteration (started far off, or at the nearest node) against
+    a bounded scalar minimisation of |p - r(s)|^2 for points within 5 cm of the string (where
+    the closest point is unique), r evaluated through scikit-fem's shape functions (``evaluate``), from a
+    bracket around the best of 801 samples along the string."""
+    st, q, model, q_full = hanging_string()
+    p = np.array(point)
+    s, cp = st.closest(p, q, start)
+
+    def distance(x):
+        return float(np.sum((evaluate(model, q_full, [x]).position[:, 0] - p) ** 2))
+
+    grid = np.linspace(0.0, st.length, 801)
+    best = grid[int(np.argmin([distance(x) for x in grid]))]
+    low, high = max(best - st.length / 800, 0.0), min(best + st.length / 800, st.length)
+    reference = minimize_scalar(
+        distance, bounds=(low, high), method="bounded", options={"xatol": 1e-11}
+    )
+    assert reference.success
+    assert cp is not None
+    # the minimiser stops at xatol 1e-11 m, on a distance flat to second order (its rounding
+    # eps |p - r|^2 moves the minimum by ~sqrt(eps) |p - r| ~ 1e-9 m); the iteration at 1e-13 m
+    assert abs(s - reference.x) <= 1e-8
+    position = evaluate(model, q_full, [s]).position[:, 0]
+    # r(s) through the Structure's own polynomials and through scikit-fem's: round-off
+    assert np.abs(cp.position - position).max() <= 1e-14
+
+
+def test_closest_point_beyond_an_end_is_outside():
+    """A point beyond the right support, off the end tangent's foot: no contact point, and the
+    parameter lies past the length (the point's foot on the end tangent's continuation)."""
+    st, q, model, q_full = hanging_string()
+    end = evaluate(model, q_full, [st.length])
+    p = end.position[:, 0] + 0.1 * end.tangent[:, 0] + 0.01 * end.normal[:, 0]
+    s, cp = st.closest(p, q, st.length - 0.05)
+    assert cp is None
+    # foot on the tangent line: s = L + (p - r(L)) . r'(L) / |r'(L)|^2 = L + 0.1 / |r'(L)|
+    expected = st.length + 0.1 / np.hypot(*end.slope[:, 0])
+    assert abs(s - expected) <= 1e-12

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from skfem import LinearForm
 from skfem.helpers import dd, dot, grad
 
-from ..kernels.string import element_response
+from ..kernels.string import element_response, section_strains
 from .tension import check_law
 
 if TYPE_CHECKING:
@@ -26,15 +26,16 @@ def element_coordinates(element_dofs: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def _section_strains(model: StringModel, q: np.ndarray):
-    """(r' (n_elements, n_qp, 2), r'' (same, or None without bending stiffness), stretch nu =
-    |r'| / |r_ref'| (n_elements, n_qp)) at the quadrature points."""
-    q_e = element_coordinates(model.basis.element_dofs, q)
-    a = np.einsum("eac,eaq->eqc", q_e, model.shape_slopes)  # r'
-    b = None
-    if float(model.spec.bending_stiffness) > 0.0:
-        b = np.einsum("eac,eaq->eqc", q_e, model.shape_curvatures)  # r''
-    nu = np.sqrt(np.sum(a**2, axis=-1)) / model.ref_metric
-    return a, b, nu
+    """(r' (n_elements, n_qp, 2), r'' (same; zeros without bending stiffness), stretch nu =
+    |r'| / |r_ref'| (n_elements, n_qp)) at the quadrature points (``kernels.string``)."""
+    return section_strains(
+        np.asarray(q, dtype=float),
+        model.basis.element_dofs,
+        model.shape_slopes,
+        model.shape_curvatures,
+        model.ref_metric,
+        float(model.spec.bending_stiffness) > 0.0,
+    )
 
 
 def _element_response(model: StringModel, q: np.ndarray, order: int):
@@ -49,7 +50,7 @@ def _element_response(model: StringModel, q: np.ndarray, order: int):
         dtension = tension
     return element_response(
         a,
-        a if b is None else b,
+        b,
         tension,
         dtension,
         model.ref_metric,

@@ -1,9 +1,10 @@
-"""Compiled (numba) element kernel of the absolute-nodal string, Eugster-Glocker (004),
-eqs. (15)-(17), with the optional bending part (``elements.string``): the generalised stresses
-and their tangent at every quadrature point, contracted with the element's Hermite tables into
-element force vectors and element tangents. ``elements.string_forces`` calls it for every
-string force and tangent (the Python steppers, statics and Moreau-Jean alike); the tension law
-stays a Python object, evaluated on arrays before the call.
+"""Compiled (numba) kernels of the absolute-nodal string, Eugster-Glocker (004), eqs. (15)-(17),
+with the optional bending part (``elements.string``): the strains at the quadrature points, and
+the generalised stresses and their tangent there contracted with the element's Hermite tables
+into element force vectors and element tangents (``element_response``; ``elements.string_forces``
+calls it for every string force and tangent: the Python steppers, statics and Moreau-Jean
+alike; the tension law stays a Python object, evaluated on arrays between the two calls); the
+closest material point to a point (``closest``, for ``StringStructure.closest``).
 
 Strain vector per quadrature point: ``(r'_x, r'_y, r''_x, r''_y)``; below ``a = r'``,
 ``b = r''``, ``cross = a x b``, ``m2 = |a|^2``, ``metric = |r_ref'|``, bending strain
@@ -156,3 +157,97 @@ def element_response(
                                 + n2a * n2b * tangent[2 + c, 2 + d]
                             )
     return force, tangents
+
+
+@njit(cache=True)
+def section_strains(q, element_dofs, shape_slopes, shape_curvatures, metric, bending):
+    """r' and r'' (n_elements, n_qp, 2) and the stretch nu = |r'| / |r_ref'| (n_elements,
+    n_qp) at the quadrature points of the full dof vector q (n_dofs,); element_dofs
+    (8, n_elements) as scikit-fem's ``basis.element_dofs`` (local dof 2 a + c: component c of
+    scalar function a); r'' only when ``bending`` (else zeros)."""
+    n_el, n_qp = metric.shape
+    slopes = np.zeros((n_el, n_qp, 2))
+    rates = np.zeros((n_el, n_qp, 2))
+    nu = np.empty((n_el, n_qp))
+    for e in range(n_el):
+        for p in range(n_qp):
+            ax = ay = bx = by = 0.0
+            for a in range(4):
+                x = q[element_dofs[2 * a, e]]
+                y = q[element_dofs[2 * a + 1, e]]
+                n1 = shape_slopes[e, a, p]
+                ax += n1 * x
+                ay += n1 * y
+                if bending:
+                    n2 = shape_curvatures[e, a, p]
+                    bx += n2 * x
+                    by += n2 * y
+            slopes[e, p, 0] = ax
+            slopes[e, p, 1] = ay
+            rates[e, p, 0] = bx
+            rates[e, p, 1] = by
+            nu[e, p] = np.sqrt(ax * ax + ay * ay) / metric[e, p]
+    return slopes, rates, nu
+
+
+@njit(cache=True)
+def _point(nodes, coefficients, columns, fixed, q, s):
+    """r, r', r'' (floats) at the material point s, clipped to [nodes[0], nodes[-1]]: the
+    element's Hermite polynomials in its local coordinate (Horner's rule). coefficients
+    (n_elements, 4, 4): monomial coefficients of the four scalar functions; columns
+    (n_elements, 8): the free coordinate of each local dof (-1: fixed, value in ``fixed``)."""
+    s = min(max(s, nodes[0]), nodes[-1])
+    n_el = coefficients.shape[0]
+    e = min(max(np.searchsorted(nodes, s, side="right") - 1, 0), n_el - 1)
+    x0 = nodes[e]
+    le = nodes[e + 1] - x0
+    z = (s - x0) / le
+    rx = ry = ax = ay = bx = by = 0.0
+    for a in range(4):
+        c0 = coefficients[e, a, 0]
+        c1 = coefficients[e, a, 1]
+        c2 = coefficients[e, a, 2]
+        c3 = coefficients[e, a, 3]
+        n0 = c0 + z * (c1 + z * (c2 + z * c3))
+        n1 = (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le
+        n2 = (2.0 * c2 + 6.0 * z * c3) / (le * le)
+        jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
+        x = q[jx] if jx >= 0 else fixed[e, 2 * a]
+        y = q[jy] if jy >= 0 else fixed[e, 2 * a + 1]
+        rx += n0 * x
+        ry += n0 * y
+        ax += n1 * x
+        ay += n1 * y
+        bx += n2 * x
+        by += n2 * y
+    return rx, ry, ax, ay, bx, by
+
+
+@njit(cache=True)
+def closest(nodes, coefficients, columns, fixed, q, px, py, s, tol):
+    """Closest material point of the string to (px, py) from the start s: Newton on the
+    orthogonality condition (p - r(s)) . r'(s) = 0 (Bauchau (000), eq. 5 with a point), the
+    iteration of ``structures.Structure.closest``. Returns (s, inside): inside False when the
+    point lies beyond an end (s then on the end tangent's continuation, outside the string)."""
+    length = nodes[-1] - nodes[0]
+    scale = max(length, 1e-300)
+    for _ in range(30):
+        rx, ry, ax, ay, bx, by = _point(nodes, coefficients, columns, fixed, q, s)
+        dx, dy = px - rx, py - ry
+        f = dx * ax + dy * ay
+        df = dx * bx + dy * by - (ax * ax + ay * ay)
+        if df >= 0.0:  # not a minimum of the distance: step along the tangent instead
+            df = -(ax * ax + ay * ay)
+        step = -f / df
+        if abs(step) <= tol * scale:
+            return s, True
+        s_new = s + step
+        if s_new < nodes[0] or s_new > nodes[-1]:
+            end = nodes[0] if s_new < nodes[0] else nodes[-1]
+            rx, ry, ax, ay, _, _ = _point(nodes, coefficients, columns, fixed, q, end)
+            beyond = end + ((px - rx) * ax + (py - ry) * ay) / (ax * ax + ay * ay)
+            if nodes[0] <= beyond <= nodes[-1]:
+                return end, True
+            return beyond, False
+        s = s_new
+    return s, True
