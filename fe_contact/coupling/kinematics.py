@@ -31,7 +31,6 @@ and ``structure_columns`` place the tree's and the structure's parts.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,15 +141,12 @@ def structure_contact(
     cp = structure.curve(s, q_s) if curve_point is None else curve_point
     pk = profile.centre
     c, c_dot = pk.position, pk.velocity
-    # the 2-vectors as plain floats (the same formulas: a tenth of numpy's cost per product)
-    nsx, nsy = float(cp.normal[0]), float(cp.normal[1])
-    tsx, tsy = float(cp.tangent[0]), float(cp.tangent[1])
-    nx, ny = side * nsx, side * nsy  # normal
-    tx, ty = ny, -nx  # tangent = -PERP @ normal
-    normal, tangent = np.array((nx, ny)), np.array((tx, ty))
-    dx, dy = float(c[0] - cp.position[0]), float(c[1] - cp.position[1])
+    n_s, t_s = cp.normal, cp.tangent
+    normal = side * n_s
+    tangent = -PERP @ normal
+    d = c - cp.position
     v_m = material_velocity(cp, u_s)
-    relx, rely = float(c_dot[0] - v_m[0]), float(c_dot[1] - v_m[1])
+    rel = c_dot - v_m
     cols = columns.start + cp.dofs
     w_n = _scatter(n, tree_columns, normal @ pk.jacobian, cols, -(normal @ cp.rows))
     w_t = _scatter(
@@ -160,22 +156,18 @@ def structure_contact(
         cols,
         -(tangent @ cp.rows),
     )
-    ax, ay = float(cp.slope[0]), float(cp.slope[1])
-    bx, by = float(cp.slope_rate[0]), float(cp.slope_rate[1])
-    a = math.hypot(ax, ay)
+    a = float(np.hypot(*cp.slope))
     rs_u = slope_velocity(cp, u_s)
-    rux, ruy = float(rs_u[0]), float(rs_u[1])
-    s_rate = (a * (tsx * relx + tsy * rely) + (dx * rux + dy * ruy)) / (a * a - (dx * bx + dy * by))
+    s_rate = (a * float(t_s @ rel) + float(d @ rs_u)) / (a * a - float(d @ cp.slope_rate))
     A = A_T = np.nan
     if remainder:
-        acx, acy = float(pk.acceleration_remainder[0]), float(pk.acceleration_remainder[1])
-        omega = (nsx * (bx * s_rate + rux) + nsy * (by * s_rate + ruy)) / a
+        omega = float(n_s @ (cp.slope_rate * s_rate + rs_u)) / a
         A = side * (
-            (nsx * acx + nsy * acy)
-            - s_rate * (nsx * rux + nsy * ruy)
-            - omega * (tsx * relx + tsy * rely)
+            float(n_s @ pk.acceleration_remainder)
+            - s_rate * float(n_s @ rs_u)
+            - omega * float(t_s @ rel)
         )
-        A_T = (tx * acx + ty * acy) - s_rate * (tx * rux + ty * ruy)
+        A_T = float(tangent @ pk.acceleration_remainder) - s_rate * float(tangent @ rs_u)
     return ContactKinematics(
         parameter=cp.s,
         element=cp.element,
@@ -183,9 +175,9 @@ def structure_contact(
         profile_point=c - radius * normal,
         normal=normal,
         tangent=tangent,
-        gap=(nx * dx + ny * dy) - radius,
-        normal_velocity=nx * relx + ny * rely,
-        slip_velocity=(tx * relx + ty * rely) + radius * profile.angular_velocity,
+        gap=float(normal @ d) - radius,
+        normal_velocity=float(normal @ rel),
+        slip_velocity=float(tangent @ rel) + radius * profile.angular_velocity,
         w_normal=w_n,
         w_tangent=w_t,
         remainder=A,
