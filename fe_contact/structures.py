@@ -22,6 +22,7 @@ a point), the constant matrices and the forces.
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +33,7 @@ from .elements import beam as _beam
 from .elements import string as _string
 from .elements.hermite import shape_coefficients
 from .elements.string_forces import element_tangents as _element_tangents
+from .kernels.string import closest as closest_point
 
 
 @dataclass(frozen=True, eq=False)
@@ -441,6 +443,34 @@ class StringStructure(Structure):
         self._prescribed = model.q_prescribed
         self._element_dofs = np.ascontiguousarray(model.basis.element_dofs.T)
         self._coefficients = _string_coefficients(model)
+        # plain-float element data for curve and _local_curve: nodes, and per element, for each
+        # of its four scalar Hermite functions, the monomial coefficients and per component the
+        # free column (-1 at a fixed DOF) and the prescribed value
+        self._node_list = [float(x) for x in self.nodes]
+        self._element_terms = []
+        for e, dofs in enumerate(self._element_dofs):
+            terms = tuple(
+                (
+                    *(float(v) for v in self._coefficients[e][a]),
+                    int(index[dofs[2 * a]]),
+                    float(model.q_prescribed[dofs[2 * a]]),
+                    int(index[dofs[2 * a + 1]]),
+                    float(model.q_prescribed[dofs[2 * a + 1]]),
+                )
+                for a in range(4)
+            )
+            start, end = self._node_list[e], self._node_list[e + 1]
+            self._element_terms.append((start, end - start, terms))
+        cols = index[self._element_dofs]
+        # the same data as arrays, for the compiled closest-point iteration
+        self._kernel_data = (
+            np.ascontiguousarray(self.nodes, dtype=float),
+            np.ascontiguousarray(self._coefficients, dtype=float),
+            np.ascontiguousarray(cols, dtype=np.int64),
+            np.ascontiguousarray(model.q_prescribed[self._element_dofs], dtype=float),
+        )
+        self._element_keep = [np.flatnonzero(c >= 0) for c in cols]
+        self._element_cols = [c[c >= 0] for c in cols]
 
     def initial_coordinates(self):
         return self._q_ref.copy()
@@ -488,43 +518,60 @@ class StringStructure(Structure):
     def elastic_energy(self, q):
         return float(_string.strain_energy(self.string, self.full(q)))
 
-    def curve(self, s, q):
-        s = min(max(float(s), 0.0), self.length)
-        nodes = self.nodes
-        e = min(
-            max(int(np.searchsorted(nodes, s, side="right")) - 1, 0), self.string.n_elements - 1
+    def closest(self, point, q: np.ndarray, s_guess: float | None = None, tol: float = 1e-13):
+        """``Structure.closest``, its Newton iteration compiled (``kernels.string.closest``)."""
+        p = np.asarray(point, dtype=float)
+        if s_guess is None or not np.isfinite(s_guess):
+            nodes = self.positions(self.nodes, q)
+            s = float(self.nodes[int(np.argmin(np.sum((nodes - p) ** 2, axis=1)))])
+        else:
+            s = min(max(float(s_guess), 0.0), self.length)
+        s, inside = closest_point(
+            *self._kernel_data, np.asarray(q, dtype=float), float(p[0]), float(p[1]), s, tol
         )
-        le = nodes[e + 1] - nodes[e]
-        z = (s - nodes[e]) / le
-        c = self._coefficients[e]  # (4 functions, 4 powers) in the local coordinate z
-        N = c[:, 0] + z * (c[:, 1] + z * (c[:, 2] + z * c[:, 3]))
-        N_s = (c[:, 1] + z * (2.0 * c[:, 2] + 3.0 * z * c[:, 3])) / le
-        N_ss = (2.0 * c[:, 2] + 6.0 * z * c[:, 3]) / (le * le)
-        dofs = self._element_dofs[e]  # (8,) = (x0, y0, x0', y0', x1, y1, x1', y1')
-        qe = self._prescribed[dofs].copy()
-        cols = self.free_index[dofs]
-        keep = cols >= 0
-        qe[keep] = q[cols[keep]]
-        qe = qe.reshape(4, 2)  # [function a, component]
-        position, slope, slope_rate = N @ qe, N_s @ qe, N_ss @ qe
-        metric = float(np.hypot(*slope))
-        tangent = slope / metric
-        rows = np.zeros((3, 2, 8))
+        return (s, self.curve(s, q)) if inside else (s, None)
+
+    def _shape(self, s: float):
+        """(s clipped, element, its terms, the four scalar Hermite functions N, N_s, N_ss at s
+        as float tuples): the element's polynomials in the local coordinate (Horner's rule)."""
+        s = min(max(float(s), 0.0), self.length)
+        e = min(max(bisect.bisect_right(self._node_list, s) - 1, 0), len(self._element_terms) - 1)
+        x0, le, terms = self._element_terms[e]
+        z = (s - x0) / le
+        N = tuple(c0 + z * (c1 + z * (c2 + z * c3)) for c0, c1, c2, c3, *_ in terms)
+        N_s = tuple((c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le for _, c1, c2, c3, *_ in terms)
+        N_ss = tuple((2.0 * c2 + 6.0 * z * c3) / (le * le) for _, _, c2, c3, *_ in terms)
+        return s, e, terms, N, N_s, N_ss
+
+    def _local_curve(self, s: float, q: np.ndarray):
+        """r, r' and r'' at s in plain floats (the element's polynomials of ``curve``), for the
+        closest-point iteration."""
+        _, _, terms, N, N_s, N_ss = self._shape(s)
+        return _string_point(terms, N, N_s, N_ss, q)
+
+    def curve(self, s, q):
+        s, e, terms, N, N_s, N_ss = self._shape(s)
+        (rx, ry), (ax, ay), (bx, by) = _string_point(terms, N, N_s, N_ss, q)
+        metric = math.hypot(ax, ay)
+        tx, ty = ax / metric, ay / metric
+        rows = np.zeros((3, 2, 8))  # local DOFs (x0, y0, x0', y0', x1, y1, x1', y1')
         rows[:, 0, 0::2] = (N, N_s, N_ss)
         rows[:, 1, 1::2] = (N, N_s, N_ss)
+        keep = self._element_keep[e]
+        rows = rows[:, :, keep]
         return CurvePoint(
             s=s,
             element=e,
-            position=position,
-            slope=slope,
-            slope_rate=slope_rate,
-            tangent=tangent,
-            normal=PERP @ tangent,
-            curvature=float(slope[0] * slope_rate[1] - slope[1] * slope_rate[0]) / metric**3,
-            dofs=cols[keep],
-            rows=rows[0][:, keep],
-            rows_s=rows[1][:, keep],
-            rows_ss=rows[2][:, keep],
+            position=np.array((rx, ry)),
+            slope=np.array((ax, ay)),
+            slope_rate=np.array((bx, by)),
+            tangent=np.array((tx, ty)),
+            normal=np.array((-ty, tx)),  # PERP @ tangent
+            curvature=(ax * by - ay * bx) / metric**3,
+            dofs=self._element_cols[e],
+            rows=rows[0],
+            rows_s=rows[1],
+            rows_ss=rows[2],
         )
 
     def point_rows(self, s):
@@ -535,6 +582,22 @@ class StringStructure(Structure):
         fixed = np.where(cols < 0, model.q_prescribed[jac.dofs], 0.0)
         offset = np.einsum("mck,mk->mc", jac.block, fixed)
         return _point_rows(s, offset, cols, jac.block)
+
+
+def _string_point(terms, N, N_s, N_ss, q):
+    """(r, r', r'') as float pairs from an element's terms (``StringStructure``) and its shape
+    functions at a point, with the free coordinates q and the prescribed values."""
+    rx = ry = ax = ay = bx = by = 0.0
+    for (*_, col_x, fixed_x, col_y, fixed_y), n0, n1, n2 in zip(terms, N, N_s, N_ss, strict=True):
+        x = float(q[col_x]) if col_x >= 0 else fixed_x
+        y = float(q[col_y]) if col_y >= 0 else fixed_y
+        rx += n0 * x
+        ry += n0 * y
+        ax += n1 * x
+        ay += n1 * y
+        bx += n2 * x
+        by += n2 * y
+    return (rx, ry), (ax, ay), (bx, by)
 
 
 def _string_coefficients(model) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Per-step kernels of the string element, Eugster-Glocker (004), eqs. (15)-(17): internal
-force, tangent stiffness and strain energy, vectorised over all quadrature points of all
-elements, and the plain scikit-fem ``internal_force_form`` they are checked against. Re-exported
-by ``elements.string``; the conventions are those of its docstring."""
+force and tangent stiffness through the compiled element kernel (``kernels.string``), strain
+energy vectorised over all quadrature points of all elements, and the plain scikit-fem
+``internal_force_form`` they are checked against. Re-exported by ``elements.string``; the
+conventions are those of its docstring."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import scipy.sparse as sp
 from skfem import LinearForm
 from skfem.helpers import dd, dot, grad
 
-from ..curves import PERP
+from ..kernels.string import element_response, section_strains
 from .tension import check_law
 
 if TYPE_CHECKING:
@@ -24,131 +25,113 @@ def element_coordinates(element_dofs: np.ndarray, q: np.ndarray) -> np.ndarray:
     return q[element_dofs].T.reshape(-1, 4, 2)
 
 
-def _section_response(model: StringModel, q: np.ndarray, order: int):
-    """Energy density per ds, generalized stresses and their tangent at quadrature points.
+def _section_strains(model: StringModel, q: np.ndarray):
+    """(r' (n_elements, n_qp, 2), r'' (same; zeros without bending stiffness), stretch nu =
+    |r'| / |r_ref'| (n_elements, n_qp)) at the quadrature points (``kernels.string``)."""
+    return section_strains(
+        np.asarray(q, dtype=float),
+        model.basis.element_dofs,
+        model.shape_slopes,
+        model.shape_curvatures,
+        model.ref_metric,
+        float(model.spec.bending_stiffness) > 0.0,
+    )
 
-    Strain vector per quadrature point: ``(r'_x, r'_y, r''_x, r''_y)``; below ``a = r'``,
-    ``b = r''``, ``cross = a x b``, ``m2 = |a|^2``, ``metric = |r_ref'|``, bending strain
-    ``cross / m2`` (rotation of the tangent per ds).
-    Returns energy (n_elements, n_qp); if order >= 1 stress (n_elements, n_qp, 4) =
-    d(energy)/d(strain); if order >= 2 tangent (n_elements, n_qp, 4, 4).
-    Axial part: Eugster-Glocker (004), eqs. (15)-(16); bending: exact rotation rate of the tangent.
-    """
+
+def _element_response(model: StringModel, q: np.ndarray, order: int):
+    """Element forces (n_elements, 8) and, for order 2, element tangents (n_elements, 8, 8)
+    (``kernels.string.element_response``; the tension law evaluated here, on arrays)."""
     law = model.spec.law
-    bending_stiffness = float(model.spec.bending_stiffness)
-    q_e = element_coordinates(model.basis.element_dofs, q)
-    a = np.einsum("eac,eaq->eqc", q_e, model.shape_slopes)  # r'
-    metric = model.ref_metric
-    m2 = np.sum(a**2, axis=-1)
-    m = np.sqrt(m2)
-    nu = m / metric
-    energy = metric * law.energy(nu)
-    if bending_stiffness > 0.0:
-        b = np.einsum("eac,eaq->eqc", q_e, model.shape_curvatures)  # r''
-        cross = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
-        bending_strain = cross / m2
-        excess = bending_strain - model.ref_bending_strain
-        energy = energy + 0.5 * bending_stiffness / metric * excess**2
-    if order == 0:
-        return energy, None, None
-
-    tension = law.tension(nu)
-    t = a / m[..., None]
-    stress = np.zeros(a.shape[:2] + (4,))
-    stress[..., 0:2] = tension[..., None] * t
-    if bending_stiffness > 0.0:
-        c_a = -b @ PERP.T  # d(cross)/d(r') = -perp(r'')
-        c_b = a @ PERP.T  # d(cross)/d(r'') = perp(r')
-        g_a = c_a / m2[..., None] - 2.0 * (cross / m2**2)[..., None] * a
-        g_b = c_b / m2[..., None]
-        moment = bending_stiffness / metric * excess  # EI kappa-excess / |r_ref'|
-        stress[..., 0:2] += moment[..., None] * g_a
-        stress[..., 2:4] = moment[..., None] * g_b
-    if order == 1:
-        return energy, stress, None
-
-    eye = np.eye(2)
-    tt = t[..., :, None] * t[..., None, :]
-    tangent = np.zeros(a.shape[:2] + (4, 4))
-    axial_stiffness = law.dtension(nu) / metric  # dT/d|r'|
-    geometric_stiffness = tension / m  # T / |r'|, transverse
-    tangent[..., 0:2, 0:2] = axial_stiffness[..., None, None] * tt + geometric_stiffness[
-        ..., None, None
-    ] * (eye - tt)
-    if bending_stiffness > 0.0:
-        g = np.concatenate((g_a, g_b), axis=-1)
-        h = np.zeros_like(tangent)
-        outer = c_a[..., :, None] * a[..., None, :]
-        h[..., 0:2, 0:2] = (
-            -2.0 * (outer + np.swapaxes(outer, -1, -2)) / (m2**2)[..., None, None]
-            - 2.0 * (cross / m2**2)[..., None, None] * eye
-            + 8.0 * (cross / m2**3)[..., None, None] * a[..., :, None] * a[..., None, :]
-        )
-        h_ab = (
-            -PERP / m2[..., None, None]
-            - 2.0 * a[..., :, None] * c_b[..., None, :] / (m2**2)[..., None, None]
-        )
-        h[..., 0:2, 2:4] = h_ab
-        h[..., 2:4, 0:2] = np.swapaxes(h_ab, -1, -2)
-        tangent += (bending_stiffness / metric)[..., None, None] * (
-            g[..., :, None] * g[..., None, :] + excess[..., None, None] * h
-        )
-    return energy, stress, tangent
+    a, b, nu = _section_strains(model, q)
+    tension = np.ascontiguousarray(law.tension(nu), dtype=float)
+    if order >= 2:
+        dtension = np.ascontiguousarray(np.broadcast_to(law.dtension(nu), nu.shape), dtype=float)
+    else:
+        dtension = tension
+    return element_response(
+        a,
+        b,
+        tension,
+        dtension,
+        model.ref_metric,
+        float(model.spec.bending_stiffness),
+        model.ref_bending_strain,
+        model.shape_slopes,
+        model.shape_curvatures,
+        model.dx,
+        order,
+    )
 
 
-def internal_force(model: StringModel, q: np.ndarray) -> np.ndarray:
-    """Internal forces f_int(q), shape (n_dofs,), Eugster-Glocker (004), eq. (16) (+ bending).
-
-    Gathers q per element, contracts with the cached skfem tables, scatters with np.bincount.
-    Entries at the fixed dofs are returned too: there f_int - f_ext is the support reaction.
-    """
-    _, stress, _ = _section_response(model, q, order=1)
-    f_e = np.einsum("eqik,eqk->ei", model.strain_operator, stress * model.dx[..., None])
+def _scatter_force(model: StringModel, f_e: np.ndarray) -> np.ndarray:
     return np.bincount(
         model.basis.element_dofs.T.ravel(), weights=f_e.ravel(), minlength=model.n_dofs
     )
 
 
+def internal_force(model: StringModel, q: np.ndarray) -> np.ndarray:
+    """Internal forces f_int(q), shape (n_dofs,), Eugster-Glocker (004), eq. (16) (+ bending).
+
+    Gathers q per element, evaluates the element kernel (``kernels.string``) on the cached
+    skfem tables, scatters with np.bincount.
+    Entries at the fixed dofs are returned too: there f_int - f_ext is the support reaction.
+    """
+    f_e, _ = _element_response(model, q, order=1)
+    return _scatter_force(model, f_e)
+
+
 def tangent_stiffness(model: StringModel, q: np.ndarray) -> sp.csr_matrix:
     """Consistent tangent d f_int / dq (material + geometric), sparse CSR (n_dofs, n_dofs)."""
-    _, _, tangent = _section_response(model, q, order=2)
-    return assemble_section_tangent(model, tangent)
+    _, k_e = _element_response(model, q, order=2)
+    return assemble_element_tangents(model, k_e)
 
 
-def assemble_section_tangent(model: StringModel, tangent: np.ndarray) -> sp.csr_matrix:
-    """The sparse matrix sum_e int B^T D B dx of section tangents D (n_elements, n_quad, 4, 4)
-    at the quadrature points (B: ``model.strain_operator``), CSR (n_dofs, n_dofs) in the
-    model's fixed sparsity pattern."""
-    weighted = np.einsum(
-        "eqik,eqkl->eqil", model.strain_operator, tangent * model.dx[..., None, None]
-    )
-    k_e = np.einsum("eqil,eqjl->eij", weighted, model.strain_operator)
+def assemble_element_tangents(model: StringModel, k_e: np.ndarray) -> sp.csr_matrix:
+    """The sparse matrix of element tangents k_e (n_elements, 8, 8) (local dof order of
+    ``basis.element_dofs``), CSR (n_dofs, n_dofs) in the model's fixed sparsity pattern."""
     data = np.bincount(model._csr_inverse, weights=k_e.ravel(), minlength=model._csr_indices.size)
     return sp.csr_matrix(
         (data, model._csr_indices, model._csr_indptr), shape=(model.n_dofs, model.n_dofs)
     )
 
 
-def element_tangents(model: StringModel, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(f_int(q) (n_dofs,), element tangents (n_elements, 8, 8)) from one section response:
-    the force of ``internal_force`` and the blocks that ``tangent_stiffness`` scatters (the
-    same operations, so the same values to the last bit); local dof order of
-    ``basis.element_dofs``."""
-    _, stress, tangent = _section_response(model, q, order=2)
-    f_e = np.einsum("eqik,eqk->ei", model.strain_operator, stress * model.dx[..., None])
-    force = np.bincount(
-        model.basis.element_dofs.T.ravel(), weights=f_e.ravel(), minlength=model.n_dofs
-    )
+def assemble_section_tangent(model: StringModel, tangent: np.ndarray) -> sp.csr_matrix:
+    """The sparse matrix sum_e int B^T D B dx of section tangents D (n_elements, n_quad, 4, 4)
+    at the quadrature points (B: ``model.strain_operator``), CSR (n_dofs, n_dofs) in the
+    model's fixed sparsity pattern (the energy-consistent average's tangent)."""
     weighted = np.einsum(
         "eqik,eqkl->eqil", model.strain_operator, tangent * model.dx[..., None, None]
     )
-    return force, np.einsum("eqil,eqjl->eij", weighted, model.strain_operator)
+    k_e = np.einsum("eqil,eqjl->eij", weighted, model.strain_operator)
+    return assemble_element_tangents(model, k_e)
+
+
+def element_tangents(model: StringModel, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(f_int(q) (n_dofs,), element tangents (n_elements, 8, 8)) from one element evaluation:
+    the force of ``internal_force`` and the blocks that ``tangent_stiffness`` scatters (the
+    same kernel, so the same values to the last bit); local dof order of
+    ``basis.element_dofs``."""
+    f_e, k_e = _element_response(model, q, order=2)
+    return _scatter_force(model, f_e), k_e
+
+
+def _strain_energy_density(model: StringModel, q: np.ndarray) -> np.ndarray:
+    """Energy per ds at the quadrature points, (n_elements, n_qp): W(nu) |r_ref'| (004, eq. 15)
+    plus EI/(2 |r_ref'|) (kappa - kappa_ref)^2 with kappa = (r' x r'') / |r'|^2."""
+    a, b, nu = _section_strains(model, q)
+    metric = model.ref_metric
+    energy = metric * model.spec.law.energy(nu)
+    bending_stiffness = float(model.spec.bending_stiffness)
+    if bending_stiffness > 0.0:
+        cross = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+        excess = cross / np.sum(a**2, axis=-1) - model.ref_bending_strain
+        energy = energy + 0.5 * bending_stiffness / metric * excess**2
+    return energy
 
 
 def strain_energy(model: StringModel, q: np.ndarray) -> float:
     """Elastic energy in J: integral of W(nu) |r_ref'| ds plus the bending energy."""
-    energy, _, _ = _section_response(model, q, order=0)
-    return float(np.sum(energy * model.dx))
+    return float(np.sum(_strain_energy_density(model, q) * model.dx))
 
 
 def internal_force_form(law, bending_stiffness: float = 0.0) -> LinearForm:

@@ -24,7 +24,7 @@ from scipy.linalg.lapack import dgbtrf, dgbtrs
 
 from ..structures import StringStructure
 
-__all__ = ["FlexibleBlock"]
+__all__ = ["BandFactor", "FlexibleBlock"]
 
 
 class _BandScatter:
@@ -139,6 +139,25 @@ class FlexibleBlock:
                 k += part.band(tangents)
         return f, k.reshape(self.mass.shape)
 
+    def iteration_matrix(self, q, c: float, k: float):
+        """Factors of ``M_f + c C_f(q) + k K_t(q)`` (the iteration matrix of a generalised-alpha
+        step with a nonlinear structure: c = gamma', k = beta'), as an object whose
+        ``solve(b)`` takes b of shape (n_flexible,) or (n_flexible, j)."""
+        _, stiffness = self._nonlinear(q)
+        damping = self._damping(stiffness)
+        ab = self.mass + c * damping + k * stiffness
+        return BandFactor(_factor(ab, self.band), self.band)
+
+    def _damping(self, stiffness):
+        """C_f(q) in band storage: the constant part plus beta K_t(q) on the columns of each
+        structure with stiffness-proportional damping (``stiffness``: the band of K_t(q))."""
+        damping = self.damping
+        if any(st.stiffness_damping != 0.0 for st, _, _ in self.parts):
+            damping = damping.copy()
+            for st, sl, _ in self.parts:  # beta K_t on the columns of the structure
+                damping[:, sl] += st.stiffness_damping * stiffness[:, sl]
+        return damping
+
     def step(self, q, u, theta: float, h: float):
         if self.constant:
             f = self.stiffness_matrix @ q
@@ -151,11 +170,7 @@ class FlexibleBlock:
                 self._factors[key] = _factor(ab, self.band)
             return force, _solver(self._factors[key], self.band)
         f, k = self._nonlinear(q)
-        damping = self.damping
-        if any(st.stiffness_damping != 0.0 for st, _, _ in self.parts):
-            damping = damping.copy()
-            for st, sl, _ in self.parts:  # beta K_t on the columns of the structure
-                damping[:, sl] += st.stiffness_damping * k[:, sl]
+        damping = self._damping(k)
         force = self.load - f - _band_product(damping, self.band, u)
         ab = self.mass + theta * h * damping + theta**2 * h**2 * k
         return force, _solver(_factor(ab, self.band), self.band)
@@ -181,6 +196,21 @@ def _factor(ab: np.ndarray, band: int):
             f"the effective mass of the structures is singular (dgbtrf info = {info})"
         )
     return lu, piv
+
+
+class BandFactor:
+    """Banded LU factors (``dgbtrf``) of an n x n matrix with half-bandwidth ``band``;
+    ``solve(b)`` for b of shape (n,) or (n, j), as a SuperLU object's."""
+
+    def __init__(self, factors, band: int):
+        self.factors, self.band = factors, band
+
+    def solve(self, rhs):
+        lu, piv = self.factors
+        rhs = np.asarray(rhs, dtype=float)
+        flat = rhs.ndim == 1
+        x, info = dgbtrs(lu, self.band, self.band, rhs[:, None] if flat else rhs, piv)
+        return x[:, 0] if flat else x
 
 
 def _solver(factors, band: int):

@@ -1,6 +1,7 @@
 """The linear algebra of a partitioned generalised-alpha step (``genalpha``): the iteration
 matrix ``T_Sigma^T (M + gamma' C + beta' K) T`` applied through the bordered system with the
-structures' block factorised once per step size (linear structures) or per iterate (strings),
+structures' block factorised once per step size (linear structures, sparse LU) or per iterate
+(strings, banded LU),
 the consistent accelerations at a restart, the Painleve test, the residual's round-off level,
 and the multipliers and dependent coordinates of an iterate (Lipinski (002), secs. 8-9).
 """
@@ -8,12 +9,12 @@ and the multipliers and dependent coordinates of an iterate (Lipinski (002), sec
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..coupling.constraints import mass_times
 from ..coupling.partition import ConstraintError, PainleveError, b_matrices
 from ..system import System
+from .effective_mass import FlexibleBlock
 from .painleve import ContactProblem, contact_problem
 
 # a Newton failure where the Painleve margin (``StepAlgebra.painleve_margin``) is below this is
@@ -38,6 +39,7 @@ class StepAlgebra:
         self._tree_stiffness = np.array([j.stiffness for j in joints])
         self._tree_damping = np.array([j.damping for j in joints])
         self._g_factor = {}
+        self._block = None  # FlexibleBlock: G_f of nonlinear structures in band storage
         lay = system.layout
         self.mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
         self._mass_flexible_diagonal = system.mass_flexible.diagonal()
@@ -56,7 +58,9 @@ class StepAlgebra:
         return bp, gp
 
     def g_solver(self, h: float, q):
-        """Solver of G_f = M_f + gamma' C_f + beta' K_f (K_f the tangent at q when nonlinear)."""
+        """Solver of G_f = M_f + gamma' C_f + beta' K_f (K_f the tangent at q when nonlinear:
+        then in band storage with the strings' element tangents scattered into the band,
+        ``effective_mass.FlexibleBlock``, factorised by a banded LU)."""
         s = self.system
         bp, gp = self.coefficients(h)
         if not s.layout.n_flexible:
@@ -71,9 +75,10 @@ class StepAlgebra:
                     del self._g_factor[next(iter(self._g_factor))]
             self._g_factor[h] = lu
             return lu
-        G = sp.csc_matrix(s.mass_flexible + gp * s.flexible_damping(q) + bp * s.flexible_tangent(q))
+        if self._block is None:
+            self._block = FlexibleBlock(s)
         self.n_factorizations += 1
-        return spla.splu(G)
+        return self._block.iteration_matrix(q[s.layout.flexible], gp, bp)
 
     def bordered_solve(self, ev, rhs, h, lu):
         """X with T_Sigma^T G T X_ind = -r (rhs = -r on the independent entries, else zero)."""

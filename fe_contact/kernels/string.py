@@ -1,0 +1,253 @@
+"""Compiled (numba) kernels of the absolute-nodal string, Eugster-Glocker (004), eqs. (15)-(17),
+with the optional bending part (``elements.string``): the strains at the quadrature points, and
+the generalised stresses and their tangent there contracted with the element's Hermite tables
+into element force vectors and element tangents (``element_response``; ``elements.string_forces``
+calls it for every string force and tangent: the Python steppers, statics and Moreau-Jean
+alike; the tension law stays a Python object, evaluated on arrays between the two calls); the
+closest material point to a point (``closest``, for ``StringStructure.closest``).
+
+Strain vector per quadrature point: ``(r'_x, r'_y, r''_x, r''_y)``; below ``a = r'``,
+``b = r''``, ``cross = a x b``, ``m2 = |a|^2``, ``metric = |r_ref'|``, bending strain
+``cross / m2`` (rotation of the tangent per ds, the conventions of ``elements.string``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _section(ax, ay, bx, by, tension, dtension, metric, ei, ref_strain, stress, tangent, order):
+    """Stress (4,) = d energy / d strain and, for order 2, tangent (4, 4) at one point, in place.
+
+    Axial part: T(nu) r'/|r'| (004, eq. 16); tangent dT/d|r'| t t^T + T/|r'| (I - t t^T).
+    Bending part: EI/metric (kappa - kappa_ref) d kappa / d strain and its derivative, with
+    kappa = cross / m2 (the exact rotation rate of the tangent)."""
+    m2 = ax * ax + ay * ay
+    m = np.sqrt(m2)
+    tx = ax / m
+    ty = ay / m
+    stress[0] = tension * tx
+    stress[1] = tension * ty
+    stress[2] = 0.0
+    stress[3] = 0.0
+    if ei > 0.0:
+        cross = ax * by - ay * bx
+        excess = cross / m2 - ref_strain
+        # d cross / d a = (b_y, -b_x); d cross / d b = (-a_y, a_x)
+        cax, cay = by, -bx
+        cbx, cby = -ay, ax
+        w = 2.0 * cross / (m2 * m2)
+        gax = cax / m2 - w * ax
+        gay = cay / m2 - w * ay
+        gbx = cbx / m2
+        gby = cby / m2
+        moment = ei / metric * excess
+        stress[0] += moment * gax
+        stress[1] += moment * gay
+        stress[2] = moment * gbx
+        stress[3] = moment * gby
+    if order < 2:
+        return
+    axial = dtension / metric  # dT / d|r'|
+    geometric = tension / m  # T / |r'|
+    t = (tx, ty)
+    for i in range(4):
+        for j in range(4):
+            tangent[i, j] = 0.0
+    for i in range(2):
+        for j in range(2):
+            tt = t[i] * t[j]
+            tangent[i, j] = axial * tt + geometric * ((1.0 if i == j else 0.0) - tt)
+    if ei > 0.0:
+        g = (gax, gay, gbx, gby)
+        a = (ax, ay)
+        ca = (cax, cay)
+        cb = (cbx, cby)
+        m4 = m2 * m2
+        k = ei / metric
+        for i in range(4):
+            for j in range(4):
+                tangent[i, j] += k * g[i] * g[j]
+        # second derivatives of kappa = cross / m2
+        for i in range(2):
+            for j in range(2):
+                h = (
+                    -2.0 * (ca[i] * a[j] + ca[j] * a[i]) / m4
+                    - 2.0 * cross / m4 * (1.0 if i == j else 0.0)
+                    + 8.0 * cross / (m4 * m2) * a[i] * a[j]
+                )
+                tangent[i, j] += k * excess * h
+        # d2 kappa / d a_i d b_j = -PERP[i, j] / m2 - 2 a_i cb_j / m4, PERP = [[0, -1], [1, 0]]
+        perp = ((0.0, -1.0), (1.0, 0.0))
+        for i in range(2):
+            for j in range(2):
+                h = -perp[i][j] / m2 - 2.0 * a[i] * cb[j] / m4
+                tangent[i, 2 + j] += k * excess * h
+                tangent[2 + j, i] += k * excess * h
+
+
+@njit(cache=True)
+def element_response(
+    slopes,
+    rates,
+    tension,
+    dtension,
+    metric,
+    ei,
+    ref_strain,
+    shape_slopes,
+    shape_curvatures,
+    dx,
+    order,
+):
+    """Element force vectors and (order 2) element tangents of the string.
+
+    slopes, rates : r' and r'' at the quadrature points, (n_elements, n_qp, 2).
+    tension, dtension : T(nu) and dT/dnu there (N), metric = |r_ref'| and ref_strain =
+        kappa_ref |r_ref'| there, (n_elements, n_qp); ei : bending stiffness EI (N m^2).
+    shape_slopes, shape_curvatures : dN_a/ds, d2N_a/ds2, (n_elements, 4, n_qp); dx : quadrature
+        weight times element length, (n_elements, n_qp), m.
+    Returns (f_e (n_elements, 8), k_e (n_elements, 8, 8); (0, 8, 8) for order 1): the integrals
+    of B^T stress and B^T D B over each element, B the strain operator (local dof 2 a + c is
+    component c of scalar function a), Eugster-Glocker (004), eq. (16).
+    """
+    n_el, n_qp = metric.shape
+    force = np.zeros((n_el, 8))
+    tangents = np.zeros((n_el if order >= 2 else 0, 8, 8))
+    stress = np.empty(4)
+    tangent = np.empty((4, 4))
+    for e in range(n_el):
+        for p in range(n_qp):
+            _section(
+                slopes[e, p, 0],
+                slopes[e, p, 1],
+                rates[e, p, 0],
+                rates[e, p, 1],
+                tension[e, p],
+                dtension[e, p],
+                metric[e, p],
+                ei,
+                ref_strain[e, p],
+                stress,
+                tangent,
+                order,
+            )
+            w = dx[e, p]
+            for a in range(4):
+                n1 = shape_slopes[e, a, p]
+                n2 = shape_curvatures[e, a, p]
+                for c in range(2):
+                    force[e, 2 * a + c] += w * (n1 * stress[c] + n2 * stress[2 + c])
+            if order < 2:
+                continue
+            for a in range(4):
+                n1a = shape_slopes[e, a, p] * w
+                n2a = shape_curvatures[e, a, p] * w
+                for b in range(4):
+                    n1b = shape_slopes[e, b, p]
+                    n2b = shape_curvatures[e, b, p]
+                    for c in range(2):
+                        for d in range(2):
+                            tangents[e, 2 * a + c, 2 * b + d] += (
+                                n1a * n1b * tangent[c, d]
+                                + n1a * n2b * tangent[c, 2 + d]
+                                + n2a * n1b * tangent[2 + c, d]
+                                + n2a * n2b * tangent[2 + c, 2 + d]
+                            )
+    return force, tangents
+
+
+@njit(cache=True)
+def section_strains(q, element_dofs, shape_slopes, shape_curvatures, metric, bending):
+    """r' and r'' (n_elements, n_qp, 2) and the stretch nu = |r'| / |r_ref'| (n_elements,
+    n_qp) at the quadrature points of the full dof vector q (n_dofs,); element_dofs
+    (8, n_elements) as scikit-fem's ``basis.element_dofs`` (local dof 2 a + c: component c of
+    scalar function a); r'' only when ``bending`` (else zeros)."""
+    n_el, n_qp = metric.shape
+    slopes = np.zeros((n_el, n_qp, 2))
+    rates = np.zeros((n_el, n_qp, 2))
+    nu = np.empty((n_el, n_qp))
+    for e in range(n_el):
+        for p in range(n_qp):
+            ax = ay = bx = by = 0.0
+            for a in range(4):
+                x = q[element_dofs[2 * a, e]]
+                y = q[element_dofs[2 * a + 1, e]]
+                n1 = shape_slopes[e, a, p]
+                ax += n1 * x
+                ay += n1 * y
+                if bending:
+                    n2 = shape_curvatures[e, a, p]
+                    bx += n2 * x
+                    by += n2 * y
+            slopes[e, p, 0] = ax
+            slopes[e, p, 1] = ay
+            rates[e, p, 0] = bx
+            rates[e, p, 1] = by
+            nu[e, p] = np.sqrt(ax * ax + ay * ay) / metric[e, p]
+    return slopes, rates, nu
+
+
+@njit(cache=True)
+def _point(nodes, coefficients, columns, fixed, q, s):
+    """r, r', r'' (floats) at the material point s, clipped to [nodes[0], nodes[-1]]: the
+    element's Hermite polynomials in its local coordinate (Horner's rule). coefficients
+    (n_elements, 4, 4): monomial coefficients of the four scalar functions; columns
+    (n_elements, 8): the free coordinate of each local dof (-1: fixed, value in ``fixed``)."""
+    s = min(max(s, nodes[0]), nodes[-1])
+    n_el = coefficients.shape[0]
+    e = min(max(np.searchsorted(nodes, s, side="right") - 1, 0), n_el - 1)
+    x0 = nodes[e]
+    le = nodes[e + 1] - x0
+    z = (s - x0) / le
+    rx = ry = ax = ay = bx = by = 0.0
+    for a in range(4):
+        c0 = coefficients[e, a, 0]
+        c1 = coefficients[e, a, 1]
+        c2 = coefficients[e, a, 2]
+        c3 = coefficients[e, a, 3]
+        n0 = c0 + z * (c1 + z * (c2 + z * c3))
+        n1 = (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le
+        n2 = (2.0 * c2 + 6.0 * z * c3) / (le * le)
+        jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
+        x = q[jx] if jx >= 0 else fixed[e, 2 * a]
+        y = q[jy] if jy >= 0 else fixed[e, 2 * a + 1]
+        rx += n0 * x
+        ry += n0 * y
+        ax += n1 * x
+        ay += n1 * y
+        bx += n2 * x
+        by += n2 * y
+    return rx, ry, ax, ay, bx, by
+
+
+@njit(cache=True)
+def closest(nodes, coefficients, columns, fixed, q, px, py, s, tol):
+    """Closest material point of the string to (px, py) from the start s: Newton on the
+    orthogonality condition (p - r(s)) . r'(s) = 0 (Bauchau (000), eq. 5 with a point), the
+    iteration of ``structures.Structure.closest``. Returns (s, inside): inside False when the
+    point lies beyond an end (s then on the end tangent's continuation, outside the string)."""
+    length = nodes[-1] - nodes[0]
+    scale = max(length, 1e-300)
+    for _ in range(30):
+        rx, ry, ax, ay, bx, by = _point(nodes, coefficients, columns, fixed, q, s)
+        dx, dy = px - rx, py - ry
+        f = dx * ax + dy * ay
+        df = dx * bx + dy * by - (ax * ax + ay * ay)
+        if df >= 0.0:  # not a minimum of the distance: step along the tangent instead
+            df = -(ax * ax + ay * ay)
+        step = -f / df
+        if abs(step) <= tol * scale:
+            return s, True
+        s_new = s + step
+        if s_new < nodes[0] or s_new > nodes[-1]:
+            end = nodes[0] if s_new < nodes[0] else nodes[-1]
+            rx, ry, ax, ay, _, _ = _point(nodes, coefficients, columns, fixed, q, end)
+            beyond = end + ((px - rx) * ax + (py - ry) * ay) / (ax * ax + ay * ay)
+            if nodes[0] <= beyond <= nodes[-1]:
+                return end, True
+            return beyond, False
+        s = s_new
+    return s, True
