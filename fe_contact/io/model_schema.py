@@ -135,7 +135,10 @@ def with_fields(name: str, declared: type[Table], spec: type) -> type[Table]:
         for f in dataclasses.fields(spec)
         if f.init and f.name not in declared.model_fields
     }
-    return create_model(name, __base__=declared, __doc__=declared.__doc__, **extra)
+    # the docstring is set afterwards: pydantic 2.0 takes a ``__doc__`` keyword for a field
+    table = create_model(name, __base__=declared, **extra)
+    table.__doc__ = declared.__doc__
+    return table
 
 
 class BeamKeys(Table):
@@ -453,13 +456,11 @@ def contact_table() -> type[Table]:
             for key, hint in file_keys(law).items():
                 if key not in ContactKeys.model_fields and key not in extra:
                     extra[key] = (hint | None, None)
-        _CONTACT_TABLES[names] = create_model(
-            "ContactTable",
-            __base__=ContactKeys,
-            __doc__=ContactKeys.__doc__,
-            law=(Literal[names], "sliding"),
-            **extra,
+        table = create_model(
+            "ContactTable", __base__=ContactKeys, law=(Literal[names], "sliding"), **extra
         )
+        table.__doc__ = ContactKeys.__doc__  # (pydantic 2.0 takes a __doc__ keyword as a field)
+        _CONTACT_TABLES[names] = table
     return _CONTACT_TABLES[names]
 
 
