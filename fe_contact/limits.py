@@ -41,6 +41,7 @@ singular interpolation matrix at 1e5; the limit was 3000.)
 from __future__ import annotations
 
 import math
+import numbers
 import os
 
 MEMORY_ENV = "FE_CONTACT_MAX_MEMORY"
@@ -102,9 +103,16 @@ def max_cases(value: int | None = None) -> int:
 
 
 def _positive(name: str, value) -> float:
-    from . import validation as check
-
-    return check.real(name, value, low=0.0, low_open=True)
+    """``value`` as a finite float > 0, refused in the message form of ``validation`` (which
+    imports this module for the magnitude band, so this module imports nothing of the
+    library)."""
+    allowed = "a finite number > 0"
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"{name}: got {value!r}; allowed: {allowed}")
+    x = float(value)
+    if not (math.isfinite(x) and x > 0.0):
+        raise ValueError(f"{name}: got {value!r}; allowed: {allowed}")
+    return x
 
 
 def memory_estimate(n_unknowns: float) -> float:

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .limits import MAGNITUDE_HIGH, MAGNITUDE_LOW, LimitExceeded
+
 
 def fail(name: str, value, allowed: str, error: type[Exception] = ValueError):
     """Raise ``error`` with the library's message form."""
@@ -73,8 +75,6 @@ def _magnitude(name: str, value, x: float, allowed: str, scale: bool) -> None:
     """Refuse |x| > MAGNITUDE_HIGH and, for a scale (``scale``: a value > 0, such as a length,
     a modulus, a density, a section), x < MAGNITUDE_LOW; see ``fe_contact.limits``. A value
     whose 0 is allowed (a mass, a stiffness, a damping) may be as small as it likes."""
-    from .limits import MAGNITUDE_HIGH, MAGNITUDE_LOW, LimitExceeded
-
     size = abs(x)
     if size <= MAGNITUDE_HIGH and not (scale and size < MAGNITUDE_LOW):
         return
