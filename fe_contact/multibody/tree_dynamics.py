@@ -1,5 +1,18 @@
 """Dynamics of a tree, Lipinski (002), eq. (7a): M(q) q'' + F(q, q', t) = Q, with M (eq. 7b) and
-F (eq. 7c) from one kinematic pass; split off ``multibody.tree``, which re-exports it."""
+F (eq. 7c) from one kinematic pass (``multibody.kinematics``); ``multibody.tree`` re-exports it.
+
+The equations are assembled in
+the projected Newton-Euler (Jourdain) form, which gives the same M^b and F^b as the recursive
+backward elimination of eqs. (5)-(7c) (there the sums C, D over successors are projected on the
+mobility vectors; here each body's Newton-Euler equation is projected on its own Jacobian):
+
+    M = sum_i m_i Jc_i^T Jc_i + I_i jw_i^T jw_i
+    F = sum_i m_i Jc_i^T (a_rem_i - g) + K (q - rest) + C q' - tau(t)
+
+with Jc_i the Jacobian of the centre of mass of body i, g the gravity vector, K, C the diagonal
+joint stiffness and damping and tau the joint actuator forces. Q collects every other applied
+force (``generalized_point_force``, ``generalized_body_torque``) and the drive multipliers.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .joints import actuator_force
-from .tree import (
+from .kinematics import (
     Topology,
     TreeModel,
     acceleration_remainders,

@@ -1,21 +1,21 @@
-"""Applied forces, inverse dynamics and energies of a tree (Lipinski (002), eq. 7a), split off
-``multibody.tree``, which re-exports them: d/dt (kinetic + potential) = (Q + actuator_forces) . q'
-- damping_power."""
+"""Applied forces, inverse dynamics and energies of a tree (Lipinski (002), eq. 7a), on the
+kinematics of ``multibody.kinematics`` (``multibody.tree`` re-exports them):
+d/dt (kinetic + potential) = (Q + actuator_forces) . q' - damping_power."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .joints import actuator_force
-from .tree import (
+from .kinematics import (
     TreeModel,
     angular_jacobian,
     body_velocities,
     checked_state,
-    equations_of_motion,
     joint_poses,
     point_jacobian,
 )
+from .tree_dynamics import equations_of_motion
 
 
 def inverse_dynamics(

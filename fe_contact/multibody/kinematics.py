@@ -1,0 +1,771 @@
+"""The planar rigid-body tree in joint coordinates and its kinematics, Lipinski (002), sec. 2.
+
+``TreeModel`` (bodies, joints, named points) and the poses, velocities, point Jacobians and
+acceleration remainders that the dynamics (``tree_dynamics``) and the applied forces and
+energies (``tree_forces``) are built from; ``multibody.tree`` gathers all three.
+
+Conventions
+-----------
+Bodies are numbered 0..n-1 in the order given and joint i connects body i to its parent p (ground
+or a body with a lower number, so the succession order of 002 is the numbering), hence the tree
+has n joint coordinates q, shape (n,). The frame of body i has its origin o_i at joint i and the
+angle theta_i (counter-clockwise from the ground x axis), R(.) is the planar rotation:
+
+    revolute:   theta_i = theta_p + angle_i + q_i,  o_i = o_p + R(theta_p) location_i
+    prismatic:  theta_i = theta_p + angle_i,        o_i = o_p + R(theta_p) (location_i + q_i a_i)
+
+with a_i = (cos angle_i, sin angle_i) and theta_ground = 0, o_ground = 0. These are the ordered
+products and sums along the reference chain 0kCh^i of Lipinski (002), eq. (1); they are evaluated
+for all bodies at once with the constant ancestor matrix ``A[i, k] = 1`` if joint k lies in 0kCh^i.
+
+A point x fixed to body b has the velocity x' = J q' with the columns (Lipinski (002), eqs. 2a, 3)
+
+    J[:, k] = A[b, k] * (e_z x (x - o_k))     for a revolute joint k,
+    J[:, k] = A[b, k] * (cos theta_k, sin theta_k)   for a prismatic joint k,
+
+and the acceleration x'' = J q'' + a_rem with the remainder a_rem = J' q' (Lipinski (002),
+eqs. 2d, 3cd): e_z x (x' - o_k') for a revolute and omega_k e_z x a_k for a prismatic column. In
+the plane the angular velocity is omega_b = jw_b q' with the constant row jw_b[k] = A[b, k] for
+revolute k (else 0), and its remainder is identically zero.
+
+Implementation note: inside the kernels a planar vector (x, y) is the complex number x + i y, so
+R(theta) v is exp(i theta) v and e_z x v is i v; the centre-of-mass Jacobians of all bodies form
+one complex (n, n) array J and M = Re(J^H diag(m) J). This keeps a call to a few dozen numpy
+operations on (n,) and (n, n) arrays (they run every time step). Public results are real arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import validation as check
+from .joints import Joint
+
+
+@dataclass(frozen=True)
+class Body:
+    """Rigid planar body.
+
+    mass : kg, >= 0.
+    inertia : kg m^2, >= 0, moment of inertia about the centre of mass.
+    centre_of_mass : (x, y) in m in the body's frame (origin at its joint).
+
+    Zero is allowed: Lipinski (002), sec. 2 builds multi-degree-of-freedom connections from joints
+    and massless bodies (e.g. a point mass on an x slider and a y slider). ``TreeModel`` rejects a
+    tree in which some joint moves neither mass nor inertia (its mass matrix would be singular).
+
+    Examples
+    --------
+    A slender rod of 0.2 m and 0.45 kg about its middle, m l^2 / 12:
+
+    >>> from fe_contact import Body
+    >>> rod = Body(mass=0.45, inertia=0.45 * 0.2**2 / 12, centre_of_mass=(0.1, 0.0))
+    >>> print(f"{rod.inertia:.4g} kg m^2")
+    0.0015 kg m^2
+    >>> Body(mass=-1.0, inertia=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...mass...
+    """
+
+    mass: float
+    inertia: float
+    centre_of_mass: tuple[float, float] = (0.0, 0.0)
+
+    def __post_init__(self) -> None:
+        for name, unit in (("mass", "kg"), ("inertia", "kg m^2")):
+            value = check.real(f"Body.{name}", getattr(self, name), low=0.0, unit=unit)
+            object.__setattr__(self, name, value)
+        com = check.vector("Body.centre_of_mass", self.centre_of_mass, unit="m")
+        object.__setattr__(self, "centre_of_mass", com)
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Constant arrays derived from a TreeModel (read-only); n = number of bodies.
+
+    Planar vectors are complex numbers x + i y (see the module docstring).
+
+    Examples
+    --------
+    The two-link arm: joint 0 is in the chain of both bodies, joint 1 in that of body 1:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> arm.topology.ancestors
+    array([[1., 0.],
+           [1., 1.]])
+    """
+
+    ancestors: np.ndarray  # (n, n), A[i, k] = 1 if joint k is in 0kCh^i (k == i included)
+    ancestors_complex: np.ndarray  # (n, n), A as complex (avoids a cast per product)
+    parents: np.ndarray  # (n, n), P[i, p] = 1 for the parent p of body i (zero row: ground)
+    parents_complex: np.ndarray  # (n, n), P as complex
+    on_ground: np.ndarray  # (n,), 1 where the parent is the ground
+    revolute: np.ndarray  # (n,) 0/1
+    revolute_i: np.ndarray  # (n,) complex, 1j * revolute (the e_z x of revolute columns)
+    prismatic: np.ndarray  # (n,) 0/1
+    angular_jacobians: np.ndarray  # (n, n), row b = jw_b = A[b] * revolute
+    angle: np.ndarray  # (n,) joint angle offsets / axis directions
+    location: np.ndarray  # (n,) complex, joint locations in the parents' frames
+    axis: np.ndarray  # (n,) complex, exp(i angle) for prismatic joints, 0 for revolute
+    mass: np.ndarray  # (n,)
+    mass_column: np.ndarray  # (n, 1)
+    inertia: np.ndarray  # (n,)
+    centre_of_mass: np.ndarray  # (n,) complex, in the body frames
+    rotational_mass_matrix: np.ndarray  # (n, n), sum_i I_i jw_i^T jw_i (constant in the plane)
+    stiffness: np.ndarray  # (n,)
+    damping: np.ndarray  # (n,)
+    rest: np.ndarray  # (n,)
+    gravity: complex
+    actuated: tuple[tuple[int, Joint], ...]  # joints with an actuator
+
+
+class _Points(Mapping):
+    """Read-only, picklable mapping name -> (body, (x, y)) (``TreeModel.points``)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: dict[str, tuple[int, tuple[float, float]]]) -> None:
+        self._items = dict(items)
+
+    def __getitem__(self, name: str) -> tuple[int, tuple[float, float]]:
+        return self._items[name]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return repr(self._items)
+
+    def __reduce__(self):
+        return (_Points, (self._items,))
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """Constant description of a planar tree of rigid bodies, Lipinski (002), sec. 2.
+
+    bodies : sequence of Body, numbered 0..n-1 in this order.
+    joints : sequence of Joint, same length; joint i connects body i to ``joints[i].parent``,
+        which is None (ground) or an index lower than i.
+    points : mapping name -> (body, (x, y)) of named points (end-effectors, contact edges), (x, y)
+        in m in the body's frame; an iterable of (name, (body, (x, y))) pairs is also accepted and
+        must not repeat a name. Stored as a read-only mapping; ``point_position(tree, q,
+        *tree.points["tip"])``.
+    gravity : (g_x, g_y) in m/s^2, default (0, -9.81).
+
+    Examples
+    --------
+    A pendulum (1 kg at 0.5 m) on a revolute joint: at q = 0 it points along +x and gravity
+    pulls it down with the torque -m g l = -4.905 N m:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import point_position
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),),
+    ...                      points={"bob": (0, (0.5, 0.0))})
+    >>> bob = point_position(pendulum, np.array([np.pi / 2]), *pendulum.points["bob"])
+    >>> [round(float(x), 4) for x in bob]
+    [0.0, 0.5]
+    """
+
+    bodies: tuple[Body, ...]
+    joints: tuple[Joint, ...]
+    points: Mapping[str, tuple[int, tuple[float, float]]] = field(
+        default_factory=lambda: _Points({}), hash=False
+    )
+    gravity: tuple[float, float] = (0.0, -9.81)
+    _topology: Topology = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        bodies = _sequence("TreeModel.bodies", self.bodies, Body)
+        joints = _sequence("TreeModel.joints", self.joints, Joint)
+        n = len(bodies)
+        if n == 0:
+            raise ValueError("TreeModel bodies must hold at least one Body, got none")
+        if len(joints) != n:
+            raise ValueError(
+                f"TreeModel joints must hold one Joint per body ({n}), got {len(joints)}"
+            )
+        for i, joint in enumerate(joints):
+            if joint.parent is not None and joint.parent >= n:
+                raise ValueError(
+                    f"TreeModel joints[{i}].parent = {joint.parent} is an unknown body; allowed: "
+                    f"None (ground) or a body index 0..{i - 1}"
+                )
+            if joint.parent is not None and joint.parent >= i:
+                raise ValueError(
+                    f"TreeModel joints[{i}].parent = {joint.parent} is not an earlier body "
+                    f"(bodies must follow their parents); allowed: None (ground) or 0..{i - 1}"
+                )
+        names = [j.name or f"joint_{i}" for i, j in enumerate(joints)]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ValueError(
+                f"TreeModel joints: the names {repeated} are used more than once (an unnamed "
+                "joint i is called joint_<i>); allowed: each joint name once"
+            )
+        object.__setattr__(self, "bodies", bodies)
+        object.__setattr__(self, "joints", joints)
+        gravity = check.vector("TreeModel.gravity", self.gravity, unit="m/s^2")
+        object.__setattr__(self, "gravity", gravity)
+        object.__setattr__(self, "points", _Points(_normalise_points(self.points, n)))
+        topology = _build_topology(bodies, joints, self.gravity)
+        _check_inertia(topology)
+        object.__setattr__(self, "_topology", topology)
+
+    @property
+    def n_bodies(self) -> int:
+        """Number of bodies = number of joints = number of joint coordinates."""
+        return len(self.bodies)
+
+    @property
+    def topology(self) -> Topology:
+        """The constant arrays of the tree (``Topology``) that the kernels ``joint_poses``,
+        ``joint_velocities``, ``point_jacobians`` and ``acceleration_remainders`` take."""
+        return self._topology
+
+
+def _sequence(name: str, value, kind: type) -> tuple:
+    """A tuple of ``kind`` objects given as a tuple or a list."""
+    if not isinstance(value, tuple | list):
+        check.fail(name, value, f"a tuple of {kind.__name__} objects", TypeError)
+    for i, item in enumerate(value):
+        check.instance(f"{name}[{i}]", item, kind, f"a {kind.__name__}")
+    return tuple(value)
+
+
+def _normalise_points(points: object, n: int) -> dict[str, tuple[int, tuple[float, float]]]:
+    """Validated copy of ``points`` as a dict name -> (body, (x, y))."""
+    items: Iterable = points.items() if isinstance(points, Mapping) else points  # type: ignore
+    result: dict[str, tuple[int, tuple[float, float]]] = {}
+    try:
+        pairs = list(items)
+    except TypeError:
+        raise ValueError(
+            f"TreeModel points must map names to (body, (x, y)), got {points!r}"
+        ) from None
+    for pair in pairs:
+        try:
+            name, (body, local) = pair
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"TreeModel points entries must be name -> (body, (x, y)), got {pair!r}"
+            ) from None
+        check.instance("TreeModel.points name", name, str, "a string")
+        if name in result:
+            raise ValueError(
+                f"TreeModel points has a duplicate name {name!r}; names must be unique"
+            )
+        body = check.index(f"TreeModel.points[{name!r}].body", body, n, "body")
+        result[name] = (body, check.vector(f"TreeModel.points[{name!r}] position", local))
+    return result
+
+
+def _check_inertia(topo: Topology) -> None:
+    """Every joint must move some inertia, else its row of M (Lipinski (002), eq. 7b) vanishes.
+
+    Necessary condition, by joint k and the bodies it carries (0kCh^i contains k): a prismatic
+    joint needs a positive carried mass, a revolute one a positive carried mass or inertia.
+    """
+    carried_mass = topo.mass.dot(topo.ancestors)  # (n,), column k sums the bodies joint k moves
+    carried_inertia = topo.inertia.dot(topo.ancestors)
+    for k in range(topo.mass.shape[0]):
+        if topo.prismatic[k] and carried_mass[k] == 0.0:
+            raise ValueError(
+                f"TreeModel bodies: prismatic joint {k} moves bodies of total mass 0; allowed: a "
+                f"positive mass on body {k} or a body it carries (else M would be singular)"
+            )
+        if topo.revolute[k] and carried_mass[k] == 0.0 and carried_inertia[k] == 0.0:
+            raise ValueError(
+                f"TreeModel bodies: revolute joint {k} moves no mass and no inertia; allowed: a "
+                f"positive mass or inertia on body {k} or a body it carries (the mass matrix "
+                "would be singular)"
+            )
+
+
+def _build_topology(
+    bodies: tuple[Body, ...], joints: tuple[Joint, ...], gravity: tuple[float, float]
+) -> Topology:
+    n = len(bodies)
+    ancestors = np.zeros((n, n))
+    parents = np.zeros((n, n))
+    for i, joint in enumerate(joints):
+        if joint.parent is not None:
+            ancestors[i] = ancestors[joint.parent]
+            parents[i, joint.parent] = 1.0
+        ancestors[i, i] = 1.0
+    revolute = np.array([j.kind == "revolute" for j in joints], dtype=float)
+    prismatic = 1.0 - revolute
+    angle = np.array([j.angle for j in joints])
+    angular_jacobians = ancestors * revolute
+    mass = np.array([b.mass for b in bodies])
+    inertia = np.array([b.inertia for b in bodies])
+    arrays = {
+        "ancestors": ancestors,
+        "ancestors_complex": ancestors.astype(complex),
+        "parents": parents,
+        "parents_complex": parents.astype(complex),
+        "on_ground": 1.0 - parents.sum(axis=1),
+        "revolute": revolute,
+        "revolute_i": 1j * revolute,
+        "prismatic": prismatic,
+        "angular_jacobians": angular_jacobians,
+        "angle": angle,
+        "location": np.array([complex(*j.location) for j in joints]),
+        "axis": prismatic * np.exp(1j * angle),
+        "mass": mass,
+        "mass_column": mass[:, None].copy(),
+        "inertia": inertia,
+        "centre_of_mass": np.array([complex(*b.centre_of_mass) for b in bodies]),
+        "rotational_mass_matrix": angular_jacobians.T @ (inertia[:, None] * angular_jacobians),
+        "stiffness": np.array([j.stiffness for j in joints]),
+        "damping": np.array([j.damping for j in joints]),
+        "rest": np.array([j.rest for j in joints]),
+    }
+    return Topology(
+        **{name: _readonly(value) for name, value in arrays.items()},
+        gravity=complex(*gravity),
+        actuated=tuple((i, j) for i, j in enumerate(joints) if j.actuator is not None),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Kinematics, Lipinski (002), eqs. (1)-(3)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BodyPoses:
+    """Positions of all bodies, Lipinski (002), eq. (1).
+
+    angle : (n,) rad, orientation theta_i of each body frame.
+    origin : (n, 2) m, origin o_i of each body frame (the point of joint i).
+    centre_of_mass : (n, 2) m, centres of mass in the ground frame.
+
+    Examples
+    --------
+    See ``body_poses``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_poses
+    >>> body_poses(arm, [0.0, 0.0]).origin.shape
+    (2, 2)
+    """
+
+    angle: np.ndarray
+    origin: np.ndarray
+    centre_of_mass: np.ndarray
+
+
+@dataclass(frozen=True)
+class BodyVelocities:
+    """Velocities of all bodies, Lipinski (002), eq. (2a).
+
+    angular_velocity : (n,) rad/s.
+    origin_velocity : (n, 2) m/s, velocity of each body frame's origin.
+    centre_of_mass_velocity : (n, 2) m/s.
+
+    Examples
+    --------
+    See ``body_velocities``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_velocities
+    >>> body_velocities(arm, [0.0, 0.0], [0.0, 2.0]).angular_velocity.tolist()
+    [0.0, 2.0]
+    """
+
+    angular_velocity: np.ndarray
+    origin_velocity: np.ndarray
+    centre_of_mass_velocity: np.ndarray
+
+
+@dataclass(frozen=True)
+class PointKinematics:
+    """Everything about one body point at one state, Lipinski (002), eqs. (1)-(3).
+
+    position : (2,) m.   velocity : (2,) m/s.
+    jacobian : (2, n), velocity = jacobian @ q'.
+    acceleration_remainder : (2,) m/s^2, acceleration = jacobian @ q'' + acceleration_remainder.
+
+    Examples
+    --------
+    See ``point_kinematics``:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_kinematics
+    >>> point_kinematics(arm, [0.0, 0.0], [0.0, 0.0], 1, (0.2, 0.0)).jacobian.shape
+    (2, 2)
+    """
+
+    position: np.ndarray
+    velocity: np.ndarray
+    jacobian: np.ndarray
+    acceleration_remainder: np.ndarray
+
+
+def checked_state(tree: TreeModel, value: object, name: str) -> np.ndarray:
+    """``value`` as a float array of shape (n,) or a ValueError naming ``name``.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import checked_state
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.01),), joints=(Joint("revolute"),))
+    >>> checked_state(tree, [0.5], "q")
+    array([0.5])
+    >>> checked_state(tree, [0.5, 0.1], "q")
+    Traceback (most recent call last):
+    ...
+    ValueError: q must have shape (1,) (one entry per joint), got (2,)
+    """
+    array = np.asarray(value, dtype=float)
+    if array.shape != (len(tree.bodies),):
+        raise ValueError(
+            f"{name} must have shape ({len(tree.bodies)},) (one entry per joint), got {array.shape}"
+        )
+    return array
+
+
+def _body_index(tree: TreeModel, body: object) -> int:
+    return check.index("body", body, tree.n_bodies, "body")
+
+
+def _local(local: object) -> tuple[float, float]:
+    return check.vector("local (a point in the body frame)", local, unit="m")
+
+
+def _xy(z) -> np.ndarray:
+    """Complex (n,) -> real (n, 2); complex scalar -> real (2,)."""
+    if np.ndim(z) == 0:
+        return np.array([z.real, z.imag])
+    return np.ascontiguousarray(z, dtype=complex).view(float).reshape(-1, 2)
+
+
+def joint_poses(topo: Topology, q: np.ndarray):
+    """Body angles (n,), orientations exp(i theta) (n,), origins o (n,) and r = o_i - o_p (n,).
+
+    Lipinski (002), eq. (1): T^i and x^i as products and sums along 0kCh^i (the ancestor matrix A).
+
+    Examples
+    --------
+    The two-link arm at q = (pi/2, -pi/2): angles, and the joint origins as complex numbers
+    x + i y (joint 1 at (0, 0.2)):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import joint_poses
+    >>> angle, rotation, origin, r = joint_poses(arm.topology, np.array([np.pi / 2, -np.pi / 2]))
+    >>> angle.round(4), (origin.round(4) + 0).tolist()
+    (array([1.5708, 0.    ]), [0j, 0.2j])
+    """
+    angle = topo.ancestors.dot(topo.angle + topo.revolute * q)
+    rotation = np.exp(1j * angle)
+    parent_rotation = topo.parents_complex.dot(rotation) + topo.on_ground
+    r = parent_rotation * (topo.location + (topo.prismatic * q) * topo.axis)
+    return angle, rotation, topo.ancestors_complex.dot(r), r
+
+
+def joint_velocities(topo: Topology, u: np.ndarray, rotation: np.ndarray, r: np.ndarray):
+    """Angular velocities (n,) and complex origin velocities (n,), Lipinski (002), eq. (2a).
+
+    Sums along 0kCh^i:
+
+    d/dt r_i = omega_p i r_i + q_i' a_i with the world axis a_i = exp(i theta_i) (prismatic).
+
+    Examples
+    --------
+    The stretched arm turning at joint 0 with 1 rad/s: joint 1 (0.2 m out) moves at 0.2 m/s
+    along +y (0.2j):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import joint_poses, joint_velocities
+    >>> q, u = np.zeros(2), np.array([1.0, 0.0])
+    >>> _, rotation, _, r = joint_poses(arm.topology, q)
+    >>> omega, v = joint_velocities(arm.topology, u, rotation, r)
+    >>> omega.tolist(), (v.round(4) + 0).tolist()
+    ([1.0, 1.0], [0j, 0.2j])
+    """
+    omega = topo.angular_jacobians.dot(u)
+    omega_parent = topo.parents.dot(omega)
+    increments = (topo.prismatic * u) * rotation + (1j * omega_parent) * r
+    return omega, topo.ancestors_complex.dot(increments)
+
+
+def point_jacobians(topo: Topology, chain, rotation, origin, p):
+    """Complex Jacobian rows of world points p whose reference chains are ``chain``.
+
+    chain : A[b] (n,) for one point p (scalar) or A (n, n) for the centres of mass p (n, 1),
+    complex. Column k: i (p - o_k) for revolute k, exp(i theta_k) for prismatic k (Lipinski
+    (002), eqs. 2a, 3b).
+
+    Examples
+    --------
+    The Jacobian row of the tip (0.4 m out) of the stretched arm, complex: i (p - o_k):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import joint_poses, point_jacobians
+    >>> topo = arm.topology
+    >>> _, rotation, origin, _ = joint_poses(topo, np.zeros(2))
+    >>> row = point_jacobians(topo, topo.ancestors_complex[1], rotation, origin, 0.4 + 0j)
+    >>> (row.round(4) + 0).tolist()
+    [0.4j, 0.2j]
+    """
+    return chain * (topo.revolute_i * (p - origin) + topo.prismatic * rotation)
+
+
+def acceleration_remainders(topo: Topology, chain, u, omega, rotation, origin_velocity, omega_b, v):
+    """Acceleration remainders J' q' (complex) of points with velocities v on bodies with omega_b.
+
+    Column derivatives i (v - v_ok) (revolute), omega_k i a_k (prismatic), Lipinski (002), eq. (2d);
+    sum_k A[b, k] rev_k q_k' = omega_b pulls the point's own term out of the sum.
+
+    Examples
+    --------
+    A link turning at 2 rad/s: its point 0.5 m out has the centripetal remainder
+    -omega^2 r = -2 m/s^2 (complex: -2 + 0j), as ``point_acceleration_remainder`` gives:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import acceleration_remainders, joint_poses, joint_velocities
+    >>> link = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> topo, u = link.topology, np.array([2.0])
+    >>> _, rotation, origin, r = joint_poses(topo, np.zeros(1))
+    >>> omega, v0 = joint_velocities(topo, u, rotation, r)
+    >>> v = v0[0] + 1j * omega[0] * 0.5  # the point's velocity
+    >>> chain = topo.ancestors_complex[0]
+    >>> a = acceleration_remainders(topo, chain, u, omega, rotation, v0, omega[0], v)
+    >>> complex(a.round(4))
+    (-2+0j)
+    """
+    terms = (topo.prismatic * u * omega) * rotation - (topo.revolute * u) * origin_velocity
+    return 1j * (omega_b * v + chain.dot(terms))
+
+
+def _point(tree: TreeModel, q, body, local):
+    topo = tree._topology
+    b = _body_index(tree, body)
+    x, y = _local(local)
+    _, rotation, origin, r = joint_poses(topo, checked_state(tree, q, "q"))
+    arm = rotation[b] * complex(x, y)
+    return topo, b, rotation, origin, r, arm
+
+
+def body_poses(tree: TreeModel, q) -> BodyPoses:
+    """Orientation, frame origin and centre of mass of every body, Lipinski (002), eq. (1).
+
+    q : (n,) joint coordinates.
+
+    Examples
+    --------
+    A two-link arm (0.2 m links) at q = (pi/2, -pi/2): link 1 points up, link 2 along +x from
+    (0, 0.2); its centre of mass is at (0.1, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_poses
+    >>> poses = body_poses(arm, [np.pi / 2, -np.pi / 2])
+    >>> np.round(poses.angle, 4), np.round(poses.origin[1], 4), np.round(poses.centre_of_mass[1], 4)
+    (array([1.5708, 0.    ]), array([0. , 0.2]), array([0.1, 0.2]))
+    """
+    topo = tree._topology
+    angle, rotation, origin, _ = joint_poses(topo, checked_state(tree, q, "q"))
+    com = origin + rotation * topo.centre_of_mass
+    return BodyPoses(angle=angle, origin=_xy(origin), centre_of_mass=_xy(com))
+
+
+def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
+    """Angular velocity, origin and centre-of-mass velocity of every body, Lipinski (002), eq. (2a).
+
+    q, u : (n,) joint coordinates and velocities.
+
+    Examples
+    --------
+    The stretched two-link arm turning at joint 1 with 1 rad/s: omega = 1 for both links, and the
+    centre of mass of link 2 (at x = 0.3 m) moves at 0.3 m/s along +y:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import body_velocities
+    >>> v = body_velocities(arm, [0.0, 0.0], [1.0, 0.0])
+    >>> np.round(v.angular_velocity, 4), np.round(v.centre_of_mass_velocity[1], 4)
+    (array([1., 1.]), array([0. , 0.3]))
+    """
+    topo = tree._topology
+    q = checked_state(tree, q, "q")
+    u = checked_state(tree, u, "u")
+    _, rotation, _, r = joint_poses(topo, q)
+    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
+    com_velocity = origin_velocity + 1j * omega * rotation * topo.centre_of_mass
+    return BodyVelocities(
+        angular_velocity=omega,
+        origin_velocity=_xy(origin_velocity),
+        centre_of_mass_velocity=_xy(com_velocity),
+    )
+
+
+def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
+    """Ground-frame position (2,) in m of the point ``local`` (x, y) fixed to ``body``, eq. (1).
+
+    Examples
+    --------
+    The tip of the two-link arm at q = (pi/2, -pi/2) is at (l2, l1) = (0.2, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_position
+    >>> np.round(point_position(arm, [np.pi / 2, -np.pi / 2], 1, (0.2, 0.0)), 4)
+    array([0.2, 0.2])
+    """
+    _, b, _, origin, _, arm = _point(tree, q, body, local)
+    return _xy(origin[b] + arm)
+
+
+def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
+    """Ground-frame velocity (2,) in m/s of the point ``local`` fixed to ``body``, eq. (2a).
+
+    Examples
+    --------
+    The stretched arm turning at joint 1 with 1 rad/s: the tip (0.4 m out) moves at 0.4 m/s:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_velocity
+    >>> np.round(point_velocity(arm, [0.0, 0.0], [1.0, 0.0], 1, (0.2, 0.0)), 4)
+    array([0. , 0.4])
+    """
+    topo, b, rotation, _, r, arm = _point(tree, q, body, local)
+    omega, origin_velocity = joint_velocities(topo, checked_state(tree, u, "u"), rotation, r)
+    return _xy(origin_velocity[b] + 1j * omega[b] * arm)
+
+
+def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
+    """Jacobian dp/dq, shape (2, n), of the point ``local`` on ``body``, Lipinski (002), eq. (3b).
+
+    Column k is e_z x (p - o_k) for a revolute and the axis (cos theta_k, sin theta_k) for a
+    prismatic joint k in the point's reference chain 0kCh^body, zero otherwise.
+
+    Examples
+    --------
+    For the stretched two-link arm, column k is e_z x (tip - joint k): (0, 0.4) and (0, 0.2):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_jacobian
+    >>> np.round(point_jacobian(arm, [0.0, 0.0], 1, (0.2, 0.0)), 4)
+    array([[0. , 0. ],
+           [0.4, 0.2]])
+    """
+    topo, b, rotation, origin, _, arm = _point(tree, q, body, local)
+    jacobian = point_jacobians(topo, topo.ancestors_complex[b], rotation, origin, origin[b] + arm)
+    return np.array([jacobian.real, jacobian.imag])
+
+
+def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
+    """Acceleration remainder a_rem (2,) in m/s^2 with p'' = J q'' + a_rem of a body point.
+
+    Lipinski (002), eqs. (2d), (3d); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+
+    Examples
+    --------
+    A point 0.5 m out on a link turning at 2 rad/s: the centripetal acceleration -omega^2 r
+    = -2 m/s^2, towards the joint:
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import point_acceleration_remainder
+    >>> link = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> np.round(point_acceleration_remainder(link, [0.0], [2.0], 0, (0.5, 0.0)), 4)
+    array([-2.,  0.])
+    """
+    topo, b, rotation, _, r, arm = _point(tree, q, body, local)
+    u = checked_state(tree, u, "u")
+    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
+    v = origin_velocity[b] + 1j * omega[b] * arm
+    chain = topo.ancestors_complex[b]
+    return _xy(
+        acceleration_remainders(topo, chain, u, omega, rotation, origin_velocity, omega[b], v)
+    )
+
+
+def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics:
+    """Position, velocity, Jacobian (2, n) and acceleration remainder of a body point in one pass.
+
+    Lipinski (002), eqs. (1)-(3); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+
+    Examples
+    --------
+    Everything at once; the velocity is the Jacobian times the joint velocities, eq. (2a):
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
+    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
+    >>> from fe_contact.multibody.tree import point_kinematics
+    >>> k = point_kinematics(arm, [0.3, -0.6], [1.0, 0.5], 1, (0.2, 0.0))
+    >>> bool(np.allclose(k.velocity, k.jacobian @ [1.0, 0.5], rtol=0, atol=1e-15))
+    True
+    """
+    topo, b, rotation, origin, r, arm = _point(tree, q, body, local)
+    u = checked_state(tree, u, "u")
+    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
+    p = origin[b] + arm
+    v = origin_velocity[b] + 1j * omega[b] * arm
+    chain = topo.ancestors_complex[b]
+    jacobian = point_jacobians(topo, chain, rotation, origin, p)
+    remainder = acceleration_remainders(
+        topo, chain, u, omega, rotation, origin_velocity, omega[b], v
+    )
+    return PointKinematics(
+        position=_xy(p),
+        velocity=_xy(v),
+        jacobian=np.array([jacobian.real, jacobian.imag]),
+        acceleration_remainder=_xy(remainder),
+    )
+
+
+def angular_jacobian(tree: TreeModel, body: int) -> np.ndarray:
+    """Constant row jw (n,) with omega_body = jw @ q', Lipinski (002), eqs. (2a), (3a).
+
+    jw[k] = 1 for revolute joints k in the body's reference chain, else 0. In the plane the
+    angular acceleration is jw @ q'' exactly: its remainder (Lipinski (002), eq. 3c) is zero.
+
+    Examples
+    --------
+    Two revolute joints and a prismatic one on top: body 2 turns with q1' + q2':
+
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.tree import angular_jacobian
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.01),) * 3,
+    ...                  joints=(Joint("revolute"), Joint("revolute", parent=0),
+    ...                          Joint("prismatic", parent=1)))
+    >>> angular_jacobian(tree, 2)
+    array([1., 1., 0.])
+    """
+    return tree._topology.angular_jacobians[_body_index(tree, body)].copy()
