@@ -38,16 +38,10 @@ stress free.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 import numpy as np
-import scipy.sparse as sp
 from skfem import Basis, BilinearForm, ElementVector, MeshLine
 from skfem.helpers import dot, grad
 
-from .. import validation as check
-from ..limits import element_ratio
 from .hermite import ElementLineHermiteLocal
 from .string_energy import averaged_internal_force, averaged_tangent
 from .string_forces import (
@@ -57,7 +51,16 @@ from .string_forces import (
     strain_energy,
     tangent_stiffness,
 )
-from .tension import LinearElastic, NeoHookean, check_law
+from .string_model import (
+    SUPPORT_KINDS,
+    CurveReference,
+    NodalReference,
+    StraightReference,
+    StringModel,
+    StringSpec,
+    Support,
+)
+from .tension import LinearElastic, NeoHookean
 
 __all__ = [
     "SUPPORT_KINDS",
@@ -74,7 +77,6 @@ __all__ = [
     "assemble_string",
     "averaged_internal_force",
     "averaged_tangent",
-    "dynamics_rhs",
     "evaluate",
     "expand_state",
     "find_element",
@@ -90,295 +92,6 @@ __all__ = [
     "strain_energy",
     "tangent_stiffness",
 ]
-
-# Rows of ``basis.nodal_dofs`` fixed by each support kind: 0, 1 = position x, y; 2, 3 = slope.
-SUPPORT_KINDS = {"pinned": (0, 1), "clamped": (0, 1, 2, 3), "fixed_x": (0,), "fixed_y": (1,)}
-
-
-# --------------------------------------------------------------------------------------------
-# Reference configurations and supports
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StraightReference:
-    """Straight stress-free reference from ``start`` to ``end`` (m), parametrised by arc length.
-
-    ``|end - start|`` must equal the string length: the reference is the undeformed state. To hang
-    a string between points closer than its length, prescribe the support positions instead.
-
-    Examples
-    --------
-    The reference must be as long as the string (it is the stress-free state):
-
-    >>> from fe_contact import LinearElastic, StringSpec
-    >>> from fe_contact.elements.string import StraightReference
-    >>> spec = StringSpec(length=1.0, n_elements=4, density=0.3, law=LinearElastic(100.0),
-    ...                   reference=StraightReference((0.0, 0.0), (0.6, 0.8)))
-    >>> StringSpec(length=1.0, n_elements=4, density=0.3, law=LinearElastic(100.0),
-    ...            reference=StraightReference((0.0, 0.0), (0.5, 0.0)))
-    Traceback (most recent call last):
-    ...
-    ValueError: reference: |end - start| = 0.5 m differs from length = 1 m; ...
-    """
-
-    start: tuple[float, float]
-    end: tuple[float, float]
-
-    def __post_init__(self):
-        for name in ("start", "end"):
-            value = check.vector(f"StraightReference.{name}", getattr(self, name), unit="m")
-            object.__setattr__(self, name, value)
-
-
-@dataclass(frozen=True)
-class CurveReference:
-    """Stress-free reference given by callables ``position(s)`` and ``slope(s) = d position/ds``.
-
-    Both map s, shape ``(m,)``, to an array of shape ``(2, m)``; they are sampled at the nodes.
-
-    Examples
-    --------
-    A quarter circle of radius 1 m as the stress-free shape, parametrised by arc length:
-
-    >>> from fe_contact import LinearElastic, StringSpec
-    >>> from fe_contact.elements.string import CurveReference, assemble_string
-    >>> arc = CurveReference(position=lambda s: np.array([np.cos(s), np.sin(s)]),
-    ...                      slope=lambda s: np.array([-np.sin(s), np.cos(s)]))
-    >>> string = assemble_string(StringSpec(length=np.pi / 2, n_elements=4, density=0.3,
-    ...                                     law=LinearElastic(100.0), reference=arc))
-    >>> string.q_ref[string.position_dofs[:, -1]].round(6) + 0.0
-    array([0., 1.])
-    """
-
-    position: Callable[[np.ndarray], np.ndarray]
-    slope: Callable[[np.ndarray], np.ndarray]
-
-
-@dataclass(frozen=True, eq=False)
-class NodalReference:
-    """Stress-free reference from nodal values: positions and slopes, each shape ``(2, n_nodes)``.
-
-    Examples
-    --------
-    Two nodes of a straight string along +x (slopes (1, 0)):
-
-    >>> from fe_contact import LinearElastic, StringSpec
-    >>> from fe_contact.elements.string import NodalReference, assemble_string
-    >>> ref = NodalReference(positions=np.array([[0.0, 1.0], [0.0, 0.0]]),
-    ...                      slopes=np.array([[1.0, 1.0], [0.0, 0.0]]))
-    >>> string = assemble_string(StringSpec(length=1.0, n_elements=1, density=0.3,
-    ...                                     law=LinearElastic(100.0), reference=ref))
-    >>> string.q_ref[string.position_dofs].tolist()
-    [[0.0, 1.0], [0.0, 0.0]]
-    """
-
-    positions: np.ndarray
-    slopes: np.ndarray
-
-
-@dataclass(frozen=True)
-class Support:
-    """Support at the node with material coordinate ``s`` (m).
-
-    kind : "pinned" fixes the position, "clamped" fixes position and slope vector dr/ds,
-        "fixed_x" / "fixed_y" fix only that position component (a roller on a guide).
-    position : final prescribed position (m), shape (2,); None keeps the reference position.
-        Only the fixed components are used.
-    slope : final prescribed slope vector dr/ds (only for "clamped"), shape (2,); None keeps the
-        reference slope. Its length is the stretch at the support.
-
-    Examples
-    --------
-    A pinned end, and a clamped end whose slope is prescribed along +y:
-
-    >>> from fe_contact import Support
-    >>> Support(0.0).kind, Support(1.0, "clamped", slope=(0.0, 1.0)).slope
-    ('pinned', (0.0, 1.0))
-    >>> Support(0.5, "pinned", slope=(1.0, 0.0))
-    Traceback (most recent call last):
-    ...
-    ValueError: Support.slope: a slope (1.0, 0.0) can only be prescribed for kind 'clamped', not 'pinned'
-    """
-
-    s: float
-    kind: str = "pinned"
-    position: tuple[float, float] | None = None
-    slope: tuple[float, float] | None = None
-
-    def __post_init__(self):
-        object.__setattr__(self, "s", check.real("Support.s", self.s, low=0.0, unit="m"))
-        check.choice("Support.kind", self.kind, SUPPORT_KINDS)
-        for name in ("position", "slope"):
-            if getattr(self, name) is not None:
-                value = check.vector(f"Support.{name}", getattr(self, name))
-                object.__setattr__(self, name, value)
-        if self.slope is not None and self.kind != "clamped":
-            raise ValueError(
-                f"Support.slope: a slope {self.slope!r} can only be prescribed for kind "
-                f"'clamped', not {self.kind!r}"
-            )
-
-
-@dataclass(frozen=True)
-class StringSpec:
-    """What the string is; variants come from ``dataclasses.replace``.
-
-    length : float, parameter range / unstretched length L in m.
-    n_elements : int, number of Hermite elements (uniform mesh).
-    density : float, line density rho0 A of the reference configuration in kg/m.
-    law : tension law with tension(nu), dtension(nu), energy(nu).
-    bending_stiffness : float, EI in N m^2 (0 = perfectly flexible string).
-    reference : StraightReference | CurveReference | NodalReference | None
-        (None = straight from (0, 0) along +x).
-    supports : tuple of Support.
-    gravity : gravitational acceleration vector in m/s^2, shape (2,).
-    intorder : polynomial order integrated exactly by the Gauss rule (6 = 4 points).
-    stiffness_damping : beta in s, structural damping force beta K_t(q) q' with the tangent
-        stiffness at the current state (0 = undamped, as in 004). It vanishes at rest, so it
-        does not change equilibria; the damping matrix follows the geometric stiffness, so it
-        damps the transverse modes of a taut string, which a constant C = beta K(q_ref) of
-        the straight reference would not.
-
-    Examples
-    --------
-    A string of EA = 100 N pinned at (0, 0) and pulled to (1.01, 0): 1 % stretch, so a uniform
-    tension EA (nu - 1) = 1 N, which is also the pull of the right support:
-
-    >>> from fe_contact import (LinearElastic, Model, StringSpec, Support, assemble,
-    ...                         static_equilibrium)
-    >>> from fe_contact.elements.string import evaluate
-    >>> spec = StringSpec(length=1.0, n_elements=4, density=0.3, law=LinearElastic(100.0),
-    ...                   gravity=(0.0, 0.0),
-    ...                   supports=(Support(0.0), Support(1.0, position=(1.01, 0.0))))
-    >>> system = assemble(Model(structures={"string": spec}, gravity=(0.0, 0.0)))
-    >>> state = static_equilibrium(system)
-    >>> string = system.structures["string"]
-    >>> full = string.full(state.q[system.layout.structure("string")])
-    >>> evaluate(string.string, full, np.array([0.0, 0.5, 1.0])).tension.round(6).tolist()
-    [1.0, 1.0, 1.0]
-    >>> state.support_reactions["string"][string.string.position_dofs[:, -1]].round(6) + 0.0
-    array([1., 0.])
-    """
-
-    length: float
-    n_elements: int
-    density: float
-    law: object
-    bending_stiffness: float = 0.0
-    reference: StraightReference | CurveReference | NodalReference | None = None
-    supports: tuple[Support, ...] = ()
-    gravity: tuple[float, float] = (0.0, -9.81)
-    intorder: int = 6
-    stiffness_damping: float = 0.0
-
-    def __post_init__(self):
-        length = check.real("StringSpec.length", self.length, low=0.0, low_open=True, unit="m")
-        n = check.positive_int("StringSpec.n_elements", self.n_elements)
-        element_ratio("StringSpec.n_elements", length, length / n)
-        check.real("StringSpec.density", self.density, low=0.0, low_open=True, unit="kg/m")
-        check.real("StringSpec.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
-        check_law(self.law)
-        check.real("StringSpec.bending_stiffness", self.bending_stiffness, low=0.0, unit="N m^2")
-        object.__setattr__(
-            self, "gravity", check.vector("StringSpec.gravity", self.gravity, unit="m/s^2")
-        )
-        check.positive_int("StringSpec.intorder", self.intorder)
-        if isinstance(self.supports, Support) or not isinstance(self.supports, tuple | list):
-            check.fail("StringSpec.supports", self.supports, "a tuple of Support", TypeError)
-        for i, support in enumerate(self.supports):
-            check.instance(f"StringSpec.supports[{i}]", support, Support, "a Support")
-            end = length * (1.0 + 1e-9)  # the node tolerance of the assembly
-            check.real(f"StringSpec.supports[{i}].s", support.s, high=end, unit="m")
-        if isinstance(self.reference, StraightReference):
-            chord = float(np.hypot(*np.subtract(self.reference.end, self.reference.start)))
-            if abs(chord - self.length) > 1e-9 * self.length:
-                raise ValueError(
-                    f"reference: |end - start| = {chord:g} m differs from length = "
-                    f"{self.length:g} m; the reference is the stress-free state, so its length "
-                    "is the unstretched length (prescribe Support.position to hang the string "
-                    "between other points)"
-                )
-        elif self.reference is not None and not isinstance(
-            self.reference, (CurveReference, NodalReference)
-        ):
-            raise ValueError(
-                f"reference: got {self.reference!r}; allowed: None, StraightReference, "
-                "CurveReference or NodalReference"
-            )
-
-
-# --------------------------------------------------------------------------------------------
-# Model: everything constant, assembled once
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class StringModel:
-    """Assembled string; holds nothing that changes in time.
-
-    spec : StringSpec.
-    basis : skfem CellBasis on ``ElementVector(ElementLineHermiteLocal(), 2)``.
-    nodes : material coordinates of the nodes in m, shape (n_nodes,).
-    mass_matrix : sparse CSR, shape (n_dofs, n_dofs), Eugster-Glocker (004), eq. (14).
-    q_ref : reference (stress-free) coordinates, shape (n_dofs,).
-    q_prescribed : q_ref with the final prescribed support values at the fixed dofs.
-    fixed_dofs, free_dofs : sorted dof indices; ``q[fixed_dofs] = q_prescribed[fixed_dofs]``.
-    position_dofs, slope_dofs : dof indices, shape (2, n_nodes); rows x, y.
-    dx : quadrature weight times element length, shape (n_elements, n_qp), m.
-    shape_values, shape_slopes, shape_curvatures : scalar Hermite functions N_a, dN_a/ds,
-        d2N_a/ds2 at the quadrature points, shape (n_elements, 4, n_qp); local dof
-        ``2 a + c`` is component c of scalar function a.
-    strain_operator : (n_elements, n_qp, 8, 4) maps local dofs to (r'_x, r'_y, r''_x, r''_y).
-    ref_metric : |r_ref'| at quadrature points, shape (n_elements, n_qp).
-    ref_bending_strain : (r_ref' x r_ref'') / |r_ref'|^2, shape (n_elements, n_qp), 1/m.
-
-    Examples
-    --------
-    See ``assemble_string``; the nodes of 4 equal elements:
-
-    >>> from fe_contact import LinearElastic, StringSpec, Support
-    >>> from fe_contact.elements.string import assemble_string
-    >>> string = assemble_string(StringSpec(length=1.0, n_elements=4, density=0.3,
-    ...                                     law=LinearElastic(100.0),
-    ...                                     supports=(Support(0.0), Support(1.0))))
-    >>> string.nodes.tolist()
-    [0.0, 0.25, 0.5, 0.75, 1.0]
-    """
-
-    spec: StringSpec
-    basis: Basis
-    nodes: np.ndarray
-    mass_matrix: sp.csr_matrix
-    q_ref: np.ndarray
-    q_prescribed: np.ndarray
-    fixed_dofs: np.ndarray
-    free_dofs: np.ndarray
-    position_dofs: np.ndarray
-    slope_dofs: np.ndarray
-    dx: np.ndarray
-    shape_values: np.ndarray
-    shape_slopes: np.ndarray
-    shape_curvatures: np.ndarray
-    strain_operator: np.ndarray
-    ref_metric: np.ndarray
-    ref_bending_strain: np.ndarray
-    _csr_inverse: np.ndarray = field(repr=False)
-    _csr_indices: np.ndarray = field(repr=False)
-    _csr_indptr: np.ndarray = field(repr=False)
-
-    @property
-    def n_dofs(self) -> int:
-        return int(self.basis.N)
-
-    @property
-    def n_elements(self) -> int:
-        return int(self.spec.n_elements)
-
-    @property
-    def rest_length(self) -> float:
-        """Arc length of the interpolated reference, m."""
-        return float(np.sum(self.dx * self.ref_metric))
 
 
 @BilinearForm
@@ -653,11 +366,10 @@ def point_load(model: StringModel, s, force) -> np.ndarray:
     return np.bincount(jac.dofs.ravel(), weights=f_e.ravel(), minlength=model.n_dofs)
 
 
-# Evaluation at points and stand-alone dynamics live in string_points (re-exported here).
+# Evaluation at points lives in string_points (re-exported here).
 from .string_points import (  # noqa: E402, F401
     PointJacobian,
     StringPoints,
-    dynamics_rhs,
     evaluate,
     expand_state,
     find_element,

@@ -40,15 +40,11 @@ approximation with which Newton's method converges linearly at a rate O(|q1 - q0
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import scipy.sparse as sp
 
 from .string_forces import assemble_section_tangent, element_coordinates
-
-if TYPE_CHECKING:
-    from .string import StringModel
+from .string_model import StringModel
 
 # relative size of nu1^2 - nu0^2 below which a law without ``energy_quotient`` takes the
 # midpoint limit T / nu: the difference quotient's rounding is eps W / (nu1^2 - nu0^2), the

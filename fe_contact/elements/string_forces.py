@@ -6,18 +6,14 @@ conventions are those of its docstring."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import scipy.sparse as sp
 from skfem import LinearForm
 from skfem.helpers import dd, dot, grad
 
 from ..kernels.string import element_response, section_strains
+from .string_model import StringModel
 from .tension import check_law
-
-if TYPE_CHECKING:
-    from .string import StringModel
 
 
 def element_coordinates(element_dofs: np.ndarray, q: np.ndarray) -> np.ndarray:

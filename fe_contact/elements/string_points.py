@@ -1,22 +1,18 @@
-"""Evaluation of the string at arbitrary material points, and its stand-alone dynamics.
-
-Split off ``elements.string`` (which re-exports these names): containing elements, Hermite
-functions at points, positions/tangents/curvature/tension, the position Jacobian dr/dq used by
-contact kinematics (Eugster-Glocker (004), eqs. 20-22), and the right-hand side of the string
-alone for scipy's solvers.
+"""Evaluation of the string at arbitrary material points (``elements.string`` re-exports these
+names): containing elements, Hermite functions at points, positions/tangents/curvature/tension,
+the position Jacobian dr/dq used by contact kinematics (Eugster-Glocker (004), eqs. 20-22), and
+the reduced state of the free coordinates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
 
 from ..curves import PERP
-from .string import StringModel, gravity_force, internal_force
+from .string_model import StringModel
 
 # --------------------------------------------------------------------------------------------
 # Evaluation at arbitrary material points (contact coupling)
@@ -156,35 +152,3 @@ def expand_state(model: StringModel, y: np.ndarray) -> tuple[np.ndarray, np.ndar
     q[model.free_dofs] = y[:n_free]
     u[model.free_dofs] = y[n_free:]
     return q, u
-
-
-def dynamics_rhs(
-    model: StringModel,
-    external_force: np.ndarray | Callable[[float], np.ndarray] | None = None,
-) -> Callable[[float, np.ndarray], np.ndarray]:
-    """Right-hand side y' = f(t, y) for scipy's solve_ivp, y = (q_free, u_free).
-
-    external_force : shape (n_dofs,) or a callable t -> (n_dofs,); None = gravity_force(model).
-    The fixed dofs stay at q_prescribed with zero velocity. M_ff is factorised once (splu).
-    The Christoffel term of Eugster-Glocker (004), eqs. (13)-(14), vanishes: r is linear in q.
-    """
-    free = model.free_dofs
-    n_free = free.size
-    lu = splu(model.mass_matrix[free][:, free].tocsc())
-    if external_force is None:
-        external_force = gravity_force(model)
-    if callable(external_force):
-        force_at = external_force
-    else:
-        constant = np.asarray(external_force, dtype=float)
-
-        def force_at(t):
-            return constant
-
-    def rhs(t, y):
-        q = model.q_prescribed.copy()
-        q[free] = y[:n_free]
-        residual = force_at(t) - internal_force(model, q)
-        return np.concatenate((y[n_free:], lu.solve(residual[free])))
-
-    return rhs
