@@ -65,32 +65,20 @@ import dataclasses
 
 import numpy as np
 
-from ..curves import PERP
+from ..model import Line, Profile
 from .frames import body_frame
 from .kinematics import ContactKinematics
-
-SAMPLES = 40
-
-
-def cross2(a, b) -> float:
-    return float(a[0] * b[1] - a[1] * b[0])
-
-
-def world_point(curve, frame, eta: float):
-    """(Z, T, T') of curve point eta in the plane."""
-    g = curve.at(eta)
-    R = frame.rotation
-    return R @ g.position + frame.origin, R @ g.p1, R @ g.p2
-
-
-def polygon_box(curve, frame):
-    pts = curve.control_points @ frame.rotation.T + frame.origin
-    return pts.min(axis=0), pts.max(axis=0)
-
-
-def box_distance(a, b) -> float:
-    gap = np.maximum(np.maximum(a[0] - b[1], b[0] - a[1]), 0.0)
-    return float(np.hypot(*gap))
+from .profile_geometry import (
+    SAMPLES,
+    box_distance,
+    cross2,
+    far_apart,
+    polygon_box,
+    touching,
+    world_point,
+)
+from .profile_line import line_build
+from .profile_structure import structure_build
 
 
 def _search(curve_k, frame_k, curve_l, frame_l) -> tuple[float, float]:
@@ -145,18 +133,12 @@ def closest_pair(curve_k, frame_k, curve_l, frame_l, guess=None, tol: float = 1e
 def _build(system, k: int, q, u, guess):
     """(ContactKinematics without remainders, etas), or (None, None) when there is no contact
     point, or (an open far-apart kinematics, None) when the polygons' boxes are apart."""
-    from ..model import Line, Profile
-
     pair = system.model.contacts[k]
     n = system.layout.n
     target = pair.target
     if isinstance(target, str):  # a structure's centre line
-        from .profile_structure import structure_build
-
         return structure_build(system, k, q, u, guess)
     if isinstance(target, Line):  # a rigid straight line
-        from .profile_line import line_build
-
         return line_build(system, k, q, u, guess)
     frame_l = body_frame(system, target.body, q, u)
     profile = pair.profile
@@ -194,54 +176,6 @@ def _build(system, k: int, q, u, guess):
         w_t, slip = kin.w_tangent + radius * jw, kin.slip_velocity + radius * w
         kin = dataclasses.replace(kin, w_tangent=w_t, slip_velocity=slip)
     return kin, etas
-
-
-def touching(parameter, element, point, profile_point, normal, gap, rel_v, rel_j, eta=np.nan):
-    """The ContactKinematics of a pair touching at the target's material point ``point`` and
-    the profile's ``profile_point``: unit ``normal`` (2,) (the tangent is -e_z x n), ``gap``,
-    the relative velocity ``rel_v`` (2,) and Jacobian ``rel_j`` (2, n) of the profile's point
-    against the target's; the profile parameter ``eta``. The acceleration remainders are NaN
-    here (``curved_contact`` adds them)."""
-    tangent = -PERP @ normal
-    return ContactKinematics(
-        parameter=float(parameter),
-        element=element,
-        point=point,
-        profile_point=profile_point,
-        normal=normal,
-        tangent=tangent,
-        gap=gap,
-        normal_velocity=float(normal @ rel_v),
-        slip_velocity=float(tangent @ rel_v),
-        w_normal=normal @ rel_j,
-        w_tangent=tangent @ rel_j,
-        remainder=np.nan,
-        parameter_rate=np.nan,
-        tangent_remainder=np.nan,
-        profile_parameter=float(eta),
-    )
-
-
-def far_apart(distance: float, n: int) -> ContactKinematics:
-    """An open pair whose control polygons are ``distance`` apart (a lower bound of the gap)."""
-    z = np.zeros(n)
-    nan2 = np.full(2, np.nan)
-    return ContactKinematics(
-        parameter=np.nan,
-        element=-1,
-        point=nan2,
-        profile_point=nan2,
-        normal=nan2,
-        tangent=nan2,
-        gap=distance,
-        normal_velocity=0.0,
-        slip_velocity=0.0,
-        w_normal=z,
-        w_tangent=z,
-        remainder=0.0,
-        parameter_rate=0.0,
-        tangent_remainder=0.0,
-    )
 
 
 def curved_contact(system, k: int, q, u, remainder: bool = True):

@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..curves import PERP
 from .frames import body_frame
-from .profile_contact import PERP, SAMPLES, far_apart, touching, world_point
+from .profile_geometry import SAMPLES, far_apart, touching, world_point
 
 
 def _global_start(curve, frame, normal, point) -> float:

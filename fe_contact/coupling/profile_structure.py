@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..curves import PERP
 from .frames import body_frame
-from .profile_contact import (
-    PERP,
+from .profile_geometry import (
     SAMPLES,
     box_distance,
     cross2,
