@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import validation as check
+from .coupling.contact import compliant_forces
 from .coupling.frames import carried_rows
 from .elements.beam import BeamSpec, assemble_beam, self_weight
 from .elements.beam import point_load as beam_point_load
@@ -427,8 +428,6 @@ def energies(system: System, q: np.ndarray, u: np.ndarray, t: float) -> Energies
         sdp += s.damping_power(q[sl], u[sl])
     ce = cdp = cfp = 0.0
     if any(c.compliant for c in system.model.contacts):
-        from .coupling.constraints import compliant_forces
-
         for f in compliant_forces(system, np.asarray(q, float), np.asarray(u, float)):
             ce += f.energy
             cdp += f.damping_power
