@@ -42,12 +42,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import validation as check
+from .columns import check_column_names
 from .curves import Curve
 from .elements.beam import BeamSpec
 from .elements.string import StringSpec
 from .laws import Compliant, ContactLaw, Sliding, Unilateral
 from .multibody.drive import Drive
-from .multibody.tree import TreeModel
+from .multibody.kinematics import TreeModel, resolve_point
 from .rough import Polyline, Wheel, check_rough_pair
 from .sensors import SENSOR_TYPES, BodyPointSensor, BodySensor, StructureSensor, check_sensors
 
@@ -416,30 +417,6 @@ class PointLoad:
 # ------------------------------------------------------------------------------------------
 
 
-def resolve_point(tree: TreeModel | None, body, point, where: str) -> tuple[float, float]:
-    """Local coordinates (x, y) of a body point given by coordinates or by name.
-
-    Examples
-    --------
-    >>> from fe_contact import Body, Joint, TreeModel
-    >>> from fe_contact.model import resolve_point
-    >>> tree = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("revolute"),),
-    ...                  points={"tip": (0, (0.3, 0.0))})
-    >>> resolve_point(tree, 0, "tip", "contact 'tip'"), resolve_point(tree, 0, (0.1, 0.0), "x")
-    ((0.3, 0.0), (0.1, 0.0))
-    """
-    n = 0 if tree is None else tree.n_bodies
-    body = check.index(f"{where}.body", body, n, "tree body")
-    if isinstance(point, str):
-        if point not in tree.points:
-            check.fail(f"{where}.point", point, f"a point of the tree, {sorted(tree.points)}")
-        point_body, local = tree.points[point]
-        if point_body != body:
-            raise ValueError(f"{where}: point {point!r} is on body {point_body}, not {body}")
-        return tuple(local)
-    return check.vector(f"{where}.point", point, unit="m")
-
-
 def _parts(name: str, value, kind: type | tuple[type, ...]) -> tuple:
     """A tuple of ``kind`` objects given as any iterable (not a single one)."""
     kinds = kind if isinstance(kind, tuple) else (kind,)
@@ -520,6 +497,7 @@ class Model:
         self._check_tree_parts()
         object.__setattr__(self, "sensors", _parts("sensors", self.sensors, SENSOR_TYPES))
         check_sensors(self)
+        check_column_names(self)
         if self.tree is None and not self.structures:
             raise ValueError("Model: nothing to simulate; give a tree, a structure or both")
 

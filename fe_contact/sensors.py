@@ -51,6 +51,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import validation as check
+from .elements.string_model import StringSpec
+from .multibody.kinematics import resolve_point
 
 POINT_QUANTITIES = ("position", "velocity", "acceleration")
 BODY_QUANTITIES = ("angle", "angular_velocity", "angular_acceleration")
@@ -216,10 +218,8 @@ def state_columns(model, tree) -> list[tuple[str, str]]:
 
 def check_sensors(model) -> None:
     """Refuse sensors of a model that name no part of it, a material point off its structure
-    or a quantity its part does not have; every sensor, joint and part-energy column name
-    used once (the ValueError names the sensor or structure and what is allowed)."""
-    from .elements.string import StringSpec
-    from .model import resolve_point
+    or a quantity its part does not have (the ValueError names the sensor and what is allowed;
+    ``columns.check_column_names`` refuses a column name used twice)."""
 
     tree = model.tree
     n_b = 0 if tree is None else tree.n_bodies
@@ -246,30 +246,6 @@ def check_sensors(model) -> None:
                     f"{where}.quantity",
                     sensor.quantity,
                     "a quantity a string without bending stiffness has: " + ", ".join(allowed),
-                )
-    from types import SimpleNamespace
-
-    from .part_energies import part_energy_columns
-    from .steppers.result import history_columns
-
-    names = [c for c, _ in history_columns(SimpleNamespace(model=model, tree=tree))]
-    for structure in model.structures:
-        for column, _ in part_energy_columns(SimpleNamespace(structures=[structure], contacts=())):
-            if names.count(column) > 1:
-                check.fail(
-                    "Model.structures name",
-                    structure,
-                    f"a name whose column {column!r} (the part's energy) no other history "
-                    "column has (e.g. not 'tree', 'structure' or 'contact')",
-                )
-    for i, sensor in enumerate(model.sensors):
-        for column, _ in sensor_columns(sensor):
-            if names.count(column) > 1:
-                check.fail(
-                    f"Model.sensors[{i}].name",
-                    sensor.name,
-                    f"a name whose column {column!r} no other history column has (joints, "
-                    "contacts, drives, energies, other sensors)",
                 )
 
 
@@ -308,7 +284,6 @@ class SensorPlan:
 
     def __init__(self, system):
         from .kernels.tree import tree_arrays
-        from .model import resolve_point
 
         self.system = system
         tree = system.tree

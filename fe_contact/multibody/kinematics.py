@@ -769,3 +769,27 @@ def angular_jacobian(tree: TreeModel, body: int) -> np.ndarray:
     array([1., 1., 0.])
     """
     return tree._topology.angular_jacobians[_body_index(tree, body)].copy()
+
+
+def resolve_point(tree: TreeModel | None, body, point, where: str) -> tuple[float, float]:
+    """Local coordinates (x, y) of a body point given by coordinates or by name.
+
+    Examples
+    --------
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.multibody.kinematics import resolve_point
+    >>> tree = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("revolute"),),
+    ...                  points={"tip": (0, (0.3, 0.0))})
+    >>> resolve_point(tree, 0, "tip", "contact 'tip'"), resolve_point(tree, 0, (0.1, 0.0), "x")
+    ((0.3, 0.0), (0.1, 0.0))
+    """
+    n = 0 if tree is None else tree.n_bodies
+    body = check.index(f"{where}.body", body, n, "tree body")
+    if isinstance(point, str):
+        if point not in tree.points:
+            check.fail(f"{where}.point", point, f"a point of the tree, {sorted(tree.points)}")
+        point_body, local = tree.points[point]
+        if point_body != body:
+            raise ValueError(f"{where}: point {point!r} is on body {point_body}, not {body}")
+        return tuple(local)
+    return check.vector(f"{where}.point", point, unit="m")
