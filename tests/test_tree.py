@@ -12,12 +12,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import pickle
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
+from fe_contact import Model, assemble
 from fe_contact.multibody import (
     Body,
     Drive,
@@ -30,7 +32,6 @@ from fe_contact.multibody import (
     body_velocities,
     damping_power,
     equations_of_motion,
-    forward_dynamics,
     generalized_body_torque,
     generalized_point_force,
     inverse_dynamics,
@@ -42,7 +43,6 @@ from fe_contact.multibody import (
     point_position,
     point_velocity,
     potential_energy,
-    simulate_tree,
 )
 
 TOL = {"rtol": 1e-10, "atol": 1e-10}
@@ -457,6 +457,58 @@ def test_generalized_forces_have_the_power_of_the_applied_loads(references, name
 # ---------------------------------------------------------------------------------------------
 
 
+def driven_dynamics(tree, q, u, t, drives=()):
+    """(q'', drive forces) of M q'' + F = sum_j e_j lambda_j with q_j'' prescribed by each drive
+    (Lipinski (002), eq. 7a): the free accelerations from the free rows, the multipliers from
+    the driven rows. The elimination is written here, independently of the steppers."""
+    eom = equations_of_motion(tree, q, u, t)
+    M, F = eom.mass_matrix, eom.bias_forces
+    driven = np.array([d.joint for d in drives], dtype=int)
+    free = np.setdiff1d(np.arange(tree.n_bodies), driven)
+    a = np.zeros(tree.n_bodies)
+    a[driven] = [d.acceleration(t) for d in drives]
+    if free.size:
+        rhs = -F[free] - M[np.ix_(free, driven)] @ a[driven]
+        a[free] = np.linalg.solve(M[np.ix_(free, free)], rhs)
+    return a, M[driven] @ a + F[driven]
+
+
+def integrate_tree(tree, t_span, q0, u0, drives=(), **solve_ivp_kwargs):
+    """The tree alone under ``drives`` with scipy's solve_ivp: the free joints integrated, the
+    driven ones substituted from the drives. Returns t, q, u, acceleration, drive_forces (one
+    row per sample) and success."""
+    n = tree.n_bodies
+    driven = [d.joint for d in drives]
+    free = np.setdiff1d(np.arange(n), driven)
+    m = free.size
+
+    def state(t, y):
+        q, u = np.array(q0, dtype=float), np.array(u0, dtype=float)
+        q[free], u[free] = y[:m], y[m:]
+        q[driven] = [d.position(t) for d in drives]
+        u[driven] = [d.velocity(t) for d in drives]
+        return q, u
+
+    def rhs(t, y):
+        q, u = state(t, y)
+        return np.concatenate((y[m:], driven_dynamics(tree, q, u, t, drives)[0][free]))
+
+    y0 = np.concatenate((np.asarray(q0, float)[free], np.asarray(u0, float)[free]))
+    sol = solve_ivp(rhs, t_span, y0, **solve_ivp_kwargs)
+    states = [state(t, y) for t, y in zip(sol.t, sol.y.T, strict=True)]
+    dynamics = [
+        driven_dynamics(tree, q, u, t, drives) for t, (q, u) in zip(sol.t, states, strict=True)
+    ]
+    return SimpleNamespace(
+        t=sol.t,
+        q=np.array([q for q, _ in states]),
+        u=np.array([u for _, u in states]),
+        acceleration=np.array([a for a, _ in dynamics]),
+        drive_forces=np.array([f for _, f in dynamics]).reshape(len(sol.t), len(drives)),
+        success=sol.success,
+    )
+
+
 def total_energy(tree, q, u):
     return kinetic_energy(tree, q, u) + potential_energy(tree, q)
 
@@ -472,7 +524,7 @@ def test_free_chain_conserves_energy(model):
     tree = without_damping(model())
     q0 = np.array([0.3, -0.5, 0.8]) if model is manipulator else np.array([0.1, -0.5, 0.8])
     u0 = np.array([1.0, -0.5, 2.0])
-    result = simulate_tree(
+    result = integrate_tree(
         tree,
         (0.0, 2.0),
         q0,
@@ -527,7 +579,7 @@ def test_driven_joint_torque_equals_inverse_dynamics(references):
     q0 = np.array([0.3, 123.0, 0.8])  # the driven entry is replaced by the drive's value
     u0 = np.array([0.5, 0.0, -1.0])
     times = np.linspace(0.0, 1.0, 11)
-    result = simulate_tree(
+    result = integrate_tree(
         tree,
         (0.0, 1.0),
         q0,
@@ -563,13 +615,13 @@ def test_fully_driven_pendulum_torque_in_closed_form():
     )
     drive = Drive.constant_velocity(0, q0=-0.3, rate=rate)
     times = np.linspace(0.0, 2.0, 9)
-    result = simulate_tree(tree, (0.0, 2.0), [0.0], [0.0], drives=(drive,), t_eval=times)
+    result = integrate_tree(tree, (0.0, 2.0), [0.0], [0.0], drives=(drive,), t_eval=times)
     q = -0.3 + rate * times
     expected = m * 9.81 * r * np.cos(q) + k * (q - rest) + c * rate
     np.testing.assert_allclose(result.drive_forces[:, 0], expected, rtol=1e-12)
-    fd = forward_dynamics(tree, [0.5], [rate], 0.0, drives=(drive,))
-    assert fd.acceleration[0] == 0.0
-    assert fd.drive_forces[0] == pytest.approx(m * 9.81 * r * np.cos(0.5) + k * 0.3 + c * rate)
+    acceleration, drive_forces = driven_dynamics(tree, [0.5], [rate], 0.0, drives=(drive,))
+    assert acceleration[0] == 0.0
+    assert drive_forces[0] == pytest.approx(m * 9.81 * r * np.cos(0.5) + k * 0.3 + c * rate)
 
 
 def test_drive_with_time_functions():
@@ -581,7 +633,7 @@ def test_drive_with_time_functions():
         velocity=lambda t: 0.2 * math.cos(2 * t),
         acceleration=lambda t: -0.4 * math.sin(2 * t),
     )
-    result = simulate_tree(
+    result = integrate_tree(
         tree,
         (0.0, 0.5),
         [0.0, 0.2, 0.1],
@@ -705,8 +757,9 @@ def test_rejects_wrong_state_length():
         mass_matrix(tree, np.zeros(2))
     with pytest.raises(ValueError, match=r"u must have shape \(3,\)"):
         bias_forces(tree, np.zeros(3), np.zeros(4))
-    with pytest.raises(ValueError, match=r"q0 must have shape \(3,\)"):
-        simulate_tree(tree, (0.0, 1.0), np.zeros(2), np.zeros(3))
+    system = assemble(Model(tree=tree))
+    with pytest.raises(ValueError, match=r"initial_state.q_tree: .*shape \(3,\)"):
+        system.initial_state(np.zeros(2), np.zeros(3))
 
 
 def test_rejects_unknown_body_in_kernels():
@@ -717,22 +770,12 @@ def test_rejects_unknown_body_in_kernels():
 
 def test_rejects_bad_drives():
     tree = manipulator()
-    with pytest.raises(ValueError, match="drives.*joint 4 does not exist"):
-        simulate_tree(
-            tree,
-            (0.0, 1.0),
-            np.zeros(3),
-            np.zeros(3),
-            drives=[Drive.constant_velocity(4, 0.0, 1.0)],
-        )
-    with pytest.raises(ValueError, match="drives.*driven twice"):
-        simulate_tree(
-            tree,
-            (0.0, 1.0),
-            np.zeros(3),
-            np.zeros(3),
-            drives=[Drive.constant_velocity(1, 0.0, 1.0)] * 2,
-        )
+    with pytest.raises(ValueError, match=r"Model.drives\[0\].joint: got 4; allowed: .*0..2"):
+        Model(tree=tree, drives=(Drive.constant_velocity(4, 0.0, 1.0),))
+    with pytest.raises(
+        ValueError, match="Model.drives joints: got \\[1, 1\\]; allowed: each .* once"
+    ):
+        Model(tree=tree, drives=(Drive.constant_velocity(1, 0.0, 1.0),) * 2)
 
 
 def test_tree_model_is_an_immutable_picklable_value():

@@ -324,16 +324,6 @@ def static_equilibrium(
     return q, lam
 
 
-def solve_at(system: System, q, u, t: float, part: Partition | None = None, method="partitioned"):
-    """Evaluate the state and solve for accelerations and multipliers."""
-    ev = evaluate_state(system, q, u, t)
-    if method == "augmented":
-        return ev, augmented_accelerations(system, ev)
-    if part is None:
-        part = make_partition(system, choose_dependent(ev.jac[:, system.layout.tree]))
-    return ev, partitioned_accelerations(system, ev, part)
-
-
 __all__ = [
     "ConstraintError",
     "PainleveError",
@@ -346,7 +336,6 @@ __all__ = [
     "mass_times",
     "partitioned_accelerations",
     "recover_dependent",
-    "solve_at",
     "static_equilibrium",
     "static_residual",
 ]

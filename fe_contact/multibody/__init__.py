@@ -1,6 +1,6 @@
 """Joint-coordinate multibody trees (Lipinski (002), sec. 2)."""
 
-from .drive import Drive, ForwardDynamics, TreeSimulation, forward_dynamics, simulate_tree
+from .drive import Drive
 from .joints import JOINT_KINDS, Joint, actuator_force
 from .tree import (
     Body,
@@ -36,11 +36,9 @@ __all__ = [
     "BodyVelocities",
     "Drive",
     "EquationsOfMotion",
-    "ForwardDynamics",
     "Joint",
     "PointKinematics",
     "TreeModel",
-    "TreeSimulation",
     "actuator_force",
     "actuator_forces",
     "angular_jacobian",
@@ -49,7 +47,6 @@ __all__ = [
     "body_velocities",
     "damping_power",
     "equations_of_motion",
-    "forward_dynamics",
     "generalized_body_torque",
     "generalized_point_force",
     "inverse_dynamics",
@@ -61,5 +58,4 @@ __all__ = [
     "point_position",
     "point_velocity",
     "potential_energy",
-    "simulate_tree",
 ]
