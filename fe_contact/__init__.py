@@ -12,6 +12,7 @@ consistent start at rest.
 from .elements.beam import BeamSpec
 from .elements.string import LinearElastic, NeoHookean, StringSpec, Support
 from .io.model_file import ModelFile, ModelFileError, load_model, save_model
+from .laws import Compliant, Stribeck
 from .model import (
     Circle,
     ContactPair,
@@ -43,6 +44,7 @@ __all__ = [
     "BodyPointSensor",
     "BodySensor",
     "Circle",
+    "Compliant",
     "ContactPair",
     "Drive",
     "Joint",
@@ -60,6 +62,7 @@ __all__ = [
     "StaticState",
     "Polyline",
     "Sliding",
+    "Stribeck",
     "StringSpec",
     "StructureSensor",
     "Support",

@@ -291,16 +291,17 @@ class Sliding(ContactLaw):
     v0: float | None = None
 
     def __post_init__(self):
-        mu = check.real("Sliding.mu", self.mu, low=0.0, meaning="a friction coefficient")
+        law = type(self).__name__  # Sliding, or the subclass (Stribeck) that was given
+        mu = check.real(f"{law}.mu", self.mu, low=0.0, meaning="a friction coefficient")
         object.__setattr__(self, "mu", mu)
         if self.v0 is not None:
-            v0 = check.real("Sliding.v0", self.v0, low=0.0, low_open=True, unit="m/s")
+            v0 = check.real(f"{law}.v0", self.v0, low=0.0, low_open=True, unit="m/s")
             object.__setattr__(self, "v0", v0)
         if self.mu_s is None:
             object.__setattr__(self, "mu_s", mu)
             return
         mu_s = check.real(
-            "Sliding.mu_s", self.mu_s, low=mu, meaning="a static friction coefficient, at least mu"
+            f"{law}.mu_s", self.mu_s, low=mu, meaning="a static friction coefficient, at least mu"
         )
         object.__setattr__(self, "mu_s", mu_s)
 

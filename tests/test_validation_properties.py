@@ -24,6 +24,7 @@ from fe_contact import (
     BodyPointSensor,
     BodySensor,
     Circle,
+    Compliant,
     ContactPair,
     Drive,
     Joint,
@@ -36,6 +37,7 @@ from fe_contact import (
     PointLoad,
     Polyline,
     Sliding,
+    Stribeck,
     StringSpec,
     StructureSensor,
     Support,
@@ -49,6 +51,7 @@ from fe_contact import (
 from fe_contact.elements.beam import SUPPORT_KINDS as BEAM_SUPPORTS
 from fe_contact.elements.string import SUPPORT_KINDS as STRING_SUPPORTS
 from fe_contact.elements.string import StraightReference
+from fe_contact.laws import COMPLIANT_KINDS
 from fe_contact.model import CarriedBody
 from fe_contact.multibody import JOINT_KINDS
 from fe_contact.rough import arc_profile
@@ -346,6 +349,36 @@ CASES = {
                 lambda v: v is not None
             ),
             "v0": BAD_POSITIVE.filter(lambda v: v is not None),
+        },
+    ),
+    "Stribeck": (
+        Stribeck,
+        dict(mu=0.2, mu_s=0.3, v0=1e-4, v_s=0.01),
+        # mu_s below the kinetic mu = 0.2 is wrong; v0 and v_s are required (None is refused)
+        {
+            "mu": BAD_NON_NEGATIVE,
+            "mu_s": (BAD_NON_NEGATIVE | st.sampled_from([0.0, 0.1])).filter(
+                lambda v: v is not None
+            ),
+            "v0": BAD_POSITIVE,
+            "v_s": BAD_POSITIVE,
+            "c_v": BAD_NON_NEGATIVE,
+        },
+    ),
+    "Compliant": (
+        Compliant,
+        dict(kind="hertz", stiffness=1e9, mu=0.2, v0=1e-3),
+        # with mu > 0 the characteristic velocity v0 is required (None is refused)
+        {
+            "kind": other_text(COMPLIANT_KINDS, 8) | NOT_A_NUMBER,
+            "stiffness": BAD_POSITIVE,
+            "damping": BAD_NON_NEGATIVE,
+            "mu": BAD_NON_NEGATIVE,
+            "mu_s": (BAD_NON_NEGATIVE | st.sampled_from([0.0, 0.1])).filter(
+                lambda v: v is not None
+            ),
+            "v0": BAD_POSITIVE,
+            "rolling": st.sampled_from([None, 0, 1, 1.0, "True"]),
         },
     ),
     "Unilateral": (
