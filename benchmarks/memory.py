@@ -13,6 +13,12 @@ first step). The models are the example files with t_end set to the number of st
 figures measure the history, the kept rows and the scalar results). Prints one line per run and
 the ratio of the longest to the shortest run per model; memory is flat in the run's length when
 the ratio stays near 1.
+
+``--elements N [N ...]`` measures instead the peak RSS against the size of the model: the
+slider example with its strip made N elements of 4 cm (2 N + 2 unknowns; the example's element
+length, so that the iteration matrix's conditioning stays that of the example), 20 steps, for each N, and
+prints the bytes per unknown between consecutive sizes (the slope that
+``limits.BYTES_PER_UNKNOWN`` bounds; a quadratic term would make the slope grow with N).
 """
 
 from __future__ import annotations
@@ -51,7 +57,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     parser.add_argument("--frame-every", type=float, default=0.0)
+    parser.add_argument("--elements", type=int, nargs="+", default=None)
     args = parser.parse_args()
+    if args.elements:
+        return model_size(sorted(args.elements))
     print(f"{'model':<14} {'steps':>8} {'peak RSS [MB]':>14} {'wall [s]':>9}")
     for name in args.models:
         path, h = MODELS[name]
@@ -79,6 +88,33 @@ def main() -> None:
             failed = "" if code == 0 else f"  (exit {code})"
             print(f"{name:<14} {steps:>8} {rss:14.1f} {wall:9.1f}{failed}", flush=True)
         print(f"{name:<14} longest / shortest run: {peaks[-1] / peaks[0]:.3f}", flush=True)
+
+
+def model_size(sizes: list[int]) -> None:
+    """Peak RSS of 20 steps of the slider example against its strip's number of elements."""
+    path, h = MODELS["slider"]
+    print(
+        f"{'elements':>9} {'unknowns':>9} {'peak RSS [MB]':>14} {'wall [s]':>9} {'kB/unknown':>11}"
+    )
+    last = None
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as out:
+            argv = [sys.executable, "-m", "fe_contact.cli", "-q", "run", str(ROOT / path)]
+            argv += [
+                "--set",
+                f"structures.strip.n_elements={n}",
+                "--set",
+                f"structures.strip.length={0.04 * n!r}",
+                "--set",
+                f"simulation.t_end={20 * h!r}",
+            ]
+            argv += ["--set", "output.frame_every=0.0", "--out", str(Path(out) / "run")]
+            rss, wall, code = peak_rss(argv)
+        unknowns = 2 * n + 2
+        slope = "" if last is None else f"{(rss - last[1]) * 1024 / (unknowns - last[0]):11.2f}"
+        failed = "" if code == 0 else f"  (exit {code})"
+        print(f"{n:>9} {unknowns:>9} {rss:14.1f} {wall:9.1f} {slope}{failed}", flush=True)
+        last = (unknowns, rss)
 
 
 if __name__ == "__main__":

@@ -332,7 +332,18 @@ class Sliding(ContactLaw):
         return table
 
     def summary(self) -> str:
-        return f"sliding, mu = {self.mu:g}"
+        """One line for ``fe-contact info``: mu, and mu_s and v0 where they are set.
+
+        >>> from fe_contact import Sliding
+        >>> Sliding(0.2, mu_s=0.3, v0=1e-3).summary()
+        'sliding, mu = 0.2, mu_s = 0.3, v0 = 0.001 m/s'
+        """
+        text = f"sliding, mu = {self.mu:g}"
+        if self.mu_s != self.mu:
+            text += f", mu_s = {self.mu_s:g}"
+        if self.v0 is not None:
+            text += f", v0 = {self.v0:g} m/s"
+        return text
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,14 @@ line's ``--max-cases``, or an environment variable (``FE_CONTACT_MAX_MEMORY`` in
 Defaults: memory, half of the machine's physical memory; steps, 1e8 (about 1.5 h at the compiled
 step's 50 us, 28 h at the Python step's 1 ms); cases, 1000.
 
-The memory estimate is ``BYTES_PER_UNKNOWN * n + BYTES_PER_UNKNOWN_SQUARED * n**2`` for n
-unknowns (tree coordinates, structure DOFs, one per grid candidate): the linear term is what
-assembling a structure takes (measured with tracemalloc: 1.6 kB per DOF for a beam of 20 000
-elements, 2.0 kB for a string of 10 000), the quadratic one the dense (n, n) matrices of the
-partitioned start (``coupling.partition``: the mass, T, T_Sigma, their products: six of
-8 bytes).
+The memory estimate is ``BYTES_PER_UNKNOWN * n`` for n unknowns (tree coordinates, structure
+DOFs, one per grid candidate): assembling, starting and stepping a model are linear in its size
+(banded and sparse factorisations, no dense (n, n) matrix). Measured with
+``python benchmarks/memory.py --elements 1000 4000 16000 64000``, the peak RSS of ``fe-contact
+run`` on the slider example grows by 4.2-4.3 kB per unknown from 2 000 to 128 000 unknowns (256,
+280, 381 and 781 MB, of which about 250 MB is Python, numpy, scipy and the numba kernels);
+assembling alone takes 1.6 kB per DOF for a beam of 20 000 elements, 2.0 kB for a string of
+10 000 (tracemalloc). Compiling the kernels, once after installation, peaks at about 720 MB.
 
 Magnitudes (``validation.real`` with a unit): a dimensional parameter is at most
 MAGNITUDE_HIGH = 1e30 in SI units, and a scale (a value > 0: a length, a modulus, a density, a
@@ -49,8 +51,7 @@ STEPS_ENV = "FE_CONTACT_MAX_STEPS"
 CASES_ENV = "FE_CONTACT_MAX_CASES"
 DEFAULT_MAX_STEPS = 100_000_000
 DEFAULT_MAX_CASES = 1000
-BYTES_PER_UNKNOWN = 2500.0  # assembling a structure, per DOF (measured 1.6-2.0 kB)
-BYTES_PER_UNKNOWN_SQUARED = 48.0  # six dense (n, n) float64 matrices of the partitioned start
+BYTES_PER_UNKNOWN = 5000.0  # a run, per unknown (measured 4.2-4.3 kB: the module docstring)
 MAGNITUDE_LOW, MAGNITUDE_HIGH = 1e-30, 1e30
 MAX_ELEMENT_RATIO = 1e6  # structure length / shortest element
 
@@ -117,8 +118,7 @@ def _positive(name: str, value) -> float:
 
 def memory_estimate(n_unknowns: float) -> float:
     """Bytes a model of ``n_unknowns`` unknowns needs (see the module docstring)."""
-    n = float(n_unknowns)
-    return BYTES_PER_UNKNOWN * n + BYTES_PER_UNKNOWN_SQUARED * n * n
+    return BYTES_PER_UNKNOWN * float(n_unknowns)
 
 
 def structure_unknowns(spec) -> tuple[float, str]:
@@ -150,8 +150,7 @@ def check_memory(model, limit: float | None = None) -> float:
         n, what, value = max(parts, key=lambda p: p[0])
         raise LimitExceeded(
             f"{what}: got {_short(value)}, which makes {total:.4g} unknowns and an estimated "
-            f"{need:.3g} bytes of memory ({BYTES_PER_UNKNOWN:g} per unknown + "
-            f"{BYTES_PER_UNKNOWN_SQUARED:g} per unknown squared), above the limit of "
+            f"{need:.3g} bytes of memory ({BYTES_PER_UNKNOWN:g} per unknown), above the limit of "
             f"{allowed:.3g} bytes; allowed: fewer unknowns, or raise the limit with "
             f"assemble(model, max_memory=BYTES) or the environment variable {MEMORY_ENV}=BYTES"
         )

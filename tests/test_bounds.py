@@ -235,7 +235,7 @@ def test_memory_estimate_refused_and_accepted_when_raised(monkeypatch):
     model = Model(structures=beams)
     n = 3 * 22  # 2 DOFs per node, 11 nodes per beam, no tree (the clamped ones counted too)
     need = memory_estimate(n)
-    assert need == 2500.0 * n + 48.0 * n * n  # 165 000 + 209 088 bytes: exact in doubles
+    assert need == 5000.0 * n  # 330 000 bytes: exact in doubles
     message = refused_quickly(
         lambda: assemble(model, max_memory=need - 1.0),
         "BeamSpec.n_elements of structure 'b0'",

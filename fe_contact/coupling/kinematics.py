@@ -23,7 +23,19 @@ centre c (a body point), the target curve r(s, q) of a structure (``structures.S
   ``s' = (a t_s . (c' - v_m) + d . R_s u) / (a^2 - d . r'')`` (d = c - r, a = |r'|) and the
   rotation rate of the tangent ``omega = n_s . (r'' s' + R_s u) / a``. On the beam and the
   manifold this reduces to Lipinski's corrected eq. (45),
-  ``A = side k ((n0 - w' t0) . a_p - w'' x'^2 - 2 x' N' q_c')``.
+  ``A = side k ((n0 - w' t0) . a_p - w'' x'^2 - 2 x' N' q_c')``;
+* the gap's second derivative in q (the contact's geometric stiffness, ``gap_hessian``):
+  differentiating ``W_N`` once more, with ``s_q`` from the orthogonality condition and
+  ``n_q = -a_hat (n . r'_q) / a``, gives with ``rho = g + R`` (= n . d),
+  ``v = a_hat . [J_c, -R(s)] / a`` and ``w = n . [0, R_s(s)]``
+  ``g_qq = -(a^2 / D) (v w^T + w v^T + (n . r'') v v^T) - (rho / D) w w^T``,
+  ``D = a^2 - rho n . r''`` (the denominator of s'): a rank-2 matrix on the tree's and the
+  contact element's columns. It holds the structure's curve and the profile centre's first
+  derivatives; the centre's own second derivative ``n . c_qq`` (a body point of a chain with
+  revolute joints) is not in it. Its products give the terms of a Newton matrix that the rows
+  alone miss: ``-lambda g_qq`` in the stiffness (the normal force turning with the curve) and
+  ``2 (g_qq u)^T``, ``(g_qq q'')^T`` in the u- and q-derivatives of ``W_N u' + A``
+  (``A = u^T g_qq u`` for this scleronomic gap).
 
 Jacobian rows are dense over the system's velocity vector (``n`` entries); ``tree_columns``
 and ``structure_columns`` place the tree's and the structure's parts.
@@ -69,7 +81,8 @@ class ContactKinematics:
     stays closed (g' = 0), m/s^2: ``A_T = t . a_c - s' t . R_s(s) u`` (the frame's rotation
     meets only the normal relative velocity, which is zero). profile_parameter : eta of the
     contact point on a curved profile (``profile_contact``; NaN otherwise); on a Profile target
-    ``parameter`` is its eta.
+    ``parameter`` is its eta. gap_hessian : (U (n, 2), C (2, 2)) with d^2 g / dq^2 = U C U^T
+    (module docstring; structure contacts only, else None).
     """
 
     parameter: float
@@ -87,6 +100,7 @@ class ContactKinematics:
     parameter_rate: float
     tangent_remainder: float = np.nan
     profile_parameter: float = np.nan
+    gap_hessian: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,7 +197,24 @@ def structure_contact(
         remainder=A,
         parameter_rate=s_rate,
         tangent_remainder=A_T,
+        gap_hessian=gap_hessian(cp, pk.jacobian, normal, d, n, tree_columns, cols),
     )
+
+
+def gap_hessian(cp: CurvePoint, jac_c, normal, d, n: int, tree_columns: slice, cols):
+    """(U (n, 2), C (2, 2)) with d^2 g / dq^2 = U C U^T for the gap of a profile centre (Jacobian
+    ``jac_c`` (2, n_tree)) against the curve point ``cp``, contact normal ``normal``,
+    ``d = c - r(s)`` (module docstring); ``cols``: the curve point's DOFs in the system."""
+    a = float(np.hypot(*cp.slope))
+    a_hat = cp.slope / a
+    rho = float(normal @ d)
+    kappa = float(normal @ cp.slope_rate)
+    D = a * a - rho * kappa
+    v = _scatter(n, tree_columns, (a_hat @ jac_c) / a, cols, -(a_hat @ cp.rows) / a)
+    w = _scatter(n, tree_columns, 0.0, cols, normal @ cp.rows_s)
+    core = -(a * a / D) * np.array([[kappa, 1.0], [1.0, 0.0]])
+    core[1, 1] -= rho / D
+    return np.column_stack([v, w]), core
 
 
 def line_geometry(tree: TreeModel | None, q_tree, u_tree, line):

@@ -64,6 +64,21 @@ class ContactStates(RollingStates):
                 slip[i] = lam[self._normal_row(i)] * slopes[i, 0] - slopes[i, 1]
         return slip
 
+    def _curved_rows(self, ev) -> tuple:
+        """(contact index, normal row) of each closed contact of ``ev``."""
+        return tuple(
+            (i, self._normal_row(i))
+            for i, c in enumerate(ev.contacts[: len(self._sliding)])
+            if c is not None and self._is_closed(i)
+        )
+
+    def _closed_normals(self, ev, lam) -> tuple:
+        """(contact index, normal row, lambda_N) of each closed contact of ``ev`` at the
+        multipliers ``lam`` (for ``compliant.curvature_terms``)."""
+        if lam is None or len(lam) != ev.phi.size:
+            return ()
+        return tuple((i, row, float(lam[row])) for i, row in self._curved_rows(ev))
+
     def _is_closed(self, i: int) -> bool:
         return i < self._n_bilateral or self._closed[i - self._n_bilateral]
 

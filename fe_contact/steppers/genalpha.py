@@ -45,7 +45,7 @@ from ..coupling.partition import (
 )
 from ..system import System
 from .alpha import alpha_parameters, numerical_dissipation
-from .compliant import bordered_solve
+from .compliant import bordered_solve, curvature_terms
 from .contact_states import ContactStates, StepTooLarge
 from .energy_consistent import averaged_forces
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
@@ -359,7 +359,7 @@ class GeneralizedAlpha(ContactStates):
         part = self.part
         ind, U = part.independent, part.dependent
         nv = part.independent_tree.size
-        bp, _ = self.algebra.coefficients(h)
+        bp, gp = self.algebra.coefficients(h)
         t1 = self.t + h
         y_n, v_n = self.q[ind], self.u[ind]
         ydd_n, a_n = self.acceleration[ind], self.pseudo[ind]
@@ -374,6 +374,11 @@ class GeneralizedAlpha(ContactStates):
         lu = self.algebra.g_solver(h, self.q)
         last_iterate = None  # |delta| and lambda at the last iterate
         consistent = self.averaged.contacts
+        # the closed contacts' curvature terms in the Newton matrix and the dependent step
+        # (``compliant.curvature_terms``) on nonlinear structures: not in the energy-consistent
+        # form, whose constraint rows are discrete gradients, and not on linear beams, whose
+        # Python step keeps the compiled step's iteration (the two agree to round-off)
+        curving = not (consistent or s.linear_flexible)
         for _ in range(self.max_newton):
             a1 = (p.alpha_f * ydd_n + (1 - p.alpha_f) * ydd - p.alpha_m * a_n) / (1 - p.alpha_m)
             q1 = (q1 if prev is None else prev.q).copy()
@@ -384,7 +389,8 @@ class GeneralizedAlpha(ContactStates):
             if recovered:
                 q1, u1 = recover_dependent(s, part, q1, u1, t1, rows=self._rows())
             else:
-                q1, u1 = dependent_newton_step(prev, part, q1, u1, t1)
+                curved = self._curved_rows(prev) if curving else ()
+                q1, u1 = dependent_newton_step(prev, part, q1, u1, t1, curved)
             if consistent:
                 q1, u1, mid = self.averaged.dependent_state(
                     part,
@@ -413,8 +419,11 @@ class GeneralizedAlpha(ContactStates):
             rhs[ind] = -r
             if not s.linear_flexible and last is not None:
                 lu = self.algebra.g_solver(h, self.averaged.tangent_state(self.q, q1))
-            slip = self._slip_tangent(ev, self.multipliers if last_iterate is None else lam)
-            delta = bordered_solve(self.algebra, ev, rhs, h, lu, slip)[ind]  # + law tangents
+            lam_now = self.multipliers if last_iterate is None else lam
+            slip = self._slip_tangent(ev, lam_now)
+            closed = self._closed_normals(ev, lam_now) if curving else ()
+            curvature = curvature_terms(ev, closed, acc, u1, (bp, gp))
+            delta = bordered_solve(self.algebra, ev, rhs, h, lu, slip, curvature)[ind]
             self.n_newton += 1
             last = delta
             if not np.all(np.isfinite(delta)):

@@ -251,16 +251,34 @@ def multipliers(ev, part, e) -> np.ndarray:
     return np.linalg.solve(ev.jac_sigma[:, U].T, e[U])
 
 
-def dependent_newton_step(ev, part, q, u, t: float):
+def dependent_newton_step(ev, part, q, u, t: float, curved=()):
     """Dependent coordinates and velocities for new independent ones in q, u by one Newton step
     of the constraints from the evaluated state ev (its phi, J, phi_t at ev.q, ev.t):
-    phi + J (q - ev.q) + phi_t (t - ev.t) = 0 and J u + phi_t = 0, solved for q_U, u_U."""
+    phi + J (q - ev.q) + phi_t (t - ev.t) = 0 and J u + phi_t = 0, solved for q_U, u_U.
+
+    curved : (contact index in ``ev.contacts``, row) of the rows whose gap has a Hessian H
+    (``kinematics.gap_hessian``): their position row gains 1/2 dq^T H dq and their velocity
+    row uses J + (H dq)^T, the row at the new positions to first order, with dq = q - ev.q
+    (the independent part; the dependent part of the last iterate). Without it the velocity
+    rows lag one iterate behind the positions, which makes the step's Newton iteration
+    linear (by |H dq| |u|) on a curving structure."""
     U, ind = part.dependent, part.independent
     if U.size == 0:
         return q, u
     J_u, J_i = ev.jac[:, U], ev.jac[:, ind]
     rhs_q = ev.phi + J_i @ (q[ind] - ev.q[ind]) + ev.phi_t * (t - ev.t)
     rhs_u = J_i @ u[ind] + ev.phi_t
+    if curved:
+        J_u = J_u.copy()
+        dq = q - ev.q
+        for i, row in curved:
+            hessian = ev.contacts[i].gap_hessian
+            if hessian is None:
+                continue
+            H_dq = hessian[0] @ (hessian[1] @ (hessian[0].T @ dq))
+            rhs_q[row] += 0.5 * float(dq @ H_dq)
+            rhs_u[row] += float(H_dq[ind] @ u[ind])
+            J_u[row] += H_dq[U]
     try:
         sol = np.linalg.solve(J_u, np.column_stack([rhs_q, rhs_u]))
     except np.linalg.LinAlgError:
