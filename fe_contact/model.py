@@ -50,6 +50,7 @@ from .multibody.drive import Drive
 from .multibody.tree import TreeModel
 from .rough import Polyline, Wheel, check_rough_pair
 from .sensors import SENSOR_TYPES, BodyPointSensor, BodySensor, StructureSensor, check_sensors
+from .structure_points import SpringSupport
 
 STANDARD_GRAVITY = (0.0, -9.81)
 
@@ -468,6 +469,8 @@ class Model:
         their weight follows ``gravity`` whatever ``structure_gravity`` says).
     sensors : tuple of BodyPointSensor, BodySensor, StructureSensor (``fe_contact.sensors``):
         named quantities recorded as history columns every step.
+    supports : tuple of SpringSupport (``fe_contact.structure_points``): springs and dashpots
+        from material points of beams to the ground.
 
     Examples
     --------
@@ -495,6 +498,7 @@ class Model:
     structure_gravity: bool = True
     carried: tuple[CarriedBody, ...] = ()
     sensors: tuple[BodyPointSensor | BodySensor | StructureSensor, ...] = ()
+    supports: tuple[SpringSupport, ...] = ()
 
     def __post_init__(self):
         if self.tree is not None:
@@ -509,6 +513,7 @@ class Model:
             "loops": LoopClosure,
             "loads": PointLoad,
             "carried": CarriedBody,
+            "supports": SpringSupport,
         }
         for key, kind in kinds.items():
             object.__setattr__(self, key, _parts(key, getattr(self, key), kind))
@@ -557,6 +562,13 @@ class Model:
             check.choice(f"Model.loads[{i}].structure", load.structure, self.structures)
             length = self.structures[load.structure].length
             check.real(f"Model.loads[{i}].s", load.s, low=0.0, high=length, unit="m")
+        for i, support in enumerate(self.supports):
+            where = f"Model.supports[{i}]"
+            check.choice(f"{where}.structure", support.structure, self.structures)
+            spec = self.structures[support.structure]
+            if not isinstance(spec, BeamSpec):
+                check.fail(f"{where}.structure", support.structure, "the name of a beam")
+            check.real(f"{where}.s", support.s, low=0.0, high=spec.length, unit="m")
 
     def _check_tree_parts(self):
         tree = self.tree

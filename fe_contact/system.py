@@ -35,6 +35,7 @@ from .multibody.tree import (
     kinetic_energy,
     potential_energy,
 )
+from .structure_points import support_matrices
 from .structures import BeamStructure, StringStructure, Structure
 
 
@@ -226,6 +227,11 @@ def _structure(name: str, spec, model: Model) -> Structure:
             f = np.asarray(ld.force)
             full = full + beam_point_load(beam, ld.s, force=float(f @ beam.n0))
         structure = BeamStructure(name=name, beam=beam, load=full[beam.free_dofs])
+        supports = [sp_ for sp_ in model.supports if sp_.structure == name]
+        if supports:  # springs to the ground: constant K and C, added once
+            k_s, c_s = support_matrices(structure, supports)
+            structure.stiffness_matrix = (structure.stiffness_matrix + k_s).tocsr()
+            structure.damping_matrix = (structure.damping_matrix + c_s).tocsr()
     else:
         string = assemble_string(spec)
         full = gravity_force(string) if model.structure_gravity else np.zeros(string.n_dofs)
