@@ -42,7 +42,7 @@ from .. import validation as check
 from ..elements.beam import Beam, evaluate
 from ..elements.string import StringModel
 from ..elements.string import evaluate as evaluate_string
-from ..model import Circle, Profile
+from ..model import Circle, MaterialPoint, Profile
 from ..multibody.tree import TreeModel, body_poses, point_position
 from ..structures import BeamStructure
 from ..system import System
@@ -51,7 +51,7 @@ from .pvd import PvdIndex
 
 GROUPS = ("structures", "bodies", "contacts")  # the top-level blocks of a frame, in order
 ID = np.int32  # identifiers (body, joint, contact, element, state) as written
-STATE_CODES = {"open": 0, "slip": 1, "stick": 2}  # the contact state as a number for ParaView
+STATE_CODES = {"open": 0, "slip": 1, "stick": 2, "taut": 3, "slack": 4}  # as numbers
 
 
 @dataclass(frozen=True)
@@ -388,6 +388,8 @@ def _profile_centres(system: System, q) -> np.ndarray:
         [
             _profile_origin(system, c.profile, q)
             if isinstance(c.profile, Profile)
+            else np.full(2, np.nan)  # a link's MaterialPoint: on a structure, not a body
+            if isinstance(c.profile, MaterialPoint)
             else point_position(tree, q_t, c.profile.body, p)
             for c, p in zip(system.model.contacts, system.profile_points, strict=True)
         ]
@@ -496,7 +498,7 @@ def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Blo
     extra = [
         (c.profile.body, p)
         for c, p in zip(system.model.contacts, system.profile_points, strict=True)
-        if not isinstance(c.profile, Profile)
+        if not isinstance(c.profile, Profile | MaterialPoint)
     ]
     for loop, (pa, pb) in zip(system.model.loops, system.loop_points, strict=True):
         extra.append((loop.body_a, pa))

@@ -16,20 +16,28 @@ contact events (``contact_states``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import scipy.linalg
 
 from .result import ContactReport, open_contact, point_contact
 
 
-def compliant_report(name: str, force, h: float, state: str | None = None) -> ContactReport:
+def compliant_report(
+    name: str, force, h: float, state: str | None = None, law=None
+) -> ContactReport:
     """The ContactReport of a compliant contact's ``CompliantForce`` at the end of a step of h
-    (impulses: force times h). ``state``: "stick" while a rolling row holds it (default:
-    "slip" while it pushes, else "open")."""
+    (impulses: force times h). ``state``: "stick" while a rolling row holds it (default: the
+    ``law``'s ``state_name``, "slip" while it pushes, else "open"; a Dropper's "taut",
+    "slack")."""
     c = force.contact
-    if c is None or not force.normal_force > 0.0:
-        return open_contact(name, np.inf if c is None else c.gap)
-    return point_contact(name, state or "slip", c, force.normal_force, force.friction_force, h)
+    closed = c is not None and force.normal_force > 0.0
+    name_of = "slip" if law is None else law.state_name(closed)
+    if not closed:
+        report = open_contact(name, np.inf if c is None else c.gap)
+        return report if name_of == "open" else replace(report, state=name_of)
+    return point_contact(name, state or name_of, c, force.normal_force, force.friction_force, h)
 
 
 def _tangent(ev, bp: float, gp: float, slip=None):
@@ -188,9 +196,7 @@ class RollingStates:
         j = self._compliant.index(force.index)
         i = len(self._sliding) + j
         if self._stick[i] != "roll" or force.contact is None:
-            return compliant_report(name, force, self._h_step)
-        from dataclasses import replace
-
+            return compliant_report(name, force, self._h_step, law=self._law(i))
         lam = float(self.multipliers[self._rolling_row(i)])
         return compliant_report(name, replace(force, friction_force=lam), self._h_step, "stick")
 

@@ -68,7 +68,7 @@ WORK_MEANINGS = {
     "work_contact_timing": "energy given by impulses acting along the step's start velocity "
     "(Moreau-Jean and event-driven; never decreases)",
 }
-CONTACT_STATES = ("slip", "stick", "open")
+CONTACT_STATES = ("slip", "stick", "open", "taut", "slack")  # taut, slack: a Dropper
 
 
 @dataclass(frozen=True, eq=False)
