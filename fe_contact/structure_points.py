@@ -97,7 +97,25 @@ class SpringSupport:
 def support_matrices(structure, supports) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """(K_s, C_s): the springs' and dashpots' constant matrices on the structure's free
     coordinates, sparse (n_dofs, n_dofs): sum of k N^T d d^T N and c N^T d d^T N with N the
-    rows (2, k) of the material point (``Structure.point_rows``, r = offset + N q[dofs]; its padded entries are zero)."""
+    rows (2, k) of the material point (``Structure.point_rows``, r = offset + N q[dofs]; its
+    padded entries are zero). ``assemble`` adds them to a beam's stiffness and damping.
+
+    Examples
+    --------
+    A 2 kN/m spring with a 5 N s/m dashpot at the middle node of a pinned 2 m beam: lifting
+    that node by 1 mm (its w DOF) stores k w^2 / 2 = 1e-3 J in the spring:
+
+    >>> from fe_contact import BeamSpec, Model, assemble
+    >>> from fe_contact.structure_points import SpringSupport, support_matrices
+    >>> spec = BeamSpec(length=2.0, n_elements=4, youngs_modulus=1.0, density=1.0, area=1.0,
+    ...                 second_moment=1.0, left="pinned", right="pinned")
+    >>> beam = assemble(Model(structures={"w": spec})).structures["w"]
+    >>> k_s, c_s = support_matrices(beam, [SpringSupport("w", 1.0, 2e3, damping=5.0)])
+    >>> q = np.zeros(beam.n_dofs)
+    >>> q[beam.free_index[beam.beam.basis.nodal_dofs[0, 2]]] = 1e-3
+    >>> print(f"{0.5 * q @ k_s @ q:.4g} J, c w^2 = {q @ c_s @ q:.4g}")
+    0.001 J, c w^2 = 5e-06
+    """
     n = structure.n_dofs
     rows_i, cols_j, k_vals, c_vals = [], [], [], []
     for support in supports:
