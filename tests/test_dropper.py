@@ -306,3 +306,20 @@ def test_a_dropper_with_a_damper_slackens_and_catches_a_thrown_mass():
         for name in ("kinetic_energy", "potential_energy", "elastic_energy", "dissipated_damping")
     )
     assert np.abs(result["energy_error"]).max() < 1e-6 * largest
+
+
+def test_a_model_with_droppers_or_spring_supports_is_not_written_to_a_model_file(tmp_path):
+    """No model-file tables for them yet: save_model refuses, naming them, instead of writing a
+    file that would load without them."""
+    from fe_contact import save_model
+    from fe_contact.structure_points import SpringSupport
+
+    with pytest.raises(ValueError, match=r"links \['d0', 'd1', 'd2'\] cannot be written"):
+        save_model(two_wires(), tmp_path / "droppers.toml")
+    springs = Model(
+        structures={"contact_wire": wire("contact_wire")},
+        supports=(SpringSupport("contact_wire", 5.0, stiffness=1e3),),
+    )
+    with pytest.raises(ValueError, match=r"1 spring supports cannot be written"):
+        save_model(springs, tmp_path / "springs.toml")
+    assert not (tmp_path / "droppers.toml").exists() and not (tmp_path / "springs.toml").exists()
