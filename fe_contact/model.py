@@ -259,7 +259,9 @@ class ContactPair:
         Line, or a Profile (a curve on a body or fixed in the plane); the target of a Polyline
         is a Wheel (with a Unilateral law of impact "poisson": the event-driven stepper).
     law : Sliding (bilateral, generalised-alpha), Unilateral (set-valued, both steppers) or
-        Compliant (a force law, generalised-alpha).
+        Compliant (a force law, generalised-alpha); Dropper (a tension-only link, a force law
+        of the generalised-alpha stepper) with a MaterialPoint or a Point as profile and a
+        MaterialPoint as target (``structure_points.MaterialPoint``).
     side : +1 when the profile lies on the side of the structure's normal (the unit tangent
         turned by +90 degrees: above a structure along +x), -1 on the other side (a
         Point, Circle or Profile against a structure).

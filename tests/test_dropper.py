@@ -323,3 +323,31 @@ def test_a_model_with_droppers_or_spring_supports_is_not_written_to_a_model_file
     with pytest.raises(ValueError, match=r"1 spring supports cannot be written"):
         save_model(springs, tmp_path / "springs.toml")
     assert not (tmp_path / "droppers.toml").exists() and not (tmp_path / "springs.toml").exists()
+
+
+def test_droppers_are_lines_of_the_paraview_frames(tmp_path):
+    """The frames' "links" block holds each dropper as a line between its clamps: its length
+    is l0 minus the history's gap (to round-off of the positions, 1e-12 m), and the series
+    written by the VtkObserver has it in every frame."""
+    import pyvista as pv
+
+    from fe_contact.io.vtk import geometry_blocks
+    from fe_contact.steppers.observers import VtkObserver
+
+    system = assemble(two_wires(40.0))
+    rest = static_equilibrium(assemble(two_wires()))
+    result = simulate(
+        system, (0.0, 0.002), (rest.q, rest.u), h=1e-4, observers=[VtkObserver(tmp_path)]
+    )
+    blocks = {b.name: b for b in geometry_blocks(system, result.q[-1])}
+    links = blocks["links"]
+    ends = links.points[links.cells[0][1]]  # (3, 2, 2): per dropper its two clamps
+    lengths = np.hypot(*(ends[:, 1] - ends[:, 0]).T)
+    gaps = np.array([result[f"d{j}_gap"][-1] for j in range(3)])
+    assert np.abs(lengths - (L0 - gaps)).max() < 1e-12
+    frames = sorted(tmp_path.rglob("*.vtm"))
+    assert frames
+    last = pv.read(frames[-1])
+    names = [last.get_block_name(i) for i in range(last.n_blocks)]
+    structures = last[names.index("structures")]
+    assert "links" in [structures.get_block_name(i) for i in range(structures.n_blocks)]
