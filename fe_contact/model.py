@@ -46,11 +46,12 @@ from .columns import check_column_names
 from .curves import Curve
 from .elements.beam import BeamSpec
 from .elements.string import StringSpec
-from .laws import Compliant, ContactLaw, Sliding, Unilateral
+from .laws import Compliant, ContactLaw, Dropper, Sliding, Unilateral
 from .multibody.drive import Drive
 from .multibody.kinematics import TreeModel, resolve_point
 from .rough import Polyline, Wheel, check_rough_pair
 from .sensors import SENSOR_TYPES, BodyPointSensor, BodySensor, StructureSensor, check_sensors
+from .structure_points import MaterialPoint, SpringSupport
 
 STANDARD_GRAVITY = (0.0, -9.81)
 
@@ -250,14 +251,18 @@ SEARCHES = ("closest", "grid")
 
 @dataclass(frozen=True)
 class ContactPair:
-    """A profile on a body touching a structure (by name), a rigid ``Line`` or a Profile.
+    """A profile on a body touching a structure (by name), a rigid ``Line`` or a Profile; or a
+    link (``Dropper``) from a ``MaterialPoint`` of a structure or a body ``Point`` to a
+    ``MaterialPoint`` of a structure.
 
     name : label of the contact in results and files (an identifier).
     profile : Point, Circle, Profile or Polyline. target : name of a structure of the model, a
         Line, or a Profile (a curve on a body or fixed in the plane); the target of a Polyline
         is a Wheel (with a Unilateral law of impact "poisson": the event-driven stepper).
     law : Sliding (bilateral, generalised-alpha), Unilateral (set-valued, both steppers) or
-        Compliant (a force law, generalised-alpha).
+        Compliant (a force law, generalised-alpha); Dropper (a tension-only link, a force law
+        of the generalised-alpha stepper) with a MaterialPoint or a Point as profile and a
+        MaterialPoint as target (``structure_points.MaterialPoint``).
     side : +1 when the profile lies on the side of the structure's normal (the unit tangent
         turned by +90 degrees: above a structure along +x), -1 on the other side (a
         Point, Circle or Profile against a structure).
@@ -282,9 +287,9 @@ class ContactPair:
     """
 
     name: str
-    profile: Point | Circle | Profile | Polyline
-    target: str | Line | Profile | Wheel
-    law: Sliding | Unilateral | Compliant = Sliding()
+    profile: Point | Circle | Profile | Polyline | MaterialPoint
+    target: str | Line | Profile | Wheel | MaterialPoint
+    law: Sliding | Unilateral | Compliant | Dropper = Sliding()
     side: int = 1
     search: str = "closest"
     n_candidates: int = 0
@@ -295,21 +300,40 @@ class ContactPair:
         check.instance(
             f"{where}.profile",
             self.profile,
-            Point | Circle | Profile | Polyline,
-            "a Point, Circle, Profile or Polyline",
+            Point | Circle | Profile | Polyline | MaterialPoint,
+            "a Point, Circle, Profile, Polyline or MaterialPoint",
         )
         check.instance(
             f"{where}.target",
             self.target,
-            str | Line | Profile | Wheel,
-            "a structure name, Line, Profile or Wheel",
+            str | Line | Profile | Wheel | MaterialPoint,
+            "a structure name, Line, Profile, Wheel or MaterialPoint",
         )
         check.instance(
             f"{where}.law",
             self.law,
             ContactLaw,
-            "Sliding, Unilateral, Compliant (or a subclass of one)",
+            "Sliding, Unilateral, Compliant, Dropper (or a subclass of one)",
         )
+        if self.law.link or isinstance(self.profile, MaterialPoint):
+            check.instance(
+                f"{where}.profile", self.profile, Point | MaterialPoint, "a Point or MaterialPoint"
+            )
+            check.instance(f"{where}.target", self.target, MaterialPoint, "a MaterialPoint")
+        if isinstance(self.target, MaterialPoint) and not self.law.link:
+            check.fail(f"{where}.law", self.law, "a link law (Dropper) between two points")
+        if self.law.link:
+            if isinstance(self.profile, Point) and self.law.mass > 0.0:
+                check.fail(
+                    f"{where}.law.mass",
+                    self.law.mass,
+                    "0 when a side is a body Point (give the body the clamp's mass)",
+                )
+            if self.profile == self.target:
+                check.fail(f"{where}.target", self.target, "a point other than the profile")
+            if self.search != "closest":
+                check.fail(f"{where}.search", self.search, "'closest' for a link")
+            return
         if isinstance(self.profile, Profile) and isinstance(self.target, Line):
             body, carrier = self.profile.body, self.target.body
             if body is None and carrier is None:  # a fixed Profile on a fixed Line never moves
@@ -341,6 +365,11 @@ class ContactPair:
     @property
     def compliant(self) -> bool:
         return self.law.constraint == "compliant"
+
+    @property
+    def link(self) -> bool:
+        """True for a link (``Dropper``) between two points: a force law, not a contact."""
+        return self.law.link
 
     @property
     def curved(self) -> bool:
@@ -445,6 +474,8 @@ class Model:
         their weight follows ``gravity`` whatever ``structure_gravity`` says).
     sensors : tuple of BodyPointSensor, BodySensor, StructureSensor (``fe_contact.sensors``):
         named quantities recorded as history columns every step.
+    supports : tuple of SpringSupport (``fe_contact.structure_points``): springs and dashpots
+        from material points of beams to the ground.
 
     Examples
     --------
@@ -472,6 +503,7 @@ class Model:
     structure_gravity: bool = True
     carried: tuple[CarriedBody, ...] = ()
     sensors: tuple[BodyPointSensor | BodySensor | StructureSensor, ...] = ()
+    supports: tuple[SpringSupport, ...] = ()
 
     def __post_init__(self):
         if self.tree is not None:
@@ -486,6 +518,7 @@ class Model:
             "loops": LoopClosure,
             "loads": PointLoad,
             "carried": CarriedBody,
+            "supports": SpringSupport,
         }
         for key, kind in kinds.items():
             object.__setattr__(self, key, _parts(key, getattr(self, key), kind))
@@ -535,6 +568,13 @@ class Model:
             check.choice(f"Model.loads[{i}].structure", load.structure, self.structures)
             length = self.structures[load.structure].length
             check.real(f"Model.loads[{i}].s", load.s, low=0.0, high=length, unit="m")
+        for i, support in enumerate(self.supports):
+            where = f"Model.supports[{i}]"
+            check.choice(f"{where}.structure", support.structure, self.structures)
+            spec = self.structures[support.structure]
+            if not isinstance(spec, BeamSpec):
+                check.fail(f"{where}.structure", support.structure, "the name of a beam")
+            check.real(f"{where}.s", support.s, low=0.0, high=spec.length, unit="m")
 
     def _check_tree_parts(self):
         tree = self.tree
@@ -559,7 +599,13 @@ class Model:
                     check.fail(
                         f"{where}.{part}.body", p.body, f"a CarriedBody of the model, {carried}"
                     )
-            if not isinstance(c.profile, Profile):
+            for part in ("profile", "target"):
+                side = getattr(c, part)
+                if isinstance(side, MaterialPoint):
+                    check.choice(f"{where}.{part}.structure", side.structure, self.structures)
+                    length = self.structures[side.structure].length
+                    check.real(f"{where}.{part}.s", side.s, low=0.0, high=length, unit="m")
+            if not isinstance(c.profile, Profile | MaterialPoint):
                 resolve_point(tree, c.profile.body, c.profile.at, f"{where}.profile")
             if isinstance(c.target, str):
                 check.choice(f"{where}.target", c.target, self.structures)
@@ -617,14 +663,17 @@ __all__ = [
     "Circle",
     "Compliant",
     "ContactPair",
+    "Dropper",
     "Line",
     "LoopClosure",
+    "MaterialPoint",
     "Model",
     "Point",
     "PointLoad",
     "Polyline",
     "Profile",
     "Sliding",
+    "SpringSupport",
     "Unilateral",
     "Wheel",
     "resolve_point",

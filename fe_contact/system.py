@@ -28,7 +28,7 @@ from .elements.beam import point_load as beam_point_load
 from .elements.string import assemble_string, gravity_force
 from .elements.string import point_load as string_point_load
 from .limits import check_memory
-from .model import Model, resolve_point
+from .model import CarriedBody, Model, resolve_point
 from .multibody.tree import (
     TreeModel,
     actuator_forces,
@@ -36,6 +36,7 @@ from .multibody.tree import (
     kinetic_energy,
     potential_energy,
 )
+from .structure_points import MaterialPoint, support_matrices
 from .structures import BeamStructure, StringStructure, Structure
 
 
@@ -227,14 +228,32 @@ def _structure(name: str, spec, model: Model) -> Structure:
             f = np.asarray(ld.force)
             full = full + beam_point_load(beam, ld.s, force=float(f @ beam.n0))
         structure = BeamStructure(name=name, beam=beam, load=full[beam.free_dofs])
+        supports = [sp_ for sp_ in model.supports if sp_.structure == name]
+        if supports:  # springs to the ground: constant K and C, added once
+            k_s, c_s = support_matrices(structure, supports)
+            structure.stiffness_matrix = (structure.stiffness_matrix + k_s).tocsr()
+            structure.damping_matrix = (structure.damping_matrix + c_s).tocsr()
     else:
         string = assemble_string(spec)
         full = gravity_force(string) if model.structure_gravity else np.zeros(string.n_dofs)
         for ld in loads:
             full = full + string_point_load(string, ld.s, np.asarray(ld.force))
         structure = StringStructure(name=name, string=string, load=full[string.free_dofs])
-    _carry(structure, [b for b in model.carried if b.structure == name], model.gravity)
+    carried = [b for b in (*model.carried, *_clamps(model)) if b.structure == name]
+    _carry(structure, carried, model.gravity)
     return structure
+
+
+def _clamps(model: Model) -> list[CarriedBody]:
+    """Half of each link's mass (``Dropper.mass``) at each of its clamps, as carried point
+    masses (mass and weight, ``_carry``)."""
+    out = []
+    for c in model.contacts:
+        if c.link and c.law.mass > 0.0:
+            for side, end in ((c.profile, "a"), (c.target, "b")):
+                name = f"{c.name}_clamp_{end}"
+                out.append(CarriedBody(name, side.structure, side.s, 0.5 * c.law.mass))
+    return out
 
 
 def _carry(structure: Structure, bodies, gravity) -> None:
@@ -306,7 +325,8 @@ def assemble(model: Model, max_memory: float | None = None) -> System:
     tree = model.tree
     profile_points = tuple(
         (0.0, 0.0)
-        if hasattr(c.profile, "curve")  # a Profile: its curve is in its body's frame
+        # a Profile: its curve is in its body's frame; a MaterialPoint is on a structure
+        if hasattr(c.profile, "curve") or isinstance(c.profile, MaterialPoint)
         else resolve_point(tree, c.profile.body, c.profile.at, f"contact {c.name!r}")
         for c in model.contacts
     )

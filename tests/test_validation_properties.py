@@ -56,6 +56,7 @@ from fe_contact.model import CarriedBody
 from fe_contact.multibody import JOINT_KINDS
 from fe_contact.rough import arc_profile
 from fe_contact.sensors import BODY_QUANTITIES, POINT_QUANTITIES, STRUCTURE_QUANTITIES
+from fe_contact.structure_points import SpringSupport
 
 # (data_too_large: older hypothesis versions, 6.0 among them, overrun their buffer while
 # drawing the nested invalid values and report it as a failed health check)
@@ -486,6 +487,16 @@ CASES = {
             )
             | st.floats(min_value=0.4 + 1e-6, max_value=1e6).map(
                 lambda s: (CarriedBody("b", "beam", s, 1.0),)
+            ),
+            "supports": st.sampled_from(
+                [
+                    SpringSupport("beam", 0.1, 1.0),
+                    ("spring",),
+                    (SpringSupport("rope", 0.1, 1.0),),
+                ]
+            )
+            | st.floats(min_value=0.4 + 1e-6, max_value=1e6).map(
+                lambda s: (SpringSupport("beam", s, 1.0),)
             ),
         },
     ),

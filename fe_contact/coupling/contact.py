@@ -22,6 +22,7 @@ from .kinematics import (
     profile_state,
     structure_contact,
 )
+from .links import link_kinematics
 from .profile_contact import curved_contact
 
 
@@ -112,6 +113,8 @@ def contact_at(system, k: int, q, u, s_guess=None, remainder=True) -> ContactKin
     model = system.model
     lay = system.layout
     pair = model.contacts[k]
+    if pair.link:  # a Dropper between two points
+        return link_kinematics(system, k, q, u)
     if pair.curved:
         kin = curved_contact(system, k, q, u, remainder)
         if kin is None:

@@ -508,6 +508,13 @@ def _point(p):
 
 def model_tables(model: Model) -> dict:
     """The model part of a model file as plain TOML values (no simulation, no state)."""
+    links = [c.name for c in model.contacts if c.link]
+    if links or model.supports:  # no model-file tables for them yet
+        what = f"links {links}" if links else f"{len(model.supports)} spring supports"
+        raise ValueError(
+            f"model: {what} cannot be written to a model file yet; allowed: a model without "
+            "Dropper links and Model.supports"
+        )
     doc = {
         "format": schema.FORMAT,
         "gravity": _floats(model.gravity),

@@ -42,7 +42,7 @@ from .. import validation as check
 from ..elements.beam import Beam, evaluate
 from ..elements.string import StringModel
 from ..elements.string import evaluate as evaluate_string
-from ..model import Circle, Profile
+from ..model import Circle, MaterialPoint, Profile
 from ..multibody.tree import TreeModel, body_poses, point_position
 from ..structures import BeamStructure
 from ..system import System
@@ -51,7 +51,7 @@ from .pvd import PvdIndex
 
 GROUPS = ("structures", "bodies", "contacts")  # the top-level blocks of a frame, in order
 ID = np.int32  # identifiers (body, joint, contact, element, state) as written
-STATE_CODES = {"open": 0, "slip": 1, "stick": 2}  # the contact state as a number for ParaView
+STATE_CODES = {"open": 0, "slip": 1, "stick": 2, "taut": 3, "slack": 4}  # as numbers
 
 
 @dataclass(frozen=True)
@@ -388,6 +388,8 @@ def _profile_centres(system: System, q) -> np.ndarray:
         [
             _profile_origin(system, c.profile, q)
             if isinstance(c.profile, Profile)
+            else np.full(2, np.nan)  # a link's MaterialPoint: on a structure, not a body
+            if isinstance(c.profile, MaterialPoint)
             else point_position(tree, q_t, c.profile.body, p)
             for c, p in zip(system.model.contacts, system.profile_points, strict=True)
         ]
@@ -435,6 +437,49 @@ def profile_block(system: System, profile, q, name: str, samples: int = 200) -> 
         point_data={"eta": eta, "body": np.full(samples, body, dtype=ID)},
         group="bodies",
     )
+
+
+def link_block(system: System, q, name: str = "links") -> Block | None:
+    """The links of the model (``laws.Dropper`` pairs) as straight lines between their two
+    points at q, or None without links. Cell data: contact (the pair's index in the model);
+    their tension and state are in the contacts block and the history.
+
+    Examples
+    --------
+    One dropper between two wires 1 m apart: a vertical line at x = 1 m:
+
+    >>> from fe_contact import BeamSpec, ContactPair, Model, assemble
+    >>> from fe_contact.laws import Dropper
+    >>> from fe_contact.structure_points import MaterialPoint
+    >>> from fe_contact.io.vtk import link_block
+    >>> wire = dict(length=2.0, n_elements=4, youngs_modulus=1.0, density=1.0, area=1.0,
+    ...             second_moment=1.0, left="pinned", right="pinned")
+    >>> model = Model(structures={"low": BeamSpec(**wire), "up": BeamSpec(**wire, origin=(0, 1))},
+    ...               contacts=(ContactPair("d", MaterialPoint("low", 1.0), MaterialPoint("up", 1.0),
+    ...                                     Dropper(stiffness=1e5, length=0.99)),))
+    >>> system = assemble(model)
+    >>> link_block(system, system.initial_state()[0]).points.tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    links = [k for k, c in enumerate(system.model.contacts) if c.link]
+    if not links:
+        return None
+    lay = system.layout
+    q = np.asarray(q, dtype=float)
+    points = []
+    for k in links:
+        c = system.model.contacts[k]
+        for side in (c.profile, c.target):
+            if isinstance(side, MaterialPoint):
+                structure = system.structures[side.structure]
+                points.append(structure.curve(side.s, q[lay.structure(side.structure)]).position)
+            else:
+                points.append(
+                    point_position(system.tree, q[lay.tree], side.body, system.profile_points[k])
+                )
+    index = np.array(links, dtype=ID)
+    cells = np.arange(2 * len(links)).reshape(-1, 2)
+    return Block(name, np.array(points), [("line", cells)], {}, {"contact": [index]})
 
 
 def structure_block(system: System, name: str, q, samples_per_element: int = 8) -> Block:
@@ -485,6 +530,9 @@ def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Blo
     if q.shape != (system.n,):
         raise ValueError(f"q has shape {q.shape}; the system has {system.n} coordinates")
     blocks = [structure_block(system, name, q, samples_per_element) for name in system.structures]
+    links = link_block(system, q)
+    if links is not None:
+        blocks.append(links)
     for c in system.model.contacts:  # curved profiles as polylines on their bodies
         for part, profile in (("profile", c.profile), ("target", c.target)):
             if isinstance(profile, Profile):
@@ -496,7 +544,7 @@ def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Blo
     extra = [
         (c.profile.body, p)
         for c, p in zip(system.model.contacts, system.profile_points, strict=True)
-        if not isinstance(c.profile, Profile)
+        if not isinstance(c.profile, Profile | MaterialPoint)
     ]
     for loop, (pa, pb) in zip(system.model.loops, system.loop_points, strict=True):
         extra.append((loop.body_a, pa))

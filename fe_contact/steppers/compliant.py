@@ -16,7 +16,7 @@ contact events (``contact_states``)."""
 
 from __future__ import annotations
 
-import dataclasses
+from dataclasses import replace
 
 import numpy as np
 
@@ -36,14 +36,20 @@ def _block_diag(*blocks) -> np.ndarray:
     return out
 
 
-def compliant_report(name: str, force, h: float, state: str | None = None) -> ContactReport:
+def compliant_report(
+    name: str, force, h: float, state: str | None = None, law=None
+) -> ContactReport:
     """The ContactReport of a compliant contact's ``CompliantForce`` at the end of a step of h
-    (impulses: force times h). ``state``: "stick" while a rolling row holds it (default:
-    "slip" while it pushes, else "open")."""
+    (impulses: force times h). ``state``: "stick" while a rolling row holds it (default: the
+    ``law``'s ``state_name``, "slip" while it pushes, else "open"; a Dropper's "taut",
+    "slack")."""
     c = force.contact
-    if c is None or not force.normal_force > 0.0:
-        return open_contact(name, np.inf if c is None else c.gap)
-    return point_contact(name, state or "slip", c, force.normal_force, force.friction_force, h)
+    closed = c is not None and force.normal_force > 0.0
+    name_of = "slip" if law is None else law.state_name(closed)
+    if not closed:
+        report = open_contact(name, np.inf if c is None else c.gap)
+        return report if name_of == "open" else replace(report, state=name_of)
+    return point_contact(name, state or name_of, c, force.normal_force, force.friction_force, h)
 
 
 def _tangent(ev, bp: float, gp: float, slip=None):
@@ -82,7 +88,7 @@ def bordered_solve(algebra, ev, rhs, h: float, lu, slip=None, curvature=None):
     tangent = _tangent(ev, bp, gp, slip) if ev.compliant or slip is not None else None
     if curvature is not None:
         jac_extra, U_c, K_c = curvature
-        ev = dataclasses.replace(ev, jac=ev.jac + jac_extra)
+        ev = replace(ev, jac=ev.jac + jac_extra)
         if tangent is not None:
             U_c = np.column_stack([tangent[0], U_c])
             K_c = _block_diag(tangent[1], K_c)
@@ -241,9 +247,7 @@ class RollingStates:
         j = self._compliant.index(force.index)
         i = len(self._sliding) + j
         if self._stick[i] != "roll" or force.contact is None:
-            return compliant_report(name, force, self._h_step)
-        from dataclasses import replace
-
+            return compliant_report(name, force, self._h_step, law=self._law(i))
         lam = float(self.multipliers[self._rolling_row(i)])
         return compliant_report(name, replace(force, friction_force=lam), self._h_step, "stick")
 

@@ -55,7 +55,7 @@ from ..part_energies import part_energies
 from ..sensors import state_values
 from ..system import Energies, System
 
-CONTACT_STATES = ("slip", "stick", "open")
+CONTACT_STATES = ("slip", "stick", "open", "taut", "slack")  # taut, slack: a Dropper
 
 
 @dataclass(frozen=True, eq=False)
