@@ -28,12 +28,8 @@ from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_s
 from ..coupling.partition import ConstraintError
 from ..model import Line
 from ..system import energies
+from .base import StepTooLarge, StopRun
 from .compliant import RollingStates
-
-
-class StepTooLarge(RuntimeError):
-    """A contact's closest point jumps off its structure from inside it within a step, also
-    after the step's halvings: not a located event, but a step too large for the motion."""
 
 
 class ContactStates(RollingStates):
@@ -188,8 +184,6 @@ class ContactStates(RollingStates):
         closest point jumped off from inside the structure (a step too large for the motion,
         the trolley of ``examples/slider_on_string.toml`` at h = 0.05 s: s = -0.44 m from
         s = 0.2 m): StepTooLarge."""
-        from .simulate import StopRun
-
         pair = self.system.model.contacts[err.pair] if err.pair is not None else None
         if pair is None or err.pair not in self._sliding or not isinstance(pair.target, str):
             raise StepTooLarge(f"{err}, and the time it left could not be located") from err

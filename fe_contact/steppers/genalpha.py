@@ -45,12 +45,12 @@ from ..coupling.partition import (
 )
 from ..system import System
 from .alpha import alpha_parameters, numerical_dissipation
+from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compliant import bordered_solve
-from .contact_states import ContactStates, StepTooLarge
+from .contact_states import ContactStates
 from .energy_consistent import averaged_forces
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import StepReport, open_contact, point_contact
-from .simulate import SingularSystem, StopRun, check_start
 
 # after a located event the sub-steps grow from the last one by at most this factor until they
 # reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
@@ -69,7 +69,7 @@ class NewtonDivergence(RuntimeError):
     """The step's Newton iteration did not converge."""
 
 
-class GeneralizedAlpha(ContactStates):
+class GeneralizedAlpha(ContactStates, Stepper):
     """Step object: ``step()`` advances by h and returns a StepReport; ``t``, ``q``, ``u``,
     ``acceleration``, ``multipliers``; counters ``n_steps``, ``n_newton``, ``n_substeps``
     (steps including the halves of retried steps), ``n_halved``, ``n_factorizations``.
@@ -105,6 +105,8 @@ class GeneralizedAlpha(ContactStates):
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
     """
 
+    method = "generalized-alpha"
+
     def __init__(
         self,
         system: System,
@@ -125,15 +127,14 @@ class GeneralizedAlpha(ContactStates):
         error_tol: float | None = None,
         energy_consistent: bool = False,
     ):
-        h, q0, u0 = check_start(system, h, q0, u0, "generalized-alpha")
+        h, q0, u0 = check_start(system, h, q0, u0, self.method)
         grid = [c.name for c in system.model.contacts if c.search == "grid"]
         if grid:
             raise ValueError(
                 f"contacts {grid} use the candidate grid, which the generalised-alpha stepper "
                 "does not take; allowed: search='closest', or method='moreau'"
             )
-        self.system = system
-        self.h = float(h)
+        Stepper.__init__(self, system, t0, h)
         self._h_step = self.h  # size of the step being reported
         self.params = alpha_parameters(rho_inf)
         self.averaged = averaged_forces(system, rho_inf, energy_consistent)
@@ -144,10 +145,8 @@ class GeneralizedAlpha(ContactStates):
         self.event_tol = check.real("event_tol", event_tol, low=0.0, low_open=True, unit="s")
         self.max_events = check.positive_int("max_events", max_events)
         self.recondition = check.real("recondition", recondition, low=1.0)
-        self.n_steps = self.n_halved = self.n_newton = 0
-        self.n_substeps = 0
+        self.n_halved = 0
         self._newton0 = self._substeps0 = 0  # counters at the start of the current step
-        self.status = "running"
         self.algebra = StepAlgebra(system, self.params)
         model = system.model
         self._n_bilateral = len(sliding_contacts(system))
@@ -206,6 +205,11 @@ class GeneralizedAlpha(ContactStates):
             coulomb = self._contact_law(i).sticks
             if sign == 0.0 and self._is_closed(i) and coulomb and not self._stick[i]:
                 self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
+
+    @property
+    def n_retried(self) -> int:
+        """Steps retried as two halves so far (``n_halved``)."""
+        return self.n_halved
 
     @property
     def n_factorizations(self) -> int:
@@ -509,14 +513,14 @@ class GeneralizedAlpha(ContactStates):
         self._advance(0.5 * h, depth - 1, leaving)
         return self._advance(t_end - self.t, depth - 1, leaving)  # ends on t + h exactly
 
-    def step(self, h: float | None = None) -> StepReport:
+    def _step_impl(self, h: float | None) -> StepReport:
         """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that
         it ends on t_end). A change of contact state inside the step (a slip velocity reaching
         zero, a sticking friction force leaving the static cone) is located in time to
         ``event_tol`` by re-taking the step with the Illinois method on its indicator, the
         state is switched there and the step is completed from the switch. Raises StopRun at a
-        terminal event, other errors on failure."""
-        h = self.h if h is None else float(h)
+        terminal event, other errors on failure (``Stepper.step``)."""
+        h = self.h if h is None else h
         self._h_step = h
         t_end = self.t + h
         self._newton0, self._substeps0 = self.n_newton, self.n_substeps
@@ -587,7 +591,6 @@ class GeneralizedAlpha(ContactStates):
                     f"normal force of contact {name!r} turned negative ({lam[i]:.4g} N) near "
                     f"t = {t_end:.6g} s: the bilateral sliding contact would separate"
                 )
-        self.n_steps += 1
         branch = self.algebra.check_painleve(self.evaluation, self._mu, self._closed_rows())
         if branch is not None:
             self._lift_off(branch)

@@ -1,19 +1,17 @@
 """simulate(system, t_span, y0, method=...) -> SimulationResult: the one driver of every run.
 
-A stepper is a step object (after scipy's ``OdeSolver``) with
-
-* ``__init__(system, t0, q0, u0, h, **settings)``: checks its input, makes the initial state
-  consistent (dependent coordinates, constraints) and builds ``initial_report()``;
-* ``step(h=None) -> StepReport``: advances by its h, or by the given h (``simulate`` shortens
-  the last step so that the run ends exactly on t_end); raises on failure (any exception),
-  leaving the committed state unchanged;
-* attributes ``t``, ``q``, ``u``, ``h``, ``status`` and the counters ``n_steps``,
-  ``n_newton``, ``n_substeps``.
+A stepper is a step object derived from ``steppers.base.Stepper`` (after scipy's
+``OdeSolver``): ``__init__(system, t0, q0, u0, h, **settings)`` checks its input, makes the
+initial state consistent and builds ``initial_report()``; ``step(h=None) -> StepReport``
+advances by its h or the given one (``simulate`` shortens the last step so that the run ends
+exactly on t_end) and keeps ``status``, ``t_old``, the counters and, on failure, the error and
+the last completed state (``steppers.base``).
 
 ``simulate`` loops over the steps, accumulates the work terms of the reports, builds the
 history rows and hands every report to the observers (CSV, ParaView frames, progress): a
-stepper never writes a file. Events that end a run (a sliding contact leaving its structure)
-are raised by the stepper as ``StopRun``; everything computed up to then is kept.
+stepper never writes a file. A terminal event (a sliding contact leaving its structure) is a
+``StopRun`` raised by the stepper or by an observer: the run ends with status "event" and
+everything computed up to then is kept.
 
 A stepper with a ``t_bound`` (the event-driven one, whose steps shorten to locate closings)
 takes steps of its own length and stops itself on t_bound: ``simulate`` gives it t_end and steps
@@ -36,70 +34,11 @@ from ..limits import MEMORY_ENV, LimitExceeded, check_steps, max_memory
 from ..model import Polyline
 from ..sensors import with_sensors
 from ..system import Energies, System, energies
+from .base import SingularSystem, StopRun, check_method
 from .result import SimulationResult, StepReport, history_columns, history_row, no_work
 
 METHODS = ("generalized-alpha", "moreau", "event-driven")
 LOG = logging.getLogger("fe_contact.simulate")
-
-
-class StopRun(RuntimeError):
-    """A terminal event: the run ends cleanly with status "event" and this message.
-
-    Examples
-    --------
-    A mass sliding at 0.5 m/s (no gravity, no friction) from 0.01 m before the end of a beam
-    leaves it at t = 0.01 / 0.5 = 0.02 s; the stepper stops the run there with status "event":
-
-    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, Sliding,
-    ...                         TreeModel, assemble, simulate)
-    >>> slider = TreeModel(bodies=(Body(1e-9, 1e-12), Body(0.02, 1e-9)),
-    ...                    joints=(Joint("prismatic"), Joint("prismatic", parent=0, angle=np.pi / 2)),
-    ...                    gravity=(0.0, 0.0))
-    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
-    ...                  width=0.01, height=0.0015)
-    >>> system = assemble(Model(tree=slider, structures={"beam": strip}, gravity=(0.0, 0.0),
-    ...                         contacts=(ContactPair("slider", Point(1), "beam", Sliding()),)))
-    >>> result = simulate(system, (0.0, 0.05), system.initial_state([0.39, 0.0], [0.5, 0.0]), h=2e-3)
-    >>> result.status, round(float(result.t[-1]), 6)
-    ('event', 0.02)
-    """
-
-
-class SingularSystem(RuntimeError):
-    """A linear system of a step is singular or ill-shaped (numpy's LinAlgError), also after
-    the step's halvings; the message names the time.
-
-    Examples
-    --------
-    >>> from fe_contact.steppers.simulate import SingularSystem
-    >>> issubclass(SingularSystem, RuntimeError)
-    True
-    """
-
-
-def check_start(system: System, h, q0, u0, method: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """The common input checks of a stepper: ``system`` a System whose contacts ``method``
-    takes, h a finite step > 0 (s), q0 and u0 finite of shape (n,); the offending entry is
-    named. Returns (h, q0, u0) copies.
-
-    Examples
-    --------
-    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
-    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
-    >>> system = assemble(Model(tree=pendulum))
-    >>> from fe_contact.steppers.simulate import check_start
-    >>> check_start(system, 1e-3, [0.0, 1.0], [0.0], "generalized-alpha")
-    Traceback (most recent call last):
-    ...
-    ValueError: q0: got length 2, shape (2,); allowed: a real array of shape (1,)
-    """
-    check.instance("system", system, System, "a System (assemble)")
-    _check_rough(system, method)
-    h = check.real("h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
-    lay = system.layout
-    q0 = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
-    u0 = check.finite_array("u0", u0, (lay.n,), lay.coordinate_name)
-    return h, q0, u0
 
 
 _CONTROLLER = []
@@ -111,25 +50,6 @@ def _blas_controller() -> threadpoolctl.ThreadpoolController:
     if not _CONTROLLER:
         _CONTROLLER.append(threadpoolctl.ThreadpoolController())
     return _CONTROLLER[0]
-
-
-def _check_rough(system: System, method: str) -> None:
-    """Rough pairs (a Polyline on a Wheel) and Poisson's reversibility need "event-driven"."""
-    if method == "event-driven" or not isinstance(system, System):
-        return
-    for c in system.model.contacts:
-        if isinstance(c.profile, Polyline):
-            check.fail(
-                f"simulate.method (contact {c.name!r}: a Polyline on a Wheel)",
-                method,
-                "'event-driven'",
-            )
-        if c.law.steppers == {"event-driven"}:  # Poisson's law with reversibility
-            check.fail(
-                f"simulate.method (contact {c.name!r}: a law of the event-driven stepper only)",
-                method,
-                "'event-driven', or a law other steppers take (Poisson's with reversibility 0)",
-            )
 
 
 def choose_method(system: System) -> tuple[str, str]:
@@ -275,7 +195,7 @@ def make_stepper(
     >>> round(stepper.t, 6), stepper.n_steps
     (0.003, 3)
     """
-    _check_rough(system, method)
+    check_method(system, method)
     if method == "generalized-alpha":  # compiled where it applies (``compiled=False``: not)
         from .compiled import generalized_alpha
 
@@ -434,7 +354,7 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         message = f"{type(err).__name__}: {err} (at the start, t = {t0:.6g} s: no step taken)"
         return _empty_result(system, method, message, time.perf_counter() - wall0)
     n_total = max(1, int(math.ceil((t_end - t0) / stepper.h - 1e-9)))
-    bounded = getattr(stepper, "t_bound", None) is not None  # steps of its own, to t_end
+    bounded = stepper.t_bound is not None  # steps of its own, to t_end
     work = no_work()
     report = stepper.initial_report()
     energy = report.energy or energies(system, report.q, report.u, report.t)
@@ -562,6 +482,8 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
                 raise
             record(report, k, stepper.status != "running" if bounded else k == n_total)
             k += 1
+    except StopRun as stop:  # a terminal event raised by an observer: its report is kept
+        status, message = "event", str(stop)
     except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
         status = "failed"
         # the last completed step is the last report kept (a failing step may have committed
@@ -592,9 +514,9 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         n_substeps=stepper.n_substeps,
         wall_time=time.perf_counter() - wall0,
         reports=tuple(reps),
-        events=tuple(getattr(stepper, "events", ())),
-        losses=tuple(getattr(stepper, "losses", ())),
-        n_halved=int(getattr(stepper, "n_halved", getattr(stepper, "n_rejected", 0))),
+        events=tuple(stepper.events),
+        losses=tuple(stepper.losses),
+        n_halved=stepper.n_retried,
     )
 
 
