@@ -14,6 +14,10 @@ A stepper is a step object: its ``__init__(system, t0, q0, u0, h, **settings)`` 
   (t, q, u) of the last completed step is kept (each stepper restores its own further state),
   and the exception is raised on to the caller (``simulate`` turns it into the result's status).
 
+A run to t_end (``bound``): a stepper of fixed steps (``fixed_steps``) takes
+ceil((t_end - t0) / h) steps, the last shortened to end on t_end exactly; one whose steps vary
+(the event-driven one) stops no step past t_end; then status "finished".
+
 What a stepper may offer besides is declared here with its default: ``t_bound`` (None: steps
 of h, the caller ends the run), ``events`` (located events, (t, contact, kind)), ``losses``
 (``ProfileLosses``), ``n_rejected`` and ``n_retried`` (steps retried smaller), ``steps(n_max)``
@@ -21,6 +25,8 @@ of h, the caller ends the run), ``events`` (located events, (t, contact, kind)),
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -166,6 +172,7 @@ class Stepper:
     events: tuple | list = ()  # (t [s], contact name, kind) of the located events
     losses: tuple = ()  # ProfileLosses of rough pairs
     n_rejected = 0  # steps rejected and retried smaller
+    fixed_steps = True  # steps of h (False: a stepper that chooses its steps, up to t_bound)
 
     def __init__(self, system: System, t0: float, h: float):
         self.system = system
@@ -177,6 +184,21 @@ class Stepper:
         self.message = ""
         self.error = None
         self.n_steps = self.n_newton = self.n_substeps = 0
+        self._n_bound = None  # the step count that reaches t_bound (fixed steps)
+
+    def bound(self, t_end: float) -> None:
+        """Let the run end on t_end (s): ``t_bound``; with fixed steps the count of steps
+        ceil((t_end - t) / h) from now (the last one shortened to end on t_end exactly)."""
+        name = f"{type(self).__name__}.t_bound"
+        self.t_bound = check.real(name, t_end, low=self.t, unit="s")
+        if self.fixed_steps:
+            steps = max(1, int(math.ceil((self.t_bound - self.t) / self.h - 1e-9)))
+            self._n_bound = self.n_steps + steps
+
+    def steps_left(self) -> int | None:
+        """Steps of h to t_bound (``bound``), None without a count (no bound, or steps of
+        the stepper's choosing)."""
+        return None if self._n_bound is None else self._n_bound - self.n_steps
 
     @property
     def n_retried(self) -> int:
@@ -212,6 +234,10 @@ class Stepper:
         if h is not None:
             name = f"{type(self).__name__}.step.h"
             h = check.real(name, h, low=0.0, low_open=True, unit="s", meaning="a finite step")
+        elif self._n_bound is not None and self.n_steps + 1 >= self._n_bound:
+            # t_end - t is exact for t_end / 2 <= t <= t_end (Sterbenz), so that t + h ==
+            # t_end in floating point: the run ends on t_end, not an ulp off
+            h = self.t_bound - self.t
         t, q, u = self.t, self.q, self.u
         try:
             report = self._step_impl(h)
@@ -223,7 +249,9 @@ class Stepper:
         self.t_old = t
         self.n_steps += 1
         self.report = report
-        if self.t_bound is not None and self.t >= self.t_bound:
+        if self.n_steps == self._n_bound or (
+            self._n_bound is None and self.t_bound is not None and self.t >= self.t_bound
+        ):
             self.status = "finished"
             self.message = f"reached t_bound = {self.t_bound:g} s"
         return report

@@ -120,6 +120,7 @@ class EventDriven(Stepper):
     """
 
     method = "event-driven"
+    fixed_steps = False  # steps shortened to locate closings, none past t_bound
 
     def __init__(
         self,
@@ -146,8 +147,7 @@ class EventDriven(Stepper):
             raise ValueError(f"contact {self.pair.name!r}: {err}") from err
         self.q, self.u = q0, u0
         if t_bound is not None:
-            t_bound = check.real("EventDriven.t_bound", t_bound, low=self.t, unit="s")
-        self.t_bound = t_bound
+            self.bound(t_bound)
         self.penetration = check.real(
             "EventDriven.penetration", penetration, low=0.0, low_open=True, unit="m"
         )
