@@ -114,13 +114,17 @@ class ContactStates(RollingStates):
         self._rearm()
         for i in range(len(self._stick)):
             for kind in self._kinds(i):
-                armed = start[11][i] is None  # (not just released and re-armed)
-                if kind == "roll" and armed and self._indicator(i, kind, start[6], start[5]) < 0:
+                armed = start.anchors[i] is None  # (not just released and re-armed)
+                if (
+                    kind == "roll"
+                    and armed
+                    and self._indicator(i, kind, start.evaluation, start.multipliers) < 0
+                ):
                     return i, kind  # slow enough at the start already: rolls from there
                 a = self._indicator(i, kind, self.evaluation, self.multipliers)
                 if a >= 0.0:
                     continue
-                b = max(self._indicator(i, kind, start[6], start[5]), 0.0)
+                b = max(self._indicator(i, kind, start.evaluation, start.multipliers), 0.0)
                 if b / (b - a) < first:
                     best, first = (i, kind), b / (b - a)
         return best
@@ -129,19 +133,19 @@ class ContactStates(RollingStates):
         """Re-take the step from ``start`` to the time where indicator i reaches zero (Illinois
         method on the step size, to ``event_tol`` in time); ends just past the switch."""
         lo, hi = 0.0, span
-        f_lo = max(self._indicator(i, kind, start[6], start[5]), 0.0)
+        f_lo = max(self._indicator(i, kind, start.evaluation, start.multipliers), 0.0)
         if kind == "roll" and f_lo == 0.0:  # already slow enough at the start: roll from there
-            self._restore(start)
+            self.restore(start)
             return self.evaluation
-        if kind in ("stop", "slip", "open") and f_lo == 0.0 and self._at_start != (start[0], i):
+        if kind in ("stop", "slip", "open") and f_lo == 0.0 and self._at_start != (start.t, i):
             # the state no longer holds at the start (a contact that leaves an impact or a
             # switch slipping at v_t = 0 and at once slips back): switch there. Taken to the
             # end of the sub-step instead, it slipped the wrong way under friction that pushed
             # (a disk rattling on a sagging beam: -4.9e-5 J of friction work in one sub-step).
             # Once per contact and time: a second such switch at the same start takes the
             # sub-step (it cannot loop).
-            self._at_start = (start[0], i)
-            self._restore(start)
+            self._at_start = (start.t, i)
+            self.restore(start)
             return self.evaluation
         f_hi = self._indicator(i, kind, self.evaluation, self.multipliers)
         side = 0
@@ -149,7 +153,7 @@ class ContactStates(RollingStates):
         while hi - lo > self.event_tol and f_lo > 0.0:
             dt = hi - f_hi * (hi - lo) / (f_hi - f_lo)
             dt = min(max(dt, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
-            self._restore(start)
+            self.restore(start)
             ev = self._advance(dt, self.max_halvings)
             f = self._indicator(i, kind, ev, self.multipliers)
             if f < 0.0:
@@ -162,8 +166,8 @@ class ContactStates(RollingStates):
                 side = 1
                 if f == 0.0:
                     return ev
-        if self.t != start[0] + hi:
-            self._restore(start)
+        if self.t != start.t + hi:
+            self.restore(start)
             ev = self._advance(hi, self.max_halvings)
         return ev
 
@@ -199,7 +203,7 @@ class ContactStates(RollingStates):
                 f"at s = {c.parameter:.6g} m, an end of {pair.target!r})"
             )
         raise StepTooLarge(
-            f"{err} in the step from t = {start[0]:.6g} s, also after {self.max_halvings} "
+            f"{err} in the step from t = {start.t:.6g} s, also after {self.max_halvings} "
             f"halvings, from inside the structure (s = {c.parameter:.6g} m at t = "
             f"{self.t:.9g} s, the last time it is found on it): the step is too large for the "
             "motion; allowed: a smaller h or more max_halvings"
@@ -211,13 +215,13 @@ class ContactStates(RollingStates):
         lo, hi = 0.0, span
         while hi - lo > self.event_tol:
             mid = 0.5 * (lo + hi)
-            self._restore(start)
+            self.restore(start)
             try:
                 self._advance(mid, self.max_halvings, leaving=False)
                 lo = mid
             except ContactLeftStructure:
                 hi = mid
-        self._restore(start)
+        self.restore(start)
         if lo > 0.0:
             self._advance(lo, self.max_halvings, leaving=False)
         return self.evaluation

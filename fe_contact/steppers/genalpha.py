@@ -51,6 +51,7 @@ from .contact_states import ContactStates
 from .energy_consistent import averaged_forces
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import StepReport, open_contact, point_contact
+from .step_state import StepState
 
 # after a located event the sub-steps grow from the last one by at most this factor until they
 # reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
@@ -524,13 +525,13 @@ class GeneralizedAlpha(ContactStates, Stepper):
         self._h_step = h
         t_end = self.t + h
         self._newton0, self._substeps0 = self.n_newton, self.n_substeps
-        saved = self._save()
+        saved = self.save()
         work = dict.fromkeys(self._powers, 0.0)
         self._impact_loss = self._impact_work = self._numerical = 0.0
         try:
             events = 0
             while events <= self.max_events:
-                start = self._save()
+                start = self.save()
                 dt = min(t_end - self.t, self._substep_limit(self._dt_last, self._v_last))
                 if self.error_tol is not None:
                     dt = min(dt, self._dt_next)
@@ -540,16 +541,16 @@ class GeneralizedAlpha(ContactStates, Stepper):
                 try:
                     ev = self._advance(dt, self.max_halvings)
                 except ContactLeftStructure as err:
-                    i = self._leaving(err, start, t_end - start[0])
-                    ev = self._leave(start, i, t_end - start[0])
-                    self._close_substep(work, start[0], ev)
+                    i = self._leaving(err, start, t_end - start.t)
+                    ev = self._leave(start, i, t_end - start.t)
+                    self._close_substep(work, start.t, ev)
                     self._switch(i, "leave")
                     continue
                 if self.error_tol is not None and not self._control(start, dt):
                     continue  # rejected: retried with the smaller sub-step
                 event = self._first_event(start)
                 if event is None:
-                    self._close_substep(work, start[0], ev)
+                    self._close_substep(work, start.t, ev)
                     self._v_last, self._dt_last = v_before, dt
                     if self._cap is not None:
                         grown = STEP_GROWTH * self._cap
@@ -560,10 +561,10 @@ class GeneralizedAlpha(ContactStates, Stepper):
                 events += 1
                 i, kind = event
                 ev = self._locate(start, i, kind, dt)
-                self._close_substep(work, start[0], ev)
+                self._close_substep(work, start.t, ev)
                 self._switch(i, kind)
                 self._v_last, self._dt_last = None, 0.0
-                self._cap = STEP_GROWTH * max(self.t - start[0], self.event_tol)
+                self._cap = STEP_GROWTH * max(self.t - start.t, self.event_tol)
                 if t_end - self.t <= 1e-12 * h:
                     break
             else:
@@ -572,13 +573,13 @@ class GeneralizedAlpha(ContactStates, Stepper):
                     f"t = {t_end:.6g} s (chattering between stick and slip); try a smaller h"
                 )
         except ContactLeftStructure as err:  # left in a located sub-step: not located itself
-            self._restore(saved)
+            self.restore(saved)
             raise StepTooLarge(f"{err} in the step ending at t = {t_end:.6g} s") from None
         except StopRun:  # a located contact leaving: the run ends at the step's start
-            self._restore(saved)
+            self.restore(saved)
             raise
         except Exception as err:  # the step fails whole: its sub-steps are undone
-            self._restore(saved)
+            self.restore(saved)
             if isinstance(err, np.linalg.LinAlgError):  # a switch's restart (a new partition)
                 raise SingularSystem(f"{err} in the step ending at t = {t_end:.6g} s") from err
             raise
@@ -586,7 +587,7 @@ class GeneralizedAlpha(ContactStates, Stepper):
         for i, k in enumerate(self._sliding[: self._n_bilateral]):
             if lam[i] < 0.0:
                 name = self.system.model.contacts[k].name
-                self._restore(saved)
+                self.restore(saved)
                 raise StopRun(
                     f"normal force of contact {name!r} turned negative ({lam[i]:.4g} N) near "
                     f"t = {t_end:.6g} s: the bilateral sliding contact would separate"
@@ -607,11 +608,11 @@ class GeneralizedAlpha(ContactStates, Stepper):
         Newmark family leaves out); above ``error_tol`` the sub-step is undone and False
         returned, with the next try at dt (tol / est)^(1/3) times 0.9 (at least a fifth, not
         below min_substep); accepted, the next sub-step may grow up to twice."""
-        change = np.max(np.abs(self.acceleration - start[3]), initial=0.0)
+        change = np.max(np.abs(self.acceleration - start.acceleration), initial=0.0)
         estimate = abs(1.0 / 6.0 - self.params.beta) * dt * dt * change
         factor = 0.9 * (self.error_tol / estimate) ** (1.0 / 3.0) if estimate > 0 else 2.0
         if estimate > self.error_tol and dt > self.min_substep:
-            self._restore(start)
+            self.restore(start)
             self.n_rejected += 1
             self._dt_next = max(dt * max(factor, 0.2), self.min_substep)
             return False
@@ -623,39 +624,45 @@ class GeneralizedAlpha(ContactStates, Stepper):
             return None
         return [np.nan if c is None else c.slip_velocity for c in self.evaluation.contacts]
 
-    def _save(self):
-        return (
-            self.t,
-            self.q,
-            self.u,
-            self.acceleration,
-            self.pseudo,
-            self.multipliers,
-            self.evaluation,
-            self._s.copy(),
-            self.part,
-            self._slip_sign.copy(),
-            self._previous,
-            list(self._stick),
-            dict(self._powers),
-            self._cond0,
-            len(self.events),
-            list(self._closed),
-            self._impact_loss,
-            self._impact_work,
-            self._numerical,
-            self.averaged.save(),
+    def save(self) -> StepState:
+        """The stepper's state now (``StepState``), for ``restore``."""
+        return StepState(
+            t=self.t,
+            q=self.q,
+            u=self.u,
+            acceleration=self.acceleration,
+            pseudo=self.pseudo,
+            multipliers=self.multipliers,
+            evaluation=self.evaluation,
+            parameters=self._s.copy(),
+            partition=self.part,
+            slip_sign=self._slip_sign.copy(),
+            anchors=tuple(self._stick),
+            closed=tuple(self._closed),
+            previous=self._previous,
+            powers=dict(self._powers),
+            cond0=self._cond0,
+            n_events=len(self.events),
+            impact_loss=self._impact_loss,
+            impact_work=self._impact_work,
+            numerical=self._numerical,
+            forces=self.averaged.save(),
         )
 
-    def _restore(self, saved):
-        (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers) = saved[:6]
-        (self.evaluation, s, self.part, sign, self._previous, stick, powers, cond) = saved[6:14]
-        del self.events[saved[14] :]
-        self._closed, self._impact_loss, self._impact_work = list(saved[15]), *saved[16:18]
-        self._numerical = saved[18]
-        self._s, self._slip_sign, self._stick = s.copy(), sign.copy(), list(stick)
-        self._powers, self._cond0 = dict(powers), cond
-        self.averaged.restore(saved[19])
+    def restore(self, state: StepState) -> None:
+        """Put the stepper back in ``state`` (from ``save``): the same next step follows. The
+        events located since are dropped; the counters stay."""
+        self.t, self.q, self.u = state.t, state.q, state.u
+        self.acceleration, self.pseudo = state.acceleration, state.pseudo
+        self.multipliers, self.evaluation = state.multipliers, state.evaluation
+        self._s, self.part = state.parameters.copy(), state.partition
+        self._slip_sign, self._stick = state.slip_sign.copy(), list(state.anchors)
+        self._closed, self._previous = list(state.closed), state.previous
+        self._powers, self._cond0 = dict(state.powers), state.cond0
+        del self.events[state.n_events :]
+        self._impact_loss, self._impact_work = state.impact_loss, state.impact_work
+        self._numerical = state.numerical
+        self.averaged.restore(state.forces)
 
     def initial_report(self) -> StepReport:
         return self._report(self.evaluation, None)
