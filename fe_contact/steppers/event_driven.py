@@ -33,7 +33,7 @@ the two polylines into ``loss_profile`` and ``loss_target`` (W(s) of 003). So wo
 work_loads + work_contact_timing = change of mechanical energy + dissipated_damping + sum of W(s),
 up to the midpoint rule's error of the configuration-dependent mass matrix.
 
-The stepper has the common shape of ``steppers.simulate`` (``step()``, ``initial_report()``,
+The stepper derives from ``steppers.base.Stepper`` (``step()``, ``initial_report()``,
 ``status``, ``t``, ``q``, ``u``, ``h``, counters) with a ``t_bound`` that its steps do not pass,
 and writes nothing: ``step()`` returns a ``StepReport`` whose one contact report is a
 ``RoughContactReport``; ``events`` lists the impacts and ``losses`` the W per vertex.
