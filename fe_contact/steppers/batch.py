@@ -303,6 +303,7 @@ def take_steps(st, n_max: int) -> StepBatch | None:
     st._h_step = h
     st._v_last, st._dt_last = None, (t_last + h) - t_last
     st._impact_loss = st._impact_work = st._numerical = 0.0
+    st.t_old, st.report = t_last, batch.report(taken - 1)  # as ``Stepper.step`` keeps them
     return batch
 
 

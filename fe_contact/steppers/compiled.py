@@ -314,6 +314,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             raise TypeError(f"simulate: batch = {batch!r}; allowed: True or False")
         self.batch = batch
         self._batch_size = 16  # steps of the next batch (``batch.take_steps``)
+        self._wait, self._backoff = 0, 1  # batches not tried after one that took no step
         super().__init__(system, t0, q0, u0, **settings)
 
     @property
@@ -495,8 +496,17 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         and counted as ``step()`` does. Returns a ``batch.StepBatch`` of what they report (0
         steps when the next one needs ``step()``), or None when the stepper's state or
         settings need ``step()`` anyway (error control, sub-steps growing after an event, an
-        iteration matrix that is not symmetric positive definite)."""
-        return take_steps(self, n_max)
+        iteration matrix that is not symmetric positive definite). After a batch that took no
+        step none is tried for the next 1, 2, 4, ... 64 calls (None), until one takes steps."""
+        if self._wait:
+            self._wait -= 1
+            return None
+        batch = take_steps(self, n_max)
+        if batch is not None and batch.n:
+            self._backoff = 1
+        elif batch is not None:
+            self._wait, self._backoff = self._backoff, min(2 * self._backoff, 64)
+        return batch
 
 
 def generalized_alpha(system: System, settings: dict):

@@ -28,12 +28,8 @@ from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_s
 from ..coupling.partition import ConstraintError
 from ..model import Line
 from ..system import energies
+from .base import StepTooLarge, StopRun
 from .compliant import RollingStates
-
-
-class StepTooLarge(RuntimeError):
-    """A contact's closest point jumps off its structure from inside it within a step, also
-    after the step's halvings: not a located event, but a step too large for the motion."""
 
 
 class ContactStates(RollingStates):
@@ -133,13 +129,17 @@ class ContactStates(RollingStates):
         self._rearm()
         for i in range(len(self._stick)):
             for kind in self._kinds(i):
-                armed = start[11][i] is None  # (not just released and re-armed)
-                if kind == "roll" and armed and self._indicator(i, kind, start[6], start[5]) < 0:
+                armed = start.anchors[i] is None  # (not just released and re-armed)
+                if (
+                    kind == "roll"
+                    and armed
+                    and self._indicator(i, kind, start.evaluation, start.multipliers) < 0
+                ):
                     return i, kind  # slow enough at the start already: rolls from there
                 a = self._indicator(i, kind, self.evaluation, self.multipliers)
                 if a >= 0.0:
                     continue
-                b = max(self._indicator(i, kind, start[6], start[5]), 0.0)
+                b = max(self._indicator(i, kind, start.evaluation, start.multipliers), 0.0)
                 if b / (b - a) < first:
                     best, first = (i, kind), b / (b - a)
         return best
@@ -148,19 +148,19 @@ class ContactStates(RollingStates):
         """Re-take the step from ``start`` to the time where indicator i reaches zero (Illinois
         method on the step size, to ``event_tol`` in time); ends just past the switch."""
         lo, hi = 0.0, span
-        f_lo = max(self._indicator(i, kind, start[6], start[5]), 0.0)
+        f_lo = max(self._indicator(i, kind, start.evaluation, start.multipliers), 0.0)
         if kind == "roll" and f_lo == 0.0:  # already slow enough at the start: roll from there
-            self._restore(start)
+            self.restore(start)
             return self.evaluation
-        if kind in ("stop", "slip", "open") and f_lo == 0.0 and self._at_start != (start[0], i):
+        if kind in ("stop", "slip", "open") and f_lo == 0.0 and self._at_start != (start.t, i):
             # the state no longer holds at the start (a contact that leaves an impact or a
             # switch slipping at v_t = 0 and at once slips back): switch there. Taken to the
             # end of the sub-step instead, it slipped the wrong way under friction that pushed
             # (a disk rattling on a sagging beam: -4.9e-5 J of friction work in one sub-step).
             # Once per contact and time: a second such switch at the same start takes the
             # sub-step (it cannot loop).
-            self._at_start = (start[0], i)
-            self._restore(start)
+            self._at_start = (start.t, i)
+            self.restore(start)
             return self.evaluation
         f_hi = self._indicator(i, kind, self.evaluation, self.multipliers)
         side = 0
@@ -168,7 +168,7 @@ class ContactStates(RollingStates):
         while hi - lo > self.event_tol and f_lo > 0.0:
             dt = hi - f_hi * (hi - lo) / (f_hi - f_lo)
             dt = min(max(dt, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
-            self._restore(start)
+            self.restore(start)
             ev = self._advance(dt, self.max_halvings)
             f = self._indicator(i, kind, ev, self.multipliers)
             if f < 0.0:
@@ -181,8 +181,8 @@ class ContactStates(RollingStates):
                 side = 1
                 if f == 0.0:
                     return ev
-        if self.t != start[0] + hi:
-            self._restore(start)
+        if self.t != start.t + hi:
+            self.restore(start)
             ev = self._advance(hi, self.max_halvings)
         return ev
 
@@ -203,8 +203,6 @@ class ContactStates(RollingStates):
         closest point jumped off from inside the structure (a step too large for the motion,
         the trolley of ``examples/slider_on_string.toml`` at h = 0.05 s: s = -0.44 m from
         s = 0.2 m): StepTooLarge."""
-        from .simulate import StopRun
-
         pair = self.system.model.contacts[err.pair] if err.pair is not None else None
         if pair is None or err.pair not in self._sliding or not isinstance(pair.target, str):
             raise StepTooLarge(f"{err}, and the time it left could not be located") from err
@@ -220,7 +218,7 @@ class ContactStates(RollingStates):
                 f"at s = {c.parameter:.6g} m, an end of {pair.target!r})"
             )
         raise StepTooLarge(
-            f"{err} in the step from t = {start[0]:.6g} s, also after {self.max_halvings} "
+            f"{err} in the step from t = {start.t:.6g} s, also after {self.max_halvings} "
             f"halvings, from inside the structure (s = {c.parameter:.6g} m at t = "
             f"{self.t:.9g} s, the last time it is found on it): the step is too large for the "
             "motion; allowed: a smaller h or more max_halvings"
@@ -232,13 +230,13 @@ class ContactStates(RollingStates):
         lo, hi = 0.0, span
         while hi - lo > self.event_tol:
             mid = 0.5 * (lo + hi)
-            self._restore(start)
+            self.restore(start)
             try:
                 self._advance(mid, self.max_halvings, leaving=False)
                 lo = mid
             except ContactLeftStructure:
                 hi = mid
-        self._restore(start)
+        self.restore(start)
         if lo > 0.0:
             self._advance(lo, self.max_halvings, leaving=False)
         return self.evaluation

@@ -33,7 +33,7 @@ the two polylines into ``loss_profile`` and ``loss_target`` (W(s) of 003). So wo
 work_loads + work_contact_timing = change of mechanical energy + dissipated_damping + sum of W(s),
 up to the midpoint rule's error of the configuration-dependent mass matrix.
 
-The stepper has the common shape of ``steppers.simulate`` (``step()``, ``initial_report()``,
+The stepper derives from ``steppers.base.Stepper`` (``step()``, ``initial_report()``,
 ``status``, ``t``, ``q``, ``u``, ``h``, counters) with a ``t_bound`` that its steps do not pass,
 and writes nothing: ``step()`` returns a ``StepReport`` whose one contact report is a
 ``RoughContactReport``; ``events`` lists the impacts and ``losses`` the W per vertex.
@@ -53,7 +53,6 @@ from ..coupling.rough_contact import (
     share_loss,
     solve_coulomb,
 )
-from ..coupling.setvalued import ContactSolverError
 from ..model import Model, Polyline
 from ..multibody.tree import (
     actuator_forces,
@@ -62,9 +61,9 @@ from ..multibody.tree import (
     mass_matrix,
     potential_energy,
 )
+from .base import SingularSystem, Stepper, check_start
 from .impulse_work import impulse_work_points
 from .result import ProfileLosses, RoughContactReport, StepReport, no_work
-from .simulate import SingularSystem, check_start
 
 __all__ = ["EventDriven", "rough_pair"]
 
@@ -102,7 +101,7 @@ def rough_pair(model: Model):
     return pair
 
 
-class EventDriven:
+class EventDriven(Stepper):
     """Event-driven stepper for a tree with one rough pair (module docstring).
 
     system : System of a Model with one ContactPair of a Polyline on a Wheel (``rough_pair``).
@@ -120,6 +119,9 @@ class EventDriven:
     per vertex (J) of the Polyline and of the Wheel's rim; ``events`` (t [s], name, "impact").
     """
 
+    method = "event-driven"
+    fixed_steps = False  # steps shortened to locate closings, none past t_bound
+
     def __init__(
         self,
         system,
@@ -134,19 +136,18 @@ class EventDriven:
         impact_velocity: float = 1e-6,
         max_halvings: int = 30,
     ):
-        h, q0, u0 = check_start(system, h, q0, u0, "event-driven")
-        self.system = system
+        h, q0, u0 = check_start(system, h, q0, u0, self.method)
+        t0 = check.real("EventDriven.t0", t0, unit="s")
+        Stepper.__init__(self, system, t0, h)
         self.pair = rough_pair(system.model)
         tree = system.tree
         try:
             self.contact = RoughContact.from_pair(tree, self.pair)
         except ValueError as err:
             raise ValueError(f"contact {self.pair.name!r}: {err}") from err
-        self.t = check.real("EventDriven.t0", t0, unit="s")
-        self.q, self.u, self.h = q0, u0, h
+        self.q, self.u = q0, u0
         if t_bound is not None:
-            t_bound = check.real("EventDriven.t_bound", t_bound, low=self.t, unit="s")
-        self.t_bound = t_bound
+            self.bound(t_bound)
         self.penetration = check.real(
             "EventDriven.penetration", penetration, low=0.0, low_open=True, unit="m"
         )
@@ -160,10 +161,7 @@ class EventDriven:
         self._damping = np.array([j.damping for j in tree.joints])
         self._rest = np.array([j.rest for j in tree.joints])
         self._actuated = any(j.actuator is not None for j in tree.joints)
-        self.status = "running"
-        self.message = ""
-        self.n_steps = self.n_substeps = self.n_rejected = self.n_impacts = self.n_lcp = 0
-        self.n_newton = 0
+        self.n_rejected = self.n_impacts = self.n_lcp = 0
         self.work = no_work()
         self.loss_profile = np.zeros(self.contact.profile.n_points)
         self.loss_target = np.zeros(self.contact.wheel.n_points)
@@ -204,23 +202,11 @@ class EventDriven:
 
     # -- one step ------------------------------------------------------------------------------
 
-    def step(self, h: float | None = None) -> StepReport:
-        """Advance by one accepted step (at most ``h``, default the stepper's, and not past
-        ``t_bound``). When the contact problem of the step cannot be solved the stepper keeps
-        its state, its ``status`` becomes "failed" with the solver's ``message``, and the
-        ContactSolverError is raised."""
-        if self.status != "running":
-            raise RuntimeError(f"EventDriven.step: the stepper is {self.status}")
-        if h is not None:
-            h = check.real("EventDriven.step.h", h, low=0.0, low_open=True, unit="s")
-        try:
-            return self._step(h)
-        except ContactSolverError as err:
-            self.status = "failed"
-            self.message = str(err)
-            raise
-
-    def _step(self, h_max):
+    def _step_impl(self, h_max: float | None) -> StepReport:
+        """Advance by one accepted step (at most ``h_max``, default the stepper's h, and not
+        past ``t_bound``). When the contact problem of the step cannot be solved the stepper
+        keeps its state and the ContactSolverError is raised (``Stepper.step``: status
+        "failed", the solver's ``message``)."""
         contact = self.contact
         u_start = self.u
         work = no_work()
@@ -257,11 +243,8 @@ class EventDriven:
             h *= 0.5
         self._book_smooth(cs, p, u_m, h, work, impulse)
         self.q, self.u, self.t = q1, u1, self.t + h
-        self.n_steps += 1
         for name in work:
             self.work[name] += work[name]
-        if self.t_bound is not None and self.t >= self.t_bound:
-            self.status = "finished"
         slip_v = (cs.w[m:] @ u1 + cs.what[m:]) if m else np.zeros(0)
         report = self._contact_report(cs, p_impact + p, slip_v, gap, key, impulse, h)
         return self._report(report, work, h, halving + 1, (u1 - u_start) / h)

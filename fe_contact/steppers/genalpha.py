@@ -45,12 +45,13 @@ from ..coupling.partition import (
 )
 from ..system import System
 from .alpha import alpha_parameters, numerical_dissipation
+from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compliant import bordered_solve, curvature_terms
-from .contact_states import ContactStates, StepTooLarge
+from .contact_states import ContactStates
 from .energy_consistent import averaged_forces
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import StepReport, open_contact, point_contact
-from .simulate import SingularSystem, StopRun, check_start
+from .step_state import StepState
 
 # after a located event the sub-steps grow from the last one by at most this factor until they
 # reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
@@ -69,7 +70,7 @@ class NewtonDivergence(RuntimeError):
     """The step's Newton iteration did not converge."""
 
 
-class GeneralizedAlpha(ContactStates):
+class GeneralizedAlpha(ContactStates, Stepper):
     """Step object: ``step()`` advances by h and returns a StepReport; ``t``, ``q``, ``u``,
     ``acceleration``, ``multipliers``; counters ``n_steps``, ``n_newton``, ``n_substeps``
     (steps including the halves of retried steps), ``n_halved``, ``n_factorizations``.
@@ -105,6 +106,8 @@ class GeneralizedAlpha(ContactStates):
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
     """
 
+    method = "generalized-alpha"
+
     def __init__(
         self,
         system: System,
@@ -125,15 +128,14 @@ class GeneralizedAlpha(ContactStates):
         error_tol: float | None = None,
         energy_consistent: bool = False,
     ):
-        h, q0, u0 = check_start(system, h, q0, u0, "generalized-alpha")
+        h, q0, u0 = check_start(system, h, q0, u0, self.method)
         grid = [c.name for c in system.model.contacts if c.search == "grid"]
         if grid:
             raise ValueError(
                 f"contacts {grid} use the candidate grid, which the generalised-alpha stepper "
                 "does not take; allowed: search='closest', or method='moreau'"
             )
-        self.system = system
-        self.h = float(h)
+        Stepper.__init__(self, system, t0, h)
         self._h_step = self.h  # size of the step being reported
         self.params = alpha_parameters(rho_inf)
         self.averaged = averaged_forces(system, rho_inf, energy_consistent)
@@ -144,10 +146,8 @@ class GeneralizedAlpha(ContactStates):
         self.event_tol = check.real("event_tol", event_tol, low=0.0, low_open=True, unit="s")
         self.max_events = check.positive_int("max_events", max_events)
         self.recondition = check.real("recondition", recondition, low=1.0)
-        self.n_steps = self.n_halved = self.n_newton = 0
-        self.n_substeps = 0
+        self.n_halved = 0
         self._newton0 = self._substeps0 = 0  # counters at the start of the current step
-        self.status = "running"
         self.algebra = StepAlgebra(system, self.params)
         model = system.model
         self._n_bilateral = len(sliding_contacts(system))
@@ -206,6 +206,11 @@ class GeneralizedAlpha(ContactStates):
             coulomb = self._contact_law(i).sticks
             if sign == 0.0 and self._is_closed(i) and coulomb and not self._stick[i]:
                 self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
+
+    @property
+    def n_retried(self) -> int:
+        """Steps retried as two halves so far (``n_halved``)."""
+        return self.n_halved
 
     @property
     def n_factorizations(self) -> int:
@@ -518,24 +523,24 @@ class GeneralizedAlpha(ContactStates):
         self._advance(0.5 * h, depth - 1, leaving)
         return self._advance(t_end - self.t, depth - 1, leaving)  # ends on t + h exactly
 
-    def step(self, h: float | None = None) -> StepReport:
+    def _step_impl(self, h: float | None) -> StepReport:
         """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that
         it ends on t_end). A change of contact state inside the step (a slip velocity reaching
         zero, a sticking friction force leaving the static cone) is located in time to
         ``event_tol`` by re-taking the step with the Illinois method on its indicator, the
         state is switched there and the step is completed from the switch. Raises StopRun at a
-        terminal event, other errors on failure."""
-        h = self.h if h is None else float(h)
+        terminal event, other errors on failure (``Stepper.step``)."""
+        h = self.h if h is None else h
         self._h_step = h
         t_end = self.t + h
         self._newton0, self._substeps0 = self.n_newton, self.n_substeps
-        saved = self._save()
+        saved = self.save()
         work = dict.fromkeys(self._powers, 0.0)
         self._impact_loss = self._impact_work = self._numerical = 0.0
         try:
             events = 0
             while events <= self.max_events:
-                start = self._save()
+                start = self.save()
                 dt = min(t_end - self.t, self._substep_limit(self._dt_last, self._v_last))
                 if self.error_tol is not None:
                     dt = min(dt, self._dt_next)
@@ -545,16 +550,16 @@ class GeneralizedAlpha(ContactStates):
                 try:
                     ev = self._advance(dt, self.max_halvings)
                 except ContactLeftStructure as err:
-                    i = self._leaving(err, start, t_end - start[0])
-                    ev = self._leave(start, i, t_end - start[0])
-                    self._close_substep(work, start[0], ev)
+                    i = self._leaving(err, start, t_end - start.t)
+                    ev = self._leave(start, i, t_end - start.t)
+                    self._close_substep(work, start.t, ev)
                     self._switch(i, "leave")
                     continue
                 if self.error_tol is not None and not self._control(start, dt):
                     continue  # rejected: retried with the smaller sub-step
                 event = self._first_event(start)
                 if event is None:
-                    self._close_substep(work, start[0], ev)
+                    self._close_substep(work, start.t, ev)
                     self._v_last, self._dt_last = v_before, dt
                     if self._cap is not None:
                         grown = STEP_GROWTH * self._cap
@@ -565,10 +570,10 @@ class GeneralizedAlpha(ContactStates):
                 events += 1
                 i, kind = event
                 ev = self._locate(start, i, kind, dt)
-                self._close_substep(work, start[0], ev)
+                self._close_substep(work, start.t, ev)
                 self._switch(i, kind)
                 self._v_last, self._dt_last = None, 0.0
-                self._cap = STEP_GROWTH * max(self.t - start[0], self.event_tol)
+                self._cap = STEP_GROWTH * max(self.t - start.t, self.event_tol)
                 if t_end - self.t <= 1e-12 * h:
                     break
             else:
@@ -577,13 +582,13 @@ class GeneralizedAlpha(ContactStates):
                     f"t = {t_end:.6g} s (chattering between stick and slip); try a smaller h"
                 )
         except ContactLeftStructure as err:  # left in a located sub-step: not located itself
-            self._restore(saved)
+            self.restore(saved)
             raise StepTooLarge(f"{err} in the step ending at t = {t_end:.6g} s") from None
         except StopRun:  # a located contact leaving: the run ends at the step's start
-            self._restore(saved)
+            self.restore(saved)
             raise
         except Exception as err:  # the step fails whole: its sub-steps are undone
-            self._restore(saved)
+            self.restore(saved)
             if isinstance(err, np.linalg.LinAlgError):  # a switch's restart (a new partition)
                 raise SingularSystem(f"{err} in the step ending at t = {t_end:.6g} s") from err
             raise
@@ -591,12 +596,11 @@ class GeneralizedAlpha(ContactStates):
         for i, k in enumerate(self._sliding[: self._n_bilateral]):
             if lam[i] < 0.0:
                 name = self.system.model.contacts[k].name
-                self._restore(saved)
+                self.restore(saved)
                 raise StopRun(
                     f"normal force of contact {name!r} turned negative ({lam[i]:.4g} N) near "
                     f"t = {t_end:.6g} s: the bilateral sliding contact would separate"
                 )
-        self.n_steps += 1
         branch = self.algebra.check_painleve(self.evaluation, self._mu, self._closed_rows())
         if branch is not None:
             self._lift_off(branch)
@@ -613,11 +617,11 @@ class GeneralizedAlpha(ContactStates):
         Newmark family leaves out); above ``error_tol`` the sub-step is undone and False
         returned, with the next try at dt (tol / est)^(1/3) times 0.9 (at least a fifth, not
         below min_substep); accepted, the next sub-step may grow up to twice."""
-        change = np.max(np.abs(self.acceleration - start[3]), initial=0.0)
+        change = np.max(np.abs(self.acceleration - start.acceleration), initial=0.0)
         estimate = abs(1.0 / 6.0 - self.params.beta) * dt * dt * change
         factor = 0.9 * (self.error_tol / estimate) ** (1.0 / 3.0) if estimate > 0 else 2.0
         if estimate > self.error_tol and dt > self.min_substep:
-            self._restore(start)
+            self.restore(start)
             self.n_rejected += 1
             self._dt_next = max(dt * max(factor, 0.2), self.min_substep)
             return False
@@ -629,39 +633,45 @@ class GeneralizedAlpha(ContactStates):
             return None
         return [np.nan if c is None else c.slip_velocity for c in self.evaluation.contacts]
 
-    def _save(self):
-        return (
-            self.t,
-            self.q,
-            self.u,
-            self.acceleration,
-            self.pseudo,
-            self.multipliers,
-            self.evaluation,
-            self._s.copy(),
-            self.part,
-            self._slip_sign.copy(),
-            self._previous,
-            list(self._stick),
-            dict(self._powers),
-            self._cond0,
-            len(self.events),
-            list(self._closed),
-            self._impact_loss,
-            self._impact_work,
-            self._numerical,
-            self.averaged.save(),
+    def save(self) -> StepState:
+        """The stepper's state now (``StepState``), for ``restore``."""
+        return StepState(
+            t=self.t,
+            q=self.q,
+            u=self.u,
+            acceleration=self.acceleration,
+            pseudo=self.pseudo,
+            multipliers=self.multipliers,
+            evaluation=self.evaluation,
+            parameters=self._s.copy(),
+            partition=self.part,
+            slip_sign=self._slip_sign.copy(),
+            anchors=tuple(self._stick),
+            closed=tuple(self._closed),
+            previous=self._previous,
+            powers=dict(self._powers),
+            cond0=self._cond0,
+            n_events=len(self.events),
+            impact_loss=self._impact_loss,
+            impact_work=self._impact_work,
+            numerical=self._numerical,
+            forces=self.averaged.save(),
         )
 
-    def _restore(self, saved):
-        (self.t, self.q, self.u, self.acceleration, self.pseudo, self.multipliers) = saved[:6]
-        (self.evaluation, s, self.part, sign, self._previous, stick, powers, cond) = saved[6:14]
-        del self.events[saved[14] :]
-        self._closed, self._impact_loss, self._impact_work = list(saved[15]), *saved[16:18]
-        self._numerical = saved[18]
-        self._s, self._slip_sign, self._stick = s.copy(), sign.copy(), list(stick)
-        self._powers, self._cond0 = dict(powers), cond
-        self.averaged.restore(saved[19])
+    def restore(self, state: StepState) -> None:
+        """Put the stepper back in ``state`` (from ``save``): the same next step follows. The
+        events located since are dropped; the counters stay."""
+        self.t, self.q, self.u = state.t, state.q, state.u
+        self.acceleration, self.pseudo = state.acceleration, state.pseudo
+        self.multipliers, self.evaluation = state.multipliers, state.evaluation
+        self._s, self.part = state.parameters.copy(), state.partition
+        self._slip_sign, self._stick = state.slip_sign.copy(), list(state.anchors)
+        self._closed, self._previous = list(state.closed), state.previous
+        self._powers, self._cond0 = dict(state.powers), state.cond0
+        del self.events[state.n_events :]
+        self._impact_loss, self._impact_work = state.impact_loss, state.impact_work
+        self._numerical = state.numerical
+        self.averaged.restore(state.forces)
 
     def initial_report(self) -> StepReport:
         return self._report(self.evaluation, None)

@@ -60,11 +60,11 @@ from ..coupling.profile_contact import curved_contact
 from ..coupling.setvalued import solve_contact_impulses
 from ..multibody.tree import equations_of_motion, point_position
 from ..system import System, energies
+from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .effective_mass import FlexibleBlock
 from .impulse_work import impulse_work
 from .result import ContactReport, StepReport, open_contact
-from .simulate import SingularSystem, check_start
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,9 +82,11 @@ class _Sub:
     bilateral: np.ndarray  # impulses Lambda of the drives and loop closures, N s
 
 
-class MoreauJean:
+class MoreauJean(Stepper):
     """Step object (see the module docstring): ``step()`` advances by h; attributes t, q, u,
     counters n_steps, n_substeps, n_newton (contact solver sweeps), n_rejected."""
+
+    method = "moreau"
 
     def __init__(
         self,
@@ -99,7 +101,7 @@ class MoreauJean:
         penetration_tolerance: float | None = 1e-5,
         max_halvings: int = 10,
     ):
-        h, q0, u0 = check_start(system, h, q0, u0, "moreau")
+        h, q0, u0 = check_start(system, h, q0, u0, self.method)
         theta = check.real("theta", theta, low=0.5, high=1.0)
         model = system.model
         bilateral = [c.name for c in model.contacts if c.bilateral]
@@ -129,9 +131,8 @@ class MoreauJean:
         max_halvings = check.integer("max_halvings", max_halvings, low=0)
         max_iterations = check.positive_int("max_iterations", max_iterations)
         tol = check.real("tol", tol, low=0.0, low_open=True, unit="m/s")
-        self.system = system
+        Stepper.__init__(self, system, t0, h)
         self._n_bilateral = len(model.constraint_names())  # drives, then loop rows
-        self.h = float(h)
         self._h_step = self.h  # size of the step being reported
         self.theta = float(theta)
         self.tol = tol
@@ -144,9 +145,9 @@ class MoreauJean:
         lengths = [getattr(st, "length", 0.0) for st in system.structures.values()]
         self.touch_tolerance = 16.0 * np.finfo(float).eps * max([1.0, *lengths])
         self.max_halvings = int(max_halvings)
-        self.t = self._t0 = float(t0)
+        self._t0 = self.t
         self.q, self.u = q0, u0
-        self.n_steps = self.n_substeps = self.n_newton = self.n_rejected = 0
+        self.n_rejected = 0
         tree = system.tree
         joints = () if tree is None else tree.joints
         self._k_joint = np.array([j.stiffness for j in joints])
@@ -324,7 +325,7 @@ class MoreauJean:
         return cl.finish()
 
     # -- stepping -----------------------------------------------------------------------------
-    def step(self, h: float | None = None) -> StepReport:
+    def _step_impl(self, h: float | None) -> StepReport:
         """Advance by h (default: the stepper's h; ``simulate`` shortens the last step so that
         it ends on t_end), in sub-steps where a contact closes too deep. Raises
         ContactSolverError when a contact problem does not converge (state unchanged)."""
@@ -333,7 +334,6 @@ class MoreauJean:
             h = self.h
             t_end = self._t0 + (self.n_steps + 1) * self.h  # no round-off drift of t
         else:
-            h = float(h)
             t_end = self.t + h
         self._h_step = h
         self._newton0 = self.n_newton
@@ -344,7 +344,6 @@ class MoreauJean:
             self.t, self.q, self.u, self._s = saved  # sub-steps of a failed step are undone
             raise
         self.t = t_end
-        self.n_steps += 1
         return self._report(subs, q_a, u_a)
 
     def _advance(self, h, level):

@@ -1,28 +1,23 @@
 """simulate(system, t_span, y0, method=...) -> SimulationResult: the one driver of every run.
 
-A stepper is a step object (after scipy's ``OdeSolver``) with
+A stepper is a step object derived from ``steppers.base.Stepper`` (after scipy's
+``OdeSolver``): ``__init__(system, t0, q0, u0, h, **settings)`` checks its input, makes the
+initial state consistent and builds ``initial_report()``; ``step(h=None) -> StepReport``
+advances by its h or the given one (``simulate`` shortens the last step so that the run ends
+exactly on t_end) and keeps ``status``, ``t_old``, the counters and, on failure, the error and
+the last completed state (``steppers.base``).
 
-* ``__init__(system, t0, q0, u0, h, **settings)``: checks its input, makes the initial state
-  consistent (dependent coordinates, constraints) and builds ``initial_report()``;
-* ``step(h=None) -> StepReport``: advances by its h, or by the given h (``simulate`` shortens
-  the last step so that the run ends exactly on t_end); raises on failure (any exception),
-  leaving the committed state unchanged;
-* attributes ``t``, ``q``, ``u``, ``h``, ``status`` and the counters ``n_steps``,
-  ``n_newton``, ``n_substeps``.
-
-``simulate`` loops over the steps, accumulates the work terms of the reports, builds the
-history rows and hands every report to the observers (CSV, ParaView frames, progress): a
-stepper never writes a file. Events that end a run (a sliding contact leaving its structure)
-are raised by the stepper as ``StopRun``; everything computed up to then is kept.
-
-A stepper with a ``t_bound`` (the event-driven one, whose steps shorten to locate closings)
-takes steps of its own length and stops itself on t_bound: ``simulate`` gives it t_end and steps
-while its ``status`` is "running".
+``simulate`` bounds the stepper to t_end (``Stepper.bound``) and steps while its ``status``
+is "running" (several steps in one call where the stepper offers it, ``Stepper.steps``),
+handing every step to the run's ``recording.Recorder``: it accumulates the work terms of the
+reports, builds and keeps the history rows and calls the observers (CSV, ParaView frames,
+progress); a stepper never writes a file. A terminal event (a sliding contact leaving its
+structure) is a ``StopRun`` raised by the stepper or by an observer: the run ends with status
+"event" and everything computed up to then is kept.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 import time
@@ -35,71 +30,13 @@ from ..consistency import check_consistent_start, constraint_violations
 from ..limits import MEMORY_ENV, LimitExceeded, check_steps, max_memory
 from ..model import Polyline
 from ..sensors import with_sensors
-from ..system import Energies, System, energies
-from .result import SimulationResult, StepReport, history_columns, history_row, no_work
+from ..system import System
+from .base import SingularSystem, StopRun, check_method
+from .recording import Recorder
+from .result import SimulationResult, history_columns
 
 METHODS = ("generalized-alpha", "moreau", "event-driven")
 LOG = logging.getLogger("fe_contact.simulate")
-
-
-class StopRun(RuntimeError):
-    """A terminal event: the run ends cleanly with status "event" and this message.
-
-    Examples
-    --------
-    A mass sliding at 0.5 m/s (no gravity, no friction) from 0.01 m before the end of a beam
-    leaves it at t = 0.01 / 0.5 = 0.02 s; the stepper stops the run there with status "event":
-
-    >>> from fe_contact import (BeamSpec, Body, ContactPair, Joint, Model, Point, Sliding,
-    ...                         TreeModel, assemble, simulate)
-    >>> slider = TreeModel(bodies=(Body(1e-9, 1e-12), Body(0.02, 1e-9)),
-    ...                    joints=(Joint("prismatic"), Joint("prismatic", parent=0, angle=np.pi / 2)),
-    ...                    gravity=(0.0, 0.0))
-    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
-    ...                  width=0.01, height=0.0015)
-    >>> system = assemble(Model(tree=slider, structures={"beam": strip}, gravity=(0.0, 0.0),
-    ...                         contacts=(ContactPair("slider", Point(1), "beam", Sliding()),)))
-    >>> result = simulate(system, (0.0, 0.05), system.initial_state([0.39, 0.0], [0.5, 0.0]), h=2e-3)
-    >>> result.status, round(float(result.t[-1]), 6)
-    ('event', 0.02)
-    """
-
-
-class SingularSystem(RuntimeError):
-    """A linear system of a step is singular or ill-shaped (numpy's LinAlgError), also after
-    the step's halvings; the message names the time.
-
-    Examples
-    --------
-    >>> from fe_contact.steppers.simulate import SingularSystem
-    >>> issubclass(SingularSystem, RuntimeError)
-    True
-    """
-
-
-def check_start(system: System, h, q0, u0, method: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """The common input checks of a stepper: ``system`` a System whose contacts ``method``
-    takes, h a finite step > 0 (s), q0 and u0 finite of shape (n,); the offending entry is
-    named. Returns (h, q0, u0) copies.
-
-    Examples
-    --------
-    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
-    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
-    >>> system = assemble(Model(tree=pendulum))
-    >>> from fe_contact.steppers.simulate import check_start
-    >>> check_start(system, 1e-3, [0.0, 1.0], [0.0], "generalized-alpha")
-    Traceback (most recent call last):
-    ...
-    ValueError: q0: got length 2, shape (2,); allowed: a real array of shape (1,)
-    """
-    check.instance("system", system, System, "a System (assemble)")
-    _check_rough(system, method)
-    h = check.real("h", h, low=0.0, low_open=True, unit="s", meaning="a finite step")
-    lay = system.layout
-    q0 = check.finite_array("q0", q0, (lay.n,), lay.coordinate_name)
-    u0 = check.finite_array("u0", u0, (lay.n,), lay.coordinate_name)
-    return h, q0, u0
 
 
 _CONTROLLER = []
@@ -111,25 +48,6 @@ def _blas_controller() -> threadpoolctl.ThreadpoolController:
     if not _CONTROLLER:
         _CONTROLLER.append(threadpoolctl.ThreadpoolController())
     return _CONTROLLER[0]
-
-
-def _check_rough(system: System, method: str) -> None:
-    """Rough pairs (a Polyline on a Wheel) and Poisson's reversibility need "event-driven"."""
-    if method == "event-driven" or not isinstance(system, System):
-        return
-    for c in system.model.contacts:
-        if isinstance(c.profile, Polyline):
-            check.fail(
-                f"simulate.method (contact {c.name!r}: a Polyline on a Wheel)",
-                method,
-                "'event-driven'",
-            )
-        if c.law.steppers == {"event-driven"}:  # Poisson's law with reversibility
-            check.fail(
-                f"simulate.method (contact {c.name!r}: a law of the event-driven stepper only)",
-                method,
-                "'event-driven', or a law other steppers take (Poisson's with reversibility 0)",
-            )
 
 
 def choose_method(system: System) -> tuple[str, str]:
@@ -257,8 +175,8 @@ def check_result_memory(system, n_steps, store_every, keep_reports, limit=None) 
 def make_stepper(
     system: System, t0: float, q0, u0, method: str, h: float | None, settings, t_end=None
 ):
-    """The stepper of ``method`` on ``system`` from (t0, q0, u0); t_end (s) bounds the
-    event-driven stepper's steps (``t_bound``).
+    """The stepper of ``method`` on ``system`` from (t0, q0, u0); t_end (s): the run ends
+    there (``Stepper.bound``: status "finished" on reaching it).
 
     Examples
     --------
@@ -275,7 +193,7 @@ def make_stepper(
     >>> round(stepper.t, 6), stepper.n_steps
     (0.003, 3)
     """
-    _check_rough(system, method)
+    check_method(system, method)
     if method == "generalized-alpha":  # compiled where it applies (``compiled=False``: not)
         from .compiled import generalized_alpha
 
@@ -284,14 +202,14 @@ def make_stepper(
         from .moreau import MoreauJean as Stepper
     elif method == "event-driven":
         from .event_driven import EventDriven as Stepper
-
-        if t_end is not None:
-            settings = {**settings, "t_bound": t_end}
     else:
         raise ValueError(f"simulate: method = {method!r}; allowed: {METHODS}")
     if h is not None:
         settings = {**settings, "h": h}
-    return Stepper(system, t0, q0, u0, **settings)
+    stepper = Stepper(system, t0, q0, u0, **settings)
+    if t_end is not None:
+        stepper.bound(t_end)
+    return stepper
 
 
 def simulate(
@@ -424,6 +342,8 @@ def _log_projection(system: System, q0, t0: float) -> None:
 
 
 def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_reports, settings):
+    """The loop: steps (several in one call where the stepper offers it, ``Stepper.steps``)
+    until the stepper's status leaves "running", each handed to the run's ``Recorder``."""
     wall0 = time.perf_counter()
     try:
         stepper = make_stepper(system, t0, q0, u0, method, h, settings, t_end)
@@ -434,168 +354,33 @@ def _run(system, t0, t_end, q0, u0, method, h, observers, store_every, keep_repo
         message = f"{type(err).__name__}: {err} (at the start, t = {t0:.6g} s: no step taken)"
         return _empty_result(system, method, message, time.perf_counter() - wall0)
     n_total = max(1, int(math.ceil((t_end - t0) / stepper.h - 1e-9)))
-    bounded = getattr(stepper, "t_bound", None) is not None  # steps of its own, to t_end
-    work = no_work()
-    report = stepper.initial_report()
-    energy = report.energy or energies(system, report.q, report.u, report.t)
-    energy0 = energy.total
-    names = [c for c, _ in history_columns(system)]
-    store = {c: [] for c in names}
-    ts, qs, us, lams, reps = [], [], [], [], []
-    parts = []  # the stored rows: dicts of arrays, in order (``flush``)
-    observers = tuple(observers)
-    for obs in observers:
-        if hasattr(obs, "start"):
-            obs.start(system, n_total)
-    m = len(system.model.constraint_names())
-
-    def keep(report: StepReport, row: dict):
-        for c in names:
-            store[c].append(row[c])
-        ts.append(report.t)
-        qs.append(report.q.copy())
-        us.append(report.u.copy())
-        lams.append(np.asarray(report.multipliers, dtype=float).copy())
-        if keep_reports:
-            reps.append(report)
-
-    def flush():
-        if ts:
-            part = {c: np.asarray(v) for c, v in store.items()}
-            part.update(t=np.asarray(ts), q=np.asarray(qs), u=np.asarray(us))
-            part["multipliers"] = np.asarray(lams).reshape(len(ts), m)
-            parts.append(part)
-        for v in (*store.values(), ts, qs, us, lams):
-            v.clear()
-
-    pending = []  # how to keep the last computed state, not stored because of the stride
-    t_done = report.t  # the last completed step: its state is kept (stored or pending)
-    t_observer = None  # the time of the report an observer failed on
-
-    def store_step(report: StepReport, k: int, last: bool) -> dict:
-        nonlocal t_done
-        row = history_row(system, report, energy, work, energy0)
-        pending.clear()
-        if last or k % store_every == 0:
-            keep(report, row)  # before the observers: a failing observer loses no state
-        else:
-            pending.append(lambda: keep(report, row))
-        t_done = report.t
-        return row
-
-    def notify(report: StepReport, row: dict):
-        nonlocal t_observer
-        for obs in observers:
-            try:
-                obs(system, report, row)
-            except Exception:
-                t_observer = report.t
-                raise
-
-    def record(report: StepReport, k: int, last: bool):
-        notify(report, store_step(report, k, last))
-
-    def record_batch(batch, k: int):
-        """Steps k .. k + batch.n - 1, taken in one call (``batch.StepBatch``): all of them
-        are kept before the observers see them (the stepper has committed them all)."""
-        nonlocal energy, t_done
-        if observers or keep_reports:  # the per-step path, with the reports of the batch
-            done = []
-            for j in range(batch.n):
-                report = batch.report(j)
-                for key, value in report.work.items():
-                    work[key] += value
-                energy = report.energy
-                done.append((report, store_step(report, k + j, False)))
-            for report, row in done:
-                notify(report, row)
-            return
-        cols = batch.columns(system, work, energy0)
-        energy = batch.energies(batch.n - 1)
-        cols.update(q=batch.q, u=batch.u, multipliers=batch.multipliers)
-        stored = np.flatnonzero((np.arange(k, k + batch.n) % store_every) == 0)
-        pending.clear()
-        if stored.size:
-            flush()
-            parts.append({c: v[stored] for c, v in cols.items()})
-        if stored.size == 0 or stored[-1] != batch.n - 1:
-            pending.append(lambda: (flush(), parts.append({c: v[-1:] for c, v in cols.items()})))
-        t_done = float(batch.t[-1])
-
+    rec = Recorder(system, stepper.initial_report(), observers, n_total, store_every, keep_reports)
     status, message = "finished", f"reached t = {t_end:g} s"
-    batches = getattr(stepper, "steps", None)
     try:
-        record(report, 0, True)
-        k, wait, backoff = 1, 0, 1
-        while stepper.status == "running" if bounded else k <= n_total:
-            if wait:
-                wait -= 1
-            elif batches is not None and k < n_total:  # quiet steps in one compiled call
-                batch = batches(n_total - k)  # (the last step is left to step())
+        while stepper.status == "running":
+            left = stepper.steps_left()
+            if left is not None and left > 1:  # quiet steps in one call (the last left to step)
+                batch = stepper.steps(left - 1)
                 if batch is not None and batch.n:
-                    record_batch(batch, k)
-                    k += batch.n
-                    backoff = 1
+                    rec.add(batch)
                     if batch.stop == "done":
                         continue
-                elif batch is not None:  # none taken: none tried for a while (doubling)
-                    wait, backoff = backoff, min(2 * backoff, 64)
-            h_k = None  # the stepper's h; the last step ends on t_end exactly
-            if not bounded and k == n_total:
-                # t_end - t is exact for t_end / 2 <= t <= t_end (Sterbenz), so that
-                # t + h_k == t_end in floating point: the run ends on t_end, not an ulp off
-                h_k = t_end - stepper.t
-            try:
-                report = stepper.step(h_k)
-            except StopRun as stop:
-                status, message = "event", str(stop)
-                break
-            for key, value in report.work.items():
-                work[key] += value
-            try:
-                energy = report.energy or energies(system, report.q, report.u, report.t)
-            except Exception:
-                # the step is complete but a force of its end state cannot be evaluated (an
-                # actuator failing there): its state is kept, with the energies unknown
-                energy = Energies(*[math.nan] * len(dataclasses.fields(Energies)))
-                store_step(report, k, True)
-                raise
-            record(report, k, stepper.status != "running" if bounded else k == n_total)
-            k += 1
+            report = stepper.step()
+            rec.add(report, last=stepper.status != "running")
+    except StopRun as stop:  # a terminal event of a step or an observer: its report is kept
+        status, message = "event", str(stop)
     except Exception as err:  # noqa: BLE001 - a failing run returns what it computed
         status = "failed"
         # the last completed step is the last report kept (a failing step may have committed
         # some of its sub-steps: the stepper's own t may lie past it)
-        where = "" if t_observer is None else f" in an observer at t = {t_observer:.6g} s"
-        message = f"{type(err).__name__}: {err}{where} (last completed step at t = {t_done:.6g} s)"
+        t_obs = rec.t_observer
+        where = "" if t_obs is None else f" in an observer at t = {t_obs:.6g} s"
+        message = (
+            f"{type(err).__name__}: {err}{where} (last completed step at t = {rec.t_done:.6g} s)"
+        )
     finally:
-        for obs in observers:
-            close = getattr(obs, "close", None)
-            if close is not None:
-                close()
-    if pending:
-        pending[0]()  # the last computed state, skipped by the stride
-    flush()
-    rows = {c: np.concatenate([p[c] for p in parts]) for c in (*names, "q", "u", "multipliers")}
-    return SimulationResult(
-        t=rows["t"],
-        q=rows["q"],
-        u=rows["u"],
-        multipliers=rows["multipliers"],
-        constraint_names=system.model.constraint_names(),
-        columns={c: rows[c] for c in names},
-        method=method,
-        status=status,
-        message=message,
-        n_steps=stepper.n_steps,
-        n_newton=stepper.n_newton,
-        n_substeps=stepper.n_substeps,
-        wall_time=time.perf_counter() - wall0,
-        reports=tuple(reps),
-        events=tuple(getattr(stepper, "events", ())),
-        losses=tuple(getattr(stepper, "losses", ())),
-        n_halved=int(getattr(stepper, "n_halved", getattr(stepper, "n_rejected", 0))),
-    )
+        rec.close()
+    return rec.result(stepper, status, message, time.perf_counter() - wall0)
 
 
 def _empty_result(system: System, method: str, message: str, wall: float) -> SimulationResult:

@@ -1,0 +1,124 @@
+"""The saved state of a generalised-alpha step: what ``GeneralizedAlpha.save`` keeps and
+``GeneralizedAlpha.restore`` puts back (the start of a step that fails whole, the start of a
+sub-step re-taken to locate an event), and the contact modes it holds.
+
+A ``StepState`` is frozen: to change one field, ``dataclasses.replace(state, t=...)``. Its
+arrays and containers are the stepper's own at the time of saving (the stepper replaces them
+when it steps, it does not write into them); ``restore`` copies the ones the stepper changes
+in place.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class ContactMode(enum.IntEnum):
+    """The mode of a contact of the generalised-alpha stepper (``StepState.modes``).
+
+    OPEN : a unilateral contact that is open (no rows). STICK : closed, held by a tangential
+    row (its multiplier is the static friction force). SLIP_FORWARD, SLIP_BACKWARD : closed,
+    slipping with positive or negative slip velocity (kinetic friction against it, Lipinski
+    (002), eq. 63). REST : closed and at rest without a stick row (no slip direction yet).
+    ROLL : a compliant contact rolling (``steppers.compliant``). FORCE_LAW : a compliant
+    contact under its force law.
+
+    Examples
+    --------
+    >>> ContactMode(1).name, int(ContactMode.SLIP_BACKWARD)
+    ('STICK', 3)
+    """
+
+    OPEN = 0
+    STICK = 1
+    SLIP_FORWARD = 2
+    SLIP_BACKWARD = 3
+    REST = 4
+    ROLL = 5
+    FORCE_LAW = 6
+
+
+@dataclass(frozen=True, eq=False)
+class StepState:
+    """The state of a GeneralizedAlpha stepper between two (sub-)steps (module docstring).
+
+    t : s. q, u, acceleration : (n,) coordinates, velocities and accelerations q''.
+    pseudo : (n,) the algorithmic accelerations a of the generalised-alpha update.
+    multipliers : (m,) of the present rows. evaluation : the ``coupling.constraints.Evaluation``
+    at (t, q, u). parameters : (n_c,) the contact parameters s (m; nan where none), the warm
+    start of the closest points. partition : the ``coupling.partition.Partition`` in use.
+    slip_sign : (n_c,) -1, 0 or +1, the slip direction of each contact (row order).
+    anchors : per contact, the StickAnchor of a sticking contact (then the rolling state of each
+    compliant contact), None where it is not held. closed : per unilateral contact, closed or
+    not. previous : (accelerations, h) of the step before, for the predictor, or None.
+    powers : the power terms (W) at t (``ContactStates._power_terms``). cond0 : the condition
+    number of J_u when the partition was chosen. n_events : len(events) at t. impact_loss,
+    impact_work, numerical : the step's impact loss, drives' impulse work and the scheme's own
+    loss so far, J. forces : what the force handling saves (``energy_consistent``).
+
+    Examples
+    --------
+    The state after two steps of a pendulum, and a copy at another time:
+
+    >>> import dataclasses
+    >>> from fe_contact import Body, Joint, Model, TreeModel, assemble
+    >>> from fe_contact.steppers.genalpha import GeneralizedAlpha
+    >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
+    >>> stepper = GeneralizedAlpha(assemble(Model(tree=pendulum)), 0.0, [0.0], [0.0], h=1e-3)
+    >>> _ = stepper.step(), stepper.step()
+    >>> state = stepper.save()
+    >>> round(state.t, 6), dataclasses.replace(state, t=1.0).t, state.modes.size
+    (0.002, 1.0, 0)
+    """
+
+    t: float
+    q: np.ndarray
+    u: np.ndarray
+    acceleration: np.ndarray
+    pseudo: np.ndarray
+    multipliers: np.ndarray
+    evaluation: object
+    parameters: np.ndarray
+    partition: object
+    slip_sign: np.ndarray
+    anchors: tuple
+    closed: tuple
+    previous: tuple | None
+    powers: dict
+    cond0: float
+    n_events: int
+    impact_loss: float
+    impact_work: float
+    numerical: float
+    forces: object
+
+    @property
+    def modes(self) -> np.ndarray:
+        """(n_anchors,) ContactMode of each contact, in row order (Sliding, Unilateral, then
+        Compliant contacts)."""
+        n_rows = self.slip_sign.size
+        n_bilateral = n_rows - len(self.closed)
+        modes = np.empty(len(self.anchors), dtype=object)
+        for i, anchor in enumerate(self.anchors):
+            if i >= n_rows:
+                modes[i] = ContactMode.FORCE_LAW if anchor is None else ContactMode.ROLL
+            elif i >= n_bilateral and not self.closed[i - n_bilateral]:
+                modes[i] = ContactMode.OPEN
+            elif anchor is not None:
+                modes[i] = ContactMode.STICK
+            else:
+                sign = self.slip_sign[i]
+                modes[i] = (
+                    ContactMode.REST
+                    if sign == 0.0
+                    else ContactMode.SLIP_FORWARD
+                    if sign > 0.0
+                    else ContactMode.SLIP_BACKWARD
+                )
+        return modes
+
+
+__all__ = ["ContactMode", "StepState"]
