@@ -19,9 +19,9 @@ from ..elements.string import (
 )
 from ..laws import FILE_LAWS, file_keys, law_from_table
 from ..model import (
+    CarriedBody,
     Circle,
     ContactPair,
-    Line,
     LoopClosure,
     Model,
     Point,
@@ -32,6 +32,7 @@ from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..sensors import BodyPointSensor, BodySensor, StructureSensor
 from . import model_schema as schema
+from .model_parts import SIDES, object_of, side_of, table_of
 from .model_problems import MISSING, Problem, join, library_call, validate
 
 # -- file -> objects -------------------------------------------------------------------------
@@ -163,15 +164,33 @@ def _contact(name: str, raw, problems: list[Problem]):
     if table is None:
         return None
     count = len(problems)
-    point_keys, circle_keys = ("at",), ("radius", "centre")
-    wrong = circle_keys if table.profile == "point" else point_keys
-    for key in wrong:
-        if raw.get(key) is not None:
-            problems.append(
-                Problem(join(path, key), raw[key], f"not a key of a {table.profile} profile")
+    flat = ("body", "at", "radius", "centre")  # the keys of a flattened point or circle
+    if isinstance(table.profile, dict):
+        for key in flat:
+            if raw.get(key) is not None:
+                where = join(path, "profile", key)
+                problems.append(Problem(join(path, key), raw[key], f"allowed: as {where}"))
+    elif table.profile not in ("point", "circle"):
+        problems.append(
+            Problem(
+                join(path, "profile"),
+                table.profile,
+                "allowed: 'point', 'circle' or a table with a kind: "
+                + " or ".join(repr(k) for k in SIDES),
             )
-    if table.profile == "circle" and table.radius is None:
-        problems.append(Problem(join(path, "radius"), MISSING, "a circle needs its radius > 0"))
+        )
+    else:
+        point_keys, circle_keys = ("at",), ("radius", "centre")
+        wrong = circle_keys if table.profile == "point" else point_keys
+        for key in wrong:
+            if raw.get(key) is not None:
+                problems.append(
+                    Problem(join(path, key), raw[key], f"not a key of a {table.profile} profile")
+                )
+        if table.body is None:
+            problems.append(Problem(join(path, "body"), MISSING, "missing; this key is required"))
+        if table.profile == "circle" and table.radius is None:
+            problems.append(Problem(join(path, "radius"), MISSING, "a circle needs its radius > 0"))
     own = file_keys(FILE_LAWS[table.law])
     for key in sorted({k for law in FILE_LAWS.values() for k in file_keys(law)} - own.keys()):
         if raw.get(key) is not None:  # a key of other laws
@@ -180,7 +199,9 @@ def _contact(name: str, raw, problems: list[Problem]):
             problems.append(Problem(join(path, key), raw[key], allowed))
     if len(problems) > count:
         return None
-    if table.profile == "point":
+    if isinstance(table.profile, dict):
+        profile = side_of(raw["profile"], (*path, "profile"), problems)
+    elif table.profile == "point":
         at = (0.0, 0.0) if table.at is None else table.at
         profile = library_call(
             lambda: Point(table.body, at if isinstance(at, str) else _pair(at)), path, raw, problems
@@ -193,13 +214,8 @@ def _contact(name: str, raw, problems: list[Problem]):
     values = {key: getattr(table, key) for key in own if getattr(table, key) is not None}
     law = library_call(lambda: law_from_table(table.law, values), path, raw, problems)
     target = table.target
-    if isinstance(target, schema.LineTable):
-        target = library_call(
-            lambda: Line(_pair(table.target.point), _pair(table.target.normal), table.target.body),
-            (*path, "target"),
-            raw["target"],
-            problems,
-        )
+    if isinstance(target, dict):  # a side table; without a kind, a line (the first format)
+        target = side_of(raw["target"], (*path, "target"), problems, default_kind="line")
     if profile is None or law is None or target is None:
         return None
     return library_call(
@@ -294,7 +310,11 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
     raw_sensors = doc.output.get("sensors", []) if isinstance(doc.output, dict) else []
     raw_sensors = raw_sensors if isinstance(raw_sensors, list) else []  # OutputTable says why
     sensors = [_sensor(i, value, problems) for i, value in enumerate(raw_sensors)]
-    parts = [*structures.values(), *contacts, *drives, *loops, *loads, *sensors]
+    carried = [
+        object_of(CarriedBody, value, ("carried", i), problems)
+        for i, value in enumerate(doc.carried)
+    ]
+    parts = [*structures.values(), *contacts, *drives, *loops, *loads, *sensors, *carried]
     if None in parts or (doc.tree is not None and tree is None):
         return None
     base = {
@@ -306,6 +326,13 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
     count = len(problems)
     if library_call(lambda: Model(**base), (), raw, problems) is None:
         return None
+    for i, body in enumerate(carried):  # before the contacts: a Profile may ride on one
+        library_call(
+            lambda b=body: Model(**base, carried=(b,)), ("carried", i), raw["carried"][i], problems
+        )
+    if len(problems) > count:
+        return None
+    base["carried"] = tuple(carried)
     # one part at a time, so that a cross-reference names its own key path
     for key, items, names in (
         ("contacts", contacts, list(doc.contacts)),
@@ -453,18 +480,16 @@ def _tree_table(tree: TreeModel) -> dict:
 
 def _contact_table(c: ContactPair) -> dict:
     p = c.profile
-    table = {"profile": "point" if isinstance(p, Point) else "circle", "body": int(p.body)}
-    if isinstance(p, Point):
+    if isinstance(p, Point):  # a point or a circle flattened into the contact's table
+        table = {"profile": "point", "body": int(p.body)}
         table["at"] = p.at if isinstance(p.at, str) else _floats(p.at)
-    else:
+    elif isinstance(p, Circle):
+        table = {"profile": "circle", "body": int(p.body)}
         table["radius"] = float(p.radius)
         table["centre"] = _floats(p.centre)
-    if isinstance(c.target, Line):
-        table["target"] = {"point": _floats(c.target.point), "normal": _floats(c.target.normal)}
-        if c.target.body is not None:
-            table["target"]["body"] = int(c.target.body)
     else:
-        table["target"] = c.target
+        table = {"profile": table_of(p, SIDES)}
+    table["target"] = c.target if isinstance(c.target, str) else table_of(c.target, SIDES)
     table.update(c.law.file_table())
     table["side"] = int(c.side)
     if c.search != "closest":
@@ -532,6 +557,8 @@ def model_tables(model: Model) -> dict:
                 item["body_b"] = int(loop.body_b)
             item["point_b"] = _point(loop.point_b)
             doc["loops"].append(item)
+    if model.carried:
+        doc["carried"] = [table_of(body) for body in model.carried]
     if model.loads:
         doc["loads"] = [
             {"structure": ld.structure, "s": float(ld.s), "force": _floats(ld.force)}

@@ -104,6 +104,7 @@ class Document(Table):
     drives: list[dict] = []
     loops: list[dict] = []
     loads: list[dict] = []
+    carried: list[dict] = []
     initial: dict = {}
     simulation: dict = {}
     output: dict = {}
@@ -383,25 +384,12 @@ class TreeTable(Table):
 # -- contacts, drives, loops, loads ----------------------------------------------------------
 
 
-class LineTable(Table):
-    """A rigid line through ``point`` with ``normal`` towards the free side.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import LineTable
-    >>> LineTable(point=[0.0, 0.0], normal=[0.0, 1.0]).body is None
-    True
-    """
-
-    point: Pair
-    normal: Pair
-    body: Index | None = None
-
-
 class ContactKeys(Table):
-    """``ContactPair`` with its profile and law flattened: ``profile`` point (on ``body`` at
-    ``at``: coordinates or a named point) or circle (``radius`` about ``centre``); ``target`` a
-    structure name or a line; ``law`` one of ``fe_contact.laws.FILE_LAWS`` with its keys (its
+    """``ContactPair`` with its law flattened: ``profile`` point (on ``body`` at ``at``:
+    coordinates or a named point) or circle (``radius`` about ``centre``), or a side table
+    with a ``kind`` (``io.model_parts.SIDES``: profile, polyline, ...); ``target`` a
+    structure name or a side table (line, profile, wheel; a table without ``kind`` is a
+    line); ``law`` one of ``fe_contact.laws.FILE_LAWS`` with its keys (its
     dataclass fields): sliding (``mu``, ``mu_s`` the static coefficient, default mu, ``v0``
     its continuous law's characteristic velocity) or unilateral (``mu``,
     ``restitution_normal``, ``restitution_tangent``, ``impact``, ``reversibility``), ...; the
@@ -417,12 +405,12 @@ class ContactKeys(Table):
     ('point', 0.2)
     """
 
-    profile: Literal["point", "circle"] = "point"
-    body: Index
+    profile: str | dict = "point"
+    body: Index | None = None
     at: Pair | str | None = None
     radius: Positive | None = None
     centre: Pair | None = None
-    target: str | LineTable
+    target: str | dict
     law: str = "sliding"
     mu: NonNegative = 0.0
     mu_s: NonNegative | None = None
@@ -603,7 +591,32 @@ class MoreauTable(Table):
     max_halvings: Index | None = None
 
 
-METHODS = {"generalized-alpha": GeneralizedAlphaTable, "moreau": MoreauTable}
+class EventDrivenTable(Table):
+    """Settings of ``steppers.event_driven.EventDriven`` (rough pairs, Poisson's impacts with
+    reversibility).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_schema import EventDrivenTable
+    >>> EventDrivenTable(method="event-driven", t_end=1e-4, h=1e-7).h
+    1e-07
+    """
+
+    method: Literal["event-driven"]
+    t_start: float = 0.0
+    t_end: float
+    h: Positive | None = None
+    penetration: Positive | None = None
+    closing: Positive | None = None
+    impact_velocity: Positive | None = None
+    max_halvings: Index | None = None
+
+
+METHODS = {
+    "generalized-alpha": GeneralizedAlphaTable,
+    "moreau": MoreauTable,
+    "event-driven": EventDrivenTable,
+}
 SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
 
 
