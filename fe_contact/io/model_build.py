@@ -158,8 +158,29 @@ def _tree(raw, gravity, problems: list[Problem]):
     )
 
 
+def _law(raw, path: tuple, problems: list[Problem]):
+    """The law of a contact table from its ``law`` and that law's keys, checked by the law
+    alone (whatever the other keys hold); None with the problems added. A key of another law
+    is a problem; a ``law`` that no law has is the table's (``schema.contact_table``)."""
+    name = raw.get("law", "sliding") if isinstance(raw, dict) else None
+    if not isinstance(name, str) or name not in FILE_LAWS:
+        return None
+    own = file_keys(FILE_LAWS[name])
+    count = len(problems)
+    for key in sorted({k for law in FILE_LAWS.values() for k in file_keys(law)} - own.keys()):
+        if raw.get(key) is not None:  # a key of other laws
+            takes = [n for n, law in FILE_LAWS.items() if key in file_keys(law)]
+            allowed = "allowed only with law " + " or ".join(repr(n) for n in takes)
+            problems.append(Problem(join(path, key), raw[key], allowed))
+    if len(problems) > count:
+        return None
+    values = {key: raw[key] for key in own if key in raw}
+    return library_call(lambda: law_from_table(name, values), path, raw, problems)
+
+
 def _contact(name: str, raw, problems: list[Problem]):
     path = ("contacts", name)
+    law = _law(raw, path, problems)
     table = validate(schema.contact_table(), raw, path, problems)
     if table is None:
         return None
@@ -191,12 +212,6 @@ def _contact(name: str, raw, problems: list[Problem]):
             problems.append(Problem(join(path, "body"), MISSING, "missing; this key is required"))
         if table.profile == "circle" and table.radius is None:
             problems.append(Problem(join(path, "radius"), MISSING, "a circle needs its radius > 0"))
-    own = file_keys(FILE_LAWS[table.law])
-    for key in sorted({k for law in FILE_LAWS.values() for k in file_keys(law)} - own.keys()):
-        if raw.get(key) is not None:  # a key of other laws
-            takes = [name for name, law in FILE_LAWS.items() if key in file_keys(law)]
-            allowed = "allowed only with law " + " or ".join(repr(n) for n in takes)
-            problems.append(Problem(join(path, key), raw[key], allowed))
     if len(problems) > count:
         return None
     if isinstance(table.profile, dict):
@@ -211,8 +226,6 @@ def _contact(name: str, raw, problems: list[Problem]):
         profile = library_call(
             lambda: Circle(table.body, table.radius, centre), path, raw, problems
         )
-    values = {key: getattr(table, key) for key in own if getattr(table, key) is not None}
-    law = library_call(lambda: law_from_table(table.law, values), path, raw, problems)
     target = table.target
     if isinstance(target, dict):  # a side table; without a kind, a line (the first format)
         target = side_of(raw["target"], (*path, "target"), problems, default_kind="line")

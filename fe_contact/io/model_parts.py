@@ -92,6 +92,42 @@ def _classes(hint) -> list[type]:
     return [a for a in (hint, *typing.get_args(hint)) if isinstance(a, type)]
 
 
+def key_reference(kinds: dict[str, type]) -> list[str]:
+    """Rows of a Markdown table ``| kind | class | keys |`` for the tagged union ``kinds``
+    (tag -> dataclass): each key with its default as TOML, "optional" for None, nothing for
+    a required key; the model-file page lists these rows (a test keeps them in step).
+
+    Examples
+    --------
+    >>> from fe_contact.io.model_parts import SIDES, key_reference
+    >>> key_reference(SIDES)[1]
+    '| `circle` | `Circle` | `body`, `radius`, `centre` = [0.0, 0.0] |'
+    """
+    rows = []
+    for tag, cls in kinds.items():
+        keys = []
+        for name, (_, default) in fields_of(cls).items():
+            if default is MISSING:
+                keys.append(f"`{name}`")
+            elif default is None:
+                keys.append(f"`{name}` (optional)")
+            else:
+                keys.append(f"`{name}` = {_literal(_toml(default))}")
+        rows.append(f"| `{tag}` | `{cls.__name__}` | {', '.join(keys)} |")
+    return rows
+
+
+def _literal(value) -> str:
+    """A TOML value as written in a file (``true``, ``"newton"``, ``[0.0, 0.0]``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    return repr(value)
+
+
 # -- objects -> tables -----------------------------------------------------------------------
 
 
@@ -231,7 +267,7 @@ def object_of(cls: type, raw, path: tuple, problems: list[Problem], kinds=None):
     ...           ("carried", 0), problems) is None
     True
     >>> print(problems[0])
-    carried.0.mass = -0.1: CarriedBody.mass: got -0.1; allowed: a finite number >= 0 in kg
+    carried.0.mass = -0.1: allowed: a finite number >= 0 in kg (CarriedBody.mass)
     """
     if not isinstance(raw, dict):
         problems.append(Problem(join(path), raw, f"allowed: a table of {cls.__name__}'s keys"))
@@ -293,6 +329,7 @@ __all__ = [
     "curve_of",
     "curve_table",
     "fields_of",
+    "key_reference",
     "object_of",
     "side_of",
     "table_of",

@@ -147,6 +147,11 @@ def library_call(build, path: tuple, raw, problems: list[Problem]):
         found = next((t for t in tails if _value_at(raw, _keys(t)) is not MISSING), None)
         if isinstance(raw, dict) and found:
             best = (0, _keys(found))
+            # "Sliding.mu: got -0.3; allowed: ..." -> "allowed: ... (Sliding.mu)": the key
+            # path and the file's value head the problem already
+            short = re.match(r"\s*(\S+?):\s+got .*?; (allowed: .*)$", message, re.S)
+            if short and short.group(1) == head.group(1):
+                message = f"{short.group(2)} ({short.group(1)})"
         elif isinstance(raw, dict):
             for key in raw:
                 found = re.search(rf"(?<![\w.]){re.escape(str(key))}(?!\w)", message)

@@ -393,7 +393,7 @@ class ContactKeys(Table):
     dataclass fields): sliding (``mu``, ``mu_s`` the static coefficient, default mu, ``v0``
     its continuous law's characteristic velocity) or unilateral (``mu``,
     ``restitution_normal``, ``restitution_tangent``, ``impact``, ``reversibility``), ...; the
-    keys of the laws declared here carry their bounds, the others are checked by the law.
+    laws' keys are added by ``contact_table`` and checked by the law alone.
 
     Examples
     --------
@@ -412,12 +412,6 @@ class ContactKeys(Table):
     centre: Pair | None = None
     target: str | dict
     law: str = "sliding"
-    mu: NonNegative = 0.0
-    mu_s: NonNegative | None = None
-    v0: Positive | None = None
-    restitution_normal: Fraction | None = None
-    restitution_tangent: Fraction | None = None
-    impact: Literal["newton", "poisson"] | None = None
     side: Literal[1, -1] = 1
     search: Literal["closest", "grid"] = "closest"
     n_candidates: Index = 0
@@ -425,9 +419,10 @@ class ContactKeys(Table):
 
 def contact_table() -> type[Table]:
     """The contact table's class: ``ContactKeys`` with ``law`` one of the laws a model file
-    takes (``fe_contact.laws.FILE_LAWS``) and every key of those laws it does not declare,
-    typed as the law's field and optional (a law defined after this module was imported is
-    taken too: the class is built again when FILE_LAWS grows).
+    takes (``fe_contact.laws.FILE_LAWS``) and every key of those laws (their dataclass
+    fields), optional and of any type here: the law checks their values, in one place (a
+    law defined after this module was imported is taken too: the class is built again when
+    FILE_LAWS grows).
 
     Examples
     --------
@@ -441,9 +436,9 @@ def contact_table() -> type[Table]:
     if names not in _CONTACT_TABLES:
         extra = {}
         for law in FILE_LAWS.values():
-            for key, hint in file_keys(law).items():
+            for key in file_keys(law):
                 if key not in ContactKeys.model_fields and key not in extra:
-                    extra[key] = (hint | None, None)
+                    extra[key] = (typing.Any, None)
         table = create_model(
             "ContactTable", __base__=ContactKeys, law=(Literal[names], "sliding"), **extra
         )
