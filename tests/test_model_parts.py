@@ -7,6 +7,7 @@ to the same history as the Python model."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -265,3 +266,37 @@ def test_a_pin_on_a_wheel_read_from_its_file_runs_as_the_python_model(tmp_path):
     b = history(loaded, q0, u0, 3e-6, 1e-7, "event-driven", tmp_path / "file")
     assert a["t"].size > 10
     same_history(a, b)
+
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "details" / "model_files.md"
+
+
+def test_the_pages_key_tables_are_the_dataclasses():
+    """The model-file page lists each tagged union's keys as ``key_reference`` derives them
+    from the dataclasses: a new field (or a changed default) shows as a stale row here."""
+    from fe_contact.io.model_parts import PARTS, SENSORS, SIDES, key_reference
+    from fe_contact.laws import FILE_LAWS
+
+    text = PAGE.read_text()
+    # the library's laws (a test may register its own)
+    laws = {k: c for k, c in FILE_LAWS.items() if c.__module__.startswith("fe_contact.")}
+    for kinds in (SIDES, laws, PARTS, SENSORS):
+        for row in key_reference(kinds):
+            assert row in text, row
+
+
+def test_the_pages_cam_lock_tables_are_the_papers_model():
+    """The page's TOML of the cam lock's carried body and contact (case 1) builds the paper's
+    objects: the same CarriedBody and law, the same control points."""
+    import re
+
+    import tomllib
+
+    text = re.findall(r"```toml\n(.*?)```", PAGE.read_text(), re.S)[1]
+    doc = model_document(cam_lock(1))
+    doc["carried"] = tomllib.loads(text)["carried"] + doc["carried"][:1]
+    doc["contacts"] = tomllib.loads(text)["contacts"]
+    page = parse_document(doc, "page").model
+    model = cam_lock(1)
+    assert page.carried == (model.carried[1], model.carried[0])
+    assert differences(page.contacts, model.contacts) == []

@@ -30,9 +30,8 @@ from ..model import (
 from ..multibody.drive import Drive, LinearMotion, ReversingMotion
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
-from ..sensors import BodyPointSensor, BodySensor, StructureSensor
 from . import model_schema as schema
-from .model_parts import SIDES, object_of, side_of, table_of
+from .model_parts import PARTS, SENSORS, SIDES, object_of, side_of, table_of, tagged_of
 from .model_problems import MISSING, Problem, join, library_call, validate
 
 # -- file -> objects -------------------------------------------------------------------------
@@ -261,52 +260,9 @@ def _drive(i: int, raw, problems: list[Problem]):
     return library_call(make, ("drives", i), raw, problems)
 
 
-def _loop(i: int, raw, problems: list[Problem]):
-    table = validate(schema.LoopTable, raw, ("loops", i), problems)
-    if table is None:
-        return None
-
-    def point(p):
-        return p if isinstance(p, str) else _pair(p)
-
-    return library_call(
-        lambda: LoopClosure(
-            table.body_a, point(table.point_a), table.body_b, point(table.point_b), table.name
-        ),
-        ("loops", i),
-        raw,
-        problems,
-    )
-
-
-def _load(i: int, raw, problems: list[Problem]):
-    table = validate(schema.LoadTable, raw, ("loads", i), problems)
-    if table is None:
-        return None
-    return library_call(
-        lambda: PointLoad(table.structure, table.s, _pair(table.force)),
-        ("loads", i),
-        raw,
-        problems,
-    )
-
-
 def _sensor(i: int, raw, problems: list[Problem]):
     """A sensor from its ``[[output.sensors]]`` table (a ``kind`` tag per sensor class)."""
-    path = ("output", "sensors", i)
-    kind = raw.get("kind", MISSING) if isinstance(raw, dict) else MISSING
-    if kind not in schema.SENSORS:
-        allowed = " or ".join(repr(k) for k in schema.SENSORS)
-        problems.append(Problem(join(path, "kind"), kind, f"allowed: {allowed}"))
-        return None
-    table = validate(schema.SENSORS[kind], raw, path, problems)
-    if table is None:
-        return None
-    fields = table.model_dump(exclude={"kind"})
-    make = {"body_point": BodyPointSensor, "body": BodySensor, "structure": StructureSensor}
-    if kind == "body_point" and not isinstance(fields["at"], str):
-        fields["at"] = _pair(fields["at"])
-    return library_call(lambda: make[kind](**fields), path, raw, problems)
+    return tagged_of(SENSORS, raw, ("output", "sensors", i), problems)
 
 
 def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Model | None:
@@ -318,8 +274,8 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
     tree = None if doc.tree is None else _tree(doc.tree, gravity, problems)
     contacts = [_contact(name, value, problems) for name, value in doc.contacts.items()]
     drives = [_drive(i, value, problems) for i, value in enumerate(doc.drives)]
-    loops = [_loop(i, value, problems) for i, value in enumerate(doc.loops)]
-    loads = [_load(i, value, problems) for i, value in enumerate(doc.loads)]
+    loops = [object_of(LoopClosure, v, ("loops", i), problems) for i, v in enumerate(doc.loops)]
+    loads = [object_of(PointLoad, v, ("loads", i), problems) for i, v in enumerate(doc.loads)]
     raw_sensors = doc.output.get("sensors", []) if isinstance(doc.output, dict) else []
     raw_sensors = raw_sensors if isinstance(raw_sensors, list) else []  # OutputTable says why
     sensors = [_sensor(i, value, problems) for i, value in enumerate(raw_sensors)]
@@ -540,10 +496,6 @@ def _drive_table(d: Drive) -> dict:
     )
 
 
-def _point(p):
-    return p if isinstance(p, str) else _floats(p)
-
-
 def model_tables(model: Model) -> dict:
     """The model part of a model file as plain TOML values (no simulation, no state)."""
     doc = {
@@ -562,38 +514,12 @@ def model_tables(model: Model) -> dict:
         doc["contacts"] = {c.name: _contact_table(c) for c in model.contacts}
     if model.drives:
         doc["drives"] = [_drive_table(d) for d in model.drives]
-    if model.loops:
-        doc["loops"] = []
-        for loop in model.loops:
-            item = {"name": loop.name, "body_a": int(loop.body_a), "point_a": _point(loop.point_a)}
-            if loop.body_b is not None:
-                item["body_b"] = int(loop.body_b)
-            item["point_b"] = _point(loop.point_b)
-            doc["loops"].append(item)
-    if model.carried:
-        doc["carried"] = [table_of(body) for body in model.carried]
-    if model.loads:
-        doc["loads"] = [
-            {"structure": ld.structure, "s": float(ld.s), "force": _floats(ld.force)}
-            for ld in model.loads
-        ]
+    for key in PARTS:  # [[carried]], [[loops]], [[loads]]
+        if getattr(model, key):
+            doc[key] = [table_of(part) for part in getattr(model, key)]
     if model.sensors:
-        doc["output"] = {"sensors": [_sensor_table(sensor) for sensor in model.sensors]}
+        doc["output"] = {"sensors": [table_of(sensor, SENSORS) for sensor in model.sensors]}
     return doc
-
-
-def _sensor_table(sensor) -> dict:
-    """The ``[[output.sensors]]`` table of a sensor."""
-    if isinstance(sensor, BodyPointSensor):
-        table = {"kind": "body_point", "name": sensor.name, "body": int(sensor.body)}
-        table["at"] = _point(sensor.at)
-    elif isinstance(sensor, BodySensor):
-        table = {"kind": "body", "name": sensor.name, "body": int(sensor.body)}
-    else:
-        table = {"kind": "structure", "name": sensor.name, "structure": sensor.structure}
-        table["s"] = float(sensor.s)
-    table["quantity"] = sensor.quantity
-    return table
 
 
 __all__ = ["build_model", "model_tables"]

@@ -13,6 +13,10 @@ Tagged unions of a model file:
 - curves (``Profile.curve``), ``CURVES``: bezier (``control_points``), bspline
   (``control_points``, ``degree``, ``clamped``), the keys of ``Curve.bezier`` and
   ``Curve.bspline``.
+- sensors (``[[output.sensors]]``), ``SENSORS``: body_point, body, structure.
+
+Arrays of tables of one class, ``PARTS``: ``[[carried]]`` (``CarriedBody``), ``[[loops]]``
+(``LoopClosure``), ``[[loads]]`` (``PointLoad``).
 
 A field whose type admits None and that has no default is None when its key is absent
 (``Profile.body``: a profile fixed in the plane); arrays are nested lists (``RoughProfile``'s
@@ -29,8 +33,9 @@ import typing
 import numpy as np
 
 from ..curves import Curve
-from ..model import CarriedBody, Circle, Line, Point, Profile
+from ..model import CarriedBody, Circle, Line, LoopClosure, Point, PointLoad, Profile
 from ..rough import Polyline, Wheel
+from ..sensors import BodyPointSensor, BodySensor, StructureSensor
 from .model_problems import MISSING, Problem, join, library_call
 
 SIDES: dict[str, type] = {
@@ -42,7 +47,13 @@ SIDES: dict[str, type] = {
     "wheel": Wheel,
 }
 CURVES = {"bezier": Curve.bezier, "bspline": Curve.bspline}
-PARTS: dict[str, type] = {"carried": CarriedBody}  # top-level arrays of tables, one class each
+SENSORS: dict[str, type] = {
+    "body_point": BodyPointSensor,
+    "body": BodySensor,
+    "structure": StructureSensor,
+}
+# arrays of tables of one class each: [[carried]], [[loops]], [[loads]]
+PARTS: dict[str, type] = {"carried": CarriedBody, "loops": LoopClosure, "loads": PointLoad}
 
 
 def admits_none(hint) -> bool:
@@ -295,6 +306,36 @@ def object_of(cls: type, raw, path: tuple, problems: list[Problem], kinds=None):
     return library_call(lambda: cls(**values), path, raw, problems)
 
 
+def tagged_of(
+    kinds: dict[str, type],
+    raw,
+    path: tuple,
+    problems: list[Problem],
+    default_kind: str | None = None,
+):
+    """The member of the union ``kinds`` (tag -> dataclass) that the table's ``kind`` names
+    (``default_kind`` when it has none), built from the table; None with the problems added.
+
+    Examples
+    --------
+    A sensor of the angle of body 0:
+
+    >>> from fe_contact.io.model_parts import SENSORS, tagged_of
+    >>> tagged_of(SENSORS, {"kind": "body", "name": "arm", "body": 0}, (), []).quantity
+    'angle'
+    """
+    kind = raw.get("kind", default_kind) if isinstance(raw, dict) else None
+    if kind not in kinds:
+        allowed = " or ".join(repr(k) for k in kinds)
+        if not isinstance(raw, dict):
+            problems.append(Problem(join(path), raw, f"allowed: a table with kind = {allowed}"))
+        else:
+            found = MISSING if kind is None else kind
+            problems.append(Problem(join(path, "kind"), found, f"allowed: {allowed}"))
+        return None
+    return object_of(kinds[kind], raw, path, problems, kinds=kinds)
+
+
 def side_of(raw, path: tuple, problems: list[Problem], default_kind: str | None = None):
     """The contact side of a table with a ``kind`` tag (``SIDES``; ``default_kind`` when the
     table has none); None with the problems added.
@@ -309,21 +350,13 @@ def side_of(raw, path: tuple, problems: list[Problem], default_kind: str | None 
     >>> round(face.curve.at(0.5).curvature, 12)
     2.0
     """
-    kind = raw.get("kind", default_kind) if isinstance(raw, dict) else None
-    if kind not in SIDES:
-        allowed = " or ".join(repr(k) for k in SIDES)
-        if not isinstance(raw, dict):
-            problems.append(Problem(join(path), raw, f"allowed: a table with kind = {allowed}"))
-        else:
-            found = MISSING if kind is None else kind
-            problems.append(Problem(join(path, "kind"), found, f"allowed: {allowed}"))
-        return None
-    return object_of(SIDES[kind], raw, path, problems, kinds=SIDES)
+    return tagged_of(SIDES, raw, path, problems, default_kind)
 
 
 __all__ = [
     "CURVES",
     "PARTS",
+    "SENSORS",
     "SIDES",
     "admits_none",
     "curve_of",
@@ -333,4 +366,5 @@ __all__ = [
     "object_of",
     "side_of",
     "table_of",
+    "tagged_of",
 ]

@@ -139,7 +139,8 @@ def library_call(build, path: tuple, raw, problems: list[Problem]):
         message = str(err)
         best = None
         # the library's messages start with the parameter's path: "Model.loads[0].s: got ..."
-        head = re.match(r"\s*([\w.\[\]'\"]+?)\s*(?::|=)\s", message)
+        # ... or with a quoted name: "BodySensor 'arm'.quantity: got ..."
+        head = re.match(r"\s*([\w.\[\]'\"]+?(?: '[^']*'[\w.\[\]]*)?)\s*(?::|=)\s", message)
         words = re.findall(r"\w+", head.group(1)) if head else []
         # the longest tail of the parameter's path that leads to a key of raw (its nested
         # tables too: "Model.contacts['cam'].profile.body" -> profile.body)
@@ -149,9 +150,10 @@ def library_call(build, path: tuple, raw, problems: list[Problem]):
             best = (0, _keys(found))
             # "Sliding.mu: got -0.3; allowed: ..." -> "allowed: ... (Sliding.mu)": the key
             # path and the file's value head the problem already
-            short = re.match(r"\s*(\S+?):\s+got .*?; (allowed: .*)$", message, re.S)
-            if short and short.group(1) == head.group(1):
-                message = f"{short.group(2)} ({short.group(1)})"
+            name = head.group(1)
+            short = re.match(rf"\s*{re.escape(name)}:\s+got .*?; (allowed: .*)$", message, re.S)
+            if short:
+                message = f"{short.group(1)} ({name})"
         elif isinstance(raw, dict):
             for key in raw:
                 found = re.search(rf"(?<![\w.]){re.escape(str(key))}(?!\w)", message)

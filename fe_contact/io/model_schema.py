@@ -51,7 +51,6 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from ..elements.beam import BeamSpec
 from ..laws import FILE_LAWS, file_keys
 from ..reductions import STATISTICS  # the statistics of [output] results
-from ..sensors import BODY_QUANTITIES, POINT_QUANTITIES, STRUCTURE_QUANTITIES
 
 FORMAT = 1
 Pair = Annotated[list[float], Field(min_length=2, max_length=2)]
@@ -471,38 +470,6 @@ class DriveTable(Table):
     ramp: Positive | None = None
 
 
-class LoopTable(Table):
-    """``LoopClosure``: ``point_a`` of ``body_a`` on ``point_b`` of ``body_b`` (none: the ground).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import LoopTable
-    >>> LoopTable(body_a=1, point_a=[0.2, 0.0], point_b=[0.2, 0.0]).body_b is None
-    True
-    """
-
-    name: str = "loop"
-    body_a: Index
-    point_a: Pair | str
-    body_b: Index | None = None
-    point_b: Pair | str = [0.0, 0.0]
-
-
-class LoadTable(Table):
-    """``PointLoad``: a constant ``force`` (N) at the material point ``s`` (m) of a structure.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import LoadTable
-    >>> LoadTable(structure="beam", s=0.4, force=[0.0, -2.0]).force
-    [0.0, -2.0]
-    """
-
-    structure: str
-    s: float
-    force: Pair
-
-
 # -- initial state, simulation, output -------------------------------------------------------
 
 
@@ -615,66 +582,6 @@ METHODS = {
 SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
 
 
-class BodyPointSensorTable(Table):
-    """``sensors.BodyPointSensor``: the position, velocity or acceleration of a body point
-    (``at``: (x, y) m in the body's frame or the name of a tree point).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import BodyPointSensorTable
-    >>> BodyPointSensorTable(kind="body_point", name="tip", body=2, at=[0.3, 0.0]).quantity
-    'position'
-    """
-
-    kind: Literal["body_point"]
-    name: str
-    body: Index
-    at: Pair | str = [0.0, 0.0]
-    quantity: Literal[POINT_QUANTITIES] = "position"
-
-
-class BodySensorTable(Table):
-    """``sensors.BodySensor``: a body's angle, angular velocity or angular acceleration.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import BodySensorTable
-    >>> BodySensorTable(kind="body", name="arm", body=0).quantity
-    'angle'
-    """
-
-    kind: Literal["body"]
-    name: str
-    body: Index
-    quantity: Literal[BODY_QUANTITIES] = "angle"
-
-
-class StructureSensorTable(Table):
-    """``sensors.StructureSensor``: a quantity of the material point ``s`` (m) of a
-    structure.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import StructureSensorTable
-    >>> StructureSensorTable(kind="structure", name="mid", structure="beam", s=0.2,
-    ...                      quantity="deflection").quantity
-    'deflection'
-    """
-
-    kind: Literal["structure"]
-    name: str
-    structure: str
-    s: float
-    quantity: Literal[STRUCTURE_QUANTITIES] = "position"
-
-
-SENSORS = {
-    "body_point": BodyPointSensorTable,
-    "body": BodySensorTable,
-    "structure": StructureSensorTable,
-}
-
-
 class OutputTable(Table):
     """``frame_every`` : s of simulated time between ParaView frames (0: no frames).
     ``results`` : the scalar results of a run, ``"STATISTIC:COLUMN"`` with STATISTIC one of
@@ -701,7 +608,6 @@ __all__ = [
     "LAWS",
     "METHODS",
     "REFERENCES",
-    "SENSORS",
     "SIMULATION_KEYS",
     "STATISTICS",
     "STRUCTURES",
@@ -711,12 +617,7 @@ __all__ = [
     "Document",
     "DriveTable",
     "InitialTable",
-    "LoadTable",
-    "LoopTable",
     "OutputTable",
-    "BodyPointSensorTable",
-    "BodySensorTable",
-    "StructureSensorTable",
     "TreeTable",
     "contact_table",
     "with_fields",
