@@ -178,9 +178,6 @@ def schema_tables():
         ('structures.NAME.reference (type = "nodal")', s.NodalTable),
         ("structures.NAME.supports[i]", s.SupportTable),
         ("tree", s.TreeTable),
-        ("tree.bodies[i]", s.BodyTable),
-        ("tree.bodies[i].joint", s.JointTable),
-        ("tree.bodies[i].joint.actuator (a table)", s.LinearTable),
         ("tree.points.NAME", s.NamedPointTable),
         ("contacts.NAME (the law's keys: below)", s.ContactKeys),
         ("drives[i]", s.DriveTable),
@@ -228,9 +225,14 @@ def dataclass_tables():
     """(key path, dataclass) of the tables derived from the dataclasses (``io.model_parts``)."""
     from fe_contact.io.model_parts import PARTS, SENSORS, SIDES
     from fe_contact.laws import FILE_LAWS
+    from fe_contact.multibody.drive import LinearMotion
+    from fe_contact.multibody.joints import Joint
+    from fe_contact.multibody.tree import Body
     from fe_contact.rough import RoughProfile
 
-    out = [(f'contacts.NAME (law = "{name}")', cls) for name, cls in FILE_LAWS.items()]
+    out = [("tree.bodies[i] (and its joint)", Body), ("tree.bodies[i].joint", Joint)]
+    out.append(("tree.bodies[i].joint.actuator (a table: value + rate t)", LinearMotion))
+    out += [(f'contacts.NAME (law = "{name}")', cls) for name, cls in FILE_LAWS.items()]
     out += [(f'contacts.NAME.profile / .target (kind = "{k}")', c) for k, c in SIDES.items()]
     out.append(("contacts.NAME.profile.profile / .target.rim (RoughProfile)", RoughProfile))
     out += [(f"{key}[i]", cls) for key, cls in PARTS.items()]

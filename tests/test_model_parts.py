@@ -300,3 +300,31 @@ def test_the_pages_cam_lock_tables_are_the_papers_model():
     model = cam_lock(1)
     assert page.carried == (model.carried[1], model.carried[0])
     assert differences(page.contacts, model.contacts) == []
+
+
+def test_bodies_and_joints_are_checked_by_their_dataclasses():
+    """A tree's bodies and joints are Body and Joint tables (an actuator table is a
+    LinearMotion): their values are checked by those classes, at their key paths."""
+    tree = TreeModel(
+        bodies=(Body(1.0, 0.01, (0.2, 0.0)), Body(0.5, 0.0)),
+        joints=(Joint("revolute", actuator=LinearMotion(0.3, -0.1)), Joint("prismatic", 0)),
+    )
+    doc = model_document(Model(tree=tree))
+    bodies = doc["tree"]["bodies"]
+    bodies[0]["joint"]["actuator"]["rate"] = "fast"
+    bodies[0]["colour"] = "red"
+    bodies[1]["inertia"] = -1.0
+    bodies[1]["joint"]["kind"] = "spherical"
+    with pytest.raises(ModelFileError) as info:
+        parse_document(doc, "m.toml")
+    found = {p.path: p for p in info.value.problems}
+    assert set(found) == {
+        "tree.bodies.0.joint.actuator.rate",
+        "tree.bodies.0.colour",
+        "tree.bodies.1.inertia",
+        "tree.bodies.1.joint.kind",
+    }
+    assert "(LinearMotion.rate)" in found["tree.bodies.0.joint.actuator.rate"].message
+    assert found["tree.bodies.0.colour"].message.endswith("centre_of_mass, joint")
+    assert "(Body.inertia)" in found["tree.bodies.1.inertia"].message
+    assert "'revolute'" in found["tree.bodies.1.joint.kind"].message

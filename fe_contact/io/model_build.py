@@ -111,6 +111,30 @@ def _typed(classes: dict, raw, path: tuple, problems: list[Problem]):
     return library_call(build, path, raw, problems)
 
 
+def _joint(i: int, raw, path: tuple, problems: list[Problem]):
+    """The Joint of body ``i`` from its table (an ``actuator`` table is value + rate t)."""
+    if not isinstance(raw, dict):
+        problems.append(Problem(join(path), raw, "allowed: a table of Joint's keys"))
+        return None
+    parent = raw.get("parent")
+    if isinstance(parent, int) and not isinstance(parent, bool) and parent >= i:
+        allowed = f"0..{i - 1}" if i else "none (body 0 hangs on the ground)"
+        problems.append(
+            Problem(
+                join(path, "parent"),
+                parent,
+                f"allowed: an earlier body {allowed}; omit it for the ground",
+            )
+        )
+        return None
+    values = dict(raw)
+    if isinstance(raw.get("actuator"), dict):  # value + rate t
+        values["actuator"] = object_of(LinearMotion, raw["actuator"], (*path, "actuator"), problems)
+        if values["actuator"] is None:
+            return None
+    return object_of(Joint, values, path, problems)
+
+
 def _tree(raw, gravity, problems: list[Problem]):
     table = validate(schema.TreeTable, raw, ("tree",), problems)
     if table is None:
@@ -118,34 +142,17 @@ def _tree(raw, gravity, problems: list[Problem]):
     bodies, joints = [], []
     for i, raw_body in enumerate(table.bodies):
         path = ("tree", "bodies", i)
-        body = validate(schema.BodyTable, raw_body, path, problems)
-        if body is None:
+        if not isinstance(raw_body, dict):
+            problems.append(Problem(join(path), raw_body, "allowed: a table of Body's keys"))
             bodies.append(None)
             continue
-        bodies.append(
-            library_call(
-                lambda b=body: Body(b.mass, b.inertia, _pair(b.centre_of_mass)),
-                path,
-                raw_body,
-                problems,
-            )
-        )
-        if body.joint.parent is not None and body.joint.parent >= i:
-            allowed = f"0..{i - 1}" if i else "none (body 0 hangs on the ground)"
-            problems.append(
-                Problem(
-                    join(path, "joint", "parent"),
-                    body.joint.parent,
-                    f"allowed: an earlier body {allowed}; omit it for the ground",
-                )
-            )
-        fields = body.joint.model_dump()
-        fields["location"] = _pair(fields["location"])
-        if isinstance(body.joint.actuator, schema.LinearTable):
-            fields["actuator"] = LinearMotion(body.joint.actuator.value, body.joint.actuator.rate)
-        joints.append(
-            library_call(lambda f=fields: Joint(**f), (*path, "joint"), raw_body["joint"], problems)
-        )
+        own = {k: v for k, v in raw_body.items() if k != "joint"}
+        bodies.append(object_of(Body, own, path, problems, more=("joint",)))
+        if "joint" not in raw_body:
+            problems.append(Problem(join(path, "joint"), MISSING, "missing; this key is required"))
+            joints.append(None)
+            continue
+        joints.append(_joint(i, raw_body["joint"], (*path, "joint"), problems))
     if None in bodies or None in joints:
         return None
     points = {name: (p.body, _pair(p.at)) for name, p in table.points.items()}

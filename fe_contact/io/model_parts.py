@@ -264,10 +264,11 @@ def _value(hint, value, path: tuple, problems: list[Problem]):
     return value
 
 
-def object_of(cls: type, raw, path: tuple, problems: list[Problem], kinds=None):
+def object_of(cls: type, raw, path: tuple, problems: list[Problem], kinds=None, more=()):
     """The dataclass ``cls`` built from its table ``raw`` (``kinds``: the union it was picked
-    from, whose ``kind`` key is allowed); None with every problem added: unknown and missing
-    keys here, the values' by ``cls`` itself.
+    from, whose ``kind`` key is allowed; ``more``: keys of the table that others read, named
+    among the allowed ones); None with every problem added: unknown and missing keys here,
+    the values' by ``cls`` itself.
 
     Examples
     --------
@@ -290,7 +291,7 @@ def object_of(cls: type, raw, path: tuple, problems: list[Problem], kinds=None):
         if key == "kind" and kinds is not None:
             continue
         if key not in spec:
-            keys = ", ".join(("kind", *spec) if kinds is not None else spec)
+            keys = ", ".join((*(("kind",) if kinds is not None else ()), *spec, *more))
             problems.append(Problem(join(path, key), value, f"unknown key; allowed keys: {keys}"))
             continue
         values[key] = _value(spec[key][0], value, (*path, key), problems)

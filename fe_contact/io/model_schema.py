@@ -66,13 +66,13 @@ class Table(BaseModel):
 
     Examples
     --------
-    Every table refuses unknown keys and values of the wrong type (``BodyTable`` here):
+    Every table refuses unknown keys and values of the wrong type (here ``[initial]``):
 
-    >>> from fe_contact.io.model_schema import BodyTable
-    >>> BodyTable(mass=1.0, inertia=0.01, joint={"kind": "revolute"}, colour="red")
+    >>> from fe_contact.io.model_schema import InitialTable
+    >>> InitialTable(static=True, colour="red")
     Traceback (most recent call last):
     ...
-    pydantic_core._pydantic_core.ValidationError: 1 validation error for BodyTable
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for InitialTable
     colour
       Extra inputs are not permitted ...
     """
@@ -289,67 +289,6 @@ STRUCTURES = {"beam": BeamTable, "string": StringTable}
 # -- tree ------------------------------------------------------------------------------------
 
 
-class LinearTable(Table):
-    """value + rate t (an actuator force growing linearly in time).
-
-    Examples
-    --------
-    An actuator 1 N m + 0.5 N m/s t:
-
-    >>> from fe_contact.io.model_schema import LinearTable
-    >>> table = LinearTable(value=1.0, rate=0.5)
-    >>> table.value + table.rate * 2.0
-    2.0
-    """
-
-    value: float
-    rate: float = 0.0
-
-
-class JointTable(Table):
-    """``Joint``: the joint of a body to its parent (units as in ``Joint``).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import JointTable
-    >>> JointTable(kind="revolute", stiffness=10.0).damping
-    0.0
-    >>> JointTable(kind="spherical")
-    Traceback (most recent call last):
-    ...
-    pydantic_core._pydantic_core.ValidationError: 1 validation error for JointTable
-    kind
-      Input should be 'revolute' or 'prismatic' ...
-    """
-
-    kind: Literal["revolute", "prismatic"]
-    parent: Index | None = None
-    location: Pair = [0.0, 0.0]
-    angle: float = 0.0
-    stiffness: NonNegative = 0.0
-    damping: NonNegative = 0.0
-    rest: float = 0.0
-    actuator: float | LinearTable | None = None
-    name: str | None = None
-
-
-class BodyTable(Table):
-    """``Body`` with its ``joint`` table (mass kg, inertia kg m^2, centre of mass m).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import BodyTable
-    >>> BodyTable(mass=0.45, inertia=0.0025, centre_of_mass=[0.1, 0.0],
-    ...           joint={"kind": "revolute", "parent": 0, "location": [0.2, 0.0]}).joint.parent
-    0
-    """
-
-    mass: NonNegative
-    inertia: NonNegative
-    centre_of_mass: Pair = [0.0, 0.0]
-    joint: JointTable
-
-
 class NamedPointTable(Table):
     """A named point of the tree: (x, y) ``at`` in m in the frame of ``body``.
 
@@ -376,7 +315,7 @@ class TreeTable(Table):
     [0.3, 0.0]
     """
 
-    bodies: Annotated[list[dict], Field(min_length=1)]  # each a BodyTable
+    bodies: Annotated[list[dict], Field(min_length=1)]  # each a Body's keys and its joint
     points: dict[str, NamedPointTable] = {}
 
 
