@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib
+import inspect
 import io
 import re
 import textwrap
@@ -177,23 +178,15 @@ def schema_tables():
         ('structures.NAME.reference (type = "nodal")', s.NodalTable),
         ("structures.NAME.supports[i]", s.SupportTable),
         ("tree", s.TreeTable),
-        ("tree.bodies[i]", s.BodyTable),
-        ("tree.bodies[i].joint", s.JointTable),
-        ("tree.bodies[i].joint.actuator (a table)", s.LinearTable),
         ("tree.points.NAME", s.NamedPointTable),
-        ("contacts.NAME", s.ContactTable),
-        ("contacts.NAME.target (a table)", s.LineTable),
+        ("contacts.NAME (the law's keys: below)", s.ContactKeys),
         ("drives[i]", s.DriveTable),
-        ("loops[i]", s.LoopTable),
-        ("loads[i]", s.LoadTable),
         ("initial", s.InitialTable),
         ("initial.structures.NAME", s.StructureStateTable),
         ('simulation (method = "generalized-alpha")', s.GeneralizedAlphaTable),
         ('simulation (method = "moreau")', s.MoreauTable),
+        ('simulation (method = "event-driven")', s.EventDrivenTable),
         ("output", s.OutputTable),
-        ('output.sensors[i] (kind = "body_point")', s.BodyPointSensorTable),
-        ('output.sensors[i] (kind = "body")', s.BodySensorTable),
-        ('output.sensors[i] (kind = "structure")', s.StructureSensorTable),
     ]
 
 
@@ -228,6 +221,58 @@ def json_type(prop: dict) -> str:
     return names.get(kind, kind) + (f" ({', '.join(bounds)})" if bounds else "")
 
 
+def dataclass_tables():
+    """(key path, dataclass) of the tables derived from the dataclasses (``io.model_parts``)."""
+    from fe_contact.io.model_parts import PARTS, SENSORS, SIDES
+    from fe_contact.laws import FILE_LAWS
+    from fe_contact.multibody.drive import LinearMotion
+    from fe_contact.multibody.joints import Joint
+    from fe_contact.multibody.tree import Body
+    from fe_contact.rough import RoughProfile
+
+    out = [("tree.bodies[i] (and its joint)", Body), ("tree.bodies[i].joint", Joint)]
+    out.append(("tree.bodies[i].joint.actuator (a table: value + rate t)", LinearMotion))
+    out += [(f'contacts.NAME (law = "{name}")', cls) for name, cls in FILE_LAWS.items()]
+    out += [(f'contacts.NAME.profile / .target (kind = "{k}")', c) for k, c in SIDES.items()]
+    out.append(("contacts.NAME.profile.profile / .target.rim (RoughProfile)", RoughProfile))
+    out += [(f"{key}[i]", cls) for key, cls in PARTS.items()]
+    out += [(f'output.sensors[i] (kind = "{k}")', c) for k, c in SENSORS.items()]
+    return out
+
+
+def hint_name(hint) -> str:
+    """A type hint in a few words (``float | None``, ``tuple[float, float] | str``)."""
+    text = hint.__name__ if isinstance(hint, type) else str(hint)
+    return re.sub(r"\b(?:typing|numpy|fe_contact(?:\.\w+)*)\.", "", text)
+
+
+def dataclass_page() -> str:
+    from fe_contact.io.model_parts import CURVES, MISSING, fields_of
+
+    out = []
+    for path, cls in dataclass_tables():
+        rows = []
+        for key, (hint, default) in fields_of(cls).items():
+            text = "required" if default is MISSING else f"``{default!r}``"
+            rows.append((f"``{key}``", f"``{hint_name(hint)}``", text))
+        out.append(heading(f"``{path}``", "-"))
+        out.append(
+            f"The fields of ``{cls.__module__}.{cls.__name__}``, which checks their values "
+            "(its docstring gives their meaning and units).\n\n"
+        )
+        out.append(table(("key", "type", "default"), rows))
+    for kind, build in CURVES.items():
+        rows = []
+        for key, parameter in inspect.signature(build).parameters.items():
+            empty = parameter.default is inspect.Parameter.empty
+            text = "required" if empty else f"``{parameter.default!r}``"
+            rows.append((f"``{key}``", "", text))
+        out.append(heading(f'``...profile.curve (kind = "{kind}")``', "-"))
+        out.append(f"The parameters of ``Curve.{build.__name__}`` (control points in m).\n\n")
+        out.append(table(("key", "type", "default"), rows))
+    return "".join(out)
+
+
 def schema_page() -> str:
     out = []
     for path, cls in schema_tables():
@@ -250,6 +295,7 @@ def schema_page() -> str:
         if doc and cls.__doc__ != cls.__mro__[1].__doc__:
             out.append(" ".join(doc.split()).replace("``", "``") + "\n\n")
         out.append(table(("key", "type", "default"), rows))
+    out.append(dataclass_page())
     return "".join(out)
 
 

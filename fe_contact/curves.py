@@ -84,6 +84,9 @@ class Curve:
         self.control_points = control_points
         self.kind = kind
         self.degree = int(spline.k)
+        # eta in [0, 1] spans the knots from 0 for a Bezier curve and a clamped B-spline, the
+        # middle N - d spans (from knot d >= 1) for a uniform one
+        self.clamped = float(eta_range[0]) == 0.0
         self._a, self._b = eta_range  # eta in [0, 1] -> knot parameter a + (b - a) eta
 
     @classmethod

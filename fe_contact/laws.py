@@ -29,6 +29,10 @@ STEPPERS = ("generalized-alpha", "moreau", "event-driven")  # ``simulate``'s met
 FILE_LAWS: dict[str, type] = {}  # a model file's ``law = "..."`` -> the law class (``file_name``)
 
 
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def continuous_friction(v_t: float, v0: float) -> float:
     """sign(v_t) (1 - exp(-|v_t| / v0)): the friction force of Bauchau's (000) continuous law,
     eq. (10), per unit mu F_n (against the slip).
@@ -95,8 +99,19 @@ class ContactLaw:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         name = cls.__dict__.get("file_name")
-        if name is not None:
-            FILE_LAWS[name] = cls
+        if name is None:
+            return
+        known = FILE_LAWS.get(name)
+        if known is not None and _qualified(known) != _qualified(cls):
+            # the same class defined again (its module reloaded) takes its place; another
+            # class would silently take over every model file that names the law
+            raise ValueError(
+                f"{_qualified(cls)}.file_name: got {name!r}, the model-file name of "
+                f"{_qualified(known)}; allowed: a name no other law has (taken: "
+                + ", ".join(repr(n) for n in FILE_LAWS)
+                + ")"
+            )
+        FILE_LAWS[name] = cls
 
     @property
     def steppers(self) -> frozenset[str]:
@@ -572,6 +587,7 @@ class Compliant(ContactLaw):
             check.fail("Compliant.v0", None, "a characteristic velocity > 0 m/s with rolling")
 
     constraint: ClassVar[str] = "compliant"
+    file_name: ClassVar[str | None] = "compliant"
 
     @property
     def static_coefficient(self) -> float:

@@ -232,7 +232,8 @@ def test_every_invalid_option_exits_2_with_one_line_before_any_work(
 def test_messages_name_the_option_the_value_and_what_is_allowed(model_path, capsys):
     main(["run", str(model_path), "--set", "contacts.mass.mu=-1"])
     assert capsys.readouterr().err.strip() == (
-        "fe-contact run: --set: contacts.mass.mu = -1: allowed: greater than or equal to 0"
+        "fe-contact run: --set: contacts.mass.mu = -1: allowed: a friction coefficient >= 0 "
+        "(Sliding.mu)"
     )
     main(["sweep", str(model_path), "--vary", "contacts.mass.mu=0.1", "--jobs", "0"])
     err = capsys.readouterr().err

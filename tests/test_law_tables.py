@@ -71,3 +71,33 @@ def test_a_law_subclass_without_its_own_file_name_is_not_written():
 
     with pytest.raises(ValueError, match="Anonymous law cannot be written to a model file"):
         Anonymous(0.1).file_table()
+
+
+def test_a_second_law_under_a_taken_name_is_refused():
+    """Registering another class under an existing ``file_name`` raised nothing and silently
+    replaced the law every model file with ``law = "sliding"`` reads."""
+    with pytest.raises(ValueError, match=r"file_name: got 'sliding'.*Sliding.*allowed: a name"):
+
+        @dataclass(frozen=True)
+        class Impostor(Sliding):
+            file_name: ClassVar[str | None] = "sliding"
+
+    assert FILE_LAWS["sliding"] is Sliding
+
+
+def test_a_compliant_law_round_trips(tmp_path):
+    """Compliant (Bauchau (000), sec. 7) is a model-file law: ``law = "compliant"`` with its
+    fields (kind, stiffness, damping, mu, mu_s, v0, rolling) as keys."""
+    from fe_contact.laws import Compliant
+
+    law = Compliant("linear", 2e5, damping=0.3, mu=0.2, mu_s=0.25, v0=1e-3, rolling=True)
+    model = block(law)
+    loaded = load_model(save_model(model, tmp_path / "m.toml")).model
+    assert loaded == model and loaded.contacts[0].law == law
+    path = tmp_path / "m.toml"
+    path.write_text(path.read_text().replace("stiffness = 200000.0", "stiffness = -1.0"))
+    with pytest.raises(ModelFileError) as info:
+        load_model(path)
+    (problem,) = info.value.problems
+    assert problem.path == "contacts.block.stiffness" and problem.value == -1.0
+    assert "Compliant.stiffness" in problem.message

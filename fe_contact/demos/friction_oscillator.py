@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io.model_file import save_model
+from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers.friction_oscillator import (
     CONTACT,
     Oscillator,
@@ -47,7 +47,13 @@ def run(data: Oscillator, t_end: float = 5.0, h: float = 1e-3, out=None):
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        save_model(model, out / "model.toml")
+        run_file = ModelFile(
+            model,
+            Simulation(t_end, h=h),
+            InitialState.from_state(system, q0, u0),
+            Output(frame_every=0.0),
+        )
+        save_model(run_file, out / "model.toml")  # the run: ``fe-contact run`` runs it again
         observers = standard_observers(out, h, None)
     result = simulate(system, (0.0, t_end), (q0, u0), h=h, observers=observers)
     if out is not None:

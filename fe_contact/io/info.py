@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..elements.beam import BeamSpec
-from ..model import Circle, Line, Point
+from ..model import Circle, Line, Point, Polyline, Profile
 
 
 def _structure(name, spec, n_dofs) -> str:
@@ -24,6 +24,19 @@ def _structure(name, spec, n_dofs) -> str:
     return f"    {name}: {what}; {n_dofs} free coordinates"
 
 
+def _side(side) -> str:
+    """A line, a curved profile, a rough polyline or a wheel in a few words."""
+    if isinstance(side, Line):
+        return f"line through ({side.point[0]:g}, {side.point[1]:g}) m"
+    if isinstance(side, Profile):
+        curve = side.curve
+        where = "fixed" if side.body is None else f"on body {side.body!r}"
+        return f"{curve.kind} curve of degree {curve.degree} ({len(curve.control_points)} control points) {where}"
+    if isinstance(side, Polyline):
+        return f"rough polyline of {side.profile.n_points} vertices on body {side.body}"
+    return f"wheel of {side.rim.n_points} rim vertices turning at {side.omega:g} rad/s"
+
+
 def _contact(c) -> str:
     p = c.profile
     if isinstance(p, Point):
@@ -34,13 +47,9 @@ def _contact(c) -> str:
         )
     elif isinstance(p, Circle):
         profile = f"circle R = {p.radius:g} m on body {p.body}"
-    else:  # pragma: no cover - the model accepts no other profile
-        profile = repr(p)
-    target = (
-        c.target
-        if not isinstance(c.target, Line)
-        else (f"line through ({c.target.point[0]:g}, {c.target.point[1]:g}) m")
-    )
+    else:
+        profile = _side(p)
+    target = c.target if isinstance(c.target, str) else _side(c.target)
     law = c.law.summary()
     search = f", grid of {c.n_candidates} points" if c.search == "grid" else ""
     return f"    {c.name}: {profile} on {target}; {law}{search}"

@@ -19,9 +19,9 @@ from ..elements.string import (
 )
 from ..laws import FILE_LAWS, file_keys, law_from_table
 from ..model import (
+    CarriedBody,
     Circle,
     ContactPair,
-    Line,
     LoopClosure,
     Model,
     Point,
@@ -30,8 +30,8 @@ from ..model import (
 from ..multibody.drive import Drive, LinearMotion, ReversingMotion
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
-from ..sensors import BodyPointSensor, BodySensor, StructureSensor
 from . import model_schema as schema
+from .model_parts import PARTS, SENSORS, SIDES, object_of, side_of, table_of, tagged_of
 from .model_problems import MISSING, Problem, join, library_call, validate
 
 # -- file -> objects -------------------------------------------------------------------------
@@ -111,6 +111,30 @@ def _typed(classes: dict, raw, path: tuple, problems: list[Problem]):
     return library_call(build, path, raw, problems)
 
 
+def _joint(i: int, raw, path: tuple, problems: list[Problem]):
+    """The Joint of body ``i`` from its table (an ``actuator`` table is value + rate t)."""
+    if not isinstance(raw, dict):
+        problems.append(Problem(join(path), raw, "allowed: a table of Joint's keys"))
+        return None
+    parent = raw.get("parent")
+    if isinstance(parent, int) and not isinstance(parent, bool) and parent >= i:
+        allowed = f"0..{i - 1}" if i else "none (body 0 hangs on the ground)"
+        problems.append(
+            Problem(
+                join(path, "parent"),
+                parent,
+                f"allowed: an earlier body {allowed}; omit it for the ground",
+            )
+        )
+        return None
+    values = dict(raw)
+    if isinstance(raw.get("actuator"), dict):  # value + rate t
+        values["actuator"] = object_of(LinearMotion, raw["actuator"], (*path, "actuator"), problems)
+        if values["actuator"] is None:
+            return None
+    return object_of(Joint, values, path, problems)
+
+
 def _tree(raw, gravity, problems: list[Problem]):
     table = validate(schema.TreeTable, raw, ("tree",), problems)
     if table is None:
@@ -118,34 +142,17 @@ def _tree(raw, gravity, problems: list[Problem]):
     bodies, joints = [], []
     for i, raw_body in enumerate(table.bodies):
         path = ("tree", "bodies", i)
-        body = validate(schema.BodyTable, raw_body, path, problems)
-        if body is None:
+        if not isinstance(raw_body, dict):
+            problems.append(Problem(join(path), raw_body, "allowed: a table of Body's keys"))
             bodies.append(None)
             continue
-        bodies.append(
-            library_call(
-                lambda b=body: Body(b.mass, b.inertia, _pair(b.centre_of_mass)),
-                path,
-                raw_body,
-                problems,
-            )
-        )
-        if body.joint.parent is not None and body.joint.parent >= i:
-            allowed = f"0..{i - 1}" if i else "none (body 0 hangs on the ground)"
-            problems.append(
-                Problem(
-                    join(path, "joint", "parent"),
-                    body.joint.parent,
-                    f"allowed: an earlier body {allowed}; omit it for the ground",
-                )
-            )
-        fields = body.joint.model_dump()
-        fields["location"] = _pair(fields["location"])
-        if isinstance(body.joint.actuator, schema.LinearTable):
-            fields["actuator"] = LinearMotion(body.joint.actuator.value, body.joint.actuator.rate)
-        joints.append(
-            library_call(lambda f=fields: Joint(**f), (*path, "joint"), raw_body["joint"], problems)
-        )
+        own = {k: v for k, v in raw_body.items() if k != "joint"}
+        bodies.append(object_of(Body, own, path, problems, more=("joint",)))
+        if "joint" not in raw_body:
+            problems.append(Problem(join(path, "joint"), MISSING, "missing; this key is required"))
+            joints.append(None)
+            continue
+        joints.append(_joint(i, raw_body["joint"], (*path, "joint"), problems))
     if None in bodies or None in joints:
         return None
     points = {name: (p.body, _pair(p.at)) for name, p in table.points.items()}
@@ -157,30 +164,65 @@ def _tree(raw, gravity, problems: list[Problem]):
     )
 
 
-def _contact(name: str, raw, problems: list[Problem]):
-    path = ("contacts", name)
-    table = validate(schema.contact_table(), raw, path, problems)
-    if table is None:
+def _law(raw, path: tuple, problems: list[Problem]):
+    """The law of a contact table from its ``law`` and that law's keys, checked by the law
+    alone (whatever the other keys hold); None with the problems added. A key of another law
+    is a problem; a ``law`` that no law has is the table's (``schema.contact_table``)."""
+    name = raw.get("law", "sliding") if isinstance(raw, dict) else None
+    if not isinstance(name, str) or name not in FILE_LAWS:
         return None
+    own = file_keys(FILE_LAWS[name])
     count = len(problems)
-    point_keys, circle_keys = ("at",), ("radius", "centre")
-    wrong = circle_keys if table.profile == "point" else point_keys
-    for key in wrong:
-        if raw.get(key) is not None:
-            problems.append(
-                Problem(join(path, key), raw[key], f"not a key of a {table.profile} profile")
-            )
-    if table.profile == "circle" and table.radius is None:
-        problems.append(Problem(join(path, "radius"), MISSING, "a circle needs its radius > 0"))
-    own = file_keys(FILE_LAWS[table.law])
     for key in sorted({k for law in FILE_LAWS.values() for k in file_keys(law)} - own.keys()):
         if raw.get(key) is not None:  # a key of other laws
-            takes = [name for name, law in FILE_LAWS.items() if key in file_keys(law)]
+            takes = [n for n, law in FILE_LAWS.items() if key in file_keys(law)]
             allowed = "allowed only with law " + " or ".join(repr(n) for n in takes)
             problems.append(Problem(join(path, key), raw[key], allowed))
     if len(problems) > count:
         return None
-    if table.profile == "point":
+    values = {key: raw[key] for key in own if key in raw}
+    return library_call(lambda: law_from_table(name, values), path, raw, problems)
+
+
+def _contact(name: str, raw, problems: list[Problem]):
+    path = ("contacts", name)
+    law = _law(raw, path, problems)
+    table = validate(schema.contact_table(), raw, path, problems)
+    if table is None:
+        return None
+    count = len(problems)
+    flat = ("body", "at", "radius", "centre")  # the keys of a flattened point or circle
+    if isinstance(table.profile, dict):
+        for key in flat:
+            if raw.get(key) is not None:
+                where = join(path, "profile", key)
+                problems.append(Problem(join(path, key), raw[key], f"allowed: as {where}"))
+    elif table.profile not in ("point", "circle"):
+        problems.append(
+            Problem(
+                join(path, "profile"),
+                table.profile,
+                "allowed: 'point', 'circle' or a table with a kind: "
+                + " or ".join(repr(k) for k in SIDES),
+            )
+        )
+    else:
+        point_keys, circle_keys = ("at",), ("radius", "centre")
+        wrong = circle_keys if table.profile == "point" else point_keys
+        for key in wrong:
+            if raw.get(key) is not None:
+                problems.append(
+                    Problem(join(path, key), raw[key], f"not a key of a {table.profile} profile")
+                )
+        if table.body is None:
+            problems.append(Problem(join(path, "body"), MISSING, "missing; this key is required"))
+        if table.profile == "circle" and table.radius is None:
+            problems.append(Problem(join(path, "radius"), MISSING, "a circle needs its radius > 0"))
+    if len(problems) > count:
+        return None
+    if isinstance(table.profile, dict):
+        profile = side_of(raw["profile"], (*path, "profile"), problems)
+    elif table.profile == "point":
         at = (0.0, 0.0) if table.at is None else table.at
         profile = library_call(
             lambda: Point(table.body, at if isinstance(at, str) else _pair(at)), path, raw, problems
@@ -190,16 +232,9 @@ def _contact(name: str, raw, problems: list[Problem]):
         profile = library_call(
             lambda: Circle(table.body, table.radius, centre), path, raw, problems
         )
-    values = {key: getattr(table, key) for key in own if getattr(table, key) is not None}
-    law = library_call(lambda: law_from_table(table.law, values), path, raw, problems)
     target = table.target
-    if isinstance(target, schema.LineTable):
-        target = library_call(
-            lambda: Line(_pair(table.target.point), _pair(table.target.normal), table.target.body),
-            (*path, "target"),
-            raw["target"],
-            problems,
-        )
+    if isinstance(target, dict):  # a side table; without a kind, a line (the first format)
+        target = side_of(raw["target"], (*path, "target"), problems, default_kind="line")
     if profile is None or law is None or target is None:
         return None
     return library_call(
@@ -232,52 +267,9 @@ def _drive(i: int, raw, problems: list[Problem]):
     return library_call(make, ("drives", i), raw, problems)
 
 
-def _loop(i: int, raw, problems: list[Problem]):
-    table = validate(schema.LoopTable, raw, ("loops", i), problems)
-    if table is None:
-        return None
-
-    def point(p):
-        return p if isinstance(p, str) else _pair(p)
-
-    return library_call(
-        lambda: LoopClosure(
-            table.body_a, point(table.point_a), table.body_b, point(table.point_b), table.name
-        ),
-        ("loops", i),
-        raw,
-        problems,
-    )
-
-
-def _load(i: int, raw, problems: list[Problem]):
-    table = validate(schema.LoadTable, raw, ("loads", i), problems)
-    if table is None:
-        return None
-    return library_call(
-        lambda: PointLoad(table.structure, table.s, _pair(table.force)),
-        ("loads", i),
-        raw,
-        problems,
-    )
-
-
 def _sensor(i: int, raw, problems: list[Problem]):
     """A sensor from its ``[[output.sensors]]`` table (a ``kind`` tag per sensor class)."""
-    path = ("output", "sensors", i)
-    kind = raw.get("kind", MISSING) if isinstance(raw, dict) else MISSING
-    if kind not in schema.SENSORS:
-        allowed = " or ".join(repr(k) for k in schema.SENSORS)
-        problems.append(Problem(join(path, "kind"), kind, f"allowed: {allowed}"))
-        return None
-    table = validate(schema.SENSORS[kind], raw, path, problems)
-    if table is None:
-        return None
-    fields = table.model_dump(exclude={"kind"})
-    make = {"body_point": BodyPointSensor, "body": BodySensor, "structure": StructureSensor}
-    if kind == "body_point" and not isinstance(fields["at"], str):
-        fields["at"] = _pair(fields["at"])
-    return library_call(lambda: make[kind](**fields), path, raw, problems)
+    return tagged_of(SENSORS, raw, ("output", "sensors", i), problems)
 
 
 def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Model | None:
@@ -289,12 +281,16 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
     tree = None if doc.tree is None else _tree(doc.tree, gravity, problems)
     contacts = [_contact(name, value, problems) for name, value in doc.contacts.items()]
     drives = [_drive(i, value, problems) for i, value in enumerate(doc.drives)]
-    loops = [_loop(i, value, problems) for i, value in enumerate(doc.loops)]
-    loads = [_load(i, value, problems) for i, value in enumerate(doc.loads)]
+    loops = [object_of(LoopClosure, v, ("loops", i), problems) for i, v in enumerate(doc.loops)]
+    loads = [object_of(PointLoad, v, ("loads", i), problems) for i, v in enumerate(doc.loads)]
     raw_sensors = doc.output.get("sensors", []) if isinstance(doc.output, dict) else []
     raw_sensors = raw_sensors if isinstance(raw_sensors, list) else []  # OutputTable says why
     sensors = [_sensor(i, value, problems) for i, value in enumerate(raw_sensors)]
-    parts = [*structures.values(), *contacts, *drives, *loops, *loads, *sensors]
+    carried = [
+        object_of(CarriedBody, value, ("carried", i), problems)
+        for i, value in enumerate(doc.carried)
+    ]
+    parts = [*structures.values(), *contacts, *drives, *loops, *loads, *sensors, *carried]
     if None in parts or (doc.tree is not None and tree is None):
         return None
     base = {
@@ -306,6 +302,13 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
     count = len(problems)
     if library_call(lambda: Model(**base), (), raw, problems) is None:
         return None
+    for i, body in enumerate(carried):  # before the contacts: a Profile may ride on one
+        library_call(
+            lambda b=body: Model(**base, carried=(b,)), ("carried", i), raw["carried"][i], problems
+        )
+    if len(problems) > count:
+        return None
+    base["carried"] = tuple(carried)
     # one part at a time, so that a cross-reference names its own key path
     for key, items, names in (
         ("contacts", contacts, list(doc.contacts)),
@@ -453,18 +456,16 @@ def _tree_table(tree: TreeModel) -> dict:
 
 def _contact_table(c: ContactPair) -> dict:
     p = c.profile
-    table = {"profile": "point" if isinstance(p, Point) else "circle", "body": int(p.body)}
-    if isinstance(p, Point):
+    if isinstance(p, Point):  # a point or a circle flattened into the contact's table
+        table = {"profile": "point", "body": int(p.body)}
         table["at"] = p.at if isinstance(p.at, str) else _floats(p.at)
-    else:
+    elif isinstance(p, Circle):
+        table = {"profile": "circle", "body": int(p.body)}
         table["radius"] = float(p.radius)
         table["centre"] = _floats(p.centre)
-    if isinstance(c.target, Line):
-        table["target"] = {"point": _floats(c.target.point), "normal": _floats(c.target.normal)}
-        if c.target.body is not None:
-            table["target"]["body"] = int(c.target.body)
     else:
-        table["target"] = c.target
+        table = {"profile": table_of(p, SIDES)}
+    table["target"] = c.target if isinstance(c.target, str) else table_of(c.target, SIDES)
     table.update(c.law.file_table())
     table["side"] = int(c.side)
     if c.search != "closest":
@@ -502,10 +503,6 @@ def _drive_table(d: Drive) -> dict:
     )
 
 
-def _point(p):
-    return p if isinstance(p, str) else _floats(p)
-
-
 def model_tables(model: Model) -> dict:
     """The model part of a model file as plain TOML values (no simulation, no state)."""
     links = [c.name for c in model.contacts if c.link]
@@ -531,36 +528,12 @@ def model_tables(model: Model) -> dict:
         doc["contacts"] = {c.name: _contact_table(c) for c in model.contacts}
     if model.drives:
         doc["drives"] = [_drive_table(d) for d in model.drives]
-    if model.loops:
-        doc["loops"] = []
-        for loop in model.loops:
-            item = {"name": loop.name, "body_a": int(loop.body_a), "point_a": _point(loop.point_a)}
-            if loop.body_b is not None:
-                item["body_b"] = int(loop.body_b)
-            item["point_b"] = _point(loop.point_b)
-            doc["loops"].append(item)
-    if model.loads:
-        doc["loads"] = [
-            {"structure": ld.structure, "s": float(ld.s), "force": _floats(ld.force)}
-            for ld in model.loads
-        ]
+    for key in PARTS:  # [[carried]], [[loops]], [[loads]]
+        if getattr(model, key):
+            doc[key] = [table_of(part) for part in getattr(model, key)]
     if model.sensors:
-        doc["output"] = {"sensors": [_sensor_table(sensor) for sensor in model.sensors]}
+        doc["output"] = {"sensors": [table_of(sensor, SENSORS) for sensor in model.sensors]}
     return doc
-
-
-def _sensor_table(sensor) -> dict:
-    """The ``[[output.sensors]]`` table of a sensor."""
-    if isinstance(sensor, BodyPointSensor):
-        table = {"kind": "body_point", "name": sensor.name, "body": int(sensor.body)}
-        table["at"] = _point(sensor.at)
-    elif isinstance(sensor, BodySensor):
-        table = {"kind": "body", "name": sensor.name, "body": int(sensor.body)}
-    else:
-        table = {"kind": "structure", "name": sensor.name, "structure": sensor.structure}
-        table["s"] = float(sensor.s)
-    table["quantity"] = sensor.quantity
-    return table
 
 
 __all__ = ["build_model", "model_tables"]

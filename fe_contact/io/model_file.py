@@ -36,7 +36,7 @@ from .model_problems import MISSING, ModelFileError, Problem, join, validate
 
 @dataclass(frozen=True)
 class Simulation:
-    """The stepper of a run: ``method`` ("generalized-alpha" or "moreau"), the time span
+    """The stepper of a run: ``method`` ("generalized-alpha", "moreau" or "event-driven"), the time span
     ``t_start`` .. ``t_end`` (s), the step ``h`` (s; None: the stepper's default) and the
     stepper's other ``settings`` (``rho_inf``, ``theta``, ``max_halvings``, ...).
 
@@ -64,6 +64,8 @@ class Simulation:
 
         if self.method == "moreau":
             from ..steppers.moreau import MoreauJean as Stepper
+        elif self.method == "event-driven":
+            from ..steppers.event_driven import EventDriven as Stepper
         else:
             from ..steppers.genalpha import GeneralizedAlpha as Stepper
         return inspect.signature(Stepper).parameters["h"].default

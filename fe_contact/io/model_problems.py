@@ -139,10 +139,21 @@ def library_call(build, path: tuple, raw, problems: list[Problem]):
         message = str(err)
         best = None
         # the library's messages start with the parameter's path: "Model.loads[0].s: got ..."
-        head = re.match(r"\s*([\w.\[\]'\"]+?)\s*(?::|=)\s", message)
-        last = re.findall(r"\w+", head.group(1))[-1] if head else None
-        if isinstance(raw, dict) and last in raw:
-            best = (0, last)
+        # ... or with a quoted name: "BodySensor 'arm'.quantity: got ..."
+        head = re.match(r"\s*([\w.\[\]'\"]+?(?: '[^']*'[\w.\[\]]*)?)\s*(?::|=)\s", message)
+        words = re.findall(r"\w+", head.group(1)) if head else []
+        # the longest tail of the parameter's path that leads to a key of raw (its nested
+        # tables too: "Model.contacts['cam'].profile.body" -> profile.body)
+        tails = [tuple(words[i:]) for i in range(len(words))]
+        found = next((t for t in tails if _value_at(raw, _keys(t)) is not MISSING), None)
+        if isinstance(raw, dict) and found:
+            best = (0, _keys(found))
+            # "Sliding.mu: got -0.3; allowed: ..." -> "allowed: ... (Sliding.mu)": the key
+            # path and the file's value head the problem already
+            name = head.group(1)
+            short = re.match(rf"\s*{re.escape(name)}:\s+got .*?; (allowed: .*)$", message, re.S)
+            if short:
+                message = f"{short.group(1)} ({name})"
         elif isinstance(raw, dict):
             for key in raw:
                 found = re.search(rf"(?<![\w.]){re.escape(str(key))}(?!\w)", message)
@@ -151,9 +162,14 @@ def library_call(build, path: tuple, raw, problems: list[Problem]):
         if best is None:
             problems.append(Problem(join(path), MISSING, message))
         else:
-            key = best[1]
-            problems.append(Problem(join(path, key), raw[key], message))
+            keys = best[1] if isinstance(best[1], tuple) else (best[1],)
+            problems.append(Problem(join(path, *keys), _value_at(raw, keys), message))
         return None
+
+
+def _keys(words: tuple) -> tuple:
+    """Words of a parameter's path as keys: list indices as integers."""
+    return tuple(int(w) if w.isdigit() else w for w in words)
 
 
 __all__ = ["MISSING", "ModelFileError", "Problem", "join", "library_call", "validate"]

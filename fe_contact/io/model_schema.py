@@ -51,7 +51,6 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from ..elements.beam import BeamSpec
 from ..laws import FILE_LAWS, file_keys
 from ..reductions import STATISTICS  # the statistics of [output] results
-from ..sensors import BODY_QUANTITIES, POINT_QUANTITIES, STRUCTURE_QUANTITIES
 
 FORMAT = 1
 Pair = Annotated[list[float], Field(min_length=2, max_length=2)]
@@ -67,13 +66,13 @@ class Table(BaseModel):
 
     Examples
     --------
-    Every table refuses unknown keys and values of the wrong type (``BodyTable`` here):
+    Every table refuses unknown keys and values of the wrong type (here ``[initial]``):
 
-    >>> from fe_contact.io.model_schema import BodyTable
-    >>> BodyTable(mass=1.0, inertia=0.01, joint={"kind": "revolute"}, colour="red")
+    >>> from fe_contact.io.model_schema import InitialTable
+    >>> InitialTable(static=True, colour="red")
     Traceback (most recent call last):
     ...
-    pydantic_core._pydantic_core.ValidationError: 1 validation error for BodyTable
+    pydantic_core._pydantic_core.ValidationError: 1 validation error for InitialTable
     colour
       Extra inputs are not permitted ...
     """
@@ -104,6 +103,7 @@ class Document(Table):
     drives: list[dict] = []
     loops: list[dict] = []
     loads: list[dict] = []
+    carried: list[dict] = []
     initial: dict = {}
     simulation: dict = {}
     output: dict = {}
@@ -289,67 +289,6 @@ STRUCTURES = {"beam": BeamTable, "string": StringTable}
 # -- tree ------------------------------------------------------------------------------------
 
 
-class LinearTable(Table):
-    """value + rate t (an actuator force growing linearly in time).
-
-    Examples
-    --------
-    An actuator 1 N m + 0.5 N m/s t:
-
-    >>> from fe_contact.io.model_schema import LinearTable
-    >>> table = LinearTable(value=1.0, rate=0.5)
-    >>> table.value + table.rate * 2.0
-    2.0
-    """
-
-    value: float
-    rate: float = 0.0
-
-
-class JointTable(Table):
-    """``Joint``: the joint of a body to its parent (units as in ``Joint``).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import JointTable
-    >>> JointTable(kind="revolute", stiffness=10.0).damping
-    0.0
-    >>> JointTable(kind="spherical")
-    Traceback (most recent call last):
-    ...
-    pydantic_core._pydantic_core.ValidationError: 1 validation error for JointTable
-    kind
-      Input should be 'revolute' or 'prismatic' ...
-    """
-
-    kind: Literal["revolute", "prismatic"]
-    parent: Index | None = None
-    location: Pair = [0.0, 0.0]
-    angle: float = 0.0
-    stiffness: NonNegative = 0.0
-    damping: NonNegative = 0.0
-    rest: float = 0.0
-    actuator: float | LinearTable | None = None
-    name: str | None = None
-
-
-class BodyTable(Table):
-    """``Body`` with its ``joint`` table (mass kg, inertia kg m^2, centre of mass m).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import BodyTable
-    >>> BodyTable(mass=0.45, inertia=0.0025, centre_of_mass=[0.1, 0.0],
-    ...           joint={"kind": "revolute", "parent": 0, "location": [0.2, 0.0]}).joint.parent
-    0
-    """
-
-    mass: NonNegative
-    inertia: NonNegative
-    centre_of_mass: Pair = [0.0, 0.0]
-    joint: JointTable
-
-
 class NamedPointTable(Table):
     """A named point of the tree: (x, y) ``at`` in m in the frame of ``body``.
 
@@ -376,36 +315,23 @@ class TreeTable(Table):
     [0.3, 0.0]
     """
 
-    bodies: Annotated[list[dict], Field(min_length=1)]  # each a BodyTable
+    bodies: Annotated[list[dict], Field(min_length=1)]  # each a Body's keys and its joint
     points: dict[str, NamedPointTable] = {}
 
 
 # -- contacts, drives, loops, loads ----------------------------------------------------------
 
 
-class LineTable(Table):
-    """A rigid line through ``point`` with ``normal`` towards the free side.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import LineTable
-    >>> LineTable(point=[0.0, 0.0], normal=[0.0, 1.0]).body is None
-    True
-    """
-
-    point: Pair
-    normal: Pair
-    body: Index | None = None
-
-
 class ContactKeys(Table):
-    """``ContactPair`` with its profile and law flattened: ``profile`` point (on ``body`` at
-    ``at``: coordinates or a named point) or circle (``radius`` about ``centre``); ``target`` a
-    structure name or a line; ``law`` one of ``fe_contact.laws.FILE_LAWS`` with its keys (its
+    """``ContactPair`` with its law flattened: ``profile`` point (on ``body`` at ``at``:
+    coordinates or a named point) or circle (``radius`` about ``centre``), or a side table
+    with a ``kind`` (``io.model_parts.SIDES``: profile, polyline, ...); ``target`` a
+    structure name or a side table (line, profile, wheel; a table without ``kind`` is a
+    line); ``law`` one of ``fe_contact.laws.FILE_LAWS`` with its keys (its
     dataclass fields): sliding (``mu``, ``mu_s`` the static coefficient, default mu, ``v0``
     its continuous law's characteristic velocity) or unilateral (``mu``,
     ``restitution_normal``, ``restitution_tangent``, ``impact``, ``reversibility``), ...; the
-    keys of the laws declared here carry their bounds, the others are checked by the law.
+    laws' keys are added by ``contact_table`` and checked by the law alone.
 
     Examples
     --------
@@ -417,19 +343,13 @@ class ContactKeys(Table):
     ('point', 0.2)
     """
 
-    profile: Literal["point", "circle"] = "point"
-    body: Index
+    profile: str | dict = "point"
+    body: Index | None = None
     at: Pair | str | None = None
     radius: Positive | None = None
     centre: Pair | None = None
-    target: str | LineTable
+    target: str | dict
     law: str = "sliding"
-    mu: NonNegative = 0.0
-    mu_s: NonNegative | None = None
-    v0: Positive | None = None
-    restitution_normal: Fraction | None = None
-    restitution_tangent: Fraction | None = None
-    impact: Literal["newton", "poisson"] | None = None
     side: Literal[1, -1] = 1
     search: Literal["closest", "grid"] = "closest"
     n_candidates: Index = 0
@@ -437,9 +357,10 @@ class ContactKeys(Table):
 
 def contact_table() -> type[Table]:
     """The contact table's class: ``ContactKeys`` with ``law`` one of the laws a model file
-    takes (``fe_contact.laws.FILE_LAWS``) and every key of those laws it does not declare,
-    typed as the law's field and optional (a law defined after this module was imported is
-    taken too: the class is built again when FILE_LAWS grows).
+    takes (``fe_contact.laws.FILE_LAWS``) and every key of those laws (their dataclass
+    fields), optional and of any type here: the law checks their values, in one place (a
+    law defined after this module was imported is taken too: the class is built again when
+    FILE_LAWS grows).
 
     Examples
     --------
@@ -453,9 +374,9 @@ def contact_table() -> type[Table]:
     if names not in _CONTACT_TABLES:
         extra = {}
         for law in FILE_LAWS.values():
-            for key, hint in file_keys(law).items():
+            for key in file_keys(law):
                 if key not in ContactKeys.model_fields and key not in extra:
-                    extra[key] = (hint | None, None)
+                    extra[key] = (typing.Any, None)
         table = create_model(
             "ContactTable", __base__=ContactKeys, law=(Literal[names], "sliding"), **extra
         )
@@ -486,38 +407,6 @@ class DriveTable(Table):
     rate: float
     t_reverse: float | None = None
     ramp: Positive | None = None
-
-
-class LoopTable(Table):
-    """``LoopClosure``: ``point_a`` of ``body_a`` on ``point_b`` of ``body_b`` (none: the ground).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import LoopTable
-    >>> LoopTable(body_a=1, point_a=[0.2, 0.0], point_b=[0.2, 0.0]).body_b is None
-    True
-    """
-
-    name: str = "loop"
-    body_a: Index
-    point_a: Pair | str
-    body_b: Index | None = None
-    point_b: Pair | str = [0.0, 0.0]
-
-
-class LoadTable(Table):
-    """``PointLoad``: a constant ``force`` (N) at the material point ``s`` (m) of a structure.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import LoadTable
-    >>> LoadTable(structure="beam", s=0.4, force=[0.0, -2.0]).force
-    [0.0, -2.0]
-    """
-
-    structure: str
-    s: float
-    force: Pair
 
 
 # -- initial state, simulation, output -------------------------------------------------------
@@ -603,68 +492,33 @@ class MoreauTable(Table):
     max_halvings: Index | None = None
 
 
-METHODS = {"generalized-alpha": GeneralizedAlphaTable, "moreau": MoreauTable}
-SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
-
-
-class BodyPointSensorTable(Table):
-    """``sensors.BodyPointSensor``: the position, velocity or acceleration of a body point
-    (``at``: (x, y) m in the body's frame or the name of a tree point).
+class EventDrivenTable(Table):
+    """Settings of ``steppers.event_driven.EventDriven`` (rough pairs, Poisson's impacts with
+    reversibility).
 
     Examples
     --------
-    >>> from fe_contact.io.model_schema import BodyPointSensorTable
-    >>> BodyPointSensorTable(kind="body_point", name="tip", body=2, at=[0.3, 0.0]).quantity
-    'position'
+    >>> from fe_contact.io.model_schema import EventDrivenTable
+    >>> EventDrivenTable(method="event-driven", t_end=1e-4, h=1e-7).h
+    1e-07
     """
 
-    kind: Literal["body_point"]
-    name: str
-    body: Index
-    at: Pair | str = [0.0, 0.0]
-    quantity: Literal[POINT_QUANTITIES] = "position"
+    method: Literal["event-driven"]
+    t_start: float = 0.0
+    t_end: float
+    h: Positive | None = None
+    penetration: Positive | None = None
+    closing: Positive | None = None
+    impact_velocity: Positive | None = None
+    max_halvings: Index | None = None
 
 
-class BodySensorTable(Table):
-    """``sensors.BodySensor``: a body's angle, angular velocity or angular acceleration.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import BodySensorTable
-    >>> BodySensorTable(kind="body", name="arm", body=0).quantity
-    'angle'
-    """
-
-    kind: Literal["body"]
-    name: str
-    body: Index
-    quantity: Literal[BODY_QUANTITIES] = "angle"
-
-
-class StructureSensorTable(Table):
-    """``sensors.StructureSensor``: a quantity of the material point ``s`` (m) of a
-    structure.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import StructureSensorTable
-    >>> StructureSensorTable(kind="structure", name="mid", structure="beam", s=0.2,
-    ...                      quantity="deflection").quantity
-    'deflection'
-    """
-
-    kind: Literal["structure"]
-    name: str
-    structure: str
-    s: float
-    quantity: Literal[STRUCTURE_QUANTITIES] = "position"
-
-
-SENSORS = {
-    "body_point": BodyPointSensorTable,
-    "body": BodySensorTable,
-    "structure": StructureSensorTable,
+METHODS = {
+    "generalized-alpha": GeneralizedAlphaTable,
+    "moreau": MoreauTable,
+    "event-driven": EventDrivenTable,
 }
+SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
 
 
 class OutputTable(Table):
@@ -693,7 +547,6 @@ __all__ = [
     "LAWS",
     "METHODS",
     "REFERENCES",
-    "SENSORS",
     "SIMULATION_KEYS",
     "STATISTICS",
     "STRUCTURES",
@@ -703,12 +556,7 @@ __all__ = [
     "Document",
     "DriveTable",
     "InitialTable",
-    "LoadTable",
-    "LoopTable",
     "OutputTable",
-    "BodyPointSensorTable",
-    "BodySensorTable",
-    "StructureSensorTable",
     "TreeTable",
     "contact_table",
     "with_fields",

@@ -29,6 +29,10 @@ class LinearMotion:
     value: float
     rate: float = 0.0
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", check.real("LinearMotion.value", self.value))
+        object.__setattr__(self, "rate", check.real("LinearMotion.rate", self.rate))
+
     def __call__(self, t: float) -> float:
         return self.value + self.rate * t
 
