@@ -128,7 +128,8 @@ def plot_end_force(data, result, tension, path) -> list[Path]:
 def plot_arc_tension(system, data, result, path, fractions=(0.25, 0.5, 0.75)) -> list[Path]:
     """Tension along the arc against phi: at the last row (gross slip) with T_slack e^{mu phi},
     and at the rows where the pull is ``fractions`` of the way from T_slack to the slip force,
-    with the slip-zone closed form max(T_slack, F e^{-mu (theta - phi)})."""
+    with the closed form before slip, max(T_slack, F e^{-mu (theta - phi)}) (stuck where it is
+    T_slack, creeping where it rises to F)."""
     from matplotlib.figure import Figure
 
     from ..io.plots import save_figure
@@ -140,9 +141,8 @@ def plot_arc_tension(system, data, result, path, fractions=(0.25, 0.5, 0.75)) ->
         force = data.slack_tension + fraction * (data.slip_force - data.slack_tension)
         k = int(np.argmin(np.abs(data.tight_force(result.t) - force)))
         at, arc = cp.arc_tension(system, data, result.q[k])
-        ax.plot(
-            at, arc, ".", color=f"C{i + 1}", ms=3, label=f"t = {result.t[k]:.3f} s (stick zone)"
-        )
+        label = f"t = {result.t[k]:.3f} s, pull {data.tight_force(result.t[k]):.2f} N"
+        ax.plot(at, arc, ".", color=f"C{i + 1}", ms=3, label=label)
         closed = np.maximum(data.slack_tension, force * np.exp(-data.mu * (data.wrap - phi)))
         ax.plot(phi, closed, color=f"C{i + 1}", lw=0.8)
     at, arc = cp.arc_tension(system, data, result.q[-1])

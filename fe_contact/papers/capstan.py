@@ -265,6 +265,40 @@ def arc_tension(system, data: CapstanData, q, n_points: int = 400):
     return phi[on], at.tension[on]
 
 
+def creep(data: CapstanData, force: float, phi) -> np.ndarray:
+    """Closed form of the creep before slip, m, at the angles phi (rad): with the pull
+    ``force`` F < T_slack e^{mu theta} the string slips on the drum where
+    phi > phi_s = theta - ln(F / T_slack) / mu (there T = T_slack e^{mu (phi - phi_s)}) and
+    sticks where phi < phi_s (T = T_slack); integrating the strain (T - T_slack) / EA from
+    phi_s, a material point at phi has moved relative to the drum's surface, towards the
+    tight side, by R T_slack / EA ((e^{mu x} - 1) / mu - x), x = max(phi - phi_s, 0)."""
+    edge = data.wrap - math.log(force / data.slack_tension) / data.mu
+    x = np.maximum(np.asarray(phi, dtype=float) - edge, 0.0)
+    scale = data.radius * data.slack_tension / data.axial_stiffness
+    return scale * (np.expm1(data.mu * x) / data.mu - x)
+
+
+def drum_relative_displacement(system, data: CapstanData, q_start, q):
+    """(phi, u) of the candidates' material points: their angle phi (rad) in the state ``q``
+    and their displacement u (m) along the drum from the state ``q_start`` relative to the
+    drum's surface (the drum's angle is the tree coordinate 0), positive towards the tight
+    side. Shapes (n_candidates,)."""
+    from ..elements.string import evaluate
+
+    structure = system.structures["string"]
+    sl = system.layout.structure("string")
+    s = system.grids[0].s
+
+    def angle(state):
+        state = np.asarray(state)
+        at = evaluate(structure.string, structure.full(state[sl]), s)
+        return arc_angle(data, at.position), state[0]
+
+    phi, drum = angle(q)
+    phi0, drum0 = angle(q_start)
+    return phi, data.radius * ((phi - drum) - (phi0 - drum0))
+
+
 def gross_slip(data: CapstanData, result, factor: float = 20.0) -> np.ndarray:
     """Rows of ``result`` in gross slip: from the first step at which the drum turns faster
     than ``factor`` times the quasi-static rate of the stuck drum, rate span / (EA R) rad/s
@@ -282,7 +316,9 @@ __all__ = [
     "arc_angle",
     "arc_tension",
     "capstan",
+    "creep",
     "discrete_slip_ratio",
+    "drum_relative_displacement",
     "gross_slip",
     "path",
     "tight_tension",
