@@ -161,6 +161,28 @@ def test_stick_and_creep_zones_before_slip(coarse, fraction):
     assert np.max(np.abs(u[creeping] - closed)) < 1.5e-5
 
 
+def test_points_inside_the_cone_stick_exactly(coarse):
+    """A true stick, point by point: in every step, every candidate pressed with a normal force
+    above round-off (1e-9 N, against 0.1-1 N) whose friction force lies strictly inside its
+    cone (|F_T| < mu N (1 - 1e-6)) has zero slip velocity relative to the drum, up to the
+    one-step solver's tolerance: 1e-9 times the step's velocity scale (the creep zone's slip,
+    about 1e-3 m/s), so about 1e-12 m/s; allowed 1e-10 m/s (measured 1.8e-12 m/s), against
+    slip velocities of 1e-4 to 2e-3 m/s in the creep zone. Candidates closed with a normal
+    force at round-off (1e-16 N) have a cone of one point and may slip: they are left out."""
+    _, result, _ = coarse
+    mu = COARSE.mu
+    n_stuck, largest = 0, 0.0
+    for report in result.reports[1:]:
+        contact = report.contacts[0]
+        stuck = (contact.normal_force > 1e-9) & (
+            np.abs(contact.friction_force) < mu * contact.normal_force * (1.0 - 1e-6)
+        )
+        n_stuck += int(np.count_nonzero(stuck))
+        largest = max(largest, float(np.max(np.abs(contact.slip_velocity[stuck]), initial=0.0)))
+    assert n_stuck > 100
+    assert largest < 1e-10
+
+
 def test_energy_balance(coarse):
     """Work of the end forces = change of kinetic and elastic energy + friction and damping
     losses + the scheme's own loss.
