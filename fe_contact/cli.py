@@ -49,6 +49,10 @@ DEMOS = {
         "fe_contact.demos.cam_lock",
         "Bauchau's cam locking mechanism: Hertz contact of Bezier profiles, rolling (000 7.2)",
     ),
+    "capstan": (
+        "fe_contact.demos.capstan",
+        "string over a drum: slip force against Euler-Eytelwein T e^(mu theta) (Moreau-Jean)",
+    ),
 }
 _WIDTH = max(map(len, DEMOS))  # the demo names' column in --list
 

@@ -422,6 +422,111 @@ def dense_contact(out: Path, scratch: Path) -> list[Quantity]:
     return found
 
 
+CAPSTAN = "The capstan: a string over a drum"
+CAPSTAN_REFINEMENTS = ((6, 20), (12, 40), (24, 80))  # (elements, candidates)
+
+
+def capstan_summary(data, system, result, tension) -> dict:
+    """The numbers of one capstan run (``demos.capstan.run``): the force held in gross slip,
+    the pull at its onset, the tension's lag behind the pull before it, the arc's fitted
+    exponent and largest pointwise deviation in slip, the stuck points' largest drift and the
+    creep's largest deviation from its closed form at three pulls, the energy balance."""
+    from .papers import capstan as cp
+
+    slip = cp.gross_slip(data, result)
+    before = data.tight_force(result.t) < 0.98 * data.slip_force
+    phi, arc = cp.arc_tension(system, data, result.q[-1])
+    spacing = data.length / (data.n_candidates - 1) / data.radius
+    drift, creep_error = 0.0, 0.0
+    for fraction in (0.25, 0.5, 0.75):
+        k = int(
+            np.argmin(
+                np.abs(
+                    data.tight_force(result.t)
+                    - data.slack_tension
+                    - fraction * (data.slip_force - data.slack_tension)
+                )
+            )
+        )
+        force = float(data.tight_force(result.t[k]))
+        edge = data.wrap - np.log(force / data.slack_tension) / data.mu
+        at, u = cp.drum_relative_displacement(system, data, result.q[0], result.q[k])
+        stuck = (at > 0.0) & (at < edge - spacing)
+        creeping = (at > edge + spacing) & (at < data.wrap)
+        drift = max(drift, float(np.max(np.abs(u[stuck]), initial=0.0)))
+        error = np.abs(u[creeping] - cp.creep(data, force, at[creeping]))
+        creep_error = max(creep_error, float(np.max(error, initial=0.0)))
+    work = float(result["work_loads"][-1])
+    return {
+        "held": float(np.mean(tension[slip])),
+        "onset": float(data.tight_force(result.t[int(np.argmax(slip))])),
+        "lag": float(np.max(np.abs(tension[before] - data.tight_force(result.t[before])))),
+        "exponent": float(np.polyfit(phi, np.log(arc), 1)[0] / data.mu - 1.0),
+        "arc_error": float(np.max(np.abs(arc / data.arc_tension(phi) - 1.0))),
+        "drift": drift,
+        "creep_error": creep_error,
+        "creep_max": float(cp.creep(data, data.slack_tension
+                                    + 0.75 * (data.slip_force - data.slack_tension), data.wrap)),
+        "energy": float(-result["energy_error"][-1] / work),
+        "work": work,
+        "friction": float(result["dissipated_friction"][-1]),
+    }  # fmt: skip
+
+
+def capstan(out: Path, scratch: Path) -> list[Quantity]:
+    """``fe-contact demo capstan`` with its defaults (12 elements, 40 candidates, 1e-3 s):
+    the figures ``capstan_end_force.png`` and ``capstan_arc_tension.png`` and the numbers of
+    the capstan's page."""
+    import shutil
+
+    from .demos.capstan import run
+    from .papers.capstan import CapstanData
+
+    data = CapstanData()
+    system, result, tension = run(data, out=scratch / "capstan", vtk_stride=None)
+    if not result.success:
+        raise RuntimeError(f"capstan: {result.message}")
+    for name in ("end_force", "arc_tension"):
+        shutil.copy(scratch / "capstan" / f"{name}.png", out / f"capstan_{name}.png")
+    got = capstan_summary(data, system, result, tension)
+    where = CAPSTAN
+    return [
+        Quantity("capstan.held", got["held"], "N", ".4f", where, "holds {} N while it slips"),
+        Quantity("capstan.held_error", 100 * (got["held"] / data.slip_force - 1), "%", ".2f",
+                 where, "N while it slips ({} %"),
+        Quantity("capstan.onset", got["onset"], "N", ".2f", where, "when the pull reaches {} N"),
+        Quantity("capstan.lag", got["lag"], "N", ".3f", where, "lags the pull by at most {} N"),
+        Quantity("capstan.exponent", 100 * got["exponent"], "%", ".1f", where,
+                 "fitted exponent is {} % off mu"),
+        Quantity("capstan.arc_error", 100 * got["arc_error"], "%", ".1f", where,
+                 "pointwise within {} %"),
+        Quantity("capstan.drift", got["drift"], "m", ".1e", where, "drift by at most {} m"),
+        Quantity("capstan.creep_error", got["creep_error"], "m", ".1e", where,
+                 "closed form within {} m"),
+        Quantity("capstan.creep_max", got["creep_max"], "m", ".1e", where,
+                 "creep at the tight end, {} m"),
+        Quantity("capstan.energy", 100 * got["energy"], "%", ".2f", where,
+                 "balance leaves {} % of"),
+    ]  # fmt: skip
+
+
+def capstan_refinement(out: Path, scratch: Path) -> list[Quantity]:
+    """The capstan's slip force on three grids (elements and candidates doubled together)."""
+    from .demos.capstan import run
+    from .papers.capstan import CapstanData, gross_slip
+
+    found = []
+    for n_elements, n_candidates in CAPSTAN_REFINEMENTS:
+        data = replace(CapstanData(), n_elements=n_elements, n_candidates=n_candidates)
+        system, result, tension = run(data, out=None)
+        if not result.success:
+            raise RuntimeError(f"capstan {n_elements} elements: {result.message}")
+        held = float(np.mean(tension[gross_slip(data, result)]))
+        found.append(Quantity(f"capstan.refine_{n_elements}", 1e3 * (held / data.slip_force - 1),
+                              "1e-3", ".2f", CAPSTAN, f"| {n_elements} | {n_candidates} | {{}} |"))  # fmt: skip
+    return found
+
+
 RUNS: dict[str, Callable[[Path, Path], list[Quantity]]] = {
     "manipulator": manipulator,
     "manipulator-reversal": manipulator_reversal,
@@ -429,12 +534,14 @@ RUNS: dict[str, Callable[[Path, Path], list[Quantity]]] = {
     "disk-on-beam": disk_on_beam,
     "friction-oscillator": friction_oscillator,
     "sliding-mass-frame": sliding_mass_frame,
+    "capstan": capstan,
 }
 LONG_RUNS: dict[str, Callable[[Path, Path], list[Quantity]]] = {
     "trolley-energy": trolley_energy,  # about 6 min on one core
     "pin-on-wheel": pin_on_wheel,  # about 2 min on two cores
     "cam-lock": cam_lock,  # 2-7 min per case, four cases on two cores
     "dense-contact": dense_contact,  # about 10 min on two cores
+    "capstan-refinement": capstan_refinement,  # about 30 s on one core
 }
 ALL_RUNS = {**RUNS, **LONG_RUNS}
 
@@ -442,6 +549,7 @@ ALL_RUNS = {**RUNS, **LONG_RUNS}
 FIGURES = {  # the README's figures, by the run that draws them
     "manipulator": ("manipulator_torque.png", "manipulator_configuration.png"),
     "sliding-mass-frame": ("sliding_mass.png",),
+    "capstan": ("capstan_end_force.png", "capstan_arc_tension.png"),
 }
 
 
