@@ -123,6 +123,12 @@ class CapstanData:
         """The quasi-static force of the tight end before slip, F(t) = T_slack + rate t, N."""
         return self.slack_tension + self.rate * np.asarray(t, dtype=float)
 
+    @property
+    def slip_torque(self) -> float:
+        """Torque the string's friction exerts on a drum slipping under it, R (T_tight - T_slack)
+        with T_tight = T_slack e^{mu theta}: R T_slack (e^{mu theta} - 1), N m."""
+        return self.radius * self.slack_tension * math.expm1(self.mu * self.wrap)
+
     def arc_tension(self, phi):
         """Tension during slip at the angle phi (rad) from the slack side's end of the arc,
         T_slack e^{mu phi}, N."""
@@ -245,6 +251,39 @@ def capstan(data: CapstanData | None = None):
     return model, q0, u0
 
 
+def turning_drum(data: CapstanData | None = None, speed: float = -2.0):
+    """(Model, q0, u0) of the capstan with the drum turned at the constant angular speed
+    ``speed`` (rad/s) by a drive (``Drive.constant_velocity``, its multiplier the driving
+    torque) instead of the torque ramp; the string and its start are those of ``capstan``.
+
+    With speed < 0 (clockwise) the drum slides under the string from the anchored end towards
+    the slack end: the string slips on the whole arc from the first step, comes to rest, and
+    the anchor holds T_slack e^{mu theta}; the drive supplies the friction torque
+    -R T_slack (e^{mu theta} - 1) (``CapstanData.slip_torque``) against it. With speed > 0 the
+    friction on the arc points the other way and the anchor holds T_slack e^{-mu theta}.
+    """
+    import dataclasses
+
+    from ..multibody.drive import Drive
+    from ..multibody.joints import Joint
+    from ..multibody.tree import Body, TreeModel
+
+    speed = check.real("turning_drum.speed", speed, unit="rad/s")
+    if speed == 0.0:
+        check.fail("turning_drum.speed", speed, "a nonzero angular speed in rad/s")
+    data = CapstanData() if data is None else data
+    model, q0, u0 = capstan(data)
+    drum = TreeModel(
+        bodies=(Body(0.0, data.drum_inertia),),
+        joints=(Joint("revolute", name="drum"),),
+        gravity=model.tree.gravity,
+    )
+    model = dataclasses.replace(model, tree=drum, drives=(Drive.constant_velocity(0, 0.0, speed),))
+    u0 = np.array(u0, dtype=float)
+    u0[0] = speed  # the drive's velocity at t = 0: the drum turns from the start
+    return model, q0, u0
+
+
 def tight_tension(system, q) -> np.ndarray:
     """Tension at the pinned tight end s = 0 of the string "string" in the states ``q``
     (k, n_state) or (n_state,): the force the anchor holds, N, shape (k,)."""
@@ -329,4 +368,5 @@ __all__ = [
     "gross_slip",
     "path",
     "tight_tension",
+    "turning_drum",
 ]
