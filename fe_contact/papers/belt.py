@@ -1,0 +1,315 @@
+"""A belt drive: an elastic string over two pulleys of equal radius with Coulomb friction, the
+driver turned at constant speed, the driven pulley loaded by a torque (Grashof-Reynolds creep).
+
+Not from one of the seed papers; built like the capstan (``papers.capstan``) from the same
+parts: a weightless absolute-nodal string (Eugster-Glocker (004) secs. 3-4, linear law
+T = EA (nu - 1)), each pulley a ``Circle`` of a tree body on a revolute joint, contact on a
+candidate grid per pulley (004, eqs. 20-25) under Moreau-Jean.
+
+Geometry: the driver's centre at the origin, the driven pulley's at (d, 0), radius R each;
+both turn counter-clockwise. The driver pulls the upper span (y = R, the *tight* span, tension
+T1) onto itself and pays the belt out on the lower span (y = -R, the *slack* span, T2), which
+runs to the driven pulley. The belt is open on the slack span: its two ends lie there and each
+carries the constant load T2 along the span (dead loads: a weighted tensioner), so the slack
+span's tension is set by the tensioner, not by the centre distance (a closed loop needs the
+string's two ends joined, which the library's supports do not do under Moreau-Jean). The
+material runs from the end s = 0 (on the lower span, upstream of the driven pulley) around the
+driven pulley, along the upper span, around the driver and out along the lower span to s = L;
+each end must stay on its straight piece for the run (``BeltData.feed``, ``BeltData.tail``).
+
+Steady state (Grashof, Reynolds; Johnson, Contact Mechanics, sec. 8.6): the driven pulley's
+balance gives T1 - T2 = M / R for the load torque M; the driver needs the torque (T1 - T2) R.
+(In this model both also carry the drag of the string's stiffness damping on a belt running
+round an arc, beta omega R times the arc's integral of T: 3 % and 4 % of them for the
+defaults; ``BeltData._steady``.)
+On each pulley the belt enters with the tension of the span it comes from and sticks on an
+*adhesion arc*; before it leaves, the tension changes to that of the other span along a *creep
+arc* of angle ln(T1 / T2) / mu (T = T_entry e^{-+mu phi}), where the belt slides and its strain
+T / EA changes. It works while that angle is below the wrap (T1 / T2 <= e^{mu pi}, else gross
+slip). The belt moves with each pulley's surface where it enters: the material flux
+omega R / (1 + eps) is the same at both entries, so omega_driven / omega_driver =
+(1 + eps_slack) / (1 + eps_tight) with eps = T / EA (the creep: a speed loss of about
+(T1 - T2) / EA).
+
+Every number is typed once, in ``BeltData``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import validation as check
+
+
+@dataclass(frozen=True)
+class BeltData:
+    """Data of the belt drive (SI).
+
+    radius : pulley radius R, m. centre_distance : d, m (> 2 R).
+    feed : length of the belt's straight piece ahead of the driven pulley at t = 0 (its end
+        s = 0 there), m. tail : length of the piece after the driver at t = 0 (end s = L), m.
+    axial_stiffness : EA, N. line_density : rho0 A, kg/m. mu : Coulomb coefficient.
+    slack_tension : T2, the tensioner's load at each end, N. load_torque : M0 on the driven
+        pulley, against its rotation, N m. load_damping : c of a viscous load c omega on the
+        driven pulley, N m s/rad (a generator's or fan's load; it damps the pulley's torsional
+        vibration on the belt spans). speed : the driver's angular speed, rad/s (> 0,
+        counter-clockwise). driven_inertia, driver_inertia : polar moments, kg m^2.
+    n_elements : string elements. n_candidates : candidates of each pulley's grid along the
+        whole string. stiffness_damping : beta of the string's damping beta K_t(q) q', s.
+    """
+
+    radius: float = 0.05
+    centre_distance: float = 0.5
+    feed: float = 0.45
+    tail: float = 0.05
+    axial_stiffness: float = 100.0
+    line_density: float = 0.01
+    mu: float = 0.5
+    slack_tension: float = 2.0
+    load_torque: float = 0.08
+    load_damping: float = 4e-3
+    speed: float = 20.0
+    driver_inertia: float = 1e-5
+    driven_inertia: float = 1e-5
+    n_elements: int = 30
+    n_candidates: int = 88
+    stiffness_damping: float = 5e-4
+
+    def __post_init__(self):
+        positive = {
+            "radius": "m",
+            "feed": "m",
+            "tail": "m",
+            "axial_stiffness": "N",
+            "line_density": "kg/m",
+            "slack_tension": "N",
+            "speed": "rad/s",
+            "driver_inertia": "kg m^2",
+            "driven_inertia": "kg m^2",
+        }
+        for name, unit in positive.items():
+            check.real(f"BeltData.{name}", getattr(self, name), low=0.0, low_open=True, unit=unit)
+        check.real(
+            "BeltData.centre_distance", self.centre_distance, low=2.0 * self.radius,
+            low_open=True, unit="m",
+        )  # fmt: skip
+        check.real("BeltData.mu", self.mu, low=0.0, low_open=True, meaning="a friction coefficient")
+        check.real("BeltData.load_torque", self.load_torque, low=0.0, unit="N m")
+        check.real("BeltData.load_damping", self.load_damping, low=0.0, unit="N m s/rad")
+        check.real("BeltData.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
+        check.positive_int("BeltData.n_elements", self.n_elements)
+        n = check.positive_int("BeltData.n_candidates", self.n_candidates)
+        if n < 2:
+            check.fail("BeltData.n_candidates", n, "an integer >= 2")
+
+    @property
+    def length(self) -> float:
+        """Unstretched length of the belt: feed, two half turns, the upper span, tail; m."""
+        return self.feed + self.tail + self.centre_distance + 2.0 * math.pi * self.radius
+
+    def arc_tension_integral(self, tight: float, pulley: int) -> float:
+        """Integral of the steady tension over a pulley's arc of contact, N rad, for the tight
+        tension ``tight``: T_entry phi_a + (T1 - T2) / mu (constant on the adhesion arc phi_a,
+        exponential on the creep arc), T_entry = T1 on the driver (0), T2 on the driven (1)."""
+        creep = math.log(tight / self.slack_tension) / self.mu
+        entry = tight if pulley == 0 else self.slack_tension
+        return entry * (math.pi - creep) + (tight - self.slack_tension) / self.mu
+
+    def _steady(self) -> tuple[float, float]:
+        """(T1, omega_driven / omega_driver) of the steady state, by fixed-point iteration (a
+        contraction by about (c omega + beta omega R / mu) / (R EA), 1e-3 for the defaults).
+
+        The driven pulley's balance: (T1 - T2) R = M0 + c omega2 + D2, with D2 the drag of the
+        string's stiffness damping beta K_t(q) q' on the belt running round the arc: its
+        internal force T / R per unit length, pointing at the centre, turns at v / R as the
+        material moves on at v = omega R, so the damping force is beta T v / R^2 per unit
+        length against the motion, the torque beta omega R integral T dphi. A model of
+        damping, not of belt physics: a belt of uniform strain running round a pulley is
+        not deformed, but K_t q' is not zero for it.
+        """
+        ratio, tight = 1.0, self.slack_tension
+        for _ in range(200):
+            omega2 = self.speed * ratio
+            drag = (
+                self.stiffness_damping
+                * omega2
+                * self.radius
+                * self.arc_tension_integral(max(tight, self.slack_tension), 1)
+            )
+            load = self.load_torque + self.load_damping * omega2 + drag
+            new_tight = self.slack_tension + load / self.radius
+            ea = self.axial_stiffness
+            new_ratio = (1.0 + self.slack_tension / ea) / (1.0 + new_tight / ea)
+            if abs(new_tight - tight) < 1e-14 * new_tight and abs(new_ratio - ratio) < 1e-15:
+                return new_tight, new_ratio
+            tight, ratio = new_tight, new_ratio
+        return tight, ratio
+
+    @property
+    def tight_tension(self) -> float:
+        """T1 = T2 + (M0 + c omega2 + D2) / R, N (the driven pulley's balance at constant
+        speed, ``_steady``)."""
+        return self._steady()[0]
+
+    @property
+    def speed_ratio(self) -> float:
+        """omega_driven / omega_driver = (1 + T2 / EA) / (1 + T1 / EA) (the creep)."""
+        return self._steady()[1]
+
+    @property
+    def driver_torque(self) -> float:
+        """The driver's steady torque (T1 - T2) R + beta omega1 R integral T dphi over its arc
+        (``_steady``), N m."""
+        tight = self.tight_tension
+        drag = self.stiffness_damping * self.speed * self.radius
+        return (tight - self.slack_tension) * self.radius + drag * self.arc_tension_integral(
+            tight, 0
+        )
+
+    @property
+    def creep_angle(self) -> float:
+        """Angle of the creep arc on each pulley, ln(T1 / T2) / mu, rad."""
+        return math.log(self.tight_tension / self.slack_tension) / self.mu
+
+
+def path(data: BeltData, s) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and unit tangents, each (2, m), of the belt's path at the arc length s (m) from
+    the end on the feed: the feed along +x at y = -R up to the driven pulley's bottom, its
+    half turn counter-clockwise, the upper span along -x, the driver's half turn, the tail
+    along +x at y = -R (beyond the path's end as well)."""
+    s = np.atleast_1d(np.asarray(s, dtype=float))
+    r, d, f = data.radius, data.centre_distance, data.feed
+    half = math.pi * r
+    marks = np.cumsum([f, half, d, half])  # ends of feed, driven arc, upper span, driver arc
+    position = np.empty((2, s.size))
+    tangent = np.empty((2, s.size))
+    feed = s < marks[0]
+    position[:, feed] = [d - f + s[feed], np.full(np.count_nonzero(feed), -r)]
+    tangent[:, feed] = [[1.0], [0.0]]
+    driven = (s >= marks[0]) & (s < marks[1])
+    a = -0.5 * math.pi + (s[driven] - marks[0]) / r
+    position[:, driven] = [d + r * np.cos(a), r * np.sin(a)]
+    tangent[:, driven] = [-np.sin(a), np.cos(a)]
+    upper = (s >= marks[1]) & (s < marks[2])
+    position[:, upper] = [d - (s[upper] - marks[1]), np.full(np.count_nonzero(upper), r)]
+    tangent[:, upper] = [[-1.0], [0.0]]
+    driver = (s >= marks[2]) & (s < marks[3])
+    a = 0.5 * math.pi + (s[driver] - marks[2]) / r
+    position[:, driver] = [r * np.cos(a), r * np.sin(a)]
+    tangent[:, driver] = [-np.sin(a), np.cos(a)]
+    tail = s >= marks[3]
+    position[:, tail] = [s[tail] - marks[3], np.full(np.count_nonzero(tail), -r)]
+    tangent[:, tail] = [[1.0], [0.0]]
+    return position, tangent
+
+
+def belt_drive(data: BeltData | None = None):
+    """(Model, q0, u0) of the belt drive (module docstring); default ``BeltData()``.
+
+    The stress-free reference is the path itself (``path``); at t = 0 the belt lies on the same
+    path stretched uniformly to nu0 = 1 + T2 / EA (tension T2 everywhere), at rest; the driver
+    turns at ``speed`` from the start (a drive, coordinate 0, its multiplier the driving
+    torque), the driven pulley (coordinate 1) is at rest under its load torque.
+    """
+    from ..elements.string import (
+        CurveReference,
+        LinearElastic,
+        StringSpec,
+        assemble_string,
+    )
+    from ..model import Circle, ContactPair, Model, PointLoad, Unilateral
+    from ..multibody.drive import Drive
+    from ..multibody.joints import Joint
+    from ..multibody.tree import Body, TreeModel
+    from ..system import assemble
+
+    data = BeltData() if data is None else data
+    no_gravity = (0.0, 0.0)
+    spec = StringSpec(
+        length=data.length,
+        n_elements=data.n_elements,
+        density=data.line_density,
+        law=LinearElastic(data.axial_stiffness),
+        reference=CurveReference(
+            position=lambda s: path(data, s)[0], slope=lambda s: path(data, s)[1]
+        ),
+        gravity=no_gravity,
+        stiffness_damping=data.stiffness_damping,
+    )
+    pulleys = TreeModel(
+        bodies=(Body(0.0, data.driver_inertia), Body(0.0, data.driven_inertia)),
+        joints=(
+            Joint("revolute", name="driver"),
+            Joint(
+                "revolute",
+                location=(data.centre_distance, 0.0),
+                damping=data.load_damping,
+                actuator=-data.load_torque,
+                name="driven",
+            ),
+        ),
+        gravity=no_gravity,
+    )
+    grid = {"side": 1, "search": "grid", "n_candidates": data.n_candidates}
+    law = Unilateral(data.mu)
+    model = Model(
+        tree=pulleys,
+        structures={"belt": spec},
+        contacts=(
+            ContactPair("driver", Circle(0, data.radius), "belt", law, **grid),
+            ContactPair("driven", Circle(1, data.radius), "belt", law, **grid),
+        ),
+        drives=(Drive.constant_velocity(0, 0.0, data.speed),),
+        loads=(
+            PointLoad("belt", 0.0, (-data.slack_tension, 0.0)),
+            PointLoad("belt", data.length, (data.slack_tension, 0.0)),
+        ),
+        gravity=no_gravity,
+    )
+    string = assemble_string(spec)
+    stretch = 1.0 + data.slack_tension / data.axial_stiffness
+    q_full = np.empty(string.n_dofs)
+    position, tangent = path(data, stretch * string.nodes)
+    q_full[string.position_dofs] = position
+    q_full[string.slope_dofs] = stretch * tangent
+    system = assemble(model)
+    q0, u0 = system.initial_state([0.0, 0.0])
+    q0[system.layout.structure("belt")] = q_full[string.free_dofs]
+    u0 = np.array(u0, dtype=float)
+    u0[0] = data.speed
+    return model, q0, u0
+
+
+def span_tension(system, data: BeltData, q, upper: bool = True, n_points: int = 1000) -> float:
+    """Mean tension (N) of the belt's material points in the middle three fifths of the upper
+    (tight) or lower (slack) span in the state ``q`` (n_state,): those within 0.2 d to 0.8 d of
+    the driver's centre along x and within 0.1 R of the span's line y = +-R."""
+    from ..elements.string import evaluate
+
+    structure = system.structures["belt"]
+    full = structure.full(np.asarray(q)[system.layout.structure("belt")])
+    at = evaluate(structure.string, full, np.linspace(0.0, data.length, n_points))
+    x, y = at.position
+    d, r = data.centre_distance, data.radius
+    line = r if upper else -r
+    on = (np.abs(y - line) < 0.1 * r) & (x > 0.2 * d) & (x < 0.8 * d)
+    if not np.any(on):
+        raise ValueError("span_tension: no material point of the belt lies on the span")
+    return float(np.mean(at.tension[on]))
+
+
+def arc_from_entry(data: BeltData, pulley: int, position: np.ndarray) -> np.ndarray:
+    """Angle (rad) along the belt's motion from where it enters pulley ``pulley`` (0: the
+    driver, entered at its top from the upper span; 1: the driven pulley, entered at its
+    bottom from the lower span) to the polar angle of the points ``position`` (2, m) about the
+    pulley's centre, in [0, 2 pi): the arc of contact is [0, pi]."""
+    centre = (0.0, 0.0) if pulley == 0 else (data.centre_distance, 0.0)
+    entry = 0.5 * math.pi if pulley == 0 else -0.5 * math.pi
+    polar = np.arctan2(position[1] - centre[1], position[0] - centre[0])
+    return np.mod(polar - entry, 2.0 * math.pi)
+
+
+__all__ = ["BeltData", "arc_from_entry", "belt_drive", "path", "span_tension"]
