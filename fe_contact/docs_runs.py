@@ -527,6 +527,74 @@ def capstan_refinement(out: Path, scratch: Path) -> list[Quantity]:
     return found
 
 
+TURNING_DRUM = "A drum turned at constant speed"
+BELT = "The belt drive: adhesion and creep on two pulleys"
+
+
+def turning_drum(out: Path, scratch: Path) -> list[Quantity]:
+    """The capstan's drum driven at -2 rad/s and +2 rad/s (``papers.capstan.turning_drum``,
+    defaults: 12 elements, 40 candidates, h = 1e-3 s, 0.15 s, the rows from 0.075 s averaged):
+    the anchor's tension and the drive's torque against Euler-Eytelwein."""
+    from .papers import capstan as cp
+    from .steppers.simulate import simulate
+    from .system import assemble
+
+    data = cp.CapstanData()
+    got = {}
+    for speed in (-2.0, 2.0):
+        model, q0, u0 = cp.turning_drum(data, speed)
+        system = assemble(model)
+        result = simulate(system, (0.0, 0.15), (q0, u0), method="moreau", h=1e-3, theta=0.55)
+        if not result.success:
+            raise RuntimeError(f"turning drum: {result.message}")
+        rows = result.t >= 0.075 - 1e-12
+        got[speed] = (
+            float(np.mean(cp.tight_tension(system, result.q)[rows])),
+            float(np.mean(np.asarray(result["drive_0_force"])[rows])),
+        )
+    low = data.slack_tension * np.exp(-data.mu * data.wrap)
+    where = TURNING_DRUM
+    return [
+        Quantity("turning_drum.tension", got[-2.0][0], "N", ".4f", where, "the anchor holds {} N"),
+        Quantity("turning_drum.torque", -got[-2.0][1], "N m", ".4f", where,
+                 "the drive's torque is {} N m"),
+        Quantity("turning_drum.tension_back", got[2.0][0], "N", ".4f", where,
+                 "which then keeps {} N against"),
+        Quantity("turning_drum.tension_back_error", 100 * (got[2.0][0] / low - 1), "%", ".2f",
+                 where, "N against T_slack e^(-mu theta) ({} %"),
+    ]  # fmt: skip
+
+
+def belt_drive(out: Path, scratch: Path) -> list[Quantity]:
+    """The belt drive with its defaults (``papers.belt.run``: 30 elements, 88 candidates per
+    pulley, h = 1e-3 s, 0.4 s; the rows from 0.2 s averaged): span tensions, the driver's
+    torque, the speed ratio, the slip on the adhesion and creep arcs."""
+    from .papers import belt as bp
+
+    data = bp.BeltData()
+    system, result = bp.run(data)
+    if not result.success:
+        raise RuntimeError(f"belt drive: {result.message}")
+    got = bp.steady_summary(system, data, result)
+    where = BELT
+    loss = 100 * ((1 - got["ratio"]) / (1 - data.speed_ratio) - 1)
+    return [
+        Quantity("belt.tight", got["tight"], "N", ".4f", where, "upper span carries {} N"),
+        Quantity("belt.slack", got["slack"], "N", ".4f", where, "lower span {} N"),
+        Quantity("belt.torque", got["torque"], "N m", ".4f", where, "driver's torque {} N m"),
+        Quantity("belt.ratio", got["ratio"], "1", ".5f", where, "speed ratio is {} against"),
+        Quantity("belt.loss_error", loss, "%", ".1f", where, "speed loss {} % off"),
+        Quantity("belt.adhesion_0", 100 * got["adhesion_slip_0"], "%", ".2f", where,
+                 "adhesion arcs is {} %"),
+        Quantity("belt.adhesion_1", 100 * got["adhesion_slip_1"], "%", ".2f", where,
+                 "% (driver) and {} % (driven)"),
+        Quantity("belt.creep_0", 100 * (got["creep_slip_0"] / got["creep_closed_0"] - 1), "%",
+                 ".1f", where, "closed form within {} % on the driver"),
+        Quantity("belt.creep_1", 100 * (got["creep_slip_1"] / got["creep_closed_1"] - 1), "%",
+                 ".1f", where, "and {} % on the driven pulley"),
+    ]  # fmt: skip
+
+
 RUNS: dict[str, Callable[[Path, Path], list[Quantity]]] = {
     "manipulator": manipulator,
     "manipulator-reversal": manipulator_reversal,
@@ -535,6 +603,7 @@ RUNS: dict[str, Callable[[Path, Path], list[Quantity]]] = {
     "friction-oscillator": friction_oscillator,
     "sliding-mass-frame": sliding_mass_frame,
     "capstan": capstan,
+    "turning-drum": turning_drum,
 }
 LONG_RUNS: dict[str, Callable[[Path, Path], list[Quantity]]] = {
     "trolley-energy": trolley_energy,  # about 6 min on one core
@@ -542,6 +611,7 @@ LONG_RUNS: dict[str, Callable[[Path, Path], list[Quantity]]] = {
     "cam-lock": cam_lock,  # 2-7 min per case, four cases on two cores
     "dense-contact": dense_contact,  # about 10 min on two cores
     "capstan-refinement": capstan_refinement,  # about 30 s on one core
+    "belt-drive": belt_drive,  # about 50 s on one core
 }
 ALL_RUNS = {**RUNS, **LONG_RUNS}
 

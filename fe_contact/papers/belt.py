@@ -312,4 +312,68 @@ def arc_from_entry(data: BeltData, pulley: int, position: np.ndarray) -> np.ndar
     return np.mod(polar - entry, 2.0 * math.pi)
 
 
-__all__ = ["BeltData", "arc_from_entry", "belt_drive", "path", "span_tension"]
+def run(data: BeltData | None = None, t_end: float = 0.4, h: float = 1e-3, theta: float = 0.55):
+    """Simulate the belt drive from ``belt_drive(data)`` under Moreau-Jean with the step h (s)
+    to t_end (s), the reports kept; returns (system, result)."""
+    from ..steppers.simulate import simulate
+    from ..system import assemble
+
+    data = BeltData() if data is None else data
+    model, q0, u0 = belt_drive(data)
+    system = assemble(model)
+    result = simulate(system, (0.0, t_end), (q0, u0), method="moreau", h=h, theta=theta,
+                      keep_reports=True)  # fmt: skip
+    return system, result
+
+
+def steady_summary(system, data: BeltData, result, start: float = 0.2) -> dict:
+    """Means over the rows from ``start`` (s) of a ``run``: "tight", "slack" (span tensions,
+    N), "torque" (the driver's, N m), "ratio" (driven over driver angle turned), and per
+    pulley p (0 driver, 1 driven) "adhesion_slip_p" (mean |slip| of the closed candidates on
+    the adhesion arc, one candidate spacing from its edge, over omega R) and "creep_slip_p",
+    "creep_closed_p" (mean slip speed on the creep arc, the same margin, and the closed form
+    omega R (T_entry - T(phi)) / (EA + T_entry) at the same points, m/s)."""
+    rows = np.flatnonzero(result.t >= start - 1e-12)
+    driver = np.asarray(result["driver_q"])
+    driven = np.asarray(result["driven_q"])
+    k0, k1 = rows[0], rows[-1]
+    got = {
+        "tight": float(np.mean([span_tension(system, data, result.q[k]) for k in rows])),
+        "slack": float(
+            np.mean([span_tension(system, data, result.q[k], upper=False) for k in rows])
+        ),
+        "torque": float(np.mean(np.asarray(result["drive_0_force"])[rows])),
+        "ratio": float((driven[k1] - driven[k0]) / (driver[k1] - driver[k0])),
+    }
+    speed = data.speed * data.radius
+    edge = math.pi - data.creep_angle
+    spacing = data.length / (data.n_candidates - 1) / data.radius
+    for pulley in (0, 1):
+        entry = data.tight_tension if pulley == 0 else data.slack_tension
+        sign = -1.0 if pulley == 0 else 1.0  # the tension falls on the driver, rises on the driven
+        adhesion, creep, closed = [], [], []
+        for k in rows:
+            contact = result.reports[k].contacts[pulley]
+            phi = arc_from_entry(data, pulley, np.asarray(contact.point).T)
+            slip = np.asarray(contact.slip_velocity)
+            pressed = np.asarray(contact.normal_force) > 0.0
+            adhesion.append(slip[pressed & (phi < edge - spacing)])
+            on_creep = pressed & (phi > edge + spacing) & (phi < math.pi)
+            creep.append(slip[on_creep])
+            tension = entry * np.exp(sign * data.mu * (phi[on_creep] - edge))
+            closed.append(speed * (entry - tension) / (data.axial_stiffness + entry))
+        got[f"adhesion_slip_{pulley}"] = float(np.mean(np.abs(np.concatenate(adhesion)))) / speed
+        got[f"creep_slip_{pulley}"] = float(np.mean(np.concatenate(creep)))
+        got[f"creep_closed_{pulley}"] = float(np.mean(np.concatenate(closed)))
+    return got
+
+
+__all__ = [
+    "BeltData",
+    "arc_from_entry",
+    "belt_drive",
+    "path",
+    "run",
+    "span_tension",
+    "steady_summary",
+]
