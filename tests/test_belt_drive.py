@@ -166,6 +166,8 @@ def test_adhesion_and_creep_arcs(coarse, pulley):
 def test_bad_data_names_the_parameter():
     with pytest.raises(ValueError, match="BeltData.centre_distance"):
         bp.BeltData(centre_distance=0.1)
+    with pytest.raises(ValueError, match="BeltData.feed"):
+        bp.BeltData(feed=0.46)
     with pytest.raises(ValueError, match="BeltData.mu"):
         bp.BeltData(mu=0.0)
     with pytest.raises(ValueError, match="BeltData.n_candidates"):

@@ -96,6 +96,12 @@ class BeltData:
             "BeltData.centre_distance", self.centre_distance, low=2.0 * self.radius,
             low_open=True, unit="m",
         )  # fmt: skip
+        if self.feed > self.centre_distance - self.radius:
+            check.fail(
+                "BeltData.feed", self.feed,
+                f"<= centre_distance - radius = {self.centre_distance - self.radius:g} m (the "
+                "feed's end must stay clear of the driver)",
+            )  # fmt: skip
         check.real("BeltData.mu", self.mu, low=0.0, low_open=True, meaning="a friction coefficient")
         check.real("BeltData.load_torque", self.load_torque, low=0.0, unit="N m")
         check.real("BeltData.load_damping", self.load_damping, low=0.0, unit="N m s/rad")
