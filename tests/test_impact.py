@@ -73,6 +73,26 @@ def test_newton_point_hits_a_line_obliquely(v_t, mu, e_n, e_t):
     assert loss >= 0.0  # the closed form itself dissipates: (1 - e^2) terms, friction
 
 
+def test_newton_slide_that_reverses_with_tangential_restitution():
+    """Glocker's tangential law slides against xi_T = v_t+ + e_T v_t-, not against v_t+: for
+    |v_t| < mu (1 + e_N) v_n < (1 + e_T) |v_t| the contact cannot stick (it needs more than
+    the cone) and slides with P_T = -mu P_N sign(v_t), which reverses v_t to
+    v_t - mu (1 + e_N) v_n sign(v_t), of size below e_T |v_t| (so it still loses energy).
+    Here v_t = 1, mu (1 + e_N) v_n = 1.2, (1 + e_T) v_t = 1.5."""
+    mu, e_n, e_t, v_t = 0.6, 0.0, 0.5, 1.0
+    law = Unilateral(mu=mu, restitution_normal=e_n, restitution_tangent=e_t)
+    gdot = np.array([-VN, v_t])
+    expected_t = v_t - mu * (1.0 + e_n) * VN  # -0.2 m/s
+    for after, impulse in (
+        (law.impact_impulses(point_delassus(), gdot).gdot_after, None),
+        (None, contact_impact(point_delassus(), gdot, law)),
+    ):
+        velocity = after if after is not None else impulse.velocity_after
+        assert abs(velocity[1] - expected_t) <= TOL * VN
+        assert abs(velocity[0]) <= TOL * VN  # plastic: it stays on the line
+    assert abs(expected_t) < e_t * v_t  # the tangential energy falls
+
+
 @pytest.mark.parametrize(
     ("v_t", "mu", "e_n", "e_t", "nu"),
     [

@@ -282,9 +282,13 @@ def phase_impulse(D, pre, mu, e_n, e_t, normal_impulse=None, name="", t=0.0) -> 
     """Impulses (P_N, P_T, P_rows) of one impact phase: the closed rows keep J u+ + phi_t = 0;
     normally g'+ = -e_N g'- (or, with ``normal_impulse``, P_N given: an expansion phase);
     tangentially stick, v_t+ = -e_T v_t- with |P_T| <= mu P_N, else slip, P_T = -sign mu P_N
-    with sign the direction of v_t+, tried in that order. ``pre`` : the velocities of the rows
-    before the phase (normal, tangential, closed rows), D their Delassus matrix. RuntimeError
-    naming the contact ``name`` and the time ``t`` (s) when neither holds."""
+    with sign the direction of xi_T = v_t+ + e_T v_t- (Glocker's inclusion with Newton's law,
+    as ``newton_impact``; the direction of v_t+ when e_T = 0), tried in that order. With
+    e_T > 0 a contact with |v_t-| < mu (1 + e_N) |v_n-| < (1 + e_T) |v_t-| can neither stick
+    nor keep its slip direction: it slides and v_t reverses (to less than e_T |v_t-|).
+    ``pre`` : the velocities of the rows before the phase (normal, tangential, closed rows),
+    D their Delassus matrix. RuntimeError naming the contact ``name`` and the time ``t`` (s)
+    when neither holds."""
     v_n, v_t = pre[0], pre[1]
     target = -pre.copy()
     if normal_impulse is None:
@@ -314,6 +318,6 @@ def phase_impulse(D, pre, mu, e_n, e_t, normal_impulse=None, name="", t=0.0) -> 
         after = pre + D @ p
         if mode == "stick" and abs(p[1]) <= mu * p[0] * (1.0 + 1e-12) + 1e-15:
             return p
-        if mode == "slip" and (sign == 0.0 or sign * after[1] >= -1e-12):
+        if mode == "slip" and (sign == 0.0 or sign * (after[1] + e_t * v_t) >= -1e-12):
             return p
     raise RuntimeError(f"no impact solution (stick or slip) for contact {name!r} at t = {t:.6g} s")
