@@ -23,21 +23,23 @@ before the impact and the contact law, the impulses P make the velocities ``G P 
 The energy lost in a phase is ``-P . (gdot_start + gdot_end) / 2`` (003 eqs. (18)-(20)), exactly
 the drop of kinetic energy of ``u+ = u- + M^-1 W P`` when the rows carry no prescribed
 velocity. It is >= 0 for a plastic impact (e = 0: ``-P . gdot+ >= 0`` by the laws and
-``P^T G P >= 0``), for a single contact with e_T <= e_N, and for the 003 expansion with
-e_T <= e_N; Newton's law with e > 0 on several coupled contacts can gain energy (a known
-limitation of the law, not of the solver).
+``P^T G P >= 0``) and for a point on a line (G diagonal: the (1 - e^2) terms and friction);
+with restitution where rows couple (G not diagonal) the laws do not guarantee it (Glocker,
+Multibody Syst. Dyn. 2013, gives conditions), and the steppers book what it is.
 
 Why Moreau-Jean's per-step solve stays in ``steppers.moreau``: its ``c`` holds, besides
 ``e gamma_A``, the free velocity of the step's smooth forces, its problem takes every closed
 contact of the step (persistent ones too) warm-started from the last step, and its solver
-settings (tolerance, compiled kernels) are the stepper's; the problem and the solver
-(``setvalued.solve_contact_impulses``) are the same as ``newton_impact``'s, which is that
-problem at h = 0.
+settings (tolerance, compiled kernels) are the stepper's. The problem is ``newton_impact``'s
+at h = 0; ``newton_impact`` solves it by Lemke's pivoting first (``solve_coulomb``: exact for
+the few contacts of an impact), with the step's cascade (``setvalued.solve_contact_impulses``)
+behind it.
 
 Why ``contact_impact`` is not ``newton_impact`` on the augmented rows: it holds the closed
 rows as equations (they may pull: a drive, a joint), which the inclusions do not, and the
-Poisson expansion of one contact prescribes P_N = e_N P_NC exactly; with one contact, no held
-row and e_T = 0 the two give the same impulses (``tests/test_impact.py``).
+Poisson expansion of one contact prescribes P_N = e_N P_NC exactly. For a point on a line
+both give the closed form (Newton's law; Poisson's when it slides through with e_T = e_N:
+``tests/test_impact.py``).
 """
 
 from __future__ import annotations

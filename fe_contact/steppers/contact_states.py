@@ -13,11 +13,11 @@ Contacts with a ``Unilateral`` law are, besides, open or closed. A closed one op
 normal force would turn negative (located like the other events) and flies free; an open one
 closes when its gap reaches zero, through an impact at the impulse level: Newton's law
 g'+ = -e_N g'- with Coulomb friction on the impulses (|P_T| <= mu P_N; stick with
-tangential restitution v_t+ = -e_T v_t-, or slip against v_t+), every other closed row held
-at the velocity level, solved by enumerating stick and the two slip directions
-(``coupling.impact.contact_impact``, the phases the law gives: ``Unilateral.impact_phases``). The contact
-stays closed when it does not bounce (g'+ = 0), and the kinetic energy it takes goes to
-``dissipated_impact``.
+tangential restitution v_t+ = -e_T v_t-, or slip against v_t+ + e_T v_t-), every other
+closed row held at the velocity level, solved by enumerating stick and the two slip
+directions (``coupling.impact.contact_impact``, the phases the law gives:
+``Unilateral.impact_phases``). The contact stays closed when it does not bounce (g'+ = 0),
+and the kinetic energy it takes goes to ``dissipated_impact``.
 """
 
 from __future__ import annotations
