@@ -23,6 +23,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from . import validation as check
+from .coupling.impact import ImpactImpulses, newton_impact, poisson_impact
 
 COMPLIANT_KINDS = {"linear": 1.0, "hertz": 1.5}
 STEPPERS = ("generalized-alpha", "moreau", "event-driven")  # ``simulate``'s method names
@@ -501,6 +502,35 @@ class Unilateral(ContactLaw):
         if self.impact == "poisson":
             return (ImpactPhase(0.0, e_t), ImpactPhase(0.0, 0.0, e_n))
         return (ImpactPhase(e_n, e_t),)
+
+    def impact_impulses(self, delassus, gdot, time: float | None = None) -> ImpactImpulses:
+        """The impact of m contacts of this law at once (``coupling.impact``): Newton's law,
+        xi = gdot+ + e gdot- in the unilateral and Coulomb inclusions (004 sec. 4.5,
+        ``newton_impact``); Poisson's, a compression to zero approach then an expansion of
+        e_N (e_T, or nu e_T where the contact sticks) times the compression impulse with the
+        inclusions' correction (003 sec. 2.2, ``poisson_impact``).
+
+        delassus : (2m, 2m) W^T M^-1 W, W = [W_N, W_T]. gdot : (2m,) m/s, the relative
+        velocities before the impact (normal rows, then tangential). time : s, for messages.
+
+        Examples
+        --------
+        A 2 kg point hits a rigid line at 1 m/s, e_N = 0.5: it leaves at 0.5 m/s, the line
+        took P_N = 2 (1 + 0.5) = 3 N s, and 2 (1 - 0.25) / 2 = 0.75 J are lost:
+
+        >>> import numpy as np
+        >>> from fe_contact import Unilateral
+        >>> res = Unilateral(restitution_normal=0.5).impact_impulses(
+        ...     np.eye(2) / 2.0, np.array([-1.0, 0.0]))
+        >>> print(f"{res.gdot_after[0]:.3f} m/s, {res.total[0]:.3f} N s, {res.loss[0]:.3f} J")
+        0.500 m/s, 3.000 N s, 0.750 J
+        """
+        g = np.asarray(gdot, dtype=float)
+        mu = np.full(g.size // 2, self.mu)
+        e_n, e_t = self.restitution_normal, self.restitution_tangent
+        if self.impact == "poisson":
+            return poisson_impact(delassus, g, mu, e_n, e_t, self.reversibility, time=time)
+        return newton_impact(delassus, g, mu, e_n, e_t, time=time)
 
     def file_table(self) -> dict:
         if type(self) is not Unilateral:

@@ -309,7 +309,13 @@ def test_mass_thrown_off_the_beam_lands_where_its_parabola_meets_the_beam():
 
 @pytest.mark.parametrize(
     ("vx", "mu", "e", "e_t"),
-    [(1.0, 0.2, 0.5, 0.0), (0.3, 0.5, 0.5, 0.0), (0.3, 0.0, 0.7, 0.0), (0.4, 0.9, 0.0, 0.5)],
+    [
+        (1.0, 0.2, 0.5, 0.0),
+        (0.3, 0.5, 0.5, 0.0),
+        (0.3, 0.0, 0.7, 0.0),
+        (0.4, 0.9, 0.0, 0.5),
+        (1.0, 0.6, 0.0, 0.5),  # cannot stick, slides and reverses: v_t+ = 1 - 1.2 = -0.2 m/s
+    ],
 )
 def test_impact_laws_on_a_point_mass_against_the_closed_form(vx, mu, e, e_t):
     """A point mass hits the line at (vx, -vy), vy = 2 m/s. Newton: P_N = M (1 + e) vy; stick

@@ -34,10 +34,10 @@ closed contacts and the relative velocities gdot_A before the impact,
   Glocker (Multibody Syst. Dyn. 2013, part II). A contact that slides through the impact thus
   carries -mu (1 + eps_T) Lambda_NC, Coulomb's law for the whole impulse when eps_T = eps_N.
 
-Each phase is the complementarity problem of ``setvalued`` (the linear complementarity problem
-``coulomb_lcp``), solved by ``setvalued.solve_contact_impulses``, whose ContactSolverError
-reports a failure. With eps_T <= eps_N the impulse of each
-phase stays in the friction cone. The energy lost at a contact in a phase is, 003 eqs.
+Both phases are written once, in ``coupling.impact`` (``poisson_impact``, ``solve_coulomb``),
+for every stepper; each is the complementarity problem of ``setvalued`` (the linear
+complementarity problem ``coulomb_lcp``), whose ContactSolverError reports a failure. With
+eps_T <= eps_N the impulse of each phase stays in the friction cone. The energy lost at a contact in a phase is, 003 eqs.
 (18)-(20), W = -(Lambda_N, Lambda_T) . (gdot_start + gdot_end) / 2 (>= 0 when dissipative); the
 sum over contacts and phases equals the drive's work minus the change of kinetic energy exactly.
 """
@@ -51,8 +51,7 @@ import numpy as np
 from .. import validation as check
 from ..multibody.tree import TreeModel, angular_jacobian, body_poses, point_jacobian
 from ..rough import RoughProfile, segment_normals
-from .lcp import coulomb_lcp, lemke
-from .setvalued import natural_residual, solve_contact_impulses
+from .impact import ImpactImpulses, poisson_impact, solve_coulomb
 
 CORNER = 0.05  # a wheel vertex this close (fraction of the segment) to a body vertex is on it
 
@@ -66,123 +65,6 @@ __all__ = [
     "poisson_impact",
     "solve_coulomb",
 ]
-
-
-def _lemke_impulses(G, c, mu):
-    """P (2m,) from Lemke's pivoting on ``coulomb_lcp`` of the scaled G, or None."""
-    m = mu.size
-    scale = float(np.max(np.diag(G)))  # pivot on O(1) entries: P = z / scale
-    z, _ = lemke(*coulomb_lcp(G / scale, c, mu))
-    if z is None:
-        return None
-    z = z / scale
-    p = np.concatenate((np.maximum(z[:m], 0.0), z[m : 2 * m] - z[2 * m : 3 * m]))
-    p[m:] = np.clip(p[m:], -mu * p[:m], mu * p[:m])
-    return p
-
-
-def solve_coulomb(delassus, offset, mu, time=None, tol: float = 1e-9) -> np.ndarray:
-    """Impulses (2m,) = (P_N, P_T) of ``xi = G P + c`` under the unilateral and Coulomb laws,
-    ``mu`` (m,): Lemke's pivoting on the LCP ``setvalued.coulomb_lcp`` (with G scaled by its
-    largest diagonal entry: the pivots of G ~ 1e6 s/kg against c ~ 0.1 m/s lose the degenerate
-    ties otherwise), accepted when the laws
-    hold to ``tol`` relative (``setvalued.natural_residual``, as in
-    ``setvalued.solve_contact_impulses``).
-
-    Two closed contacts a few nanometres apart on nearly parallel segments make G singular
-    beyond what the pivoting resolves in floating point; then the LCP is solved again with the
-    compliance G + eps max(diag G) I, eps = 1e-10, 1e-8, 1e-6, whose solution is accepted when
-    it meets the laws with G itself up to that compliance's velocity eps max(diag G) |P| (for
-    the pin at most 3e-7 m/s against slip velocities of 0.3 m/s), and at last by
-    ``setvalued.solve_contact_impulses``, whose ContactSolverError reports a failure."""
-    G = np.asarray(delassus, dtype=float)
-    c = np.asarray(offset, dtype=float)
-    mu = np.asarray(mu, dtype=float)
-    m = mu.size
-    diag = np.diag(G)
-    r = 1.0 / diag
-    for eps in (0.0, 1e-10, 1e-8, 1e-6):
-        p = _lemke_impulses(G + eps * diag.max() * np.eye(2 * m), c, mu)
-        if p is None:
-            continue
-        xi = G @ p + c
-        res = natural_residual(p[:m], p[m:], xi[:m], xi[m:], mu, r[:m], r[m:])
-        # exact for G + eps max(diag G) I: with G the laws are off by that compliance's velocity
-        allowed = tol * max(np.abs(c).max(), np.abs(xi - c).max(), 1e-12)
-        if res <= allowed + 2.0 * eps * diag.max() * np.abs(p).max():
-            return p
-    res = solve_contact_impulses(G, c, mu, time=time)
-    return np.concatenate((res.normal, res.tangent))
-
-
-@dataclass(frozen=True)
-class ImpactImpulses:
-    """Result of ``poisson_impact`` for m contacts, all (m,) in N s or m/s.
-
-    normal_compression, tangent_compression, normal_expansion, tangent_expansion : impulses.
-    gdot_before, gdot_compression, gdot_after : (2m,) relative velocities (N rows, then T) at
-    the start, at the end of compression and at the end of expansion.
-    loss_compression, loss_expansion : (m,) J, 003 eqs. (18)-(20).
-    """
-
-    normal_compression: np.ndarray
-    tangent_compression: np.ndarray
-    normal_expansion: np.ndarray
-    tangent_expansion: np.ndarray
-    gdot_before: np.ndarray
-    gdot_compression: np.ndarray
-    gdot_after: np.ndarray
-    loss_compression: np.ndarray
-    loss_expansion: np.ndarray
-
-    @property
-    def total(self) -> np.ndarray:
-        """(2m,) the whole impulse (Lambda_N, Lambda_T) of both phases."""
-        return np.concatenate(
-            (
-                self.normal_compression + self.normal_expansion,
-                self.tangent_compression + self.tangent_expansion,
-            )
-        )
-
-
-def _phase_loss(impulse, start, end) -> np.ndarray:
-    m = impulse.size // 2
-    work = impulse * 0.5 * (start + end)
-    return -(work[:m] + work[m:])
-
-
-def poisson_impact(
-    delassus, gdot, mu, eps_n: float, eps_t: float, nu: float = 0.0, stick_tol=1e-12, time=None
-) -> ImpactImpulses:
-    """Impact with friction by Poisson's law (module docstring), 003 eqs. (14)-(15), (18)-(20).
-
-    delassus : (2m, 2m) G = W^T M^-1 W with W = [W_N, W_T]. gdot : (2m,) relative velocities
-    before the impact (N rows, then T) in m/s. mu : (m,). eps_n, eps_t, nu : in [0, 1].
-    stick_tol : m/s, |gdot_TC| below which a contact sticks at the end of compression.
-    """
-    G = np.asarray(delassus, dtype=float)
-    g_a = np.asarray(gdot, dtype=float)
-    mu = np.asarray(mu, dtype=float)
-    m = mu.size
-    p_c = solve_coulomb(G, g_a, mu, time)
-    g_c = G @ p_c + g_a
-    stick = np.abs(g_c[m:]) <= stick_tol * max(1.0, np.abs(g_a).max())
-    p_e0 = np.concatenate((eps_n * p_c[:m], eps_t * p_c[m:] * np.where(stick, nu, 1.0)))
-    p_d = solve_coulomb(G, g_c + G @ p_e0, mu, time)
-    p_e = p_e0 + p_d
-    g_e = G @ p_e + g_c
-    return ImpactImpulses(
-        normal_compression=p_c[:m],
-        tangent_compression=p_c[m:],
-        normal_expansion=p_e[:m],
-        tangent_expansion=p_e[m:],
-        gdot_before=g_a,
-        gdot_compression=g_c,
-        gdot_after=g_e,
-        loss_compression=_phase_loss(p_c, g_a, g_c),
-        loss_expansion=_phase_loss(p_e, g_c, g_e),
-    )
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,10 +13,11 @@ Contacts with a ``Unilateral`` law are, besides, open or closed. A closed one op
 normal force would turn negative (located like the other events) and flies free; an open one
 closes when its gap reaches zero, through an impact at the impulse level: Newton's law
 g'+ = -e_N g'- with Coulomb friction on the impulses (|P_T| <= mu P_N; stick with
-tangential restitution v_t+ = -e_T v_t-, or slip against v_t+), every other closed row held
-at the velocity level, solved by enumerating stick and the two slip directions. The contact
-stays closed when it does not bounce (g'+ = 0), and the kinetic energy it takes goes to
-``dissipated_impact``.
+tangential restitution v_t+ = -e_T v_t-, or slip against v_t+ + e_T v_t-), every other
+closed row held at the velocity level, solved by enumerating stick and the two slip
+directions (``coupling.impact.contact_impact``, the phases the law gives:
+``Unilateral.impact_phases``). The contact stays closed when it does not bounce (g'+ = 0),
+and the kinetic energy it takes goes to ``dissipated_impact``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..coupling.constraints import stick_anchor
+from ..coupling.impact import contact_impact
 from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
 from ..coupling.partition import ConstraintError
 from ..model import Line
@@ -432,11 +434,9 @@ class ContactStates(RollingStates):
             # pendulum tip on a ringing cantilever gained 8e-4 J in one such "impact"
             return
         name = self.system.model.contacts[self._sliding[i]].name
-        P = np.zeros(pre.size)
-        for phase in law.impact_phases():  # Newton: one; Poisson: compression, expansion
-            normal = None if phase.expansion is None else phase.expansion * P[0]
-            e_n, e_t = phase.restitution_normal, phase.restitution_tangent
-            P = P + _impulse(D, pre + D @ P, law.mu, e_n, e_t, normal, name, self.t)
+        # Newton: one phase; Poisson: compression, expansion (``coupling.impact``)
+        result = contact_impact(D, pre, law, name, self.t)
+        P = result.impulse
         self.u = self.u + X @ P
         after = W.T @ self.u
         # the kinetic energy changes by P . W^T (u- + u+) / 2 (exactly, for u+ = u- + M^-1 W P):
@@ -448,7 +448,7 @@ class ContactStates(RollingStates):
         # force does; booked on the drives as well, it gave a model without drives 5.3e-4 J of
         # drive work (a disk rattling on a sagging beam, h = 1e-3 s), and it belongs to the
         # balance error (it falls with h: 1.2e-3, 2.3e-4, 5.0e-5 J at h = 1e-3, 5e-4, 2.5e-4 s)
-        loss = -0.5 * float(P[:2] @ (pre[:2] + after[:2]))
+        loss = result.loss
         self._log(i, "impact")
         bounced = after[0] > 1e-9 * max(1.0, abs(v_n))
         if not bounced:
@@ -483,43 +483,3 @@ class ContactStates(RollingStates):
             "dissipated_damping": E.damping_power,
             "dissipated_friction": float(friction),
         }
-
-
-def _impulse(D, pre, mu, e_n, e_t, normal_impulse, name, t):
-    """Impulses (P_N, P_T, P_rows) of one impact phase: the closed rows keep J u+ + phi_t = 0;
-    normally g'+ = -e_N g'- (or, with ``normal_impulse``, P_N given: an expansion phase);
-    tangentially stick, v_t+ = -e_T v_t- with |P_T| <= mu P_N, else slip, P_T = -sign mu P_N
-    with sign the direction of v_t+, tried in that order. ``pre`` : the velocities of the rows
-    before the phase (normal, tangential, closed rows), D their Delassus matrix."""
-    v_n, v_t = pre[0], pre[1]
-    target = -pre.copy()
-    if normal_impulse is None:
-        target[0] = -(1.0 + e_n) * v_n
-    candidates = [("stick", 0.0)]
-    if mu > 0.0:
-        s0 = np.sign(v_t) or 1.0
-        candidates += [("slip", s0), ("slip", -s0)]
-    else:
-        candidates = [("slip", 0.0)]
-    for mode, sign in candidates:
-        A = D.copy()
-        rhs = target.copy()
-        if normal_impulse is not None:
-            A[0] = 0.0
-            A[0, 0], rhs[0] = 1.0, normal_impulse
-        if mode == "stick":
-            rhs[1] = -(1.0 + e_t) * v_t
-        else:  # P_T = -sign mu P_N: replace the tangential row
-            A[1] = 0.0
-            A[1, 0], A[1, 1] = sign * mu, 1.0
-            rhs[1] = 0.0
-        try:
-            p = np.linalg.solve(A, rhs)
-        except np.linalg.LinAlgError:
-            continue
-        after = pre + D @ p
-        if mode == "stick" and abs(p[1]) <= mu * p[0] * (1.0 + 1e-12) + 1e-15:
-            return p
-        if mode == "slip" and (sign == 0.0 or sign * after[1] >= -1e-12):
-            return p
-    raise RuntimeError(f"no impact solution (stick or slip) for contact {name!r} at t = {t:.6g} s")

@@ -7,8 +7,9 @@ Each step from (t, q, u):
 
 1. The closed contacts I_S (gap <= ``closing``) are found (``coupling.rough_contact``).
 2. Impact: if any of them approaches faster than ``impact_velocity`` (g_N' < -impact_velocity),
-   Poisson's impact with friction (003 eqs. (14)-(15), compression then expansion) is solved on
-   all of I_S and the velocities jump; its per-point losses (003 eqs. (18)-(20)) are booked.
+   Poisson's impact with friction (003 eqs. (14)-(15), compression then expansion;
+   ``coupling.impact.poisson_impact``) is solved on all of I_S and the velocities jump; its
+   per-point losses (003 eqs. (18)-(20)) are booked.
 3. Smooth motion with the contact forces of I_S: the joint springs and dampers are integrated by
    the implicit midpoint rule (energy-consistent for them), with the contact impulses P = h lambda
    of the step from the linear complementarity problem of Coulomb's law (stick, slip, detach)
@@ -44,14 +45,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validation as check
+from ..coupling.impact import solve_coulomb
 from ..coupling.rough_contact import (
     ContactSet,
     RoughContact,
     closed_contacts,
     gaps,
-    poisson_impact,
     share_loss,
-    solve_coulomb,
 )
 from ..model import Model, Polyline
 from ..multibody.tree import (
@@ -312,11 +312,10 @@ class EventDriven(Stepper):
         M = mass_matrix(self.contact.tree, self.q)
         minv_w = np.linalg.solve(M, cs.w.T)
         G = cs.w @ minv_w
-        c = self.contact
-        res = poisson_impact(G, gdot, np.full(m, c.mu), c.eps_n, c.eps_t, c.nu, time=self.t)
+        res = self.pair.law.impact_impulses(G, gdot, time=self.t)  # Poisson's (003 sec. 2.2)
         total = res.total
         self.u = self.u + minv_w @ total
-        loss = res.loss_compression + res.loss_expansion
+        loss = res.loss
         share_loss(cs, loss, self.loss_profile, self.loss_target)
         work["work_drives"] += float(-total @ cs.what)
         work["dissipated_impact"] += float(loss.sum())

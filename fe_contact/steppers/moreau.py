@@ -25,7 +25,10 @@ constraints on impulse level (step 3). A step of size h (theta in [1/2, 1]) from
    the normal and tangential rows of the relative velocity of the two material points);
    ``W = [W_N, W_T]``, Delassus ``G = W^T M_eff^-1 W``
    and the impulses from ``xi = W^T u_E + e W^T u_A`` in the normal cones
-   (``coupling.setvalued.solve_contact_impulses``);
+   (``coupling.setvalued.solve_contact_impulses``). This is Newton's impact law of
+   ``coupling.impact.newton_impact`` with the smooth forces' free velocity in the offset
+   (the same problem and solver at h = 0); it is posed here, on every closed contact and
+   warm-started from the last step, because its offset and settings are the step's;
 5. ``u_E = u_A + M_eff^-1 (h f + J^T Lambda + W P)``, ``q_E = q_A + h u_A + theta h (u_E - u_A)``.
 
 A (sub-)step after which a candidate would penetrate deeper than ``penetration_tolerance`` is
