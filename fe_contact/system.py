@@ -151,6 +151,11 @@ class System:
     def __post_init__(self):
         # the constants derived from the fields, made here once (also by dataclasses.replace):
         # nothing is written on a System after this
+        for matrix in (self.mass_flexible, self.damping_flexible, self.stiffness_flexible):
+            # scipy notes on first use whether the indices are sorted (and sorts them in place
+            # when not): done here, the first product of a run writes nothing on the matrix
+            if matrix is not None and not matrix.has_canonical_format:
+                matrix.sum_duplicates()
         targets = {c.target for c in self.model.contacts if c.curved and isinstance(c.target, str)}
         samples = {name: centre_line_samples(self.structures[name]) for name in sorted(targets)}
         object.__setattr__(self, "centre_line_samples", samples)
