@@ -110,8 +110,9 @@ class System:
     profile_points : per contact, the local (x, y) of the profile's centre on its body.
     loop_points : per loop, ((x, y) on body a, (x, y) on body b or in the plane).
     grids : per contact, PointRows of its candidate grid (search "grid") or None.
-    centre_line_samples : dict (read, never written), structure name -> PointRows at 8 points per element
-        of each structure a curved profile touches (the start of its closest-point search).
+    centre_line_samples : dict (read, never written), structure name -> PointRows at 8 points
+        per element of each structure a curved profile touches (its closest-point search's
+        global start).
     sensor_plan : the SensorPlan of the model's joints and sensors (``sensors.state_values``).
 
     A System is constant: every attribute is set by ``assemble`` (the two above by
