@@ -260,8 +260,7 @@ def with_sensors(system, sensors):
         allowed = "a tuple of BodyPointSensor, BodySensor or StructureSensor objects"
         check.fail("simulate.sensors", sensors, allowed, TypeError)
     model = dataclasses.replace(system.model, sensors=(*system.model.sensors, *sensors))
-    cache = {key: value for key, value in system._cache.items() if key != "sensor plan"}
-    return dataclasses.replace(system, model=model, _cache=cache)
+    return dataclasses.replace(system, model=model)  # its constants made anew for the sensors
 
 
 def _beam_quantities() -> list[str]:
@@ -423,12 +422,8 @@ def _affine(offset: np.ndarray, rows: np.ndarray, values: np.ndarray) -> np.ndar
 
 
 def sensor_plan(system) -> SensorPlan:
-    """The SensorPlan of a system, built once (it depends on the system alone: kept in its
-    cache)."""
-    plan = system._cache.get("sensor plan")
-    if plan is None:
-        plan = system._cache["sensor plan"] = SensorPlan(system)
-    return plan
+    """The SensorPlan of a system, a constant made by ``assemble`` (``System.sensor_plan``)."""
+    return system.sensor_plan
 
 
 def _rotation(a: np.ndarray, b: np.ndarray) -> float:

@@ -63,6 +63,7 @@ from .model import Polyline
 from .multibody.tree import actuator_forces, bias_forces, potential_energy
 from .structures import StringStructure
 from .system import System, energies
+from .workspace import Workspace
 
 DRIVES = ("held", "free")
 
@@ -281,6 +282,7 @@ class _Solver:
         self.tol = tol
         self.max_iterations = max_iterations
         self.rows = rows
+        self.workspace = Workspace()  # warm starts of the contact searches along the path
         lengths = [s.length for s in system.structures.values()]
         self.length = max(lengths) if lengths else 1.0
         self._gradient = None
@@ -360,6 +362,7 @@ class _Solver:
             constraints_only=constraints_only,
             unilateral=rows.unilateral,
             closed=rows.closed,
+            workspace=self.workspace,
         )
 
     def _keys(self, system):
@@ -473,7 +476,7 @@ class _Solver:
         """Pi_s(q): strain energy, joint springs, compliant contacts, the structures' load
         potential and factor times the tree's weight and actuator potential, J."""
         lay = system.layout
-        e = energies(system, q, np.zeros(lay.n), self.t)
+        e = energies(system, q, np.zeros(lay.n), self.t, self.workspace)
         value = e.elastic + e.gravity
         if system.tree is not None:
             q_t = q[lay.tree]

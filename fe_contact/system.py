@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from . import validation as check
 from .coupling.contact import compliant_forces
 from .coupling.frames import carried_rows
+from .coupling.profile_structure import centre_line_samples
 from .elements.beam import BeamSpec, assemble_beam, self_weight
 from .elements.beam import point_load as beam_point_load
 from .elements.string import assemble_string, gravity_force
@@ -36,6 +37,7 @@ from .multibody.tree import (
     kinetic_energy,
     potential_energy,
 )
+from .sensors import SensorPlan
 from .structure_points import MaterialPoint, support_matrices
 from .structures import BeamStructure, StringStructure, Structure
 
@@ -108,6 +110,16 @@ class System:
     profile_points : per contact, the local (x, y) of the profile's centre on its body.
     loop_points : per loop, ((x, y) on body a, (x, y) on body b or in the plane).
     grids : per contact, PointRows of its candidate grid (search "grid") or None.
+    centre_line_samples : dict (read, never written), structure name -> PointRows at 8 points
+        per element of each structure a curved profile touches (its closest-point search's
+        global start).
+    sensor_plan : the SensorPlan of the model's joints and sensors (``sensors.state_values``).
+
+    A System is constant: every attribute is set by ``assemble`` (the two above by
+    ``__post_init__``, also on ``dataclasses.replace``) and none is written after, so one
+    System may serve any number of runs, in any order, in threads or processes. What a run
+    reuses from step to step (warm starts of the contact searches, the compiled step's
+    factors) lives in that run's ``Workspace`` (``fe_contact.workspace``) or its stepper.
 
     Examples
     --------
@@ -134,7 +146,21 @@ class System:
     profile_points: tuple
     loop_points: tuple
     grids: tuple
-    _cache: dict = field(default_factory=dict, repr=False)
+    centre_line_samples: dict = field(init=False, repr=False)
+    sensor_plan: SensorPlan = field(init=False, repr=False)
+
+    def __post_init__(self):
+        # the constants derived from the fields, made here once (also by dataclasses.replace):
+        # nothing is written on a System after this
+        for matrix in (self.mass_flexible, self.damping_flexible, self.stiffness_flexible):
+            # scipy notes on first use whether the indices are sorted (and sorts them in place
+            # when not): done here, the first product of a run writes nothing on the matrix
+            if matrix is not None and not matrix.has_canonical_format:
+                matrix.sum_duplicates()
+        targets = {c.target for c in self.model.contacts if c.curved and isinstance(c.target, str)}
+        samples = {name: centre_line_samples(self.structures[name]) for name in sorted(targets)}
+        object.__setattr__(self, "centre_line_samples", samples)
+        object.__setattr__(self, "sensor_plan", SensorPlan(self))
 
     @property
     def n(self) -> int:
@@ -411,8 +437,9 @@ class Energies:
         return self.kinetic + self.potential + self.elastic
 
 
-def energies(system: System, q: np.ndarray, u: np.ndarray, t: float) -> Energies:
-    """Mechanical energies and non-constraint powers at (q, u, t).
+def energies(system: System, q: np.ndarray, u: np.ndarray, t: float, workspace=None) -> Energies:
+    """Mechanical energies and non-constraint powers at (q, u, t). ``workspace``: the run's
+    ``Workspace`` (warm starts of the Compliant contacts' searches) or None.
 
     Examples
     --------
@@ -448,7 +475,8 @@ def energies(system: System, q: np.ndarray, u: np.ndarray, t: float) -> Energies
         sdp += s.damping_power(q[sl], u[sl])
     ce = cdp = cfp = 0.0
     if any(c.compliant for c in system.model.contacts):
-        for f in compliant_forces(system, np.asarray(q, float), np.asarray(u, float)):
+        q, u = np.asarray(q, float), np.asarray(u, float)
+        for f in compliant_forces(system, q, u, workspace=workspace):
             ce += f.energy
             cdp += f.damping_power
             cfp += f.friction_power

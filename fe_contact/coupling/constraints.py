@@ -192,6 +192,7 @@ def evaluate_state(
     unilateral=(),
     closed=None,
     base=None,
+    workspace=None,
 ) -> Evaluation:
     """Evaluate the dynamics and the bilateral constraints at (q, u, t).
 
@@ -215,6 +216,8 @@ def evaluate_state(
     constraint of its own; with a base its position value is the trapezoidal integral of its
     velocity W_T u since the base, psi = (W_T(q_b) + W_T(q)) / 2 . (q - q_b), from which a
     step recovers its dependent coordinates (``rolling_position``). Without a base it is 0.
+    workspace : the run's ``Workspace`` (warm starts of the Compliant contacts' and the curved
+    profiles' searches, read and updated), or None (those searches start afresh).
     """
     lay = system.layout
     tree = system.tree
@@ -234,7 +237,7 @@ def evaluate_state(
     sticking = [] if stick is None else [i for i, a in enumerate(stick) if a is not None]
     compliant = None
     if rolling is not None and any(rolling):
-        compliant = compliant_forces(system, q, u, rolling)
+        compliant = compliant_forces(system, q, u, rolling, workspace)
     n_rolling = 0 if rolling is None else sum(rolling)
     m = m0 + sum(closed[n_bilateral:]) + len(sticking) + n_rolling
     phi = np.zeros(m)
@@ -251,7 +254,9 @@ def evaluate_state(
     for i, k in enumerate(index):
         guess = None if s_guess is None else s_guess[i]
         try:
-            c = contact_at(system, k, q, u, guess, remainder=not constraints_only)
+            c = contact_at(
+                system, k, q, u, guess, remainder=not constraints_only, workspace=workspace
+            )
         except ContactLeftStructure:
             if closed[i]:
                 raise
@@ -364,7 +369,7 @@ def evaluate_state(
             - system.load_flexible
         )
         if compliant is None:
-            compliant = compliant_forces(system, q, u, rolling)
+            compliant = compliant_forces(system, q, u, rolling, workspace)
         for i, f_v in enumerate(viscous):  # the friction that does not scale with F_n
             if f_v != 0.0:
                 forces -= contacts[i].w_tangent * f_v

@@ -79,15 +79,18 @@ def compliant_contacts(system) -> tuple[int, ...]:
     return tuple(i for i, c in enumerate(system.model.contacts) if c.compliant)
 
 
-def compliant_forces(system, q, u, rolling=None) -> tuple[CompliantForce, ...]:
+def compliant_forces(system, q, u, rolling=None, workspace=None) -> tuple[CompliantForce, ...]:
     """The forces of every Compliant contact at (q, u), in model order. ``rolling``: a flag per
     Compliant contact; a rolling one has its acceleration remainders computed and no friction
-    from the law (its friction force is the multiplier of its rolling row)."""
+    from the law (its friction force is the multiplier of its rolling row). ``workspace``: the
+    run's ``Workspace`` (its contact parameters start the closest-point searches and are
+    updated), or None (every search starts afresh)."""
     out = []
+    guesses = {} if workspace is None else workspace.contact_parameters
     for j, k in enumerate(compliant_contacts(system)):
         rolls = rolling is not None and bool(rolling[j])
         try:
-            kin = contact_at(system, k, q, u, system._cache.get(("s", k)), remainder=rolls)
+            kin = contact_at(system, k, q, u, guesses.get(k), remainder=rolls, workspace=workspace)
         except ContactLeftStructure:
             kin = None
         if (
@@ -95,7 +98,7 @@ def compliant_forces(system, q, u, rolling=None) -> tuple[CompliantForce, ...]:
             and np.isfinite(kin.parameter)
             and isinstance(system.model.contacts[k].target, str)
         ):
-            system._cache[("s", k)] = kin.parameter
+            guesses[k] = kin.parameter
         law = system.model.contacts[k].law
         if rolls:
             law = replace(law, mu=0.0, mu_s=0.0, v0=None, rolling=False)
@@ -103,10 +106,13 @@ def compliant_forces(system, q, u, rolling=None) -> tuple[CompliantForce, ...]:
     return tuple(out)
 
 
-def contact_at(system, k: int, q, u, s_guess=None, remainder=True) -> ContactKinematics:
+def contact_at(
+    system, k: int, q, u, s_guess=None, remainder=True, workspace=None
+) -> ContactKinematics:
     """Kinematics of contact k of the model at (q, u) (closest point on a structure, or a line).
 
     system : System; q, u : (n,); s_guess : the last contact parameter on a structure (m) or None.
+    workspace : the run's ``Workspace`` (a curved profile's warm start) or None.
 
     Raises ContactLeftStructure when the closest point lies beyond an end of the structure.
     """
@@ -116,7 +122,7 @@ def contact_at(system, k: int, q, u, s_guess=None, remainder=True) -> ContactKin
     if pair.link:  # a Dropper between two points
         return link_kinematics(system, k, q, u)
     if pair.curved:
-        kin = curved_contact(system, k, q, u, remainder)
+        kin = curved_contact(system, k, q, u, remainder, workspace)
         if kin is None:
             raise ContactLeftStructure(
                 f"contact {pair.name!r} has no candidate contact point (a curve's end, or "

@@ -9,7 +9,7 @@ eqs. (5)-(6), written here as
     f2 = (Z_k - Z_l) . T_l = 0    (the joining vector is normal to the curves, eq. 6 with eq. 5)
 
 solved by Newton's method on (eta_k, eta_l) from the last solution (a warm start kept per pair
-in ``System._cache``), with the Jacobian [[T_k' x T_l, T_k x T_l'], [T_k . T_l, d . T_l' -
+in the run's ``Workspace``), with the Jacobian [[T_k' x T_l, T_k x T_l'], [T_k . T_l, d . T_l' -
 T_l . T_l]]. Unlike the minimum of the distance, these conditions also hold at the deepest
 point of a penetration (a compliant contact's approach). When the contact first closes (no
 warm start, or Newton fails) a global search comes first: the control polygons' bounding
@@ -178,20 +178,22 @@ def _build(system, k: int, q, u, guess):
     return kin, etas
 
 
-def curved_contact(system, k: int, q, u, remainder: bool = True):
+def curved_contact(system, k: int, q, u, remainder: bool = True, workspace=None):
     """Kinematics of contact k of the model (a Profile takes part) at (q, u), or None when the
     pair has no candidate contact point (module docstring). With ``remainder`` the
-    acceleration remainders A and A_T are added (directional central differences)."""
-    key = ("profile-eta", k)
-    guess = system._cache.get(key)
+    acceleration remainders A and A_T are added (directional central differences).
+    ``workspace``: the run's ``Workspace``, whose (eta, s) of contact k starts the solve and is
+    updated; None: the solve starts from the global search."""
+    known = {} if workspace is None else workspace.profile_parameters
+    guess = known.get(k)
     kin, etas = _build(system, k, q, u, guess)
     if etas is not None:
-        system._cache[key] = etas
+        known[k] = etas
     elif kin is None and guess is not None:  # lost the warm start: search afresh
-        system._cache.pop(key, None)
+        known.pop(k, None)
         kin, etas = _build(system, k, q, u, None)
         if etas is not None:
-            system._cache[key] = etas
+            known[k] = etas
     if kin is None or etas is None or not remainder:
         return kin
     size = float(np.max(np.abs(u), initial=0.0))

@@ -21,15 +21,11 @@ from .profile_geometry import (
 _PER_ELEMENT = 8  # centre-line samples per element for the global start and the box test
 
 
-def _centre_line_samples(system, k: int, structure):
-    """The structure's PointRows at 8 points per element (constant: cached per pair)."""
-    key = ("profile-structure-samples", k)
-    rows = system._cache.get(key)
-    if rows is None:
-        n_el = max(len(structure.nodes) - 1, 1)
-        rows = structure.point_rows(np.linspace(0.0, structure.length, _PER_ELEMENT * n_el + 1))
-        system._cache[key] = rows
-    return rows
+def centre_line_samples(structure):
+    """The structure's PointRows at 8 points per element (the global start and the box test):
+    a constant of the structure, made once by ``assemble`` (``System.centre_line_samples``)."""
+    n_el = max(len(structure.nodes) - 1, 1)
+    return structure.point_rows(np.linspace(0.0, structure.length, _PER_ELEMENT * n_el + 1))
 
 
 def _global_start(curve, frame, samples, points, side: int) -> tuple[float, float]:
@@ -102,11 +98,11 @@ def structure_build(system, k: int, q, u, guess):
     side = pair.side
 
     def search():
-        samples = _centre_line_samples(system, k, structure)
+        samples = system.centre_line_samples[pair.target]
         return _global_start(curve, frame, samples, samples.positions(q_s), side)
 
     if guess is None:
-        samples = _centre_line_samples(system, k, structure)
+        samples = system.centre_line_samples[pair.target]
         points = samples.positions(q_s)
         box = box_distance(polygon_box(curve, frame), (points.min(axis=0), points.max(axis=0)))
         if box > 0.0:
@@ -129,4 +125,4 @@ def structure_build(system, k: int, q, u, guess):
     return kin, etas
 
 
-__all__ = ["closest_on_structure", "structure_build"]
+__all__ = ["centre_line_samples", "closest_on_structure", "structure_build"]

@@ -33,6 +33,7 @@ import numpy as np
 from .. import validation as check
 from ..model import Polyline
 from ..system import System
+from ..workspace import Workspace
 from .result import StepReport
 
 STATUSES = ("running", "finished", "failed", "event")
@@ -176,6 +177,7 @@ class Stepper:
 
     def __init__(self, system: System, t0: float, h: float):
         self.system = system
+        self.workspace = Workspace()  # this run's warm starts; the System stays constant
         self.t = float(t0)
         self.h = float(h)
         self.t_old = None

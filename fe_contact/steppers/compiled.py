@@ -91,7 +91,8 @@ def unsupported(system: System) -> str | None:
 
 class Plan:
     """The constant arrays of a system for the compiled step (``kernels.step``), the drives
-    and actuators evaluated per step, and the banded factors of G_f per step size."""
+    and actuators evaluated per step, and the banded factors of G_f per step size: run state
+    (which factor a step reuses depends on the steps before), so each stepper makes its own."""
 
     def __init__(self, system: System):
         model = system.model
@@ -239,14 +240,6 @@ class Plan:
         return self._indices[key][1:]
 
 
-def plan_of(system: System) -> Plan:
-    """The Plan of a system, built once (it depends on the system alone: kept in its cache)."""
-    plan = system._cache.get("compiled plan")
-    if plan is None:
-        plan = system._cache["compiled plan"] = Plan(system)
-    return plan
-
-
 def _margin(D0: np.ndarray, D: np.ndarray) -> float:
     """min Re eig(D) / max |eig(sym D0)| (``StepAlgebra.painleve_margin``), in closed form up
     to two rows."""
@@ -307,7 +300,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
     back to the Python step after a compiled attempt."""
 
     def __init__(self, system: System, t0: float, q0, u0, batch: bool = True, **settings):
-        self.plan = plan_of(system)
+        self.plan = Plan(system)  # this run's: it keeps the factors of its step sizes
         announce_compilation()  # the first compiled run after installation compiles
         self.n_compiled = self.n_fallback = 0
         if not isinstance(batch, bool):
@@ -531,6 +524,5 @@ __all__ = [
     "CompiledGeneralizedAlpha",
     "Plan",
     "generalized_alpha",
-    "plan_of",
     "unsupported",
 ]

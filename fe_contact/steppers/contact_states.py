@@ -46,6 +46,7 @@ class ContactStates(RollingStates):
             unilateral=self._unilateral,
             closed=self._closed,
             base=getattr(self, "evaluation", None),
+            workspace=self.workspace,
         )
 
     def _slip_tangent(self, ev, lam):
@@ -462,7 +463,7 @@ class ContactStates(RollingStates):
 
     def _energies(self, ev):
         """``system.energies`` at the evaluated state ev."""
-        return energies(self.system, ev.q, ev.u, ev.t)
+        return energies(self.system, ev.q, ev.u, ev.t, self.workspace)
 
     def _power_terms(self, ev, lam) -> dict:
         model = self.system.model

@@ -230,7 +230,7 @@ class MoreauJean(Stepper):
                 continue
             if pair.curved:  # closest pair of points, warm-started (``profile_contact``)
                 zero = np.zeros(lay.n) if zero is None else zero
-                c = curved_contact(s, k, q, zero, remainder=False)
+                c = curved_contact(s, k, q, zero, False, self.workspace)
                 out.append(np.array([np.inf if c is None else c.gap]))  # None: no contact point
                 known[k] = out[-1]
                 continue
@@ -273,7 +273,7 @@ class MoreauJean(Stepper):
             if not which.size:
                 continue
             if pair.curved:
-                c = curved_contact(s, k, q, u, remainder=False)
+                c = curved_contact(s, k, q, u, False, self.workspace)
                 if c is None or not np.all(np.isfinite(c.point)):
                     continue  # no contact point, or the polygons' boxes apart: open
                 cl.add_point(k, c)
@@ -370,8 +370,12 @@ class MoreauJean(Stepper):
         phi(q_E, t + h) = phi(q_A, t + h) + J (q_E - q_A) = 0 with q_E - q_A = h ((1 - theta)
         u_A + theta u_E) (exact for drives, which are linear in q)."""
         s = self.system
-        jac = evaluate_state(s, q_p, self.u, t + self.theta * h, constraints_only=True).jac
-        phi = evaluate_state(s, q_a, self.u, t + h, constraints_only=True).phi
+        jac = evaluate_state(
+            s, q_p, self.u, t + self.theta * h, constraints_only=True, workspace=self.workspace
+        ).jac
+        phi = evaluate_state(
+            s, q_a, self.u, t + h, constraints_only=True, workspace=self.workspace
+        ).phi
         rhs = (-phi / h - (1.0 - self.theta) * (jac @ self.u)) / self.theta
         return jac, rhs
 
@@ -450,8 +454,8 @@ class MoreauJean(Stepper):
         if last is not None and last[0] is q_a and last[1] is u_a and last[2] == self.t:
             e_a = last[3]
         else:
-            e_a = energies(s, q_a, u_a, self.t)
-        e_e = energies(s, q_e, u_e, self.t + h)
+            e_a = energies(s, q_a, u_a, self.t, self.workspace)
+        e_e = energies(s, q_e, u_e, self.t + h, self.workspace)
         self._energy = (q_e, u_e, self.t + h, e_e)
         work["dissipated_damping"] = 0.5 * h * (e_a.damping_power + e_e.damping_power)
         work["work_loads"] = 0.5 * h * (e_a.load_power + e_e.load_power)
@@ -548,7 +552,9 @@ class MoreauJean(Stepper):
         """Largest |phi| (m or rad) and |J u + phi_t| of the drives and loops at the state."""
         if not self._n_bilateral:
             return 0.0, 0.0
-        ev = evaluate_state(self.system, self.q, self.u, self.t, constraints_only=True)
+        ev = evaluate_state(
+            self.system, self.q, self.u, self.t, constraints_only=True, workspace=self.workspace
+        )
         velocity = ev.jac @ self.u + ev.phi_t
         return float(np.max(np.abs(ev.phi))), float(np.max(np.abs(velocity)))
 
