@@ -8,8 +8,8 @@ descriptions, each number typed once in ``CatenaryData`` with its source:
   simple catenary of 55 m spans (the span of the pantograph-catenary benchmark of Bruni et al.,
   Vehicle System Dynamics 53 (2015), which it appears to follow), its dropper schedule and
   target sag, wire masses and EI, dropper EA and mass, clamp masses, support springs;
-- [I] issue 30 of this project, which quotes EN 50318:2002 as published in the literature:
-  contact wire at about 20 kN, messenger at about 16 kN.
+- [I] the wire tensions of the EN 50318:2002 reference catenary as quoted in the literature
+  (the standard itself is not public): contact wire at about 20 kN, messenger at about 16 kN.
 
 Where they disagree: the contact wire tension is 20 kN in [I] and 22 kN in [P]; we take [I]'s
 20 kN (the EN 50318 value; ``dataclasses.replace(EN50318, contact_wire_tension=22e3)`` gives
@@ -150,8 +150,8 @@ def catenary(
 ) -> Catenary:
     """N spans of the simple catenary of ``data`` as a Model, with form-found droppers.
 
-    n_spans : spans (>= 1). max_element_length : m, the longest element on either wire (the
-    issue's 0.25 m). dropper_lengths : (n_spans * n_droppers,) unstretched lengths, m; None:
+    n_spans : spans (>= 1). max_element_length : m, the longest element on either wire (0.25 m,
+    the mesh of EN 50318-style studies). dropper_lengths : (n_spans * n_droppers,) unstretched lengths, m; None:
     found by ``find_dropper_lengths`` so that the static contact wire has the design heights.
 
     Examples
