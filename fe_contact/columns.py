@@ -51,6 +51,11 @@ class Column:
     energy0)``: the StepReport, ``system.energies`` at its state, the work accumulated since
     the start (dict WORK_KEYS -> J) and the total energy at the start (J).
 
+    ``value`` is written once for one step and for k steps at once: it uses only attribute
+    access, elementwise arithmetic and reductions over the last axis (a contact's points).
+    Given a report whose fields are arrays over k steps (per-point fields (k, points), scalars
+    (k,): ``steppers.batch.StepBatch``), it returns the column's k values.
+
     Examples
     --------
     >>> from fe_contact.steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS
@@ -66,11 +71,16 @@ class Column:
     value: Callable
 
 
-def _main(values: np.ndarray, c) -> float:
+def _main(values: np.ndarray, c):
     """The value at the point of a ``ContactReport`` c with the largest normal force (NaN with
-    no closed point)."""
+    no closed point); values (points,) or, over k steps, (k, points)."""
     k = c.main
-    return float(values[k]) if k >= 0 else np.nan
+    return values[..., k] if k >= 0 else np.nan
+
+
+def _total(values: np.ndarray):
+    """The sum over a contact's points (the last axis)."""
+    return np.sum(values, axis=-1)
 
 
 def _energy_error(report, energy, work, energy0) -> float:
@@ -99,25 +109,25 @@ CONTACT_COLUMNS = (
         "normal_force",
         "N",
         "normal contact force (positive: compressive)",
-        lambda c: float(np.sum(c.normal_force)),
+        lambda c: _total(c.normal_force),
     ),
     Column(
         "friction_force",
         "N",
         "friction force on the profile along the contact tangent",
-        lambda c: float(np.sum(c.friction_force)),
+        lambda c: _total(c.friction_force),
     ),
     Column(
         "normal_impulse",
         "N s",
         "normal impulse over the step (impacts and Moreau-Jean)",
-        lambda c: float(np.sum(c.normal_impulse)),
+        lambda c: _total(c.normal_impulse),
     ),
     Column(
         "friction_impulse",
         "N s",
         "tangential impulse over the step",
-        lambda c: float(np.sum(c.friction_impulse)),
+        lambda c: _total(c.friction_impulse),
     ),
     Column(
         "slip_velocity",
@@ -219,7 +229,9 @@ BALANCE_COLUMNS = (
         "power of the friction forces, sum of F_t v_t over the closed contact points at the "
         "reported state (<= 0: friction dissipates; an impulsive stepper's F_t is the step's "
         "mean force)",
-        lambda r, e, w, e0: sum(float(c.friction_force @ c.slip_velocity) for c in r.contacts),
+        lambda r, e, w, e0: sum(
+            (_total(c.friction_force * c.slip_velocity) for c in r.contacts), 0.0
+        ),
     ),
     Column(
         "residual_position",

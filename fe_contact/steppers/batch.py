@@ -100,84 +100,71 @@ class StepBatch:
         )
 
     def columns(self, system, work: dict, energy0: float) -> dict:
-        """The history columns of the n steps (``result.history_row``'s, the same arithmetic)
-        with ``work`` the work accumulated before them (dict WORK_KEYS -> J: updated to the
-        end of the batch)."""
-        n = self.n
+        """The history columns of the n steps, by the columns' own definitions
+        (``columns.CONTACT_COLUMNS`` and ``BALANCE_COLUMNS`` read from the batch's reports as
+        arrays, ``_Steps``): the values of ``result.history_row``, step by step. ``work`` :
+        the work accumulated before them (dict WORK_KEYS -> J), updated to the batch's end."""
+        accumulated = {}
+        for k, key in enumerate(WORK_KEYS):  # accumulated as simulate does, step by step
+            accumulated[key] = np.add.accumulate(np.concatenate(([work[key]], self.work[:, k])))
+            accumulated[key] = accumulated[key][1:]
+            work[key] = float(accumulated[key][-1])
+        steps = _Steps(self)
         col = {"t": self.t}
-        for name, state, i, normal, friction in self.contacts:
-            r = self.records[:, i]
-            col[f"{name}_state"] = np.full(n, state)
-            col[f"{name}_normal_force"] = normal.copy()
-            col[f"{name}_friction_force"] = np.array(friction, dtype=float)
-            col[f"{name}_normal_impulse"] = normal * self.h
-            col[f"{name}_friction_impulse"] = friction * self.h
-            col[f"{name}_slip_velocity"] = r[:, VT].copy()
-            col[f"{name}_gap"] = r[:, GAP].copy()
-            col[f"{name}_parameter"] = r[:, S].copy()
-            col[f"{name}_n_closed"] = np.ones(n, dtype=int)
+        for view in steps.contacts:
+            for column in CONTACT_COLUMNS:
+                col[f"{view.name}_{column.name}"] = self._full(column.value(view))
         for k, name in enumerate(system.model.drive_names()):
             col[f"{name}_force"] = self.drive_forces[:, k].copy()
-        tk, sk, gravity, springs, se = (self.energy[:, k] for k in range(5))
-        kinetic = tk + sk
-        elastic = springs + se + 0.0
-        col["kinetic_energy"] = kinetic
-        col["potential_energy"] = gravity.copy()
-        col["elastic_energy"] = elastic
-        col["tree_kinetic_energy"] = tk.copy()
-        col["structure_kinetic_energy"] = sk.copy()
-        col["structure_elastic_energy"] = se.copy()
+        energy = Energies(*self.energy.T)
+        for column in BALANCE_COLUMNS:
+            col[column.name] = self._full(column.value(steps, energy, accumulated, energy0))
+        _, _, gravity, springs, _ = (self.energy[:, k] for k in range(5))
         col.update(part_energy_arrays(system, self.q, self.u, gravity, springs))
-        for k, key in enumerate(WORK_KEYS):  # accumulated as simulate does, step by step
-            col[key] = np.add.accumulate(np.concatenate(([work[key]], self.work[:, k])))[1:]
-            work[key] = float(col[key][-1])
-        col["energy_error"] = (
-            kinetic
-            + gravity
-            + elastic
-            - energy0
-            - col["work_drives"]
-            - col["work_loads"]
-            + col["dissipated_damping"]
-            + col["dissipated_friction"]
-            + col["dissipated_impact"]
-            + col["dissipated_numerical"]
-            - col["work_contact_timing"]
-        )
-        col["residual_position"] = self.residual[:, 0].copy()
-        col["residual_velocity"] = self.residual[:, 1].copy()
-        col["n_newton"] = self.n_newton.copy()
-        col["n_substeps"] = np.ones(n, dtype=int)
-        col["solver_residual"] = np.zeros(n)
-        # an array form of ``result``'s friction_power, summed in its order (read per step
-        # from the reports it cost a third of a compiled run's wall time)
-        col["friction_power"] = np.zeros(n)
-        for _, _, i, _, friction in self.contacts:
-            col["friction_power"] = col["friction_power"] + friction * self.records[:, i, VT]
-        self._generic_columns(col, work, energy0)
         col.update(state_arrays(system, self.q, self.u, self.acceleration))
         return col
 
-    def _generic_columns(self, col: dict, work: dict, energy0: float) -> None:
-        """The columns of ``result`` that ``columns`` has no array form for, read from each
-        step's report as ``history_row`` reads them (one definition of every column; an array
-        form here is only faster)."""
-        first = self.contacts[0][0] if self.contacts else None  # a contact's name
-        contact = [c for c in CONTACT_COLUMNS if first and f"{first}_{c.name}" not in col]
-        balance = [c for c in BALANCE_COLUMNS if c.name not in col]
-        if not contact and not balance:
-            return
-        rows = {}
-        for j in range(self.n):
-            report = self.report(j)
-            done = {key: float(col[key][j]) for key in WORK_KEYS}
-            for c in report.contacts:
-                for column in contact:
-                    rows.setdefault(f"{c.name}_{column.name}", []).append(column.value(c))
-            for column in balance:
-                value = column.value(report, self.energies(j), done, energy0)
-                rows.setdefault(column.name, []).append(value)
-        col.update({name: np.asarray(values) for name, values in rows.items()})
+    def _full(self, values) -> np.ndarray:
+        """A column's values as an (n,) array of its own (a constant given once spread)."""
+        values = np.asarray(values)
+        return np.full(self.n, values) if values.ndim == 0 else values.copy()
+
+
+class _Steps:
+    """The reports of a batch's n steps as arrays (what ``Column.value`` reads): contacts (one
+    ``_ContactSteps`` per model contact), the residuals (n,), n_newton (n,), n_substeps and
+    solver_residual."""
+
+    def __init__(self, batch: StepBatch):
+        n = batch.n
+        self.contacts = [
+            _ContactSteps(name, state, batch.records[:, i], normal, friction, batch.h, n)
+            for name, state, i, normal, friction in batch.contacts
+        ]
+        self.residual_position = batch.residual[:, 0]
+        self.residual_velocity = batch.residual[:, 1]
+        self.n_newton = batch.n_newton
+        self.n_substeps = np.ones(n, dtype=int)
+        self.solver_residual = np.zeros(n)
+
+
+class _ContactSteps:
+    """One single-point contact over n steps, as a ``ContactReport`` with arrays: per-point
+    fields (n, 1), min_gap (n,), state (n,) strings."""
+
+    main = 0  # the point with the largest normal force: the only one
+
+    def __init__(self, name, state, records, normal, friction, h, n):
+        self.name = name
+        self.state = np.full(n, state)
+        self.normal_force = np.asarray(normal, dtype=float)[:, None]
+        self.friction_force = np.asarray(friction, dtype=float)[:, None]
+        self.normal_impulse = self.normal_force * h
+        self.friction_impulse = self.friction_force * h
+        self.slip_velocity = records[:, VT][:, None]
+        self.parameter = records[:, S][:, None]
+        self.min_gap = records[:, GAP]
+        self.n_points = np.ones(n, dtype=int)
 
 
 def take_steps(st, n_max: int) -> StepBatch | None:
