@@ -1,9 +1,13 @@
 """Small dense linear algebra of the compiled step (numba): LU with partial pivoting and its
 reciprocal 1-norm condition number, solves with the factors (also transposed and for several
 columns), products and the largest entry. The blocks are m x m with m the number of constraint
-rows (one to a few): written out, they cost less than LAPACK's calls through numpy."""
+rows (one to a few): written out, they cost less than LAPACK's calls through numpy. And the
+Painleve margin of the Delassus blocks (``painleve_margin``), the one definition of both
+steps."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -156,3 +160,26 @@ def take_columns(a, cols):
         for j in range(cols.size):
             out[i, j] = a[i, cols[j]]
     return out
+
+
+@njit(cache=True)
+def painleve_margin(D0, D):
+    """The Painleve margin min Re eig(D) / max |eig(sym D0)| of the Delassus blocks D = J M^-1
+    J_Sigma^T and D0 = J M^-1 J^T (m x m): exact, in closed form, up to two rows; beyond,
+    the lower bound min eig(sym D) / max |eig(sym D0)| (the field of values of D holds every
+    eigenvalue; numba has no complex eigenvalues of a real matrix). At 0 a slipping contact's
+    normal force is not determined (Painleve); ``partitioned_step.StepAlgebra`` computes the
+    exact value beyond two rows."""
+    m = D.shape[0]
+    if m == 1:
+        return D[0, 0] / abs(D0[0, 0])
+    if m == 2:
+        a, b, c = D0[0, 0], 0.5 * (D0[0, 1] + D0[1, 0]), D0[1, 1]
+        mean, radius = 0.5 * (a + c), math.hypot(0.5 * (a - c), b)
+        scale = max(abs(mean + radius), abs(mean - radius))
+        half = 0.5 * (D[0, 0] + D[1, 1])
+        disc = half * half - (D[0, 0] * D[1, 1] - D[0, 1] * D[1, 0])
+        low = half - math.sqrt(disc) if disc >= 0.0 else half
+        return low / scale
+    scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
+    return np.min(np.linalg.eigvalsh(0.5 * (D + D.T))) / scale

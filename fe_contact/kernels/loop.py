@@ -18,13 +18,11 @@ is then taken again by the Python step, which does what it must.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from .beam import N_FIELDS, VT, S
-from .dense import take_columns
+from .dense import painleve_margin, take_columns
 from .evaluate import OK
 from .numerical import step_dissipation
 from .pack import unpack
@@ -45,26 +43,6 @@ STOPS = (
 PAINLEVE_SAFE = 1e-6
 N_ENERGY = 7  # ``kernels.step.energies``
 N_POWER = 4  # drives, loads, damping, friction (``ContactStates._power_terms``)
-
-
-@njit(cache=True)
-def _margin(D0, D):
-    """A lower bound of ``StepAlgebra.painleve_margin`` = min Re eig(D) / max |eig(sym D0)|:
-    that value in closed form up to two rows (``steppers.compiled._margin``), beyond that
-    min eig(sym D) / max |eig(sym D0)| (the field of values holds every eigenvalue of D)."""
-    m = D.shape[0]
-    if m == 1:
-        return D[0, 0] / abs(D0[0, 0])
-    if m == 2:
-        a, b, c = D0[0, 0], 0.5 * (D0[0, 1] + D0[1, 0]), D0[1, 1]
-        mean, radius = 0.5 * (a + c), math.hypot(0.5 * (a - c), b)
-        scale = max(abs(mean + radius), abs(mean - radius))
-        half = 0.5 * (D[0, 0] + D[1, 1])
-        disc = half * half - (D[0, 0] * D[1, 1] - D[0, 1] * D[1, 0])
-        low = half - math.sqrt(disc) if disc >= 0.0 else half
-        return low / scale
-    scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
-    return np.min(np.linalg.eigvalsh(0.5 * (D + D.T))) / scale
 
 
 @njit(cache=True)
@@ -225,7 +203,7 @@ def steps(
             break
         if friction and phi.size > 0:
             D0, D = delassus(F, I, H, LM, mass_tree, jac, js)
-            if not _margin(D0, D) > PAINLEVE_SAFE:
+            if not painleve_margin(D0, D) > PAINLEVE_SAFE:
                 reason = 5
                 break
         # commit

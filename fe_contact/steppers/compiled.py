@@ -61,7 +61,7 @@ from ..structures import BeamStructure
 from ..system import Energies, System
 from .batch import take_steps
 from .genalpha import GeneralizedAlpha
-from .partitioned_step import StepAlgebra
+from .partitioned_step import StepAlgebra, margin_of
 
 # banded factors of G_f kept per system (step sizes; the least recently used goes first):
 # locating an event takes the step at some ten sizes, each factorised once
@@ -240,24 +240,6 @@ class Plan:
         return self._indices[key][1:]
 
 
-def _margin(D0: np.ndarray, D: np.ndarray) -> float:
-    """min Re eig(D) / max |eig(sym D0)| (``StepAlgebra.painleve_margin``), in closed form up
-    to two rows."""
-    m = D.shape[0]
-    if m == 1:
-        return float(D[0, 0]) / abs(float(D0[0, 0]))
-    if m == 2:
-        a, b, c = float(D0[0, 0]), 0.5 * float(D0[0, 1] + D0[1, 0]), float(D0[1, 1])
-        mean, radius = 0.5 * (a + c), math.hypot(0.5 * (a - c), b)
-        scale = max(abs(mean + radius), abs(mean - radius))
-        half = 0.5 * float(D[0, 0] + D[1, 1])
-        disc = half * half - float(D[0, 0] * D[1, 1] - D[0, 1] * D[1, 0])
-        low = half - math.sqrt(disc) if disc >= 0.0 else half
-        return low / scale
-    scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
-    return float(np.min(np.real(np.linalg.eigvals(D)))) / scale
-
-
 @functools.lru_cache(maxsize=64)
 def _pieces(n: int, k: int, m: int, c: int, t: int) -> tuple:
     """(start, stop, shape) of each piece of ``kernels.step.newton``'s flat result
@@ -291,7 +273,8 @@ class CompiledAlgebra(StepAlgebra):
         LM = self.plan.factor(0.0, 0.0)
         if LM is None:
             return super().painleve_margin(ev, mu)
-        return _margin(*delassus(*self.plan.packed, LM, ev.mass_tree, ev.jac, ev.jac_sigma))
+        D0, D = delassus(*self.plan.packed, LM, ev.mass_tree, ev.jac, ev.jac_sigma)
+        return margin_of(D0, D)
 
 
 class CompiledGeneralizedAlpha(GeneralizedAlpha):

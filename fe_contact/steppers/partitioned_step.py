@@ -13,6 +13,7 @@ import scipy.sparse.linalg as spla
 
 from ..coupling.constraints import mass_times
 from ..coupling.partition import ConstraintError, PainleveError, b_matrices
+from ..kernels.dense import painleve_margin
 from ..system import System
 from .effective_mass import FlexibleBlock
 from .painleve import ContactProblem, contact_problem
@@ -24,6 +25,18 @@ PAINLEVE_NEAR = 1e-2
 # sparse LU factors of G_f kept per step size for linear structures: a step takes one size, a
 # located event some ten more (the Illinois iterates), each used again only nearby
 FACTORS_KEPT = 16
+
+
+def margin_of(D0: np.ndarray, D: np.ndarray) -> float:
+    """The Painleve margin min Re eig(D) / max |eig(sym D0)| of the Delassus blocks D0 = J M^-1
+    J^T and D = J M^-1 J_Sigma^T, exact for any size: ``kernels.dense.painleve_margin`` (the
+    compiled loop's) up to two rows, where it is exact, and the eigenvalues beyond."""
+    D0 = np.ascontiguousarray(D0, dtype=float)
+    D = np.ascontiguousarray(D, dtype=float)
+    if D.shape[0] <= 2:
+        return float(painleve_margin(D0, D))
+    scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
+    return float(np.min(np.real(np.linalg.eigvals(D)))) / scale
 
 
 class StepAlgebra:
@@ -213,10 +226,7 @@ class StepAlgebra:
         if not np.any(mu > 0) or ev.phi.size == 0:
             return 1.0
         Minv_J, Minv_Js = self._inverse_mass(ev, ev.jac.T, ev.jac_sigma.T)
-        D0 = ev.jac @ Minv_J
-        D = ev.jac @ Minv_Js
-        scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
-        return float(np.min(np.real(np.linalg.eigvals(D)))) / scale
+        return margin_of(ev.jac @ Minv_J, ev.jac @ Minv_Js)
 
     def residual_floor(self, q, u, acc) -> np.ndarray:
         """The round-off level of each generalised force of the residual, (n,) N: 16 eps times

@@ -1,0 +1,58 @@
+"""The Painleve margin of the Delassus blocks, defined once (``kernels.dense.painleve_margin``,
+called by the compiled loop and, through ``partitioned_step.margin_of``, by the Python step),
+against the eigenvalues computed by LAPACK."""
+
+import numpy as np
+import pytest
+
+from fe_contact.kernels.dense import painleve_margin
+from fe_contact.steppers.partitioned_step import margin_of
+
+EPS = np.finfo(float).eps
+
+
+def _exact(D0, D):
+    """min Re eig(D) / max |eig(sym D0)| by LAPACK (the definition)."""
+    scale = np.max(np.abs(np.linalg.eigvalsh(0.5 * (D0 + D0.T))))
+    return np.min(np.real(np.linalg.eigvals(D))) / scale
+
+
+def _blocks(rng, m):
+    """A symmetric positive definite D0 = J M^-1 J^T and D = D0 + a friction part J M^-1 (mu
+    t)^T, as the step forms them, for m rows over 2 m + 1 coordinates."""
+    n = 2 * m + 1
+    J = rng.normal(size=(m, n))
+    Minv = np.diag(rng.uniform(0.5, 2.0, n))
+    T = rng.normal(size=(m, n))
+    mu = rng.uniform(0.0, 0.8)
+    return J @ Minv @ J.T, J @ Minv @ (J + mu * T).T
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_closed_form_equals_the_eigenvalues_up_to_two_rows(m):
+    rng = np.random.default_rng(7 + m)
+    for _ in range(200):
+        D0, D = _blocks(rng, m)
+        exact = _exact(D0, D)
+        # the closed form and LAPACK round differently: a few eps of the blocks' scale over
+        # the margin's (the eigenvalues of a 2 x 2 from its trace and determinant lose up to
+        # |eig|max / |eig|min digits; 64 eps of that scale covers it)
+        scale = np.max(np.abs(D)) / np.max(np.abs(np.linalg.eigvalsh(D0)))
+        assert abs(painleve_margin(D0, D) - exact) <= 64 * EPS * max(scale, 1.0)
+        assert abs(margin_of(D0, D) - exact) <= 64 * EPS * max(scale, 1.0)
+
+
+def test_complex_eigenvalues_of_two_rows_give_their_real_part():
+    # D = [[1, -3], [3, 1]] has eigenvalues 1 +- 3i: the margin is 1 / max eig(D0) = 1 / 2
+    D0 = np.diag([2.0, 1.0])
+    D = np.array([[1.0, -3.0], [3.0, 1.0]])
+    assert painleve_margin(D0, D) == pytest.approx(0.5, abs=4 * EPS)
+
+
+def test_beyond_two_rows_the_kernel_bounds_the_exact_margin_from_below():
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        D0, D = _blocks(rng, 3)
+        exact = _exact(D0, D)
+        # the field of values of D holds its eigenvalues: min eig(sym D) <= min Re eig(D)
+        assert painleve_margin(D0, D) <= exact + 64 * EPS * np.max(np.abs(D))
