@@ -1,10 +1,11 @@
 """Quiet steps of the compiled generalised-alpha stepper taken in one compiled call, and what
 they report, as arrays.
 
-``take_steps`` runs ``kernels.loop.steps`` from the committed state of a
-``compiled.CompiledGeneralizedAlpha`` and commits what it took as ``GeneralizedAlpha.step``
+``compiled.CompiledGeneralizedAlpha.steps`` runs ``kernels.loop.steps`` from its committed
+state into the arrays of ``batch_outputs`` and commits what it took as ``GeneralizedAlpha.step``
 commits a step in which nothing but the step happens (no contact event, no restart, no
-sub-step). A ``StepBatch`` holds those steps' reports: ``columns`` gives the history columns
+sub-step), with the work of each step by ``step_work``. A ``StepBatch`` holds those steps'
+reports: ``columns`` gives the history columns
 of ``result.history_row`` as arrays, ``report`` the ``StepReport`` of one step, for observers.
 The step that ends a batch early is left to ``step()``, which takes it the one way it takes
 every step.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.beam import GAP, N_FIELDS, NX, PX, TX, VT, S
-from ..kernels.loop import N_ENERGY, N_POWER, STOPS, steps
+from ..kernels.loop import N_ENERGY, N_POWER
 from ..part_energies import part_energy_arrays
 from ..sensors import state_arrays
 from ..system import Energies
@@ -27,34 +28,25 @@ POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``ContactStates._power_terms``, 
 
 
 class StepBatch:
-    """n consecutive full steps of one stepper (``take_steps``). t (n,), q, u and the
-    accelerations acceleration (n, n_q),
-    multipliers (n, m) by ``Model.constraint_names()``, work (n, 7): the work of each step
-    by WORK_KEYS, energy (n, 7) as ``kernels.step.energies``, residual (n, 2), n_newton (n,),
-    records (n, n_c, N_FIELDS) the contacts; ``stop`` why the batch ended (``STOPS``)."""
+    """n consecutive full steps of one stepper (``CompiledGeneralizedAlpha.steps``). t (n,), q,
+    u and the accelerations acceleration (n, n_q), lam = (multipliers (n, m) by
+    ``Model.constraint_names()``, drive forces (n, d)), work (n, 7): the work of each step by
+    WORK_KEYS, energy (n, 7) as ``kernels.step.energies``, residual (n, 2), n_newton (n,),
+    records (n, n_c, N_FIELDS) the contacts, contacts: per model contact (name, state, its
+    index in records, normal force (n,), friction force (n,)); h the step; ``stop`` why the
+    batch ended (``STOPS``)."""
 
-    def __init__(self, stepper, n, stop, t, q, u, lam, records, energy, work, residual, its, acc):
+    def __init__(
+        self, n, stop, t, q, u, records, energy, work, residual, its, acc, *, h, lam, contacts
+    ):
         self.n, self.stop = n, stop
         self.t, self.q, self.u, self.acceleration = t, q, u, acc
         self.residual, self.n_newton, self.records = residual, its, records
         self.energy, self.work = energy, work
-        model = stepper.system.model
-        m0 = len(model.constraint_names())
-        self.multipliers = lam[:, :m0]
-        self.h = stepper.h
-        n_c = stepper._n_bilateral
-        self.drive_forces = lam[:, n_c : n_c + len(model.drives)]
-        # per model contact: (name, state, normal force, friction force)
-        by_model = {k: i for i, k in enumerate(stepper._sliding)}
-        self.contacts = []
-        for k, pair in enumerate(model.contacts):
-            i = by_model[k]
-            normal = lam[:, i]
-            if stepper._stick[i] is None:
-                state, friction = "slip", -stepper._slip_sign[i] * stepper._mu[i] * normal
-            else:
-                state, friction = "stick", lam[:, stepper._stick_row(i)]
-            self.contacts.append((pair.name, state, i, normal, friction))
+        self.h = h
+        self.multipliers, self.drive_forces = lam
+        # per model contact: (name, state, its index in records, normal force, friction force)
+        self.contacts = contacts
 
     def energies(self, j: int) -> Energies:
         return Energies(*self.energy[j].tolist())
@@ -167,61 +159,16 @@ class _ContactSteps:
         self.n_points = np.ones(n, dtype=int)
 
 
-def take_steps(st, n_max: int) -> StepBatch | None:
-    """Up to n_max full steps of ``st`` (a CompiledGeneralizedAlpha) in one compiled call,
-    committed (``CompiledGeneralizedAlpha.steps``)."""
-    if (
-        not st.batch
-        or n_max < 1
-        or st.error_tol is not None
-        or st._cap is not None  # sub-steps growing after an event
-        or len(st._stick) != st._n_bilateral
-        or not np.all(np.isnan(st._v0))
-        or np.any(st.part.dependent >= st.system.layout.n_tree)  # structure ones: Python
-    ):
-        return None
-    plan = st.plan
-    h = st.h
-    n = st.q.size
-    size = max(1, min(n_max, st._batch_size, BATCH_ENTRIES // n))
-    times = np.empty(size)
-    t = st.t
-    for j in range(size):  # the end times of the steps, as ``step()`` computes them
-        t_end = t + h
-        t = t + (t_end - t)
-        times[j] = t
-    LM = np.ones((1, 0))
-    if np.any(st._mu > 0):
-        LM = plan.factor(0.0, 0.0)
-        if LM is None:
-            return None
-    t_end = st.t + h
-    key = st.algebra.coefficients(t_end - st.t)
-    factor = plan.factor(*key)
-    if factor is None:
-        return None
-    drive, actuators = plan.motions(times)
-    size = drive.shape[0]
-    if size == 0:
-        return None
-    times = times[:size]
-    ind, U = plan.indices(st.part)
-    ev = st.evaluation
-    prev = st._prev()
-    cstate = st._cstate()
-    if st._previous is None:
-        acc_prev, h_prev = st.acceleration, 0.0
-    else:
-        acc_prev, h_prev = st._previous
-    p = st.params
-    m = ev.phi.size
-    nc = cstate.shape[0]
-    out = (
+def batch_outputs(size: int, n: int, m: int, n_c: int) -> tuple:
+    """The arrays ``kernels.loop.steps`` writes for up to ``size`` steps of n coordinates, m
+    constraint rows and n_c contacts: t, q, u, multipliers, records, energy, power, residual,
+    n_newton, numerical loss, accelerations."""
+    return (
         np.empty(size),
         np.empty((size, n)),
         np.empty((size, n)),
         np.empty((size, m)),
-        np.empty((size, nc, N_FIELDS)),
+        np.empty((size, n_c, N_FIELDS)),
         np.empty((size, N_ENERGY)),
         np.empty((size, N_POWER)),
         np.empty((size, 2)),
@@ -229,69 +176,20 @@ def take_steps(st, n_max: int) -> StepBatch | None:
         np.empty(size),
         np.empty((size, n)),
     )
-    taken, stop, flat, _, _, acc_prev, h_prev = steps(
-        *plan.packed,
-        factor,
-        LM,
-        (p.alpha_m, p.alpha_f, p.gamma, p.beta),
-        key,
-        st.t,
-        h,
-        drive,
-        actuators,
-        ind,
-        U,
-        st.q,
-        st.u,
-        st.acceleration,
-        st.pseudo,
-        acc_prev,
-        h_prev,
-        prev,
-        cstate,
-        st._s.copy(),
-        st.tol,
-        st.rtol,
-        st.max_newton,
-        np.asarray(st._mu, dtype=float),
-        np.asarray(st._mu_s, dtype=float),
-        st.recondition * max(st._cond0, 1.0),
-        *out,
-    )
-    # the next batch: twice as long after a full one, short again after an early stop
-    st._batch_size = min(2 * size, 4096) if taken == size else 16
-    t_out, q, u, lam, records, energy, power, residual, its, numerical, acc = (
-        a[:taken] for a in out
-    )
-    # work of each step by the trapezoidal rule (``ContactStates._close_substep``)
-    p_all = np.vstack([[st._powers[k] for k in POWER_KEYS], power])
-    t_all = np.concatenate(([st.t], t_out))
+
+
+def step_work(t0: float, powers0: dict, t: np.ndarray, power: np.ndarray, numerical) -> np.ndarray:
+    """The work of each of k steps (k, len(WORK_KEYS)), J, by the trapezoidal rule on the
+    powers (``ContactStates._close_substep``): t0 and powers0 (dict POWER_KEYS -> W) at the
+    start, t (k,) and power (k, N_POWER) at the steps' ends; numerical (k,) the scheme's own
+    loss of each step."""
+    p_all = np.vstack([[powers0[k] for k in POWER_KEYS], power])
+    t_all = np.concatenate(([t0], t))
     dt = t_all[1:] - t_all[:-1]
-    work = np.zeros((taken, len(WORK_KEYS)))
+    work = np.zeros((t.size, len(WORK_KEYS)))
     work[:, :N_POWER] = 0.5 * dt[:, None] * (p_all[:-1] + p_all[1:])
-    work[:, 0] += 0.0  # the drives' impulse work: no impact
     work[:, WORK_KEYS.index("dissipated_numerical")] = numerical
-    batch = StepBatch(
-        st, taken, STOPS[stop], t_out, q, u, lam, records, energy, work, residual, its, acc
-    )
-    if taken == 0:
-        return batch
-    # commit the last step as ``step()`` commits it
-    t_last = float(t_all[-2])
-    st.n_steps += taken
-    st.n_compiled += taken
-    st.n_newton += int(its.sum())
-    st._previous = (acc_prev, h_prev)
-    st._commit(flat, float(t_out[-1]), ind, cstate[:, 0].copy())
-    st.n_substeps += taken - 1
-    st._newton0, st._substeps0 = st.n_newton - int(its[-1]), st.n_substeps - 1
-    st._energy = batch.energies(taken - 1)
-    st._powers = dict(zip(POWER_KEYS, power[-1].tolist(), strict=True))
-    st._h_step = h
-    st._v_last, st._dt_last = None, (t_last + h) - t_last
-    st._impact_loss = st._impact_work = st._numerical = 0.0
-    st.t_old, st.report = t_last, batch.report(taken - 1)  # as ``Stepper.step`` keeps them
-    return batch
+    return work
 
 
-__all__ = ["BATCH_ENTRIES", "StepBatch", "take_steps"]
+__all__ = ["BATCH_ENTRIES", "POWER_KEYS", "StepBatch", "batch_outputs", "step_work"]

@@ -29,7 +29,6 @@ import functools
 import math
 
 import numpy as np
-import scipy.linalg
 
 from ..coupling.constraints import Evaluation
 from ..coupling.kinematics import ContactKinematics
@@ -47,197 +46,18 @@ from ..kernels.beam import (
     VN,
     VT,
     S,
-    beam_arrays,
-    csr_arrays,
 )
+from ..kernels.loop import STOPS
+from ..kernels.loop import steps as loop_steps
 from ..kernels.numerical import numerical_dissipation as compiled_dissipation
-from ..kernels.pack import pack
 from ..kernels.step import FLAT, OK, delassus, newton
 from ..kernels.step import energies as compiled_energies
-from ..kernels.tree import tree_arrays
-from ..model import Circle, Line, Point
 from ..multibody.tree import actuator_forces
-from ..structures import BeamStructure
 from ..system import Energies, System
-from .batch import take_steps
+from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
+from .compiled_plan import Plan, unsupported
 from .genalpha import GeneralizedAlpha
 from .partitioned_step import StepAlgebra, margin_of
-
-# banded factors of G_f kept per system (step sizes; the least recently used goes first):
-# locating an event takes the step at some ten sizes, each factorised once
-FACTORS_KEPT = 16
-
-
-def unsupported(system: System) -> str | None:
-    """Why the compiled step does not take ``system`` (None when it does)."""
-    model = system.model
-    if system.tree is None:
-        return "no tree"
-    if not all(isinstance(s, BeamStructure) for s in system.structures.values()):
-        return "a structure that is not a linear beam"
-    if model.loops:
-        return "loop closures"
-    for c in model.contacts:
-        if not c.law.compiled:  # the kernels: a bilateral law with a constant mu
-            return f"contact {c.name!r}: not a Coulomb Sliding law"
-        if not isinstance(c.profile, Point | Circle) or c.search != "closest":
-            return f"contact {c.name!r}: profile or search"
-        if not isinstance(c.target, str | Line):
-            return f"contact {c.name!r}: a target that is neither a beam nor a line"
-    if not model.contacts and not model.drives:
-        return "no constraint rows"
-    return None
-
-
-class Plan:
-    """The constant arrays of a system for the compiled step (``kernels.step``), the drives
-    and actuators evaluated per step, and the banded factors of G_f per step size: run state
-    (which factor a step reuses depends on the steps before), so each stepper makes its own."""
-
-    def __init__(self, system: System):
-        model = system.model
-        tree = system.tree
-        lay = system.layout
-        beams = {n: system.structures[n] for n in lay.structure_names}
-        names = list(beams)
-        contacts = [c for c in model.contacts if c.bilateral]
-        points = [system.profile_points[model.contacts.index(c)] for c in contacts]
-        lines = [None if isinstance(c.target, str) else c.target for c in contacts]
-        self.contacts = (
-            np.array([c.profile.body for c in contacts], dtype=np.int64),
-            np.array(points, dtype=float).reshape(-1, 2),
-            np.array([c.profile.radius for c in contacts], dtype=float),
-            np.array([float(c.side) for c in contacts]),
-            np.array(
-                [
-                    -1 if ln else names.index(c.target)
-                    for c, ln in zip(contacts, lines, strict=True)
-                ],
-                dtype=np.int64,
-            ),
-            np.array([c.mu for c in contacts], dtype=float),
-            np.array(
-                [(0.0,) * 4 if ln is None else (*ln.point, *ln.normal) for ln in lines], dtype=float
-            ).reshape(-1, 4),
-            np.array(
-                [-1 if ln is None or ln.body is None else ln.body for ln in lines], dtype=np.int64
-            ),
-        )
-        self.drives = model.drives
-        joints = (
-            np.array([j.stiffness for j in tree.joints], dtype=float),
-            np.array([j.damping for j in tree.joints], dtype=float),
-            np.array([j.rest for j in tree.joints], dtype=float),
-        )
-        M, C, K = system.mass_flexible, system.damping_flexible, system.stiffness_flexible
-        flexible = (
-            csr_arrays(M),
-            csr_arrays(C),
-            csr_arrays(K),
-            csr_arrays(abs(M)),
-            csr_arrays(abs(C)),
-            csr_arrays(abs(K)),
-            np.ascontiguousarray(system.load_flexible, dtype=float),
-            np.ascontiguousarray(M.diagonal(), dtype=float),
-        )
-        self.P = (
-            tree_arrays(tree),
-            beam_arrays(beams, lay),
-            self.contacts,
-            np.array([d.joint for d in model.drives], dtype=np.int64),
-            joints,
-            flexible,
-            lay.n_tree,
-        )
-        self.packed = pack(self.P)
-        self.tree = tree
-        self._still = None
-        if not self.drives and all(j.actuator is None for j in tree.joints):
-            self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
-        self._mck = (M, C, K)
-        self._factors = {}
-        self._indices = {}
-
-    def factor(self, bp: float, gp: float):
-        """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached; the first
-        row holds the reciprocals of its diagonal: ``kernels.beam.band_solve``), or None when
-        G_f is not symmetric positive definite (then the Python step takes over)."""
-        for key in reversed(self._factors):  # most recently used last
-            # a step size that differs in its last bits ((t + h) - t) takes the same factor:
-            # the iteration matrix then differs at round-off, the converged step not at all
-            if abs(key[0] - bp) <= 1e-12 * bp and abs(key[1] - gp) <= 1e-12 * gp:
-                self._factors[key] = self._factors.pop(key)
-                return self._factors[key]
-        key = (bp, gp)
-        if len(self._factors) >= FACTORS_KEPT:
-            del self._factors[next(iter(self._factors))]
-        M, C, K = self._mck
-        if M.shape[0] == 0:  # no structure: an empty factor
-            self._factors[key] = np.ones((1, 0))
-            return self._factors[key]
-        G = (M + gp * C + bp * K).tocoo()
-        size = np.max(np.abs(G.data), initial=0.0)
-        asym = abs(G - G.T).max() if G.nnz else 0.0
-        factor = None
-        if G.nnz and asym <= 1e-13 * size:
-            lower = G.row >= G.col
-            bw = int(np.max(G.row[lower] - G.col[lower]))
-            ab = np.zeros((bw + 1, G.shape[0]))
-            ab[G.row[lower] - G.col[lower], G.col[lower]] = G.data[lower]
-            try:
-                factor = np.ascontiguousarray(scipy.linalg.cholesky_banded(ab, lower=True))
-                factor[0] = 1.0 / factor[0]  # the kernels multiply by the reciprocals
-            except np.linalg.LinAlgError:
-                factor = None
-        self._factors[key] = factor
-        return self._factors[key]
-
-    def motion(self, t: float):
-        """(drive values (n_d, 3): position, velocity, acceleration; actuator forces (n_t,))
-        at t, or None when a drive gives a non-finite value or a drive or an actuator raises
-        (the Python step reports it: the steps of a batch before that time are kept)."""
-        if self._still is not None:  # no drives, no actuators: nothing depends on t
-            return self._still
-        try:  # a callable that fails is reported by the Python step, which calls it again
-            values = np.array(
-                [(d.position(t), d.velocity(t), d.acceleration(t)) for d in self.drives],
-                dtype=float,
-            ).reshape(-1, 3)
-            forces = actuator_forces(self.tree, t)
-        except Exception:  # noqa: BLE001 - any failure of a user callable
-            return None
-        if not np.all(np.isfinite(values)):
-            return None
-        return values, forces
-
-    def motions(self, times: np.ndarray):
-        """``motion`` at each of the times: drive values (k, n_d, 3) and actuator forces
-        (k, n_t), up to the first time at which a drive gives a non-finite value or a drive
-        or an actuator raises (``motion``)."""
-        k = times.size
-        if self._still is not None:
-            return np.zeros((k, 0, 3)), np.zeros((k, self.P[6]))
-        drive = np.empty((k, len(self.drives), 3))
-        actuators = np.empty((k, self.P[6]))
-        for j, t in enumerate(times.tolist()):
-            values = self.motion(t)
-            if values is None:
-                return drive[:j], actuators[:j]
-            drive[j], actuators[j] = values
-        return drive, actuators
-
-    def indices(self, part):
-        """(independent, dependent) of a partition as int64 arrays (cached per partition)."""
-        key = id(part)
-        if key not in self._indices:
-            self._indices = {
-                key: (
-                    part,
-                    np.ascontiguousarray(part.independent, dtype=np.int64),
-                    np.ascontiguousarray(part.dependent, dtype=np.int64),
-                )
-            }
-        return self._indices[key][1:]
 
 
 @functools.lru_cache(maxsize=64)
@@ -289,7 +109,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         if not isinstance(batch, bool):
             raise TypeError(f"simulate: batch = {batch!r}; allowed: True or False")
         self.batch = batch
-        self._batch_size = 16  # steps of the next batch (``batch.take_steps``)
+        self._batch_size = 16  # steps of the next batch (``steps``)
         self._wait, self._backoff = 0, 1  # batches not tried after one that took no step
         super().__init__(system, t0, q0, u0, **settings)
 
@@ -466,6 +286,140 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
                 w_t[i] = c.w_tangent
         return (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t), w_t)
 
+    def _take_batch(self, n_max: int):
+        """Up to n_max full steps in one compiled call from the committed state, committed
+        (``steps``); None when the state or settings need ``step()``."""
+        if (
+            not self.batch
+            or n_max < 1
+            or self.error_tol is not None
+            or self._cap is not None  # sub-steps growing after an event
+            or len(self._stick) != self._n_bilateral
+            or not np.all(np.isnan(self._v0))
+            or np.any(self.part.dependent >= self.system.layout.n_tree)  # structure ones
+        ):
+            return None
+        plan = self.plan
+        h = self.h
+        n = self.q.size
+        size = max(1, min(n_max, self._batch_size, BATCH_ENTRIES // n))
+        times = np.empty(size)
+        t = self.t
+        for j in range(size):  # the end times of the steps, as ``step()`` computes them
+            t_end = t + h
+            t = t + (t_end - t)
+            times[j] = t
+        LM = np.ones((1, 0))
+        if np.any(self._mu > 0):
+            LM = plan.factor(0.0, 0.0)
+            if LM is None:
+                return None
+        key = self.algebra.coefficients((self.t + h) - self.t)
+        factor = plan.factor(*key)
+        if factor is None:
+            return None
+        drive, actuators = plan.motions(times)
+        size = drive.shape[0]
+        if size == 0:
+            return None
+        ind, U = plan.indices(self.part)
+        cstate = self._cstate()
+        acc_prev, h_prev = (self.acceleration, 0.0) if self._previous is None else self._previous
+        p = self.params
+        out = batch_outputs(size, n, self.evaluation.phi.size, cstate.shape[0])
+        taken, stop, flat, _, _, acc_prev, h_prev = loop_steps(
+            *plan.packed,
+            factor,
+            LM,
+            (p.alpha_m, p.alpha_f, p.gamma, p.beta),
+            key,
+            self.t,
+            h,
+            drive,
+            actuators,
+            ind,
+            U,
+            self.q,
+            self.u,
+            self.acceleration,
+            self.pseudo,
+            acc_prev,
+            h_prev,
+            self._prev(),
+            cstate,
+            self._s.copy(),
+            self.tol,
+            self.rtol,
+            self.max_newton,
+            np.asarray(self._mu, dtype=float),
+            np.asarray(self._mu_s, dtype=float),
+            self.recondition * max(self._cond0, 1.0),
+            *out,
+        )
+        # the next batch: twice as long after a full one, short again after an early stop
+        self._batch_size = min(2 * size, 4096) if taken == size else 16
+        t_out, q, u, lam, records, energy, power, residual, its, numerical, acc = (
+            a[:taken] for a in out
+        )
+        work = step_work(self.t, self._powers, t_out, power, numerical)
+        batch = StepBatch(
+            taken,
+            STOPS[stop],
+            t_out,
+            q,
+            u,
+            records,
+            energy,
+            work,
+            residual,
+            its,
+            acc,
+            h=h,
+            lam=self._batch_multipliers(lam),
+            contacts=self._batch_contacts(lam),
+        )
+        if taken == 0:
+            return batch
+        # commit the last step as ``step()`` commits it
+        t_last = float(t_out[-2]) if taken > 1 else float(self.t)
+        self.n_steps += taken
+        self.n_compiled += taken
+        self.n_newton += int(its.sum())
+        self._previous = (acc_prev, h_prev)
+        self._commit(flat, float(t_out[-1]), ind, cstate[:, 0].copy())
+        self.n_substeps += taken - 1
+        self._newton0, self._substeps0 = self.n_newton - int(its[-1]), self.n_substeps - 1
+        self._energy = batch.energies(taken - 1)
+        self._powers = dict(zip(POWER_KEYS, power[-1].tolist(), strict=True))
+        self._h_step = h
+        self._v_last, self._dt_last = None, (t_last + h) - t_last
+        self._impact_loss = self._impact_work = self._numerical = 0.0
+        self.t_old, self.report = t_last, batch.report(taken - 1)  # as ``Stepper.step`` keeps
+        return batch
+
+    def _batch_multipliers(self, lam: np.ndarray) -> tuple:
+        """(multipliers (k, m) by ``Model.constraint_names()``, drive forces (k, d)) of the
+        kernel's rows lam (k, rows)."""
+        model = self.system.model
+        m0 = len(model.constraint_names())
+        n_c = self._n_bilateral
+        return lam[:, :m0], lam[:, n_c : n_c + len(model.drives)]
+
+    def _batch_contacts(self, lam: np.ndarray) -> list:
+        """Per model contact over k steps: (name, state, its index in the kernel's records,
+        normal force (k,), friction force (k,)) from the kernel's rows lam (k, rows)."""
+        by_model = {k: i for i, k in enumerate(self._sliding)}
+        out = []
+        for k, pair in enumerate(self.system.model.contacts):
+            i = by_model[k]
+            normal = lam[:, i]
+            if self._stick[i] is None:
+                state, friction = "slip", -self._slip_sign[i] * self._mu[i] * normal
+            else:
+                state, friction = "stick", lam[:, self._stick_row(i)]
+            out.append((pair.name, state, i, normal, friction))
+        return out
+
     def steps(self, n_max: int):
         """Up to n_max full steps of h in one compiled call (``kernels.loop.steps``), as many
         as follow one another with nothing but the step happening in them; each is committed
@@ -477,7 +431,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         if self._wait:
             self._wait -= 1
             return None
-        batch = take_steps(self, n_max)
+        batch = self._take_batch(n_max)
         if batch is not None and batch.n:
             self._backoff = 1
         elif batch is not None:
@@ -489,7 +443,7 @@ def generalized_alpha(system: System, settings: dict):
     """(stepper class, settings) of method "generalized-alpha": the compiled stepper when
     ``settings["compiled"]`` (default True) and the system is one it takes, else the Python
     one; the ``compiled`` key is removed from the settings, and ``batch`` (default True:
-    quiet steps taken several in one compiled call, ``batch.take_steps``) is passed to the
+    quiet steps taken several in one compiled call, ``CompiledGeneralizedAlpha.steps``) is passed to the
     compiled stepper only."""
     settings = dict(settings)
     wanted = settings.pop("compiled", True)

@@ -1,0 +1,196 @@
+"""What the compiled generalised-alpha step needs of a system, built once per run: whether it
+takes the system (``unsupported``), and ``Plan``: the system's constant arrays packed for the
+kernels (``kernels.pack``), the drives and actuators evaluated per step, and the banded
+factors of the structures' block G_f = M_f + gamma' C_f + beta' K_f per step size."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ..kernels.beam import beam_arrays, csr_arrays
+from ..kernels.pack import pack
+from ..kernels.tree import tree_arrays
+from ..model import Circle, Line, Point
+from ..multibody.tree import actuator_forces
+from ..structures import BeamStructure
+from ..system import System
+
+# banded factors of G_f kept per system (step sizes; the least recently used goes first):
+# locating an event takes the step at some ten sizes, each factorised once
+FACTORS_KEPT = 16
+
+
+def unsupported(system: System) -> str | None:
+    """Why the compiled step does not take ``system`` (None when it does)."""
+    model = system.model
+    if system.tree is None:
+        return "no tree"
+    if not all(isinstance(s, BeamStructure) for s in system.structures.values()):
+        return "a structure that is not a linear beam"
+    if model.loops:
+        return "loop closures"
+    for c in model.contacts:
+        if not c.law.compiled:  # the kernels: a bilateral law with a constant mu
+            return f"contact {c.name!r}: not a Coulomb Sliding law"
+        if not isinstance(c.profile, Point | Circle) or c.search != "closest":
+            return f"contact {c.name!r}: profile or search"
+        if not isinstance(c.target, str | Line):
+            return f"contact {c.name!r}: a target that is neither a beam nor a line"
+    if not model.contacts and not model.drives:
+        return "no constraint rows"
+    return None
+
+
+class Plan:
+    """The constant arrays of a system for the compiled step (``kernels.step``), the drives
+    and actuators evaluated per step, and the banded factors of G_f per step size: run state
+    (which factor a step reuses depends on the steps before), so each stepper makes its own."""
+
+    def __init__(self, system: System):
+        model = system.model
+        tree = system.tree
+        lay = system.layout
+        beams = {n: system.structures[n] for n in lay.structure_names}
+        names = list(beams)
+        contacts = [c for c in model.contacts if c.bilateral]
+        points = [system.profile_points[model.contacts.index(c)] for c in contacts]
+        lines = [None if isinstance(c.target, str) else c.target for c in contacts]
+        self.contacts = (
+            np.array([c.profile.body for c in contacts], dtype=np.int64),
+            np.array(points, dtype=float).reshape(-1, 2),
+            np.array([c.profile.radius for c in contacts], dtype=float),
+            np.array([float(c.side) for c in contacts]),
+            np.array(
+                [
+                    -1 if ln else names.index(c.target)
+                    for c, ln in zip(contacts, lines, strict=True)
+                ],
+                dtype=np.int64,
+            ),
+            np.array([c.mu for c in contacts], dtype=float),
+            np.array(
+                [(0.0,) * 4 if ln is None else (*ln.point, *ln.normal) for ln in lines], dtype=float
+            ).reshape(-1, 4),
+            np.array(
+                [-1 if ln is None or ln.body is None else ln.body for ln in lines], dtype=np.int64
+            ),
+        )
+        self.drives = model.drives
+        joints = (
+            np.array([j.stiffness for j in tree.joints], dtype=float),
+            np.array([j.damping for j in tree.joints], dtype=float),
+            np.array([j.rest for j in tree.joints], dtype=float),
+        )
+        M, C, K = system.mass_flexible, system.damping_flexible, system.stiffness_flexible
+        flexible = (
+            csr_arrays(M),
+            csr_arrays(C),
+            csr_arrays(K),
+            csr_arrays(abs(M)),
+            csr_arrays(abs(C)),
+            csr_arrays(abs(K)),
+            np.ascontiguousarray(system.load_flexible, dtype=float),
+            np.ascontiguousarray(M.diagonal(), dtype=float),
+        )
+        self.P = (
+            tree_arrays(tree),
+            beam_arrays(beams, lay),
+            self.contacts,
+            np.array([d.joint for d in model.drives], dtype=np.int64),
+            joints,
+            flexible,
+            lay.n_tree,
+        )
+        self.packed = pack(self.P)
+        self.tree = tree
+        self._still = None
+        if not self.drives and all(j.actuator is None for j in tree.joints):
+            self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
+        self._mck = (M, C, K)
+        self._factors = {}
+        self._indices = {}
+
+    def factor(self, bp: float, gp: float):
+        """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached; the first
+        row holds the reciprocals of its diagonal: ``kernels.beam.band_solve``), or None when
+        G_f is not symmetric positive definite (then the Python step takes over)."""
+        for key in reversed(self._factors):  # most recently used last
+            # a step size that differs in its last bits ((t + h) - t) takes the same factor:
+            # the iteration matrix then differs at round-off, the converged step not at all
+            if abs(key[0] - bp) <= 1e-12 * bp and abs(key[1] - gp) <= 1e-12 * gp:
+                self._factors[key] = self._factors.pop(key)
+                return self._factors[key]
+        key = (bp, gp)
+        if len(self._factors) >= FACTORS_KEPT:
+            del self._factors[next(iter(self._factors))]
+        M, C, K = self._mck
+        if M.shape[0] == 0:  # no structure: an empty factor
+            self._factors[key] = np.ones((1, 0))
+            return self._factors[key]
+        G = (M + gp * C + bp * K).tocoo()
+        size = np.max(np.abs(G.data), initial=0.0)
+        asym = abs(G - G.T).max() if G.nnz else 0.0
+        factor = None
+        if G.nnz and asym <= 1e-13 * size:
+            lower = G.row >= G.col
+            bw = int(np.max(G.row[lower] - G.col[lower]))
+            ab = np.zeros((bw + 1, G.shape[0]))
+            ab[G.row[lower] - G.col[lower], G.col[lower]] = G.data[lower]
+            try:
+                factor = np.ascontiguousarray(scipy.linalg.cholesky_banded(ab, lower=True))
+                factor[0] = 1.0 / factor[0]  # the kernels multiply by the reciprocals
+            except np.linalg.LinAlgError:
+                factor = None
+        self._factors[key] = factor
+        return self._factors[key]
+
+    def motion(self, t: float):
+        """(drive values (n_d, 3): position, velocity, acceleration; actuator forces (n_t,))
+        at t, or None when a drive gives a non-finite value or a drive or an actuator raises
+        (the Python step reports it: the steps of a batch before that time are kept)."""
+        if self._still is not None:  # no drives, no actuators: nothing depends on t
+            return self._still
+        try:  # a callable that fails is reported by the Python step, which calls it again
+            values = np.array(
+                [(d.position(t), d.velocity(t), d.acceleration(t)) for d in self.drives],
+                dtype=float,
+            ).reshape(-1, 3)
+            forces = actuator_forces(self.tree, t)
+        except Exception:  # noqa: BLE001 - any failure of a user callable
+            return None
+        if not np.all(np.isfinite(values)):
+            return None
+        return values, forces
+
+    def motions(self, times: np.ndarray):
+        """``motion`` at each of the times: drive values (k, n_d, 3) and actuator forces
+        (k, n_t), up to the first time at which a drive gives a non-finite value or a drive
+        or an actuator raises (``motion``)."""
+        k = times.size
+        if self._still is not None:
+            return np.zeros((k, 0, 3)), np.zeros((k, self.P[6]))
+        drive = np.empty((k, len(self.drives), 3))
+        actuators = np.empty((k, self.P[6]))
+        for j, t in enumerate(times.tolist()):
+            values = self.motion(t)
+            if values is None:
+                return drive[:j], actuators[:j]
+            drive[j], actuators[j] = values
+        return drive, actuators
+
+    def indices(self, part):
+        """(independent, dependent) of a partition as int64 arrays (cached per partition)."""
+        key = id(part)
+        if key not in self._indices:
+            self._indices = {
+                key: (
+                    part,
+                    np.ascontiguousarray(part.independent, dtype=np.int64),
+                    np.ascontiguousarray(part.dependent, dtype=np.int64),
+                )
+            }
+        return self._indices[key][1:]
+
+
+__all__ = ["FACTORS_KEPT", "Plan", "unsupported"]
