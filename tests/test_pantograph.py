@@ -233,3 +233,17 @@ def test_acceptance_table_is_ordered():
     for speed, table in ACCEPTANCE.items():
         assert speed in (250, 300)
         assert all(low <= high for low, high in table.values())
+
+
+def test_catenary_counts_take_numpy_integers():
+    """A count from numpy (a sweep over np.arange) is an integer; a bool or a float is not."""
+    from fe_contact.papers.catenary import CatenaryData, catenary
+
+    assert CatenaryData(n_droppers=np.int64(9)).n_droppers == 9
+    assert type(CatenaryData(n_droppers=np.int64(9)).n_droppers) is int
+    line = catenary(np.int64(1), max_element_length=5.0)
+    assert line.dropper_x.size == 9
+    with pytest.raises(ValueError, match="n_spans: got True"):
+        catenary(True, max_element_length=5.0)
+    with pytest.raises(ValueError, match="CatenaryData.n_droppers: got 9.0"):
+        CatenaryData(n_droppers=9.0)

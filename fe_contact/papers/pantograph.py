@@ -253,8 +253,8 @@ def pantograph_on_catenary(
 
     v = check.real("speed", speed, low=0.0, low_open=True, unit="m/s")
     check.choice("contact", contact, CONTACTS)
-    length = n_spans * line_data.span if isinstance(n_spans, int) else None
-    line = catenary(n_spans, line_data, max_element_length)
+    line = catenary(n_spans, line_data, max_element_length)  # checks n_spans
+    length = int(n_spans) * line_data.span
     margin = 0.5 * line_data.dropper_spacing
     x_start = margin if x_start is None else x_start
     x_end = length - margin if x_end is None else x_end
@@ -275,7 +275,7 @@ def pantograph_on_catenary(
     q0 = static_equilibrium(system, guess).q
     u0 = np.zeros_like(q0)
     u0[system.layout.tree.start] = v
-    arms = np.arange(1, n_spans) * line_data.span
+    arms = np.arange(1, int(n_spans)) * line_data.span
     return PantographRun(
         model=model,
         q0=q0,
