@@ -59,6 +59,7 @@ def energy_scale(result):
     return max(float(np.max(np.abs(result[k]))) for k in keys)
 
 
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
 @pytest.mark.parametrize("contact", ["exact", "penalty"])
 def test_slow_pantograph_is_quasi_static(contact, exact, penalty):
     """At 1 m/s the contact force and the head's height at the end equal the static solve's
@@ -80,6 +81,7 @@ def test_slow_pantograph_is_quasi_static(contact, exact, penalty):
     assert abs(state.normal_force["head"] - (F0 - K1 * z_static)) < 1e-3 * F0
 
 
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
 def test_wire_uplift_against_a_linear_flexibility_solve(exact):
     """The static rise of the contact wire under the head equals G(x, x) F, with G the contact
     wire's flexibility at x from one linear solve of the two wires (their stiffness with the
@@ -109,6 +111,7 @@ def test_wire_uplift_against_a_linear_flexibility_solve(exact):
     assert abs(rise - flexibility * force) < 1e-3 * abs(flexibility * force)
 
 
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
 def test_penalty_force_is_stiffness_times_penetration(penalty):
     """Compliant("linear", 50 kN/m): F = k (-gap) at every step while in contact."""
     run, _, result = penalty
@@ -120,6 +123,7 @@ def test_penalty_force_is_stiffness_times_penetration(penalty):
     assert np.allclose(force[1:], -k * gap[1:], rtol=1e-9, atol=0.0)
 
 
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
 @pytest.mark.parametrize("contact", ["exact", "penalty"])
 def test_energy_balance_closes(contact, exact, penalty):
     """rho_inf = 1: the balance (kinetic + potential + elastic = initial + work of the drive
@@ -129,6 +133,7 @@ def test_energy_balance_closes(contact, exact, penalty):
     assert abs(result["work_drives"][-1]) > 0.0  # the drive works against the sloped normal
 
 
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
 def test_lifting_the_head_off_is_an_event(exact):
     """With a pull-down of 100 N in place of the uplift the head leaves the wire: the exact
     contact opens (an event), the force is zero after it and the gap opens."""
