@@ -45,6 +45,7 @@ needed: the problem is linear once the tensions are the unknowns.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,8 +98,9 @@ class CatenaryData:
     def __post_init__(self):
         for name, value in vars(self).items():
             if name == "n_droppers":
-                if not isinstance(value, int) or value < 2:
+                if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 2:
                     check.fail("CatenaryData.n_droppers", value, "an integer >= 2")
+                object.__setattr__(self, name, int(value))
                 continue
             low = 0.0 if name.endswith("mass") or name == "presag" else None
             got = check.real(f"CatenaryData.{name}", value, low=low)
@@ -161,8 +163,9 @@ def catenary(
     >>> sorted(line.model.structures), len(line.model.contacts), line.dropper_x[:2].tolist()
     (['contact_wire', 'messenger'], 9, [4.5, 10.25])
     """
-    if not isinstance(n_spans, int) or n_spans < 1:
+    if not isinstance(n_spans, numbers.Integral) or isinstance(n_spans, bool) or n_spans < 1:
         check.fail("n_spans", n_spans, "an integer >= 1")
+    n_spans = int(n_spans)
     h = check.real("max_element_length", max_element_length)
     if not h > 0.0:
         check.fail("max_element_length", max_element_length, "a finite number > 0 in m")

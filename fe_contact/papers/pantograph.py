@@ -1,0 +1,418 @@
+"""A lumped-mass pantograph running under the simple catenary, and its contact-force statistics.
+
+The EN 50318:2002 reference pantograph is not public. Its numbers below come from public
+descriptions, each typed once in ``PantographData`` with its source:
+
+- [P] the default data of the open-source pantograph-catenary model UI
+  (github.com/vivek-nexus/pantograph-catenary-model-ui, ``constants/defaultsValues.js``,
+  "pantograph 3"): the three masses m1 = 6, m2 = 9, m3 = 7.5 kg, the stiffnesses k1 = 160,
+  k2 = 15500, k3 = 7000 N/m and the dampings c1 = c2 = c3 = 0 (the file gives no other);
+- [I] the EN 50318 reference case as quoted in the literature (the standard itself is not
+  public): a static uplift force of 120 N at both 250 and 300 km/h, no separate aerodynamic
+  force, the acceptance ranges of ``ACCEPTANCE`` and the penalty stiffness 50 kN/m of the
+  contact models the standard's reference results were computed with.
+
+Our reading of [P]'s numbering (the file does not say): bottom to top, so that m1 is the lower
+frame on the soft spring k1 = 160 N/m to the roof (the spring that keeps the uplift force
+nearly constant over the working height), m2 the upper frame on k2 = 15500 N/m and m3 the head
+on its suspension k3 = 7000 N/m. Each spring and damper acts between a mass and the one below
+(the roof for m1).
+
+The model: a tree of four prismatic joints. Joint 0 moves the massless base along x (a
+``Drive`` at the train's speed v); joints 1-3 move the masses vertically, each relative to the
+one below, so q1 = z1, q2 = z2 - z1, q3 = z3 - z2 and the joint springs and dampers are the
+pantograph's. The uplift force acts on m1 from the roof: joint 1's actuator is the static force
+F0 plus the aerodynamic force F_a = a v^2 + b v + c (constant at constant speed) plus the
+pantograph's weight (m1 + m2 + m3) g, so that gravity acts on the masses (their inertia and
+weight both enter) and the contact force at rest is F0 + F_a when k1's spring is relaxed. The
+springs' rest lengths put the pantograph in that state with the head at the height of the
+contact wire's supports (y = 0): in static equilibrium the contact force is
+F0 + F_a - k1 z3 (z3 the head's height; the wire's sag lifts it by k1 times the sag). The head
+is a ``Point`` of body 3 against the contact wire from below (``side=-1``), either exact
+(``Unilateral``: the force is a multiplier; loss of contact is an event) or with the penalty
+stiffness of [I] (``Compliant("linear", 50e3)``).
+
+Statistics (``contact_force_statistics``), as EN 50318 asks for them (as quoted in [I]): the
+contact force low-pass filtered at 20 Hz (a Butterworth filter of order 4 run forwards and
+backwards, ``scipy.signal.sosfiltfilt``: zero phase, an effective order 8) on a uniform time
+grid, its mean, standard deviation, statistical maximum and minimum (mean +- 3 sigma) and actual
+maximum and minimum over the analysis section; the percentage of time with zero (raw) contact
+force; the largest uplift of the contact wire at the steady arms (the inner supports) in the
+section. The analysis section: all spans but the first and the last (our choice; the standard,
+as quoted, takes the central spans of its 10-span line to leave out the ends' effects).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from .. import validation as check
+from ..laws import Compliant, Unilateral
+from ..model import ContactPair, Point
+from ..multibody.drive import Drive
+from ..multibody.joints import Joint
+from ..multibody.tree import Body, TreeModel
+from .catenary import EN50318, Catenary, CatenaryData, catenary, vertical_rows
+
+CONTACTS = ("exact", "penalty")
+HEAD = "head"  # the name of the pantograph's contact pair
+KMH = 1.0 / 3.6  # m/s per km/h
+
+
+@dataclass(frozen=True)
+class PantographData:
+    """The numbers of the three-mass pantograph (SI), each with its source ([P], [I]: the module
+    docstring). Index 1 is the lower frame (on the roof), 3 the head.
+
+    frame_mass, upper_mass, head_mass : m1, m2, m3 in kg [P]. frame_stiffness,
+    upper_stiffness, head_stiffness : k1 (roof to m1), k2 (m1 to m2), k3 (m2 to m3) in N/m [P].
+    frame_damping, upper_damping, head_damping : c1, c2, c3 in N s/m [P]. static_force : F0,
+    N, the uplift at rest [I]. aero_quadratic, aero_linear, aero_constant : a (N s^2/m^2),
+    b (N s/m), c (N) of the aerodynamic uplift a v^2 + b v + c at the train speed v ([I]: none
+    in the reference case). penalty_stiffness : N/m, the contact stiffness of the penalty
+    contact [I].
+    """
+
+    frame_mass: float = 6.0  # [P] "m1"
+    upper_mass: float = 9.0  # [P] "m2"
+    head_mass: float = 7.5  # [P] "m3"
+    frame_stiffness: float = 160.0  # [P] "k1"
+    upper_stiffness: float = 15500.0  # [P] "k2"
+    head_stiffness: float = 7000.0  # [P] "k3"
+    frame_damping: float = 0.0  # [P] "c1"
+    upper_damping: float = 0.0  # [P] "c2"
+    head_damping: float = 0.0  # [P] "c3"
+    static_force: float = 120.0  # [I] EN 50318 at 250 and 300 km/h; [P] 100 N
+    aero_quadratic: float = 0.0  # [I]: no separate aerodynamic force
+    aero_linear: float = 0.0
+    aero_constant: float = 0.0
+    penalty_stiffness: float = 50e3  # [I]
+
+    def __post_init__(self):
+        units = {"mass": "kg", "stiffness": "N/m", "damping": "N s/m"}
+        for f in fields(self):
+            name, value = f.name, getattr(self, f.name)
+            kind = name.rsplit("_", 1)[-1]
+            where = f"PantographData.{name}"
+            if kind == "mass" or name == "penalty_stiffness":
+                got = check.real(where, value, low=0.0, low_open=True, unit=units[kind])
+            elif kind in ("stiffness", "damping"):
+                got = check.real(where, value, low=0.0, unit=units[kind])
+            elif name == "static_force":
+                got = check.real(where, value, unit="N")
+            else:
+                got = check.real(where, value, meaning="a finite number")
+            object.__setattr__(self, name, got)
+
+    @property
+    def masses(self) -> tuple[float, float, float]:
+        """(m1, m2, m3) in kg."""
+        return (self.frame_mass, self.upper_mass, self.head_mass)
+
+    def aerodynamic_force(self, speed: float) -> float:
+        """a v^2 + b v + c in N at the train speed ``speed`` (m/s)."""
+        return self.aero_quadratic * speed**2 + self.aero_linear * speed + self.aero_constant
+
+    def mean_uplift(self, speed: float) -> float:
+        """F0 + F_a(v) in N: the contact force at rest with k1's spring relaxed."""
+        return self.static_force + self.aerodynamic_force(speed)
+
+
+EN50318_PANTOGRAPH = PantographData()
+
+# EN 50318:2002 acceptance ranges of the reference case, as published in the literature [I]:
+# speed (km/h) -> quantity -> (low, high); forces in N, uplift in m, loss of contact in %.
+ACCEPTANCE = {
+    250: {
+        "mean": (110.0, 120.0),
+        "std": (26.0, 31.0),
+        "stat_max": (190.0, 210.0),
+        "stat_min": (20.0, 40.0),
+        "max": (175.0, 210.0),
+        "min": (50.0, 75.0),
+        "uplift": (0.048, 0.055),
+        "loss_of_contact": (0.0, 0.0),
+    },
+    300: {
+        "mean": (110.0, 120.0),
+        "std": (32.0, 40.0),
+        "stat_max": (210.0, 230.0),
+        "stat_min": (-5.0, 20.0),
+        "max": (190.0, 225.0),
+        "min": (30.0, 55.0),
+        "uplift": (0.055, 0.065),
+        "loss_of_contact": (0.0, 0.0),
+    },
+}
+
+
+def pantograph_tree(data: PantographData = EN50318_PANTOGRAPH, speed: float = 0.0, g=9.81):
+    """The pantograph as a TreeModel (module docstring): body 0 the massless base on prismatic
+    x, bodies 1-3 the masses on vertical prismatic joints, each relative to the one below.
+
+    speed : m/s, for the aerodynamic force. g : m/s^2, the gravity the model will have (its
+    weight is added to the uplift actuator). The rest lengths make q = (x, 0, 0, 0) the static
+    state with the contact force ``data.mean_uplift(speed)``.
+    """
+    m1, m2, m3 = data.masses
+    force = data.mean_uplift(speed)
+    # static: joint 3 carries m3 g + F, joint 2 (m2 + m3) g + F, joint 1's actuator the rest
+    rest2 = ((m2 + m3) * g + force) / data.upper_stiffness if data.upper_stiffness else 0.0
+    rest3 = (m3 * g + force) / data.head_stiffness if data.head_stiffness else 0.0
+    up = np.pi / 2
+    return TreeModel(
+        bodies=(Body(0.0, 0.0), Body(m1, 0.0), Body(m2, 0.0), Body(m3, 0.0)),
+        joints=(
+            Joint("prismatic", name="base"),
+            Joint(
+                "prismatic",
+                parent=0,
+                angle=up,
+                stiffness=data.frame_stiffness,
+                damping=data.frame_damping,
+                actuator=force + (m1 + m2 + m3) * g,
+                name="frame",
+            ),
+            Joint(
+                "prismatic",
+                parent=1,
+                stiffness=data.upper_stiffness,
+                damping=data.upper_damping,
+                rest=rest2,
+                name="upper",
+            ),
+            Joint(
+                "prismatic",
+                parent=2,
+                stiffness=data.head_stiffness,
+                damping=data.head_damping,
+                rest=rest3,
+                name="head",
+            ),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class PantographRun:
+    """What ``pantograph_on_catenary`` builds: ``model``; the start ``q0``, ``u0`` (the static
+    equilibrium with the head at ``x_start``, the base moving at ``speed``); ``t_span`` (s);
+    the stepper settings ``method``, ``h`` (s), ``rho_inf``; ``speed`` (m/s); ``contact``
+    ("exact" or "penalty"); ``line`` (the Catenary); ``section`` (x_a, x_b) in m, the analysis
+    section; ``steady_arms`` (m, the inner supports' positions); ``data``."""
+
+    model: object
+    q0: np.ndarray
+    u0: np.ndarray
+    t_span: tuple[float, float]
+    method: str
+    h: float
+    rho_inf: float
+    speed: float
+    contact: str
+    line: Catenary
+    section: tuple[float, float]
+    steady_arms: np.ndarray
+    data: PantographData
+
+
+def analysis_section(n_spans: int, span: float) -> tuple[float, float]:
+    """(x_a, x_b) in m: all spans but the first and the last (three spans or more); the whole
+    line for one or two spans."""
+    if n_spans >= 3:
+        return (span, (n_spans - 1) * span)
+    return (0.0, n_spans * span)
+
+
+def pantograph_on_catenary(
+    n_spans: int = 2,
+    speed: float = 250.0 * KMH,
+    contact: str = "exact",
+    data: PantographData = EN50318_PANTOGRAPH,
+    line_data: CatenaryData = EN50318,
+    max_element_length: float = 0.25,
+    x_start: float | None = None,
+    x_end: float | None = None,
+    h: float = 1e-3,
+    rho_inf: float = 1.0,
+) -> PantographRun:
+    """The pantograph of ``data`` under ``n_spans`` spans of the catenary of ``line_data``.
+
+    speed : m/s (> 0). contact : "exact" (Unilateral) or "penalty" (Compliant linear,
+    ``data.penalty_stiffness``). x_start, x_end : m, the head's start and end along the line
+    (default: half the first dropper spacing from either end). h : the step (s); rho_inf :
+    generalised-alpha's spectral radius (1: no numerical damping, the energy balance closes).
+    The start is the static equilibrium of the whole model (``static_equilibrium``) with the
+    base held at x_start.
+    """
+    from ..statics import static_equilibrium
+    from ..system import assemble
+
+    v = check.real("speed", speed, low=0.0, low_open=True, unit="m/s")
+    check.choice("contact", contact, CONTACTS)
+    line = catenary(n_spans, line_data, max_element_length)  # checks n_spans
+    length = int(n_spans) * line_data.span
+    margin = 0.5 * line_data.dropper_spacing
+    x_start = margin if x_start is None else x_start
+    x_end = length - margin if x_end is None else x_end
+    x_start = check.real("x_start", x_start, low=0.0, high=length, low_open=True, unit="m")
+    x_end = check.real("x_end", x_end, low=x_start, high=length, low_open=True, unit="m")
+    h = check.real("h", h, low=0.0, low_open=True, unit="s")
+    rho_inf = check.real("rho_inf", rho_inf, low=0.0, high=1.0)
+    g = -float(line.model.gravity[1])
+    law = Unilateral() if contact == "exact" else Compliant("linear", data.penalty_stiffness)
+    model = replace(
+        line.model,
+        tree=pantograph_tree(data, v, g),
+        contacts=line.model.contacts + (ContactPair(HEAD, Point(3), "contact_wire", law, side=-1),),
+        drives=(Drive.constant_velocity(0, x_start, v),),
+    )
+    system = assemble(model)
+    guess = system.initial_state(q_tree=[x_start, 0.0, 0.0, 0.0])[0]
+    q0 = static_equilibrium(system, guess).q
+    u0 = np.zeros_like(q0)
+    u0[system.layout.tree.start] = v
+    arms = np.arange(1, int(n_spans)) * line_data.span
+    return PantographRun(
+        model=model,
+        q0=q0,
+        u0=u0,
+        t_span=(0.0, (x_end - x_start) / v),
+        method="generalized-alpha",
+        h=h,
+        rho_inf=rho_inf,
+        speed=v,
+        contact=contact,
+        line=line,
+        section=analysis_section(n_spans, line_data.span),
+        steady_arms=arms,
+        data=data,
+    )
+
+
+@dataclass(frozen=True)
+class ContactForceStatistics:
+    """The EN 50318 statistics of a contact force over the analysis section (N unless said):
+    ``mean``, ``std``, ``stat_max`` (mean + 3 std), ``stat_min`` (mean - 3 std) of the filtered
+    force; ``max``, ``min``, its actual extremes; ``loss_of_contact`` (%, of the time in the
+    section with zero raw force); ``uplift`` (m, the largest rise of the contact wire at a
+    steady arm in the section; nan when not given); ``cutoff`` (Hz), ``order`` (the
+    Butterworth order, applied forwards and backwards); ``n_samples`` in the section."""
+
+    mean: float
+    std: float
+    stat_max: float
+    stat_min: float
+    max: float
+    min: float
+    loss_of_contact: float
+    uplift: float
+    cutoff: float
+    order: int
+    n_samples: int
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def low_pass(t, signal, cutoff: float = 20.0, order: int = 4):
+    """(t_u, raw_u, filtered_u): the signal on a uniform grid of the median step of ``t``
+    (linear interpolation) and its zero-phase Butterworth low-pass at ``cutoff`` Hz
+    (``scipy.signal.butter`` of ``order``, ``sosfiltfilt``). t : (n,) increasing, s."""
+    from scipy.signal import butter, sosfiltfilt
+
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(signal, dtype=float)
+    if t.ndim != 1 or t.shape != y.shape or t.size < 16 or not np.all(np.diff(t) > 0.0):
+        check.fail("t", f"array of shape {t.shape}", "(n,) increasing times, n >= 16, as signal")
+    cutoff = check.real("cutoff", cutoff, low=0.0, low_open=True, unit="Hz")
+    check.positive_int("order", order)
+    dt = float(np.median(np.diff(t)))
+    n = int(math.floor((t[-1] - t[0]) / dt + 1e-9)) + 1
+    t_u = t[0] + dt * np.arange(n)
+    raw = np.interp(t_u, t, y)
+    nyquist = 0.5 / dt
+    if not cutoff < nyquist:
+        check.fail("cutoff", cutoff, f"below the Nyquist frequency {nyquist:g} Hz of the history")
+    sos = butter(order, cutoff, btype="low", fs=1.0 / dt, output="sos")
+    return t_u, raw, sosfiltfilt(sos, raw)
+
+
+def contact_force_statistics(
+    t, x, force, section, cutoff: float = 20.0, order: int = 4, uplift=None
+) -> ContactForceStatistics:
+    """The statistics (``ContactForceStatistics``) of the contact force history.
+
+    t : (n,) s, increasing. x : (n,) m, the head's position along the line. force : (n,) N.
+    section : (x_a, x_b) in m. cutoff : Hz; order : the Butterworth order (``low_pass``).
+    uplift : None or (n_t, n_arms) m, the contact wire's rise at the steady arms in the section
+    over time (its largest value is reported).
+    """
+    t_u, raw, filtered = low_pass(t, force, cutoff, order)
+    x_u = np.interp(t_u, np.asarray(t, dtype=float), np.asarray(x, dtype=float))
+    x_a, x_b = (float(s) for s in section)
+    inside = (x_u >= x_a) & (x_u <= x_b)
+    if inside.sum() < 2:
+        check.fail("section", section, "a range of x that the head passes (two samples or more)")
+    f = filtered[inside]
+    mean, std = float(np.mean(f)), float(np.std(f))
+    rise = math.nan
+    if uplift is not None and np.size(uplift):
+        rise = float(np.max(uplift))
+    return ContactForceStatistics(
+        mean=mean,
+        std=std,
+        stat_max=mean + 3.0 * std,
+        stat_min=mean - 3.0 * std,
+        max=float(np.max(f)),
+        min=float(np.min(f)),
+        loss_of_contact=100.0 * float(np.mean(raw[inside] <= 0.0)),
+        uplift=rise,
+        cutoff=cutoff,
+        order=order,
+        n_samples=int(inside.sum()),
+    )
+
+
+def steady_arm_uplift(system, q, q_static, arms, section) -> np.ndarray:
+    """(n_t, n_arms) m: the contact wire's rise y(t) - y_static at the steady arms ``arms`` (m)
+    inside ``section``; q : (n_t, n) the histories' coordinates, q_static : (n,)."""
+    wire = system.structures["contact_wire"]
+    x_a, x_b = section
+    arms = np.asarray([a for a in np.atleast_1d(arms) if x_a <= a <= x_b], dtype=float)
+    if arms.size == 0:
+        return np.zeros((np.shape(q)[0], 0))
+    rows, _ = vertical_rows(wire, arms)
+    part = system.layout.structure("contact_wire")
+    dq = np.asarray(q)[:, part] - np.asarray(q_static)[part]
+    return dq @ rows.T
+
+
+def run_statistics(run: PantographRun, system, result) -> ContactForceStatistics:
+    """The statistics of a finished run of ``run`` (its head force over its section)."""
+    x = result.q[:, system.layout.tree.start]
+    uplift = steady_arm_uplift(system, result.q, run.q0, run.steady_arms, run.section)
+    force = result[f"{HEAD}_normal_force"]
+    return contact_force_statistics(result.t, x, force, run.section, uplift=uplift)
+
+
+__all__ = [
+    "ACCEPTANCE",
+    "CONTACTS",
+    "EN50318_PANTOGRAPH",
+    "HEAD",
+    "KMH",
+    "ContactForceStatistics",
+    "PantographData",
+    "PantographRun",
+    "analysis_section",
+    "contact_force_statistics",
+    "low_pass",
+    "pantograph_on_catenary",
+    "pantograph_tree",
+    "run_statistics",
+    "steady_arm_uplift",
+]

@@ -1,0 +1,254 @@
+"""The pantograph under the catenary (``papers.pantograph``): quasi-static runs against static
+solves and a linear flexibility solve, both contact laws, loss of contact, the energy balance,
+the contact-force statistics against a hand computation, and the data's validation."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.linalg import spsolve
+
+from fe_contact import assemble, simulate, static_equilibrium
+from fe_contact.papers.catenary import vertical_rows
+from fe_contact.papers.pantograph import (
+    ACCEPTANCE,
+    EN50318_PANTOGRAPH,
+    PantographData,
+    contact_force_statistics,
+    pantograph_on_catenary,
+    pantograph_tree,
+)
+
+F0 = EN50318_PANTOGRAPH.static_force
+K1 = EN50318_PANTOGRAPH.frame_stiffness
+X0, X1 = 20.0, 20.5  # m: the head's start and end on one 55 m span (between two droppers)
+SLOW = 1.0  # m/s: slow enough for a quasi-static run (the wire's waves travel at 122 m/s)
+
+
+def run_small(contact):
+    """One span, 1 m elements, the head from X0 to X1 at 1 m/s (0.5 s, 250 steps of 2 ms)."""
+    run = pantograph_on_catenary(
+        1, speed=SLOW, contact=contact, max_element_length=1.0, x_start=X0, x_end=X1, h=2e-3
+    )
+    system = assemble(run.model)
+    result = simulate(system, run.t_span, (run.q0, run.u0), h=run.h, rho_inf=run.rho_inf)
+    assert result.success, result.message
+    return run, system, result
+
+
+@pytest.fixture(scope="module")
+def exact():
+    return run_small("exact")
+
+
+@pytest.fixture(scope="module")
+def penalty():
+    return run_small("penalty")
+
+
+def head_height(q):
+    return q[..., 1] + q[..., 2] + q[..., 3]  # z3 = q1 + (z2 - z1) + (z3 - z2)
+
+
+def energy_scale(result):
+    keys = ("kinetic_energy", "potential_energy", "elastic_energy", "work_drives", "work_loads")
+    return max(float(np.max(np.abs(result[k]))) for k in keys)
+
+
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
+@pytest.mark.parametrize("contact", ["exact", "penalty"])
+def test_slow_pantograph_is_quasi_static(contact, exact, penalty):
+    """At 1 m/s the contact force and the head's height at the end equal the static solve's
+    (``static_equilibrium`` with the base held at X1), and the static force is the pantograph's
+    F0 - k1 z3 (its weight is carried by the uplift actuator: gravity acts on it but is not
+    part of the contact force at rest)."""
+    run, system, result = exact if contact == "exact" else penalty
+    state = static_equilibrium(system, result.q[-1], t=run.t_span[1])
+    z_static = head_height(state.q)
+    force = result["head_normal_force"][-1]
+    # dynamic remainder of a 1 m/s run: the masses' and the wire's oscillation about the static
+    # state after the start, measured 0.3 N of 120 N; 1 % allowed
+    assert abs(force - state.normal_force["head"]) < 0.01 * F0
+    # the head's height: 3 um of 5.8 mm measured; 1 % of the static height allowed
+    assert abs(head_height(result.q[-1]) - z_static) < 0.01 * abs(z_static)
+    # the static normal force against the pantograph's closed form: the vertical balance
+    # N cos(theta) = F0 - k1 z3 with the wire's slope theta under the head (< 0.03 rad), so
+    # N within 1e-3 relative
+    assert abs(state.normal_force["head"] - (F0 - K1 * z_static)) < 1e-3 * F0
+
+
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
+def test_wire_uplift_against_a_linear_flexibility_solve(exact):
+    """The static rise of the contact wire under the head equals G(x, x) F, with G the contact
+    wire's flexibility at x from one linear solve of the two wires (their stiffness with the
+    tension and the springs) coupled by the droppers' axial stiffness (all taut), F the
+    vertical force F0 - k1 z3."""
+    run, system, _ = exact
+    q_static = run.q0  # the builder's start: static_equilibrium with the base held at X0
+    alone = assemble(run.line.model)  # the catenary without the pantograph
+    q_line = static_equilibrium(alone).q
+    wire, messenger = (alone.structures[w] for w in ("contact_wire", "messenger"))
+    n_c = wire.n_dofs
+    k_blocks = sp.block_diag([wire.stiffness_matrix, messenger.stiffness_matrix]).tolil()
+    for pair in run.line.model.contacts:
+        s = pair.profile.s
+        b = np.concatenate([vertical_rows(wire, s)[0][0], -vertical_rows(messenger, s)[0][0]])
+        k_blocks += pair.law.stiffness * sp.csr_matrix(np.outer(b, b))
+    row = np.concatenate([vertical_rows(wire, X0)[0][0], np.zeros(messenger.n_dofs)])
+    flexibility = row @ spsolve(k_blocks.tocsc(), row)
+    force = F0 - K1 * head_height(q_static)
+    part = system.layout.structure("contact_wire")
+    rise = vertical_rows(wire, X0)[0][0] @ (
+        q_static[part] - q_line[alone.layout.structure("contact_wire")]
+    )
+    assert n_c == part.stop - part.start
+    # measured 2.2e-4 of 45.5 mm: linear theory against the nonlinear statics (the droppers'
+    # turning and the contact normal's slope are second order); 1e-3 relative allowed
+    assert abs(rise - flexibility * force) < 1e-3 * abs(flexibility * force)
+
+
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
+def test_penalty_force_is_stiffness_times_penetration(penalty):
+    """Compliant("linear", 50 kN/m): F = k (-gap) at every step while in contact."""
+    run, _, result = penalty
+    gap, force = result["head_gap"], result["head_normal_force"]
+    closed = gap < 0.0
+    assert closed[1:].all()
+    # F and gap are read from the same state: round-off of k * gap, 1e-9 relative allowed
+    k = run.data.penalty_stiffness
+    assert np.allclose(force[1:], -k * gap[1:], rtol=1e-9, atol=0.0)
+
+
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
+@pytest.mark.parametrize("contact", ["exact", "penalty"])
+def test_energy_balance_closes(contact, exact, penalty):
+    """rho_inf = 1: the balance (kinetic + potential + elastic = initial + work of the drive
+    and the loads - damping) closes to 1e-6 of its largest term (measured 4e-8 and 3e-9)."""
+    _, _, result = exact if contact == "exact" else penalty
+    assert np.max(np.abs(result["energy_error"])) < 1e-6 * energy_scale(result)
+    assert abs(result["work_drives"][-1]) > 0.0  # the drive works against the sloped normal
+
+
+@pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
+def test_lifting_the_head_off_is_an_event(exact):
+    """With a pull-down of 100 N in place of the uplift the head leaves the wire: the exact
+    contact opens (an event), the force is zero after it and the gap opens."""
+    run, _, _ = exact
+    pull = replace(run.data, static_force=-100.0)
+    model = replace(run.model, tree=pantograph_tree(pull, SLOW, 9.81))
+    system = assemble(model)
+    result = simulate(system, (0.0, 0.05), (run.q0, run.u0), h=2e-3, rho_inf=1.0)
+    assert result.success, result.message
+    states = list(result["head_state"])
+    assert states[-1] != states[0]
+    assert result["head_gap"][-1] > 0.0
+    opened = [t for t, name, kind in result.events if name == "head" and kind == "open"]
+    assert len(opened) == 1
+    # the pull acts on the frame m1; the head follows through k2, k3 and the wire, pushed up
+    # 7 mm by the head, follows it down a while: the contact opens once, inside the run
+    assert 0.0 < opened[0] < 0.05
+    after = result.t > opened[0]
+    assert np.all(result["head_normal_force"][after] == 0.0)
+    assert np.all(result["head_normal_force"][result.t < opened[0]][1:] > 0.0)
+
+
+def synthetic(t):
+    """120 N + 20 N at 2 Hz + 10 N at 5 Hz (kept by a 20 Hz filter) + 30 N at 200 Hz
+    (removed)."""
+    w = 2.0 * np.pi
+    return (
+        120.0 + 20.0 * np.sin(w * 2.0 * t) + 10.0 * np.cos(w * 5.0 * t) + 30 * np.sin(w * 200 * t)
+    )
+
+
+def test_statistics_of_a_synthetic_signal():
+    """Filtered mean, std, max and min of a known signal by hand: over a section of whole
+    periods the mean is 120 N, the std sqrt(20^2 / 2 + 10^2 / 2) N; 20 sin(4 pi t) +
+    10 cos(10 pi t) has its extremes where the derivative vanishes (found on a fine grid);
+    the 200 Hz part is gone (the order-4 filter run twice passes 1 / (1 + 10^8) of it)."""
+    t = np.arange(0.0, 3.0, 1e-4)
+    x = 10.0 * t  # 10 m/s; the section [10, 20] m is t in [1, 2] s: whole periods
+    stats = contact_force_statistics(t, x, synthetic(t), (10.0, 20.0))
+    fine = np.linspace(1.0, 2.0, 400001)
+    slow = 120.0 + 20.0 * np.sin(4 * np.pi * fine) + 10.0 * np.cos(10 * np.pi * fine)
+    std = math.sqrt(20.0**2 / 2 + 10.0**2 / 2)
+    # the pass band's gain at 5 Hz is 1 / (1 + (5/20)^8) = 1 - 1.5e-5, 1.5e-4 N on 10 N
+    # (measured 1.6e-4 N on the extremes, 3e-6 on the std, 3e-11 N on the mean); the section's
+    # ends are within a sample (1e-4 of a period): 1e-3 N on mean and extremes, 1e-4 relative
+    # on the std allowed
+    assert abs(stats.mean - 120.0) < 1e-3
+    assert abs(stats.std - std) < 1e-4 * std
+    assert abs(stats.max - slow.max()) < 1e-3
+    assert abs(stats.min - slow.min()) < 1e-3
+    assert abs(stats.stat_max - (stats.mean + 3 * stats.std)) < 1e-12 * 200.0
+    assert abs(stats.stat_min - (stats.mean - 3 * stats.std)) < 1e-12 * 200.0
+    assert stats.loss_of_contact == 0.0
+    assert stats.order == 4 and stats.cutoff == 20.0
+
+
+def test_loss_of_contact_percentage():
+    """max(0, 50 + 100 sin(2 pi t)) is zero where sin < -1/2: one third of each period."""
+    t = np.arange(0.0, 4.0, 1e-4)
+    force = np.maximum(0.0, 50.0 + 100.0 * np.sin(2.0 * np.pi * t))
+    stats = contact_force_statistics(t, t, force, (1.0, 3.0))
+    # sampling: the four ends of the zero sets in the 2 s section are each within one sample
+    # of 1e-4 s, 4e-4 s / 2 s = 0.02 %; 0.03 % allowed
+    assert abs(stats.loss_of_contact - 100.0 / 3.0) < 0.03
+
+
+def test_statistics_refuse_bad_input():
+    t = np.arange(0.0, 1.0, 1e-3)
+    with pytest.raises(ValueError, match="section"):
+        contact_force_statistics(t, t, t, (5.0, 6.0))
+    with pytest.raises(ValueError, match="cutoff"):
+        contact_force_statistics(t, t, t, (0.2, 0.8), cutoff=600.0)
+    with pytest.raises(ValueError, match="t: "):
+        contact_force_statistics(t[::-1], t, t, (0.2, 0.8))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        ("head_mass", 0.0, ValueError),
+        ("frame_stiffness", -1.0, ValueError),
+        ("upper_damping", math.nan, ValueError),
+        ("static_force", "120", TypeError),
+        ("penalty_stiffness", 0.0, ValueError),
+    ],
+)
+def test_pantograph_data_is_validated(field, value, error):
+    with pytest.raises(error, match=f"PantographData.{field}: got"):
+        PantographData(**{field: value})
+
+
+def test_builder_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="contact: got 'soft'"):
+        pantograph_on_catenary(1, speed=1.0, contact="soft", max_element_length=5.0)
+    with pytest.raises(ValueError, match="speed: got"):
+        pantograph_on_catenary(1, speed=0.0, max_element_length=5.0)
+    with pytest.raises(ValueError, match="x_start: got"):
+        pantograph_on_catenary(1, speed=1.0, max_element_length=5.0, x_start=80.0)
+
+
+def test_acceptance_table_is_ordered():
+    for speed, table in ACCEPTANCE.items():
+        assert speed in (250, 300)
+        assert all(low <= high for low, high in table.values())
+
+
+def test_catenary_counts_take_numpy_integers():
+    """A count from numpy (a sweep over np.arange) is an integer; a bool or a float is not."""
+    from fe_contact.papers.catenary import CatenaryData, catenary
+
+    assert CatenaryData(n_droppers=np.int64(9)).n_droppers == 9
+    assert type(CatenaryData(n_droppers=np.int64(9)).n_droppers) is int
+    line = catenary(np.int64(1), max_element_length=5.0)
+    assert line.dropper_x.size == 9
+    with pytest.raises(ValueError, match="n_spans: got True"):
+        catenary(True, max_element_length=5.0)
+    with pytest.raises(ValueError, match="CatenaryData.n_droppers: got 9.0"):
+        CatenaryData(n_droppers=9.0)
