@@ -9,7 +9,8 @@ in git); the hand-written pages include them. What each one is made of:
   drives', joints' and sensors' columns typed here; the build fails when the code has a column
   without a meaning (or a meaning of a column the code no longer has).
 - ``schema.rst``: the model-file tables, from the pydantic classes of
-  ``fe_contact.io.model_schema`` (keys, types, defaults, bounds).
+  ``fe_contact.io.model_schema`` (keys, types, defaults, bounds) and the dataclasses (and
+  drive factories) of ``fe_contact.io.model_parts`` (keys, types, defaults).
 - ``demos.rst`` and ``demo_<name>.rst``: one page per ``fe-contact demo NAME``, from
   ``fe_contact.cli.DEMOS`` and each demo module's docstring.
 - ``cli.rst``: ``fe-contact --help`` and every command's ``--help``, from the parser.
@@ -170,17 +171,9 @@ def schema_tables():
 
     return [
         ("(top level)", s.Document),
-        ('structures.NAME (type = "beam")', s.BeamTable),
-        ('structures.NAME (type = "string")', s.StringTable),
-        ('structures.NAME.law (type = "neo_hookean")', s.NeoHookeanTable),
-        ('structures.NAME.law (type = "linear_elastic")', s.LinearElasticTable),
-        ('structures.NAME.reference (type = "straight")', s.StraightTable),
-        ('structures.NAME.reference (type = "nodal")', s.NodalTable),
-        ("structures.NAME.supports[i]", s.SupportTable),
         ("tree", s.TreeTable),
         ("tree.points.NAME", s.NamedPointTable),
         ("contacts.NAME (the law's keys: below)", s.ContactKeys),
-        ("drives[i]", s.DriveTable),
         ("initial", s.InitialTable),
         ("initial.structures.NAME", s.StructureStateTable),
         ('simulation (method = "generalized-alpha")', s.GeneralizedAlphaTable),
@@ -222,19 +215,34 @@ def json_type(prop: dict) -> str:
 
 
 def dataclass_tables():
-    """(key path, dataclass) of the tables derived from the dataclasses (``io.model_parts``)."""
-    from fe_contact.io.model_parts import PARTS, SENSORS, SIDES
+    """(key path, dataclass or factory) of the tables derived from the dataclasses
+    (``io.model_parts``)."""
+    from fe_contact.elements.string import Support
+    from fe_contact.io.model_parts import (
+        DRIVES,
+        PARTS,
+        REFERENCES,
+        SENSORS,
+        SIDES,
+        STRUCTURES,
+        TENSION_LAWS,
+    )
     from fe_contact.laws import FILE_LAWS
     from fe_contact.multibody.drive import LinearMotion
     from fe_contact.multibody.joints import Joint
     from fe_contact.multibody.tree import Body
     from fe_contact.rough import RoughProfile
 
-    out = [("tree.bodies[i] (and its joint)", Body), ("tree.bodies[i].joint", Joint)]
+    out = [(f'structures.NAME (type = "{k}")', c) for k, c in STRUCTURES.items()]
+    out += [(f'structures.NAME.law (type = "{k}")', c) for k, c in TENSION_LAWS.items()]
+    out += [(f'structures.NAME.reference (type = "{k}")', c) for k, c in REFERENCES.items()]
+    out.append(("structures.NAME.supports[i]", Support))
+    out += [("tree.bodies[i] (and its joint)", Body), ("tree.bodies[i].joint", Joint)]
     out.append(("tree.bodies[i].joint.actuator (a table: value + rate t)", LinearMotion))
     out += [(f'contacts.NAME (law = "{name}")', cls) for name, cls in FILE_LAWS.items()]
     out += [(f'contacts.NAME.profile / .target (kind = "{k}")', c) for k, c in SIDES.items()]
     out.append(("contacts.NAME.profile.profile / .target.rim (RoughProfile)", RoughProfile))
+    out += [(f'drives[i] (kind = "{k}")', build) for k, build in DRIVES.items()]
     out += [(f"{key}[i]", cls) for key, cls in PARTS.items()]
     out += [(f'output.sensors[i] (kind = "{k}")', c) for k, c in SENSORS.items()]
     return out
@@ -256,8 +264,9 @@ def dataclass_page() -> str:
             text = "required" if default is MISSING else f"``{default!r}``"
             rows.append((f"``{key}``", f"``{hint_name(hint)}``", text))
         out.append(heading(f"``{path}``", "-"))
+        what = "fields" if isinstance(cls, type) else "parameters"
         out.append(
-            f"The fields of ``{cls.__module__}.{cls.__name__}``, which checks their values "
+            f"The {what} of ``{cls.__module__}.{cls.__qualname__}``, which checks their values "
             "(its docstring gives their meaning and units).\n\n"
         )
         out.append(table(("key", "type", "default"), rows))

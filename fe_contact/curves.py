@@ -89,6 +89,27 @@ class Curve:
         self.clamped = float(eta_range[0]) == 0.0
         self._a, self._b = eta_range  # eta in [0, 1] -> knot parameter a + (b - a) eta
 
+    def __eq__(self, other) -> bool:
+        """Value equality: the same kind, degree, clamping and control points (exactly, as
+        ``np.array_equal``), hence the same curve (the knots follow from these).
+
+        Examples
+        --------
+        >>> from fe_contact.curves import Curve
+        >>> points = [(0.0, 0.0), (1.0, 1.0), (2.0, 0.0)]
+        >>> Curve.bezier(points) == Curve.bezier(points), Curve.bezier(points) == Curve.bspline(points, 2)
+        (True, False)
+        """
+        if not isinstance(other, Curve):
+            return NotImplemented
+        same = (self.kind, self.degree, self.clamped) == (other.kind, other.degree, other.clamped)
+        return same and bool(np.array_equal(self.control_points, other.control_points))
+
+    def __hash__(self) -> int:
+        # the points as Python floats: hash(-0.0) == hash(0.0), as array_equal has them equal
+        points = tuple(np.asarray(self.control_points, dtype=float).ravel().tolist())
+        return hash((self.kind, self.degree, self.clamped, points))
+
     @classmethod
     def bezier(cls, control_points) -> Curve:
         """The Bézier curve of the (d + 1, 2) control points (degree d >= 1, in m)."""

@@ -400,7 +400,9 @@ class Stribeck(Sliding):
     (-0.05, -0.5)
     """
 
-    v_s: float | None = None
+    # v0 and v_s are required (their default None is refused): a model file must give them
+    v0: float | None = dataclasses.field(default=None, metadata=check.rule(required=True))
+    v_s: float | None = dataclasses.field(default=None, metadata=check.rule(required=True))
     c_v: float = 0.0
     file_name: ClassVar[str | None] = "stribeck"
 
@@ -686,6 +688,7 @@ class Dropper(ContactLaw):
 
     The stepper's vocabulary of a compliant contact (``Compliant``) applies with the approach
     read as the stretch: ``normal_force`` is the tension, the state is "taut" or "slack".
+    ``law = "dropper"`` in a model file, its sides ``material_point`` tables.
 
     Examples
     --------
@@ -712,6 +715,7 @@ class Dropper(ContactLaw):
 
     constraint: ClassVar[str] = "compliant"  # a force law: no constraint row
     link: ClassVar[bool] = True
+    file_name: ClassVar[str | None] = "dropper"
     mu: ClassVar[float] = 0.0
     mu_s: ClassVar[float] = 0.0
     v0: ClassVar[float | None] = None

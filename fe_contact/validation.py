@@ -11,8 +11,10 @@ its plain Python (or numpy) form, so a frozen spec stores what it checked.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -201,8 +203,62 @@ def finite_array(name: str, value, shape: tuple[int, ...], labels=None) -> np.nd
     return array
 
 
+def rule(test=None, /, *, required: bool = False, **options) -> dict:
+    """Metadata of a dataclass field (``field(metadata=rule(...))``): its own check
+    ``test(name, value, **options)`` (one of this module's, or any callable raising ValueError
+    or TypeError), run by ``check_fields`` in ``__post_init__`` and by a model-file reader on
+    every field at once; ``required``: a field whose default None the class refuses (a file
+    must give its key).
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass, field
+    >>> from fe_contact import validation as check
+    >>> @dataclass(frozen=True)
+    ... class Rod:
+    ...     length: float = field(metadata=check.rule(check.real, low=0.0, low_open=True))
+    ...     colour: str = field(default="red", metadata=check.rule(check.choice,
+    ...                                                         allowed=("red", "blue")))
+    >>> sorted(check.field_errors(Rod, {"length": -1.0, "colour": "green"}))
+    ['colour', 'length']
+    """
+    out = {"required": bool(required)}
+    if test is not None:
+        out["check"] = functools.partial(test, **options) if options else test
+    return out
+
+
+def field_errors(cls: type, values: Mapping) -> dict[str, Exception]:
+    """The error of each field of the dataclass ``cls`` whose value in ``values`` fails its own
+    check (``rule``), field name -> ValueError or TypeError, every field at once; a field
+    left out of ``values``, or None where the field's default is None, is not checked."""
+    out = {}
+    for f in dataclasses.fields(cls):
+        test = f.metadata.get("check")
+        if test is None or f.name not in values:
+            continue
+        value = values[f.name]
+        if value is None and f.default is None:
+            continue
+        try:
+            test(f"{cls.__name__}.{f.name}", value)
+        except (ValueError, TypeError) as err:
+            out[f.name] = err
+    return out
+
+
+def check_fields(obj) -> None:
+    """Raise the error of the first field of the dataclass ``obj`` that fails its own check
+    (``rule``), for its ``__post_init__``."""
+    values = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    for err in field_errors(type(obj), values).values():
+        raise err
+
+
 __all__ = [
+    "check_fields",
     "choice",
+    "field_errors",
     "fail",
     "finite_array",
     "function",
@@ -213,5 +269,6 @@ __all__ = [
     "is_number",
     "positive_int",
     "real",
+    "rule",
     "vector",
 ]

@@ -308,21 +308,29 @@ def test_a_dropper_with_a_damper_slackens_and_catches_a_thrown_mass():
     assert np.abs(result["energy_error"]).max() < 1e-6 * largest
 
 
-def test_a_model_with_droppers_or_spring_supports_is_not_written_to_a_model_file(tmp_path):
-    """No model-file tables for them yet: save_model refuses, naming them, instead of writing a
-    file that would load without them."""
-    from fe_contact import save_model
+def test_droppers_and_spring_supports_round_trip_through_a_model_file(tmp_path):
+    """Droppers between two MaterialPoints, one from a body Point, damped and with mass, and a
+    spring support with a dashpot: written (``law = "dropper"``, ``material_point`` sides,
+    ``[[supports]]``) and read back equal."""
+    from fe_contact import Body, Joint, Point, TreeModel, load_model, save_model
     from fe_contact.structure_points import SpringSupport
 
-    with pytest.raises(ValueError, match=r"links \['d0', 'd1', 'd2'\] cannot be written"):
-        save_model(two_wires(), tmp_path / "droppers.toml")
-    springs = Model(
-        structures={"contact_wire": wire("contact_wire")},
-        supports=(SpringSupport("contact_wire", 5.0, stiffness=1e3),),
+    model = two_wires(damping=2.0, mass=0.1)
+    loaded = load_model(save_model(model, tmp_path / "droppers.toml")).model
+    assert loaded == model and [c.link for c in loaded.contacts] == [True] * len(DROPPERS)
+    tree = TreeModel(
+        bodies=(Body(2.0, 0.0),), joints=(Joint("prismatic", location=(L / 2, 0.0), angle=1.0),)
     )
-    with pytest.raises(ValueError, match=r"1 spring supports cannot be written"):
-        save_model(springs, tmp_path / "springs.toml")
-    assert not (tmp_path / "droppers.toml").exists() and not (tmp_path / "springs.toml").exists()
+    hanger = ContactPair(
+        "hanger", Point(0), MaterialPoint("contact_wire", L / 2), Dropper(K_D, 0.5)
+    )
+    springs = Model(
+        tree=tree,
+        structures={"contact_wire": wire("contact_wire")},
+        contacts=(hanger,),
+        supports=(SpringSupport("contact_wire", 5.0, 1e3, 20.0, (0.6, 0.8)),),
+    )
+    assert load_model(save_model(springs, tmp_path / "springs.toml")).model == springs
 
 
 def test_droppers_are_lines_of_the_paraview_frames(tmp_path):

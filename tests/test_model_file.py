@@ -249,7 +249,7 @@ def test_several_mistakes_are_reported_together(tmp_path):
     }
     assert found["contacts.tip.mu"].value == -0.3
     assert found["contacts.tip.mu"].message == "allowed: a friction coefficient >= 0 (Sliding.mu)"
-    assert "'clamped', 'pinned' or 'free'" in found["structures.beam.left"].message
+    assert "'clamped', 'pinned', 'free'" in found["structures.beam.left"].message
     assert "unknown key" in found["simulation.rho_inf"].message
     assert "theta" in found["simulation.rho_inf"].message  # what is allowed for moreau
     assert "unknown key" in found["tree.bodies.0.joint.stifness"].message

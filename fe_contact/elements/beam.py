@@ -40,22 +40,12 @@ SUPPORT_KINDS = ("clamped", "pinned", "free")
 STANDARD_GRAVITY = 9.81
 
 
-_UNITS = {
-    "length": "m",
-    "youngs_modulus": "Pa",
-    "density": "kg/m^3",
-    "width": "m",
-    "height": "m",
-    "area": "m^2",
-    "second_moment": "m^4",
-    "rayleigh_alpha": "1/s",
-    "rayleigh_beta": "s",
-    "axial_force": "N",
-}
+def _positive(name: str, value, unit: str) -> float:
+    return check.real(name, value, low=0.0, low_open=True, unit=unit)
 
 
-def _positive(name: str, value) -> float:
-    return check.real(f"BeamSpec.{name}", value, low=0.0, low_open=True, unit=_UNITS[name])
+def _support(name: str, value) -> str:
+    return check.choice(f"{name} support", value, SUPPORT_KINDS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,32 +90,33 @@ class BeamSpec:
     ValueError: ...left...
     """
 
-    length: float
-    youngs_modulus: float
-    density: float
+    length: float = field(metadata=check.rule(_positive, unit="m"))
+    youngs_modulus: float = field(metadata=check.rule(_positive, unit="Pa"))
+    density: float = field(metadata=check.rule(_positive, unit="kg/m^3"))
     n_elements: int = 10
-    width: float | None = None
-    height: float | None = None
-    area: float | None = None
-    second_moment: float | None = None
+    width: float | None = field(default=None, metadata=check.rule(_positive, unit="m"))
+    height: float | None = field(default=None, metadata=check.rule(_positive, unit="m"))
+    area: float | None = field(default=None, metadata=check.rule(_positive, unit="m^2"))
+    second_moment: float | None = field(default=None, metadata=check.rule(_positive, unit="m^4"))
     node_x: tuple[float, ...] | None = None
-    left: str = "clamped"
-    right: str = "free"
-    rayleigh_alpha: float = 0.0
-    rayleigh_beta: float = 0.0
-    origin: tuple[float, float] = (0.0, 0.0)
-    angle: float = 0.0
-    axial_force: float = 0.0
+    left: str = field(default="clamped", metadata=check.rule(_support))
+    right: str = field(default="free", metadata=check.rule(_support))
+    rayleigh_alpha: float = field(default=0.0, metadata=check.rule(check.real, low=0.0, unit="1/s"))
+    rayleigh_beta: float = field(default=0.0, metadata=check.rule(check.real, low=0.0, unit="s"))
+    origin: tuple[float, float] = field(
+        default=(0.0, 0.0), metadata=check.rule(check.vector, unit="m")
+    )
+    angle: float = field(default=0.0, metadata=check.rule(check.real, unit="rad"))
+    axial_force: float = field(default=0.0, metadata=check.rule(check.real, unit="N"))
 
     def __post_init__(self):
         self.validate()
 
     def validate(self) -> None:
         """Raise ValueError (TypeError for a value of the wrong kind) naming the first bad
-        parameter."""
-        _positive("length", self.length)
-        _positive("youngs_modulus", self.youngs_modulus)
-        _positive("density", self.density)
+        parameter: each field's own check (its ``check.rule`` metadata, which a model file
+        reports for every field at once), then the mesh and the section."""
+        check.check_fields(self)
         if self.node_x is None:
             n = check.positive_int("BeamSpec.n_elements", self.n_elements)
             element_ratio("BeamSpec.n_elements", self.length, self.length / n)
@@ -144,27 +135,14 @@ class BeamSpec:
         direct = self.area is not None or self.second_moment is not None
         if rect and direct:
             raise ValueError("give the section as width and height, or as area and second_moment")
-        if rect:
-            if self.width is None or self.height is None:
-                raise ValueError("a rectangular section needs both width and height")
-            _positive("width", self.width)
-            _positive("height", self.height)
-        elif direct:
-            if self.area is None or self.second_moment is None:
-                raise ValueError("a direct section needs both area and second_moment")
-            _positive("area", self.area)
-            _positive("second_moment", self.second_moment)
-        else:
+        if rect and (self.width is None or self.height is None):
+            raise ValueError("a rectangular section needs both width and height")
+        if direct and (self.area is None or self.second_moment is None):
+            raise ValueError("a direct section needs both area and second_moment")
+        if not rect and not direct:
             raise ValueError(
                 "the section is missing: give width and height, or area and second_moment"
             )
-        for name in ("left", "right"):
-            check.choice(f"BeamSpec.{name} support", getattr(self, name), SUPPORT_KINDS)
-        for name in ("rayleigh_alpha", "rayleigh_beta"):
-            check.real(f"BeamSpec.{name}", getattr(self, name), low=0.0, unit=_UNITS[name])
-        check.vector("BeamSpec.origin", self.origin, unit="m")
-        check.real("BeamSpec.angle", self.angle, unit="rad")
-        check.real("BeamSpec.axial_force", self.axial_force, unit=_UNITS["axial_force"])
 
     @property
     def section_area(self) -> float:

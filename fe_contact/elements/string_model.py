@@ -193,29 +193,31 @@ class StringSpec:
     array([1., 0.])
     """
 
-    length: float
-    n_elements: int
-    density: float
+    # each field's own check (``check.rule``): run by __post_init__ and, on every key at once,
+    # by a model file's reader
+    length: float = field(metadata=check.rule(check.real, low=0.0, low_open=True, unit="m"))
+    n_elements: int = field(metadata=check.rule(check.positive_int))
+    density: float = field(metadata=check.rule(check.real, low=0.0, low_open=True, unit="kg/m"))
     law: object
-    bending_stiffness: float = 0.0
+    bending_stiffness: float = field(
+        default=0.0, metadata=check.rule(check.real, low=0.0, unit="N m^2")
+    )
     reference: StraightReference | CurveReference | NodalReference | None = None
     supports: tuple[Support, ...] = ()
     gravity: tuple[float, float] = (0.0, -9.81)
-    intorder: int = 6
-    stiffness_damping: float = 0.0
+    intorder: int = field(default=6, metadata=check.rule(check.positive_int))
+    stiffness_damping: float = field(
+        default=0.0, metadata=check.rule(check.real, low=0.0, unit="s")
+    )
 
     def __post_init__(self):
-        length = check.real("StringSpec.length", self.length, low=0.0, low_open=True, unit="m")
-        n = check.positive_int("StringSpec.n_elements", self.n_elements)
+        check.check_fields(self)
+        length, n = float(self.length), int(self.n_elements)
         element_ratio("StringSpec.n_elements", length, length / n)
-        check.real("StringSpec.density", self.density, low=0.0, low_open=True, unit="kg/m")
-        check.real("StringSpec.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
         check_law(self.law)
-        check.real("StringSpec.bending_stiffness", self.bending_stiffness, low=0.0, unit="N m^2")
         object.__setattr__(
             self, "gravity", check.vector("StringSpec.gravity", self.gravity, unit="m/s^2")
         )
-        check.positive_int("StringSpec.intorder", self.intorder)
         if isinstance(self.supports, Support) or not isinstance(self.supports, tuple | list):
             check.fail("StringSpec.supports", self.supports, "a tuple of Support", TypeError)
         for i, support in enumerate(self.supports):

@@ -4,34 +4,24 @@ into a ``Model`` (every mistake collected with its key path), ``model_tables`` w
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import validation as check
-from ..elements.beam import BeamSpec
-from ..elements.string import (
-    CurveReference,
-    LinearElastic,
-    NeoHookean,
-    NodalReference,
-    StraightReference,
-    StringSpec,
-    Support,
-)
 from ..laws import FILE_LAWS, file_keys, law_from_table
-from ..model import (
-    CarriedBody,
-    Circle,
-    ContactPair,
-    LoopClosure,
-    Model,
-    Point,
-    PointLoad,
-)
-from ..multibody.drive import Drive, LinearMotion, ReversingMotion
+from ..model import Circle, ContactPair, Model, Point
+from ..multibody.drive import LinearMotion
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from . import model_schema as schema
-from .model_parts import PARTS, SENSORS, SIDES, object_of, side_of, table_of, tagged_of
+from .model_parts import (
+    DRIVES,
+    PARTS,
+    SENSORS,
+    SIDES,
+    STRUCTURES,
+    drive_table,
+    object_of,
+    side_of,
+    table_of,
+    tagged_of,
+)
 from .model_problems import MISSING, Problem, join, library_call, validate
 
 # -- file -> objects -------------------------------------------------------------------------
@@ -42,73 +32,13 @@ def _pair(value):
 
 
 def _structure(name: str, raw, gravity, problems: list[Problem]):
+    """A BeamSpec or StringSpec from its table (``type`` its tag; a string's gravity is the
+    file's)."""
     path = ("structures", name)
     if not name.isidentifier():
         problems.append(Problem(join(path), MISSING, "a structure name is an identifier"))
-    kind = raw.get("type", MISSING) if isinstance(raw, dict) else MISSING
-    if kind not in schema.STRUCTURES:
-        allowed = " or ".join(repr(k) for k in schema.STRUCTURES)
-        problems.append(Problem(join(path, "type"), kind, f"allowed: {allowed}"))
-        return None
-    table = validate(schema.STRUCTURES[kind], raw, path, problems)
-    if table is None:
-        return None
-    if kind == "beam":
-        fields = table.model_dump(exclude={"type"})
-        fields["origin"] = _pair(fields["origin"])
-        if fields["node_x"] is not None:
-            fields["node_x"] = tuple(fields["node_x"])
-        return library_call(lambda: BeamSpec(**fields), path, raw, problems)
-    law = _typed(schema.LAWS, raw["law"], (*path, "law"), problems)
-    reference = None
-    if table.reference is not None:
-        reference = _typed(schema.REFERENCES, raw["reference"], (*path, "reference"), problems)
-        if reference is None:
-            return None
-    supports = []
-    for i, (support, raw_support) in enumerate(
-        zip(table.supports, raw.get("supports", ()), strict=True)
-    ):
-        fields = support.model_dump()
-        fields["position"], fields["slope"] = _pair(fields["position"]), _pair(fields["slope"])
-        supports.append(
-            library_call(
-                lambda f=fields: Support(**f), (*path, "supports", i), raw_support, problems
-            )
-        )
-    if law is None or None in supports:
-        return None
-    fields = table.model_dump(exclude={"type", "law", "reference", "supports"})
-    return library_call(
-        lambda: StringSpec(
-            **fields, law=law, reference=reference, supports=tuple(supports), gravity=gravity
-        ),
-        path,
-        raw,
-        problems,
-    )
-
-
-def _typed(classes: dict, raw, path: tuple, problems: list[Problem]):
-    """A tension law or a string reference from its table with a ``type``."""
-    kind = raw.get("type", MISSING) if isinstance(raw, dict) else MISSING
-    if kind not in classes:
-        allowed = " or ".join(repr(k) for k in classes)
-        problems.append(Problem(join(path, "type"), kind, f"allowed: {allowed}"))
-        return None
-    table = validate(classes[kind], raw, path, problems)
-    if table is None:
-        return None
-    fields = table.model_dump(exclude={"type"})
-    build = {
-        "neo_hookean": lambda: NeoHookean(**fields),
-        "linear_elastic": lambda: LinearElastic(**fields),
-        "straight": lambda: StraightReference(_pair(fields["start"]), _pair(fields["end"])),
-        "nodal": lambda: NodalReference(
-            np.array(fields["positions"], dtype=float), np.array(fields["slopes"], dtype=float)
-        ),
-    }[kind]
-    return library_call(build, path, raw, problems)
+    given = {"gravity": gravity}
+    return tagged_of(STRUCTURES, raw, path, problems, tag="type", given=given)
 
 
 def _joint(i: int, raw, path: tuple, problems: list[Problem]):
@@ -248,23 +178,8 @@ def _contact(name: str, raw, problems: list[Problem]):
 
 
 def _drive(i: int, raw, problems: list[Problem]):
-    table = validate(schema.DriveTable, raw, ("drives", i), problems)
-    if table is None:
-        return None
-    if table.kind == "reversing":
-        ramp = 0.02 if table.ramp is None else table.ramp
-
-        def make():
-            if table.t_reverse is None:
-                check.fail("t_reverse", None, "a time in s for kind = 'reversing'")
-            return Drive.reversing(table.joint, table.q0, table.rate, table.t_reverse, ramp)
-
-    else:
-
-        def make():
-            return Drive.constant_velocity(table.joint, table.q0, table.rate)
-
-    return library_call(make, ("drives", i), raw, problems)
+    """A drive from its table (``DRIVES``; without a ``kind``, constant_velocity)."""
+    return tagged_of(DRIVES, raw, ("drives", i), problems, default_kind="constant_velocity")
 
 
 def _sensor(i: int, raw, problems: list[Problem]):
@@ -281,16 +196,17 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
     tree = None if doc.tree is None else _tree(doc.tree, gravity, problems)
     contacts = [_contact(name, value, problems) for name, value in doc.contacts.items()]
     drives = [_drive(i, value, problems) for i, value in enumerate(doc.drives)]
-    loops = [object_of(LoopClosure, v, ("loops", i), problems) for i, v in enumerate(doc.loops)]
-    loads = [object_of(PointLoad, v, ("loads", i), problems) for i, v in enumerate(doc.loads)]
+    # [[carried]], [[loops]], [[loads]], [[supports]]
+    arrays = {
+        key: [object_of(cls, v, (key, i), problems) for i, v in enumerate(getattr(doc, key))]
+        for key, cls in PARTS.items()
+    }
+    loops, loads, supports, carried = (arrays[k] for k in ("loops", "loads", "supports", "carried"))
     raw_sensors = doc.output.get("sensors", []) if isinstance(doc.output, dict) else []
     raw_sensors = raw_sensors if isinstance(raw_sensors, list) else []  # OutputTable says why
     sensors = [_sensor(i, value, problems) for i, value in enumerate(raw_sensors)]
-    carried = [
-        object_of(CarriedBody, value, ("carried", i), problems)
-        for i, value in enumerate(doc.carried)
-    ]
-    parts = [*structures.values(), *contacts, *drives, *loops, *loads, *sensors, *carried]
+    parts = [*structures.values(), *contacts, *drives, *loops, *loads, *supports, *sensors]
+    parts += carried
     if None in parts or (doc.tree is not None and tree is None):
         return None
     base = {
@@ -315,6 +231,7 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
         ("drives", drives, range(len(drives))),
         ("loops", loops, range(len(loops))),
         ("loads", loads, range(len(loads))),
+        ("supports", supports, range(len(supports))),
     ):
         for item, name in zip(items, names, strict=True):
             raw_item = raw[key][name]
@@ -331,6 +248,7 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
     if len(problems) > count:
         return None
     whole = {"contacts": contacts, "drives": drives, "loops": loops, "loads": loads}
+    whole["supports"] = supports
     whole["sensors"] = sensors
     return library_call(lambda: Model(**base, **whole), (), raw, problems)
 
@@ -340,76 +258,6 @@ def build_model(doc: schema.Document, raw: dict, problems: list[Problem]) -> Mod
 
 def _floats(values) -> list[float]:
     return [float(v) for v in values]
-
-
-def _beam_table(spec: BeamSpec) -> dict:
-    table = {"type": "beam"}
-    for name in BeamSpec.__dataclass_fields__:
-        value = getattr(spec, name)
-        if value is None:
-            continue
-        if name in ("origin", "node_x"):
-            value = _floats(value)
-        elif name in ("n_elements",):
-            value = int(value)
-        elif isinstance(value, str):
-            pass
-        else:
-            value = float(value)
-        table[name] = value
-    return table
-
-
-def _string_table(name: str, spec: StringSpec) -> dict:
-    law = spec.law
-    if isinstance(law, NeoHookean):
-        law_table = {"type": "neo_hookean", "k": float(law.k)}
-    elif isinstance(law, LinearElastic):
-        law_table = {"type": "linear_elastic", "EA": float(law.EA)}
-    else:
-        raise ValueError(
-            f"structure {name!r}: law = {law!r} cannot be written to a model file; allowed: "
-            "NeoHookean or LinearElastic"
-        )
-    table = {
-        "type": "string",
-        "length": float(spec.length),
-        "n_elements": int(spec.n_elements),
-        "density": float(spec.density),
-        "law": law_table,
-        "bending_stiffness": float(spec.bending_stiffness),
-        "intorder": int(spec.intorder),
-        "stiffness_damping": float(spec.stiffness_damping),
-    }
-    ref = spec.reference
-    if isinstance(ref, StraightReference):
-        table["reference"] = {
-            "type": "straight",
-            "start": _floats(ref.start),
-            "end": _floats(ref.end),
-        }
-    elif isinstance(ref, NodalReference):
-        table["reference"] = {
-            "type": "nodal",
-            "positions": np.asarray(ref.positions, dtype=float).tolist(),
-            "slopes": np.asarray(ref.slopes, dtype=float).tolist(),
-        }
-    elif isinstance(ref, CurveReference):
-        raise ValueError(
-            f"structure {name!r}: a CurveReference (Python callables) cannot be written to a "
-            "model file; allowed: StraightReference, NodalReference or None"
-        )
-    supports = []
-    for support in spec.supports:
-        item = {"s": float(support.s), "kind": support.kind}
-        if support.position is not None:
-            item["position"] = _floats(support.position)
-        if support.slope is not None:
-            item["slope"] = _floats(support.slope)
-        supports.append(item)
-    if supports:
-        table["supports"] = supports
-    return table
 
 
 def _actuator(joint: Joint, i: int):
@@ -473,62 +321,30 @@ def _contact_table(c: ContactPair) -> dict:
     return table
 
 
-def _drive_table(d: Drive) -> dict:
-    pos, vel, acc = d.position, d.velocity, d.acceleration
-    if (
-        isinstance(pos, LinearMotion)
-        and vel == LinearMotion(pos.rate, 0.0)
-        and acc == LinearMotion(0.0, 0.0)
-    ):
-        return {
-            "joint": int(d.joint),
-            "kind": "constant_velocity",
-            "q0": pos.value,
-            "rate": pos.rate,
-        }
-    if isinstance(pos, ReversingMotion) and vel == ReversingMotion(
-        pos.value, pos.rate, pos.t_reverse, pos.ramp, 1
-    ):
-        return {
-            "joint": int(d.joint),
-            "kind": "reversing",
-            "q0": pos.value,
-            "rate": pos.rate,
-            "t_reverse": pos.t_reverse,
-            "ramp": pos.ramp,
-        }
-    raise ValueError(
-        f"drive on joint {d.joint}: only constant-velocity and reversing drives "
-        "(Drive.constant_velocity, Drive.reversing) can be written to a model file"
-    )
-
-
 def model_tables(model: Model) -> dict:
-    """The model part of a model file as plain TOML values (no simulation, no state)."""
-    links = [c.name for c in model.contacts if c.link]
-    if links or model.supports:  # no model-file tables for them yet
-        what = f"links {links}" if links else f"{len(model.supports)} spring supports"
-        raise ValueError(
-            f"model: {what} cannot be written to a model file yet; allowed: a model without "
-            "Dropper links and Model.supports"
-        )
+    """The model part of a model file as plain TOML values (no simulation, no state): every
+    part of the Model (structures, tree, contacts and links, drives, carried bodies, loops,
+    loads, spring supports, sensors); ValueError naming a part a file cannot hold (a drive
+    or actuator of Python functions, a CurveReference)."""
     doc = {
         "format": schema.FORMAT,
         "gravity": _floats(model.gravity),
         "structure_gravity": bool(model.structure_gravity),
     }
     if model.structures:
-        doc["structures"] = {
-            name: _beam_table(spec) if isinstance(spec, BeamSpec) else _string_table(name, spec)
-            for name, spec in model.structures.items()
-        }
+        doc["structures"] = {}
+        for name, spec in model.structures.items():
+            try:
+                doc["structures"][name] = table_of(spec, STRUCTURES, tag="type")
+            except ValueError as err:
+                raise ValueError(f"structure {name!r}: {err}") from None
     if model.tree is not None:
         doc["tree"] = _tree_table(model.tree)
     if model.contacts:
         doc["contacts"] = {c.name: _contact_table(c) for c in model.contacts}
     if model.drives:
-        doc["drives"] = [_drive_table(d) for d in model.drives]
-    for key in PARTS:  # [[carried]], [[loops]], [[loads]]
+        doc["drives"] = [drive_table(d) for d in model.drives]
+    for key in PARTS:  # [[carried]], [[loops]], [[loads]], [[supports]]
         if getattr(model, key):
             doc[key] = [table_of(part) for part in getattr(model, key)]
     if model.sensors:

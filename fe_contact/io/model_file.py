@@ -4,7 +4,9 @@ the outputs), validated on load, written back exactly.
 ``load_model(path)`` -> ``ModelFile`` (``.model``, ``.initial``, ``.simulation``,
 ``.output``); ``save_model(model, path, simulation=..., initial=..., output=...)`` writes one;
 ``load_model(save_model(...))`` gives equal objects (floats are written with all their digits).
-The tables are documented in ``fe_contact.io.model_schema``. A file that cannot be used raises
+The tables are documented in ``fe_contact.io.model_schema`` and ``fe_contact.io.model_parts``
+(those derived from the dataclasses: structures, sides, laws, drives, carried bodies, loops,
+loads, spring supports, sensors). A file that cannot be used raises
 ``ModelFileError`` listing every problem with the file, its key path (``contacts.tip.mu``), the
 value and what is allowed; unknown keys are problems too. ``--set``-style overrides
 (``contacts.tip.mu=0.2``) are applied to the file's tables before validation.

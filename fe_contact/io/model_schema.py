@@ -1,13 +1,16 @@
-"""The tables of a model file (TOML), as pydantic models: one class per table, unknown keys
-rejected, SI units throughout. ``fe_contact.io.model_file`` validates each table with its class
-and builds the library's objects from it; the key paths of its messages follow these classes.
+"""The tables of a model file (TOML) that are not a library dataclass's, as pydantic models:
+the top level, the tree, the contact table (its profile flattened), the initial state, the
+stepper and the outputs; one class per table, unknown keys rejected, SI units throughout. The
+structures, drives and every other part are tables derived from their dataclasses
+(``fe_contact.io.model_parts``), checked by those classes alone.
 
 A model file::
 
     gravity = [0.0, -9.81]            # m/s^2, one gravity for every part
     structure_gravity = true          # the structures' own weight
 
-    [structures.beam]                 # a BeamSpec (type "beam") or StringSpec (type "string")
+    [structures.beam]                 # a BeamSpec (type "beam") or StringSpec (type "string"):
+                                      # the dataclass's fields (io.model_parts)
     type = "beam"
     length = 0.4
     ...
@@ -42,13 +45,11 @@ A model file::
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..elements.beam import BeamSpec
 from ..laws import FILE_LAWS, file_keys
 from ..reductions import STATISTICS  # the statistics of [output] results
 
@@ -103,187 +104,11 @@ class Document(Table):
     drives: list[dict] = []
     loops: list[dict] = []
     loads: list[dict] = []
+    supports: list[dict] = []
     carried: list[dict] = []
     initial: dict = {}
     simulation: dict = {}
     output: dict = {}
-
-
-# -- structures ------------------------------------------------------------------------------
-
-
-def with_fields(name: str, declared: type[Table], spec: type) -> type[Table]:
-    """The table ``declared`` with every init field of the dataclass ``spec`` that it does not
-    declare, typed by the field's annotation and defaulting to its default (the spec checks
-    its value when it is built), so that a new parameter of ``spec`` is a key of the file with
-    no edit here.
-
-    Examples
-    --------
-    The beam table takes the beam's axial pre-tension though ``BeamKeys`` does not declare it:
-
-    >>> from fe_contact import BeamSpec
-    >>> from fe_contact.io.model_schema import BeamKeys, with_fields
-    >>> "axial_force" in BeamKeys.model_fields
-    False
-    >>> "axial_force" in with_fields("BeamTable", BeamKeys, BeamSpec).model_fields
-    True
-    """
-    hints = typing.get_type_hints(spec)
-    extra = {
-        f.name: (hints[f.name], f.default)
-        for f in dataclasses.fields(spec)
-        if f.init and f.name not in declared.model_fields
-    }
-    # the docstring is set afterwards: pydantic 2.0 takes a ``__doc__`` keyword for a field
-    table = create_model(name, __base__=declared, **extra)
-    table.__doc__ = declared.__doc__
-    return table
-
-
-class BeamKeys(Table):
-    """``BeamSpec``: Euler-Bernoulli beam of Lipinski (002), sec. 3 (the keys declared here
-    carry their bounds; ``BeamTable`` adds the spec's other fields).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import BeamTable
-    >>> BeamTable(type="beam", length=0.4, youngs_modulus=2.1e11, density=4.7e3).left
-    'clamped'
-    >>> BeamTable(type="beam", length=-0.4, youngs_modulus=2.1e11, density=4.7e3)
-    Traceback (most recent call last):
-    ...
-    pydantic_core._pydantic_core.ValidationError: 1 validation error for BeamTable
-    length
-      Input should be greater than 0 ...
-    """
-
-    type: Literal["beam"]
-    length: Positive
-    youngs_modulus: Positive
-    density: Positive
-    n_elements: Annotated[int, Field(ge=1)] = 10
-    width: Positive | None = None
-    height: Positive | None = None
-    area: Positive | None = None
-    second_moment: Positive | None = None
-    node_x: list[float] | None = None
-    left: Literal["clamped", "pinned", "free"] = "clamped"
-    right: Literal["clamped", "pinned", "free"] = "free"
-    rayleigh_alpha: NonNegative = 0.0
-    rayleigh_beta: NonNegative = 0.0
-    origin: Pair = [0.0, 0.0]
-    angle: float = 0.0
-
-
-BeamTable = with_fields("BeamTable", BeamKeys, BeamSpec)
-
-
-class NeoHookeanTable(Table):
-    """``NeoHookean``: the string's tension law of Eugster-Glocker (004), eq. (17); k in N.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import NeoHookeanTable
-    >>> NeoHookeanTable(type="neo_hookean", k=853.75).k
-    853.75
-    """
-
-    type: Literal["neo_hookean"]
-    k: Positive
-
-
-class LinearElasticTable(Table):
-    """``LinearElastic``: the tension law T = EA (nu - 1); EA in N.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import LinearElasticTable
-    >>> LinearElasticTable(type="linear_elastic", EA=853.75).EA
-    853.75
-    """
-
-    type: Literal["linear_elastic"]
-    EA: Positive
-
-
-class StraightTable(Table):
-    """``StraightReference``: a straight stress-free reference from ``start`` to ``end`` (m).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import StraightTable
-    >>> StraightTable(type="straight", start=[0.0, 0.0], end=[1.0, 0.0]).end
-    [1.0, 0.0]
-    """
-
-    type: Literal["straight"]
-    start: Pair
-    end: Pair
-
-
-class NodalTable(Table):
-    """Nodal positions and slopes of the stress-free reference, each [[x...], [y...]].
-
-    Examples
-    --------
-    Two nodes of a straight reference along +x, slopes (1, 0):
-
-    >>> from fe_contact.io.model_schema import NodalTable
-    >>> NodalTable(type="nodal", positions=[[0.0, 1.0], [0.0, 0.0]],
-    ...            slopes=[[1.0, 1.0], [0.0, 0.0]]).positions[0]
-    [0.0, 1.0]
-    """
-
-    type: Literal["nodal"]
-    positions: Annotated[list[list[float]], Field(min_length=2, max_length=2)]
-    slopes: Annotated[list[list[float]], Field(min_length=2, max_length=2)]
-
-
-class SupportTable(Table):
-    """``Support`` of a string at the node ``s`` (m): pinned, clamped, fixed_x or fixed_y.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import SupportTable
-    >>> SupportTable(s=1.0, position=[0.8, 0.1]).kind
-    'pinned'
-    """
-
-    s: float
-    kind: Literal["pinned", "clamped", "fixed_x", "fixed_y"] = "pinned"
-    position: Pair | None = None
-    slope: Pair | None = None
-
-
-class StringTable(Table):
-    """``StringSpec``: absolute-nodal string / geometrically exact beam of Eugster-Glocker
-    (004), secs. 3-4. ``law`` and ``reference`` are tables with a ``type``.
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import StringTable
-    >>> table = StringTable(type="string", length=1.0, n_elements=8, density=0.3142,
-    ...                     law={"type": "neo_hookean", "k": 853.75})
-    >>> table.law["type"], table.supports
-    ('neo_hookean', [])
-    """
-
-    type: Literal["string"]
-    length: Positive
-    n_elements: Annotated[int, Field(ge=1)]
-    density: Positive
-    law: dict
-    bending_stiffness: NonNegative = 0.0
-    reference: dict | None = None
-    supports: list[SupportTable] = []
-    intorder: Annotated[int, Field(ge=1)] = 6
-    stiffness_damping: NonNegative = 0.0
-
-
-LAWS = {"neo_hookean": NeoHookeanTable, "linear_elastic": LinearElasticTable}
-REFERENCES = {"straight": StraightTable, "nodal": NodalTable}
-STRUCTURES = {"beam": BeamTable, "string": StringTable}
 
 
 # -- tree ------------------------------------------------------------------------------------
@@ -387,26 +212,6 @@ def contact_table() -> type[Table]:
 
 _CONTACT_TABLES: dict[tuple, type] = {}
 ContactTable = contact_table()
-
-
-class DriveTable(Table):
-    """Joint ``joint`` turned (or slid) at a constant ``rate``: q = q0 + rate t; with
-    ``kind = "reversing"`` the rate turns to -rate at ``t_reverse`` over ``ramp`` s
-    (``Drive.reversing``).
-
-    Examples
-    --------
-    >>> from fe_contact.io.model_schema import DriveTable
-    >>> DriveTable(joint=1, rate=0.2).kind
-    'constant_velocity'
-    """
-
-    joint: Index
-    kind: Literal["constant_velocity", "reversing"] = "constant_velocity"
-    q0: float = 0.0
-    rate: float
-    t_reverse: float | None = None
-    ramp: Positive | None = None
 
 
 # -- initial state, simulation, output -------------------------------------------------------
@@ -544,20 +349,14 @@ class OutputTable(Table):
 
 __all__ = [
     "FORMAT",
-    "LAWS",
     "METHODS",
-    "REFERENCES",
     "SIMULATION_KEYS",
     "STATISTICS",
-    "STRUCTURES",
-    "BeamKeys",
     "ContactKeys",
     "ContactTable",
     "Document",
-    "DriveTable",
     "InitialTable",
     "OutputTable",
     "TreeTable",
     "contact_table",
-    "with_fields",
 ]
