@@ -3,7 +3,7 @@ given by their control polygons (Bauchau (000), sec. 2.2), evaluated with scipy'
 
 A curve maps its parameter eta in [0, 1] (a material coordinate along the curve that does not
 measure length) to a point p0(eta) in the frame of the body that carries it, with the
-derivatives p1 = dp0/deta, p2 = d2p0/deta2 (000 eq. 2) and p3. ``CurveGeometry`` gives the unit
+derivatives p1 = dp0/deta, p2 = d2p0/deta2 (000 eq. 2) and p3. ``RigidCurvePoint`` gives the unit
 tangent t = p1 / |p1| and the outward normal n = t x b with b = e_z, the normal of the plane
 (000 eq. 3): n = (t_y, -t_x), outward for a curve traversed counter-clockwise around the body;
 the signed curvature kappa = (p1 x p2) / |p1|^3 (> 0 where the curve turns left, i.e. where a
@@ -32,10 +32,13 @@ PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degre
 
 
 @dataclass(frozen=True)
-class CurveGeometry:
-    """A curve at one parameter eta: position (2,) m and derivatives p1, p2, p3 (2,) (m per
-    unit eta^k), unit tangent, outward normal, signed curvature kappa (1/m), speed |p1| (m per
-    unit eta) and the eta-derivatives of the tangent and normal (1 per unit eta).
+class RigidCurvePoint:
+    """A rigid curve (a ``Curve`` in its body's frame) at one parameter eta: position (2,) m and
+    derivatives p1, p2, p3 (2,) (m per unit eta^k), unit tangent, outward normal, signed
+    curvature kappa (1/m), speed |p1| (m per unit eta) and the eta-derivatives of the tangent
+    and normal (1 per unit eta). Not a material point of a deformable structure: that is
+    ``structures.CurvePoint`` (arc length s, rows dr/dq, normal the tangent turned by +90
+    degrees, where this outward normal is the tangent turned by -90 degrees).
 
     Examples
     --------
@@ -143,7 +146,7 @@ class Curve:
         """p0 at eta (scalar: (2,); array (m,): (m, 2)), m."""
         return self._spline(self._knot(eta))
 
-    def at(self, eta: float) -> CurveGeometry:
+    def at(self, eta: float) -> RigidCurvePoint:
         """The geometry at eta in [0, 1] (000 eqs. 2-3)."""
         eta = check.real("Curve.at.eta", eta, low=0.0, high=1.0)
         x = self._knot(eta)
@@ -159,7 +162,7 @@ class Curve:
         t = p1 / speed
         n = np.array([t[1], -t[0]])
         kappa = float(p1[0] * p2[1] - p1[1] * p2[0]) / speed**3
-        return CurveGeometry(
+        return RigidCurvePoint(
             eta=eta,
             position=p0,
             p1=p1,
@@ -218,4 +221,4 @@ def _points(name: str, value, minimum: int) -> np.ndarray:
     return points
 
 
-__all__ = ["Curve", "CurveGeometry"]
+__all__ = ["Curve", "RigidCurvePoint"]

@@ -38,7 +38,9 @@ from .kernels.string import closest as closest_point
 
 @dataclass(frozen=True, eq=False)
 class CurvePoint:
-    """A material point s of a structure at the coordinates q (all SI).
+    """A material point s of a structure at the coordinates q (all SI), with the rows dr/dq of
+    the deformable curve; a rigid profile's curve at a parameter eta is ``curves.RigidCurvePoint``
+    (no rows, an outward normal instead of this normal turned by +90 degrees).
 
     s : material coordinate, m. element : element holding it.
     position : (2,) r, m. slope : (2,) r' = dr/ds. slope_rate : (2,) r'' = d2r/ds2, 1/m.

@@ -3,8 +3,9 @@ the force of a ``Compliant`` law there.
 
 ``contact_at`` is the kinematics of one pair (the closest point on a structure, a line, or a
 curved profile's contact point; ``coupling.kinematics``: gap, W_N, W_T, slip velocity,
-remainders); ``compliant_forces`` evaluates every ``Compliant`` pair's normal and friction
-force, its elastic energy and the powers it dissipates. Both take an assembled ``System``
+remainders), the single-point view of the one entry point ``contact_points.contact_points``;
+``compliant_forces`` evaluates every ``Compliant`` pair's normal and friction force, its
+elastic energy and the powers it dissipates. Both take an assembled ``System``
 (``fe_contact.system``), which reads the compliant contacts' energy from here.
 """
 
@@ -14,16 +15,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .kinematics import (
-    ContactKinematics,
-    ContactLeftStructure,
-    line_contact,
-    line_geometry,
-    profile_state,
-    structure_contact,
-)
-from .links import link_kinematics
-from .profile_contact import curved_contact
+from .contact_points import contact_points
+from .kinematics import ContactKinematics, ContactLeftStructure
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,54 +102,17 @@ def compliant_forces(system, q, u, rolling=None, workspace=None) -> tuple[Compli
 def contact_at(
     system, k: int, q, u, s_guess=None, remainder=True, workspace=None
 ) -> ContactKinematics:
-    """Kinematics of contact k of the model at (q, u) (closest point on a structure, or a line).
+    """Kinematics of contact k of the model at (q, u): its one point (a closest point on a
+    structure, also for a grid pair; a line's; a curved profile's; a link's), the single-point
+    view of ``contact_points.contact_points``.
 
     system : System; q, u : (n,); s_guess : the last contact parameter on a structure (m) or None.
     workspace : the run's ``Workspace`` (a curved profile's warm start) or None.
 
-    Raises ContactLeftStructure when the closest point lies beyond an end of the structure.
+    Raises ContactLeftStructure when the closest point lies beyond an end of the structure (or
+    a curved pair has no candidate point).
     """
-    model = system.model
-    lay = system.layout
-    pair = model.contacts[k]
-    if pair.link:  # a Dropper between two points
-        return link_kinematics(system, k, q, u)
-    if pair.curved:
-        kin = curved_contact(system, k, q, u, remainder, workspace)
-        if kin is None:
-            raise ContactLeftStructure(
-                f"contact {pair.name!r} has no candidate contact point (a curve's end, or "
-                "parallel flats)",
-                pair=k,
-            )
-        return kin
-    profile = profile_state(
-        system.tree, q[lay.tree], u[lay.tree], pair.profile.body, system.profile_points[k]
+    points = contact_points(
+        system, k, q, u, s_guess, remainder=remainder, search="closest", workspace=workspace
     )
-    radius = pair.profile.radius
-    if not isinstance(pair.target, str):
-        point, normal, carrier = line_geometry(system.tree, q[lay.tree], u[lay.tree], pair.target)
-        return line_contact(point, normal, profile, lay.tree, lay.n, radius, carrier)
-    structure = system.structures[pair.target]
-    sl = lay.structure(pair.target)
-    s, point = structure.closest(profile.centre.position, q[sl], s_guess)
-    if point is None:
-        raise ContactLeftStructure(
-            f"contact {pair.name!r} left structure {pair.target!r}: closest point s = {s:.6g} m "
-            f"is outside [0, {structure.length:g}] m",
-            pair=k,
-        )
-    return structure_contact(
-        structure,
-        sl,
-        q[sl],
-        u[sl],
-        profile,
-        lay.tree,
-        lay.n,
-        radius,
-        pair.side,
-        s,
-        remainder,
-        point,
-    )
+    return points.single()

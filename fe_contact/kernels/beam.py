@@ -1,7 +1,8 @@
 """Compiled geometry of linear Euler-Bernoulli beams (Lipinski (002), sec. 3) and the contact of
 a profile with one: the curve r(s, q) = origin + s t0 + w(s) n0 at a material point, the closest
 point (Bauchau (000), eq. 5 for a point), the contact kinematics of ``coupling.kinematics``
-(gap, W_N, W_T, remainders) and the banded Cholesky solves of the structures' block.
+(gap, W_N, W_T, remainders), the record of a profile on a rigid line (``rigid_line_record``)
+and the banded Cholesky solves of the structures' block.
 
 The same formulas as ``structures.BeamStructure`` and ``coupling.kinematics.structure_contact``
 (see their docstrings). ``beam_arrays`` packs the beams of a system into flat arrays: per beam
@@ -261,13 +262,13 @@ def stick_row(B, b, s_star, tx, ty, q, c, Jc, ac, n_tree, row):
 
 
 @njit(cache=True)
-def line_contact(
+def rigid_line_record(
     radius, c, cv, Jc, ac, jw, omega_body, nx, ny, px, py, vb, Jb, ab, n_tree, out, wn, wt
 ):
-    """Contact of a profile (as in ``contact``) with a rigid line through (px, py) with unit
-    normal (nx, ny), fixed or carried by a translating body whose point there has the velocity
-    vb, Jacobian Jb and acceleration remainder ab (zeros when fixed):
-    ``coupling.kinematics.line_contact``; fills ``out``, W_N and W_T in place."""
+    """The contact record of a profile (as in ``contact``) on a rigid line (not a beam) through
+    (px, py) with unit normal (nx, ny), fixed or carried by a translating body whose point there
+    has the velocity vb, Jacobian Jb and acceleration remainder ab (zeros when fixed): the
+    compiled twin of ``coupling.kinematics.line_contact``; fills ``out``, W_N and W_T in place."""
     tx = ny
     ty = -nx
     gap = nx * (c[0] - px) + ny * (c[1] - py) - radius

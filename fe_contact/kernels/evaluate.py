@@ -20,7 +20,7 @@ from .beam import (
     closest,
     contact,
     csr_matvec,
-    line_contact,
+    rigid_line_record,
     stick_row,
 )
 from .tree import dynamics, kinematics, point
@@ -71,7 +71,7 @@ def evaluate(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
             px, py, nx, ny, vb, Jb, ab = _line(
                 T, c_line[i], c_carrier[i], ut, ang, rot, origin, omega, ov, terms
             )
-            line_contact(
+            rigid_line_record(
                 c_radius[i],
                 p,
                 v,

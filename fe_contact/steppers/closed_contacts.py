@@ -24,20 +24,6 @@ class ClosedContacts:
         self._blocks.append((k, len(keys), w_n, w_t, point, normal, tangent, parameter, gap))
         self.key.extend(keys)
 
-    def add_point(self, k: int, c) -> None:
-        """The one point of a closest-point, line or curved pair k (ContactKinematics c)."""
-        self.add(
-            k,
-            [(k, 0)],
-            c.w_normal[:, None],
-            c.w_tangent[:, None],
-            c.point[None, :],
-            c.normal[None, :],
-            c.tangent[None, :],
-            np.array([c.parameter], dtype=float),
-            np.array([c.gap]),
-        )
-
     def finish(self) -> ClosedContacts:
         blocks = self._blocks
         self.pair = np.concatenate([np.full(b[1], b[0]) for b in blocks] or [np.zeros(0, int)])

@@ -50,18 +50,9 @@ from scipy.linalg import lu_factor, lu_solve
 
 from .. import validation as check
 from ..coupling.constraints import evaluate_state
-from ..coupling.kinematics import (
-    grid_contacts,
-    grid_gaps,
-    grid_geometry,
-    line_contact,
-    line_geometry,
-    profile_state,
-    structure_contact,
-)
-from ..coupling.profile_contact import curved_contact
+from ..coupling.contact_points import contact_gaps, contact_points, pair_kind
 from ..coupling.setvalued import solve_contact_impulses
-from ..multibody.tree import equations_of_motion, point_position
+from ..multibody.tree import equations_of_motion
 from ..system import System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
@@ -199,132 +190,62 @@ class MoreauJean(Stepper):
         return h * force, solve
 
     # -- contacts -----------------------------------------------------------------------------
-    def _profile(self, k, q, u):
-        s = self.system
-        lay = s.layout
-        pair = s.model.contacts[k]
-        return profile_state(
-            s.tree, q[lay.tree], u[lay.tree], pair.profile.body, s.profile_points[k]
-        )
-
     def gaps(self, q) -> list[np.ndarray]:
-        """Gaps of every candidate of every pair at q, m (one array per pair).
+        """Gaps of every candidate of every pair at q, m (one array per pair;
+        ``coupling.contact_points.contact_gaps``; +inf where a pair has no contact point).
 
-        The gaps of grid and line pairs depend on q alone: those of the last few states are
-        kept (a sub-step's end state is the next one's start and the step's end state). A
+        The gaps of grid, line and curved pairs depend on q alone: those of the last few states
+        are kept (a sub-step's end state is the next one's start and the step's end state). A
         closest-point pair is computed afresh: its search is warm-started from (and moves) the
         pair's last contact parameter."""
-        s = self.system
-        lay = s.layout
         out = []
-        zero = None
         key = q.tobytes()
         known = self._gap_cache.get(key)
         if known is None:
             if len(self._gap_cache) >= 4:
                 self._gap_cache.clear()
             known = self._gap_cache[key] = {}
-        for k, pair in enumerate(s.model.contacts):
+        for k in range(len(self.system.model.contacts)):
             if k in known:
                 out.append(known[k])
                 continue
-            if pair.curved:  # closest pair of points, warm-started (``profile_contact``)
-                zero = np.zeros(lay.n) if zero is None else zero
-                c = curved_contact(s, k, q, zero, False, self.workspace)
-                out.append(np.array([np.inf if c is None else c.gap]))  # None: no contact point
-                known[k] = out[-1]
-                continue
-            r = pair.profile.radius
-            if s.grids[k] is not None:
-                centre = point_position(s.tree, q[lay.tree], pair.profile.body, s.profile_points[k])
-                positions = s.grids[k].positions(q[lay.structure(pair.target)])
-                out.append(grid_gaps(centre, r, positions))
-                known[k] = out[-1]
-                continue
-            zero = np.zeros(lay.n) if zero is None else zero
-            prof = self._profile(k, q, zero)
-            if isinstance(pair.target, str):
-                st = s.structures[pair.target]
-                sl = lay.structure(pair.target)
-                s_k, cp = st.closest(prof.centre.position, q[sl], self._s.get(k))
-                if cp is None:
-                    out.append(np.array([np.inf]))  # beyond an end: no contact
-                    continue
-                self._s[k] = s_k
-                c = structure_contact(
-                    st, sl, q[sl], zero[sl], prof, lay.tree, lay.n, r, pair.side, s_k, False, cp
-                )
-                out.append(np.array([c.gap]))
-            else:
-                geometry = line_geometry(s.tree, q[lay.tree], zero[lay.tree], pair.target)
-                c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
-                out.append(np.array([c.gap]))
-                known[k] = out[-1]
+            points = contact_gaps(self.system, k, q, self._s.get(k), self.workspace)
+            out.append(points.gap)
+            if points.kind != "closest":
+                known[k] = points.gap
+            elif not points.missing:
+                self._s[k] = float(points.parameter[0])
         return out
 
     def _closed(self, q, u, gaps, with_rows: bool = True) -> ClosedContacts:
-        """The candidates with gaps <= ``touch_tolerance`` (round-off) at (q, u); with_rows=False: the geometry of the grid
-        pairs' points alone (no W columns: w_n and w_t are None when a grid pair is closed)."""
+        """The candidates with gaps <= ``touch_tolerance`` (round-off) at (q, u), their rows
+        from ``coupling.contact_points.contact_points`` (a closest-point pair at the parameter
+        the last ``gaps`` found); with_rows=False: the geometry of the grid pairs' points alone
+        (no W columns: w_n and w_t are None when a grid pair is closed)."""
         s = self.system
-        lay = s.layout
-        cl = ClosedContacts(lay.n)
-        for k, pair in enumerate(s.model.contacts):
+        cl = ClosedContacts(s.layout.n)
+        for k in range(len(s.model.contacts)):
             which = np.flatnonzero(gaps[k] <= self.touch_tolerance)
             if not which.size:
                 continue
-            if pair.curved:
-                c = curved_contact(s, k, q, u, False, self.workspace)
-                if c is None or not np.all(np.isfinite(c.point)):
-                    continue  # no contact point, or the polygons' boxes apart: open
-                cl.add_point(k, c)
-                continue
-            r = pair.profile.radius
-            if s.grids[k] is not None and not with_rows:
-                grid = s.grids[k]
-                positions = grid.positions(q[lay.structure(pair.target)])[which]
-                centre = point_position(s.tree, q[lay.tree], pair.profile.body, s.profile_points[k])
-                g, nrm, tng = grid_geometry(centre, r, positions)
-                keys = [(k, int(i)) for i in which]
-                cl.add(k, keys, None, None, positions, nrm, tng, grid.s[which], g)
-                continue
-            prof = self._profile(k, q, u)
-            if s.grids[k] is not None:
-                rows = s.grids[k]
-                sl = lay.structure(pair.target)
-                positions = rows.positions(q[sl])[which]
-                g, nrm, tng, w_n, w_t, _, _ = grid_contacts(
-                    prof,
-                    r,
-                    positions,
-                    rows.dofs[which],
-                    rows.rows[which],
-                    u[sl],
-                    sl,
-                    lay.tree,
-                    lay.n,
-                )
-                cl.add(
-                    k,
-                    [(k, int(i)) for i in which],
-                    w_n,
-                    w_t,
-                    positions,
-                    nrm,
-                    tng,
-                    rows.s[which],
-                    g,
-                )
-                continue
-            if isinstance(pair.target, str):
-                st = s.structures[pair.target]
-                sl = lay.structure(pair.target)
-                c = structure_contact(
-                    st, sl, q[sl], u[sl], prof, lay.tree, lay.n, r, pair.side, self._s[k], False
-                )
-            else:
-                geometry = line_geometry(s.tree, q[lay.tree], u[lay.tree], pair.target)
-                c = line_contact(*geometry[:2], prof, lay.tree, lay.n, r, geometry[2])
-            cl.add_point(k, c)
+            closest = pair_kind(s, k) == "closest"
+            p = contact_points(
+                s,
+                k,
+                q,
+                u,
+                rows=with_rows,
+                remainder=False,
+                candidates=which,
+                parameter=self._s[k] if closest else None,
+                workspace=self.workspace,
+            )
+            if p.missing or not np.all(np.isfinite(p.point)):
+                continue  # no contact point, or a curved pair's polygons apart: open
+            keys = [(k, int(i)) for i in p.key]
+            cl.add(
+                k, keys, p.w_normal, p.w_tangent, p.point, p.normal, p.tangent, p.parameter, p.gap
+            )
         return cl.finish()
 
     # -- stepping -----------------------------------------------------------------------------

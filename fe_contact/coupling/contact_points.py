@@ -1,0 +1,389 @@
+"""The one entry point to the kinematics of a model's contact pair: ``contact_points``.
+
+Every pair kind is decided here, once; every stepper and check asks this module:
+
+========== ============================================================ ==================
+kind       pair                                                         points
+========== ============================================================ ==================
+link       a ``Dropper`` between two points (``coupling.links``)        one
+curved     a ``Profile`` takes part (``coupling.profile_contact``,      one
+           Bauchau (000), eqs. 5-7, 14, 17)
+line       a Point or Circle on a rigid ``Line`` (004 eqs. 21-25)       one
+closest    a Point or Circle on a structure: its closest point          one
+           (``coupling.kinematics.structure_contact``; 000 eqs. 5-7,
+           002 eqs. 23, 34, 44-45, 57)
+grid       a Circle on a structure's fixed candidate points (search     many
+           "grid", Eugster-Glocker (004), eqs. 20-25)
+rough      a ``Polyline`` on a driven ``Wheel``: refused here (below)    many
+========== ============================================================ ==================
+
+``contact_points(system, k, q, u)`` returns ``ContactPoints``: arrays over the pair's candidate
+points (one for a single-point pair) of gap, normal, tangent, contact point, parameter, the
+candidates' keys and, with rows, the columns W_N, W_T (n, m) and the normal and slip
+velocities; a single-point pair also carries its full ``ContactKinematics`` (remainders, the
+gap's Hessian: ``ContactPoints.single()``). ``contact_gaps`` is the cheap scan of the gaps
+alone (no velocities; a grid pair's gaps without normals) that the Moreau-Jean stepper runs on
+every candidate of every pair each sub-step. The warm starts stay with the callers: ``guess``
+(the last closest-point parameter of a structure pair) and the run's ``Workspace`` (the curved
+profiles' parameters, read and updated here).
+
+The rough polyline pair of the event-driven stepper (Slavic-Boltezar (003)) keeps its own
+``coupling.rough_contact.ContactSet``: its candidates depend on time (the wheel turns at a
+prescribed rate, so its rows carry the rheonomic terms w_hat of 003 eqs. (7), (13)), its rows
+run over the tree alone, and its wear bookkeeping needs each candidate's vertex, segment and
+position on it; ``contact_points`` names it and refers there.
+
+The compiled step (``kernels.evaluate``) has its own twin of the line and closest-point
+kinds on linear beams, tested against these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..multibody.tree import point_position
+from ..rough import Polyline
+from .kinematics import (
+    ContactKinematics,
+    ContactLeftStructure,
+    grid_contacts,
+    grid_gaps,
+    grid_geometry,
+    line_contact,
+    line_geometry,
+    profile_state,
+    structure_contact,
+)
+from .links import link_kinematics
+from .profile_contact import curved_contact
+
+KINDS = ("link", "curved", "line", "closest", "grid", "rough")
+
+
+@dataclass(frozen=True, eq=False)
+class ContactPoints:
+    """The candidate contact points of pair k of a model at one state (m points, n system
+    velocities).
+
+    pair : model index k. kind : one of ``KINDS`` (module docstring). key : (m,) int, the
+    candidates' indices (0 for a single-point pair, the grid index of a grid candidate).
+    gap : (m,) m (+inf where ``missing``). normal, tangent : (m, 2) unit, from the target to
+    the profile and the normal turned by -90 degrees. point : (m, 2) contact point on the
+    target, m. parameter : (m,) material coordinate on the target, m (a curved pair: eta of its
+    target; NaN on a line). w_normal, w_tangent : (n, m) the columns W_N, W_T; None for a grid
+    pair's geometry alone (``rows=False``). normal_velocity, slip_velocity : (m,) m/s (None
+    with the rows). normal, tangent and point are None in a grid pair's gap scan
+    (``contact_gaps``). kinematics : the ContactKinematics of a single-point pair (None for a
+    grid pair or when ``missing``). missing : why the pair has no contact point (a closest
+    point beyond an end of the structure, a curved pair with no candidate point), else "".
+
+    Examples
+    --------
+    The disk's centre 8 cm above the strip at x = 0.23 m: one closest point, gap 8 - 5 cm;
+    on a grid of 5 candidates the gaps are the distances to the material points minus R:
+
+    >>> from fe_contact import BeamSpec, Circle, ContactPair, Model, Unilateral, assemble
+    >>> from fe_contact.multibody.builders import floating_body
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> def disk_over(search):  # a 5 cm disk on a floating body over the straight strip
+    ...     pair = ContactPair("disk", Circle(2, 0.05), "strip", Unilateral(0.3), search=search,
+    ...                        n_candidates=5)
+    ...     return assemble(Model(tree=floating_body(1.0, 1e-3), structures={"strip": strip},
+    ...                           contacts=(pair,)))
+    >>> system = disk_over("closest")
+    >>> q, u = system.initial_state([0.23, 0.08, 0.0])
+    >>> p = contact_points(system, 0, q, u)
+    >>> p.kind, p.size, round(float(p.gap[0]), 12), round(float(p.parameter[0]), 12)
+    ('closest', 1, 0.03, 0.23)
+    >>> round(p.single().gap, 12)
+    0.03
+    >>> grid = contact_points(disk_over("grid"), 0, q, u)
+    >>> grid.kind, grid.w_normal.shape, grid.gap.round(4).tolist()
+    ('grid', (11, 5), [0.1935, 0.1026, 0.0354, 0.0563, 0.1379])
+    """
+
+    pair: int
+    kind: str
+    key: np.ndarray
+    gap: np.ndarray
+    normal: np.ndarray | None
+    tangent: np.ndarray | None
+    point: np.ndarray | None
+    parameter: np.ndarray
+    w_normal: np.ndarray | None = None
+    w_tangent: np.ndarray | None = None
+    normal_velocity: np.ndarray | None = None
+    slip_velocity: np.ndarray | None = None
+    kinematics: ContactKinematics | None = None
+    missing: str = ""
+
+    @property
+    def size(self) -> int:
+        """Number of candidate points m."""
+        return int(self.gap.size)
+
+    def single(self) -> ContactKinematics:
+        """The ContactKinematics of a single-point pair. Raises ContactLeftStructure when the
+        pair has no contact point (``missing``), ValueError for a grid pair (many points)."""
+        if self.missing:
+            raise ContactLeftStructure(self.missing, pair=self.pair)
+        if self.kinematics is None:
+            raise ValueError(
+                f"contact {self.pair} is a candidate grid of {self.size} points; single() "
+                "takes a single-point pair (allowed: kinds link, curved, line, closest)"
+            )
+        return self.kinematics
+
+
+def _one(k: int, kind: str, kin: ContactKinematics) -> ContactPoints:
+    """ContactPoints of the one point ``kin`` (its arrays are views of kin's)."""
+    return ContactPoints(
+        pair=k,
+        kind=kind,
+        key=np.zeros(1, dtype=int),
+        gap=np.array([kin.gap]),
+        normal=kin.normal[None, :],
+        tangent=kin.tangent[None, :],
+        point=kin.point[None, :],
+        parameter=np.array([kin.parameter], dtype=float),
+        w_normal=kin.w_normal[:, None],
+        w_tangent=kin.w_tangent[:, None],
+        normal_velocity=np.array([kin.normal_velocity]),
+        slip_velocity=np.array([kin.slip_velocity]),
+        kinematics=kin,
+    )
+
+
+def _none(k: int, kind: str, message: str, parameter: float = np.nan) -> ContactPoints:
+    """A pair with no contact point: one candidate at gap +inf."""
+    nan2 = np.full((1, 2), np.nan)
+    return ContactPoints(
+        pair=k,
+        kind=kind,
+        key=np.zeros(1, dtype=int),
+        gap=np.array([np.inf]),
+        normal=nan2,
+        tangent=nan2,
+        point=nan2,
+        parameter=np.array([parameter]),
+        missing=message,
+    )
+
+
+def pair_kind(system, k: int, search: str | None = None) -> str:
+    """The kind (``KINDS``) of contact k of the model. ``search``: None for the pair's own
+    search, "closest" to take a grid pair's closest point instead of its candidates.
+
+    Examples
+    --------
+    >>> from fe_contact import BeamSpec, Circle, ContactPair, Model, Unilateral, assemble
+    >>> from fe_contact.multibody.builders import floating_body
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> def disk_over(search):  # a 5 cm disk on a floating body over the straight strip
+    ...     pair = ContactPair("disk", Circle(2, 0.05), "strip", Unilateral(0.3), search=search,
+    ...                        n_candidates=5)
+    ...     return assemble(Model(tree=floating_body(1.0, 1e-3), structures={"strip": strip},
+    ...                           contacts=(pair,)))
+    >>> system = disk_over("grid")
+    >>> pair_kind(system, 0), pair_kind(system, 0, search="closest")
+    ('grid', 'closest')
+    """
+    pair = system.model.contacts[k]
+    if search not in (None, "closest"):
+        raise ValueError(f"search must be None or 'closest', got {search!r}")
+    if pair.link:
+        return "link"
+    if isinstance(pair.profile, Polyline):
+        return "rough"
+    if pair.curved:
+        return "curved"
+    if not isinstance(pair.target, str):
+        return "line"
+    if system.grids[k] is not None and search is None:
+        return "grid"
+    return "closest"
+
+
+def contact_points(
+    system,
+    k: int,
+    q,
+    u=None,
+    guess: float | None = None,
+    *,
+    rows: bool = True,
+    remainder: bool = True,
+    candidates=None,
+    parameter: float | None = None,
+    search: str | None = None,
+    workspace=None,
+) -> ContactPoints:
+    """The kinematics of contact k of the model at (q, u) (module docstring).
+
+    system : System. q, u : (n,) coordinates and velocities (u None: at rest, for the
+    geometry). guess : the last contact parameter of a closest-point pair (m) or None (the
+    search starts at the nearest node). rows : a grid pair's columns W_N, W_T and velocities
+    (False: its geometry alone; a single-point pair always has them). remainder : the
+    acceleration remainders A, A_T of a single-point pair (``ContactKinematics``).
+    candidates : (j,) indices of the grid candidates wanted (None: all). parameter : the
+    closest point's parameter already found at this q (no search; ``contact_gaps`` returned
+    it). search : None (the pair's own) or "closest" (a grid pair's closest point, as the
+    one-point callers see it). workspace : the run's ``Workspace`` (a curved pair's warm
+    start, read and updated) or None.
+
+    Examples
+    --------
+    A grid pair seen by a one-point caller (``search="closest"``), and two of its candidates:
+
+    >>> from fe_contact import BeamSpec, Circle, ContactPair, Model, Unilateral, assemble
+    >>> from fe_contact.multibody.builders import floating_body
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> def disk_over(search):  # a 5 cm disk on a floating body over the straight strip
+    ...     pair = ContactPair("disk", Circle(2, 0.05), "strip", Unilateral(0.3), search=search,
+    ...                        n_candidates=5)
+    ...     return assemble(Model(tree=floating_body(1.0, 1e-3), structures={"strip": strip},
+    ...                           contacts=(pair,)))
+    >>> system = disk_over("grid")
+    >>> q, u = system.initial_state([0.23, 0.08, 0.0])
+    >>> contact_points(system, 0, q, u, search="closest").single().normal.round(12).tolist()
+    [0.0, 1.0]
+    >>> some = contact_points(system, 0, q, u, rows=False, candidates=[2, 3])
+    >>> some.key.tolist(), some.w_normal is None, some.parameter.tolist()
+    ([2, 3], True, [0.2, 0.30000000000000004])
+    """
+    pair = system.model.contacts[k]
+    lay = system.layout
+    kind = pair_kind(system, k, search)
+    if kind == "rough":
+        raise ValueError(
+            f"contact {pair.name!r} is a rough Polyline on a driven Wheel, whose candidates "
+            "depend on time; allowed here: link, curved, line, closest and grid pairs (a rough "
+            "pair: coupling.rough_contact.closed_contacts, the event-driven stepper)"
+        )
+    velocities = np.zeros(lay.n) if u is None else u
+    if kind == "link":
+        return _one(k, kind, link_kinematics(system, k, q, velocities))
+    if kind == "curved":
+        kin = curved_contact(system, k, q, velocities, remainder, workspace)
+        if kin is None:
+            return _none(
+                k,
+                kind,
+                f"contact {pair.name!r} has no candidate contact point (a curve's end, or "
+                "parallel flats)",
+            )
+        return _one(k, kind, kin)
+    radius = pair.profile.radius
+    if kind == "grid":
+        grid = system.grids[k]
+        which = np.arange(grid.s.size) if candidates is None else np.asarray(candidates)
+        sl = lay.structure(pair.target)
+        positions = grid.positions(q[sl])[which]
+        if not rows:
+            centre = point_position(
+                system.tree, q[lay.tree], pair.profile.body, system.profile_points[k]
+            )
+            g, normal, tangent = grid_geometry(centre, radius, positions)
+            return ContactPoints(k, kind, which, g, normal, tangent, positions, grid.s[which])
+        prof = profile_state(
+            system.tree,
+            q[lay.tree],
+            velocities[lay.tree],
+            pair.profile.body,
+            system.profile_points[k],
+        )
+        g, normal, tangent, w_n, w_t, v_n, v_t = grid_contacts(
+            prof,
+            radius,
+            positions,
+            grid.dofs[which],
+            grid.rows[which],
+            velocities[sl],
+            sl,
+            lay.tree,
+            lay.n,
+        )
+        return ContactPoints(
+            k, kind, which, g, normal, tangent, positions, grid.s[which], w_n, w_t, v_n, v_t
+        )
+    prof = profile_state(
+        system.tree, q[lay.tree], velocities[lay.tree], pair.profile.body, system.profile_points[k]
+    )
+    if kind == "line":
+        point, normal, carrier = line_geometry(
+            system.tree, q[lay.tree], velocities[lay.tree], pair.target
+        )
+        return _one(k, kind, line_contact(point, normal, prof, lay.tree, lay.n, radius, carrier))
+    structure = system.structures[pair.target]
+    sl = lay.structure(pair.target)
+    cp = None
+    s = parameter
+    if s is None:
+        s, cp = structure.closest(prof.centre.position, q[sl], guess)
+        if cp is None:
+            return _none(
+                k,
+                kind,
+                f"contact {pair.name!r} left structure {pair.target!r}: closest point s = "
+                f"{s:.6g} m is outside [0, {structure.length:g}] m",
+                s,
+            )
+    kin = structure_contact(
+        structure,
+        sl,
+        q[sl],
+        velocities[sl],
+        prof,
+        lay.tree,
+        lay.n,
+        radius,
+        pair.side,
+        s,
+        remainder,
+        cp,
+    )
+    return _one(k, kind, kin)
+
+
+def contact_gaps(system, k: int, q, guess: float | None = None, workspace=None) -> ContactPoints:
+    """The gaps of every candidate of contact k at q (at rest, no remainders): a grid pair's
+    gaps alone (normal, tangent, point None, no rows), a single-point pair's kinematics as
+    ``contact_points`` gives them with u = 0 (its ``parameter`` is the closest point found, to
+    keep as the next ``guess``).
+
+    Examples
+    --------
+    >>> from fe_contact import BeamSpec, Circle, ContactPair, Model, Unilateral, assemble
+    >>> from fe_contact.multibody.builders import floating_body
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> def disk_over(search):  # a 5 cm disk on a floating body over the straight strip
+    ...     pair = ContactPair("disk", Circle(2, 0.05), "strip", Unilateral(0.3), search=search,
+    ...                        n_candidates=5)
+    ...     return assemble(Model(tree=floating_body(1.0, 1e-3), structures={"strip": strip},
+    ...                           contacts=(pair,)))
+    >>> system = disk_over("grid")
+    >>> q, _ = system.initial_state([0.23, 0.08, 0.0])
+    >>> scan = contact_gaps(system, 0, q)
+    >>> scan.gap.round(4).tolist(), scan.normal is None
+    ([0.1935, 0.1026, 0.0354, 0.0563, 0.1379], True)
+    >>> (np.hypot(0.23 - np.linspace(0.0, 0.4, 5), 0.08) - 0.05).round(4).tolist()  # |c - r_i| - R
+    [0.1935, 0.1026, 0.0354, 0.0563, 0.1379]
+    """
+    if pair_kind(system, k) != "grid":
+        return contact_points(system, k, q, None, guess, remainder=False, workspace=workspace)
+    pair = system.model.contacts[k]
+    lay = system.layout
+    grid = system.grids[k]
+    centre = point_position(system.tree, q[lay.tree], pair.profile.body, system.profile_points[k])
+    positions = grid.positions(q[lay.structure(pair.target)])
+    g = grid_gaps(centre, pair.profile.radius, positions)
+    return ContactPoints(k, "grid", np.arange(g.size), g, None, None, None, grid.s)
+
+
+__all__ = ["KINDS", "ContactPoints", "contact_gaps", "contact_points", "pair_kind"]
