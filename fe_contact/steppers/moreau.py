@@ -50,17 +50,21 @@ trapezoidal rule V_E - V_A = [q] . (g_A + g_E) / 2 + R (R = O(|[q]|^3), 0 for qu
     E_E - E_A = h u_theta . F_e - h u_theta . C u_theta + u_theta . (J^T Lambda + W P)
                 - (theta - 1/2) ([u]^T M [u] + [q] . (g_E - g_A)) + R + [q] . (<g> - g~),
 
-where the last two terms are O(h^3) per step (0 for linear structures and joint springs) and the
-tree's varying mass adds its own O(h^3). Each term is booked: ``work_loads`` h u_theta . F_e,
-``dissipated_damping`` h u_theta . C(q_P) u_theta (>= 0), ``work_drives`` Lambda . J u_theta (loop
-closures do no work on a rigid tree), the impulses' work P . W^T u_theta split by
+where the last two terms are O(h^3) per step (0 for linear structures and joint springs). A tree
+whose mass matrix varies adds the error of M(q_P) and of the gravity and Coriolis forces at
+(q_P, u_A), O(h^2) per step at any theta (a double pendulum: 8.2e-7, 2.0e-7, 5.1e-8 J per step
+at h = 1, 0.5, 0.25 ms and theta = 1/2, the same at 0.7, where 5e-3 J is booked as the loss).
+
+Each term is booked: ``work_loads`` h u_theta . F_e, ``dissipated_damping`` h u_theta . C(q_P)
+u_theta (>= 0), ``work_drives`` Lambda . J u_theta (loop closures do no work on a rigid tree),
+the impulses' work P . W^T u_theta split by
 ``impulse_work`` (with this theta) into ``dissipated_impact``, ``dissipated_friction`` and
 ``work_contact_timing``, each >= 0 in every step, and the scheme's own loss
 ``dissipated_numerical`` = (theta - 1/2) ([u]^T M(q_P) [u] + [q] . (g(q_E) - g(q_A))): exact
 for linear structures (then [q]^T K [q] >= 0), 0 for theta = 1/2, consistent for strings. It is
 computed from the step's increments alone, never as the balance's remainder: ``energy_error``
-stays the scheme's real error, O(h^3) per step, or round-off for a linear model with a constant
-mass.
+stays the scheme's real error: round-off for linear structures and a constant mass, O(h^3) per
+step on strings.
 """
 
 from __future__ import annotations
