@@ -414,7 +414,7 @@ def dense_contact(out: Path, scratch: Path) -> list[Quantity]:
                  "closes to {} J (8 elements, 0.55", spread=DENSE_SPREAD_DISTANCE),
         Quantity("dense.8_elements.theta_0.5.energy_error", half[0], "J", ".0e", DENSE,
                  "ends at +{} J (8 elements) to", spread=DENSE_SPREAD_DISTANCE),
-        Quantity("dense.16_elements.theta_0.5.energy_error", half[1], "J", ".2f", DENSE,
+        Quantity("dense.16_elements.theta_0.5.energy_error", half[1], "J", ".0e", DENSE,
                  "(8 elements) to +{} J (16 elements)", spread=DENSE_SPREAD_DISTANCE),
         Quantity("dense.8_elements.theta_0.55.dissipated", rows[(8, 1e-3, 0.55)][3], "J", ".0f",
                  DENSE, "of {} J dissipated", spread=0.1),
