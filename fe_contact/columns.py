@@ -36,7 +36,8 @@ WORK_MEANINGS = {
     "dissipated_damping": "energy taken by joint and structural damping since t0",
     "dissipated_friction": "energy taken by friction since t0 (never decreases)",
     "dissipated_impact": "energy taken by impacts since t0 (never decreases)",
-    "dissipated_numerical": "generalised-alpha's own loss for rho_inf < 1 (0 otherwise)",
+    "dissipated_numerical": "the scheme's own loss: generalised-alpha's for rho_inf < 1, "
+    "Moreau-Jean's for theta > 1/2 (0 otherwise)",
     "work_contact_timing": "energy given by impulses acting along the step's start velocity "
     "(Moreau-Jean and event-driven; never decreases)",
 }

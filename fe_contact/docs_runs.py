@@ -414,7 +414,7 @@ def dense_contact(out: Path, scratch: Path) -> list[Quantity]:
                  "closes to {} J (8 elements, 0.55", spread=DENSE_SPREAD_DISTANCE),
         Quantity("dense.8_elements.theta_0.5.energy_error", half[0], "J", ".0e", DENSE,
                  "ends at +{} J (8 elements) to", spread=DENSE_SPREAD_DISTANCE),
-        Quantity("dense.16_elements.theta_0.5.energy_error", half[1], "J", ".2f", DENSE,
+        Quantity("dense.16_elements.theta_0.5.energy_error", half[1], "J", ".0e", DENSE,
                  "(8 elements) to +{} J (16 elements)", spread=DENSE_SPREAD_DISTANCE),
         Quantity("dense.8_elements.theta_0.55.dissipated", rows[(8, 1e-3, 0.55)][3], "J", ".0f",
                  DENSE, "of {} J dissipated", spread=0.1),
@@ -468,6 +468,7 @@ def capstan_summary(data, system, result, tension) -> dict:
         "creep_max": float(cp.creep(data, data.slack_tension
                                     + 0.75 * (data.slip_force - data.slack_tension), data.wrap)),
         "energy": float(-result["energy_error"][-1] / work),
+        "numerical": float(result["dissipated_numerical"][-1] / work),
         "work": work,
         "friction": float(result["dissipated_friction"][-1]),
     }  # fmt: skip
@@ -505,8 +506,10 @@ def capstan(out: Path, scratch: Path) -> list[Quantity]:
                  "closed form within {} m"),
         Quantity("capstan.creep_max", got["creep_max"], "m", ".1e", where,
                  "creep at the tight end, {} m"),
-        Quantity("capstan.energy", 100 * got["energy"], "%", ".2f", where,
-                 "balance leaves {} % of"),
+        Quantity("capstan.energy", got["energy"], "1", ".1e", where,
+                 "balance leaves {} of"),
+        Quantity("capstan.numerical", 100 * got["numerical"], "%", ".2f", where,
+                 "own loss, {} % of"),
     ]  # fmt: skip
 
 
@@ -568,7 +571,7 @@ def turning_drum(out: Path, scratch: Path) -> list[Quantity]:
 def belt_drive(out: Path, scratch: Path) -> list[Quantity]:
     """The belt drive with its defaults (``papers.belt.run``: 30 elements, 88 candidates per
     pulley, h = 1e-3 s, 0.4 s; the rows from 0.2 s averaged): span tensions, the driver's
-    torque, the speed ratio, the slip on the adhesion and creep arcs."""
+    torque, the speed ratio, the slip on the adhesion and creep arcs, the energy balance."""
     from .papers import belt as bp
 
     data = bp.BeltData()
@@ -576,6 +579,9 @@ def belt_drive(out: Path, scratch: Path) -> list[Quantity]:
     if not result.success:
         raise RuntimeError(f"belt drive: {result.message}")
     got = bp.steady_summary(system, data, result)
+    work = float(result["work_drives"][-1])
+    numerical = float(result["dissipated_numerical"][-1])
+    error = float(result["energy_error"][-1])
     where = BELT
     loss = 100 * ((1 - got["ratio"]) / (1 - data.speed_ratio) - 1)
     return [
@@ -592,6 +598,9 @@ def belt_drive(out: Path, scratch: Path) -> list[Quantity]:
                  ".1f", where, "closed form within {} % on the driver"),
         Quantity("belt.creep_1", 100 * (got["creep_slip_1"] / got["creep_closed_1"] - 1), "%",
                  ".1f", where, "and {} % on the driven pulley"),
+        Quantity("belt.numerical", 100 * numerical / work, "%", ".2f", where,
+                 "own loss, {} % of the driver's work"),
+        Quantity("belt.energy", error / work, "1", ".1e", where, "balance leaves {} of the"),
     ]  # fmt: skip
 
 

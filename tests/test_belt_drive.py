@@ -109,6 +109,20 @@ def test_span_tensions_and_torque(coarse):
 
 
 @pytest.mark.slow
+def test_energy_balance_closes(coarse):
+    """The driver's work (1.34 J over the run) against the energies and the booked losses:
+    with the theta-method's own loss booked (``dissipated_numerical``, 0.25 % of the driver's
+    work here: what the error would hold unbooked) the balance closes to 3e-5 of the driver's
+    work (measured 9.3e-6 on this grid, 1.8e-6 on the default one; it does not fall with h:
+    docs/details/belt_drive.md)."""
+    _, result = coarse
+    work = float(result["work_drives"][-1])
+    assert work > 1.0
+    assert np.max(np.abs(result["energy_error"])) < 3e-5 * work
+    assert result["dissipated_numerical"][-1] > 1e-3 * work
+
+
+@pytest.mark.slow
 def test_speed_ratio_against_creep_theory(coarse):
     """omega_driven / omega_driver over the steady window (the ratio of the angles turned)
     against (1 + eps_slack) / (1 + eps_tight), eps = T / EA: the speed loss 1 - ratio (3.08 %)

@@ -121,6 +121,7 @@ class FlexibleBlock:
         self.damping_matrix = system.damping_flexible
         self.stiffness_matrix = system.stiffness_flexible
         self._factors = {}  # (theta, h) -> factors of a constant effective mass
+        self._last = None  # (q, band of C_f(q)) of the last ``step`` with a varying C_f
 
     def _nonlinear(self, q):
         """f_int(q) (n,), and the band of the structures' tangent K_t(q) (flat)."""
@@ -171,9 +172,20 @@ class FlexibleBlock:
             return force, _solver(self._factors[key], self.band)
         f, k = self._nonlinear(q)
         damping = self._damping(k)
+        self._last = (np.array(q), damping)
         force = self.load - f - _band_product(damping, self.band, u)
         ab = self.mass + theta * h * damping + theta**2 * h**2 * k
         return force, _solver(_factor(ab, self.band), self.band)
+
+    def damping_product(self, q, x) -> np.ndarray:
+        """C_f(q) x, (n_flexible,), N, for x (n_flexible,) in m/s: the damping matrix that
+        ``step`` used at the same q (kept), else assembled at q."""
+        if self.constant or not any(st.stiffness_damping for st, _, _ in self.parts):
+            return self.damping_matrix @ x
+        if self._last is None or not np.array_equal(self._last[0], q):
+            _, stiffness = self._nonlinear(q)
+            self._last = (np.array(q), self._damping(stiffness))
+        return _band_product(self._last[1], self.band, x)
 
 
 def _band_product(ab: np.ndarray, band: int, x: np.ndarray) -> np.ndarray:

@@ -20,7 +20,8 @@ per drive ``<name>_force [N m]`` (revolute joint) or ``[N]`` (prismatic); the ba
 ``kinetic_energy``, ``potential_energy``, ``elastic_energy``, ``work_drives``, ``work_loads``,
 ``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``,
 ``dissipated_numerical`` (the algorithmic dissipation of the generalised-alpha scheme with
-rho_inf < 1, ``numerical_dissipation``; 0 for the other steppers), ``work_contact_timing`` (the
+rho_inf < 1, ``numerical_dissipation``, and of Moreau-Jean's theta-method with theta > 1/2,
+``steppers.moreau``; 0 for the event-driven stepper), ``work_contact_timing`` (the
 energy a Moreau-Jean step's impulses give where they act along the start velocity, >= 0,
 ``impulse_work``; 0 for the other steppers), ``energy_error`` (J), ``friction_power [W]``
 (sum of F_t v_t over the closed contact points at the reported state, <= 0),
