@@ -492,7 +492,8 @@ def damped_rest(h, friction):
 @cache
 def frictionless_minimum():
     """(disk centre, KKT residual, min gap) of ``static_disk_on_string`` for example 1."""
-    model, q0, _ = eg.disk_on_string(1, friction=0.0)
+    scenario = eg.disk_on_string(1, friction=0.0)
+    model, q0 = scenario.model, scenario.q0
     return static_disk_on_string(assemble(model), q0)
 
 
@@ -745,7 +746,8 @@ def test_run_stopped_by_an_observer_keeps_its_history_and_a_valid_series(tmp_pat
     """An exception in an observer ends the run with status "failed": the result holds every
     state up to the failure, and the series (stride 5) is valid up to the last reported state
     (the pending one is written on close)."""
-    model, q0, u0 = eg.disk_on_string(1)
+    scenario = eg.disk_on_string(1)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
 
     def stop(system, report, row):
@@ -771,7 +773,8 @@ def test_run_stopped_by_an_observer_keeps_its_history_and_a_valid_series(tmp_pat
 
 
 def test_bad_input_is_rejected_with_clear_errors():
-    model, q0, u0 = eg.disk_on_string(2)
+    scenario = eg.disk_on_string(2)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     with pytest.raises(ValueError, match="penetration_tolerance"):
         MoreauJean(system, 0.0, q0, u0, penetration_tolerance=-1e-5)

@@ -111,7 +111,8 @@ def test_trolley_height_converges_to_the_catenary_with_a_point_load():
 
 
 def run(mu, h, t_end=0.4):
-    model, q0, u0 = slider_on_string(replace(Trolley(), mu=mu))
+    scenario = slider_on_string(replace(Trolley(), mu=mu))
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     return simulate(assemble(model), (0.0, t_end), (q0, u0), h=h, rho_inf=1.0)
 
 
@@ -151,7 +152,8 @@ def test_sliding_with_friction_dissipates_the_friction_work():
 def test_candidate_grid_contacts_are_refused_by_the_partitioned_stepper():
     from fe_contact import Circle, Unilateral
 
-    model, q0, u0 = slider_on_string()
+    scenario = slider_on_string()
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     law = Unilateral(0.1)
     pair = ContactPair("trolley", Circle(1, 0.01), "string", law, search="grid", n_candidates=11)
     system = assemble(replace(model, contacts=(pair,)))

@@ -164,7 +164,8 @@ def test_iteration_matrix_in_band_storage_solves_the_dense_system():
 def hanging_string():
     """The string of the trolley example (004 Table 1, 8 elements) in static equilibrium under
     its weight: its Structure, free coordinates, StringModel and full dof vector."""
-    model, q0, _ = slider_on_string()
+    scenario = slider_on_string()
+    model, q0 = scenario.model, scenario.q0
     system = assemble(model)
     st = system.structures["string"]
     q = q0[system.layout.structure("string")]

@@ -31,7 +31,8 @@ SPEED = 2.0  # rad/s; the drum's surface moves at R SPEED = 0.1 m/s
 
 
 def run(speed):
-    model, q0, u0 = cp.turning_drum(COARSE, speed)
+    scenario = cp.turning_drum(COARSE, speed)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     result = simulate(system, (0.0, T_END), (q0, u0), method="moreau", h=H, theta=0.55,
                       keep_reports=True)  # fmt: skip

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation as check
+from ..scenario import Scenario
 
 
 @dataclass(frozen=True)
@@ -213,12 +214,13 @@ def path(data: BeltData, s) -> tuple[np.ndarray, np.ndarray]:
 
 
 def belt_drive(data: BeltData | None = None):
-    """(Model, q0, u0) of the belt drive (module docstring); default ``BeltData()``.
+    """The belt drive (module docstring) as a Scenario; default ``BeltData()``.
 
     The stress-free reference is the path itself (``path``); at t = 0 the belt lies on the same
     path stretched uniformly to nu0 = 1 + T2 / EA (tension T2 everywhere), at rest; the driver
     turns at ``speed`` from the start (a drive, coordinate 0, its multiplier the driving
-    torque), the driven pulley (coordinate 1) is at rest under its load torque.
+    torque), the driven pulley (coordinate 1) is at rest under its load torque. Run:
+    Moreau-Jean (theta = 0.55, damping the belt's unresolved axial modes), h = 1e-3 s, 0.4 s.
     """
     from ..elements.string import (
         CurveReference,
@@ -286,7 +288,8 @@ def belt_drive(data: BeltData | None = None):
     q0[system.layout.structure("belt")] = q_full[string.free_dofs]
     u0 = np.array(u0, dtype=float)
     u0[0] = data.speed
-    return model, q0, u0
+    settings = {"h": 1e-3, "theta": 0.55}
+    return Scenario("belt-drive", model, q0, u0, (0.0, 0.4), "moreau", settings)
 
 
 def span_tension(system, data: BeltData, q, upper: bool = True, n_points: int = 1000) -> float:
@@ -321,14 +324,9 @@ def arc_from_entry(data: BeltData, pulley: int, position: np.ndarray) -> np.ndar
 def run(data: BeltData | None = None, t_end: float = 0.4, h: float = 1e-3, theta: float = 0.55):
     """Simulate the belt drive from ``belt_drive(data)`` under Moreau-Jean with the step h (s)
     to t_end (s), the reports kept; returns (system, result)."""
-    from ..steppers.simulate import simulate
-    from ..system import assemble
-
-    data = BeltData() if data is None else data
-    model, q0, u0 = belt_drive(data)
-    system = assemble(model)
-    result = simulate(system, (0.0, t_end), (q0, u0), method="moreau", h=h, theta=theta,
-                      keep_reports=True)  # fmt: skip
+    scenario = belt_drive(BeltData() if data is None else data)
+    system = scenario.assemble()
+    result = scenario.run(system, t_span=(0.0, t_end), h=h, theta=theta, keep_reports=True)
     return system, result
 
 

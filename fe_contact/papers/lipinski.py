@@ -9,8 +9,8 @@ L = 0.4 m clamped at the origin and lying along +x, height 1.5 mm, width 10 mm, 
 kg/m^3, E = 2.1e11 Pa (EI = 0.5906 N m^2, rho A = 0.0705 kg/m; first frequency 63.6 rad/s),
 10 Hermite elements, under its own weight (``cantilever_strip``).
 
-The manipulator (``Manipulator``, ``manipulator_model``, ``manipulator_initial_state``)
------------------------------------------------------------------------------------------
+The manipulator (``Manipulator``, ``manipulator_model``, the Scenario ``manipulator``)
+-------------------------------------------------------------------------------------
 * Three bodies in a chain from the base joint at (-0.41, 0.3) m: l1 = l2 = 0.2 m, l3 = 0.3 m;
   m1 = 1.72 kg, I1 = 0.018 kg m^2 with the centre of mass on joint 1 (gravity balanced);
   m2 = 0.45 kg, I2 = 0.0025 kg m^2; m3 = 0.365 kg, I3 = 0.00275 kg m^2 (centres of mass at the
@@ -83,6 +83,7 @@ from ..model import ContactPair, Model, Point, Sliding, Unilateral
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel, bias_forces
+from ..scenario import Scenario
 from ..sensors import BodyPointSensor
 from ..system import System, assemble
 
@@ -352,21 +353,6 @@ def manipulator_model(data: Manipulator | None = None, mu: float = 0.0) -> Model
     return _model(data, float(mu), pose.drive_start, pose.rest, pose.angle3)
 
 
-@dataclass(frozen=True)
-class InitialState:
-    """The consistent start of one case. q0, u0 : (n,). rest : spring rest positions of joints 1
-    and 3 (rad, or m for a prismatic joint 3). normal_force : N and torque : N m at t = 0 (eq. 76
-    at rest). frictionless_torque : N m, drive torque of the frictionless static pose."""
-
-    q0: np.ndarray
-    u0: np.ndarray
-    rest: tuple[float, float]
-    normal_force: float
-    torque: float
-    frictionless_torque: float
-    angle3: float
-
-
 @lru_cache(maxsize=8)
 def _frictionless_start(data: Manipulator, dt: float):
     """What every mu shares: the frictionless system, its quasi-static velocities and the sign of
@@ -381,14 +367,24 @@ def _frictionless_start(data: Manipulator, dt: float):
     return system, u, np.array([np.sign(slip.slip_velocity)])
 
 
-def manipulator_initial_state(
-    data: Manipulator | None = None, mu: float = 0.0, dt: float = 1e-3
-) -> tuple[System, InitialState]:
-    """(system, InitialState) for friction coefficient mu: the quasi-static sliding state at t = 0.
+T_END = 0.6  # s, the run of 002 Fig. 7
+H = 5e-4  # s, halving it changes the driving torque by less than 1e-4 N m
+RHO_INF = 0.9
+
+
+def manipulator(data: Manipulator | None = None, mu: float = 0.0, dt: float = 1e-3) -> Scenario:
+    """The manipulator on the cantilever with friction coefficient mu as a Scenario, started in
+    the quasi-static sliding state at t = 0.
 
     The frictionless pose of :func:`manipulator_pose` fixes the rest positions; for mu > 0 the
     equilibrium is re-solved with the friction of the sliding direction (the sign of the
     frictionless quasi-static slip velocity). Velocities: (q_eq(dt) - q_eq(-dt)) / (2 dt).
+    Run: generalised-alpha, rho_inf = ``RHO_INF``, h = ``H``, to ``T_END``.
+
+    details : ``rest`` spring rest positions of joints 1 and 3 (rad, or m for a prismatic joint
+    3); ``normal_force`` (N) and ``torque`` (N m, the drive's) at t = 0 (eq. 76 at rest);
+    ``frictionless_torque`` (N m) the drive torque of the frictionless static pose; ``angle3``
+    (rad) the direction of a prismatic joint 3 in body 2's frame.
     """
     data = Manipulator() if data is None else data
     mu = float(mu)
@@ -413,14 +409,23 @@ def manipulator_initial_state(
     if data.lift_off:  # the same start, the contact free to lift off (closed at zero gap)
         pair = replace(system.model.contacts[0], law=Unilateral(mu))
         system = assemble(replace(system.model, contacts=(pair,)))
-    return system, InitialState(
-        q0=q0,
-        u0=u0,
-        rest=pose.rest,
-        normal_force=float(lam[0]),
-        torque=float(lam[1]),
-        frictionless_torque=pose.torque,
-        angle3=pose.angle3,
+    details = {
+        "rest": pose.rest,
+        "normal_force": float(lam[0]),
+        "torque": float(lam[1]),
+        "frictionless_torque": pose.torque,
+        "angle3": pose.angle3,
+    }
+    settings = {"h": H, "rho_inf": RHO_INF}
+    return Scenario(
+        f"manipulator-mu-{mu:g}",
+        system.model,
+        q0,
+        u0,
+        (0.0, T_END),
+        "generalized-alpha",
+        settings,
+        details,
     )
 
 
@@ -520,16 +525,18 @@ __all__ = [
     "CANTILEVER",
     "CONTACT",
     "DRIVEN_JOINT",
-    "InitialState",
+    "H",
     "MU_SWEEP",
+    "RHO_INF",
     "Manipulator",
     "ManipulatorPose",
     "SLIDING_CONTACT",
     "SLIDING_MASS",
     "SPRING_JOINTS",
+    "T_END",
     "apply_settings",
     "cantilever_strip",
-    "manipulator_initial_state",
+    "manipulator",
     "manipulator_model",
     "manipulator_pose",
     "manipulator_tree",

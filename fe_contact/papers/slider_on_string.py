@@ -26,6 +26,7 @@ from ..elements.string_statics import static_equilibrium
 from ..model import ContactPair, Model, Point, Sliding
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
+from ..scenario import Scenario
 from ..system import assemble
 from .eugster_glocker import table1_string
 
@@ -59,8 +60,9 @@ def trolley_tree(mass: float) -> TreeModel:
     )
 
 
-def slider_on_string(data: Trolley | None = None):
-    """(Model, q0, u0) of the example (see the module docstring); default data Trolley()."""
+def slider_on_string(data: Trolley | None = None) -> Scenario:
+    """The example (see the module docstring) as a Scenario; default data Trolley(). Run:
+    generalised-alpha without numerical damping (rho_inf = 1), h = 1e-3 s, 2 s."""
     data = Trolley() if data is None else data
     spec = table1_string(data.n_elements)
     model = Model(
@@ -77,7 +79,8 @@ def slider_on_string(data: Trolley | None = None):
     system = assemble(model)
     q0, u0 = system.initial_state(at.position[:, 0], data.speed * at.tangent[:, 0])
     q0[system.layout.structure("string")] = q_static[string.free_dofs]
-    return model, q0, u0
+    settings = {"h": 1e-3, "rho_inf": 1.0}
+    return Scenario("slider-on-string", model, q0, u0, (0.0, 2.0), "generalized-alpha", settings)
 
 
 __all__ = ["Trolley", "slider_on_string", "trolley_tree"]
