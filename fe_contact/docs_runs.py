@@ -560,13 +560,15 @@ def turning_drum(out: Path, scratch: Path) -> list[Quantity]:
 
 
 def belt_drive(out: Path, scratch: Path) -> list[Quantity]:
-    """The belt drive with its defaults (``papers.belt.run``: 30 elements, 88 candidates per
+    """The belt drive with its defaults (``papers.belt.belt_drive``: 30 elements, 88 candidates per
     pulley, h = 1e-3 s, 0.4 s; the rows from 0.2 s averaged): span tensions, the driver's
     torque, the speed ratio, the slip on the adhesion and creep arcs."""
     from .papers import belt as bp
 
     data = bp.BeltData()
-    system, result = bp.run(data)
+    scenario = bp.belt_drive(data)
+    system = scenario.assemble()
+    result = scenario.run(system, keep_reports=True)
     if not result.success:
         raise RuntimeError(f"belt drive: {result.message}")
     got = bp.steady_summary(system, data, result)

@@ -278,7 +278,7 @@ def test_systems_it_does_not_take_run_on_the_python_step(sliding_mass):
 def test_compiled_energies_equal_system_energies(sliding_mass):
     """The energies kernel against ``system.energies`` at a deflected, moving state with
     joint springs, dampers and an actuator (the manipulator), and on the sliding mass."""
-    from fe_contact.kernels.step import energies as kernel
+    from fe_contact.kernels.step import packed_energies as kernel
     from fe_contact.multibody.tree import actuator_forces
     from fe_contact.steppers.compiled import Plan
 

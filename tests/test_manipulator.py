@@ -19,7 +19,7 @@ from series import part
 from fe_contact.coupling.constraints import evaluate_state
 from fe_contact.coupling.partition import augmented_accelerations
 from fe_contact.demos import manipulator_on_beam as demo
-from fe_contact.elements.beam import evaluate
+from fe_contact.elements.beam import beam_fields
 from fe_contact.multibody.tree import generalized_point_force, inverse_dynamics, point_kinematics
 from fe_contact.papers import lipinski
 from fe_contact.steppers.simulate import simulate
@@ -130,11 +130,11 @@ def _inverse_dynamics_torque(case, mu):
         beam_q = structure.full(q[cols])
         beam_u = structure.full(u[cols])
         x = tip.position[0]
-        f = evaluate(beam, beam_q, [x])
+        f = beam_fields(beam, beam_q, [x])
         slope = f.slope[0]
         normal = np.array([-slope, 1.0]) / np.hypot(1.0, slope)
         tangent = np.array([1.0, slope]) / np.hypot(1.0, slope)
-        beam_velocity = evaluate(beam, beam_u, [x]).deflection[0]
+        beam_velocity = beam_fields(beam, beam_u, [x]).deflection[0]
         slip = tangent @ (tip.velocity - np.array([0.0, beam_velocity]))
         # contact force on the tip per unit normal force: n - sign(v) mu t
         direction = normal - np.sign(slip) * mu * tangent

@@ -19,8 +19,8 @@ from fe_contact.coupling.partition import (
     recover_dependent,
     static_residual,
 )
-from fe_contact.elements.string import assemble_string, evaluate, gravity_force, point_load
-from fe_contact.elements.string_statics import static_equilibrium
+from fe_contact.elements.string import assemble_string, gravity_force, point_load, string_points_at
+from fe_contact.elements.string_statics import string_static_shape
 from fe_contact.papers.eugster_glocker import table1_string
 from fe_contact.papers.slider_on_string import Trolley, slider_on_string, trolley_tree
 
@@ -69,16 +69,16 @@ def coupled_static(n_elements):
     multipliers)."""
     spec = table1_string(n_elements)
     string = assemble_string(spec)
-    q_sag = static_equilibrium(string).q
+    q_sag = string_static_shape(string).q
     load = gravity_force(string) + point_load(string, 0.5 * spec.length, (0.0, -MASS * G))
-    q_string = static_equilibrium(string, load, q0=q_sag).q
+    q_string = string_static_shape(string, load, q0=q_sag).q
     model = Model(
         tree=trolley_tree(MASS),
         structures={"string": spec},
         contacts=(ContactPair("trolley", Point(1), "string", Sliding(0.0)),),
     )
     system = assemble(model)
-    at = evaluate(string, q_string, [0.5 * spec.length]).position[:, 0]
+    at = string_points_at(string, q_string, [0.5 * spec.length]).position[:, 0]
     q, u = system.initial_state(at)
     q[system.layout.structure("string")] = q_string[string.free_dofs]
     ev = evaluate_state(system, q, u, 0.0, constraints_only=True)

@@ -296,11 +296,11 @@ def span_tension(system, data: BeltData, q, upper: bool = True, n_points: int = 
     """Mean tension (N) of the belt's material points in the middle three fifths of the upper
     (tight) or lower (slack) span in the state ``q`` (n_state,): those within 0.2 d to 0.8 d of
     the driver's centre along x and within 0.1 R of the span's line y = +-R."""
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
 
     structure = system.structures["belt"]
     full = structure.full(np.asarray(q)[system.layout.structure("belt")])
-    at = evaluate(structure.string, full, np.linspace(0.0, data.length, n_points))
+    at = string_points_at(structure.string, full, np.linspace(0.0, data.length, n_points))
     x, y = at.position
     d, r = data.centre_distance, data.radius
     line = r if upper else -r
@@ -321,17 +321,8 @@ def arc_from_entry(data: BeltData, pulley: int, position: np.ndarray) -> np.ndar
     return np.mod(polar - entry, 2.0 * math.pi)
 
 
-def run(data: BeltData | None = None, t_end: float = 0.4, h: float = 1e-3, theta: float = 0.55):
-    """Simulate the belt drive from ``belt_drive(data)`` under Moreau-Jean with the step h (s)
-    to t_end (s), the reports kept; returns (system, result)."""
-    scenario = belt_drive(BeltData() if data is None else data)
-    system = scenario.assemble()
-    result = scenario.run(system, t_span=(0.0, t_end), h=h, theta=theta, keep_reports=True)
-    return system, result
-
-
 def steady_summary(system, data: BeltData, result, start: float = 0.2) -> dict:
-    """Means over the rows from ``start`` (s) of a ``run``: "tight", "slack" (span tensions,
+    """Means over the rows from ``start`` (s) of a run of ``belt_drive``: "tight", "slack" (span tensions,
     N), "torque" (the driver's, N m), "ratio" (driven over driver angle turned), and per
     pulley p (0 driver, 1 driven) "adhesion_slip_p" (mean |slip| of the closed candidates on
     the adhesion arc, one candidate spacing from its edge, over omega R) and "creep_slip_p",
@@ -377,7 +368,6 @@ __all__ = [
     "arc_from_entry",
     "belt_drive",
     "path",
-    "run",
     "span_tension",
     "steady_summary",
 ]

@@ -304,11 +304,13 @@ def turning_drum(data: CapstanData | None = None, speed: float = -2.0) -> Scenar
 def tight_tension(system, q) -> np.ndarray:
     """Tension at the pinned tight end s = 0 of the string "string" in the states ``q``
     (k, n_state) or (n_state,): the force the anchor holds, N, shape (k,)."""
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
 
     structure = system.structures["string"]
     rows = np.atleast_2d(q)[:, system.layout.structure("string")]
-    return np.array([evaluate(structure.string, structure.full(r), [0.0]).tension[0] for r in rows])
+    return np.array(
+        [string_points_at(structure.string, structure.full(r), [0.0]).tension[0] for r in rows]
+    )
 
 
 def arc_tension(system, data: CapstanData, q, n_points: int = 400):
@@ -316,12 +318,12 @@ def arc_tension(system, data: CapstanData, q, n_points: int = 400):
     state ``q`` (n_state,), each with its angle phi (rad) from the slack side's end of the arc
     (``arc_angle``); the points are ``n_points`` equally spaced along the string, kept where
     0 < phi < theta and within 1 % of R of the drum's circle. Shapes (m,)."""
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
 
     structure = system.structures["string"]
     full = structure.full(np.asarray(q)[system.layout.structure("string")])
     s = np.linspace(0.0, data.length, n_points)
-    at = evaluate(structure.string, full, s)
+    at = string_points_at(structure.string, full, s)
     phi = arc_angle(data, at.position)
     distance = np.hypot(at.position[0], at.position[1])
     on = (phi > 0.0) & (phi < data.wrap) & (np.abs(distance - data.radius) < 0.01 * data.radius)
@@ -346,7 +348,7 @@ def drum_relative_displacement(system, data: CapstanData, q_start, q):
     and their displacement u (m) along the drum from the state ``q_start`` relative to the
     drum's surface (the drum's angle is the tree coordinate 0), positive towards the tight
     side. Shapes (n_candidates,)."""
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
 
     structure = system.structures["string"]
     sl = system.layout.structure("string")
@@ -354,7 +356,7 @@ def drum_relative_displacement(system, data: CapstanData, q_start, q):
 
     def angle(state):
         state = np.asarray(state)
-        at = evaluate(structure.string, structure.full(state[sl]), s)
+        at = string_points_at(structure.string, structure.full(state[sl]), s)
         return arc_angle(data, at.position), state[0]
 
     phi, drum = angle(q)

@@ -60,9 +60,9 @@ def hanging_string(n_elements: int = 2) -> np.ndarray:
     """Full coordinates (n_dofs,) of the string of Table 1 in its static shape under its own
     weight (Newton with load and support stepping, ``elements.string_statics``)."""
     from ..elements.string import assemble_string
-    from ..elements.string_statics import static_equilibrium
+    from ..elements.string_statics import string_static_shape
 
-    q = static_equilibrium(assemble_string(table1_string(n_elements))).q
+    q = string_static_shape(assemble_string(table1_string(n_elements))).q
     q.flags.writeable = False
     return q
 
@@ -88,7 +88,7 @@ def disk_on_string(
     beta K_t(q) of the string; not in 004) lets example 1 come to rest. Run: Moreau-Jean with
     ``THETA``, sub-stepping to ``PENETRATION_TOLERANCE``, the example's t_end and h (``DISKS``).
     """
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
     from ..model import Circle, ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
     from ..system import assemble
@@ -114,10 +114,10 @@ def disk_on_string(
     string = system.structures["string"].string
     q_static = hanging_string(n_elements)
     if example == 1:
-        lowest = evaluate(string, q_static, [0.5 * LENGTH]).position[:, 0]
+        lowest = string_points_at(string, q_static, [0.5 * LENGTH]).position[:, 0]
         centre = lowest + np.array([0.0, radius + RELEASE_GAP])
     else:
-        point = evaluate(string, q_static, [START_S])
+        point = string_points_at(string, q_static, [START_S])
         centre = point.position[:, 0] + radius * point.normal[:, 0]
     q0, u0 = system.initial_state([centre[0], centre[1], 0.0])
     q0[system.layout.structure("string")] = q_static[string.free_dofs]
@@ -147,8 +147,8 @@ def dropped_disk(
     at once as the disk comes to rest on the string (docs: the one-step contact problem).
     Run: Moreau-Jean, h = 1e-3 s, theta = ``THETA``, to rest at 1.5 s.
     """
-    from ..elements.string import LinearElastic, assemble_string, evaluate
-    from ..elements.string_statics import static_equilibrium
+    from ..elements.string import LinearElastic, assemble_string, string_points_at
+    from ..elements.string_statics import string_static_shape
     from ..model import Circle, ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
     from ..system import assemble
@@ -166,8 +166,8 @@ def dropped_disk(
                   contacts=(contact,))  # fmt: skip
     system = assemble(model)
     string = system.structures["string"].string
-    q_static = static_equilibrium(assemble_string(spec)).q
-    lowest = evaluate(string, q_static, [0.5 * LENGTH]).position[:, 0]
+    q_static = string_static_shape(assemble_string(spec)).q
+    lowest = string_points_at(string, q_static, [0.5 * LENGTH]).position[:, 0]
     q0, u0 = system.initial_state([lowest[0], lowest[1] + radius + drop, 0.0])
     q0[system.layout.structure("string")] = q_static[string.free_dofs]
     settings = {"h": 1e-3, "theta": THETA}
@@ -186,7 +186,7 @@ def disk_on_beam(
     after about 0.7 s. Contact: closest point of the deformed beam, Unilateral(mu = 0.2).
     Run: Moreau-Jean (theta 0.5), h = 1e-3 s, 1 s.
     """
-    from ..elements.beam import evaluate, self_weight, static_deflection
+    from ..elements.beam import beam_fields, self_weight, static_deflection
     from ..model import Circle, ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
     from ..system import assemble
@@ -201,7 +201,7 @@ def disk_on_beam(
     system = assemble(model)
     beam = system.structures["beam"].beam
     u_static = static_deflection(beam, self_weight(beam, model.gravity))
-    w = evaluate(beam, u_static, [x0]).deflection[0]
+    w = beam_fields(beam, u_static, [x0]).deflection[0]
     q0, u0 = system.initial_state([x0, w + radius + drop, 0.0], [speed, 0.0, 0.0])
     q0[system.layout.structure("beam")] = u_static[beam.free_dofs]
     return Scenario("disk-on-beam", model, q0, u0, (0.0, 1.0), "moreau", {"h": 1e-3})

@@ -68,13 +68,13 @@ from ..coupling.constraints import evaluate_state
 from ..coupling.partition import (
     choose_dependent,
     make_partition,
+    partition_static_state,
     recover_dependent,
-    static_equilibrium,
 )
 from ..elements.beam import (
     BeamSpec,
     assemble_beam,
-    evaluate,
+    beam_fields,
     point_load,
     self_weight,
     static_deflection,
@@ -288,7 +288,7 @@ def _beam_under_contact(data: Manipulator, beam, force: float):
     for _ in range(4):  # the contact force acts along the deflected normal: k = 1/sqrt(1 + w'^2)
         load = point_load(beam, x, force=-k * force) + self_weight(beam, gravity)
         w = static_deflection(beam, load)
-        k = 1.0 / np.sqrt(1.0 + evaluate(beam, w, [x]).slope[0] ** 2)
+        k = 1.0 / np.sqrt(1.0 + beam_fields(beam, w, [x]).slope[0] ** 2)
     return w
 
 
@@ -320,7 +320,7 @@ def manipulator_pose(data: Manipulator) -> ManipulatorPose:
     beam = assemble_beam(data.beam)
     w_full = _beam_under_contact(data, beam, data.normal_force)
     x = float(data.contact_x)
-    tip = beam.origin + x * beam.t0 + evaluate(beam, w_full, [x]).deflection[0] * beam.n0
+    tip = beam.origin + x * beam.t0 + beam_fields(beam, w_full, [x]).deflection[0] * beam.n0
     theta = pose_through(data, tip)
     rel = np.array([theta[0], theta[1] - theta[0], theta[2] - theta[1]])
     angle3 = float(rel[2])
@@ -360,8 +360,8 @@ def _frictionless_start(data: Manipulator, dt: float):
     pose = manipulator_pose(data)
     system = assemble(manipulator_model(data, 0.0))
     q_pose = np.array(pose.q)
-    q_minus, _ = static_equilibrium(system, q_pose, -dt)
-    q_plus, _ = static_equilibrium(system, q_pose, dt)
+    q_minus, _ = partition_static_state(system, q_pose, -dt)
+    q_plus, _ = partition_static_state(system, q_pose, dt)
     u = (q_plus - q_minus) / (2.0 * dt)
     slip = evaluate_state(system, q_pose, u, 0.0, constraints_only=True).contacts[0]
     return system, u, np.array([np.sign(slip.slip_velocity)])
@@ -396,9 +396,9 @@ def manipulator(data: Manipulator | None = None, mu: float = 0.0, dt: float = 1e
     q_pose = np.array(pose.q)
     if mu > 0.0:
         system = assemble(manipulator_model(data, mu))
-        q0, lam = static_equilibrium(system, q_pose, 0.0, slip_sign=sign)
-        q_minus, _ = static_equilibrium(system, q0, -dt, slip_sign=sign)
-        q_plus, _ = static_equilibrium(system, q0, dt, slip_sign=sign)
+        q0, lam = partition_static_state(system, q_pose, 0.0, slip_sign=sign)
+        q_minus, _ = partition_static_state(system, q0, -dt, slip_sign=sign)
+        q_plus, _ = partition_static_state(system, q0, dt, slip_sign=sign)
         u = (q_plus - q_minus) / (2.0 * dt)
     else:
         system = frictionless

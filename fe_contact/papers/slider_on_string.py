@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation as check
-from ..elements.string import assemble_string, evaluate, gravity_force, point_load
-from ..elements.string_statics import static_equilibrium
+from ..elements.string import assemble_string, gravity_force, point_load, string_points_at
+from ..elements.string_statics import string_static_shape
 from ..model import ContactPair, Model, Point, Sliding
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
@@ -72,10 +72,10 @@ def slider_on_string(data: Trolley | None = None) -> Scenario:
     )
     string = assemble_string(spec)
     g = np.asarray(model.gravity)
-    q_sag = static_equilibrium(string).q
+    q_sag = string_static_shape(string).q
     load = gravity_force(string) + point_load(string, data.s0, data.mass * g)
-    q_static = static_equilibrium(string, load, q0=q_sag).q
-    at = evaluate(string, q_static, [data.s0])
+    q_static = string_static_shape(string, load, q0=q_sag).q
+    at = string_points_at(string, q_static, [data.s0])
     system = assemble(model)
     q0, u0 = system.initial_state(at.position[:, 0], data.speed * at.tangent[:, 0])
     q0[system.layout.structure("string")] = q_static[string.free_dofs]

@@ -30,7 +30,7 @@ class StepBatch:
     """n consecutive full steps of one stepper (``take_steps``). t (n,), q, u and the
     accelerations acceleration (n, n_q),
     multipliers (n, m) by ``Model.constraint_names()``, work (n, 7): the work of each step
-    by WORK_KEYS, energy (n, 7) as ``kernels.step.energies``, residual (n, 2), n_newton (n,),
+    by WORK_KEYS, energy (n, 7) as ``kernels.step.packed_energies``, residual (n, 2), n_newton (n,),
     records (n, n_c, N_FIELDS) the contacts; ``stop`` why the batch ended (``STOPS``)."""
 
     def __init__(self, stepper, n, stop, t, q, u, lam, records, energy, work, residual, its, acc):

@@ -53,7 +53,7 @@ from ..kernels.beam import (
 from ..kernels.numerical import numerical_dissipation as compiled_dissipation
 from ..kernels.pack import pack
 from ..kernels.step import FLAT, OK, delassus, newton
-from ..kernels.step import energies as compiled_energies
+from ..kernels.step import packed_energies as compiled_energies
 from ..kernels.tree import tree_arrays
 from ..model import Circle, Line, Point
 from ..multibody.tree import actuator_forces
