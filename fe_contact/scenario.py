@@ -101,6 +101,11 @@ class Scenario:
         object.__setattr__(self, "settings", _read_only("Scenario.settings", self.settings))
         object.__setattr__(self, "details", _read_only("Scenario.details", self.details))
 
+    def __reduce__(self):
+        # the read-only mappings do not pickle: rebuild from plain dicts (a run in a process pool)
+        args = (self.name, self.model, self.q0, self.u0, self.t_span, self.method)
+        return (Scenario, (*args, dict(self.settings), dict(self.details)))
+
     @property
     def y0(self) -> tuple[np.ndarray, np.ndarray]:
         """The start (q0, u0), as ``simulate`` takes it."""

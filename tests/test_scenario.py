@@ -15,6 +15,8 @@ mean that ``run`` dropped or changed a setting.
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -97,6 +99,15 @@ def test_the_manipulator_details_hold_its_start_forces():
     assert scenario.details["torque"] == scenario.details["frictionless_torque"]
     with pytest.raises(TypeError):
         scenario.details["torque"] = 0.0  # read-only
+
+
+def test_a_scenario_goes_to_a_process_pool_and_back():
+    # a sweep runs its cases in processes: the scenario is pickled with its read-only parts
+    scenario = friction_oscillator.friction_oscillator()
+    back = pickle.loads(pickle.dumps(scenario))
+    assert back.name == scenario.name and back.method == scenario.method
+    assert dict(back.settings) == dict(scenario.settings) and back.t_span == scenario.t_span
+    assert np.array_equal(back.q0, scenario.q0) and not back.q0.flags.writeable
 
 
 def test_bad_scenarios_are_refused_by_name():
