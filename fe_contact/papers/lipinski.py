@@ -47,8 +47,8 @@ holds the arm up against gravity (positive) while the joint turns clockwise, so 
 (negative power); friction opposes the slide and takes over part of the braking, so the torque in
 the drive's sense of motion, -torque, grows with mu.
 
-The sliding mass (``sliding_mass_model``, ``sliding_mass_initial_state``; our check example)
--------------------------------------------------------------------------------------------------
+The sliding mass (``sliding_mass``, from ``sliding_mass_model`` and ``sliding_mass_initial_state``)
+----------------------------------------------------------------------------------------------------
 A point mass m = 0.02 kg carried by two prismatic joints (x, then y) slides on the cantilever
 strip (contact pair ``mass``); it starts at x0 = 0.1 m on the beam's static deflected shape
 (self-weight plus the mass's weight) with 0.5 m/s along the deflected tangent.
@@ -520,6 +520,18 @@ def sliding_mass_initial_state(system: System, x0: float = 0.1, speed: float = 0
     return q0, u0
 
 
+def sliding_mass(
+    mu: float = 0.0, n_elements: int = 10, x0: float = 0.1, speed: float = 0.5
+) -> Scenario:
+    """The sliding mass (``sliding_mass_model``) as a Scenario, started by
+    ``sliding_mass_initial_state`` at x0 (m) with ``speed`` (m/s). Run: generalised-alpha,
+    rho_inf = ``RHO_INF``, h = 1e-4 s, 0.5 s."""
+    model = sliding_mass_model(mu, n_elements)
+    q0, u0 = sliding_mass_initial_state(assemble(model), x0, speed)
+    settings = {"h": 1e-4, "rho_inf": RHO_INF}
+    return Scenario("sliding-mass", model, q0, u0, (0.0, 0.5), "generalized-alpha", settings)
+
+
 __all__ = [
     "BEAM",
     "CANTILEVER",
@@ -541,6 +553,7 @@ __all__ = [
     "manipulator_pose",
     "manipulator_tree",
     "pose_through",
+    "sliding_mass",
     "sliding_mass_model",
     "sliding_mass_initial_state",
 ]
