@@ -75,7 +75,7 @@ import numpy as np
 
 from fe_contact.demos import disk_on_string
 from fe_contact.demos.sliding_mass import model_file
-from fe_contact.papers.lipinski import Manipulator, manipulator_initial_state
+from fe_contact.papers import lipinski
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
 
@@ -102,8 +102,11 @@ def _sliding_mass(n_elements: int, h: float, t_end: float, compiled: bool = True
 
 def manipulator(h: float, t_end: float, compiled: bool = True):
     """The manipulator, mu = 0.2 (``run_case``'s run without its files)."""
-    system, init = manipulator_initial_state(Manipulator(), 0.2)
-    r = simulate(system, (0.0, t_end), (init.q0, init.u0), h=h, rho_inf=0.9, compiled=compiled)
+    scenario = lipinski.manipulator(lipinski.Manipulator(), 0.2)
+    system = scenario.assemble()
+    r = simulate(
+        system, (0.0, t_end), (scenario.q0, scenario.u0), h=h, rho_inf=0.9, compiled=compiled
+    )
     return r, r.q[:, :3]  # the three joint angles (the tree comes first in the layout)
 
 

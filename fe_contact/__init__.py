@@ -6,7 +6,8 @@ loads, gravity), ``assemble`` it into a ``System``, ``simulate`` it with the gen
 the Moreau-Jean stepper to a ``SimulationResult``, and let observers write the CSV history and
 the ParaView series as the run goes. ``load_model`` / ``save_model`` read and write a whole run
 (model, initial state, stepper, outputs) as a TOML model file. ``static_equilibrium`` gives a
-consistent start at rest.
+consistent start at rest. A ``Scenario`` is one runnable case (model, start, time span, stepper
+settings); ``fe_contact.papers`` return them.
 """
 
 from .elements.beam import BeamSpec
@@ -30,6 +31,7 @@ from .multibody.builders import floating_body
 from .multibody.drive import Drive
 from .multibody.joints import Joint
 from .multibody.tree import Body, TreeModel
+from .scenario import Scenario
 from .sensors import BodyPointSensor, BodySensor, StructureSensor
 from .statics import StaticEquilibriumError, StaticState, static_equilibrium
 from .steppers.result import SimulationResult
@@ -57,6 +59,7 @@ __all__ = [
     "NeoHookean",
     "Point",
     "PointLoad",
+    "Scenario",
     "SimulationResult",
     "StaticEquilibriumError",
     "StaticState",

@@ -78,7 +78,7 @@ class Parser(argparse.ArgumentParser):
 # -- option types: each names the value and what is allowed ----------------------------------
 
 
-def positive_int(text: str) -> int:
+def positive_int_argument(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -180,7 +180,7 @@ def build_parser() -> Parser:
     run.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     run.add_argument(
         "--record-every",
-        type=positive_int,
+        type=positive_int_argument,
         default=1,
         metavar="N",
         help="keep every N-th state in memory (the CSV keeps every step; default 1)",
@@ -207,7 +207,9 @@ def build_parser() -> Parser:
         "--set", type=key_value, action="append", default=[], metavar="KEY=VALUE", help=set_help
     )
     where = sweep.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=positive_int, default=1, help="local processes (default 1)")
+    where.add_argument(
+        "--jobs", type=positive_int_argument, default=1, help="local processes (default 1)"
+    )
     where.add_argument(
         "--scheduler", type=scheduler_address, help="dask.distributed scheduler address"
     )
@@ -225,14 +227,14 @@ def build_parser() -> Parser:
     sweep.add_argument("--overwrite", action="store_true", help="run every case again")
     sweep.add_argument(
         "--record-every",
-        type=positive_int,
+        type=positive_int_argument,
         default=1,
         metavar="N",
         help="each case keeps every N-th state in memory (its CSV keeps every step; default 1)",
     )
     sweep.add_argument(
         "--max-cases",
-        type=positive_int,
+        type=positive_int_argument,
         default=None,
         metavar="N",
         help="refuse a sweep of more than N cases before any work (default: "

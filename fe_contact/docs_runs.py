@@ -352,13 +352,9 @@ def dense_case(case: tuple[int, float, float]):
     Moreau-Jean: (largest number of closed contacts, height of the centre at the end m, the
     largest |energy_error| J, the energy dissipated by friction, impacts and damping J)."""
     from .papers.eugster_glocker import dropped_disk
-    from .steppers.simulate import simulate
-    from .system import assemble
 
     n_elements, h, theta = case
-    model, q0, u0 = dropped_disk(n_elements)
-    result = simulate(assemble(model), (0.0, DENSE_END), (q0, u0), method="moreau", h=h,
-                      theta=theta)  # fmt: skip
+    result = dropped_disk(n_elements).run(t_span=(0.0, DENSE_END), h=h, theta=theta)
     if result.status != "finished":
         raise RuntimeError(f"dense contact, {n_elements} elements, h = {h:g} s: {result.message}")
     lost = sum(float(result[k][-1]) for k in
@@ -539,15 +535,13 @@ def turning_drum(out: Path, scratch: Path) -> list[Quantity]:
     defaults: 12 elements, 40 candidates, h = 1e-3 s, 0.15 s, the rows from 0.075 s averaged):
     the anchor's tension and the drive's torque against Euler-Eytelwein."""
     from .papers import capstan as cp
-    from .steppers.simulate import simulate
-    from .system import assemble
 
     data = cp.CapstanData()
     got = {}
     for speed in (-2.0, 2.0):
-        model, q0, u0 = cp.turning_drum(data, speed)
-        system = assemble(model)
-        result = simulate(system, (0.0, 0.15), (q0, u0), method="moreau", h=1e-3, theta=0.55)
+        scenario = cp.turning_drum(data, speed)  # Moreau-Jean, h = 1e-3 s, theta 0.55, 0.15 s
+        system = scenario.assemble()
+        result = scenario.run(system)
         if not result.success:
             raise RuntimeError(f"turning drum: {result.message}")
         rows = result.t >= 0.075 - 1e-12
@@ -569,13 +563,15 @@ def turning_drum(out: Path, scratch: Path) -> list[Quantity]:
 
 
 def belt_drive(out: Path, scratch: Path) -> list[Quantity]:
-    """The belt drive with its defaults (``papers.belt.run``: 30 elements, 88 candidates per
+    """The belt drive with its defaults (``papers.belt.belt_drive``: 30 elements, 88 candidates per
     pulley, h = 1e-3 s, 0.4 s; the rows from 0.2 s averaged): span tensions, the driver's
     torque, the speed ratio, the slip on the adhesion and creep arcs, the energy balance."""
     from .papers import belt as bp
 
     data = bp.BeltData()
-    system, result = bp.run(data)
+    scenario = bp.belt_drive(data)
+    system = scenario.assemble()
+    result = scenario.run(system, keep_reports=True)
     if not result.success:
         raise RuntimeError(f"belt drive: {result.message}")
     got = bp.steady_summary(system, data, result)

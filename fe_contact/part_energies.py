@@ -66,7 +66,7 @@ def part_energy_arrays(
 ) -> dict:
     """The part energies of k states q, u (k, n): name -> (k,) array. gravity, springs : (k,)
     the totals of the potential of gravity and loads and of the joint springs at those states
-    (``Energies.gravity``, ``tree_springs``; ``kernels.step.energies`` in a compiled batch):
+    (``Energies.gravity``, ``tree_springs``; ``kernels.step.packed_energies`` in a compiled batch):
     the tree's potential is gravity less the structures' load potentials. contact_elastic :
     (k,) the compliant contacts' elastic energy (columns only with compliant contacts).
 

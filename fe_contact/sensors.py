@@ -438,7 +438,7 @@ def structure_values(
     u, each (n_dofs,), from ``Structure.curve`` (the element's own shape functions);
     reference : the CurvePoint of s in the reference configuration (computed when None);
     acceleration : (n_dofs,) q'' of the structure, for the "acceleration" (None: NaN)."""
-    from .elements.string_points import evaluate as evaluate_string
+    from .elements.string_points import string_points_at as evaluate_string
     from .structures import material_velocity
 
     quantity = sensor.quantity

@@ -252,7 +252,7 @@ def _string_alone(structure: StringStructure, load_steps, tol, max_iterations):
     force = np.zeros(string.n_dofs)
     force[string.free_dofs] = structure.load
     try:
-        solution = string_statics.static_equilibrium(
+        solution = string_statics.string_static_shape(
             string,
             force,
             n_load_steps=load_steps,

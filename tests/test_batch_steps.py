@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from test_compiled import rolling_disk_on_beam
 
-from fe_contact.papers.friction_oscillator import oscillator_model
+from fe_contact.papers.friction_oscillator import friction_oscillator
 from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
 from fe_contact.steppers.compiled import CompiledGeneralizedAlpha
 from fe_contact.steppers.observers import CsvObserver
@@ -47,7 +47,8 @@ def sliding_mass(mu, n_elements=10, speed=0.5):
 
 
 def oscillator():
-    model, q0, u0 = oscillator_model()
+    scenario = friction_oscillator()
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     return assemble(model), q0, u0
 
 

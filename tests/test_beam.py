@@ -15,7 +15,7 @@ from scipy.optimize import brentq
 from fe_contact.elements.beam import (
     BeamSpec,
     assemble_beam,
-    evaluate,
+    beam_fields,
     material_point,
     natural_modes,
     point_load,
@@ -131,7 +131,7 @@ def test_tip_force_deflection_exact():
     beam = assemble_beam(SPEC)
     P = 1.7
     u = static_deflection(beam, point_load(beam, L, force=P))
-    tip = evaluate(beam, u, [L])
+    tip = beam_fields(beam, u, [L])
     assert tip.deflection[0] == pytest.approx(P * L**3 / (3 * EI), rel=1e-9)
     assert tip.slope[0] == pytest.approx(P * L**2 / (2 * EI), rel=1e-9)
 
@@ -143,7 +143,7 @@ def test_fields_inside_elements_exact_for_cubic_solution():
     P = -2.0
     u = static_deflection(beam, point_load(beam, L, force=P))
     x = np.random.default_rng(1).uniform(0, L, 50)
-    f = evaluate(beam, u, x)
+    f = beam_fields(beam, u, x)
     scale = abs(P) * L**3 / EI
     np.testing.assert_allclose(f.deflection, P * x**2 * (3 * L - x) / (6 * EI), atol=1e-12 * scale)
     np.testing.assert_allclose(f.slope, P * x * (2 * L - x) / (2 * EI), atol=1e-11 * scale / L)
@@ -170,7 +170,7 @@ def test_tip_moment():
     u = static_deflection(beam, point_load(beam, L, moment=m))
     x = np.linspace(0, L, 17)
     np.testing.assert_allclose(
-        evaluate(beam, u, x).deflection, m * x**2 / (2 * EI), rtol=1e-9, atol=1e-15
+        beam_fields(beam, u, x).deflection, m * x**2 / (2 * EI), rtol=1e-9, atol=1e-15
     )
 
 

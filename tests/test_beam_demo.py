@@ -7,7 +7,7 @@ import pyvista as pv
 
 from fe_contact.cli import main as cli_main
 from fe_contact.demos.beam_modes import MANIPULATOR_BEAM, run
-from fe_contact.elements.beam import assemble_beam, evaluate, self_weight, static_deflection
+from fe_contact.elements.beam import assemble_beam, beam_fields, self_weight, static_deflection
 from fe_contact.io.vtk import PvdWriter, beam_block
 
 
@@ -31,11 +31,11 @@ def test_written_beam_points_equal_evaluated_deflection(tmp_path):
         writer.write(0.5, [beam_block(beam, u, samples_per_element=5)])
     mesh = meshio.read(tmp_path / "w_00000" / "w_00000_0.vtu")  # the beam: part 0 of frame 0
     x = mesh.points[:, 0]
-    w = evaluate(beam, u, x).deflection
+    w = beam_fields(beam, u, x).deflection
     np.testing.assert_allclose(mesh.points[:, 1], w, rtol=0, atol=1e-15)
     np.testing.assert_allclose(
         mesh.point_data["bending_moment"],
-        MANIPULATOR_BEAM.bending_stiffness * evaluate(beam, u, x).curvature,
+        MANIPULATOR_BEAM.bending_stiffness * beam_fields(beam, u, x).curvature,
         rtol=1e-12,
         atol=1e-14,
     )

@@ -18,7 +18,7 @@ from fe_contact import Model
 from fe_contact.elements.beam import (
     BeamSpec,
     assemble_beam,
-    evaluate,
+    beam_fields,
     point_load,
     static_deflection,
 )
@@ -91,7 +91,7 @@ def test_central_load_deflects_the_tensioned_beam_as_the_closed_form():
     beam): tolerance 1e-5. Without tension the same solve is the nodally exact P L^3 / (48 EI)."""
     axial, force = 2.0 * N_CR, 1.0
     beam = assemble_beam(pinned(20, axial))
-    w = evaluate(beam, static_deflection(beam, point_load(beam, L / 2, force)), [L / 2])
+    w = beam_fields(beam, static_deflection(beam, point_load(beam, L / 2, force)), [L / 2])
     k = math.sqrt(axial / EI)
     exact = force / (2.0 * axial * k) * (k * L / 2 - math.tanh(k * L / 2))
     assert abs(w.deflection[0] / exact - 1.0) < 1e-5

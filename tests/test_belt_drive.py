@@ -29,7 +29,8 @@ STEADY = 0.2  # s
 
 @pytest.fixture(scope="module")
 def coarse():
-    model, q0, u0 = bp.belt_drive(COARSE)
+    scenario = bp.belt_drive(COARSE)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     result = simulate(system, (0.0, T_END), (q0, u0), method="moreau", h=H, theta=0.55,
                       keep_reports=True)  # fmt: skip

@@ -17,7 +17,7 @@ import pytest
 
 from fe_contact.cli import main as cli_main
 from fe_contact.demos import capstan as demo
-from fe_contact.elements.string import evaluate
+from fe_contact.elements.string import string_points_at
 from fe_contact.papers import capstan as cp
 
 COARSE = replace(cp.CapstanData(), n_elements=6, n_candidates=20, rate=20.0)
@@ -121,7 +121,7 @@ def drum_relative_displacement(system, result, data, k):
     s = system.grids[0].s
 
     def angle(row):
-        at = evaluate(structure.string, structure.full(result.q[row][sl]), s)
+        at = string_points_at(structure.string, structure.full(result.q[row][sl]), s)
         return cp.arc_angle(data, at.position), result.q[row][0]
 
     phi0, drum0 = angle(0)
@@ -207,7 +207,7 @@ def test_energy_balance(coarse):
     structure = system.structures["string"]
     sl = system.layout.structure("string")
     end = np.array(
-        [evaluate(structure.string, structure.full(q[sl]), [data.length]).position[:, 0]
+        [string_points_at(structure.string, structure.full(q[sl]), [data.length]).position[:, 0]
          for q in (result.q[0], result.q[-1])]
     )  # fmt: skip
     direction = cp.path(data, data.length)[1][:, 0]

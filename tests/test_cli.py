@@ -296,7 +296,7 @@ def test_the_manipulator_demo_writes_a_model_file_that_runs_again(tmp_path):
 
     loaded = load_model(folder / "model.toml")
     assert loaded.model.contacts[0].law.mu == 0.1 and loaded.simulation.h == 5e-4
-    assert np.array_equal(loaded.initial.state(assemble(loaded.model))[0], case.initial.q0)
+    assert np.array_equal(loaded.initial.state(assemble(loaded.model))[0], case.scenario.q0)
     out = tmp_path / "run"
     assert main(["run", str(folder / "model.toml"), "--out", str(out), "-q"]) == 0
     ran, demo = read_history(out / "history.csv"), read_history(folder / "history.csv")

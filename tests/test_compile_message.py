@@ -4,7 +4,7 @@ from log_records import records
 
 import fe_contact.kernels as kernels
 from fe_contact import assemble, simulate
-from fe_contact.demos.sliding_mass import sliding_mass_initial_state, sliding_mass_model
+from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
 
 
 def test_a_run_without_cached_kernels_announces_the_compilation(monkeypatch):

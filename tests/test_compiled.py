@@ -22,7 +22,7 @@ from fe_contact.model import Circle, ContactPair, Line, Model, Sliding, Unilater
 from fe_contact.multibody.builders import floating_body
 from fe_contact.papers.lipinski import (
     Manipulator,
-    manipulator_initial_state,
+    manipulator,
     sliding_mass_initial_state,
     sliding_mass_model,
 )
@@ -104,8 +104,9 @@ def test_stick_is_located_at_the_same_time_and_held_compiled(sliding_mass):
 
 def test_manipulator_matches_the_python_step():
     """Three revolute joints, a drive, friction 0.2 against the slide (002 sec. 9)."""
-    system, init = manipulator_initial_state(Manipulator(), 0.2)
-    py, cc, reports = lockstep(system, init.q0, init.u0, 5e-4, 60, rho_inf=0.9)
+    scenario = manipulator(Manipulator(), 0.2)
+    system = scenario.assemble()
+    py, cc, reports = lockstep(system, scenario.q0, scenario.u0, 5e-4, 60, rho_inf=0.9)
     assert_same(reports)
     assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
     torque_py = np.array([a.drive_forces[0] for a, _ in reports])
@@ -118,9 +119,10 @@ def test_friction_oscillator_on_its_belt_matches_the_python_step():
     """A block on a spring on a driven belt (a line on a translating body), mu_s > mu_k: it
     sticks, breaks loose at x = mu_s N / k and sticks again (``papers.friction_oscillator``);
     the stick rows along the moving line and every event compiled."""
-    from fe_contact.papers.friction_oscillator import limit_cycle, oscillator_model
+    from fe_contact.papers.friction_oscillator import friction_oscillator, limit_cycle
 
-    model, q0, u0 = oscillator_model()
+    scenario = friction_oscillator()
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     py, cc, reports = lockstep(system, q0, u0, 1e-3, 1100)
     assert [e[1:] for e in cc.events] == [e[1:] for e in py.events]
@@ -276,14 +278,16 @@ def test_systems_it_does_not_take_run_on_the_python_step(sliding_mass):
 def test_compiled_energies_equal_system_energies(sliding_mass):
     """The energies kernel against ``system.energies`` at a deflected, moving state with
     joint springs, dampers and an actuator (the manipulator), and on the sliding mass."""
-    from fe_contact.kernels.step import energies as kernel
+    from fe_contact.kernels.step import packed_energies as kernel
     from fe_contact.multibody.tree import actuator_forces
     from fe_contact.steppers.compiled import Plan
 
-    system, init = manipulator_initial_state(Manipulator(), 0.2)
+    scenario = manipulator(Manipulator(), 0.2)
+
+    system = scenario.assemble()
     rng = np.random.default_rng(3)
     for sys_, q, u in (
-        (system, init.q0, init.u0 + 0.1 * rng.standard_normal(init.u0.size)),
+        (system, scenario.q0, scenario.u0 + 0.1 * rng.standard_normal(scenario.u0.size)),
         (*sliding_mass(0.0),),
     ):
         plan = Plan(sys_)

@@ -17,7 +17,7 @@ import pytest
 
 from fe_contact.coupling.constraints import evaluate_state
 from fe_contact.coupling.kinematics import profile_state, structure_contact
-from fe_contact.elements.beam import BeamSpec, evaluate
+from fe_contact.elements.beam import BeamSpec, beam_fields
 from fe_contact.model import ContactPair, Model, Point, Sliding
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel, point_kinematics
@@ -74,7 +74,7 @@ def place_beam_under_point(q, side, mu=0.0, xi=0.23):
     lay = REFERENCE.layout
     p = point_kinematics(TREE, q[lay.tree], np.zeros(3), BODY, LOCAL).position
     beam0 = REFERENCE.structures["beam"].beam
-    w = evaluate(beam0, beam0.expand(q[lay.flexible]), [xi]).deflection[0]
+    w = beam_fields(beam0, beam0.expand(q[lay.flexible]), [xi]).deflection[0]
     origin = p - xi * beam0.t0 - (w + side * 3e-3) * beam0.n0
     return system_with_beam(dataclasses.replace(BEAM, origin=tuple(origin)), side, mu)
 
@@ -159,7 +159,7 @@ def test_slip_velocity_is_relative_tangential_velocity():
     def rel(t):
         p = point_kinematics(TREE, q[lay.tree] + u[lay.tree] * t, u[lay.tree], BODY, LOCAL)
         full = beam.expand(q[lay.flexible] + u[lay.flexible] * t)
-        w = evaluate(beam, full, [x_c]).deflection[0]
+        w = beam_fields(beam, full, [x_c]).deflection[0]
         return p.position - (beam.origin + x_c * beam.t0 + w * beam.n0)
 
     v_rel = (rel(h) - rel(-h)) / (2 * h)

@@ -170,7 +170,8 @@ def dropped_disk(n_elements, drop=0.02, EA=853.75, EI=1e-4, damping=0.1, mu=0.2,
     supports 0.8 m apart, 0.3142 kg/m) with the linear law T = EA (nu - 1), bending stiffness
     EI, stiffness damping beta K_t and ``ncp`` candidates, the string at rest in its static
     shape."""
-    model, q0, u0 = eg.dropped_disk(n_elements, drop, EA, EI, damping, mu, ncp)
+    scenario = eg.dropped_disk(n_elements, drop, EA, EI, damping, mu, ncp)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     return assemble(model), q0, u0
 
 

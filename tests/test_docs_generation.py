@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from fe_contact import assemble
-from fe_contact.demos.sliding_mass import sliding_mass_model
+from fe_contact.papers.lipinski import sliding_mass_model
 from fe_contact.steppers.result import history_columns
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

@@ -305,7 +305,8 @@ def test_trolley_balance_error_without_and_with_the_option(mu):
     ``dissipated_numerical`` (with which A counts), and A itself is round-off: per step the
     Newton residual (rtol 1e-10 of forces ~10 N) times |dq| ~ 5e-4 m, 5e-13 J, and the
     rounding of energies of ~3.5 J; bound 2e-12 J (measured ~5e-13 J)."""
-    model, q0, u0 = slider_on_string(Trolley(mu=mu))
+    scenario = slider_on_string(Trolley(mu=mu))
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     largest, dependent = {}, {}
     for option in (True, False):

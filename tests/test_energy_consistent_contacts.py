@@ -19,7 +19,8 @@ H = 1e-3  # s, the step of the statement under test
 
 
 def trolley(mu, s0=0.3):
-    model, q0, u0 = slider_on_string(Trolley(mu=mu, s0=s0))
+    scenario = slider_on_string(Trolley(mu=mu, s0=s0))
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     return assemble(model), q0, u0
 
 

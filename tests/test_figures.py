@@ -323,7 +323,8 @@ def test_disk_on_string_closed_contacts_panel_is_an_integer_step_plot(monkeypatc
     from fe_contact.papers import eugster_glocker as eg
     from fe_contact.steppers.result import SimulationResult
 
-    model, q0, u0 = eg.disk_on_string(2, 2, eg.FRICTION, 0.0, None)
+    scenario = eg.disk_on_string(2, 2, eg.FRICTION, 0.0, None)
+    model, q0 = scenario.model, scenario.q0
     system = assemble(model)
     t = np.linspace(0.0, 0.07, 8)
     closed = np.array([0, 1, 1, 2, 3, 1, 0, 0], dtype=float)

@@ -14,8 +14,8 @@ from fe_contact.demos.friction_oscillator import last_cycle
 from fe_contact.papers.friction_oscillator import (
     Oscillator,
     closed_form_position,
+    friction_oscillator,
     limit_cycle,
-    oscillator_model,
 )
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
@@ -64,7 +64,8 @@ def test_limit_cycle_of_the_simulation_matches_the_closed_form():
     quadrature of the belt drive's power (2.5e-8 J)."""
     data = Oscillator()
     cycle = limit_cycle(data)
-    model, q0, u0 = oscillator_model(data)
+    scenario = friction_oscillator(data)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     res = simulate(assemble(model), (0.0, 5.0), (q0, u0), h=1e-3)
     assert res.status == "finished", res.message
     period, stick = last_cycle(res)

@@ -42,7 +42,8 @@ def hessian_pair(system, q, u):
 
 
 def test_point_on_the_hanging_string():
-    model, q0, u0 = slider_on_string(Trolley())
+    scenario = slider_on_string(Trolley())
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     exact, fd, kin = hessian_pair(system, q0, u0)
     assert abs(kin.gap) < 1e-9  # on the string: rho = 0
@@ -89,7 +90,8 @@ def test_the_curvature_terms_make_the_trolley_step_converge_in_fewer_iterates():
     4.67 iterates per step over 0.2 s at h = 1 ms (5.91 without them, when the corrections fell
     by a factor of about 3e-3 per iterate: linear convergence). 5.2 leaves a margin for the
     rounding of other machines; a Newton matrix without the terms fails it."""
-    model, q0, u0 = slider_on_string(Trolley())
+    scenario = slider_on_string(Trolley())
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     result = simulate(system, (0.0, 0.2), (q0, u0), h=1e-3, rho_inf=1.0)
     assert result.status == "finished"

@@ -25,9 +25,9 @@ from skfem.helpers import dd, dot, grad
 from fe_contact.elements.beam import (
     BeamSpec,
     assemble_beam,
+    beam_fields,
     bending_stiffness,
     consistent_mass,
-    evaluate,
     point_load,
     shape_rows,
     static_deflection,
@@ -222,7 +222,7 @@ def test_cantilever_tip_deflection_by_the_solve(n_elements):
     beam = cantilever(n_elements)
     P = 1.0
     u = static_deflection(beam, point_load(beam, LENGTH, force=P))
-    tip = evaluate(beam, u, [LENGTH]).deflection[0]
+    tip = beam_fields(beam, u, [LENGTH]).deflection[0]
     exact = P * LENGTH**3 / (3 * beam.spec.bending_stiffness)
     assert abs(tip / exact - 1.0) <= EPS * n_elements**4
 
@@ -279,7 +279,7 @@ def test_tensioned_string_of_10000_elements_sags_as_the_elastic_catenary():
     along the wire. Bound 1e-8 relative on the sag (0.48 m), 1e-8 m on the quarter point;
     measured 1.7e-10 and 6e-11 m.
 
-    ``static_equilibrium`` stops at its round-off floor 10 eps ||(|K| |q|)_free||, 0.4 N here,
+    ``string_static_shape`` stops at its round-off floor 10 eps ||(|K| |q|)_free||, 0.4 N here,
     30 times the true one (the sag was off by 4e-5), so two more Newton steps with the public
     force and tangent follow it.
     """
@@ -295,8 +295,8 @@ def test_tensioned_string_of_10000_elements_sags_as_the_elastic_catenary():
         internal_force,
         tangent_stiffness,
     )
-    from fe_contact.elements.string import evaluate as evaluate_string
-    from fe_contact.elements.string_statics import static_equilibrium
+    from fe_contact.elements.string import string_points_at as evaluate_string
+    from fe_contact.elements.string_statics import string_static_shape
 
     L, rho, EA, g = 100.0, 1.08, 1.2e8, 9.81
     strain = 2e4 / EA
@@ -322,7 +322,7 @@ def test_tensioned_string_of_10000_elements_sags_as_the_elastic_catenary():
     q = model.q_ref.copy()
     q[model.position_dofs[0]] *= 1.0 + strain
     q[model.slope_dofs[0]] *= 1.0 + strain
-    q = static_equilibrium(model, q0=q, n_load_steps=1).q
+    q = string_static_shape(model, q0=q, n_load_steps=1).q
     free, weight = model.free_dofs, gravity_force(model)
     for _ in range(2):
         residual = (internal_force(model, q) - weight)[free]

@@ -122,7 +122,8 @@ def build(draw: Draw):
     if draw.surface == "string":
         s0 = 0.2 + 0.6 * draw.x0
         trolley = Trolley(MASS, draw.mu, n_elements(draw), s0, draw.speed)
-        model, q0, u0 = slider_on_string(trolley)
+        scenario = slider_on_string(trolley)
+        model, q0, u0 = scenario.model, scenario.q0, scenario.u0
         pair = replace(model.contacts[0], law=law)
         system = assemble(replace(model, contacts=(pair,)))
         return system, q0, u0

@@ -19,7 +19,7 @@ from series import part
 from fe_contact.coupling.constraints import evaluate_state
 from fe_contact.coupling.partition import augmented_accelerations
 from fe_contact.demos import manipulator_on_beam as demo
-from fe_contact.elements.beam import evaluate
+from fe_contact.elements.beam import beam_fields
 from fe_contact.multibody.tree import generalized_point_force, inverse_dynamics, point_kinematics
 from fe_contact.papers import lipinski
 from fe_contact.steppers.simulate import simulate
@@ -130,11 +130,11 @@ def _inverse_dynamics_torque(case, mu):
         beam_q = structure.full(q[cols])
         beam_u = structure.full(u[cols])
         x = tip.position[0]
-        f = evaluate(beam, beam_q, [x])
+        f = beam_fields(beam, beam_q, [x])
         slope = f.slope[0]
         normal = np.array([-slope, 1.0]) / np.hypot(1.0, slope)
         tangent = np.array([1.0, slope]) / np.hypot(1.0, slope)
-        beam_velocity = evaluate(beam, beam_u, [x]).deflection[0]
+        beam_velocity = beam_fields(beam, beam_u, [x]).deflection[0]
         slip = tangent @ (tip.velocity - np.array([0.0, beam_velocity]))
         # contact force on the tip per unit normal force: n - sign(v) mu t
         direction = normal - np.sign(slip) * mu * tangent
@@ -161,40 +161,42 @@ def test_initial_state_is_the_static_pose_with_half_a_newton():
     """mu = 0: at rest the chosen pose is an equilibrium (augmented reference solver gives zero
     accelerations) with the normal force 0.5 N that fixed the spring rest angles."""
     data = lipinski.Manipulator()
-    system, init = lipinski.manipulator_initial_state(data, 0.0)
+    scenario = lipinski.manipulator(data, 0.0)
+    system = scenario.assemble()
     lay = system.layout
-    ev = evaluate_state(system, init.q0, np.zeros(lay.n), 0.0)
+    ev = evaluate_state(system, scenario.q0, np.zeros(lay.n), 0.0)
     sol = augmented_accelerations(system, ev)
     assert np.max(np.abs(sol.acceleration[lay.tree])) < 1e-8
     # beam accelerations: forces balanced to round-off of K q (K ~ 1e6 N/m, q ~ 1e-3 m)
     assert np.max(np.abs(system.mass_flexible @ sol.acceleration[lay.flexible])) < 1e-8
     assert sol.multipliers[0] == pytest.approx(0.5, abs=1e-9)
-    assert sol.multipliers[1] == pytest.approx(init.torque, abs=1e-9)
+    assert sol.multipliers[1] == pytest.approx(scenario.details["torque"], abs=1e-9)
     # the end-effector is on the beam at contact_x and joint 1 at body1_angle
     c = ev.contacts[0]
     assert c.parameter == pytest.approx(data.contact_x, abs=1e-12)
     assert abs(c.gap) < 1e-12
-    assert init.q0[0] == pytest.approx(data.body1_angle, abs=1e-12)
+    assert scenario.q0[0] == pytest.approx(data.body1_angle, abs=1e-12)
     # velocities: joint 2 at the drive rate, constraints hold
-    assert init.u0[lipinski.DRIVEN_JOINT] == pytest.approx(data.drive_rate, abs=1e-12)
-    ev_u = evaluate_state(system, init.q0, init.u0, 0.0)
-    assert np.max(np.abs(ev_u.jac @ init.u0 + ev_u.phi_t)) < 1e-12
+    assert scenario.u0[lipinski.DRIVEN_JOINT] == pytest.approx(data.drive_rate, abs=1e-12)
+    ev_u = evaluate_state(system, scenario.q0, scenario.u0, 0.0)
+    assert np.max(np.abs(ev_u.jac @ scenario.u0 + ev_u.phi_t)) < 1e-12
 
 
 def test_initial_state_with_friction_is_quasi_static_sliding():
     """mu = 0.3: the start is an equilibrium with the kinetic friction of the sliding direction
     (augmented solver with the friction sign of the initial slip gives zero accelerations)."""
-    system, init = lipinski.manipulator_initial_state(lipinski.Manipulator(), 0.3)
+    scenario = lipinski.manipulator(lipinski.Manipulator(), 0.3)
+    system = scenario.assemble()
     lay = system.layout
-    ev_u = evaluate_state(system, init.q0, init.u0, 0.0)
+    ev_u = evaluate_state(system, scenario.q0, scenario.u0, 0.0)
     sign = ev_u.slip_sign
     assert sign[0] == -1.0  # towards the clamp
-    ev = evaluate_state(system, init.q0, np.zeros(lay.n), 0.0, slip_sign=sign)
+    ev = evaluate_state(system, scenario.q0, np.zeros(lay.n), 0.0, slip_sign=sign)
     sol = augmented_accelerations(system, ev)
     assert np.max(np.abs(sol.acceleration[lay.tree])) < 1e-8
-    assert sol.multipliers[0] == pytest.approx(init.normal_force, rel=1e-8)
+    assert sol.multipliers[0] == pytest.approx(scenario.details["normal_force"], rel=1e-8)
     # friction pushes the tip away from the clamp, so the spring-loaded arm presses less
-    assert 0.3 < init.normal_force < 0.5
+    assert 0.3 < scenario.details["normal_force"] < 0.5
 
 
 def test_halving_the_step_changes_the_torque_little():
@@ -216,12 +218,12 @@ def test_prismatic_third_joint():
     system = _system(case, data)
     assert system.tree.joints[2].kind == "prismatic"
     # friction of 0.1 N-ish on a 80 N/m slide spring shifts the quasi-static start by < 1 mm
-    assert abs(case.initial.q0[2]) < 1e-3
+    assert abs(case.scenario.q0[2]) < 1e-3
     assert np.max(r["residual_position"]) < 1e-9
     assert np.max(np.abs(r["energy_error"])) < 1e-8
-    _, init0 = lipinski.manipulator_initial_state(data, 0.0)
-    assert init0.normal_force == pytest.approx(0.5, abs=1e-12)
-    assert init0.q0[2] == 0.0  # frictionless: the chosen pose, slide at its reference
+    scenario0 = lipinski.manipulator(data, 0.0)
+    assert scenario0.details["normal_force"] == pytest.approx(0.5, abs=1e-12)
+    assert scenario0.q0[2] == 0.0  # frictionless: the chosen pose, slide at its reference
 
 
 @pytest.mark.parametrize(
@@ -244,7 +246,7 @@ def test_bad_parameters_raise_clear_errors(kwargs, match):
 def test_unreachable_pose_is_reported():
     data = lipinski.Manipulator(body1_angle=np.pi)  # body 1 points away from the beam
     with pytest.raises(ValueError, match="cannot reach the beam"):
-        lipinski.manipulator_initial_state(data, 0.0)
+        lipinski.manipulator(data, 0.0)
 
 
 def test_settings_override_any_field():
@@ -384,9 +386,10 @@ def test_a_step_whose_newton_fails_is_retried_in_halves():
     clear message; with halving it reaches the end, the retried steps are counted, the
     constraints hold and the torque stays within the coarse step's own discretisation error of
     a fine reference (h = 2.5e-4 s)."""
-    system, init = lipinski.manipulator_initial_state(lipinski.Manipulator(), 0.2)
+    scenario = lipinski.manipulator(lipinski.Manipulator(), 0.2)
+    system = scenario.assemble()
     span = (0.0, 0.04)
-    y0 = (init.q0, init.u0)
+    y0 = (scenario.q0, scenario.u0)
     stuck = simulate(system, span, y0, h=2e-3, max_newton=3, rtol=1e-8, max_halvings=0)
     assert stuck.status == "failed" and "Newton did not converge" in stuck.message
     halved = simulate(system, span, y0, h=2e-3, max_newton=3, rtol=1e-8, max_halvings=3)
@@ -411,8 +414,9 @@ def test_drive_reversal_makes_the_end_effector_stop_stick_and_slip_back():
     quadrature of the drive's power over the 20 ms turn: 1.1e-6 J at h = 5e-4 s, 2.7e-7 J at
     2.5e-4 s (order 2); the event times agree between the two steps to 3e-5 s."""
     data = lipinski.Manipulator(drive_reversal=0.3)
-    system, init = lipinski.manipulator_initial_state(data, 0.3)
-    runs = [simulate(system, (0.0, 0.5), (init.q0, init.u0), h=h) for h in (5e-4, 2.5e-4)]
+    scenario = lipinski.manipulator(data, 0.3)
+    system = scenario.assemble()
+    runs = [simulate(system, (0.0, 0.5), (scenario.q0, scenario.u0), h=h) for h in (5e-4, 2.5e-4)]
     for res in runs:
         assert res.status == "finished", res.message
         assert [kind for _, _, kind in res.events] == ["reversal", "stick", "slip"]
@@ -437,12 +441,14 @@ def test_lift_off_lets_the_reversed_manipulator_run_on():
     force vanishes (identical to 1e-12), then the contact opens where the bilateral run had to
     stop (its normal force turned negative in that step) and the arm swings free."""
     data = lipinski.Manipulator(drive_reversal=0.3)
-    system, init = lipinski.manipulator_initial_state(data, 0.3)
-    bilateral = simulate(system, (0.0, 0.6), (init.q0, init.u0), h=5e-4)
+    scenario = lipinski.manipulator(data, 0.3)
+    system = scenario.assemble()
+    bilateral = simulate(system, (0.0, 0.6), (scenario.q0, scenario.u0), h=5e-4)
     assert bilateral.status == "event" and "turned negative" in bilateral.message
     data = lipinski.Manipulator(drive_reversal=0.3, lift_off=True)
-    system, init = lipinski.manipulator_initial_state(data, 0.3)
-    free = simulate(system, (0.0, 0.6), (init.q0, init.u0), h=5e-4)
+    scenario = lipinski.manipulator(data, 0.3)
+    system = scenario.assemble()
+    free = simulate(system, (0.0, 0.6), (scenario.q0, scenario.u0), h=5e-4)
     assert free.status == "finished", free.message
     assert [kind for _, _, kind in free.events] == ["reversal", "stick", "slip", "open"]
     k = bilateral.t.size

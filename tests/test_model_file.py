@@ -155,8 +155,8 @@ DEMO_MODELS = {
     "manipulator": lambda: manipulator_model(mu=0.2),
     "manipulator_prismatic": lambda: manipulator_model(Manipulator(joint3="prismatic"), 0.1),
     "sliding_mass": lambda: sliding_mass_model(0.1),
-    "slider_on_string": lambda: slider_on_string()[0],
-    "disk_on_beam": lambda: eg.disk_on_beam()[0],
+    "slider_on_string": lambda: slider_on_string().model,
+    "disk_on_beam": lambda: eg.disk_on_beam().model,
     "disk_on_string": disk_on_string_model,
     "beam_only": lambda: Model(structures={"beam": manipulator_model().structures["beam"]}),
     "everything": everything_model,
@@ -389,7 +389,7 @@ def test_reversing_drive_round_trips_and_its_motion_is_consistent(tmp_path):
         assert drive.acceleration(t) == pytest.approx(slope, abs=1e-5)
     assert drive.velocity(0.28) == -0.2 and drive.velocity(0.32) == 0.2
     data = lipinski.Manipulator(drive_reversal=0.3)
-    model = lipinski.manipulator_initial_state(data, 0.2)[0].model
+    model = lipinski.manipulator(data, 0.2).model
     from fe_contact.io.model_file import load_model, save_model
 
     assert load_model(save_model(model, tmp_path / "m.toml")).model == model

@@ -73,7 +73,7 @@ def cam_lock(case: int) -> Model:
     """Bauchau's (000) cam lock (a Profile on the cam against a Profile on a CarriedBody of the
     beam, the case's Compliant or Unilateral law), its cam turned at a constant 2 rad/s: the
     paper's drive is a Python function of t, which a file cannot hold."""
-    model = bauchau.cam_lock_model(case)
+    model = bauchau.cam_lock(case).model
     return dataclasses.replace(model, drives=(Drive.constant_velocity(0, 0.0, 2.0),))
 
 

@@ -36,15 +36,15 @@ from fe_contact.coupling.kinematics import grid_contacts, profile_state
 from fe_contact.demos import disk_on_string
 from fe_contact.elements.string import (
     assemble_string,
-    evaluate,
     gravity_force,
     internal_force,
     point_load,
     position_jacobian,
     strain_energy,
+    string_points_at,
     tangent_stiffness,
 )
-from fe_contact.elements.string_statics import static_equilibrium
+from fe_contact.elements.string_statics import string_static_shape
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel, bias_forces, mass_matrix
 from fe_contact.papers import eugster_glocker as eg
@@ -273,7 +273,7 @@ def test_string_contact_directions_match_finite_differences():
     def gaps(qq):
         full = string.q_prescribed.copy()
         full[string.free_dofs] = qq[sl]
-        p = evaluate(string, full, grid.s).position
+        p = string_points_at(string, full, grid.s).position
         return np.hypot(*(qq[:2, None] - p)) - radius
 
     rate = (gaps(q + eps * u) - gaps(q - eps * u)) / (2 * eps)
@@ -444,7 +444,7 @@ def static_disk_on_string(system, q0):
         return np.concatenate(((internal_force(string, full(x)) - f_g)[free], [0.0, weight]))
 
     def directions(x):
-        d = x[nf:, None] - evaluate(string, full(x), s_i).position
+        d = x[nf:, None] - string_points_at(string, full(x), s_i).position
         return d, np.hypot(*d)
 
     def gaps(x):
@@ -492,7 +492,8 @@ def damped_rest(h, friction):
 @cache
 def frictionless_minimum():
     """(disk centre, KKT residual, min gap) of ``static_disk_on_string`` for example 1."""
-    model, q0, _ = eg.disk_on_string(1, friction=0.0)
+    scenario = eg.disk_on_string(1, friction=0.0)
+    model, q0 = scenario.model, scenario.q0
     return static_disk_on_string(assemble(model), q0)
 
 
@@ -523,7 +524,7 @@ def pressed_forces(system, r, k, h):
     pressed = c.normal_impulse > 0.0
     s_i = c.parameter[pressed]
     lam_n, lam_t = c.normal_impulse[pressed] / h, c.friction_impulse[pressed] / h
-    points = evaluate(string_model(system), full_string(system, r.q[k]), s_i).position
+    points = string_points_at(string_model(system), full_string(system, r.q[k]), s_i).position
     e_n = r.q[k, :2][:, None] - points
     e_n /= np.hypot(*e_n)
     e_t = np.array([e_n[1], -e_n[0]])
@@ -537,7 +538,7 @@ def test_example1_with_friction_rest_height_is_a_static_equilibrium():
     Friction holds the string in a pre-stressed shape (|lambda_T| / lambda_N up to 0.19 at rest),
     4 mm below the frictionless minimum, so that minimum is no reference here. Instead:
 
-    1. Newton on the string (``static_equilibrium``, load stepping from the hanging string)
+    1. Newton on the string (``string_static_shape``, load stepping from the hanging string)
        under gravity and the disk's final contact forces lambda = P / h as dead loads, then the
        disk centre from geometry alone: |c - r(s_i)| = R at the pressed candidates (least
        squares); and the disk's own balance, sum of the contact forces = -m g, no moment;
@@ -560,8 +561,8 @@ def test_example1_with_friction_rest_height_is_a_static_equilibrium():
     # 1. Newton on the string under these forces (the string gets -F), from the hanging shape
     string = string_model(system)
     load = gravity_force(string) + point_load(string, s_i, -forces)
-    q_newton = static_equilibrium(string, load, q0=eg.hanging_string(2).copy()).q
-    points = evaluate(string, q_newton, s_i).position
+    q_newton = string_static_shape(string, load, q0=eg.hanging_string(2).copy()).q
+    points = string_points_at(string, q_newton, s_i).position
     fit = least_squares(
         lambda c: np.hypot(*(c[:, None] - points)) - radius,
         points.mean(axis=1) + (0.0, radius),
@@ -698,7 +699,7 @@ def test_paraview_series_of_example1_matches_the_result(tmp_path):
         # string: polyline through r(s) with the tension of the neo-Hookean law
         mesh = part(frame, "string")
         line = np.unique(cells(mesh, "line"))
-        exact = evaluate(string, q_full, s)
+        exact = string_points_at(string, q_full, s)
         np.testing.assert_allclose(mesh.points[line, :2], exact.position.T, atol=1e-12)
         np.testing.assert_allclose(mesh.point_data["tension"][line], exact.tension, rtol=1e-12)
         # disk: rim points at distance R from the centre, plus the centre (end of the spoke)
@@ -720,7 +721,7 @@ def test_paraview_series_of_example1_matches_the_result(tmp_path):
         order = np.argsort(s_i)
         vertices, s_i = vertices[order], s_i[order]
         index = np.argsort(c.parameter)
-        points = evaluate(string, q_full, s_i).position  # (2, m)
+        points = string_points_at(string, q_full, s_i).position  # (2, m)
         np.testing.assert_allclose(mesh.points[vertices, :2], points.T, atol=1e-12)
         d = r.q[k, :2][:, None] - points
         e_n = d / np.hypot(*d)
@@ -745,7 +746,8 @@ def test_run_stopped_by_an_observer_keeps_its_history_and_a_valid_series(tmp_pat
     """An exception in an observer ends the run with status "failed": the result holds every
     state up to the failure, and the series (stride 5) is valid up to the last reported state
     (the pending one is written on close)."""
-    model, q0, u0 = eg.disk_on_string(1)
+    scenario = eg.disk_on_string(1)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
 
     def stop(system, report, row):
@@ -771,7 +773,8 @@ def test_run_stopped_by_an_observer_keeps_its_history_and_a_valid_series(tmp_pat
 
 
 def test_bad_input_is_rejected_with_clear_errors():
-    model, q0, u0 = eg.disk_on_string(2)
+    scenario = eg.disk_on_string(2)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     with pytest.raises(ValueError, match="penetration_tolerance"):
         MoreauJean(system, 0.0, q0, u0, penetration_tolerance=-1e-5)

@@ -37,7 +37,8 @@ from fe_contact.system import assemble
 
 
 def string_system(n_elements=2, stiffness_damping=0.0):
-    model, q0, u0 = eg.disk_on_string(1, n_elements, eg.FRICTION, stiffness_damping, None)
+    scenario = eg.disk_on_string(1, n_elements, eg.FRICTION, stiffness_damping, None)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     return assemble(model), q0, u0
 
 
@@ -103,7 +104,8 @@ def test_string_damping_power_matches_the_sparse_damping_matrix():
 
 
 def test_linear_structure_keeps_one_factorisation_per_step_size():
-    model, q0, u0 = eg.disk_on_beam()
+    scenario = eg.disk_on_beam()
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     lay = system.layout
     block = FlexibleBlock(system)
@@ -272,6 +274,7 @@ def test_disk_on_damped_string_trajectory_matches_the_plain_stepper(monkeypatch)
 
 
 def test_disk_on_beam_trajectory_matches_the_plain_stepper(monkeypatch):
-    model, q0, u0 = eg.disk_on_beam()
+    scenario = eg.disk_on_beam()
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     fast, plain = run_both(monkeypatch, assemble(model), q0, u0, 120, 0.5)
     compare(fast, plain, 1)

@@ -17,7 +17,8 @@ from fe_contact.system import assemble
 
 @pytest.fixture(scope="module", params=[8, 16])
 def run(request):
-    model, q0, u0 = disk_on_string(1, request.param, 0.2, 0.1, 101)
+    scenario = disk_on_string(1, request.param, 0.2, 0.1, 101)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     return simulate(system, (0.0, 1.5), (q0, u0), method="moreau", h=1e-3)
 

@@ -387,7 +387,7 @@ def test_a_contact_sliding_off_the_beam_is_located_at_its_end():
     state is 1.1e-5 m short of it, and the run fails as a step too large instead."""
     import re
 
-    from fe_contact.demos.sliding_mass import sliding_mass_initial_state, sliding_mass_model
+    from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
 
     system = assemble(sliding_mass_model(0.0, 6))
     q0, u0 = sliding_mass_initial_state(system, 0.1, 0.5)

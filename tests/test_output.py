@@ -29,14 +29,14 @@ from fe_contact import (
     simulate,
 )
 from fe_contact.coupling.constraints import contact_at
-from fe_contact.elements.beam import evaluate, point_load, self_weight, static_deflection
+from fe_contact.elements.beam import beam_fields, point_load, self_weight, static_deflection
 from fe_contact.elements.string import (
     LinearElastic,
     StringSpec,
     Support,
     assemble_string,
 )
-from fe_contact.elements.string import evaluate as evaluate_string
+from fe_contact.elements.string import string_points_at as evaluate_string
 from fe_contact.io.plots import column_unit, plot_configuration, plot_histories
 from fe_contact.io.pvd import PvdIndex
 from fe_contact.io.render import (
@@ -100,7 +100,7 @@ def _start(system, x0):
     """The slider at rest on the beam statically deflected by its weight and the slider's."""
     beam = system.structures["beam"].beam
     u_static = static_deflection(beam, self_weight(beam) + point_load(beam, x0, -MASS * 9.81))
-    q0, u0 = system.initial_state([x0, evaluate(beam, u_static, [x0]).deflection[0]])
+    q0, u0 = system.initial_state([x0, beam_fields(beam, u_static, [x0]).deflection[0]])
     q0[system.layout.structure("beam")] = u_static[beam.free_dofs]
     return q0, u0
 
@@ -171,7 +171,7 @@ def test_written_beam_equals_model_deflection(run):
         np.testing.assert_array_equal(ids, np.arange(mesh.n_points))
         x, y = mesh.points[ids, 0], mesh.points[ids, 1]
         np.testing.assert_allclose(x, x_expected, rtol=0, atol=1e-15)
-        fields = evaluate(beam, _beam_full(system, result.q[k * STRIDE]), x_expected)
+        fields = beam_fields(beam, _beam_full(system, result.q[k * STRIDE]), x_expected)
         np.testing.assert_allclose(y, fields.deflection, rtol=0, atol=1e-15)
         np.testing.assert_allclose(mesh.point_data["displacement"][ids, 1], fields.deflection)
         assert np.all(mesh.points[:, 2] == 0.0)
@@ -454,7 +454,7 @@ def test_beam_block_still_matches_evaluate():
     u = static_deflection(beam, self_weight(beam))
     block = beam_block(beam, u, samples_per_element=3)
     np.testing.assert_allclose(
-        block.points[:, 1], evaluate(beam, u, block.points[:, 0]).deflection, atol=1e-15
+        block.points[:, 1], beam_fields(beam, u, block.points[:, 0]).deflection, atol=1e-15
     )
 
 

@@ -17,7 +17,7 @@ from series import frame_files, part, read_frame
 
 from fe_contact import BeamSpec, Body, ContactPair, Model, Point, Sliding, TreeModel, assemble
 from fe_contact import simulate as run_simulation
-from fe_contact.elements.beam import evaluate, point_load, self_weight, static_deflection
+from fe_contact.elements.beam import beam_fields, point_load, self_weight, static_deflection
 from fe_contact.multibody.joints import Joint
 from fe_contact.steppers.observers import VtkObserver
 
@@ -39,7 +39,7 @@ def series(tmp_path_factory):
     b = system.structures["beam"].beam
     x0 = 0.1
     u_static = static_deflection(b, self_weight(b) + point_load(b, x0, -MASS * 9.81))
-    q0, u0 = system.initial_state([x0, evaluate(b, u_static, [x0]).deflection[0]])
+    q0, u0 = system.initial_state([x0, beam_fields(b, u_static, [x0]).deflection[0]])
     q0[system.layout.structure("beam")] = u_static[b.free_dofs]
     u0[0] = 0.5  # m/s along the beam
     out = tmp_path_factory.mktemp("paraview")

@@ -20,7 +20,7 @@ from fe_contact.coupling.partition import (
     partitioned_accelerations,
     recover_dependent,
 )
-from fe_contact.elements.beam import BeamSpec, assemble_beam, evaluate, natural_modes
+from fe_contact.elements.beam import BeamSpec, assemble_beam, beam_fields, natural_modes
 from fe_contact.elements.string import Support
 from fe_contact.model import ContactPair, LoopClosure, Model, Point, PointLoad, Sliding
 from fe_contact.multibody.drive import Drive
@@ -72,7 +72,7 @@ def consistent_system(seed, mu):
     q_full[beam0.fixed_dofs] = 0.0
     xi = 0.21
     p = point_position(tree, q_b, 5, (0.1, 0.0))
-    w = evaluate(beam0, q_full, [xi]).deflection[0]
+    w = beam_fields(beam0, q_full, [xi]).deflection[0]
     origin = p - xi * beam0.t0 - w * beam0.n0
     beam = dataclasses.replace(BEAM, origin=tuple(origin))
     elbow = point_position(tree, q_b, 2, (0.1, 0.0))

@@ -37,6 +37,11 @@ from fe_contact.system import assemble
 DATA = PinOnWheel()
 
 
+def rough_pair(model: Model) -> RoughContact:
+    """The contact kinematics of the model's rough pair (the pin's face on the wheel's rim)."""
+    return RoughContact.from_pair(model.tree, model.contacts[0])
+
+
 # ------------------------------------------------------------------------------------------
 # The model: 003 eqs. (22), (29), (30)
 # ------------------------------------------------------------------------------------------
@@ -71,7 +76,7 @@ def test_tree_gives_mass_matrix_and_forces_of_003_eqs_29_30():
 def test_contact_rows_give_the_relative_velocity_of_the_contact_points():
     """w_N . u + what = N . (v_pin(C) - v_wheel(C)) with v_pin from the tree's point velocity
     (003 eqs. (3)-(7)), for every candidate contact; to 1e-12 m/s."""
-    contact, _, _ = pin_on_wheel(replace(DATA, s=-3e-4))
+    contact = rough_pair(pin_on_wheel(replace(DATA, s=-3e-4)).model)
     q, u = np.array([-1.5e-6, 2e-3]), np.array([0.3, -40.0])
     t = 1e-4
     cs = closed_contacts(contact, q, u, t, np.inf)
@@ -513,7 +518,7 @@ def test_bad_numbers_are_named(name, value, error):
 
 
 def test_profiles_in_the_wrong_direction_are_rejected():
-    contact, _, _ = pin_on_wheel(replace(DATA, t_end=1e-5))
+    contact = rough_pair(pin_on_wheel(replace(DATA, t_end=1e-5)).model)
     face = contact.profile
     flipped = type(face)(face.points[:, ::-1], face.reference[:, ::-1], face.reference_normals)
     with pytest.raises(ValueError, match="RoughContact.profile"):

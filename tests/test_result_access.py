@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from fe_contact import assemble, simulate
-from fe_contact.demos.sliding_mass import sliding_mass_initial_state, sliding_mass_model
+from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,8 @@
 
 Every sensor column of a run is compared, at several stored times, with the quantity computed
 here from the stored q and u by another route: the tree's point kinematics in closed form for
-the two-joint arm below, scikit-fem's probes and ``elements.beam.evaluate`` for the beam, the
-string's ``evaluate`` with a central difference in s for its stretch; velocities also against
+the two-joint arm below, scikit-fem's probes and ``elements.beam.beam_fields`` for the beam, the
+string's ``string_points_at`` with a central difference in s for its stretch; velocities also against
 central differences in time of the stored positions. Each stepper is run: generalised-alpha on
 its compiled path (quiet steps in one compiled call), generalised-alpha in Python and
 Moreau-Jean.
@@ -27,8 +27,8 @@ from fe_contact import (
     assemble,
     simulate,
 )
-from fe_contact.elements.beam import evaluate as evaluate_beam
-from fe_contact.elements.string_points import evaluate as evaluate_string
+from fe_contact.elements.beam import beam_fields as evaluate_beam
+from fe_contact.elements.string_points import string_points_at as evaluate_string
 from fe_contact.multibody.drive import Drive
 from fe_contact.steppers.result import history_columns
 

@@ -32,7 +32,7 @@ from fe_contact import (
     assemble,
     simulate,
 )
-from fe_contact.elements.beam import evaluate as evaluate_beam
+from fe_contact.elements.beam import beam_fields as evaluate_beam
 from fe_contact.multibody.drive import Drive
 from fe_contact.steppers.result import history_columns
 
@@ -176,7 +176,7 @@ def test_accelerations_match_central_differences_of_the_velocity_sensors(arm_run
 
 def test_structure_accelerations_are_the_probes_of_the_reported_accelerations(arm_run, arm_system):
     """r is affine in q, so r'' = (dr/dq) q'': scikit-fem's probe of the reported q'' at s =
-    0.13 m (``elements.beam.evaluate``); four shape-function terms of accelerations up to
+    0.13 m (``elements.beam.beam_fields``); four shape-function terms of accelerations up to
     ~1e2 m/s^2: 1e3 eps of 1e2 m/s^2."""
     name, result = arm_run
     structure = arm_system.structures["beam"]

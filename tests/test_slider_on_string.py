@@ -19,8 +19,8 @@ from fe_contact.coupling.partition import (
     recover_dependent,
     static_residual,
 )
-from fe_contact.elements.string import assemble_string, evaluate, gravity_force, point_load
-from fe_contact.elements.string_statics import static_equilibrium
+from fe_contact.elements.string import assemble_string, gravity_force, point_load, string_points_at
+from fe_contact.elements.string_statics import string_static_shape
 from fe_contact.papers.eugster_glocker import table1_string
 from fe_contact.papers.slider_on_string import Trolley, slider_on_string, trolley_tree
 
@@ -69,16 +69,16 @@ def coupled_static(n_elements):
     multipliers)."""
     spec = table1_string(n_elements)
     string = assemble_string(spec)
-    q_sag = static_equilibrium(string).q
+    q_sag = string_static_shape(string).q
     load = gravity_force(string) + point_load(string, 0.5 * spec.length, (0.0, -MASS * G))
-    q_string = static_equilibrium(string, load, q0=q_sag).q
+    q_string = string_static_shape(string, load, q0=q_sag).q
     model = Model(
         tree=trolley_tree(MASS),
         structures={"string": spec},
         contacts=(ContactPair("trolley", Point(1), "string", Sliding(0.0)),),
     )
     system = assemble(model)
-    at = evaluate(string, q_string, [0.5 * spec.length]).position[:, 0]
+    at = string_points_at(string, q_string, [0.5 * spec.length]).position[:, 0]
     q, u = system.initial_state(at)
     q[system.layout.structure("string")] = q_string[string.free_dofs]
     ev = evaluate_state(system, q, u, 0.0, constraints_only=True)
@@ -111,7 +111,8 @@ def test_trolley_height_converges_to_the_catenary_with_a_point_load():
 
 
 def run(mu, h, t_end=0.4):
-    model, q0, u0 = slider_on_string(replace(Trolley(), mu=mu))
+    scenario = slider_on_string(replace(Trolley(), mu=mu))
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     return simulate(assemble(model), (0.0, t_end), (q0, u0), h=h, rho_inf=1.0)
 
 
@@ -151,7 +152,8 @@ def test_sliding_with_friction_dissipates_the_friction_work():
 def test_candidate_grid_contacts_are_refused_by_the_partitioned_stepper():
     from fe_contact import Circle, Unilateral
 
-    model, q0, u0 = slider_on_string()
+    scenario = slider_on_string()
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     law = Unilateral(0.1)
     pair = ContactPair("trolley", Circle(1, 0.01), "string", law, search="grid", n_candidates=11)
     system = assemble(replace(model, contacts=(pair,)))

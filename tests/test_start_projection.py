@@ -6,7 +6,7 @@ from log_records import records
 
 from fe_contact import assemble, simulate
 from fe_contact.consistency import constraint_violations
-from fe_contact.demos.sliding_mass import sliding_mass_initial_state, sliding_mass_model
+from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
 
 
 @pytest.fixture(scope="module")

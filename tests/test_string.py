@@ -25,7 +25,6 @@ from fe_contact.elements.string import (
     StringSpec,
     Support,
     assemble_string,
-    evaluate,
     expand_state,
     gravity_energy,
     gravity_force,
@@ -36,9 +35,10 @@ from fe_contact.elements.string import (
     position_jacobian,
     reduce_state,
     strain_energy,
+    string_points_at,
     tangent_stiffness,
 )
-from fe_contact.elements.string_statics import StaticConvergenceError, static_equilibrium
+from fe_contact.elements.string_statics import StaticConvergenceError, string_static_shape
 
 # Eugster-Glocker (004), Table 1
 LENGTH, SPAN, RHO0, K_STRING, G = 1.0, 0.8, 0.3142, 853.75, 9.81
@@ -105,8 +105,8 @@ def catenary_errors(law, n_elements):
     """Relative errors of midspan sag, end tensions |F_A|, |F_B| and horizontal tension."""
     horizontal, vertical0, exact = exact_catenary(law)
     model = hanging_model(law, n_elements)
-    solution = static_equilibrium(model)  # gravity 0 -> 1, then support (1,0) -> (0.8,0)
-    sag = -evaluate(model, solution.q, 0.5 * LENGTH).position[1, 0]
+    solution = string_static_shape(model)  # gravity 0 -> 1, then support (1,0) -> (0.8,0)
+    sag = -string_points_at(model, solution.q, 0.5 * LENGTH).position[1, 0]
     exact_sag = -exact.sol(0.5 * LENGTH)[1]
     force_a = solution.reactions[model.position_dofs[:, 0]]
     force_b = solution.reactions[model.position_dofs[:, -1]]
@@ -139,7 +139,7 @@ def test_hanging_string_converges_under_refinement(law_name):
 
 def test_hanging_string_support_force_matches_gravity():
     model = hanging_model(LAWS["neo_hookean"], 4)
-    solution = static_equilibrium(model)
+    solution = string_static_shape(model)
     total = solution.reactions[model.position_dofs].sum(axis=1)
     assert np.allclose(total, [0.0, RHO0 * G * LENGTH], rtol=0.0, atol=1e-9)
 
@@ -157,9 +157,9 @@ def test_axial_bar_has_exact_stretch(law_name):
         gravity=(0.0, 0.0),
     )
     model = assemble_string(spec)
-    solution = static_equilibrium(model, point_load(model, 2.0, (force, 0.0)), n_load_steps=3)
+    solution = string_static_shape(model, point_load(model, 2.0, (force, 0.0)), n_load_steps=3)
     nu = exact_stretch(law, force)
-    points = evaluate(model, solution.q, np.linspace(0.0, 2.0, 13))
+    points = string_points_at(model, solution.q, np.linspace(0.0, 2.0, 13))
     assert np.allclose(points.stretch, nu, rtol=1e-10, atol=0.0)
     assert np.allclose(points.tension, force, rtol=1e-10, atol=0.0)
     assert np.allclose(points.position[0], nu * points.s, rtol=1e-10, atol=1e-12)
@@ -181,8 +181,8 @@ def cantilever_model(n_elements, axial_stiffness):
 def test_small_tip_load_gives_euler_bernoulli_deflection():
     model = cantilever_model(4, 1e5)
     load = 1e-3  # P L^2 / EI; the elastica correction is O(load^2)
-    solution = static_equilibrium(model, point_load(model, 1.0, (0.0, -load)), n_load_steps=1)
-    deflection = -evaluate(model, solution.q, 1.0).position[1, 0]
+    solution = string_static_shape(model, point_load(model, 1.0, (0.0, -load)), n_load_steps=1)
+    deflection = -string_points_at(model, solution.q, 1.0).position[1, 0]
     # measured: 1.3e-7 relative
     assert deflection == pytest.approx(load / 3.0, rel=1e-4)
 
@@ -214,8 +214,8 @@ def test_large_tip_load_reproduces_elastica(load):
     exact = np.array(elastica_tip(load))
     assert np.allclose(exact, MATTIASSON[load], rtol=0.0, atol=1e-5)  # the shooting itself
     model = cantilever_model(16, 1e5)  # EA L^2 / EI = 1e5: axial strain <= 5e-5
-    solution = static_equilibrium(model, point_load(model, 1.0, (0.0, -load)), n_load_steps=2)
-    tip = evaluate(model, solution.q, 1.0).position[:, 0]
+    solution = string_static_shape(model, point_load(model, 1.0, (0.0, -load)), n_load_steps=2)
+    tip = string_points_at(model, solution.q, 1.0).position[:, 0]
     computed = np.array([1.0 - tip[0], -tip[1]])
     # measured relative errors <= 5.4e-5 (u) and 2.3e-5 (v)
     assert np.allclose(computed, exact, rtol=1e-3, atol=0.0), computed / exact - 1.0
@@ -248,7 +248,7 @@ def total_energy(model, y):
 def test_free_vibration_conserves_energy(case):
     if case == "hanging_string":
         model = hanging_model(LAWS["neo_hookean"], 4)
-        q0 = static_equilibrium(model).q
+        q0 = string_static_shape(model).q
         u0 = np.zeros(model.n_dofs)
         u0[model.position_dofs[1]] = 1.0  # kick upwards, m/s
         u0[model.fixed_dofs] = 0.0
@@ -358,7 +358,7 @@ def test_point_quantities_on_a_circle():
     )
     model = assemble_string(spec)
     s = np.linspace(0.0, 1.0, 41)  # includes nodes
-    points = evaluate(model, model.q_ref, s)
+    points = string_points_at(model, model.q_ref, s)
     center = np.array([[0.0], [radius]])
     assert np.allclose(np.hypot(*(points.position - center)), radius, rtol=1e-5)
     assert np.allclose(points.curvature, 1.0 / radius, rtol=1e-3)
@@ -371,14 +371,14 @@ def test_point_quantities_on_a_circle():
     q = model.q_ref + 0.1 * rng.standard_normal(model.n_dofs)
     # (per component: the vector basis's probes need scikit-fem >= 12, the split works in 10)
     probes = np.vstack([b.probes(s[None, :]) @ x for x, b in model.basis.split(q)])
-    assert np.allclose(evaluate(model, q, s).position, probes, rtol=0.0, atol=1e-13)
+    assert np.allclose(string_points_at(model, q, s).position, probes, rtol=0.0, atol=1e-13)
 
 
 def test_position_jacobian_and_point_load():
     model, q = deformed_model_state("neo_hookean", 0.0)
     s = np.array([0.0, 0.2, 1.0 / 3.0, 0.77, 1.0])
     jacobian = position_jacobian(model, s)
-    positions = evaluate(model, q, s).position
+    positions = string_points_at(model, q, s).position
     blocks = np.einsum("kcj,kj->ck", jacobian.block, q[jacobian.dofs])
     assert np.allclose(blocks, positions, rtol=0.0, atol=1e-14)
     assert jacobian.sparse().shape == (2 * s.size, model.n_dofs)
@@ -471,19 +471,19 @@ def test_rejects_nodal_reference_of_wrong_shape():
 def test_rejects_rigid_body_mode_in_static_solve():
     model = assemble_string(valid_spec(supports=(Support(0.0, "pinned"),)))
     with pytest.raises(ValueError, match="rigid-body mode"):
-        static_equilibrium(model)
+        string_static_shape(model)
 
 
 def test_rejects_point_outside_string():
     model = assemble_string(valid_spec())
     with pytest.raises(ValueError, match="s: got"):
-        evaluate(model, model.q_ref, [0.5, 1.2])
+        string_points_at(model, model.q_ref, [0.5, 1.2])
 
 
 def test_reports_non_convergence():
     model = cantilever_model(4, 1e5)
     with pytest.raises(StaticConvergenceError) as info:
-        static_equilibrium(
+        string_static_shape(
             model, point_load(model, 1.0, (0.0, -5.0)), n_load_steps=1, max_iterations=1
         )
     error = info.value

@@ -19,9 +19,9 @@ from fe_contact.elements.string import (
     StringSpec,
     Support,
     assemble_string,
-    evaluate,
     internal_force,
     strain_energy,
+    string_points_at,
     tangent_stiffness,
 )
 from fe_contact.elements.string_forces import element_tangents
@@ -164,7 +164,8 @@ def test_iteration_matrix_in_band_storage_solves_the_dense_system():
 def hanging_string():
     """The string of the trolley example (004 Table 1, 8 elements) in static equilibrium under
     its weight: its Structure, free coordinates, StringModel and full dof vector."""
-    model, q0, _ = slider_on_string()
+    scenario = slider_on_string()
+    model, q0 = scenario.model, scenario.q0
     system = assemble(model)
     st = system.structures["string"]
     q = q0[system.layout.structure("string")]
@@ -178,14 +179,14 @@ def hanging_string():
 def test_closest_point_minimises_the_distance(point, start):
     """The compiled closest-point iteration (started far off, or at the nearest node) against
     a bounded scalar minimisation of |p - r(s)|^2 for points within 5 cm of the string (where
-    the closest point is unique), r evaluated through scikit-fem's shape functions (``evaluate``), from a
+    the closest point is unique), r evaluated through scikit-fem's shape functions (``string_points_at``), from a
     bracket around the best of 801 samples along the string."""
     st, q, model, q_full = hanging_string()
     p = np.array(point)
     s, cp = st.closest(p, q, start)
 
     def distance(x):
-        return float(np.sum((evaluate(model, q_full, [x]).position[:, 0] - p) ** 2))
+        return float(np.sum((string_points_at(model, q_full, [x]).position[:, 0] - p) ** 2))
 
     grid = np.linspace(0.0, st.length, 801)
     best = grid[int(np.argmin([distance(x) for x in grid]))]
@@ -198,7 +199,7 @@ def test_closest_point_minimises_the_distance(point, start):
     # the minimiser stops at xatol 1e-11 m, on a distance flat to second order (its rounding
     # eps |p - r|^2 moves the minimum by ~sqrt(eps) |p - r| ~ 1e-9 m); the iteration at 1e-13 m
     assert abs(s - reference.x) <= 1e-8
-    position = evaluate(model, q_full, [s]).position[:, 0]
+    position = string_points_at(model, q_full, [s]).position[:, 0]
     # r(s) through the Structure's own polynomials and through scikit-fem's: round-off
     assert np.abs(cp.position - position).max() <= 1e-14
 
@@ -207,7 +208,7 @@ def test_closest_point_beyond_an_end_is_outside():
     """A point beyond the right support, off the end tangent's foot: no contact point, and the
     parameter lies past the length (the point's foot on the end tangent's continuation)."""
     st, q, model, q_full = hanging_string()
-    end = evaluate(model, q_full, [st.length])
+    end = string_points_at(model, q_full, [st.length])
     p = end.position[:, 0] + 0.1 * end.tangent[:, 0] + 0.01 * end.normal[:, 0]
     s, cp = st.closest(p, q, st.length - 0.05)
     assert cp is None

@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fe_contact.elements.string import evaluate
+from fe_contact.elements.string import string_points_at
 from fe_contact.papers import capstan as cp
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
@@ -31,7 +31,8 @@ SPEED = 2.0  # rad/s; the drum's surface moves at R SPEED = 0.1 m/s
 
 
 def run(speed):
-    model, q0, u0 = cp.turning_drum(COARSE, speed)
+    scenario = cp.turning_drum(COARSE, speed)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     result = simulate(system, (0.0, T_END), (q0, u0), method="moreau", h=H, theta=0.55,
                       keep_reports=True)  # fmt: skip
@@ -144,7 +145,7 @@ def test_energy_balance(forward):
     structure = system.structures["string"]
     sl = system.layout.structure("string")
     end = np.array(
-        [evaluate(structure.string, structure.full(q[sl]), [data.length]).position[:, 0]
+        [string_points_at(structure.string, structure.full(q[sl]), [data.length]).position[:, 0]
          for q in (result.q[0], result.q[-1])]
     )  # fmt: skip
     direction = cp.path(data, data.length)[1][:, 0]

@@ -264,7 +264,7 @@ def static_residual(system: System, part: Partition, q, t: float, slip_sign=None
     return F[part.independent] - np.hstack([B4, B5]).T @ F[part.dependent], ev
 
 
-def static_equilibrium(
+def partition_static_state(
     system: System, q_guess, t: float = 0.0, slip_sign=None, tol=1e-10, max_iter=30
 ):
     """A state at rest in equilibrium with the constraints at time t (quasi-static sliding when
@@ -336,6 +336,6 @@ __all__ = [
     "mass_times",
     "partitioned_accelerations",
     "recover_dependent",
-    "static_equilibrium",
+    "partition_static_state",
     "static_residual",
 ]

@@ -23,7 +23,7 @@ from scipy.optimize import brentq
 from ..elements.beam import (
     BeamSpec,
     assemble_beam,
-    evaluate,
+    beam_fields,
     natural_modes,
     self_weight,
     static_deflection,
@@ -81,7 +81,7 @@ def run(out="out/beam", spec: BeamSpec = MANIPULATOR_BEAM, n_modes: int = 4, plo
     if plot:
         fig, ax = plt.subplots(figsize=(7, 4))
         for k in range(n_modes):
-            w_k = evaluate(beam, modes.shapes[:, k], x).deflection
+            w_k = beam_fields(beam, modes.shapes[:, k], x).deflection
             ax.plot(x, w_k / w_k[-1], label=f"mode {k + 1}: {modes.omega[k]:.1f} rad/s")
         ax.axhline(0.0, color="k", lw=0.5)
         ax.set_xlabel("x [m]")
@@ -95,7 +95,7 @@ def run(out="out/beam", spec: BeamSpec = MANIPULATOR_BEAM, n_modes: int = 4, plo
         plt.close(fig)
 
     phi = modes.shapes[:, 0]
-    amplitude = 0.05 * spec.length / abs(evaluate(beam, phi, [spec.length]).deflection[0])
+    amplitude = 0.05 * spec.length / abs(beam_fields(beam, phi, [spec.length]).deflection[0])
     period = 2 * np.pi / modes.omega[0]
     with PvdWriter(out, "mode_1") as writer:
         for t in np.linspace(0.0, period, 25):
@@ -107,7 +107,7 @@ def run(out="out/beam", spec: BeamSpec = MANIPULATOR_BEAM, n_modes: int = 4, plo
         writer.write(0.0, [beam_block(beam, u_g)])
     files.append(writer.pvd_path)
 
-    tip = float(evaluate(beam, u_g, [spec.length]).deflection[0])
+    tip = float(beam_fields(beam, u_g, [spec.length]).deflection[0])
     return BeamModesResult(modes.omega, exact, tip, tuple(files))
 
 

@@ -33,15 +33,13 @@ from ..papers.bauchau import (
     CASES,
     LENGTH,
     PAPER_TORQUE,
+    T_END,
     Geometry,
-    cam_angle,
-    cam_lock_model,
-    cam_rate,
+    H,
+    cam_lock,
 )
 from ..sensors import StructureSensor
 from ..steppers.observers import standard_observers
-from ..steppers.simulate import simulate
-from ..system import assemble
 from . import DemoParser, folder, positive
 
 # what the figures need beyond the standard columns, as history columns: the beam's tip and
@@ -69,25 +67,19 @@ SUMMARY = (
 )
 
 
-def start_state(system, t0: float = 0.0):
-    """The cam at Phi(t0), Phi'(t0); the beam undeformed at rest (the cam is clear of it until
-    about 0.64 s)."""
-    n = system.layout.n_tree
-    return system.initial_state([cam_angle(t0)] + [0.0] * (n - 1), [cam_rate(t0)] + [0.0] * (n - 1))
-
-
 def run_case(case: int, t_end: float, h: float, out=None, geometry=None, t0=0.0):
-    """Simulate one case; returns (system, result, extra) with extra["wall_time"] (s)."""
-    geometry = Geometry() if geometry is None else geometry
-    system = assemble(replace(cam_lock_model(case, geometry), sensors=SENSORS))
-    q0, u0 = start_state(system, t0)
+    """Simulate one case (``papers.bauchau.cam_lock``, the SENSORS added) from t0 to t_end (s)
+    with the step h (s); returns (system, result, extra) with extra["wall_time"] (s)."""
+    scenario = cam_lock(case, Geometry() if geometry is None else geometry, t0)
+    scenario = replace(scenario, model=replace(scenario.model, sensors=SENSORS))
+    system = scenario.assemble()
     observers = []
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         observers = standard_observers(out, h, 0.01)
     start = time.perf_counter()
-    result = simulate(system, (t0, t_end), (q0, u0), h=h, observers=observers, max_halvings=6)
+    result = scenario.run(system, t_span=(t0, t_end), h=h, observers=observers)
     return system, result, {"wall_time": time.perf_counter() - start}
 
 
@@ -220,8 +212,8 @@ def main(argv=None) -> int:
         metavar="N",
         help="cases to run, among 0 1 2 3 (default all)",
     )
-    parser.add_argument("--t-end", type=positive("s"), default=2.0, help="end time in s")
-    parser.add_argument("--h", type=positive("s"), default=1e-4, help="output step in s")
+    parser.add_argument("--t-end", type=positive("s"), default=T_END, help="end time in s")
+    parser.add_argument("--h", type=positive("s"), default=H, help="output step in s")
     parser.add_argument("--out", type=folder, default="out/cam_lock", help="output folder")
     args = parser.parse_args(argv)
     bad = [c for c in args.cases if c not in CASES]

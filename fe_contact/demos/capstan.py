@@ -30,20 +30,11 @@ from pathlib import Path
 import numpy as np
 
 from ..papers import capstan as cp
+from ..papers.capstan import OVERSHOOT, THETA, H
 from ..steppers.observers import standard_observers
-from ..steppers.simulate import simulate
-from ..system import assemble
 from . import DemoParser, count, folder, nonnegative, positive
 
-THETA = 0.55  # Moreau-Jean's theta: damps the unresolved axial modes of the string
-H = 1e-3  # s, time step
 VTK_STRIDE = 0.005  # s of simulated time between ParaView frames
-OVERSHOOT = 1.15  # the run lasts this many times the ramp time to the Euler-Eytelwein force
-
-
-def ramp_time(data: cp.CapstanData) -> float:
-    """Time (s) at which F(t) = T_slack + rate t reaches T_slack e^{mu theta}."""
-    return (data.slip_force - data.slack_tension) / data.rate
 
 
 def run(
@@ -60,24 +51,22 @@ def run(
     """Simulate the capstan and write its files; returns (system, result, tension) with
     ``tension`` (n_rows,) the tight end's tension in N at each row of the result.
 
-    t_end : s; None = ``OVERSHOOT`` times the ramp time to the slip force. out : folder, None
-    writes nothing. vtk_stride : s of simulated time between frames (None or 0: no series).
+    t_end : s; None = the scenario's, ``OVERSHOOT`` times the ramp time to the slip force.
+    out : folder, None writes nothing. vtk_stride : s of simulated time between frames (None or 0: no series).
     """
     data = cp.CapstanData() if data is None else data
     if data.rate <= 0.0:
         raise ValueError(f"data.rate: got {data.rate!r}; allowed: > 0 N/s (the pull must grow)")
-    t_end = OVERSHOOT * ramp_time(data) if t_end is None else t_end
-    model, q0, u0 = cp.capstan(data)
-    system = assemble(model)
+    scenario = cp.capstan(data)
+    t_end = scenario.t_span[1] if t_end is None else t_end
+    system = scenario.assemble()
     folder = None if out is None else Path(out)
     observers = [] if folder is None else standard_observers(
         folder, h, vtk_stride, "capstan" if progress else None
     )  # fmt: skip
-    result = simulate(
+    result = scenario.run(
         system,
-        (0.0, t_end),
-        (q0, u0),
-        method="moreau",
+        t_span=(0.0, t_end),
         h=h,
         theta=theta,
         observers=observers,

@@ -34,7 +34,8 @@ def model_file(
 ) -> ModelFile:
     """The demo's run as a ModelFile (model, initial state, stepper, outputs); ``run`` writes
     it to ``OUT/model.toml``."""
-    model, q0, u0 = disk_on_beam(speed=speed)
+    scenario = disk_on_beam(speed=speed)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     model = replace(model, sensors=SENSORS)
     system = assemble(model)
     results = ("final:disk_parameter", "final:dissipated_friction", "final:dissipated_impact")

@@ -40,14 +40,11 @@ import numpy as np
 
 from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers import eugster_glocker as eg
+from ..papers.eugster_glocker import PENETRATION_TOLERANCE, THETA
 from ..steppers.observers import standard_observers
-from ..steppers.simulate import simulate
-from ..system import assemble
 from . import DemoParser, folder
 
-PENETRATION_TOLERANCE = 1e-5  # m, default of the sub-stepping at contact closures
 VTK_STRIDE = 0.01  # s of simulated time between ParaView frames
-THETA = 0.55
 
 
 def run(
@@ -82,10 +79,9 @@ def run(
         raise ValueError(
             f"vtk_stride: got {vtk_stride!r}; allowed: seconds >= 0 between frames, or None"
         )
-    model, q0, u0 = eg.disk_on_string(
-        example, n_elements, friction, stiffness_damping, n_contact_points
-    )
-    system = assemble(model)
+    scenario = eg.disk_on_string(example, n_elements, friction, stiffness_damping, n_contact_points)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
+    system = scenario.assemble()
     observers = []
     folder = None if out is None else Path(out) / f"example{example}"
     if folder is not None:
@@ -107,11 +103,9 @@ def run(
         observers = standard_observers(
             folder, h, vtk_stride, f"disk-on-string {example}" if progress else None
         )
-    result = simulate(
+    result = scenario.run(
         system,
-        (0.0, t_end),
-        (q0, u0),
-        method="moreau",
+        t_span=(0.0, t_end),
         h=h,
         observers=observers,
         keep_reports=keep_reports,

@@ -25,12 +25,10 @@ from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_mo
 from ..papers.friction_oscillator import (
     CONTACT,
     Oscillator,
+    friction_oscillator,
     limit_cycle,
-    oscillator_model,
 )
 from ..steppers.observers import standard_observers
-from ..steppers.simulate import simulate
-from ..system import assemble
 from . import DemoParser, folder, overrides, positive
 
 
@@ -41,8 +39,9 @@ def settings(items) -> Oscillator:
 
 def run(data: Oscillator, t_end: float = 5.0, h: float = 1e-3, out=None):
     """Simulate; returns (system, result). With ``out``: history, model file and figures."""
-    model, q0, u0 = oscillator_model(data)
-    system = assemble(model)
+    scenario = friction_oscillator(data)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
+    system = scenario.assemble()
     observers = []
     if out is not None:
         out = Path(out)
@@ -55,7 +54,7 @@ def run(data: Oscillator, t_end: float = 5.0, h: float = 1e-3, out=None):
         )
         save_model(run_file, out / "model.toml")  # the run: ``fe-contact run`` runs it again
         observers = standard_observers(out, h, None)
-    result = simulate(system, (0.0, t_end), (q0, u0), h=h, observers=observers)
+    result = scenario.run(system, t_span=(0.0, t_end), h=h, observers=observers)
     if out is not None:
         _complete_history(out / "history.csv", result)
         _figures(out, data, result)

@@ -38,15 +38,14 @@ from ..io import model_file as mf
 from ..papers.lipinski import (
     CONTACT,
     MU_SWEEP,
-    InitialState,
     Manipulator,
     apply_settings,
-    manipulator_initial_state,
+    manipulator,
     manipulator_model,
     manipulator_pose,
 )
+from ..scenario import Scenario
 from ..steppers.observers import CsvObserver, ProgressObserver, VtkObserver
-from ..steppers.simulate import simulate
 from ..system import assemble
 from . import DemoParser, count, folder, nonnegative, positive
 from .manipulator_figures import TORQUE, plot_configuration, plot_torques
@@ -82,11 +81,12 @@ class LastReport:
 
 @dataclass
 class Case:
-    """One mu of the sweep: its initial state, result (SimulationResult), summary row and the
-    StepReport of the last state (None when the case could not start)."""
+    """One mu of the sweep: its scenario (``papers.lipinski.manipulator``: model, start and its
+    details), result (SimulationResult), summary row and the StepReport of the last state (None
+    when the case could not start)."""
 
     mu: float
-    initial: InitialState | None
+    scenario: Scenario | None
     result: object
     summary: dict
     last: object = None
@@ -164,7 +164,8 @@ def run_case(
     to the stepper (``max_newton``, ``max_halvings``, ...)."""
     data = Manipulator() if data is None else data
     wall0 = time.perf_counter()
-    system, init = manipulator_initial_state(data, mu)
+    scenario = manipulator(data, mu)
+    system = scenario.assemble()
     last = LastReport()
     observers = [last]
     if out is not None:
@@ -172,7 +173,7 @@ def run_case(
         run_file = mf.ModelFile(
             system.model,
             mf.Simulation(t_end, h=h, settings={"rho_inf": rho_inf, **settings}),
-            mf.InitialState.from_state(system, init.q0, init.u0),
+            mf.InitialState.from_state(system, scenario.q0, scenario.u0),
             mf.Output(frame_every=frame_interval if vtk else 0.0, results=MODEL_FILE_RESULTS),
         )
         mf.save_model(run_file, folder / "model.toml")
@@ -182,10 +183,9 @@ def run_case(
             observers.append(VtkObserver(folder, name="frames", stride=stride))
     if progress:
         observers.append(ProgressObserver())
-    result = simulate(
+    result = scenario.run(
         system,
-        (0.0, t_end),
-        (init.q0, init.u0),
+        t_span=(0.0, t_end),
         h=h,
         rho_inf=rho_inf,
         observers=observers,
@@ -194,7 +194,7 @@ def run_case(
     wall = time.perf_counter() - wall0
     return Case(
         mu=float(mu),
-        initial=init,
+        scenario=scenario,
         result=result,
         summary=summarize(mu, result, wall),
         last=last.report,
@@ -208,7 +208,7 @@ def _run_case_job(args, progress=False):
     except Exception as err:  # noqa: BLE001 - reported per case, the sweep goes on
         summary = dict.fromkeys(SUMMARY_KEYS, float("nan"))
         summary.update(mu=float(args[0]), status="failed", message=f"{type(err).__name__}: {err}")
-        return Case(mu=float(args[0]), initial=None, result=None, summary=summary)
+        return Case(mu=float(args[0]), scenario=None, result=None, summary=summary)
 
 
 def sweep(

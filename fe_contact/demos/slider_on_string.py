@@ -33,7 +33,8 @@ def model_file(
     """The demo's run as a ModelFile (model, initial state, stepper, outputs); ``run`` writes
     it to ``OUT/model.toml``. energy_consistent : the string's energy-consistent internal
     force (``steppers.energy_consistent``; rho_inf = 1 only)."""
-    model, q0, u0 = slider_on_string(Trolley() if data is None else data)
+    scenario = slider_on_string(Trolley() if data is None else data)
+    model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
     results = ("min:trolley_parameter", "max:trolley_parameter", "final:dissipated_friction")
     settings = {"rho_inf": rho_inf}

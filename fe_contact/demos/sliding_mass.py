@@ -1,7 +1,7 @@
 """A point mass sliding with Coulomb friction on the manipulator example's cantilever (a check
 of the sliding contact).
 
-Model (``fe_contact.papers.lipinski.sliding_mass_model``): the cantilever strip of the manipulator
+Model (``fe_contact.papers.lipinski.sliding_mass``): the cantilever strip of the manipulator
 example (L = 0.4 m, clamped at the origin along +x, EI = 0.5906 N m^2, rho A = 0.0705 kg/m,
 gravity on beam and mass); a point mass m = 0.02 kg carried by two prismatic joints (x, then y).
 It starts at x = 0.1 m on the beam's static deflected shape (self-weight plus the mass's weight)
@@ -32,8 +32,7 @@ from ..papers.lipinski import (
     BEAM,
     CANTILEVER,
     SLIDING_CONTACT,
-    sliding_mass_initial_state,
-    sliding_mass_model,
+    sliding_mass,
 )
 from ..sensors import BodyPointSensor, StructureSensor
 from ..steppers.observers import CsvObserver, ProgressObserver
@@ -62,13 +61,13 @@ def model_file(
 ) -> ModelFile:
     """The demo's run as a ModelFile (model, initial state, stepper); ``run`` writes it to
     ``DIR/model.toml``, which ``fe-contact run`` runs again."""
-    model = sliding_mass_model(mu, n_elements)
+    scenario = sliding_mass(mu, n_elements, x0, speed)  # the start: damping is not in statics
     beam = replace(
-        model.structures[BEAM], rayleigh_alpha=rayleigh_alpha, rayleigh_beta=rayleigh_beta
+        scenario.model.structures[BEAM], rayleigh_alpha=rayleigh_alpha, rayleigh_beta=rayleigh_beta
     )
-    model = replace(model, structures={BEAM: beam}, sensors=SENSORS)
+    model = replace(scenario.model, structures={BEAM: beam}, sensors=SENSORS)
     system = assemble(model)
-    q0, u0 = sliding_mass_initial_state(system, x0, speed)
+    q0, u0 = scenario.q0, scenario.u0
     results = (f"final:{SLIDING_CONTACT}_parameter", f"max:{SLIDING_CONTACT}_normal_force")
     return ModelFile(
         model,

@@ -507,7 +507,7 @@ class BeamFields:
 
     Examples
     --------
-    See ``evaluate``:
+    See ``beam_fields``:
 
     >>> from fe_contact import BeamSpec
     >>> from fe_contact.elements.beam import assemble_beam
@@ -516,8 +516,8 @@ class BeamFields:
     >>> beam = assemble_beam(spec)
     >>> from fe_contact.elements.beam import point_load, static_deflection
     >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
-    >>> from fe_contact.elements.beam import evaluate
-    >>> evaluate(beam, u, [0.1, 0.2, 0.3]).deflection.shape
+    >>> from fe_contact.elements.beam import beam_fields
+    >>> beam_fields(beam, u, [0.1, 0.2, 0.3]).deflection.shape
     (3,)
     """
 
@@ -527,7 +527,7 @@ class BeamFields:
     curvature: np.ndarray
 
 
-def evaluate(beam: Beam, u: np.ndarray, x) -> BeamFields:
+def beam_fields(beam: Beam, u: np.ndarray, x) -> BeamFields:
     """w, w', w'' of the full DOF vector u, shape (n_dofs,), at material coordinates x.
 
     Examples
@@ -542,8 +542,8 @@ def evaluate(beam: Beam, u: np.ndarray, x) -> BeamFields:
     >>> beam = assemble_beam(spec)
     >>> from fe_contact.elements.beam import point_load, static_deflection
     >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
-    >>> from fe_contact.elements.beam import evaluate
-    >>> f = evaluate(beam, u, [0.2])
+    >>> from fe_contact.elements.beam import beam_fields
+    >>> f = beam_fields(beam, u, [0.2])
     >>> EI, x, L = spec.bending_stiffness, 0.2, 0.4
     >>> [round(float(v), 5) for v in (f.deflection[0], f.slope[0], f.curvature[0])]
     [-0.01129, -0.10159, -0.33862]
@@ -576,9 +576,9 @@ def point_load(beam: Beam, x: float, force: float = 0.0, moment: float = 0.0) ->
     >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
     ...                 width=0.01, height=0.0015)
     >>> beam = assemble_beam(spec)
-    >>> from fe_contact.elements.beam import evaluate, point_load, static_deflection
+    >>> from fe_contact.elements.beam import beam_fields, point_load, static_deflection
     >>> u = static_deflection(beam, point_load(beam, 0.4, moment=1.0))
-    >>> print(f"{evaluate(beam, u, 0.4).slope[0]:.4f} rad = {0.4 / spec.bending_stiffness:.4f} rad")
+    >>> print(f"{beam_fields(beam, u, 0.4).slope[0]:.4f} rad = {0.4 / spec.bending_stiffness:.4f} rad")
     0.6772 rad = 0.6772 rad
     """
     rows = shape_rows(beam, [x])
@@ -601,10 +601,10 @@ def self_weight(beam: Beam, gravity=(0.0, -STANDARD_GRAVITY)) -> np.ndarray:
     >>> spec = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
     ...                 width=0.01, height=0.0015)
     >>> beam = assemble_beam(spec)
-    >>> from fe_contact.elements.beam import evaluate, self_weight, static_deflection
+    >>> from fe_contact.elements.beam import beam_fields, self_weight, static_deflection
     >>> u = static_deflection(beam, self_weight(beam))
     >>> q = spec.mass_per_length * 9.81
-    >>> w, closed = evaluate(beam, u, 0.4).deflection[0], -q * 0.4**4 / (8 * spec.bending_stiffness)
+    >>> w, closed = beam_fields(beam, u, 0.4).deflection[0], -q * 0.4**4 / (8 * spec.bending_stiffness)
     >>> print(f"{w * 1e3:.4f} mm, {closed * 1e3:.4f} mm")
     -3.7471 mm, -3.7471 mm
     """
@@ -635,8 +635,8 @@ def static_deflection(beam: Beam, load: np.ndarray) -> np.ndarray:
     >>> beam = assemble_beam(spec)
     >>> from fe_contact.elements.beam import point_load, static_deflection
     >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
-    >>> from fe_contact.elements.beam import evaluate
-    >>> w = evaluate(beam, u, 0.4).deflection[0]
+    >>> from fe_contact.elements.beam import beam_fields
+    >>> w = beam_fields(beam, u, 0.4).deflection[0]
     >>> closed = -0.4**3 / (3 * spec.bending_stiffness)
     >>> print(f"{w * 1e3:.4f} mm, -P L^3 / (3 EI) = {closed * 1e3:.4f} mm")
     -36.1199 mm, -P L^3 / (3 EI) = -36.1199 mm
@@ -779,7 +779,7 @@ def material_point(beam: Beam, x, u: np.ndarray) -> np.ndarray:
     array([[ 0.4   ],
            [-0.0361]])
     """
-    fields = evaluate(beam, u, x)
+    fields = beam_fields(beam, u, x)
     return (
         beam.origin[:, None]
         + beam.t0[:, None] * fields.x[None, :]

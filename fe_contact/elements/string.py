@@ -77,7 +77,7 @@ __all__ = [
     "assemble_string",
     "averaged_internal_force",
     "averaged_tangent",
-    "evaluate",
+    "string_points_at",
     "expand_state",
     "find_element",
     "gravity_energy",
@@ -370,10 +370,10 @@ def point_load(model: StringModel, s, force) -> np.ndarray:
 from .string_points import (  # noqa: E402, F401
     PointJacobian,
     StringPoints,
-    evaluate,
     expand_state,
     find_element,
     point_shape_functions,  # noqa: F401 - used by structures
     position_jacobian,
     reduce_state,
+    string_points_at,
 )

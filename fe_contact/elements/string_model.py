@@ -179,7 +179,7 @@ class StringSpec:
 
     >>> from fe_contact import (LinearElastic, Model, StringSpec, Support, assemble,
     ...                         static_equilibrium)
-    >>> from fe_contact.elements.string import evaluate
+    >>> from fe_contact.elements.string import string_points_at
     >>> spec = StringSpec(length=1.0, n_elements=4, density=0.3, law=LinearElastic(100.0),
     ...                   gravity=(0.0, 0.0),
     ...                   supports=(Support(0.0), Support(1.0, position=(1.01, 0.0))))
@@ -187,7 +187,7 @@ class StringSpec:
     >>> state = static_equilibrium(system)
     >>> string = system.structures["string"]
     >>> full = string.full(state.q[system.layout.structure("string")])
-    >>> evaluate(string.string, full, np.array([0.0, 0.5, 1.0])).tension.round(6).tolist()
+    >>> string_points_at(string.string, full, np.array([0.0, 0.5, 1.0])).tension.round(6).tolist()
     [1.0, 1.0, 1.0]
     >>> state.support_reactions["string"][string.string.position_dofs[:, -1]].round(6) + 0.0
     array([1., 0.])

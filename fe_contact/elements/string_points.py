@@ -73,7 +73,7 @@ class StringPoints:
     tension: np.ndarray
 
 
-def evaluate(model: StringModel, q: np.ndarray, s) -> StringPoints:
+def string_points_at(model: StringModel, q: np.ndarray, s) -> StringPoints:
     """Position, tangent, normal, curvature, stretch and tension at material coordinates s."""
     s, element, local = find_element(model, s)
     values, slopes, curvatures = point_shape_functions(model, element, local)

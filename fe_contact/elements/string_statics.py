@@ -25,7 +25,7 @@ from .static_error import StaticSolveError
 from .string import StringModel, gravity_force, internal_force, rigid_body_modes, strain_energy
 from .string import tangent_stiffness as _tangent_stiffness
 
-__all__ = ["StaticConvergenceError", "StaticSolution", "static_equilibrium"]
+__all__ = ["StaticConvergenceError", "StaticSolution", "string_static_shape"]
 
 
 class StaticConvergenceError(StaticSolveError):
@@ -79,7 +79,7 @@ class StaticSolution:
     n_iterations: int
 
 
-def static_equilibrium(
+def string_static_shape(
     model: StringModel,
     external_force: np.ndarray | None = None,
     q0: np.ndarray | None = None,

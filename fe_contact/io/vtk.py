@@ -39,9 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import validation as check
-from ..elements.beam import Beam, evaluate
+from ..elements.beam import Beam, beam_fields
 from ..elements.string import StringModel
-from ..elements.string import evaluate as evaluate_string
+from ..elements.string import string_points_at as evaluate_string
 from ..model import Circle, MaterialPoint, Profile
 from ..multibody.tree import TreeModel, body_poses, point_position
 from ..structures import BeamStructure
@@ -129,7 +129,7 @@ def beam_block(
     (-0.4, 0.0)
     """
     x = _sample(beam.nodes, samples_per_element)
-    fields = evaluate(beam, u, x)
+    fields = beam_fields(beam, u, x)
     displacement = beam.n0[None, :] * fields.deflection[:, None]
     points = beam.origin[None, :] + x[:, None] * beam.t0[None, :] + displacement
     element = np.repeat(np.arange(beam.n_elements, dtype=ID), samples_per_element)

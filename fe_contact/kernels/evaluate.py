@@ -29,7 +29,7 @@ OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def evaluate(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
+def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
     status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
     contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty

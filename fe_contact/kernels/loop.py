@@ -41,13 +41,13 @@ STOPS = (
 )
 # the Python step raises at a Painleve margin <= 1e-9; a batch stops where it is <= this
 PAINLEVE_SAFE = 1e-6
-N_ENERGY = 7  # ``kernels.step.energies``
+N_ENERGY = 7  # ``kernels.step.packed_energies``
 N_POWER = 4  # drives, loads, damping, friction (``ContactStates._power_terms``)
 
 
 @njit(cache=True)
 def _powers(P, q, u, lam, rec, cstate, mu, actuators, energy, power):
-    """The energies (``kernels.step.energies``) and the powers of ``_power_terms`` at a state,
+    """The energies (``kernels.step.packed_energies``) and the powers of ``_power_terms`` at a state,
     written into energy and power."""
     e = state_energies(P, q, u, actuators)
     for k in range(N_ENERGY):

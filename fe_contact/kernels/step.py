@@ -12,7 +12,7 @@ The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002
 with T from ``kernels.tree.tree_arrays``, B from ``kernels.beam.beam_arrays``, contacts =
 (body, local point (n_c, 2), radius, side, beam (-1: a line), mu, line point and normal
 (n_c, 4), line carrier body (-1: fixed)) and flexible = (M_f, C_f, K_f, |M_f|, |C_f|, |K_f| as
-CSR triples, load (n_f,), diagonal of M_f). The status codes are those of ``kernels.evaluate``.
+CSR triples, load (n_f,), diagonal of M_f). The status codes are those of ``kernels.evaluate`` (``evaluate_system``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from .dense import (
     matvec_t,
     take_columns,
 )
-from .evaluate import FAILED, OK, SINGULAR, evaluate
+from .evaluate import FAILED, OK, SINGULAR, evaluate_system
 from .pack import unpack
 from .tree import kinematics
 
@@ -92,7 +92,7 @@ def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     m = U.size
     s_none = np.full(cstate.shape[0], np.nan)
     for _ in range(25):
-        st, phi, jac, _, _, phit, _, _, _, _, _ = evaluate(
+        st, phi, jac, _, _, phit, _, _, _, _, _ = evaluate_system(
             P, q, u, drive, actuators, cstate, s_none, qb, wb
         )
         if st != OK:
@@ -208,7 +208,7 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
 
 @njit(cache=True)
 def no_evaluation(m, n):
-    """An evaluation's tuple of empty arrays (the type of ``evaluate``'s result)."""
+    """An evaluation's tuple of empty arrays (the type of ``evaluate_system``'s result)."""
     a1 = np.zeros(0)
     a2 = np.zeros((0, 0))
     return FAILED, a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1
@@ -223,7 +223,7 @@ def newton(F, I, H, *step):
     evaluation, cstate, s_guess, tol, rtol, max_newton. Returns (status, iterations, cond_2(J_u)
     of the last evaluation, one flat array of q, u, the accelerations, the algorithmic
     accelerations of the independent coordinates, the multipliers and the evaluation's arrays
-    as ``evaluate`` returns them: ``FLAT``); a single array because numba converts every
+    as ``evaluate_system`` returns them: ``FLAT``); a single array because numba converts every
     returned array to Python one by one."""
     P = unpack(F, I, H)
     status, iterations, q1, u1, acc, a1, lam, ev = iterate(P, *step)
@@ -289,7 +289,7 @@ def iterate(
 ):
     """The Newton iteration of one step on the unpacked constant tuple P (``newton``'s
     arguments): (status, iterations, q, u, accelerations, algorithmic accelerations of the
-    independent coordinates, multipliers, the last evaluation as ``evaluate`` returns it)."""
+    independent coordinates, multipliers, the last evaluation as ``evaluate_system`` returns it)."""
     h, bp, gp, am, af, gamma, beta, t1 = coef
     nt = P[6]
     flex = P[5]
@@ -337,7 +337,7 @@ def iterate(
         elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1):
             status = SINGULAR
             break
-        ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
+        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
         st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
         if st != OK:
             status = st
@@ -401,7 +401,7 @@ def iterate(
             if not _dependent_step(U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1):
                 status = SINGULAR
                 break
-            ev = evaluate(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
+            ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
             st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
             if st != OK:
                 status = st
@@ -421,7 +421,7 @@ def iterate(
 
 
 @njit(cache=True)
-def energies(F, I, H, q, u, actuators):
+def packed_energies(F, I, H, q, u, actuators):
     """``system.energies`` of a tree and linear beams at (q, u): (tree kinetic, structure
     kinetic, gravity and load potential, joint springs, structure elastic, damping power,
     load power), J and W; ``actuators`` (n_t,) the actuator forces at the state's time."""
@@ -430,7 +430,7 @@ def energies(F, I, H, q, u, actuators):
 
 @njit(cache=True)
 def state_energies(P, q, u, actuators):
-    """``energies`` on the unpacked constant tuple P."""
+    """``packed_energies`` on the unpacked constant tuple P."""
     T, flex, nt = P[0], P[5], P[6]
     stiffness, damping, rest = P[4]
     mass, com, rotmass, g = T[8], T[9], T[10], T[11]

@@ -50,6 +50,8 @@ from ..model import CarriedBody, Compliant, ContactPair, Model, Profile, Unilate
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
+from ..scenario import Scenario
+from ..system import assemble
 
 LENGTH = 2.4  # m, the cantilever
 BENDING_STIFFNESS = 23.0e3  # N m^2, Table 1 set 1
@@ -130,8 +132,27 @@ def law(case: int):
     raise ValueError(f"case: got {case!r}; allowed: one of {sorted(CASES)}")
 
 
-def cam_lock_model(case: int, geometry: Geometry = Geometry()) -> Model:
-    """The locking mechanism of 000 sec. 7.2 for ``case`` (0-3)."""
+T_END = 2.0  # s, the run of 000 fig. 13
+H = 1e-4  # s, the output step (the stepper halves it up to 6 times at the contact's closure)
+
+
+def cam_lock(case: int, geometry: Geometry = Geometry(), t0: float = 0.0) -> Scenario:
+    """The locking mechanism of 000 sec. 7.2 for ``case`` (0-3) as a Scenario.
+
+    Start at ``t0`` (s): the cam at Phi(t0), Phi'(t0), every other coordinate 0 at rest (the
+    beam undeformed; the cam is clear of the skid until about 0.64 s). Run: generalised-alpha,
+    h = ``H``, at most 6 step halvings, to ``T_END``."""
+    model = cam_lock_model(case, geometry)
+    n = len(model.tree.joints)
+    q0, u0 = assemble(model).initial_state(
+        [cam_angle(t0)] + [0.0] * (n - 1), [cam_rate(t0)] + [0.0] * (n - 1)
+    )
+    settings = {"h": H, "max_halvings": 6}
+    return Scenario(f"cam-lock-{case}", model, q0, u0, (t0, T_END), "generalized-alpha", settings)
+
+
+def cam_lock_model(case: int, geometry: Geometry) -> Model:
+    """The Model of the locking mechanism for ``case`` (0-3) (``cam_lock`` starts it)."""
     spec = BeamSpec(
         length=LENGTH,
         youngs_modulus=BENDING_STIFFNESS / 1e-6,
@@ -192,8 +213,11 @@ def cam_lock_model(case: int, geometry: Geometry = Geometry()) -> Model:
 __all__ = [
     "CASES",
     "Geometry",
+    "H",
     "PAPER_TORQUE",
+    "T_END",
     "cam_angle",
+    "cam_lock",
     "cam_lock_model",
     "pin",
 ]

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation as check
+from ..scenario import Scenario
 
 
 @dataclass(frozen=True)
@@ -213,12 +214,13 @@ def path(data: BeltData, s) -> tuple[np.ndarray, np.ndarray]:
 
 
 def belt_drive(data: BeltData | None = None):
-    """(Model, q0, u0) of the belt drive (module docstring); default ``BeltData()``.
+    """The belt drive (module docstring) as a Scenario; default ``BeltData()``.
 
     The stress-free reference is the path itself (``path``); at t = 0 the belt lies on the same
     path stretched uniformly to nu0 = 1 + T2 / EA (tension T2 everywhere), at rest; the driver
     turns at ``speed`` from the start (a drive, coordinate 0, its multiplier the driving
-    torque), the driven pulley (coordinate 1) is at rest under its load torque.
+    torque), the driven pulley (coordinate 1) is at rest under its load torque. Run:
+    Moreau-Jean (theta = 0.55, damping the belt's unresolved axial modes), h = 1e-3 s, 0.4 s.
     """
     from ..elements.string import (
         CurveReference,
@@ -286,18 +288,19 @@ def belt_drive(data: BeltData | None = None):
     q0[system.layout.structure("belt")] = q_full[string.free_dofs]
     u0 = np.array(u0, dtype=float)
     u0[0] = data.speed
-    return model, q0, u0
+    settings = {"h": 1e-3, "theta": 0.55}
+    return Scenario("belt-drive", model, q0, u0, (0.0, 0.4), "moreau", settings)
 
 
 def span_tension(system, data: BeltData, q, upper: bool = True, n_points: int = 1000) -> float:
     """Mean tension (N) of the belt's material points in the middle three fifths of the upper
     (tight) or lower (slack) span in the state ``q`` (n_state,): those within 0.2 d to 0.8 d of
     the driver's centre along x and within 0.1 R of the span's line y = +-R."""
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
 
     structure = system.structures["belt"]
     full = structure.full(np.asarray(q)[system.layout.structure("belt")])
-    at = evaluate(structure.string, full, np.linspace(0.0, data.length, n_points))
+    at = string_points_at(structure.string, full, np.linspace(0.0, data.length, n_points))
     x, y = at.position
     d, r = data.centre_distance, data.radius
     line = r if upper else -r
@@ -318,22 +321,8 @@ def arc_from_entry(data: BeltData, pulley: int, position: np.ndarray) -> np.ndar
     return np.mod(polar - entry, 2.0 * math.pi)
 
 
-def run(data: BeltData | None = None, t_end: float = 0.4, h: float = 1e-3, theta: float = 0.55):
-    """Simulate the belt drive from ``belt_drive(data)`` under Moreau-Jean with the step h (s)
-    to t_end (s), the reports kept; returns (system, result)."""
-    from ..steppers.simulate import simulate
-    from ..system import assemble
-
-    data = BeltData() if data is None else data
-    model, q0, u0 = belt_drive(data)
-    system = assemble(model)
-    result = simulate(system, (0.0, t_end), (q0, u0), method="moreau", h=h, theta=theta,
-                      keep_reports=True)  # fmt: skip
-    return system, result
-
-
 def steady_summary(system, data: BeltData, result, start: float = 0.2) -> dict:
-    """Means over the rows from ``start`` (s) of a ``run``: "tight", "slack" (span tensions,
+    """Means over the rows from ``start`` (s) of a run of ``belt_drive``: "tight", "slack" (span tensions,
     N), "torque" (the driver's, N m), "ratio" (driven over driver angle turned), and per
     pulley p (0 driver, 1 driven) "adhesion_slip_p" (mean |slip| of the closed candidates on
     the adhesion arc, one candidate spacing from its edge, over omega R) and "creep_slip_p",
@@ -379,7 +368,6 @@ __all__ = [
     "arc_from_entry",
     "belt_drive",
     "path",
-    "run",
     "span_tension",
     "steady_summary",
 ]

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation as check
+from ..scenario import Scenario
 
 
 @dataclass(frozen=True)
@@ -182,13 +183,24 @@ def arc_angle(data: CapstanData, position: np.ndarray) -> np.ndarray:
     return np.mod(polar - (0.5 * math.pi - 0.5 * data.wrap) + math.pi, 2.0 * math.pi) - math.pi
 
 
-def capstan(data: CapstanData | None = None):
-    """(Model, q0, u0) of the capstan (module docstring); default ``CapstanData()``.
+THETA = 0.55  # Moreau-Jean's theta: damps the unresolved axial modes of the string
+H = 1e-3  # s, time step
+OVERSHOOT = 1.15  # the run lasts this many times the ramp time to the Euler-Eytelwein force
+
+
+def ramp_time(data: CapstanData) -> float:
+    """Time (s) at which F(t) = T_slack + rate t reaches T_slack e^{mu theta}."""
+    return (data.slip_force - data.slack_tension) / data.rate
+
+
+def capstan(data: CapstanData | None = None) -> Scenario:
+    """The capstan (module docstring) as a Scenario; default ``CapstanData()``.
 
     The string's stress-free reference is the wrapped path itself (``path``), parametrised by
     arc length; at t = 0 it lies on the same path stretched uniformly to nu0 = 1 + T_slack / EA
     (tension T_slack everywhere: the balance of the slack end's load with frictionless support,
-    to the Hermite interpolation of the arc), at rest, the drum at angle 0.
+    to the Hermite interpolation of the arc), at rest, the drum at angle 0. Run: Moreau-Jean,
+    theta = ``THETA``, h = ``H``, to ``OVERSHOOT`` times ``ramp_time`` (1 s when data.rate = 0).
     """
     from ..elements.string import (
         CurveReference,
@@ -248,11 +260,13 @@ def capstan(data: CapstanData | None = None):
     system = assemble(model)
     q0, u0 = system.initial_state([0.0])
     q0[system.layout.structure("string")] = q_full[string.free_dofs]
-    return model, q0, u0
+    t_end = OVERSHOOT * ramp_time(data) if data.rate > 0.0 else 1.0
+    settings = {"h": H, "theta": THETA}
+    return Scenario("capstan", model, q0, u0, (0.0, t_end), "moreau", settings)
 
 
-def turning_drum(data: CapstanData | None = None, speed: float = -2.0):
-    """(Model, q0, u0) of the capstan with the drum turned at the constant angular speed
+def turning_drum(data: CapstanData | None = None, speed: float = -2.0) -> Scenario:
+    """The capstan with the drum turned at the constant angular speed
     ``speed`` (rad/s) by a drive (``Drive.constant_velocity``, its multiplier the driving
     torque) instead of the torque ramp; the string and its start are those of ``capstan``.
 
@@ -261,6 +275,7 @@ def turning_drum(data: CapstanData | None = None, speed: float = -2.0):
     the anchor holds T_slack e^{mu theta}; the drive supplies the friction torque
     -R T_slack (e^{mu theta} - 1) (``CapstanData.slip_torque``) against it. With speed > 0 the
     friction on the arc points the other way and the anchor holds T_slack e^{-mu theta}.
+    Run: Moreau-Jean, theta = ``THETA``, h = ``H``, 0.15 s.
     """
     import dataclasses
 
@@ -272,26 +287,30 @@ def turning_drum(data: CapstanData | None = None, speed: float = -2.0):
     if speed == 0.0:
         check.fail("turning_drum.speed", speed, "a nonzero angular speed in rad/s")
     data = CapstanData() if data is None else data
-    model, q0, u0 = capstan(data)
+    start = capstan(data)
+    model = start.model
     drum = TreeModel(
         bodies=(Body(0.0, data.drum_inertia),),
         joints=(Joint("revolute", name="drum"),),
         gravity=model.tree.gravity,
     )
     model = dataclasses.replace(model, tree=drum, drives=(Drive.constant_velocity(0, 0.0, speed),))
-    u0 = np.array(u0, dtype=float)
+    u0 = np.array(start.u0, dtype=float)
     u0[0] = speed  # the drive's velocity at t = 0: the drum turns from the start
-    return model, q0, u0
+    settings = {"h": H, "theta": THETA}
+    return Scenario("turning-drum", model, start.q0, u0, (0.0, 0.15), "moreau", settings)
 
 
 def tight_tension(system, q) -> np.ndarray:
     """Tension at the pinned tight end s = 0 of the string "string" in the states ``q``
     (k, n_state) or (n_state,): the force the anchor holds, N, shape (k,)."""
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
 
     structure = system.structures["string"]
     rows = np.atleast_2d(q)[:, system.layout.structure("string")]
-    return np.array([evaluate(structure.string, structure.full(r), [0.0]).tension[0] for r in rows])
+    return np.array(
+        [string_points_at(structure.string, structure.full(r), [0.0]).tension[0] for r in rows]
+    )
 
 
 def arc_tension(system, data: CapstanData, q, n_points: int = 400):
@@ -299,12 +318,12 @@ def arc_tension(system, data: CapstanData, q, n_points: int = 400):
     state ``q`` (n_state,), each with its angle phi (rad) from the slack side's end of the arc
     (``arc_angle``); the points are ``n_points`` equally spaced along the string, kept where
     0 < phi < theta and within 1 % of R of the drum's circle. Shapes (m,)."""
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
 
     structure = system.structures["string"]
     full = structure.full(np.asarray(q)[system.layout.structure("string")])
     s = np.linspace(0.0, data.length, n_points)
-    at = evaluate(structure.string, full, s)
+    at = string_points_at(structure.string, full, s)
     phi = arc_angle(data, at.position)
     distance = np.hypot(at.position[0], at.position[1])
     on = (phi > 0.0) & (phi < data.wrap) & (np.abs(distance - data.radius) < 0.01 * data.radius)
@@ -329,7 +348,7 @@ def drum_relative_displacement(system, data: CapstanData, q_start, q):
     and their displacement u (m) along the drum from the state ``q_start`` relative to the
     drum's surface (the drum's angle is the tree coordinate 0), positive towards the tight
     side. Shapes (n_candidates,)."""
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
 
     structure = system.structures["string"]
     sl = system.layout.structure("string")
@@ -337,7 +356,7 @@ def drum_relative_displacement(system, data: CapstanData, q_start, q):
 
     def angle(state):
         state = np.asarray(state)
-        at = evaluate(structure.string, structure.full(state[sl]), s)
+        at = string_points_at(structure.string, structure.full(state[sl]), s)
         return arc_angle(data, at.position), state[0]
 
     phi, drum = angle(q)

@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..elements.string import NeoHookean, StraightReference, StringSpec, Support
+from ..scenario import Scenario
 
 LENGTH = 1.0  # m, unstretched length
 SPAN = 0.8  # m, distance of the supports
@@ -23,6 +24,8 @@ STIFFNESS = 853.75  # N, k of the neo-Hookean law
 FRICTION = 0.2  # Coulomb coefficient of the disk contact
 RELEASE_GAP = 0.01  # m, example 1: the disk's bottom above the static string's lowest point
 START_S = 0.3  # m, example 2: material point under the disk at t = 0
+THETA = 0.55  # Moreau-Jean's theta of the disk runs
+PENETRATION_TOLERANCE = 1e-5  # m, the disk runs' sub-stepping at contact closures
 # example: (radius m, areal density kg/m^2, candidate points, default t_end s, default h s)
 DISKS = {
     1: (0.3, 100.0, 20, 2.0, 1e-3),
@@ -57,9 +60,9 @@ def hanging_string(n_elements: int = 2) -> np.ndarray:
     """Full coordinates (n_dofs,) of the string of Table 1 in its static shape under its own
     weight (Newton with load and support stepping, ``elements.string_statics``)."""
     from ..elements.string import assemble_string
-    from ..elements.string_statics import static_equilibrium
+    from ..elements.string_statics import string_static_shape
 
-    q = static_equilibrium(assemble_string(table1_string(n_elements))).q
+    q = string_static_shape(assemble_string(table1_string(n_elements))).q
     q.flags.writeable = False
     return q
 
@@ -70,8 +73,8 @@ def disk_on_string(
     friction: float = FRICTION,
     stiffness_damping: float = 0.0,
     n_contact_points: int | None = None,
-):
-    """(Model, q0, u0) of 004's example 1 or 2 (sec. 5): the disk (a ``floating_body``, q =
+) -> Scenario:
+    """004's example 1 or 2 (sec. 5) as a Scenario: the disk (a ``floating_body``, q =
     (x, y, angle)) and the string of Table 1 with the candidate grid of 004 eqs. 20-25
     (``n_contact_points`` equidistant material points, default the example's ncp), contact
     "disk" with ``Unilateral(friction)`` and restitution 0.
@@ -82,9 +85,10 @@ def disk_on_string(
     lowest point of the symmetric static string): a symmetric drop. Example 2: the light disk at
     rest touching the string at s = ``START_S`` (its centre on the string's normal there): it
     rolls towards the middle and back. Disk angle 0. ``stiffness_damping`` (beta in s, damping
-    beta K_t(q) of the string; not in 004) lets example 1 come to rest.
+    beta K_t(q) of the string; not in 004) lets example 1 come to rest. Run: Moreau-Jean with
+    ``THETA``, sub-stepping to ``PENETRATION_TOLERANCE``, the example's t_end and h (``DISKS``).
     """
-    from ..elements.string import evaluate
+    from ..elements.string import string_points_at
     from ..model import Circle, ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
     from ..system import assemble
@@ -110,14 +114,16 @@ def disk_on_string(
     string = system.structures["string"].string
     q_static = hanging_string(n_elements)
     if example == 1:
-        lowest = evaluate(string, q_static, [0.5 * LENGTH]).position[:, 0]
+        lowest = string_points_at(string, q_static, [0.5 * LENGTH]).position[:, 0]
         centre = lowest + np.array([0.0, radius + RELEASE_GAP])
     else:
-        point = evaluate(string, q_static, [START_S])
+        point = string_points_at(string, q_static, [START_S])
         centre = point.position[:, 0] + radius * point.normal[:, 0]
     q0, u0 = system.initial_state([centre[0], centre[1], 0.0])
     q0[system.layout.structure("string")] = q_static[string.free_dofs]
-    return model, q0, u0
+    t_end, h = DISKS[example][3:]
+    settings = {"h": h, "theta": THETA, "penetration_tolerance": PENETRATION_TOLERANCE}
+    return Scenario(f"disk-on-string-{example}", model, q0, u0, (0.0, t_end), "moreau", settings)
 
 
 def dropped_disk(
@@ -128,8 +134,8 @@ def dropped_disk(
     stiffness_damping: float = 0.1,
     friction: float = FRICTION,
     n_contact_points: int = 101,
-):
-    """(Model, q0, u0): example 1's heavy disk dropped onto a stiffer, damped variant of the
+) -> Scenario:
+    """Example 1's heavy disk dropped onto a stiffer, damped variant of the
     string of Table 1, where many contacts close at once (our example; Moreau-Jean).
 
     The string has the linear law T = EA (nu - 1) with EA = ``axial_stiffness`` N (instead of
@@ -139,9 +145,10 @@ def dropped_disk(
     m, 28.3 kg) starts at rest with its lowest point ``drop`` m above the string's middle;
     contact "disk" with ``Unilateral(friction)``. With the defaults, up to 30-50 contacts close
     at once as the disk comes to rest on the string (docs: the one-step contact problem).
+    Run: Moreau-Jean, h = 1e-3 s, theta = ``THETA``, to rest at 1.5 s.
     """
-    from ..elements.string import LinearElastic, assemble_string, evaluate
-    from ..elements.string_statics import static_equilibrium
+    from ..elements.string import LinearElastic, assemble_string, string_points_at
+    from ..elements.string_statics import string_static_shape
     from ..model import Circle, ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
     from ..system import assemble
@@ -159,23 +166,27 @@ def dropped_disk(
                   contacts=(contact,))  # fmt: skip
     system = assemble(model)
     string = system.structures["string"].string
-    q_static = static_equilibrium(assemble_string(spec)).q
-    lowest = evaluate(string, q_static, [0.5 * LENGTH]).position[:, 0]
+    q_static = string_static_shape(assemble_string(spec)).q
+    lowest = string_points_at(string, q_static, [0.5 * LENGTH]).position[:, 0]
     q0, u0 = system.initial_state([lowest[0], lowest[1] + radius + drop, 0.0])
     q0[system.layout.structure("string")] = q_static[string.free_dofs]
-    return model, q0, u0
+    settings = {"h": 1e-3, "theta": THETA}
+    return Scenario("dropped-disk", model, q0, u0, (0.0, 1.5), "moreau", settings)
 
 
-def disk_on_beam(drop: float = 0.01, x0: float = 0.05, speed: float = 0.5, n_elements: int = 10):
-    """(Model, q0, u0): the light disk of 004's example 2 dropped onto the manipulator's
+def disk_on_beam(
+    drop: float = 0.01, x0: float = 0.05, speed: float = 0.5, n_elements: int = 10
+) -> Scenario:
+    """The light disk of 004's example 2 dropped onto the manipulator's
     cantilever (Lipinski (002), sec. 9) and rolling along it (our example; Moreau-Jean).
 
     The beam starts at rest in its static deflection under its weight; the disk's lowest point
     is ``drop`` m above the deflected beam at x = ``x0`` m, and it moves with ``speed`` m/s along
     +x: it lands within 0.05 s, rolls towards the tip and leaves the beam there (x = 0.4 m)
     after about 0.7 s. Contact: closest point of the deformed beam, Unilateral(mu = 0.2).
+    Run: Moreau-Jean (theta 0.5), h = 1e-3 s, 1 s.
     """
-    from ..elements.beam import evaluate, self_weight, static_deflection
+    from ..elements.beam import beam_fields, self_weight, static_deflection
     from ..model import Circle, ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
     from ..system import assemble
@@ -190,19 +201,21 @@ def disk_on_beam(drop: float = 0.01, x0: float = 0.05, speed: float = 0.5, n_ele
     system = assemble(model)
     beam = system.structures["beam"].beam
     u_static = static_deflection(beam, self_weight(beam, model.gravity))
-    w = evaluate(beam, u_static, [x0]).deflection[0]
+    w = beam_fields(beam, u_static, [x0]).deflection[0]
     q0, u0 = system.initial_state([x0, w + radius + drop, 0.0], [speed, 0.0, 0.0])
     q0[system.layout.structure("beam")] = u_static[beam.free_dofs]
-    return model, q0, u0
+    return Scenario("disk-on-beam", model, q0, u0, (0.0, 1.0), "moreau", {"h": 1e-3})
 
 
 __all__ = [
     "DISKS",
     "FRICTION",
     "LENGTH",
+    "PENETRATION_TOLERANCE",
     "SPAN",
     "RELEASE_GAP",
     "START_S",
+    "THETA",
     "disk_of_example",
     "disk_on_beam",
     "disk_on_string",

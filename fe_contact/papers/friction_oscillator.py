@@ -29,6 +29,7 @@ from ..model import ContactPair, Line, Model, Point, Sliding
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
+from ..scenario import Scenario
 
 CONTACT = "block"
 BLOCK, BELT = 1, 2  # body indices (body 0 is the block's massless x carriage)
@@ -58,9 +59,9 @@ class Oscillator:
         object.__setattr__(self, "mu_s", mu_s)
 
 
-def oscillator_model(data: Oscillator | None = None) -> tuple[Model, np.ndarray, np.ndarray]:
-    """(Model, q0, u0): q = (x, y of the block, belt position); the block stuck on the belt at
-    x = 0, both moving at the belt speed."""
+def friction_oscillator(data: Oscillator | None = None) -> Scenario:
+    """The oscillator as a Scenario: q = (x, y of the block, belt position); the block stuck on
+    the belt at x = 0, both moving at the belt speed. Run: generalised-alpha, h = 1e-3 s, 5 s."""
     data = Oscillator() if data is None else data
     tree = TreeModel(
         bodies=(Body(0.0, 0.0), Body(data.mass, 0.0), Body(1.0, 0.0)),
@@ -80,7 +81,9 @@ def oscillator_model(data: Oscillator | None = None) -> tuple[Model, np.ndarray,
     )
     q0 = np.zeros(3)
     u0 = np.array([data.belt_speed, 0.0, data.belt_speed])
-    return model, q0, u0
+    return Scenario(
+        "friction-oscillator", model, q0, u0, (0.0, 5.0), "generalized-alpha", {"h": 1e-3}
+    )
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ def limit_cycle(data: Oscillator | None = None) -> LimitCycle:
 
 
 def closed_form_position(data: Oscillator, t) -> np.ndarray:
-    """x(t) of the cycle from the start of ``oscillator_model`` (stuck at x = 0)."""
+    """x(t) of the cycle from the start of ``friction_oscillator`` (stuck at x = 0)."""
     cycle = limit_cycle(data)
     t = np.asarray(t, dtype=float)
     t_first = cycle.x_break / data.belt_speed  # the first stick, from x = 0
@@ -151,6 +154,6 @@ __all__ = [
     "LimitCycle",
     "Oscillator",
     "closed_form_position",
+    "friction_oscillator",
     "limit_cycle",
-    "oscillator_model",
 ]

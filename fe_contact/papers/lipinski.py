@@ -9,8 +9,8 @@ L = 0.4 m clamped at the origin and lying along +x, height 1.5 mm, width 10 mm, 
 kg/m^3, E = 2.1e11 Pa (EI = 0.5906 N m^2, rho A = 0.0705 kg/m; first frequency 63.6 rad/s),
 10 Hermite elements, under its own weight (``cantilever_strip``).
 
-The manipulator (``Manipulator``, ``manipulator_model``, ``manipulator_initial_state``)
------------------------------------------------------------------------------------------
+The manipulator (``Manipulator``, ``manipulator_model``, the Scenario ``manipulator``)
+-------------------------------------------------------------------------------------
 * Three bodies in a chain from the base joint at (-0.41, 0.3) m: l1 = l2 = 0.2 m, l3 = 0.3 m;
   m1 = 1.72 kg, I1 = 0.018 kg m^2 with the centre of mass on joint 1 (gravity balanced);
   m2 = 0.45 kg, I2 = 0.0025 kg m^2; m3 = 0.365 kg, I3 = 0.00275 kg m^2 (centres of mass at the
@@ -47,8 +47,8 @@ holds the arm up against gravity (positive) while the joint turns clockwise, so 
 (negative power); friction opposes the slide and takes over part of the braking, so the torque in
 the drive's sense of motion, -torque, grows with mu.
 
-The sliding mass (``sliding_mass_model``, ``sliding_mass_initial_state``; our check example)
--------------------------------------------------------------------------------------------------
+The sliding mass (``sliding_mass``, from ``sliding_mass_model`` and ``sliding_mass_initial_state``)
+----------------------------------------------------------------------------------------------------
 A point mass m = 0.02 kg carried by two prismatic joints (x, then y) slides on the cantilever
 strip (contact pair ``mass``); it starts at x0 = 0.1 m on the beam's static deflected shape
 (self-weight plus the mass's weight) with 0.5 m/s along the deflected tangent.
@@ -68,13 +68,13 @@ from ..coupling.constraints import evaluate_state
 from ..coupling.partition import (
     choose_dependent,
     make_partition,
+    partition_static_state,
     recover_dependent,
-    static_equilibrium,
 )
 from ..elements.beam import (
     BeamSpec,
     assemble_beam,
-    evaluate,
+    beam_fields,
     point_load,
     self_weight,
     static_deflection,
@@ -83,6 +83,7 @@ from ..model import ContactPair, Model, Point, Sliding, Unilateral
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel, bias_forces
+from ..scenario import Scenario
 from ..sensors import BodyPointSensor
 from ..system import System, assemble
 
@@ -287,7 +288,7 @@ def _beam_under_contact(data: Manipulator, beam, force: float):
     for _ in range(4):  # the contact force acts along the deflected normal: k = 1/sqrt(1 + w'^2)
         load = point_load(beam, x, force=-k * force) + self_weight(beam, gravity)
         w = static_deflection(beam, load)
-        k = 1.0 / np.sqrt(1.0 + evaluate(beam, w, [x]).slope[0] ** 2)
+        k = 1.0 / np.sqrt(1.0 + beam_fields(beam, w, [x]).slope[0] ** 2)
     return w
 
 
@@ -319,7 +320,7 @@ def manipulator_pose(data: Manipulator) -> ManipulatorPose:
     beam = assemble_beam(data.beam)
     w_full = _beam_under_contact(data, beam, data.normal_force)
     x = float(data.contact_x)
-    tip = beam.origin + x * beam.t0 + evaluate(beam, w_full, [x]).deflection[0] * beam.n0
+    tip = beam.origin + x * beam.t0 + beam_fields(beam, w_full, [x]).deflection[0] * beam.n0
     theta = pose_through(data, tip)
     rel = np.array([theta[0], theta[1] - theta[0], theta[2] - theta[1]])
     angle3 = float(rel[2])
@@ -352,21 +353,6 @@ def manipulator_model(data: Manipulator | None = None, mu: float = 0.0) -> Model
     return _model(data, float(mu), pose.drive_start, pose.rest, pose.angle3)
 
 
-@dataclass(frozen=True)
-class InitialState:
-    """The consistent start of one case. q0, u0 : (n,). rest : spring rest positions of joints 1
-    and 3 (rad, or m for a prismatic joint 3). normal_force : N and torque : N m at t = 0 (eq. 76
-    at rest). frictionless_torque : N m, drive torque of the frictionless static pose."""
-
-    q0: np.ndarray
-    u0: np.ndarray
-    rest: tuple[float, float]
-    normal_force: float
-    torque: float
-    frictionless_torque: float
-    angle3: float
-
-
 @lru_cache(maxsize=8)
 def _frictionless_start(data: Manipulator, dt: float):
     """What every mu shares: the frictionless system, its quasi-static velocities and the sign of
@@ -374,21 +360,31 @@ def _frictionless_start(data: Manipulator, dt: float):
     pose = manipulator_pose(data)
     system = assemble(manipulator_model(data, 0.0))
     q_pose = np.array(pose.q)
-    q_minus, _ = static_equilibrium(system, q_pose, -dt)
-    q_plus, _ = static_equilibrium(system, q_pose, dt)
+    q_minus, _ = partition_static_state(system, q_pose, -dt)
+    q_plus, _ = partition_static_state(system, q_pose, dt)
     u = (q_plus - q_minus) / (2.0 * dt)
     slip = evaluate_state(system, q_pose, u, 0.0, constraints_only=True).contacts[0]
     return system, u, np.array([np.sign(slip.slip_velocity)])
 
 
-def manipulator_initial_state(
-    data: Manipulator | None = None, mu: float = 0.0, dt: float = 1e-3
-) -> tuple[System, InitialState]:
-    """(system, InitialState) for friction coefficient mu: the quasi-static sliding state at t = 0.
+T_END = 0.6  # s, the run of 002 Fig. 7
+H = 5e-4  # s, halving it changes the driving torque by less than 1e-4 N m
+RHO_INF = 0.9
+
+
+def manipulator(data: Manipulator | None = None, mu: float = 0.0, dt: float = 1e-3) -> Scenario:
+    """The manipulator on the cantilever with friction coefficient mu as a Scenario, started in
+    the quasi-static sliding state at t = 0.
 
     The frictionless pose of :func:`manipulator_pose` fixes the rest positions; for mu > 0 the
     equilibrium is re-solved with the friction of the sliding direction (the sign of the
     frictionless quasi-static slip velocity). Velocities: (q_eq(dt) - q_eq(-dt)) / (2 dt).
+    Run: generalised-alpha, rho_inf = ``RHO_INF``, h = ``H``, to ``T_END``.
+
+    details : ``rest`` spring rest positions of joints 1 and 3 (rad, or m for a prismatic joint
+    3); ``normal_force`` (N) and ``torque`` (N m, the drive's) at t = 0 (eq. 76 at rest);
+    ``frictionless_torque`` (N m) the drive torque of the frictionless static pose; ``angle3``
+    (rad) the direction of a prismatic joint 3 in body 2's frame.
     """
     data = Manipulator() if data is None else data
     mu = float(mu)
@@ -400,9 +396,9 @@ def manipulator_initial_state(
     q_pose = np.array(pose.q)
     if mu > 0.0:
         system = assemble(manipulator_model(data, mu))
-        q0, lam = static_equilibrium(system, q_pose, 0.0, slip_sign=sign)
-        q_minus, _ = static_equilibrium(system, q0, -dt, slip_sign=sign)
-        q_plus, _ = static_equilibrium(system, q0, dt, slip_sign=sign)
+        q0, lam = partition_static_state(system, q_pose, 0.0, slip_sign=sign)
+        q_minus, _ = partition_static_state(system, q0, -dt, slip_sign=sign)
+        q_plus, _ = partition_static_state(system, q0, dt, slip_sign=sign)
         u = (q_plus - q_minus) / (2.0 * dt)
     else:
         system = frictionless
@@ -413,14 +409,23 @@ def manipulator_initial_state(
     if data.lift_off:  # the same start, the contact free to lift off (closed at zero gap)
         pair = replace(system.model.contacts[0], law=Unilateral(mu))
         system = assemble(replace(system.model, contacts=(pair,)))
-    return system, InitialState(
-        q0=q0,
-        u0=u0,
-        rest=pose.rest,
-        normal_force=float(lam[0]),
-        torque=float(lam[1]),
-        frictionless_torque=pose.torque,
-        angle3=pose.angle3,
+    details = {
+        "rest": pose.rest,
+        "normal_force": float(lam[0]),
+        "torque": float(lam[1]),
+        "frictionless_torque": pose.torque,
+        "angle3": pose.angle3,
+    }
+    settings = {"h": H, "rho_inf": RHO_INF}
+    return Scenario(
+        f"manipulator-mu-{mu:g}",
+        system.model,
+        q0,
+        u0,
+        (0.0, T_END),
+        "generalized-alpha",
+        settings,
+        details,
     )
 
 
@@ -515,25 +520,40 @@ def sliding_mass_initial_state(system: System, x0: float = 0.1, speed: float = 0
     return q0, u0
 
 
+def sliding_mass(
+    mu: float = 0.0, n_elements: int = 10, x0: float = 0.1, speed: float = 0.5
+) -> Scenario:
+    """The sliding mass (``sliding_mass_model``) as a Scenario, started by
+    ``sliding_mass_initial_state`` at x0 (m) with ``speed`` (m/s). Run: generalised-alpha,
+    rho_inf = ``RHO_INF``, h = 1e-4 s, 0.5 s."""
+    model = sliding_mass_model(mu, n_elements)
+    q0, u0 = sliding_mass_initial_state(assemble(model), x0, speed)
+    settings = {"h": 1e-4, "rho_inf": RHO_INF}
+    return Scenario("sliding-mass", model, q0, u0, (0.0, 0.5), "generalized-alpha", settings)
+
+
 __all__ = [
     "BEAM",
     "CANTILEVER",
     "CONTACT",
     "DRIVEN_JOINT",
-    "InitialState",
+    "H",
     "MU_SWEEP",
+    "RHO_INF",
     "Manipulator",
     "ManipulatorPose",
     "SLIDING_CONTACT",
     "SLIDING_MASS",
     "SPRING_JOINTS",
+    "T_END",
     "apply_settings",
     "cantilever_strip",
-    "manipulator_initial_state",
+    "manipulator",
     "manipulator_model",
     "manipulator_pose",
     "manipulator_tree",
     "pose_through",
+    "sliding_mass",
     "sliding_mass_model",
     "sliding_mass_initial_state",
 ]

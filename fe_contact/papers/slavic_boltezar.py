@@ -38,15 +38,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import validation as check
-from ..coupling.rough_contact import RoughContact
 from ..model import ContactPair, Model, Polyline, Unilateral, Wheel
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..rough import RoughProfile, reshape, rough_arc
+from ..scenario import Scenario
 from ..steppers.result import WORK_KEYS
 
 __all__ = [
     "CONTACT",
+    "H",
     "PIN",
     "PinOnWheel",
     "PinRun",
@@ -276,15 +277,26 @@ def pin_model(
     return Model(tree=pin_tree(data), contacts=(pair,), gravity=(0.0, 0.0))
 
 
+H = 1e-7  # s, the event-driven stepper's largest step
+
+
 def pin_on_wheel(
     data: PinOnWheel | None = None,
     face: RoughProfile | None = None,
     rim: RoughProfile | None = None,
-) -> tuple[RoughContact, np.ndarray, np.ndarray]:
-    """(RoughContact, q0, u0) of ``pin_model``'s contact pair (the contact kinematics alone);
-    the pin starts at rest at r = phi = 0."""
+) -> Scenario:
+    """``pin_model`` as a Scenario: the pin starts at rest at r = phi = 0. Run: the event-driven
+    stepper (largest step ``H``, penetration ``data.penetration``) to ``data.t_end``.
+
+    The scenario's model is a plain Model with the rough pair (a Polyline on a Wheel), which
+    ``simulate(..., method="event-driven")`` runs; its contact kinematics alone (the
+    ``RoughContact`` of the pair) is ``RoughContact.from_pair(model.tree, model.contacts[0])``."""
+    data = PinOnWheel() if data is None else data
     model = pin_model(data, face, rim)
-    return RoughContact.from_pair(model.tree, model.contacts[0]), np.zeros(2), np.zeros(2)
+    settings = {"h": H, "penetration": data.penetration}
+    return Scenario(
+        "pin-on-wheel", model, np.zeros(2), np.zeros(2), (0.0, data.t_end), "event-driven", settings
+    )
 
 
 def smooth(data: PinOnWheel) -> PinOnWheel:
@@ -346,7 +358,7 @@ class _ContactAngles:
 
 def simulate_pin(
     data: PinOnWheel | None = None,
-    h: float = 1e-7,
+    h: float = H,
     *,
     face: RoughProfile | None = None,
     rim: RoughProfile | None = None,
@@ -356,25 +368,14 @@ def simulate_pin(
     (largest step ``h`` in s, penetration ``data.penetration``) and sum up its result;
     ``face``, ``rim`` as in ``pin_model``; ``average_from`` in [0, 1) is the fraction of the
     run left out of mu_xy (the landing of the pin)."""
-    from ..steppers.simulate import simulate
-    from ..system import assemble
-
     data = PinOnWheel() if data is None else data
     average_from = check.real(
         "simulate_pin.average_from", average_from, low=0.0, high=1.0, high_open=True
     )
-    model = pin_model(data, face, rim)
-    system = assemble(model)
+    scenario = pin_on_wheel(data, face, rim)
+    model = scenario.model
     angles = _ContactAngles()
-    result = simulate(
-        system,
-        (0.0, data.t_end),
-        system.initial_state(),
-        method="event-driven",
-        h=h,
-        observers=[angles],
-        penetration=data.penetration,
-    )
+    result = scenario.run(h=h, observers=[angles])
     t = result.t[1:]  # row 0 is the initial state
 
     def pair(name):
@@ -409,7 +410,7 @@ def simulate_pin(
     )
 
 
-def run_in(data: PinOnWheel | None = None, n_reshapings: int = 5, h: float = 1e-7):
+def run_in(data: PinOnWheel | None = None, n_reshapings: int = 5, h: float = H):
     """The wear loop of 003 sec. 4.2: simulate, re-shape both profiles by 003 eqs. (16)-(17)
     with ``data.u_max``, and repeat; returns the n_reshapings + 1 PinRuns (the first on the
     generated profiles, the last on the profiles re-shaped n_reshapings times)."""

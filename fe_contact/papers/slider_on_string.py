@@ -21,11 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation as check
-from ..elements.string import assemble_string, evaluate, gravity_force, point_load
-from ..elements.string_statics import static_equilibrium
+from ..elements.string import assemble_string, gravity_force, point_load, string_points_at
+from ..elements.string_statics import string_static_shape
 from ..model import ContactPair, Model, Point, Sliding
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
+from ..scenario import Scenario
 from ..system import assemble
 from .eugster_glocker import table1_string
 
@@ -59,8 +60,9 @@ def trolley_tree(mass: float) -> TreeModel:
     )
 
 
-def slider_on_string(data: Trolley | None = None):
-    """(Model, q0, u0) of the example (see the module docstring); default data Trolley()."""
+def slider_on_string(data: Trolley | None = None) -> Scenario:
+    """The example (see the module docstring) as a Scenario; default data Trolley(). Run:
+    generalised-alpha without numerical damping (rho_inf = 1), h = 1e-3 s, 2 s."""
     data = Trolley() if data is None else data
     spec = table1_string(data.n_elements)
     model = Model(
@@ -70,14 +72,15 @@ def slider_on_string(data: Trolley | None = None):
     )
     string = assemble_string(spec)
     g = np.asarray(model.gravity)
-    q_sag = static_equilibrium(string).q
+    q_sag = string_static_shape(string).q
     load = gravity_force(string) + point_load(string, data.s0, data.mass * g)
-    q_static = static_equilibrium(string, load, q0=q_sag).q
-    at = evaluate(string, q_static, [data.s0])
+    q_static = string_static_shape(string, load, q0=q_sag).q
+    at = string_points_at(string, q_static, [data.s0])
     system = assemble(model)
     q0, u0 = system.initial_state(at.position[:, 0], data.speed * at.tangent[:, 0])
     q0[system.layout.structure("string")] = q_static[string.free_dofs]
-    return model, q0, u0
+    settings = {"h": 1e-3, "rho_inf": 1.0}
+    return Scenario("slider-on-string", model, q0, u0, (0.0, 2.0), "generalized-alpha", settings)
 
 
 __all__ = ["Trolley", "slider_on_string", "trolley_tree"]

@@ -31,7 +31,7 @@ class StepBatch:
     """n consecutive full steps of one stepper (``CompiledGeneralizedAlpha.steps``). t (n,), q,
     u and the accelerations acceleration (n, n_q), lam = (multipliers (n, m) by
     ``Model.constraint_names()``, drive forces (n, d)), work (n, 7): the work of each step by
-    WORK_KEYS, energy (n, 7) as ``kernels.step.energies``, residual (n, 2), n_newton (n,),
+    WORK_KEYS, energy (n, 7) as ``kernels.step.packed_energies``, residual (n, 2), n_newton (n,),
     records (n, n_c, N_FIELDS) the contacts, contacts: per model contact (name, state, its
     index in records, normal force (n,), friction force (n,)); h the step; ``stop`` why the
     batch ended (``STOPS``)."""

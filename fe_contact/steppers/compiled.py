@@ -51,7 +51,7 @@ from ..kernels.loop import STOPS
 from ..kernels.loop import steps as loop_steps
 from ..kernels.numerical import numerical_dissipation as compiled_dissipation
 from ..kernels.step import FLAT, OK, delassus, newton
-from ..kernels.step import energies as compiled_energies
+from ..kernels.step import packed_energies as compiled_energies
 from ..multibody.tree import actuator_forces
 from ..system import Energies, System
 from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
