@@ -25,7 +25,6 @@ KNOWN = {
     "point_load": "generalised force of a point force on a beam or on a string",
     "closest": "closest point on a beam or on a string, compiled",
     # owned by other work today (contact kinematics; the catenary paper)
-    "line_contact": "the beam's compiled line contact and the contact kinematics' entry",
     "build_model": "the model file's builder and the catenary's line",
     # to be renamed
     "Case": "a sweep's case and one mu of the manipulator demo",
