@@ -35,7 +35,7 @@ def run_small(contact):
         1, speed=SLOW, contact=contact, max_element_length=1.0, x_start=X0, x_end=X1, h=2e-3
     )
     system = assemble(run.model)
-    result = simulate(system, run.t_span, (run.q0, run.u0), h=run.h, rho_inf=run.rho_inf)
+    result = run.run(system)
     assert result.success, result.message
     return run, system, result
 
@@ -89,12 +89,12 @@ def test_wire_uplift_against_a_linear_flexibility_solve(exact):
     vertical force F0 - k1 z3."""
     run, system, _ = exact
     q_static = run.q0  # the builder's start: static_equilibrium with the base held at X0
-    alone = assemble(run.line.model)  # the catenary without the pantograph
+    alone = assemble(run.details["line"].model)  # the catenary without the pantograph
     q_line = static_equilibrium(alone).q
     wire, messenger = (alone.structures[w] for w in ("contact_wire", "messenger"))
     n_c = wire.n_dofs
     k_blocks = sp.block_diag([wire.stiffness_matrix, messenger.stiffness_matrix]).tolil()
-    for pair in run.line.model.contacts:
+    for pair in run.details["line"].model.contacts:
         s = pair.profile.s
         b = np.concatenate([vertical_rows(wire, s)[0][0], -vertical_rows(messenger, s)[0][0]])
         k_blocks += pair.law.stiffness * sp.csr_matrix(np.outer(b, b))
@@ -119,7 +119,7 @@ def test_penalty_force_is_stiffness_times_penetration(penalty):
     closed = gap < 0.0
     assert closed[1:].all()
     # F and gap are read from the same state: round-off of k * gap, 1e-9 relative allowed
-    k = run.data.penalty_stiffness
+    k = run.details["data"].penalty_stiffness
     assert np.allclose(force[1:], -k * gap[1:], rtol=1e-9, atol=0.0)
 
 
@@ -138,7 +138,7 @@ def test_lifting_the_head_off_is_an_event(exact):
     """With a pull-down of 100 N in place of the uplift the head leaves the wire: the exact
     contact opens (an event), the force is zero after it and the gap opens."""
     run, _, _ = exact
-    pull = replace(run.data, static_force=-100.0)
+    pull = replace(run.details["data"], static_force=-100.0)
     model = replace(run.model, tree=pantograph_tree(pull, SLOW, 9.81))
     system = assemble(model)
     result = simulate(system, (0.0, 0.05), (run.q0, run.u0), h=2e-3, rho_inf=1.0)

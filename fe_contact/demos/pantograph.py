@@ -7,8 +7,8 @@ pantograph's data and sources, the statistics). For each ``--speed`` (km/h) it w
 EN 50318 acceptance ranges, as published in the literature), ``contact_force.png/.svg`` (the
 contact force against the position, raw and filtered at 20 Hz) and ``uplift.png/.svg`` (the
 contact wire's rise at the steady arms); ``OUT/summary.csv`` has one row per speed; the table
-is printed. The model file (``model.toml``) is not written: model files cannot hold droppers,
-spring supports and carried masses yet.
+is printed. The model file (``model.toml``) is not written yet (model files can hold the
+catenary's parts; the demo does not save its run).
 
 The full EN 50318 case (10 spans, 0.25 m elements) runs the Python step (unilateral and
 compliant contacts are not compiled): see docs/details/pantograph.md for its cost; the defaults
@@ -34,7 +34,6 @@ from ..papers.pantograph import (
     steady_arm_uplift,
 )
 from ..steppers.observers import standard_observers
-from ..steppers.simulate import simulate
 from ..system import assemble
 from . import DemoParser, count, folder, positive
 
@@ -74,9 +73,7 @@ def run_speed(
     out = Path(out)
     desc = f"pantograph {speed_kmh:g} km/h" if progress else None
     observers = standard_observers(out, h, vtk_every, desc)
-    result = simulate(
-        system, run.t_span, (run.q0, run.u0), h=run.h, observers=observers, rho_inf=run.rho_inf
-    )
+    result = run.run(system, observers=observers)
     stats = run_statistics(run, system, result)
     write_summary(out / "summary.csv", {speed_kmh: stats})
     if plot:
@@ -146,17 +143,23 @@ def plot_run(run, system, result, out) -> None:
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.plot(x_u, raw, lw=0.5, color="0.6", label="raw")
     ax.plot(x_u, filtered, lw=1.2, label="low-pass 20 Hz")
-    ax.axvspan(*run.section, color="C2", alpha=0.08, label="analysis section")
+    ax.axvspan(*run.details["section"], color="C2", alpha=0.08, label="analysis section")
     ax.set_xlabel("head position x [m]")
     ax.set_ylabel("contact force [N]")
-    ax.set_title(f"{run.speed / KMH:.0f} km/h, {run.contact} contact")
+    ax.set_title(f"{run.details['speed'] / KMH:.0f} km/h, {run.details['contact']} contact")
     ax.legend()
     fig.tight_layout()
     save_figure(fig, Path(out) / "contact_force")
     plt.close(fig)
-    uplift = steady_arm_uplift(system, result.q, run.q0, run.steady_arms, run.section)
+    uplift = steady_arm_uplift(
+        system, result.q, run.q0, run.details["steady_arms"], run.details["section"]
+    )
     fig, ax = plt.subplots(figsize=(8, 3.5))
-    inside = [a for a in run.steady_arms if run.section[0] <= a <= run.section[1]]
+    inside = [
+        a
+        for a in run.details["steady_arms"]
+        if run.details["section"][0] <= a <= run.details["section"][1]
+    ]
     for k, arm in enumerate(inside):
         ax.plot(result.t, 1e3 * uplift[:, k], label=f"steady arm at {arm:g} m")
     ax.set_xlabel("t [s]")

@@ -55,7 +55,8 @@ from ..model import ContactPair, Point
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
-from .catenary import EN50318, Catenary, CatenaryData, catenary, vertical_rows
+from ..scenario import Scenario
+from .catenary import EN50318, CatenaryData, catenary, vertical_rows
 
 CONTACTS = ("exact", "penalty")
 HEAD = "head"  # the name of the pantograph's contact pair
@@ -196,29 +197,6 @@ def pantograph_tree(data: PantographData = EN50318_PANTOGRAPH, speed: float = 0.
     )
 
 
-@dataclass(frozen=True)
-class PantographRun:
-    """What ``pantograph_on_catenary`` builds: ``model``; the start ``q0``, ``u0`` (the static
-    equilibrium with the head at ``x_start``, the base moving at ``speed``); ``t_span`` (s);
-    the stepper settings ``method``, ``h`` (s), ``rho_inf``; ``speed`` (m/s); ``contact``
-    ("exact" or "penalty"); ``line`` (the Catenary); ``section`` (x_a, x_b) in m, the analysis
-    section; ``steady_arms`` (m, the inner supports' positions); ``data``."""
-
-    model: object
-    q0: np.ndarray
-    u0: np.ndarray
-    t_span: tuple[float, float]
-    method: str
-    h: float
-    rho_inf: float
-    speed: float
-    contact: str
-    line: Catenary
-    section: tuple[float, float]
-    steady_arms: np.ndarray
-    data: PantographData
-
-
 def analysis_section(n_spans: int, span: float) -> tuple[float, float]:
     """(x_a, x_b) in m: all spans but the first and the last (three spans or more); the whole
     line for one or two spans."""
@@ -238,8 +216,12 @@ def pantograph_on_catenary(
     x_end: float | None = None,
     h: float = 1e-3,
     rho_inf: float = 1.0,
-) -> PantographRun:
-    """The pantograph of ``data`` under ``n_spans`` spans of the catenary of ``line_data``.
+) -> Scenario:
+    """The pantograph of ``data`` under ``n_spans`` spans of the catenary of ``line_data``, as a
+    ``Scenario`` (generalised-alpha, settings ``h`` and ``rho_inf``) whose ``details`` hold
+    ``speed`` (m/s), ``contact`` ("exact" or "penalty"), ``line`` (the ``Catenary``),
+    ``section`` ((x_a, x_b) in m, the analysis section), ``steady_arms`` (m, the inner
+    supports' positions) and ``data`` (the ``PantographData``).
 
     speed : m/s (> 0). contact : "exact" (Unilateral) or "penalty" (Compliant linear,
     ``data.penalty_stiffness``). x_start, x_end : m, the head's start and end along the line
@@ -276,20 +258,22 @@ def pantograph_on_catenary(
     u0 = np.zeros_like(q0)
     u0[system.layout.tree.start] = v
     arms = np.arange(1, int(n_spans)) * line_data.span
-    return PantographRun(
+    return Scenario(
+        name="pantograph",
         model=model,
         q0=q0,
         u0=u0,
         t_span=(0.0, (x_end - x_start) / v),
         method="generalized-alpha",
-        h=h,
-        rho_inf=rho_inf,
-        speed=v,
-        contact=contact,
-        line=line,
-        section=analysis_section(n_spans, line_data.span),
-        steady_arms=arms,
-        data=data,
+        settings={"h": h, "rho_inf": rho_inf},
+        details={
+            "speed": v,
+            "contact": contact,
+            "line": line,
+            "section": analysis_section(n_spans, line_data.span),
+            "steady_arms": arms,
+            "data": data,
+        },
     )
 
 
@@ -391,12 +375,13 @@ def steady_arm_uplift(system, q, q_static, arms, section) -> np.ndarray:
     return dq @ rows.T
 
 
-def run_statistics(run: PantographRun, system, result) -> ContactForceStatistics:
+def run_statistics(run: Scenario, system, result) -> ContactForceStatistics:
     """The statistics of a finished run of ``run`` (its head force over its section)."""
     x = result.q[:, system.layout.tree.start]
-    uplift = steady_arm_uplift(system, result.q, run.q0, run.steady_arms, run.section)
+    d = run.details
+    uplift = steady_arm_uplift(system, result.q, run.q0, d["steady_arms"], d["section"])
     force = result[f"{HEAD}_normal_force"]
-    return contact_force_statistics(result.t, x, force, run.section, uplift=uplift)
+    return contact_force_statistics(result.t, x, force, d["section"], uplift=uplift)
 
 
 __all__ = [
@@ -407,7 +392,6 @@ __all__ = [
     "KMH",
     "ContactForceStatistics",
     "PantographData",
-    "PantographRun",
     "analysis_section",
     "contact_force_statistics",
     "low_pass",
