@@ -48,12 +48,24 @@ def run_disk_on_string(out):
     return out / "example1"
 
 
+def run_pantograph(out):
+    from fe_contact.demos import pantograph
+
+    # one span of 5 m elements at 250 km/h, penalty contact: 316 steps of 2 ms
+    pantograph.run_speed(
+        out, 250.0, n_spans=1, contact="penalty", max_element_length=5.0, h=2e-3,
+        vtk_every=None, progress=False, plot=False,
+    )  # fmt: skip
+    return out
+
+
 DEMOS = {
     "sliding_mass": run_sliding_mass,
     "friction_oscillator": run_friction_oscillator,
     "slider_on_string": run_slider_on_string,
     "disk_on_beam": run_disk_on_beam,
     "disk_on_string": run_disk_on_string,
+    "pantograph": run_pantograph,
 }
 # columns a demo adds to its history after the run (from the result, not a stepper's report)
 ADDED = {"friction_oscillator": {"x", "velocity"}}

@@ -2,13 +2,12 @@
 
 The model is ``fe_contact.papers.pantograph`` (the catenary of ``papers.catenary``, the
 pantograph's data and sources, the statistics). For each ``--speed`` (km/h) it writes to
-``OUT/<speed>kmh/``: ``history.csv`` (the standard columns), ``frames.pvd`` + ``.vtm``
-(ParaView), ``summary.csv`` (the contact-force statistics over the analysis section beside the
+``OUT/<speed>kmh/``: ``model.toml`` (the run as a model file: ``fe-contact run`` of it gives
+the same history), ``history.csv`` (the standard columns), ``frames.pvd`` + ``.vtm`` (ParaView), ``summary.csv`` (the contact-force statistics over the analysis section beside the
 EN 50318 acceptance ranges, as published in the literature), ``contact_force.png/.svg`` (the
 contact force against the position, raw and filtered at 20 Hz) and ``uplift.png/.svg`` (the
 contact wire's rise at the steady arms); ``OUT/summary.csv`` has one row per speed; the table
-is printed. The model file (``model.toml``) is not written yet (model files can hold the
-catenary's parts; the demo does not save its run).
+is printed.
 
 The full EN 50318 case (10 spans, 0.25 m elements) runs the Python step (unilateral and
 compliant contacts are not compiled): see docs/details/pantograph.md for its cost; the defaults
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
 from ..papers.pantograph import (
     ACCEPTANCE,
     CONTACTS,
@@ -71,6 +71,14 @@ def run_speed(
     )
     system = assemble(run.model)
     out = Path(out)
+    model_file = ModelFile(
+        run.model,
+        Simulation(run.t_span[1], run.method, t_start=run.t_span[0], h=run.settings["h"],
+                   settings={"rho_inf": run.settings["rho_inf"]}),
+        InitialState.from_state(system, run.q0, run.u0),
+        Output(frame_every=vtk_every or 0.0, results=(f"max:{HEAD}_normal_force",)),
+    )  # fmt: skip
+    save_model(model_file, out / "model.toml")
     desc = f"pantograph {speed_kmh:g} km/h" if progress else None
     observers = standard_observers(out, h, vtk_every, desc)
     result = run.run(system, observers=observers)
