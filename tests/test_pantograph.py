@@ -252,3 +252,22 @@ def test_catenary_counts_take_numpy_integers():
         catenary(True, max_element_length=5.0)
     with pytest.raises(ValueError, match="CatenaryData.n_droppers: got 9.0"):
         CatenaryData(n_droppers=9.0)
+
+
+def test_the_start_is_a_resting_contact_not_an_impact():
+    """The head starts on the sagging wire with the base moving: its vertical rate follows the
+    wire, so the contact's normal velocity is zero (to round-off of the rates, 1e-12 m/s) and
+    the exact contact is closed from the first step, with no impact event at t = 0 (the start
+    once had the head moving horizontally and hit the wire's slope)."""
+    from fe_contact.coupling.contact import contact_at
+
+    run = pantograph_on_catenary(
+        1, speed=20.0, contact="exact", max_element_length=5.0, x_start=5.0, h=2e-3
+    )
+    system = assemble(run.model)
+    kin = contact_at(system, len(run.model.contacts) - 1, run.q0, run.u0)
+    assert abs(kin.normal_velocity) <= 1e-12 * 20.0
+    result = run.run(system, t_span=(0.0, 0.01))
+    assert result.events == ()
+    assert np.all(result["head_state"][1:] != "open")
+    assert np.all(result["head_normal_force"][1:] > 0.0)

@@ -50,6 +50,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from .. import validation as check
+from ..coupling.contact import contact_at
 from ..laws import Compliant, Unilateral
 from ..model import ContactPair, Point
 from ..multibody.drive import Drive
@@ -228,7 +229,8 @@ def pantograph_on_catenary(
     (default: half the first dropper spacing from either end). h : the step (s); rho_inf :
     generalised-alpha's spectral radius (1: no numerical damping, the energy balance closes).
     The start is the static equilibrium of the whole model (``static_equilibrium``) with the
-    base held at x_start.
+    base held at x_start, the base moving at ``speed`` and the head rising with the wire's
+    slope, so that the contact's normal velocity is zero (it starts closed, not with an impact).
     """
     from ..statics import static_equilibrium
     from ..system import assemble
@@ -257,6 +259,11 @@ def pantograph_on_catenary(
     q0 = static_equilibrium(system, guess).q
     u0 = np.zeros_like(q0)
     u0[system.layout.tree.start] = v
+    # the head follows the sagging wire: its vertical rate (joint 3, relative to mass 2) such
+    # that the contact's normal velocity W_N u0 is zero, else the start is an impact
+    w_n = contact_at(system, len(model.contacts) - 1, q0, u0).w_normal
+    head = system.layout.tree.start + 3
+    u0[head] -= float(w_n @ u0) / w_n[head]
     arms = np.arange(1, int(n_spans)) * line_data.span
     return Scenario(
         name="pantograph",
