@@ -138,7 +138,7 @@ def steps(
     taken = 0
     last_a1 = np.zeros(0)
     last_lam = np.zeros(0)
-    last_ev = no_evaluation(0, 0)
+    last_ev = no_evaluation(np.int64(0), np.int64(0))  # int64: one compilation
     for j in range(out_t.size):
         t_end = t + h
         dt = t_end - t

@@ -76,49 +76,53 @@ def _v3(a, H, k):
 
 @njit(cache=True)
 def unpack(F, I, H):
-    """The tuple P of ``kernels.step`` from ``pack``'s arrays (views, no copies)."""
+    """The tuple P of ``kernels.step`` from ``pack``'s arrays (views, no copies).
+
+    The array indices are passed as ``np.int64``: an integer constant is typed as a literal,
+    and numba compiles a callee once per literal value (52 compilations of ``_v1``-``_v3``
+    instead of 3)."""
     T = (
-        _v2(F, H, 0),
-        _v2(F, H, 1),
-        _v1(F, H, 2),
-        _v1(F, H, 3),
-        _v1(F, H, 4),
-        _v1(F, H, 5),
-        _v2(F, H, 6),
-        _v2(F, H, 7),
-        _v1(F, H, 8),
-        _v2(F, H, 9),
-        _v2(F, H, 10),
-        _v1(F, H, 11),
+        _v2(F, H, np.int64(0)),
+        _v2(F, H, np.int64(1)),
+        _v1(F, H, np.int64(2)),
+        _v1(F, H, np.int64(3)),
+        _v1(F, H, np.int64(4)),
+        _v1(F, H, np.int64(5)),
+        _v2(F, H, np.int64(6)),
+        _v2(F, H, np.int64(7)),
+        _v1(F, H, np.int64(8)),
+        _v2(F, H, np.int64(9)),
+        _v2(F, H, np.int64(10)),
+        _v1(F, H, np.int64(11)),
     )
     B = (
-        _v2(I, H, 12),
-        _v2(F, H, 13),
-        _v1(F, H, 14),
-        _v1(F, H, 15),
-        _v1(F, H, 16),
-        _v2(I, H, 17),
-        _v3(F, H, 18),
+        _v2(I, H, np.int64(12)),
+        _v2(F, H, np.int64(13)),
+        _v1(F, H, np.int64(14)),
+        _v1(F, H, np.int64(15)),
+        _v1(F, H, np.int64(16)),
+        _v2(I, H, np.int64(17)),
+        _v3(F, H, np.int64(18)),
     )
     contacts = (
-        _v1(I, H, 19),
-        _v2(F, H, 20),
-        _v1(F, H, 21),
-        _v1(F, H, 22),
-        _v1(I, H, 23),
-        _v1(F, H, 24),
-        _v2(F, H, 25),
-        _v1(I, H, 26),
+        _v1(I, H, np.int64(19)),
+        _v2(F, H, np.int64(20)),
+        _v1(F, H, np.int64(21)),
+        _v1(F, H, np.int64(22)),
+        _v1(I, H, np.int64(23)),
+        _v1(F, H, np.int64(24)),
+        _v2(F, H, np.int64(25)),
+        _v1(I, H, np.int64(26)),
     )
-    joints = (_v1(F, H, 28), _v1(F, H, 29), _v1(F, H, 30))
+    joints = (_v1(F, H, np.int64(28)), _v1(F, H, np.int64(29)), _v1(F, H, np.int64(30)))
     flex = (
-        (_v1(I, H, 31), _v1(I, H, 32), _v1(F, H, 33)),
-        (_v1(I, H, 34), _v1(I, H, 35), _v1(F, H, 36)),
-        (_v1(I, H, 37), _v1(I, H, 38), _v1(F, H, 39)),
-        (_v1(I, H, 40), _v1(I, H, 41), _v1(F, H, 42)),
-        (_v1(I, H, 43), _v1(I, H, 44), _v1(F, H, 45)),
-        (_v1(I, H, 46), _v1(I, H, 47), _v1(F, H, 48)),
-        _v1(F, H, 49),
-        _v1(F, H, 50),
+        (_v1(I, H, np.int64(31)), _v1(I, H, np.int64(32)), _v1(F, H, np.int64(33))),
+        (_v1(I, H, np.int64(34)), _v1(I, H, np.int64(35)), _v1(F, H, np.int64(36))),
+        (_v1(I, H, np.int64(37)), _v1(I, H, np.int64(38)), _v1(F, H, np.int64(39))),
+        (_v1(I, H, np.int64(40)), _v1(I, H, np.int64(41)), _v1(F, H, np.int64(42))),
+        (_v1(I, H, np.int64(43)), _v1(I, H, np.int64(44)), _v1(F, H, np.int64(45))),
+        (_v1(I, H, np.int64(46)), _v1(I, H, np.int64(47)), _v1(F, H, np.int64(48))),
+        _v1(F, H, np.int64(49)),
+        _v1(F, H, np.int64(50)),
     )
-    return (T, B, contacts, _v1(I, H, 27), joints, flex, H[H.shape[0] - 1, 0])
+    return (T, B, contacts, _v1(I, H, np.int64(27)), joints, flex, H[H.shape[0] - 1, 0])

@@ -208,10 +208,11 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
 
 @njit(cache=True)
 def no_evaluation(m, n):
-    """An evaluation's tuple of empty arrays (the type of ``evaluate_system``'s result)."""
+    """An evaluation's tuple of empty arrays (the type of ``evaluate_system``'s result; its
+    status an int64, not the literal constant, so that its callers compile once for both)."""
     a1 = np.zeros(0)
     a2 = np.zeros((0, 0))
-    return FAILED, a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1
+    return np.int64(FAILED), a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1
 
 
 @njit(cache=True)
