@@ -192,11 +192,17 @@ def raises_bad_input(func, depth: int = 3) -> set[str]:
     if tree is None or depth < 0:
         return set()
     namespace = inspect.unwrap(func).__globals__
+    # an exception class given as a parameter's default (``validation.fail(..., error=ValueError)``)
+    defaults = {
+        name: p.default
+        for name, p in inspect.signature(func).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
     found = set()
     for node in own_nodes(tree):
         if isinstance(node, ast.Raise) and node.exc is not None:
             target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            exc = resolve(target, namespace)
+            exc = resolve(target, {**namespace, **defaults})
             if inspect.isclass(exc) and issubclass(exc, BAD_INPUT):
                 found.add(exc.__name__)
         elif isinstance(node, ast.Call):
