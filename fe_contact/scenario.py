@@ -65,9 +65,9 @@ class Scenario:
     Raises
     ------
     ValueError
-        When a field has the wrong type or value (named in the message): ``q0``, ``u0`` of
-        another length than the model's coordinates or not finite, ``t_span`` not increasing,
-        an unknown ``method``.
+        When a field has the wrong type or value (named in the message): ``q0`` or ``u0``
+        not a 1-d array of finite reals, ``u0`` of another shape than ``q0``, ``t_span`` not
+        increasing, an unknown ``method``.
 
     Examples
     --------
