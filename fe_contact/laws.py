@@ -355,6 +355,9 @@ class Sliding(ContactLaw):
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``mu`` is negative, ``mu_s`` is below ``mu`` or ``v0`` is not positive.
 
@@ -464,6 +467,9 @@ class Stribeck(Sliding):
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``v0`` or ``v_s`` is missing or not positive, ``c_v`` is negative, or the
         coefficients are out of range as for ``Sliding``.
@@ -543,6 +549,9 @@ class Unilateral(ContactLaw):
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``mu`` is negative, a restitution or ``reversibility`` is outside [0, 1], or
         ``impact`` is unknown.
@@ -688,6 +697,9 @@ class Compliant(ContactLaw):
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``kind`` is unknown, ``stiffness`` is not positive, ``damping``, ``mu`` or
         ``mu_s - mu`` is negative, or ``v0`` is missing while friction or rolling needs it.
@@ -824,6 +836,9 @@ class Dropper(ContactLaw):
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``stiffness`` or ``length`` is not positive, or ``damping`` or ``mass`` is
         negative.

@@ -80,6 +80,9 @@ class Point:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``body`` is not a non-negative integer or ``at`` is neither a pair of finite
         numbers nor a name.
@@ -123,6 +126,9 @@ class Circle:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``body`` is not a non-negative integer, ``radius`` is not positive or ``centre``
         is not a pair of finite numbers.
@@ -172,6 +178,9 @@ class Line:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``point`` or ``normal`` is not a pair of finite numbers, ``normal`` is zero or
         ``body`` is not a non-negative integer.
@@ -234,9 +243,11 @@ class Profile:
 
     Raises
     ------
+    TypeError
+        When ``body`` is not an int, a str or None, or ``curve`` is not a
+        ``curves.Curve``.
     ValueError
-        When ``body`` is not a non-negative integer, an identifier or None, or ``curve`` is not
-        a ``curves.Curve``.
+        When ``body`` is a negative integer or a str that is not an identifier.
 
     Examples
     --------
@@ -288,9 +299,12 @@ class CarriedBody:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
-        When ``name`` is not an identifier, ``structure`` not a string, or ``s``, ``mass`` or
-        ``inertia`` is negative or not finite.
+        When ``name`` is not an identifier, or ``s``, ``mass`` or ``inertia`` is negative or
+        not finite.
 
     Examples
     --------
@@ -361,9 +375,10 @@ class ContactPair:
 
     Raises
     ------
+    TypeError
+        When ``profile``, ``target`` or ``law`` is of another type.
     ValueError
-        When a part has the wrong kind or value (named in the message): a profile, target or
-        law of another type, a link between other sides, ``side`` other than +1 or -1, an
+        When a part has the wrong value (named in the message): a link between other sides, ``side`` other than +1 or -1, an
         unknown ``search``, or a grid search without a Circle, a structure and a Unilateral
         law.
 
@@ -499,6 +514,9 @@ class LoopClosure:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``name`` is not an identifier, a body index is negative, a point is not a pair
         of finite numbers or a name, or ``point_b`` is a name while ``body_b`` is None.
@@ -548,8 +566,11 @@ class PointLoad:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
-        When ``structure`` is not a string, or ``s`` or ``force`` is not finite.
+        When ``s`` or ``force`` is not finite.
 
     Examples
     --------
@@ -623,9 +644,10 @@ class Model:
     Raises
     ------
     TypeError
-        When a tuple of parts is given as a single part or a non-iterable.
+        When a part has the wrong type, or a tuple of parts is given as a single part or a
+        non-iterable.
     ValueError
-        When a part has the wrong type, names clash or repeat, a part refers to a body, joint,
+        When names clash or repeat, a part refers to a body, joint,
         point or structure the model does not have, gravities differ, there are more bilateral
         constraint rows than coordinates, or there is nothing to simulate.
 

@@ -64,6 +64,8 @@ class Scenario:
 
     Raises
     ------
+    TypeError
+        When ``model`` is not a Model, or a value has the wrong kind.
     ValueError
         When a field has the wrong type or value (named in the message): ``q0`` or ``u0``
         not a 1-d array of finite reals, ``u0`` of another shape than ``q0``, ``t_span`` not

@@ -102,6 +102,9 @@ class BodyPointSensor:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``name`` is not an identifier, ``body`` is negative, ``at`` is not a point or a
         name, or ``quantity`` is unknown.
@@ -149,6 +152,9 @@ class BodySensor:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``name`` is not an identifier, ``body`` is negative or ``quantity`` is unknown.
 
@@ -197,6 +203,9 @@ class StructureSensor:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``name`` is not an identifier, ``s`` is not finite or ``quantity`` is unknown.
 

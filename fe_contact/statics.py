@@ -227,6 +227,8 @@ def static_equilibrium(
 
     Raises
     ------
+    TypeError
+        When ``system`` is not a System, or a value has the wrong kind.
     ValueError
         For an argument out of range or a model statics does not take (a rough Polyline
         pair).

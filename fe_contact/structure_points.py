@@ -40,6 +40,9 @@ class MaterialPoint:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``structure`` is not an identifier or ``s`` is negative or not finite.
 
@@ -86,6 +89,9 @@ class SpringSupport:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When a number is out of range or not finite, or ``direction`` is zero.
 

@@ -25,6 +25,9 @@ class NeoHookean:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``k`` is not a positive finite number.
 
@@ -75,6 +78,9 @@ class LinearElastic:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``EA`` is not a positive finite number.
 

@@ -137,8 +137,10 @@ class InitialState:
 
     Raises
     ------
+    TypeError
+        When ``static`` is not a bool.
     ValueError
-        When ``static`` is not a bool, or is True while velocities are given.
+        When ``static`` is True while velocities are given.
 
     Examples
     --------

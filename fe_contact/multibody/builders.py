@@ -44,6 +44,9 @@ def floating_body(
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``points`` is not a mapping, or a mass, inertia or point is out of range.
 

@@ -28,6 +28,9 @@ class LinearMotion:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
         When ``value`` or ``rate`` is not a finite number.
 
@@ -117,8 +120,10 @@ class Drive:
 
     Raises
     ------
+    TypeError
+        When ``joint`` is not an integer or a motion is not callable.
     ValueError
-        When ``joint`` is not a non-negative integer or a motion is not callable.
+        When ``joint`` is negative.
 
     Examples
     --------

@@ -51,9 +51,12 @@ class Joint:
 
     Raises
     ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
     ValueError
-        When ``kind`` is unknown, ``stiffness`` or ``damping`` is negative, a number is not
-        finite, ``actuator`` is neither a number nor callable, or ``name`` is not an identifier.
+        When ``kind`` is unknown, ``stiffness`` or ``damping`` is negative, a number (a
+        constant ``actuator`` too) is not finite, or ``name`` is not an identifier.
 
     Examples
     --------

@@ -75,6 +75,8 @@ def choose_method(system: System) -> tuple[str, str]:
 
     Raises
     ------
+    TypeError
+        When ``system`` is not a System.
     ValueError
         For a model that mixes contacts no single stepper takes, naming the contacts.
 
