@@ -118,9 +118,10 @@ BAD_INPUT = (ValueError, TypeError)
 
 
 def signature_names(obj) -> list[str] | None:
-    """The parameters a caller passes (``self`` and private dataclass fields ``_x`` left out;
-    ``*args``, ``**kwargs`` with their stars, as numpydoc names them), or None for a class
-    without a signature of its own (an exception with the built-in constructor, an enum)."""
+    """The parameters a caller passes (``self``, ``cls`` and private dataclass fields ``_x``
+    left out, as numpydoc's validation leaves ``self`` and ``cls`` out; ``*args``,
+    ``**kwargs`` with their stars, as numpydoc names them), or None for a class without a
+    signature of its own (an exception with the built-in constructor, an enum)."""
     if inspect.isclass(obj) and issubclass(obj, enum.Enum):
         return None
     try:
@@ -131,7 +132,7 @@ def signature_names(obj) -> list[str] | None:
     return [
         stars.get(p.kind, "") + p.name
         for p in sig.parameters.values()
-        if p.name != "self" and not p.name.startswith("_")
+        if p.name not in ("self", "cls") and not p.name.startswith("_")
     ]
 
 

@@ -120,12 +120,8 @@ def admits_none(hint) -> bool:
 def fields_of(cls) -> dict[str, tuple[object, object]]:
     """The keys of the table of a dataclass (or the parameters of a factory).
 
-    Without the fields the file's top level gives (``GIVEN``).
-
-    Parameters
-    ----------
-    cls : type or callable
-        The dataclass, or a factory such as ``Drive.reversing``.
+    ``cls`` is the dataclass, or a factory such as ``Drive.reversing``. Without the fields the
+    file's top level gives (``GIVEN``).
 
     Returns
     -------
@@ -491,12 +487,11 @@ def object_of(
     """The dataclass ``cls`` (or the factory's product) built from its table.
 
     Every problem is added: unknown and missing keys here, each field's own check
-    (``validation.rule``) on every key, then the values together by ``cls`` itself.
+    (``validation.rule``) on every key, then the values together by ``cls`` itself (the
+    dataclass or factory, the first argument).
 
     Parameters
     ----------
-    cls : type or callable
-        The dataclass or factory.
     raw : dict
         The table.
     path : tuple
