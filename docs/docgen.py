@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib
+import importlib.util
 import inspect
 import io
 import re
@@ -282,12 +283,35 @@ def dataclass_page() -> str:
     return "".join(out)
 
 
+def doc_parts(cls) -> tuple[str, dict[str, str]]:
+    """A class docstring's text before its numpydoc sections, and the descriptions of its
+    Parameters by name, as reStructuredText (markup outside double backquotes escaped)."""
+    from numpydoc.docscrape import NumpyDocString
+
+    # the sibling extension's escape, also when docs/ is not on sys.path (the tests load this
+    # file by its path)
+    spec = importlib.util.spec_from_file_location(
+        "plaindoc", Path(__file__).with_name("plaindoc.py")
+    )
+    plaindoc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plaindoc)
+    escape = plaindoc.escape
+    doc = NumpyDocString(inspect.getdoc(cls) or "")
+    text = escape(" ".join(" ".join(doc["Summary"] + doc["Extended Summary"]).split()))
+    meanings = {}
+    for p in doc["Parameters"]:
+        for name in p.name.split(","):
+            meanings[name.strip()] = escape(" ".join(" ".join(p.desc).split()))
+    return text, meanings
+
+
 def schema_page() -> str:
     out = []
     for path, cls in schema_tables():
         schema = cls.model_json_schema()
         defs = schema.get("$defs", {})
         required = set(schema.get("required", ()))
+        text, meanings = doc_parts(cls)  # the meanings of the keys: the Parameters section
         rows = []
         for key, prop in schema["properties"].items():
             if "$ref" in prop:
@@ -297,13 +321,11 @@ def schema_page() -> str:
             if "additionalProperties" in prop and isinstance(prop["additionalProperties"], dict):
                 prop = dict(prop, type="object")
             default = "required" if key in required else f"``{cls.model_fields[key].default!r}``"
-            rows.append((f"``{key}``", json_type(prop), default))
+            rows.append((f"``{key}``", json_type(prop), default, meanings.get(key, "")))
         out.append(heading(f"``{path}``", "-"))
-        doc = (cls.__doc__ or "").strip()
-        doc = re.split(r"\n\s*Examples\n\s*-+\n", doc)[0]  # the text, not its examples
-        if doc and cls.__doc__ != cls.__mro__[1].__doc__:
-            out.append(" ".join(doc.split()).replace("``", "``") + "\n\n")
-        out.append(table(("key", "type", "default"), rows))
+        if text and cls.__doc__ != cls.__mro__[1].__doc__:
+            out.append(text + "\n\n")
+        out.append(table(("key", "type", "default", "meaning"), rows))
     out.append(dataclass_page())
     return "".join(out)
 

@@ -8,6 +8,10 @@ paragraph (markup outside double backquotes escaped, so that autosummary's one-l
 summaries read well) and shows the rest preformatted, exactly as in the source; a numpydoc
 ``Examples`` section is shown as a Python session (its doctests are run by
 ``tests/test_api_docs.py``, not by the docs build).
+
+numpydoc's sections (Parameters, Returns, Raises, ...) are turned by numpydoc into field lists
+before this extension runs; those are kept as field lists (names and types as numpydoc wrote
+them, types and descriptions escaped as above), so that they render as numpydoc's tables.
 """
 
 from __future__ import annotations
@@ -37,9 +41,12 @@ def process(app, what, name, obj, options, lines):
     while rest and not rest[-1].strip():
         rest.pop()
     rest, examples = split_examples(rest)
+    rest, fields = split_fields(rest)
     lines[:] = [escape(summary)]
     if rest:
         lines += ["", ".. code-block:: text", ""] + ["   " + line for line in rest] + [""]
+    if fields:  # numpydoc's field lists, their text escaped
+        lines += [""] + [field_line(line) for line in fields] + [""]
     if examples:  # run by tests/test_api_docs.py; prose as paragraphs, sessions as pycon
         lines += ["", ".. rubric:: Examples", ""]
         for block in blocks(examples):
@@ -63,6 +70,35 @@ def split_examples(rest: list[str]) -> tuple[list[str], list[str]]:
                 head.pop()
             return head, section
     return rest, []
+
+
+FIELD = re.compile(r"^:[A-Z][A-Za-z ]*:$")
+ENTRY = re.compile(r"^(    \*\*.+?\*\*) : (.*)$")
+
+
+def split_fields(rest: list[str]) -> tuple[list[str], list[str]]:
+    """The lines before numpydoc's first field list (``:Parameters:``, ``:Returns:``, ...)
+    and the lines from there on."""
+    for i, line in enumerate(rest):
+        if FIELD.match(line):
+            head = rest[:i]
+            while head and not head[-1].strip():
+                head.pop()
+            return head, rest[i:]
+    return rest, []
+
+
+def field_line(line: str) -> str:
+    """A line of numpydoc's field lists with its text escaped: field names (``:Raises:``) and
+    directives (``.. rubric::``) kept, the bold parameter names numpydoc wrote kept, their
+    types and the descriptions escaped."""
+    if not line.strip() or FIELD.match(line) or line.startswith(".. "):
+        return line
+    entry = ENTRY.match(line)
+    if entry:
+        return f"{entry.group(1)} : {escape(entry.group(2))}"
+    text = line.lstrip()
+    return line[: len(line) - len(text)] + escape(text)
 
 
 def blocks(lines: list[str]) -> list[list[str]]:

@@ -45,17 +45,28 @@ WORK_MEANINGS = {
 
 @dataclass(frozen=True)
 class Column:
-    """One history column, defined once: its ``name`` (per contact: the suffix after
-    ``<contact>_``), its ``unit``, its ``meaning`` (the documentation's columns table) and how
-    its ``value`` is read. A contact column's value is a
-    function of the pair's ``ContactReport``; a balance column's of ``(report, energy, work,
-    energy0)``: the StepReport, ``system.energies`` at its state, the work accumulated since
-    the start (dict WORK_KEYS -> J) and the total energy at the start (J).
+    """One history column, defined once: its name, unit, meaning and how its value is read.
+
+    A contact column's value is a function of the pair's ``ContactReport``; a balance column's
+    of ``(report, energy, work, energy0)``: the StepReport, ``system.energies`` at its state,
+    the work accumulated since the start (dict WORK_KEYS -> J) and the total energy at the
+    start (J).
 
     ``value`` is written once for one step and for k steps at once: it uses only attribute
     access, elementwise arithmetic and reductions over the last axis (a contact's points).
     Given a report whose fields are arrays over k steps (per-point fields (k, points), scalars
     (k,): ``steppers.batch.StepBatch``), it returns the column's k values.
+
+    Parameters
+    ----------
+    name : str
+        The column's name (per contact: the suffix after ``<contact>_``).
+    unit : str
+        Its unit ("N", "m/s", "J", ...; "" for a state or a count).
+    meaning : str
+        One line for the documentation's columns table.
+    value : callable
+        How its value is read from a report (see above).
 
     Examples
     --------
@@ -258,8 +269,19 @@ BALANCE_COLUMNS = (
 
 
 def history_columns(system) -> list[tuple[str, str]]:
-    """Names and units of the scalar history columns of a ``System`` (or of anything with its
-    ``model`` and ``tree``), see the module docstring of ``steppers.result``.
+    """Names and units of the scalar history columns of a ``System``.
+
+    See the module docstring of ``steppers.result``.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model (or anything with its ``model`` and ``tree``).
+
+    Returns
+    -------
+    list of tuple of str
+        (name, unit) of each column, in order.
 
     Examples
     --------
@@ -285,9 +307,20 @@ def history_columns(system) -> list[tuple[str, str]]:
 
 
 def check_column_names(model) -> None:
-    """Refuse a model in which a structure's part-energy column or a sensor's column has the
-    name of another history column (the ValueError names the structure or the sensor and what
-    is allowed).
+    """Refuse a model in which a column would have the name of another history column.
+
+    A structure's part-energy column or a sensor's column must not take the name of another
+    history column.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+
+    Raises
+    ------
+    ValueError
+        Naming the structure or the sensor and what is allowed.
 
     Examples
     --------

@@ -33,12 +33,36 @@ PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degre
 
 @dataclass(frozen=True)
 class RigidCurvePoint:
-    """A rigid curve (a ``Curve`` in its body's frame) at one parameter eta: position (2,) m and
-    derivatives p1, p2, p3 (2,) (m per unit eta^k), unit tangent, outward normal, signed
-    curvature kappa (1/m), speed |p1| (m per unit eta) and the eta-derivatives of the tangent
-    and normal (1 per unit eta). Not a material point of a deformable structure: that is
-    ``structures.CurvePoint`` (arc length s, rows dr/dq, normal the tangent turned by +90
-    degrees, where this outward normal is the tangent turned by -90 degrees).
+    """A rigid curve (a ``Curve`` in its body's frame) at one parameter eta.
+
+    Not a material point of a deformable structure: that is ``structures.CurvePoint`` (arc
+    length s, rows dr/dq, normal the tangent turned by +90 degrees, where this outward normal is
+    the tangent turned by -90 degrees).
+
+    Parameters
+    ----------
+    eta : float
+        The curve parameter, in [0, 1].
+    position : ndarray, shape (2,)
+        Position, m.
+    p1 : ndarray, shape (2,)
+        First eta-derivative of the position, m per unit eta.
+    p2 : ndarray, shape (2,)
+        Second eta-derivative, m per unit eta^2.
+    p3 : ndarray, shape (2,)
+        Third eta-derivative, m per unit eta^3.
+    tangent : ndarray, shape (2,)
+        Unit tangent.
+    normal : ndarray, shape (2,)
+        Outward unit normal.
+    curvature : float
+        Signed curvature kappa, 1/m.
+    speed : float
+        |p1|, m per unit eta.
+    tangent_rate : ndarray, shape (2,)
+        eta-derivative of the tangent, 1 per unit eta.
+    normal_rate : ndarray, shape (2,)
+        eta-derivative of the normal, 1 per unit eta.
 
     Examples
     --------
@@ -64,7 +88,19 @@ class RigidCurvePoint:
 
 
 class Curve:
-    """A planar B-spline curve on eta in [0, 1] (use :meth:`bezier` or :meth:`bspline`).
+    """A planar B-spline curve on eta in [0, 1] (use ``Curve.bezier`` or ``Curve.bspline``).
+
+    Parameters
+    ----------
+    spline : scipy.interpolate.BSpline
+        The spline of the curve, vector-valued (2 components, m).
+    control_points : ndarray, shape (n_points, 2)
+        Its control points, m.
+    kind : str
+        "bezier" or "bspline".
+    eta_range : tuple of float, shape (2,)
+        (a, b): eta in [0, 1] maps to the knot parameter a + (b - a) eta; a = 0 for a clamped
+        curve.
 
     Examples
     --------

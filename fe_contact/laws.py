@@ -35,8 +35,21 @@ def _qualified(cls: type) -> str:
 
 
 def continuous_friction(v_t: float, v0: float) -> float:
-    """sign(v_t) (1 - exp(-|v_t| / v0)): the friction force of Bauchau's (000) continuous law,
-    eq. (10), per unit mu F_n (against the slip).
+    """The friction force of Bauchau's (000) continuous law, eq. (10), per unit mu F_n.
+
+    sign(v_t) (1 - exp(-|v_t| / v0)), against the slip.
+
+    Parameters
+    ----------
+    v_t : float
+        Slip velocity, m/s.
+    v0 : float
+        Characteristic velocity of the law, m/s (> 0).
+
+    Returns
+    -------
+    float
+        The friction factor, in (-1, 1): the friction force is minus this times mu F_n.
 
     Examples
     --------
@@ -50,10 +63,21 @@ def continuous_friction(v_t: float, v0: float) -> float:
 
 
 class ImpactPhase(NamedTuple):
-    """One phase of an impact with Coulomb friction on the impulses: normally g'+ = -e_N g'-
-    (``expansion`` None) or, in an expansion phase, the normal impulse ``expansion`` times the
-    normal impulse of the phases before (Poisson, Slavic-Boltezar (003), sec. 2.2);
-    tangentially stick with v_t+ = -e_T v_t-, or slip.
+    """One phase of an impact with Coulomb friction on the impulses.
+
+    Normally g'+ = -e_N g'- (``expansion`` None) or, in an expansion phase, the normal impulse
+    is ``expansion`` times the normal impulse of the phases before (Poisson, Slavic-Boltezar
+    (003), sec. 2.2); tangentially the contact sticks with v_t+ = -e_T v_t-, or slips.
+
+    Parameters
+    ----------
+    restitution_normal : float
+        Newton's normal restitution e_N of the phase, in [0, 1].
+    restitution_tangent : float
+        Tangential restitution e_T of a sticking contact, in [0, 1].
+    expansion : float or None, optional
+        None (the default): a Newton phase; else the ratio of the phase's normal impulse to that
+        of the phases before (Poisson's e_N).
 
     Examples
     --------
@@ -244,8 +268,17 @@ class ContactLaw:
 
 
 def file_keys(law: type) -> dict[str, object]:
-    """The keys a model file's contact table gives the law class ``law`` (its dataclass
-    fields) -> their types.
+    """The keys a model file's contact table gives a law class (its dataclass fields).
+
+    Parameters
+    ----------
+    law : type
+        A law class (``Sliding``, ``Stribeck``, ``Unilateral``, ``Compliant``, ``Dropper``).
+
+    Returns
+    -------
+    dict of str to type
+        Each key of the law's table -> its type, in the order of the fields.
 
     Examples
     --------
@@ -258,9 +291,26 @@ def file_keys(law: type) -> dict[str, object]:
 
 
 def law_from_table(name: str, values: dict) -> ContactLaw:
-    """The law ``law = name`` of a model file's contact table with the keys ``values`` (its
-    own keys, ``file_keys``; absent ones take their defaults); ValueError naming a law or a
-    key the file cannot have.
+    """The law ``law = name`` of a model file's contact table.
+
+    Parameters
+    ----------
+    name : str
+        The law's name in a model file ("sliding", "stribeck", "unilateral", "compliant",
+        "dropper").
+    values : dict
+        Its own keys (``file_keys``) -> values; absent ones take their defaults.
+
+    Returns
+    -------
+    ContactLaw
+        The law object.
+
+    Raises
+    ------
+    ValueError
+        When ``name`` is not a law of a model file, a key is not one of that law's, or a value
+        is out of the law's range.
 
     Examples
     --------
@@ -284,15 +334,32 @@ def law_from_table(name: str, values: dict) -> ContactLaw:
 
 @dataclass(frozen=True)
 class Sliding(ContactLaw):
-    """Bilateral contact with Coulomb friction, Lipinski (002), secs. 4-7: while it slips the
-    friction force is mu |lambda| against the slip (the kinetic coefficient, 002 eq. 63); when
-    the slip velocity reaches zero the contact sticks if the friction force that holds it lies
-    within mu_s lambda, and slips again when it leaves that cone (001 sec. 10.3.2).
+    """Bilateral contact with Coulomb friction, Lipinski (002), secs. 4-7.
 
-    mu : kinetic coefficient >= 0. mu_s : static coefficient >= mu (None: equal to mu).
-    v0 : None (Coulomb with stick), or the characteristic velocity (m/s, > 0) of the continuous
-    law of Bauchau (000), eq. (10), F_f = -mu sign(v_t) (1 - exp(-|v_t| / v0)) F_n, which
-    replaces stick (the contact then never sticks: it creeps under a tangential load).
+    While it slips the friction force is mu |lambda| against the slip (the kinetic coefficient,
+    002 eq. 63); when the slip velocity reaches zero the contact sticks if the friction force
+    that holds it lies within mu_s lambda, and slips again when it leaves that cone (001 sec.
+    10.3.2). A constraint of the partitioned generalised-alpha stepper.
+
+    Parameters
+    ----------
+    mu : float, optional
+        Kinetic friction coefficient, >= 0; 0 by default.
+    mu_s : float or None, optional
+        Static coefficient, >= mu; None (the default): equal to mu.
+    v0 : float or None, optional
+        None (the default: Coulomb with stick), or the characteristic velocity in m/s (> 0) of
+        the continuous law of Bauchau (000), eq. (10),
+        F_f = -mu sign(v_t) (1 - exp(-|v_t| / v0)) F_n, which replaces stick (the contact then
+        never sticks: it creeps under a tangential load).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``mu`` is negative, ``mu_s`` is below ``mu`` or ``v0`` is not positive.
 
     Examples
     --------
@@ -372,20 +439,40 @@ class Sliding(ContactLaw):
 
 @dataclass(frozen=True)
 class Stribeck(Sliding):
-    """Bilateral contact with Stribeck friction and a viscous term, regularised at rest as the
-    continuous law of Bauchau (000), eq. (10): while it slips at v = v_t the friction force on
-    the profile is
+    """Bilateral contact with Stribeck friction and a viscous term, regularised at rest.
+
+    While it slips at v = v_t the friction force on the profile is
 
         F_t = -(mu + (mu_s - mu) exp(-(v / v_s)^2)) F_n sign(v) (1 - exp(-|v| / v0)) - c_v v
 
-    mu : kinetic coefficient (mu_k) >= 0, reached well above v_s. mu_s : the coefficient at
-    rest (breakaway), >= mu (None: mu). v_s : the Stribeck velocity (m/s, > 0) over which the
-    coefficient falls from mu_s to mu. c_v : viscous coefficient (N s/m, >= 0): a force
-    -c_v v that does not scale with F_n (``viscous_force``). v0 : the characteristic velocity
-    (m/s, > 0, required) of the regularisation, v0 << v_s: the coefficient rises from 0 to
-    about mu_s within a few v0 and the contact creeps under a tangential load instead of
-    sticking. The generalised-alpha stepper (in Python) takes it; ``law = "stribeck"`` in a
-    model file.
+    regularised at rest as the continuous law of Bauchau (000), eq. (10). The
+    generalised-alpha stepper (in Python) takes it; ``law = "stribeck"`` in a model file.
+
+    Parameters
+    ----------
+    mu : float, optional
+        Kinetic coefficient mu_k, >= 0, reached well above v_s; 0 by default.
+    mu_s : float or None, optional
+        The coefficient at rest (breakaway), >= mu; None (the default): mu.
+    v0 : float
+        The characteristic velocity of the regularisation, m/s (> 0, required), v0 << v_s: the
+        coefficient rises from 0 to about mu_s within a few v0 and the contact creeps under a
+        tangential load instead of sticking.
+    v_s : float
+        The Stribeck velocity, m/s (> 0, required), over which the coefficient falls from mu_s
+        to mu.
+    c_v : float, optional
+        Viscous coefficient, N s/m (>= 0; 0 by default): a force -c_v v that does not scale with
+        F_n (``viscous_force``).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``v0`` or ``v_s`` is missing or not positive, ``c_v`` is negative, or the
+        coefficients are out of range as for ``Sliding``.
 
     Examples
     --------
@@ -436,17 +523,38 @@ class Stribeck(Sliding):
 
 @dataclass(frozen=True)
 class Unilateral(ContactLaw):
-    """Unilateral contact with Coulomb friction and Newton's impact law as set-valued laws,
-    Eugster-Glocker (004), eqs. (26)-(27) and sec. 4.5.
+    """Unilateral contact with Coulomb friction and an impact law, as set-valued laws.
 
-    mu : friction coefficient >= 0. restitution_normal, restitution_tangent : e_N, e_T in [0, 1].
-    impact : "newton" (g'+ = -e_N g'-) or "poisson" (Slavic-Boltezar (003), sec. 2.2: a
-    compression phase that stops the approach, then an expansion impulse e_N times the
-    compression impulse, both with Coulomb friction; the generalised-alpha and event-driven
-    steppers).
-    reversibility : nu in [0, 1] of Poisson's law, 003 sec. 2.2: a contact that sticks at the
-    end of compression gets nu e_T times its tangential compression impulse back in expansion
-    (one that slides gets e_T times); the event-driven stepper only (elsewhere it must be 0).
+    Eugster-Glocker (004), eqs. (26)-(27) and sec. 4.5, for the Moreau-Jean stepper (and the
+    generalised-alpha and event-driven steppers).
+
+    Parameters
+    ----------
+    mu : float, optional
+        Friction coefficient, >= 0; 0 by default.
+    restitution_normal : float, optional
+        Normal restitution e_N, in [0, 1]; 0 by default.
+    restitution_tangent : float, optional
+        Tangential restitution e_T, in [0, 1]; 0 by default.
+    impact : {"newton", "poisson"}, optional
+        "newton" (the default: g'+ = -e_N g'-) or "poisson" (Slavic-Boltezar (003), sec. 2.2: a
+        compression phase that stops the approach, then an expansion impulse e_N times the
+        compression impulse, both with Coulomb friction; the generalised-alpha and event-driven
+        steppers).
+    reversibility : float, optional
+        nu in [0, 1] of Poisson's law, 003 sec. 2.2: a contact that sticks at the end of
+        compression gets nu e_T times its tangential compression impulse back in expansion (one
+        that slides gets e_T times); the event-driven stepper only (elsewhere it must be 0, the
+        default).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``mu`` is negative, a restitution or ``reversibility`` is outside [0, 1], or
+        ``impact`` is unknown.
 
     Examples
     --------
@@ -555,22 +663,46 @@ class Unilateral(ContactLaw):
 
 @dataclass(frozen=True)
 class Compliant(ContactLaw):
-    """A compliant (penalty-free, physical) normal law with friction: the contact pushes with
-    ``F_n = c a^p (1 + D a')`` (clamped at zero) while the approach a = -gap is positive,
-    Bauchau (000) sec. 7: ``kind`` "linear" (p = 1, c = c0 in N/m, 000 sec. 7.1) or "hertz"
-    (p = 3/2, c = c1 in N/m^1.5, 000 sec. 7.2); ``damping`` D (s/m) is Hunt-Crossley's
-    coefficient (0: elastic). For the Hunt-Crossley law the restitution of a collision at
-    approach speed v_in is the root e of ``D v_in (1 + e) = ln((1 + D v_in) / (1 - e D v_in))``
-    whatever p and c (so e ~ 1 - 2/3 D v_in for small D v_in; ``restitution``).
+    """A compliant (penalty-free, physical) normal law with friction, Bauchau (000) sec. 7.
+
+    The contact pushes with ``F_n = c a^p (1 + D a')`` (clamped at zero) while the approach
+    a = -gap is positive. For the Hunt-Crossley law the restitution of a collision at approach
+    speed v_in is the root e of ``D v_in (1 + e) = ln((1 + D v_in) / (1 - e D v_in))`` whatever
+    p and c (so e ~ 1 - 2/3 D v_in for small D v_in; ``restitution``).
 
     Friction: F_t = -mu F_n sign(v_t) (1 - exp(-|v_t| / v0)), the continuous law of 000
-    eq. (10) (``v0`` in m/s is required when mu > 0). ``rolling``: the contact sticks (rolls,
-    a tangential constraint row W_T u = 0, 000 sec. 5) when |v_t| < v0 / 2, and slips again
-    when its friction force leaves the static cone mu_s F_n (000 sec. 6); mu_s defaults to mu.
+    eq. (10). The force is an applied generalised force W_N^T F_n + W_T^T F_t (000 eq. 17); its
+    elastic energy c a^(p+1) / (p + 1) is part of the elastic energy, and its damping and
+    friction powers are dissipated (``system.energies``).
 
-    The force is an applied generalised force W_N^T F_n + W_T^T F_t (000 eq. 17); its elastic
-    energy c a^(p+1) / (p + 1) is part of the elastic energy, and its damping and friction
-    powers are dissipated (``system.energies``).
+    Parameters
+    ----------
+    kind : {"linear", "hertz"}, optional
+        "linear" (p = 1, 000 sec. 7.1) or "hertz" (p = 3/2, 000 sec. 7.2; the default).
+    stiffness : float, optional
+        c: c0 in N/m for "linear", c1 in N/m^1.5 for "hertz" (> 0); 1 by default.
+    damping : float, optional
+        Hunt-Crossley's coefficient D, s/m (>= 0; 0, the default: elastic).
+    mu : float, optional
+        Kinetic friction coefficient, >= 0; 0 by default.
+    mu_s : float or None, optional
+        Static coefficient of the rolling law, >= mu; None (the default): mu.
+    v0 : float or None, optional
+        Characteristic velocity of the continuous friction law, m/s (> 0); required when
+        mu > 0 or ``rolling``.
+    rolling : bool, optional
+        When True the contact sticks (rolls, a tangential constraint row W_T u = 0, 000 sec. 5)
+        when |v_t| < v0 / 2, and slips again when its friction force leaves the static cone
+        mu_s F_n (000 sec. 6); False by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``kind`` is unknown, ``stiffness`` is not positive, ``damping``, ``mu`` or
+        ``mu_s - mu`` is negative, or ``v0`` is missing while friction or rolling needs it.
 
     Examples
     --------
@@ -674,21 +806,42 @@ class Compliant(ContactLaw):
 
 @dataclass(frozen=True)
 class Dropper(ContactLaw):
-    """A dropper: a link between two points (``structure_points.MaterialPoint`` sides, or a body
-    ``Point`` and a material point) that carries tension only. With the distance l between its
-    clamps and its unstretched ``length`` l0 (m), the stretch is a = l - l0; the tension is
+    """A dropper: a link between two points that carries tension only.
+
+    Its sides are ``structure_points.MaterialPoint`` objects, or a body ``Point`` and a material
+    point. With the distance l between its clamps and its unstretched length l0, the stretch is
+    a = l - l0; the tension is
 
         T = k a + c a'   while a > 0 and k a + c a' > 0, else 0 (slack),
 
-    with the axial ``stiffness`` k (N/m, > 0) and ``damping`` c (N s/m, >= 0). It pulls each
-    clamp towards the other (a force law of the generalised-alpha stepper: its tangent k enters
-    the iteration matrix while it is taut). Its elastic energy k a^2 / 2 (a > 0) is part of the
-    elastic energy, its damping power (T - k a) a' >= 0 is dissipated. ``mass`` (kg, >= 0):
-    the dropper's own mass, half lumped at each clamp (with its weight; structure sides only).
+    and it pulls each clamp towards the other (a force law of the generalised-alpha stepper: its
+    tangent k enters the iteration matrix while it is taut). Its elastic energy k a^2 / 2
+    (a > 0) is part of the elastic energy, its damping power (T - k a) a' >= 0 is dissipated.
 
     The stepper's vocabulary of a compliant contact (``Compliant``) applies with the approach
     read as the stretch: ``normal_force`` is the tension, the state is "taut" or "slack".
     ``law = "dropper"`` in a model file, its sides ``material_point`` tables.
+
+    Parameters
+    ----------
+    stiffness : float
+        Axial stiffness k, N/m (> 0).
+    length : float
+        Unstretched length l0, m (> 0).
+    damping : float, optional
+        Axial damping c, N s/m (>= 0); 0 by default.
+    mass : float, optional
+        The dropper's own mass, kg (>= 0; 0 by default), half lumped at each clamp (with its
+        weight; structure sides only).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``stiffness`` or ``length`` is not positive, or ``damping`` or ``mass`` is
+        negative.
 
     Examples
     --------

@@ -68,8 +68,24 @@ def _body_point(value, name: str):
 
 @dataclass(frozen=True)
 class Point:
-    """A point of tree body ``body`` at ``at`` = (x, y) in m in the body's frame, or the name of
-    a point of the tree (``TreeModel.points``).
+    """A point of a tree body: an edge, a tip (a circle of radius zero).
+
+    Parameters
+    ----------
+    body : int
+        Index of the tree body (>= 0).
+    at : tuple of float, shape (2,), or str, optional
+        The point (x, y) in m in the body's frame, or the name of a point of the tree
+        (``TreeModel.points``); (0, 0) by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``body`` is not a non-negative integer or ``at`` is neither a pair of finite
+        numbers nor a name.
 
     Examples
     --------
@@ -94,9 +110,28 @@ class Point:
 
 @dataclass(frozen=True)
 class Circle:
-    """A circle of ``radius`` m centred at ``centre`` (x, y) m in the frame of tree body ``body``
-    (a disk, a wheel, a roller). Its material points turn with the body: friction acts at the
-    circle's contact point, so it rolls or slips.
+    """A circle on a tree body: a disk, a wheel, a roller.
+
+    Its material points turn with the body: friction acts at the circle's contact point, so it
+    rolls or slips.
+
+    Parameters
+    ----------
+    body : int
+        Index of the tree body (>= 0).
+    radius : float
+        Radius in m, > 0.
+    centre : tuple of float, shape (2,), optional
+        Centre (x, y) in m in the body's frame; (0, 0) by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``body`` is not a non-negative integer, ``radius`` is not positive or ``centre``
+        is not a pair of finite numbers.
 
     Examples
     --------
@@ -127,10 +162,28 @@ class Circle:
 
 @dataclass(frozen=True)
 class Line:
-    """A rigid straight line through ``point`` (m) whose ``normal`` points to the free side
-    (normalised on construction): fixed in the plane, or, with ``body``, a flat profile of
-    that tree body (point and normal in the body's frame; the body must only translate: every
-    joint of its chain prismatic, as a belt or a sliding table).
+    """A rigid straight line: fixed in the plane, or a flat profile of a translating tree body.
+
+    Parameters
+    ----------
+    point : tuple of float, shape (2,)
+        A point of the line in m (in the body's frame when ``body`` is given).
+    normal : tuple of float, shape (2,)
+        Normal pointing to the free side (normalised on construction; a unit normal is kept as
+        given).
+    body : int or None, optional
+        None (fixed in the plane, the default) or the tree body that carries the line; that
+        body must only translate: every joint of its chain prismatic, as a belt or a sliding
+        table.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``point`` or ``normal`` is not a pair of finite numbers, ``normal`` is zero or
+        ``body`` is not a non-negative integer.
 
     Examples
     --------
@@ -170,16 +223,31 @@ class Line:
 
 @dataclass(frozen=True)
 class Profile:
-    """A curved profile: the ``Curve`` (Bezier or B-spline, ``curves.Curve``, in m) drawn in
-    the frame of its ``body``: a tree body (int), a body carried by a structure (the name of a
-    ``CarriedBody``), or None (fixed in the plane: the curve in plane coordinates). Bauchau
-    (000), sec. 2.2. The curve is traversed counter-clockwise around the body, so that its
-    normal n = (t_y, -t_x) points out of the body (000 eq. 3).
+    """A curved profile (Bezier or B-spline) on a body or fixed in the plane, Bauchau (000), sec. 2.2.
 
-    As a ContactPair's profile it touches a target Profile (two curves, 000 eqs. 5-7), a
-    structure's deformed centre line (by name, on the pair's ``side``) or a rigid ``Line``
-    (at its support point in the direction of minus the line's normal,
-    ``coupling.profile_line``); as a target it is touched by a Point, a Circle or a Profile.
+    The curve is traversed counter-clockwise around the body, so that its normal
+    n = (t_y, -t_x) points out of the body (000 eq. 3). As a ContactPair's profile it touches a
+    target Profile (two curves, 000 eqs. 5-7), a structure's deformed centre line (by name, on
+    the pair's ``side``) or a rigid ``Line`` (at its support point in the direction of minus
+    the line's normal, ``coupling.profile_line``); as a target it is touched by a Point, a
+    Circle or a Profile.
+
+    Parameters
+    ----------
+    body : int, str or None
+        The frame the curve is drawn in: a tree body (int), a body carried by a structure (the
+        name of a ``CarriedBody``), or None (fixed in the plane: the curve in plane
+        coordinates).
+    curve : Curve
+        The curve (``curves.Curve``, control points in m).
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an int, a str or None, or ``curve`` is not a
+        ``curves.Curve``.
+    ValueError
+        When ``body`` is a negative integer or a str that is not an identifier.
 
     Examples
     --------
@@ -208,13 +276,35 @@ class Profile:
 
 @dataclass(frozen=True)
 class CarriedBody:
-    """A rigid body clamped to the material point ``s`` (m) of the structure ``structure``:
-    its mass centre is that point, and its frame turns with the structure's slope there (the
-    frame's axes are the structure's reference axes t0, n0 turned by atan(w'): see
-    ``system``). ``mass`` (kg) and the rotary inertia ``inertia`` (kg m^2, about the mass
-    centre) enter the structure's mass matrix as m N^T N + J N'^T N' and its weight enters
-    the structure's load (Bauchau's (000) tip and mid-span bodies, sec. 7.2). ``name`` : the
-    name by which a Profile refers to it.
+    """A rigid body clamped to a material point of a structure (Bauchau's (000) tip and mid-span
+    bodies, sec. 7.2).
+
+    Its mass centre is the material point, and its frame turns with the structure's slope there
+    (the frame's axes are the structure's reference axes t0, n0 turned by atan(w'): see
+    ``system``). Its mass and rotary inertia enter the structure's mass matrix as
+    m N^T N + J N'^T N', and its weight enters the structure's load.
+
+    Parameters
+    ----------
+    name : str
+        The name by which a Profile refers to it (an identifier).
+    structure : str
+        Name of the structure it is clamped to.
+    s : float
+        Material coordinate of the clamp along the structure, m (>= 0).
+    mass : float
+        Mass in kg (>= 0).
+    inertia : float, optional
+        Rotary inertia about the mass centre, kg m^2 (>= 0); 0 by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``name`` is not an identifier, or ``s``, ``mass`` or ``inertia`` is negative or
+        not finite.
 
     Examples
     --------
@@ -251,26 +341,46 @@ SEARCHES = ("closest", "grid")
 
 @dataclass(frozen=True)
 class ContactPair:
-    """A profile on a body touching a structure (by name), a rigid ``Line`` or a Profile; or a
-    link (``Dropper``) from a ``MaterialPoint`` of a structure or a body ``Point`` to a
+    """A profile on a body touching a structure, a rigid ``Line`` or a Profile; or a link.
+
+    A link (``Dropper``) joins a ``MaterialPoint`` of a structure or a body ``Point`` to a
     ``MaterialPoint`` of a structure.
 
-    name : label of the contact in results and files (an identifier).
-    profile : Point, Circle, Profile or Polyline. target : name of a structure of the model, a
-        Line, or a Profile (a curve on a body or fixed in the plane); the target of a Polyline
-        is a Wheel (with a Unilateral law of impact "poisson": the event-driven stepper).
-    law : Sliding (bilateral, generalised-alpha), Unilateral (set-valued, both steppers) or
-        Compliant (a force law, generalised-alpha); Dropper (a tension-only link, a force law
-        of the generalised-alpha stepper) with a MaterialPoint or a Point as profile and a
-        MaterialPoint as target (``structure_points.MaterialPoint``).
-    side : +1 when the profile lies on the side of the structure's normal (the unit tangent
-        turned by +90 degrees: above a structure along +x), -1 on the other side (a
+    Parameters
+    ----------
+    name : str
+        Label of the contact in results and files (an identifier).
+    profile : Point, Circle, Profile, Polyline or MaterialPoint
+        The touching side (a MaterialPoint or a Point for a link).
+    target : str, Line, Profile, Wheel or MaterialPoint
+        Name of a structure of the model, a Line, or a Profile (a curve on a body or fixed in
+        the plane); the target of a Polyline is a Wheel (with a Unilateral law of impact
+        "poisson": the event-driven stepper); a MaterialPoint for a link
+        (``structure_points.MaterialPoint``).
+    law : Sliding, Unilateral, Compliant or Dropper, optional
+        Sliding (bilateral, generalised-alpha; the default, frictionless), Unilateral
+        (set-valued, both steppers), Compliant (a force law, generalised-alpha) or Dropper (a
+        tension-only link, a force law of the generalised-alpha stepper).
+    side : {1, -1}, optional
+        +1 (the default) when the profile lies on the side of the structure's normal (the unit
+        tangent turned by +90 degrees: above a structure along +x), -1 on the other side (a
         Point, Circle or Profile against a structure).
-    search : "closest": the contact point is the closest point of the deformed curve
+    search : {"closest", "grid"}, optional
+        "closest" (the default): the contact point is the closest point of the deformed curve
         (projection, Bauchau (000), eqs. 5-7), one contact point; "grid": a circle against
         ``n_candidates`` material points equally spaced along the structure (Eugster-Glocker
         (004), eq. 20), each a unilateral contact (Moreau-Jean only).
-    n_candidates : number of grid points for search "grid".
+    n_candidates : int, optional
+        Number of grid points for search "grid" (>= 2 then); 0 by default.
+
+    Raises
+    ------
+    TypeError
+        When ``profile``, ``target`` or ``law`` is of another type.
+    ValueError
+        When a part has the wrong value (named in the message): a link between other sides, ``side`` other than +1 or -1, an
+        unknown ``search``, or a grid search without a Circle, a structure and a Unilateral
+        law.
 
     Examples
     --------
@@ -384,9 +494,32 @@ class ContactPair:
 
 @dataclass(frozen=True)
 class LoopClosure:
-    """Point ``point_a`` of body ``body_a`` coincides with ``point_b`` of ``body_b`` (None: the
-    ground, then ``point_b`` is a fixed point in the plane). Two rows; multipliers: the force of
-    the closure on body a, N.
+    """A loop closure: a point of one body coincides with a point of another body or of the ground.
+
+    Two constraint rows; their multipliers are the force of the closure on body a, in N.
+
+    Parameters
+    ----------
+    body_a : int
+        Index of the first tree body.
+    point_a : tuple of float, shape (2,), or str
+        Point (x, y) in m in body a's frame, or the name of a tree point.
+    body_b : int or None, optional
+        Index of the second tree body; None (the default): the ground.
+    point_b : tuple of float, shape (2,), or str, optional
+        Point in body b's frame (x, y in m, or a tree point's name), or, when ``body_b`` is
+        None, a fixed point (x, y) in m of the plane; (0, 0) by default.
+    name : str, optional
+        Label of the closure's rows (an identifier), "loop" by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``name`` is not an identifier, a body index is negative, a point is not a pair
+        of finite numbers or a name, or ``point_b`` is a name while ``body_b`` is None.
 
     Examples
     --------
@@ -420,7 +553,24 @@ class LoopClosure:
 
 @dataclass(frozen=True)
 class PointLoad:
-    """A constant force ``force`` (fx, fy) in N at the material point ``s`` m of a structure.
+    """A constant force at a material point of a structure.
+
+    Parameters
+    ----------
+    structure : str
+        Name of the structure.
+    s : float
+        Material coordinate of the point along the structure, m.
+    force : tuple of float, shape (2,)
+        Force (fx, fy) in N.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``s`` or ``force`` is not finite.
 
     Examples
     --------
@@ -463,19 +613,43 @@ def _parts(name: str, value, kind: type | tuple[type, ...]) -> tuple:
 class Model:
     """A whole planar system (SI units).
 
-    tree : TreeModel or None (no rigid bodies).
-    structures : mapping name -> BeamSpec | StringSpec (names are identifiers), in order.
-    contacts : tuple of ContactPair. drives : tuple of Drive (prescribed joint motion).
-    loops : tuple of LoopClosure. loads : tuple of PointLoad on structures.
-    gravity : (g_x, g_y) in m/s^2 for every part; a tree or string spec that states another
-        gravity is rejected (one gravity per model).
-    structure_gravity : apply gravity to the structures (their self-weight).
-    carried : tuple of CarriedBody (rigid bodies clamped to material points of structures;
-        their weight follows ``gravity`` whatever ``structure_gravity`` says).
-    sensors : tuple of BodyPointSensor, BodySensor, StructureSensor (``fe_contact.sensors``):
-        named quantities recorded as history columns every step.
-    supports : tuple of SpringSupport (``fe_contact.structure_points``): springs and dashpots
-        from material points of beams to the ground.
+    Parameters
+    ----------
+    tree : TreeModel or None, optional
+        The joint-coordinate tree of rigid bodies; None (the default): no rigid bodies.
+    structures : mapping of str to BeamSpec or StringSpec, optional
+        Structures by name (names are identifiers), in order; none by default.
+    contacts : tuple of ContactPair, optional
+        Contacts and links.
+    drives : tuple of Drive, optional
+        Prescribed joint motions (``multibody.drive.Drive``).
+    loops : tuple of LoopClosure, optional
+        Loop closures.
+    loads : tuple of PointLoad, optional
+        Constant point loads on structures.
+    gravity : tuple of float, shape (2,), optional
+        (g_x, g_y) in m/s^2 for every part, (0, -9.81) by default; a tree or string spec that
+        states another gravity is rejected (one gravity per model).
+    structure_gravity : bool, optional
+        Apply gravity to the structures (their self-weight); True by default.
+    carried : tuple of CarriedBody, optional
+        Rigid bodies clamped to material points of structures (their weight follows
+        ``gravity`` whatever ``structure_gravity`` says).
+    sensors : tuple of BodyPointSensor, BodySensor or StructureSensor, optional
+        Named quantities recorded as history columns every step (``fe_contact.sensors``).
+    supports : tuple of SpringSupport, optional
+        Springs and dashpots from material points of beams to the ground
+        (``fe_contact.structure_points``).
+
+    Raises
+    ------
+    TypeError
+        When a part has the wrong type, or a tuple of parts is given as a single part or a
+        non-iterable.
+    ValueError
+        When names clash or repeat, a part refers to a body, joint,
+        point or structure the model does not have, gravities differ, there are more bilateral
+        constraint rows than coordinates, or there is nothing to simulate.
 
     Examples
     --------

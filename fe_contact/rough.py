@@ -59,10 +59,22 @@ def _readonly(a) -> np.ndarray:
 class RoughProfile:
     """A polyline profile fixed to a body (module docstring for the orientation).
 
-    points : (2, n) vertices in m in the body's frame, material on the left.
-    reference : (2, n) the smooth curve the vertices were built from (the roughness is measured
-        from it along ``reference_normals``).
-    reference_normals : (2, n) unit outward normals of the reference at its vertices.
+    Parameters
+    ----------
+    points : ndarray, shape (2, n)
+        Vertices in m in the body's frame, material on the left; n >= 2.
+    reference : ndarray, shape (2, n)
+        The smooth curve the vertices were built from, m (the roughness is measured from it
+        along ``reference_normals``).
+    reference_normals : ndarray, shape (2, n)
+        Unit outward normals of the reference at its vertices.
+
+    Raises
+    ------
+    ValueError
+        When an array is not of shape (2, n), n >= 2, or not finite.
+    TypeError
+        When an array is not numeric.
 
     Examples
     --------
@@ -102,11 +114,25 @@ class RoughProfile:
 
 @dataclass(frozen=True, eq=False)
 class Polyline:
-    """A discretised rough profile (``fe_contact.rough.RoughProfile``, vertices in m in the frame of
-    tree body ``body``), Slavic-Boltezar (003), sec. 4.1: as a ContactPair's profile it touches
-    the rim of a ``Wheel``, each of its vertices and each of the rim's a possible contact point.
-    Its vertices run clockwise about the wheel's centre (material on the left of the direction
-    of travel, ``fe_contact.rough``).
+    """A discretised rough profile on a tree body, Slavic-Boltezar (003), sec. 4.1.
+
+    As a ContactPair's profile it touches the rim of a ``Wheel``, each of its vertices and each
+    of the rim's a possible contact point. Its vertices run clockwise about the wheel's centre
+    (material on the left of the direction of travel, ``fe_contact.rough``).
+
+    Parameters
+    ----------
+    body : int
+        Index of the tree body (>= 0).
+    profile : RoughProfile
+        The vertices, m in the body's frame (``fe_contact.rough.RoughProfile``).
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an integer or ``profile`` is not a RoughProfile.
+    ValueError
+        When ``body`` is negative.
 
     Examples
     --------
@@ -133,11 +159,28 @@ class Polyline:
 
 @dataclass(frozen=True, eq=False)
 class Wheel:
-    """A rigid wheel turning about the plane's origin at the prescribed angle alpha_0 + omega t
-    (rad; ``omega`` in rad/s, negative: clockwise), with the polyline ``rim``
-    (``fe_contact.rough.RoughProfile`` in the wheel's frame, counter-clockwise about the origin):
-    the driven wheel of Slavic-Boltezar (003), sec. 4 (003 eq. (22): alpha = 2 pi f t). Its
+    """A rigid wheel turning about the plane's origin at a prescribed angle alpha_0 + omega t.
+
+    The driven wheel of Slavic-Boltezar (003), sec. 4 (003 eq. (22): alpha = 2 pi f t). Its
     drive does the work -P . what of the contact impulses P (``coupling.rough_contact``).
+
+    Parameters
+    ----------
+    rim : RoughProfile
+        The rim polyline in the wheel's frame, counter-clockwise about the origin
+        (``fe_contact.rough.RoughProfile``).
+    omega : float
+        Angular velocity, rad/s (negative: clockwise).
+    alpha_0 : float, optional
+        Angle at t = 0, rad; 0 by default.
+
+    Raises
+    ------
+    TypeError
+        When ``rim`` is not a RoughProfile or a number has the wrong kind.
+    ValueError
+        When ``omega`` or ``alpha_0`` is not finite, or the rim does not run counter-clockwise
+        about the origin.
 
     Examples
     --------
@@ -165,8 +208,28 @@ class Wheel:
 
 
 def check_rough_pair(where: str, profile, target, law, unilateral) -> None:
-    """A ContactPair (named by ``where``) pairs a Polyline with a Wheel only, both ways, under a
-    ``unilateral`` (the model's Unilateral class) law with Poisson's impact.
+    """Check that a ContactPair pairs a Polyline with a Wheel only, both ways, under Poisson's law.
+
+    Parameters
+    ----------
+    where : str
+        The pair's name in messages.
+    profile : object
+        The pair's profile.
+    target : object
+        The pair's target.
+    law : ContactLaw
+        The pair's law.
+    unilateral : type
+        The model's Unilateral class; a rough pair's law must be one with impact "poisson".
+
+    Raises
+    ------
+    ValueError
+        When a Polyline meets anything but a Wheel (or a Wheel anything but a Polyline), or the
+        law's impact is not "poisson".
+    TypeError
+        When a rough pair's law is not Unilateral.
 
     Examples
     --------
@@ -192,7 +255,17 @@ def check_rough_pair(where: str, profile, target, law, unilateral) -> None:
 
 
 def segment_normals(points) -> np.ndarray:
-    """(2, n - 1) unit outward normals (t_y, -t_x) of the segments of a polyline (2, n).
+    """Unit outward normals (t_y, -t_x) of the segments of a polyline.
+
+    Parameters
+    ----------
+    points : ndarray, shape (2, n)
+        The vertices, m.
+
+    Returns
+    -------
+    ndarray, shape (2, n - 1)
+        The normals.
 
     Examples
     --------
@@ -209,8 +282,20 @@ def segment_normals(points) -> np.ndarray:
 
 
 def vertex_normals(points) -> np.ndarray:
-    """(2, n) unit outward normals at the vertices: the normalised mean of the adjacent
-    segments' normals (the end vertices take their one segment's normal).
+    """Unit outward normals at the vertices.
+
+    The normalised mean of the adjacent segments' normals (the end vertices take their one
+    segment's normal).
+
+    Parameters
+    ----------
+    points : ndarray, shape (2, n)
+        The vertices, m.
+
+    Returns
+    -------
+    ndarray, shape (2, n)
+        The normals.
 
     Examples
     --------
@@ -230,7 +315,17 @@ def vertex_normals(points) -> np.ndarray:
 
 
 def turning_angles(points) -> np.ndarray:
-    """(n - 2,) change of slope between neighbouring segments in rad (signed).
+    """Change of slope between neighbouring segments (signed).
+
+    Parameters
+    ----------
+    points : ndarray, shape (2, n)
+        The vertices, m.
+
+    Returns
+    -------
+    ndarray, shape (n - 2,)
+        The angles, rad.
 
     Examples
     --------
@@ -246,7 +341,17 @@ def turning_angles(points) -> np.ndarray:
 
 
 def peak_to_valley(profile: RoughProfile) -> float:
-    """Rz in m: the peak-to-valley height of the profile's heights (module docstring).
+    """Rz: the peak-to-valley height of the profile's heights (module docstring).
+
+    Parameters
+    ----------
+    profile : RoughProfile
+        The profile.
+
+    Returns
+    -------
+    float
+        Rz, m.
 
     Examples
     --------
@@ -262,9 +367,20 @@ def peak_to_valley(profile: RoughProfile) -> float:
 
 
 def form_free_rz(profile: RoughProfile) -> float:
-    """Rz in m of the heights after removing their least-squares straight line over the
-    vertex index (the form that a tilt of the whole face leaves; roughness standards remove the
-    form before measuring Rz).
+    """Rz of the heights after removing their least-squares straight line over the vertex index.
+
+    The form that a tilt of the whole face leaves; roughness standards remove the form before
+    measuring Rz.
+
+    Parameters
+    ----------
+    profile : RoughProfile
+        The profile.
+
+    Returns
+    -------
+    float
+        Rz, m.
 
     Examples
     --------
@@ -286,10 +402,36 @@ def form_free_rz(profile: RoughProfile) -> float:
 def arc_profile(
     centre, radius: float, angle_start: float, angle_end: float, n_points: int
 ) -> RoughProfile:
-    """A smooth arc of ``n_points`` vertices from ``angle_start`` to ``angle_end`` (rad) about
-    ``centre`` (x, y in m). Counter-clockwise (end > start) it bounds a convex body (a wheel,
-    outward normal pointing away from the centre); clockwise (end < start) a concave face whose
-    material lies outside the circle (outward normal pointing to the centre).
+    """A smooth arc of vertices about a centre.
+
+    Counter-clockwise (end > start) it bounds a convex body (a wheel, outward normal pointing
+    away from the centre); clockwise (end < start) a concave face whose material lies outside
+    the circle (outward normal pointing to the centre).
+
+    Parameters
+    ----------
+    centre : tuple of float, shape (2,)
+        Centre (x, y), m.
+    radius : float
+        Radius, m (> 0).
+    angle_start : float
+        Angle of the first vertex, rad.
+    angle_end : float
+        Angle of the last vertex, rad (different from ``angle_start``).
+    n_points : int
+        Number of vertices, >= 3.
+
+    Returns
+    -------
+    RoughProfile
+        The arc, its own reference.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind.
+    ValueError
+        When ``radius`` is not positive, ``n_points`` is below 3 or the two angles are equal.
 
     Examples
     --------
@@ -328,9 +470,42 @@ def rough_arc(
     max_slope_change: float = np.radians(15.0),
     seed: int = 0,
 ) -> RoughProfile:
-    """``arc_profile`` with random heights of peak-to-valley ``rz`` (m) along its normals and a
-    change of slope between neighbouring segments of at most ``max_slope_change`` (rad, in
-    (0, pi/2)), from the random walk of the module docstring seeded by ``seed`` (int >= 0).
+    """``arc_profile`` with random heights along its normals.
+
+    The heights follow the random walk of the module docstring.
+
+    Parameters
+    ----------
+    centre : tuple of float, shape (2,)
+        Centre (x, y), m.
+    radius : float
+        Radius, m (> 0).
+    angle_start : float
+        Angle of the first vertex, rad.
+    angle_end : float
+        Angle of the last vertex, rad.
+    n_points : int
+        Number of vertices, >= 3.
+    rz : float
+        Peak-to-valley height of the heights, m (>= 0; keyword-only).
+    max_slope_change : float, optional
+        Largest change of slope between neighbouring segments, rad, in (0, pi/2); pi/12 by
+        default.
+    seed : int, optional
+        Seed of the random walk, >= 0; 0 by default.
+
+    Returns
+    -------
+    RoughProfile
+        The rough arc, with the smooth arc as its reference.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind.
+    ValueError
+        When a value is out of range, or ``max_slope_change`` is not more than the smooth
+        arc's own turn between vertices.
 
     Examples
     --------
@@ -410,9 +585,32 @@ def _slope_walk(rng, n: int, spacing: float, band: float, step: float) -> np.nda
 
 
 def reshape(profile: RoughProfile, loss, u_max: float) -> RoughProfile:
-    """The profile worn by 003 eqs. (16)-(17): vertex j moves inward along its vertex normal by
-    u_j = u_max W_j / max W. ``loss`` : (n,) W >= 0 in J per vertex; ``u_max`` >= 0 in m. A
-    profile with no loss at all is returned unchanged.
+    """The profile worn by Slavic-Boltezar (003) eqs. (16)-(17).
+
+    Vertex j moves inward along its vertex normal by u_j = u_max W_j / max W. A profile with no
+    loss at all is returned unchanged.
+
+    Parameters
+    ----------
+    profile : RoughProfile
+        The profile.
+    loss : array_like, shape (n,)
+        Loss W >= 0 per vertex, J.
+    u_max : float
+        The largest wear depth, m (>= 0).
+
+    Returns
+    -------
+    RoughProfile
+        The worn profile (the same reference).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind.
+    ValueError
+        When ``loss`` has another shape, is not finite or is negative, or ``u_max`` is
+        negative.
 
     Examples
     --------

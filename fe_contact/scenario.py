@@ -39,17 +39,37 @@ def _read_only(name: str, value) -> Mapping:
 class Scenario:
     """One runnable case: what ``simulate`` needs, and a name.
 
-    name : str, what the case is (e.g. ``"capstan"``).
-    model : Model.
-    q0, u0 : ndarray, shape (n,), the start (coordinates in m and rad, rates in m/s and rad/s),
-        laid out as ``assemble(model).layout``; stored read-only.
-    t_span : (t0, t_end) in s, t_end > t0.
-    method : the stepper, as ``simulate``'s ``method``: one of ``steppers.simulate.METHODS``
-        or "auto".
-    settings : mapping of ``simulate``'s keyword arguments for this case (``h`` in s and the
-        stepper's own: ``rho_inf``, ``theta``, ``max_halvings``, ``penetration``, ...).
-    details : mapping of what the paper computed beside the start (documented by the function
-        that built the scenario); empty by default.
+    Parameters
+    ----------
+    name : str
+        What the case is (e.g. ``"capstan"``).
+    model : Model
+        The model.
+    q0 : ndarray, shape (n,)
+        Start coordinates (m and rad), laid out as ``assemble(model).layout``; stored
+        read-only.
+    u0 : ndarray, shape (n,)
+        Start rates (m/s and rad/s), same layout; stored read-only.
+    t_span : tuple of float, shape (2,)
+        (t0, t_end) in s, t_end > t0.
+    method : str, optional
+        The stepper, as ``simulate``'s ``method``: one of ``steppers.simulate.METHODS`` or
+        "auto"; "generalized-alpha" by default.
+    settings : mapping, optional
+        ``simulate``'s keyword arguments for this case (``h`` in s and the stepper's own:
+        ``rho_inf``, ``theta``, ``max_halvings``, ``penetration``, ...); empty by default.
+    details : mapping, optional
+        What the paper computed beside the start (documented by the function that built the
+        scenario); empty by default.
+
+    Raises
+    ------
+    TypeError
+        When ``model`` is not a Model, or a value has the wrong kind.
+    ValueError
+        When a field has the wrong type or value (named in the message): ``q0`` or ``u0``
+        not a 1-d array of finite reals, ``u0`` of another shape than ``q0``, ``t_span`` not
+        increasing, an unknown ``method``.
 
     Examples
     --------

@@ -86,8 +86,28 @@ _COLUMNS = {
 
 @dataclass(frozen=True)
 class BodyPointSensor:
-    """Position, velocity or acceleration of the point ``at`` ((x, y) m in the body's frame,
-    or the name of a tree point) of tree body ``body``, in the plane's axes.
+    """Position, velocity or acceleration of a point of a tree body, in the plane's axes.
+
+    Parameters
+    ----------
+    name : str
+        The sensor's name, the stem of its columns (``NAME_x``, ``NAME_y``; ``NAME_vx``, ...).
+    body : int
+        Index of the tree body.
+    at : tuple of float, shape (2,), or str, optional
+        The point, (x, y) in m in the body's frame, or the name of a tree point; (0, 0) by
+        default.
+    quantity : {"position", "velocity", "acceleration"}, optional
+        m, m/s or m/s^2; "position" by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``name`` is not an identifier, ``body`` is negative, ``at`` is not a point or a
+        name, or ``quantity`` is unknown.
 
     Examples
     --------
@@ -119,8 +139,24 @@ class BodyPointSensor:
 
 @dataclass(frozen=True)
 class BodySensor:
-    """The angle (rad), angular velocity (rad/s) or angular acceleration (rad/s^2) of tree
-    body ``body``.
+    """The angle (rad), angular velocity (rad/s) or angular acceleration (rad/s^2) of a tree body.
+
+    Parameters
+    ----------
+    name : str
+        The sensor's name, its column's name.
+    body : int
+        Index of the tree body.
+    quantity : {"angle", "angular_velocity", "angular_acceleration"}, optional
+        "angle" by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``name`` is not an identifier, ``body`` is negative or ``quantity`` is unknown.
 
     Examples
     --------
@@ -150,8 +186,28 @@ class BodySensor:
 
 @dataclass(frozen=True)
 class StructureSensor:
-    """A quantity of the material point ``s`` (m) of the structure named ``structure`` (see
-    the module docstring for the quantities).
+    """A quantity of a material point of a structure (see the module docstring for the quantities).
+
+    Parameters
+    ----------
+    name : str
+        The sensor's name, the stem of its columns.
+    structure : str
+        Name of the structure.
+    s : float
+        Material coordinate of the point, m.
+    quantity : str, optional
+        One of ``sensors.STRUCTURE_QUANTITIES``: "position", "displacement", "deflection",
+        "slope", "curvature", "moment", "tension", "velocity", "acceleration"; "position" by
+        default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``name`` is not an identifier, ``s`` is not finite or ``quantity`` is unknown.
 
     Examples
     --------

@@ -71,11 +71,25 @@ DRIVES = ("held", "free")
 class StaticEquilibriumError(StaticSolveError):
     """Newton's method did not converge in a load or support step, also with the step halved.
 
-    phase : what was being followed ("load": the tree's loads with every constraint, or
-    "string 'NAME' alone, load" / "..., support": a string under its own load, then its supports
-    moved); load_factor : the path parameter (0..1) of the failing attempt; residual : the
-    force residual norm, N; constraint_residual : max |phi| (m, rad); n_iterations : Newton
-    iterations of the failing attempt.
+    Parameters
+    ----------
+    phase : str
+        What was being followed: "load" (the tree's loads with every constraint), or
+        "string 'NAME' alone, load" / "..., support" (a string under its own load, then its
+        supports moved).
+    load_factor : float
+        The path parameter (0..1) of the failing attempt.
+    residual : float
+        The force residual norm, N.
+    constraint : float
+        max |phi| of the failing attempt, m or rad (kept as ``constraint_residual``).
+    n_iterations : int
+        Newton iterations of the failing attempt.
+
+    Attributes
+    ----------
+    constraint_residual : float
+        max |phi|, m or rad.
 
     Examples
     --------
@@ -102,20 +116,34 @@ class StaticEquilibriumError(StaticSolveError):
 class StaticState:
     """A static equilibrium of a System (SI).
 
-    q : (n,) coordinates; u : (n,) zeros (at rest): ``simulate(system, t_span, (s.q, s.u))``.
-    multipliers : (m,) the bilateral rows in the order of ``model.constraint_names()`` (a drive
-        left free has NaN).
-    normal_force : contact name -> normal force, N (positive: compressive; 0 for an open
-        Unilateral contact; a Compliant contact's force law value).
-    closed : names of the Unilateral contacts that are closed.
-    reactions : drive and loop-row name -> its multiplier (drive torque N m or force N, loop
-        force N): what holds the mechanism.
-    support_reactions : structure name -> (n_dofs,) generalised force of the supports on the
-        structure at its fixed DOFs of the full (unreduced) DOF vector, zero elsewhere; at a
-        pinned string node its position entries are the support force, N (the weight of a
+    Parameters
+    ----------
+    q : ndarray, shape (n,)
+        Coordinates: start a run with ``simulate(system, t_span, (s.q, s.u))``.
+    u : ndarray, shape (n,)
+        Zeros (at rest).
+    multipliers : ndarray, shape (m,)
+        The bilateral rows in the order of ``model.constraint_names()`` (a drive left free has
+        NaN).
+    normal_force : dict of str to float
+        Contact name -> normal force, N (positive: compressive; 0 for an open Unilateral
+        contact; a Compliant contact's force law value).
+    closed : tuple of str
+        Names of the Unilateral contacts that are closed.
+    reactions : dict of str to float
+        Drive and loop-row name -> its multiplier (drive torque N m or force N, loop force N):
+        what holds the mechanism.
+    support_reactions : dict of str to ndarray
+        Structure name -> generalised force, shape (n_dofs,), of the supports on the structure
+        at its fixed DOFs of the full (unreduced) DOF vector, zero elsewhere; at a pinned
+        string node its position entries are the support force, N (the weight of a
         CarriedBody is not in them).
-    residual : force residual norm ||F - J^T lambda|| at the end, N. constraint_residual :
-        max |phi|, m or rad. n_iterations : Newton iterations over all steps.
+    residual : float
+        Force residual norm ||F - J^T lambda|| at the end, N.
+    constraint_residual : float
+        max |phi|, m or rad.
+    n_iterations : int
+        Newton iterations over all steps.
 
     Examples
     --------
@@ -168,16 +196,44 @@ def static_equilibrium(
 ) -> StaticState:
     """The static equilibrium of ``system`` at time t (see the module docstring).
 
-    q_guess : (n,) start; None: ``system.initial_state()`` (tree coordinates 0, structures in
-        their reference). Give the tree's coordinates near the expected pose: a body is carried
-        by Newton from there, along its constraints.
-    load_steps : nominal number of load steps (and of support steps when supports move).
-    drives : "held" (each drive holds its joint at its position at time t; its multiplier is
-        the holding torque or force) or "free" (the driven joints are left free).
-    tol : relative force tolerance, ||F - J^T lambda|| <= tol * (the force scale), or the
-        round-off level when larger; constraints to tol times the model's length scale.
-    Raises ValueError for a model statics does not take (a rough Polyline pair),
-    StaticEquilibriumError when a step fails.
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    q_guess : array_like, shape (n,), optional
+        Start of Newton's method; None (the default): ``system.initial_state()`` (tree
+        coordinates 0, structures in their reference). Give the tree's coordinates near the
+        expected pose: a body is carried by Newton from there, along its constraints.
+    load_steps : int, optional
+        Nominal number of load steps (and of support steps when supports move), >= 1; 10 by
+        default.
+    drives : {"held", "free"}, optional
+        "held" (the default: each drive holds its joint at its position at time t; its
+        multiplier is the holding torque or force) or "free" (the driven joints are left
+        free).
+    t : float, optional
+        Time in s at which the drives and loads are taken; 0 by default.
+    tol : float, optional
+        Relative force tolerance, ||F - J^T lambda|| <= tol * (the force scale), or the
+        round-off level when larger; constraints to tol times the model's length scale. In
+        (0, 1e-2], 1e-10 by default.
+    max_iterations : int, optional
+        Newton iterations per step, >= 1; 40 by default.
+
+    Returns
+    -------
+    StaticState
+        The equilibrium, its multipliers, contact forces and reactions.
+
+    Raises
+    ------
+    TypeError
+        When ``system`` is not a System, or a value has the wrong kind.
+    ValueError
+        For an argument out of range or a model statics does not take (a rough Polyline
+        pair).
+    StaticEquilibriumError
+        When a step fails, also with the step halved.
 
     Examples
     --------
@@ -585,10 +641,25 @@ class _Solver:
 
 
 def support_reactions(system: System, q, ev, normal_force: dict) -> dict:
-    """Structure name -> (n_dofs,) generalised support forces on the full DOF vector:
-    f_int - loads - contact forces at the fixed DOFs (zero elsewhere), N. ``ev`` is an
-    evaluation at q holding every contact (``contacts``, ``contact_index``); ``normal_force``
-    the normal force of each contact by name.
+    """The generalised support forces of each structure on its full DOF vector.
+
+    f_int - loads - contact forces at the fixed DOFs (zero elsewhere), N.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    q : ndarray, shape (n,)
+        Coordinates of the equilibrium.
+    ev : object
+        An evaluation at q holding every contact (``contacts``, ``contact_index``).
+    normal_force : dict of str to float
+        The normal force of each contact by name, N.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Structure name -> support forces, shape (n_dofs,), N.
 
     Examples
     --------

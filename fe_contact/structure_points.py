@@ -28,8 +28,23 @@ from . import validation as check
 
 @dataclass(frozen=True)
 class MaterialPoint:
-    """The material point ``s`` (m from the structure's first node, along its reference axis)
-    of the structure named ``structure`` (a beam or a string): a side of a link (``laws.Dropper``).
+    """A material point of a structure (a beam or a string): a side of a link (``laws.Dropper``).
+
+    Parameters
+    ----------
+    structure : str
+        Name of the structure.
+    s : float
+        Material coordinate, m (>= 0) from the structure's first node along its reference
+        axis.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``structure`` is not an identifier or ``s`` is negative or not finite.
 
     Examples
     --------
@@ -54,10 +69,31 @@ class MaterialPoint:
 
 @dataclass(frozen=True)
 class SpringSupport:
-    """A spring of ``stiffness`` k (N/m) with a dashpot ``damping`` c (N s/m, default 0) from the
-    material point ``s`` (m) of the structure ``structure`` to the ground, along the unit
-    ``direction`` of the plane (default (0, 1): vertical; normalised on construction). At the
-    reference configuration the spring is unstressed.
+    """A spring with a dashpot from a material point of a structure to the ground.
+
+    At the reference configuration the spring is unstressed.
+
+    Parameters
+    ----------
+    structure : str
+        Name of the structure (a beam).
+    s : float
+        Material coordinate of the point, m (>= 0).
+    stiffness : float
+        Spring stiffness k, N/m (>= 0).
+    damping : float, optional
+        Dashpot coefficient c, N s/m (>= 0); 0 by default.
+    direction : tuple of float, shape (2,), optional
+        Direction of the spring in the plane (normalised on construction); (0, 1), vertical,
+        by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When a number is out of range or not finite, or ``direction`` is zero.
 
     Examples
     --------
@@ -95,10 +131,25 @@ class SpringSupport:
 
 
 def support_matrices(structure, supports) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """(K_s, C_s): the springs' and dashpots' constant matrices on the structure's free
-    coordinates, sparse (n_dofs, n_dofs): sum of k N^T d d^T N and c N^T d d^T N with N the
-    rows (2, k) of the material point (``Structure.point_rows``, r = offset + N q[dofs]; its
-    padded entries are zero). ``assemble`` adds them to a beam's stiffness and damping.
+    """The springs' and dashpots' constant matrices (K_s, C_s) on a structure's free coordinates.
+
+    Sums of k N^T d d^T N and c N^T d d^T N with N the rows (2, k) of the material point
+    (``Structure.point_rows``, r = offset + N q[dofs]; its padded entries are zero).
+    ``assemble`` adds them to a beam's stiffness and damping.
+
+    Parameters
+    ----------
+    structure : Structure
+        The structure.
+    supports : sequence of SpringSupport
+        Its supports.
+
+    Returns
+    -------
+    K_s : scipy.sparse.csr_matrix, shape (n_dofs, n_dofs)
+        Stiffness of the springs, N/m.
+    C_s : scipy.sparse.csr_matrix, shape (n_dofs, n_dofs)
+        Damping of the dashpots, N s/m.
 
     Examples
     --------

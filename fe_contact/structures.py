@@ -38,16 +38,38 @@ from .kernels.string import closest as closest_point
 
 @dataclass(frozen=True, eq=False)
 class CurvePoint:
-    """A material point s of a structure at the coordinates q (all SI), with the rows dr/dq of
-    the deformable curve; a rigid profile's curve at a parameter eta is ``curves.RigidCurvePoint``
-    (no rows, an outward normal instead of this normal turned by +90 degrees).
+    """A material point s of a structure at the coordinates q, with the rows dr/dq of the curve.
 
-    s : material coordinate, m. element : element holding it.
-    position : (2,) r, m. slope : (2,) r' = dr/ds. slope_rate : (2,) r'' = d2r/ds2, 1/m.
-    tangent, normal : (2,) unit vectors, normal = tangent turned by +90 degrees.
-    curvature : signed, 1/m (positive when the curve turns towards the normal).
-    dofs : (k,) indices into the structure's free coordinates.
-    rows, rows_s, rows_ss : (2, k) dr/dq, d/ds dr/dq, d2/ds2 dr/dq on those DOFs.
+    A rigid profile's curve at a parameter eta is ``curves.RigidCurvePoint`` (no rows, an
+    outward normal instead of this normal turned by +90 degrees). k below is the number of DOFs
+    of the point's element.
+
+    Parameters
+    ----------
+    s : float
+        Material coordinate, m.
+    element : int
+        Element holding the point.
+    position : ndarray, shape (2,)
+        Position r, m.
+    slope : ndarray, shape (2,)
+        r' = dr/ds.
+    slope_rate : ndarray, shape (2,)
+        r'' = d2r/ds2, 1/m.
+    tangent : ndarray, shape (2,)
+        Unit tangent.
+    normal : ndarray, shape (2,)
+        Unit normal, the tangent turned by +90 degrees.
+    curvature : float
+        Signed curvature, 1/m (positive when the curve turns towards the normal).
+    dofs : ndarray of int, shape (k,)
+        Indices into the structure's free coordinates.
+    rows : ndarray, shape (2, k)
+        dr/dq on those DOFs.
+    rows_s : ndarray, shape (2, k)
+        d/ds dr/dq, 1/m.
+    rows_ss : ndarray, shape (2, k)
+        d2/ds2 dr/dq, 1/m^2.
 
     Examples
     --------
@@ -86,8 +108,17 @@ class CurvePoint:
 class PointRows:
     """r(s_i) = offset[i] + rows[i] @ q[dofs[i]] at m fixed material points (r is affine in q).
 
-    s : (m,) m. offset : (m, 2) m. dofs : (m, k) free-coordinate indices (padded with 0 where
-    an element has fewer free DOFs; the padded rows are zero). rows : (m, 2, k).
+    Parameters
+    ----------
+    s : ndarray, shape (m,)
+        Material coordinates, m.
+    offset : ndarray, shape (m, 2)
+        Offsets, m.
+    dofs : ndarray of int, shape (m, k)
+        Free-coordinate indices (padded with 0 where an element has fewer free DOFs; the
+        padded rows are zero).
+    rows : ndarray, shape (m, 2, k)
+        The rows dr/dq.
 
     Examples
     --------
@@ -281,8 +312,17 @@ class BeamStructure(Structure):
     """A linear Euler-Bernoulli beam of Lipinski (002), sec. 3, as a Structure.
 
     Free coordinates: the beam's free DOFs (w, w') in scikit-fem's order. The internal force is
-    K q with the constant bending stiffness; ``load`` is the self-weight (component of gravity
-    along n0) plus point loads.
+    K q with the constant bending stiffness.
+
+    Parameters
+    ----------
+    name : str
+        The structure's name in the model.
+    beam : Beam
+        The assembled beam (``elements.beam.assemble_beam``).
+    load : ndarray, shape (n_dofs,)
+        Constant load on the free DOFs: the self-weight (component of gravity along n0) plus
+        point loads (N, N m).
 
     Examples
     --------
@@ -406,9 +446,19 @@ class BeamStructure(Structure):
 
 @dataclass(eq=False)
 class StringStructure(Structure):
-    """An absolute-nodal string / geometrically exact beam of Eugster-Glocker (004) as a
-    Structure. Free coordinates: the free nodal positions and slopes; the internal force and
-    its tangent are nonlinear; ``load`` is gravity (004 eq. 11) plus point loads on the free DOFs.
+    """An absolute-nodal string / geometrically exact beam of Eugster-Glocker (004) as a Structure.
+
+    Free coordinates: the free nodal positions and slopes; the internal force and its tangent
+    are nonlinear.
+
+    Parameters
+    ----------
+    name : str
+        The structure's name in the model.
+    string : StringModel
+        The assembled string (``elements.string_model``).
+    load : ndarray, shape (n_dofs,)
+        Gravity (004 eq. 11) plus point loads on the free DOFs, N.
 
     Examples
     --------
@@ -611,7 +661,19 @@ def _string_coefficients(model) -> np.ndarray:
 
 
 def material_velocity(point: CurvePoint, u: np.ndarray) -> np.ndarray:
-    """Velocity (2,) of the material point: R u[dofs] (r is affine in q), m/s.
+    """Velocity of the material point: R u[dofs] (r is affine in q).
+
+    Parameters
+    ----------
+    point : CurvePoint
+        The material point.
+    u : ndarray, shape (n_dofs,)
+        The structure's free velocities.
+
+    Returns
+    -------
+    ndarray, shape (2,)
+        The velocity, m/s.
 
     Examples
     --------
@@ -634,7 +696,19 @@ def material_velocity(point: CurvePoint, u: np.ndarray) -> np.ndarray:
 
 
 def slope_velocity(point: CurvePoint, u: np.ndarray) -> np.ndarray:
-    """Material time derivative of r' at the point: R_s u[dofs], (2,), 1/s.
+    """Material time derivative of r' at the point: R_s u[dofs].
+
+    Parameters
+    ----------
+    point : CurvePoint
+        The material point.
+    u : ndarray, shape (n_dofs,)
+        The structure's free velocities.
+
+    Returns
+    -------
+    ndarray, shape (2,)
+        dr'/dt, 1/s.
 
     Examples
     --------

@@ -45,7 +45,16 @@ from .structures import BeamStructure, StringStructure, Structure
 @dataclass(frozen=True)
 class StateLayout:
     """Named slices of q (and u): ``q[layout.tree]``, ``q[layout.structure("beam")]``,
-    ``q[layout.flexible]`` (all structures). n : total number of coordinates.
+    ``q[layout.flexible]`` (all structures).
+
+    Parameters
+    ----------
+    n_tree : int
+        Number of tree coordinates (first in q).
+    structure_ranges : tuple of (str, int, int)
+        (name, start, stop) of each structure's coordinates, in order.
+    n : int
+        Total number of coordinates.
 
     Examples
     --------
@@ -99,27 +108,46 @@ class StateLayout:
 class System:
     """An assembled model (constant).
 
-    model : Model. tree : TreeModel or None. layout : StateLayout.
-    structures : dict name -> Structure (in layout order).
-    mass_flexible, damping_flexible : sparse CSC (n_flexible, n_flexible), block-diagonal
-        (damping_flexible: the constant part; ``flexible_damping(q)`` adds the damping that
-        follows the tangent stiffness).
-    stiffness_flexible : constant K of the flexible part when every structure is linear, else
-        None (then use ``flexible_tangent``).
-    load_flexible : (n_flexible,) constant generalised load (gravity, point loads), N.
-    profile_points : per contact, the local (x, y) of the profile's centre on its body.
-    loop_points : per loop, ((x, y) on body a, (x, y) on body b or in the plane).
-    grids : per contact, PointRows of its candidate grid (search "grid") or None.
-    centre_line_samples : dict (read, never written), structure name -> PointRows at 8 points
-        per element of each structure a curved profile touches (its closest-point search's
-        global start).
-    sensor_plan : the SensorPlan of the model's joints and sensors (``sensors.state_values``).
+    A System is constant: every attribute is set by ``assemble`` (``centre_line_samples`` and
+    ``sensor_plan`` by ``__post_init__``, also on ``dataclasses.replace``) and none is written
+    after, so one System may serve any number of runs, in any order, in threads or processes.
+    What a run reuses from step to step (warm starts of the contact searches, the compiled
+    step's factors) lives in that run's ``Workspace`` (``fe_contact.workspace``) or its stepper.
 
-    A System is constant: every attribute is set by ``assemble`` (the two above by
-    ``__post_init__``, also on ``dataclasses.replace``) and none is written after, so one
-    System may serve any number of runs, in any order, in threads or processes. What a run
-    reuses from step to step (warm starts of the contact searches, the compiled step's
-    factors) lives in that run's ``Workspace`` (``fe_contact.workspace``) or its stepper.
+    Parameters
+    ----------
+    model : Model
+        The model it was assembled from.
+    tree : TreeModel or None
+        The model's tree.
+    layout : StateLayout
+        Named slices of the state.
+    structures : dict of str to Structure
+        Name -> structure, in layout order.
+    mass_flexible : scipy.sparse.csc_matrix, shape (n_flexible, n_flexible)
+        Block-diagonal mass matrix of the structures.
+    damping_flexible : scipy.sparse.csc_matrix, shape (n_flexible, n_flexible)
+        The constant part of the block-diagonal damping (``flexible_damping(q)`` adds the
+        damping that follows the tangent stiffness).
+    stiffness_flexible : scipy.sparse.csc_matrix or None
+        Constant K, shape (n_flexible, n_flexible), of the flexible part when every structure
+        is linear, else None (then use ``flexible_tangent``).
+    load_flexible : ndarray, shape (n_flexible,)
+        Constant generalised load (gravity, point loads), N.
+    profile_points : tuple
+        Per contact, the local (x, y) in m of the profile's centre on its body.
+    loop_points : tuple
+        Per loop, ((x, y) on body a, (x, y) on body b or in the plane), m.
+    grids : tuple
+        Per contact, the PointRows of its candidate grid (search "grid") or None.
+
+    Attributes
+    ----------
+    centre_line_samples : dict of str to PointRows
+        Read, never written: structure name -> PointRows at 8 points per element of each
+        structure a curved profile touches (its closest-point search's global start).
+    sensor_plan : SensorPlan
+        The plan of the model's joints and sensors (``sensors.state_values``).
 
     Examples
     --------
@@ -305,12 +333,32 @@ def _carry(structure: Structure, bodies, gravity) -> None:
 
 
 def assemble(model: Model, max_memory: float | None = None) -> System:
-    """Assemble the constant parts of ``model`` once: the structures (scikit-fem), their
-    block-diagonal mass, damping and (when linear) stiffness, loads, layout, resolved points.
+    """Assemble the constant parts of a model once.
 
-    max_memory : bytes; a model whose memory estimate from its unknowns exceeds it is refused
-    (``limits.LimitExceeded``) before anything is allocated (default: $FE_CONTACT_MAX_MEMORY,
-    else half of the physical memory; ``limits.check_memory``).
+    The structures (scikit-fem), their block-diagonal mass, damping and (when linear)
+    stiffness, loads, layout, resolved points.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    max_memory : float or None, optional
+        Bytes; a model whose memory estimate from its unknowns exceeds it is refused before
+        anything is allocated (``limits.check_memory``). None (the default):
+        $FE_CONTACT_MAX_MEMORY, else half of the physical memory.
+
+    Returns
+    -------
+    System
+        The assembled, constant system.
+
+    Raises
+    ------
+    TypeError
+        When ``model`` is not a Model.
+    ValueError
+        When the model's memory estimate exceeds ``max_memory`` (``limits.LimitExceeded``, a
+        ValueError), or a structure cannot be assembled.
 
     Examples
     --------
@@ -391,13 +439,28 @@ def assemble(model: Model, max_memory: float | None = None) -> System:
 class Energies:
     """Energies at one state, J, and the powers of the non-constraint forces, W.
 
-    tree_kinetic, structure_kinetic : kinetic energies. gravity : potential of gravity (tree)
-    and of the structures' constant loads. tree_springs : joint springs. structure_elastic :
-    strain energy. damping_power : joint dampers + structural damping (>= 0, dissipated).
-    load_power : work rate of the joint actuators (time-dependent applied forces).
-    contact_elastic : elastic energy of the compliant contacts, c a^(p+1) / (p + 1) (part of
-    ``elastic``); their Hunt-Crossley damping power is part of ``damping_power``;
-    contact_friction_power : power dissipated by their friction (>= 0).
+    Parameters
+    ----------
+    tree_kinetic : float
+        Kinetic energy of the tree, J.
+    structure_kinetic : float
+        Kinetic energy of the structures, J.
+    gravity : float
+        Potential of gravity (tree) and of the structures' constant loads, J.
+    tree_springs : float
+        Energy of the joint springs, J.
+    structure_elastic : float
+        Strain energy of the structures, J.
+    damping_power : float
+        Joint dampers + structural damping, W (>= 0, dissipated).
+    load_power : float
+        Work rate of the joint actuators (time-dependent applied forces), W.
+    contact_elastic : float, optional
+        Elastic energy of the compliant contacts, c a^(p+1) / (p + 1), J (part of
+        ``elastic``; their Hunt-Crossley damping power is part of ``damping_power``); 0 by
+        default.
+    contact_friction_power : float, optional
+        Power dissipated by the compliant contacts' friction, W (>= 0); 0 by default.
 
     Examples
     --------
@@ -438,8 +501,26 @@ class Energies:
 
 
 def energies(system: System, q: np.ndarray, u: np.ndarray, t: float, workspace=None) -> Energies:
-    """Mechanical energies and non-constraint powers at (q, u, t). ``workspace``: the run's
-    ``Workspace`` (warm starts of the Compliant contacts' searches) or None.
+    """Mechanical energies and non-constraint powers at (q, u, t).
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    q : ndarray, shape (n,)
+        Coordinates (m, rad).
+    u : ndarray, shape (n,)
+        Rates (m/s, rad/s).
+    t : float
+        Time, s.
+    workspace : Workspace or None, optional
+        The run's ``Workspace`` (warm starts of the Compliant contacts' searches) or None (the
+        default).
+
+    Returns
+    -------
+    Energies
+        Energies in J and powers in W.
 
     Examples
     --------

@@ -64,20 +64,44 @@ KINDS = ("link", "curved", "line", "closest", "grid", "rough")
 
 @dataclass(frozen=True, eq=False)
 class ContactPoints:
-    """The candidate contact points of pair k of a model at one state (m points, n system
-    velocities).
+    """The candidate contact points of a pair of a model at one state.
 
-    pair : model index k. kind : one of ``KINDS`` (module docstring). key : (m,) int, the
-    candidates' indices (0 for a single-point pair, the grid index of a grid candidate).
-    gap : (m,) m (+inf where ``missing``). normal, tangent : (m, 2) unit, from the target to
-    the profile and the normal turned by -90 degrees. point : (m, 2) contact point on the
-    target, m. parameter : (m,) material coordinate on the target, m (a curved pair: eta of its
-    target; NaN on a line). w_normal, w_tangent : (n, m) the columns W_N, W_T; None for a grid
-    pair's geometry alone (``rows=False``). normal_velocity, slip_velocity : (m,) m/s (None
-    with the rows). normal, tangent and point are None in a grid pair's gap scan
-    (``contact_gaps``). kinematics : the ContactKinematics of a single-point pair (None for a
-    grid pair or when ``missing``). missing : why the pair has no contact point (a closest
-    point beyond an end of the structure, a curved pair with no candidate point), else "".
+    m points, n system velocities. ``normal``, ``tangent`` and ``point`` are None in a grid
+    pair's gap scan (``contact_gaps``).
+
+    Parameters
+    ----------
+    pair : int
+        Model index k of the pair.
+    kind : str
+        One of ``KINDS`` (module docstring).
+    key : ndarray of int, shape (m,)
+        The candidates' indices (0 for a single-point pair, the grid index of a grid
+        candidate).
+    gap : ndarray, shape (m,)
+        Gaps, m (+inf where ``missing``).
+    normal : ndarray, shape (m, 2), or None
+        Unit normals, from the target to the profile.
+    tangent : ndarray, shape (m, 2), or None
+        Unit tangents, the normal turned by -90 degrees.
+    point : ndarray, shape (m, 2), or None
+        Contact points on the target, m.
+    parameter : ndarray, shape (m,)
+        Material coordinate on the target, m (a curved pair: eta of its target; NaN on a
+        line).
+    w_normal : ndarray, shape (n, m), or None, optional
+        The columns W_N; None for a grid pair's geometry alone (``rows=False``).
+    w_tangent : ndarray, shape (n, m), or None, optional
+        The columns W_T; None with ``w_normal``.
+    normal_velocity : ndarray, shape (m,), or None, optional
+        Normal relative velocities, m/s (None without the rows).
+    slip_velocity : ndarray, shape (m,), or None, optional
+        Slip velocities, m/s (None without the rows).
+    kinematics : ContactKinematics or None, optional
+        The kinematics of a single-point pair (None for a grid pair or when ``missing``).
+    missing : str, optional
+        Why the pair has no contact point (a closest point beyond an end of the structure, a
+        curved pair with no candidate point), else "" (the default).
 
     Examples
     --------
@@ -174,8 +198,27 @@ def _none(k: int, kind: str, message: str, parameter: float = np.nan) -> Contact
 
 
 def pair_kind(system, k: int, search: str | None = None) -> str:
-    """The kind (``KINDS``) of contact k of the model. ``search``: None for the pair's own
-    search, "closest" to take a grid pair's closest point instead of its candidates.
+    """The kind (``KINDS``) of a contact of the model.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    k : int
+        Index of the contact in the model.
+    search : {None, "closest"}, optional
+        None (the default) for the pair's own search, "closest" to take a grid pair's closest
+        point instead of its candidates.
+
+    Returns
+    -------
+    str
+        One of "link", "curved", "line", "closest", "grid", "rough".
+
+    Raises
+    ------
+    ValueError
+        When ``search`` is neither None nor "closest".
 
     Examples
     --------
@@ -222,18 +265,48 @@ def contact_points(
     search: str | None = None,
     workspace=None,
 ) -> ContactPoints:
-    """The kinematics of contact k of the model at (q, u) (module docstring).
+    """The kinematics of a contact of the model at (q, u) (module docstring).
 
-    system : System. q, u : (n,) coordinates and velocities (u None: at rest, for the
-    geometry). guess : the last contact parameter of a closest-point pair (m) or None (the
-    search starts at the nearest node). rows : a grid pair's columns W_N, W_T and velocities
-    (False: its geometry alone; a single-point pair always has them). remainder : the
-    acceleration remainders A, A_T of a single-point pair (``ContactKinematics``).
-    candidates : (j,) indices of the grid candidates wanted (None: all). parameter : the
-    closest point's parameter already found at this q (no search; ``contact_gaps`` returned
-    it). search : None (the pair's own) or "closest" (a grid pair's closest point, as the
-    one-point callers see it). workspace : the run's ``Workspace`` (a curved pair's warm
-    start, read and updated) or None.
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    k : int
+        Index of the contact in the model.
+    q : ndarray, shape (n,)
+        Coordinates.
+    u : ndarray, shape (n,), or None, optional
+        Velocities; None (the default): at rest, for the geometry.
+    guess : float or None, optional
+        The last contact parameter of a closest-point pair (m), or None (the default: the
+        search starts at the nearest node).
+    rows : bool, optional
+        A grid pair's columns W_N, W_T and velocities (False: its geometry alone; a
+        single-point pair always has them); True by default.
+    remainder : bool, optional
+        The acceleration remainders A, A_T of a single-point pair (``ContactKinematics``);
+        True by default.
+    candidates : array_like of int, shape (j,), optional
+        Indices of the grid candidates wanted; None (the default): all.
+    parameter : float or None, optional
+        The closest point's parameter already found at this q (no search; ``contact_gaps``
+        returned it); None by default.
+    search : {None, "closest"}, optional
+        None (the default: the pair's own) or "closest" (a grid pair's closest point, as the
+        one-point callers see it).
+    workspace : Workspace or None, optional
+        The run's ``Workspace`` (a curved pair's warm start, read and updated) or None.
+
+    Returns
+    -------
+    ContactPoints
+        The candidate points with their gaps, directions, rows and velocities.
+
+    Raises
+    ------
+    ValueError
+        For a rough pair (its candidates depend on time: ``coupling.rough_contact``) or an
+        unknown ``search``.
 
     Examples
     --------
@@ -351,10 +424,30 @@ def contact_points(
 
 
 def contact_gaps(system, k: int, q, guess: float | None = None, workspace=None) -> ContactPoints:
-    """The gaps of every candidate of contact k at q (at rest, no remainders): a grid pair's
-    gaps alone (normal, tangent, point None, no rows), a single-point pair's kinematics as
-    ``contact_points`` gives them with u = 0 (its ``parameter`` is the closest point found, to
-    keep as the next ``guess``).
+    """The gaps of every candidate of a contact at q (at rest, no remainders).
+
+    A grid pair's gaps alone (normal, tangent, point None, no rows); a single-point pair's
+    kinematics as ``contact_points`` gives them with u = 0 (its ``parameter`` is the closest
+    point found, to keep as the next ``guess``).
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    k : int
+        Index of the contact in the model.
+    q : ndarray, shape (n,)
+        Coordinates.
+    guess : float or None, optional
+        The last contact parameter of a closest-point pair (m), or None (the default: the
+        search starts at the nearest node).
+    workspace : Workspace or None, optional
+        The run's ``Workspace`` (a curved pair's warm start) or None (the default).
+
+    Returns
+    -------
+    ContactPoints
+        The candidates' gaps (and a single-point pair's kinematics).
 
     Examples
     --------

@@ -54,25 +54,54 @@ class BeamSpec:
 
     Give the section either as a rectangle (``width`` and ``height``) or directly as ``area`` and
     ``second_moment``. Give the mesh either as ``n_elements`` equal elements or as ``node_x``, the
-    increasing node coordinates from 0 to ``length``.
+    increasing node coordinates from 0 to ``length``. All parameters are keyword-only.
 
-    Attributes
+    Parameters
     ----------
-    length : float, m.
-    youngs_modulus : float, Pa.
-    density : float, kg/m^3.
-    n_elements : int, number of equal elements (ignored when ``node_x`` is given).
-    width, height : float, m, rectangular section (bending about the width axis).
-    area : float, m^2; second_moment : float, m^4 (alternative to width/height).
-    node_x : tuple of float, m, optional explicit node coordinates.
-    left, right : str, support at x = 0 and x = length: "clamped", "pinned" or "free".
-    rayleigh_alpha : float, 1/s; rayleigh_beta : float, s (002 eq. 17: C = alpha M + beta K).
-    origin : (float, float), m, position of x = 0 in the plane.
-    angle : float, rad, direction of the undeformed beam axis in the plane.
-    axial_force : float, N, axial pre-tension N (tension positive, constant along the beam); it
-        adds the geometric stiffness N int w' v' dx to K (Rayleigh's beta K includes it). A
-        compression past the first buckling load (K not positive definite on the free DOFs) is
-        refused by ``assemble_beam``.
+    length : float
+        Length, m.
+    youngs_modulus : float
+        Young's modulus E, Pa.
+    density : float
+        Density, kg/m^3.
+    n_elements : int, optional
+        Number of equal elements (ignored when ``node_x`` is given); 10 by default.
+    width : float or None, optional
+        Width of a rectangular section, m (bending about the width axis).
+    height : float or None, optional
+        Height of a rectangular section, m.
+    area : float or None, optional
+        Cross-section area, m^2 (with ``second_moment``, instead of width and height).
+    second_moment : float or None, optional
+        Second moment of area I, m^4.
+    node_x : tuple of float or None, optional
+        Explicit node coordinates, m, strictly increasing from 0 to ``length``.
+    left : {"clamped", "pinned", "free"}, optional
+        Support at x = 0; "clamped" by default.
+    right : {"clamped", "pinned", "free"}, optional
+        Support at x = length; "free" by default.
+    rayleigh_alpha : float, optional
+        Mass-proportional Rayleigh damping alpha, 1/s (002 eq. 17: C = alpha M + beta K); 0 by
+        default.
+    rayleigh_beta : float, optional
+        Stiffness-proportional Rayleigh damping beta, s; 0 by default.
+    origin : tuple of float, shape (2,), optional
+        Position of x = 0 in the plane, m; (0, 0) by default.
+    angle : float, optional
+        Direction of the undeformed beam axis in the plane, rad; 0 by default.
+    axial_force : float, optional
+        Axial pre-tension N, N (tension positive, constant along the beam); it adds the
+        geometric stiffness N int w' v' dx to K (Rayleigh's beta K includes it). A compression
+        past the first buckling load (K not positive definite on the free DOFs) is refused by
+        ``assemble_beam``. 0 by default.
+
+    Raises
+    ------
+    ValueError
+        Naming the first bad parameter: a field out of its range, a mesh that is not
+        increasing from 0 to ``length``, or a section given both ways or half given.
+    TypeError
+        For a value of the wrong kind.
 
     Examples
     --------
@@ -201,19 +230,35 @@ def distributed_load(v, w):
 class Beam:
     """The assembled beam: constant matrices and the tables used by point evaluations.
 
-    Attributes
+    Parameters
     ----------
     spec : BeamSpec
-    basis : skfem.Basis on ElementLineHermiteLocal.
-    mass_matrix, stiffness_matrix, damping_matrix : scipy.sparse.csr_matrix, (n_dofs, n_dofs),
-        full (supports not applied).
-    free_dofs, fixed_dofs : ndarray of int, DOFs left free and fixed to zero by the supports.
-    nodes : ndarray, (n_nodes,), node coordinates in m.
-    element_dofs : ndarray of int, (n_elements, 4), global DOFs (w_i, w'_i, w_j, w'_j).
-    element_length : ndarray, (n_elements,), m.
-    coefficients : ndarray, (n_elements, 4, 4), shape function j of element e is
-        ``sum_k coefficients[e, j, k] * zeta**k`` with zeta in [0, 1] (002 eq. 12).
-    t0, n0 : ndarray, (2,), unit tangent and normal of the undeformed axis.
+        The beam's description.
+    basis : skfem.Basis
+        The scikit-fem basis on ElementLineHermiteLocal.
+    mass_matrix : scipy.sparse.csr_matrix, shape (n_dofs, n_dofs)
+        Consistent mass matrix, full (supports not applied).
+    stiffness_matrix : scipy.sparse.csr_matrix, shape (n_dofs, n_dofs)
+        Bending (and geometric) stiffness matrix, full.
+    damping_matrix : scipy.sparse.csr_matrix, shape (n_dofs, n_dofs)
+        Rayleigh damping matrix, full.
+    free_dofs : ndarray of int
+        DOFs left free by the supports.
+    fixed_dofs : ndarray of int
+        DOFs fixed to zero by the supports.
+    nodes : ndarray, shape (n_nodes,)
+        Node coordinates, m.
+    element_dofs : ndarray of int, shape (n_elements, 4)
+        Global DOFs (w_i, w'_i, w_j, w'_j) of each element.
+    element_length : ndarray, shape (n_elements,)
+        Element lengths, m.
+    coefficients : ndarray, shape (n_elements, 4, 4)
+        Shape function j of element e is ``sum_k coefficients[e, j, k] * zeta**k`` with zeta
+        in [0, 1] (002 eq. 12).
+    t0 : ndarray, shape (2,)
+        Unit tangent of the undeformed axis.
+    n0 : ndarray, shape (2,)
+        Unit normal of the undeformed axis.
 
     Examples
     --------
@@ -281,6 +326,22 @@ def _support_dofs(basis: Basis, node: int, kind: str) -> list[int]:
 
 def assemble_beam(spec: BeamSpec) -> Beam:
     """Assemble mass, stiffness and Rayleigh damping once with scikit-fem (002 eqs. 16-17).
+
+    Parameters
+    ----------
+    spec : BeamSpec
+        The beam's description.
+
+    Returns
+    -------
+    Beam
+        The assembled beam.
+
+    Raises
+    ------
+    ValueError
+        When a compressive ``axial_force`` reaches the first buckling load (K not positive
+        definite on the free DOFs).
 
     Examples
     --------
@@ -359,16 +420,29 @@ def _require_below_buckling(spec: BeamSpec, stiffness: sp.spmatrix) -> None:
 
 @dataclass(frozen=True)
 class ShapeRows:
-    """Shape-function rows at points on the beam (002 eqs. 12, 31, 41).
+    """Shape-function rows at m points on the beam (002 eqs. 12, 31, 41).
 
-    m points; derivatives are with respect to the element coordinate zeta = (x - x_e) / l_e,
-    so d/dx = (1 / l_e) d/dzeta as in the paper.
+    Derivatives are with respect to the element coordinate zeta = (x - x_e) / l_e, so
+    d/dx = (1 / l_e) d/dzeta as in the paper.
 
-    element : (m,) int, the element holding each point.
-    zeta : (m,) element coordinate in [0, 1].
-    dofs : (m, 4) int, global DOFs of that element.
-    length : (m,) element length l_e in m.
-    N, N_z, N_zz, N_zzz : (m, 4), the rows and their first three zeta-derivatives.
+    Parameters
+    ----------
+    element : ndarray of int, shape (m,)
+        The element holding each point.
+    zeta : ndarray, shape (m,)
+        Element coordinate in [0, 1].
+    dofs : ndarray of int, shape (m, 4)
+        Global DOFs of that element.
+    length : ndarray, shape (m,)
+        Element length l_e, m.
+    N : ndarray, shape (m, 4)
+        The shape-function rows.
+    N_z : ndarray, shape (m, 4)
+        Their first zeta-derivatives.
+    N_zz : ndarray, shape (m, 4)
+        Their second zeta-derivatives.
+    N_zzz : ndarray, shape (m, 4)
+        Their third zeta-derivatives.
 
     Examples
     --------
@@ -403,7 +477,26 @@ class ShapeRows:
 def locate(beam: Beam, x) -> tuple[np.ndarray, np.ndarray]:
     """Element index and element coordinate zeta of material coordinates x (vectorised).
 
-    Points outside [0, length] raise ValueError; a node belongs to the element on its left except x = 0.
+    A node belongs to the element on its left, except x = 0.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    x : array_like, shape (m,)
+        Material coordinates, m.
+
+    Returns
+    -------
+    element : ndarray of int, shape (m,)
+        The element holding each point.
+    zeta : ndarray, shape (m,)
+        Element coordinate in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        For points outside [0, length].
 
     Examples
     --------
@@ -432,7 +525,19 @@ def locate(beam: Beam, x) -> tuple[np.ndarray, np.ndarray]:
 
 
 def shape_rows(beam: Beam, x) -> ShapeRows:
-    """Shape-function rows and zeta-derivatives at material coordinates x, shape (m,).
+    """Shape-function rows and zeta-derivatives at material coordinates x.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    x : array_like, shape (m,)
+        Material coordinates, m.
+
+    Returns
+    -------
+    ShapeRows
+        The rows at the m points.
 
     Examples
     --------
@@ -468,10 +573,34 @@ def shape_rows(beam: Beam, x) -> ShapeRows:
 
 
 def shape_rows_at(beam: Beam, x: float):
-    """Scalar fast path of :func:`shape_rows` for one point (per-step contact kernels).
+    """Scalar fast path of ``shape_rows`` for one point (per-step contact kernels).
 
-    Returns (element, dofs (4,), N, N_x, N_xx), the rows of w, w' and w'' (d/dx, (4,) each), from
-    the same element polynomials. Raises ValueError outside [0, length].
+    The rows come from the same element polynomials as ``shape_rows``.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    x : float
+        Material coordinate, m.
+
+    Returns
+    -------
+    element : int
+        The element holding the point.
+    dofs : ndarray of int, shape (4,)
+        Its global DOFs.
+    N : ndarray, shape (4,)
+        The row of w.
+    N_x : ndarray, shape (4,)
+        The row of w' (d/dx).
+    N_xx : ndarray, shape (4,)
+        The row of w''.
+
+    Raises
+    ------
+    ValueError
+        Outside [0, length].
 
     Examples
     --------
@@ -503,7 +632,18 @@ def shape_rows_at(beam: Beam, x: float):
 
 @dataclass(frozen=True)
 class BeamFields:
-    """Deflection w (m), slope w' (rad), curvature w'' (1/m) at m points, each shape (m,).
+    """Deflection w (m), slope w' (rad), curvature w'' (1/m) at m points.
+
+    Parameters
+    ----------
+    x : ndarray, shape (m,)
+        Material coordinates, m.
+    deflection : ndarray, shape (m,)
+        Deflection w, m.
+    slope : ndarray, shape (m,)
+        Slope w', rad.
+    curvature : ndarray, shape (m,)
+        Curvature w'', 1/m.
 
     Examples
     --------
@@ -528,7 +668,21 @@ class BeamFields:
 
 
 def beam_fields(beam: Beam, u: np.ndarray, x) -> BeamFields:
-    """w, w', w'' of the full DOF vector u, shape (n_dofs,), at material coordinates x.
+    """w, w', w'' of the full DOF vector u at material coordinates x.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    u : ndarray, shape (n_dofs,)
+        Full DOF vector (m, rad).
+    x : array_like, shape (m,)
+        Material coordinates, m, in [0, length].
+
+    Returns
+    -------
+    BeamFields
+        Deflection, slope and curvature at x.
 
     Examples
     --------
@@ -562,9 +716,25 @@ def beam_fields(beam: Beam, u: np.ndarray, x) -> BeamFields:
 
 
 def point_load(beam: Beam, x: float, force: float = 0.0, moment: float = 0.0) -> np.ndarray:
-    """Consistent nodal load of a transverse point force (N, along n0) and a moment (N m) at x.
+    """Consistent nodal load of a transverse point force and a moment at x.
 
-    Virtual work: force * delta w(x) + moment * delta w'(x). Returns shape (n_dofs,).
+    Virtual work: force * delta w(x) + moment * delta w'(x).
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    x : float
+        Material coordinate, m.
+    force : float, optional
+        Transverse force along n0, N; 0 by default.
+    moment : float, optional
+        Moment, N m; 0 by default.
+
+    Returns
+    -------
+    ndarray, shape (n_dofs,)
+        The load vector (N, N m).
 
     Examples
     --------
@@ -588,9 +758,21 @@ def point_load(beam: Beam, x: float, force: float = 0.0, moment: float = 0.0) ->
 
 
 def self_weight(beam: Beam, gravity=(0.0, -STANDARD_GRAVITY)) -> np.ndarray:
-    """Consistent load of the beam's weight, shape (n_dofs,).
+    """Consistent load of the beam's weight.
 
     Only the component of gravity normal to the axis acts (linear theory, no axial DOFs).
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    gravity : tuple of float, shape (2,), optional
+        Gravity (g_x, g_y), m/s^2; (0, -9.81) by default.
+
+    Returns
+    -------
+    ndarray, shape (n_dofs,)
+        The load vector (N, N m).
 
     Examples
     --------
@@ -622,7 +804,24 @@ def _require_no_rigid_modes(beam: Beam) -> None:
 
 
 def static_deflection(beam: Beam, load: np.ndarray) -> np.ndarray:
-    """Solve K u = f on the free DOFs; returns the full DOF vector u, shape (n_dofs,).
+    """Solve K u = f on the free DOFs.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    load : ndarray, shape (n_dofs,)
+        The load vector f (N, N m).
+
+    Returns
+    -------
+    ndarray, shape (n_dofs,)
+        The full DOF vector u (m, rad), zero at the fixed DOFs.
+
+    Raises
+    ------
+    ValueError
+        When ``load`` has another shape.
 
     Examples
     --------
@@ -651,8 +850,16 @@ def static_deflection(beam: Beam, load: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Modes:
-    """Natural modes: omega (rad/s), frequency (Hz), each (n_modes,); shapes (n_dofs, n_modes),
-    mass-normalised (shapes.T M shapes = I).
+    """Natural modes, mass-normalised (shapes.T M shapes = I).
+
+    Parameters
+    ----------
+    omega : ndarray, shape (n_modes,)
+        Circular frequencies, rad/s.
+    frequency : ndarray, shape (n_modes,)
+        Frequencies, Hz.
+    shapes : ndarray, shape (n_dofs, n_modes)
+        Mode shapes on the full DOF vector.
 
     Examples
     --------
@@ -684,6 +891,23 @@ def natural_modes(beam: Beam, n_modes: int = 6) -> Modes:
     the round-off of the largest (omega_max / omega_1 grows as n_elements^2: with 80 elements
     the dense first frequency fell 4e-7 below the exact one, which the consistent-mass Ritz
     bound forbids). Only when nearly all modes are asked for, the dense solver is used.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    n_modes : int, optional
+        Number of modes, in [1, number of free DOFs]; 6 by default.
+
+    Returns
+    -------
+    Modes
+        The modes in increasing frequency.
+
+    Raises
+    ------
+    ValueError
+        When ``n_modes`` is out of range.
 
     Examples
     --------
@@ -720,7 +944,19 @@ def natural_modes(beam: Beam, n_modes: int = 6) -> Modes:
 
 
 def elastic_energy(beam: Beam, u: np.ndarray) -> float:
-    """1/2 u^T K u in J.
+    """Strain energy 1/2 u^T K u.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    u : ndarray, shape (n_dofs,)
+        Full DOF vector (m, rad).
+
+    Returns
+    -------
+    float
+        The energy, J.
 
     Examples
     --------
@@ -741,7 +977,19 @@ def elastic_energy(beam: Beam, u: np.ndarray) -> float:
 
 
 def kinetic_energy(beam: Beam, v: np.ndarray) -> float:
-    """1/2 v^T M v in J.
+    """Kinetic energy 1/2 v^T M v.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    v : ndarray, shape (n_dofs,)
+        Full DOF velocity vector (m/s, rad/s).
+
+    Returns
+    -------
+    float
+        The energy, J.
 
     Examples
     --------
@@ -761,7 +1009,21 @@ def kinetic_energy(beam: Beam, v: np.ndarray) -> float:
 
 
 def material_point(beam: Beam, x, u: np.ndarray) -> np.ndarray:
-    """Positions in the plane of the beam's material points x after deflection u, shape (2, m).
+    """Positions in the plane of the beam's material points after deflection.
+
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam.
+    x : array_like, shape (m,)
+        Material coordinates, m.
+    u : ndarray, shape (n_dofs,)
+        Full DOF vector (m, rad).
+
+    Returns
+    -------
+    ndarray, shape (2, m)
+        Positions, m.
 
     Examples
     --------

@@ -18,7 +18,18 @@ from .. import validation as check
 class NeoHookean:
     """Neo-Hookean string, Eugster-Glocker (004), eq. (17): ``T = k/3 (nu - nu^-2)``.
 
-    k : float, stiffness in N (``k/3 * 3 = k`` is the small-strain axial stiffness EA).
+    Parameters
+    ----------
+    k : float
+        Stiffness, N (> 0; ``k/3 * 3 = k`` is the small-strain axial stiffness EA).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``k`` is not a positive finite number.
 
     Examples
     --------
@@ -60,7 +71,18 @@ class NeoHookean:
 class LinearElastic:
     """Linear tension law ``T = EA (nu - 1)`` (carries compression, too).
 
-    EA : float, axial stiffness in N.
+    Parameters
+    ----------
+    EA : float
+        Axial stiffness, N (> 0).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``EA`` is not a positive finite number.
 
     Examples
     --------

@@ -38,9 +38,21 @@ from .model_problems import MISSING, ModelFileError, Problem, join, validate
 
 @dataclass(frozen=True)
 class Simulation:
-    """The stepper of a run: ``method`` ("generalized-alpha", "moreau" or "event-driven"), the time span
-    ``t_start`` .. ``t_end`` (s), the step ``h`` (s; None: the stepper's default) and the
-    stepper's other ``settings`` (``rho_inf``, ``theta``, ``max_halvings``, ...).
+    """The stepper of a run.
+
+    Parameters
+    ----------
+    t_end : float
+        End of the run, s.
+    method : str, optional
+        "generalized-alpha" (the default), "moreau" or "event-driven".
+    t_start : float, optional
+        Start of the run, s; 0 by default.
+    h : float or None, optional
+        The step, s; None (the default): the stepper's default.
+    settings : mapping of str to float or int, optional
+        The stepper's other settings (``rho_inf``, ``theta``, ``max_halvings``, ...); empty by
+        default.
 
     Examples
     --------
@@ -75,9 +87,17 @@ class Simulation:
 
 @dataclass(frozen=True)
 class Output:
-    """What a run writes: ParaView frames every ``frame_every`` s (0: none); ``results``: scalar
-    results ``"STATISTIC:COLUMN"`` (final, initial, max, min, mean, max_abs of a history
-    column) for a sweep's summary; ``plot``: the result drawn against a varied parameter.
+    """What a run writes.
+
+    Parameters
+    ----------
+    frame_every : float, optional
+        ParaView frames every ``frame_every`` s (0: none); 0.01 by default.
+    results : tuple of str, optional
+        Scalar results ``"STATISTIC:COLUMN"`` (final, initial, max, min, mean, max_abs of a
+        history column) for a sweep's summary; none by default.
+    plot : str or None, optional
+        The result drawn against a varied parameter; None (the default): no plot.
 
     Examples
     --------
@@ -96,11 +116,31 @@ class Output:
 
 @dataclass(frozen=True)
 class InitialState:
-    """The state at t_start: tree coordinates and velocities (m or rad, per joint) and, per
-    structure, its free coordinates q and velocities u in the order of ``system.layout``. A
-    part left out starts at rest, a structure in its reference (stress-free) configuration.
-    static : start from the static equilibrium at rest (``fe_contact.static_equilibrium``)
-    at t_start, with the given coordinates as the guess (velocities must be left out).
+    """The state at t_start.
+
+    Tree coordinates and velocities (m or rad, per joint) and, per structure, its free
+    coordinates q and velocities u in the order of ``system.layout``. A part left out starts at
+    rest, a structure in its reference (stress-free) configuration.
+
+    Parameters
+    ----------
+    tree_q : tuple of float or None, optional
+        Tree coordinates, one per joint (m or rad); None (the default): zeros.
+    tree_u : tuple of float or None, optional
+        Tree velocities (m/s or rad/s); None (the default): at rest.
+    structures : mapping of str to tuple, optional
+        Structure name -> (q, u), each a tuple of float or None; empty by default.
+    static : bool, optional
+        Start from the static equilibrium at rest (``fe_contact.static_equilibrium``) at
+        t_start, with the given coordinates as the guess (velocities must be left out); False
+        by default.
+
+    Raises
+    ------
+    TypeError
+        When ``static`` is not a bool.
+    ValueError
+        When ``static`` is True while velocities are given.
 
     Examples
     --------
@@ -200,7 +240,20 @@ class InitialState:
 
 @dataclass(frozen=True)
 class ModelFile:
-    """A model file's content. ``source`` : where it came from (for messages).
+    """A model file's content.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    simulation : Simulation or None, optional
+        The stepper of a run; None (the default): none given.
+    initial : InitialState, optional
+        The start; at rest in the reference configuration by default.
+    output : Output, optional
+        What a run writes; frames every 0.01 s by default.
+    source : str, optional
+        Where it came from (for messages); "<model>" by default.
 
     Examples
     --------
@@ -221,8 +274,18 @@ class ModelFile:
 
 
 def parse_value(text: str):
-    """A command-line value as TOML (``0.2``, ``true``, ``[1, 2]``, ``"x"``); a bare word that
-    is no TOML value is a string (``unilateral``).
+    """A command-line value read as TOML.
+
+    Parameters
+    ----------
+    text : str
+        ``0.2``, ``true``, ``[1, 2]``, ``"x"``; a bare word that is no TOML value is a string
+        (``unilateral``).
+
+    Returns
+    -------
+    object
+        The value (float, int, bool, list, str, ...).
 
     Examples
     --------
@@ -237,8 +300,21 @@ def parse_value(text: str):
 
 
 def apply_override(doc: dict, key_path: str, value) -> None:
-    """Set ``doc[a][b][c] = value`` for ``key_path`` "a.b.c" (list items by index), creating
-    missing tables; ValueError naming the key path when it runs through a value.
+    """Set ``doc[a][b][c] = value`` for ``key_path`` "a.b.c", creating missing tables.
+
+    Parameters
+    ----------
+    doc : dict
+        The TOML document, changed in place.
+    key_path : str
+        Dotted keys, "a.b.c"; list items by index ("contacts.0.law").
+    value : object
+        The value to set.
+
+    Raises
+    ------
+    ValueError
+        Naming the key path when it runs through a value.
 
     Examples
     --------
@@ -276,7 +352,24 @@ def apply_override(doc: dict, key_path: str, value) -> None:
 
 
 def parse_document(raw: dict, source: str = "<model>") -> ModelFile:
-    """The ModelFile of a TOML document (a dict); ModelFileError with every problem.
+    """The ModelFile of a TOML document.
+
+    Parameters
+    ----------
+    raw : dict
+        The document's tables.
+    source : str, optional
+        Where it came from (for messages); "<model>" by default.
+
+    Returns
+    -------
+    ModelFile
+        The validated content.
+
+    Raises
+    ------
+    ModelFileError
+        With every problem of the document.
 
     Examples
     --------
@@ -361,7 +454,24 @@ def _initial(raw: dict, structures: set, problems: list[Problem]) -> InitialStat
 
 
 def parse_result(text: str) -> tuple[str, str]:
-    """("max", "tip_normal_force") from "max:tip_normal_force"; ValueError otherwise.
+    """Split a scalar result "STATISTIC:COLUMN" of ``Output.results``.
+
+    Parameters
+    ----------
+    text : str
+        E.g. "max:tip_normal_force".
+
+    Returns
+    -------
+    statistic : str
+        One of final, initial, max, min, mean, max_abs.
+    column : str
+        The history column.
+
+    Raises
+    ------
+    ValueError
+        When ``text`` is not of that form.
 
     Examples
     --------
@@ -390,7 +500,22 @@ def _output(raw: dict, problems: list[Problem]) -> Output:
 
 
 def read_document(path) -> dict:
-    """The TOML tables of ``path``; ModelFileError (one problem) when unreadable.
+    """The TOML tables of a file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The TOML file.
+
+    Returns
+    -------
+    dict
+        Its tables.
+
+    Raises
+    ------
+    ModelFileError
+        With one problem, when the file is unreadable or not valid TOML.
 
     Examples
     --------
@@ -415,8 +540,24 @@ def read_document(path) -> dict:
 
 
 def load_model(path, overrides=()) -> ModelFile:
-    """Read and validate a model file; ``overrides`` : (key_path, value) pairs applied first.
-    Raises ModelFileError listing every problem.
+    """Read and validate a model file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The TOML file.
+    overrides : sequence of tuple, optional
+        (key_path, value) pairs applied first (``apply_override``); none by default.
+
+    Returns
+    -------
+    ModelFile
+        The file's model, run settings, start and output.
+
+    Raises
+    ------
+    ModelFileError
+        Listing every problem (a ValueError).
 
     Examples
     --------
@@ -451,8 +592,28 @@ def model_document(
     initial: InitialState | None = None,
     output: Output | None = None,
 ) -> dict:
-    """The TOML tables of a model (with a run's settings); ValueError for a part that a file
-    cannot hold (a callable drive or actuator, a CurveReference).
+    """The TOML tables of a model (with a run's settings).
+
+    Parameters
+    ----------
+    model : Model or ModelFile
+        The model (a ModelFile gives its own settings).
+    simulation : Simulation or None, optional
+        The stepper of a run; None (the default): none (or the ModelFile's).
+    initial : InitialState or None, optional
+        The start; None (the default): at rest (or the ModelFile's).
+    output : Output or None, optional
+        What a run writes; None (the default): the defaults (or the ModelFile's).
+
+    Returns
+    -------
+    dict
+        The document's tables.
+
+    Raises
+    ------
+    ValueError
+        For a part that a file cannot hold (a callable drive or actuator, a CurveReference).
 
     Examples
     --------
@@ -531,6 +692,27 @@ def model_text(
 ) -> str:
     """The TOML text of a model file (``model_document`` written by tomli-w).
 
+    Parameters
+    ----------
+    model : Model or ModelFile
+        The model.
+    simulation : Simulation or None, optional
+        The stepper of a run.
+    initial : InitialState or None, optional
+        The start.
+    output : Output or None, optional
+        What a run writes.
+
+    Returns
+    -------
+    str
+        The TOML text.
+
+    Raises
+    ------
+    ValueError
+        For a part that a file cannot hold (see ``model_document``).
+
     Examples
     --------
     >>> from fe_contact import Body, Joint, Model, TreeModel
@@ -550,7 +732,30 @@ def save_model(
     initial: InitialState | None = None,
     output: Output | None = None,
 ) -> Path:
-    """Write a model file (see ``model_document``); returns its path.
+    """Write a model file (see ``model_document``).
+
+    Parameters
+    ----------
+    model : Model or ModelFile
+        The model.
+    path : str or os.PathLike
+        The file to write.
+    simulation : Simulation or None, optional
+        The stepper of a run.
+    initial : InitialState or None, optional
+        The start.
+    output : Output or None, optional
+        What a run writes.
+
+    Returns
+    -------
+    pathlib.Path
+        The file's path.
+
+    Raises
+    ------
+    ValueError
+        For a part that a file cannot hold (see ``model_document``).
 
     Examples
     --------

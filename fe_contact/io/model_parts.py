@@ -96,7 +96,17 @@ GIVEN: dict[type, tuple[str, ...]] = {StringSpec: ("gravity",)}
 
 
 def admits_none(hint) -> bool:
-    """True when the type hint ``hint`` is None or a union with None.
+    """True when a type hint is None or a union with None.
+
+    Parameters
+    ----------
+    hint : object
+        The type hint.
+
+    Returns
+    -------
+    bool
+        Whether None is allowed.
 
     Examples
     --------
@@ -108,11 +118,17 @@ def admits_none(hint) -> bool:
 
 
 def fields_of(cls) -> dict[str, tuple[object, object]]:
-    """The keys of the table of the dataclass ``cls`` (or the parameters of the factory
-    ``cls``, such as ``Drive.reversing``): its init fields -> (type hint, default), the
-    default MISSING for a required key (no default, or a ``validation.rule`` with
-    ``required``) and None for a field that admits None and has no default; without the
-    fields the file's top level gives (``GIVEN``).
+    """The keys of the table of a dataclass (or the parameters of a factory).
+
+    ``cls`` is the dataclass, or a factory such as ``Drive.reversing``. Without the fields the
+    file's top level gives (``GIVEN``).
+
+    Returns
+    -------
+    dict of str to tuple
+        Init field -> (type hint, default); the default is MISSING for a required key (no
+        default, or a ``validation.rule`` with ``required``) and None for a field that admits
+        None and has no default.
 
     Examples
     --------
@@ -156,6 +172,16 @@ def fields_of(cls) -> dict[str, tuple[object, object]]:
 def member_name(member) -> str:
     """A union member's name: its class name, or its factory's (``Drive.reversing``).
 
+    Parameters
+    ----------
+    member : type or callable
+        The member.
+
+    Returns
+    -------
+    str
+        Its name.
+
     Examples
     --------
     >>> from fe_contact.io.model_parts import DRIVES, STRUCTURES, member_name
@@ -170,10 +196,20 @@ def _classes(hint) -> list[type]:
 
 
 def key_reference(kinds: dict[str, type]) -> list[str]:
-    """Rows of a Markdown table ``| kind | class | keys |`` for the tagged union ``kinds``
-    (tag -> dataclass or factory): each key with its default as TOML, "optional" for None,
-    nothing for a required key; the model-file page lists these rows (a test keeps them in
-    step).
+    """Rows of a Markdown table ``| kind | class | keys |`` for a tagged union.
+
+    Each key with its default as TOML, "optional" for None, nothing for a required key; the
+    model-file page lists these rows (a test keeps them in step).
+
+    Parameters
+    ----------
+    kinds : dict of str to type
+        The union: tag -> dataclass or factory.
+
+    Returns
+    -------
+    list of str
+        The table's rows.
 
     Examples
     --------
@@ -210,8 +246,18 @@ def _literal(value) -> str:
 
 
 def curve_table(curve: Curve) -> dict:
-    """The table of a ``Curve``: ``kind`` (bezier or bspline), ``control_points`` (N, 2) m, and
-    for a B-spline its ``degree`` and ``clamped``.
+    """The table of a ``Curve``.
+
+    Parameters
+    ----------
+    curve : Curve
+        The curve.
+
+    Returns
+    -------
+    dict
+        ``kind`` (bezier or bspline), ``control_points`` (N, 2) m, and for a B-spline its
+        ``degree`` and ``clamped``.
 
     Examples
     --------
@@ -246,9 +292,30 @@ def _toml(value):
 
 
 def table_of(obj, kinds: dict[str, type] | None = None, tag: str = "kind") -> dict:
-    """The table of the dataclass ``obj``: with ``kinds`` (tag -> class), its tag under the
-    key ``tag`` first, then every init field whose value is not None (nested dataclasses as
-    tables, a member of a union of ``UNIONS`` with its tag).
+    """The table of a dataclass object.
+
+    With ``kinds`` (tag -> class), its tag under the key ``tag`` first, then every init field
+    whose value is not None (nested dataclasses as tables, a member of a union of ``UNIONS``
+    with its tag).
+
+    Parameters
+    ----------
+    obj : object
+        The dataclass object.
+    kinds : dict of str to type or None, optional
+        The union it belongs to (tag -> class); None (the default): no tag.
+    tag : str, optional
+        The tag key; "kind" by default.
+
+    Returns
+    -------
+    dict
+        The table.
+
+    Raises
+    ------
+    ValueError
+        When ``obj`` is no member of ``kinds`` (it cannot be written to a model file).
 
     Examples
     --------
@@ -278,10 +345,25 @@ def table_of(obj, kinds: dict[str, type] | None = None, tag: str = "kind") -> di
 
 
 def drive_table(drive: Drive) -> dict:
-    """The table of a drive made by one of the factories of ``DRIVES``: its ``kind`` and the
-    factory's parameters (``joint``; ``q0``, the position's value at t = 0; the others, the
-    position motion's fields of the same names), checked by building it again: the drive
-    must equal the factory's. ValueError for any other drive (Python functions of t).
+    """The table of a drive made by one of the factories of ``DRIVES``.
+
+    Checked by building it again: the drive must equal the factory's.
+
+    Parameters
+    ----------
+    drive : Drive
+        The drive.
+
+    Returns
+    -------
+    dict
+        Its ``kind`` and the factory's parameters (``joint``; ``q0``, the position's value at
+        t = 0; the others, the position motion's fields of the same names).
+
+    Raises
+    ------
+    ValueError
+        For any other drive (Python functions of t).
 
     Examples
     --------
@@ -315,7 +397,21 @@ def drive_table(drive: Drive) -> dict:
 
 
 def curve_of(raw, path: tuple, problems: list[Problem]) -> Curve | None:
-    """The ``Curve`` of a curve table (``CURVES``); None with the problems added.
+    """The ``Curve`` of a curve table (``CURVES``).
+
+    Parameters
+    ----------
+    raw : dict
+        The table.
+    path : tuple
+        Its key path in the file (for the problems).
+    problems : list of Problem
+        Where the problems found are added.
+
+    Returns
+    -------
+    Curve or None
+        The curve, or None with the problems added.
 
     Examples
     --------
@@ -388,12 +484,33 @@ def object_of(
     tag: str = "kind",
     given: dict | None = None,
 ):
-    """The dataclass ``cls`` (or the factory's product) built from its table ``raw``
-    (``kinds``: the union it was picked from, whose tag key ``tag`` is allowed; ``more``: keys
-    of the table that others read, named among the allowed ones; ``given``: values of the
-    fields the file's top level gives, ``GIVEN``); None with every problem added: unknown and
-    missing keys here, each field's own check (``validation.rule``) on every key, then the
-    values together by ``cls`` itself.
+    """The dataclass ``cls`` (or the factory's product) built from its table.
+
+    Every problem is added: unknown and missing keys here, each field's own check
+    (``validation.rule``) on every key, then the values together by ``cls`` itself (the
+    dataclass or factory, the first argument).
+
+    Parameters
+    ----------
+    raw : dict
+        The table.
+    path : tuple
+        Its key path in the file (for the problems).
+    problems : list of Problem
+        Where the problems found are added.
+    kinds : dict of str to type or None, optional
+        The union ``cls`` was picked from, whose tag key ``tag`` is allowed; None by default.
+    more : tuple of str, optional
+        Keys of the table that others read, named among the allowed ones; none by default.
+    tag : str, optional
+        The tag key; "kind" by default.
+    given : dict or None, optional
+        Values of the fields the file's top level gives (``GIVEN``); None by default.
+
+    Returns
+    -------
+    object or None
+        The object, or None with the problems added.
 
     Examples
     --------
@@ -449,9 +566,31 @@ def tagged_of(
     tag: str = "kind",
     given: dict | None = None,
 ):
-    """The member of the union ``kinds`` (tag -> dataclass or factory) that the table's tag
-    key ``tag`` names (``default_kind`` when it has none), built from the table (``given``:
-    see ``object_of``); None with the problems added.
+    """The member of a tagged union built from its table.
+
+    The table's tag key ``tag`` names the member (``default_kind`` when it has none).
+
+    Parameters
+    ----------
+    kinds : dict of str to type
+        The union: tag -> dataclass or factory.
+    raw : dict
+        The table.
+    path : tuple
+        Its key path in the file (for the problems).
+    problems : list of Problem
+        Where the problems found are added.
+    default_kind : str or None, optional
+        The kind of a table without a tag; None (the default): the tag is required.
+    tag : str, optional
+        The tag key; "kind" by default.
+    given : dict or None, optional
+        See ``object_of``; None by default.
+
+    Returns
+    -------
+    object or None
+        The member, or None with the problems added.
 
     Examples
     --------
@@ -474,8 +613,23 @@ def tagged_of(
 
 
 def side_of(raw, path: tuple, problems: list[Problem], default_kind: str | None = None):
-    """The contact side of a table with a ``kind`` tag (``SIDES``; ``default_kind`` when the
-    table has none); None with the problems added.
+    """The contact side of a table with a ``kind`` tag (``SIDES``).
+
+    Parameters
+    ----------
+    raw : dict
+        The table.
+    path : tuple
+        Its key path in the file (for the problems).
+    problems : list of Problem
+        Where the problems found are added.
+    default_kind : str or None, optional
+        The kind of a table without a tag; None (the default): the tag is required.
+
+    Returns
+    -------
+    object or None
+        The side, or None with the problems added.
 
     Examples
     --------

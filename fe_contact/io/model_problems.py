@@ -28,7 +28,14 @@ class Problem:
 
 
 class ModelFileError(ValueError):
-    """A model file that cannot be used: ``source`` (the file) and every ``Problem``.
+    """A model file that cannot be used: the file and every problem (a ValueError).
+
+    Parameters
+    ----------
+    source : str
+        The file (or "<model>").
+    problems : list of Problem
+        Every problem found, each naming its key path, the value and what is allowed.
 
     Examples
     --------

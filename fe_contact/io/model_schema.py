@@ -82,7 +82,39 @@ class Table(BaseModel):
 
 
 class Document(Table):
-    """The top level: the parts are validated one by one by the classes below.
+    """The top level of a model file: the parts are validated one by one by the classes below.
+
+    Parameters
+    ----------
+    format : int, optional
+        The file format's version, 1 (the default).
+    gravity : list of float, shape (2,), optional
+        (g_x, g_y), m/s^2; [0, -9.81] by default.
+    structure_gravity : bool, optional
+        Apply gravity to the structures; true by default.
+    structures : dict of str to dict, optional
+        Structure name -> its table (a beam's or a string's keys).
+    tree : dict or None, optional
+        The tree's table (``TreeTable``); None: no tree.
+    contacts : dict of str to dict, optional
+        Contact name -> its table (``ContactTable``).
+    drives : list of dict, optional
+        Drive tables.
+    loops : list of dict, optional
+        Loop closure tables.
+    loads : list of dict, optional
+        Point load tables.
+    supports : list of dict, optional
+        Spring support tables.
+    carried : list of dict, optional
+        Carried body tables.
+    initial : dict, optional
+        The start (``InitialTable``).
+    simulation : dict, optional
+        The stepper of a run (``GeneralizedAlphaTable``, ``MoreauTable``,
+        ``EventDrivenTable``).
+    output : dict, optional
+        What a run writes (``OutputTable``).
 
     Examples
     --------
@@ -115,7 +147,14 @@ class Document(Table):
 
 
 class NamedPointTable(Table):
-    """A named point of the tree: (x, y) ``at`` in m in the frame of ``body``.
+    """A named point of the tree.
+
+    Parameters
+    ----------
+    body : int
+        Index of the tree body, >= 0.
+    at : list of float, shape (2,)
+        (x, y) in m in the frame of ``body``.
 
     Examples
     --------
@@ -129,7 +168,14 @@ class NamedPointTable(Table):
 
 
 class TreeTable(Table):
-    """``TreeModel``: its ``bodies`` (each with its joint) and named ``points``.
+    """``TreeModel``: its bodies (each with its joint) and named points.
+
+    Parameters
+    ----------
+    bodies : list of dict
+        One table per body, with a Body's keys and its joint's; at least one.
+    points : dict of str to NamedPointTable, optional
+        Named points; none by default.
 
     Examples
     --------
@@ -148,15 +194,36 @@ class TreeTable(Table):
 
 
 class ContactKeys(Table):
-    """``ContactPair`` with its law flattened: ``profile`` point (on ``body`` at ``at``:
-    coordinates or a named point) or circle (``radius`` about ``centre``), or a side table
-    with a ``kind`` (``io.model_parts.SIDES``: profile, polyline, ...); ``target`` a
-    structure name or a side table (line, profile, wheel; a table without ``kind`` is a
-    line); ``law`` one of ``fe_contact.laws.FILE_LAWS`` with its keys (its
-    dataclass fields): sliding (``mu``, ``mu_s`` the static coefficient, default mu, ``v0``
-    its continuous law's characteristic velocity) or unilateral (``mu``,
-    ``restitution_normal``, ``restitution_tangent``, ``impact``, ``reversibility``), ...; the
-    laws' keys are added by ``contact_table`` and checked by the law alone.
+    """``ContactPair`` with its law flattened.
+
+    The laws' keys (their dataclass fields: sliding ``mu``, ``mu_s``, ``v0``; unilateral
+    ``mu``, ``restitution_normal``, ``restitution_tangent``, ``impact``, ``reversibility``; ...)
+    are added by ``contact_table`` and checked by the law alone.
+
+    Parameters
+    ----------
+    profile : str or dict, optional
+        "point" (the default: on ``body`` at ``at``), "circle" (``radius`` about ``centre``),
+        or a side table with a ``kind`` (``io.model_parts.SIDES``: profile, polyline, ...).
+    body : int or None, optional
+        Tree body of a point or circle profile, >= 0.
+    at : list of float, shape (2,), str or None, optional
+        A point profile's coordinates (m, in the body's frame) or a named point.
+    radius : float or None, optional
+        A circle profile's radius, m (> 0).
+    centre : list of float, shape (2,), or None, optional
+        A circle profile's centre, m in the body's frame.
+    target : str or dict
+        A structure name or a side table (line, profile, wheel; a table without ``kind`` is a
+        line).
+    law : str, optional
+        One of ``fe_contact.laws.FILE_LAWS``; "sliding" by default.
+    side : {1, -1}, optional
+        As ``ContactPair.side``; 1 by default.
+    search : {"closest", "grid"}, optional
+        As ``ContactPair.search``; "closest" by default.
+    n_candidates : int, optional
+        As ``ContactPair.n_candidates``; 0 by default.
 
     Examples
     --------
@@ -181,11 +248,17 @@ class ContactKeys(Table):
 
 
 def contact_table() -> type[Table]:
-    """The contact table's class: ``ContactKeys`` with ``law`` one of the laws a model file
-    takes (``fe_contact.laws.FILE_LAWS``) and every key of those laws (their dataclass
-    fields), optional and of any type here: the law checks their values, in one place (a
-    law defined after this module was imported is taken too: the class is built again when
-    FILE_LAWS grows).
+    """The contact table's class: ``ContactKeys`` with every key of the laws a model file takes.
+
+    ``law`` is one of the laws a model file takes (``fe_contact.laws.FILE_LAWS``) and every key
+    of those laws (their dataclass fields) is a key, optional and of any type here: the law
+    checks their values, in one place (a law defined after this module was imported is taken
+    too: the class is built again when FILE_LAWS grows).
+
+    Returns
+    -------
+    type
+        The pydantic model class ``ContactTable``.
 
     Examples
     --------
@@ -220,6 +293,13 @@ ContactTable = contact_table()
 class StructureStateTable(Table):
     """Free coordinates and velocities of a structure, in the order of ``system.layout``.
 
+    Parameters
+    ----------
+    q : list of float or None, optional
+        Free coordinates; None (the default): the reference configuration.
+    u : list of float or None, optional
+        Free velocities; None (the default): at rest.
+
     Examples
     --------
     >>> from fe_contact.io.model_schema import StructureStateTable
@@ -232,8 +312,19 @@ class StructureStateTable(Table):
 
 
 class InitialTable(Table):
-    """The state at t_start; ``static = true``: the static equilibrium at rest
-    (``fe_contact.static_equilibrium``), from tree_q / q as the guess.
+    """The state at t_start.
+
+    Parameters
+    ----------
+    static : bool, optional
+        True: the static equilibrium at rest (``fe_contact.static_equilibrium``), from tree_q
+        / q as the guess; false by default.
+    tree_q : list of float or None, optional
+        Tree coordinates (m or rad); None: zeros.
+    tree_u : list of float or None, optional
+        Tree velocities (m/s or rad/s); None: at rest.
+    structures : dict of str to StructureStateTable, optional
+        Structure name -> its state; none by default.
 
     Examples
     --------
@@ -249,7 +340,43 @@ class InitialTable(Table):
 
 
 class GeneralizedAlphaTable(Table):
-    """Settings of ``steppers.genalpha.GeneralizedAlpha``.
+    """Settings of ``steppers.genalpha.GeneralizedAlpha``; a setting left out takes its default.
+
+    Parameters
+    ----------
+    method : {"generalized-alpha"}
+        The stepper.
+    t_start : float, optional
+        Start of the run, s; 0 by default.
+    t_end : float
+        End of the run, s.
+    h : float or None, optional
+        Step, s (> 0).
+    rho_inf : float or None, optional
+        Spectral radius at infinite frequency, in [0, 1].
+    tol : float or None, optional
+        Newton tolerance on the position correction, m (or rad).
+    rtol : float or None, optional
+        Relative Newton tolerance on the acceleration correction.
+    max_newton : int or None, optional
+        Newton iterations per step, >= 1.
+    max_halvings : int or None, optional
+        A step whose Newton iteration fails is retried as two halves, recursively this deep.
+    recondition : float or None, optional
+        The dependent coordinates are chosen anew when cond(J_u) grows by this factor.
+    event_tol : float or None, optional
+        A contact event is located to this time, s.
+    max_events : int or None, optional
+        More events than this within one step stop the run (chattering), >= 1.
+    gap_tol : float or None, optional
+        At the start a unilateral contact with |gap| <= gap_tol (m) and no normal velocity is
+        closed, >= 0.
+    min_substep : float or None, optional
+        The smallest sub-step of the continuous friction law's step-size control, s.
+    error_tol : float or None, optional
+        A local error bound per sub-step (m, rad); None: fixed steps.
+    energy_consistent : bool or None, optional
+        The discrete-gradient form of the trapezoidal rule (rho_inf = 1 only).
 
     Examples
     --------
@@ -277,7 +404,29 @@ class GeneralizedAlphaTable(Table):
 
 
 class MoreauTable(Table):
-    """Settings of ``steppers.moreau.MoreauJean``.
+    """Settings of ``steppers.moreau.MoreauJean``; a setting left out takes its default.
+
+    Parameters
+    ----------
+    method : {"moreau"}
+        The stepper.
+    t_start : float, optional
+        Start of the run, s; 0 by default.
+    t_end : float
+        End of the run, s.
+    h : float or None, optional
+        Step, s (> 0).
+    theta : float or None, optional
+        The weight of the end velocity in the velocity the impulses work with, in [1/2, 1].
+    tol : float or None, optional
+        Tolerance of the contact solver, m/s.
+    max_iterations : int or None, optional
+        Sweeps of the contact solver per step.
+    penetration_tolerance : float or None, optional
+        A (sub-)step after which a candidate would penetrate deeper than this (m) is replaced
+        by two half steps.
+    max_halvings : int or None, optional
+        How deep such halving recurses.
 
     Examples
     --------
@@ -299,7 +448,26 @@ class MoreauTable(Table):
 
 class EventDrivenTable(Table):
     """Settings of ``steppers.event_driven.EventDriven`` (rough pairs, Poisson's impacts with
-    reversibility).
+    reversibility); a setting left out takes its default.
+
+    Parameters
+    ----------
+    method : {"event-driven"}
+        The stepper.
+    t_start : float, optional
+        Start of the run, s; 0 by default.
+    t_end : float
+        End of the run, s.
+    h : float or None, optional
+        The largest step, s (> 0).
+    penetration : float or None, optional
+        The largest penetration of a closing contact, m (> 0).
+    closing : float or None, optional
+        Gap below which a contact is closed, m.
+    impact_velocity : float or None, optional
+        Approach speed above which a closed contact impacts, m/s.
+    max_halvings : int or None, optional
+        How often a step may be halved to locate a closing.
 
     Examples
     --------
@@ -327,12 +495,21 @@ SIMULATION_KEYS = ("method", "t_start", "t_end", "h")
 
 
 class OutputTable(Table):
-    """``frame_every`` : s of simulated time between ParaView frames (0: no frames).
-    ``results`` : the scalar results of a run, ``"STATISTIC:COLUMN"`` with STATISTIC one of
-    final, initial, max, min, mean, max_abs (summary of a sweep). ``plot`` : the result drawn
-    against the varied parameter of a sweep (default: the first of ``results``).
-    ``sensors`` : ``[[output.sensors]]`` tables, each with a ``kind`` (body_point, body,
-    structure): named history columns (``fe_contact.sensors``; ``Model.sensors``).
+    """What a run writes.
+
+    Parameters
+    ----------
+    frame_every : float, optional
+        Simulated time between ParaView frames, s (>= 0; 0: no frames); 0.01 by default.
+    results : list of str, optional
+        The scalar results of a run, ``"STATISTIC:COLUMN"`` with STATISTIC one of final,
+        initial, max, min, mean, max_abs (summary of a sweep).
+    plot : str or None, optional
+        The result drawn against the varied parameter of a sweep; None (the default): the first
+        of ``results``.
+    sensors : list of dict, optional
+        ``[[output.sensors]]`` tables, each with a ``kind`` (body_point, body, structure):
+        named history columns (``fe_contact.sensors``; ``Model.sensors``).
 
     Examples
     --------

@@ -26,10 +26,21 @@ GLYPH_FRACTION = 0.15  # the largest contact force is drawn this fraction of the
 class SeriesSummary:
     """What a series holds, gathered frame by frame from its blocks (``io.vtk.Block``).
 
-    structures : name -> the array the part is coloured by ("bending_moment" on a beam,
-    "tension" on a string, "" on a part with neither). bodies : the names of the ``bodies``
-    parts. max_force : the largest |contact_force| of any frame, N (0 when no contact closed).
-    lower, upper : (2,) corners of the box holding every point of every frame, m.
+    Parameters
+    ----------
+    structures : dict of str to str, optional
+        Part name -> the array the part is coloured by ("bending_moment" on a beam, "tension"
+        on a string, "" on a part with neither).
+    bodies : list of str, optional
+        The names of the ``bodies`` parts.
+    has_contacts : bool, optional
+        Whether a frame has contact points; False by default.
+    max_force : float, optional
+        The largest |contact_force| of any frame, N (0 when no contact closed).
+    lower : ndarray, shape (2,), optional
+        Lower corner of the box holding every point of every frame, m.
+    upper : ndarray, shape (2,), optional
+        Upper corner of that box, m.
 
     Examples
     --------
@@ -79,11 +90,22 @@ class SeriesSummary:
 
 
 def state_script(pvd_name: str, folder, summary: SeriesSummary) -> str:
-    """The text of the ParaView Python state script of the series ``folder/pvd_name``.
+    """The text of the ParaView Python state script of a series.
 
-    pvd_name : file name of the ``.pvd`` (the script looks for it beside itself, or in
-    ``folder`` when run where ``__file__`` is not set). summary : SeriesSummary of its frames.
-    Returns the script (Python source for ``pvpython``, ``paraview.simple``).
+    Parameters
+    ----------
+    pvd_name : str
+        File name of the ``.pvd`` (the script looks for it beside itself, or in ``folder``
+        when run where ``__file__`` is not set).
+    folder : str or os.PathLike
+        The series' folder.
+    summary : SeriesSummary
+        What its frames hold.
+
+    Returns
+    -------
+    str
+        The script (Python source for ``pvpython``, ``paraview.simple``).
 
     Examples
     --------
@@ -184,7 +206,19 @@ def state_script(pvd_name: str, folder, summary: SeriesSummary) -> str:
 
 
 def write_state_script(pvd_path, summary: SeriesSummary) -> Path:
-    """Write ``NAME.pvsm.py`` beside the series ``pvd_path`` (``.../NAME.pvd``); returns its path.
+    """Write ``NAME.pvsm.py`` beside the series ``pvd_path`` (``.../NAME.pvd``).
+
+    Parameters
+    ----------
+    pvd_path : str or os.PathLike
+        The series' ``.pvd`` file.
+    summary : SeriesSummary
+        What its frames hold.
+
+    Returns
+    -------
+    pathlib.Path
+        The script's path.
 
     Examples
     --------

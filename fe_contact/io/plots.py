@@ -46,7 +46,17 @@ FORMATS = ("png", "svg")
 def column_unit(name: str, units: Mapping[str, str] | None = None) -> str:
     """SI unit of a history column: from ``units``, a trailing ``[unit]``, or the name's pattern.
 
-    Returns "" for a dimensionless or unknown column (the label then has no unit).
+    Parameters
+    ----------
+    name : str
+        The column's name.
+    units : mapping of str to str or None, optional
+        Name -> unit, taken first; None by default.
+
+    Returns
+    -------
+    str
+        The unit; "" for a dimensionless or unknown column (the label then has no unit).
 
     Examples
     --------
@@ -90,8 +100,25 @@ def _targets(path, formats: Sequence[str]) -> list[Path]:
 
 
 def save_figure(fig: Figure, path, formats: Sequence[str] = FORMATS, dpi: int = 150) -> list[Path]:
-    """Save ``fig`` as ``path`` in each format (suffix replaced); SVG keeps its text as text
-    (searchable, editable). Returns the written paths.
+    """Save a figure in each format (suffix replaced).
+
+    SVG keeps its text as text (searchable, editable).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    path : str or os.PathLike
+        File name; its suffix is replaced by each format.
+    formats : sequence of str, optional
+        File formats; ("png", "svg") by default.
+    dpi : int, optional
+        Resolution of the raster formats; 150 by default.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The written paths.
 
     Examples
     --------
@@ -152,12 +179,29 @@ def _state_names(states) -> np.ndarray:
 
 
 def state_intervals(time, states) -> dict[str, list[tuple[float, float]]]:
-    """(start, end) times of each contact state, s, from a state column.
+    """Start and end times of each contact state, from a state column.
 
     Row k > 0 reports the state at the end of the step (t[k-1], t[k]], in which the contact
     law held, so a run of rows k0..k1 in one state covers [t[k0 - 1], t[k1]]; row 0 (the initial
-    state) covers the instant t[0] only, and an interval of no length is left out. Returns
-    state -> intervals in time order, those of one state not overlapping.
+    state) covers the instant t[0] only, and an interval of no length is left out.
+
+    Parameters
+    ----------
+    time : array_like, shape (k,)
+        Times, s.
+    states : array_like of str, shape (k,)
+        The state column.
+
+    Returns
+    -------
+    dict of str to list of tuple of float
+        State -> (start, end) intervals in s, in time order, those of one state not
+        overlapping.
+
+    Raises
+    ------
+    ValueError
+        When there is not one state per time.
 
     Examples
     --------
@@ -191,6 +235,16 @@ def state_intervals(time, states) -> dict[str, list[tuple[float, float]]]:
 def state_columns(history) -> list[str]:
     """The contact names that have a ``<name>_state`` column, in column order.
 
+    Parameters
+    ----------
+    history : mapping of str to array_like
+        The columns.
+
+    Returns
+    -------
+    list of str
+        The contact names.
+
     Examples
     --------
     >>> from fe_contact.io.plots import state_columns
@@ -201,13 +255,30 @@ def state_columns(history) -> list[str]:
 
 
 def shade_states(axes, time, history, contacts=None, states=tuple(STATE_BANDS)) -> dict:
-    """Shade on each of ``axes`` (an axes or a list) the intervals where a contact's
-    ``<name>_state`` column is one of ``states`` (:func:`state_intervals`), one colour per
-    state (``STATE_BANDS``) and one hatch per contact, behind the curves.
+    """Shade the intervals where a contact's state column is one of ``states``, behind the curves.
 
-    contacts : contact names (None: every state column of ``history``). Returns label -> a
-    legend handle, one per (contact, state) that occurs ("stick", or "<contact> stick" when
-    several contacts are shaded); nothing when there are no state columns.
+    Intervals from ``state_intervals``, one colour per state (``STATE_BANDS``) and one hatch per
+    contact.
+
+    Parameters
+    ----------
+    axes : matplotlib.axes.Axes or list of Axes
+        The axes to shade.
+    time : array_like, shape (k,)
+        Times, s.
+    history : mapping of str to array_like
+        The columns, with the ``<name>_state`` columns.
+    contacts : sequence of str or None, optional
+        Contact names; None (the default): every state column of ``history``.
+    states : sequence of str, optional
+        The states shaded; ("stick", "open") by default.
+
+    Returns
+    -------
+    dict
+        Label -> a legend handle, one per (contact, state) that occurs ("stick", or
+        "<contact> stick" when several contacts are shaded); empty when there are no state
+        columns.
 
     Examples
     --------
@@ -262,17 +333,40 @@ def plot_histories(
 ) -> list[Path]:
     """Plot history columns against time; write PNG and SVG.
 
-    result : a ``SimulationResult`` or its columns, a mapping name -> (k,) with the time "t"
-        (e.g. ``steppers.result.read_history`` of a CSV written by ``CsvObserver``).
-    columns : a name, a list of names (one axes each, stacked, shared time axis) or a list of lists
+    Parameters
+    ----------
+    result : SimulationResult or mapping of str to ndarray
+        A ``SimulationResult`` or its columns, a mapping name -> (k,) with the time "t" (e.g.
+        ``steppers.result.read_history`` of a CSV written by ``CsvObserver``).
+    columns : str, list of str or list of list of str
+        A name, a list of names (one axes each, stacked, shared time axis) or a list of lists
         (the names of a list share one axes and one unit, with a legend).
-    path : file name; its suffix is replaced by each of ``formats``. system : take the units from
-        ``history_columns(system)``. units : name -> unit, overriding both that and
-        :func:`column_unit`. width, height_per_axes : inches.
-    states : shade the intervals where a contact sticks or is open (its ``<name>_state``
-        column, :func:`shade_states`) on every axes, one legend entry per state above them; True:
-        every contact with a state column, a list: those contacts, False: none. Without state
-        columns the figure is unchanged. Returns the written paths.
+    path : str or os.PathLike
+        File name; its suffix is replaced by each of ``formats``.
+    system : System or None, optional
+        Take the units from ``history_columns(system)``; None by default.
+    units : mapping of str to str or None, optional
+        Name -> unit, overriding both that and ``column_unit``.
+    title : str or None, optional
+        The figure's title.
+    formats : sequence of str, optional
+        File formats; ("png", "svg") by default.
+    width : float, optional
+        Width, inches; 7 by default.
+    height_per_axes : float, optional
+        Height of each axes, inches; 2.2 by default.
+    dpi : int, optional
+        Resolution of the raster formats; 150 by default.
+    states : bool or sequence of str, optional
+        Shade the intervals where a contact sticks or is open (its ``<name>_state`` column,
+        ``shade_states``) on every axes, one legend entry per state above them; True (the
+        default): every contact with a state column, a list: those contacts, False: none.
+        Without state columns the figure is unchanged.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The written paths.
 
     Examples
     --------
@@ -311,7 +405,36 @@ def histories_figure(
     height_per_axes: float = 2.2,
     states: bool | Sequence[str] = True,
 ) -> Figure:
-    """The Figure of :func:`plot_histories` (not saved).
+    """The Figure of ``plot_histories`` (not saved).
+
+    Parameters
+    ----------
+    result : SimulationResult or mapping of str to ndarray
+        The run, or its columns with the time "t".
+    columns : str, list of str or list of list of str
+        As in ``plot_histories``.
+    system : System or None, optional
+        Take the units from ``history_columns(system)``; None by default.
+    units : mapping of str to str or None, optional
+        Name -> unit, overriding both that and ``column_unit``.
+    title : str or None, optional
+        The figure's title.
+    width : float, optional
+        Width, inches; 7 by default.
+    height_per_axes : float, optional
+        Height of each axes, inches; 2.2 by default.
+    states : bool or sequence of str, optional
+        Shade the contacts' states, as in ``plot_histories``; True by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        When the columns of one axes have different units.
 
     Examples
     --------
@@ -498,12 +621,40 @@ def plot_configuration(
     size: tuple[float, float] = (8.0, 4.0),
     dpi: int = 150,
 ) -> list[Path]:
-    """Draw the system at one state, to scale: every structure, the tree's bodies and joints,
-    the circle profiles, the rigid lines and (for a StepReport) the contact forces.
+    """Draw the system at one state, to scale.
 
-    state : a StepReport (its q, contact points and forces) or coordinates q, (n,) (no forces).
-    Returns the written paths (PNG and SVG by default); see :func:`configuration_figure` for
-    the other arguments.
+    Every structure, the tree's bodies and joints, the circle profiles, the rigid lines and
+    (for a StepReport) the contact forces.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    state : StepReport or array_like, shape (n,)
+        A StepReport (its q, contact points and forces) or coordinates q (no forces).
+    path : str or os.PathLike
+        File name; its suffix is replaced by each of ``formats``.
+    forces : bool, optional
+        Draw the contact force arrows (see ``configuration_figure``); True by default.
+    force_scale : float or None, optional
+        Arrow length per force, m/N; None: the largest arrow is 15 % of the drawing.
+    deflection_scale : float, optional
+        Factor on the beams' deflections; 1 (to scale) by default.
+    inset : bool, optional
+        A zoom around the contact point of the largest normal force; True by default.
+    title : str or None, optional
+        The figure's title.
+    formats : sequence of str, optional
+        File formats; ("png", "svg") by default.
+    size : tuple of float, shape (2,), optional
+        (width, height) in inches; (8, 4) by default.
+    dpi : int, optional
+        Resolution of the raster formats; 150 by default.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The written paths.
 
     Examples
     --------
@@ -550,17 +701,38 @@ def configuration_figure(
     title: str | None = None,
     size: tuple[float, float] = (8.0, 4.0),
 ) -> Figure:
-    """The Figure of :func:`plot_configuration` (not saved).
+    """The Figure of ``plot_configuration`` (not saved).
 
-    forces : draw the contact force arrows (normal and friction on the profiles), in front of
-    the structures and the contact points, each at least ``MIN_ARROW`` (6 %) of the size of the
-    drawing long (a force that is not zero never vanishes under the beam); the legend gives
-    each force in N (the sum over the closed points).
-    force_scale : arrow length per force, m/N (None: the largest arrow is 15 % of the size of
-    the drawing). deflection_scale : factor on the beams' deflections (1: to scale; another value
-    is stated in the legend, and contact points then no longer sit on the drawn beam).
-    inset : with forces, a zoom around the contact point of the largest normal force (the
-    profile, the structure and both arrows, drawn again at a scale of the zoom) in a corner.
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    state : StepReport or array_like, shape (n,)
+        A StepReport (its q, contact points and forces) or coordinates q (no forces).
+    forces : bool, optional
+        Draw the contact force arrows (normal and friction on the profiles), in front of the
+        structures and the contact points, each at least ``MIN_ARROW`` (6 %) of the size of
+        the drawing long (a force that is not zero never vanishes under the beam); the legend
+        gives each force in N (the sum over the closed points). True by default.
+    force_scale : float or None, optional
+        Arrow length per force, m/N; None (the default): the largest arrow is 15 % of the size
+        of the drawing.
+    deflection_scale : float, optional
+        Factor on the beams' deflections (1, the default: to scale; another value is stated in
+        the legend, and contact points then no longer sit on the drawn beam).
+    inset : bool, optional
+        With forces, a zoom around the contact point of the largest normal force (the profile,
+        the structure and both arrows, drawn again at a scale of the zoom) in a corner; True by
+        default.
+    title : str or None, optional
+        The figure's title; None (the default): none.
+    size : tuple of float, shape (2,), optional
+        (width, height) in inches; (8, 4) by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
 
     Examples
     --------

@@ -31,8 +31,13 @@ class PvdIndex:
     so the one ``write`` that puts it there is done whole or not at all when the process is
     killed. When the blanks run out, the file is rewritten with room for as many bytes again
     as it holds (at least 64 KiB) to a temporary file that atomically replaces it; the
-    rewrites double in size, so n frames cost O(n) bytes in all. :meth:`compact` rewrites it
+    rewrites double in size, so n frames cost O(n) bytes in all. ``compact`` rewrites it
     without blanks (done by ``PvdWriter.close``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.pvd`` file.
 
     Examples
     --------

@@ -77,9 +77,24 @@ def offscreen_available(timeout: float = 120.0) -> bool:
 class Scene:
     """What one frame shows, in m and N (c = number of contacts).
 
-    time : s. points : (m, 2). elastic_lines, body_lines : (k, 2) point indices of the segments of
-    elastic parts and of rigid bodies. joints : (j,) point indices. contacts : (c,) point indices.
-    normal_force, friction_force : (c, 2), forces on the bodies at the contacts.
+    Parameters
+    ----------
+    time : float
+        Time, s.
+    points : ndarray, shape (m, 2)
+        Points, m.
+    elastic_lines : ndarray of int, shape (k, 2)
+        Point indices of the segments of elastic parts.
+    body_lines : ndarray of int, shape (k, 2)
+        Point indices of the segments of rigid bodies.
+    joints : ndarray of int, shape (j,)
+        Point indices of the joints.
+    contacts : ndarray of int, shape (c,)
+        Point indices of the contact points.
+    normal_force : ndarray, shape (c, 2)
+        Normal forces on the bodies at the contacts, N.
+    friction_force : ndarray, shape (c, 2)
+        Friction forces on the bodies at the contacts, N.
 
     Examples
     --------
@@ -104,8 +119,24 @@ class Scene:
 
 
 def read_series(pvd_path) -> list[tuple[float, Path]]:
-    """(time in s, frame path) of each data set listed in a ``.pvd`` file, in time order
-    (pyvista's ``PVDReader`` parses the index).
+    """Time and frame path of each data set listed in a ``.pvd`` file, in time order.
+
+    pyvista's ``PVDReader`` parses the index.
+
+    Parameters
+    ----------
+    pvd_path : str or os.PathLike
+        The ``.pvd`` file.
+
+    Returns
+    -------
+    list of tuple of (float, pathlib.Path)
+        (time in s, frame path) of each frame.
+
+    Raises
+    ------
+    ValueError
+        When the file lists no frames.
 
     Examples
     --------
@@ -158,10 +189,23 @@ def _cells(grid, kind: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_scene(frame_path, time: float = 0.0) -> Scene:
-    """What one frame written by ``fe_contact.io.vtk`` shows (its named blocks): the lines of
-    ``structures`` and those of ``bodies`` without a tree body are elastic, the other lines of
-    ``bodies`` rigid, its vertices with a joint index joints; ``contacts`` gives the contact
-    points and their forces.
+    """What one frame written by ``fe_contact.io.vtk`` shows (its named blocks).
+
+    The lines of ``structures`` and those of ``bodies`` without a tree body are elastic, the
+    other lines of ``bodies`` rigid, its vertices with a joint index joints; ``contacts`` gives
+    the contact points and their forces.
+
+    Parameters
+    ----------
+    frame_path : str or os.PathLike
+        The frame's ``.vtm`` file.
+    time : float, optional
+        The frame's time, s; 0 by default.
+
+    Returns
+    -------
+    Scene
+        The frame's points, lines, joints and contact forces.
 
     Examples
     --------
@@ -508,11 +552,28 @@ def render_frame(
     force_scale: float | None = None,
     backend: str = "auto",
 ) -> Path:
-    """Write a PNG snapshot of frame ``frame`` (index into the series, -1: last) of a ``.pvd``.
+    """Write a PNG snapshot of one frame of a ``.pvd`` series.
 
-    window_size : (width, height) in pixels. force_scale : arrow length per force, m/N (None: the
-    largest arrow is 15 % of the model's size). backend : "auto", "pyvista" or "matplotlib".
-    Returns the path written.
+    Parameters
+    ----------
+    pvd_path : str or os.PathLike
+        The series' ``.pvd`` file.
+    path : str or os.PathLike
+        The PNG to write.
+    frame : int, optional
+        Index into the series; -1 (the default): the last.
+    window_size : tuple of int, shape (2,), optional
+        (width, height) in pixels; (1200, 600) by default.
+    force_scale : float or None, optional
+        Arrow length per force, m/N; None (the default): the largest arrow is 15 % of the
+        model's size.
+    backend : {"auto", "pyvista", "matplotlib"}, optional
+        "auto" by default.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
 
     Examples
     --------
@@ -562,14 +623,46 @@ def render_animation(
     backend: str = "auto",
     title: str = "",
 ) -> Path:
-    """Write a GIF of the frames (indices; None: all) of a ``.pvd`` series at ``fps`` frames/s.
+    """Write a GIF of the frames of a ``.pvd`` series.
 
     One camera and one force scale (m/N) are fitted to all frames; every frame carries
     ``title`` (e.g. "mu = 0.2") and its time. With pyvista one off-screen plotter draws every
-    frame, its meshes and text updated in place (:class:`_PyvistaScene`), and the frames go
+    frame, its meshes and text updated in place (``_PyvistaScene``), and the frames go
     straight to pyvista's movie writer (``Plotter.open_gif``, imageio), one render per frame;
-    with matplotlib they are assembled by Pillow. Progress is logged (logger ``fe_contact``) every ~10 % of the
-    frames. Other arguments as in :func:`render_frame`. Returns the path written.
+    with matplotlib they are assembled by Pillow. Progress is logged (logger ``fe_contact``)
+    every ~10 % of the frames.
+
+    Parameters
+    ----------
+    pvd_path : str or os.PathLike
+        The series' ``.pvd`` file.
+    path : str or os.PathLike
+        The GIF to write (suffix ``.gif``).
+    frames : sequence of int or None, optional
+        Frame indices; None (the default): all.
+    fps : float, optional
+        Frames per second, > 0; 20 by default.
+    window_size : tuple of int, shape (2,), optional
+        (width, height) in pixels; (800, 400) by default.
+    force_scale : float or None, optional
+        Arrow length per force, m/N; None (the default): the largest arrow is 15 % of the
+        model's size.
+    backend : {"auto", "pyvista", "matplotlib"}, optional
+        "auto" by default.
+    title : str, optional
+        Text on every frame; "" by default.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` is not a ``.gif`` or ``fps`` is not positive.
+    TypeError
+        When ``title`` is not a str.
 
     Examples
     --------

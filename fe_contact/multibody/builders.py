@@ -21,7 +21,34 @@ def floating_body(
     The coordinates are q = (x, y, phi): the position of the body frame's origin (m) and its
     rotation (rad, counter-clockwise); the two carrier bodies are massless, so with the centre
     of mass at the origin the mass matrix is the constant diag(m, m, J) (Eugster-Glocker (004),
-    eq. 14). The body is tree body 2; ``points`` name points on it: {"rim": (0.1, 0.0)}.
+    eq. 14). The body is tree body 2.
+
+    Parameters
+    ----------
+    mass : float
+        Mass m, kg.
+    inertia : float
+        Rotary inertia J about the centre of mass, kg m^2.
+    gravity : tuple of float, shape (2,), optional
+        Gravity (g_x, g_y), m/s^2; (0, -9.81) by default.
+    points : mapping of str to tuple of float, optional
+        Named points on the body, (x, y) in m in its frame: {"rim": (0.1, 0.0)}; None (the
+        default): none.
+    centre_of_mass : tuple of float, shape (2,), optional
+        Centre of mass in the body's frame, m; (0, 0) by default.
+
+    Returns
+    -------
+    TreeModel
+        The three-body tree.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``points`` is not a mapping, or a mass, inertia or point is out of range.
 
     Examples
     --------

@@ -19,6 +19,21 @@ from .. import validation as check
 class LinearMotion:
     """t -> value + rate * t (picklable, for parameter sweeps over processes).
 
+    Parameters
+    ----------
+    value : float
+        Value at t = 0 (rad or m, or the rate of a derivative).
+    rate : float, optional
+        Rate per second; 0 by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``value`` or ``rate`` is not a finite number.
+
     Examples
     --------
     >>> from fe_contact.multibody.drive import LinearMotion
@@ -39,9 +54,23 @@ class LinearMotion:
 
 @dataclass(frozen=True)
 class ReversingMotion:
-    """Derivative ``order`` (0, 1, 2) of a motion at ``rate`` that reverses smoothly: the
-    velocity rate (1 - 2 S(x)), S(x) = 3 x^2 - 2 x^3 the cubic smooth step over
-    x = (t - t_reverse) / ramp + 1/2 in [0, 1] (picklable, like LinearMotion).
+    """A derivative of a motion at a rate that reverses smoothly (picklable, like LinearMotion).
+
+    The velocity is rate (1 - 2 S(x)), S(x) = 3 x^2 - 2 x^3 the cubic smooth step over
+    x = (t - t_reverse) / ramp + 1/2 in [0, 1].
+
+    Parameters
+    ----------
+    value : float
+        Position at t = 0, rad or m.
+    rate : float
+        Velocity before the reversal, rad/s or m/s.
+    t_reverse : float
+        Middle of the reversal, s.
+    ramp : float
+        Duration of the reversal, s.
+    order : {0, 1, 2}
+        The derivative returned: position, velocity or acceleration.
 
     Examples
     --------
@@ -73,10 +102,28 @@ class ReversingMotion:
 
 @dataclass(frozen=True)
 class Drive:
-    """Prescribed motion q = position(t), q' = velocity(t), q'' = acceleration(t) of ``joint``.
+    """Prescribed motion q = position(t), q' = velocity(t), q'' = acceleration(t) of a joint.
 
     The three callables take t in s and return rad (rad/s, rad/s^2) for a revolute or m (m/s,
     m/s^2) for a prismatic joint; they must be consistent derivatives of each other.
+
+    Parameters
+    ----------
+    joint : int
+        Index of the driven joint.
+    position : callable
+        t -> q(t), rad or m.
+    velocity : callable
+        t -> q'(t), rad/s or m/s.
+    acceleration : callable
+        t -> q''(t), rad/s^2 or m/s^2.
+
+    Raises
+    ------
+    TypeError
+        When ``joint`` is not an integer or a motion is not callable.
+    ValueError
+        When ``joint`` is negative.
 
     Examples
     --------

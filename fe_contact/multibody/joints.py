@@ -21,19 +21,42 @@ JOINT_KINDS = ("revolute", "prismatic")
 class Joint:
     """Revolute or prismatic joint i between body i and its parent.
 
-    kind : "revolute" or "prismatic".
-    parent : index of the parent body (bodies are numbered 0..n-1 in the order given), which must
-        be lower than i, or None for the ground.
-    location : (x, y) in m, the joint's point (origin of body i's frame at q_i = 0) in the
-        parent's frame (in the ground frame for parent None).
-    angle : rad. Revolute: constant offset, body angle = parent angle + angle + q_i. Prismatic:
+    Parameters
+    ----------
+    kind : {"revolute", "prismatic"}
+        The joint's kind.
+    parent : int or None, optional
+        Index of the parent body (bodies are numbered 0..n-1 in the order given), which must
+        be lower than i, or None (the default) for the ground.
+    location : tuple of float, shape (2,), optional
+        (x, y) in m, the joint's point (origin of body i's frame at q_i = 0) in the parent's
+        frame (in the ground frame for parent None); (0, 0) by default.
+    angle : float, optional
+        rad. Revolute: constant offset, body angle = parent angle + angle + q_i. Prismatic:
         direction of the sliding axis in the parent's frame (the mobility vector a^i of 002,
         eq. 2a); body angle = parent angle + angle and q_i is the displacement along the axis.
-    stiffness : >= 0, N m/rad (revolute) or N/m (prismatic); spring force -stiffness (q_i - rest).
-    damping : >= 0, N m s/rad or N s/m; damper force -damping q_i'.
-    rest : rest position of the spring, rad or m.
-    actuator : None, a constant, or a callable ``actuator(t) -> float``: generalised force (N m or
-        N) applied by the joint on body i in the direction of increasing q_i.
+        0 by default.
+    stiffness : float, optional
+        >= 0, N m/rad (revolute) or N/m (prismatic); spring force -stiffness (q_i - rest). 0 by
+        default.
+    damping : float, optional
+        >= 0, N m s/rad or N s/m; damper force -damping q_i'. 0 by default.
+    rest : float, optional
+        Rest position of the spring, rad or m; 0 by default.
+    actuator : float, callable or None, optional
+        None (the default), a constant, or a callable ``actuator(t) -> float``: generalised
+        force (N m or N) applied by the joint on body i in the direction of increasing q_i.
+    name : str or None, optional
+        The joint's name (an identifier) in results and files; None: unnamed.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``kind`` is unknown, ``stiffness`` or ``damping`` is negative, a number (a
+        constant ``actuator`` too) is not finite, or ``name`` is not an identifier.
 
     Examples
     --------
@@ -87,7 +110,19 @@ class Joint:
 
 
 def actuator_force(joint: Joint, t: float) -> float:
-    """Generalised force of the joint's actuator at time ``t`` (0.0 without an actuator).
+    """Generalised force of the joint's actuator at a time.
+
+    Parameters
+    ----------
+    joint : Joint
+        The joint.
+    t : float
+        Time, s.
+
+    Returns
+    -------
+    float
+        The force, N m or N (0.0 without an actuator).
 
     Examples
     --------

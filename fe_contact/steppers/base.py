@@ -89,8 +89,22 @@ class StepTooLarge(RuntimeError):
 
 
 def check_method(system: System, method: str) -> None:
-    """Refuse a rough pair (a Polyline on a Wheel) or Poisson's reversibility under any
-    ``method`` but "event-driven", naming the contact.
+    """Refuse a contact that ``method`` does not take, naming the contact.
+
+    A rough pair (a Polyline on a Wheel) or Poisson's reversibility is taken by "event-driven"
+    only.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    method : str
+        The stepper's name.
+
+    Raises
+    ------
+    ValueError
+        Naming the contact and the stepper that takes it.
 
     Examples
     --------
@@ -117,9 +131,37 @@ def check_method(system: System, method: str) -> None:
 
 
 def check_start(system: System, h, q0, u0, method: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """The common input checks of a stepper: ``system`` a System whose contacts ``method``
-    takes, h a finite step > 0 (s), q0 and u0 finite of shape (n,); the offending entry is
-    named. Returns (h, q0, u0) copies.
+    """The common input checks of a stepper; the offending entry is named.
+
+    Parameters
+    ----------
+    system : System
+        A System whose contacts ``method`` takes.
+    h : float
+        The step, s (finite, > 0).
+    q0 : array_like, shape (n,)
+        Start coordinates, finite.
+    u0 : array_like, shape (n,)
+        Start velocities, finite.
+    method : str
+        The stepper's name.
+
+    Returns
+    -------
+    h : float
+        The step, s.
+    q0 : ndarray, shape (n,)
+        A copy of the coordinates.
+    u0 : ndarray, shape (n,)
+        A copy of the velocities.
+
+    Raises
+    ------
+    ValueError
+        For a bad step, a start of the wrong shape or not finite, or a contact that ``method``
+        does not take.
+    TypeError
+        When ``system`` is not a System.
 
     Examples
     --------
@@ -141,11 +183,43 @@ def check_start(system: System, h, q0, u0, method: str) -> tuple[float, np.ndarr
 
 
 class Stepper:
-    """Base of the steppers (module docstring). Attributes: ``system``, ``t``, ``q``, ``u``
-    ((n,) coordinates and velocities), ``h`` (s), ``status`` (one of ``STATUSES``),
-    ``message`` and ``error`` (why it stopped; "" and None while running), ``t_old``,
-    ``report``, counters ``n_steps`` (completed steps), ``n_newton`` and ``n_substeps``
-    (each stepper's meaning). A subclass implements ``_step_impl(h)`` and ``initial_report()``.
+    """Base of the steppers (module docstring).
+
+    A subclass implements ``_step_impl(h)`` and ``initial_report()``.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    t0 : float
+        Start time, s.
+    h : float
+        The step, s.
+
+    Attributes
+    ----------
+    t : float
+        Time of the present state, s.
+    q : ndarray, shape (n,)
+        Coordinates.
+    u : ndarray, shape (n,)
+        Velocities.
+    status : str
+        One of ``STATUSES``.
+    message : str
+        Why it stopped; "" while running.
+    error : Exception or None
+        The error that stopped it; None while running.
+    t_old : float or None
+        Time of the state before the last step, s.
+    report : StepReport
+        The report of the last step.
+    n_steps : int
+        Completed steps.
+    n_newton : int
+        Iterations (each stepper's meaning).
+    n_substeps : int
+        Sub-steps (each stepper's meaning).
 
     Examples
     --------

@@ -18,8 +18,14 @@ from .result import HistoryWriter, history_columns
 
 
 class CsvObserver:
-    """Writes every row to ``path`` (header ``name [unit]``, one row per step, flushed), so a
-    run that stops or fails leaves every row computed so far.
+    """Writes every row to a CSV file, so a run that stops or fails leaves every row computed so far.
+
+    Header ``name [unit]``, one row per step, flushed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file.
 
     Examples
     --------
@@ -57,11 +63,31 @@ class CsvObserver:
 
 
 class VtkObserver:
-    """Writes every ``stride``-th report (the first included, and the last one on ``close``)
-    as a ParaView frame ``DIRECTORY/NAME_#####.vtm`` (named blocks, ``io.vtk``, with the
-    time and the row's joint and sensor columns as field data) of ``DIRECTORY/NAME.pvd``; the
-    index gains a line after every frame (``io.pvd.PvdIndex``),
-    so a run that stops early leaves a valid series.
+    """Writes ParaView frames of a run; a run that stops early leaves a valid series.
+
+    Every ``stride``-th report (the first included, and the last one on ``close``) becomes a
+    frame ``DIRECTORY/NAME_#####.vtm`` (named blocks, ``io.vtk``, with the time and the row's
+    joint and sensor columns as field data) of ``DIRECTORY/NAME.pvd``; the index gains a line
+    after every frame (``io.pvd.PvdIndex``).
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        The series' folder (created).
+    name : str, optional
+        Stem of the series' files; "frames" by default.
+    stride : int, optional
+        Write every k-th report, k >= 1; 1 by default.
+    samples_per_element : int, optional
+        Points per element of the structures' polylines, >= 1; 8 by default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``stride`` or ``samples_per_element`` is not a positive integer.
 
     Examples
     --------
@@ -142,10 +168,16 @@ class _Stderr(logging.Handler):
 
 
 def progress_logger() -> logging.Logger:
-    """The logger ``fe_contact.progress`` of the progress lines. Unless the application set up
-    handlers for ``fe_contact`` itself, its lines go to stderr at INFO; the command
-    line's --quiet raises the level of ``fe_contact`` to WARNING, --verbose lowers it to
-    DEBUG.
+    """The logger ``fe_contact.progress`` of the progress lines.
+
+    Unless the application set up handlers for ``fe_contact`` itself, its lines go to stderr at
+    INFO; the command line's --quiet raises the level of ``fe_contact`` to WARNING, --verbose
+    lowers it to DEBUG.
+
+    Returns
+    -------
+    logging.Logger
+        The logger.
 
     Examples
     --------
@@ -165,10 +197,17 @@ def progress_logger() -> logging.Logger:
 
 
 class ProgressObserver:
-    """Progress of a run: a tqdm bar when stderr is a terminal, otherwise a line every ~10 % of
-    the steps and one at the end (so that a log shows that a long run is alive and where it
-    stopped), through the logging module (``progress_logger``; level INFO). Without ``start`` (used outside ``simulate``) the number of
-    steps is unknown: a line every 100 steps.
+    """Progress of a run, through the logging module (``progress_logger``; level INFO).
+
+    A tqdm bar when stderr is a terminal, otherwise a line every ~10 % of the steps and one at
+    the end (so that a log shows that a long run is alive and where it stopped). Without
+    ``start`` (used outside ``simulate``) the number of steps is unknown: a line every 100
+    steps.
+
+    Parameters
+    ----------
+    desc : str, optional
+        The label of the bar and of the lines; "simulating" by default.
 
     Examples
     --------
@@ -239,9 +278,26 @@ class ProgressObserver:
 
 
 def standard_observers(out, h: float, frame_every: float | None, desc: str | None = None) -> list:
-    """The demos' set: ``OUT/history.csv`` every step, the ParaView series ``OUT/frames.pvd``
-    about every ``frame_every`` s of simulated time (steps of h s; None or 0: no series), and
-    progress when ``desc`` is given.
+    """The demos' set of observers.
+
+    ``OUT/history.csv`` every step, the ParaView series ``OUT/frames.pvd`` about every
+    ``frame_every`` s of simulated time, and progress when ``desc`` is given.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The output folder.
+    h : float
+        The step, s.
+    frame_every : float or None
+        Time between frames, s; None or 0: no series.
+    desc : str or None, optional
+        Label of the progress lines; None (the default): no progress.
+
+    Returns
+    -------
+    list
+        The observers (CsvObserver, VtkObserver, ProgressObserver).
 
     Examples
     --------

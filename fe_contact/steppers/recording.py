@@ -23,10 +23,21 @@ from .result import SimulationResult, StepReport, history_columns, history_row, 
 class Recorder:
     """The rows of one run (module docstring).
 
-    system : the run's System. first : the initial StepReport (its row is kept and the
-    observers see it). observers : callables ``observer(system, report, row)``, with optional
-    ``start(system, n_steps)`` (called here with n_steps) and ``close()`` (``close``).
-    store_every : keep every k-th step. keep_reports : keep the StepReport of every kept row.
+    Parameters
+    ----------
+    system : System
+        The run's System.
+    first : StepReport
+        The initial report (its row is kept and the observers see it).
+    observers : sequence of callable, optional
+        Callables ``observer(system, report, row)``, with optional ``start(system, n_steps)``
+        (called here with n_steps) and ``close()`` (``close``); none by default.
+    n_steps : int, optional
+        Expected number of steps (for the observers' ``start``); 0 by default.
+    store_every : int, optional
+        Keep every k-th step; 1 by default.
+    keep_reports : bool, optional
+        Keep the StepReport of every kept row; False by default.
 
     Examples
     --------

@@ -61,18 +61,41 @@ CONTACT_STATES = ("slip", "stick", "open", "taut", "slack")  # taut, slack: a Dr
 
 @dataclass(frozen=True, eq=False)
 class ContactReport:
-    """One contact pair at the end of a step; k = its contact points (1 for a closest-point
-    contact, the closed candidates of a grid, 0 when open).
+    """One contact pair at the end of a step.
 
-    name : the pair's name. state : "slip", "stick" or "open".
-    point : (k, 2) contact points on the target, m. normal, tangent : (k, 2) unit vectors
-        (normal from the target to the profile). parameter : (k,) material coordinate s, m (NaN
-        on a line). gap : (k,) m. slip_velocity : (k,) m/s.
-    normal_force, friction_force : (k,) forces on the profile along normal and tangent, N
-        (for an impulsive stepper the mean force of the step, impulse / h).
-    normal_impulse, friction_impulse : (k,) the same integrated over the step, N s.
-    min_gap : smallest gap of the pair at the end of the step (all its points or candidates),
-        m; it is the only value that is meaningful while the pair is open.
+    k below is the number of its contact points: 1 for a closest-point contact, the closed
+    candidates of a grid, 0 when open.
+
+    Parameters
+    ----------
+    name : str
+        The pair's name.
+    state : str
+        "slip", "stick" or "open" (a compliant contact or a link: its own states).
+    point : ndarray, shape (k, 2)
+        Contact points on the target, m.
+    normal : ndarray, shape (k, 2)
+        Unit normals, from the target to the profile.
+    tangent : ndarray, shape (k, 2)
+        Unit tangents.
+    parameter : ndarray, shape (k,)
+        Material coordinate s, m (NaN on a line).
+    gap : ndarray, shape (k,)
+        Gaps, m.
+    slip_velocity : ndarray, shape (k,)
+        Slip velocities, m/s.
+    normal_force : ndarray, shape (k,)
+        Force on the profile along the normal, N (for an impulsive stepper the mean force of
+        the step, impulse / h).
+    friction_force : ndarray, shape (k,)
+        Force on the profile along the tangent, N (mean force for an impulsive stepper).
+    normal_impulse : ndarray, shape (k,)
+        The normal force integrated over the step, N s.
+    friction_impulse : ndarray, shape (k,)
+        The friction force integrated over the step, N s.
+    min_gap : float
+        Smallest gap of the pair at the end of the step (all its points or candidates), m; it
+        is the only value that is meaningful while the pair is open.
 
     Examples
     --------
@@ -124,14 +147,48 @@ class ContactReport:
 
 @dataclass(frozen=True, eq=False)
 class RoughContactReport(ContactReport):
-    """The report of a rough pair (a ``Polyline`` on a ``Wheel``): its k points are the closed
-    point-segment contacts of the step, with the impulses of the step (impact and smooth motion)
-    and
+    """The report of a rough pair (a ``Polyline`` on a ``Wheel``).
 
-    impulse_xy : (2,) N s, the pair's whole impulse on the profile over the step, plane axes.
-    normal_impulse_xy : (2,) N s, its part along the contact normals.
-    loss_profile, loss_target : J, the loss booked on the profile's and on the rim's vertices
-        since the start of the run (Slavic-Boltezar (003), eqs. (18)-(20)).
+    Its k points are the closed point-segment contacts of the step, with the impulses of the
+    step (impact and smooth motion); its fields are those of ``ContactReport`` and four more.
+
+    Parameters
+    ----------
+    name : str
+        The pair's name.
+    state : str
+        "slip", "stick" or "open".
+    point : ndarray, shape (k, 2)
+        Contact points, m.
+    normal : ndarray, shape (k, 2)
+        Unit contact normals.
+    tangent : ndarray, shape (k, 2)
+        Unit tangents.
+    parameter : ndarray, shape (k,)
+        NaN (no material coordinate on a polyline pair).
+    gap : ndarray, shape (k,)
+        Gaps, m.
+    slip_velocity : ndarray, shape (k,)
+        Slip velocities, m/s.
+    normal_force : ndarray, shape (k,)
+        Mean normal forces of the step (impulse / h), N.
+    friction_force : ndarray, shape (k,)
+        Mean friction forces of the step, N.
+    normal_impulse : ndarray, shape (k,)
+        Normal impulses of the step, N s.
+    friction_impulse : ndarray, shape (k,)
+        Friction impulses of the step, N s.
+    min_gap : float
+        Smallest gap of the pair at the end of the step, m.
+    impulse_xy : ndarray, shape (2,), optional
+        The pair's whole impulse on the profile over the step, plane axes, N s.
+    normal_impulse_xy : ndarray, shape (2,), optional
+        Its part along the contact normals, N s.
+    loss_profile : float, optional
+        The loss booked on the profile's vertices since the start of the run, J
+        (Slavic-Boltezar (003), eqs. (18)-(20)).
+    loss_target : float, optional
+        The loss booked on the rim's vertices since the start of the run, J.
 
     Examples
     --------
@@ -151,11 +208,18 @@ class RoughContactReport(ContactReport):
 
 @dataclass(frozen=True, eq=False)
 class ProfileLosses:
-    """The loss of mechanical energy W per vertex of a rough pair's polylines over a run,
+    """The loss of mechanical energy W per vertex of a rough pair's polylines over a run.
+
     Slavic-Boltezar (003), eqs. (18)-(20), the input of the re-shaping of 003 eqs. (16)-(17).
 
-    name : the pair's name. profile : (n_profile,) J on the Polyline's vertices. target :
-    (n_rim,) J on the Wheel's rim vertices.
+    Parameters
+    ----------
+    name : str
+        The pair's name.
+    profile : ndarray, shape (n_profile,)
+        Loss on the Polyline's vertices, J.
+    target : ndarray, shape (n_rim,)
+        Loss on the Wheel's rim vertices, J.
 
     Examples
     --------
@@ -171,8 +235,28 @@ class ProfileLosses:
 
 
 def point_contact(name: str, state: str, c, normal: float, friction: float, h: float):
-    """The report of a pair closed at the one point of its ``ContactKinematics`` c, with its
-    normal and friction forces (N); impulses are the forces times the step h.
+    """The report of a pair closed at the one point of its ``ContactKinematics``.
+
+    Parameters
+    ----------
+    name : str
+        The pair's name.
+    state : str
+        "slip" or "stick".
+    c : ContactKinematics
+        The contact point's kinematics (point, normal, tangent, parameter, gap, slip
+        velocity).
+    normal : float
+        Normal force, N.
+    friction : float
+        Friction force, N.
+    h : float
+        The step, s; the impulses are the forces times h.
+
+    Returns
+    -------
+    ContactReport
+        The report, with one point (k = 1).
 
     Examples
     --------
@@ -206,6 +290,18 @@ def point_contact(name: str, state: str, c, normal: float, friction: float, h: f
 def open_contact(name: str, min_gap: float) -> ContactReport:
     """The report of a pair with no closed point.
 
+    Parameters
+    ----------
+    name : str
+        The pair's name.
+    min_gap : float
+        Smallest gap of the pair, m.
+
+    Returns
+    -------
+    ContactReport
+        State "open", with no points (k = 0).
+
     Examples
     --------
     >>> from fe_contact.steppers.result import open_contact
@@ -235,22 +331,47 @@ def open_contact(name: str, min_gap: float) -> ContactReport:
 class StepReport:
     """The state at the end of a step and what happened during it.
 
-    t : s. q, u : (n,) the new state. contacts : one ContactReport per ContactPair of the model.
-    drive_forces : (n_drives,) N m or N. multipliers : (m,) the bilateral constraint forces by
-    ``Model.constraint_names()`` (the partitioned stepper; zeros where unknown).
-    work : dict WORK_KEYS -> J done over the step (drives, loads; dissipated by damping,
-    friction, impacts: >= 0; dissipated by the integration scheme itself). residual_position, residual_velocity : largest bilateral
-    constraint residual at the new state, m and m/s. h : the step, s. n_newton : iterations of
-    the step (Newton iterations of the generalised-alpha step; sweeps of the contact solver of
-    a Moreau-Jean step). n_substeps : sub-steps taken (1 unless the step was subdivided).
-    solver_residual : largest violation of the contact laws left by the contact solver in the
-    step, m/s (0 without closed contacts or for the partitioned stepper). energy :
-    ``system.energies`` at the new state when the stepper computed them anyway, else None.
-    acceleration : (n,) the generalised accelerations q'' at the new state, or None (unknown):
-    the generalised-alpha stepper's q''_n+1, which satisfies the equations of motion at the
-    end of the step (Lipinski (002), eqs. 78a-b); for the impulsive steppers (Moreau-Jean,
-    event-driven) the mean over the step, (u_n+1 - u_n) / h, impacts included (as their
-    forces are the mean forces impulse / h); None in their initial report.
+    Parameters
+    ----------
+    t : float
+        Time, s.
+    q : ndarray, shape (n,)
+        The new coordinates, m and rad.
+    u : ndarray, shape (n,)
+        The new velocities, m/s and rad/s.
+    contacts : tuple of ContactReport
+        One per ContactPair of the model.
+    drive_forces : ndarray, shape (n_drives,)
+        Drive torques (N m) or forces (N).
+    multipliers : ndarray, shape (m,)
+        The bilateral constraint forces by ``Model.constraint_names()`` (the partitioned
+        stepper; zeros where unknown).
+    work : dict of str to float
+        WORK_KEYS -> J done over the step (drives, loads; dissipated by damping, friction,
+        impacts: >= 0; dissipated by the integration scheme itself).
+    residual_position : float, optional
+        Largest bilateral constraint residual at the new state, m.
+    residual_velocity : float, optional
+        Largest bilateral velocity constraint residual at the new state, m/s.
+    h : float, optional
+        The step, s.
+    n_newton : int, optional
+        Iterations of the step (Newton iterations of the generalised-alpha step; sweeps of the
+        contact solver of a Moreau-Jean step).
+    n_substeps : int, optional
+        Sub-steps taken (1, the default, unless the step was subdivided).
+    solver_residual : float, optional
+        Largest violation of the contact laws left by the contact solver in the step, m/s (0
+        without closed contacts or for the partitioned stepper).
+    energy : Energies or None, optional
+        ``system.energies`` at the new state when the stepper computed them anyway, else
+        None.
+    acceleration : ndarray, shape (n,), or None, optional
+        The generalised accelerations q'' at the new state, or None (unknown): the
+        generalised-alpha stepper's q''_n+1, which satisfies the equations of motion at the
+        end of the step (Lipinski (002), eqs. 78a-b); for the impulsive steppers (Moreau-Jean,
+        event-driven) the mean over the step, (u_n+1 - u_n) / h, impacts included (as their
+        forces are the mean forces impulse / h); None in their initial report.
 
     Examples
     --------
@@ -291,7 +412,12 @@ class StepReport:
 
 
 def no_work() -> dict:
-    """The work of a step in which nothing worked: WORK_KEYS -> 0.0 J.
+    """The work of a step in which nothing worked.
+
+    Returns
+    -------
+    dict of str to float
+        WORK_KEYS -> 0.0 J.
 
     Examples
     --------
@@ -311,8 +437,25 @@ def no_work() -> dict:
 def history_row(
     system: System, report: StepReport, energy: Energies, work: dict, energy0: float
 ) -> dict:
-    """One row of scalar columns from a report, the energies at its state and the work
-    accumulated since the start (dict WORK_KEYS -> J); energy0 : total energy at the start.
+    """One row of scalar columns from a report.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    report : StepReport
+        The step's report.
+    energy : Energies
+        The energies at its state.
+    work : dict of str to float
+        The work accumulated since the start, WORK_KEYS -> J.
+    energy0 : float
+        Total energy at the start, J.
+
+    Returns
+    -------
+    dict of str to float
+        Column name -> value (SI units of ``columns``).
 
     Examples
     --------
@@ -344,8 +487,16 @@ def history_row(
 
 
 class HistoryWriter:
-    """Appends rows of a fixed set of columns to a CSV file (header ``name [unit]``), flushing
-    each row, so that a run that stops leaves every row written so far.
+    """Appends rows of a fixed set of columns to a CSV file (header ``name [unit]``).
+
+    Each row is flushed, so that a run that stops leaves every row written so far.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file (created, or overwritten).
+    columns : list of tuple of str
+        (name, unit) of each column, in order.
 
     Examples
     --------
@@ -384,6 +535,16 @@ def _cell(value) -> str:
 def read_history(path) -> dict[str, np.ndarray]:
     """Columns of a history CSV by bare name (units stripped); text columns stay strings.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file (written by ``HistoryWriter``).
+
+    Returns
+    -------
+    dict of str to ndarray
+        Column name -> values, shape (n_rows,).
+
     Examples
     --------
     A CSV written by ``CsvObserver`` read back as columns (units dropped from the names):
@@ -420,21 +581,51 @@ def read_history(path) -> dict[str, np.ndarray]:
 class SimulationResult:
     """Histories of a run of either stepper (k = stored states, row 0 the initial state).
 
-    t : (k,) s. q, u : (k, n) coordinates and velocities (``system.layout``). multipliers :
-    (k, m) bilateral constraint forces by ``constraint_names``. columns : name -> (k,) every
-    scalar history (the CSV's columns; ``result["tip_normal_force"]``). reports : the last
-    StepReport per stored row when ``keep_reports`` was asked (for writers), else ().
-    method : "generalized-alpha", "moreau" or "event-driven". status : "finished", "event" or "failed";
-    message : why it stopped. Counters: n_steps, n_newton, n_substeps, n_halved (steps retried
-    as two halves: a Newton divergence, a singular system, a contact jumping off its structure;
-    Moreau-Jean's and the event-driven stepper's sub-steps halved for a closing contact);
-    wall_time, s.
-    events : the contact events located in time, (t [s], contact name, kind) with kind
-    "stick", "slip" (a stuck contact breaks loose), "reversal" (the slip velocity passed zero
-    and the contact slips on the other way), "open" (lift-off), "impact" (an open contact
-    closes; for a rough pair: a step that begins with Poisson's impact), "leave" (it slid off
-    its structure's end); ``event_counts()`` counts them per kind. losses : one ProfileLosses
-    per rough pair (the W per vertex of both polylines at the end of the run), else ().
+    Parameters
+    ----------
+    t : ndarray, shape (k,)
+        Times, s.
+    q : ndarray, shape (k, n)
+        Coordinates (``system.layout``), m and rad.
+    u : ndarray, shape (k, n)
+        Velocities, m/s and rad/s.
+    multipliers : ndarray, shape (k, m)
+        Bilateral constraint forces by ``constraint_names`` (N, N m).
+    constraint_names : tuple of str
+        Names of the bilateral rows, ``Model.constraint_names()``.
+    columns : dict of str to ndarray
+        Name -> history, shape (k,), of every scalar (the CSV's columns;
+        ``result["tip_normal_force"]``).
+    method : str, optional
+        "generalized-alpha" (the default), "moreau" or "event-driven".
+    status : str, optional
+        "finished" (the default), "event" or "failed".
+    message : str, optional
+        Why it stopped.
+    n_steps : int, optional
+        Steps taken.
+    n_newton : int, optional
+        Newton iterations (sweeps of the contact solver for Moreau-Jean).
+    n_substeps : int, optional
+        Sub-steps taken.
+    wall_time : float, optional
+        Wall time of the run, s.
+    reports : tuple of StepReport, optional
+        The last StepReport per stored row when ``keep_reports`` was asked (for writers),
+        else ().
+    events : tuple, optional
+        The contact events located in time, (t [s], contact name, kind) with kind "stick",
+        "slip" (a stuck contact breaks loose), "reversal" (the slip velocity passed zero and
+        the contact slips on the other way), "open" (lift-off), "impact" (an open contact
+        closes; for a rough pair: a step that begins with Poisson's impact), "leave" (it slid
+        off its structure's end); ``event_counts()`` counts them per kind.
+    losses : tuple of ProfileLosses, optional
+        One per rough pair (the W per vertex of both polylines at the end of the run), else
+        ().
+    n_halved : int, optional
+        Steps retried as two halves: a Newton divergence, a singular system, a contact
+        jumping off its structure; Moreau-Jean's and the event-driven stepper's sub-steps
+        halved for a closing contact.
 
     Examples
     --------

@@ -51,7 +51,7 @@ def _blas_controller() -> threadpoolctl.ThreadpoolController:
 
 
 def choose_method(system: System) -> tuple[str, str]:
-    """(method, reason): the stepper that suits the model's contacts, for ``method="auto"``.
+    """The stepper that suits the model's contacts, for ``method="auto"``.
 
     * a rough pair (a Polyline on a Wheel) or Poisson's reversibility: "event-driven", the
       only stepper that takes them;
@@ -61,7 +61,24 @@ def choose_method(system: System) -> tuple[str, str]:
       contacts): "moreau", whose energy balance closes through impacts and stick-slip;
     * no contacts: "generalized-alpha".
 
-    A model that mixes contacts no single stepper takes is refused, naming the contacts.
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+
+    Returns
+    -------
+    method : str
+        "event-driven", "generalized-alpha" or "moreau".
+    reason : str
+        Why, naming the contacts.
+
+    Raises
+    ------
+    TypeError
+        When ``system`` is not a System.
+    ValueError
+        For a model that mixes contacts no single stepper takes, naming the contacts.
 
     Examples
     --------
@@ -96,7 +113,17 @@ def choose_method(system: System) -> tuple[str, str]:
 
 
 def default_step(method: str) -> float:
-    """The step h (s) a stepper takes when none is given (its ``h`` default).
+    """The step h a stepper takes when none is given (its ``h`` default).
+
+    Parameters
+    ----------
+    method : str
+        One of ``steppers.simulate.METHODS``.
+
+    Returns
+    -------
+    float
+        The step, s.
 
     Examples
     --------
@@ -121,8 +148,26 @@ REPORT_BYTES = 2000  # a kept StepReport with one ContactReport, beyond its q an
 
 
 def result_memory(system: System, n_steps: float, store_every: int, keep_reports: bool) -> float:
-    """Bytes the rows a run keeps will take: (n_steps / store_every + 2) rows of the history
-    columns, q, u and the multipliers (and the reports when kept).
+    """Bytes the rows a run keeps will take.
+
+    (n_steps / store_every + 2) rows of the history columns, q, u and the multipliers (and the
+    reports when kept).
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    n_steps : float
+        Number of steps of the run.
+    store_every : int
+        Every k-th state is kept.
+    keep_reports : bool
+        Whether the StepReport of every kept state is kept too.
+
+    Returns
+    -------
+    float
+        The estimate, bytes.
 
     Examples
     --------
@@ -146,6 +191,30 @@ def result_memory(system: System, n_steps: float, store_every: int, keep_reports
 
 def check_result_memory(system, n_steps, store_every, keep_reports, limit=None) -> float:
     """Refuse a run whose kept rows exceed ``limits.max_memory`` (``result_memory``).
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    n_steps : float
+        Number of steps of the run.
+    store_every : int
+        Every k-th state is kept.
+    keep_reports : bool
+        Whether the StepReport of every kept state is kept too.
+    limit : float or None, optional
+        Bytes; None (the default): $FE_CONTACT_MAX_MEMORY, else half of the physical memory.
+
+    Returns
+    -------
+    float
+        The bytes the kept rows will take.
+
+    Raises
+    ------
+    LimitExceeded
+        When they exceed the limit (``limits.LimitExceeded``, a ValueError; the message says
+        how to raise the limit).
 
     Examples
     --------
@@ -175,8 +244,37 @@ def check_result_memory(system, n_steps, store_every, keep_reports, limit=None) 
 def make_stepper(
     system: System, t0: float, q0, u0, method: str, h: float | None, settings, t_end=None
 ):
-    """The stepper of ``method`` on ``system`` from (t0, q0, u0); t_end (s): the run ends
-    there (``Stepper.bound``: status "finished" on reaching it).
+    """The stepper of ``method`` on ``system`` from (t0, q0, u0).
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    t0 : float
+        Start time, s.
+    q0 : ndarray, shape (n,)
+        Start coordinates (m, rad).
+    u0 : ndarray, shape (n,)
+        Start rates (m/s, rad/s).
+    method : str
+        One of ``steppers.simulate.METHODS``.
+    h : float or None
+        The step in s; None: the stepper's default (``default_step``).
+    settings : mapping
+        The stepper's own keyword arguments (e.g. ``rho_inf``, ``theta``).
+    t_end : float or None, optional
+        The run ends there, s (``Stepper.bound``: status "finished" on reaching it); None (the
+        default): no end.
+
+    Returns
+    -------
+    Stepper
+        The stepper, at t0.
+
+    Raises
+    ------
+    ValueError
+        When ``method`` is not one of ``METHODS`` or a setting is out of range.
 
     Examples
     --------
@@ -228,44 +326,80 @@ def simulate(
     sensors=None,
     **settings,
 ) -> SimulationResult:
-    """Integrate ``system`` from t_span[0] to t_span[1] (s) from the state y0 = (q0, u0).
+    """Integrate ``system`` from t_span[0] to t_span[1] from the state y0 = (q0, u0).
 
-    method : "generalized-alpha" (partitioned, Sliding contacts, drives, loops), "moreau"
-        (Moreau-Jean, Unilateral contacts) or "event-driven" (a tree with a rough pair, a
-        Polyline on a Wheel: ``steppers.event_driven``), or "auto": chosen by the model's
-        contacts (``choose_method``; the choice is logged at INFO on "fe_contact.simulate").
-        h : the step in s (default: the stepper's; the event-driven stepper's largest step).
-    observers : callables ``observer(system, report, row)`` called with the initial state and
-        after every step (``CsvObserver``, ``VtkObserver``, ``ProgressObserver`` in
+    A failure after the start (Newton divergence, a singular system, a contact solver that does
+    not converge, an exception in an observer) does not raise: the result has status "failed",
+    the message and every state computed so far. A start state that admits no motion (the
+    inconsistent or indeterminate Painleve case, constraints that cannot be closed) gives a
+    failed result with no rows; bad input (ValueError, TypeError) raises before any step.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    t_span : tuple of float, shape (2,)
+        (t0, t_end) in s, t_end > t0.
+    y0 : tuple of ndarray
+        (q0, u0), each of shape (n,): coordinates (m, rad) and rates (m/s, rad/s), laid out as
+        ``system.layout``.
+    method : str, optional
+        "generalized-alpha" (the default: partitioned, Sliding contacts, drives, loops),
+        "moreau" (Moreau-Jean, Unilateral contacts) or "event-driven" (a tree with a rough
+        pair, a Polyline on a Wheel: ``steppers.event_driven``), or "auto": chosen by the
+        model's contacts (``choose_method``; the choice is logged at INFO on
+        "fe_contact.simulate").
+    h : float or None, optional
+        The step in s; None (the default): the stepper's (the event-driven stepper's largest
+        step).
+    observers : sequence of callable, optional
+        Callables ``observer(system, report, row)`` called with the initial state and after
+        every step (``CsvObserver``, ``VtkObserver``, ``ProgressObserver`` in
         ``fe_contact.steppers.observers``); ``close()`` is called at the end if they have it.
-    store_every : keep every k-th state in the result (the first and last always).
-    keep_reports : keep the StepReport of every stored state in ``result.reports``.
-    threads : BLAS threads during the run (default 1: the matrices of a step are small, and
-        several threads fighting over them cost more than they give; None leaves the process's
-        setting alone). Set through threadpoolctl for the run only.
-    start_tol : the initial state must satisfy every bilateral constraint (sliding contacts,
-        drives, loop closures) to this tolerance (m or rad) and reach every string support
-        (``consistency.constraint_violations``); else ValueError naming each violated
-        constraint and its residual, before any step. None: no check; the stepper pulls the
-        dependent coordinates onto the constraints in its first step, and each constraint
-        violated by more than ``PROJECTION_LOGGED`` is logged (INFO, ``fe_contact.simulate``).
-    max_steps : a run of more than (t_end - t0) / h steps is refused before any work
-        (``limits.LimitExceeded`` with the count; default $FE_CONTACT_MAX_STEPS, else 1e8),
-        and so is a step too small to advance t in floating point.
-    max_memory : bytes; a run whose stored rows (``result_memory``: every ``store_every``-th
-        state, its history columns, the reports when kept) would exceed it is refused before
-        any work (default $FE_CONTACT_MAX_MEMORY, else half of the physical memory).
-    sensors : None or a tuple of sensors of this run (``fe_contact.sensors``), added to the
-        model's own: their columns join the history (the CSV, ``result[name]``); checked as
-        ``Model.sensors``.
-    settings : passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``);
+    store_every : int, optional
+        Keep every k-th state in the result (the first and last always); 1 by default.
+    keep_reports : bool, optional
+        Keep the StepReport of every stored state in ``result.reports``; False by default.
+    threads : int or None, optional
+        BLAS threads during the run, set through threadpoolctl for the run only; 1 by default
+        (the matrices of a step are small, and several threads fighting over them cost more
+        than they give); None leaves the process's setting alone.
+    start_tol : float or None, optional
+        The initial state must satisfy every bilateral constraint (sliding contacts, drives,
+        loop closures) to this tolerance (m or rad) and reach every string support
+        (``consistency.constraint_violations``), else ValueError naming each violated
+        constraint and its residual, before any step; 1e-6 by default. None: no check; the
+        stepper pulls the dependent coordinates onto the constraints in its first step, and
+        each constraint violated by more than ``PROJECTION_LOGGED`` is logged (INFO,
+        ``fe_contact.simulate``).
+    max_steps : float or None, optional
+        A run of more than (t_end - t0) / h steps is refused before any work
+        (``limits.LimitExceeded`` with the count), and so is a step too small to advance t in
+        floating point; None (the default): $FE_CONTACT_MAX_STEPS, else 1e8.
+    max_memory : float or None, optional
+        Bytes; a run whose stored rows (``result_memory``: every ``store_every``-th state, its
+        history columns, the reports when kept) would exceed it is refused before any work;
+        None (the default): $FE_CONTACT_MAX_MEMORY, else half of the physical memory.
+    sensors : tuple of sensors or None, optional
+        Sensors of this run (``fe_contact.sensors``), added to the model's own: their columns
+        join the history (the CSV, ``result[name]``); checked as ``Model.sensors``.
+    **settings : dict
+        Passed to the stepper (e.g. ``rho_inf``, ``theta``, ``max_halvings``);
         ``compiled=False`` keeps the generalised-alpha step in Python (``steppers.compiled``).
-    Returns a SimulationResult. A failure after the start (Newton divergence, a singular system,
-    a contact solver that does not converge, an exception in an observer) does not raise: the
-    result has status "failed", the message and every state computed so far. A start state
-    that admits no motion (the inconsistent or indeterminate Painleve case, constraints that
-    cannot be closed) gives a failed result with no rows; bad input (ValueError, TypeError)
-    raises before any step.
+
+    Returns
+    -------
+    SimulationResult
+        The histories, with status "finished", "event" or "failed" and its message.
+
+    Raises
+    ------
+    TypeError
+        When ``y0`` is not a pair (q0, u0).
+    ValueError
+        For an argument out of range (named in the message), a start state that violates a
+        constraint by more than ``start_tol``, or a run beyond ``max_steps`` or
+        ``max_memory`` (``limits.LimitExceeded``).
 
     Examples
     --------

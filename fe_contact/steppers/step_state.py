@@ -45,19 +45,49 @@ class ContactMode(enum.IntEnum):
 class StepState:
     """The state of a GeneralizedAlpha stepper between two (sub-)steps (module docstring).
 
-    t : s. q, u, acceleration : (n,) coordinates, velocities and accelerations q''.
-    pseudo : (n,) the algorithmic accelerations a of the generalised-alpha update.
-    multipliers : (m,) of the present rows. evaluation : the ``coupling.constraints.Evaluation``
-    at (t, q, u). parameters : (n_c,) the contact parameters s (m; nan where none), the warm
-    start of the closest points. partition : the ``coupling.partition.Partition`` in use.
-    slip_sign : (n_c,) -1, 0 or +1, the slip direction of each contact (row order).
-    anchors : per contact, the StickAnchor of a sticking contact (then the rolling state of each
-    compliant contact), None where it is not held. closed : per unilateral contact, closed or
-    not. previous : (accelerations, h) of the step before, for the predictor, or None.
-    powers : the power terms (W) at t (``ContactStates._power_terms``). cond0 : the condition
-    number of J_u when the partition was chosen. n_events : len(events) at t. impact_loss,
-    impact_work, numerical : the step's impact loss, drives' impulse work and the scheme's own
-    loss so far, J. forces : what the force handling saves (``energy_consistent``).
+    Parameters
+    ----------
+    t : float
+        Time, s.
+    q : ndarray, shape (n,)
+        Coordinates.
+    u : ndarray, shape (n,)
+        Velocities.
+    acceleration : ndarray, shape (n,)
+        Accelerations q''.
+    pseudo : ndarray, shape (n,)
+        The algorithmic accelerations a of the generalised-alpha update.
+    multipliers : ndarray, shape (m,)
+        Multipliers of the present rows.
+    evaluation : Evaluation
+        The ``coupling.constraints.Evaluation`` at (t, q, u).
+    parameters : ndarray, shape (n_c,)
+        The contact parameters s (m; nan where none), the warm start of the closest points.
+    partition : Partition
+        The ``coupling.partition.Partition`` in use.
+    slip_sign : ndarray, shape (n_c,)
+        -1, 0 or +1, the slip direction of each contact (row order).
+    anchors : tuple
+        Per contact, the StickAnchor of a sticking contact (then the rolling state of each
+        compliant contact), None where it is not held.
+    closed : tuple of bool
+        Per unilateral contact, closed or not.
+    previous : tuple or None
+        (accelerations, h) of the step before, for the predictor, or None.
+    powers : dict
+        The power terms (W) at t (``ContactStates._power_terms``).
+    cond0 : float
+        The condition number of J_u when the partition was chosen.
+    n_events : int
+        len(events) at t.
+    impact_loss : float
+        The step's impact loss so far, J.
+    impact_work : float
+        The drives' impulse work so far, J.
+    numerical : float
+        The scheme's own loss so far, J.
+    forces : object
+        What the force handling saves (``energy_consistent``).
 
     Examples
     --------
