@@ -11,8 +11,8 @@ both turn counter-clockwise. The driver pulls the upper span (y = R, the *tight*
 T1) onto itself and pays the belt out on the lower span (y = -R, the *slack* span, T2), which
 runs to the driven pulley. The belt is open on the slack span: its two ends lie there and each
 carries the constant load T2 along the span (dead loads: a weighted tensioner), so the slack
-span's tension is set by the tensioner, not by the centre distance (a closed loop needs the
-string's two ends joined, which the library's supports do not do under Moreau-Jean). The
+span's tension is set by the tensioner, not by the centre distance (the closed belt, its
+ends joined, is ``closed_belt_drive`` below). The
 material runs from the end s = 0 (on the lower span, upstream of the driven pulley) around the
 driven pulley, along the upper span, around the driver and out along the lower span to s = L;
 each end must stay on its straight piece for the run (``BeltData.feed``, ``BeltData.tail``).
