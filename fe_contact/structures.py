@@ -196,6 +196,7 @@ class Structure:
     stiffness_damping: float = 0.0
     load: np.ndarray
     nodes: np.ndarray
+    closed: bool = False  # a closed string: s is taken modulo the length
 
     # -- coordinates ------------------------------------------------------------------------
     def initial_coordinates(self) -> np.ndarray:
@@ -485,11 +486,11 @@ class StringStructure(Structure):
         self.length = float(model.spec.length)
         self.n_dofs = int(free.size)
         self.nodes = model.nodes
-        self.mass_matrix = model.mass_matrix[free][:, free].tocsr()
+        self.closed = model.closed
+        self.mass_matrix = model.reduce_matrix(model.mass_matrix)
         self.damping_matrix = sp.csr_matrix((self.n_dofs, self.n_dofs))
         self.stiffness_damping = float(model.spec.stiffness_damping)
-        index = -np.ones(model.n_dofs, dtype=int)
-        index[free] = np.arange(self.n_dofs)
+        index = model.free_index.astype(int)  # a closed string's last node: its first's
         self.free_index = index
         self._q_ref = model.q_prescribed[free].copy()
         self._prescribed = model.q_prescribed
@@ -528,28 +529,25 @@ class StringStructure(Structure):
         return self._q_ref.copy()
 
     def full(self, q):
-        full = self.string.q_prescribed.copy()
-        full[self.string.free_dofs] = q
-        return full
+        return self.string.expand(q)
 
     def internal_force(self, q):
-        return _string.internal_force(self.string, self.full(q))[self.string.free_dofs]
+        return self.string.reduce(_string.internal_force(self.string, self.full(q)))
 
     def tangent_stiffness(self, q):
-        free = self.string.free_dofs
-        return _string.tangent_stiffness(self.string, self.full(q))[free][:, free].tocsr()
+        return self.string.reduce_matrix(_string.tangent_stiffness(self.string, self.full(q)))
 
     def averaged_internal_force(self, q0, q1):
         """Discrete gradient of the tension energy (``elements.string_energy``); a string with
         bending stiffness is refused (ValueError)."""
-        free = self.string.free_dofs
-        return _string.averaged_internal_force(self.string, self.full(q0), self.full(q1))[free]
+        force = _string.averaged_internal_force(self.string, self.full(q0), self.full(q1))
+        return self.string.reduce(force)
 
     def force_and_element_tangents(self, q):
         """(internal_force(q), the element blocks (n_elements, 8, 8) of tangent_stiffness(q)
         on the DOFs of ``element_free_index``) from one evaluation of the section response."""
         force, tangents = _element_tangents(self.string, self.full(q))
-        return force[self.string.free_dofs], tangents
+        return self.string.reduce(force), tangents
 
     def damping_power(self, q, u):
         """u C(q) u, W, with the stiffness-proportional part summed over the element
@@ -577,16 +575,29 @@ class StringStructure(Structure):
             nodes = self.positions(self.nodes, q)
             s = float(self.nodes[int(np.argmin(np.sum((nodes - p) ** 2, axis=1)))])
         else:
-            s = min(max(float(s_guess), 0.0), self.length)
+            s = self._wrap(float(s_guess))
         s, inside = closest_point(
-            *self._kernel_data, np.asarray(q, dtype=float), float(p[0]), float(p[1]), s, tol
+            *self._kernel_data,
+            np.asarray(q, dtype=float),
+            float(p[0]),
+            float(p[1]),
+            s,
+            tol,
+            self.closed,
         )
         return (s, self.curve(s, q)) if inside else (s, None)
 
+    def _wrap(self, s: float) -> float:
+        """s clipped to [0, length]; on a closed string taken modulo the length."""
+        if self.closed:
+            return float(s) % self.length
+        return min(max(float(s), 0.0), self.length)
+
     def _shape(self, s: float):
-        """(s clipped, element, its terms, the four scalar Hermite functions N, N_s, N_ss at s
-        as float tuples): the element's polynomials in the local coordinate (Horner's rule)."""
-        s = min(max(float(s), 0.0), self.length)
+        """(s clipped (closed: modulo the length), element, its terms, the four scalar Hermite
+        functions N, N_s, N_ss at s as float tuples): the element's polynomials in the local
+        coordinate (Horner's rule)."""
+        s = self._wrap(s)
         e = min(max(bisect.bisect_right(self._node_list, s) - 1, 0), len(self._element_terms) - 1)
         x0, le, terms = self._element_terms[e]
         z = (s - x0) / le
@@ -627,7 +638,8 @@ class StringStructure(Structure):
         )
 
     def point_rows(self, s):
-        s = np.clip(np.atleast_1d(np.asarray(s, dtype=float)), 0.0, self.length)
+        s = np.atleast_1d(np.asarray(s, dtype=float))
+        s = np.mod(s, self.length) if self.closed else np.clip(s, 0.0, self.length)
         model = self.string
         jac = _string.position_jacobian(model, s)  # block (m, 2, 8) on the full DOFs
         cols = self.free_index[jac.dofs]

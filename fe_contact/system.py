@@ -292,7 +292,7 @@ def _structure(name: str, spec, model: Model) -> Structure:
         full = gravity_force(string) if model.structure_gravity else np.zeros(string.n_dofs)
         for ld in loads:
             full = full + string_point_load(string, ld.s, np.asarray(ld.force))
-        structure = StringStructure(name=name, string=string, load=full[string.free_dofs])
+        structure = StringStructure(name=name, string=string, load=string.reduce(full))
     carried = [b for b in (*model.carried, *_clamps(model)) if b.structure == name]
     _carry(structure, carried, model.gravity)
     return structure
@@ -417,7 +417,9 @@ def assemble(model: Model, max_memory: float | None = None) -> System:
     for c in model.contacts:
         if c.search == "grid":
             s = structures[c.target]
-            grids.append(s.point_rows(np.linspace(0.0, s.length, c.n_candidates)))
+            # a closed string's s = length is its s = 0: the grid does not repeat it
+            grid = np.linspace(0.0, s.length, c.n_candidates, endpoint=not s.closed)
+            grids.append(s.point_rows(grid))
         else:
             grids.append(None)
     return System(

@@ -39,6 +39,7 @@ stress free.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from skfem import Basis, BilinearForm, ElementVector, MeshLine
 from skfem.helpers import dot, grad
 
@@ -128,7 +129,7 @@ def assemble_string(spec: StringSpec) -> StringModel:
     q_ref[slope_dofs] = slopes
 
     fixed, q_prescribed = _support_dofs(spec, nodes, nodal, q_ref)
-    free = np.setdiff1d(np.arange(basis.N), fixed)
+    free, free_index, reduction = _unknowns(spec, nodal, fixed, basis.N)
 
     # scalar Hermite tables from skfem: local dof 2a is component 0 of scalar function a
     shape_values = np.stack([np.asarray(basis.basis[2 * a][0])[0] for a in range(4)], axis=1)
@@ -178,7 +179,36 @@ def assemble_string(spec: StringSpec) -> StringModel:
         _csr_inverse=inverse.ravel(),
         _csr_indices=csr_indices,
         _csr_indptr=indptr,
+        free_index=free_index,
+        reduction=reduction,
     )
+
+
+def _unknowns(spec: StringSpec, nodal: np.ndarray, fixed: np.ndarray, n_dofs: int):
+    """(free_dofs, free_index, reduction P) of ``StringModel``. An open string's unknowns are
+    its free dofs in order; a closed string's are those of nodes 0 .. n-1 in the order
+    0, n-1, 1, n-2, ... (each element then couples nodes at most three places apart in that
+    order, the periodic band folded into an ordinary one), its last node mapped on its first.
+    """
+    n_nodes = nodal.shape[1]
+    if spec.closed:
+        half = np.arange(n_nodes - 1)
+        order = np.empty(n_nodes - 1, dtype=np.int64)
+        order[0::2] = half[: (n_nodes) // 2]
+        order[1::2] = half[::-1][: (n_nodes - 1) // 2]
+        candidates = nodal[:, order].T.ravel()
+    else:
+        candidates = np.arange(n_dofs)
+    free = candidates[~np.isin(candidates, fixed)]
+    free_index = -np.ones(n_dofs, dtype=np.int64)
+    free_index[free] = np.arange(free.size)
+    if spec.closed:
+        free_index[nodal[:, -1]] = free_index[nodal[:, 0]]
+    rows = np.flatnonzero(free_index >= 0)
+    reduction = sp.csr_matrix(
+        (np.ones(rows.size), (rows, free_index[rows])), shape=(n_dofs, free.size)
+    )
+    return free, free_index, reduction
 
 
 def _reference_nodal_values(spec: StringSpec, nodes: np.ndarray):
@@ -205,6 +235,17 @@ def _reference_nodal_values(spec: StringSpec, nodes: np.ndarray):
                 f"reference: {name} have shape {values.shape}; allowed: finite values of shape "
                 f"(2, n_nodes) = (2, {n_nodes})"
             )
+    if spec.closed:
+        gap = float(np.max(np.abs(positions[:, -1] - positions[:, 0])))
+        turn = float(np.max(np.abs(slopes[:, -1] - slopes[:, 0])))
+        if gap > 1e-9 * spec.length or turn > 1e-9 * float(np.hypot(*slopes[:, 0])):
+            raise ValueError(
+                f"reference: a closed string's reference must close on itself; its position "
+                f"at s = length is {gap:g} m and its slope {turn:g} from those at s = 0; "
+                "allowed: the same position and slope (to 1e-9 relative)"
+            )
+        positions, slopes = positions.copy(), slopes.copy()  # the user's arrays stay
+        positions[:, -1], slopes[:, -1] = positions[:, 0], slopes[:, 0]
     if np.any(np.hypot(*slopes) == 0.0):
         raise ValueError("reference: a nodal slope dr_ref/ds is zero; allowed: nonzero slopes")
     return positions, slopes
@@ -228,6 +269,8 @@ def _support_dofs(spec: StringSpec, nodes, nodal_dofs, q_ref):
         used_nodes.add(node)
         rows = list(SUPPORT_KINDS[support.kind])
         fixed.extend(nodal_dofs[rows, node])
+        if spec.closed and node == 0:  # the last node is the first: prescribed alike below
+            fixed.extend(nodal_dofs[rows, -1])
         values = np.full(4, np.nan)
         if support.position is not None:
             values[0:2] = support.position
@@ -236,6 +279,8 @@ def _support_dofs(spec: StringSpec, nodes, nodal_dofs, q_ref):
         for row in rows:
             if np.isfinite(values[row]):
                 q_prescribed[nodal_dofs[row, node]] = values[row]
+                if spec.closed and node == 0:
+                    q_prescribed[nodal_dofs[row, -1]] = values[row]
     return np.array(sorted(fixed), dtype=np.int64), q_prescribed
 
 

@@ -171,6 +171,11 @@ class StringSpec:
         does not change equilibria; the damping matrix follows the geometric stiffness, so it
         damps the transverse modes of a taut string, which a constant C = beta K(q_ref) of
         the straight reference would not.
+    closed : bool, a closed (periodic) string, a ring or a belt: the last element ends on the
+        first node (s = length is s = 0), so a node's coordinates are unknowns once; the
+        reference must close on itself (position and slope at s = length those at s = 0), so
+        it is a ``CurveReference`` or a ``NodalReference``; supports at s = length are refused
+        (that node is the one at s = 0).
 
     Examples
     --------
@@ -209,6 +214,9 @@ class StringSpec:
     stiffness_damping: float = field(
         default=0.0, metadata=check.rule(check.real, low=0.0, unit="s")
     )
+    closed: bool = field(
+        default=False, metadata=check.rule(check.instance, types=bool, what="True or False")
+    )
 
     def __post_init__(self):
         check.check_fields(self)
@@ -224,6 +232,20 @@ class StringSpec:
             check.instance(f"StringSpec.supports[{i}]", support, Support, "a Support")
             end = length * (1.0 + 1e-9)  # the node tolerance of the assembly
             check.real(f"StringSpec.supports[{i}].s", support.s, high=end, unit="m")
+            if self.closed and support.s > length * (1.0 - 1e-9):
+                check.fail(
+                    f"StringSpec.supports[{i}].s", support.s,
+                    f"< length = {length:g} m on a closed string (its node s = length is the "
+                    "node s = 0: support that one)",
+                )  # fmt: skip
+        if self.closed and (
+            self.reference is None or isinstance(self.reference, StraightReference)
+        ):
+            check.fail(
+                "StringSpec.reference", self.reference,
+                "a CurveReference or NodalReference that closes on itself for a closed string "
+                "(a straight reference cannot close)",
+            )  # fmt: skip
         if isinstance(self.reference, StraightReference):
             chord = float(np.hypot(*np.subtract(self.reference.end, self.reference.start)))
             if abs(chord - self.length) > 1e-9 * self.length:
@@ -257,7 +279,15 @@ class StringModel:
     mass_matrix : sparse CSR, shape (n_dofs, n_dofs), Eugster-Glocker (004), eq. (14).
     q_ref : reference (stress-free) coordinates, shape (n_dofs,).
     q_prescribed : q_ref with the final prescribed support values at the fixed dofs.
-    fixed_dofs, free_dofs : sorted dof indices; ``q[fixed_dofs] = q_prescribed[fixed_dofs]``.
+    fixed_dofs, free_dofs : dof indices; ``q[fixed_dofs] = q_prescribed[fixed_dofs]``, the
+        unknowns are ``q[free_dofs]`` (sorted on an open string). A closed string's last node
+        repeats its first: its dofs are in neither; its free dofs are ordered node by node
+        from both ends inwards (nodes 0, n-1, 1, n-2, ...), so that the last element couples
+        coordinates at most three nodes apart (a narrow band, ``steppers.effective_mass``).
+    free_index : (n_dofs,) the unknown of each dof, -1 at a fixed dof (a closed string's last
+        node: the unknowns of the first).
+    reduction : sparse CSR P, (n_dofs, n_free): ``q = q_fixed + P q[free_dofs]``; forces
+        reduce as P^T f, matrices as P^T K P.
     position_dofs, slope_dofs : dof indices, shape (2, n_nodes); rows x, y.
     dx : quadrature weight times element length, shape (n_elements, n_qp), m.
     shape_values, shape_slopes, shape_curvatures : scalar Hermite functions N_a, dN_a/ds,
@@ -300,6 +330,8 @@ class StringModel:
     _csr_inverse: np.ndarray = field(repr=False)
     _csr_indices: np.ndarray = field(repr=False)
     _csr_indptr: np.ndarray = field(repr=False)
+    free_index: np.ndarray = field(repr=False)
+    reduction: sp.csr_matrix = field(repr=False)
 
     @property
     def n_dofs(self) -> int:
@@ -308,6 +340,35 @@ class StringModel:
     @property
     def n_elements(self) -> int:
         return int(self.spec.n_elements)
+
+    @property
+    def closed(self) -> bool:
+        """True for a closed (periodic) string (``StringSpec.closed``)."""
+        return bool(self.spec.closed)
+
+    def expand(self, q_free: np.ndarray) -> np.ndarray:
+        """Full dofs (n_dofs,) from the unknowns (n_free,): fixed dofs prescribed, a closed
+        string's last node equal to its first."""
+        full = self.q_prescribed.copy()
+        full[self.free_dofs] = q_free
+        if self.closed:
+            last, first = self.basis.nodal_dofs[:, -1], self.basis.nodal_dofs[:, 0]
+            full[last] = full[first]
+        return full
+
+    def reduce(self, force: np.ndarray) -> np.ndarray:
+        """P^T f: a generalised force on the full dofs (n_dofs,) as one on the unknowns
+        (n_free,) (a closed string's last node adds to its first)."""
+        if not self.closed:
+            return force[self.free_dofs]
+        return self.reduction.T @ force
+
+    def reduce_matrix(self, matrix) -> sp.csr_matrix:
+        """P^T K P, sparse CSR (n_free, n_free), of a matrix on the full dofs."""
+        if not self.closed:
+            return matrix[self.free_dofs][:, self.free_dofs].tocsr()
+        p = self.reduction
+        return (p.T @ (matrix @ p)).tocsr()
 
     @property
     def rest_length(self) -> float:

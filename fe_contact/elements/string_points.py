@@ -141,14 +141,13 @@ def position_jacobian(model: StringModel, s) -> PointJacobian:
 def reduce_state(model: StringModel, q: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
     """State y = (q_free, u_free), shape (2 n_free,), from full q, u (u = None: at rest)."""
     u = np.zeros_like(q) if u is None else u
-    return np.concatenate((q[model.free_dofs], u[model.free_dofs]))
+    return np.concatenate((q[model.free_dofs], u[model.free_dofs]))  # a closed string's
+    # last node repeats its first: its values are not unknowns
 
 
 def expand_state(model: StringModel, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Full (q, u), each shape (n_dofs,), from y; fixed dofs at q_prescribed, at rest."""
     n_free = model.free_dofs.size
-    q = model.q_prescribed.copy()
-    u = np.zeros(model.n_dofs)
-    q[model.free_dofs] = y[:n_free]
-    u[model.free_dofs] = y[n_free:]
+    q = model.expand(y[:n_free])
+    u = model.reduction @ y[n_free:]
     return q, u

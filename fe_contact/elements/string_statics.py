@@ -99,6 +99,11 @@ def string_static_shape(
     Raises ValueError if the supports leave a rigid-body mode, StaticConvergenceError if a step
     does not converge within max_iterations.
     """
+    if model.closed:
+        raise ValueError(
+            "model: string_static_shape solves open strings on their own dofs; a closed "
+            "string's equilibrium goes through fe_contact.static_equilibrium (its Structure)"
+        )
     check.positive_int("n_load_steps", n_load_steps)
     check.positive_int("n_support_steps", n_support_steps)
     check.real("tol", tol, low=0.0, low_open=True, meaning="a relative tolerance")

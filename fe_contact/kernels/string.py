@@ -224,14 +224,17 @@ def _point(nodes, coefficients, columns, fixed, q, s):
 
 
 @njit(cache=True)
-def closest(nodes, coefficients, columns, fixed, q, px, py, s, tol):
+def closest(nodes, coefficients, columns, fixed, q, px, py, s, tol, closed=False):
     """Closest material point of the string to (px, py) from the start s: Newton on the
     orthogonality condition (p - r(s)) . r'(s) = 0 (Bauchau (000), eq. 5 with a point), the
     iteration of ``structures.Structure.closest``. Returns (s, inside): inside False when the
-    point lies beyond an end (s then on the end tangent's continuation, outside the string)."""
+    point lies beyond an end (s then on the end tangent's continuation, outside the string).
+    On a ``closed`` string s wraps modulo the length and is always inside."""
     length = nodes[-1] - nodes[0]
     scale = max(length, 1e-300)
     for _ in range(30):
+        if closed:
+            s = nodes[0] + (s - nodes[0]) % length
         rx, ry, ax, ay, bx, by = _point(nodes, coefficients, columns, fixed, q, s)
         dx, dy = px - rx, py - ry
         f = dx * ax + dy * ay
@@ -242,6 +245,9 @@ def closest(nodes, coefficients, columns, fixed, q, px, py, s, tol):
         if abs(step) <= tol * scale:
             return s, True
         s_new = s + step
+        if closed:
+            s = s_new
+            continue
         if s_new < nodes[0] or s_new > nodes[-1]:
             end = nodes[0] if s_new < nodes[0] else nodes[-1]
             rx, ry, ax, ay, _, _ = _point(nodes, coefficients, columns, fixed, q, end)
@@ -250,4 +256,6 @@ def closest(nodes, coefficients, columns, fixed, q, px, py, s, tol):
                 return end, True
             return beyond, False
         s = s_new
+    if closed:
+        s = nodes[0] + (s - nodes[0]) % length
     return s, True

@@ -11,8 +11,8 @@ both turn counter-clockwise. The driver pulls the upper span (y = R, the *tight*
 T1) onto itself and pays the belt out on the lower span (y = -R, the *slack* span, T2), which
 runs to the driven pulley. The belt is open on the slack span: its two ends lie there and each
 carries the constant load T2 along the span (dead loads: a weighted tensioner), so the slack
-span's tension is set by the tensioner, not by the centre distance (a closed loop needs the
-string's two ends joined, which the library's supports do not do under Moreau-Jean). The
+span's tension is set by the tensioner, not by the centre distance (the closed belt, its
+ends joined, is ``closed_belt_drive`` below). The
 material runs from the end s = 0 (on the lower span, upstream of the driven pulley) around the
 driven pulley, along the upper span, around the driver and out along the lower span to s = L;
 each end must stay on its straight piece for the run (``BeltData.feed``, ``BeltData.tail``).
@@ -117,13 +117,15 @@ class BeltData:
         """Unstretched length of the belt: feed, two half turns, the upper span, tail; m."""
         return self.feed + self.tail + self.centre_distance + 2.0 * math.pi * self.radius
 
-    def arc_tension_integral(self, tight: float, pulley: int) -> float:
+    def arc_tension_integral(self, tight: float, pulley: int, slack: float | None = None) -> float:
         """Integral of the steady tension over a pulley's arc of contact, N rad, for the tight
         tension ``tight``: T_entry phi_a + (T1 - T2) / mu (constant on the adhesion arc phi_a,
-        exponential on the creep arc), T_entry = T1 on the driver (0), T2 on the driven (1)."""
-        creep = math.log(tight / self.slack_tension) / self.mu
-        entry = tight if pulley == 0 else self.slack_tension
-        return entry * (math.pi - creep) + (tight - self.slack_tension) / self.mu
+        exponential on the creep arc), T_entry = T1 on the driver (0), T2 on the driven (1);
+        T2 = ``slack``, default the tensioner's ``slack_tension``."""
+        slack = self.slack_tension if slack is None else slack
+        creep = math.log(tight / slack) / self.mu
+        entry = tight if pulley == 0 else slack
+        return entry * (math.pi - creep) + (tight - slack) / self.mu
 
     def _steady(self) -> tuple[float, float]:
         """(T1, omega_driven / omega_driver) of the steady state, by fixed-point iteration (a
@@ -321,8 +323,9 @@ def arc_from_entry(data: BeltData, pulley: int, position: np.ndarray) -> np.ndar
     return np.mod(polar - entry, 2.0 * math.pi)
 
 
-def steady_summary(system, data: BeltData, result, start: float = 0.2) -> dict:
-    """Means over the rows from ``start`` (s) of a run of ``belt_drive``: "tight", "slack" (span tensions,
+def steady_summary(system, data, result, start: float = 0.2) -> dict:
+    """Means over the rows from ``start`` (s) of a run of ``belt_drive`` (``data`` a BeltData)
+    or ``closed_belt_drive`` (a ClosedBeltData): "tight", "slack" (span tensions,
     N), "torque" (the driver's, N m), "ratio" (driven over driver angle turned), and per
     pulley p (0 driver, 1 driven) "adhesion_slip_p" (mean |slip| of the closed candidates on
     the adhesion arc, one candidate spacing from its edge, over omega R) and "creep_slip_p",
@@ -342,7 +345,8 @@ def steady_summary(system, data: BeltData, result, start: float = 0.2) -> dict:
     }
     speed = data.speed * data.radius
     edge = math.pi - data.creep_angle
-    spacing = data.length / (data.n_candidates - 1) / data.radius
+    intervals = data.n_candidates if isinstance(data, ClosedBeltData) else data.n_candidates - 1
+    spacing = data.length / intervals / data.radius
     for pulley in (0, 1):
         entry = data.tight_tension if pulley == 0 else data.slack_tension
         sign = -1.0 if pulley == 0 else 1.0  # the tension falls on the driver, rises on the driven
@@ -363,10 +367,270 @@ def steady_summary(system, data: BeltData, result, start: float = 0.2) -> dict:
     return got
 
 
+# --------------------------------------------------------------------------------------------
+# The closed belt: the string's ends joined (``StringSpec(closed=True)``)
+# --------------------------------------------------------------------------------------------
+
+
+def _creep_length(a: float, k: float, angle: float) -> float:
+    """integral_0^angle dphi / (1 + a e^{k phi}) = angle - ln((1 + a e^{k angle}) / (1 + a)) / k:
+    the reference length per unit radius of a creep arc whose strain is a e^{k phi}."""
+    return angle - math.log((1.0 + a * math.exp(k * angle)) / (1.0 + a)) / k
+
+
+@dataclass(frozen=True)
+class ClosedBeltData:
+    """Data of the closed belt drive (SI): ``BeltData``'s pulleys, belt, drive, load and grid,
+    the belt's two ends joined; no tensioner: the pre-tension comes from the centre distance.
+
+    pre_tension : T0, the tension of the belt at rest on the pulleys, N: its unstretched length
+        is L0 = L_path / (1 + T0 / EA), L_path = 2 d + 2 pi R the path's length.
+    n_candidates : candidates of each pulley's grid along the whole belt (none twice: the grid
+        of a closed string leaves out s = L0, which is s = 0).
+    The other fields are ``BeltData``'s.
+    """
+
+    radius: float = 0.05
+    centre_distance: float = 0.5
+    axial_stiffness: float = 100.0
+    line_density: float = 0.01
+    mu: float = 0.5
+    pre_tension: float = 3.6
+    load_torque: float = 0.08
+    load_damping: float = 4e-3
+    speed: float = 20.0
+    driver_inertia: float = 1e-5
+    driven_inertia: float = 1e-5
+    n_elements: int = 30
+    n_candidates: int = 88
+    stiffness_damping: float = 5e-4
+
+    def __post_init__(self):
+        positive = {
+            "radius": "m",
+            "axial_stiffness": "N",
+            "line_density": "kg/m",
+            "pre_tension": "N",
+            "speed": "rad/s",
+            "driver_inertia": "kg m^2",
+            "driven_inertia": "kg m^2",
+        }
+        for name, unit in positive.items():
+            check.real(f"ClosedBeltData.{name}", getattr(self, name), low=0.0, low_open=True,
+                       unit=unit)  # fmt: skip
+        check.real(
+            "ClosedBeltData.centre_distance", self.centre_distance, low=2.0 * self.radius,
+            low_open=True, unit="m",
+        )  # fmt: skip
+        check.real("ClosedBeltData.mu", self.mu, low=0.0, low_open=True,
+                   meaning="a friction coefficient")  # fmt: skip
+        check.real("ClosedBeltData.load_torque", self.load_torque, low=0.0, unit="N m")
+        check.real("ClosedBeltData.load_damping", self.load_damping, low=0.0, unit="N m s/rad")
+        check.real("ClosedBeltData.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
+        check.positive_int("ClosedBeltData.n_elements", self.n_elements)
+        n = check.positive_int("ClosedBeltData.n_candidates", self.n_candidates)
+        if n < 2:
+            check.fail("ClosedBeltData.n_candidates", n, "an integer >= 2")
+
+    @property
+    def feed(self) -> float:
+        """Where the material coordinate starts on the path (``path``): the middle of the
+        lower span, d / 2 ahead of the driven pulley, m."""
+        return 0.5 * self.centre_distance
+
+    @property
+    def path_length(self) -> float:
+        """L_path = 2 d + 2 pi R, m."""
+        return 2.0 * self.centre_distance + 2.0 * math.pi * self.radius
+
+    @property
+    def length(self) -> float:
+        """The belt's unstretched length L0 = L_path / (1 + T0 / EA), m."""
+        return self.path_length / (1.0 + self.pre_tension / self.axial_stiffness)
+
+    def stretched_length(self, tight: float, slack: float) -> float:
+        """The unstretched length (m) of the belt lying on the path in the steady state with
+        the span tensions T1 = ``tight`` and T2 = ``slack``: integral of ds / (1 + T / EA)
+        along the path, T = T1 on the upper span and the driver's adhesion arc (pi - c), then
+        T1 e^{-mu phi} on its creep arc c = ln(T1 / T2) / mu; T2 on the lower span and the
+        driven pulley's adhesion arc, T2 e^{mu phi} on its creep arc."""
+        ea, r, d = self.axial_stiffness, self.radius, self.centre_distance
+        creep = math.log(tight / slack) / self.mu
+        a1, a2 = tight / ea, slack / ea
+        spans = d / (1.0 + a1) + d / (1.0 + a2)
+        adhesion = r * (math.pi - creep) * (1.0 / (1.0 + a1) + 1.0 / (1.0 + a2))
+        if creep == 0.0:
+            return spans + adhesion
+        arcs = r * (_creep_length(a1, -self.mu, creep) + _creep_length(a2, self.mu, creep))
+        return spans + adhesion + arcs
+
+    def _slack_for(self, difference: float) -> float:
+        """T2 such that the belt with T1 = T2 + ``difference`` has the length L0 (brentq)."""
+        from scipy.optimize import brentq
+
+        def excess(slack):
+            return self.stretched_length(slack + difference, slack) - self.length
+
+        high = self.pre_tension + self.axial_stiffness  # the length falls with T2
+        return brentq(excess, 1e-12 * self.pre_tension, high, xtol=1e-15, rtol=1e-15)
+
+    def _steady(self) -> tuple[float, float, float]:
+        """(T1, T2, omega_driven / omega_driver) of the steady state: the driven pulley's
+        balance (T1 - T2) R = M0 + c omega2 + D2 (``BeltData._steady``: D2 the drag of the
+        string's stiffness damping on the arc), the belt's length (``stretched_length`` = L0)
+        and the creep (1 + T2 / EA) / (1 + T1 / EA), by fixed-point iteration."""
+        helper = BeltData(radius=self.radius, mu=self.mu, slack_tension=1.0)
+        ratio, tight, slack = 1.0, self.pre_tension, self.pre_tension
+        for _ in range(200):
+            omega2 = self.speed * ratio
+            integral = helper.arc_tension_integral(max(tight, slack), 1, slack)
+            drag = self.stiffness_damping * omega2 * self.radius * integral
+            load = self.load_torque + self.load_damping * omega2 + drag
+            new_slack = self._slack_for(load / self.radius)
+            new_tight = new_slack + load / self.radius
+            ea = self.axial_stiffness
+            new_ratio = (1.0 + new_slack / ea) / (1.0 + new_tight / ea)
+            done = abs(new_tight - tight) < 1e-14 * new_tight and abs(new_ratio - ratio) < 1e-15
+            tight, slack, ratio = new_tight, new_slack, new_ratio
+            if done:
+                break
+        return tight, slack, ratio
+
+    @property
+    def tight_tension(self) -> float:
+        """T1 of the steady state, N (``_steady``)."""
+        return self._steady()[0]
+
+    @property
+    def slack_tension(self) -> float:
+        """T2 of the steady state, N (``_steady``)."""
+        return self._steady()[1]
+
+    @property
+    def speed_ratio(self) -> float:
+        """omega_driven / omega_driver = (1 + T2 / EA) / (1 + T1 / EA) (the creep)."""
+        return self._steady()[2]
+
+    @property
+    def driver_torque(self) -> float:
+        """The driver's steady torque (T1 - T2) R + beta omega1 R integral T dphi over its
+        arc, N m."""
+        tight, slack, _ = self._steady()
+        helper = BeltData(radius=self.radius, mu=self.mu, slack_tension=1.0)
+        drag = self.stiffness_damping * self.speed * self.radius
+        return (tight - slack) * self.radius + drag * helper.arc_tension_integral(tight, 0, slack)
+
+    @property
+    def creep_angle(self) -> float:
+        """Angle of the creep arc on each pulley, ln(T1 / T2) / mu, rad."""
+        tight, slack, _ = self._steady()
+        return math.log(tight / slack) / self.mu
+
+    @property
+    def slip_torque(self) -> float:
+        """The torque R (T1 - T2) at which gross slip begins, N m: the creep arc covers the
+        wrap, T1 / T2 = e^{mu pi}, with the belt's length L0 (``stretched_length``)."""
+        from scipy.optimize import brentq
+
+        grip = math.exp(self.mu * math.pi)
+
+        def excess(slack):
+            return self.stretched_length(grip * slack, slack) - self.length
+
+        slack = brentq(excess, 1e-12 * self.pre_tension, self.pre_tension, xtol=1e-15,
+                       rtol=1e-15)  # fmt: skip
+        return (grip - 1.0) * slack * self.radius
+
+
+def closed_belt_drive(data: ClosedBeltData | None = None) -> Scenario:
+    """The closed belt drive as a Scenario; default ``ClosedBeltData()``.
+
+    The belt is a closed string (``StringSpec(closed=True)``) of unstretched length
+    L0 = L_path / (1 + T0 / EA); its stress-free reference is a circle of length L0 (smooth:
+    the interpolated reference's length is L0 to the fourth order of the Hermite cubics,
+    whatever the nodes' places on the path), and at t = 0 its nodes lie on the path
+    (``path``, from the middle of the lower span) at the material spacing times
+    L_path / L0, their slopes the path's tangent times L_path / L0: stretched uniformly to
+    tension T0 (between the nodes to the interpolation of the path's four curvature jumps),
+    at rest. The
+    driver (coordinate 0) turns at ``speed`` from the start (a drive, its multiplier the
+    driving torque), the driven pulley (coordinate 1) is at rest under its load. Run:
+    Moreau-Jean (theta = 0.55), h = 1e-3 s, 0.4 s, as ``belt_drive``.
+    """
+    from ..elements.string import CurveReference, LinearElastic, StringSpec
+    from ..model import Circle, ContactPair, Model, Unilateral
+    from ..multibody.drive import Drive
+    from ..multibody.joints import Joint
+    from ..multibody.tree import Body, TreeModel
+    from ..system import assemble
+
+    data = ClosedBeltData() if data is None else data
+    scale = data.path_length / data.length  # the stretch at rest, 1 + T0 / EA
+    radius = data.length / (2.0 * math.pi)  # the stress-free belt: a circle of length L0
+
+    def position(s):
+        return radius * np.array([np.cos(s / radius), np.sin(s / radius)])
+
+    def slope(s):
+        return np.array([-np.sin(s / radius), np.cos(s / radius)])
+
+    no_gravity = (0.0, 0.0)
+    spec = StringSpec(
+        length=data.length,
+        n_elements=data.n_elements,
+        density=data.line_density,
+        law=LinearElastic(data.axial_stiffness),
+        reference=CurveReference(position=position, slope=slope),
+        gravity=no_gravity,
+        stiffness_damping=data.stiffness_damping,
+        closed=True,
+    )
+    pulleys = TreeModel(
+        bodies=(Body(0.0, data.driver_inertia), Body(0.0, data.driven_inertia)),
+        joints=(
+            Joint("revolute", name="driver"),
+            Joint(
+                "revolute",
+                location=(data.centre_distance, 0.0),
+                damping=data.load_damping,
+                actuator=-data.load_torque,
+                name="driven",
+            ),
+        ),
+        gravity=no_gravity,
+    )
+    grid = {"side": 1, "search": "grid", "n_candidates": data.n_candidates}
+    law = Unilateral(data.mu)
+    model = Model(
+        tree=pulleys,
+        structures={"belt": spec},
+        contacts=(
+            ContactPair("driver", Circle(0, data.radius), "belt", law, **grid),
+            ContactPair("driven", Circle(1, data.radius), "belt", law, **grid),
+        ),
+        drives=(Drive.constant_velocity(0, 0.0, data.speed),),
+        gravity=no_gravity,
+    )
+    system = assemble(model)
+    q0, u0 = system.initial_state([0.0, 0.0])
+    string = system.structures["belt"].string
+    q_full = np.empty(string.n_dofs)
+    position, tangent = path(data, np.mod(scale * string.nodes, data.path_length))
+    q_full[string.position_dofs] = position
+    q_full[string.slope_dofs] = scale * tangent
+    q0[system.layout.structure("belt")] = q_full[string.free_dofs]
+    u0 = np.array(u0, dtype=float)
+    u0[0] = data.speed
+    settings = {"h": 1e-3, "theta": 0.55}
+    return Scenario("closed-belt-drive", model, q0, u0, (0.0, 0.4), "moreau", settings)
+
+
 __all__ = [
     "BeltData",
+    "ClosedBeltData",
     "arc_from_entry",
     "belt_drive",
+    "closed_belt_drive",
     "path",
     "span_tension",
     "steady_summary",
