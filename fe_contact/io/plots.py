@@ -21,10 +21,16 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from ..model import Line
-from ..steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS, ROUGH_COLUMNS, history_columns
+from ..steppers.result import (
+    BALANCE_COLUMNS,
+    CONTACT_COLUMNS,
+    ROUGH_COLUMNS,
+    STATE_CODES,
+    history_columns,
+)
 from ..structures import BeamStructure
 from ..system import System
-from .vtk import STATE_CODES, contact_block, geometry_blocks
+from .vtk import contact_block, geometry_blocks
 
 # Unit of a column by its exact name, then by the end of its name, then by its start: the
 # result's own columns from their definitions (``steppers.result.Column``), then the rest.
