@@ -161,3 +161,10 @@ def test_stick_zone_sticks_and_gross_slip_slips(series):
     assert np.mean(stick == STICK) >= 0.6
     assert np.mean(creep == SLIP) >= 0.9
     assert np.mean(stick_speed[stick == SLIP]) < 0.1 * np.mean(creep_speed)
+
+
+def test_capstan_draws_the_states_on_the_arc(series, tmp_path):
+    _, result, _, _ = series
+    paths = demo.plot_arc_states(COARSE, result, tmp_path / "arc_states")
+    assert [p.name for p in paths] == ["arc_states.png", "arc_states.svg"]
+    assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
