@@ -165,6 +165,6 @@ def test_stick_zone_sticks_and_gross_slip_slips(series):
 
 def test_capstan_draws_the_states_on_the_arc(series, tmp_path):
     _, result, _, _ = series
-    paths = demo.plot_arc_states(COARSE, result, tmp_path / "arc_states")
+    paths = demo.plot_candidate_states(COARSE, result, tmp_path / "arc_states")
     assert [p.name for p in paths] == ["arc_states.png", "arc_states.svg"]
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -98,10 +98,10 @@ def run(
     )
     summary = summary_rows(system, data, result, start)
     if folder_ is not None:
-        write_tables(system, data, result, summary, start, folder_)
+        write_belt_tables(system, data, result, summary, start, folder_)
         if plot:
             plot_tension(system, data, result, start, folder_ / "tension_along_belt")
-            plot_arc_states(data, result, start, folder_ / "arc_states")
+            plot_pulley_states(data, result, start, folder_ / "arc_states")
     return system, result, summary
 
 
@@ -241,7 +241,7 @@ def summary_rows(system, data: bp.BeltData, result, start: float) -> list[tuple]
     return rows
 
 
-def write_tables(system, data, result, summary, start: float, folder: Path) -> None:
+def write_belt_tables(system, data, result, summary, start: float, folder: Path) -> None:
     """``summary.csv`` (``summary_rows``), ``tension.csv`` (at m along the loop, tension N,
     closed_form N at the last row) and ``arcs.csv`` (t s, pulley, phi rad, state of every
     candidate from ``start``)."""
@@ -314,7 +314,7 @@ def plot_tension(system, data, result, start: float, path, n_rows: int = 40) -> 
     return save_figure(fig, path)
 
 
-def plot_arc_states(data, result, start: float, path) -> list[Path]:
+def plot_pulley_states(data, result, start: float, path) -> list[Path]:
     """On each pulley, every closed candidate of the steady window at its angle from the
     entry (x) and time (y), coloured by its state, with the creep arc's start: the closed
     form pi - ln(T1 / T2) / mu (solid) and the one fitted to the states (dashed)."""

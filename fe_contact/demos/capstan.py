@@ -81,7 +81,7 @@ def run(
             plot_end_force(data, result, tension, folder / "end_force")
             plot_arc_tension(system, data, result, folder / "arc_tension")
             if keep_reports:
-                plot_arc_states(data, result, folder / "arc_states")
+                plot_candidate_states(data, result, folder / "arc_states")
     return system, result, tension
 
 
@@ -149,7 +149,7 @@ def plot_arc_tension(system, data, result, path, fractions=(0.25, 0.5, 0.75)) ->
     return save_figure(fig, path)
 
 
-def plot_arc_states(data, result, path) -> list[Path]:
+def plot_candidate_states(data, result, path) -> list[Path]:
     """Each closed candidate at its angle phi from the slack side (x) and time (y), coloured
     by its state, with the closed-form edge of the stick zone before slip,
     phi_s = theta - ln(F(t) / T_slack) / mu (stick below, creep above), up to the
