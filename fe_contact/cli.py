@@ -53,6 +53,10 @@ DEMOS = {
         "fe_contact.demos.capstan",
         "string over a drum: slip force against Euler-Eytelwein T e^(mu theta) (Moreau-Jean)",
     ),
+    "belt-drive": (
+        "fe_contact.demos.belt_drive",
+        "belt over two pulleys: adhesion and creep arcs against the creep theory (Moreau-Jean)",
+    ),
     "pantograph": (
         "fe_contact.demos.pantograph",
         "three-mass pantograph on the catenary at speed: EN 50318 contact-force statistics",

@@ -18,7 +18,8 @@ sticks) and ``state``), ``tension.csv`` (t, the tight end's tension, F(t)), ``ar
 tension along the arc at the last step, T_slack e^{mu phi}), and the figures
 ``end_force.png/.svg`` (the tight end's tension against time with the e^{mu theta} line) and
 ``arc_tension.png/.svg`` (tension along the arc during slip against T_slack e^{mu phi}, and
-at three forces before slip against the closed form of the slip zone).
+at three forces before slip against the closed form of the slip zone) and ``arc_states.png/.svg``
+(each candidate's state against its angle and time, with the stick zone's closed-form edge).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def run(
 
     t_end : s; None = the scenario's, ``OVERSHOOT`` times the ramp time to the slip force.
     out : folder, None writes nothing. vtk_stride : s of simulated time between frames (None or 0: no series).
+    keep_reports : keep the step reports in the result (and draw ``arc_states``).
     """
     data = cp.CapstanData() if data is None else data
     if data.rate <= 0.0:
@@ -78,6 +80,8 @@ def run(
         if plot:
             plot_end_force(data, result, tension, folder / "end_force")
             plot_arc_tension(system, data, result, folder / "arc_tension")
+            if keep_reports:
+                plot_candidate_states(data, result, folder / "arc_states")
     return system, result, tension
 
 
@@ -145,6 +149,36 @@ def plot_arc_tension(system, data, result, path, fractions=(0.25, 0.5, 0.75)) ->
     return save_figure(fig, path)
 
 
+def plot_candidate_states(data, result, path) -> list[Path]:
+    """Each closed candidate at its angle phi from the slack side (x) and time (y), coloured
+    by its state, with the closed-form edge of the stick zone before slip,
+    phi_s = theta - ln(F(t) / T_slack) / mu (stick below, creep above), up to the
+    Euler-Eytelwein force. The result must keep its step reports."""
+    from matplotlib.figure import Figure
+
+    from ..io.plots import plot_point_states, save_figure
+
+    t, phi, state = [], [], []
+    for k, report in enumerate(result.reports):
+        contact = report.contacts[0]
+        t.append(np.full(contact.n_points, result.t[k]))
+        phi.append(cp.arc_angle(data, np.asarray(contact.point).T))
+        state.append(contact.state_codes)
+    fig = Figure(figsize=(7, 4.2), layout="constrained")
+    ax = fig.subplots()
+    plot_point_states(ax, np.concatenate(t), np.concatenate(phi), np.concatenate(state))
+    time = np.linspace(0.0, cp.ramp_time(data), 200)
+    edge = data.wrap - np.log(data.tight_force(time) / data.slack_tension) / data.mu
+    ax.plot(edge, time, "k", lw=1, label="stick zone's edge, closed form")
+    ax.set_xlim(0.0, data.wrap)
+    ax.set_xlabel("phi from the slack side [rad]")
+    ax.set_ylabel("t [s]")
+    ax.set_title("contact state of each candidate on the arc", fontsize=10)
+    fig.legend(fontsize=8, loc="outside lower center", ncols=4)
+    ax.grid(True, alpha=0.3)
+    return save_figure(fig, path)
+
+
 def main(argv=None) -> int:
     parser = DemoParser(prog="fe-contact demo capstan", description=__doc__)
     base = cp.CapstanData()
@@ -174,7 +208,7 @@ def main(argv=None) -> int:
     data = replace(base, mu=args.mu, wrap=args.wrap, rate=args.rate,
                    n_elements=args.elements, n_candidates=args.candidates)  # fmt: skip
     _, res, tension = run(data, args.t_end, args.h, args.out, args.theta,
-                          args.vtk_stride or None, progress=True)  # fmt: skip
+                          args.vtk_stride or None, progress=True, keep_reports=True)  # fmt: skip
     slip = cp.gross_slip(data, res)
     print(f"{res.status}: {res.message}")
     print(f"{res.n_steps} steps of h = {args.h:g} s in {res.wall_time:.1f} s wall time")

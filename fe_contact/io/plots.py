@@ -21,10 +21,16 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from ..model import Line
-from ..steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS, ROUGH_COLUMNS, history_columns
+from ..steppers.result import (
+    BALANCE_COLUMNS,
+    CONTACT_COLUMNS,
+    ROUGH_COLUMNS,
+    STATE_CODES,
+    history_columns,
+)
 from ..structures import BeamStructure
 from ..system import System
-from .vtk import STATE_CODES, contact_block, geometry_blocks
+from .vtk import contact_block, geometry_blocks
 
 # Unit of a column by its exact name, then by the end of its name, then by its start: the
 # result's own columns from their definitions (``steppers.result.Column``), then the rest.
@@ -315,6 +321,42 @@ def shade_states(axes, time, history, contacts=None, states=tuple(STATE_BANDS)) 
                     ax.axvspan(t0, t1, gid=f"{contact}_state {state}", **style)
             handles[label] = Patch(label=label, **style)
     return handles
+
+
+POINT_STATE_COLOURS = {"stick": "tab:green", "slip": "tab:orange", "open": "0.6"}
+
+
+def plot_point_states(ax, time, angle, states, size: float = 2.5) -> dict:
+    """Each contact point of a run as a square at its ``angle`` (x) and ``time`` (y), coloured
+    by its state (``POINT_STATE_COLOURS``): where on an arc a candidate grid sticks or slips,
+    and how that moves in time (``ContactReport.states``).
+
+    time, angle : (m,) s and rad (or any coordinate along the contact). states : (m,) names
+    or ``STATE_CODES`` numbers. Returns state -> the plotted line, for the states that occur.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fe_contact.io.plots import plot_point_states
+    >>> fig, ax = plt.subplots()
+    >>> sorted(plot_point_states(ax, [0.0, 0.0, 0.1], [0.2, 1.5, 0.2], [2, 1, 2]))
+    ['slip', 'stick']
+    >>> plt.close(fig)
+    """
+    time, angle = np.asarray(time, dtype=float), np.asarray(angle, dtype=float)
+    names = _state_names(states)
+    if not time.shape == angle.shape == names.shape:
+        raise ValueError(
+            f"time, angle and states: one each per point; got shapes {time.shape}, "
+            f"{angle.shape}, {names.shape}"
+        )
+    lines = {}
+    for name, colour in POINT_STATE_COLOURS.items():
+        on = names == name
+        if np.any(on):
+            (lines[name],) = ax.plot(angle[on], time[on], "s", color=colour, ms=size, lw=0,
+                                     label=name)  # fmt: skip
+    return lines
 
 
 def plot_histories(

@@ -11,7 +11,9 @@ blocks:
   profile (:func:`profile_block`);
 * ``contacts``: one grid of the closed contact points (:func:`contact_block`) with the force
   vectors (N, 3 components, z = 0; ``contact_force`` is the active vector, the default of
-  ParaView's Glyph), the gap, the slip velocity, the contact index and the state.
+  ParaView's Glyph), the gap, the slip velocity, the material coordinate, the contact index and
+  the state of each point (``STATE_CODES``: 0 open, 1 slip, 2 stick; a candidate grid's points
+  each in its own state).
 
 The frame itself carries field data (:func:`frame_field_data`): ``TimeValue`` (s) and the
 joint and sensor columns of its history row (``<joint>_q``, ``<joint>_u``, the model's sensors,
@@ -44,6 +46,7 @@ from ..elements.string import StringModel
 from ..elements.string import string_points_at as evaluate_string
 from ..model import Circle, MaterialPoint, Profile
 from ..multibody.tree import TreeModel, body_poses, point_position
+from ..steppers.result import STATE_CODES  # noqa: F401 (io.vtk.STATE_CODES, as written)
 from ..structures import BeamStructure
 from ..system import System
 from .paraview_state import SeriesSummary, write_state_script
@@ -51,7 +54,6 @@ from .pvd import PvdIndex
 
 GROUPS = ("structures", "bodies", "contacts")  # the top-level blocks of a frame, in order
 ID = np.int32  # identifiers (body, joint, contact, element, state) as written
-STATE_CODES = {"open": 0, "slip": 1, "stick": 2, "taut": 3, "slack": 4}  # as numbers
 
 
 @dataclass(frozen=True)
@@ -317,9 +319,11 @@ def contact_block(system: System, report, name: str = "contacts") -> Block:
     """The closed contact points of a StepReport as vertices carrying the forces on the profiles.
 
     Point data: normal_force, friction_force, contact_force (vectors, N; for an impulsive
-    stepper the mean force of the step), normal, tangent (unit vectors), gap (m),
-    slip_velocity (m/s), parameter (material coordinate on the target, m; -1 on a line),
-    contact (index of the pair in the model), state (``STATE_CODES``: 0 open, 1 slip, 2 stick).
+    stepper the mean force of the step, the impulse over h), normal, tangent (unit vectors),
+    gap (m), slip_velocity (m/s), parameter (material coordinate s on the target, m; -1 on a
+    line), contact (index of the pair in the model), state (the point's,
+    ``ContactReport.states``, as ``STATE_CODES``: 0 open (a closed candidate without normal
+    impulse), 1 slip, 2 stick; each candidate of a grid has its own).
     Cell data: contact. With no closed point the block has no points (its arrays have length
     0). Group ``"contacts"``.
 
@@ -371,7 +375,9 @@ def contact_block(system: System, report, name: str = "contacts") -> Block:
             "slip_velocity": column([c.slip_velocity[i] for _, c, i in rows]),
             "parameter": np.nan_to_num(column([c.parameter[i] for _, c, i in rows]), nan=-1.0),
             "contact": index,
-            "state": np.array([STATE_CODES[c.state] for _, c, _ in rows], dtype=ID),
+            "state": np.concatenate(
+                [np.zeros(0, ID), *(c.state_codes for c in report.contacts)]
+            ).astype(ID),
         },
         cell_data={"contact": [index]},
         group="contacts",

@@ -300,6 +300,10 @@ class EventDriven(Stepper):
             normal_impulse=p[:m].copy(),
             friction_impulse=p[m:].copy(),
             min_gap=float(gap.min(initial=np.inf)),
+            point_state=tuple(
+                "open" if not on else "stick" if still else "slip"
+                for on, still in zip(loaded, sticking, strict=True)
+            ),
             impulse_xy=impulse[:2].copy(),
             normal_impulse_xy=impulse[2:].copy(),
             loss_profile=float(self.loss_profile.sum()),

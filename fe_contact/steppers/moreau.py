@@ -89,7 +89,7 @@ from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .effective_mass import FlexibleBlock
 from .impulse_work import impulse_work
-from .result import ContactReport, StepReport, open_contact
+from .result import ContactReport, StepReport, open_contact, pair_state, point_states
 
 
 @dataclass(frozen=True, eq=False)
@@ -520,12 +520,11 @@ class MoreauJean(Stepper):
             pn = np.array([impulses[key][0] for key in keys])
             pt = np.array([impulses[key][1] for key in keys])
             slip = np.array([slips[key] for key in keys])
-            pressed = pn > 0.0
-            sticking = np.all(np.abs(slip[pressed]) <= 1e-6) if np.any(pressed) else False
+            states = point_states(pn, slip, pair.mu)
             reports.append(
                 ContactReport(
                     name=pair.name,
-                    state="stick" if sticking and pair.mu > 0 else "slip",
+                    state=pair_state(states),
                     point=end.point[rows],
                     normal=end.normal[rows],
                     tangent=end.tangent[rows],
@@ -537,6 +536,7 @@ class MoreauJean(Stepper):
                     normal_impulse=pn,
                     friction_impulse=pt,
                     min_gap=min_gap,
+                    point_state=states,
                 )
             )
         forces = sum(sub.bilateral for sub in subs) / self._h_step  # mean forces of the step

@@ -57,6 +57,8 @@ from ..sensors import state_values
 from ..system import Energies, System
 
 CONTACT_STATES = ("slip", "stick", "open", "taut", "slack")  # taut, slack: a Dropper
+STATE_CODES = {"open": 0, "slip": 1, "stick": 2, "taut": 3, "slack": 4}  # as numbers in files
+STICK_SPEED = 1e-6  # m/s: a pressed point of a grid slipping slower than this sticks
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +98,10 @@ class ContactReport:
     min_gap : float
         Smallest gap of the pair at the end of the step (all its points or candidates), m; it
         is the only value that is meaningful while the pair is open.
+    point_state : tuple of str, shape (k,), optional
+        The state of each point, "slip", "stick" or "open" (a closed candidate that took no
+        normal impulse), from the stepper (``point_states``); None: each point is in the
+        pair's ``state`` (a closest-point contact's one point). ``states`` gives it always.
 
     Examples
     --------
@@ -132,10 +138,24 @@ class ContactReport:
     normal_impulse: np.ndarray
     friction_impulse: np.ndarray
     min_gap: float
+    point_state: tuple[str, ...] | None = None
 
     @property
     def n_points(self) -> int:
         return int(self.gap.size)
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """The state of each of the k points (``point_state``, or the pair's state for each)."""
+        if self.point_state is not None:
+            return tuple(self.point_state)
+        return (self.state,) * self.n_points
+
+    @property
+    def state_codes(self) -> np.ndarray:
+        """The states of the k points as the numbers of ``STATE_CODES`` (0 open, 1 slip, 2
+        stick), int32, shape (k,)."""
+        return np.array([STATE_CODES[s] for s in self.states], dtype=np.int32).reshape(-1)
 
     @property
     def main(self) -> int:
@@ -232,6 +252,41 @@ class ProfileLosses:
     name: str
     profile: np.ndarray
     target: np.ndarray
+
+
+def point_states(normal_impulse, slip_velocity, mu: float) -> tuple[str, ...]:
+    """The state of each closed point of a grid or polyline over an impulsive step: "open"
+    where it took no normal impulse (P_N = 0: closed by its gap, but not pressed), "stick"
+    where it was pressed and slips slower than ``STICK_SPEED`` with mu > 0, else "slip".
+
+    normal_impulse : (k,) N s. slip_velocity : (k,) m/s. mu : the pair's friction coefficient.
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.result import pair_state, point_states
+    >>> states = point_states([1e-3, 1e-3, 0.0], [0.0, 0.02, 0.5], mu=0.3)
+    >>> states, pair_state(states)
+    (('stick', 'slip', 'open'), 'slip')
+    """
+    pressed = np.asarray(normal_impulse, dtype=float) > 0.0
+    still = np.abs(np.asarray(slip_velocity, dtype=float)) <= STICK_SPEED
+    return tuple(
+        "open" if not p else "stick" if s and mu > 0.0 else "slip"
+        for p, s in zip(pressed, still, strict=True)
+    )
+
+
+def pair_state(states) -> str:
+    """The state of a pair from its points' (``point_states``): "stick" when at least one
+    point sticks and none slips, else "slip" (also when no point is pressed).
+
+    Examples
+    --------
+    >>> from fe_contact.steppers.result import pair_state
+    >>> pair_state(("stick", "open", "stick")), pair_state(("open", "open"))
+    ('stick', 'slip')
+    """
+    return "stick" if "stick" in states and "slip" not in states else "slip"
 
 
 def point_contact(name: str, state: str, c, normal: float, friction: float, h: float):
@@ -703,6 +758,8 @@ __all__ = [
     "ProfileLosses",
     "ROUGH_COLUMNS",
     "RoughContactReport",
+    "STATE_CODES",
+    "STICK_SPEED",
     "SimulationResult",
     "StepReport",
     "WORK_KEYS",
@@ -710,5 +767,7 @@ __all__ = [
     "history_row",
     "no_work",
     "open_contact",
+    "pair_state",
+    "point_states",
     "read_history",
 ]
