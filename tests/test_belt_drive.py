@@ -114,8 +114,9 @@ def test_energy_balance_closes(coarse):
     """The driver's work (1.34 J over the run) against the energies and the booked losses:
     with the theta-method's own loss booked (``dissipated_numerical``, 0.25 % of the driver's
     work here: what the error would hold unbooked) the balance closes to 3e-5 of the driver's
-    work (measured 9.3e-6 on this grid, 1.8e-6 on the default one; it does not fall with h:
-    docs/details/belt_drive.md)."""
+    work (measured 9.3e-6 on this grid, 1.8e-6 on the default one: the string's nonlinear
+    remainder, which falls with h once the steps are no longer halved for deep closings,
+    ``test_energy_balance_closes_to_1e_6_of_the_drivers_work_at_h_125_us``)."""
     _, result = coarse
     work = float(result["work_drives"][-1])
     assert work > 1.0
