@@ -1,9 +1,11 @@
-"""Compiled kinematics and dynamics of a joint-coordinate tree, Lipinski (002), eqs. (1)-(3), (7).
+"""Kinematics and dynamics of a joint-coordinate tree, Lipinski (002), eqs. (1)-(3), (7).
 
-The same formulas as ``multibody.tree`` and ``multibody.tree_dynamics`` (see their docstrings),
-written out with planar vectors as (x, y) pairs in loops over the bodies, for numba: a call
-costs no Python and allocates only its results. ``tree_arrays`` packs a TreeModel's constant
-arrays into the tuple the kernels take.
+The one implementation of the tree's arithmetic: the Python functions of ``multibody.kinematics``,
+``multibody.tree_dynamics`` and ``multibody.tree_forces`` call these kernels, and so do the
+compiled loop (``kernels.step``, ``kernels.evaluate``) and the sensors. Planar vectors are
+(x, y) pairs in loops over the bodies, for numba: a call costs no Python and allocates only its
+results. ``tree_arrays`` gives a TreeModel's constant arrays (packed once, when the TreeModel is
+built, by ``pack_tree``) in the tuple T the kernels take.
 
 Planar algebra: R(theta) v is (c v_x - s v_y, s v_x + c v_y); e_z x v is (-v_y, v_x).
 """
@@ -14,33 +16,52 @@ import numpy as np
 from numba import njit
 
 
-def tree_arrays(tree) -> tuple:
-    """The constant arrays of ``tree`` (a TreeModel) in the order the kernels unpack them:
+def pack_tree(
+    ancestors,
+    parents,
+    revolute,
+    angle,
+    location,
+    mass,
+    centre_of_mass,
+    rotational_mass_matrix,
+    gravity,
+) -> tuple:
+    """The tuple T of the kernels from a tree's constant arrays (n bodies), read-only copies:
     ancestors A (n, n), parents P (n, n), on_ground (n,), revolute (n,), prismatic (n,),
-    angle offsets (n,), joint locations (n, 2), prismatic axes (n, 2), masses (n,), centres of
-    mass (n, 2), rotational mass matrix (n, n), gravity (2,)."""
-    topo = tree._topology
-
-    def xy(z):
-        return np.ascontiguousarray(np.column_stack([np.real(z), np.imag(z)]), dtype=float)
+    angle offsets (n,), joint locations (n, 2) in m, prismatic axes (n, 2) = (cos angle,
+    sin angle) (zero rows for revolute joints), masses (n,) in kg, centres of mass (n, 2) in m,
+    rotational mass matrix sum_i I_i jw_i^T jw_i (n, n) in kg m^2, gravity (2,) in m/s^2."""
 
     def arr(a):
-        return np.ascontiguousarray(a, dtype=float)
+        a = np.array(a, dtype=float, order="C")
+        a.setflags(write=False)
+        return a
 
+    revolute = arr(revolute)
+    prismatic = 1.0 - revolute
+    angle = arr(angle)
+    axis = prismatic[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
     return (
-        arr(topo.ancestors),
-        arr(topo.parents),
-        arr(topo.on_ground),
-        arr(topo.revolute),
-        arr(topo.prismatic),
-        arr(topo.angle),
-        xy(topo.location),
-        xy(topo.axis),
-        arr(topo.mass),
-        xy(topo.centre_of_mass),
-        arr(topo.rotational_mass_matrix),
-        np.array([topo.gravity.real, topo.gravity.imag]),
+        arr(ancestors),
+        arr(parents),
+        arr(1.0 - np.sum(parents, axis=1)),
+        revolute,
+        arr(prismatic),
+        angle,
+        arr(np.reshape(location, (-1, 2))),
+        arr(axis),
+        arr(mass),
+        arr(np.reshape(centre_of_mass, (-1, 2))),
+        arr(rotational_mass_matrix),
+        arr(np.reshape(gravity, (2,))),
     )
+
+
+def tree_arrays(tree) -> tuple:
+    """The constant arrays T of ``tree`` (a TreeModel) in the order the kernels unpack them
+    (see ``pack_tree``); packed once per TreeModel and shared by every call."""
+    return tree.topology.kernel_arrays
 
 
 @njit(cache=True, inline="always")
@@ -156,35 +177,28 @@ def kinematics(T, q, u):
 
 @njit(cache=True)
 def dynamics(T, q, u, stiffness, damping, rest, actuators, rot, origin, omega, ov, terms):
-    """M (n, n) and F (n,) of M q'' + F = Q, Lipinski (002), eqs. (7b)-(7c): the projected
-    Newton-Euler form of ``tree_dynamics`` with the joint springs, dampers and actuator forces
-    (``actuators``, (n,), at the time of the state)."""
-    A, rev, pris = T[0], T[3], T[4]
+    """M (n, n) and F (n,) of M q'' + F = Q, Lipinski (002), eqs. (7b)-(7c), in the projected
+    Newton-Euler (Jourdain) form, which gives the same M and F as the recursive elimination of
+    eqs. (5)-(7c):
+
+        M = sum_i m_i Jc_i^T Jc_i + I_i jw_i^T jw_i
+        F = sum_i m_i Jc_i^T (a_rem_i - g) + K (q - rest) + C q' - actuators
+
+    with Jc_i and a_rem_i the Jacobian and acceleration remainder of the centre of mass of body
+    i (``point``), g the gravity, K, C the joint stiffnesses and dampings (n,) and ``actuators``
+    (n,) the joint actuator forces at the time of the state."""
     mass, com, rotmass, g = T[8], T[9], T[10], T[11]
     n = q.size
-    Jx = np.zeros((n, n))
-    Jy = np.zeros((n, n))
-    remx = np.zeros(n)
-    remy = np.zeros(n)
+    Jx = np.empty((n, n))
+    Jy = np.empty((n, n))
+    remx = np.empty(n)
+    remy = np.empty(n)
     for i in range(n):
-        ax = rot[i, 0] * com[i, 0] - rot[i, 1] * com[i, 1]
-        ay = rot[i, 1] * com[i, 0] + rot[i, 0] * com[i, 1]
-        px = origin[i, 0] + ax
-        py = origin[i, 1] + ay
-        vx = ov[i, 0] - omega[i] * ay
-        vy = ov[i, 1] + omega[i] * ax
-        sx = 0.0
-        sy = 0.0
-        for k in range(n):
-            a = A[i, k]
-            if a == 0.0:
-                continue
-            Jx[i, k] = a * (-rev[k] * (py - origin[k, 1]) + pris[k] * rot[k, 0])
-            Jy[i, k] = a * (rev[k] * (px - origin[k, 0]) + pris[k] * rot[k, 1])
-            sx += a * terms[k, 0]
-            sy += a * terms[k, 1]
-        remx[i] = -(omega[i] * vy + sy)
-        remy[i] = omega[i] * vx + sx
+        _, _, J, rem = point(T, i, com[i, 0], com[i, 1], u, rot, origin, omega, ov, terms)
+        Jx[i] = J[0]
+        Jy[i] = J[1]
+        remx[i] = rem[0]
+        remy[i] = rem[1]
     M = rotmass.copy()
     F = np.zeros(n)
     for k in range(n):
@@ -198,3 +212,38 @@ def dynamics(T, q, u, stiffness, damping, rest, actuators, rot, origin, omega, o
             f += mass[i] * (Jx[i, k] * (remx[i] - g[0]) + Jy[i, k] * (remy[i] - g[1]))
         F[k] = f + stiffness[k] * (q[k] - rest[k]) + damping[k] * u[k] - actuators[k]
     return M, F
+
+
+@njit(cache=True)
+def point_state(T, q, u, b, lx, ly):
+    """Position (2,) in m, velocity (2,) in m/s, Jacobian (2, n) and acceleration remainder
+    (2,) in m/s^2 of the point (lx, ly) (m, in the frame of body b) at q, u (n,) (002 eqs. 1-3)."""
+    _, rot, origin, _, omega, ov, terms = kinematics(T, q, u)
+    return point(T, b, lx, ly, u, rot, origin, omega, ov, terms)
+
+
+@njit(cache=True)
+def body_states(T, q, u):
+    """Angles (n,) in rad, origins (n, 2) and centres of mass (n, 2) in m, angular velocities
+    (n,) in rad/s, origin and centre-of-mass velocities (n, 2) in m/s of all bodies at q, u (n,),
+    Lipinski (002), eqs. (1), (2a)."""
+    ang, rot, origin, _, omega, ov, _ = kinematics(T, q, u)
+    com = T[9]
+    n = q.size
+    c = np.empty((n, 2))
+    vc = np.empty((n, 2))
+    for i in range(n):
+        ax = rot[i, 0] * com[i, 0] - rot[i, 1] * com[i, 1]
+        ay = rot[i, 1] * com[i, 0] + rot[i, 0] * com[i, 1]
+        c[i, 0] = origin[i, 0] + ax
+        c[i, 1] = origin[i, 1] + ay
+        vc[i, 0] = ov[i, 0] - omega[i] * ay
+        vc[i, 1] = ov[i, 1] + omega[i] * ax
+    return ang, origin, c, omega, ov, vc
+
+
+@njit(cache=True)
+def equations(T, q, u, stiffness, damping, rest, actuators):
+    """M (n, n) and F (n,) of M q'' + F = Q at q, u (n,): ``kinematics`` then ``dynamics``."""
+    _, rot, origin, _, omega, ov, terms = kinematics(T, q, u)
+    return dynamics(T, q, u, stiffness, damping, rest, actuators, rot, origin, omega, ov, terms)

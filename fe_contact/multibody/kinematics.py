@@ -28,20 +28,20 @@ eqs. 2d, 3cd): e_z x (x' - o_k') for a revolute and omega_k e_z x a_k for a pris
 the plane the angular velocity is omega_b = jw_b q' with the constant row jw_b[k] = A[b, k] for
 revolute k (else 0), and its remainder is identically zero.
 
-Implementation note: inside the kernels a planar vector (x, y) is the complex number x + i y, so
-R(theta) v is exp(i theta) v and e_z x v is i v; the centre-of-mass Jacobians of all bodies form
-one complex (n, n) array J and M = Re(J^H diag(m) J). This keeps a call to a few dozen numpy
-operations on (n,) and (n, n) arrays (they run every time step). Public results are real arrays.
+Implementation note: the arithmetic is written once, in the numba kernels of ``kernels.tree``
+(also called by the compiled loop); the functions here check their input and call them with the
+constant arrays packed once per TreeModel (``Topology.kernel_arrays``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from .. import validation as check
+from ..kernels import tree as kernels
 from .joints import Joint
 
 
@@ -87,7 +87,7 @@ class Body:
 class Topology:
     """Constant arrays derived from a TreeModel (read-only); n = number of bodies.
 
-    Planar vectors are complex numbers x + i y (see the module docstring).
+    Planar vectors are rows (x, y) of (n, 2) arrays.
 
     Examples
     --------
@@ -102,27 +102,33 @@ class Topology:
     """
 
     ancestors: np.ndarray  # (n, n), A[i, k] = 1 if joint k is in 0kCh^i (k == i included)
-    ancestors_complex: np.ndarray  # (n, n), A as complex (avoids a cast per product)
     parents: np.ndarray  # (n, n), P[i, p] = 1 for the parent p of body i (zero row: ground)
-    parents_complex: np.ndarray  # (n, n), P as complex
     on_ground: np.ndarray  # (n,), 1 where the parent is the ground
     revolute: np.ndarray  # (n,) 0/1
-    revolute_i: np.ndarray  # (n,) complex, 1j * revolute (the e_z x of revolute columns)
     prismatic: np.ndarray  # (n,) 0/1
     angular_jacobians: np.ndarray  # (n, n), row b = jw_b = A[b] * revolute
     angle: np.ndarray  # (n,) joint angle offsets / axis directions
-    location: np.ndarray  # (n,) complex, joint locations in the parents' frames
-    axis: np.ndarray  # (n,) complex, exp(i angle) for prismatic joints, 0 for revolute
+    location: np.ndarray  # (n, 2), joint locations in the parents' frames
+    axis: np.ndarray  # (n, 2), (cos angle, sin angle) for prismatic joints, 0 for revolute
     mass: np.ndarray  # (n,)
-    mass_column: np.ndarray  # (n, 1)
     inertia: np.ndarray  # (n,)
-    centre_of_mass: np.ndarray  # (n,) complex, in the body frames
+    centre_of_mass: np.ndarray  # (n, 2), in the body frames
     rotational_mass_matrix: np.ndarray  # (n, n), sum_i I_i jw_i^T jw_i (constant in the plane)
     stiffness: np.ndarray  # (n,)
     damping: np.ndarray  # (n,)
     rest: np.ndarray  # (n,)
-    gravity: complex
+    gravity: np.ndarray  # (2,) m/s^2
     actuated: tuple[tuple[int, Joint], ...]  # joints with an actuator
+    kernel_arrays: tuple  # the tuple T of ``kernels.tree`` (``kernels.tree.pack_tree``)
+
+    def __post_init__(self) -> None:
+        # read-only, also after unpickling: the kernels are compiled for read-only constants
+        for value in (*vars(self).values(), *self.kernel_arrays):
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+
+    def __reduce__(self):
+        return (Topology, tuple(getattr(self, f.name) for f in fields(self)))
 
 
 class _Points(Mapping):
@@ -233,8 +239,8 @@ class TreeModel:
 
     @property
     def topology(self) -> Topology:
-        """The constant arrays of the tree (``Topology``) that the kernels ``joint_poses``,
-        ``joint_velocities``, ``point_jacobians`` and ``acceleration_remainders`` take."""
+        """The constant arrays of the tree (``Topology``), with the tuple the kernels of
+        ``kernels.tree`` take (``Topology.kernel_arrays``)."""
         return self._topology
 
 
@@ -315,30 +321,38 @@ def _build_topology(
     inertia = np.array([b.inertia for b in bodies])
     arrays = {
         "ancestors": ancestors,
-        "ancestors_complex": ancestors.astype(complex),
         "parents": parents,
-        "parents_complex": parents.astype(complex),
         "on_ground": 1.0 - parents.sum(axis=1),
         "revolute": revolute,
-        "revolute_i": 1j * revolute,
         "prismatic": prismatic,
         "angular_jacobians": angular_jacobians,
         "angle": angle,
-        "location": np.array([complex(*j.location) for j in joints]),
-        "axis": prismatic * np.exp(1j * angle),
+        "location": np.array([j.location for j in joints], dtype=float).reshape(n, 2),
+        "axis": prismatic[:, None] * np.column_stack([np.cos(angle), np.sin(angle)]),
         "mass": mass,
-        "mass_column": mass[:, None].copy(),
         "inertia": inertia,
-        "centre_of_mass": np.array([complex(*b.centre_of_mass) for b in bodies]),
+        "centre_of_mass": np.array([b.centre_of_mass for b in bodies], dtype=float).reshape(n, 2),
         "rotational_mass_matrix": angular_jacobians.T @ (inertia[:, None] * angular_jacobians),
         "stiffness": np.array([j.stiffness for j in joints]),
         "damping": np.array([j.damping for j in joints]),
         "rest": np.array([j.rest for j in joints]),
+        "gravity": np.array(gravity, dtype=float),
     }
+    kernel_arrays = kernels.pack_tree(
+        ancestors=ancestors,
+        parents=parents,
+        revolute=revolute,
+        angle=angle,
+        location=arrays["location"],
+        mass=mass,
+        centre_of_mass=arrays["centre_of_mass"],
+        rotational_mass_matrix=arrays["rotational_mass_matrix"],
+        gravity=arrays["gravity"],
+    )
     return Topology(
         **{name: _readonly(value) for name, value in arrays.items()},
-        gravity=complex(*gravity),
         actuated=tuple((i, j) for i, j in enumerate(joints) if j.actuator is not None),
+        kernel_arrays=kernel_arrays,
     )
 
 
@@ -443,6 +457,8 @@ def checked_state(tree: TreeModel, value: object, name: str) -> np.ndarray:
         raise ValueError(
             f"{name} must have shape ({len(tree.bodies)},) (one entry per joint), got {array.shape}"
         )
+    if not (array.flags.c_contiguous and array.flags.writeable):
+        array = array.copy()  # the kernels are compiled for C-contiguous, writable arrays
     return array
 
 
@@ -454,11 +470,15 @@ def _local(local: object) -> tuple[float, float]:
     return check.vector("local (a point in the body frame)", local, unit="m")
 
 
-def _xy(z) -> np.ndarray:
-    """Complex (n,) -> real (n, 2); complex scalar -> real (2,)."""
-    if np.ndim(z) == 0:
-        return np.array([z.real, z.imag])
-    return np.ascontiguousarray(z, dtype=complex).view(float).reshape(-1, 2)
+def _complex(xy: np.ndarray) -> np.ndarray:
+    """Real (n, 2) -> complex (n,) x + i y."""
+    return xy[:, 0] + 1j * xy[:, 1]
+
+
+def _pairs(z) -> np.ndarray:
+    """Complex (n,) -> real (n, 2), C-contiguous."""
+    z = np.asarray(z, dtype=complex)
+    return np.ascontiguousarray(np.column_stack([z.real, z.imag]))
 
 
 def joint_poses(topo: Topology, q: np.ndarray):
@@ -479,11 +499,10 @@ def joint_poses(topo: Topology, q: np.ndarray):
     >>> angle.round(4), (origin.round(4) + 0).tolist()
     (array([1.5708, 0.    ]), [0j, 0.2j])
     """
-    angle = topo.ancestors.dot(topo.angle + topo.revolute * q)
-    rotation = np.exp(1j * angle)
-    parent_rotation = topo.parents_complex.dot(rotation) + topo.on_ground
-    r = parent_rotation * (topo.location + (topo.prismatic * q) * topo.axis)
-    return angle, rotation, topo.ancestors_complex.dot(r), r
+    angle, rotation, origin, r = kernels.poses(
+        topo.kernel_arrays, np.ascontiguousarray(q, dtype=float)
+    )
+    return angle, _complex(rotation), _complex(origin), _complex(r)
 
 
 def joint_velocities(topo: Topology, u: np.ndarray, rotation: np.ndarray, r: np.ndarray):
@@ -508,70 +527,26 @@ def joint_velocities(topo: Topology, u: np.ndarray, rotation: np.ndarray, r: np.
     >>> omega.tolist(), (v.round(4) + 0).tolist()
     ([1.0, 1.0], [0j, 0.2j])
     """
-    omega = topo.angular_jacobians.dot(u)
-    omega_parent = topo.parents.dot(omega)
-    increments = (topo.prismatic * u) * rotation + (1j * omega_parent) * r
-    return omega, topo.ancestors_complex.dot(increments)
+    omega, origin_velocity = kernels.velocities(
+        topo.kernel_arrays, np.ascontiguousarray(u, dtype=float), _pairs(rotation), _pairs(r)
+    )
+    return omega, _complex(origin_velocity)
 
 
-def point_jacobians(topo: Topology, chain, rotation, origin, p):
-    """Complex Jacobian rows of world points p whose reference chains are ``chain``.
-
-    chain : A[b] (n,) for one point p (scalar) or A (n, n) for the centres of mass p (n, 1),
-    complex. Column k: i (p - o_k) for revolute k, exp(i theta_k) for prismatic k (Lipinski
-    (002), eqs. 2a, 3b).
-
-    Examples
-    --------
-    The Jacobian row of the tip (0.4 m out) of the stretched arm, complex: i (p - o_k):
-
-    >>> from fe_contact import Body, Joint, TreeModel
-    >>> arm = TreeModel(bodies=(Body(1.0, 0.01, (0.1, 0.0)), Body(1.0, 0.01, (0.1, 0.0))),
-    ...                 joints=(Joint("revolute"), Joint("revolute", parent=0, location=(0.2, 0.0))))
-    >>> from fe_contact.multibody.tree import joint_poses, point_jacobians
-    >>> topo = arm.topology
-    >>> _, rotation, origin, _ = joint_poses(topo, np.zeros(2))
-    >>> row = point_jacobians(topo, topo.ancestors_complex[1], rotation, origin, 0.4 + 0j)
-    >>> (row.round(4) + 0).tolist()
-    [0.4j, 0.2j]
-    """
-    return chain * (topo.revolute_i * (p - origin) + topo.prismatic * rotation)
-
-
-def acceleration_remainders(topo: Topology, chain, u, omega, rotation, origin_velocity, omega_b, v):
-    """Acceleration remainders J' q' (complex) of points with velocities v on bodies with omega_b.
-
-    Column derivatives i (v - v_ok) (revolute), omega_k i a_k (prismatic), Lipinski (002), eq. (2d);
-    sum_k A[b, k] rev_k q_k' = omega_b pulls the point's own term out of the sum.
-
-    Examples
-    --------
-    A link turning at 2 rad/s: its point 0.5 m out has the centripetal remainder
-    -omega^2 r = -2 m/s^2 (complex: -2 + 0j), as ``point_acceleration_remainder`` gives:
-
-    >>> from fe_contact import Body, Joint, TreeModel
-    >>> from fe_contact.multibody.tree import acceleration_remainders, joint_poses, joint_velocities
-    >>> link = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
-    >>> topo, u = link.topology, np.array([2.0])
-    >>> _, rotation, origin, r = joint_poses(topo, np.zeros(1))
-    >>> omega, v0 = joint_velocities(topo, u, rotation, r)
-    >>> v = v0[0] + 1j * omega[0] * 0.5  # the point's velocity
-    >>> chain = topo.ancestors_complex[0]
-    >>> a = acceleration_remainders(topo, chain, u, omega, rotation, v0, omega[0], v)
-    >>> complex(a.round(4))
-    (-2+0j)
-    """
-    terms = (topo.prismatic * u * omega) * rotation - (topo.revolute * u) * origin_velocity
-    return 1j * (omega_b * v + chain.dot(terms))
-
-
-def _point(tree: TreeModel, q, body, local):
-    topo = tree._topology
+def _point(tree: TreeModel, q, u, body, local):
+    """``kernels.tree.point_state`` at q, u (zero when None) for a checked body point."""
     b = _body_index(tree, body)
     x, y = _local(local)
-    _, rotation, origin, r = joint_poses(topo, checked_state(tree, q, "q"))
-    arm = rotation[b] * complex(x, y)
-    return topo, b, rotation, origin, r, arm
+    q = checked_state(tree, q, "q")
+    u = np.zeros(q.size) if u is None else checked_state(tree, u, "u")
+    return kernels.point_state(tree._topology.kernel_arrays, q, u, b, float(x), float(y))
+
+
+def _bodies(tree: TreeModel, q, u):
+    """``kernels.tree.body_states`` at q, u (zero when None)."""
+    q = checked_state(tree, q, "q")
+    u = np.zeros(q.size) if u is None else checked_state(tree, u, "u")
+    return kernels.body_states(tree._topology.kernel_arrays, q, u)
 
 
 def body_poses(tree: TreeModel, q) -> BodyPoses:
@@ -592,10 +567,8 @@ def body_poses(tree: TreeModel, q) -> BodyPoses:
     >>> np.round(poses.angle, 4), np.round(poses.origin[1], 4), np.round(poses.centre_of_mass[1], 4)
     (array([1.5708, 0.    ]), array([0. , 0.2]), array([0.1, 0.2]))
     """
-    topo = tree._topology
-    angle, rotation, origin, _ = joint_poses(topo, checked_state(tree, q, "q"))
-    com = origin + rotation * topo.centre_of_mass
-    return BodyPoses(angle=angle, origin=_xy(origin), centre_of_mass=_xy(com))
+    angle, origin, com, _, _, _ = _bodies(tree, q, None)
+    return BodyPoses(angle=angle, origin=origin, centre_of_mass=com)
 
 
 def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
@@ -616,16 +589,11 @@ def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
     >>> np.round(v.angular_velocity, 4), np.round(v.centre_of_mass_velocity[1], 4)
     (array([1., 1.]), array([0. , 0.3]))
     """
-    topo = tree._topology
-    q = checked_state(tree, q, "q")
-    u = checked_state(tree, u, "u")
-    _, rotation, _, r = joint_poses(topo, q)
-    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
-    com_velocity = origin_velocity + 1j * omega * rotation * topo.centre_of_mass
+    _, _, _, omega, origin_velocity, com_velocity = _bodies(tree, q, u)
     return BodyVelocities(
         angular_velocity=omega,
-        origin_velocity=_xy(origin_velocity),
-        centre_of_mass_velocity=_xy(com_velocity),
+        origin_velocity=origin_velocity,
+        centre_of_mass_velocity=com_velocity,
     )
 
 
@@ -643,8 +611,7 @@ def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
     >>> np.round(point_position(arm, [np.pi / 2, -np.pi / 2], 1, (0.2, 0.0)), 4)
     array([0.2, 0.2])
     """
-    _, b, _, origin, _, arm = _point(tree, q, body, local)
-    return _xy(origin[b] + arm)
+    return _point(tree, q, None, body, local)[0]
 
 
 def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
@@ -661,9 +628,7 @@ def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
     >>> np.round(point_velocity(arm, [0.0, 0.0], [1.0, 0.0], 1, (0.2, 0.0)), 4)
     array([0. , 0.4])
     """
-    topo, b, rotation, _, r, arm = _point(tree, q, body, local)
-    omega, origin_velocity = joint_velocities(topo, checked_state(tree, u, "u"), rotation, r)
-    return _xy(origin_velocity[b] + 1j * omega[b] * arm)
+    return _point(tree, q, u, body, local)[1]
 
 
 def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
@@ -684,9 +649,7 @@ def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
     array([[0. , 0. ],
            [0.4, 0.2]])
     """
-    topo, b, rotation, origin, _, arm = _point(tree, q, body, local)
-    jacobian = point_jacobians(topo, topo.ancestors_complex[b], rotation, origin, origin[b] + arm)
-    return np.array([jacobian.real, jacobian.imag])
+    return _point(tree, q, None, body, local)[2]
 
 
 def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
@@ -705,14 +668,7 @@ def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.
     >>> np.round(point_acceleration_remainder(link, [0.0], [2.0], 0, (0.5, 0.0)), 4)
     array([-2.,  0.])
     """
-    topo, b, rotation, _, r, arm = _point(tree, q, body, local)
-    u = checked_state(tree, u, "u")
-    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
-    v = origin_velocity[b] + 1j * omega[b] * arm
-    chain = topo.ancestors_complex[b]
-    return _xy(
-        acceleration_remainders(topo, chain, u, omega, rotation, origin_velocity, omega[b], v)
-    )
+    return _point(tree, q, u, body, local)[3]
 
 
 def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics:
@@ -732,21 +688,12 @@ def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics
     >>> bool(np.allclose(k.velocity, k.jacobian @ [1.0, 0.5], rtol=0, atol=1e-15))
     True
     """
-    topo, b, rotation, origin, r, arm = _point(tree, q, body, local)
-    u = checked_state(tree, u, "u")
-    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
-    p = origin[b] + arm
-    v = origin_velocity[b] + 1j * omega[b] * arm
-    chain = topo.ancestors_complex[b]
-    jacobian = point_jacobians(topo, chain, rotation, origin, p)
-    remainder = acceleration_remainders(
-        topo, chain, u, omega, rotation, origin_velocity, omega[b], v
-    )
+    position, velocity, jacobian, remainder = _point(tree, q, u, body, local)
     return PointKinematics(
-        position=_xy(p),
-        velocity=_xy(v),
-        jacobian=np.array([jacobian.real, jacobian.imag]),
-        acceleration_remainder=_xy(remainder),
+        position=position,
+        velocity=velocity,
+        jacobian=jacobian,
+        acceleration_remainder=remainder,
     )
 
 

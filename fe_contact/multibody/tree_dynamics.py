@@ -1,5 +1,6 @@
 """Dynamics of a tree, Lipinski (002), eq. (7a): M(q) q'' + F(q, q', t) = Q, with M (eq. 7b) and
-F (eq. 7c) from one kinematic pass (``multibody.kinematics``); ``multibody.tree`` re-exports it.
+F (eq. 7c) from one kinematic pass (the kernel ``kernels.tree.equations``, the one
+implementation, also called by the compiled loop); ``multibody.tree`` re-exports it.
 
 The equations are assembled in
 the projected Newton-Euler (Jourdain) form, which gives the same M^b and F^b as the recursive
@@ -20,16 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..kernels import tree as kernels
 from .joints import actuator_force
-from .kinematics import (
-    Topology,
-    TreeModel,
-    acceleration_remainders,
-    checked_state,
-    joint_poses,
-    joint_velocities,
-    point_jacobians,
-)
+from .kinematics import TreeModel, checked_state
 
 
 @dataclass(frozen=True)
@@ -40,34 +34,20 @@ class EquationsOfMotion:
     bias_forces: np.ndarray
 
 
-def _centre_of_mass_jacobians(topo: Topology, q: np.ndarray):
-    """Complex centre-of-mass Jacobians (n, n) (row i = body i), orientations and joint vectors."""
-    _, rotation, origin, r = joint_poses(topo, q)
-    arm = rotation * topo.centre_of_mass
-    jacobians = point_jacobians(
-        topo, topo.ancestors_complex, rotation, origin, (origin + arm)[:, None]
-    )
-    return jacobians, rotation, r, arm
-
-
-def _mass_matrix(topo: Topology, jacobians: np.ndarray) -> np.ndarray:
-    """Re(J^H diag(m) J) + sum_i I_i jw_i^T jw_i, Lipinski (002), eq. (7b)."""
-    mass_matrix = jacobians.conj().T.dot(topo.mass_column * jacobians).real
-    return mass_matrix + topo.rotational_mass_matrix
-
-
-def _bias_forces(topo: Topology, jacobians, rotation, r, arm, q, u, t: float) -> np.ndarray:
-    """sum_i m_i Jc_i^T (a_rem_i - g) + joint terms, Lipinski (002), eq. (7c)."""
-    omega, origin_velocity = joint_velocities(topo, u, rotation, r)
-    com_velocity = origin_velocity + 1j * omega * arm
-    remainders = acceleration_remainders(
-        topo, topo.ancestors_complex, u, omega, rotation, origin_velocity, omega, com_velocity
-    )
-    forces = jacobians.conj().T.dot(topo.mass * (remainders - topo.gravity)).real
-    forces += topo.stiffness * (q - topo.rest) + topo.damping * u
-    for i, joint in topo.actuated:
-        forces[i] -= actuator_force(joint, t)
+def actuator_forces(tree: TreeModel, t: float = 0.0) -> np.ndarray:
+    """Joint actuator forces tau(t), shape (n,), in N m or N (positive along q)."""
+    forces = np.zeros(tree.n_bodies)
+    for i, joint in tree._topology.actuated:
+        forces[i] = actuator_force(joint, t)
     return forces
+
+
+def _equations(tree: TreeModel, q, u, actuators: np.ndarray):
+    """(M, F) from ``kernels.tree.equations`` at checked q, u (n,) and actuator forces (n,)."""
+    topo = tree._topology
+    return kernels.equations(
+        topo.kernel_arrays, q, u, topo.stiffness, topo.damping, topo.rest, actuators
+    )
 
 
 def mass_matrix(tree: TreeModel, q) -> np.ndarray:
@@ -77,9 +57,9 @@ def mass_matrix(tree: TreeModel, q) -> np.ndarray:
     massless bodies M can become singular in special configurations (a point mass on the axis of
     the only revolute joint that turns it); solvers then raise numpy's LinAlgError.
     """
-    topo = tree._topology
-    jacobians, _, _, _ = _centre_of_mass_jacobians(topo, checked_state(tree, q, "q"))
-    return _mass_matrix(topo, jacobians)
+    q = checked_state(tree, q, "q")
+    zero = np.zeros(q.size)
+    return _equations(tree, q, zero, zero)[0]
 
 
 def bias_forces(tree: TreeModel, q, u, t: float = 0.0) -> np.ndarray:
@@ -89,20 +69,14 @@ def bias_forces(tree: TreeModel, q, u, t: float = 0.0) -> np.ndarray:
         + stiffness (q - rest) + damping q' - actuator(t)   (joint elements)
     N m for revolute and N for prismatic rows. ``t`` in s is used by time-dependent actuators.
     """
-    topo = tree._topology
     q = checked_state(tree, q, "q")
     u = checked_state(tree, u, "u")
-    jacobians, rotation, r, arm = _centre_of_mass_jacobians(topo, q)
-    return _bias_forces(topo, jacobians, rotation, r, arm, q, u, t)
+    return _equations(tree, q, u, actuator_forces(tree, t))[1]
 
 
 def equations_of_motion(tree: TreeModel, q, u, t: float = 0.0) -> EquationsOfMotion:
     """``mass_matrix`` and ``bias_forces`` from one kinematic pass, Lipinski (002), eq. (7)."""
-    topo = tree._topology
     q = checked_state(tree, q, "q")
     u = checked_state(tree, u, "u")
-    jacobians, rotation, r, arm = _centre_of_mass_jacobians(topo, q)
-    return EquationsOfMotion(
-        mass_matrix=_mass_matrix(topo, jacobians),
-        bias_forces=_bias_forces(topo, jacobians, rotation, r, arm, q, u, t),
-    )
+    M, F = _equations(tree, q, u, actuator_forces(tree, t))
+    return EquationsOfMotion(mass_matrix=M, bias_forces=F)

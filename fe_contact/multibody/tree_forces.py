@@ -1,21 +1,31 @@
 """Applied forces, inverse dynamics and energies of a tree (Lipinski (002), eq. 7a), on the
-kinematics of ``multibody.kinematics`` (``multibody.tree`` re-exports them):
+kinematics of ``multibody.kinematics`` and the dynamics of ``multibody.tree_dynamics``
+(``multibody.tree`` re-exports them):
 d/dt (kinetic + potential) = (Q + actuator_forces) . q' - damping_power."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .joints import actuator_force
 from .kinematics import (
     TreeModel,
     angular_jacobian,
+    body_poses,
     body_velocities,
     checked_state,
-    joint_poses,
     point_jacobian,
 )
-from .tree_dynamics import equations_of_motion
+from .tree_dynamics import actuator_forces, equations_of_motion
+
+__all__ = [
+    "actuator_forces",
+    "damping_power",
+    "generalized_body_torque",
+    "generalized_point_force",
+    "inverse_dynamics",
+    "kinetic_energy",
+    "potential_energy",
+]
 
 
 def inverse_dynamics(
@@ -50,14 +60,6 @@ def generalized_body_torque(tree: TreeModel, body: int, torque: float) -> np.nda
     return angular_jacobian(tree, body) * float(torque)
 
 
-def actuator_forces(tree: TreeModel, t: float = 0.0) -> np.ndarray:
-    """Joint actuator forces tau(t), shape (n,), in N m or N (positive along q)."""
-    forces = np.zeros(tree.n_bodies)
-    for i, joint in tree._topology.actuated:
-        forces[i] = actuator_force(joint, t)
-    return forces
-
-
 # ---------------------------------------------------------------------------------------------
 # Energies: d/dt (kinetic + potential) = (Q + actuator_forces) . q' - damping_power
 # ---------------------------------------------------------------------------------------------
@@ -75,10 +77,8 @@ def potential_energy(tree: TreeModel, q) -> float:
     """Gravity plus joint-spring potential in J: -sum m_i g . x_ci + 1/2 k_j (q_j - rest_j)^2."""
     topo = tree._topology
     q = checked_state(tree, q, "q")
-    _, rotation, origin, _ = joint_poses(topo, q)
-    com = origin + rotation * topo.centre_of_mass
-    g = topo.gravity
-    gravity = -float(topo.mass @ (com.real * g.real + com.imag * g.imag))
+    com = body_poses(tree, q).centre_of_mass
+    gravity = -float(topo.mass @ (com @ topo.gravity))
     return gravity + 0.5 * float(topo.stiffness @ (q - topo.rest) ** 2)
 
 
