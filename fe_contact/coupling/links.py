@@ -57,7 +57,7 @@ def material_point(system, side: MaterialPoint, q, u):
 @dataclass(frozen=True, eq=False)
 class LinkRows:
     """The constant rows of the links between material points of linear structures (L links,
-    k = the DOFs of both sides, padded with DOF 0 and value 0).
+    k = the DOFs of both sides, padded with the link's first DOF and value 0).
 
     pairs : (L,) int, model indices of the links. dofs : (L, k) int, system DOFs. rows :
     (L, 2, k) d(r_b - r_a)/dq at those DOFs. offset : (L, 2) r_b - r_a at q = 0, m. point_a,
@@ -115,6 +115,8 @@ def link_rows(system) -> LinkRows:
     for i, (_, a, b, _) in enumerate(found):
         na, nb = a[1].size, b[1].size
         dofs[i, :na], dofs[i, na : na + nb] = a[1], b[1]
+        own = np.concatenate([a[1], b[1]])  # the padding: a DOF of the link's own (value 0)
+        dofs[i, na + nb :] = own[0] if own.size else system.layout.n_tree
         rows_a[i, :, :na] = a[2]
         rows_b[i, :, na : na + nb] = b[2]
     point_a = np.array([a[0] for _, a, _, _ in found]).reshape(n_links, 2)
