@@ -157,3 +157,29 @@ def test_the_folded_tangent_is_the_bordered_system(system):
     residual = np.max(np.abs(A @ X - rhs))
     assert residual <= 1e-9 * np.abs(A).max() * np.abs(X).max() * system.layout.n
     assert algebra.n_factorizations >= 2  # G_f alone, then G_f with the taut links
+
+
+def test_padding_of_the_rows_is_a_dof_of_the_link_with_value_zero():
+    """A link at a wire's pinned end has fewer free DOFs than one inside: its rows are padded
+    with a DOF of its own (never a tree coordinate) and zero values, so that the folded tangent
+    (``bordered_solve``, which folds links on the structures' DOFs alone) takes it."""
+    from fe_contact.multibody.builders import floating_body
+
+    pairs = (
+        ContactPair("end", MaterialPoint("low", 0.0), MaterialPoint("up", 1.1), Dropper(1e5, 1.0)),
+        ContactPair("mid", MaterialPoint("low", 2.1), MaterialPoint("up", 1.8), Dropper(1e5, 1.0)),
+    )
+    model = Model(
+        tree=floating_body(1.0, 1e-3),
+        structures={"low": wire(0.0), "up": wire(1.0)},
+        contacts=pairs,
+    )
+    system = assemble(model)
+    rows = system.link_rows
+    n_tree = system.layout.n_tree
+    assert n_tree == 3 and rows.dofs.shape == (2, 8)
+    # the pinned end's element has 3 free DOFs (w' at the end, w and w' at the next node), the
+    # inner point's 4: the end link's eighth entry is padding
+    assert rows.dofs.min() >= n_tree
+    assert rows.dofs[0, 7] == rows.dofs[0, 0] and not np.any(rows.rows[0, :, 7])
+    assert len(set(rows.dofs[1].tolist())) == 8  # the inner link: no padding
