@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from . import validation as check
 from .coupling.contact import compliant_forces
 from .coupling.frames import carried_rows
+from .coupling.links import LinkRows, link_rows
 from .coupling.profile_structure import centre_line_samples
 from .elements.beam import BeamSpec, assemble_beam, self_weight
 from .elements.beam import point_load as beam_point_load
@@ -108,8 +109,8 @@ class StateLayout:
 class System:
     """An assembled model (constant).
 
-    A System is constant: every attribute is set by ``assemble`` (``centre_line_samples`` and
-    ``sensor_plan`` by ``__post_init__``, also on ``dataclasses.replace``) and none is written
+    A System is constant: every attribute is set by ``assemble`` (``centre_line_samples``,
+    ``sensor_plan`` and ``link_rows`` by ``__post_init__``, also on ``dataclasses.replace``) and none is written
     after, so one System may serve any number of runs, in any order, in threads or processes.
     What a run reuses from step to step (warm starts of the contact searches, the compiled
     step's factors) lives in that run's ``Workspace`` (``fe_contact.workspace``) or its stepper.
@@ -148,6 +149,9 @@ class System:
         structure a curved profile touches (its closest-point search's global start).
     sensor_plan : SensorPlan
         The plan of the model's joints and sensors (``sensors.state_values``).
+    link_rows : LinkRows
+        The constant rows of the links between material points of linear structures
+        (``coupling.links.LinkRows``: every such link evaluated in one call).
 
     Examples
     --------
@@ -176,6 +180,7 @@ class System:
     grids: tuple
     centre_line_samples: dict = field(init=False, repr=False)
     sensor_plan: SensorPlan = field(init=False, repr=False)
+    link_rows: LinkRows = field(init=False, repr=False)
 
     def __post_init__(self):
         # the constants derived from the fields, made here once (also by dataclasses.replace):
@@ -189,6 +194,7 @@ class System:
         samples = {name: centre_line_samples(self.structures[name]) for name in sorted(targets)}
         object.__setattr__(self, "centre_line_samples", samples)
         object.__setattr__(self, "sensor_plan", SensorPlan(self))
+        object.__setattr__(self, "link_rows", link_rows(self))
 
     @property
     def n(self) -> int:

@@ -374,7 +374,9 @@ def evaluate_state(
             if f_v != 0.0:
                 forces -= contacts[i].w_tangent * f_v
         for f in compliant:  # applied generalised forces W_N^T F_n + W_T^T F_t (000 eq. 17)
-            if f.normal_force > 0.0:
+            if f.normal_force > 0.0 and f.rows is not None:  # a link: W_N's entries, W_T = 0
+                np.subtract.at(forces, f.rows[0], f.rows[1] * f.normal_force)
+            elif f.normal_force > 0.0:
                 c = f.contact
                 forces -= c.w_normal * f.normal_force + c.w_tangent * f.friction_force
     return Evaluation(

@@ -17,6 +17,7 @@ import numpy as np
 
 from .contact_points import contact_points
 from .kinematics import ContactKinematics, ContactLeftStructure
+from .links import link_contact, links_state, zero_row
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,7 +28,9 @@ class CompliantForce:
     powers it dissipates (damping: (F_n - c a^p) a' >= 0, friction: -F_t v_t >= 0, W).
     tangent : (K_q, K_u), the (2, 2) derivatives of the generalised force W^T (F_n, F_t) with
     W = [W_N, W_T] taken through the law only: d forces / dq = W K_q W^T, d forces / du =
-    W K_u W^T (``forces`` holds minus the contact force; None while open)."""
+    W K_u W^T (``forces`` holds minus the contact force; None while open).
+    rows : (dofs (k,), values (k,)) the nonzero entries of W_N of a link with constant rows
+    (``coupling.links.links_state``; its W_T is zero), else None."""
 
     index: int
     contact: ContactKinematics | None
@@ -37,12 +40,16 @@ class CompliantForce:
     damping_power: float
     friction_power: float
     tangent: np.ndarray | None = None
+    rows: tuple[np.ndarray, np.ndarray] | None = None
 
 
-def compliant_force(law, contact: ContactKinematics | None, index: int) -> CompliantForce:
-    """The force of a ``Compliant`` law at the contact (see ``model.Compliant``)."""
+def compliant_force(
+    law, contact: ContactKinematics | None, index: int, rows=None
+) -> CompliantForce:
+    """The force of a ``Compliant`` law at the contact (see ``model.Compliant``); ``rows``: the
+    (dofs, values) of a link's W_N (``CompliantForce.rows``) or None."""
     if contact is None or not contact.gap < 0.0:
-        return CompliantForce(index, contact, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return CompliantForce(index, contact, 0.0, 0.0, 0.0, 0.0, 0.0, rows=rows)
     a, rate = -contact.gap, -contact.normal_velocity
     f_n, dn_da, dn_drate = law.normal_force(a, rate)
     elastic = law.stiffness * a**law.exponent
@@ -64,6 +71,7 @@ def compliant_force(law, contact: ContactKinematics | None, index: int) -> Compl
         damping_power=(f_n - elastic) * rate,
         friction_power=-f_t * contact.slip_velocity,
         tangent=(k_q, k_u),
+        rows=rows,
     )
 
 
@@ -80,7 +88,19 @@ def compliant_forces(system, q, u, rolling=None, workspace=None) -> tuple[Compli
     updated), or None (every search starts afresh)."""
     out = []
     guesses = {} if workspace is None else workspace.contact_parameters
+    links = system.link_rows
+    if links.size:  # every link with constant rows in one call (``coupling.links``)
+        state = links_state(system, q, u)
+        dense = state.dense_rows(system.layout.n)
+        zeros = zero_row(system.layout.n)
+        at = {k: i for i, k in enumerate(links.pairs.tolist())}
     for j, k in enumerate(compliant_contacts(system)):
+        if links.size and k in at:
+            i = at[k]
+            kin = link_contact(system, state, i, dense[i], zeros)
+            rows = (state.dofs[i], state.w_normal[i])
+            out.append(compliant_force(system.model.contacts[k].law, kin, k, rows))
+            continue
         rolls = rolling is not None and bool(rolling[j])
         try:
             kin = contact_at(system, k, q, u, guesses.get(k), remainder=rolls, workspace=workspace)

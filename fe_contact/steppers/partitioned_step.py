@@ -52,6 +52,7 @@ class StepAlgebra:
         self._tree_stiffness = np.array([j.stiffness for j in joints])
         self._tree_damping = np.array([j.damping for j in joints])
         self._g_factor = {}
+        self._g_matrix = {}  # h -> G_f (CSC) of linear structures, for ``g_solver_with``
         self._block = None  # FlexibleBlock: G_f of nonlinear structures in band storage
         lay = system.layout
         self.mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
@@ -92,6 +93,21 @@ class StepAlgebra:
             self._block = FlexibleBlock(s)
         self.n_factorizations += 1
         return self._block.iteration_matrix(q[s.layout.flexible], gp, bp)
+
+    def g_solver_with(self, h: float, extra):
+        """Sparse LU of G_f + ``extra`` (a sparse (n_f, n_f) matrix: the tangent of the taut
+        links, ``compliant.bordered_solve``) for linear structures, factorised anew at each
+        call (``n_factorizations`` counts it); G_f itself is kept per step size."""
+        s = self.system
+        G = self._g_matrix.get(h)
+        if G is None:
+            bp, gp = self.coefficients(h)
+            G = (s.mass_flexible + gp * s.damping_flexible + bp * s.stiffness_flexible).tocsc()
+            if len(self._g_matrix) >= FACTORS_KEPT:
+                del self._g_matrix[next(iter(self._g_matrix))]
+            self._g_matrix[h] = G
+        self.n_factorizations += 1
+        return spla.splu((G + extra).tocsc())
 
     def bordered_solve(self, ev, rhs, h, lu):
         """X with T_Sigma^T G T X_ind = -r (rhs = -r on the independent entries, else zero)."""

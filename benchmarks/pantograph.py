@@ -1,0 +1,128 @@
+"""The pantograph on the EN 50318-sized line (``papers.pantograph``): 10 spans of 55 m with
+elements of at most 0.25 m on both wires, the pantograph at 250 and 300 km/h for ``--t-end``
+seconds of simulated time with the penalty contact (``--contact exact`` for the exact one),
+generalised-alpha, h = 1 ms, rho_inf = 1.
+
+The head starts at the support ``--start-span`` spans from the line's first anchor (default 3,
+so that a 3 s run at 300 km/h, 250 m, ends two spans before the last anchor): the line's ends
+are two or more spans away through the whole run. The statistics (``contact_force_statistics``:
+filtered at 20 Hz, mean, standard deviation, mean +- 3 std, extremes, loss of contact, uplift at
+the steady arms) are taken from half a span after the start to the end of the run; they are
+printed beside the EN 50318 acceptance ranges (``papers.pantograph.ACCEPTANCE``) with the cost:
+CPU and wall time per simulated second, Newton iterations per step. One row per speed is
+written to ``benchmarks/results/pantograph.csv``.
+
+Run: python benchmarks/pantograph.py [--speed 250 300] [--t-end 3] [--spans 10]
+[--element 0.25] [--contact penalty|exact] [--start-span 3] [--out FILE]. The 10-span line has
+2 x 2200 elements and 8824 unknowns; its static start is a static solve of the whole model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from fe_contact import assemble
+from fe_contact.demos.pantograph import QUANTITIES, acceptance, table
+from fe_contact.papers.catenary import EN50318
+from fe_contact.papers.pantograph import (
+    HEAD,
+    KMH,
+    contact_force_statistics,
+    pantograph_on_catenary,
+    steady_arm_uplift,
+)
+
+RESULTS = Path(__file__).parent / "results" / "pantograph.csv"
+
+
+def run_speed(speed_kmh, t_end, spans, element, contact, start_span):
+    """(statistics, cost dict) of one run."""
+    v = speed_kmh * KMH
+    x_start = start_span * EN50318.span
+    x_end = min(x_start + v * t_end, spans * EN50318.span - 0.5 * EN50318.dropper_spacing)
+    t0, c0 = time.perf_counter(), time.process_time()
+    run = pantograph_on_catenary(
+        spans, speed=v, contact=contact, max_element_length=element, x_start=x_start, x_end=x_end
+    )
+    system = assemble(run.model)
+    setup_wall, setup_cpu = time.perf_counter() - t0, time.process_time() - c0
+    section = (x_start + 0.5 * EN50318.span, x_end)
+    arms = run.details["steady_arms"]
+    run = replace(run, details={**run.details, "section": section})
+    t0, c0 = time.perf_counter(), time.process_time()
+    result = run.run(system)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    x = result.q[:, system.layout.tree.start]
+    uplift = steady_arm_uplift(system, result.q, run.q0, arms, section)
+    stats = contact_force_statistics(
+        result.t, x, result[f"{HEAD}_normal_force"], section, uplift=uplift
+    )
+    simulated = float(result.t[-1] - result.t[0])
+    steps = max(int(result.n_steps), 1)
+    cost = {
+        "status": result.status,
+        "n": system.layout.n,
+        "droppers": system.link_rows.size,
+        "simulated_s": simulated,
+        "steps": steps,
+        "newton_per_step": result.n_newton / steps,
+        "setup_cpu_s": setup_cpu,
+        "setup_wall_s": setup_wall,
+        "cpu_per_simulated_s": cpu / simulated,
+        "wall_per_simulated_s": wall / simulated,
+        "cpu_per_step_ms": 1e3 * cpu / steps,
+        "section_start_m": section[0],
+        "section_end_m": section[1],
+    }
+    return stats, cost
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--speed", type=float, nargs="+", default=[250.0, 300.0])
+    parser.add_argument("--t-end", type=float, default=3.0)
+    parser.add_argument("--spans", type=int, default=10)
+    parser.add_argument("--element", type=float, default=0.25)
+    parser.add_argument("--contact", choices=("penalty", "exact"), default="penalty")
+    parser.add_argument("--start-span", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    rows = []
+    for speed in args.speed:
+        stats, cost = run_speed(
+            speed, args.t_end, args.spans, args.element, args.contact, args.start_span
+        )
+        print(table({speed: stats}))
+        print(
+            f"  {args.spans} spans, {cost['n']} unknowns, {cost['droppers']} droppers, "
+            f"{args.contact}: {cost['status']}, {cost['simulated_s']:.3f} s simulated in "
+            f"{cost['steps']} steps, {cost['newton_per_step']:.2f} Newton iterations per step; "
+            f"{cost['cpu_per_simulated_s']:.1f} s of CPU ({cost['wall_per_simulated_s']:.1f} s "
+            f"wall) per simulated s, {cost['cpu_per_step_ms']:.1f} ms of CPU per step; set-up "
+            f"{cost['setup_cpu_s']:.1f} s of CPU",
+            flush=True,
+        )
+        ranges = acceptance(speed) or {}
+        row = {"speed_kmh": speed, "spans": args.spans, "element_m": args.element}
+        row["contact"] = args.contact
+        for name, _, _ in QUANTITIES:
+            low, high = ranges.get(name, (np.nan, np.nan))
+            row.update({name: getattr(stats, name), f"{name}_low": low, f"{name}_high": high})
+        rows.append({**row, **cost})
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"written: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
