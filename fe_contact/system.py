@@ -110,8 +110,9 @@ class System:
     """An assembled model (constant).
 
     A System is constant: every attribute is set by ``assemble`` (``centre_line_samples``,
-    ``sensor_plan`` and ``link_rows`` by ``__post_init__``, also on ``dataclasses.replace``) and none is written
-    after, so one System may serve any number of runs, in any order, in threads or processes.
+    ``sensor_plan`` and ``link_rows`` by ``__post_init__``, also on ``dataclasses.replace``)
+    and none is written after, so one System may serve any number of runs, in any order, in
+    threads or processes.
     What a run reuses from step to step (warm starts of the contact searches, the compiled
     step's factors) lives in that run's ``Workspace`` (``fe_contact.workspace``) or its stepper.
 

@@ -331,8 +331,28 @@ def plot_point_states(ax, time, angle, states, size: float = 2.5) -> dict:
     by its state (``POINT_STATE_COLOURS``): where on an arc a candidate grid sticks or slips,
     and how that moves in time (``ContactReport.states``).
 
-    time, angle : (m,) s and rad (or any coordinate along the contact). states : (m,) names
-    or ``STATE_CODES`` numbers. Returns state -> the plotted line, for the states that occur.
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to draw on.
+    time : array_like, shape (m,)
+        The points' times, s.
+    angle : array_like, shape (m,)
+        The points' angles, rad (or any coordinate along the contact).
+    states : array_like, shape (m,)
+        State names ("open", "stick", "slip") or ``STATE_CODES`` numbers.
+    size : float, optional
+        Marker size, points.
+
+    Returns
+    -------
+    dict of str to matplotlib.lines.Line2D
+        State -> the plotted line, for the states that occur.
+
+    Raises
+    ------
+    ValueError
+        When time, angle and states differ in shape.
 
     Examples
     --------

@@ -200,6 +200,9 @@ class RoughContactReport(ContactReport):
         Friction impulses of the step, N s.
     min_gap : float
         Smallest gap of the pair at the end of the step, m.
+    point_state : tuple of str, shape (k,), optional
+        The state of each point, "slip", "stick" or "open" (``point_states``); None: each
+        point is in the pair's ``state``.
     impulse_xy : ndarray, shape (2,), optional
         The pair's whole impulse on the profile over the step, plane axes, N s.
     normal_impulse_xy : ndarray, shape (2,), optional
@@ -259,7 +262,19 @@ def point_states(normal_impulse, slip_velocity, mu: float) -> tuple[str, ...]:
     where it took no normal impulse (P_N = 0: closed by its gap, but not pressed), "stick"
     where it was pressed and slips slower than ``STICK_SPEED`` with mu > 0, else "slip".
 
-    normal_impulse : (k,) N s. slip_velocity : (k,) m/s. mu : the pair's friction coefficient.
+    Parameters
+    ----------
+    normal_impulse : array_like, shape (k,)
+        Normal impulses of the step, N s.
+    slip_velocity : array_like, shape (k,)
+        Slip velocities at the end of the step, m/s.
+    mu : float
+        The pair's friction coefficient.
+
+    Returns
+    -------
+    tuple of str, shape (k,)
+        "open", "stick" or "slip" per point.
 
     Examples
     --------
@@ -279,6 +294,16 @@ def point_states(normal_impulse, slip_velocity, mu: float) -> tuple[str, ...]:
 def pair_state(states) -> str:
     """The state of a pair from its points' (``point_states``): "stick" when at least one
     point sticks and none slips, else "slip" (also when no point is pressed).
+
+    Parameters
+    ----------
+    states : sequence of str
+        The points' states, "open", "stick" or "slip".
+
+    Returns
+    -------
+    str
+        "stick" or "slip".
 
     Examples
     --------
