@@ -50,14 +50,18 @@ PULLEYS = ("driver", "driven")  # the contact pairs of the pulleys, 0 and 1, by 
 SUMMARY_HEADER = ("quantity", "simulated", "closed_form", "unit", "meaning")
 
 
-def belt_scenario(data: bp.BeltData):
+def belt_scenario(data: bp.BeltData | bp.ClosedBeltData):
     """The belt drive the demo runs, as a Scenario: ``papers.belt.belt_drive`` (the open belt
-    with a tensioner). The one place where the demo takes its model."""
+    with a tensioner) for a ``BeltData``, ``papers.belt.closed_belt_drive`` (the closed belt,
+    pre-tensioned by the centre distance) for a ``ClosedBeltData``. The one place where the
+    demo takes its model."""
+    if isinstance(data, bp.ClosedBeltData):
+        return bp.closed_belt_drive(data)
     return bp.belt_drive(data)
 
 
 def run(
-    data: bp.BeltData | None = None,
+    data: bp.BeltData | bp.ClosedBeltData | None = None,
     t_end: float | None = None,
     h: float = H,
     out="out/belt-drive",
@@ -79,7 +83,7 @@ def run(
     scenario = belt_scenario(data)
     t_end = scenario.t_span[1] if t_end is None else float(t_end)
     travel = data.speed * data.radius * t_end
-    if travel >= data.feed:
+    if isinstance(data, bp.BeltData) and travel >= data.feed:
         raise ValueError(
             f"t_end: got {t_end!r} s; allowed: < feed / (speed R) = "
             f"{data.feed / (data.speed * data.radius):.4g} s (the belt's end on the feed must "
@@ -345,6 +349,14 @@ def plot_pulley_states(data, result, start: float, path) -> list[Path]:
 def main(argv=None) -> int:
     parser = DemoParser(prog="fe-contact demo belt-drive", description=__doc__)
     base = bp.BeltData()
+    closed = bp.ClosedBeltData()
+    parser.add_argument("--closed", action="store_true",
+                        help="a closed belt pre-tensioned by the centre distance "
+                        "(papers.belt.closed_belt_drive) instead of the open belt with a "
+                        "tensioner")  # fmt: skip
+    parser.add_argument("--pre-tension", type=positive("N"), default=closed.pre_tension,
+                        help="with --closed: the belt's tension at rest on the pulleys in N "
+                        f"(default: {closed.pre_tension:g})")  # fmt: skip
     parser.add_argument("--mu", type=positive(), default=base.mu,
                         help=f"friction coefficient of belt and pulleys (default: {base.mu:g})")  # fmt: skip
     parser.add_argument("--load-torque", type=nonnegative("N m"), default=base.load_torque,
@@ -374,9 +386,13 @@ def main(argv=None) -> int:
         parser.fail("--candidates", args.candidates, "an integer >= 2")
     data = replace(base, mu=args.mu, load_torque=args.load_torque, speed=args.speed,
                    n_elements=args.elements, n_candidates=args.candidates)  # fmt: skip
+    if args.closed:
+        data = replace(closed, mu=args.mu, load_torque=args.load_torque, speed=args.speed,
+                       n_elements=args.elements, n_candidates=args.candidates,
+                       pre_tension=args.pre_tension)  # fmt: skip
     t_end = belt_scenario(data).t_span[1] if args.t_end is None else args.t_end
     limit = data.feed / (data.speed * data.radius)
-    if t_end >= limit:
+    if not args.closed and t_end >= limit:
         parser.fail("--t-end", t_end, f"< {limit:.4g} s (the belt's end on the feed must not "
                     "reach the driven pulley: feed / (speed R))")  # fmt: skip
     if args.start is not None and args.start >= t_end:
