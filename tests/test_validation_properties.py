@@ -188,6 +188,7 @@ CASES = {
             "reference": st.sampled_from(
                 [StraightReference((0.0, 0.0), (0.8, 0.0)), (0.0, 1.0), "straight"]
             ),
+            "closed": st.sampled_from([1, 0, "true", None, 1.0]),
         },
     ),
     "Support": (
