@@ -215,40 +215,17 @@ def path(data: BeltData, s) -> tuple[np.ndarray, np.ndarray]:
     return position, tangent
 
 
-def belt_drive(data: BeltData | None = None):
-    """The belt drive (module docstring) as a Scenario; default ``BeltData()``.
-
-    The stress-free reference is the path itself (``path``); at t = 0 the belt lies on the same
-    path stretched uniformly to nu0 = 1 + T2 / EA (tension T2 everywhere), at rest; the driver
-    turns at ``speed`` from the start (a drive, coordinate 0, its multiplier the driving
-    torque), the driven pulley (coordinate 1) is at rest under its load torque. Run:
-    Moreau-Jean (theta = 0.55, damping the belt's unresolved axial modes), h = 1e-3 s, 0.4 s.
-    """
-    from ..elements.string import (
-        CurveReference,
-        LinearElastic,
-        StringSpec,
-        assemble_string,
-    )
-    from ..model import Circle, ContactPair, Model, PointLoad, Unilateral
+def _pulleys_model(data, spec, loads=()):
+    """The belt drive's Model around the belt ``spec``: the two pulleys on revolute joints
+    (the driver, coordinate 0, at the origin, turned at ``data.speed`` by a drive; the driven
+    one at (d, 0) under its load torque and damping), each a ``Circle`` in contact with the
+    belt on a candidate grid, no gravity; ``data`` a ``BeltData`` or ``ClosedBeltData``."""
+    from ..model import Circle, ContactPair, Model, Unilateral
     from ..multibody.drive import Drive
     from ..multibody.joints import Joint
     from ..multibody.tree import Body, TreeModel
-    from ..system import assemble
 
-    data = BeltData() if data is None else data
     no_gravity = (0.0, 0.0)
-    spec = StringSpec(
-        length=data.length,
-        n_elements=data.n_elements,
-        density=data.line_density,
-        law=LinearElastic(data.axial_stiffness),
-        reference=CurveReference(
-            position=lambda s: path(data, s)[0], slope=lambda s: path(data, s)[1]
-        ),
-        gravity=no_gravity,
-        stiffness_damping=data.stiffness_damping,
-    )
     pulleys = TreeModel(
         bodies=(Body(0.0, data.driver_inertia), Body(0.0, data.driven_inertia)),
         joints=(
@@ -265,7 +242,7 @@ def belt_drive(data: BeltData | None = None):
     )
     grid = {"side": 1, "search": "grid", "n_candidates": data.n_candidates}
     law = Unilateral(data.mu)
-    model = Model(
+    return Model(
         tree=pulleys,
         structures={"belt": spec},
         contacts=(
@@ -273,12 +250,47 @@ def belt_drive(data: BeltData | None = None):
             ContactPair("driven", Circle(1, data.radius), "belt", law, **grid),
         ),
         drives=(Drive.constant_velocity(0, 0.0, data.speed),),
-        loads=(
-            PointLoad("belt", 0.0, (-data.slack_tension, 0.0)),
-            PointLoad("belt", data.length, (data.slack_tension, 0.0)),
-        ),
+        loads=tuple(loads),
         gravity=no_gravity,
     )
+
+
+def belt_drive(data: BeltData | None = None):
+    """The belt drive (module docstring) as a Scenario; default ``BeltData()``.
+
+    The stress-free reference is the path itself (``path``); at t = 0 the belt lies on the same
+    path stretched uniformly to nu0 = 1 + T2 / EA (tension T2 everywhere), at rest; the driver
+    turns at ``speed`` from the start (a drive, coordinate 0, its multiplier the driving
+    torque), the driven pulley (coordinate 1) is at rest under its load torque. Run:
+    Moreau-Jean (theta = 0.55, damping the belt's unresolved axial modes), h = 1e-3 s, 0.4 s.
+    """
+    from ..elements.string import (
+        CurveReference,
+        LinearElastic,
+        StringSpec,
+        assemble_string,
+    )
+    from ..model import PointLoad
+    from ..system import assemble
+
+    data = BeltData() if data is None else data
+    no_gravity = (0.0, 0.0)
+    spec = StringSpec(
+        length=data.length,
+        n_elements=data.n_elements,
+        density=data.line_density,
+        law=LinearElastic(data.axial_stiffness),
+        reference=CurveReference(
+            position=lambda s: path(data, s)[0], slope=lambda s: path(data, s)[1]
+        ),
+        gravity=no_gravity,
+        stiffness_damping=data.stiffness_damping,
+    )
+    loads = (
+        PointLoad("belt", 0.0, (-data.slack_tension, 0.0)),
+        PointLoad("belt", data.length, (data.slack_tension, 0.0)),
+    )
+    model = _pulleys_model(data, spec, loads)
     string = assemble_string(spec)
     stretch = 1.0 + data.slack_tension / data.axial_stiffness
     q_full = np.empty(string.n_dofs)
@@ -558,10 +570,6 @@ def closed_belt_drive(data: ClosedBeltData | None = None) -> Scenario:
     Moreau-Jean (theta = 0.55), h = 1e-3 s, 0.4 s, as ``belt_drive``.
     """
     from ..elements.string import CurveReference, LinearElastic, StringSpec
-    from ..model import Circle, ContactPair, Model, Unilateral
-    from ..multibody.drive import Drive
-    from ..multibody.joints import Joint
-    from ..multibody.tree import Body, TreeModel
     from ..system import assemble
 
     data = ClosedBeltData() if data is None else data
@@ -585,32 +593,7 @@ def closed_belt_drive(data: ClosedBeltData | None = None) -> Scenario:
         stiffness_damping=data.stiffness_damping,
         closed=True,
     )
-    pulleys = TreeModel(
-        bodies=(Body(0.0, data.driver_inertia), Body(0.0, data.driven_inertia)),
-        joints=(
-            Joint("revolute", name="driver"),
-            Joint(
-                "revolute",
-                location=(data.centre_distance, 0.0),
-                damping=data.load_damping,
-                actuator=-data.load_torque,
-                name="driven",
-            ),
-        ),
-        gravity=no_gravity,
-    )
-    grid = {"side": 1, "search": "grid", "n_candidates": data.n_candidates}
-    law = Unilateral(data.mu)
-    model = Model(
-        tree=pulleys,
-        structures={"belt": spec},
-        contacts=(
-            ContactPair("driver", Circle(0, data.radius), "belt", law, **grid),
-            ContactPair("driven", Circle(1, data.radius), "belt", law, **grid),
-        ),
-        drives=(Drive.constant_velocity(0, 0.0, data.speed),),
-        gravity=no_gravity,
-    )
+    model = _pulleys_model(data, spec)
     system = assemble(model)
     q0, u0 = system.initial_state([0.0, 0.0])
     string = system.structures["belt"].string
