@@ -105,6 +105,26 @@ def _mass_form(u, v, w):
 def assemble_string(spec: StringSpec) -> StringModel:
     """Build the mesh, basis, reference, constant mass matrix, supports and cached tables.
 
+    Parameters
+    ----------
+    spec : StringSpec
+        What the string is: length, elements, line density, tension law, reference,
+        supports (checked by ``StringSpec`` itself).
+
+    Returns
+    -------
+    StringModel
+        The assembled string: its Hermite basis on ``spec.n_elements`` elements, the constant
+        mass matrix of Eugster-Glocker (004), eqs. (12), (14), shape (n_dofs, n_dofs), the
+        stress-free reference ``q_ref``, the fixed and free dofs, and the quadrature tables.
+
+    Raises
+    ------
+    ValueError
+        When the reference's nodal values are not finite of shape (2, n_nodes), a nodal
+        slope is zero, a closed string's reference does not close on itself, a support is
+        not at a node or two supports share a node.
+
     Examples
     --------
     4 elements: 5 nodes of (x, y, x', y'), 20 DOFs; two pinned ends fix 4 of them:
@@ -285,9 +305,23 @@ def _support_dofs(spec: StringSpec, nodes, nodal_dofs, q_ref):
 
 
 def rigid_body_modes(model: StringModel, q: np.ndarray | None = None) -> np.ndarray:
-    """Planar rigid motions at q (default q_ref) as columns, shape (n_dofs, 3).
+    """Planar rigid motions at q (default q_ref) as columns.
 
     Translation x, translation y, and rotation about the origin (positions and slopes turn).
+
+    Parameters
+    ----------
+    model : StringModel
+        The assembled string.
+    q : array_like, shape (n_dofs,), optional
+        Nodal positions (m) and slopes at which the rotation is taken; ``model.q_ref`` by
+        default.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_dofs, 3)
+        Columns: unit translation along x, along y (m per m), and the rotation rate about
+        the origin (m per rad for positions, per rad for slopes).
 
     Examples
     --------
@@ -320,7 +354,19 @@ def rigid_body_modes(model: StringModel, q: np.ndarray | None = None) -> np.ndar
 
 
 def gravity_force(model: StringModel) -> np.ndarray:
-    """Consistent gravity load, shape (n_dofs,), Eugster-Glocker (004), eq. (19), first term.
+    """Consistent gravity load, Eugster-Glocker (004), eq. (19), first term.
+
+    Parameters
+    ----------
+    model : StringModel
+        The assembled string; its ``spec.gravity`` (m/s^2) and line density (kg/m) give the
+        load.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_dofs,)
+        The generalized gravity force integral of N^T g dm, in N on the position dofs (and
+        N m on the slope dofs).
 
     Examples
     --------
@@ -345,7 +391,19 @@ def gravity_force(model: StringModel) -> np.ndarray:
 
 
 def gravity_energy(model: StringModel, q: np.ndarray) -> float:
-    """Gravity potential -integral g . r dm in J (zero at q = 0); exact since r is linear in q.
+    """Gravity potential -integral g . r dm (zero at q = 0); exact since r is linear in q.
+
+    Parameters
+    ----------
+    model : StringModel
+        The assembled string.
+    q : array_like, shape (n_dofs,)
+        Nodal positions (m) and slopes.
+
+    Returns
+    -------
+    float
+        The potential energy of gravity in J.
 
     Examples
     --------
@@ -366,7 +424,19 @@ def gravity_energy(model: StringModel, q: np.ndarray) -> float:
 
 
 def kinetic_energy(model: StringModel, u: np.ndarray) -> float:
-    """Kinetic energy 1/2 u^T M u in J; u : shape (n_dofs,), m/s.
+    """Kinetic energy 1/2 u^T M u.
+
+    Parameters
+    ----------
+    model : StringModel
+        The assembled string (its constant mass matrix M).
+    u : array_like, shape (n_dofs,)
+        Nodal velocities in m/s (slope rates in 1/s).
+
+    Returns
+    -------
+    float
+        The kinetic energy in J.
 
     Examples
     --------
@@ -387,9 +457,27 @@ def kinetic_energy(model: StringModel, u: np.ndarray) -> float:
 
 
 def point_load(model: StringModel, s, force) -> np.ndarray:
-    """Consistent nodal load J(s)^T F of point forces, shape (n_dofs,).
+    """Consistent nodal load J(s)^T F of point forces.
 
-    s : float or shape (m,), material coordinates in m; force : shape (2,) or (2, m), N.
+    Parameters
+    ----------
+    model : StringModel
+        The assembled string.
+    s : float or array_like, shape (m,)
+        Material coordinates of the points of application in m, in [0, length].
+    force : array_like, shape (2,) or (2, m)
+        Force (x, y) in N, one for all points or one per point.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_dofs,)
+        The generalized force in N on the position dofs (N m on the slope dofs).
+
+    Raises
+    ------
+    ValueError
+        When ``s`` is not a scalar or 1-d array of finite material coordinates in
+        [0, length].
 
     Examples
     --------
