@@ -34,10 +34,25 @@ SUPPORT_KINDS = {"pinned": (0, 1), "clamped": (0, 1, 2, 3), "fixed_x": (0,), "fi
 
 @dataclass(frozen=True)
 class StraightReference:
-    """Straight stress-free reference from ``start`` to ``end`` (m), parametrised by arc length.
+    """Straight stress-free reference from ``start`` to ``end``, parametrised by arc length.
 
-    ``|end - start|`` must equal the string length: the reference is the undeformed state. To hang
-    a string between points closer than its length, prescribe the support positions instead.
+    ``|end - start|`` must equal the string length (checked by ``StringSpec``): the reference
+    is the undeformed state. To hang a string between points closer than its length, prescribe
+    the support positions instead.
+
+    Parameters
+    ----------
+    start : tuple of float, shape (2,)
+        Position (x, y) of the material point s = 0 in m.
+    end : tuple of float, shape (2,)
+        Position (x, y) of the material point s = length in m.
+
+    Raises
+    ------
+    TypeError
+        When ``start`` or ``end`` is not a sequence of numbers.
+    ValueError
+        When ``start`` or ``end`` is not a pair of finite numbers of a physical magnitude.
 
     Examples
     --------
@@ -67,7 +82,16 @@ class StraightReference:
 class CurveReference:
     """Stress-free reference given by callables ``position(s)`` and ``slope(s) = d position/ds``.
 
-    Both map s, shape ``(m,)``, to an array of shape ``(2, m)``; they are sampled at the nodes.
+    Both are sampled at the nodes; a parametrisation other than by arc length keeps
+    ``|r_ref'| != 1`` in Eugster-Glocker (004), eqs. (12), (15).
+
+    Parameters
+    ----------
+    position : callable
+        Maps material coordinates s in m, shape (m,), to reference positions in m, shape
+        (2, m).
+    slope : callable
+        Maps s, shape (m,), to the slope vectors dr_ref/ds, shape (2, m), nonzero.
 
     Examples
     --------
@@ -89,7 +113,14 @@ class CurveReference:
 
 @dataclass(frozen=True, eq=False)
 class NodalReference:
-    """Stress-free reference from nodal values: positions and slopes, each shape ``(2, n_nodes)``.
+    """Stress-free reference from nodal values of positions and slopes.
+
+    Parameters
+    ----------
+    positions : array_like, shape (2, n_nodes)
+        Reference positions of the nodes in m, rows x, y.
+    slopes : array_like, shape (2, n_nodes)
+        Reference slope vectors dr_ref/ds of the nodes, nonzero, rows x, y.
 
     Examples
     --------
@@ -111,14 +142,32 @@ class NodalReference:
 
 @dataclass(frozen=True)
 class Support:
-    """Support at the node with material coordinate ``s`` (m).
+    """Support at the node with material coordinate ``s``.
 
-    kind : "pinned" fixes the position, "clamped" fixes position and slope vector dr/ds,
-        "fixed_x" / "fixed_y" fix only that position component (a roller on a guide).
-    position : final prescribed position (m), shape (2,); None keeps the reference position.
+    Parameters
+    ----------
+    s : float
+        Material coordinate of the supported node in m, >= 0 (a node of the mesh, checked at
+        assembly).
+    kind : str, optional
+        "pinned" (the default) fixes the position, "clamped" fixes position and slope vector
+        dr/ds, "fixed_x" / "fixed_y" fix only that position component (a roller on a guide).
+    position : tuple of float, shape (2,), optional
+        Final prescribed position in m; None (the default) keeps the reference position.
         Only the fixed components are used.
-    slope : final prescribed slope vector dr/ds (only for "clamped"), shape (2,); None keeps the
-        reference slope. Its length is the stretch at the support.
+    slope : tuple of float, shape (2,), optional
+        Final prescribed slope vector dr/ds (only for "clamped"); None (the default) keeps
+        the reference slope. Its length is the stretch at the support.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs), naming the
+        parameter.
+    ValueError
+        When ``s`` is negative or not finite, ``kind`` is not one of the four kinds,
+        ``position`` or ``slope`` is not a pair of finite numbers, or a slope is given for a
+        kind other than "clamped".
 
     Examples
     --------
@@ -156,26 +205,51 @@ class Support:
 class StringSpec:
     """What the string is; variants come from ``dataclasses.replace``.
 
-    length : float, parameter range / unstretched length L in m.
-    n_elements : int, number of Hermite elements (uniform mesh).
-    density : float, line density rho0 A of the reference configuration in kg/m.
-    law : tension law with tension(nu), dtension(nu), energy(nu).
-    bending_stiffness : float, EI in N m^2 (0 = perfectly flexible string).
-    reference : StraightReference | CurveReference | NodalReference | None
-        (None = straight from (0, 0) along +x).
-    supports : tuple of Support.
-    gravity : gravitational acceleration vector in m/s^2, shape (2,).
-    intorder : polynomial order integrated exactly by the Gauss rule (6 = 4 points).
-    stiffness_damping : beta in s, structural damping force beta K_t(q) q' with the tangent
-        stiffness at the current state (0 = undamped, as in 004). It vanishes at rest, so it
-        does not change equilibria; the damping matrix follows the geometric stiffness, so it
-        damps the transverse modes of a taut string, which a constant C = beta K(q_ref) of
-        the straight reference would not.
-    closed : bool, a closed (periodic) string, a ring or a belt: the last element ends on the
-        first node (s = length is s = 0), so a node's coordinates are unknowns once; the
-        reference must close on itself (position and slope at s = length those at s = 0), so
-        it is a ``CurveReference`` or a ``NodalReference``; supports at s = length are refused
-        (that node is the one at s = 0).
+    Parameters
+    ----------
+    length : float
+        Parameter range / unstretched length L in m, > 0.
+    n_elements : int
+        Number of Hermite elements (uniform mesh), >= 1.
+    density : float
+        Line density rho0 A of the reference configuration in kg/m, > 0 (Eugster-Glocker
+        (004), eq. (12)).
+    law : object
+        Tension law with ``tension(nu)``, ``dtension(nu)`` (N) and ``energy(nu)`` (J/m),
+        vectorised over numpy arrays: ``NeoHookean`` (004, eq. (17)) or ``LinearElastic``.
+    bending_stiffness : float, optional
+        EI in N m^2, >= 0; 0 (the default) is a perfectly flexible string.
+    reference : StraightReference or CurveReference or NodalReference or None, optional
+        The stress-free reference; None (the default) is straight from (0, 0) along +x.
+    supports : tuple of Support, optional
+        The supports, each at a node; none by default.
+    gravity : tuple of float, shape (2,), optional
+        Gravitational acceleration vector in m/s^2; (0, -9.81) by default.
+    intorder : int, optional
+        Polynomial order integrated exactly by the Gauss rule; 6 (4 points) by default.
+    stiffness_damping : float, optional
+        beta in s, >= 0: structural damping force beta K_t(q) q' with the tangent stiffness
+        at the current state (0, the default, is undamped, as in 004). It vanishes at rest,
+        so it does not change equilibria; the damping matrix follows the geometric stiffness,
+        so it damps the transverse modes of a taut string, which a constant
+        C = beta K(q_ref) of the straight reference would not.
+    closed : bool, optional
+        A closed (periodic) string, a ring or a belt (False by default): the last element
+        ends on the first node (s = length is s = 0), so a node's coordinates are unknowns
+        once; the reference must close on itself (position and slope at s = length those at
+        s = 0), so it is a ``CurveReference`` or a ``NodalReference``; supports at
+        s = length are refused (that node is the one at s = 0).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, ``supports`` not a
+        tuple of Support, ``closed`` not a bool), naming the parameter.
+    ValueError
+        When a number is out of its range above, ``law`` lacks the tension law's methods,
+        a straight reference's length differs from ``length``, a closed string has a
+        straight reference or a support at s = length, or the elements are shorter than
+        length / 1e6 (``limits.LimitExceeded``).
 
     Examples
     --------
@@ -273,29 +347,47 @@ class StringSpec:
 class StringModel:
     """Assembled string; holds nothing that changes in time.
 
-    spec : StringSpec.
-    basis : skfem CellBasis on ``ElementVector(ElementLineHermiteLocal(), 2)``.
-    nodes : material coordinates of the nodes in m, shape (n_nodes,).
-    mass_matrix : sparse CSR, shape (n_dofs, n_dofs), Eugster-Glocker (004), eq. (14).
-    q_ref : reference (stress-free) coordinates, shape (n_dofs,).
-    q_prescribed : q_ref with the final prescribed support values at the fixed dofs.
-    fixed_dofs, free_dofs : dof indices; ``q[fixed_dofs] = q_prescribed[fixed_dofs]``, the
-        unknowns are ``q[free_dofs]`` (sorted on an open string). A closed string's last node
-        repeats its first: its dofs are in neither; its free dofs are ordered node by node
-        from both ends inwards (nodes 0, n-1, 1, n-2, ...), so that the last element couples
-        coordinates at most three nodes apart (a narrow band, ``steppers.effective_mass``).
-    free_index : (n_dofs,) the unknown of each dof, -1 at a fixed dof (a closed string's last
-        node: the unknowns of the first).
-    reduction : sparse CSR P, (n_dofs, n_free): ``q = q_fixed + P q[free_dofs]``; forces
-        reduce as P^T f, matrices as P^T K P.
-    position_dofs, slope_dofs : dof indices, shape (2, n_nodes); rows x, y.
-    dx : quadrature weight times element length, shape (n_elements, n_qp), m.
-    shape_values, shape_slopes, shape_curvatures : scalar Hermite functions N_a, dN_a/ds,
-        d2N_a/ds2 at the quadrature points, shape (n_elements, 4, n_qp); local dof
+    Built by ``assemble_string``, not by hand (its private CSR scatter tables are left out
+    below).
+
+    Parameters
+    ----------
+    spec : StringSpec
+        What the string is.
+    basis : skfem.CellBasis
+        The basis on ``ElementVector(ElementLineHermiteLocal(), 2)``.
+    nodes : numpy.ndarray, shape (n_nodes,)
+        Material coordinates of the nodes in m.
+    mass_matrix : scipy.sparse.csr_matrix, shape (n_dofs, n_dofs)
+        Constant mass matrix in kg, Eugster-Glocker (004), eq. (14).
+    q_ref : numpy.ndarray, shape (n_dofs,)
+        Reference (stress-free) coordinates.
+    q_prescribed : numpy.ndarray, shape (n_dofs,)
+        q_ref with the final prescribed support values at the fixed dofs.
+    fixed_dofs, free_dofs : numpy.ndarray of int
+        Dof indices; ``q[fixed_dofs] = q_prescribed[fixed_dofs]``, the unknowns are
+        ``q[free_dofs]`` (sorted on an open string). A closed string's last node repeats its
+        first: its dofs are in neither; its free dofs are ordered node by node from both ends
+        inwards (nodes 0, n-1, 1, n-2, ...), so that the last element couples coordinates at
+        most three nodes apart (a narrow band, ``steppers.effective_mass``).
+    position_dofs, slope_dofs : numpy.ndarray of int, shape (2, n_nodes)
+        Dof indices of the nodal positions and slopes; rows x, y.
+    dx : numpy.ndarray, shape (n_elements, n_qp)
+        Quadrature weight times element length in m.
+    shape_values, shape_slopes, shape_curvatures : numpy.ndarray, shape (n_elements, 4, n_qp)
+        Scalar Hermite functions N_a, dN_a/ds, d2N_a/ds2 at the quadrature points; local dof
         ``2 a + c`` is component c of scalar function a.
-    strain_operator : (n_elements, n_qp, 8, 4) maps local dofs to (r'_x, r'_y, r''_x, r''_y).
-    ref_metric : |r_ref'| at quadrature points, shape (n_elements, n_qp).
-    ref_bending_strain : (r_ref' x r_ref'') / |r_ref'|^2, shape (n_elements, n_qp), 1/m.
+    strain_operator : numpy.ndarray, shape (n_elements, n_qp, 8, 4)
+        Maps local dofs to (r'_x, r'_y, r''_x, r''_y).
+    ref_metric : numpy.ndarray, shape (n_elements, n_qp)
+        |r_ref'| at the quadrature points.
+    ref_bending_strain : numpy.ndarray, shape (n_elements, n_qp)
+        (r_ref' x r_ref'') / |r_ref'|^2 in 1/m.
+    free_index : numpy.ndarray of int, shape (n_dofs,)
+        The unknown of each dof, -1 at a fixed dof (a closed string's last node: the unknowns
+        of the first).
+    reduction : scipy.sparse.csr_matrix, shape (n_dofs, n_free)
+        P: ``q = q_fixed + P q[free_dofs]``; forces reduce as P^T f, matrices as P^T K P.
 
     Examples
     --------
