@@ -49,13 +49,29 @@ from .joints import Joint
 class Body:
     """Rigid planar body.
 
-    mass : kg, >= 0.
-    inertia : kg m^2, >= 0, moment of inertia about the centre of mass.
-    centre_of_mass : (x, y) in m in the body's frame (origin at its joint).
+    Zero mass and inertia are allowed: Lipinski (002), sec. 2 builds multi-degree-of-freedom
+    connections from joints and massless bodies (e.g. a point mass on an x slider and a y
+    slider). ``TreeModel`` rejects a tree in which some joint moves neither mass nor inertia
+    (its mass matrix would be singular).
 
-    Zero is allowed: Lipinski (002), sec. 2 builds multi-degree-of-freedom connections from joints
-    and massless bodies (e.g. a point mass on an x slider and a y slider). ``TreeModel`` rejects a
-    tree in which some joint moves neither mass nor inertia (its mass matrix would be singular).
+    Parameters
+    ----------
+    mass : float
+        Mass in kg, >= 0.
+    inertia : float
+        Moment of inertia about the centre of mass in kg m^2, >= 0.
+    centre_of_mass : tuple of float, shape (2,), optional
+        Centre of mass (x, y) in m in the body's frame (origin at its joint); (0, 0) by
+        default.
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs), naming the
+        parameter.
+    ValueError
+        When ``mass`` or ``inertia`` is negative or not finite, or ``centre_of_mass`` is not
+        a pair of finite numbers.
 
     Examples
     --------
@@ -87,7 +103,48 @@ class Body:
 class Topology:
     """Constant arrays derived from a TreeModel (read-only); n = number of bodies.
 
-    Planar vectors are rows (x, y) of (n, 2) arrays.
+    Built by ``TreeModel`` (``TreeModel.topology``), not by hand. Planar vectors are rows
+    (x, y) of (n, 2) arrays.
+
+    Parameters
+    ----------
+    ancestors : numpy.ndarray, shape (n, n)
+        A[i, k] = 1 if joint k is in the reference chain 0kCh^i (k == i included), Lipinski
+        (002), eq. (1).
+    parents : numpy.ndarray, shape (n, n)
+        P[i, p] = 1 for the parent p of body i (a zero row: the ground).
+    on_ground : numpy.ndarray, shape (n,)
+        1 where the parent is the ground, else 0.
+    revolute, prismatic : numpy.ndarray, shape (n,)
+        1 where joint i is of that kind, else 0.
+    angular_jacobians : numpy.ndarray, shape (n, n)
+        Row b is jw_b = A[b] * revolute, omega_b = jw_b @ q'.
+    angle : numpy.ndarray, shape (n,)
+        Joint angle offsets (revolute) or axis directions (prismatic) in rad.
+    location : numpy.ndarray, shape (n, 2)
+        Joint locations in m in the parents' frames.
+    axis : numpy.ndarray, shape (n, 2)
+        (cos angle, sin angle) for a prismatic joint, 0 for a revolute one.
+    mass : numpy.ndarray, shape (n,)
+        Body masses in kg.
+    inertia : numpy.ndarray, shape (n,)
+        Moments of inertia about the centres of mass in kg m^2.
+    centre_of_mass : numpy.ndarray, shape (n, 2)
+        Centres of mass in m in the body frames.
+    rotational_mass_matrix : numpy.ndarray, shape (n, n)
+        sum_i I_i jw_i^T jw_i in kg m^2, constant in the plane.
+    stiffness : numpy.ndarray, shape (n,)
+        Joint spring stiffnesses (N m/rad or N/m).
+    damping : numpy.ndarray, shape (n,)
+        Joint damper coefficients (N m s/rad or N s/m).
+    rest : numpy.ndarray, shape (n,)
+        Joint spring rest coordinates (rad or m).
+    gravity : numpy.ndarray, shape (2,)
+        Gravitational acceleration in m/s^2.
+    actuated : tuple of (int, Joint)
+        The joints with an actuator, with their indices.
+    kernel_arrays : tuple
+        The tuple T that the numba kernels of ``kernels.tree`` take (``kernels.tree.pack_tree``).
 
     Examples
     --------
@@ -164,14 +221,32 @@ def _readonly(array: np.ndarray) -> np.ndarray:
 class TreeModel:
     """Constant description of a planar tree of rigid bodies, Lipinski (002), sec. 2.
 
-    bodies : sequence of Body, numbered 0..n-1 in this order.
-    joints : sequence of Joint, same length; joint i connects body i to ``joints[i].parent``,
-        which is None (ground) or an index lower than i.
-    points : mapping name -> (body, (x, y)) of named points (end-effectors, contact edges), (x, y)
-        in m in the body's frame; an iterable of (name, (body, (x, y))) pairs is also accepted and
-        must not repeat a name. Stored as a read-only mapping; ``point_position(tree, q,
-        *tree.points["tip"])``.
-    gravity : (g_x, g_y) in m/s^2, default (0, -9.81).
+    Parameters
+    ----------
+    bodies : tuple or list of Body
+        The bodies, numbered 0..n-1 in this order; at least one.
+    joints : tuple or list of Joint
+        One per body; joint i connects body i to ``joints[i].parent``, which is None (ground)
+        or an index lower than i. Joint names are unique (an unnamed joint i is
+        ``joint_<i>``).
+    points : mapping of str to (int, (float, float)), optional
+        Named points (end-effectors, contact edges): name -> (body, (x, y)), (x, y) in m in
+        the body's frame; an iterable of (name, (body, (x, y))) pairs is also accepted and
+        must not repeat a name. Stored as a read-only mapping;
+        ``point_position(tree, q, *tree.points["tip"])``. No named points by default.
+    gravity : tuple of float, shape (2,), optional
+        (g_x, g_y) in m/s^2; (0, -9.81) by default.
+
+    Raises
+    ------
+    TypeError
+        When ``bodies`` or ``joints`` is not a tuple or list of Body / Joint, or a point name
+        is not a string.
+    ValueError
+        When there is no body, the joints are not one per body, a parent is not an earlier
+        body, a joint name repeats, a point is malformed or names an unknown body,
+        ``gravity`` is not a pair of finite numbers, or some joint moves neither mass nor
+        inertia (a singular mass matrix, Lipinski (002), eq. (7b)).
 
     Examples
     --------
@@ -365,9 +440,14 @@ def _build_topology(
 class BodyPoses:
     """Positions of all bodies, Lipinski (002), eq. (1).
 
-    angle : (n,) rad, orientation theta_i of each body frame.
-    origin : (n, 2) m, origin o_i of each body frame (the point of joint i).
-    centre_of_mass : (n, 2) m, centres of mass in the ground frame.
+    Parameters
+    ----------
+    angle : numpy.ndarray, shape (n,)
+        Orientation theta_i of each body frame in rad.
+    origin : numpy.ndarray, shape (n, 2)
+        Origin o_i of each body frame (the point of joint i) in m.
+    centre_of_mass : numpy.ndarray, shape (n, 2)
+        Centres of mass in m in the ground frame.
 
     Examples
     --------
@@ -390,9 +470,14 @@ class BodyPoses:
 class BodyVelocities:
     """Velocities of all bodies, Lipinski (002), eq. (2a).
 
-    angular_velocity : (n,) rad/s.
-    origin_velocity : (n, 2) m/s, velocity of each body frame's origin.
-    centre_of_mass_velocity : (n, 2) m/s.
+    Parameters
+    ----------
+    angular_velocity : numpy.ndarray, shape (n,)
+        Angular velocity omega_i of each body in rad/s.
+    origin_velocity : numpy.ndarray, shape (n, 2)
+        Velocity of each body frame's origin in m/s.
+    centre_of_mass_velocity : numpy.ndarray, shape (n, 2)
+        Velocity of each centre of mass in m/s.
 
     Examples
     --------
@@ -415,9 +500,16 @@ class BodyVelocities:
 class PointKinematics:
     """Everything about one body point at one state, Lipinski (002), eqs. (1)-(3).
 
-    position : (2,) m.   velocity : (2,) m/s.
-    jacobian : (2, n), velocity = jacobian @ q'.
-    acceleration_remainder : (2,) m/s^2, acceleration = jacobian @ q'' + acceleration_remainder.
+    Parameters
+    ----------
+    position : numpy.ndarray, shape (2,)
+        Position in m in the ground frame, eq. (1).
+    velocity : numpy.ndarray, shape (2,)
+        Velocity in m/s, ``jacobian @ q'``, eq. (2a).
+    jacobian : numpy.ndarray, shape (2, n)
+        dp/dq, eq. (3b).
+    acceleration_remainder : numpy.ndarray, shape (2,)
+        a_rem in m/s^2: acceleration = ``jacobian @ q'' + acceleration_remainder``, eq. (3d).
 
     Examples
     --------
@@ -439,6 +531,26 @@ class PointKinematics:
 
 def checked_state(tree: TreeModel, value: object, name: str) -> np.ndarray:
     """``value`` as a float array of shape (n,) or a ValueError naming ``name``.
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    value : array_like, shape (n,)
+        Joint coordinates, velocities or forces, one entry per joint.
+    name : str
+        The parameter's name for the error message ("q", "u").
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        ``value`` as floats, C-contiguous and writable (a copy where needed: the kernels are
+        compiled for such arrays).
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is not of shape (n,).
 
     Examples
     --------
@@ -482,9 +594,27 @@ def _pairs(z) -> np.ndarray:
 
 
 def joint_poses(topo: Topology, q: np.ndarray):
-    """Body angles (n,), orientations exp(i theta) (n,), origins o (n,) and r = o_i - o_p (n,).
+    """Body angles, orientations, origins and joint offsets as complex numbers.
 
     Lipinski (002), eq. (1): T^i and x^i as products and sums along 0kCh^i (the ancestor matrix A).
+
+    Parameters
+    ----------
+    topo : Topology
+        The constant arrays of the tree (``TreeModel.topology``).
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint (not checked).
+
+    Returns
+    -------
+    angle : numpy.ndarray, shape (n,)
+        Body angles theta_i in rad.
+    rotation : numpy.ndarray of complex, shape (n,)
+        Orientations exp(i theta_i).
+    origin : numpy.ndarray of complex, shape (n,)
+        Body frame origins o_i = x + i y in m.
+    r : numpy.ndarray of complex, shape (n,)
+        o_i - o_p, from the parent's origin (the ground's: 0) in m.
 
     Examples
     --------
@@ -506,11 +636,29 @@ def joint_poses(topo: Topology, q: np.ndarray):
 
 
 def joint_velocities(topo: Topology, u: np.ndarray, rotation: np.ndarray, r: np.ndarray):
-    """Angular velocities (n,) and complex origin velocities (n,), Lipinski (002), eq. (2a).
+    """Angular velocities and complex origin velocities, Lipinski (002), eq. (2a).
 
     Sums along 0kCh^i:
 
     d/dt r_i = omega_p i r_i + q_i' a_i with the world axis a_i = exp(i theta_i) (prismatic).
+
+    Parameters
+    ----------
+    topo : Topology
+        The constant arrays of the tree (``TreeModel.topology``).
+    u : array_like, shape (n,)
+        Joint velocities q': rad/s for a revolute, m/s for a prismatic joint (not checked).
+    rotation : numpy.ndarray of complex, shape (n,)
+        Orientations exp(i theta_i) from ``joint_poses``.
+    r : numpy.ndarray of complex, shape (n,)
+        Joint offsets o_i - o_p in m from ``joint_poses``.
+
+    Returns
+    -------
+    omega : numpy.ndarray, shape (n,)
+        Angular velocities in rad/s.
+    origin_velocity : numpy.ndarray of complex, shape (n,)
+        Velocities of the body frame origins, v_x + i v_y in m/s.
 
     Examples
     --------
@@ -552,7 +700,22 @@ def _bodies(tree: TreeModel, q, u):
 def body_poses(tree: TreeModel, q) -> BodyPoses:
     """Orientation, frame origin and centre of mass of every body, Lipinski (002), eq. (1).
 
-    q : (n,) joint coordinates.
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint.
+
+    Returns
+    -------
+    BodyPoses
+        Angles (n,) in rad, origins and centres of mass (n, 2) in m.
+
+    Raises
+    ------
+    ValueError
+        When ``q`` (or ``u``) is not of shape (n,), naming it.
 
     Examples
     --------
@@ -574,7 +737,24 @@ def body_poses(tree: TreeModel, q) -> BodyPoses:
 def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
     """Angular velocity, origin and centre-of-mass velocity of every body, Lipinski (002), eq. (2a).
 
-    q, u : (n,) joint coordinates and velocities.
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint.
+    u : array_like, shape (n,)
+        Joint velocities q': rad/s for a revolute, m/s for a prismatic joint.
+
+    Returns
+    -------
+    BodyVelocities
+        Angular velocities (n,) in rad/s, origin and centre-of-mass velocities (n, 2) in m/s.
+
+    Raises
+    ------
+    ValueError
+        When ``q`` (or ``u``) is not of shape (n,), naming it.
 
     Examples
     --------
@@ -598,7 +778,31 @@ def body_velocities(tree: TreeModel, q, u) -> BodyVelocities:
 
 
 def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
-    """Ground-frame position (2,) in m of the point ``local`` (x, y) fixed to ``body``, eq. (1).
+    """Ground-frame position of the point ``local`` fixed to ``body``, Lipinski (002), eq. (1).
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint.
+    body : int
+        Index of the body, 0..n-1.
+    local : array_like, shape (2,)
+        The point (x, y) in m in the frame of ``body``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2,)
+        The position (x, y) in m.
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an integer or ``local`` is not a pair of numbers.
+    ValueError
+        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
+        shape (n,).
 
     Examples
     --------
@@ -615,7 +819,33 @@ def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
 
 
 def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
-    """Ground-frame velocity (2,) in m/s of the point ``local`` fixed to ``body``, eq. (2a).
+    """Ground-frame velocity of the point ``local`` fixed to ``body``, Lipinski (002), eq. (2a).
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint.
+    u : array_like, shape (n,)
+        Joint velocities q': rad/s for a revolute, m/s for a prismatic joint.
+    body : int
+        Index of the body, 0..n-1.
+    local : array_like, shape (2,)
+        The point (x, y) in m in the frame of ``body``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2,)
+        The velocity in m/s.
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an integer or ``local`` is not a pair of numbers.
+    ValueError
+        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
+        shape (n,).
 
     Examples
     --------
@@ -632,10 +862,34 @@ def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
 
 
 def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
-    """Jacobian dp/dq, shape (2, n), of the point ``local`` on ``body``, Lipinski (002), eq. (3b).
+    """Jacobian dp/dq of the point ``local`` on ``body``, Lipinski (002), eq. (3b).
 
     Column k is e_z x (p - o_k) for a revolute and the axis (cos theta_k, sin theta_k) for a
     prismatic joint k in the point's reference chain 0kCh^body, zero otherwise.
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint.
+    body : int
+        Index of the body, 0..n-1.
+    local : array_like, shape (2,)
+        The point (x, y) in m in the frame of ``body``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2, n)
+        dp/dq: m/rad in a revolute column, dimensionless in a prismatic one.
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an integer or ``local`` is not a pair of numbers.
+    ValueError
+        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
+        shape (n,).
 
     Examples
     --------
@@ -653,9 +907,35 @@ def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
 
 
 def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
-    """Acceleration remainder a_rem (2,) in m/s^2 with p'' = J q'' + a_rem of a body point.
+    """Acceleration remainder a_rem with p'' = J q'' + a_rem of a body point.
 
-    Lipinski (002), eqs. (2d), (3d); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+    Lipinski (002), eqs. (2d), (3d).
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint.
+    u : array_like, shape (n,)
+        Joint velocities q': rad/s for a revolute, m/s for a prismatic joint.
+    body : int
+        Index of the body, 0..n-1.
+    local : array_like, shape (2,)
+        The point (x, y) in m in the frame of ``body``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (2,)
+        a_rem = J' q' in m/s^2.
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an integer or ``local`` is not a pair of numbers.
+    ValueError
+        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
+        shape (n,).
 
     Examples
     --------
@@ -672,9 +952,36 @@ def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.
 
 
 def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics:
-    """Position, velocity, Jacobian (2, n) and acceleration remainder of a body point in one pass.
+    """Position, velocity, Jacobian and acceleration remainder of a body point in one pass.
 
-    Lipinski (002), eqs. (1)-(3); q, u : (n,); ``local`` (x, y) in m in the frame of ``body``.
+    Lipinski (002), eqs. (1)-(3).
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint.
+    u : array_like, shape (n,)
+        Joint velocities q': rad/s for a revolute, m/s for a prismatic joint.
+    body : int
+        Index of the body, 0..n-1.
+    local : array_like, shape (2,)
+        The point (x, y) in m in the frame of ``body``.
+
+    Returns
+    -------
+    PointKinematics
+        Position (2,) in m, velocity (2,) in m/s, Jacobian (2, n) and acceleration
+        remainder (2,) in m/s^2.
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an integer or ``local`` is not a pair of numbers.
+    ValueError
+        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
+        shape (n,).
 
     Examples
     --------
@@ -698,10 +1005,29 @@ def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics
 
 
 def angular_jacobian(tree: TreeModel, body: int) -> np.ndarray:
-    """Constant row jw (n,) with omega_body = jw @ q', Lipinski (002), eqs. (2a), (3a).
+    """Constant row jw with omega_body = jw @ q', Lipinski (002), eqs. (2a), (3a).
 
     jw[k] = 1 for revolute joints k in the body's reference chain, else 0. In the plane the
     angular acceleration is jw @ q'' exactly: its remainder (Lipinski (002), eq. 3c) is zero.
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    body : int
+        Index of the body, 0..n-1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        jw, a copy (rad/s of the body per rad/s of each joint).
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an integer.
+    ValueError
+        When ``body`` is out of range.
 
     Examples
     --------
@@ -720,6 +1046,32 @@ def angular_jacobian(tree: TreeModel, body: int) -> np.ndarray:
 
 def resolve_point(tree: TreeModel | None, body, point, where: str) -> tuple[float, float]:
     """Local coordinates (x, y) of a body point given by coordinates or by name.
+
+    Parameters
+    ----------
+    tree : TreeModel or None
+        The tree whose named points (``TreeModel.points``) a name refers to; None: there is
+        no tree (every body index is refused).
+    body : int
+        Index of the body the point is on, 0..n-1.
+    point : str or array_like, shape (2,)
+        A name of ``tree.points`` on ``body``, or the coordinates (x, y) in m in the body's
+        frame.
+    where : str
+        What the point belongs to ("contact 'tip'"), the prefix of the error messages.
+
+    Returns
+    -------
+    tuple of float
+        (x, y) in m in the frame of ``body``.
+
+    Raises
+    ------
+    TypeError
+        When ``body`` is not an integer or ``point`` is neither a name nor a pair of numbers.
+    ValueError
+        When ``body`` is out of range, a name is not a point of the tree or is on another
+        body, or the coordinates are not finite.
 
     Examples
     --------
