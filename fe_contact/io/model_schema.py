@@ -45,6 +45,9 @@ A model file::
 
 from __future__ import annotations
 
+import inspect
+import textwrap
+import types
 import typing
 from typing import Annotated, Literal
 
@@ -278,12 +281,57 @@ def contact_table() -> type[Table]:
         table = create_model(
             "ContactTable", __base__=ContactKeys, law=(Literal[names], "sliding"), **extra
         )
-        table.__doc__ = ContactKeys.__doc__  # (pydantic 2.0 takes a __doc__ keyword as a field)
+        table.__doc__ = _contact_table_doc()  # (pydantic 2.0 takes a __doc__ keyword as a field)
         _CONTACT_TABLES[names] = table
     return _CONTACT_TABLES[names]
 
 
 _CONTACT_TABLES: dict[tuple, type] = {}
+
+_CONTACT_TABLE_SUMMARY = """A model file's contact table: ``ContactKeys`` and the keys of every law it takes.
+
+``law`` is one of the laws a model file takes (``fe_contact.laws.FILE_LAWS``); each key of those
+laws (their dataclass fields) is an optional key here, of any type: the law named by ``law``
+checks the keys it takes (``laws.law_from_table``), and a key of another law is refused there."""
+
+
+def _type_words(hint) -> str:
+    """A type hint in a docstring's words: ``float | None`` -> "float or None"."""
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    args = typing.get_args(hint) if union else (hint,)
+    return " or ".join("None" if a is type(None) else getattr(a, "__name__", str(a)) for a in args)
+
+
+def _contact_table_doc() -> str:
+    """ContactTable's docstring: its summary, ContactKeys's parameters, one entry per key of
+    the file laws (with the laws that take it and its types), ContactKeys's example."""
+    keys_doc = inspect.cleandoc(ContactKeys.__doc__)
+    parameters = keys_doc.split("\nParameters\n----------\n", 1)[1]
+    parameters, examples = parameters.split("\nExamples\n--------\n", 1)
+    owners: dict[str, list[tuple[str, type, object]]] = {}
+    for name, law in FILE_LAWS.items():
+        for key, hint in file_keys(law).items():
+            if key not in ContactKeys.model_fields:
+                owners.setdefault(key, []).append((name, law, hint))
+    entries = []
+    for key, laws in owners.items():
+        kinds = " or ".join(dict.fromkeys(_type_words(hint) for _, _, hint in laws))
+        fields = ", ".join(f"``{law.__name__}.{key}``" for _, law, _ in laws)
+        text = (
+            f"Taken by the law(s) {', '.join(repr(name) for name, _, _ in laws)} ({fields}: "
+            "unit and range as there); omitted: the law's default, where it has one."
+        )
+        entries.append(
+            f"{key} : {kinds}, optional\n"
+            + textwrap.fill(text, 92, initial_indent="    ", subsequent_indent="    ")
+        )
+    return (
+        f"{_CONTACT_TABLE_SUMMARY}\n\nParameters\n----------\n{parameters.rstrip()}\n"
+        + "\n".join(entries)
+        + f"\n\nExamples\n--------\n{examples}"
+    )
+
+
 ContactTable = contact_table()
 
 
