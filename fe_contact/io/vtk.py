@@ -58,12 +58,29 @@ ID = np.int32  # identifiers (body, joint, contact, element, state) as written
 
 @dataclass(frozen=True)
 class Block:
-    """One named piece of a frame: points (m, 2 or 3) m, polyline/vertex cells, point and cell data.
+    """One named piece of a frame: points, polyline / vertex cells, point and cell data.
 
-    cells : list of (kind, connectivity), kind "line" with (k, 2) or "vertex" with (k, 1) indices
-    into ``points``. point_data : name -> (m,) or (m, 2 or 3) array (2 components are written with
-    z = 0). cell_data : name -> list with one (k,) array per entry of ``cells``. group : the
-    frame's block that holds this part, one of ``GROUPS``.
+    Parameters
+    ----------
+    name : str
+        The part's name in its group (a structure's name, "tree", "<contact>_profile"),
+        non-empty.
+    points : numpy.ndarray, shape (m, 2) or (m, 3)
+        Point positions in m (2 components are written with z = 0).
+    cells : list of (str, array_like)
+        (kind, connectivity): kind "line" with (k, 2) or "vertex" with (k, 1) indices into
+        ``points``.
+    point_data : dict of str to numpy.ndarray
+        name -> (m,) or (m, 2 or 3) array (2 components are written with z = 0).
+    cell_data : dict of str to list of numpy.ndarray, optional
+        name -> list with one (k,) array per entry of ``cells``; none by default.
+    group : str, optional
+        The frame's block that holds this part, one of ``GROUPS``; "structures" by default.
+
+    Raises
+    ------
+    ValueError
+        When ``group`` is not one of ``GROUPS`` or ``name`` is not a non-empty string.
 
     Examples
     --------
@@ -110,10 +127,31 @@ def beam_block(
 ) -> Block:
     """The deflected beam as a polyline sampled inside each element with the Hermite shape.
 
-    u : (n_dofs,) full beam DOF vector in m and rad (``System.beam_full(q[layout.beam])``).
-    Points: ``samples_per_element * n_elements + 1`` material points at equal steps in each element.
-    Point data: displacement (vector, m), slope (rad), curvature (1/m), bending_moment (E I w'', N m).
-    Cell data: element (id of the element each segment belongs to).
+    Parameters
+    ----------
+    beam : Beam
+        The assembled beam (``elements.beam.assemble_beam``).
+    u : array_like, shape (n_dofs,)
+        Full beam DOF vector in m and rad (``System.beam_full(q[layout.beam])``).
+    samples_per_element : int, optional
+        Sample points per element (>= 1), 8 by default.
+    name : str, optional
+        The block's name, "beam" by default.
+
+    Returns
+    -------
+    Block
+        Points: ``samples_per_element * n_elements + 1`` material points at equal steps in
+        each element. Point data: displacement (vector, m), slope (rad), curvature (1/m),
+        bending_moment (E I w'', N m). Cell data: element (id of the element each segment
+        belongs to).
+
+    Raises
+    ------
+    TypeError
+        When ``samples_per_element`` is not an integer.
+    ValueError
+        When ``samples_per_element`` is below 1.
 
     Examples
     --------
@@ -155,7 +193,7 @@ def tree_block(
     extra_points: Sequence[tuple[int, tuple[float, float]]] = (),
     name: str = "tree",
 ) -> Block:
-    """The rigid bodies at the joint coordinates q, shape (n_bodies,), Lipinski (002), eq. (1).
+    """The rigid bodies at the joint coordinates q, Lipinski (002), eq. (1).
 
     Points: the joints first (point i = origin of body i's frame, at joint i), then the named points
     of ``tree.points``, then ``extra_points`` (body, (x, y) in m in the body's frame, e.g. contact
@@ -167,6 +205,29 @@ def tree_block(
     Point data: body (index), joint (joint index at joints, -1 elsewhere).
     Cell data: body (the body a segment belongs to; for a vertex, the joint's body), joint
     (-1 on segments). Identifiers are ``ID`` integers; group ``"bodies"``.
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The tree of n bodies.
+    q : array_like, shape (n,)
+        Joint coordinates: rad for a revolute, m for a prismatic joint.
+    extra_points : sequence of (int, (float, float)), optional
+        More points to draw, (body, (x, y) in m in the body's frame), e.g. contact points;
+        none by default.
+    name : str, optional
+        The block's name, "tree" by default.
+
+    Returns
+    -------
+    Block
+        The bodies as line segments and the joints as vertices, in the group "bodies".
+
+    Raises
+    ------
+    ValueError
+        When a named or extra point is on a body that does not exist, or ``q`` is not of
+        shape (n,).
 
     Examples
     --------
@@ -230,12 +291,33 @@ def tree_block(
 def string_block(
     string_model: StringModel, q, samples_per_element: int = 8, name: str = "string"
 ) -> Block:
-    """A string at the coordinates q, shape (n_dofs,), as a polyline, Eugster-Glocker (004).
+    """A string at the coordinates q as a polyline, Eugster-Glocker (004).
 
-    Points: the current positions r(s) of ``samples_per_element * n_elements + 1`` material points
-    at equal steps in each element. Point data: displacement r(s) - r_ref(s) (vector, m), tangent
-    (unit vector), curvature (1/m, positive counter-clockwise), stretch (-), tension (N).
-    Cell data: element.
+    Parameters
+    ----------
+    string_model : StringModel
+        The assembled string (``elements.string.assemble_string``).
+    q : array_like, shape (n_dofs,)
+        The string's full coordinates: nodal positions (m) and slopes.
+    samples_per_element : int, optional
+        Sample points per element (>= 1), 8 by default.
+    name : str, optional
+        The block's name, "string" by default.
+
+    Returns
+    -------
+    Block
+        Points: the current positions r(s) of ``samples_per_element * n_elements + 1``
+        material points at equal steps in each element. Point data: displacement
+        r(s) - r_ref(s) (vector, m), tangent (unit vector), curvature (1/m, positive
+        counter-clockwise), stretch (-), tension (N). Cell data: element.
+
+    Raises
+    ------
+    TypeError
+        When ``samples_per_element`` is not an integer.
+    ValueError
+        When ``samples_per_element`` is below 1.
 
     Examples
     --------
@@ -279,11 +361,35 @@ def disk_block(
 ) -> Block:
     """Outline of a disk: a closed polygon of n rim points and one spoke from the centre.
 
-    center : (2,) m. angle : rad, direction of the spoke (the disk's rotation). radius : m, > 0.
-    body : the tree body the disk belongs to (written as point and cell data ``body``, so that
-    viewers draw it as a rigid part), or None (a free-standing outline: no ``body`` array).
-    Group ``"bodies"``.
-    Points: n rim points (the first at the end of the spoke), then the centre.
+    Parameters
+    ----------
+    center : array_like, shape (2,)
+        The centre in m.
+    angle : float
+        Direction of the spoke in rad (the disk's rotation).
+    radius : float
+        Radius in m, > 0.
+    n : int, optional
+        Number of rim points, >= 3; 48 by default.
+    name : str, optional
+        The block's name, "disk" by default.
+    body : int or None, optional
+        The tree body the disk belongs to (written as point and cell data ``body``, so that
+        viewers draw it as a rigid part), or None (the default: a free-standing outline, no
+        ``body`` array).
+
+    Returns
+    -------
+    Block
+        Points: n rim points (the first at the end of the spoke), then the centre; group
+        ``"bodies"``.
+
+    Raises
+    ------
+    TypeError
+        When ``n`` or ``radius`` is not a number.
+    ValueError
+        When ``n`` is not an integer >= 3 or ``radius`` is not positive and finite.
 
     Examples
     --------
@@ -326,6 +432,21 @@ def contact_block(system: System, report, name: str = "contacts") -> Block:
     impulse), 1 slip, 2 stick; each candidate of a grid has its own).
     Cell data: contact. With no closed point the block has no points (its arrays have length
     0). Group ``"contacts"``.
+
+    Parameters
+    ----------
+    system : System
+        The assembled system (``assemble``).
+    report : StepReport
+        The reported step (``simulate(..., keep_reports=True)``, ``SimulationResult.reports``)
+        whose contact reports give the points, directions and forces.
+    name : str, optional
+        The block's name, "contacts" by default.
+
+    Returns
+    -------
+    Block
+        One vertex per closed contact point with the arrays above.
 
     Examples
     --------
@@ -410,9 +531,26 @@ def _profile_origin(system: System, profile, q) -> np.ndarray:
 
 
 def profile_block(system: System, profile, q, name: str, samples: int = 200) -> Block:
-    """A curved profile (``model.Profile``) at the coordinates q as a polyline of ``samples``
-    points in the plane; point data ``eta`` (its parameter) and ``body`` (its tree body, -1 for
-    a carried body or the plane); group ``"bodies"``.
+    """A curved profile (``model.Profile``) at the coordinates q as a polyline.
+
+    Parameters
+    ----------
+    system : System
+        The assembled system (``assemble``).
+    profile : Profile
+        The curved profile, on a tree body, a carried body or fixed in the plane.
+    q : array_like, shape (n,)
+        The system's coordinates (``system.layout`` names their parts).
+    name : str
+        The block's name ("<contact>_profile", "<contact>_target").
+    samples : int, optional
+        Number of points, at equal steps of the curve's parameter; 200 by default.
+
+    Returns
+    -------
+    Block
+        ``samples`` points in the plane (m); point data ``eta`` (the curve's parameter) and
+        ``body`` (its tree body, -1 for a carried body or the plane); group ``"bodies"``.
 
     Examples
     --------
@@ -447,8 +585,23 @@ def profile_block(system: System, profile, q, name: str, samples: int = 200) -> 
 
 def link_block(system: System, q, name: str = "links") -> Block | None:
     """The links of the model (``laws.Dropper`` pairs) as straight lines between their two
-    points at q, or None without links. Cell data: contact (the pair's index in the model);
-    their tension and state are in the contacts block and the history.
+    points at q.
+
+    Parameters
+    ----------
+    system : System
+        The assembled system (``assemble``).
+    q : array_like, shape (n,)
+        The system's coordinates (``system.layout`` names their parts).
+    name : str, optional
+        The block's name, "links" by default.
+
+    Returns
+    -------
+    Block or None
+        Two points (m) and one line per link; cell data: contact (the pair's index in the
+        model); their tension and state are in the contacts block and the history. None when
+        the model has no link.
 
     Examples
     --------
@@ -492,6 +645,29 @@ def structure_block(system: System, name: str, q, samples_per_element: int = 8) 
     """Structure ``name`` of the system at the system coordinates q: ``beam_block`` or
     ``string_block`` of its full DOF vector.
 
+    Parameters
+    ----------
+    system : System
+        The assembled system (``assemble``).
+    name : str
+        The structure's name (a key of ``system.structures``), also the block's name.
+    q : array_like, shape (n,)
+        The system's coordinates (``system.layout`` names their parts).
+    samples_per_element : int, optional
+        Sample points per element (>= 1), 8 by default.
+
+    Returns
+    -------
+    Block
+        The structure's polyline with its arrays (see ``beam_block``, ``string_block``).
+
+    Raises
+    ------
+    TypeError
+        When ``samples_per_element`` is not an integer.
+    ValueError
+        When ``samples_per_element`` is below 1.
+
     Examples
     --------
     A 4-element cantilever in its reference: 4 x 8 + 1 sample points along x:
@@ -513,10 +689,30 @@ def structure_block(system: System, name: str, q, samples_per_element: int = 8) 
 
 
 def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Block]:
-    """The parts of a system at the coordinates q, (n,): every structure (one polyline each,
+    """The parts of a system at the coordinates q: every structure (one polyline each,
     named after it), the tree (``"tree"``: bodies, joints, profile centres and loop points) and
     every circle profile as an outline with a spoke (``"<contact>_profile"``, tagged with its
     body). Positions only: nothing here evaluates a force.
+
+    Parameters
+    ----------
+    system : System
+        The assembled system (``assemble``).
+    q : array_like, shape (n,)
+        The system's coordinates (``system.layout`` names their parts).
+    samples_per_element : int, optional
+        Sample points per element (>= 1), 8 by default.
+
+    Returns
+    -------
+    list of Block
+        The structures, links, curved profiles, the tree and the circle profiles, in this
+        order.
+
+    Raises
+    ------
+    ValueError
+        When ``q`` is not of shape (n,) or ``samples_per_element`` is below 1.
 
     Examples
     --------
@@ -581,6 +777,22 @@ def frame_blocks(system: System, report, samples_per_element: int = 8) -> list[B
 
     Writers never re-run physics: positions come from q, forces from the report.
 
+    Parameters
+    ----------
+    system : System
+        The assembled system (``assemble``).
+    report : StepReport
+        The reported step (``SimulationResult.reports``): its coordinates ``report.q`` and
+        contact reports.
+    samples_per_element : int, optional
+        Sample points per element (>= 1), 8 by default.
+
+    Returns
+    -------
+    list of Block
+        ``geometry_blocks`` at ``report.q``, then the contacts block when the model has
+        contacts.
+
     Examples
     --------
     A 0.05 kg mass resting on a cantilever, three Moreau-Jean steps from its static
@@ -629,6 +841,21 @@ def block_grid(block: Block):
     ``block.cells``, its arrays as written: see :func:`frame_multiblock`). A block without
     points is an empty grid without arrays (VTK cannot hold arrays of length 0 in pyvista).
 
+    Parameters
+    ----------
+    block : Block
+        The part to convert.
+
+    Returns
+    -------
+    pyvista.UnstructuredGrid
+        Points (m, 3) in m with z = 0, the cells and the arrays of ``block``.
+
+    Raises
+    ------
+    ValueError
+        When a cell kind is neither "vertex" nor "line".
+
     Examples
     --------
     The cantilever under 1 N as a pyvista grid: 3D points (z = 0) and its arrays:
@@ -670,10 +897,29 @@ def block_grid(block: Block):
 
 
 def frame_multiblock(blocks: Sequence[Block], field_data=None):
-    """The frame as a ``pyvista.MultiBlock``: the top-level blocks ``GROUPS`` that have parts,
-    ``structures`` and ``bodies`` each a MultiBlock of grids named after their blocks,
-    ``contacts`` one grid (an empty grid when no point is closed). field_data : None or
-    name -> float, written as one-value float64 arrays of the frame's own field data.
+    """The frame as a ``pyvista.MultiBlock``.
+
+    Parameters
+    ----------
+    blocks : sequence of Block
+        The parts of the frame; names distinct within a group, at most one contacts block,
+        at least one block with points.
+    field_data : dict of str to float, optional
+        name -> value, written as one-value float64 arrays of the frame's own field data
+        (``frame_field_data``); None (the default): none.
+
+    Returns
+    -------
+    pyvista.MultiBlock
+        The top-level blocks ``GROUPS`` that have parts: ``structures`` and ``bodies`` each a
+        MultiBlock of grids named after their blocks, ``contacts`` one grid (an empty grid
+        when no point is closed).
+
+    Raises
+    ------
+    ValueError
+        When two blocks of a group share a name, no block has points, there is more than one
+        contacts block, or a cell kind is unknown.
 
     Examples
     --------
@@ -712,10 +958,22 @@ def frame_multiblock(blocks: Sequence[Block], field_data=None):
 
 
 def frame_field_data(system: System, time: float, row) -> dict:
-    """The field data of a frame: ``TimeValue`` (s, VTK's name for a data set's time) and
-    the joint and sensor columns of its history row (``sensors.state_columns``: ``<joint>_q``,
-    ``<joint>_u``, every sensor's columns), name -> float. row : the history row (a dict of
-    the columns, or of the result's columns at that row).
+    """The field data of a frame: its time and the joint and sensor columns of its history row.
+
+    Parameters
+    ----------
+    system : System
+        The assembled system (``assemble``).
+    time : float
+        The frame's time in s.
+    row : mapping of str to float
+        The history row: a dict of the columns, or of the result's columns at that row.
+
+    Returns
+    -------
+    dict of str to float
+        ``TimeValue`` (s, VTK's name for a data set's time) and the joint and sensor columns
+        (``sensors.state_columns``: ``<joint>_q``, ``<joint>_u``, every sensor's columns).
 
     Examples
     --------
@@ -749,6 +1007,22 @@ class PvdWriter:
     Use as a context manager or call :meth:`close`; the index is valid after every :meth:`write`,
     also when the writing loop is left by an exception or the process is killed: a frame is
     listed once its files are written.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike
+        The output directory DIR, made if missing.
+    name : str, optional
+        The series' name NAME, a file name without "/"; "frames" by default.
+    stride : int, optional
+        Write every ``stride``-th call of :meth:`write` (>= 1); 1 by default.
+
+    Raises
+    ------
+    TypeError
+        When ``stride`` is not an integer.
+    ValueError
+        When ``stride`` is below 1 or ``name`` is empty or holds a "/".
 
     Examples
     --------
@@ -831,7 +1105,35 @@ def write_pvd(
     ParaView series ``OUT_DIR/NAME.pvd``: for a run with ``store_every=1`` the very frames
     that ``VtkObserver(OUT_DIR, NAME, stride)`` writes as the run goes.
     The result must have been run with ``keep_reports=True`` (the forces of a frame come from
-    its StepReport; a ValueError says so otherwise). Returns the path of the ``.pvd``.
+    its StepReport).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        The run, with its step reports (``simulate(..., keep_reports=True)``).
+    system : System
+        The assembled system the result was run on.
+    out_dir : str or os.PathLike
+        The output directory OUT_DIR, made if missing.
+    name : str, optional
+        The series' name NAME, "frames" by default.
+    stride : int, optional
+        Write every ``stride``-th stored state (>= 1) and the last; 1 by default.
+    samples_per_element : int, optional
+        Sample points per element (>= 1), 8 by default.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the ``.pvd``.
+
+    Raises
+    ------
+    TypeError
+        When ``stride`` or ``samples_per_element`` is not an integer.
+    ValueError
+        When ``stride`` is below 1, ``name`` is empty or holds a "/", or the result keeps no
+        step reports.
 
     Examples
     --------
