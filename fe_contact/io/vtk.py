@@ -711,6 +711,8 @@ def geometry_blocks(system: System, q, samples_per_element: int = 8) -> list[Blo
 
     Raises
     ------
+    TypeError
+        When ``samples_per_element`` is not an integer.
     ValueError
         When ``q`` is not of shape (n,) or ``samples_per_element`` is below 1.
 

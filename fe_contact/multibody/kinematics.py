@@ -801,8 +801,8 @@ def point_position(tree: TreeModel, q, body: int, local) -> np.ndarray:
     TypeError
         When ``body`` is not an integer or ``local`` is not a pair of numbers.
     ValueError
-        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
-        shape (n,).
+        When ``body`` is out of range, ``local`` is not finite, or a joint vector (``q``,
+        ``u``) is not of shape (n,).
 
     Examples
     --------
@@ -844,8 +844,8 @@ def point_velocity(tree: TreeModel, q, u, body: int, local) -> np.ndarray:
     TypeError
         When ``body`` is not an integer or ``local`` is not a pair of numbers.
     ValueError
-        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
-        shape (n,).
+        When ``body`` is out of range, ``local`` is not finite, or a joint vector (``q``,
+        ``u``) is not of shape (n,).
 
     Examples
     --------
@@ -888,8 +888,8 @@ def point_jacobian(tree: TreeModel, q, body: int, local) -> np.ndarray:
     TypeError
         When ``body`` is not an integer or ``local`` is not a pair of numbers.
     ValueError
-        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
-        shape (n,).
+        When ``body`` is out of range, ``local`` is not finite, or a joint vector (``q``,
+        ``u``) is not of shape (n,).
 
     Examples
     --------
@@ -934,8 +934,8 @@ def point_acceleration_remainder(tree: TreeModel, q, u, body: int, local) -> np.
     TypeError
         When ``body`` is not an integer or ``local`` is not a pair of numbers.
     ValueError
-        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
-        shape (n,).
+        When ``body`` is out of range, ``local`` is not finite, or a joint vector (``q``,
+        ``u``) is not of shape (n,).
 
     Examples
     --------
@@ -980,8 +980,8 @@ def point_kinematics(tree: TreeModel, q, u, body: int, local) -> PointKinematics
     TypeError
         When ``body`` is not an integer or ``local`` is not a pair of numbers.
     ValueError
-        When ``body`` is out of range, ``local`` is not finite, or ``q`` / ``u`` is not of
-        shape (n,).
+        When ``body`` is out of range, ``local`` is not finite, or a joint vector (``q``,
+        ``u``) is not of shape (n,).
 
     Examples
     --------
