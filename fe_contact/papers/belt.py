@@ -45,6 +45,29 @@ from .. import validation as check
 from ..scenario import Scenario
 
 
+def _check_drive(data, where: str, **positive) -> None:
+    """Check the fields that ``BeltData`` and ``ClosedBeltData`` share, and the positive
+    fields ``positive`` (name=unit) of one of them; errors name ``where.field``."""
+    positive = dict(
+        radius="m", axial_stiffness="N", line_density="kg/m", speed="rad/s",
+        driver_inertia="kg m^2", driven_inertia="kg m^2", **positive,
+    )  # fmt: skip
+    for name, unit in positive.items():
+        check.real(f"{where}.{name}", getattr(data, name), low=0.0, low_open=True, unit=unit)
+    check.real(
+        f"{where}.centre_distance", data.centre_distance, low=2.0 * data.radius,
+        low_open=True, unit="m",
+    )  # fmt: skip
+    check.real(f"{where}.mu", data.mu, low=0.0, low_open=True, meaning="a friction coefficient")
+    check.real(f"{where}.load_torque", data.load_torque, low=0.0, unit="N m")
+    check.real(f"{where}.load_damping", data.load_damping, low=0.0, unit="N m s/rad")
+    check.real(f"{where}.stiffness_damping", data.stiffness_damping, low=0.0, unit="s")
+    check.positive_int(f"{where}.n_elements", data.n_elements)
+    n = check.positive_int(f"{where}.n_candidates", data.n_candidates)
+    if n < 2:
+        check.fail(f"{where}.n_candidates", n, "an integer >= 2")
+
+
 @dataclass(frozen=True)
 class BeltData:
     """Data of the belt drive (SI).
@@ -80,37 +103,13 @@ class BeltData:
     stiffness_damping: float = 5e-4
 
     def __post_init__(self):
-        positive = {
-            "radius": "m",
-            "feed": "m",
-            "tail": "m",
-            "axial_stiffness": "N",
-            "line_density": "kg/m",
-            "slack_tension": "N",
-            "speed": "rad/s",
-            "driver_inertia": "kg m^2",
-            "driven_inertia": "kg m^2",
-        }
-        for name, unit in positive.items():
-            check.real(f"BeltData.{name}", getattr(self, name), low=0.0, low_open=True, unit=unit)
-        check.real(
-            "BeltData.centre_distance", self.centre_distance, low=2.0 * self.radius,
-            low_open=True, unit="m",
-        )  # fmt: skip
+        _check_drive(self, "BeltData", feed="m", tail="m", slack_tension="N")
         if self.feed > self.centre_distance - self.radius:
             check.fail(
                 "BeltData.feed", self.feed,
                 f"<= centre_distance - radius = {self.centre_distance - self.radius:g} m (the "
                 "feed's end must stay clear of the driver)",
             )  # fmt: skip
-        check.real("BeltData.mu", self.mu, low=0.0, low_open=True, meaning="a friction coefficient")
-        check.real("BeltData.load_torque", self.load_torque, low=0.0, unit="N m")
-        check.real("BeltData.load_damping", self.load_damping, low=0.0, unit="N m s/rad")
-        check.real("BeltData.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
-        check.positive_int("BeltData.n_elements", self.n_elements)
-        n = check.positive_int("BeltData.n_candidates", self.n_candidates)
-        if n < 2:
-            check.fail("BeltData.n_candidates", n, "an integer >= 2")
 
     @property
     def length(self) -> float:
@@ -418,31 +417,7 @@ class ClosedBeltData:
     stiffness_damping: float = 5e-4
 
     def __post_init__(self):
-        positive = {
-            "radius": "m",
-            "axial_stiffness": "N",
-            "line_density": "kg/m",
-            "pre_tension": "N",
-            "speed": "rad/s",
-            "driver_inertia": "kg m^2",
-            "driven_inertia": "kg m^2",
-        }
-        for name, unit in positive.items():
-            check.real(f"ClosedBeltData.{name}", getattr(self, name), low=0.0, low_open=True,
-                       unit=unit)  # fmt: skip
-        check.real(
-            "ClosedBeltData.centre_distance", self.centre_distance, low=2.0 * self.radius,
-            low_open=True, unit="m",
-        )  # fmt: skip
-        check.real("ClosedBeltData.mu", self.mu, low=0.0, low_open=True,
-                   meaning="a friction coefficient")  # fmt: skip
-        check.real("ClosedBeltData.load_torque", self.load_torque, low=0.0, unit="N m")
-        check.real("ClosedBeltData.load_damping", self.load_damping, low=0.0, unit="N m s/rad")
-        check.real("ClosedBeltData.stiffness_damping", self.stiffness_damping, low=0.0, unit="s")
-        check.positive_int("ClosedBeltData.n_elements", self.n_elements)
-        n = check.positive_int("ClosedBeltData.n_candidates", self.n_candidates)
-        if n < 2:
-            check.fail("ClosedBeltData.n_candidates", n, "an integer >= 2")
+        _check_drive(self, "ClosedBeltData", pre_tension="N")
 
     @property
     def feed(self) -> float:
