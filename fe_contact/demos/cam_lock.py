@@ -224,10 +224,12 @@ def main(argv=None) -> int:
     for case, (result, _) in runs.items():
         failed |= not result.success
         print(f"case {case} ({CASES[case]}): {result.status}: {result.message}")
-        print(
-            f"  driving torque after 1 s: {torque_after(result):9.1f} N m"
-            + (f"   (000: {PAPER_TORQUE:.0f} N m)" if case == 0 else "")
-        )
+        torque = torque_after(result)
+        if np.isfinite(torque):
+            line = f"  driving torque after 1 s: {torque:9.1f} N m"
+        else:
+            line = f"  driving torque after 1 s: not reached (the run ends at {result.t[-1]:.3g} s)"
+        print(line + (f"   (000: {PAPER_TORQUE:.0f} N m)" if case == 0 else ""))
         print(
             f"  friction work {result['dissipated_friction'][-1]:.4g} J, "
             f"max |energy error| {np.max(np.abs(result['energy_error'])):.3g} J of "
