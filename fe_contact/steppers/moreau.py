@@ -113,7 +113,17 @@ class _Sub:
 
 class MoreauJean(Stepper):
     """Step object (see the module docstring): ``step()`` advances by h; attributes t, q, u,
-    counters n_steps, n_substeps, n_newton (contact solver sweeps), n_rejected."""
+    counters n_steps, n_substeps, n_newton (contact solver sweeps), n_rejected.
+
+    ``events`` lists each pair's changes of state from one step's report to the next, (t [s],
+    contact name, kind): "impact" (an open pair closes), "open" (a closed pair opens), "stick"
+    and "slip" (``ContactReport.state``; a pair whose closed points all took no impulse counts
+    as open). Unlike the generalised-alpha stepper's, they are not located in time: t is the
+    end of the step whose contact problem saw the change. A pair closes in the first step whose
+    predictor q_P = q_A + theta h u_A has a gap <= 0, so at theta = 1/2 a touch-down at t_c is
+    listed at a t with t - 3h/2 < t_c <= t - h/2. A pair closed at the start (gap within
+    ``touch_tolerance``) starts closed, so resting on a support is no impact; slip reversals
+    are not detected."""
 
     method = "moreau"
 
@@ -191,6 +201,8 @@ class MoreauJean(Stepper):
         self._gap_cache = {}  # q.tobytes() -> {pair: gaps} of grid and line pairs
         self._end_forces = None  # (q, conservative forces at q) of the last sub-step's end
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
+        self.events = []
+        self._pair_states = None  # per pair "open", "closed" (at the start), "stick", "slip"
 
     # -- smooth part --------------------------------------------------------------------------
     def _smooth(self, q_p, u_a, t, h):
@@ -288,6 +300,8 @@ class MoreauJean(Stepper):
         it ends on t_end), in sub-steps where a contact closes too deep. Raises
         ContactSolverError when a contact problem does not converge (state unchanged)."""
         q_a, u_a = self.q, self.u
+        if self._pair_states is None:  # initial_report() not called: the start's states
+            self._pair_states = self._start_states()
         if h is None:
             h = self.h
             t_end = self._t0 + (self.n_steps + 1) * self.h  # no round-off drift of t
@@ -313,7 +327,9 @@ class MoreauJean(Stepper):
             self._gap_cache = gaps
             raise
         self.t = t_end
-        return self._report(subs, q_a, u_a)
+        report = self._report(subs, q_a, u_a)
+        self._log_state_changes(report)
+        return report
 
     def _advance(self, h, level):
         try:
@@ -573,8 +589,36 @@ class MoreauJean(Stepper):
         velocity = ev.jac @ self.u + ev.phi_t
         return float(np.max(np.abs(ev.phi))), float(np.max(np.abs(velocity)))
 
+    def _start_states(self, gaps=None) -> list[str]:
+        """Per pair "closed" when a gap at the start is within ``touch_tolerance``, else
+        "open" (``events``)."""
+        gaps = self.gaps(self.q) if gaps is None else gaps
+        return ["closed" if np.min(g) <= self.touch_tolerance else "open" for g in gaps]
+
+    def _log_state_changes(self, report: StepReport) -> None:
+        """Append the pairs' changes of state in this step's report to ``events``."""
+        for k, contact in enumerate(report.contacts):
+            before, now = self._pair_states[k], contact.state
+            if contact.point_state is not None and all(p == "open" for p in contact.point_state):
+                now = "open"  # closed by its gaps, but no point pressed
+            if now == before:
+                continue
+            if now == "open":
+                kind = "open"
+            elif before == "open":
+                kind = "impact"
+            elif before == "closed":  # closed at the start: its stick or slip is not a change
+                kind = None
+            else:
+                kind = now  # "stick" or "slip"
+            if kind is not None:
+                self.events.append((self.t, contact.name, kind))
+            self._pair_states[k] = now
+
     def initial_report(self) -> StepReport:
         gaps = self.gaps(self.q)
+        if self._pair_states is None:
+            self._pair_states = self._start_states(gaps)
         residual_q, residual_u = self._constraint_residuals()
         return StepReport(
             t=self.t,

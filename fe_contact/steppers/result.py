@@ -694,7 +694,8 @@ class SimulationResult:
         The last StepReport per stored row when ``keep_reports`` was asked (for writers),
         else ().
     events : tuple, optional
-        The contact events located in time, (t [s], contact name, kind) with kind "stick",
+        The contact events (located in time, except Moreau-Jean's: at the end of the step that
+        saw them), (t [s], contact name, kind) with kind "stick",
         "slip" (a stuck contact breaks loose), "reversal" (the slip velocity passed zero and
         the contact slips on the other way), "open" (lift-off), "impact" (an open contact
         closes; for a rough pair: a step that begins with Poisson's impact), "leave" (it slid
