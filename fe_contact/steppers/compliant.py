@@ -165,8 +165,8 @@ def curvature_terms(ev, closed, acc, u, h_coefficients):
     H = d^2 g / dq^2 = U C U^T) in the Newton matrix of a step whose positions and velocities
     move by bp and gp times the accelerations: ``(jac_extra (m, n), U (n, k), K (k, k))`` with
     ``jac_extra[row] = gp 2 (H u)^T + bp (H q'')^T`` (the u- and q-derivatives of
-    ``W_N q'' + A``, ``A = u^T H u``; the q-derivative leaves out the third derivatives, of
-    order u^2) and ``U K U^T = -bp lambda_N H`` (the normal force turning with the curve); or
+    ``W_N q'' + A``, ``A = u^T H u``; of the q-derivative's third-derivative part, of order
+    u^2, only the contact's ``remainder_gradient``, through the curve's curvature) and ``U K U^T = -bp lambda_N H`` (the normal force turning with the curve); or
     None when no closed contact has a Hessian. ``closed`` : (contact index in ``ev.contacts``,
     its normal row, lambda_N) of each closed contact; acc, u : the iterate's q'', u.
 
@@ -180,6 +180,8 @@ def curvature_terms(ev, closed, acc, u, h_coefficients):
             continue
         U, C = kin.gap_hessian
         Hu, Ha = U @ (C @ (U.T @ u)), U @ (C @ (U.T @ acc))
+        if kin.remainder_gradient is not None:  # the part of dA/dq of order u^2
+            Ha = Ha + kin.remainder_gradient
         rows.append((row, 2.0 * gp * Hu + bp * Ha))
         cols.append(U)
         blocks.append(-bp * lam * C)
