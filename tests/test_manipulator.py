@@ -438,8 +438,12 @@ def test_drive_reversal_makes_the_end_effector_stop_stick_and_slip_back():
 def test_lift_off_lets_the_reversed_manipulator_run_on():
     """With ``lift_off`` (a unilateral contact of the same mu) the reversed manipulator of the
     test above runs to 0.6 s: the same trajectory as the bilateral contact until the normal
-    force vanishes (identical to 1e-12), then the contact opens where the bilateral run had to
-    stop (its normal force turned negative in that step) and the arm swings free."""
+    force vanishes, then the contact opens where the bilateral run had to stop (its normal
+    force turned negative in that step) and the arm swings free. Until then the two agree to
+    the Newton tolerance, not bit for bit: the unilateral contact's Newton matrix has the
+    curvature terms (``compliant.curvature_terms``), the bilateral one on the compiled step
+    has not, so each step converges to tol = 1e-12 m along another path (measured 2.5e-12 m
+    after 730 steps; bound 1e-11, ten times tol, as the differences do not build up)."""
     data = lipinski.Manipulator(drive_reversal=0.3)
     scenario = lipinski.manipulator(data, 0.3)
     system = scenario.assemble()
@@ -452,7 +456,7 @@ def test_lift_off_lets_the_reversed_manipulator_run_on():
     assert free.status == "finished", free.message
     assert [kind for _, _, kind in free.events] == ["reversal", "stick", "slip", "open"]
     k = bilateral.t.size
-    np.testing.assert_allclose(free.q[:k], bilateral.q, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(free.q[:k], bilateral.q, rtol=0, atol=1e-11)
     t_open = free.events[-1][0]
     assert bilateral.t[-1] < t_open <= bilateral.t[-1] + 5e-4
     assert np.all(free["tip_state"][free.t > t_open] == "open")
