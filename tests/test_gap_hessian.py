@@ -87,9 +87,10 @@ def test_point_on_the_deflected_beam(x0):
 def test_the_curvature_terms_make_the_trolley_step_converge_in_fewer_iterates():
     """The step's Newton iteration on the trolley sliding down the sagging string, with the
     curvature terms (``compliant.curvature_terms``, ``dependent_newton_step``'s ``curved``):
-    4.61 iterates per step over 0.2 s at h = 1 ms (4.67 without ``remainder_gradient``, 5.91 without them, when the corrections fell
-    by a factor of about 3e-3 per iterate: linear convergence). 5.2 leaves a margin for the
-    rounding of other machines; a Newton matrix without the terms fails it."""
+    4.61 iterates per step over 0.2 s at h = 1 ms (4.67 without ``remainder_gradient``; 5.91
+    without any, when the corrections fell by a factor of about 3e-3 per iterate: linear
+    convergence). 5.2 leaves a margin for the rounding of other machines; a Newton matrix
+    without the terms fails it."""
     scenario = slider_on_string(Trolley())
     model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
