@@ -421,7 +421,7 @@ def inline(text: str, limit: int = 90) -> str:
     return "``" + text.replace("``", "'") + "``" if text else ""
 
 
-def merge_measured(folder: Path) -> dict:
+def merge_measured(folder: Path, command: str = MEASURED_COMMAND) -> dict:
     """The records of one recording run (``<worker>-<pid>.jsonl`` files of
     ``tests/conftest.py``) merged into one document: the run (commit, whether the library or
     the tests were modified, date) and the records sorted by test."""
@@ -445,7 +445,7 @@ def merge_measured(folder: Path) -> dict:
         "commit": commits.pop(),
         "modified": any(r["modified"] for r in runs),
         "date": max(r["date"] for r in runs),
-        "command": MEASURED_COMMAND,
+        "command": command,
     }
     records.sort(key=lambda r: r["test"])  # stable: a test's records keep their order
     return {"run": run, "records": records}
@@ -608,8 +608,13 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--merge-measured", metavar="FOLDER", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=MEASURED, help="default: %(default)s")
+    parser.add_argument(
+        "--command",
+        default=MEASURED_COMMAND,
+        help="the commands of the run, as the page shows them (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
-    document = merge_measured(args.merge_measured)
+    document = merge_measured(args.merge_measured, args.command)
     args.out.write_text(json.dumps(document, indent=1) + "\n")
     print(
         f"{len(document['records'])} records of commit {document['run']['commit'][:12]} -> {args.out}"
