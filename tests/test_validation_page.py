@@ -1,9 +1,11 @@
 """The validation page's measured errors: the ``measured`` fixture (tests/conftest.py) asserts
 the number it records, its records reach the page through ``python docs/docgen.py
---merge-measured``."""
+--merge-measured``, and every record committed in docs/validation_measured.json names a test
+that still exists and is listed on the page."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import math
@@ -80,3 +82,30 @@ def test_records_are_written_only_when_asked_and_merge_into_the_page(tmp_path, m
     out = tmp_path / "merged.json"
     assert docgen.main(["--merge-measured", str(tmp_path / "records"), "--out", str(out)]) == 0
     assert json.loads(out.read_text()) == document
+
+
+def test_every_committed_record_names_an_existing_test_listed_on_the_page():
+    docgen = _docgen()
+    document = docgen.load_measured()
+    assert document is not None, "docs/validation_measured.json is missing"
+    assert document["records"], "docs/validation_measured.json holds no records"
+    functions = {}
+    for record in document["records"]:
+        file_name, test, _ = docgen.split_nodeid(record["test"])
+        if file_name not in functions:
+            path = ROOT / "tests" / file_name
+            assert path.exists(), f"{record['test']}: no file tests/{file_name}"
+            tree = ast.parse(path.read_text())
+            functions[file_name] = {
+                f"{owner}.{node.name}" if owner else node.name
+                for node, owner in docgen.test_functions(tree)
+            }
+        assert test in functions[file_name], f"{record['test']}: no such test in {file_name}"
+    page = docgen.validation_page()
+    assert "Recorded for tests not found" not in page
+    run = document["run"]
+    assert run["commit"][:12] in page and run["date"] in page
+    for record in document["records"]:
+        _, test, _ = docgen.split_nodeid(record["test"])
+        assert f"``{test}``" in page
+        assert docgen.escape(record["quantity"]) in page, record["quantity"]
