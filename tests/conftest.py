@@ -10,7 +10,7 @@ by element and records the worst element (the largest error / tolerance).
 
 When the environment variable ``FE_CONTACT_MEASURED`` names a folder, each pytest process
 (each xdist worker too) writes its records there at the end of its session as JSON lines,
-``<worker>-<pid>.jsonl``, the first line the run's commit and date; ``python docs/docgen.py
+``<worker>-<pid>.jsonl``, the first line the commit and date at its start; ``python docs/docgen.py
 --merge-measured FOLDER`` merges them into ``docs/validation_measured.json``, which the
 validation page of the documentation reads. Without the variable nothing is written.
 """
@@ -30,6 +30,7 @@ import pytest
 ENVIRONMENT = "FE_CONTACT_MEASURED"
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS: list[dict] = []
+RUN: dict = {}  # the run's commit and date, taken when the session starts
 
 
 class Measured:
@@ -137,6 +138,11 @@ def run_description() -> dict:
     }
 
 
+def pytest_sessionstart(session):
+    if os.environ.get(ENVIRONMENT):  # a commit made while the tests run is not theirs
+        RUN.update(run_description())
+
+
 def pytest_sessionfinish(session, exitstatus):
     folder = os.environ.get(ENVIRONMENT)
     if not folder or not RECORDS:
@@ -144,6 +150,6 @@ def pytest_sessionfinish(session, exitstatus):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    lines = [json.dumps({"run": run_description()})]
+    lines = [json.dumps({"run": RUN or run_description()})]
     lines += [json.dumps(r) for r in RECORDS]
     (folder / f"{worker}-{os.getpid()}.jsonl").write_text("\n".join(lines) + "\n")
