@@ -10,9 +10,10 @@ by element and records the worst element (the largest error / tolerance).
 
 When the environment variable ``FE_CONTACT_MEASURED`` names a folder, each pytest process
 (each xdist worker too) writes its records there at the end of its session as JSON lines,
-``<worker>-<pid>.jsonl``, the first line the commit and date at its start; ``python docs/docgen.py
---merge-measured FOLDER`` merges them into ``docs/validation_measured.json``, which the
-validation page of the documentation reads. Without the variable nothing is written.
+``<worker>-<pid>.jsonl``, the first line the commit and date at the session's start;
+``python docs/docgen.py --merge-measured FOLDER`` merges them into
+``docs/validation_measured.json``, which the validation page of the documentation reads.
+Without the variable nothing is written.
 """
 
 from __future__ import annotations
