@@ -617,7 +617,8 @@ def main(argv=None) -> int:
     document = merge_measured(args.merge_measured, args.command)
     args.out.write_text(json.dumps(document, indent=1) + "\n")
     print(
-        f"{len(document['records'])} records of commit {document['run']['commit'][:12]} -> {args.out}"
+        f"{len(document['records'])} records of commit {document['run']['commit'][:12]}",
+        f"-> {args.out}",
     )
     return 0
 

@@ -29,7 +29,8 @@ def example(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
         for k, code in enumerate(blocks):
-            exec(compile(code, f"README example {k + 1}", "exec"), scope)  # noqa: S102 - our own README
+            code = compile(code, f"README example {k + 1}", "exec")
+            exec(code, scope)  # noqa: S102 - our own README
             scopes.append(dict(scope))
     return folder, scopes
 
