@@ -17,23 +17,39 @@ in git); the hand-written pages include them. What each one is made of:
 - ``validation.rst``: per test file its docstring (the references it checks against) and per
   test its first docstring line and the tolerances written in it (``rtol=``, ``atol=``,
   ``rel=``, ``abs=`` arguments and the right-hand sides of ``<`` / ``<=`` in asserts), read
-  from the tests' source with ``ast``. The measured errors are not collected.
+  from the tests' source with ``ast``; then the errors the tests measured against their
+  references, beside the tolerance they asserted and the margin tolerance / error, read from
+  ``docs/validation_measured.json`` (the records of the ``measured`` fixture of
+  ``tests/conftest.py`` from one run of the suite, with its commit and date).
+
+Run as a script it refreshes that file from a run of the suite with recording on::
+
+    FE_CONTACT_MEASURED=/tmp/measured pytest
+    python docs/docgen.py --merge-measured /tmp/measured
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import contextlib
+import functools
 import importlib
 import importlib.util
 import inspect
 import io
+import json
 import re
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
+MEASURED = ROOT / "docs" / "validation_measured.json"
+MEASURED_COMMAND = (
+    "FE_CONTACT_MEASURED=/tmp/measured pytest && "
+    "python docs/docgen.py --merge-measured /tmp/measured"
+)
 
 
 def heading(text: str, mark: str = "=") -> str:
@@ -288,14 +304,6 @@ def doc_parts(cls) -> tuple[str, dict[str, str]]:
     Parameters by name, as reStructuredText (markup outside double backquotes escaped)."""
     from numpydoc.docscrape import NumpyDocString
 
-    # the sibling extension's escape, also when docs/ is not on sys.path (the tests load this
-    # file by its path)
-    spec = importlib.util.spec_from_file_location(
-        "plaindoc", Path(__file__).with_name("plaindoc.py")
-    )
-    plaindoc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plaindoc)
-    escape = plaindoc.escape
     doc = NumpyDocString(inspect.getdoc(cls) or "")
     text = escape(" ".join(" ".join(doc["Summary"] + doc["Extended Summary"]).split()))
     meanings = {}
@@ -413,15 +421,117 @@ def inline(text: str, limit: int = 90) -> str:
     return "``" + text.replace("``", "'") + "``" if text else ""
 
 
-def validation_page() -> str:
+def merge_measured(folder: Path, command: str = MEASURED_COMMAND) -> dict:
+    """The records of one recording run (``<worker>-<pid>.jsonl`` files of
+    ``tests/conftest.py``) merged into one document: the run (commit, whether the library or
+    the tests were modified, date) and the records sorted by test."""
+    files = sorted(Path(folder).glob("*.jsonl"))
+    if not files:
+        raise ValueError(f"merge_measured: no .jsonl records in {folder}")
+    runs, records = [], []
+    for path in files:
+        for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            if "run" in item:
+                runs.append(item["run"])
+            else:
+                records.append(item)
+    commits = {r["commit"] for r in runs}
+    if len(commits) != 1:
+        raise ValueError(f"merge_measured: the records of {folder} come from commits {commits}")
+    run = {
+        "commit": commits.pop(),
+        "modified": any(r["modified"] for r in runs),
+        "date": max(r["date"] for r in runs),
+        "command": command,
+    }
+    records.sort(key=lambda r: r["test"])  # stable: a test's records keep their order
+    return {"run": run, "records": records}
+
+
+def load_measured(path: Path = MEASURED) -> dict | None:
+    """The committed records (``merge_measured``'s document), or None without the file."""
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def split_nodeid(nodeid: str) -> tuple[str, str, str]:
+    """(file name, test name as on the page (``Class.test``), parameters or "") of a node id
+    ``tests/test_x.py::Class::test_y[param]``."""
+    path, *names = nodeid.split("::")
+    last = names[-1]
+    params = ""
+    if last.endswith("]") and "[" in last:
+        last, params = last[:-1].split("[", 1)
+    return Path(path).name, ".".join([*names[:-1], last]), params
+
+
+def number(value: float) -> str:
+    return "0" if value == 0.0 else f"{value:.2e}"
+
+
+def margin(error: float, tolerance: float) -> str:
+    """tolerance / error: how many times the error could grow before the test fails."""
+    if error == 0.0:
+        return "error 0"
+    return f"{tolerance / error:.3g}"
+
+
+def measured_table(records: list[dict]) -> str:
+    rows = []
+    for r in records:
+        _, test, params = split_nodeid(r["test"])
+        unit = f" {r['unit']}" if r["unit"] else ""
+        what = escape(r["quantity"]) + (f" [{escape(params)}]" if params else "")
+        rows.append(
+            (
+                f"``{test}``",
+                what,
+                number(r["error"]) + unit,
+                number(r["tolerance"]) + unit,
+                margin(r["error"], r["tolerance"]),
+                escape(r["reference"]),
+            )
+        )
+    header = ("test", "quantity", "measured error", "tolerance", "margin", "reference")
+    return table(header, rows)
+
+
+def measured_summary(document: dict | None) -> str:
+    if document is None:
+        return (
+            "**Measured errors:** none recorded (``docs/validation_measured.json`` is missing; "
+            f"``{MEASURED_COMMAND}`` writes it).\n\n"
+        )
+    run, records = document["run"], document["records"]
+    tests = {r["test"] for r in records}
+    modified = " (with uncommitted changes to the library or the tests)" if run["modified"] else ""
+    return (
+        f"**Measured errors:** {len(records)} comparisons of {len(tests)} test runs with an "
+        f"independent reference, recorded on {run['date']} at commit ``{run['commit'][:12]}``"
+        f"{modified} by ``{run['command']}``. Margin: tolerance / measured error.\n\n"
+    )
+
+
+def validation_page(measured: dict | None | str = "committed") -> str:
+    """The page; ``measured``: the records' document (``merge_measured``), None for none, or
+    "committed" (the default) for ``docs/validation_measured.json``."""
+    document = load_measured() if measured == "committed" else measured
+    by_file: dict[str, list[dict]] = {}
+    for record in document["records"] if document else ():
+        by_file.setdefault(split_nodeid(record["test"])[0], []).append(record)
     out = []
     total_tests = total_tol = 0
+    listed = set()
     for path in sorted((ROOT / "tests").glob("test_*.py")):
         source = path.read_text()
         tree = ast.parse(source)
         rows = []
+        names: dict[str, int] = {}  # test name -> its place in the file
         for node, owner in test_functions(tree):
             name = f"{owner}.{node.name}" if owner else node.name
+            names.setdefault(name, len(names))
             found = tolerances(node, source)
             total_tests += 1
             total_tol += len(found)
@@ -437,15 +547,34 @@ def validation_page() -> str:
         if doc:
             out.append(escape(" ".join(doc.split("\n\n")[0].split())) + "\n\n")
         out.append(table(("test", "what it checks", "tolerances as written"), rows))
+        records = [r for r in by_file.pop(path.name, ()) if split_nodeid(r["test"])[1] in names]
+        records.sort(key=lambda r: names[split_nodeid(r["test"])[1]])  # in the file's order
+        if records:
+            out.append("Measured against the references:\n\n" + measured_table(records))
+            listed.update(id(r) for r in records)
+    stale = [r for r in document["records"] if id(r) not in listed] if document else []
+    if stale:
+        out.append(heading("Recorded for tests not found in the source", "-"))
+        out.append(measured_table(stale))
     summary = f"{total_tests} test functions, {total_tol} tolerance expressions.\n\n"
-    return summary + "".join(out)
+    return summary + measured_summary(document) + "".join(out)
 
 
 def escape(text: str) -> str:
-    """Plain text safe in reStructuredText: markup escaped outside ``double backquotes``."""
-    from plaindoc import escape as plain_escape
+    """Plain text safe in reStructuredText: markup escaped outside ``double backquotes``
+    (the sibling extension's escape, loaded by its path: the tests and ``python
+    docs/docgen.py`` load this file without docs/ on sys.path)."""
+    return plaindoc().escape(text)
 
-    return plain_escape(text)
+
+@functools.cache
+def plaindoc():
+    spec = importlib.util.spec_from_file_location(
+        "plaindoc", Path(__file__).with_name("plaindoc.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # ------------------------------------------------------------------------------------------
@@ -471,4 +600,30 @@ def write_if_changed(path: Path, text: str) -> None:
         path.write_text(text)
 
 
-__all__ = ["write_all"]
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python docs/docgen.py",
+        description="Merge the measured errors of a recording run of the tests "
+        f"(FE_CONTACT_MEASURED=FOLDER pytest) into {MEASURED.relative_to(ROOT)}.",
+    )
+    parser.add_argument("--merge-measured", metavar="FOLDER", type=Path, required=True)
+    parser.add_argument("--out", type=Path, default=MEASURED, help="default: %(default)s")
+    parser.add_argument(
+        "--command",
+        default=MEASURED_COMMAND,
+        help="the commands of the run, as the page shows them (default: %(default)s)",
+    )
+    args = parser.parse_args(argv)
+    document = merge_measured(args.merge_measured, args.command)
+    args.out.write_text(json.dumps(document, indent=1) + "\n")
+    print(
+        f"{len(document['records'])} records of commit {document['run']['commit'][:12]}",
+        f"-> {args.out}",
+    )
+    return 0
+
+
+__all__ = ["load_measured", "merge_measured", "validation_page", "write_all"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -47,12 +47,19 @@ def test_section_properties_match_mission():
     assert RHO_A == pytest.approx(0.0705, rel=1e-12)
 
 
-def test_cantilever_frequencies_match_analytic():
+def test_cantilever_frequencies_match_analytic(measured):
     beam = assemble_beam(SPEC)
     exact = cantilever_roots(3) ** 2 * np.sqrt(EI / (RHO_A * L**4))
     modes = natural_modes(beam, 3)
     # 10 Hermite elements: relative error well below 1e-3 for the first three modes.
-    np.testing.assert_allclose(modes.omega, exact, rtol=1e-3)
+    measured.close(
+        "cantilever omega_1..3, 10 elements",
+        modes.omega,
+        exact,
+        rtol=1e-3,
+        unit="rad/s",
+        reference="roots of 1 + cos(bL) cosh(bL) = 0",
+    )
     assert modes.omega[0] == pytest.approx(63.6, abs=0.05)  # MISSION's figure
     np.testing.assert_allclose(modes.frequency, exact / (2 * np.pi), rtol=1e-3)
 
@@ -110,29 +117,50 @@ def test_modes_are_mass_normalised():
     np.testing.assert_allclose(stiff, np.diag(modes.omega**2), rtol=1e-9, atol=1e-6)
 
 
-def test_simply_supported_frequencies():
+def test_simply_supported_frequencies(measured):
     spec = dataclasses.replace(SPEC, left="pinned", right="pinned", n_elements=20)
     modes = natural_modes(assemble_beam(spec), 3)
     n = np.arange(1, 4)
     exact = (n * np.pi) ** 2 * np.sqrt(EI / (RHO_A * L**4))
-    np.testing.assert_allclose(modes.omega, exact, rtol=1e-4)
+    measured.close(
+        "pinned-pinned omega_1..3, 20 elements",
+        modes.omega,
+        exact,
+        rtol=1e-4,
+        unit="rad/s",
+        reference="(n pi)^2 sqrt(EI / (rho A L^4))",
+    )
 
 
-def test_free_free_beam_has_two_rigid_modes():
+def test_free_free_beam_has_two_rigid_modes(measured):
     spec = dataclasses.replace(SPEC, left="free", right="free")
     modes = natural_modes(assemble_beam(spec), 3)
     assert np.all(modes.omega[:2] < 1e-3 * modes.omega[2])
     # First elastic free-free root 4.7300 (same equation as the cantilever's: cos cosh = 1).
     root = brentq(lambda x: np.cos(x) * np.cosh(x) - 1.0, 4.5, 5.0)
-    assert modes.omega[2] == pytest.approx(root**2 * np.sqrt(EI / (RHO_A * L**4)), rel=1e-3)
+    measured.close(
+        "free-free first elastic omega",
+        modes.omega[2],
+        root**2 * np.sqrt(EI / (RHO_A * L**4)),
+        rtol=1e-3,
+        unit="rad/s",
+        reference="root of cos(bL) cosh(bL) = 1",
+    )
 
 
-def test_tip_force_deflection_exact():
+def test_tip_force_deflection_exact(measured):
     beam = assemble_beam(SPEC)
     P = 1.7
     u = static_deflection(beam, point_load(beam, L, force=P))
     tip = beam_fields(beam, u, [L])
-    assert tip.deflection[0] == pytest.approx(P * L**3 / (3 * EI), rel=1e-9)
+    measured.close(
+        "cantilever tip deflection under a tip force",
+        tip.deflection[0],
+        P * L**3 / (3 * EI),
+        rtol=1e-9,
+        unit="m",
+        reference="P L^3 / (3 EI)",
+    )
     assert tip.slope[0] == pytest.approx(P * L**2 / (2 * EI), rel=1e-9)
 
 
@@ -150,14 +178,21 @@ def test_fields_inside_elements_exact_for_cubic_solution():
     np.testing.assert_allclose(f.curvature, P * (L - x) / EI, atol=1e-10 * scale / L**2)
 
 
-def test_point_load_between_nodes_gives_exact_nodal_deflections():
+def test_point_load_between_nodes_gives_exact_nodal_deflections(measured):
     beam = assemble_beam(SPEC)
     P, a = 3.0, 0.137  # between nodes 0.12 and 0.16
     u = static_deflection(beam, point_load(beam, a, force=P))
     x = beam.nodes
     exact = np.where(x <= a, P * x**2 * (3 * a - x), P * a**2 * (3 * x - a)) / (6 * EI)
     w_nodes = u[beam.basis.nodal_dofs[0]]
-    np.testing.assert_allclose(w_nodes, exact, rtol=0, atol=1e-9 * np.max(np.abs(exact)))
+    measured.close(
+        "nodal deflections, point load between nodes",
+        w_nodes,
+        exact,
+        atol=1e-9 * np.max(np.abs(exact)),
+        unit="m",
+        reference="the cantilever's closed-form deflection under P at a",
+    )
     slope_exact = np.where(x <= a, P * x * (2 * a - x), P * a**2) / (2 * EI)
     np.testing.assert_allclose(
         u[beam.basis.nodal_dofs[1]], slope_exact, rtol=0, atol=1e-9 * np.max(np.abs(slope_exact))
@@ -174,7 +209,7 @@ def test_tip_moment():
     )
 
 
-def test_self_weight_deflection():
+def test_self_weight_deflection(measured):
     beam = assemble_beam(SPEC)
     g = 9.81
     u = static_deflection(beam, self_weight(beam, (0.0, -g)))
@@ -182,7 +217,15 @@ def test_self_weight_deflection():
     assert u[beam.basis.nodal_dofs[0, -1]] == pytest.approx(q * L**4 / (8 * EI), rel=1e-9)
     x = beam.nodes
     exact = q * x**2 * (6 * L**2 - 4 * L * x + x**2) / (24 * EI)
-    np.testing.assert_allclose(u[beam.basis.nodal_dofs[0]], exact, rtol=1e-9, atol=1e-16)
+    measured.close(
+        "cantilever nodal deflections under self-weight",
+        u[beam.basis.nodal_dofs[0]],
+        exact,
+        rtol=1e-9,
+        atol=1e-16,
+        unit="m",
+        reference="q x^2 (6 L^2 - 4 L x + x^2) / (24 EI)",
+    )
 
 
 def test_self_weight_uses_normal_component_of_gravity():

@@ -14,7 +14,7 @@ from fe_contact.system import assemble
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [0, 1, 3])
-def test_energy_balance_and_friction_work(case):
+def test_energy_balance_and_friction_work(case, measured):
     """The work of the drive equals kinetic + elastic (beam, support springs, Hertz contact)
     + dissipated (friction, impacts) to 0.5 % of it (the trapezoidal rule on the powers over
     steps of 2e-4 s through the contact's 3-7 krad/s vibrations), and the friction work never
@@ -23,7 +23,13 @@ def test_energy_balance_and_friction_work(case):
     assert result.success, result.message
     work = result["work_drives"][-1]
     assert work > 5.0  # the cam has pushed the beam up
-    assert np.max(np.abs(result["energy_error"])) < 5e-3 * work
+    measured(
+        f"energy balance error, case {case}",
+        np.max(np.abs(result["energy_error"])),
+        5e-3 * work,
+        unit="J",
+        reference="0.5 % of the drive's work",
+    )
     friction = result["dissipated_friction"]
     assert np.all(np.diff(friction) >= -1e-12)
     if case == 0:
@@ -72,7 +78,7 @@ def hertz_disk_on_incline(theta, mu_s):
     return system, q0, u0, d
 
 
-def test_compliant_contact_rolls_without_friction_work():
+def test_compliant_contact_rolls_without_friction_work(measured):
     """Rolling (000 sec. 5) on a compliant contact: mu_s = 0.3 > tan(0.3)/3, the contact rolls
     from the start (|v_t| = 0 < v0/2): the centre accelerates at (2/3) g sin(theta) (to 1e-6,
     the Hertz contact at its static approach), the disk turns by s / R, and the friction does
@@ -84,7 +90,15 @@ def test_compliant_contact_rolls_without_friction_work():
     assert [kind for _, _, kind in result.events] == ["stick"]
     t = result.t[-1]
     s = -(result.q[-1, :2] - q0[:2]) @ d
-    assert np.isclose(s, 1.0 / 3.0 * G * np.sin(theta) * t * t, rtol=1e-6)
+    measured.close(  # np.isclose's criterion: its default atol 1e-8 with rtol 1e-6
+        "distance rolled down the incline",
+        s,
+        1.0 / 3.0 * G * np.sin(theta) * t * t,
+        rtol=1e-6,
+        atol=1e-8,
+        unit="m",
+        reference="rolling: (2/3) g sin(theta) t^2 / 2",
+    )
     assert np.isclose(result.q[-1, 2], s / R, rtol=1e-6)
     # the law's friction power mu F_n v_t^2 / v0 with v_t at round-off (1e-16 m/s): 1e-31 J
     assert np.max(result["dissipated_friction"]) < 1e-20

@@ -166,7 +166,7 @@ def test_closest_point_and_grid_wrap():
 
 
 @pytest.mark.parametrize("method", ["generalized-alpha", "moreau"])
-def test_spinning_ring_keeps_hoop_tension_and_momentum(method):
+def test_spinning_ring_keeps_hoop_tension_and_momentum(method, measured):
     """The ring spinning at omega from the scaled reference, drifting at 0.3 m/s along x, for
     a quarter turn (0.25 s, h = 1e-3 s) under the trapezoidal rule (generalised-alpha,
     rho_inf = 1, energy-consistent) and under Moreau-Jean at theta = 1/2 (the banded LU on
@@ -204,9 +204,17 @@ def test_spinning_ring_keeps_hoop_tension_and_momentum(method):
     tension = EA * (NU - 1.0)
     speed = omega * NU * R0
     assert RHO / NU * speed**2 == pytest.approx(tension, rel=1e-13)
+    worst = 0.0  # the largest tension error over 6 rows of 64 points
     for q in result.q[:: len(result.q) // 5]:
         at = string_points_at(ring.string, ring.full(q), s)
-        assert np.max(np.abs(at.tension - tension)) < 2e-3 * tension
+        worst = max(worst, np.max(np.abs(at.tension - tension)))
+    measured(
+        "hoop tension over a quarter turn",
+        worst,
+        2e-3 * tension,
+        unit="N",
+        reference="rho A v^2 = EA (nu - 1) (closed form, sympy)",
+    )
     kinetic = 0.5 * mass * (speed**2 + 0.3**2)
     if method == "generalized-alpha":
         energy = np.asarray(result["kinetic_energy"]) + np.asarray(result["elastic_energy"])

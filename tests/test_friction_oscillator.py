@@ -54,7 +54,7 @@ def test_closed_form_cycle_matches_an_ode_solution_of_the_slip_phase():
     assert x.min() == pytest.approx(cycle.x_min, abs=1e-9)
 
 
-def test_limit_cycle_of_the_simulation_matches_the_closed_form():
+def test_limit_cycle_of_the_simulation_matches_the_closed_form(measured):
     """5 s with h = 1 ms: the period from the located stick events to 1e-5 s (the stepper's
     phase error (omega h)^2 / 12 per radian: 8e-6 relative), the stick time to 1e-8 s (x' = V
     exactly while stuck: only the position where the simulated slip ended, 5e-10 m off, moves
@@ -69,9 +69,16 @@ def test_limit_cycle_of_the_simulation_matches_the_closed_form():
     res = simulate(assemble(model), (0.0, 5.0), (q0, u0), h=1e-3)
     assert res.status == "finished", res.message
     period, stick = last_cycle(res)
-    assert period == pytest.approx(cycle.period, abs=1e-5)
-    assert stick == pytest.approx(cycle.stick, abs=1e-8)
-    assert np.max(np.abs(res.q[:, 0] - closed_form_position(data, res.t))) < 4e-6
+    reference = "the piecewise closed-form limit cycle (papers.friction_oscillator)"
+    measured("period", abs(period - cycle.period), 1e-5, unit="s", reference=reference)
+    measured("stick time", abs(stick - cycle.stick), 1e-8, unit="s", reference=reference)
+    measured(
+        "position over 5 s",
+        np.max(np.abs(res.q[:, 0] - closed_form_position(data, res.t))),
+        4e-6,
+        unit="m",
+        reference=reference,
+    )
     stuck = res["block_state"] == "stick"
     assert np.max(np.abs(res["block_slip_velocity"][stuck])) < 1e-12
     d_friction = np.diff(res["dissipated_friction"])

@@ -51,7 +51,7 @@ CASES = [  # (v_t m/s, mu, e_N, e_T): stick and slide, with and without restitut
 
 
 @pytest.mark.parametrize(("v_t", "mu", "e_n", "e_t"), CASES)
-def test_newton_point_hits_a_line_obliquely(v_t, mu, e_n, e_t):
+def test_newton_point_hits_a_line_obliquely(v_t, mu, e_n, e_t, measured):
     """Newton's law with Coulomb friction on the impulses, through the law (several contacts'
     form, ``newton_impact``) and through the one-contact form with held rows
     (``contact_impact``, the generalised-alpha stepper's): the closed form above."""
@@ -62,9 +62,15 @@ def test_newton_point_hits_a_line_obliquely(v_t, mu, e_n, e_t):
     scale_p, scale_e = MASS * VN, 0.5 * MASS * VN**2
     assert abs(res.total[0] - p_n) <= TOL * scale_p
     assert abs(res.total[1] - p_t) <= TOL * scale_p
-    assert abs(res.gdot_after[0] - after_n) <= TOL * VN
-    assert abs(res.gdot_after[1] - after_t) <= TOL * VN
-    assert abs(res.loss[0] - loss) <= TOL * scale_e
+    measured.close(
+        "velocities after (normal, tangential)",
+        res.gdot_after[:2],
+        [after_n, after_t],
+        atol=TOL * VN,
+        unit="m/s",
+        reference="Newton's restitution with Coulomb friction on the impulses (closed form)",
+    )
+    measured("energy lost", abs(res.loss[0] - loss), TOL * scale_e, unit="J", reference="the same")
     one = contact_impact(point_delassus(), gdot, law)
     assert abs(one.impulse[0] - p_n) <= TOL * scale_p
     assert abs(one.impulse[1] - p_t) <= TOL * scale_p

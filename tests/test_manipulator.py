@@ -56,7 +56,7 @@ def test_every_case_reaches_the_end_with_tight_constraints(sweep):
         assert np.max(r[f"{TIP}_slip_velocity"]) < 0.0, mu
 
 
-def test_energy_balance_closes(sweep):
+def test_energy_balance_closes(sweep, measured):
     """E(t) - E(0) = W_drive - D_damping - D_friction - D_numerical to 1e-5 of the largest
     energy term (issue) and, stricter and independent of the potential's datum, to 1e-6 of the
     drive's work (D_numerical: the generalised-alpha scheme's own loss, rho_inf < 1)."""
@@ -66,7 +66,13 @@ def test_energy_balance_closes(sweep):
         largest = max(float(np.max(np.abs(v))) for v in terms.values())
         error = np.max(np.abs(r["energy_error"]))
         assert error < 1e-5 * largest, mu
-        assert error < 1e-6 * abs(r["work_drives"][-1]), mu
+        measured(
+            f"energy balance error, mu = {mu}",
+            error,
+            1e-6 * abs(r["work_drives"][-1]),
+            unit="J",
+            reference="1e-6 of the drive's work",
+        )
         # the balance itself, rebuilt from its terms
         total = sum(terms[k] for k in terms if k.endswith("_energy"))
         rebuilt = (
@@ -146,14 +152,21 @@ def _inverse_dynamics_torque(case, mu):
 
 
 @pytest.mark.parametrize("mu", [0.0, 0.2])
-def test_torque_equals_inverse_dynamics_of_the_motion(sweep, mu):
+def test_torque_equals_inverse_dynamics_of_the_motion(sweep, mu, measured):
     """mu = 0: the frictionless inverse dynamics of the simulated motion (the issue's check);
     mu = 0.2: the same with the Coulomb force of 002 eq. (63) on the tip. Accelerations are
     central differences of the stored velocities, O(h^2) = O(1e-7) relative, hence 1e-5 N m."""
     case = sweep[mu]
     torque, check = _inverse_dynamics_torque(case, mu)
     simulated = case.result[TORQUE][1:-1]
-    np.testing.assert_allclose(torque, simulated, rtol=0, atol=1e-5)
+    measured.close(
+        "driving torque at joint 2",
+        simulated,
+        torque,
+        atol=1e-5,
+        unit="N m",
+        reference="the tree's inverse dynamics of the motion with the rebuilt contact force",
+    )
     assert np.max(np.abs(check)) < 1e-5  # joint 3 balances with the same contact force
 
 

@@ -61,7 +61,7 @@ def energy_scale(result):
 
 @pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
 @pytest.mark.parametrize("contact", ["exact", "penalty"])
-def test_slow_pantograph_is_quasi_static(contact, exact, penalty):
+def test_slow_pantograph_is_quasi_static(contact, exact, penalty, measured):
     """At 1 m/s the contact force and the head's height at the end equal the static solve's
     (``static_equilibrium`` with the base held at X1), and the static force is the pantograph's
     F0 - k1 z3 (its weight is carried by the uplift actuator: gravity acts on it but is not
@@ -78,11 +78,11 @@ def test_slow_pantograph_is_quasi_static(contact, exact, penalty):
     # the static normal force against the pantograph's closed form: the vertical balance
     # N cos(theta) = F0 - k1 z3 with the wire's slope theta under the head (< 0.03 rad), so
     # N within 1e-3 relative
-    assert abs(state.normal_force["head"] - (F0 - K1 * z_static)) < 1e-3 * F0
+    measured("static N vs F0 - k1 z3", abs(state.normal_force["head"] - (F0 - K1 * z_static)), 1e-3 * F0, unit="N")  # fmt: skip
 
 
 @pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
-def test_wire_uplift_against_a_linear_flexibility_solve(exact):
+def test_wire_uplift_against_a_linear_flexibility_solve(exact, measured):
     """The static rise of the contact wire under the head equals G(x, x) F, with G the contact
     wire's flexibility at x from one linear solve of the two wires (their stiffness with the
     tension and the springs) coupled by the droppers' axial stiffness (all taut), F the
@@ -108,7 +108,7 @@ def test_wire_uplift_against_a_linear_flexibility_solve(exact):
     assert n_c == part.stop - part.start
     # measured 2.2e-4 of 45.5 mm: linear theory against the nonlinear statics (the droppers'
     # turning and the contact normal's slope are second order); 1e-3 relative allowed
-    assert abs(rise - flexibility * force) < 1e-3 * abs(flexibility * force)
+    measured("static wire rise vs G(x, x) F", abs(rise - flexibility * force), 1e-3 * abs(flexibility * force), unit="m")  # fmt: skip
 
 
 @pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
@@ -125,11 +125,11 @@ def test_penalty_force_is_stiffness_times_penetration(penalty):
 
 @pytest.mark.slow  # the 1 m/s runs: about 6 s of CPU each, with their static solves
 @pytest.mark.parametrize("contact", ["exact", "penalty"])
-def test_energy_balance_closes(contact, exact, penalty):
+def test_energy_balance_closes(contact, exact, penalty, measured):
     """rho_inf = 1: the balance (kinetic + potential + elastic = initial + work of the drive
     and the loads - damping) closes to 1e-6 of its largest term (measured 4e-8 and 3e-9)."""
     _, _, result = exact if contact == "exact" else penalty
-    assert np.max(np.abs(result["energy_error"])) < 1e-6 * energy_scale(result)
+    measured("energy balance error", np.max(np.abs(result["energy_error"])), 1e-6 * energy_scale(result), unit="J")  # fmt: skip
     assert abs(result["work_drives"][-1]) > 0.0  # the drive works against the sloped normal
 
 

@@ -352,7 +352,7 @@ def short_run():
     return simulate_pin(replace(DATA, t_end=6e-5), h=1e-7)
 
 
-def test_energy_balance_over_a_run(short_run):
+def test_energy_balance_over_a_run(short_run, measured):
     """Work of the wheel's drive = change of mechanical energy + damper losses + sum of W(s) on
     both profiles. The bookkeeping of the contacts is exact and the midpoint rule conserves the
     springs' energy; M(phi) and the Coriolis forces are taken at the start of each step, which
@@ -360,7 +360,13 @@ def test_energy_balance_over_a_run(short_run):
     run = short_run
     work = run.work["work_drives"]
     assert work > 1e-6
-    assert abs(run.energy_error) < 1e-5 * work
+    measured(
+        "energy balance error",
+        abs(run.energy_error),
+        1e-5 * work,
+        unit="J",
+        reference="1e-5 of the drive's work",
+    )
     total_w = run.loss_face.sum() + run.loss_rim.sum()
     dissipated = run.work["dissipated_friction"] + run.work["dissipated_impact"]
     assert total_w == pytest.approx(dissipated, rel=1e-9)
@@ -383,7 +389,7 @@ def test_the_pin_lands_and_slides(short_run):
 
 
 @pytest.mark.parametrize("s", [-4e-4, -2e-4, 2e-4, 4e-4])
-def test_smooth_one_point_model_gives_eq_32(s):
+def test_smooth_one_point_model_gives_eq_32(s, measured):
     """Smooth profiles touching at one point (003 fig. 8): the pin's tip is a vertex (a
     three-vertex face whose side vertices stay 1 um above the smooth rim, 1 um segments). The
     apparent coefficient F_x / F_y is 003 eq. (32), cot(phi - phi_mu), exactly (1e-9) with phi
@@ -403,7 +409,13 @@ def test_smooth_one_point_model_gives_eq_32(s):
     )
     run = simulate_pin(d, h=1e-7, average_from=0.5)
     expected = smooth_apparent_cof(s, d.R, d.mu)
-    assert run.mu_xy == pytest.approx(expected, rel=0.002)
+    measured.close(
+        f"apparent friction coefficient F_x / F_y, s = {s * 1e3:g} mm",
+        run.mu_xy,
+        expected,
+        rtol=0.002,
+        reference="003 eq. (32) with cos(phi) = s / R",
+    )
     assert abs(expected - d.mu) > 0.1 * d.mu
     # all loaded contacts slide, lambda_T = mu lambda_N along +t: with phi the direction of
     # the normal part of the contact impulse, F_x / F_y = cot(phi - phi_mu) exactly

@@ -47,21 +47,30 @@ def test_frictionless_slide_on_stiff_level_beam_keeps_speed():
     np.testing.assert_allclose(res[f"{NAME}_normal_force"], 0.02 * G, rtol=1e-4)
 
 
-def test_friction_decelerates_at_mu_g():
+def test_friction_decelerates_at_mu_g(measured):
     mu = 0.3
     res, speed = stiff_slide(mu=mu, angle=0.0)
     slope = np.polyfit(res.t, speed, 1)[0]
-    assert slope == pytest.approx(-mu * G, rel=1e-4)
+    measured.close(
+        "deceleration, mu = 0.3", slope, -mu * G, rtol=1e-4, unit="m/s^2", reference="mu g"
+    )
     np.testing.assert_allclose(res[f"{NAME}_normal_force"], 0.02 * G, rtol=1e-4)
     np.testing.assert_allclose(res[f"{NAME}_friction_force"], -mu * 0.02 * G, rtol=1e-4)
 
 
 @pytest.mark.parametrize("mu", [0.0, 0.2])
-def test_incline_acceleration(mu):
+def test_incline_acceleration(mu, measured):
     theta = 0.3
     res, speed = stiff_slide(mu=mu, angle=theta)
     slope = np.polyfit(res.t, speed, 1)[0]
-    assert slope == pytest.approx(G * (np.sin(theta) - mu * np.cos(theta)), rel=1e-4)
+    measured.close(
+        f"acceleration on a 0.3 rad incline, mu = {mu}",
+        slope,
+        G * (np.sin(theta) - mu * np.cos(theta)),
+        rtol=1e-4,
+        unit="m/s^2",
+        reference="g (sin(theta) - mu cos(theta))",
+    )
     np.testing.assert_allclose(res[f"{NAME}_normal_force"], 0.02 * G * np.cos(theta), rtol=1e-4)
 
 
@@ -79,13 +88,19 @@ def test_frictionless_undamped_run_conserves_energy():
     assert res[f"{NAME}_parameter"][-1] > 0.17  # it did slide
 
 
-def test_friction_and_damping_energy_balance(tmp_path):
+def test_friction_and_damping_energy_balance(tmp_path, measured):
     system, res = run(
         mu=0.1, t_end=0.15, out=tmp_path, rayleigh_alpha=1.0, rayleigh_beta=1e-5, progress=False
     )
     assert res.status == "finished", res.message
     E0 = total_energy(res)[0]
-    assert np.max(np.abs(res["energy_error"])) < 1e-6 * abs(E0)
+    measured(
+        "energy balance error, friction and Rayleigh damping",
+        np.max(np.abs(res["energy_error"])),
+        1e-6 * abs(E0),
+        unit="J",
+        reference="initial energy = energy + losses (bound: 1e-6 of it)",
+    )
     friction_work = res["dissipated_friction"]
     assert np.all(np.diff(friction_work) >= 0.0)  # friction power never positive
     assert friction_work[-1] > 0.0 and res["dissipated_damping"][-1] > 0.0
@@ -131,7 +146,7 @@ def test_cli_sliding_mass(tmp_path, capsys):
     assert "status: finished" in capsys.readouterr().out
 
 
-def test_sliding_mass_stops_at_v0_over_mu_g_and_sticks_on_the_beam():
+def test_sliding_mass_stops_at_v0_over_mu_g_and_sticks_on_the_beam(measured):
     """Decelerating at mu g from 0.5 m/s on the (very stiff, level) beam, the slip velocity
     reaches zero at t = v0 / (mu g) after x = v0^2 / (2 mu g); there the contact sticks (no
     force pulls it on) and the mass stays put on the beam's material point for good. Stop time
@@ -143,7 +158,7 @@ def test_sliding_mass_stops_at_v0_over_mu_g_and_sticks_on_the_beam():
     assert res.status == "finished", res.message
     [(t_stop, name, kind)] = res.events
     assert (name, kind) == (NAME, "stick")
-    assert t_stop == pytest.approx(0.5 / (mu * G), abs=1e-6)
+    measured("stop time", abs(t_stop - 0.5 / (mu * G)), 1e-6, unit="s", reference="v0 / (mu g)")
     stuck = res.t >= t_stop
     assert np.all(res[f"{NAME}_state"][stuck] == "stick")
     assert np.all(res[f"{NAME}_state"][~stuck] == "slip")

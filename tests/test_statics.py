@@ -105,7 +105,7 @@ def trolley_on_cable(n_elements: int, mass: float = TROLLEY):
     return assemble(model)
 
 
-def test_trolley_on_a_cable_matches_the_elastic_catenary_and_converges():
+def test_trolley_on_a_cable_matches_the_elastic_catenary_and_converges(measured):
     """Trolley position and both end reactions against the shooting solution at 8, 16 and 32
     elements. The position of a frictionless point on a string without bending stiffness is
     where the string's tangent is horizontal; the C1 Hermite string rounds the load's kink
@@ -129,8 +129,20 @@ def test_trolley_on_a_cable_matches_the_elastic_catenary_and_converges():
         r_right = reaction[string.position_dofs[:, -1]]
         errors.append(np.hypot(*(state.q[:2] - point)))
         reaction_errors.append(max(np.hypot(*(r_left - left)), np.hypot(*(r_right - right))))
-        assert errors[-1] < 0.1 / n, (n, errors)
-        assert reaction_errors[-1] < 5e-3 * np.hypot(*right), (n, reaction_errors)
+        measured(
+            f"trolley position, {n} elements",
+            errors[-1],
+            0.1 / n,
+            unit="m",
+            reference="the elastic catenary with a point load (shooting)",
+        )
+        measured(
+            f"end reactions, {n} elements",
+            reaction_errors[-1],
+            5e-3 * np.hypot(*right),
+            unit="N",
+            reference="the elastic catenary with a point load (shooting)",
+        )
         # the equilibrium itself, to the solver's tolerance (1e-10 of forces of ~2 N):
         # frictionless, the contact force is the trolley's weight, vertical
         assert state.residual < 1e-8
@@ -176,7 +188,7 @@ def mass_on_cantilever(a=0.3, mass=0.05, **joint):
     return assemble(model)
 
 
-def test_mass_resting_on_a_cantilever_matches_the_closed_forms():
+def test_mass_resting_on_a_cantilever_matches_the_closed_forms(measured):
     """Deflection under the mass w(a) = P a^3 / (3 EI) + q a^2 (6 L^2 - 4 L a + a^2) / (24 EI)
     (self-weight q), the clamp's shear P + q L and moment P a + q L^2 / 2. Hermite cubics give
     the exact nodal deflections of an Euler-Bernoulli beam under nodal point loads and uniform
@@ -191,13 +203,26 @@ def test_mass_resting_on_a_cantilever_matches_the_closed_forms():
     P = mass * G
     w = -(P * a**3 / (3 * EI) + q * a**2 * (6 * L**2 - 4 * L * a + a**2) / (24 * EI))
     assert state.closed == ("mass",)
-    assert abs(state.q[0] - w) < 1e-9 * abs(w)
+    measured(
+        "deflection under the mass",
+        abs(state.q[0] - w),
+        1e-9 * abs(w),
+        unit="m",
+        reference="P a^3 / (3 EI) + q a^2 (6 L^2 - 4 L a + a^2) / (24 EI)",
+    )
     # the normal force is normal to the deflected beam; its vertical part carries the weight
     contact = contact_at(system, 0, state.q, state.u)
     assert abs(state.normal_force["mass"] * contact.normal[1] - P) < 1e-9 * P
     reaction = state.support_reactions["beam"]  # (w, w') of the clamped node: shear, moment
-    assert abs(reaction[0] - (P + q * L)) < 1e-9 * (P + q * L)
-    assert abs(reaction[1] - (P * a + q * L**2 / 2)) < 1e-9 * (P * a + q * L**2 / 2)
+    shear, moment = P + q * L, P * a + q * L**2 / 2
+    measured("clamp shear", abs(reaction[0] - shear), 1e-9 * shear, unit="N", reference="P + q L")
+    measured(
+        "clamp moment",
+        abs(reaction[1] - moment),
+        1e-9 * moment,
+        unit="N m",
+        reference="P a + q L^2 / 2",
+    )
 
 
 def test_a_mass_held_above_the_beam_by_its_spring_leaves_the_contact_open():
@@ -219,13 +244,19 @@ def pendulum(stiffness=10.0, mass=1.0, arm=0.5, drives=()):
     return assemble(Model(tree=tree, drives=drives))
 
 
-def test_pendulum_on_a_joint_spring_rests_at_the_transcendental_angle():
+def test_pendulum_on_a_joint_spring_rests_at_the_transcendental_angle(measured):
     """k theta + m g l cos(theta) = 0 (spring rest 0 along +x, gravity -y), solved by brentq;
     Newton's tolerance 1e-10 of torques ~5 N m over k = 10 N m/rad: 1e-9 rad."""
     k, m, l = 10.0, 1.0, 0.5
     state = static_equilibrium(pendulum(k, m, l))
     theta = brentq(lambda th: k * th + m * G * l * np.cos(th), -np.pi / 2, 0.0, xtol=1e-15)
-    assert abs(state.q[0] - theta) < 1e-9
+    measured(
+        "rest angle",
+        abs(state.q[0] - theta),
+        1e-9,
+        unit="rad",
+        reference="root of k theta + m g l cos(theta) = 0 (brentq)",
+    )
 
 
 def test_a_held_drive_reports_the_holding_torque_and_a_free_one_is_released():

@@ -51,7 +51,7 @@ def closed_form_stops(x0, mu, mu_s):
 
 
 @pytest.mark.parametrize("mu_s", [0.2, 0.35])
-def test_block_on_spring_stops_and_sticks_at_the_closed_form_times(mu_s):
+def test_block_on_spring_stops_and_sticks_at_the_closed_form_times(mu_s, measured):
     """Released from x0 = 0.1 m with mu_k = 0.2: it stops every half period pi / omega at
     amplitudes 2 d smaller (d = 4.9 mm), reverses while the spring beats the static friction,
     then sticks for good. Event times within the stepper's phase error (omega h)^2 / 12 per
@@ -69,21 +69,43 @@ def test_block_on_spring_stops_and_sticks_at_the_closed_form_times(mu_s):
     stuck = np.flatnonzero(state == "stick")
     assert stuck.size and np.all(state[stuck[0] :] == "stick")  # sticks once, for good
     # the final position and the stopping time
-    np.testing.assert_allclose(res.q[stuck[0] :, 0], positions[-1], atol=1e-6)
+    measured.close(
+        "final position",
+        res.q[stuck[0] :, 0],
+        positions[-1],
+        atol=1e-6,
+        unit="m",
+        reference="the Coulomb-damped oscillator's stops (amplitude falls 2 mu g / omega^2)",
+    )
     assert np.ptp(res.q[stuck[0] :, 0]) == 0.0  # no creep at all
     assert times[-1] <= res.t[stuck[0]] < times[-1] + 2.5e-4 + 1e-5 * times[-1]
     # every stop located at its closed-form time: reversals, then the stick
     kinds = [kind for _, _, kind in res.events]
     assert kinds == ["reversal"] * (times.size - 1) + ["stick"]
     event_times = np.array([t for t, _, _ in res.events])
-    assert np.all(np.abs(event_times - times) <= 1e-10 + 1e-5 * times), event_times - times
+    measured.close(
+        "stop times (reversals and the stick)",
+        event_times,
+        times,
+        rtol=1e-5,
+        atol=1e-10,
+        unit="s",
+        reference="every half period pi / omega",
+    )
     # the static friction force holds the spring, within the cone
     friction = res["block_friction_force"]
     np.testing.assert_allclose(friction[stuck], K * positions[-1], rtol=1e-9)
     assert np.all(np.abs(friction[stuck]) <= mu_s * M * G)
     # energy: friction dissipates mu_k m g times the path, and the balance closes
     path = abs(x0 - positions[0]) + np.sum(np.abs(np.diff(positions)))
-    assert res["dissipated_friction"][-1] == pytest.approx(mu * M * G * path, rel=1e-6)
+    measured.close(
+        "friction loss",
+        res["dissipated_friction"][-1],
+        mu * M * G * path,
+        rtol=1e-6,
+        unit="J",
+        reference="mu_k m g times the closed-form path",
+    )
     assert np.max(np.abs(res["energy_error"])) < 1e-9
     assert np.all(np.diff(res["dissipated_friction"]) >= -1e-15)
 
@@ -100,7 +122,7 @@ def test_block_at_rest_inside_the_cone_sticks_from_the_start():
     np.testing.assert_allclose(res["block_normal_force"], M * G, rtol=1e-12)
 
 
-def test_growing_force_breaks_the_block_loose_at_mu_s_and_slides_with_mu_k():
+def test_growing_force_breaks_the_block_loose_at_mu_s_and_slides_with_mu_k(measured):
     """No spring; the actuator pushes with F = c t (c = 10 N/s). The block sticks until
     F = mu_s m g (t_b = 0.147 s), then slides with m x'' = c t - mu_k m g:
     x(t) = c (t - t_b)^3 / (6 m) + (mu_s - mu_k) g (t - t_b)^2 / 2 (c t_b = mu_s m g).
@@ -118,9 +140,15 @@ def test_growing_force_breaks_the_block_loose_at_mu_s_and_slides_with_mu_k():
     x = c * tau**3 / (6 * M) + (mu_s - mu) * G * tau**2 / 2
     (t_event, name, kind), *others = res.events
     assert (name, kind) == ("block", "slip") and not others
-    assert t_event == pytest.approx(t_b, abs=1e-9)
+    measured("breakaway time", abs(t_event - t_b), 1e-9, unit="s", reference="c t_b = mu_s m g")
     bound = c * 1e-3**2 * tau / (12 * M)
-    assert np.all(np.abs(res.q[:, 0] - x) <= 1.05 * bound + 1e-12)
+    measured.each(
+        "position while sliding",
+        np.abs(res.q[:, 0] - x),
+        1.05 * bound + 1e-12,
+        unit="m",
+        reference="x = c tau^3 / (6 m) + (mu_s - mu_k) g tau^2 / 2",
+    )
     # the balance: exact while stuck (nothing moves, no work); once sliding, the trapezoidal
     # quadrature of the actuator's power P = c t x' errs by at most h^2 / 12 int |P''| dt
     error = np.abs(res["energy_error"])

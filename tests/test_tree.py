@@ -344,18 +344,19 @@ def test_body_poses_and_velocities_match_reference(references, name):
 
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_point_kinematics_match_reference(references, name):
+def test_point_kinematics_match_reference(references, name, measured):
     tree, ref = references(name)
+    computed, derived = [], []  # position, Jacobian, acceleration remainder of every point
     for q, u, _ in random_states(tree, seed=2):
         expected = ref(q, u)
         for point_name, (body, local) in tree.points.items():
             position, J, remainder = expected.points[point_name]
             kin = point_kinematics(tree, q, u, *tree.points[point_name])
             assert kin.jacobian.shape == (2, tree.n_bodies)
-            np.testing.assert_allclose(kin.position, position, **TOL)
-            np.testing.assert_allclose(kin.jacobian, J, **TOL)
+            computed.append(np.concatenate((kin.position, kin.jacobian.ravel())))
+            computed[-1] = np.concatenate((computed[-1], kin.acceleration_remainder))
+            derived.append(np.concatenate((position, np.ravel(J), remainder)))
             np.testing.assert_allclose(kin.velocity, J @ u, **TOL)
-            np.testing.assert_allclose(kin.acceleration_remainder, remainder, **TOL)
             # the single-purpose kernels agree with the one-pass version
             np.testing.assert_allclose(point_position(tree, q, body, local), kin.position, **TOL)
             np.testing.assert_allclose(point_velocity(tree, q, u, body, local), kin.velocity, **TOL)
@@ -365,6 +366,14 @@ def test_point_kinematics_match_reference(references, name):
                 kin.acceleration_remainder,
                 **TOL,
             )
+    measured.close(
+        f"{name}: point positions, Jacobians, acceleration remainders",
+        np.concatenate(computed),
+        np.concatenate(derived),
+        **TOL,
+        unit="m, m/s^2",
+        reference="sympy: homogeneous transforms, d p/dq, d(J u)/dq u",
+    )
 
 
 @pytest.mark.parametrize("name", list(MODELS))
@@ -402,8 +411,9 @@ def test_point_acceleration_remainder_by_finite_differences():
 
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_mass_matrix_and_bias_forces_match_lagrange(references, name):
+def test_mass_matrix_and_bias_forces_match_lagrange(references, name, measured):
     tree, ref = references(name)
+    masses, biases = [], []  # (computed, sympy's) at every state
     for q, u, t in random_states(tree, seed=4):
         expected = ref(q, u)
         M_ref = expected.mass_matrix
@@ -411,12 +421,21 @@ def test_mass_matrix_and_bias_forces_match_lagrange(references, name):
             [_actuator(t) if callable(j.actuator) else (j.actuator or 0.0) for j in tree.joints]
         )
         F_ref = expected.bias - tau
-        np.testing.assert_allclose(mass_matrix(tree, q), M_ref, **TOL)
-        np.testing.assert_allclose(bias_forces(tree, q, u, t), F_ref, **TOL)
+        masses.append((mass_matrix(tree, q), M_ref))
+        biases.append((bias_forces(tree, q, u, t), F_ref))
         np.testing.assert_allclose(actuator_forces(tree, t), tau, rtol=1e-14)
         eom = equations_of_motion(tree, q, u, t)
         np.testing.assert_allclose(eom.mass_matrix, M_ref, **TOL)
         np.testing.assert_allclose(eom.bias_forces, F_ref, **TOL)
+    for what, pairs in (("mass matrix M(q)", masses), ("bias forces F(q, u, t)", biases)):
+        measured.close(
+            f"{name}: {what}",
+            [np.ravel(c) for c, _ in pairs],
+            [np.ravel(r) for _, r in pairs],
+            **TOL,
+            unit="kg, kg m^2; N, N m",
+            reference="sympy's Lagrange equations (002 eq. 7)",
+        )
 
 
 @pytest.mark.parametrize("name", list(MODELS))
@@ -542,7 +561,7 @@ def test_free_chain_conserves_energy(model):
     assert np.ptp(result.q[:, 2]) > 0.5  # it does move
 
 
-def test_damped_actuated_chain_closes_energy_balance():
+def test_damped_actuated_chain_closes_energy_balance(measured):
     """E(t) + dissipated(t) - actuator work(t) = E(0), with the dissipation integrated alongside."""
     tree = rrp()  # damping on joint 0, time-dependent actuator on the slider
     n = tree.n_bodies
@@ -569,7 +588,12 @@ def test_damped_actuated_chain_closes_energy_balance():
     energy = np.array([total_energy(tree, y[:n], y[n : 2 * n]) for y in sol.y.T])
     scale = np.abs(energy).max() + dissipated[-1] + np.abs(work).max()
     assert dissipated[-1] > 0.01 * scale  # the balance is not trivially closed
-    assert np.abs(energy + dissipated - work - energy[0]).max() / scale < 1e-8
+    measured(
+        "energy balance error / energy scale",
+        np.abs(energy + dissipated - work - energy[0]).max() / scale,
+        1e-8,
+        reference="T + V + damping loss - actuator work = T0 + V0 (DOP853 at rtol 1e-11)",
+    )
 
 
 def test_driven_joint_torque_equals_inverse_dynamics(references):
@@ -606,7 +630,7 @@ def test_driven_joint_torque_equals_inverse_dynamics(references):
     assert np.ptp(result.drive_forces) > 0.01
 
 
-def test_fully_driven_pendulum_torque_in_closed_form():
+def test_fully_driven_pendulum_torque_in_closed_form(measured):
     """tau = m g r cos(q) + k (q - rest) + c q' for a uniform-rate pendulum (q'' = 0)."""
     m, r, k, c, rest, rate = 0.8, 0.25, 3.0, 0.4, 0.2, 1.5
     tree = TreeModel(
@@ -618,7 +642,14 @@ def test_fully_driven_pendulum_torque_in_closed_form():
     result = integrate_tree(tree, (0.0, 2.0), [0.0], [0.0], drives=(drive,), t_eval=times)
     q = -0.3 + rate * times
     expected = m * 9.81 * r * np.cos(q) + k * (q - rest) + c * rate
-    np.testing.assert_allclose(result.drive_forces[:, 0], expected, rtol=1e-12)
+    measured.close(
+        "driving torque at 9 times",
+        result.drive_forces[:, 0],
+        expected,
+        rtol=1e-12,
+        unit="N m",
+        reference="m g r cos(q) + k (q - rest) + c q'",
+    )
     acceleration, drive_forces = driven_dynamics(tree, [0.5], [rate], 0.0, drives=(drive,))
     assert acceleration[0] == 0.0
     assert drive_forces[0] == pytest.approx(m * 9.81 * r * np.cos(0.5) + k * 0.3 + c * rate)

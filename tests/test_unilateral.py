@@ -26,7 +26,7 @@ def ball(law, lift=None) -> tuple:
     return assemble(Model(tree=tree, contacts=(contact,)))
 
 
-def test_bouncing_ball_hits_at_the_closed_form_times_and_loses_1_minus_e2():
+def test_bouncing_ball_hits_at_the_closed_form_times_and_loses_1_minus_e2(measured):
     """Dropped from H = 0.2 m with e_N = 0.6: the first impact at t1 = sqrt(2 H / g), at speed
     v1 = sqrt(2 g H); each bounce leaves with e times the speed and lands 2 e v / g later.
     Free flight under constant gravity is exact for the stepper, so the impacts come at the
@@ -43,13 +43,34 @@ def test_bouncing_ball_hits_at_the_closed_form_times_and_loses_1_minus_e2():
     times = times[times < 0.6]
     impacts = [t for t, name, kind in res.events if kind == "impact"]
     assert len(impacts) == times.size
-    np.testing.assert_allclose(impacts, times, atol=1e-9)
+    measured.close(
+        "impact times",
+        impacts,
+        times,
+        atol=1e-9,
+        unit="s",
+        reference="sqrt(2 H / g), then 2 e v / g apart",
+    )
     # every stored state above the line, and at the top of the first bounce e^2 H
     assert np.min(res.q[:, 1]) > -1e-9
     after = (res.t > times[0]) & (res.t < times[1])
-    assert np.max(res.q[after, 1]) == pytest.approx(e**2 * H, abs=2e-6)  # h = 1 ms sampling
+    measured.close(  # h = 1 ms sampling
+        "height of the first bounce",
+        np.max(res.q[after, 1]),
+        e**2 * H,
+        atol=2e-6,
+        unit="m",
+        reference="e^2 H (Newton's restitution)",
+    )
     expected = sum((1 - e**2) * 0.5 * M * (v1 * e**k) ** 2 for k in range(times.size))
-    assert res["dissipated_impact"][-1] == pytest.approx(expected, rel=1e-9)
+    measured.close(
+        "impact loss",
+        res["dissipated_impact"][-1],
+        expected,
+        rtol=1e-9,
+        unit="J",
+        reference="(1 - e^2) of the kinetic energy at each impact",
+    )
     assert np.max(np.abs(res["energy_error"])) < 1e-10
     assert set(res["ball_state"]) <= {"open", "slip"}
 
