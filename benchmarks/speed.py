@@ -221,6 +221,12 @@ def exudyn_available() -> bool:
     return True
 
 
+def fe_counts(n_elements: int, h: float, t_end: float) -> str:
+    """ "compiled/Python/fell back" sub-step counts of fe_contact's sliding mass run."""
+    c = counts(sliding_mass(n_elements, h, t_end)[0])
+    return f"{c['compiled']}/{c['python']}/{c['fell back']}"
+
+
 def scaling(elements, t_end: float, h: float, with_exudyn: bool):
     rows = []
     codes = ("fe_contact", "exudyn") if with_exudyn else ("fe_contact",)
@@ -234,6 +240,7 @@ def scaling(elements, t_end: float, h: float, with_exudyn: bool):
                 wall, cpu, steps = float("nan"), float("nan"), 1
             entry[f"{code} per step [us]"] = 1e6 * wall / steps
             entry[f"{code} CPU per step [us]"] = 1e6 * cpu / steps
+        entry["fe_contact steps"] = fe_counts(n, h, t_end)
         rows.append(entry)
         print(
             f"   {n:5d} elements: "
@@ -263,7 +270,7 @@ def equal_accuracy(t_end: float, steps_fe, steps_ex):
         print(f"      fe_contact h = {h:g} s: own error {error:.2e} m", flush=True)
         if error <= TARGET_ERROR:
             wall, cpu, _ = best_fe(10, h, t_end)
-            out["fe_contact"] = (h, error, wall / t_end, cpu / t_end)
+            out["fe_contact"] = (h, error, wall / t_end, cpu / t_end, fe_counts(10, h, t_end))
             break
     for h in steps_ex:
         try:
@@ -274,7 +281,7 @@ def equal_accuracy(t_end: float, steps_fe, steps_ex):
         print(f"      Exudyn     h = {h:g} s: own error {error:.2e} m", flush=True)
         if error <= TARGET_ERROR:
             wall, cpu, _ = best_exudyn(10, h, t_end)
-            out["exudyn"] = (h, error, wall / t_end, cpu / t_end)
+            out["exudyn"] = (h, error, wall / t_end, cpu / t_end, "")
             break
     return out
 
@@ -293,7 +300,7 @@ def accuracy_rows(horizons, steps_fe, steps_ex):
             if code not in acc:
                 print(f"   {code:10s}: no step of the list reaches own error <= {TARGET_ERROR:g} m")
                 continue
-            h, error, per_second, cpu_per_second = acc[code]
+            h, error, per_second, cpu_per_second, steps = acc[code]
             print(
                 f"   {code:10s} at own error <= {TARGET_ERROR:g} m: h = {h:g} s "
                 f"(error {error:.2e} m), {per_second:.3f} s per simulated s "
@@ -310,6 +317,7 @@ def accuracy_rows(horizons, steps_fe, steps_ex):
                     "CPU per simulated s": cpu_per_second,
                     "exudyn / fe_contact (wall)": ratio,
                     "exudyn / fe_contact (CPU)": ratio_cpu,
+                    "fe_contact steps": steps,
                 }
             )
         print(
