@@ -1,66 +1,60 @@
-"""Speed of fe_contact on the reference cases, with its own discretisation error at the chosen
-step, and the sliding mass side by side with Exudyn when it is installed (``pip install
-".[bench]"``).
+"""Speed of fe_contact on the speed issue's rows, each with its target, the ratio to it and
+how many steps ran compiled and how many on the Python step; the reference cases with their own
+discretisation error at the chosen step; the sliding mass side by side with Exudyn when it is
+installed (``pip install ".[bench]"``).
 
-Run: python benchmarks/speed.py [--quick] [--out benchmarks/results]. Prints and writes
-``speed.csv`` (one row per case: wall time per simulated second, time per step, Newton
-iterations per step, own error at the chosen step, and the step), ``scaling.csv`` (time per step
-of the sliding mass against the number of beam elements, both codes) and ``scaling.png``, and
-``equal_accuracy.csv`` (the two codes at equal accuracy, below). ``--quick`` shortens every run
-(a smoke test; its figures are not the benchmark's).
+Run: python benchmarks/speed.py [--quick] [--reference] [--parts PART ...] [--cases WORD ...]
+[--out benchmarks/results]. Writes ``speed.csv`` (one row per reference case: wall and CPU
+time per simulated second and per step, Newton iterations per step, own error, the step
+counts), ``targets.csv`` (one row per row of the issue: figure, wall, CPU, target, ratio, met;
+rows of parts run separately are merged), ``scaling.csv`` / ``scaling.png`` (time per step of
+the sliding mass against the number of beam elements, both codes) and ``equal_accuracy.csv``.
+``--quick`` shortens every run (a smoke test, its table ``targets_quick.csv``; its figures are
+not the benchmark's). ``--reference`` also times the generalised-alpha cases on the Python step
+(``compiled=False``) and the scale case too.
 
-Cases (the issue's list):
+Parts (``--parts``, default all):
 
-* sliding mass (``fe_contact.papers.lipinski.sliding_mass_model``, mu = 0) on 10 and 80
-  elements, and on 1000 elements (a 1000-element beam with a sliding point);
-* the manipulator on the cantilever, mu = 0.2, 0.6 s (002 sec. 9; initial statics excluded);
-* the trolley sliding with friction on the hanging string (``fe-contact demo
-  slider-on-string``, 8 elements, generalised-alpha on the Python step, 1 s);
-* the disk on the string, 004 example 1 (Moreau-Jean, 2 s).
+* cases: the sliding mass (``fe_contact.demos.sliding_mass``, mu = 0) on 10 and 80 elements and
+  a sliding point on 1000; the manipulator, mu = 0.2, 0.6 s (002 sec. 9); the trolley on the
+  string (``fe-contact demo slider-on-string``, 1 s, h = 1 ms); the disk on the string, 004
+  example 1 (Moreau-Jean, 2 s);
+* cam-lock: ``fe-contact demo cam-lock`` (4 cases, 2 s, h = 1e-4 s) measured on the first
+  0.01 s of each case, extrapolated to the whole demo (both printed, labelled);
+* pin-on-wheel: ``fe-contact demo pin-on-wheel`` with its defaults in a child process, its CPU
+  time (its two worker processes included);
+* first-run: the README's first demo's simulation in a fresh process on a fresh copy of the
+  package (no numba cache), minus the same process on the cache it wrote;
+* scale: a pinned contact wire of 5000 elements (10 002 unknowns) under 20 kN with a light
+  point driven along it at 80 m/s (``speed_rows.scale_model``), compiled path;
+* scaling, accuracy: the side-by-side with Exudyn 1.13.6 (below).
 
-Own error: every case runs at h and h/2; the error of the run at h is estimated by Richardson
-extrapolation for a second-order method, |y_h - y_h/2| * 4/3, as the largest difference over
-the common output times of the tracked coordinates (the mass position in m; the tree angles in
-rad for the manipulator; the disk centre in m for the disk; the trolley's (x, y) in m).
-Moreau-Jean is first order: its estimate uses |y_h - y_h/2| * 2.
+Own error: every reference case runs at h and h/2; the error of the run at h is estimated by
+Richardson extrapolation for a second-order method, |y_h - y_h/2| * 4/3, as the largest
+difference over the common output times of the tracked coordinates (the mass position in m; the
+tree angles in rad for the manipulator; the disk centre in m for the disk; the trolley's (x, y)
+in m). Moreau-Jean is first order: its estimate uses |y_h - y_h/2| * 2.
 
-Wall time is the time ``simulate`` spends (stepper set-up with its consistent initial state
-and the steps), not building the model. Every run is done once before it is timed, so that
-caches do not count; the first run's extra time is reported separately ("compile"). The
-generalised-alpha cases run the compiled step (``steppers.compiled``, numba); its JIT
-compilation is cached on disk (``cache=True``): the benchmark first reports the time to load
-(or, on a fresh install, to compile) the kernels. ``--reference`` also times every
-generalised-alpha case on the Python step (``compiled=False``) and prints the speed-up.
+Times: the wall time ``simulate`` spends (stepper set-up with its consistent initial state and
+the steps, not building the model) and the process CPU time around the same call. Every case
+runs once before it is timed, so that caches do not count; the first run's extra time is
+reported separately ("compile"); the cheap cases are the best of 2 timed runs. The machine is
+shared: the ratio to a target is taken on the CPU time (``target_row``).
 
 Side by side with Exudyn 1.13.6 (``exudyn_sliding_mass.py``: the same model as ANCF cables with
 Exudyn's sliding joint; Exudyn's time is its ``SolveDynamic`` call, its static initial state
 excluded; its settings and why are in that module's docstring). Both codes' times here are the
-best of ``REPEATS`` = 3 runs after a warm-up run (the machine is shared).
+best of ``REPEATS`` = 3 runs after a warm-up run.
 
-* Scaling: time per step of both codes at h = 1e-4 s over 0.01 s for 10..1000 elements.
+* Scaling: time per step of both codes at h = 1e-4 s over 0.01 s for 10..1000 elements (equal
+  h, not equal accuracy).
 * Equal accuracy (10 elements): for each code the largest step of its list whose own error is
   <= 1e-6 m (fe_contact: the Richardson estimate above; Exudyn: max |x(h) - x(h/16)|, its
-  sliding joint being first order), and the wall and CPU time per simulated second there. Two
-  horizons, both in ``equal_accuracy.csv`` (column t_end): the primary one is the sliding-mass
-  demo's run, t_end = 0.5 s (``fe_contact.demos.sliding_mass``); the second, 0.1 s, is kept and
-  labelled because it favours Exudyn: its first-order error grows along the slide and has not
-  accumulated yet at 0.1 s, while fe_contact's 40 steps there carry its stepper's set-up.
+  sliding joint being first order), and the wall and CPU time per simulated second there, over
+  0.5 s (the sliding-mass demo's run) and 0.1 s (which favours Exudyn: its first-order error
+  has not accumulated yet, while fe_contact's 40 steps carry its stepper's set-up).
 
-Findings (2 shared cores; ``python benchmarks/speed.py --out benchmarks/results``; CPU times
-within 2 % of the wall times):
-
-* Equal accuracy over 0.5 s: fe_contact h = 1e-3 s (own error 8.2e-7 m; 1.1e-6 at 1.25e-3,
-  2.2e-6 at 2e-3, 2.6e-6 at 2.5e-3), 0.048 s per simulated s; Exudyn h = 2.5e-5 s (9.3e-7 m;
-  1.9e-6 at 5e-5, 3.7e-6 at 1e-4, 1.5e-5 at 4e-4), 1.44 s per simulated s: Exudyn /
-  fe_contact = 30.
-* Over 0.1 s: fe_contact h = 2.5e-3 s (9.9e-7 m), 0.051 s/s; Exudyn h = 4e-4 s (9.4e-7 m),
-  0.114 s/s: 2.3 (CPU 2.2).
-* Scaling (h = 1e-4 s, 0.01 s): fe_contact 71 us per step at 10 elements, 98 at 40, 190 at
-  160, 760 at 1000 (x 11); Exudyn 37 us at 10, 102 at 40, 371 at 160, 2.5 ms at 1000 (x 67,
-  about linear). Equal near 40 elements; Exudyn twice as fast at 10, 3.3 times slower at 1000.
-* On a loaded machine (load 2.8 on the 2 cores) an earlier run, before the CPU columns and
-  the best of 3, gave Exudyn 2.2 s/s and a ratio of 42 at 0.5 s, 4.0 at 0.1 s: when the wall
-  times look off, compare the CPU columns or run again.
+Measured figures and what they mean: ``docs/details/speed.md``.
 """
 
 from __future__ import annotations
@@ -72,11 +66,20 @@ import time
 from pathlib import Path
 
 import numpy as np
+from speed_rows import counts, timed_simulate
+from speed_targets import (
+    COUNT_KEYS,
+    exudyn_targets,
+    run_cam_lock,
+    run_first_run,
+    run_pin_on_wheel,
+    run_scale,
+    target_row,
+)
 
 from fe_contact.demos import disk_on_string
 from fe_contact.demos.sliding_mass import model_file
 from fe_contact.papers import lipinski
-from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
 
 HERE = Path(__file__).resolve().parent
@@ -84,30 +87,29 @@ TARGET_ERROR = 1e-6  # m, the accuracy at which the two codes are compared
 
 
 def sliding_mass(n_elements: int, h: float, t_end: float, compiled: bool = True):
-    """(result, tracked (n_t, 2) mass positions) of the sliding mass, mu = 0."""
-    result, tracked, _ = _sliding_mass(n_elements, h, t_end, compiled)
-    return result, tracked
-
-
-def _sliding_mass(n_elements: int, h: float, t_end: float, compiled: bool = True):
-    """sliding_mass and the process CPU time of its ``simulate`` call (s)."""
+    """(result, tracked (n_t, 2) mass positions, CPU s of ``simulate``) of the sliding mass,
+    mu = 0."""
     run_file = model_file(mu=0.0, n_elements=n_elements, t_end=t_end, h=h)
     system = assemble(run_file.model)
     q0, u0 = run_file.initial.state(system)
-    cpu0 = time.process_time()
-    result = simulate(system, (0.0, t_end), (q0, u0), h=h, rho_inf=0.9, compiled=compiled)
-    cpu = time.process_time() - cpu0
+    result, cpu = timed_simulate(
+        system, (0.0, t_end), (q0, u0), h=h, rho_inf=0.9, compiled=compiled
+    )
     return result, result.q[:, system.layout.tree], cpu
 
 
+_sliding_mass = sliding_mass  # (result, tracked, CPU s), as the side-by-side helpers read it
+
+
 def manipulator(h: float, t_end: float, compiled: bool = True):
-    """The manipulator, mu = 0.2 (``run_case``'s run without its files)."""
+    """The manipulator, mu = 0.2 (``run_case``'s run without its files): (result, the three
+    joint angles (the tree comes first in the layout), CPU s)."""
     scenario = lipinski.manipulator(lipinski.Manipulator(), 0.2)
     system = scenario.assemble()
-    r = simulate(
+    r, cpu = timed_simulate(
         system, (0.0, t_end), (scenario.q0, scenario.u0), h=h, rho_inf=0.9, compiled=compiled
     )
-    return r, r.q[:, :3]  # the three joint angles (the tree comes first in the layout)
+    return r, r.q[:, :3], cpu
 
 
 def kernels_ready() -> float:
@@ -124,31 +126,37 @@ def slider_on_string(h: float, t_end: float, compiled: bool = True):
     Strings run the Python step whatever ``compiled`` says."""
     from fe_contact.papers.slider_on_string import slider_on_string as trolley
 
-    model, q0, u0 = trolley()
-    system = assemble(model)
-    r = simulate(system, (0.0, t_end), (q0, u0), h=h, rho_inf=1.0, compiled=compiled)
-    return r, r.q[:, system.layout.tree]
+    scenario = trolley()
+    system = scenario.assemble()
+    settings = {**scenario.settings, "h": h, "compiled": compiled}
+    r, cpu = timed_simulate(system, (0.0, t_end), (scenario.q0, scenario.u0), **settings)
+    return r, r.q[:, system.layout.tree], cpu
 
 
 def disk(h: float, t_end: float):
+    """004 example 1 (``fe-contact demo disk-on-string``, Moreau-Jean): the disk's centre; the
+    CPU time includes building the model (a few ms)."""
+    cpu0 = time.process_time()
     _, r = disk_on_string.run(example=1, t_end=t_end, h=h, out=None, plot=False)
-    return r, r.q[:, :2]
+    return r, r.q[:, :2], time.process_time() - cpu0
 
 
 def own_error(run, h: float, t_end: float, order: int):
-    """(result at h, wall time at h, error estimate): runs at h and h/2."""
-    coarse, y1 = run(h, t_end)
-    fine, y2 = run(h / 2, t_end)
+    """(result at h, error estimate): runs at h and h/2."""
+    coarse, y1, _ = run(h, t_end)
+    fine, y2, _ = run(h / 2, t_end)
     n = min(len(y1), (len(y2) + 1) // 2)
     diff = np.max(np.abs(y1[:n] - y2[: 2 * n : 2]))
     return coarse, diff * 2**order / (2**order - 1)
 
 
-def timed(run, h: float, t_end: float):
-    """Runs twice: (result of the second run, first-run extra time in s)."""
-    first, _ = run(h, t_end)
-    second, _ = run(h, t_end)
-    return second, max(first.wall_time - second.wall_time, 0.0)
+def timed(run, h: float, t_end: float, repeats: int = 1):
+    """A first run, then ``repeats`` more: (the fastest of these by wall time, its CPU s,
+    first-run extra wall time in s)."""
+    first, _, _ = run(h, t_end)
+    runs = [run(h, t_end) for _ in range(repeats)]
+    best = min(runs, key=lambda r: r[0].wall_time)
+    return best[0], best[2], max(first.wall_time - best[0].wall_time, 0.0)
 
 
 REPEATS = 3  # side-by-side timings: the best of this many runs, after a warm-up run
@@ -175,16 +183,18 @@ def best_exudyn(n_elements: int, h: float, t_end: float, repeats: int = REPEATS)
     return wall, min(r["solver_cpu_time"] for r in runs), runs[0]["steps"]
 
 
-def row(name, run, h, t_end, order=2, reference=False):
-    result, compile_time = timed(run, h, t_end)
+def row(name, run, h, t_end, order=2, reference=False, repeats=1):
+    result, cpu, compile_time = timed(run, h, t_end, repeats)
     _, error = own_error(run, h, t_end, order)
     steps = max(result.n_steps, 1)
     extra = {}
     if reference:
-        python, _ = timed(lambda h_, t_: run(h_, t_, compiled=False), h, t_end)
+        python, python_cpu, _ = timed(lambda h_, t_: run(h_, t_, compiled=False), h, t_end)
         extra = {
             "python step per step [us]": 1e6 * python.wall_time / max(python.n_steps, 1),
+            "python step CPU per step [us]": 1e6 * python_cpu / max(python.n_steps, 1),
             "speed-up": python.wall_time / result.wall_time,
+            "speed-up (CPU)": python_cpu / cpu,
         }
     return {
         "case": name,
@@ -192,10 +202,13 @@ def row(name, run, h, t_end, order=2, reference=False):
         "t_end [s]": t_end,
         "status": result.status,
         "wall per simulated s [s/s]": result.wall_time / t_end,
+        "CPU per simulated s [s/s]": cpu / t_end,
         "time per step [us]": 1e6 * result.wall_time / steps,
+        "CPU per step [us]": 1e6 * cpu / steps,
         "newton per step": result.n_newton / steps,
         "own error": error,
         "compile [s]": compile_time,
+        **counts(result),
         **extra,
     }
 
@@ -206,6 +219,12 @@ def exudyn_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def fe_counts(n_elements: int, h: float, t_end: float) -> str:
+    """ "compiled/Python/fell back" sub-step counts of fe_contact's sliding mass run."""
+    c = counts(sliding_mass(n_elements, h, t_end)[0])
+    return f"{c['compiled']}/{c['python']}/{c['fell back']}"
 
 
 def scaling(elements, t_end: float, h: float, with_exudyn: bool):
@@ -221,6 +240,7 @@ def scaling(elements, t_end: float, h: float, with_exudyn: bool):
                 wall, cpu, steps = float("nan"), float("nan"), 1
             entry[f"{code} per step [us]"] = 1e6 * wall / steps
             entry[f"{code} CPU per step [us]"] = 1e6 * cpu / steps
+        entry["fe_contact steps"] = fe_counts(n, h, t_end)
         rows.append(entry)
         print(
             f"   {n:5d} elements: "
@@ -250,7 +270,7 @@ def equal_accuracy(t_end: float, steps_fe, steps_ex):
         print(f"      fe_contact h = {h:g} s: own error {error:.2e} m", flush=True)
         if error <= TARGET_ERROR:
             wall, cpu, _ = best_fe(10, h, t_end)
-            out["fe_contact"] = (h, error, wall / t_end, cpu / t_end)
+            out["fe_contact"] = (h, error, wall / t_end, cpu / t_end, fe_counts(10, h, t_end))
             break
     for h in steps_ex:
         try:
@@ -261,7 +281,7 @@ def equal_accuracy(t_end: float, steps_fe, steps_ex):
         print(f"      Exudyn     h = {h:g} s: own error {error:.2e} m", flush=True)
         if error <= TARGET_ERROR:
             wall, cpu, _ = best_exudyn(10, h, t_end)
-            out["exudyn"] = (h, error, wall / t_end, cpu / t_end)
+            out["exudyn"] = (h, error, wall / t_end, cpu / t_end, "")
             break
     return out
 
@@ -280,7 +300,7 @@ def accuracy_rows(horizons, steps_fe, steps_ex):
             if code not in acc:
                 print(f"   {code:10s}: no step of the list reaches own error <= {TARGET_ERROR:g} m")
                 continue
-            h, error, per_second, cpu_per_second = acc[code]
+            h, error, per_second, cpu_per_second, steps = acc[code]
             print(
                 f"   {code:10s} at own error <= {TARGET_ERROR:g} m: h = {h:g} s "
                 f"(error {error:.2e} m), {per_second:.3f} s per simulated s "
@@ -297,6 +317,7 @@ def accuracy_rows(horizons, steps_fe, steps_ex):
                     "CPU per simulated s": cpu_per_second,
                     "exudyn / fe_contact (wall)": ratio,
                     "exudyn / fe_contact (CPU)": ratio_cpu,
+                    "fe_contact steps": steps,
                 }
             )
         print(
@@ -313,6 +334,17 @@ def write_csv(rows, path: Path) -> None:
         writer = csv.DictWriter(fh, keys)
         writer.writeheader()
         writer.writerows(rows)
+
+
+def merge_csv(rows, path: Path, key: str) -> None:
+    """Write rows to path, keeping the rows of an existing file whose ``key`` this run did not
+    measure (so that parts run separately fill one table)."""
+    kept = []
+    if path.exists():
+        with open(path, newline="") as fh:
+            new = {r[key] for r in rows}
+            kept = [r for r in csv.DictReader(fh) if r[key] not in new]
+    write_csv(kept + list(rows), path)
 
 
 def plot_scaling(rows, path: Path) -> None:
@@ -346,6 +378,100 @@ def plot_scaling(rows, path: Path) -> None:
     fig.savefig(path, dpi=150)
 
 
+PARTS = ("cases", "cam-lock", "pin-on-wheel", "first-run", "scale", "scaling", "accuracy")
+
+
+def run_cases(args, scale):
+    """The reference cases (one ``speed.csv`` row each) and their target rows."""
+    cases = [
+        (
+            "sliding mass, 10 elements",
+            lambda h, t, **k: sliding_mass(10, h, t, **k),
+            1e-3,
+            0.2 * scale,
+            2,
+            2,
+        ),
+        (
+            "sliding mass, 80 elements",
+            lambda h, t, **k: sliding_mass(80, h, t, **k),
+            1e-3,
+            0.2 * scale,
+            2,
+            2,
+        ),
+        (
+            "sliding point, 1000 elements",
+            lambda h, t, **k: sliding_mass(1000, h, t, **k),
+            1e-3,
+            0.2 * scale,
+            2,
+            2,
+        ),
+        ("manipulator, mu = 0.2", manipulator, 5e-4, 0.6 * scale, 2, 2),
+        ("slider on string, 8 elements", slider_on_string, 1e-3, 1.0 * scale, 2, 1),
+        ("disk on string, example 1", disk, 1e-3, 2.0 * scale, 1, 1),
+    ]
+    if args.cases:
+        cases = [c for c in cases if any(word in c[0] for word in args.cases)]
+    rows, targets = [], []
+    print(
+        f"{'case':32s} {'h [s]':>8} {'s/s':>8} {'CPU s/s':>8} {'us/step':>9} {'newton':>7} "
+        f"{'own error':>10} {'compile':>8}  steps: compiled / Python / fell back"
+    )
+    for name, run, h, t_end, order, repeats in cases:
+        # the generalised-alpha cases the compiled step takes (strings run the Python step)
+        reference = args.reference and order == 2 and "string" not in name
+        r = row(name, run, h, t_end, order, reference, repeats)
+        rows.append(r)
+        line = (
+            f"{name:32s} {h:8.1e} {r['wall per simulated s [s/s]']:8.3f} "
+            f"{r['CPU per simulated s [s/s]']:8.3f} "
+            f"{r['time per step [us]']:9.1f} {r['newton per step']:7.2f} {r['own error']:10.2e} "
+            f"{r['compile [s]']:8.2f}  {r['step path']}: {r['compiled']} / {r['python']} / "
+            f"{r['fell back']}"
+        )
+        if reference:
+            line += (
+                f"   (Python step {r['python step per step [us]']:.0f} us/step, CPU "
+                f"{r['python step CPU per step [us]']:.0f}: x{r['speed-up']:.1f}, CPU "
+                f"x{r['speed-up (CPU)']:.1f})"
+            )
+        print(line, flush=True)
+        counted = {k: r[k] for k in COUNT_KEYS}
+        if name.startswith("slider on string"):
+            targets.append(
+                target_row(
+                    "slider on string",
+                    r["wall per simulated s [s/s]"],
+                    r["CPU per simulated s [s/s]"],
+                    counted,
+                )
+            )
+        elif name.startswith("disk on string"):
+            targets.append(
+                target_row(
+                    "disk on string",
+                    r["wall per simulated s [s/s]"],
+                    r["CPU per simulated s [s/s]"],
+                    counted,
+                    "Moreau-Jean has no compiled step (its contact solver's numba kernels are "
+                    "called from the Python step)",
+                )
+            )
+        elif name.startswith("sliding point, 1000"):
+            targets.append(
+                target_row(
+                    "sliding point 1000",
+                    r["time per step [us]"],
+                    r["CPU per step [us]"],
+                    counted,
+                    f"over {t_end:g} s: the stepper's set-up is spread over the steps",
+                )
+            )
+    return rows, targets
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=HERE / "results")
@@ -359,8 +485,8 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--parts",
         nargs="+",
-        choices=("cases", "scaling", "accuracy"),
-        default=("cases", "scaling", "accuracy"),
+        choices=PARTS,
+        default=PARTS,
         help="which parts to run (default all)",
     )
     parser.add_argument(
@@ -377,60 +503,31 @@ def main(argv=None) -> int:
     wall0 = time.perf_counter()
 
     print(f"compiled kernels loaded (compiled if not cached) in {kernels_ready():.2f} s")
-    cases = [
-        (
-            "sliding mass, 10 elements",
-            lambda h, t, **k: sliding_mass(10, h, t, **k),
-            1e-3,
-            0.2 * scale,
-            2,
-        ),
-        (
-            "sliding mass, 80 elements",
-            lambda h, t, **k: sliding_mass(80, h, t, **k),
-            1e-3,
-            0.2 * scale,
-            2,
-        ),
-        (
-            "sliding point, 1000 elements",
-            lambda h, t, **k: sliding_mass(1000, h, t, **k),
-            1e-3,
-            0.05 * scale,
-            2,
-        ),
-        ("manipulator, mu = 0.2", manipulator, 5e-4, 0.6 * scale, 2),
-        ("slider on string, 8 elements", slider_on_string, 1e-3, 1.0 * scale, 2),
-        ("disk on string, example 1", disk, 1e-3, 2.0 * scale, 1),
-    ]
-    if args.cases:
-        cases = [c for c in cases if any(word in c[0] for word in args.cases)]
-    rows = []
-    if "cases" not in args.parts:
-        cases = []
-    print(
-        f"{'case':32s} {'h [s]':>8} {'s/s':>8} {'us/step':>9} {'newton':>7} {'own error':>10} "
-        f"{'compile':>8}"
-    )
-    for name, run, h, t_end, order in cases:
-        # the generalised-alpha cases the compiled step takes (strings run the Python step)
-        reference = args.reference and order == 2 and "string" not in name
-        r = row(name, run, h, t_end, order, reference)
-        rows.append(r)
-        line = (
-            f"{name:32s} {h:8.1e} {r['wall per simulated s [s/s]']:8.3f} "
-            f"{r['time per step [us]']:9.1f} {r['newton per step']:7.2f} {r['own error']:10.2e} "
-            f"{r['compile [s]']:8.2f}"
-        )
-        if reference:
-            line += (
-                f"   (Python step {r['python step per step [us]']:.0f} us/step, "
-                f"x{r['speed-up']:.1f})"
-            )
-        print(line, flush=True)
-    if rows:
-        write_csv(rows, args.out / "speed.csv")
+    targets, failed = [], []
 
+    def part(name, run):
+        """Run one part; a failing part is reported (and the exit code is 1), the others run."""
+        if name not in args.parts:
+            return
+        try:
+            targets.extend(run())
+        except Exception as err:  # noqa: BLE001 - reported, and the run's exit code says so
+            failed.append(name)
+            print(f"!! part {name} FAILED: {type(err).__name__}: {err}", flush=True)
+
+    def cases():
+        rows, found = run_cases(args, scale)
+        if rows:
+            write_csv(rows, args.out / "speed.csv")
+        return found
+
+    part("cases", cases)
+    part("cam-lock", lambda: run_cam_lock(args.quick))
+    part("pin-on-wheel", lambda: run_pin_on_wheel(args.quick))
+    part("first-run", lambda: run_first_run(args.quick))
+    part("scale", lambda: run_scale(args.quick, args.reference))
+
+    scaled, accuracy = [], []
     if "scaling" in args.parts:
         print("time per step of the sliding mass against the number of elements (h = 1e-4 s):")
         if with_exudyn:
@@ -452,7 +549,7 @@ def main(argv=None) -> int:
 
     if with_exudyn and "accuracy" in args.parts:
         quick = " [--quick: a tenth]" if args.quick else ""
-        rows = accuracy_rows(
+        accuracy = accuracy_rows(
             (
                 (f"demo's horizon (primary){quick}", round(0.5 * scale, 12)),
                 (
@@ -463,15 +560,32 @@ def main(argv=None) -> int:
             (5e-3, 4e-3, 2.5e-3, 2e-3, 1.25e-3, 1e-3, 5e-4, 2.5e-4),
             (5e-4, 4e-4, 2.5e-4, 2e-4, 1e-4, 5e-5, 2.5e-5, 1.25e-5),
         )
-        write_csv(rows, args.out / "equal_accuracy.csv")
+        write_csv(accuracy, args.out / "equal_accuracy.csv")
     elif (
         not with_exudyn
         and not args.no_exudyn
         and ("scaling" in args.parts or "accuracy" in args.parts)
     ):
         print("Exudyn not installed (pip install '.[bench]'): no side-by-side figures")
+    if with_exudyn:
+        targets += exudyn_targets(scaled, accuracy)
+    if targets:
+        print(
+            "the speed issue's rows (wall, CPU; the ratio on CPU time where there is one: <= 1"
+            " meets the target, above 1 is the factor to gain):"
+        )
+        for t in targets:
+            ratio = t["ratio to target"]
+            print(
+                f"   {t['row']:45s} {t['measured']:11.4g} {t['CPU']:11.4g} {t['unit']:4s} "
+                f"target {t['sense'] or '-':2s} {t['target']:<8g} ratio {ratio:7.3g} {t['met']}"
+            )
+        name = "targets_quick.csv" if args.quick else "targets.csv"
+        merge_csv(targets, args.out / name, "row")
     print(f"benchmark wall time {time.perf_counter() - wall0:.0f} s; results in {args.out}")
-    return 0
+    if failed:
+        print(f"failed parts: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

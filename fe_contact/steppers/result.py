@@ -707,6 +707,21 @@ class SimulationResult:
         Steps retried as two halves: a Newton divergence, a singular system, a contact
         jumping off its structure; Moreau-Jean's and the event-driven stepper's sub-steps
         halved for a closing contact.
+    step_path : str, optional
+        "compiled" when the run's stepper has a compiled step (generalised-alpha on a system
+        ``steppers.compiled`` takes), else "python" (the default): the Python
+        generalised-alpha step (``compiled=False``, strings, profiles, unilateral or compliant
+        contacts, the energy-consistent option), Moreau-Jean (its contact solver's numba
+        kernels are called from a Python step: not a compiled step) and the event-driven
+        stepper.
+    n_compiled : int, optional
+        Sub-steps whose Newton iteration ran in one compiled call (alone or in a batch of
+        quiet steps); 0 on the "python" path.
+    n_fallback : int, optional
+        Compiled attempts handed to the Python step (a contact leaving its structure, a
+        near-singular or Painleve case, a Newton failure), which then completed the sub-step
+        (counted in ``n_python``), halved it or stopped at a located event. 0 on the "python"
+        path.
 
     Examples
     --------
@@ -741,10 +756,18 @@ class SimulationResult:
     events: tuple = field(default=(), repr=False)
     losses: tuple = field(default=(), repr=False)
     n_halved: int = 0
+    step_path: str = "python"
+    n_compiled: int = 0
+    n_fallback: int = 0
 
     @property
     def success(self) -> bool:
         return self.status in ("finished", "event")
+
+    @property
+    def n_python(self) -> int:
+        """Sub-steps completed by the Python step: ``n_substeps - n_compiled``."""
+        return self.n_substeps - self.n_compiled
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The history column ``name`` (see ``columns`` for the names and their units)."""

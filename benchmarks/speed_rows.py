@@ -1,0 +1,274 @@
+"""The speed issue's rows that ``speed.py`` measures beyond its own cases: the cam-lock demo's
+cases (measured on short windows, extrapolated), the pin-on-wheel demo's CPU time, the first
+run's compile time in a fresh numba cache, and the scale case (a tensioned beam of 5000
+elements with a point sliding along it at 80 m/s). Each function returns a dict of the
+figures ``speed.py`` prints and writes; every target is the issue's.
+
+Timing: wall time by ``time.perf_counter``, CPU time by ``time.process_time`` (this process) or
+``resource.getrusage(RUSAGE_CHILDREN)`` (a child process and its workers). The machine is
+shared (2 cores, other jobs running): the CPU time is the steadier figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from fe_contact.elements.beam import BeamSpec
+from fe_contact.multibody.drive import Drive
+from fe_contact.papers.lipinski import sliding_mass_model
+from fe_contact.steppers.simulate import simulate
+from fe_contact.system import assemble
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def counts(result) -> dict:
+    """The compiled / Python-step counters of a result (``SimulationResult.step_path``)."""
+    return {
+        "step path": result.step_path,
+        "n_steps": result.n_steps,
+        "n_substeps": result.n_substeps,
+        "compiled": result.n_compiled,
+        "python": result.n_python,
+        "fell back": result.n_fallback,
+    }
+
+
+def timed_simulate(system, t_span, y0, **settings):
+    """(result, CPU s of the ``simulate`` call); the wall time is ``result.wall_time``."""
+    cpu0 = time.process_time()
+    result = simulate(system, t_span, y0, **settings)
+    return result, time.process_time() - cpu0
+
+
+# --- cam lock -------------------------------------------------------------------------------
+
+CAM_T_END, CAM_H = 2.0, 1e-4  # the demo's horizon and step (s)
+
+
+def cam_lock(window: float = 0.01, starts=(0.0,), cases=(0, 1, 2, 3)) -> dict:
+    """``fe-contact demo cam-lock`` (4 cases to 2 s at h = 1e-4 s) measured on windows of
+    ``window`` s starting at each of ``starts`` (the demo's ``run_case`` with t0:
+    ``papers.bauchau.cam_lock`` puts the cam at Phi(t0), everything else at rest, so a start
+    after the cam has reached its target penetrates it; the hard contact refuses it), and
+    extrapolated: per case the mean wall (CPU) time per step over its windows times the 2e4
+    steps of the demo. Sub-steps (halvings near events) are in the measured windows only."""
+    from fe_contact.demos.cam_lock import SENSORS
+    from fe_contact.papers.bauchau import Geometry
+    from fe_contact.papers.bauchau import cam_lock as scenario_of
+
+    per_case, total = [], {"steps": 0, "wall": 0.0, "cpu": 0.0}
+    agg = dict.fromkeys(("n_steps", "n_substeps", "compiled", "python", "fell back"), 0)
+    path = set()
+    for case in cases:
+        walls, cpus = [], []
+        for t0 in starts:
+            # the demo's run_case without its files; the model's build is not timed
+            scenario = scenario_of(case, Geometry(), t0)
+            scenario = replace(scenario, model=replace(scenario.model, sensors=SENSORS))
+            system = scenario.assemble()
+            cpu0 = time.process_time()
+            result = scenario.run(system, t_span=(t0, t0 + window), h=CAM_H)
+            cpu = time.process_time() - cpu0
+            steps = max(result.n_steps, 1)
+            walls.append(result.wall_time / steps)
+            cpus.append(cpu / steps)
+            c = counts(result)
+            path.add(c["step path"])
+            for key in agg:
+                agg[key] += c[key]
+            total["steps"] += result.n_steps
+            total["wall"] += result.wall_time
+            total["cpu"] += cpu
+        per_case.append((case, float(np.mean(walls)), float(np.mean(cpus))))
+    n_demo = round(CAM_T_END / CAM_H)
+    return {
+        "window [s]": window,
+        "starts [s]": starts,
+        "measured steps": total["steps"],
+        "measured wall [s]": total["wall"],
+        "measured CPU [s]": total["cpu"],
+        "per case wall per step [us]": {c: 1e6 * w for c, w, _ in per_case},
+        "per case CPU per step [us]": {c: 1e6 * p for c, _, p in per_case},
+        "per step wall [us]": 1e6 * float(np.mean([w for _, w, _ in per_case])),
+        "per step CPU [us]": 1e6 * float(np.mean([p for _, _, p in per_case])),
+        "extrapolated demo wall [s]": n_demo * sum(w for _, w, _ in per_case),
+        "extrapolated demo CPU [s]": n_demo * sum(p for _, _, p in per_case),
+        "counts": {"step path": "/".join(sorted(path)), **agg},
+    }
+
+
+# --- pin on the wheel -----------------------------------------------------------------------
+
+
+def child_run(args, env=None, cwd=None) -> dict:
+    """Run ``python args`` in a child process: wall s, CPU s (user + system of the child and its
+    own children, e.g. a process pool), exit code, stdout and stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "code": done.returncode,
+        "stdout": done.stdout,
+        "stderr": done.stderr,
+    }
+
+
+def environment(**extra) -> dict:
+    env = {**os.environ, **extra}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def pin_on_wheel(quick: bool = False) -> dict:
+    """``fe-contact demo pin-on-wheel`` with its defaults (11 event-driven runs of 1 ms at
+    h <= 1e-7 s on 2 processes, figures and tables) in a child process: its wall and CPU time
+    (the pool's workers included). ``quick``: one run of 1e-5 s, no re-shaping."""
+    extra = []
+    if quick:
+        extra = ["--t-end", "1e-5", "--reshapings", "0", "--misalignments", "0", "--jobs", "1"]
+    with tempfile.TemporaryDirectory() as out:
+        run = child_run(
+            ["-m", "fe_contact.cli", "demo", "pin-on-wheel", "--out", out, *extra],
+            env=environment(),
+        )
+    if run["code"] != 0:
+        raise RuntimeError(f"pin-on-wheel demo failed: {run['stderr'][-2000:]}")
+    return {"wall [s]": run["wall"], "CPU [s]": run["cpu"], "quick": quick}
+
+
+# --- first run after installation -----------------------------------------------------------
+
+FIRST_RUN = """
+import json, logging, time
+t0 = time.perf_counter()
+logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+from fe_contact.papers import lipinski
+from fe_contact.steppers.simulate import simulate
+scenario = lipinski.manipulator(lipinski.Manipulator(), 0.2)
+system = scenario.assemble()
+r = simulate(system, (0.0, T_END), (scenario.q0, scenario.u0), h=5e-4)
+print(json.dumps({"status": r.status, "wall": time.perf_counter() - t0,
+                  "compiled": r.n_compiled, "substeps": r.n_substeps}))
+"""
+
+
+def first_run(t_end: float = 0.6) -> dict:
+    """The README's first demo's simulation (the manipulator, mu = 0.2, to ``t_end`` s; the
+    demo runs six friction coefficients on the same kernels) in a fresh process on a fresh copy
+    of the package (``fe_contact/`` copied without its ``__pycache__`` to a temporary folder,
+    ``NUMBA_CACHE_DIR`` unset: numba finds no cache and writes it beside the copy, as after
+    ``pip install``), then again in a fresh process on the cache the first filled: the
+    difference of the two processes' wall (CPU) times is the compilation's, on this machine
+    under its current load. Also whether the first process said that it compiles (the INFO
+    message of ``kernels.announce_compilation``). An empty ``NUMBA_CACHE_DIR`` alone would not
+    do: ``kernels.cached()`` looks for the cache in the package's own ``__pycache__``, so it
+    would find the working tree's and stay silent while numba compiles."""
+    script = FIRST_RUN.replace("T_END", repr(float(t_end)))
+    with tempfile.TemporaryDirectory() as fresh:
+        shutil.copytree(
+            ROOT / "fe_contact",
+            Path(fresh) / "fe_contact",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+        env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+        env["PYTHONPATH"] = fresh
+        cold = child_run(["-c", script], env=env, cwd=fresh)
+        warm = child_run(["-c", script], env=env, cwd=fresh)
+    for run in (cold, warm):
+        if run["code"] != 0:
+            raise RuntimeError(f"first-run measurement failed: {run['stderr'][-2000:]}")
+    info = json.loads(cold["stdout"].strip().splitlines()[-1])
+    return {
+        "cold wall [s]": cold["wall"],
+        "cold CPU [s]": cold["cpu"],
+        "warm wall [s]": warm["wall"],
+        "warm CPU [s]": warm["cpu"],
+        "compile wall [s]": cold["wall"] - warm["wall"],
+        "compile CPU [s]": cold["cpu"] - warm["cpu"],
+        "message": "compiling the numba kernels" in cold["stderr"],
+        "message in warm run": "compiling the numba kernels" in warm["stderr"],
+        "compiled steps": info["compiled"],
+        "substeps": info["substeps"],
+    }
+
+
+# --- scale case -----------------------------------------------------------------------------
+
+SCALE_ELEMENTS, SCALE_SPEED = 5000, 80.0  # elements, m/s
+
+
+def scale_model(
+    n_elements: int = SCALE_ELEMENTS, speed: float = SCALE_SPEED, x0: float = 10.0, mass=0.2
+):
+    """(system, q0, u0): a pinned-pinned contact wire (EI = 195 N m^2, rho A = 1.35 kg/m, axial
+    pre-tension 20 kN; ``papers.catenary``'s contact-wire data), 0.1 m elements, weightless, and a
+    light point (``mass`` kg, 0.2 by default) pressed on it by its weight (the sliding mass's
+    tree: prismatic x, prismatic y), its x driven at ``speed`` from x0; frictionless bilateral
+    ``Sliding``. Start: the wire straight, the point on it moving along it at ``speed``.
+    2 n_elements + 2 unknowns. (With 5 kg at 80 m/s and h = 1 ms, most steps' Newton
+    iterations fail and are halved: the point's vertical acceleration v^2 w'' jumps where it
+    crosses a node of the Hermite mesh, 0.08 m per step.)"""
+    wire = BeamSpec(
+        length=0.1 * n_elements,
+        n_elements=n_elements,
+        youngs_modulus=1.0,  # EI and rho A given as second_moment and area with E = rho = 1
+        density=1.0,
+        area=1.35,
+        second_moment=195.0,
+        left="pinned",
+        right="pinned",
+        axial_force=20e3,
+    )
+    model = sliding_mass_model(0.0, n_elements, beam=wire, mass=mass, structure_gravity=False)
+    model = replace(model, drives=(Drive.constant_velocity(0, x0, speed),))
+    system = assemble(model)
+    q0, u0 = system.initial_state(q_tree=[x0, 0.0], u_tree=[speed, 0.0])
+    return system, q0, u0
+
+
+def scale_case(t_end: float = 0.05, h: float = 1e-3, compiled: bool = True, repeats: int = 2):
+    """The scale case to ``t_end`` (s) at step h (s): the best of ``repeats`` runs (after one
+    warm-up run of 2 steps); its wall and CPU time per step and per simulated second, the
+    counters, and the energy balance error and position residual as a check that it ran."""
+    system, q0, u0 = scale_model()
+    simulate(system, (0.0, 2 * h), (q0, u0), h=h, compiled=compiled)
+    best = None
+    for _ in range(repeats):
+        result, cpu = timed_simulate(system, (0.0, t_end), (q0, u0), h=h, compiled=compiled)
+        if best is None or result.wall_time < best[0].wall_time:
+            best = (result, cpu)
+    result, cpu = best
+    steps = max(result.n_steps, 1)
+    return {
+        "unknowns": system.layout.n,
+        "status": result.status,
+        "t_end [s]": t_end,
+        "h [s]": h,
+        "wall per step [us]": 1e6 * result.wall_time / steps,
+        "CPU per step [us]": 1e6 * cpu / steps,
+        "wall per simulated s [s/s]": result.wall_time / t_end,
+        "CPU per simulated s [s/s]": cpu / t_end,
+        "newton per step": result.n_newton / steps,
+        "max |energy_error| [J]": float(np.max(np.abs(result["energy_error"]))),
+        "max residual_position [m]": float(np.max(np.abs(result["residual_position"]))),
+        "counts": counts(result),
+    }

@@ -1,0 +1,218 @@
+"""The speed issue's rows as printed and tabled by ``speed.py``: each row's target, the ratio
+to it (on the CPU time) and the compiled / Python-step counts, and the parts of the benchmark
+that measure the rows beyond the reference cases (``speed_rows`` does the measuring)."""
+
+from __future__ import annotations
+
+import numpy as np
+import speed_rows
+
+# the speed issue's targets: (row, figure, unit, target, sense); sense "<=" : the figure must
+# not exceed the target (ratio = measured / target); ">=" : it must reach it (ratio = target /
+# measured); a ratio <= 1 meets the target, above 1 it is the factor still to gain. The ratio
+# is taken on the CPU time where there is one: the targets are what a user meets on a machine
+# of their own, where wall and CPU time agree; on the shared machine the wall time also
+# counts the waits for a core (up to 6 times the CPU time under a load of 10 on 2 cores)
+TARGETS = {
+    "slider on string": ("wall per simulated s, h = 1 ms", "s/s", 0.2, "<="),
+    "cam-lock demo": ("whole demo (4 cases to 2 s, h = 1e-4 s), extrapolated", "s", 60.0, "<="),
+    "cam-lock per step": ("time per step, mean of the 4 cases", "us", 100.0, "<="),
+    "disk on string": ("wall per simulated s, example 1 (Moreau-Jean)", "s/s", 0.2, "<="),
+    "pin-on-wheel": ("time of the default demo (the target: its CPU time)", "s", 15.0, "<="),
+    "sliding point 1000": ("time per step, 1000 elements", "us", 150.0, "<="),
+    "exudyn": ("Exudyn / fe_contact time", "x", 10.0, ">="),
+    "first run": ("numba compile time, fresh cache", "s", 30.0, "<="),
+    "scale": ("time per step, 5000 elements, point at 80 m/s", "us", None, ""),
+}
+
+
+def target_row(key, measured, cpu=None, counted=None, note="", label=None):
+    """Print and return one row of the issue's table: the measured figure (and its CPU
+    counterpart), the target, the ratio to it and the compiled / fell-back counts."""
+    figure, unit, target, sense = TARGETS[key]
+    basis = measured if cpu is None else cpu
+    if target is None or not np.isfinite(basis):
+        ratio = float("nan")
+    elif sense == "<=":
+        ratio = basis / target
+    else:
+        ratio = target / basis
+    met = "-" if not np.isfinite(ratio) else ("met" if ratio <= 1.0 else "missed")
+    counted = counted or {}
+    row_ = {
+        "row": label or key,
+        "figure": figure,
+        "measured": measured,
+        "CPU": float("nan") if cpu is None else cpu,
+        "unit": unit,
+        "target": float("nan") if target is None else target,
+        "sense": sense,
+        "ratio to target": ratio,
+        "met": met,
+        **{k: counted.get(k, "") for k in COUNT_KEYS},
+        "note": note,
+    }
+    text = f"{measured:.4g} {unit}"
+    if cpu is not None:
+        text += f" (CPU {cpu:.4g})"
+    goal = "no target" if target is None else f"target {sense} {target:g} {unit}"
+    on = "" if cpu is None else " on CPU"
+    ratio_text = "" if not np.isfinite(ratio) else f", ratio{on} {ratio:.3g} ({met})"
+    steps = ""
+    if counted:
+        steps = (
+            f"; steps: {counted['step path']}, {counted['compiled']} compiled, "
+            f"{counted['python']} Python, {counted['fell back']} fell back"
+        )
+    print(f"** {label or key}: {figure}: {text}; {goal}{ratio_text}{steps}", flush=True)
+    if note:
+        print(f"   {note}", flush=True)
+    return row_
+
+
+COUNT_KEYS = ("step path", "n_steps", "n_substeps", "compiled", "python", "fell back")
+
+
+def run_cam_lock(quick: bool):
+    window, starts = (0.002, (0.0,)) if quick else (0.01, (0.0,))
+    cam = speed_rows.cam_lock(window, starts)
+    per_case = ", ".join(
+        f"case {c} {w:.0f} us (CPU {cam['per case CPU per step [us]'][c]:.0f})"
+        for c, w in cam["per case wall per step [us]"].items()
+    )
+    measured = (
+        f"measured: {cam['measured steps']} steps in windows of {window:g} s from t0 = "
+        f"{', '.join(f'{t:g}' for t in starts)} s of each case, {cam['measured wall [s]']:.1f} s "
+        f"wall, {cam['measured CPU [s]']:.1f} s CPU; per step {per_case}"
+    )
+    return [
+        target_row(
+            "cam-lock per step",
+            cam["per step wall [us]"],
+            cam["per step CPU [us]"],
+            cam["counts"],
+            measured,
+        ),
+        target_row(
+            "cam-lock demo",
+            cam["extrapolated demo wall [s]"],
+            cam["extrapolated demo CPU [s]"],
+            cam["counts"],
+            "EXTRAPOLATED: the time per step of each case's first 0.01 s (the cam's approach, "
+            "contact open: papers.bauchau.cam_lock starts later times with the cam in its "
+            "target) times its 2e4 steps, summed; the contact phase and its halvings are not in "
+            "the windows",
+        ),
+    ]
+
+
+def run_pin_on_wheel(quick: bool):
+    pin = speed_rows.pin_on_wheel(quick)
+    note = (
+        "fe-contact demo pin-on-wheel in a child process (2 worker processes; CPU of all); "
+        "event-driven stepper: no compiled step"
+    )
+    if quick:
+        note = "QUICK: one run of 1e-5 s, not the demo; " + note
+    return [
+        target_row(
+            "pin-on-wheel",
+            pin["wall [s]"],
+            pin["CPU [s]"],
+            {"step path": "python", "compiled": 0, "python": "all", "fell back": 0},
+            note,
+        )
+    ]
+
+
+def run_first_run(quick: bool):
+    first = speed_rows.first_run(0.06 if quick else 0.6)
+    note = (
+        f"cold process {first['cold wall [s]']:.1f} s wall / {first['cold CPU [s]']:.1f} s CPU "
+        f"(a fresh copy of the package, no numba cache) minus warm process "
+        f"{first['warm wall [s]']:.1f} / {first['warm CPU [s]']:.1f} s: this machine's compile "
+        f"time under its current load; message 'compiling the numba kernels' shown: "
+        f"{'yes' if first['message'] else 'NO'} (on the warm run: "
+        f"{'yes' if first['message in warm run'] else 'no'})"
+    )
+    counted = {
+        "step path": "compiled",
+        "compiled": first["compiled steps"],
+        "python": first["substeps"] - first["compiled steps"],
+        "fell back": "",
+    }
+    return [
+        target_row("first run", first["compile wall [s]"], first["compile CPU [s]"], counted, note)
+    ]
+
+
+def run_scale(quick: bool, reference: bool):
+    t_end = 0.005 if quick else 0.05
+    rows = []
+    paths = (True, False) if reference else (True,)
+    for compiled in paths:
+        sc = speed_rows.scale_case(t_end=t_end, compiled=compiled, repeats=1 if quick else 2)
+        note = (
+            f"{sc['unknowns']} unknowns, h = {sc['h [s]']:g} s over {t_end:g} s: "
+            f"{sc['wall per simulated s [s/s]']:.3g} s per simulated s (CPU "
+            f"{sc['CPU per simulated s [s/s]']:.3g}), {sc['newton per step']:.1f} Newton "
+            f"iterations per step; status {sc['status']}, largest |energy_error| "
+            f"{sc['max |energy_error| [J]']:.2e} J, position residual "
+            f"{sc['max residual_position [m]']:.1e} m"
+        )
+        rows.append(
+            target_row(
+                "scale",
+                sc["wall per step [us]"],
+                sc["CPU per step [us]"],
+                sc["counts"],
+                note,
+                label="scale" if compiled else "scale, compiled=False",
+            )
+        )
+    return rows
+
+
+def split_counts(text: str):
+    """fe_contact's "compiled/Python/fell back" counts as ``target_row`` takes them (None when
+    not measured)."""
+    if not text:
+        return None
+    compiled, python, fell_back = text.split("/")
+    return {"step path": "compiled", "compiled": compiled, "python": python, "fell back": fell_back}
+
+
+def exudyn_targets(scaled, accuracy):
+    """Target rows of the side-by-side: equal accuracy at each horizon, and per step at equal
+    h at each element count (not at equal accuracy: labelled)."""
+    rows = []
+    seen = set()
+    for r in accuracy:
+        if r["comparison"] in seen:
+            continue
+        seen.add(r["comparison"])
+        rows.append(
+            target_row(
+                "exudyn",
+                r["exudyn / fe_contact (wall)"],
+                r["exudyn / fe_contact (CPU)"],
+                split_counts(r.get("fe_contact steps", "")),
+                "equal own error <= 1e-6 m, 10 elements",
+                label=f"exudyn, equal accuracy, t_end = {r['t_end [s]']:g} s",
+            )
+        )
+    for r in scaled:
+        fe, ex = r.get("fe_contact per step [us]"), r.get("exudyn per step [us]")
+        if fe is None or ex is None:
+            continue
+        rows.append(
+            target_row(
+                "exudyn",
+                ex / fe,
+                r["exudyn CPU per step [us]"] / r["fe_contact CPU per step [us]"],
+                split_counts(r.get("fe_contact steps", "")),
+                "per step at equal h = 1e-4 s (not at equal accuracy)",
+                label=f"exudyn, {r['elements']} elements, per step",
+            )
+        )
+    return rows

@@ -1,0 +1,52 @@
+"""``benchmarks/speed.py`` runs (a quick cheap case) and prints the issue's target ratio with the
+compiled / Python-step counts, so that the benchmark cannot silently break again. No timing is
+asserted: the figures depend on the machine and its load."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture
+def speed(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import speed
+
+    return speed
+
+
+def test_quick_run_prints_the_target_ratio_and_the_step_counts(speed, tmp_path, capsys):
+    argv = ["--quick", "--no-exudyn", "--parts", "cases", "--cases", "1000 elements"]
+    assert speed.main([*argv, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "** sliding point 1000: time per step, 1000 elements:" in out
+    assert "target <= 150 us, ratio on CPU" in out
+    with open(tmp_path / "targets_quick.csv", newline="") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["met"] in ("met", "missed")
+    assert float(row["ratio to target"]) == pytest.approx(float(row["CPU"]) / 150.0, rel=1e-12)
+    # every step of the frictionless slide on the beam runs compiled: nothing leaves the beam
+    assert row["step path"] == "compiled"
+    assert int(row["compiled"]) == int(row["n_substeps"]) >= int(row["n_steps"]) == 20
+    assert int(row["python"]) == 0 and int(row["fell back"]) == 0
+    with open(tmp_path / "speed.csv", newline="") as fh:
+        (case,) = list(csv.DictReader(fh))
+    # the own error at h = 1 ms (Richardson estimate from the run at h/2): a small fraction
+    # (1 %) of the 1 cm the mass slides in 0.02 s at 0.5 m/s; a broken h/2 run would not be
+    assert 0.0 < float(case["own error"]) < 1e-4
+
+
+def test_a_missed_target_reads_as_the_factor_to_gain(speed, capsys):
+    """The ratio is CPU / target for a cost, target / CPU for a speed-up (Exudyn's)."""
+    slow = speed.target_row("slider on string", 4.0, 1.0, None)
+    assert slow["ratio to target"] == pytest.approx(5.0, rel=1e-12)  # 1.0 s/s against 0.2
+    assert slow["met"] == "missed"
+    fast = speed.target_row("exudyn", 40.0, 20.0, None)
+    assert fast["ratio to target"] == pytest.approx(0.5, rel=1e-12)  # 20x against >= 10x
+    assert fast["met"] == "met"
+    assert "ratio on CPU 5 (missed)" in capsys.readouterr().out
