@@ -32,7 +32,6 @@ KNOWN = {
     "write_summary": "a sweep's summary table and the manipulator demo's",
     "locate": "a docs figure's place in a page and a point's element on a beam",
     "material_point": "a link's end on a structure and a beam's material point",
-    "numerical_dissipation": "the compiled and the Python generalised-alpha dissipation",
     "path": "the belt's and the capstan's string path",
     "plot_configuration": "the manipulator's Fig. 7a and the generic configuration plot",
     "state_columns": "a plot's contact-state columns and the sensors' state columns",

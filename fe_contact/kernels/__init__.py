@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 
 # the kernels a compiled run calls first; without their cache files numba compiles the package
-_ENTRY_KERNELS = ("step.newton", "loop.steps")
+_ENTRY_KERNELS = ("loop.steps",)
 _announced = False
 
 

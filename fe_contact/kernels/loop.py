@@ -97,6 +97,7 @@ def steps(
     mu,
     mu_s,
     cond_limit,
+    single,
     out_t,
     out_q,
     out_u,
@@ -116,8 +117,11 @@ def steps(
     drive (K, n_d, 3) and actuators (K, n_t) at the steps' end times; (q, u, acc, pseudo) the
     committed state, acc_prev and h_prev > 0 the predictor's previous accelerations and step
     (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t, W_T) of the committed evaluation; cstate and
-    s as ``kernels.step.newton`` takes them; mu, mu_s per contact; cond_limit the cond(J_u) at
-    which the partition is chosen anew.
+    s as ``kernels.step.iterate`` takes them; mu, mu_s per contact; cond_limit the cond(J_u) at
+    which the partition is chosen anew. single: one step of exactly h (t1 = t + h) with
+    (beta', gamma') = key, committed whatever happens in it (no event, separation, partition
+    or Painleve test: ``GeneralizedAlpha.step`` makes them): the compiled step of
+    ``steppers.compiled``, through this one entry point.
 
     Per step j it writes out_t, out_q, out_u, out_lam (all rows), out_rec (the contact records),
     out_energy (``energies``), out_power (the powers at the new state), out_residual (largest
@@ -125,8 +129,9 @@ def steps(
     in the step, J: ``kernels.numerical.step_dissipation``) and out_acc (the accelerations
     q'' at the end of the step). Returns (steps taken, the index of
     the reason it stopped in STOPS, the last step's ``kernels.step.FLAT`` array (empty when
-    none was taken), its accelerations and algorithmic accelerations, and the predictor's
-    previous accelerations and step)."""
+    none was taken), its accelerations and algorithmic accelerations, the predictor's
+    previous accelerations and step, and cond_2(J_u) at the last step's end (computed when
+    single or U.size > 1, else 1: exactly cond_2 of one row))."""
     P = unpack(F, I, H)
     am, af, gamma, beta = alpha
     nc = cstate.shape[0]
@@ -139,18 +144,24 @@ def steps(
     last_a1 = np.zeros(0)
     last_lam = np.zeros(0)
     last_ev = no_evaluation(np.int64(0), np.int64(0))  # int64: one compilation
-    for j in range(out_t.size):
-        t_end = t + h
-        dt = t_end - t
-        bp = dt * dt * beta * (1 - af) / (1 - am)
-        gp = dt * gamma * (1 - af) / (1 - am)
-        if abs(key[0] - bp) > 1e-12 * bp or abs(key[1] - gp) > 1e-12 * gp:
-            reason = 6
-            break
-        t1 = t + dt
-        if t_end - t1 > 1e-12 * h:
-            reason = 7
-            break
+    cond = 1.0
+    for j in range(1 if single else out_t.size):
+        if single:  # the step as ``steppers.compiled`` asks for it
+            dt = h
+            t1 = t + h
+            bp, gp = key
+        else:
+            t_end = t + h
+            dt = t_end - t
+            bp = dt * dt * beta * (1 - af) / (1 - am)
+            gp = dt * gamma * (1 - af) / (1 - am)
+            if abs(key[0] - bp) > 1e-12 * bp or abs(key[1] - gp) > 1e-12 * gp:
+                reason = 6
+                break
+            t1 = t + dt
+            if t_end - t1 > 1e-12 * h:
+                reason = 7
+                break
         ydd0 = acc[ind].copy()
         if h_prev > 0.0:
             ydd0 += (dt / h_prev) * (acc[ind] - acc_prev[ind])
@@ -179,32 +190,27 @@ def steps(
             reason = 1
             break
         _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
-        stop = False
-        row = nc + drive.shape[1]
-        for i in range(nc):
-            if cstate[i, 1] != 0.0:  # sticking: mu_s lambda_N - |lambda_T| >= 0
-                if mu_s[i] * lam[i] - abs(lam[row]) < 0.0:
-                    stop = True
-                row += 1
-            elif mu[i] > 0.0 and cstate[i, 0] * rec[i, VT] < 0.0:  # slipping on
-                stop = True
-        if stop:
-            reason = 2
-            break
-        for i in range(nc):
-            if lam[i] < 0.0:
-                stop = True
-        if stop:
-            reason = 3
-            break
-        # cond_2 of one row is 1 (exactly, as np.linalg.cond gives it)
-        if U.size > 1 and np.linalg.cond(take_columns(jac, U)) > cond_limit:
-            reason = 4
-            break
-        if friction and phi.size > 0:
-            D0, D = delassus(F, I, H, LM, mass_tree, jac, js)
-            if not painleve_margin(D0, D) > PAINLEVE_SAFE:
-                reason = 5
+        if single or U.size > 1:  # cond_2 of one row is 1 (exactly, as np.linalg.cond gives it)
+            cond = np.linalg.cond(take_columns(jac, U))
+        if not single:  # the tests of the module docstring, in the Python step's order
+            row = nc + drive.shape[1]
+            for i in range(nc):
+                if cstate[i, 1] != 0.0:  # sticking: mu_s lambda_N - |lambda_T| >= 0
+                    if mu_s[i] * lam[i] - abs(lam[row]) < 0.0:
+                        reason = 2
+                    row += 1
+                elif mu[i] > 0.0 and cstate[i, 0] * rec[i, VT] < 0.0:  # slipping on
+                    reason = 2
+            for i in range(nc):
+                if reason == 0 and lam[i] < 0.0:
+                    reason = 3
+            if reason == 0 and U.size > 1 and cond > cond_limit:
+                reason = 4
+            if reason == 0 and friction and phi.size > 0:
+                D0, D = delassus(F, I, H, LM, mass_tree, jac, js)
+                if not painleve_margin(D0, D) > PAINLEVE_SAFE:
+                    reason = 5
+            if reason != 0:
                 break
         # commit
         out_numerical[j] = step_dissipation(
@@ -244,4 +250,4 @@ def steps(
     flat = np.zeros(0)
     if taken > 0:
         flat = flatten(q, u, acc, last_a1, last_lam, last_ev)
-    return taken, reason, flat, acc, pseudo, acc_prev, h_prev
+    return taken, reason, flat, acc, pseudo, acc_prev, h_prev, cond

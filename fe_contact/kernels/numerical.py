@@ -22,7 +22,6 @@ from numba import njit
 
 from .beam import csr_matvec
 from .dense import lu_decompose, lu_solve_columns, matvec, matvec_t, take_columns
-from .pack import unpack
 
 
 @njit(cache=True)
@@ -63,13 +62,3 @@ def step_dissipation(P, alpha, h, ind, U, u_n, u1, acc_n, acc1, pseudo_n, a1, ma
         dq = h * h * (beta - 0.5 * gamma) * da
         total += dq * ma_k[j] - mu_k[j] * dv
     return total
-
-
-@njit(cache=True)
-def numerical_dissipation(
-    F, I, H, alpha, h, ind, U, u_n, u1, acc_n, acc1, pseudo_n, a1, mass_tree, jac
-):
-    """``step_dissipation`` on ``pack``'s arrays (F, I, H), for the Python step."""
-    return step_dissipation(
-        unpack(F, I, H), alpha, h, ind, U, u_n, u1, acc_n, acc1, pseudo_n, a1, mass_tree, jac
-    )

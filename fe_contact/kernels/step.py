@@ -35,8 +35,8 @@ from .evaluate import FAILED, OK, SINGULAR, evaluate_system
 from .pack import unpack
 from .tree import kinematics
 
-# the pieces of ``newton``'s flat result, in order, with their shapes in terms of n (coordinates),
-# k (independent ones), m (rows), c (contacts), t (tree coordinates)
+# the pieces of a step's flat result (``flatten``), in order, with their shapes in terms of n
+# (coordinates), k (independent ones), m (rows), c (contacts), t (tree coordinates)
 FLAT = (
     ("q", "n"),
     ("u", "n"),
@@ -216,26 +216,6 @@ def no_evaluation(m, n):
 
 
 @njit(cache=True)
-def newton(F, I, H, *step):
-    """One step (``GeneralizedAlpha._newton_step``): (F, I, H) the constant arrays (``pack``),
-    then ``iterate``'s arguments after P: Lg, coef = (h, beta', gamma', alpha_m, alpha_f,
-    gamma, beta, t1), drive, actuators, ind, U, q_n, u_n, acc_n, pseudo_n, ydd0 (the predicted
-    independent accelerations), prev = (q, u, phi, J, phi_t, t, W_T) of the committed state's
-    evaluation, cstate, s_guess, tol, rtol, max_newton. Returns (status, iterations, cond_2(J_u)
-    of the last evaluation, one flat array of q, u, the accelerations, the algorithmic
-    accelerations of the independent coordinates, the multipliers and the evaluation's arrays
-    as ``evaluate_system`` returns them: ``FLAT``); a single array because numba converts every
-    returned array to Python one by one."""
-    P = unpack(F, I, H)
-    status, iterations, q1, u1, acc, a1, lam, ev = iterate(P, *step)
-    U = step[5]
-    if status != OK:
-        return status, iterations, 0.0, np.zeros(0)
-    cond = np.linalg.cond(take_columns(ev[2], U))
-    return status, iterations, cond, flatten(q1, u1, acc, a1, lam, ev)
-
-
-@njit(cache=True)
 def flatten(q1, u1, acc, a1, lam, ev):
     """The step's result as one flat array (``FLAT``)."""
     _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
@@ -288,9 +268,12 @@ def iterate(
     rtol,
     max_newton,
 ):
-    """The Newton iteration of one step on the unpacked constant tuple P (``newton``'s
-    arguments): (status, iterations, q, u, accelerations, algorithmic accelerations of the
-    independent coordinates, multipliers, the last evaluation as ``evaluate_system`` returns it)."""
+    """The Newton iteration of one step on the unpacked constant tuple P, Lg, coef = (h, beta',
+    gamma', alpha_m, alpha_f, gamma, beta, t1), drive, actuators, ind, U, q_n, u_n, acc_n,
+    pseudo_n, ydd0 (the predicted independent accelerations), prev = (q, u, phi, J, phi_t, t,
+    W_T) of the committed state's evaluation, cstate, s_guess, tol, rtol, max_newton. Returns
+    (status, iterations, q, u, accelerations, algorithmic accelerations of the independent
+    coordinates, multipliers, the last evaluation as ``evaluate_system`` returns it)."""
     h, bp, gp, am, af, gamma, beta, t1 = coef
     nt = P[6]
     flex = P[5]

@@ -1,14 +1,16 @@
 """The generalised-alpha stepper with its Newton iteration compiled (numba), where it applies.
 
 ``CompiledGeneralizedAlpha`` is ``GeneralizedAlpha`` whose step (``_newton_step``) runs in one
-compiled call (``kernels.step.newton``): the tree's kinematics and dynamics, the contacts'
-closest points and kinematics, the partitioning (Lipinski (002), eqs. 73, 76, 78a-b), the
-bordered solve with the structures' block G_f = M_f + gamma' C_f + beta' K_f factorised once
-per step size (banded Cholesky: G_f is symmetric positive definite for linear beams with
-Rayleigh damping) and the Newton test, all on flat arrays laid out by ``StateLayout``. Python
-is touched once per step. The equations, the tests and the order of the iterates are those of
-the Python step, so the trajectories agree to round-off (the factorisation and the order of
-the sums differ).
+compiled call: ``kernels.loop.steps`` taking one step, the entry point of the batches too, so
+that numba compiles one entry point of the Newton iteration (``kernels.step.iterate``) and not
+two. In it: the tree's kinematics and dynamics, the contacts' closest points and kinematics, the
+partitioning (Lipinski (002), eqs. 73, 76, 78a-b), the bordered solve with the structures'
+block G_f = M_f + gamma' C_f + beta' K_f factorised once per step size (banded Cholesky: G_f is
+symmetric positive definite for linear beams with Rayleigh damping), the Newton test, and the
+step's energies and the scheme's own loss, all on flat arrays laid out by ``StateLayout``.
+Python is touched once per step. The equations, the tests and the order of the iterates are
+those of the Python step, so the trajectories agree to round-off (the factorisation and the
+order of the sums differ).
 
 What it takes (``unsupported`` says why a system is not taken): a tree (revolute and
 prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``) or none,
@@ -49,20 +51,20 @@ from ..kernels.beam import (
 )
 from ..kernels.loop import STOPS
 from ..kernels.loop import steps as loop_steps
-from ..kernels.numerical import numerical_dissipation as compiled_dissipation
-from ..kernels.step import FLAT, OK, delassus, newton
-from ..kernels.step import packed_energies as compiled_energies
-from ..multibody.tree import actuator_forces
+from ..kernels.step import FLAT, delassus
 from ..system import Energies, System
 from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
 from .compiled_plan import Plan, unsupported
 from .genalpha import GeneralizedAlpha
 from .partitioned_step import StepAlgebra, margin_of
 
+# the factor of M_f given to ``kernels.loop.steps`` when it forms no Painleve margin
+NO_FACTOR = np.ones((1, 0))
+
 
 @functools.lru_cache(maxsize=64)
 def _pieces(n: int, k: int, m: int, c: int, t: int) -> tuple:
-    """(start, stop, shape) of each piece of ``kernels.step.newton``'s flat result
+    """(start, stop, shape) of each piece of the flat result of ``kernels.loop.steps``
     (``kernels.step.FLAT``) for n coordinates, k independent ones, m rows, c contacts and t
     tree coordinates."""
     sizes = {"n": n, "k": k, "m": m, "c": c, "t": t}
@@ -106,6 +108,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self.plan = Plan(system)  # this run's: it keeps the factors of its step sizes
         announce_compilation()  # the first compiled run after installation compiles
         self.n_compiled = self.n_fallback = 0
+        self._step_energies = (None, None)  # (evaluation, its energies) of the compiled step
         if not isinstance(batch, bool):
             raise TypeError(f"simulate: batch = {batch!r}; allowed: True or False")
         self.batch = batch
@@ -126,32 +129,12 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self._algebra = algebra
 
     def _energies(self, ev) -> Energies:
-        """The energies at ev, compiled."""
-        actuators = actuator_forces(self.system.tree, ev.t)
-        return Energies(*compiled_energies(*self.plan.packed, ev.q, ev.u, actuators))
-
-    def _step_dissipation(self, h: float, part, start, a1, ev) -> float:
-        """``genalpha.numerical_dissipation``, compiled (``kernels.numerical``: the batches
-        book the same numbers)."""
-        ind, U = self.plan.indices(part)
-        p = self.params
-        alpha = (p.alpha_m, p.alpha_f, p.gamma, p.beta)
-        u_n, acc_n, pseudo_n = start
-        return compiled_dissipation(
-            *self.plan.packed,
-            alpha,
-            h,
-            ind,
-            U,
-            u_n,
-            self.u,
-            acc_n,
-            self.acceleration,
-            pseudo_n,
-            np.ascontiguousarray(a1, dtype=float),
-            np.ascontiguousarray(ev.mass_tree, dtype=float),
-            np.ascontiguousarray(ev.jac, dtype=float),
-        )
+        """The energies at ev: those the compiled step booked at its end (``kernels.loop``), or
+        ``system.energies`` at an evaluation of the Python step."""
+        booked, energies = self._step_energies
+        if ev is booked:
+            return energies
+        return super()._energies(ev)
 
     def _newton_step(self, h: float):
         result = self._compiled_step(h)
@@ -163,7 +146,6 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         if np.any(self.part.dependent >= self.system.layout.n_tree):
             return None  # structure coordinates among the dependent ones: the Python step
         plan = self.plan
-        p = self.params
         bp, gp = self.algebra.coefficients(h)
         factor = plan.factor(bp, gp)
         t1 = self.t + h
@@ -171,45 +153,51 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         if factor is None or motion is None:
             return None
         ind, U = plan.indices(self.part)
-        ydd0 = self.acceleration[ind].copy()
-        if self._previous is not None:
-            acc_prev, h_prev = self._previous
-            ydd0 += (h / h_prev) * (self.acceleration[ind] - acc_prev[ind])
-        prev = self._prev()
-        coef = (h, bp, gp, p.alpha_m, p.alpha_f, p.gamma, p.beta, t1)
+        acc_prev, h_prev = (self.acceleration, 0.0) if self._previous is None else self._previous
+        p = self.params
         cstate = self._cstate()
         slip_sign = cstate[:, 0].copy()
-        status, its, cond, flat = newton(
+        out = batch_outputs(1, self.q.size, self.evaluation.phi.size, cstate.shape[0])
+        taken, _, flat, _, _, _, _, cond = loop_steps(
             *plan.packed,
             factor,
-            coef,
-            motion[0],
-            motion[1],
+            NO_FACTOR,
+            (p.alpha_m, p.alpha_f, p.gamma, p.beta),
+            (bp, gp),
+            self.t,
+            h,
+            motion[0][None],
+            motion[1][None],
             ind,
             U,
             self.q,
             self.u,
             self.acceleration,
             self.pseudo,
-            ydd0,
-            prev,
+            acc_prev,
+            h_prev,
+            self._prev(),
             cstate,
             self._s,
             self.tol,
             self.rtol,
             self.max_newton,
+            np.asarray(self._mu, dtype=float),
+            np.asarray(self._mu_s, dtype=float),
+            0.0,
+            True,  # one step of h, committed whatever happens in it (``step()`` tests)
+            *out,
         )
-        if status != OK:
+        if taken == 0:  # the iteration did not finish OK: the Python step retries, reports
             self.n_fallback += 1
             return None
-        self.n_newton += its
+        _, _, _, _, _, energy, _, _, its, numerical, _ = out
+        self.n_newton += int(its[0])
         self.n_compiled += 1
         self._previous = (self.acceleration, h)
-        start = (self.u, self.acceleration, self.pseudo)
-        part = self.part
         self._commit(flat, t1, ind, slip_sign)
-        a1 = self.pseudo[ind]
-        self._numerical += self._step_dissipation(h, part, start, a1, self.evaluation)
+        self._numerical += float(numerical[0])
+        self._step_energies = (self.evaluation, Energies(*energy[0].tolist()))
         if cond > self.recondition * max(self._cond0, 1.0):
             self.part = self._choose(self.evaluation)
         return self.evaluation
@@ -266,7 +254,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self.n_substeps += 1
 
     def _cstate(self) -> np.ndarray:
-        """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.step.newton``)."""
+        """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.loop.steps``)."""
         slip_sign = np.asarray(self._slip_sign, dtype=float)
         cstate = np.zeros((slip_sign.size, 5))
         cstate[:, 0] = slip_sign
@@ -276,7 +264,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         return cstate
 
     def _prev(self) -> tuple:
-        """(q, u, phi, J, phi_t, t, W_T) of the committed evaluation (``kernels.step.newton``):
+        """(q, u, phi, J, phi_t, t, W_T) of the committed evaluation (``kernels.loop.steps``):
         W_T (n_c, n) is the base of a rolling circle's position value."""
         ev = self.evaluation
         n_c = len(self._slip_sign)
@@ -309,7 +297,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             t_end = t + h
             t = t + (t_end - t)
             times[j] = t
-        LM = np.ones((1, 0))
+        LM = NO_FACTOR
         if np.any(self._mu > 0):
             LM = plan.factor(0.0, 0.0)
             if LM is None:
@@ -327,7 +315,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         acc_prev, h_prev = (self.acceleration, 0.0) if self._previous is None else self._previous
         p = self.params
         out = batch_outputs(size, n, self.evaluation.phi.size, cstate.shape[0])
-        taken, stop, flat, _, _, acc_prev, h_prev = loop_steps(
+        taken, stop, flat, _, _, acc_prev, h_prev, _ = loop_steps(
             *plan.packed,
             factor,
             LM,
@@ -354,6 +342,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             np.asarray(self._mu, dtype=float),
             np.asarray(self._mu_s, dtype=float),
             self.recondition * max(self._cond0, 1.0),
+            False,
             *out,
         )
         # the next batch: twice as long after a full one, short again after an early stop
