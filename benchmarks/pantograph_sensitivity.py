@@ -4,7 +4,8 @@ span as the analysis section) at 250 and 300 km/h with each choice of
 ``benchmarks/pantograph.py``'s ``--pantograph`` and ``--wire-damping``.
 
 Run: python benchmarks/pantograph_sensitivity.py [--speed 250 300] [--spans 3] [--element 0.5]
-[--out FILE]; one row per case and speed in ``benchmarks/results/pantograph_sensitivity.csv``.
+[--h 1e-3] [--case PANTOGRAPH:WIRES ...] [--out FILE]; one row per case and speed in
+``benchmarks/results/pantograph_sensitivity.csv`` (default: the five cases of ``CASES``).
 """
 
 from __future__ import annotations
@@ -35,11 +36,14 @@ def main(argv=None) -> int:
     parser.add_argument("--speed", type=float, nargs="+", default=[250.0, 300.0])
     parser.add_argument("--spans", type=int, default=3)
     parser.add_argument("--element", type=float, default=0.5)
+    parser.add_argument("--h", type=float, default=1e-3, help="step, s")
+    parser.add_argument("--case", nargs="+", help="PANTOGRAPH:WIRES, e.g. en50318:benchmark")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    cases = CASES if not args.case else [tuple(c.split(":")) for c in args.case]
     rows = []
     for speed in args.speed:
-        for pantograph, wires in CASES:
+        for pantograph, wires in cases:
             c0 = time.process_time()
             run = pantograph_on_catenary(
                 args.spans,
@@ -48,11 +52,13 @@ def main(argv=None) -> int:
                 data=PANTOGRAPHS[pantograph],
                 line_data=WIRE_DAMPING[wires],
                 max_element_length=args.element,
+                h=args.h,
             )
             system = assemble(run.model)
             result = run.run(system)
             stats = run_statistics(run, system, result)
             row = {"speed_kmh": speed, "pantograph": pantograph, "wire_damping": wires}
+            row["h"] = args.h
             row.update({name: getattr(stats, name) for name, _, _ in QUANTITIES})
             row.update(status=result.status, cpu_s=time.process_time() - c0)
             rows.append(row)
