@@ -59,7 +59,7 @@ DEMOS = {
     ),
     "pantograph": (
         "fe_contact.demos.pantograph",
-        "three-mass pantograph on the catenary at speed: EN 50318 contact-force statistics",
+        "lumped-mass pantograph on the catenary at speed: EN 50318 contact-force statistics",
     ),
 }
 _WIDTH = max(map(len, DEMOS))  # the demo names' column in --list

@@ -1,4 +1,4 @@
-"""``fe-contact demo pantograph``: the three-mass pantograph on the simple catenary at speed.
+"""``fe-contact demo pantograph``: the lumped-mass pantograph on the simple catenary at speed.
 
 The model is ``fe_contact.papers.pantograph`` (the catenary of ``papers.catenary``, the
 pantograph's data and sources, the statistics). For each ``--speed`` (km/h) it writes to

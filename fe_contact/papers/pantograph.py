@@ -3,34 +3,42 @@
 The EN 50318:2002 reference pantograph is not public. Its numbers below come from public
 descriptions, each typed once in ``PantographData`` with its source:
 
+- [E] the EN 50318:2002 reference pantograph as reproduced in public code
+  (github.com/ChandraguptSharma07/faraway, ``backend/sim/parameters.py``, which cites
+  EN 50318:2002 Annex A): a two-mass model, the frame m = 15 kg on k = 50 N/m and
+  c = 90 N s/m to the roof, the head m = 7.2 kg on k = 4200 N/m and c = 10 N s/m to the frame,
+  the uplift force acting on the frame, a contact penalty of 50 kN/m. It is the default
+  (``EN50318_PANTOGRAPH``): the acceptance ranges were computed with the reference
+  pantograph, and it is the only public description we found that names the standard;
 - [P] the default data of the open-source pantograph-catenary model UI
   (github.com/vivek-nexus/pantograph-catenary-model-ui, ``constants/defaultsValues.js``,
-  "pantograph 3"): the three masses m1 = 6, m2 = 9, m3 = 7.5 kg, the stiffnesses k1 = 160,
-  k2 = 15500, k3 = 7000 N/m and the dampings c1 = c2 = c3 = 0 (the file gives no other);
+  "pantograph 3"): three masses m1 = 6, m2 = 9, m3 = 7.5 kg, stiffnesses k1 = 160,
+  k2 = 15500, k3 = 7000 N/m and dampings c1 = c2 = c3 = 0; kept as ``THREE_MASS_PANTOGRAPH``.
+  The file does not say which end its index starts at; we read it bottom to top (m1 the lower
+  frame on the soft roof spring k1 that keeps the uplift nearly constant over the working
+  height, m3 the head on its suspension k3);
 - [I] the EN 50318 reference case as quoted in the literature (the standard itself is not
-  public): a static uplift force of 120 N at both 250 and 300 km/h, no separate aerodynamic
-  force, the acceptance ranges of ``ACCEPTANCE`` and the penalty stiffness 50 kN/m of the
-  contact models the standard's reference results were computed with.
+  public): a static uplift force of 120 N at both 250 and 300 km/h ([E] tunes it to 110.5 N;
+  [P] has 100 N), no separate aerodynamic force, the acceptance ranges of ``ACCEPTANCE`` and
+  the penalty stiffness 50 kN/m of the contact models (also [E]).
 
-Our reading of [P]'s numbering (the file does not say): bottom to top, so that m1 is the lower
-frame on the soft spring k1 = 160 N/m to the roof (the spring that keeps the uplift force
-nearly constant over the working height), m2 the upper frame on k2 = 15500 N/m and m3 the head
-on its suspension k3 = 7000 N/m. Each spring and damper acts between a mass and the one below
-(the roof for m1).
+A pantograph has two or three stages: ``upper_mass = 0`` leaves the upper frame out (the
+two-mass model of [E]: the frame, then the head). Each spring and damper acts between a mass
+and the one below (the roof for the frame).
 
-The model: a tree of four prismatic joints. Joint 0 moves the massless base along x (a
-``Drive`` at the train's speed v); joints 1-3 move the masses vertically, each relative to the
-one below, so q1 = z1, q2 = z2 - z1, q3 = z3 - z2 and the joint springs and dampers are the
-pantograph's. The uplift force acts on m1 from the roof: joint 1's actuator is the static force
-F0 plus the aerodynamic force F_a = a v^2 + b v + c (constant at constant speed) plus the
-pantograph's weight (m1 + m2 + m3) g, so that gravity acts on the masses (their inertia and
-weight both enter) and the contact force at rest is F0 + F_a when k1's spring is relaxed. The
-springs' rest lengths put the pantograph in that state with the head at the height of the
-contact wire's supports (y = 0): in static equilibrium the contact force is
-F0 + F_a - k1 z3 (z3 the head's height; the wire's sag lifts it by k1 times the sag). The head
-is a ``Point`` of body 3 against the contact wire from below (``side=-1``), either exact
-(``Unilateral``: the force is a multiplier; loss of contact is an event) or with the penalty
-stiffness of [I] (``Compliant("linear", 50e3)``).
+The model: a tree of prismatic joints. Joint 0 moves the massless base along x (a ``Drive`` at
+the train's speed v); the next joints move the masses vertically, each relative to the one
+below (q1 = z1, q2 = z2 - z1, ...), so the joint springs and dampers are the pantograph's. The
+uplift force acts on the frame from the roof: joint 1's actuator is the static force F0 plus
+the aerodynamic force F_a = a v^2 + b v + c (constant at constant speed) plus the
+pantograph's weight, so that gravity acts on the masses (their inertia and weight both enter)
+and the contact force at rest is F0 + F_a when the frame's spring is relaxed. The springs'
+rest lengths put the pantograph in that state with the head at the height of the contact
+wire's supports (y = 0): in static equilibrium the contact force is F0 + F_a - k1 z_h (z_h
+the head's height, k1 the frame's spring; the wire's sag lifts the head by z_h). The head
+is a ``Point`` of the top body against the contact wire from below (``side=-1``), either
+exact (``Unilateral``: the force is a multiplier; loss of contact is an event) or with the
+penalty stiffness of [I] (``Compliant("linear", 50e3)``).
 
 Statistics (``contact_force_statistics``), as EN 50318 asks for them (as quoted in [I]): the
 contact force low-pass filtered at 20 Hz (a Butterworth filter of order 4 run forwards and
@@ -66,32 +74,34 @@ KMH = 1.0 / 3.6  # m/s per km/h
 
 @dataclass(frozen=True)
 class PantographData:
-    """The numbers of the three-mass pantograph (SI), each with its source ([P], [I]: the module
-    docstring). Index 1 is the lower frame (on the roof), 3 the head.
+    """The numbers of the lumped-mass pantograph (SI), each with its source ([E], [P], [I]: the
+    module docstring). Bottom to top: the frame (on the roof), the upper frame (absent when
+    ``upper_mass`` is 0: a two-mass pantograph), the head. The defaults are the EN 50318
+    reference pantograph of [E].
 
-    frame_mass, upper_mass, head_mass : m1, m2, m3 in kg [P]. frame_stiffness,
-    upper_stiffness, head_stiffness : k1 (roof to m1), k2 (m1 to m2), k3 (m2 to m3) in N/m [P].
-    frame_damping, upper_damping, head_damping : c1, c2, c3 in N s/m [P]. static_force : F0,
-    N, the uplift at rest [I]. aero_quadratic, aero_linear, aero_constant : a (N s^2/m^2),
-    b (N s/m), c (N) of the aerodynamic uplift a v^2 + b v + c at the train speed v ([I]: none
-    in the reference case). penalty_stiffness : N/m, the contact stiffness of the penalty
-    contact [I].
+    frame_mass, upper_mass, head_mass : kg (upper_mass >= 0, the others > 0).
+    frame_stiffness, upper_stiffness, head_stiffness : N/m, roof to frame, frame to upper
+    frame, upper frame (or frame) to head. frame_damping, upper_damping, head_damping : N s/m,
+    likewise. static_force : F0, N, the uplift at rest [I]. aero_quadratic, aero_linear,
+    aero_constant : a (N s^2/m^2), b (N s/m), c (N) of the aerodynamic uplift a v^2 + b v + c
+    at the train speed v ([I]: none in the reference case). penalty_stiffness : N/m, the
+    contact stiffness of the penalty contact [I].
     """
 
-    frame_mass: float = 6.0  # [P] "m1"
-    upper_mass: float = 9.0  # [P] "m2"
-    head_mass: float = 7.5  # [P] "m3"
-    frame_stiffness: float = 160.0  # [P] "k1"
-    upper_stiffness: float = 15500.0  # [P] "k2"
-    head_stiffness: float = 7000.0  # [P] "k3"
-    frame_damping: float = 0.0  # [P] "c1"
-    upper_damping: float = 0.0  # [P] "c2"
-    head_damping: float = 0.0  # [P] "c3"
-    static_force: float = 120.0  # [I] EN 50318 at 250 and 300 km/h; [P] 100 N
+    frame_mass: float = 15.0  # [E] "m2", the articulated frame
+    upper_mass: float = 0.0  # [E]: two masses, no upper frame
+    head_mass: float = 7.2  # [E] "m1", the collector head
+    frame_stiffness: float = 50.0  # [E] "k2"
+    upper_stiffness: float = 0.0
+    head_stiffness: float = 4200.0  # [E] "k1"
+    frame_damping: float = 90.0  # [E] "r2"
+    upper_damping: float = 0.0
+    head_damping: float = 10.0  # [E] "r1"
+    static_force: float = 120.0  # [I] EN 50318 at 250 and 300 km/h; [E] 110.5 N, [P] 100 N
     aero_quadratic: float = 0.0  # [I]: no separate aerodynamic force
     aero_linear: float = 0.0
     aero_constant: float = 0.0
-    penalty_stiffness: float = 50e3  # [I]
+    penalty_stiffness: float = 50e3  # [I] and [E] "kc"
 
     def __post_init__(self):
         units = {"mass": "kg", "stiffness": "N/m", "damping": "N s/m"}
@@ -99,7 +109,9 @@ class PantographData:
             name, value = f.name, getattr(self, f.name)
             kind = name.rsplit("_", 1)[-1]
             where = f"PantographData.{name}"
-            if kind == "mass" or name == "penalty_stiffness":
+            if name == "upper_mass":
+                got = check.real(where, value, low=0.0, unit="kg")
+            elif kind == "mass" or name == "penalty_stiffness":
                 got = check.real(where, value, low=0.0, low_open=True, unit=units[kind])
             elif kind in ("stiffness", "damping"):
                 got = check.real(where, value, low=0.0, unit=units[kind])
@@ -108,22 +120,48 @@ class PantographData:
             else:
                 got = check.real(where, value, meaning="a finite number")
             object.__setattr__(self, name, got)
+        if self.upper_mass == 0.0:
+            for name in ("upper_stiffness", "upper_damping"):
+                if getattr(self, name) != 0.0:
+                    check.fail(
+                        f"PantographData.{name}",
+                        getattr(self, name),
+                        "0 when upper_mass is 0 (a two-mass pantograph has no upper frame)",
+                    )
 
     @property
-    def masses(self) -> tuple[float, float, float]:
-        """(m1, m2, m3) in kg."""
-        return (self.frame_mass, self.upper_mass, self.head_mass)
+    def n_stages(self) -> int:
+        """3 with an upper frame, else 2: the number of masses, and the head's body index."""
+        return 3 if self.upper_mass > 0.0 else 2
+
+    @property
+    def masses(self) -> tuple[float, ...]:
+        """The masses in kg, bottom to top: (frame, upper frame, head) or (frame, head)."""
+        if self.n_stages == 3:
+            return (self.frame_mass, self.upper_mass, self.head_mass)
+        return (self.frame_mass, self.head_mass)
 
     def aerodynamic_force(self, speed: float) -> float:
         """a v^2 + b v + c in N at the train speed ``speed`` (m/s)."""
         return self.aero_quadratic * speed**2 + self.aero_linear * speed + self.aero_constant
 
     def mean_uplift(self, speed: float) -> float:
-        """F0 + F_a(v) in N: the contact force at rest with k1's spring relaxed."""
+        """F0 + F_a(v) in N: the contact force at rest with the frame's spring relaxed."""
         return self.static_force + self.aerodynamic_force(speed)
 
 
 EN50318_PANTOGRAPH = PantographData()
+THREE_MASS_PANTOGRAPH = PantographData(
+    frame_mass=6.0,  # [P] "m1" (read bottom to top)
+    upper_mass=9.0,  # [P] "m2"
+    head_mass=7.5,  # [P] "m3"
+    frame_stiffness=160.0,  # [P] "k1"
+    upper_stiffness=15500.0,  # [P] "k2"
+    head_stiffness=7000.0,  # [P] "k3"
+    frame_damping=0.0,  # [P] "c1"
+    upper_damping=0.0,  # [P] "c2"
+    head_damping=0.0,  # [P] "c3"
+)
 
 # EN 50318:2002 acceptance ranges of the reference case, as published in the literature [I]:
 # speed (km/h) -> quantity -> (low, high); forces in N, uplift in m, loss of contact in %.
@@ -153,49 +191,30 @@ ACCEPTANCE = {
 
 def pantograph_tree(data: PantographData = EN50318_PANTOGRAPH, speed: float = 0.0, g=9.81):
     """The pantograph as a TreeModel (module docstring): body 0 the massless base on prismatic
-    x, bodies 1-3 the masses on vertical prismatic joints, each relative to the one below.
+    x, bodies 1..n the masses (frame, [upper frame,] head) on vertical prismatic joints, each
+    relative to the one below; the head is body ``data.n_stages``.
 
     speed : m/s, for the aerodynamic force. g : m/s^2, the gravity the model will have (its
-    weight is added to the uplift actuator). The rest lengths make q = (x, 0, 0, 0) the static
+    weight is added to the uplift actuator). The rest lengths make q = (x, 0, ..., 0) the static
     state with the contact force ``data.mean_uplift(speed)``.
     """
-    m1, m2, m3 = data.masses
     force = data.mean_uplift(speed)
-    # static: joint 3 carries m3 g + F, joint 2 (m2 + m3) g + F, joint 1's actuator the rest
-    rest2 = ((m2 + m3) * g + force) / data.upper_stiffness if data.upper_stiffness else 0.0
-    rest3 = (m3 * g + force) / data.head_stiffness if data.head_stiffness else 0.0
-    up = np.pi / 2
-    return TreeModel(
-        bodies=(Body(0.0, 0.0), Body(m1, 0.0), Body(m2, 0.0), Body(m3, 0.0)),
-        joints=(
-            Joint("prismatic", name="base"),
-            Joint(
-                "prismatic",
-                parent=0,
-                angle=up,
-                stiffness=data.frame_stiffness,
-                damping=data.frame_damping,
-                actuator=force + (m1 + m2 + m3) * g,
-                name="frame",
-            ),
-            Joint(
-                "prismatic",
-                parent=1,
-                stiffness=data.upper_stiffness,
-                damping=data.upper_damping,
-                rest=rest2,
-                name="upper",
-            ),
-            Joint(
-                "prismatic",
-                parent=2,
-                stiffness=data.head_stiffness,
-                damping=data.head_damping,
-                rest=rest3,
-                name="head",
-            ),
-        ),
-    )
+    stages = [("frame", data.frame_mass, data.frame_stiffness, data.frame_damping)]
+    if data.n_stages == 3:
+        stages.append(("upper", data.upper_mass, data.upper_stiffness, data.upper_damping))
+    stages.append(("head", data.head_mass, data.head_stiffness, data.head_damping))
+    bodies, joints = [Body(0.0, 0.0)], [Joint("prismatic", name="base")]
+    for k, (name, mass, stiffness, damping) in enumerate(stages):
+        above = sum(m for _, m, _, _ in stages[k:])  # the masses this joint's spring carries
+        if k == 0:  # the frame: the uplift actuator carries the force and the whole weight
+            extra = {"angle": np.pi / 2, "actuator": force + above * g}
+        else:  # static: this spring carries the weight above it and the contact force
+            extra = {"rest": (above * g + force) / stiffness if stiffness else 0.0}
+        bodies.append(Body(mass, 0.0))
+        joints.append(
+            Joint("prismatic", parent=k, stiffness=stiffness, damping=damping, name=name, **extra)
+        )
+    return TreeModel(bodies=tuple(bodies), joints=tuple(joints))
 
 
 def analysis_section(n_spans: int, span: float) -> tuple[float, float]:
@@ -251,18 +270,19 @@ def pantograph_on_catenary(
     model = replace(
         line.model,
         tree=pantograph_tree(data, v, g),
-        contacts=line.model.contacts + (ContactPair(HEAD, Point(3), "contact_wire", law, side=-1),),
+        contacts=line.model.contacts
+        + (ContactPair(HEAD, Point(data.n_stages), "contact_wire", law, side=-1),),
         drives=(Drive.constant_velocity(0, x_start, v),),
     )
     system = assemble(model)
-    guess = system.initial_state(q_tree=[x_start, 0.0, 0.0, 0.0])[0]
+    guess = system.initial_state(q_tree=[x_start] + [0.0] * data.n_stages)[0]
     q0 = static_equilibrium(system, guess).q
     u0 = np.zeros_like(q0)
     u0[system.layout.tree.start] = v
-    # the head follows the sagging wire: its vertical rate (joint 3, relative to mass 2) such
-    # that the contact's normal velocity W_N u0 is zero, else the start is an impact
+    # the head follows the sagging wire: its vertical rate (the head's joint, relative to the
+    # mass below) such that the contact's normal velocity W_N u0 is zero, else it is an impact
     w_n = contact_at(system, len(model.contacts) - 1, q0, u0).w_normal
-    head = system.layout.tree.start + 3
+    head = system.layout.tree.start + data.n_stages
     u0[head] -= float(w_n @ u0) / w_n[head]
     arms = np.arange(1, int(n_spans)) * line_data.span
     return Scenario(
@@ -399,6 +419,7 @@ __all__ = [
     "KMH",
     "ContactForceStatistics",
     "PantographData",
+    "THREE_MASS_PANTOGRAPH",
     "analysis_section",
     "contact_force_statistics",
     "low_pass",

@@ -1,0 +1,77 @@
+"""How much the pantograph's data and the wires' damping move the EN 50318 statistics: the
+3-span line of ``papers.pantograph`` (0.5 m elements, penalty contact, h = 1 ms, the middle
+span as the analysis section) at 250 and 300 km/h with each choice of
+``benchmarks/pantograph.py``'s ``--pantograph`` and ``--wire-damping``.
+
+Run: python benchmarks/pantograph_sensitivity.py [--speed 250 300] [--spans 3] [--element 0.5]
+[--h 1e-3] [--case PANTOGRAPH:WIRES ...] [--out FILE]; one row per case and speed in
+``benchmarks/results/pantograph_sensitivity.csv`` (default: the five cases of ``CASES``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+from pantograph import PANTOGRAPHS, WIRE_DAMPING
+
+from fe_contact import assemble
+from fe_contact.demos.pantograph import QUANTITIES
+from fe_contact.papers.pantograph import KMH, pantograph_on_catenary, run_statistics
+
+RESULTS = Path(__file__).parent / "results" / "pantograph_sensitivity.csv"
+CASES = (
+    ("three-mass", "none"),
+    ("three-mass-reversed", "none"),
+    ("three-mass", "benchmark"),
+    ("en50318", "none"),
+    ("en50318", "benchmark"),
+)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--speed", type=float, nargs="+", default=[250.0, 300.0])
+    parser.add_argument("--spans", type=int, default=3)
+    parser.add_argument("--element", type=float, default=0.5)
+    parser.add_argument("--h", type=float, default=1e-3, help="step, s")
+    parser.add_argument("--case", nargs="+", help="PANTOGRAPH:WIRES, e.g. en50318:benchmark")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    cases = CASES if not args.case else [tuple(c.split(":")) for c in args.case]
+    rows = []
+    for speed in args.speed:
+        for pantograph, wires in cases:
+            c0 = time.process_time()
+            run = pantograph_on_catenary(
+                args.spans,
+                speed=speed * KMH,
+                contact="penalty",
+                data=PANTOGRAPHS[pantograph],
+                line_data=WIRE_DAMPING[wires],
+                max_element_length=args.element,
+                h=args.h,
+            )
+            system = assemble(run.model)
+            result = run.run(system)
+            stats = run_statistics(run, system, result)
+            row = {"speed_kmh": speed, "pantograph": pantograph, "wire_damping": wires}
+            row["h"] = args.h
+            row.update({name: getattr(stats, name) for name, _, _ in QUANTITIES})
+            row.update(status=result.status, cpu_s=time.process_time() - c0)
+            rows.append(row)
+            print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                            for k, v in row.items()), flush=True)  # fmt: skip
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            with args.out.open("w", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+    print(f"written: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
