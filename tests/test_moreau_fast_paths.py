@@ -178,7 +178,13 @@ def test_compiled_solver_gives_the_reference_solution():
 
 class PlainMoreau(MoreauJean):
     """The stepper with the plain parts: sparse assembly and SuperLU for the structures, the
-    gaps from the full profile state every time, no energies kept between sub-steps."""
+    gaps from the full profile state every time, the closed grid candidates' rows and geometry
+    from ``coupling.contact_points`` (not the stepper's ``GridPair``), no energies kept between
+    sub-steps."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._grid = {}  # every pair through the general contact_points
 
     def _smooth(self, q_p, u_a, t, h):
         s = self.system

@@ -92,6 +92,7 @@ from ..system import System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .effective_mass import FlexibleBlock
+from .grid_pairs import GridPair
 from .impulse_work import impulse_work
 from .result import ContactReport, StepReport, open_contact, pair_state, point_states
 
@@ -188,7 +189,13 @@ class MoreauJean(Stepper):
         newton = [lw.impact_phases()[0] for lw in laws]  # one phase: Newton's (checked above)
         self._e_normal = np.array([p.restitution_normal for p in newton], dtype=float)
         self._e_tangent = np.array([p.restitution_tangent for p in newton], dtype=float)
-        self._gap_cache = {}  # q.tobytes() -> {pair: gaps} of grid and line pairs
+        self._gap_cache = {}  # q.tobytes() -> {pair: gaps or GridScan} of grid, line pairs
+        self._grid = {  # the grid pairs on their checked constants
+            k: GridPair(system, k)
+            for k in range(len(model.contacts))
+            if pair_kind(system, k) == "grid"
+        }
+        self._kinds = [pair_kind(system, k) for k in range(len(model.contacts))]
         self._end_forces = None  # (q, conservative forces at q) of the last sub-step's end
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
 
@@ -232,6 +239,11 @@ class MoreauJean(Stepper):
         are kept (a sub-step's end state is the next one's start and the step's end state). A
         closest-point pair is computed afresh: its search is warm-started from (and moves) the
         pair's last contact parameter."""
+        return [getattr(g, "gap", g) for g in self._scan(q)]
+
+    def _scan(self, q) -> list:
+        """Per pair at q: a grid pair's ``GridScan`` (gaps, centre, material points), else the
+        gaps (``gaps``)."""
         out = []
         key = q.tobytes()
         known = self._gap_cache.get(key)
@@ -242,6 +254,10 @@ class MoreauJean(Stepper):
         for k in range(len(self.system.model.contacts)):
             if k in known:
                 out.append(known[k])
+                continue
+            if k in self._grid:
+                out.append(self._grid[k].scan(q))
+                known[k] = out[-1]
                 continue
             points = contact_gaps(self.system, k, q, self._s.get(k), self.workspace)
             out.append(points.gap)
@@ -258,11 +274,23 @@ class MoreauJean(Stepper):
         (no W columns: w_n and w_t are None when a grid pair is closed)."""
         s = self.system
         cl = ClosedContacts(s.layout.n)
+        scans = None
         for k in range(len(s.model.contacts)):
             which = np.flatnonzero(gaps[k] <= self.touch_tolerance)
             if not which.size:
                 continue
-            closest = pair_kind(s, k) == "closest"
+            keys = [(k, int(i)) for i in which]
+            if k in self._grid:  # the checked constants, the scan of q kept by ``gaps``
+                scans = self._scan(q) if scans is None else scans
+                grid = self._grid[k]
+                if with_rows:
+                    gap, normal, tangent, w_n, w_t, point, s_i = grid.rows(q, u, which, scans[k])
+                else:
+                    gap, normal, tangent, point, s_i = grid.geometry(which, scans[k])
+                    w_n = w_t = None
+                cl.add(k, keys, w_n, w_t, point, normal, tangent, s_i, gap)
+                continue
+            closest = self._kinds[k] == "closest"
             p = contact_points(
                 s,
                 k,
