@@ -76,7 +76,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import lu_factor, lu_solve
+from scipy.linalg import lu_factor
+from scipy.linalg.lapack import dgetrf, dgetrs
 
 from .. import validation as check
 from ..coupling.constraints import evaluate_state
@@ -97,6 +98,21 @@ from .impulse_work import impulse_work
 from .result import ContactReport, StepReport, open_contact, pair_state, point_states
 
 
+def _lu(matrix):
+    """LU factors (lu, piv) of a small dense matrix by LAPACK's getrf, those of
+    ``scipy.linalg.lu_factor`` without its per-call checks (a non-finite or singular matrix
+    goes to lu_factor itself, for its error or warning)."""
+    lu, piv, info = dgetrf(matrix)
+    if info != 0 or not np.all(np.isfinite(lu)):
+        return lu_factor(matrix)
+    return lu, piv
+
+
+def _lu_solve(factors, rhs):
+    """x of A x = rhs, (k,) or (k, j), from ``_lu``'s factors (getrs, as ``lu_solve``)."""
+    return dgetrs(factors[0], factors[1], rhs)[0]
+
+
 @dataclass(frozen=True, eq=False)
 class _Sub:
     """What a committed sub-step hands to the step's report."""
@@ -107,7 +123,6 @@ class _Sub:
     gamma_e: np.ndarray
     work: dict
     h: float
-    energy: object
     residual: float
     bilateral: np.ndarray  # impulses Lambda of the drives and loop closures, N s
 
@@ -213,7 +228,7 @@ class MoreauJean(Stepper):
             m_eff = eom.mass_matrix + np.diag(
                 theta * h * self._c_joint + theta**2 * h**2 * self._k_joint
             )
-            tree_lu = lu_factor(m_eff)
+            tree_lu = _lu(m_eff)
         flex_solve = None
         if lay.n_flexible:
             force[lay.flexible], flex_solve = self._flexible.step(
@@ -223,7 +238,7 @@ class MoreauJean(Stepper):
         def solve(rhs):
             out = np.empty_like(rhs)
             if tree_lu is not None:
-                out[lay.tree] = lu_solve(tree_lu, rhs[lay.tree])
+                out[lay.tree] = _lu_solve(tree_lu, rhs[lay.tree])
             if flex_solve is not None:
                 out[lay.flexible] = flex_solve(np.ascontiguousarray(rhs[lay.flexible]))
             return out
@@ -333,6 +348,7 @@ class MoreauJean(Stepper):
         gaps = {key: dict(value) for key, value in self._gap_cache.items()}
         try:
             subs = self._advance(h, 0)
+            energy = energies(self.system, self.q, self.u, self.t, ws)  # at the end state
         except Exception:
             self.t, self.q, self.u, self._s = saved  # sub-steps of a failed step are undone
             for now, before in zip(searches, kept, strict=True):
@@ -341,7 +357,7 @@ class MoreauJean(Stepper):
             self._gap_cache = gaps
             raise
         self.t = t_end
-        return self._report(subs, q_a, u_a)
+        return self._report(subs, q_a, u_a, energy)
 
     def _advance(self, h, level):
         try:
@@ -394,14 +410,14 @@ class MoreauJean(Stepper):
             # u_E = u_free + M^-1 (J^T Lambda + W P) with J u_E = b: eliminate Lambda
             jac, rhs = self._bilateral(q_a, q_p, self.t, h)
             minv_jt = solve(np.ascontiguousarray(jac.T))
-            schur = lu_factor(jac @ minv_jt)
-            lam_free = lu_solve(schur, rhs - jac @ u_free)
+            schur = _lu(jac @ minv_jt)
+            lam_free = _lu_solve(schur, rhs - jac @ u_free)
             u_free = u_free + minv_jt @ lam_free
             plain = solve
 
             def solve(x):
                 y = plain(x)
-                return y - minv_jt @ lu_solve(schur, jac @ y)
+                return y - minv_jt @ _lu_solve(schur, jac @ y)
 
             lam = lam_free
         cl = self._closed(q_p, u_a, gaps)
@@ -428,7 +444,7 @@ class MoreauJean(Stepper):
             p = np.concatenate((p_n, p_t))
             u_e = u_free + minv_w @ p
             if self._n_bilateral:
-                lam = lam - lu_solve(schur, jac @ plain(w @ p))
+                lam = lam - _lu_solve(schur, jac @ plain(w @ p))
             self.n_newton += solution.n_iterations
             residual = solution.residual
         q_e = q_a + h * u_a + theta * h * (u_e - u_a)
@@ -444,14 +460,13 @@ class MoreauJean(Stepper):
         work = impulse_work(p_n, p_t, gamma_a, gamma_e, e, self._mu[cl.pair], theta)
         u_theta = (1.0 - theta) * u_a + theta * u_e  # q_E - q_A = h u_theta
         work.update(self._smooth_work(q_a, q_p, q_e, u_a, u_e, u_theta, h))
-        e_e = energies(s, q_e, u_e, self.t + h, self.workspace)
         # drives: Lambda . J u_theta (loop closures do no work on a rigid tree)
         n_d = len(m.drives)
         work["work_drives"] = float(lam[:n_d] @ (jac[:n_d] @ u_theta)) if self._n_bilateral else 0.0
         self.q, self.u = q_e, u_e
         self.t += h
         self.n_substeps += 1
-        return _Sub(cl, p_n, p_t, gamma_e, work, h, e_e, residual, lam)
+        return _Sub(cl, p_n, p_t, gamma_e, work, h, residual, lam)
 
     def _conservative_forces(self, q) -> tuple[np.ndarray, np.ndarray]:
         """dV/dq at q (module docstring, "Energy"): of the tree, gravity and joint springs
@@ -512,7 +527,7 @@ class MoreauJean(Stepper):
             "dissipated_numerical": numerical,
         }
 
-    def _report(self, subs, q_a, u_a) -> StepReport:
+    def _report(self, subs, q_a, u_a, energy) -> StepReport:
         """One report of the sub-steps. Per contact point (a grid candidate, or the one point
         of a closest-point or line contact): impulses summed over the sub-steps, the slip
         velocity gamma_T,E of the last sub-step in which it was closed with P_N > 0 (else
@@ -587,7 +602,7 @@ class MoreauJean(Stepper):
             n_newton=self.n_newton - self._newton0,
             n_substeps=len(subs),
             solver_residual=max(sub.residual for sub in subs),
-            energy=subs[-1].energy,
+            energy=energy,
             acceleration=(self.u - u_a) / self._h_step,  # the mean over the step
         )
 
