@@ -212,6 +212,7 @@ class MoreauJean(Stepper):
         }
         self._kinds = [pair_kind(system, k) for k in range(len(model.contacts))]
         self._end_forces = None  # (q, conservative forces at q) of the last sub-step's end
+        self._tree_mass = (None, None)  # (q_P, M_t(q_P)) of the last ``_smooth``
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
 
     # -- smooth part --------------------------------------------------------------------------
@@ -225,6 +226,7 @@ class MoreauJean(Stepper):
         if s.tree is not None:
             eom = equations_of_motion(s.tree, q_p[lay.tree], u_a[lay.tree], t)
             force[lay.tree] = -eom.bias_forces
+            self._tree_mass = (q_p, eom.mass_matrix)  # M_t(q_P), for ``_smooth_work``
             m_eff = eom.mass_matrix + np.diag(
                 theta * h * self._c_joint + theta**2 * h**2 * self._k_joint
             )
@@ -511,7 +513,9 @@ class MoreauJean(Stepper):
             kinetic = stiffness = 0.0
             if s.tree is not None:
                 du_t = du[lay.tree]
-                kinetic += float(du_t @ mass_matrix(s.tree, q_p[lay.tree]) @ du_t)
+                kept = self._tree_mass
+                m_p = kept[1] if kept[0] is q_p else mass_matrix(s.tree, q_p[lay.tree])
+                kinetic += float(du_t @ m_p @ du_t)
                 stiffness += float(dq[lay.tree] @ (tree_e - tree_a))
             if lay.n_flexible:
                 du_f, dq_f = du[lay.flexible], dq[lay.flexible]
