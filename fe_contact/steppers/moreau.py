@@ -18,8 +18,9 @@ constraints on impulse level (step 3). A step of size h (theta in [1/2, 1]) from
    complement J M_eff^-1 J^T, so the contacts below see the constrained mass; their mean forces
    Lambda / h are the report's ``multipliers`` and ``drive_forces``, and a drive does the work
    Lambda . J (u_A + u_E) / 2. A start that violates them is corrected in the first step;
-4. closed contacts (g_N(q_P) <= 0): candidate grids (004 eq. 20), closest points on structures
-   or rigid lines (``coupling.kinematics``), and the one candidate pair of a curved profile
+4. closed contacts (g_N(q_P) <= 0): candidate grids (004 eq. 20; ``steppers.grid_pairs``, the
+   scan of a state's gaps kept for its rows and geometry), closest points on structures or
+   rigid lines (``coupling.kinematics``), and the one candidate pair of a curved profile
    against a profile or a structure's centre line (Bauchau (000), eqs. 5-7, 14, 17;
    ``coupling.profile_contact``, the kinematics of the generalised-alpha stepper: W_N, W_T are
    the normal and tangential rows of the relative velocity of the two material points);
