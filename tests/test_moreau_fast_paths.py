@@ -178,7 +178,13 @@ def test_compiled_solver_gives_the_reference_solution():
 
 class PlainMoreau(MoreauJean):
     """The stepper with the plain parts: sparse assembly and SuperLU for the structures, the
-    gaps from the full profile state every time, no energies kept between sub-steps."""
+    gaps from the full profile state every time, the closed grid candidates' rows and geometry
+    from ``coupling.contact_points`` (not the stepper's ``GridPair``), no energies kept between
+    sub-steps."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._grid = {}  # every pair through the general contact_points
 
     def _smooth(self, q_p, u_a, t, h):
         s = self.system
@@ -278,3 +284,24 @@ def test_disk_on_beam_trajectory_matches_the_plain_stepper(monkeypatch):
     model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     fast, plain = run_both(monkeypatch, assemble(model), q0, u0, 120, 0.5)
     compare(fast, plain, 1)
+
+
+def test_band_product_is_the_dense_product():
+    """``kernels.band.band_product`` against the dense matrix it stores: a random matrix with
+    half-bandwidth b written into dgbtrf band storage, ab[2 b + i - j, j] = A[i, j] (the
+    fill-in rows and the unused corners left as garbage that must not be read). Each entry of A x is a sum of at most 2 b + 1
+    products of numbers of order 1: the two sums differ in order and rounding only, bounded
+    by (2 b + 1) eps times the sum of the products' magnitudes."""
+    from fe_contact.kernels.band import band_product
+
+    rng = np.random.default_rng(3)
+    for n, b in ((1, 0), (8, 3), (11, 7), (30, 5)):
+        dense = rng.normal(size=(n, n))
+        i, j = np.indices((n, n))
+        dense[np.abs(i - j) > b] = 0.0
+        ab = rng.normal(size=(3 * b + 1, n))  # garbage outside the band: not read
+        inside = np.abs(i - j) <= b
+        ab[2 * b + i[inside] - j[inside], j[inside]] = dense[inside]
+        x = rng.normal(size=n)
+        bound = (2 * b + 1) * np.finfo(float).eps * (np.abs(dense) @ np.abs(x))
+        assert np.all(np.abs(band_product(ab, b, x) - dense @ x) <= bound)

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..curves import PERP
+from ..kernels import grid as kernels
 from ..multibody.tree import (
     PointKinematics,
     TreeModel,
@@ -293,20 +294,19 @@ def line_contact(
 
 def grid_gaps(centre, radius: float, positions: np.ndarray) -> np.ndarray:
     """Gaps |c - r_i| - R of a circle against fixed material points r_i (m, 2), Eugster-Glocker
-    (004), eq. (23); shape (m,)."""
-    d = np.asarray(centre, dtype=float)[None, :] - positions
-    return np.sqrt(np.sum(d * d, axis=1)) - radius
+    (004), eq. (23); shape (m,) (``kernels.grid.grid_geometry``)."""
+    return grid_geometry(centre, radius, positions)[0]
 
 
 def grid_geometry(centre, radius: float, positions: np.ndarray):
     """Gaps (m,), normals and tangents (m, 2) of a circle of centre c against fixed material
     points r_i (m, 2): n_i = (c - r_i) / |c - r_i|, t_i = n_i turned by -90 degrees,
-    g_i = |c - r_i| - R, Eugster-Glocker (004), eqs. (21), (23)."""
-    d = np.asarray(centre, dtype=float)[None, :] - positions
-    distance = np.sqrt(np.sum(d * d, axis=1))
-    normal = d / distance[:, None]
-    tangent = np.stack([normal[:, 1], -normal[:, 0]], axis=1)
-    return distance - radius, normal, tangent
+    g_i = |c - r_i| - R, Eugster-Glocker (004), eqs. (21), (23) (``kernels.grid``)."""
+    return kernels.grid_geometry(
+        np.asarray(centre, dtype=float),
+        float(radius),
+        np.ascontiguousarray(positions, dtype=float),
+    )
 
 
 def grid_contacts(
@@ -321,33 +321,27 @@ def grid_contacts(
     n: int,
 ):
     """Candidate contacts of a circle against fixed material points of a structure,
-    Eugster-Glocker (004), eqs. (21)-(25), vectorised over the m points.
+    Eugster-Glocker (004), eqs. (21)-(25), over the m points (``kernels.grid.grid_rows``).
 
     positions : (m, 2) r_i; dofs : (m, k) free-coordinate indices; rows : (m, 2, k) dr/dq.
     Returns (gap (m,), normal (m, 2), tangent (m, 2), W_N (n, m), W_T (n, m),
     normal_velocity (m,), slip_velocity (m,)).
     """
     pk = profile.centre
-    gap, normal, tangent = grid_geometry(pk.position, radius, positions)
-    m = gap.size
-    w_n = np.zeros((n, m))
-    w_t = np.zeros((n, m))
-    w_n[tree_columns] = (normal @ pk.jacobian).T
-    w_t[tree_columns] = (tangent @ pk.jacobian).T + radius * profile.angular_row[:, None]
-    cols = columns.start + dofs  # (m, k)
-    points = np.broadcast_to(np.arange(m)[:, None], cols.shape)
-    np.add.at(w_n, (cols, points), -np.einsum("mc,mck->mk", normal, rows))
-    np.add.at(w_t, (cols, points), -np.einsum("mc,mck->mk", tangent, rows))
-    v_m = np.einsum("mck,mk->mc", rows, u_s[dofs])
-    rel = pk.velocity[None, :] - v_m
-    return (
-        gap,
-        normal,
-        tangent,
-        w_n,
-        w_t,
-        np.sum(normal * rel, axis=1),
-        np.sum(tangent * rel, axis=1) + radius * profile.angular_velocity,
+    return kernels.grid_rows(
+        pk.position,
+        pk.velocity,
+        np.ascontiguousarray(pk.jacobian),
+        np.ascontiguousarray(profile.angular_row, dtype=float),
+        float(profile.angular_velocity),
+        float(radius),
+        np.ascontiguousarray(positions, dtype=float),
+        np.ascontiguousarray(dofs),
+        np.ascontiguousarray(rows, dtype=float),
+        np.ascontiguousarray(u_s, dtype=float),
+        columns.start,
+        tree_columns.start,
+        n,
     )
 
 

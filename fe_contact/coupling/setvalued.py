@@ -353,7 +353,34 @@ def solve_contact_impulses(
         ("Tresca's fixed point", "tresca", tresca_stage),
     )
 
-    for sweep in range(1, max_iterations + 1):
+    def cascade(scale):
+        """Steps 2-6 after the warm sweeps: the first stage's ContactImpulses, or None."""
+        for name, method, attempt in stages:
+            stage[0] = name
+            trial, account = attempt(scale)
+            tried.append(account)
+            if trial is not None:
+                xi_trial, residual_trial, _ = check(trial)
+                return done(trial, xi_trial, method, sweep, residual_trial)
+        stage[0] = "projected Gauss-Seidel"
+        return None
+
+    first = 1
+    warm = min(n_warm_sweeps, max_iterations)
+    if compiled and 1 <= warm <= 20:  # the warm sweeps in one call (no r-factor change in 20)
+        xi, residuals = np.empty(2 * m), np.empty(warm)
+        sweep, residual, scale, ratio, at = kernels.warm_sweeps(
+            G, c, mu, diag, alpha, P, r_unit, float(tol), warm, scale_c, xi, residuals
+        )
+        if ratio < best["ratio"]:
+            best.update(ratio=ratio, residual=at, by=stage[0])
+        if residual <= tol * scale:
+            return done(P, xi, "gauss-seidel", sweep, residual)
+        if sweep == n_warm_sweeps and (solved := cascade(scale)) is not None:
+            return solved
+        history.extend(residuals[:sweep].tolist())
+        first = sweep + 1
+    for sweep in range(first, max_iterations + 1):
         if compiled:
             kernels.gauss_seidel_sweep(G, c, mu, diag, alpha, P)
         else:
@@ -367,15 +394,8 @@ def solve_contact_impulses(
         xi, residual, scale = check(P)
         if residual <= tol * scale:
             return done(P, xi, "gauss-seidel", sweep, residual)
-        if sweep == n_warm_sweeps:
-            for name, method, attempt in stages:
-                stage[0] = name
-                trial, account = attempt(scale)
-                tried.append(account)
-                if trial is not None:
-                    xi_trial, residual_trial, _ = check(trial)
-                    return done(trial, xi_trial, method, sweep, residual_trial)
-            stage[0] = "projected Gauss-Seidel"
+        if sweep == n_warm_sweeps and (solved := cascade(scale)) is not None:
+            return solved
         history.append(residual)
         if len(history) > 20 and residual >= history[-21] and alpha > min_r_factor:
             alpha = max(0.5 * alpha, min_r_factor)
@@ -396,6 +416,7 @@ class _Compiled:
 
         self.gauss_seidel_sweep = contact.gauss_seidel_sweep
         self.law_residual = contact.law_residual
+        self.warm_sweeps = contact.warm_sweeps
         self._active_set = contact.active_set_newton
 
     def newton(self, G, c, mu, P, r, tolerance, max_newton):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["active_set_newton", "gauss_seidel_sweep", "law_residual"]
+__all__ = ["active_set_newton", "gauss_seidel_sweep", "law_residual", "warm_sweeps"]
 
 
 @njit(cache=True)
@@ -133,3 +133,27 @@ def active_set_newton(G, c, mu, P, r, tolerance, max_newton):
         if law_residual(G, c, mu, r, P, xi)[0] <= tolerance:
             return P, iteration, True
     return P, max_newton, False
+
+
+@njit(cache=True)
+def warm_sweeps(G, c, mu, diag, alpha, P, r, tol, n_sweeps, scale_c, xi, residuals):
+    """The first sweeps of ``setvalued.solve_contact_impulses`` in one call: up to n_sweeps
+    ``gauss_seidel_sweep``s on P (in place), each followed by ``law_residual`` (xi written)
+    and its scale max(scale_c, |G P|_inf, 1e-12); stops after the first sweep whose residual
+    is at most tol times its scale. residuals[:sweeps] receives each sweep's residual.
+    Returns (sweeps, residual, scale, the smallest residual / scale seen, that residual)."""
+    best_ratio = np.inf
+    best_residual = np.inf
+    residual = np.inf
+    scale = max(scale_c, 1e-12)
+    for sweep in range(1, n_sweeps + 1):
+        gauss_seidel_sweep(G, c, mu, diag, alpha, P)
+        residual, big = law_residual(G, c, mu, r, P, xi)
+        scale = max(scale_c, big, 1e-12)
+        residuals[sweep - 1] = residual
+        if residual / scale < best_ratio:
+            best_ratio = residual / scale
+            best_residual = residual
+        if residual <= tol * scale:
+            return sweep, residual, scale, best_ratio, best_residual
+    return n_sweeps, residual, scale, best_ratio, best_residual

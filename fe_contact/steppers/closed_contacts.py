@@ -26,6 +26,13 @@ class ClosedContacts:
 
     def finish(self) -> ClosedContacts:
         blocks = self._blocks
+        if len(blocks) == 1:  # one pair closed (the common case): its block as it is
+            k, size, *parts = blocks[0]
+            self.pair = np.full(size, k)
+            for name, part in zip(self._FIELDS, parts, strict=True):
+                setattr(self, name, part)
+            self.parameter = np.asarray(self.parameter, dtype=float)
+            return self
         self.pair = np.concatenate([np.full(b[1], b[0]) for b in blocks] or [np.zeros(0, int)])
         if not blocks:
             self.w_n = self.w_t = np.zeros((self.n, 0))

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.lapack import dgbtrf, dgbtrs
 
+from ..kernels.band import band_product
 from ..structures import StringStructure
 
 __all__ = ["BandFactor", "FlexibleBlock"]
@@ -189,16 +190,9 @@ class FlexibleBlock:
 
 
 def _band_product(ab: np.ndarray, band: int, x: np.ndarray) -> np.ndarray:
-    """A x for A in dgbtrf band storage (the first ``band`` rows are the fill-in space)."""
-    n = x.size
-    out = np.zeros(n)
-    for d in range(-band, band + 1):  # row 2 band + i - j holds the diagonal i - j = d
-        values = ab[2 * band + d]
-        if d >= 0:
-            out[d:] += values[: n - d] * x[: n - d]
-        else:
-            out[: n + d] += values[-d:] * x[-d:]
-    return out
+    """A x for A in dgbtrf band storage (the first ``band`` rows are the fill-in space;
+    ``kernels.band.band_product``)."""
+    return band_product(ab, int(band), np.ascontiguousarray(x, dtype=float))
 
 
 def _factor(ab: np.ndarray, band: int):

@@ -18,8 +18,9 @@ constraints on impulse level (step 3). A step of size h (theta in [1/2, 1]) from
    complement J M_eff^-1 J^T, so the contacts below see the constrained mass; their mean forces
    Lambda / h are the report's ``multipliers`` and ``drive_forces``, and a drive does the work
    Lambda . J (u_A + u_E) / 2. A start that violates them is corrected in the first step;
-4. closed contacts (g_N(q_P) <= 0): candidate grids (004 eq. 20), closest points on structures
-   or rigid lines (``coupling.kinematics``), and the one candidate pair of a curved profile
+4. closed contacts (g_N(q_P) <= 0): candidate grids (004 eq. 20; ``steppers.grid_pairs``, the
+   scan of a state's gaps kept for its rows and geometry), closest points on structures or
+   rigid lines (``coupling.kinematics``), and the one candidate pair of a curved profile
    against a profile or a structure's centre line (Bauchau (000), eqs. 5-7, 14, 17;
    ``coupling.profile_contact``, the kinematics of the generalised-alpha stepper: W_N, W_T are
    the normal and tangential rows of the relative velocity of the two material points);
@@ -76,7 +77,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import lu_factor, lu_solve
+from scipy.linalg import lu_factor
+from scipy.linalg.lapack import dgetrf, dgetrs
 
 from .. import validation as check
 from ..coupling.constraints import evaluate_state
@@ -92,8 +94,24 @@ from ..system import System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .effective_mass import FlexibleBlock
+from .grid_pairs import GridPair
 from .impulse_work import impulse_work
 from .result import ContactReport, StepReport, open_contact, pair_state, point_states
+
+
+def _lu(matrix):
+    """LU factors (lu, piv) of a small dense matrix by LAPACK's getrf, those of
+    ``scipy.linalg.lu_factor`` without its per-call checks (a non-finite or singular matrix
+    goes to lu_factor itself, for its error or warning)."""
+    lu, piv, info = dgetrf(matrix)
+    if info != 0 or not np.all(np.isfinite(lu)):
+        return lu_factor(matrix)
+    return lu, piv
+
+
+def _lu_solve(factors, rhs):
+    """x of A x = rhs, (k,) or (k, j), from ``_lu``'s factors (getrs, as ``lu_solve``)."""
+    return dgetrs(factors[0], factors[1], rhs)[0]
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,7 +124,6 @@ class _Sub:
     gamma_e: np.ndarray
     work: dict
     h: float
-    energy: object
     residual: float
     bilateral: np.ndarray  # impulses Lambda of the drives and loop closures, N s
 
@@ -198,8 +215,15 @@ class MoreauJean(Stepper):
         newton = [lw.impact_phases()[0] for lw in laws]  # one phase: Newton's (checked above)
         self._e_normal = np.array([p.restitution_normal for p in newton], dtype=float)
         self._e_tangent = np.array([p.restitution_tangent for p in newton], dtype=float)
-        self._gap_cache = {}  # q.tobytes() -> {pair: gaps} of grid and line pairs
+        self._gap_cache = {}  # q.tobytes() -> {pair: gaps or GridScan} of grid, line pairs
+        self._grid = {  # the grid pairs on their checked constants
+            k: GridPair(system, k)
+            for k in range(len(model.contacts))
+            if pair_kind(system, k) == "grid"
+        }
+        self._kinds = [pair_kind(system, k) for k in range(len(model.contacts))]
         self._end_forces = None  # (q, conservative forces at q) of the last sub-step's end
+        self._tree_mass = (None, None)  # (q_P, M_t(q_P)) of the last ``_smooth``
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
         self.events = []
         self._pair_states = None  # per pair "open", "closed" (at the start), "stick", "slip"
@@ -215,10 +239,11 @@ class MoreauJean(Stepper):
         if s.tree is not None:
             eom = equations_of_motion(s.tree, q_p[lay.tree], u_a[lay.tree], t)
             force[lay.tree] = -eom.bias_forces
+            self._tree_mass = (q_p, eom.mass_matrix)  # M_t(q_P), for ``_smooth_work``
             m_eff = eom.mass_matrix + np.diag(
                 theta * h * self._c_joint + theta**2 * h**2 * self._k_joint
             )
-            tree_lu = lu_factor(m_eff)
+            tree_lu = _lu(m_eff)
         flex_solve = None
         if lay.n_flexible:
             force[lay.flexible], flex_solve = self._flexible.step(
@@ -228,7 +253,7 @@ class MoreauJean(Stepper):
         def solve(rhs):
             out = np.empty_like(rhs)
             if tree_lu is not None:
-                out[lay.tree] = lu_solve(tree_lu, rhs[lay.tree])
+                out[lay.tree] = _lu_solve(tree_lu, rhs[lay.tree])
             if flex_solve is not None:
                 out[lay.flexible] = flex_solve(np.ascontiguousarray(rhs[lay.flexible]))
             return out
@@ -244,6 +269,11 @@ class MoreauJean(Stepper):
         are kept (a sub-step's end state is the next one's start and the step's end state). A
         closest-point pair is computed afresh: its search is warm-started from (and moves) the
         pair's last contact parameter."""
+        return [getattr(g, "gap", g) for g in self._scan(q)]
+
+    def _scan(self, q) -> list:
+        """Per pair at q: a grid pair's ``GridScan`` (gaps, centre, material points), else the
+        gaps (``gaps``)."""
         out = []
         key = q.tobytes()
         known = self._gap_cache.get(key)
@@ -254,6 +284,10 @@ class MoreauJean(Stepper):
         for k in range(len(self.system.model.contacts)):
             if k in known:
                 out.append(known[k])
+                continue
+            if k in self._grid:
+                out.append(self._grid[k].scan(q))
+                known[k] = out[-1]
                 continue
             points = contact_gaps(self.system, k, q, self._s.get(k), self.workspace)
             out.append(points.gap)
@@ -270,11 +304,23 @@ class MoreauJean(Stepper):
         (no W columns: w_n and w_t are None when a grid pair is closed)."""
         s = self.system
         cl = ClosedContacts(s.layout.n)
+        scans = None
         for k in range(len(s.model.contacts)):
             which = np.flatnonzero(gaps[k] <= self.touch_tolerance)
             if not which.size:
                 continue
-            closest = pair_kind(s, k) == "closest"
+            keys = [(k, int(i)) for i in which]
+            if k in self._grid:  # the checked constants, the scan of q kept by ``gaps``
+                scans = self._scan(q) if scans is None else scans
+                grid = self._grid[k]
+                if with_rows:
+                    gap, normal, tangent, w_n, w_t, point, s_i = grid.rows(q, u, which, scans[k])
+                else:
+                    gap, normal, tangent, point, s_i = grid.geometry(which, scans[k])
+                    w_n = w_t = None
+                cl.add(k, keys, w_n, w_t, point, normal, tangent, s_i, gap)
+                continue
+            closest = self._kinds[k] == "closest"
             p = contact_points(
                 s,
                 k,
@@ -319,6 +365,7 @@ class MoreauJean(Stepper):
         gaps = {key: dict(value) for key, value in self._gap_cache.items()}
         try:
             subs = self._advance(h, 0)
+            energy = energies(self.system, self.q, self.u, self.t, ws)  # at the end state
         except Exception:
             self.t, self.q, self.u, self._s = saved  # sub-steps of a failed step are undone
             for now, before in zip(searches, kept, strict=True):
@@ -327,7 +374,7 @@ class MoreauJean(Stepper):
             self._gap_cache = gaps
             raise
         self.t = t_end
-        report = self._report(subs, q_a, u_a)
+        report = self._report(subs, q_a, u_a, energy)
         self._log_state_changes(report)
         return report
 
@@ -382,14 +429,14 @@ class MoreauJean(Stepper):
             # u_E = u_free + M^-1 (J^T Lambda + W P) with J u_E = b: eliminate Lambda
             jac, rhs = self._bilateral(q_a, q_p, self.t, h)
             minv_jt = solve(np.ascontiguousarray(jac.T))
-            schur = lu_factor(jac @ minv_jt)
-            lam_free = lu_solve(schur, rhs - jac @ u_free)
+            schur = _lu(jac @ minv_jt)
+            lam_free = _lu_solve(schur, rhs - jac @ u_free)
             u_free = u_free + minv_jt @ lam_free
             plain = solve
 
             def solve(x):
                 y = plain(x)
-                return y - minv_jt @ lu_solve(schur, jac @ y)
+                return y - minv_jt @ _lu_solve(schur, jac @ y)
 
             lam = lam_free
         cl = self._closed(q_p, u_a, gaps)
@@ -416,7 +463,7 @@ class MoreauJean(Stepper):
             p = np.concatenate((p_n, p_t))
             u_e = u_free + minv_w @ p
             if self._n_bilateral:
-                lam = lam - lu_solve(schur, jac @ plain(w @ p))
+                lam = lam - _lu_solve(schur, jac @ plain(w @ p))
             self.n_newton += solution.n_iterations
             residual = solution.residual
         q_e = q_a + h * u_a + theta * h * (u_e - u_a)
@@ -432,14 +479,13 @@ class MoreauJean(Stepper):
         work = impulse_work(p_n, p_t, gamma_a, gamma_e, e, self._mu[cl.pair], theta)
         u_theta = (1.0 - theta) * u_a + theta * u_e  # q_E - q_A = h u_theta
         work.update(self._smooth_work(q_a, q_p, q_e, u_a, u_e, u_theta, h))
-        e_e = energies(s, q_e, u_e, self.t + h, self.workspace)
         # drives: Lambda . J u_theta (loop closures do no work on a rigid tree)
         n_d = len(m.drives)
         work["work_drives"] = float(lam[:n_d] @ (jac[:n_d] @ u_theta)) if self._n_bilateral else 0.0
         self.q, self.u = q_e, u_e
         self.t += h
         self.n_substeps += 1
-        return _Sub(cl, p_n, p_t, gamma_e, work, h, e_e, residual, lam)
+        return _Sub(cl, p_n, p_t, gamma_e, work, h, residual, lam)
 
     def _conservative_forces(self, q) -> tuple[np.ndarray, np.ndarray]:
         """dV/dq at q (module docstring, "Energy"): of the tree, gravity and joint springs
@@ -484,7 +530,9 @@ class MoreauJean(Stepper):
             kinetic = stiffness = 0.0
             if s.tree is not None:
                 du_t = du[lay.tree]
-                kinetic += float(du_t @ mass_matrix(s.tree, q_p[lay.tree]) @ du_t)
+                kept = self._tree_mass
+                m_p = kept[1] if kept[0] is q_p else mass_matrix(s.tree, q_p[lay.tree])
+                kinetic += float(du_t @ m_p @ du_t)
                 stiffness += float(dq[lay.tree] @ (tree_e - tree_a))
             if lay.n_flexible:
                 du_f, dq_f = du[lay.flexible], dq[lay.flexible]
@@ -500,7 +548,7 @@ class MoreauJean(Stepper):
             "dissipated_numerical": numerical,
         }
 
-    def _report(self, subs, q_a, u_a) -> StepReport:
+    def _report(self, subs, q_a, u_a, energy) -> StepReport:
         """One report of the sub-steps. Per contact point (a grid candidate, or the one point
         of a closest-point or line contact): impulses summed over the sub-steps, the slip
         velocity gamma_T,E of the last sub-step in which it was closed with P_N > 0 (else
@@ -575,7 +623,7 @@ class MoreauJean(Stepper):
             n_newton=self.n_newton - self._newton0,
             n_substeps=len(subs),
             solver_residual=max(sub.residual for sub in subs),
-            energy=subs[-1].energy,
+            energy=energy,
             acceleration=(self.u - u_a) / self._h_step,  # the mean over the step
         )
 

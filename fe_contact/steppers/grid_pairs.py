@@ -1,0 +1,96 @@
+"""Candidate-grid pairs of a Moreau-Jean step (``steppers.moreau``) on their constant data.
+
+A grid pair (a circle on a tree body against fixed material points of a structure,
+Eugster-Glocker (004), eqs. (20)-(25)) is evaluated several times per step: the gaps of every
+candidate at q_P, q_A and q_E, the rows of the closed ones at q_P and the geometry of the
+reported ones at q_E. ``coupling.contact_points`` answers these for any pair, checking the
+body, the point and the state on every call; here the checks are made once, the centre comes
+from the tree kernel (``kernels.tree.point_state``) and the candidates from the grid kernels
+(``kernels.grid``), the same kernels the general path calls, so the numbers are the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels import grid as grid_kernels
+from ..kernels import tree as tree_kernels
+from ..multibody.tree import angular_jacobian
+
+__all__ = ["GridPair", "GridScan"]
+
+
+@dataclass(frozen=True, eq=False)
+class GridScan:
+    """Every candidate of a grid pair at one q: gap (m,) in m, the circle's centre (2,) and
+    the material points (m, 2) in m."""
+
+    gap: np.ndarray
+    centre: np.ndarray
+    positions: np.ndarray
+
+
+class GridPair:
+    """Contact k of ``system`` (a grid pair: ``coupling.contact_points.pair_kind`` is "grid")
+    with its checked constants: ``scan(q)`` the gaps, ``rows(q, u, which, scan)`` the
+    W columns and geometry of the candidates ``which``, ``geometry(which, scan)`` their
+    geometry alone."""
+
+    def __init__(self, system, k: int):
+        pair = system.model.contacts[k]
+        lay = system.layout
+        self.k = k
+        self.grid = system.grids[k]
+        self.columns = lay.structure(pair.target)
+        self.tree = lay.tree
+        self.n = lay.n
+        self.body = int(pair.profile.body)
+        local = np.asarray(system.profile_points[k], dtype=float)
+        self.local = (float(local[0]), float(local[1]))
+        self.radius = float(pair.profile.radius)
+        self.topology = system.tree.topology.kernel_arrays
+        self.angular_row = np.ascontiguousarray(angular_jacobian(system.tree, self.body), float)
+        self._rest = np.zeros(lay.n_tree)
+
+    def _point(self, q, u):
+        q_t = np.ascontiguousarray(q[self.tree])
+        u_t = self._rest if u is None else np.ascontiguousarray(u[self.tree])
+        return tree_kernels.point_state(self.topology, q_t, u_t, self.body, *self.local)
+
+    def scan(self, q) -> GridScan:
+        """The gaps |c - r_i| - R of every candidate at q (n,) (004 eq. 23)."""
+        centre = self._point(q, None)[0]
+        positions = np.ascontiguousarray(self.grid.positions(q[self.columns]))
+        gap = grid_kernels.grid_geometry(centre, self.radius, positions)[0]
+        return GridScan(gap, centre, positions)
+
+    def rows(self, q, u, which, scan: GridScan):
+        """(gap, normal, tangent, W_N, W_T, point, parameter) of the candidates ``which`` (j,)
+        at (q, u) (``kernels.grid.grid_rows``); ``scan`` : ``scan(q)``."""
+        centre, velocity, jacobian, _ = self._point(q, u)
+        u_t = u[self.tree]
+        positions = scan.positions[which]
+        gap, normal, tangent, w_n, w_t, _, _ = grid_kernels.grid_rows(
+            centre,
+            velocity,
+            jacobian,
+            self.angular_row,
+            float(self.angular_row @ u_t),
+            self.radius,
+            positions,
+            self.grid.dofs[which],
+            self.grid.rows[which],
+            np.ascontiguousarray(u[self.columns]),
+            self.columns.start,
+            self.tree.start,
+            self.n,
+        )
+        return gap, normal, tangent, w_n, w_t, positions, self.grid.s[which]
+
+    def geometry(self, which, scan: GridScan):
+        """(gap, normal, tangent, point, parameter) of the candidates ``which`` (j,)."""
+        positions = scan.positions[which]
+        gap, normal, tangent = grid_kernels.grid_geometry(scan.centre, self.radius, positions)
+        return gap, normal, tangent, positions, self.grid.s[which]
