@@ -330,24 +330,59 @@ def csr_matvec(A, x, out, offset):
 
 @njit(cache=True)
 def band_solve(L, X):
-    """Solve L L^T Y = X in place for the columns of X (n, k) together (their recursions
-    interleave); L in scipy's lower banded form (bw + 1, n), C-contiguous, except that its
-    first row holds the reciprocals of the diagonal (``steppers.compiled.Plan.factor``)."""
+    """Solve L L^T Y = X in place for the columns of X (n, k), one column after the other;
+    L in scipy's lower banded form (bw + 1, n), C-contiguous, except that its first row holds
+    the reciprocals of the diagonal (``steppers.compiled.Plan.factor``). O(n bw k); the
+    bandwidth 3 of Hermite beams (two coordinates per node) keeps the last three values of
+    the recursion in registers (``_band_solve_3``: the same operations in the same order)."""
     bw = L.shape[0] - 1
     n, k = X.shape
+    for j in range(k):
+        if bw == 3:
+            _band_solve_3(L, X, j)
+            continue
+        for i in range(n):
+            acc = X[i, j]
+            for k0 in range(max(0, i - bw), i):
+                acc -= L[i - k0, k0] * X[k0, j]
+            X[i, j] = acc * L[0, i]
+        for i in range(n - 1, -1, -1):
+            acc = X[i, j]
+            for k0 in range(i + 1, min(n, i + bw + 1)):
+                acc -= L[k0 - i, i] * X[k0, j]
+            X[i, j] = acc * L[0, i]
+
+
+@njit(cache=True, inline="always")
+def _band_solve_3(L, X, j):
+    """``band_solve`` of column j for bandwidth 3: x1, x2, x3 hold the last three values
+    (zero before the first row: their terms are then skipped, as in the general loop)."""
+    n = X.shape[0]
+    x1 = x2 = x3 = 0.0
     for i in range(n):
-        for k0 in range(max(0, i - bw), i):
-            f = L[i - k0, k0]
-            for j in range(k):
-                X[i, j] -= f * X[k0, j]
-        d = L[0, i]
-        for j in range(k):
-            X[i, j] *= d
+        acc = X[i, j]
+        if i >= 3:
+            acc -= L[3, i - 3] * x3
+        if i >= 2:
+            acc -= L[2, i - 2] * x2
+        if i >= 1:
+            acc -= L[1, i - 1] * x1
+        x = acc * L[0, i]
+        X[i, j] = x
+        x3 = x2
+        x2 = x1
+        x1 = x
+    x1 = x2 = x3 = 0.0
     for i in range(n - 1, -1, -1):
-        for k0 in range(i + 1, min(n, i + bw + 1)):
-            f = L[k0 - i, i]
-            for j in range(k):
-                X[i, j] -= f * X[k0, j]
-        d = L[0, i]
-        for j in range(k):
-            X[i, j] *= d
+        acc = X[i, j]
+        if i + 1 < n:
+            acc -= L[1, i] * x1
+        if i + 2 < n:
+            acc -= L[2, i] * x2
+        if i + 3 < n:
+            acc -= L[3, i] * x3
+        x = acc * L[0, i]
+        X[i, j] = x
+        x3 = x2
+        x2 = x1
+        x1 = x
