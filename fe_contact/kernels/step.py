@@ -12,7 +12,8 @@ The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002
 with T from ``kernels.tree.tree_arrays``, B from ``kernels.beam.beam_arrays``, contacts =
 (body, local point (n_c, 2), radius, side, beam (-1: a line), mu, line point and normal
 (n_c, 4), line carrier body (-1: fixed)) and flexible = (M_f, C_f, K_f, |M_f|, |C_f|, |K_f| as
-CSR triples, load (n_f,), diagonal of M_f). The status codes are those of ``kernels.evaluate`` (``evaluate_system``).
+CSR triples on one sparsity pattern (``kernels.beam.on_pattern``), load (n_f,), diagonal of
+M_f). The status codes are those of ``kernels.evaluate`` (``evaluate_system``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .beam import N_FIELDS, band_solve, csr_matvec
+from .beam import N_FIELDS, band_solve, csr_matvec, csr_matvec2
 from .dense import (
     abs_max,
     lu_decompose,
@@ -531,9 +532,8 @@ def state_energies(P, q, u, actuators):
     mu_ = np.empty(nf)
     ku = np.empty(nf)
     cu = np.empty(nf)
-    csr_matvec(flex[0], u, mu_, nt)
+    csr_matvec2(flex[0], flex[1], u, u, mu_, cu, nt)
     csr_matvec(flex[2], q, ku, nt)
-    csr_matvec(flex[1], u, cu, nt)
     load = flex[6]
     sk = 0.0
     se = 0.0
