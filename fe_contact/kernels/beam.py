@@ -317,6 +317,45 @@ def csr_arrays(matrix) -> tuple:
     )
 
 
+def on_pattern(matrix, pattern) -> tuple:
+    """(indptr, indices, data) of the sparse ``matrix`` on the sparsity pattern of
+    ``pattern`` (CSR, holding every stored entry of ``matrix``; explicit zeros where matrix
+    has none), indices sorted: matrices given on one pattern share indptr and indices
+    (``csr_matvec2``)."""
+    p = pattern.tocsr().copy()
+    p.sort_indices()
+    rows = np.repeat(np.arange(p.shape[0]), np.diff(p.indptr))
+    data = np.zeros(0)
+    if p.nnz:
+        data = np.asarray(matrix.tocsr()[rows, p.indices], dtype=float).ravel()
+    stored = matrix.tocoo()
+    if np.count_nonzero(data) != np.count_nonzero(stored.data):
+        raise ValueError("on_pattern: the pattern does not hold every entry of the matrix")
+    return (
+        np.ascontiguousarray(p.indptr, dtype=np.int64),
+        np.ascontiguousarray(p.indices, dtype=np.int64),
+        np.ascontiguousarray(data),
+    )
+
+
+@njit(cache=True)
+def csr_matvec2(A, B, x, y, out_a, out_b, offset):
+    """out_a = A x[offset:] and out_b = B y[offset:] in one pass over the indices of the CSR
+    triples A and B, which share their sparsity pattern (``on_pattern``); each sum in
+    ``csr_matvec``'s order."""
+    indptr, indices, a = A
+    b = B[2]
+    for i in range(indptr.size - 1):
+        acc_a = 0.0
+        acc_b = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            j = offset + indices[k]
+            acc_a += a[k] * x[j]
+            acc_b += b[k] * y[j]
+        out_a[i] = acc_a
+        out_b[i] = acc_b
+
+
 @njit(cache=True)
 def csr_matvec(A, x, out, offset):
     """out[i] = (A x[offset:])_i for the CSR triple A."""
@@ -330,24 +369,113 @@ def csr_matvec(A, x, out, offset):
 
 @njit(cache=True)
 def band_solve(L, X):
-    """Solve L L^T Y = X in place for the columns of X (n, k) together (their recursions
-    interleave); L in scipy's lower banded form (bw + 1, n), C-contiguous, except that its
-    first row holds the reciprocals of the diagonal (``steppers.compiled.Plan.factor``)."""
+    """Solve L L^T Y = X in place for the columns of X (n, k), one column after the other;
+        L in scipy's lower banded form (bw + 1, n), C-contiguous, except that its first row holds
+        the reciprocals of the diagonal (``steppers.compiled.Plan.factor``). O(n bw k); the
+        bandwidth 3 of Hermite beams (two coordinates per node) keeps the last three values of
+        the recursion in registers (``_band_solve_3``, two columns together in
+    ``_band_solve_3_pair``: the same operations in the same order)."""
     bw = L.shape[0] - 1
     n, k = X.shape
+    if bw == 3:
+        for j in range(0, k - 1, 2):  # two columns at a time: their recursions interleave
+            _band_solve_3_pair(L, X, j)
+        if k % 2:
+            _band_solve_3(L, X, k - 1)
+        return
+    for j in range(k):
+        for i in range(n):
+            acc = X[i, j]
+            for k0 in range(max(0, i - bw), i):
+                acc -= L[i - k0, k0] * X[k0, j]
+            X[i, j] = acc * L[0, i]
+        for i in range(n - 1, -1, -1):
+            acc = X[i, j]
+            for k0 in range(i + 1, min(n, i + bw + 1)):
+                acc -= L[k0 - i, i] * X[k0, j]
+            X[i, j] = acc * L[0, i]
+
+
+@njit(cache=True, inline="always")
+def _band_solve_3(L, X, j):
+    """``band_solve`` of column j for bandwidth 3: x1, x2, x3 hold the last three values
+    (zero before the first row: their terms are then skipped, as in the general loop)."""
+    n = X.shape[0]
+    x1 = x2 = x3 = 0.0
     for i in range(n):
-        for k0 in range(max(0, i - bw), i):
-            f = L[i - k0, k0]
-            for j in range(k):
-                X[i, j] -= f * X[k0, j]
-        d = L[0, i]
-        for j in range(k):
-            X[i, j] *= d
+        acc = X[i, j]
+        if i >= 3:
+            acc -= L[3, i - 3] * x3
+        if i >= 2:
+            acc -= L[2, i - 2] * x2
+        if i >= 1:
+            acc -= L[1, i - 1] * x1
+        x = acc * L[0, i]
+        X[i, j] = x
+        x3 = x2
+        x2 = x1
+        x1 = x
+    x1 = x2 = x3 = 0.0
     for i in range(n - 1, -1, -1):
-        for k0 in range(i + 1, min(n, i + bw + 1)):
-            f = L[k0 - i, i]
-            for j in range(k):
-                X[i, j] -= f * X[k0, j]
+        acc = X[i, j]
+        if i + 1 < n:
+            acc -= L[1, i] * x1
+        if i + 2 < n:
+            acc -= L[2, i] * x2
+        if i + 3 < n:
+            acc -= L[3, i] * x3
+        x = acc * L[0, i]
+        X[i, j] = x
+        x3 = x2
+        x2 = x1
+        x1 = x
+
+
+@njit(cache=True, inline="always")
+def _band_solve_3_pair(L, X, j):
+    """``_band_solve_3`` of the columns j and j + 1 together (x.. and y.. their last values)."""
+    n = X.shape[0]
+    x1 = x2 = x3 = 0.0
+    y1 = y2 = y3 = 0.0
+    for i in range(n):
+        a = X[i, j]
+        b = X[i, j + 1]
+        if i >= 3:
+            f = L[3, i - 3]
+            a -= f * x3
+            b -= f * y3
+        if i >= 2:
+            f = L[2, i - 2]
+            a -= f * x2
+            b -= f * y2
+        if i >= 1:
+            f = L[1, i - 1]
+            a -= f * x1
+            b -= f * y1
         d = L[0, i]
-        for j in range(k):
-            X[i, j] *= d
+        x3, x2, x1 = x2, x1, a * d
+        y3, y2, y1 = y2, y1, b * d
+        X[i, j] = x1
+        X[i, j + 1] = y1
+    x1 = x2 = x3 = 0.0
+    y1 = y2 = y3 = 0.0
+    for i in range(n - 1, -1, -1):
+        a = X[i, j]
+        b = X[i, j + 1]
+        if i + 1 < n:
+            f = L[1, i]
+            a -= f * x1
+            b -= f * y1
+        if i + 2 < n:
+            f = L[2, i]
+            a -= f * x2
+            b -= f * y2
+        if i + 3 < n:
+            f = L[3, i]
+            a -= f * x3
+            b -= f * y3
+        d = L[0, i]
+        x3, x2, x1 = x2, x1, a * d
+        y3, y2, y1 = y2, y1, b * d
+        X[i, j] = x1
+        X[i, j + 1] = y1

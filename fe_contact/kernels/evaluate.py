@@ -19,7 +19,7 @@ from .beam import (
     REM_T,
     closest,
     contact,
-    csr_matvec,
+    csr_matvec2,
     rigid_line_record,
     stick_row,
 )
@@ -181,8 +181,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     forces[:nt] = f_t
     cu = np.empty(nf)
     kq = np.empty(nf)
-    csr_matvec(Cf, u, cu, nt)
-    csr_matvec(Kf, q, kq, nt)
+    csr_matvec2(Cf, Kf, u, q, cu, kq, nt)
     for i in range(nf):
         forces[nt + i] = cu[i] + kq[i] - load[i]
     return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces

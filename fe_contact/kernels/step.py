@@ -12,7 +12,8 @@ The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002
 with T from ``kernels.tree.tree_arrays``, B from ``kernels.beam.beam_arrays``, contacts =
 (body, local point (n_c, 2), radius, side, beam (-1: a line), mu, line point and normal
 (n_c, 4), line carrier body (-1: fixed)) and flexible = (M_f, C_f, K_f, |M_f|, |C_f|, |K_f| as
-CSR triples, load (n_f,), diagonal of M_f). The status codes are those of ``kernels.evaluate`` (``evaluate_system``).
+CSR triples on one sparsity pattern (``kernels.beam.on_pattern``), load (n_f,), diagonal of
+M_f). The status codes are those of ``kernels.evaluate`` (``evaluate_system``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .beam import N_FIELDS, band_solve, csr_matvec
+from .beam import N_FIELDS, band_solve, csr_matvec, csr_matvec2
 from .dense import (
     abs_max,
     lu_decompose,
@@ -132,25 +133,50 @@ def _consistent(phi, jac, u, phit, tol):
     return np.max(np.abs(phi)) <= tol and np.max(np.abs(velocity)) <= tol
 
 
+@njit(cache=True, inline="always")
+def _abs_row_dot(A, x, offset, row):
+    """sum_k |A|_row,k |x[offset + k]| over the stored entries of ``row`` of the CSR triple A
+    (which holds |A|), in ``csr_matvec``'s order."""
+    indptr, indices, data = A
+    total = 0.0
+    for k in range(indptr[row], indptr[row + 1]):
+        total += data[k] * abs(x[offset + indices[k]])
+    return total
+
+
 @njit(cache=True)
-def _floor(flex, nt, q, u, acc, ind):
-    """``StepAlgebra.residual_floor`` on the independent coordinates."""
+def _floor_row(flex, nt, q, u, acc, i):
+    """``StepAlgebra.residual_floor`` of coordinate i (N): 16 eps (|M_f| |a| + |C_f| |u| +
+    |K_f| |q|)_i on a flexible coordinate (the row sums of ``csr_matvec``, in its order), 0 on
+    the tree's."""
+    if i < nt:
+        return 0.0
     _, _, _, aM, aC, aK, _, _ = flex
-    n = q.size
-    nf = n - nt
-    out = np.zeros(n)
-    aa = np.abs(acc)
-    au = np.abs(u)
-    aq = np.abs(q)
-    t1 = np.empty(nf)
-    t2 = np.empty(nf)
-    t3 = np.empty(nf)
-    csr_matvec(aM, aa, t1, nt)
-    csr_matvec(aC, au, t2, nt)
-    csr_matvec(aK, aq, t3, nt)
-    for i in range(nf):
-        out[nt + i] = 16.0 * EPS * (t1[i] + t2[i] + t3[i])
-    return out[ind]
+    row = i - nt
+    t1 = _abs_row_dot(aM, acc, nt, row)
+    t2 = _abs_row_dot(aC, u, nt, row)
+    t3 = _abs_row_dot(aK, q, nt, row)
+    return 16.0 * EPS * (t1 + t2 + t3)
+
+
+@njit(cache=True)
+def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first):
+    """The Newton test's excess with the round-off floor added to the bound: max(first,
+    |r_j| / (bound + floor_j), |inertia_delta_j| / (bound + floor_j)). The floor is formed
+    only for the rows above the plain bound (the others stay <= 1 with it): when the result
+    exceeds 1 it equals that of the full floor (``StepAlgebra.residual_floor``), otherwise
+    both are <= 1. O(n) only where the residual is above its bound."""
+    out = first
+    for j in range(ind.size):
+        ar = abs(r[j])
+        ad = abs(inertia_delta[j])
+        if ar / bound <= 1.0 and ad / bound <= 1.0:
+            continue
+        fb = bound + _floor_row(flex, nt, q, u, acc, ind[j])
+        for v in (ar / fb, ad / fb):
+            if v > out or v != v:  # a NaN propagates, as in ``abs_max``
+                out = v
+    return out
 
 
 @njit(cache=True)
@@ -279,8 +305,15 @@ def iterate(
     flex = P[5]
     mass_f = flex[7]
     n = q_n.size
-    nf = n - nt
     m = U.size
+    k = ind.size
+    # the scheme's update of the independent coordinates, written out per entry below: the
+    # same operations in the same order as the array expressions of ``GeneralizedAlpha``
+    c_f = 1 - af
+    c_m = 1 - am
+    hh = h * h
+    c_beta = 0.5 - beta
+    c_gamma = 1 - gamma
     y_n = q_n[ind]
     v_n = u_n[ind]
     ydd_n = acc_n[ind]
@@ -302,16 +335,21 @@ def iterate(
     iterations = 0
     status = FAILED
     ev = no_evaluation(m, n)
+    r = np.empty(k)
+    delta = np.empty(k)
+    inertia_delta = np.empty(k)
     for _ in range(max_newton):
-        a1 = (af * ydd_n + (1 - af) * ydd - am * a_n) / (1 - am)
+        a1 = np.empty(k)
         if have_prev:
             q1 = pq.copy()
             u1 = pu.copy()
         else:
             q1 = q1.copy()
             u1 = u1.copy()
-        q1[ind] = y_n + h * v_n + h * h * ((0.5 - beta) * a_n + beta * a1)
-        u1[ind] = v_n + h * ((1 - gamma) * a_n + gamma * a1)
+        for j in range(k):
+            a1[j] = (af * ydd_n[j] + c_f * ydd[j] - am * a_n[j]) / c_m
+            q1[ind[j]] = y_n[j] + h * v_n[j] + hh * (c_beta * a_n[j] + beta * a1[j])
+            u1[ind[j]] = v_n[j] + h * (c_gamma * a_n[j] + gamma * a1[j])
         recovered = not have_prev
         if recovered:
             st = _recover(P, U, q1, u1, drive, actuators, cstate, qb, wb)
@@ -335,39 +373,52 @@ def iterate(
         B3 = lu_solve(lu_j, piv_j, rem)
         B45 = lu_solve_columns(lu_s, piv_s, js, ind)
         acc = np.empty(n)
-        acc[ind] = ydd
-        acc[U] = -(matvec(B12, ydd) + B3)
+        for j in range(k):
+            acc[ind[j]] = ydd[j]
+        acc_u = matvec(B12, ydd)
+        for j in range(m):
+            acc[U[j]] = -(acc_u[j] + B3[j])
+        # the residual e = M q'' + F and its reduction r = T^T e (Lipinski (002), eq. 78a)
         inertia = np.empty(n)
         inertia[:nt] = matvec(mass_tree, acc[:nt])
-        mf = np.empty(nf)
-        csr_matvec(flex[0], acc, mf, nt)
-        inertia[nt:] = mf
-        e = inertia + forces
-        eU = e[U]
-        r = e[ind] - matvec_t(B45, eU)
+        csr_matvec(flex[0], acc, inertia[nt:], nt)
+        e = np.empty(n)
+        for i in range(n):
+            e[i] = inertia[i] + forces[i]
+        eU = np.empty(m)
+        for j in range(m):
+            eU[j] = e[U[j]]
+        reduced = matvec_t(B45, eU)
         rhs = np.zeros(n)
-        rhs[ind] = -r
-        delta = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs)[ind]
+        for j in range(k):
+            r[j] = e[ind[j]] - reduced[j]
+            rhs[ind[j]] = -r[j]
+        X = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs)
+        finite = True
+        for j in range(k):
+            delta[j] = X[ind[j]]
+            finite = finite and np.isfinite(delta[j])
         iterations += 1
-        if not np.all(np.isfinite(delta)):
+        if not finite:
             status = FAILED
             break
         lam = lu_solve_t(lu_s, piv_s, eU)
-        scale = max(1.0, abs_max(np.abs(inertia)), abs_max(np.abs(forces)))
-        diag = np.empty(n)
-        for i in range(nt):
-            diag[i] = mass_tree[i, i]
-        diag[nt:] = mass_f
-        inertia_delta = diag[ind] * delta
-        d = abs_max(np.abs(delta))
+        # the Newton test (``GeneralizedAlpha._converged``)
+        scale = max(1.0, _abs_max_of(inertia), _abs_max_of(forces))
+        for j in range(k):
+            i = ind[j]
+            inertia_delta[j] = (mass_tree[i, i] if i < nt else mass_f[i - nt]) * delta[j]
+        d = _abs_max_of(delta)
         stalled = have_last and d_last > 0 and d >= 0.5 * d_last
         bound = rtol * scale
-        excess = max(
-            bp * d / tol, abs_max(np.abs(r) / bound), abs_max(np.abs(inertia_delta) / bound)
-        )
-        if excess > 1.0:
-            fb = bound + _floor(flex, nt, q1, u1, acc, ind)
-            excess = max(bp * d / tol, abs_max(np.abs(r) / fb), abs_max(np.abs(inertia_delta) / fb))
+        correction = bp * d / tol
+        excess = max(correction, _abs_max_over(r, bound), _abs_max_over(inertia_delta, bound))
+        if excess > 1.0 and (stalled or not correction > 1.0):
+            # above its bound: with the round-off floor added (its value matters only when
+            # the iteration has stalled; otherwise a correction above tol decides it)
+            excess = excess_with_floor(
+                flex, nt, q1, u1, acc, ind, r, inertia_delta, bound, correction
+            )
         if excess > 1.0:
             converged = stalled and excess <= 1e4
         elif not have_last:
@@ -400,8 +451,31 @@ def iterate(
         have_last = True
         d_last = d
         lam_last = lam
-        ydd = ydd + delta
+        for j in range(k):
+            ydd[j] += delta[j]
     return status, iterations, q1, u1, acc, a1, lam, ev
+
+
+@njit(cache=True, inline="always")
+def _abs_max_of(x):
+    """``abs_max(np.abs(x))`` without the temporary array."""
+    out = 0.0
+    for v in x:
+        a = abs(v)
+        if a > out or a != a:  # a NaN propagates, as in ``abs_max``
+            out = a
+    return out
+
+
+@njit(cache=True, inline="always")
+def _abs_max_over(x, bound):
+    """``abs_max(np.abs(x) / bound)`` without the temporary array."""
+    out = 0.0
+    for v in x:
+        a = abs(v) / bound
+        if a > out or a != a:
+            out = a
+    return out
 
 
 @njit(cache=True)
@@ -441,9 +515,8 @@ def state_energies(P, q, u, actuators):
     mu_ = np.empty(nf)
     ku = np.empty(nf)
     cu = np.empty(nf)
-    csr_matvec(flex[0], u, mu_, nt)
+    csr_matvec2(flex[0], flex[1], u, u, mu_, cu, nt)
     csr_matvec(flex[2], q, ku, nt)
-    csr_matvec(flex[1], u, cu, nt)
     load = flex[6]
     sk = 0.0
     se = 0.0

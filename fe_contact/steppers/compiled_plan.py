@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from ..kernels.beam import beam_arrays, csr_arrays
+from ..kernels.beam import beam_arrays, on_pattern
 from ..kernels.pack import pack
 from ..kernels.tree import tree_arrays
 from ..model import Circle, Line, Point
@@ -83,13 +83,16 @@ class Plan:
             np.array([j.rest for j in tree.joints], dtype=float),
         )
         M, C, K = system.mass_flexible, system.damping_flexible, system.stiffness_flexible
+        # all six on one sparsity pattern, so that the kernels form products with several of
+        # them in one pass over the indices (``kernels.beam.csr_matvec2``)
+        pattern = (abs(M) + abs(C) + abs(K)).tocsr()
         flexible = (
-            csr_arrays(M),
-            csr_arrays(C),
-            csr_arrays(K),
-            csr_arrays(abs(M)),
-            csr_arrays(abs(C)),
-            csr_arrays(abs(K)),
+            on_pattern(M, pattern),
+            on_pattern(C, pattern),
+            on_pattern(K, pattern),
+            on_pattern(abs(M), pattern),
+            on_pattern(abs(C), pattern),
+            on_pattern(abs(K), pattern),
             np.ascontiguousarray(system.load_flexible, dtype=float),
             np.ascontiguousarray(M.diagonal(), dtype=float),
         )
