@@ -71,16 +71,18 @@ def tensioned_wire(n_elements: int, speed: float = SPEED):
         axial_force=data.contact_wire_tension,
     )
     g = 9.81
+    tree = pantograph_tree(EN50318_PANTOGRAPH, speed, g)
+    head = len(tree.bodies) - 1  # the head is the last body of the chain
     model = Model(
-        tree=pantograph_tree(EN50318_PANTOGRAPH, speed, g),
+        tree=tree,
         structures={"contact_wire": wire},
-        contacts=(ContactPair("head", Point(3), "contact_wire", Sliding(0.0), side=-1),),
+        contacts=(ContactPair("head", Point(head), "contact_wire", Sliding(0.0), side=-1),),
         drives=(Drive.constant_velocity(0, X_START, speed),),
         gravity=(0.0, -g),
         structure_gravity=False,
     )
     system = assemble(model)
-    guess = system.initial_state(q_tree=[X_START, 0.0, 0.0, 0.0])[0]
+    guess = system.initial_state(q_tree=[X_START] + [0.0] * (len(tree.joints) - 1))[0]
     q0 = static_equilibrium(system, guess).q
     u0 = np.zeros_like(q0)
     u0[system.layout.tree.start] = speed  # the wire is straight at rest: the head moves level
