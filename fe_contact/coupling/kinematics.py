@@ -294,7 +294,7 @@ def line_contact(
 
 def grid_gaps(centre, radius: float, positions: np.ndarray) -> np.ndarray:
     """Gaps |c - r_i| - R of a circle against fixed material points r_i (m, 2), Eugster-Glocker
-    (004), eq. (23); shape (m,) (``kernels.grid.grid_geometry``)."""
+    (004), eq. (23); shape (m,) (``kernels.grid.gaps_and_frames``)."""
     return grid_geometry(centre, radius, positions)[0]
 
 
@@ -302,7 +302,7 @@ def grid_geometry(centre, radius: float, positions: np.ndarray):
     """Gaps (m,), normals and tangents (m, 2) of a circle of centre c against fixed material
     points r_i (m, 2): n_i = (c - r_i) / |c - r_i|, t_i = n_i turned by -90 degrees,
     g_i = |c - r_i| - R, Eugster-Glocker (004), eqs. (21), (23) (``kernels.grid``)."""
-    return kernels.grid_geometry(
+    return kernels.gaps_and_frames(
         np.asarray(centre, dtype=float),
         float(radius),
         np.ascontiguousarray(positions, dtype=float),

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["grid_geometry", "grid_rows"]
+__all__ = ["gaps_and_frames", "grid_rows"]
 
 
 @njit(cache=True)
-def grid_geometry(centre, radius, positions):
+def gaps_and_frames(centre, radius, positions):
     """Gaps (m,), normals and tangents (m, 2) of a circle of centre c (2,) and radius R against
     the material points r_i (positions (m, 2)): n_i = (c - r_i) / |c - r_i|, t_i = n_i turned
     by -90 degrees, g_i = |c - r_i| - R, Eugster-Glocker (004), eqs. (21), (23)."""
@@ -47,14 +47,14 @@ def grid_rows(
     tree0 the first columns of the structure and of the tree in the system's n velocities.
 
     n_i = (c - r_i) / |c - r_i|, t_i = n_i turned by -90 degrees, g_i = |c - r_i| - R
-    (004 eqs. 21, 23; ``grid_geometry``); W_N = [n_i . J_c, -n_i . dr_i/dq], W_T = [t_i . J_c + R jw,
+    (004 eqs. 21, 23; ``gaps_and_frames``); W_N = [n_i . J_c, -n_i . dr_i/dq], W_T = [t_i . J_c + R jw,
     -t_i . dr_i/dq] (eqs. 22, 25, the rolling term R phi'). Returns gap (m,), normal, tangent
     (m, 2), W_N, W_T (n, m), normal velocity W_N u and slip velocity W_T u (m,) in m/s.
     """
     m = positions.shape[0]
     k = dofs.shape[1]
     n_tree = jacobian.shape[1]
-    gap, normal, tangent = grid_geometry(centre, radius, positions)
+    gap, normal, tangent = gaps_and_frames(centre, radius, positions)
     w_n = np.zeros((n, m))
     w_t = np.zeros((n, m))
     v_n = np.empty(m)

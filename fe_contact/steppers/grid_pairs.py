@@ -63,7 +63,7 @@ class GridPair:
         """The gaps |c - r_i| - R of every candidate at q (n,) (004 eq. 23)."""
         centre = self._point(q, None)[0]
         positions = np.ascontiguousarray(self.grid.positions(q[self.columns]))
-        gap = grid_kernels.grid_geometry(centre, self.radius, positions)[0]
+        gap = grid_kernels.gaps_and_frames(centre, self.radius, positions)[0]
         return GridScan(gap, centre, positions)
 
     def rows(self, q, u, which, scan: GridScan):
@@ -92,5 +92,5 @@ class GridPair:
     def geometry(self, which, scan: GridScan):
         """(gap, normal, tangent, point, parameter) of the candidates ``which`` (j,)."""
         positions = scan.positions[which]
-        gap, normal, tangent = grid_kernels.grid_geometry(scan.centre, self.radius, positions)
+        gap, normal, tangent = grid_kernels.gaps_and_frames(scan.centre, self.radius, positions)
         return gap, normal, tangent, positions, self.grid.s[which]
