@@ -27,3 +27,32 @@ def test_a_run_with_cached_kernels_says_nothing(monkeypatch):
     with records("fe_contact.kernels") as said:
         simulate(system, (0.0, 0.002), y0, h=1e-3)
     assert not said
+
+
+def test_cache_folders_follow_numba_cache_dir(tmp_path):
+    """With ``NUMBA_CACHE_DIR`` set numba keeps the kernels' cache files in a folder of its own
+    naming; ``cache_folders`` names the same folder (numba's own dispatcher says where it
+    writes), so that ``cached`` sees them and stale ones are dropped there too: a cache file
+    older than the sources, put there before the import, is gone after it."""
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import fe_contact.kernels as k\n"
+        "from fe_contact.kernels import loop\n"
+        "print(loop.steps._cache._cache_path)\n"
+        "print(k.cache_folders()[0])\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    numba_folder, ours = first.stdout.split()
+    assert ours == numba_folder and ours.startswith(str(tmp_path))
+    stale = tmp_path / numba_folder[len(str(tmp_path)) + 1 :] / "step.iterate-1.py311.nbi"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text("")
+    os.utime(stale, (0.0, 0.0))  # older than every source
+    again = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert not stale.exists()

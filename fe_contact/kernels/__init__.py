@@ -4,8 +4,10 @@ kinematics and the Newton iteration of a generalised-alpha step (``steppers.comp
 numba's on-disk cache (``cache=True``) checks only the source file of each cached function, not
 the files of the functions it calls: after an edit of ``beam.py`` alone, ``step.py``'s cached
 Newton kernel would still hold the old beam code. So every cache file of this package older
-than its newest source is removed at import, and the kernels are compiled afresh (an installed
-copy is written at once, so this happens only in a working tree that changes).
+than its newest source is removed at import, wherever numba keeps them (``cache_folders``:
+``NUMBA_CACHE_DIR``, the package's ``__pycache__``, the user-wide cache), and the kernels are
+compiled afresh (an installed copy is written at once, so this happens only in a working tree
+that changes).
 """
 
 from __future__ import annotations
@@ -18,27 +20,50 @@ _ENTRY_KERNELS = ("loop.steps",)
 _announced = False
 
 
+def cache_folders() -> list[Path]:
+    """The folders where numba may keep this package's cache files: ``NUMBA_CACHE_DIR``'s
+    folder for this package when it is set, the package's own ``__pycache__``, and the
+    user-wide cache (where numba writes when the package's folder is read-only), in numba's
+    order of preference; numba names the outside folders after the package folder's path
+    (``_CacheLocator.get_suitable_cache_subpath``). Only the ``__pycache__`` when numba's
+    layout cannot be read (another numba version)."""
+    here = Path(__file__).resolve().parent
+    folders = [here / "__pycache__"]
+    try:
+        from numba.core import caching, config
+        from numba.misc.appdirs import AppDirs
+
+        sub = caching._CacheLocator.get_suitable_cache_subpath(str(here / "loop.py"))
+        if config.CACHE_DIR:
+            folders.insert(0, Path(config.CACHE_DIR) / sub)
+        folders.append(Path(AppDirs(appname="numba", appauthor=False).user_cache_dir) / sub)
+    except Exception:  # numba's internals moved: the package's own folder only
+        pass
+    return folders
+
+
 def _drop_stale_caches() -> None:
     here = Path(__file__).resolve().parent
-    cache = here / "__pycache__"
-    if not cache.is_dir():
-        return
     newest = max(p.stat().st_mtime for p in here.glob("*.py"))
-    for path in cache.glob("*.nb[ic]"):
-        try:
-            if path.stat().st_mtime < newest:
-                path.unlink()
-        except OSError:  # another process removed or rewrote it
-            pass
+    for cache in cache_folders():
+        if not cache.is_dir():
+            continue
+        for path in cache.glob("*.nb[ic]"):
+            try:
+                if path.stat().st_mtime < newest:
+                    path.unlink()
+            except OSError:  # another process removed or rewrote it
+                pass
 
 
 _drop_stale_caches()
 
 
 def cached() -> bool:
-    """True when numba's on-disk cache holds the entry kernels (a run loads, not compiles)."""
-    cache = Path(__file__).resolve().parent / "__pycache__"
-    return all(any(cache.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
+    """True when numba's on-disk cache holds the entry kernels (a run loads, not compiles), in
+    any of ``cache_folders()``."""
+    folders = [f for f in cache_folders() if f.is_dir()]
+    return all(any(any(f.glob(f"{name}-*.nbi")) for f in folders) for name in _ENTRY_KERNELS)
 
 
 def announce_compilation() -> None:
