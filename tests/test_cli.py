@@ -392,3 +392,17 @@ def test_the_installed_distribution_reports_the_packages_version():
     from importlib.metadata import version
 
     assert version("fe_contact") == __version__
+
+
+def test_every_demo_help_is_short_and_says_where_the_rest_is(capsys):
+    """A demo's --help is its usage, the first paragraph of its module's docstring and where
+    the rest is (``python -m pydoc`` of the module, the docs page): not the whole docstring
+    (the manipulator's printed 107 lines with the paper module's as epilog)."""
+    from fe_contact.cli import DEMOS
+
+    for name, (module, _) in DEMOS.items():
+        assert main(["demo", name, "--help"]) == 0, name
+        out = capsys.readouterr().out
+        assert out.startswith("usage:"), name
+        assert f"python -m pydoc {module}" in out, name
+        assert len(out.splitlines()) <= 45, (name, len(out.splitlines()))

@@ -14,10 +14,20 @@ from pathlib import Path
 
 
 class DemoParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr (exit code 2), without the usage."""
+    """An ArgumentParser whose errors are one line on stderr (exit code 2), without the usage.
+    Its help shows the first paragraph of ``description`` (a demo module's docstring) and says
+    where the rest is: the module's docstring (``module``, e.g. ``__name__``) and the demo's
+    page in the documentation."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, module: str | None = None, **kwargs):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        description = kwargs.get("description")
+        if description and module:
+            first = description.strip().split("\n\n")[0]
+            kwargs["description"] = (
+                f"{first}\n\nOutputs, data and the choices made: python -m pydoc {module}, or "
+                "the demo's page of the documentation (Demos)."
+            )
         super().__init__(**kwargs)
 
     _claimed = None  # (folder, the first of its folders it made) claimed by parse_args

@@ -112,7 +112,7 @@ def run(out="out/beam", spec: BeamSpec = MANIPULATOR_BEAM, n_modes: int = 4, plo
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo beam", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo beam", description=__doc__, module=__name__)
     parser.add_argument(
         "--out", type=folder, default="out/beam", help="output folder (default: out/beam)"
     )

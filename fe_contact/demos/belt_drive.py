@@ -347,7 +347,7 @@ def plot_pulley_states(data, result, start: float, path) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo belt-drive", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo belt-drive", description=__doc__, module=__name__)
     base = bp.BeltData()
     closed = bp.ClosedBeltData()
     parser.add_argument("--closed", action="store_true",

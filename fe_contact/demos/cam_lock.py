@@ -203,7 +203,7 @@ def _figures(out: Path, runs: dict, h: float) -> None:
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo cam-lock", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo cam-lock", description=__doc__, module=__name__)
     parser.add_argument(
         "--cases",
         nargs="+",

@@ -180,7 +180,7 @@ def plot_candidate_states(data, result, path) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo capstan", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo capstan", description=__doc__, module=__name__)
     base = cp.CapstanData()
     parser.add_argument("--mu", type=nonnegative(), default=base.mu, help=f"default {base.mu}")
     parser.add_argument("--wrap", type=positive("rad"), default=base.wrap,

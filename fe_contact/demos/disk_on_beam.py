@@ -98,7 +98,7 @@ def plot_run(result, path) -> None:
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo disk-on-beam", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo disk-on-beam", description=__doc__, module=__name__)
     parser.add_argument("--t-end", type=positive("s"), default=1.0, help="end time, s")
     parser.add_argument("--h", type=positive("s"), default=1e-3, help="step, s")
     parser.add_argument(

@@ -221,7 +221,7 @@ def plot_run(system, result, path, n_frames: int = 5) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo disk-on-string", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo disk-on-string", description=__doc__, module=__name__)
     parser.add_argument("--example", type=int, choices=(1, 2), default=1, help="1 or 2")
     parser.add_argument("--elements", type=int, default=2, help="string elements (default: 2)")
     parser.add_argument("--t-end", type=float, default=None, help="end time in s (default: 2)")

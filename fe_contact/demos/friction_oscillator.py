@@ -138,7 +138,9 @@ def last_cycle(result):
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo friction-oscillator", description=__doc__)
+    parser = DemoParser(
+        prog="fe-contact demo friction-oscillator", description=__doc__, module=__name__
+    )
     parser.add_argument("--set", nargs="+", action="extend", default=[], metavar="NAME=VALUE")
     parser.add_argument(
         "--t-end", type=positive("s"), default=5.0, help="end time in s (default 5)"

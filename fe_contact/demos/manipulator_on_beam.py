@@ -310,11 +310,7 @@ def plot_sweep(cases: list[Case], data: Manipulator, torque_path, configuration_
 
 
 def _parser() -> argparse.ArgumentParser:
-    from ..papers import lipinski
-
-    parser = DemoParser(
-        prog="fe-contact demo manipulator", description=__doc__, epilog=lipinski.__doc__
-    )
+    parser = DemoParser(prog="fe-contact demo manipulator", description=__doc__, module=__name__)
     parser.add_argument(
         "--mu", type=nonnegative(), nargs="+", default=list(MU_SWEEP), help="friction coefficients"
     )

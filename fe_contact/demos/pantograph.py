@@ -204,7 +204,7 @@ def run(
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo pantograph", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo pantograph", description=__doc__, module=__name__)
     parser.add_argument(
         "--speed", type=positive("km/h"), nargs="+", default=[250.0, 300.0], help="km/h"
     )

@@ -160,7 +160,7 @@ def _figures(out: Path, data, misalignments, smooth, wear, sweep) -> None:
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo pin-on-wheel", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo pin-on-wheel", description=__doc__, module=__name__)
     # accept "-0.4e-3" as a value (argparse takes only -1 or -.4 for negative numbers)
     parser._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
     parser.add_argument("--set", nargs="+", action="extend", default=[], metavar="NAME=VALUE")

@@ -104,7 +104,9 @@ def plot_run(result, path) -> None:
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo slider-on-string", description=__doc__)
+    parser = DemoParser(
+        prog="fe-contact demo slider-on-string", description=__doc__, module=__name__
+    )
     parser.add_argument("--mu", type=nonnegative(), default=Trolley.mu, help="friction coefficient")
     parser.add_argument(
         "--mass", type=positive("kg"), default=Trolley.mass, help="trolley mass, kg"

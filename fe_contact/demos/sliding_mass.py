@@ -110,7 +110,7 @@ def run(
 
 
 def main(argv=None) -> int:
-    parser = DemoParser(prog="fe-contact demo sliding-mass", description=__doc__)
+    parser = DemoParser(prog="fe-contact demo sliding-mass", description=__doc__, module=__name__)
     parser.add_argument(
         "--mu", type=nonnegative(), default=0.0, help="friction coefficient (default 0)"
     )
