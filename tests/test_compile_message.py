@@ -43,12 +43,14 @@ def test_cache_folders_follow_numba_cache_dir(tmp_path):
         "from fe_contact.kernels import loop\n"
         "print(loop.steps._cache._cache_path)\n"
         "print(k.cache_folders()[0])\n"
+        "print(k.cached())\n"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     first = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
-    numba_folder, ours = first.stdout.split()
+    numba_folder, ours, cached = first.stdout.split()
     assert ours == numba_folder and ours.startswith(str(tmp_path))
+    assert cached == "False"  # the package's own cache does not count: numba will not read it
     stale = tmp_path / numba_folder[len(str(tmp_path)) + 1 :] / "step.iterate-1.py311.nbi"
     stale.parent.mkdir(parents=True, exist_ok=True)
     stale.write_text("")

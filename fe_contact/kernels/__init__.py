@@ -61,9 +61,19 @@ _drop_stale_caches()
 
 def cached() -> bool:
     """True when numba's on-disk cache holds the entry kernels (a run loads, not compiles), in
-    any of ``cache_folders()``."""
-    folders = [f for f in cache_folders() if f.is_dir()]
-    return all(any(any(f.glob(f"{name}-*.nbi")) for f in folders) for name in _ENTRY_KERNELS)
+    the folder numba uses: ``NUMBA_CACHE_DIR``'s when set, else the package's ``__pycache__``
+    when the package's folder is writable, else the user-wide one (``cache_folders``)."""
+    import os
+
+    from numba.core import config
+
+    folders = cache_folders()
+    here = Path(__file__).resolve().parent
+    if config.CACHE_DIR or len(folders) == 1:
+        folder = folders[0]
+    else:
+        folder = folders[0] if os.access(here, os.W_OK) else folders[-1]
+    return all(any(folder.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
 
 
 def announce_compilation() -> None:
