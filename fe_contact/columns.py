@@ -18,7 +18,7 @@ import numpy as np
 from . import validation as check
 from .part_energies import part_energy_columns
 from .rough import Polyline
-from .sensors import sensor_columns, state_columns
+from .sensors import joint_and_sensor_columns, sensor_columns
 
 # The work accumulated since the start, J (the ``work`` of a step's report, summed).
 WORK_KEYS = (
@@ -303,7 +303,7 @@ def history_columns(system) -> list[tuple[str, str]]:
         cols.append((f"{name}_force", "N m" if revolute else "N"))
     cols += [(col.name, col.unit) for col in BALANCE_COLUMNS]
     cols += part_energy_columns(system.model)
-    return cols + state_columns(system.model, system.tree)
+    return cols + joint_and_sensor_columns(system.model, system.tree)
 
 
 def check_column_names(model) -> None:

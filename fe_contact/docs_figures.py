@@ -11,7 +11,7 @@ runs (name, value as quoted, unit, location) and writes it to ``DIR/readme_numbe
 
 Each number is a :class:`Quantity`: its value, the format in which the pages quote it, and its
 place (a section heading and the text around it, with ``{}`` where the number stands; headings
-are unique across the pages). ``locate`` finds that place, so a test can check that the pages
+are unique across the pages). ``quoted_number`` finds that place, so a test can check that the pages
 quote what the command computes: the quoted number equals the computed one rounded to the quoted format.
 Numbers at round-off level (``roundoff=True``: residuals and balance errors of 1e-10 J and
 below) are sums of rounding errors that differ between BLAS kernels; the README quotes them as
@@ -39,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .docs_numbers import README, ROOT, Quantity, agrees, locate, pages, pages_text
+from .docs_numbers import README, ROOT, Quantity, agrees, pages, pages_text, quoted_number
 from .docs_runs import ALL_RUNS, FIGURES, LONG_RUNS, RUNS
 
 
@@ -91,7 +91,7 @@ def check_readme(quantities: list[Quantity], readme_text: str) -> list[str]:
     problems = []
     for q in quantities:
         try:
-            quoted = locate(q, readme_text)
+            quoted = quoted_number(q, readme_text)
         except ValueError as err:
             problems.append(str(err))
             continue
@@ -159,7 +159,7 @@ __all__ = [
     "check_readme",
     "compute",
     "format_table",
-    "locate",
+    "quoted_number",
     "main",
     "pages",
     "pages_text",

@@ -64,7 +64,7 @@ def pages(root=ROOT) -> list[Path]:
 
 
 def pages_text(root=ROOT) -> str:
-    """The pages of the checkout at ``root``, joined (``locate`` looks for sections in it);
+    """The pages of the checkout at ``root``, joined (``quoted_number`` looks for sections in it);
     FileNotFoundError naming the README when ``root`` has none."""
     found = pages(root)
     if not found[0].is_file():
@@ -79,7 +79,7 @@ def readme_sections(text: str) -> dict[str, str]:
     return {parts[k].strip(): parts[k + 1] for k in range(1, len(parts) - 1, 2)}
 
 
-def locate(quantity: Quantity, readme_text: str) -> str:
+def quoted_number(quantity: Quantity, readme_text: str) -> str:
     """The number the README quotes for ``quantity`` (as written). ValueError when its section
     is missing or its text does not occur there exactly once."""
     sections = readme_sections(readme_text)
@@ -116,5 +116,5 @@ def agrees(quantity: Quantity, quoted: str) -> bool:
 # -- numbers the README quotes from it -----------------------------------------------------------
 
 
-__all__ = ["DETAILS", "README", "ROOT", "Quantity", "agrees", "locate", "pages", "pages_text",
+__all__ = ["DETAILS", "README", "ROOT", "Quantity", "agrees", "quoted_number", "pages", "pages_text",
            "readme_sections"]  # fmt: skip

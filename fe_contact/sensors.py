@@ -258,7 +258,7 @@ def joint_names(tree) -> tuple[str, ...]:
     return tuple(j.name or f"joint_{i}" for i, j in enumerate(tree.joints))
 
 
-def state_columns(model, tree) -> list[tuple[str, str]]:
+def joint_and_sensor_columns(model, tree) -> list[tuple[str, str]]:
     """(name, unit) of the joint and sensor columns of a model, in order: per joint
     ``<joint>_q``, ``<joint>_u``; then every sensor's columns."""
     cols = []
@@ -342,7 +342,7 @@ class SensorPlan:
 
         self.system = system
         tree = system.tree
-        self.names = [c for c, _ in state_columns(system.model, tree)]
+        self.names = [c for c, _ in joint_and_sensor_columns(system.model, tree)]
         self.tree_arrays = None if tree is None else tree_arrays(tree)
         self.points = {}  # sensor name -> (body, x, y)
         self.rows = {}  # structure sensor name -> (PointRows, reference CurvePoint)
@@ -536,7 +536,7 @@ def _turning(slope, slope_rate) -> float:
 
 
 def state_values(system, q: np.ndarray, u: np.ndarray, acceleration=None) -> dict:
-    """name -> value of the joint and sensor columns (``state_columns``) at the state q, u,
+    """name -> value of the joint and sensor columns (``joint_and_sensor_columns``) at the state q, u,
     each (n,) by ``system.layout``, with its accelerations q'' (n,) (None: unknown, the
     acceleration sensors are NaN)."""
     plan = sensor_plan(system)
@@ -572,7 +572,7 @@ __all__ = [
     "sensor_plan",
     "structure_values",
     "state_arrays",
-    "state_columns",
+    "joint_and_sensor_columns",
     "state_values",
     "with_sensors",
 ]

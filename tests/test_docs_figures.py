@@ -34,13 +34,15 @@ def test_every_figure_of_the_readme_is_drawn_by_the_command():
 def test_locate_reads_the_number_of_a_table_row_and_of_a_sentence():
     text = "# Top\n\n## Demo\n\n| 0 | 0.5 | 0 | 1e-10 |\n| 0.05 | 0.4 | 2 | 3 |\n\nit lands\nat 0.046 s.\n"
     row = df.Quantity("a", 0.0, "J", ".5f", "Demo", "| 0 | {*} | {} |")
-    assert df.locate(row, text) == "0"  # the row of mu = 0, not its friction column
-    assert df.locate(df.Quantity("b", 0.0, "N", ".1f", "Demo", "| 0.05 | {} |"), text) == "0.4"
+    assert df.quoted_number(row, text) == "0"  # the row of mu = 0, not its friction column
+    assert (
+        df.quoted_number(df.Quantity("b", 0.0, "N", ".1f", "Demo", "| 0.05 | {} |"), text) == "0.4"
+    )
     sentence = df.Quantity("c", 0.0461, "s", ".3f", "Demo", "it lands at {} s")
-    assert df.locate(sentence, text) == "0.046"  # across a line break
+    assert df.quoted_number(sentence, text) == "0.046"  # across a line break
     assert df.agrees(sentence, "0.046") and not df.agrees(sentence, "0.047")
     tiny = df.Quantity("d", 4e-10, "J", ".1e", "Demo", "| 0 | {*} | {*} | {} |", roundoff=True)
-    assert df.agrees(tiny, df.locate(tiny, text))  # 4e-10 within a factor 10 of 1e-10
+    assert df.agrees(tiny, df.quoted_number(tiny, text))  # 4e-10 within a factor 10 of 1e-10
     assert not df.agrees(df.Quantity("e", 2e-9, "J", ".1e", "Demo", "x {}", roundoff=True), "1e-10")
 
 
@@ -61,11 +63,11 @@ def test_long_runs_are_in_the_command_and_out_of_the_quick_set():
 def test_locate_refuses_a_missing_section_or_an_ambiguous_text():
     text = "## Demo\n\nat 1.0 s and at 2.0 s\n"
     with pytest.raises(ValueError, match="no section 'Other'"):
-        df.locate(df.Quantity("a", 1.0, "s", ".1f", "Other", "at {} s"), text)
+        df.quoted_number(df.Quantity("a", 1.0, "s", ".1f", "Other", "at {} s"), text)
     with pytest.raises(ValueError, match="occurs 2 times"):
-        df.locate(df.Quantity("a", 1.0, "s", ".1f", "Demo", "at {} s"), text)
+        df.quoted_number(df.Quantity("a", 1.0, "s", ".1f", "Demo", "at {} s"), text)
     with pytest.raises(ValueError, match="must hold one"):
-        df.locate(df.Quantity("a", 1.0, "s", ".1f", "Demo", "at {} s, up to {} s"), text)
+        df.quoted_number(df.Quantity("a", 1.0, "s", ".1f", "Demo", "at {} s, up to {} s"), text)
 
 
 def test_command_line_errors_name_the_option_and_what_is_allowed(tmp_path, capsys):

@@ -59,7 +59,7 @@ from fe_contact.io.vtk import (
 )
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel, point_position
-from fe_contact.sensors import state_columns
+from fe_contact.sensors import joint_and_sensor_columns
 from fe_contact.steppers.observers import VtkObserver
 from fe_contact.steppers.result import (
     ContactReport,
@@ -639,7 +639,7 @@ def test_units_are_those_of_the_history_columns(run, tmp_path):
     # joint 0 of the floating disk is its prismatic x: its drive holds a force
     assert driven.tree.joints[0].kind == "prismatic"
     assert ("drive_0_force", "N") in columns
-    joints = {name for name, _ in state_columns(driven, driven.tree)}
+    joints = {name for name, _ in joint_and_sensor_columns(driven, driven.tree)}
     for name, unit in columns:
         if name.startswith("drive_"):  # the name alone cannot tell a torque from a force
             assert column_unit(name) == "N m or N" and column_unit(name, dict(columns)) == unit

@@ -27,14 +27,8 @@ KNOWN = {
     # owned by other work today (contact kinematics; the catenary paper)
     "build_model": "the model file's builder and the catenary's line",
     # to be renamed
-    "Case": "a sweep's case and one mu of the manipulator demo",
     "run_case": "a sweep's case run and the demos' (cam lock, manipulator) case runs",
-    "write_summary": "a sweep's summary table and the manipulator demo's",
-    "locate": "a docs figure's place in a page and a point's element on a beam",
-    "material_point": "a link's end on a structure and a beam's material point",
     "path": "the belt's and the capstan's string path",
-    "plot_configuration": "the manipulator's Fig. 7a and the generic configuration plot",
-    "state_columns": "a plot's contact-state columns and the sensors' state columns",
 }
 
 

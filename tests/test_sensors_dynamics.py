@@ -403,7 +403,7 @@ def test_paraview_frames_carry_the_time_and_the_sensors_as_field_data(tmp_path, 
     import pyvista as pv
 
     from fe_contact.io.vtk import write_pvd
-    from fe_contact.sensors import state_columns
+    from fe_contact.sensors import joint_and_sensor_columns
     from fe_contact.steppers.observers import VtkObserver
 
     observer = VtkObserver(tmp_path / "live", stride=4)
@@ -416,7 +416,7 @@ def test_paraview_frames_carry_the_time_and_the_sensors_as_field_data(tmp_path, 
         keep_reports=True,
     )
     assert result.success, result.message
-    names = [c for c, _ in state_columns(arm_system.model, arm_system.tree)]
+    names = [c for c, _ in joint_and_sensor_columns(arm_system.model, arm_system.tree)]
     assert "end_ax" in names and "shoulder_q" in names
     after = write_pvd(result, arm_system, tmp_path / "after", stride=4)
     for pvd in (observer.pvd_path, after):

@@ -42,7 +42,7 @@ from ..structure_points import MaterialPoint
 from .kinematics import ContactKinematics
 
 
-def material_point(system, side: MaterialPoint, q, u):
+def material_point_state(system, side: MaterialPoint, q, u):
     """(position (2,), velocity (2,), rows (2, n), s, element) of the MaterialPoint ``side`` at
     (q, u): r = r_0 + rows q, so its velocity is rows u and its acceleration remainder zero."""
     lay = system.layout
@@ -297,7 +297,7 @@ def link_kinematics(system, k: int, q, u) -> ContactKinematics:
     if at < pairs.size and pairs[at] == k:  # constant rows (linear structures)
         return _kinematics(system, links_state(system, q, u, [at]), 0, system.link_rows, at)
     if isinstance(pair.profile, MaterialPoint):
-        r_a, v_a, rows_a, _, _ = material_point(system, pair.profile, q, u)
+        r_a, v_a, rows_a, _, _ = material_point_state(system, pair.profile, q, u)
         rem_a = np.zeros(2)
     else:
         kin = point_kinematics(
@@ -306,7 +306,7 @@ def link_kinematics(system, k: int, q, u) -> ContactKinematics:
         rows_a = np.zeros((2, lay.n))
         rows_a[:, lay.tree] = kin.jacobian
         r_a, v_a, rem_a = kin.position, kin.velocity, kin.acceleration_remainder
-    r_b, v_b, rows_b, s_b, element = material_point(system, pair.target, q, u)
+    r_b, v_b, rows_b, s_b, element = material_point_state(system, pair.target, q, u)
     d = r_b - r_a
     d_rate = v_b - v_a
     length = float(np.hypot(d[0], d[1]))
@@ -345,6 +345,6 @@ __all__ = [
     "link_rows",
     "links_kinematics",
     "links_state",
-    "material_point",
+    "material_point_state",
     "zero_row",
 ]

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from ..io.plots import STATE_BANDS, save_figure, shade_states, state_columns, state_intervals
-from ..io.plots import plot_configuration as plot_configuration_of
+from ..io.plots import STATE_BANDS, contacts_with_states, save_figure, shade_states, state_intervals
 from ..papers.lipinski import DRIVEN_JOINT
 
 TORQUE = f"drive_{DRIVEN_JOINT}_force"  # the driving torque at joint 2, N m
@@ -58,14 +57,8 @@ def _switches(result) -> bool:
     """True when a contact of the result sticks or is open somewhere (else: slips throughout)."""
     return any(
         state_intervals(result.t, result.columns[f"{name}_state"]).keys() & set(STATE_BANDS)
-        for name in state_columns(result.columns)
+        for name in contacts_with_states(result.columns)
     )
 
 
-def plot_configuration(system, report, path, title: str | None = None) -> list[Path]:
-    """The mechanism and the deflected beam to scale at the state of ``report`` (a StepReport),
-    with the normal and friction forces on the end-effector (``fe_contact.io.plots``)."""
-    return plot_configuration_of(system, report, path, title=title)
-
-
-__all__ = ["plot_configuration", "plot_torques", "save_figure"]
+__all__ = ["plot_torques", "save_figure"]

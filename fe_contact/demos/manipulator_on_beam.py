@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io import model_file as mf
+from ..io.plots import plot_configuration
 from ..papers.lipinski import (
     CONTACT,
     MU_SWEEP,
@@ -48,7 +49,7 @@ from ..scenario import Scenario
 from ..steppers.observers import CsvObserver, ProgressObserver, VtkObserver
 from ..system import assemble
 from . import DemoParser, count, folder, nonnegative, positive
-from .manipulator_figures import TORQUE, plot_configuration, plot_torques
+from .manipulator_figures import TORQUE, plot_torques
 
 ENERGY_TERMS = (
     "kinetic_energy",
@@ -80,7 +81,7 @@ class LastReport:
 
 
 @dataclass
-class Case:
+class MuCase:
     """One mu of the sweep: its scenario (``papers.lipinski.manipulator``: model, start and its
     details), result (SimulationResult), summary row and the StepReport of the last state (None
     when the case could not start)."""
@@ -157,7 +158,7 @@ def run_case(
     frame_interval: float = 0.01,
     progress: bool | None = False,
     **settings,
-) -> Case:
+) -> MuCase:
     """Simulate one friction coefficient; writes ``OUT/mu_<mu>/model.toml`` (the case as a model
     file) and ``history.csv`` (and the ParaView series ``frames.pvd`` when ``vtk``) as the run
     goes when ``out`` is given. ``settings`` go
@@ -192,7 +193,7 @@ def run_case(
         **settings,
     )
     wall = time.perf_counter() - wall0
-    return Case(
+    return MuCase(
         mu=float(mu),
         scenario=scenario,
         result=result,
@@ -208,7 +209,7 @@ def _run_case_job(args, progress=False):
     except Exception as err:  # noqa: BLE001 - reported per case, the sweep goes on
         summary = dict.fromkeys(SUMMARY_KEYS, float("nan"))
         summary.update(mu=float(args[0]), status="failed", message=f"{type(err).__name__}: {err}")
-        return Case(mu=float(args[0]), scenario=None, result=None, summary=summary)
+        return MuCase(mu=float(args[0]), scenario=None, result=None, summary=summary)
 
 
 def sweep(
@@ -220,7 +221,7 @@ def sweep(
     vtk=(0.2,),
     jobs: int = 1,
     progress: bool | None = None,
-) -> list[Case]:
+) -> list[MuCase]:
     """Run every mu (in ``jobs`` processes when > 1); ``vtk`` : the mus whose ParaView series is
     written ("all": every case). Returns the cases in the order of ``mus``."""
     data = Manipulator() if data is None else data
@@ -251,7 +252,7 @@ def sweep(
 # -- outputs -------------------------------------------------------------------------------------
 
 
-def write_summary(cases: list[Case], path) -> Path:
+def write_mu_summary(cases: list[MuCase], path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     keys = list(SUMMARY_KEYS)
@@ -263,7 +264,7 @@ def write_summary(cases: list[Case], path) -> Path:
     return path
 
 
-def format_summary(cases: list[Case]) -> str:
+def format_summary(cases: list[MuCase]) -> str:
     head = (
         f"{'mu':>5} {'status':>8} {'mean tau':>9} {'max tau':>9} {'mean N':>8} {'x_end':>8} "
         f"{'E err rel':>9} {'max phi':>9} {'wall':>6}"
@@ -284,14 +285,16 @@ def format_summary(cases: list[Case]) -> str:
     return "\n".join(lines)
 
 
-def shown_case(cases: list[Case]) -> Case | None:
+def shown_case(cases: list[MuCase]) -> MuCase | None:
     """The case drawn in the configuration figure and animated: mu = 0.2, else the last that
     ran; None when none ran."""
     ran = [c for c in cases if c.result is not None]
     return next((c for c in ran if np.isclose(c.mu, 0.2)), ran[-1] if ran else None)
 
 
-def plot_sweep(cases: list[Case], data: Manipulator, torque_path, configuration_path) -> list[Path]:
+def plot_sweep(
+    cases: list[MuCase], data: Manipulator, torque_path, configuration_path
+) -> list[Path]:
     """The sweep's figures from its results (nothing is run again): the driving torque of every
     case (002 Fig. 7b) and the configuration of ``shown_case`` at its last state (Fig. 7a), each
     as PNG and SVG. Returns the written paths."""
@@ -404,7 +407,7 @@ def main(argv=None) -> int:
     jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, len(args.mu))
     cases = sweep(args.mu, data, args.t_end, args.h, out, vtk, jobs)
     print(format_summary(cases))
-    written = [write_summary(cases, out / "summary.csv")]
+    written = [write_mu_summary(cases, out / "summary.csv")]
     show = shown_case(cases)
     if show is None:
         for c in cases:

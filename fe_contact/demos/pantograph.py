@@ -83,7 +83,7 @@ def run_speed(
     observers = standard_observers(out, h, vtk_every, desc)
     result = run.run(system, observers=observers)
     stats = run_statistics(run, system, result)
-    write_summary(out / "summary.csv", {speed_kmh: stats})
+    write_statistics(out / "summary.csv", {speed_kmh: stats})
     if plot:
         plot_run(run, system, result, out)
     return run, system, result, stats
@@ -94,7 +94,7 @@ def acceptance(speed_kmh: float) -> dict | None:
     return ACCEPTANCE.get(int(round(speed_kmh))) if float(speed_kmh).is_integer() else None
 
 
-def write_summary(path, stats: dict[float, ContactForceStatistics]) -> None:
+def write_statistics(path, stats: dict[float, ContactForceStatistics]) -> None:
     """One row per speed (km/h): the statistics and, where the standard has them, the
     acceptance ranges (low, high)."""
     path = Path(path)
@@ -199,7 +199,7 @@ def run(
         *_, stats[speed] = run_speed(
             where, speed, n_spans, contact, max_element_length, h, vtk_every, progress, plot
         )
-    write_summary(out / "summary.csv", stats)
+    write_statistics(out / "summary.csv", stats)
     return stats
 
 
@@ -222,4 +222,4 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["main", "run", "run_speed", "table", "write_summary"]
+__all__ = ["main", "run", "run_speed", "table", "write_statistics"]

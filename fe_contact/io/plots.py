@@ -238,7 +238,7 @@ def state_intervals(time, states) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
-def state_columns(history) -> list[str]:
+def contacts_with_states(history) -> list[str]:
     """The contact names that have a ``<name>_state`` column, in column order.
 
     Parameters
@@ -253,8 +253,8 @@ def state_columns(history) -> list[str]:
 
     Examples
     --------
-    >>> from fe_contact.io.plots import state_columns
-    >>> state_columns(["t", "tip_state", "tip_normal_force", "disk_state"])
+    >>> from fe_contact.io.plots import contacts_with_states
+    >>> contacts_with_states(["t", "tip_state", "tip_normal_force", "disk_state"])
     ['tip', 'disk']
     """
     return [c[: -len("_state")] for c in history if c.endswith("_state") and len(c) > 6]
@@ -299,7 +299,7 @@ def shade_states(axes, time, history, contacts=None, states=tuple(STATE_BANDS)) 
     from matplotlib.patches import Patch
 
     axes = [axes] if not isinstance(axes, list | tuple | np.ndarray) else list(axes)
-    contacts = state_columns(history) if contacts is None else list(contacts)
+    contacts = contacts_with_states(history) if contacts is None else list(contacts)
     handles = {}
     for i, contact in enumerate(contacts):
         intervals = state_intervals(time, history[f"{contact}_state"])

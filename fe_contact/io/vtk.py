@@ -975,7 +975,7 @@ def frame_field_data(system: System, time: float, row) -> dict:
     -------
     dict of str to float
         ``TimeValue`` (s, VTK's name for a data set's time) and the joint and sensor columns
-        (``sensors.state_columns``: ``<joint>_q``, ``<joint>_u``, every sensor's columns).
+        (``sensors.joint_and_sensor_columns``: ``<joint>_q``, ``<joint>_u``, every sensor's columns).
 
     Examples
     --------
@@ -992,10 +992,10 @@ def frame_field_data(system: System, time: float, row) -> dict:
     >>> sorted(data), f"{data['joint_0_q']:.3g} rad"
     (['TimeValue', 'joint_0_q', 'joint_0_u'], '-0.000981 rad')
     """
-    from ..sensors import state_columns
+    from ..sensors import joint_and_sensor_columns
 
     data = {"TimeValue": float(time)}
-    for name, _ in state_columns(system.model, system.tree):
+    for name, _ in joint_and_sensor_columns(system.model, system.tree):
         data[name] = float(row[name])
     return data
 
