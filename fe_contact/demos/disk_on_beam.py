@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--speed", type=finite("m/s"), default=0.5, help="initial speed along x, m/s"
     )
-    parser.add_argument("--out", type=folder, default="out/disk_on_beam")
+    parser.add_argument("--out", type=folder, default="out/disk_on_beam", help="output folder")
     args = parser.parse_args(argv)
     _, result = run(args.out, args.t_end, args.h, args.speed)
     print(f"{result.status}: {result.message}")
