@@ -474,3 +474,23 @@ def test_a_sweep_without_jobs_runs_one_process_per_core_at_most_one_per_case(
     jobs = min(os.cpu_count() or 1, 2)
     assert f"2 cases (limit 1000: --max-cases) on {jobs} local process" in capsys.readouterr().err
     assert (out / "summary.csv").read_text().count("finished") == 2
+
+
+def test_the_documented_invalid_sweep_is_refused_with_the_printed_line(monkeypatch, capsys):
+    """The example of an invalid command on the model-files page (docs/details/model_files.md)
+    is refused as printed there: exit 2, that one line, before any case is built (no output
+    folder). Before, the page's example was a valid sweep, which ran."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "details" / "model_files.md").read_text()
+    found = re.search(r"with exit code 2, e\.g\. `(fe-contact [^`]+)` prints `([^`]+)`", page)
+    assert found, "model_files.md: the example of an invalid command is missing"
+    command, printed = (" ".join(g.split()) for g in found.groups())
+    monkeypatch.chdir(root)
+    out = root / "out" / "sliding_mass_sweep"
+    existed = out.exists()
+    assert main(command.split()[1:]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == printed
+    assert out.exists() == existed  # nothing written
