@@ -46,3 +46,20 @@ def test_disk_lands_rolls_in_the_cone_and_never_gains_energy(tmp_path, measured)
         assert np.all(np.diff(h[key]) >= -bound), key
     assert len(pv.get_reader(str(tmp_path / "frames.pvd")).time_values) == 31
     assert (tmp_path / "disk_on_beam.png").stat().st_size > 1000
+
+
+def test_the_energy_panel_shows_both_sides_of_the_balance(tmp_path):
+    """The energy panel draws the mechanical energy change and timing work - friction -
+    impact, which coincide (the balance closes to 1e-12 J, as above): the second is drawn
+    dashed on top of a wider first, so neither hides the other (before, the second covered
+    the first, same width and style)."""
+    from fe_contact.demos.disk_on_beam import plot_run, run
+
+    _, result = run(tmp_path, t_end=0.1, progress=False, plot=False)
+    fig = plot_run(result, tmp_path / "disk_on_beam")
+    change, losses, _ = fig.axes[2].get_lines()
+    assert np.max(np.abs(change.get_ydata() - losses.get_ydata())) < 1e-12  # they coincide
+    assert np.ptp(change.get_ydata()) > 1e-4  # and the disk landed: not both flat at 0
+    assert losses.get_linestyle() == "--" and change.get_linestyle() == "-"
+    assert change.get_linewidth() >= 3 * losses.get_linewidth()
+    assert (tmp_path / "disk_on_beam.png").stat().st_size > 1000
