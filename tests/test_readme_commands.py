@@ -103,6 +103,14 @@ def test_every_readme_command_is_run():
     assert '"slow:' in (ROOT / "pyproject.toml").read_text()
 
 
+def test_the_readme_stays_short():
+    """About 150 lines: what it is, the set-up commands, one picture, the example, the
+    capability table and the links; the rest is on the documentation's pages."""
+    lines = README.splitlines()
+    assert len(lines) <= 160, len(lines)
+    assert len(re.findall(r"!\[[^\]]*\]\(", README)) == 1  # one picture
+
+
 def cli(argv, cwd) -> subprocess.CompletedProcess:
     """``fe-contact ARGV`` as a user runs it (the console script is ``fe_contact.cli:main``),
     on this checkout."""
