@@ -14,6 +14,8 @@ in git); the hand-written pages include them. What each one is made of:
 - ``demos.rst`` and ``demo_<name>.rst``: one page per ``fe-contact demo NAME``, from
   ``fe_contact.cli.DEMOS`` and each demo module's docstring.
 - ``cli.rst``: ``fe-contact --help`` and every command's ``--help``, from the parser.
+- ``papers_table.md.txt``: per paper, the modules that cite it and what they cite, read from
+  the library's source (``papers_table.py``), included by ``details/papers.md``.
 - ``validation.rst``: per test file its docstring (the references it checks against) and per
   test its first docstring line and the tolerances written in it (``rtol=``, ``atol=``,
   ``rel=``, ``abs=`` arguments and the right-hand sides of ``<`` / ``<=`` in asserts), read
@@ -593,6 +595,12 @@ def write_all(folder: Path) -> None:
             text = make()
         write_if_changed(folder / name, text)
     demo_pages(folder)
+    spec = importlib.util.spec_from_file_location(
+        "papers_table", Path(__file__).with_name("papers_table.py")
+    )
+    papers_table = importlib.util.module_from_spec(spec)  # the papers page's citation tables
+    spec.loader.exec_module(papers_table)
+    write_if_changed(folder / "papers_table.md.txt", papers_table.papers_markdown())
 
 
 def write_if_changed(path: Path, text: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from pathlib import Path
@@ -212,7 +213,10 @@ def build_parser() -> Parser:
     )
     where = sweep.add_mutually_exclusive_group()
     where.add_argument(
-        "--jobs", type=positive_int_argument, default=1, help="local processes (default 1)"
+        "--jobs",
+        type=positive_int_argument,
+        default=None,
+        help="local processes (default: one per CPU core, at most one per case, as the demos)",
     )
     where.add_argument(
         "--scheduler", type=scheduler_address, help="dask.distributed scheduler address"
@@ -377,6 +381,8 @@ def command_sweep(args) -> int:
             )
         return row
 
+    if args.jobs is None:  # the demos' default
+        args.jobs = max(1, min(os.cpu_count() or 1, n_cases))
     if not args.quiet:
         where = args.scheduler or f"{args.jobs} local process{'es' * (args.jobs > 1)}"
         print(f"{n_cases} cases (limit {limit}: --max-cases) on {where}", file=sys.stderr)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import time
 import tracemalloc
 
@@ -302,7 +303,10 @@ def test_a_sweep_over_the_limit_is_refused_and_runs_when_asked(model_path, tmp_p
     assert "--max-cases" in err and not out.exists()
     assert main([*argv, "--max-cases", "3", "--record-every", "4"]) == 0
     err = capsys.readouterr().err
-    assert "3 cases (limit 3: --max-cases) on 1 local process" in err
+    # --jobs not given: one process per CPU core, at most one per case (the demos' default)
+    jobs = min(os.cpu_count() or 1, 3)
+    where = f"on {jobs} local process{'es' * (jobs > 1)}"
+    assert f"3 cases (limit 3: --max-cases) {where}" in err
     assert (out / "summary.csv").read_text().count("finished") == 3
 
 

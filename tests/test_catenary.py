@@ -42,15 +42,21 @@ def contact_wire_heights(system, state, x):
     return offsets + rows @ state.q[system.layout.structure("contact_wire")]
 
 
-def test_design_heights_are_the_published_target_sag():
+def test_design_heights_are_the_published_target_sag(measured):
     """The parabola of ``CatenaryData.design_heights`` through the first and last dropper gives
     the public data's target sag 0, 24, 41, 52, 55, 52, 41, 24, 0 mm, which are rounded to the
     millimetre: so within 0.5 mm."""
     published = -1e-3 * np.array([0, 24, 41, 52, 55, 52, 41, 24, 0])
-    assert np.abs(EN50318.design_heights() - published).max() <= 0.5e-3
+    measured(
+        "design heights at the 9 droppers",
+        np.abs(EN50318.design_heights() - published).max(),
+        0.5e-3,
+        unit="m",
+        reference="the public data's target sag, rounded to the mm",
+    )
 
 
-def test_static_contact_wire_has_the_design_heights_at_the_droppers(line, rest):
+def test_static_contact_wire_has_the_design_heights_at_the_droppers(line, rest, measured):
     """With the form-found lengths, the library's static equilibrium (Newton on the full model,
     droppers as tension-only links, force tolerance 1e-10 N) puts the contact wire at the design
     heights at all 18 droppers to 1e-6 m (measured 5e-11 m: the residual 1e-10 N over the
@@ -59,13 +65,25 @@ def test_static_contact_wire_has_the_design_heights_at_the_droppers(line, rest):
     every dropper is taut with the tension of the form-finding to 1e-6 N."""
     system, state = rest
     heights = contact_wire_heights(system, state, line.dropper_x)
-    assert np.abs(heights - line.design_heights).max() < 1e-6
+    measured(
+        "contact wire heights at the 18 droppers",
+        np.abs(heights - line.design_heights).max(),
+        1e-6,
+        unit="m",
+        reference="the design heights (pre-sag parabola)",
+    )
     tensions = np.array([state.normal_force[c.name] for c in line.model.contacts])
     assert np.all(tensions > 0.0)
-    assert np.abs(tensions - line.tensions).max() < 1e-6
+    measured(
+        "dropper tensions",
+        np.abs(tensions - line.tensions).max(),
+        1e-6,
+        unit="N",
+        reference="the form-finding's tensions (its own linear solve)",
+    )
 
 
-def test_vertical_equilibrium_of_the_contact_wire(line, rest):
+def test_vertical_equilibrium_of_the_contact_wire(line, rest, measured):
     """The contact wire is held by the droppers, the steady arm (spring k at the middle
     support: force -k w there), and the pinned ends (``support_reactions``: the reaction at the
     end nodes' w). Their sum equals its weight plus the contact clamps' and half of each
@@ -88,12 +106,18 @@ def test_vertical_equilibrium_of_the_contact_wire(line, rest):
     w_support = contact_wire_heights(system, state, [data.span])[0]
     steady_arm = -data.steady_arm_stiffness * w_support
     total = tensions + reactions + steady_arm
-    assert abs(total - weight) < 1e-9 * weight, (total, weight)
+    measured(
+        "vertical forces on the contact wire vs its weight",
+        abs(total - weight),
+        1e-9 * weight,
+        unit="N",
+        reference="the weight from the data table (wire, clamps, half the droppers)",
+    )
     # the droppers carry most of it: all but the wire's weight near the supports
     assert 0.8 * weight < tensions < weight
 
 
-def test_inner_droppers_carry_the_string_statics_of_the_pre_sag(line):
+def test_inner_droppers_carry_the_string_statics_of_the_pre_sag(line, measured):
     """Independent statics: a wire under tension N whose heights at equally spaced droppers
     (spacing d) lie on the pre-sag parabola h(x) carries, as a string, at each inner dropper
 
@@ -112,6 +136,7 @@ def test_inner_droppers_carry_the_string_statics_of_the_pre_sag(line):
     curvature = 8.0 * data.presag / (data.dropper_offsets()[-1] - data.first_dropper) ** 2
     lengths = np.array([c.law.length for c in line.model.contacts])
     h, x = line.design_heights, line.dropper_x
+    errors, bounds = [], []
     for span in range(N_SPANS):
         first = span * data.n_droppers
         for j in range(first + 2, first + data.n_droppers - 2):
@@ -123,11 +148,18 @@ def test_inner_droppers_carry_the_string_statics_of_the_pre_sag(line):
                 - data.contact_wire_tension * (right - left)
                 + G * (data.contact_clamp_mass + 0.5 * data.dropper_mass_per_length * lengths[j])
             )
-            bound = 1e-4 if j == first + data.n_droppers // 2 else 0.02
-            assert abs(line.tensions[j] - string) < bound, (j, line.tensions[j], string)
+            bounds.append(1e-4 if j == first + data.n_droppers // 2 else 0.02)
+            errors.append(abs(line.tensions[j] - string))
+    measured.each(
+        "inner dropper tensions",
+        errors,
+        bounds,
+        unit="N",
+        reference="string statics of the pre-sag parabola, T_j = q d - N (s_r - s_l) + g m",
+    )
 
 
-def test_middle_span_lengths_near_the_published_nominal_lengths():
+def test_middle_span_lengths_near_the_published_nominal_lengths(measured):
     """The public data [P] (``papers.catenary``) list nominal dropper lengths for their own
     22 kN contact wire: 1.017, 0.896, 0.810, 0.758, 0.741 m (symmetric, to the mm). Our
     form-finding with that tension, in the middle span of 3 (springs at both its supports, as
@@ -141,8 +173,9 @@ def test_middle_span_lengths_near_the_published_nominal_lengths():
     lengths = find_dropper_lengths(3, data)[0][data.n_droppers : 2 * data.n_droppers]
     published = np.array([1.017, 0.896, 0.810, 0.758, 0.741, 0.758, 0.810, 0.896, 1.017])
     offset = lengths - published
-    assert np.all(np.abs(offset) < 4e-3), offset
-    assert np.ptp(offset) < 1.5e-3, offset
+    reference = "the public data's nominal dropper lengths (22 kN contact wire)"
+    measured("dropper lengths, level", np.abs(offset).max(), 4e-3, unit="m", reference=reference)
+    measured("dropper lengths, spread", np.ptp(offset), 1.5e-3, unit="m", reference=reference)
 
 
 def test_given_lengths_are_used_and_bad_input_is_refused():
@@ -166,7 +199,7 @@ def test_given_lengths_are_used_and_bad_input_is_refused():
 
 
 @pytest.mark.parametrize("mode", [1, 10])
-def test_the_wires_free_modes_decay_at_the_benchmark_rayleigh_rate(mode):
+def test_the_wires_free_modes_decay_at_the_benchmark_rayleigh_rate(mode, measured):
     """The contact wire of ``catenary`` (one 55 m span, pinned at the anchors; gravity off, no
     droppers) released from its n-th mode shape: a tensioned pinned beam's mode,
     omega_n = (n pi / L) sqrt((N + EI (n pi / L)^2) / rho A), damped by C = alpha M + beta K
@@ -197,11 +230,16 @@ def test_the_wires_free_modes_decay_at_the_benchmark_rayleigh_rate(mode):
     result = simulate(system, (0.0, 2 * period), (q0, u0), h=period / 400, rho_inf=1.0)
     assert result.success, result.message
     energy = result["kinetic_energy"] + result["elastic_energy"]
-    measured = np.log(energy[-1] / energy[0])
+    decay = np.log(energy[-1] / energy[0])
     expected = -2 * zeta * omega * 2 * period
     # the trapezoidal rule's period error (omega h)^2 / 12 = 8e-5 and the Hermite mesh's
     # (0.5 m elements, below 1e-6 on these modes) shift the end's phase by < 1e-3 rad, a
     # second-order change of the energy there; the decay (3 % and 9 % of the energy, measured
     # to 4e-5 of itself) to 1e-3 of itself; undamped wires would miss by all of it
-    assert abs(measured - expected) < 1e-3 * abs(expected)
+    measured(
+        "log energy decay over two periods",
+        abs(decay - expected),
+        1e-3 * abs(expected),
+        reference="-2 zeta omega t of the Rayleigh-damped tensioned pinned beam's mode",
+    )
     assert len(result.t) == 801 and abs(result.t[-1] - 2 * period) < 1e-9 * period

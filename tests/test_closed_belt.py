@@ -47,7 +47,7 @@ def test_pre_tension_at_rest_is_the_centre_distances():
     assert abs(errors[0]) < 2e-2 and abs(errors[1]) < 5e-3
 
 
-def test_steady_state_closed_forms():
+def test_steady_state_closed_forms(measured):
     """The data's steady state against the relations typed out: T1 - T2 = (M0 + c omega2 + D2)
     / R (D2 the stiffness damping's drag, ``BeltData._steady``), the creep ratio, and the
     belt's length: adaptive quadrature (scipy's quad) of ds / (1 + T / EA) along the path with
@@ -67,12 +67,32 @@ def test_steady_state_closed_forms():
         for t, k in ((t1, -mu), (t2, mu))
     )  # fmt: skip
     length = (d.centre_distance + r * (math.pi - creep)) * (1 / (1 + t1 / ea) + 1 / (1 + t2 / ea))
-    assert length + arcs == pytest.approx(d.length, rel=1e-12)
-    assert ratio == pytest.approx((1 + t2 / ea) / (1 + t1 / ea), rel=1e-12)
+    measured.close(
+        "stretched belt length",
+        length + arcs,
+        d.length,
+        rtol=1e-12,
+        unit="m",
+        reference="spans, adhesion and creep arcs integrated (scipy quad)",
+    )
+    measured.close(
+        "speed ratio",
+        ratio,
+        (1 + t2 / ea) / (1 + t1 / ea),
+        rtol=1e-12,
+        reference="(1 + T2 / EA) / (1 + T1 / EA)",
+    )
     omega2 = d.speed * ratio
     integral = t2 * (math.pi - creep) + (t1 - t2) / mu
     load = d.load_torque + d.load_damping * omega2 + d.stiffness_damping * omega2 * r * integral
-    assert t1 - t2 == pytest.approx(load / r, rel=1e-12)
+    measured.close(
+        "tension difference",
+        t1 - t2,
+        load / r,
+        rtol=1e-12,
+        unit="N",
+        reference="the driven pulley's load torque / R",
+    )
     assert t1 + t2 == pytest.approx(2 * d.pre_tension, rel=3e-2)
     assert d.creep_angle == pytest.approx(creep, rel=1e-12) and creep < math.pi
 

@@ -25,14 +25,19 @@ from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
 
 
-def assert_second_order(errors, floor):
+def assert_second_order(measured, quantity, errors, floor, unit, reference):
     """Each halving divides the error by 4 (within 3 %) until it reaches ``floor``, and no
-    halving makes it larger."""
+    halving makes it larger; both recorded through ``measured`` as ``quantity``."""
     errors = np.asarray(errors)
     assert np.all(np.diff(errors) < 0.0), errors
     ratios = errors[:-1] / errors[1:]
-    assert np.all(np.abs(ratios - 4.0) < 0.12), ratios
-    assert errors[-1] < floor, errors
+    measured.each(
+        f"{quantity}: error ratio per halving, distance from 4",
+        np.abs(ratios - 4.0),
+        0.12,
+        reference="second order: 4 per halving of h",
+    )
+    measured(f"{quantity}: finest step's error", errors[-1], floor, unit=unit, reference=reference)
 
 
 def three_link_chain() -> TreeModel:
@@ -46,7 +51,7 @@ def three_link_chain() -> TreeModel:
 
 
 @pytest.mark.slow  # 9.9 s of CPU (one core), 2026-11-25
-def test_chain_converges_at_second_order_down_to_1e_10():
+def test_chain_converges_at_second_order_down_to_1e_10(measured):
     """The chain swings for 0.05 s from q0 = (-pi/2 + 0.3, 0.2, -0.2) rad with joint rates
     (0.5, -1, 1) rad/s, with 8 ... 8192 steps. Reference: the same equations M(q) q'' + F = 0 by
     scipy's DOP853 at rtol 1e-13 (an independent integrator; its error ~1e-13 rad)."""
@@ -68,7 +73,9 @@ def test_chain_converges_at_second_order_down_to_1e_10():
         assert res.status == "finished", res.message
         errors.append(np.max(np.abs(res.q[-1] - reference)))
     assert errors[0] > 1e-6  # the sequence starts where the discretisation error is visible
-    assert_second_order(errors, floor=1e-10)
+    assert_second_order(
+        measured, "chain angles", errors, 1e-10, "rad", "scipy's DOP853 at rtol 1e-13"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +88,7 @@ def sliding_mass():
     return system, sliding_mass_initial_state(system)
 
 
-def test_sliding_mass_converges_at_second_order_down_to_1e_10(sliding_mass):
+def test_sliding_mass_converges_at_second_order_down_to_1e_10(sliding_mass, measured):
     """The mass slides 0.05 s with 25 ... 1600 steps; reference: the same model with 12 800
     steps (its own error is 1/64 of the finest case's, ~3e-13 m). Errors in the position of the
     mass (x and y, m) and in all beam coordinates (m, rad)."""
@@ -99,14 +106,15 @@ def test_sliding_mass_converges_at_second_order_down_to_1e_10(sliding_mass):
     assert mass[0] > 1e-7
     # the coarsest step (h = 2 ms) is still pre-asymptotic (ratio 3.5); from 50 steps on the
     # ratio is 4 within 1 %
-    assert_second_order(mass[1:], floor=1e-10)
+    fine = "the same model with 12 800 steps"
+    assert_second_order(measured, "sliding mass position", mass[1:], 1e-10, "m", fine)
     # the beam's slopes need omega h < 1 for the second bending mode as well: monotone
     # throughout, the ratio 4 from 200 steps on (ratios 3.0, 3.8, 4.0, 4.0, 4.0)
     assert np.all(np.diff(beam) < 0.0), beam
-    assert_second_order(beam[3:], floor=2e-9)
+    assert_second_order(measured, "beam coordinates", beam[3:], 2e-9, "m, rad", fine)
 
 
-def test_stick_slip_trajectory_converges_at_second_order_down_to_1e_10():
+def test_stick_slip_trajectory_converges_at_second_order_down_to_1e_10(measured):
     """The block on a spring (tests/test_stick_slip.py) released at rest from x0 = 1 mm with
     mu_k = 0.01, mu_s = 0.015 (m = 0.5 kg, k = 200 N/m): it slips, stops at t = pi / omega and
     reverses (a located event), and at t = 0.2 s is slipping back. Closed form: harmonic
@@ -123,4 +131,11 @@ def test_stick_slip_trajectory_converges_at_second_order_down_to_1e_10():
         assert res.status == "finished", res.message
         assert [kind for _, _, kind in res.events] == ["reversal"]
         errors.append(abs(res.q[-1, 0] - exact))
-    assert_second_order(errors, floor=1e-10)
+    assert_second_order(
+        measured,
+        "block position at 0.2 s",
+        errors,
+        1e-10,
+        "m",
+        "harmonic motion about -+ mu_k m g / k (closed form)",
+    )

@@ -36,6 +36,7 @@ PROBLEMS = [
     "dense_contact_16_elements_theta_half.npz",
 ]
 EPS = np.finfo(float).eps
+LAWS = "the laws' natural residual, 004 eqs. (26)-(27)"
 
 
 def load(name):
@@ -67,7 +68,7 @@ def test_dense_problems_have_singular_delassus_matrices():
 
 @pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("name", PROBLEMS)
-def test_dense_problems_are_solved_to_the_tolerance(name, compiled):
+def test_dense_problems_are_solved_to_the_tolerance(name, compiled, measured):
     """The laws hold to the solver's tolerance, 1e-9 of the velocity scale (|c| ~ 1.1 m/s), the
     impulses lie in their cones, and the solver says which of its stages solved it."""
     G, c, mu = load(name)
@@ -76,7 +77,13 @@ def test_dense_problems_are_solved_to_the_tolerance(name, compiled):
     P = np.concatenate((sol.normal, sol.tangent))
     xi = G @ P + c
     scale = max(np.abs(c).max(), np.abs(xi - c).max())
-    assert law_residual(G, c, mu, P) <= 1e-9 * scale
+    measured(
+        "law residual of the solution",
+        law_residual(G, c, mu, P),
+        1e-9 * scale,
+        unit="m/s",
+        reference=LAWS,
+    )
     assert np.all(P[:m] >= 0.0) and np.all(np.abs(P[m:]) <= mu * P[:m])
     assert sol.method in ("gauss-seidel", "newton", "de-saxce", "lemke", "regularised-lemke")
     # the disk is pressed: some contacts carry the load, in total about the disk's weight
@@ -85,7 +92,7 @@ def test_dense_problems_are_solved_to_the_tolerance(name, compiled):
 
 
 @pytest.mark.parametrize("name", PROBLEMS)
-def test_regularised_solutions_meet_the_laws_within_their_regularisation(name):
+def test_regularised_solutions_meet_the_laws_within_their_regularisation(name, measured):
     """A solution of the LCP with G + eps g I (g = max diag G) and the free velocities shifted by
     at most delta |c| meets the laws with G to within eps g |P| + delta |c| (the natural
     residual is 1-Lipschitz in xi), plus what projecting its friction impulses on the cone
@@ -99,21 +106,27 @@ def test_regularised_solutions_meet_the_laws_within_their_regularisation(name):
     m = mu.size
     g = float(np.max(np.diag(G)))
     size_c = np.abs(c).max()
-    found = 0
+    residuals, bounds = [], []
     for eps, delta, P, pivots in regularised_solutions(G, c, mu):
         assert pivots > 0
         if P is None:
             continue
-        found += 1
         assert np.all(P[:m] >= 0.0) and np.all(np.abs(P[m:]) <= mu * P[:m])
         size = np.abs(P).max()
         roundoff = 2 * m * EPS * np.abs(G).max() * size + 1e-10 * size_c
-        bound = eps * g * size + (2 * m + 3) * delta * size_c + roundoff
-        assert law_residual(G, c, mu, P) <= bound
-    assert found >= 3
+        bounds.append(eps * g * size + (2 * m + 3) * delta * size_c + roundoff)
+        residuals.append(law_residual(G, c, mu, P))
+    assert len(residuals) >= 3
+    measured.each(
+        "law residual of each regularised solution",
+        residuals,
+        bounds,
+        unit="m/s",
+        reference=LAWS + " and the Lipschitz bound eps g |P| + (2m + 3) delta |c|",
+    )
 
 
-def test_the_statuses_of_a_regularised_solution_solved_exactly_meet_the_laws():
+def test_the_statuses_of_a_regularised_solution_solved_exactly_meet_the_laws(measured):
     """The 16-element, theta = 0.5 problem (34 closed contacts, G of rank 36 of 68): the first
     regularised solution (eps = 1e-8, delta = 1e-8) is 3.4e-8 m/s off the laws, above the
     tolerance 1e-9 |c| = 1.05e-9 m/s; its statuses (open, stick, slip with the sign of P_T)
@@ -126,9 +139,21 @@ def test_the_statuses_of_a_regularised_solution_solved_exactly_meet_the_laws():
     tolerance = 1e-9 * np.abs(c).max()
     assert law_residual(G, c, mu, P) > tolerance  # the premise: the polish is needed
     exact = status_solution(G, c, mu, P)
-    assert law_residual(G, c, mu, exact) <= tolerance
+    measured(
+        "law residual of the status solution",
+        law_residual(G, c, mu, exact),
+        tolerance,
+        unit="m/s",
+        reference=LAWS,
+    )
     assert np.all(exact[:m] >= 0.0) and np.all(np.abs(exact[m:]) <= mu * exact[:m])
-    assert np.abs(exact - P).max() <= 1e-3
+    measured(
+        "impulse correction",
+        np.abs(exact - P).max(),
+        1e-3,
+        unit="N s",
+        reference="the regularised solution (eps = delta = 1e-8)",
+    )
 
 
 def test_a_failure_names_every_solver_tried_and_the_best_residual():
@@ -290,7 +315,9 @@ def reference():
         (16, 1e-3, 0.5, 1e-4),
     ],
 )
-def test_dropped_disk_runs_to_rest_near_the_fine_string(reference, n_elements, h, theta, bound):
+def test_dropped_disk_runs_to_rest_near_the_fine_string(
+    reference, n_elements, h, theta, bound, measured
+):
     """The case of the contact solver's failure at 0.324 s (8 elements, 101 candidates, up to
     39 closed contacts on a singular Delassus matrix) and its variants run to 1.5 s: every
     step's contact problem solved to 1e-9 of the velocity scale, the balance sound
@@ -308,11 +335,17 @@ def test_dropped_disk_runs_to_rest_near_the_fine_string(reference, n_elements, h
     speed = np.hypot(r.u[:, 0], r.u[:, 1])
     assert speed.max() > 0.5
     assert speed[-1] < 5e-4 and np.max(speed[r.t >= 1.2]) < 5e-3
-    assert abs(r.q[-1, 1] - reference) <= bound
+    measured(
+        "rest height of the disk",
+        abs(r.q[-1, 1] - reference),
+        bound,
+        unit="m",
+        reference="the 32-element string's rest height",
+    )
 
 
 @pytest.mark.slow
-def test_the_coarse_string_at_theta_half_rests_where_friction_holds_it():
+def test_the_coarse_string_at_theta_half_rests_where_friction_holds_it(measured):
     """Why the 8-element string with theta = 0.5 rests 1.4e-4 m above the 32-element one: not
     a solver error but another equilibrium that friction holds.
 
@@ -336,7 +369,13 @@ def test_the_coarse_string_at_theta_half_rests_where_friction_holds_it():
         free, _ = run_to_rest(8, 1e-3, theta, mu=0.0)
         assert free.status == "finished", free.message
         means.append(np.mean(free.q[free.t >= 1.4, 1]))
-    assert abs(means[0] - means[1]) <= 2e-6
+    measured(
+        "frictionless mean height, theta 0.5 vs 0.55",
+        abs(means[0] - means[1]),
+        2e-6,
+        unit="m",
+        reference="the unique constrained minimum of the potential (mu = 0)",
+    )
     r, last = run_to_rest(8, 1e-3, 0.5)
     other, _ = run_to_rest(8, 1e-3, 0.55)
     assert abs(r.q[-1, 1] - other.q[-1, 1]) > 10 * 2e-6  # friction separates them
@@ -347,7 +386,14 @@ def test_the_coarse_string_at_theta_half_rests_where_friction_holds_it():
     speed = np.hypot(*r.u[-1, :2])
     assert speed < 5e-4
     allowed = mass * (speed + np.hypot(*r.u[-2, :2])) / 1e-3  # m |u_n - u_n-1| / h
-    np.testing.assert_allclose(force, [0.0, mass * 9.81], rtol=0, atol=allowed)
+    measured.close(
+        "contact forces on the disk at rest",
+        force,
+        [0.0, mass * 9.81],
+        atol=allowed,
+        unit="N",
+        reference="the disk's weight (0, m g), to its last momentum change",
+    )
     assert np.all(normal >= 0.0)
     assert np.all(np.abs(friction) <= 0.2 * normal * (1 + 1e-12))
     assert np.sum(np.abs(friction) >= 0.2 * normal * (1 - 1e-9)) >= 10

@@ -91,7 +91,8 @@ def test_limit_cycle_of_the_simulation_matches_the_closed_form(measured):
 def test_demo_writes_history_with_x_and_velocity_and_figures(tmp_path):
     out = tmp_path / "osc"
     args = ["demo", "friction-oscillator", "--t-end", "1", "--out", str(out)]
-    args += ["--set", "mass=1", "stiffness=100", "belt_speed=0.1", "mu_s=0.4", "mu_k=0.3"]
+    for value in ("mass=1", "stiffness=100", "belt_speed=0.1", "mu_s=0.4", "mu_k=0.3"):
+        args += ["--set", value]  # one --set per value, as in every command
     assert cli_main(args) == 0
     with open(out / "history.csv", newline="") as fh:
         rows = list(csv.reader(fh))

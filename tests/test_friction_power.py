@@ -36,7 +36,7 @@ def block_on_line():
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-def test_friction_power_is_the_closed_form_and_integrates_to_the_dissipation(compiled):
+def test_friction_power_is_the_closed_form_and_integrates_to_the_dissipation(compiled, measured):
     """Over 0.2 s (h = 1e-3 s; the compiled stepper takes its quiet steps in batches, whose
     column is read from each step's report): the column equals -mu m g v(t) to 1e-9 of
     mu m g v0 (the constant deceleration is integrated exactly by generalised-alpha, so only
@@ -49,9 +49,21 @@ def test_friction_power_is_the_closed_form_and_integrates_to_the_dissipation(com
     assert result.status == "finished"
     t, power = result["t"], result["friction_power"]
     scale = MU * M * G * V0  # 1.47 W
-    assert np.max(np.abs(power - (-MU * M * G * (V0 - MU * G * t)))) < 1e-9 * scale
+    measured(
+        "friction power",
+        np.max(np.abs(power - (-MU * M * G * (V0 - MU * G * t)))),
+        1e-9 * scale,
+        unit="W",
+        reference="-mu m g (v0 - mu g t) of the decelerating block",
+    )
     assert np.all(power <= 0.0)
     work = np.concatenate(([0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(t))))
     assert np.max(np.abs(-work - result["dissipated_friction"])) < 1e-9 * scale * t[-1]
     exact = MU * M * G * (V0 * t - MU * G * t**2 / 2)
-    assert np.max(np.abs(result["dissipated_friction"] - exact)) < 1e-9 * scale * t[-1]
+    measured(
+        "dissipated friction",
+        np.max(np.abs(result["dissipated_friction"] - exact)),
+        1e-9 * scale * t[-1],
+        unit="J",
+        reference="the integral of the closed-form power",
+    )

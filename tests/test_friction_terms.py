@@ -58,7 +58,7 @@ def block(law) -> Model:
     return Model(tree=tree, contacts=(ContactPair("block", Point(body=1), floor, law),))
 
 
-def test_a_viscous_term_slows_the_block_as_the_closed_form():
+def test_a_viscous_term_slows_the_block_as_the_closed_form(measured):
     """Over 0.3 s at h = 1e-3 s (c t / m = 0.3): the velocity within 1e-6 m/s of the closed
     form (generalised-alpha is second order: (h c / m)^2 v0 = 1e-6 bounds its error, measured
     far below), the friction force column -mu m g - c v within 1e-9 N of the same at the state
@@ -72,16 +72,34 @@ def test_a_viscous_term_slows_the_block_as_the_closed_form():
     assert result.status == "finished"
     t, v = result["t"], result["joint_0_u"]
     drift = MU * M * G / C
-    assert np.max(np.abs(v - ((V0 + drift) * np.exp(-C * t / M) - drift))) < 1e-6
+    measured(
+        "block velocity",
+        np.max(np.abs(v - ((V0 + drift) * np.exp(-C * t / M) - drift))),
+        1e-6,
+        unit="m/s",
+        reference="v = (v0 + mu m g / c) exp(-c t / m) - mu m g / c",
+    )
     friction = result["block_friction_force"]
-    assert np.max(np.abs(friction - (-MU * M * G - C * v))) < 1e-9
+    measured(
+        "friction force column",
+        np.max(np.abs(friction - (-MU * M * G - C * v))),
+        1e-9,
+        unit="N",
+        reference="-mu m g - c v at the reported state",
+    )
     loss = 0.5 * M * (V0**2 - v[-1] ** 2)
     # the trapezoidal rule on the friction power P = (mu m g + c v) v errs by h^2 T |P''| / 12
     # over the run, |P''| <= |v''| (mu m g + 2 c v0) + 2 c v'^2 at the start (3.7e-7 J here;
     # measured 2.5e-7 J): twice that
     a0 = (MU * M * G + C * V0) / M
     booking = 2.0 * 1e-3**2 * 0.3 * (C / M * a0 * (MU * M * G + 2 * C * V0) + 2 * C * a0**2) / 12
-    assert abs(result["dissipated_friction"][-1] - loss) < booking
+    measured(
+        "dissipated friction",
+        abs(result["dissipated_friction"][-1] - loss),
+        booking,
+        unit="J",
+        reference="the kinetic energy lost, m (v0^2 - v^2) / 2",
+    )
     assert np.max(np.abs(result["energy_error"])) < booking
 
 

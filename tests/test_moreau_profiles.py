@@ -188,7 +188,7 @@ def test_translating_parabolic_foot_on_incline_profile_moves_as_a_point_on_a_lin
 
 
 @pytest.mark.parametrize("mu", [0.3, 0.1])
-def test_circle_on_incline_profile_rolls_or_slips_in_closed_form(mu):
+def test_circle_on_incline_profile_rolls_or_slips_in_closed_form(mu, measured):
     system = disk_system(Circle(2, RADIUS), INCLINE, Unilateral(mu))
     q0, u0 = system.initial_state([*(RADIUS * NORMAL), 0.0])
     h = 1e-3
@@ -200,14 +200,42 @@ def test_circle_on_incline_profile_rolls_or_slips_in_closed_form(mu):
     acceleration = (speed[-1] - speed[k0]) / span
     spin_up = (r.u[-1, 2] - r.u[k0, 2]) / span
     if mu >= np.tan(ANGLE) / 3.0:
-        np.testing.assert_allclose(acceleration, 2.0 / 3.0 * G * np.sin(ANGLE), rtol=1e-9)
-        np.testing.assert_allclose(spin_up, acceleration / RADIUS, rtol=1e-9)
+        reference = "rolling disk: a = 2/3 g sin(theta), angular a / R"
+        measured.close(
+            "acceleration",
+            acceleration,
+            2.0 / 3.0 * G * np.sin(ANGLE),
+            rtol=1e-9,
+            unit="m/s^2",
+            reference=reference,
+        )
+        measured.close(
+            "angular acceleration",
+            spin_up,
+            acceleration / RADIUS,
+            rtol=1e-9,
+            unit="rad/s^2",
+            reference=reference,
+        )
         assert set(r["disk_state"][k0:]) == {"stick"}
     else:
-        np.testing.assert_allclose(
-            acceleration, G * (np.sin(ANGLE) - mu * np.cos(ANGLE)), rtol=1e-9
+        reference = "slipping disk: a = g (sin - mu cos), angular 2 mu g cos / R"
+        measured.close(
+            "acceleration",
+            acceleration,
+            G * (np.sin(ANGLE) - mu * np.cos(ANGLE)),
+            rtol=1e-9,
+            unit="m/s^2",
+            reference=reference,
         )
-        np.testing.assert_allclose(spin_up, 2 * mu * G * np.cos(ANGLE) / RADIUS, rtol=1e-9)
+        measured.close(
+            "angular acceleration",
+            spin_up,
+            2 * mu * G * np.cos(ANGLE) / RADIUS,
+            rtol=1e-9,
+            unit="rad/s^2",
+            reference=reference,
+        )
         assert set(r["disk_state"][k0:]) == {"slip"}
     assert_invariants(r, "disk", mu, G * h**2, MASS * G**2 * h**2)  # one free step: g h^2
     assert np.max(np.abs(r["energy_error"])) < 1e-12

@@ -92,7 +92,7 @@ def test_disk_on_a_stiff_inclined_beam_rolls_or_slips(mu):
 
 
 @pytest.mark.parametrize("acceleration", [1.0, 4.0])
-def test_driven_wheel_rolls_or_spins_with_the_closed_form_torque(acceleration):
+def test_driven_wheel_rolls_or_spins_with_the_closed_form_torque(acceleration, measured):
     # A wheel on the ground whose angle is driven, phi(t) = -a t^2 / (2 R) (a drive on the
     # floating body's revolute joint, a bilateral row of the Moreau-Jean step). Rolling needs
     # the friction force m a <= mu m g: then x = a t^2 / 2 and the drive torque is
@@ -118,9 +118,14 @@ def test_driven_wheel_rolls_or_spins_with_the_closed_form_torque(acceleration):
     assert np.max(r["residual_position"]) < 1e-12
     rolling = acceleration <= mu * G
     a_x = acceleration if rolling else mu * G
-    np.testing.assert_allclose(r.u[1:, 0], a_x * t[1:], rtol=1e-9)
+    reference = "rolling: a = alpha R; spinning: a = mu g; torque I alpha - R m a"
+    measured.close(
+        "wheel centre velocity", r.u[1:, 0], a_x * t[1:], rtol=1e-9, unit="m/s", reference=reference
+    )
     torque = inertia * alpha - radius * mass * a_x
-    np.testing.assert_allclose(r["drive_2_force"][1:], torque, rtol=1e-9)
+    measured.close(
+        "drive torque", r["drive_2_force"][1:], torque, rtol=1e-9, unit="N m", reference=reference
+    )
     assert set(r["wheel_state"][1:]) == {"stick" if rolling else "slip"}
     assert np.max(np.abs(r["energy_error"])) < 1e-10
     if rolling:

@@ -425,13 +425,20 @@ def test_smooth_one_point_model_gives_eq_32(s, measured):
     assert run.mu_xy == pytest.approx(1.0 / np.tan(phi - np.arctan(d.mu)), rel=1e-9)
 
 
-def test_eq_32_closed_form():
+def test_eq_32_closed_form(measured):
     """cot(phi - phi_mu) equals F_x / F_y of eq. (31) with F_T = mu F_N, and mu at s = 0."""
     s = np.linspace(-4e-4, 4e-4, 9)
     phi = np.arccos(s / DATA.R)
     fx = np.cos(phi) + DATA.mu * np.sin(phi)
     fy = np.sin(phi) - DATA.mu * np.cos(phi)
-    assert np.allclose(smooth_apparent_cof(s, DATA.R, DATA.mu), fx / fy, rtol=1e-13)
+    measured.close(  # np.allclose's criterion: its default atol 1e-8 kept
+        "apparent friction coefficient, eq. (32)",
+        smooth_apparent_cof(s, DATA.R, DATA.mu),
+        fx / fy,
+        rtol=1e-13,
+        atol=1e-8,
+        reference="F_x / F_y of 003 eq. (31) with F_T = mu F_N",
+    )
     assert smooth_apparent_cof(0.0, DATA.R, DATA.mu) == pytest.approx(DATA.mu, rel=1e-13)
 
 

@@ -91,7 +91,7 @@ def test_foot_on_an_incline_line_moves_as_on_the_straight_profile(case):
         assert set(runs[1]["foot_state"]) == {"slip"}
 
 
-def test_frictionless_foot_slides_with_g_sin_theta_and_carries_m_g_cos_theta():
+def test_frictionless_foot_slides_with_g_sin_theta_and_carries_m_g_cos_theta(measured):
     """Turned with the incline (angle theta), the foot's vertex is its support point and lies
     on the body's axis through the mass centre: the frictionless contact force passes through
     the mass centre, so the body slides without turning, at g sin(theta), and the normal
@@ -104,10 +104,26 @@ def test_frictionless_foot_slides_with_g_sin_theta_and_carries_m_g_cos_theta():
     assert result.status == "finished", result.message
     t = result.t
     s = -(result.q[:, :2] - q0[:2]) @ ALONG
-    assert np.allclose(s, 0.5 * G * np.sin(THETA) * t * t, rtol=1e-10, atol=1e-14)
+    measured.close(
+        "distance slid",
+        s,
+        0.5 * G * np.sin(THETA) * t * t,
+        rtol=1e-10,
+        atol=1e-14,
+        unit="m",
+        reference="g sin(theta) t^2 / 2",
+    )
     assert np.max(np.abs(result.q[:, 2] - THETA)) < 1e-12
     normal = result["foot_normal_force"]
-    assert np.allclose(normal, M * G * np.cos(THETA), rtol=1e-10)
+    measured.close(  # np.allclose's criterion: its default atol 1e-8 kept
+        "normal force",
+        normal,
+        M * G * np.cos(THETA),
+        rtol=1e-10,
+        atol=1e-8,
+        unit="N",
+        reference="m g cos(theta)",
+    )
     assert np.max(np.abs(result["foot_gap"])) < 1e-12
 
 

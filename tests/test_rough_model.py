@@ -64,7 +64,7 @@ def test_simulate_and_the_stepper_give_the_same_trajectory(system, run):
     assert np.array_equal(losses.target, stepper.loss_target)
 
 
-def test_history_columns_close_the_energy_balance(run):
+def test_history_columns_close_the_energy_balance(run, measured):
     """The common balance columns: drive work = change of mechanical energy + damping + the
     contacts' losses, to 1e-5 of the drive's work (the midpoint rule's error of M(phi), as in
     test_pin_on_wheel); the loss columns are the per-vertex losses summed, equal to the
@@ -72,7 +72,13 @@ def test_history_columns_close_the_energy_balance(run):
     on each polyline, and never decrease beyond round-off (friction and impacts dissipate)."""
     work = run["work_drives"][-1]
     assert work > 1e-7
-    assert abs(run["energy_error"][-1]) < 1e-5 * work
+    measured(
+        "energy balance error at the end",
+        abs(run["energy_error"][-1]),
+        1e-5 * work,
+        unit="J",
+        reference="drive work = mechanical energy change + damping + contact losses",
+    )
     assert np.all(run["work_loads"] == 0.0)
     profile, target = run[f"{CONTACT}_loss_profile"], run[f"{CONTACT}_loss_target"]
     (losses,) = run.losses

@@ -89,24 +89,43 @@ def coupled_static(n_elements):
     return system, q, residual, lam
 
 
-def test_trolley_at_rest_is_the_string_under_a_point_load():
+def test_trolley_at_rest_is_the_string_under_a_point_load(measured):
     # The coupled static residual (002 eq. 78 at rest) vanishes at the string's own static
     # solution with the point force m g, and the contact multiplier is that force: the
     # contact transmits exactly the trolley's weight (round-off of the string statics, 1e-9).
     system, q, residual, lam = coupled_static(8)
     scale = MASS * G
-    assert np.max(np.abs(residual)) < 1e-8 * scale
-    assert lam[0] == pytest.approx(MASS * G, rel=1e-9)
+    measured(
+        "coupled static residual",
+        np.max(np.abs(residual)),
+        1e-8 * scale,
+        unit="N",
+        reference="the string's own statics under the point force m g (002 eq. 78 at rest)",
+    )
+    measured.close(
+        "contact multiplier",
+        lam[0],
+        MASS * G,
+        rtol=1e-9,
+        unit="N",
+        reference="the trolley's weight m g",
+    )
     assert q[0] == pytest.approx(0.4, abs=1e-12)  # symmetry
 
 
-def test_trolley_height_converges_to_the_catenary_with_a_point_load():
+def test_trolley_height_converges_to_the_catenary_with_a_point_load(measured):
     # The exact shape has a kink under the trolley that the C1 Hermite string cannot follow,
     # so the height converges at first order: the error must halve when the mesh is halved
     # (ratio 1.8-2.3) and be below 4 mm with 16 elements (measured: 7.6, 3.7 mm for 8, 16).
     ref = shooting_midpoint(table1_string(8), MASS)
     errors = [abs(coupled_static(n)[1][1] - ref[1]) for n in (8, 16)]
-    assert errors[1] < 4e-3
+    measured(
+        "trolley height, 16 elements",
+        errors[1],
+        4e-3,
+        unit="m",
+        reference="extensible catenary with a point load (shooting solution)",
+    )
     assert 1.8 < errors[0] / errors[1] < 2.3
 
 
@@ -117,7 +136,7 @@ def run(mu, h, t_end=0.4):
 
 
 @pytest.mark.slow  # 7.1 s of CPU (one core), 2026-11-25
-def test_sliding_without_friction_conserves_energy():
+def test_sliding_without_friction_conserves_energy(measured):
     # rho_inf = 1: no numerical damping; the balance error is the integrator's own and must
     # shrink with the step (at least by 1.5 when h halves) and stay below 1e-3 of the kinetic
     # energy of the run.
@@ -127,26 +146,46 @@ def test_sliding_without_friction_conserves_energy():
         assert np.max(np.abs(r["residual_position"])) < 1e-9
     e_coarse = np.max(np.abs(coarse["energy_error"]))
     e_fine = np.max(np.abs(fine["energy_error"]))
-    assert e_fine < 1e-3 * np.max(fine["kinetic_energy"])
+    measured(
+        "energy balance error, h = 1 ms",
+        e_fine,
+        1e-3 * np.max(fine["kinetic_energy"]),
+        unit="J",
+        reference="conservation (no friction, rho_inf = 1)",
+    )
     assert e_coarse / e_fine > 1.5
     assert np.all(fine["dissipated_friction"] == 0.0)
 
 
 @pytest.mark.slow  # 4.4 s of CPU (one core), 2026-11-25
-def test_sliding_with_friction_dissipates_the_friction_work():
+def test_sliding_with_friction_dissipates_the_friction_work(measured):
     r = run(0.05, 1e-3)
     assert r.status == "finished", r.message
     dissipated = r["dissipated_friction"]
     assert dissipated[-1] > 0.02  # friction does real work on this run (J)
     assert np.all(np.diff(dissipated) >= 0.0)  # friction power never positive
     # the balance closes to the frictionless integrator error: far below the friction work
-    assert np.max(np.abs(r["energy_error"])) < 1e-2 * dissipated[-1]
+    measured(
+        "energy balance error",
+        np.max(np.abs(r["energy_error"])),
+        1e-2 * dissipated[-1],
+        unit="J",
+        reference="energy + friction work conserved",
+    )
     # Coulomb: friction opposes the slip and equals mu times the normal force
     slip, friction = r["trolley_slip_velocity"][1:], r["trolley_friction_force"][1:]
     normal = r["trolley_normal_force"][1:]
     moving = np.abs(slip) > 1e-6
     assert np.all(friction[moving] * slip[moving] <= 0.0)
-    assert np.allclose(np.abs(friction), 0.05 * np.abs(normal), rtol=1e-12, atol=1e-15)
+    measured.close(
+        "friction force",
+        np.abs(friction),
+        0.05 * np.abs(normal),
+        rtol=1e-12,
+        atol=1e-15,
+        unit="N",
+        reference="Coulomb, |F_T| = mu |F_N|",
+    )
 
 
 def test_candidate_grid_contacts_are_refused_by_the_partitioned_stepper():

@@ -75,7 +75,7 @@ def block_on_floor(law=LAW) -> Model:
 
 
 @pytest.mark.parametrize("speed", [0.005, 0.1, 0.5])  # in the rise, the Stribeck fall, beyond
-def test_block_on_a_moving_belt_feels_the_formula(speed):
+def test_block_on_a_moving_belt_feels_the_formula(speed, measured):
     """Over 20 steps of 1e-3 s (the block is held, so the state is steady from the start): the
     normal force is m g, the friction column and the force of the drive that holds the block
     equal the formula at v = -V to 1e-9 relative (the Newton tolerance rtol = 1e-10 of the
@@ -89,7 +89,13 @@ def test_block_on_a_moving_belt_feels_the_formula(speed):
     scale = MU_S * M * G
     assert np.max(np.abs(result["block_normal_force"] - M * G)) < 1e-9 * M * G
     assert np.max(np.abs(result["block_slip_velocity"] + speed)) < 1e-12
-    assert np.max(np.abs(result["block_friction_force"] - expected)) < 1e-9 * scale
+    measured(
+        "friction force on the block",
+        np.max(np.abs(result["block_friction_force"] - expected)),
+        1e-9 * scale,
+        unit="N",
+        reference="the Stribeck curve at the belt's speed, written out",
+    )
     # drive_1 holds the block against the friction; drive_0 keeps the belt at V against it
     assert np.max(np.abs(result["drive_1_force"] + expected)) < 1e-9 * scale
     assert np.max(np.abs(result["drive_0_force"] - expected)) < 1e-9 * scale

@@ -86,7 +86,7 @@ def test_element_tangent_is_the_energy_hessian(law_name, bending_stiffness):
 
 
 @pytest.mark.parametrize("law_name", sorted(LAWS))
-def test_uniformly_stretched_string_has_the_closed_form_force(law_name):
+def test_uniformly_stretched_string_has_the_closed_form_force(law_name, measured):
     """A straight string stretched uniformly by nu along x: the tension T(nu) is constant, so
     f_int = T t [N_a]_0^L: (-T, 0) at the first node's position, (T, 0) at the last one's,
     zero on every slope and interior position (Eugster-Glocker (004), eq. 16); the energy is
@@ -103,7 +103,13 @@ def test_uniformly_stretched_string_has_the_closed_form_force(law_name):
     # round-off: per element sums of 4 quadrature terms up to a few T (the Hermite slopes'
     # extremes times the weights) that cancel to zero on the slopes and at interior nodes:
     # measured 60 eps T; bound 256 eps T
-    assert np.abs(f - expected).max() <= 256 * np.finfo(float).eps * tension
+    measured(
+        "end forces of the uniformly stretched string",
+        np.abs(f - expected).max(),
+        256 * np.finfo(float).eps * tension,
+        unit="N",
+        reference="+-T(nu) along the string at its ends, zero inside",
+    )
     assert strain_energy(model, q) == pytest.approx(length * law.energy(nu), rel=1e-13)
     # d f / d nu along q_ref: the stretch rate changes T by dT/dnu (the ends' x entries)
     df = tangent_stiffness(model, q) @ model.q_ref

@@ -1,9 +1,9 @@
 """The friction oscillator: a block on a spring pressed on a moving belt, stick-slip with
 mu_s > mu_k (model and closed form in ``fe_contact.papers.friction_oscillator``).
 
-``fe-contact demo friction-oscillator [--set NAME=VALUE ...] [--t-end T] [--h H] [--out DIR]``
+``fe-contact demo friction-oscillator [--set NAME=VALUE] ... [--t-end T] [--h H] [--out DIR]``
 with NAME one of mass (kg), stiffness (N/m), belt_speed (m/s), mu_s, mu_k, gravity (m/s^2);
-several in one option: ``--set mass=1 stiffness=100 belt_speed=0.1``.
+one ``--set`` per value, as in every command: ``--set mass=1 --set stiffness=100``.
 
 Writes to ``--out`` (default ``out/friction_oscillator``): ``history.csv`` (the standard
 history, written as the run goes, then completed with the block's position ``x [m]`` and
@@ -141,7 +141,13 @@ def main(argv=None) -> int:
     parser = DemoParser(
         prog="fe-contact demo friction-oscillator", description=__doc__, module=__name__
     )
-    parser.add_argument("--set", nargs="+", action="extend", default=[], metavar="NAME=VALUE")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override an Oscillator field (e.g. mass=1, belt_speed=0.1); repeatable",
+    )
     parser.add_argument(
         "--t-end", type=positive("s"), default=5.0, help="end time in s (default 5)"
     )

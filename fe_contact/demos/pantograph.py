@@ -209,12 +209,17 @@ def main(argv=None) -> int:
         "--speed", type=positive("km/h"), nargs="+", default=[250.0, 300.0], help="km/h"
     )
     parser.add_argument("--spans", type=count, default=3, help="number of spans")
-    parser.add_argument("--contact", choices=CONTACTS, default="exact")
+    parser.add_argument(
+        "--contact",
+        choices=CONTACTS,
+        default="exact",
+        help="the head on the wire: exact (unilateral, a multiplier) or penalty (50 kN/m spring)",
+    )
     parser.add_argument(
         "--element", type=positive("m"), default=0.5, help="longest element on the wires, m"
     )
     parser.add_argument("--h", type=positive("s"), default=1e-3, help="step, s")
-    parser.add_argument("--out", type=folder, default="out/pantograph")
+    parser.add_argument("--out", type=folder, default="out/pantograph", help="output folder")
     args = parser.parse_args(argv)
     stats = run(args.out, args.speed, args.spans, args.contact, args.element, args.h)
     print(table(stats))

@@ -4,7 +4,7 @@ numbers and our choices in ``fe_contact.papers.slavic_boltezar``: every run is
 ``simulate(assemble(pin_model(data)), ..., method="event-driven")`` summed up by
 ``simulate_pin``; this module only sweeps and writes.
 
-``fe-contact demo pin-on-wheel [--set NAME=VALUE ...] [--misalignments S ...] [--reshapings N]
+``fe-contact demo pin-on-wheel [--set NAME=VALUE] ... [--misalignments S ...] [--reshapings N]
 [--jobs N] [--h H] [--t-end T] [--out DIR]`` with NAME any field of ``PinOnWheel`` (a, s, v,
 c_phi, c_r, p, f, k_phi, k_r, density, R, mu, eps_N, eps_T, nu, rz_pin, rz_wheel, n_pin,
 max_slope_change, u_max, penetration, t_end, seed_pin, seed_wheel, tip_radius, wheel_spacing).
@@ -26,6 +26,7 @@ Runs (``--jobs`` processes): the wear loop at s (the generated profiles, then N 
 from __future__ import annotations
 
 import csv
+import os
 import re
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -163,7 +164,13 @@ def main(argv=None) -> int:
     parser = DemoParser(prog="fe-contact demo pin-on-wheel", description=__doc__, module=__name__)
     # accept "-0.4e-3" as a value (argparse takes only -1 or -.4 for negative numbers)
     parser._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
-    parser.add_argument("--set", nargs="+", action="extend", default=[], metavar="NAME=VALUE")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a PinOnWheel field (e.g. mu=0.3, n_pin=200); repeatable",
+    )
     parser.add_argument(
         "--misalignments",
         nargs="+",
@@ -173,7 +180,12 @@ def main(argv=None) -> int:
         help="values of s in m for the sweep (default -0.4e-3 -0.2e-3 0 0.2e-3 0.4e-3)",
     )
     parser.add_argument("--reshapings", type=int, default=5, help="re-shapings (default 5)")
-    parser.add_argument("--jobs", type=count, default=2, help="processes (default 2)")
+    parser.add_argument(
+        "--jobs",
+        type=count,
+        default=None,
+        help="parallel processes (default: one per CPU core, at most one per run)",
+    )
     parser.add_argument("--h", type=positive("s"), default=1e-7, help="largest step (1e-7 s)")
     parser.add_argument("--t-end", type=positive("s"), default=None, help="simulated time in s")
     parser.add_argument("--out", type=folder, default="out/pin_on_wheel", help="output folder")
@@ -189,7 +201,8 @@ def main(argv=None) -> int:
     except (ValueError, TypeError) as err:
         return parser.refuse(str(err))
     start = time.perf_counter()
-    wear, sweep = run(data, args.misalignments, args.reshapings, args.h, args.jobs, args.out)
+    jobs = args.jobs or min(os.cpu_count() or 1, 1 + len(args.misalignments))  # wear + sweep
+    wear, sweep = run(data, args.misalignments, args.reshapings, args.h, jobs, args.out)
     print(f"{'s [mm]':>8}{'mu_xy smooth':>14}{'mu_xy rough':>13}")
     smooth = smooth_apparent_cof(np.asarray(args.misalignments), data.R, data.mu)
     for s, mu_s, run_ in zip(args.misalignments, smooth, sweep, strict=True):

@@ -111,10 +111,15 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--mass", type=positive("kg"), default=Trolley.mass, help="trolley mass, kg"
     )
-    parser.add_argument("--elements", type=count, default=Trolley.n_elements)
+    parser.add_argument(
+        "--elements",
+        type=count,
+        default=Trolley.n_elements,
+        help=f"string elements (default {Trolley.n_elements})",
+    )
     parser.add_argument("--t-end", type=positive("s"), default=2.0, help="end time, s")
     parser.add_argument("--h", type=positive("s"), default=1e-3, help="step, s")
-    parser.add_argument("--out", type=folder, default="out/slider_on_string")
+    parser.add_argument("--out", type=folder, default="out/slider_on_string", help="output folder")
     parser.add_argument(
         "--energy-consistent",
         action="store_true",
