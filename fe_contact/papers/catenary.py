@@ -68,7 +68,8 @@ from ..structure_points import MaterialPoint, SpringSupport
 from ..system import assemble
 
 WIRES = ("contact_wire", "messenger")
-ZERO_ALLOWED = ("presag", "rayleigh_alpha", "rayleigh_beta")  # CatenaryData fields that may be 0
+# CatenaryData fields that may be 0
+ZERO_ALLOWED = ("presag", "rayleigh_alpha", "rayleigh_beta", "dropper_stiffness")
 
 
 @dataclass(frozen=True)
@@ -108,9 +109,14 @@ class CatenaryData:
     messenger_support_stiffness: float = 5e5  # [P] "catenary cable suspension spring"
     rayleigh_alpha: float = 0.0125  # [B]
     rayleigh_beta: float = 1e-4  # [B]
+    dropper_stiffness: float = 0.0  # 0: EA / l0 from dropper_axial_stiffness ([P])
+    dropper_positions: tuple = ()  # (): first_dropper + k dropper_spacing ([P])
 
     def __post_init__(self):
+        positions = self.dropper_positions
         for name, value in vars(self).items():
+            if name == "dropper_positions":
+                continue
             if name == "n_droppers":
                 if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 2:
                     check.fail("CatenaryData.n_droppers", value, "an integer >= 2")
@@ -121,6 +127,23 @@ class CatenaryData:
             if low is None and not got > 0.0:
                 check.fail(f"CatenaryData.{name}", value, "a finite number > 0")
             object.__setattr__(self, name, got)
+        if len(positions):
+            x = np.asarray(positions, dtype=float)
+            if (
+                x.ndim != 1
+                or x.size != self.n_droppers
+                or not np.all(np.isfinite(x))
+                or not np.all(np.diff(x) > 0.0)
+                or not (x[0] > 0.0 and x[-1] < self.span)
+            ):
+                check.fail(
+                    "CatenaryData.dropper_positions",
+                    positions,
+                    f"n_droppers = {self.n_droppers} increasing distances in (0, span = "
+                    f"{self.span}) m from the span's support, or () for the uniform layout",
+                )
+            object.__setattr__(self, "dropper_positions", tuple(float(v) for v in x))
+            return
         last = self.first_dropper + (self.n_droppers - 1) * self.dropper_spacing
         if not last < self.span:
             check.fail(
@@ -131,8 +154,19 @@ class CatenaryData:
             )
 
     def dropper_offsets(self) -> np.ndarray:
-        """The droppers' distances from their span's support, m, shape (n_droppers,)."""
+        """The droppers' distances from their span's support, m, shape (n_droppers,):
+        ``dropper_positions`` when given, else ``first_dropper`` + k ``dropper_spacing``."""
+        if self.dropper_positions:
+            return np.asarray(self.dropper_positions, dtype=float)
         return self.first_dropper + self.dropper_spacing * np.arange(self.n_droppers)
+
+    def dropper_rate(self, unstretched) -> np.ndarray:
+        """The droppers' axial stiffness in N/m for the unstretched lengths ``unstretched``
+        (m, (n,)): ``dropper_stiffness`` when it is > 0, else EA / l0."""
+        l0 = np.asarray(unstretched, dtype=float)
+        if self.dropper_stiffness > 0.0:
+            return np.full(l0.shape, self.dropper_stiffness)
+        return self.dropper_axial_stiffness / l0
 
     def design_heights(self) -> np.ndarray:
         """The contact wire's design height at the droppers of a span, m, (n_droppers,): minus
@@ -143,6 +177,14 @@ class CatenaryData:
 
 
 EN50318 = CatenaryData()
+LINE_60M = CatenaryData(
+    span=60.0,  # [L]
+    dropper_positions=(5.0, 10.5, 17.0, 23.5, 30.0, 36.5, 43.0, 49.5, 55.0),  # [L]
+    messenger_mass=1.07,  # [L]
+    steady_arm_stiffness=300.0,  # [L]
+    messenger_support_stiffness=5e4,  # [L]
+    dropper_stiffness=1e5,  # [L]
+)
 
 
 @dataclass(frozen=True)
@@ -240,7 +282,7 @@ def build_model(n_spans: int, data: CatenaryData, max_element_length: float, len
     pairs, clamps = [], []
     for j, (xj, l0) in enumerate(zip(x, lengths, strict=True)):
         law = Dropper(
-            stiffness=data.dropper_axial_stiffness / l0,
+            stiffness=float(data.dropper_rate(l0)),
             length=float(l0),
             mass=data.dropper_mass_per_length * l0,
         )
@@ -305,7 +347,11 @@ def find_dropper_lengths(
         tensions = np.linalg.solve(flex, target - y_c - free)
         q_m = lu_m.solve(messenger.load - b_m.T @ tensions)
         span = (y_m + b_m @ q_m) - target  # l: clamp to clamp
-        lengths = span * data.dropper_axial_stiffness / (data.dropper_axial_stiffness + tensions)
+        if data.dropper_stiffness > 0.0:  # T = k (l - l0)
+            lengths = span - tensions / data.dropper_stiffness
+        else:  # T = EA (l - l0) / l0
+            ea = data.dropper_axial_stiffness
+            lengths = span * ea / (ea + tensions)
     if np.any(tensions <= 0.0):
         j = int(np.argmin(tensions))
         raise ValueError(

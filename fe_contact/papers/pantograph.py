@@ -258,7 +258,8 @@ def pantograph_on_catenary(
     check.choice("contact", contact, CONTACTS)
     line = catenary(n_spans, line_data, max_element_length)  # checks n_spans
     length = int(n_spans) * line_data.span
-    margin = 0.5 * line_data.dropper_spacing
+    offsets = line_data.dropper_offsets()
+    margin = 0.5 * float(offsets[1] - offsets[0])  # half the first dropper spacing
     x_start = margin if x_start is None else x_start
     x_end = length - margin if x_end is None else x_end
     x_start = check.real("x_start", x_start, low=0.0, high=length, low_open=True, unit="m")
