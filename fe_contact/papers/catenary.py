@@ -1,31 +1,43 @@
 """A simple catenary of the EN 50318 kind: N spans, built from one table, and form-finding.
 
-The standard's own reference data are not public. The numbers below come from two public
+The standard's own reference data are not public. The numbers below come from public
 descriptions, each number typed once in ``CatenaryData`` with its source:
 
 - [P] the default data of the open-source pantograph-catenary model UI
   (github.com/vivek-nexus/pantograph-catenary-model-ui, ``constants/defaultsValues.js``): a
-  simple catenary of 55 m spans (the span of the pantograph-catenary benchmark of Bruni et al.,
-  Vehicle System Dynamics 53 (2015), which it appears to follow), its dropper schedule and
-  target sag, wire masses and EI, dropper EA and mass, clamp masses, support springs;
+  simple catenary of 55 m spans, its dropper schedule and target sag, wire masses and EI,
+  dropper EA and mass, clamp masses, support springs;
 - [I] the wire tensions of the EN 50318:2002 reference catenary as quoted in the literature
   (the standard itself is not public): contact wire at about 20 kN, messenger at about 16 kN;
-- [B] the structural damping of both wires in the pantograph-catenary benchmark (Bruni et al.,
-  Vehicle System Dynamics 53 (2015)): Rayleigh damping C = alpha M + beta K with
-  alpha = 0.0125 1/s and beta = 1e-4 s, as we recall the paper's catenary table (we found no
-  stored public copy to check it against); a modal damping ratio
-  zeta = alpha / (2 omega) + beta omega / 2, 0.1 % at 1 Hz and 0.6 % at 20 Hz. The second
-  public reproduction we found (github.com/ChandraguptSharma07/faraway,
-  ``backend/catenary/parameters.py``, after Song et al., Vehicle System Dynamics 2022) uses a
-  modal ratio of 0.5 %, the same order.
+- [L] a 60 m simple catenary with the same wires (EI 195 and 131.7 N m^2, 1.35 kg/m on the
+  contact wire, 20 and 16 kN) in two public reproductions: a research script of a
+  five-span model whose docstring cites "the published multi-span set used by Liu et al.,
+  Applied Sciences 13 (2023) 6819" (a stored copy of a public repository the index did not
+  name): messenger 1.07 kg/m, droppers of 1e5 N/m at 5, 10.5, 17, 23.5, 30, 36.5, 43, 49.5
+  and 55 m of each span, messenger supports 5e4 N/m, steady arms 300 N/m, Rayleigh damping
+  alpha = 0.0125 1/s, beta = 1e-4 s; and github.com/ChandraguptSharma07/faraway
+  (``backend/catenary/parameters.py``, after Song et al., Vehicle System Dynamics 2022,
+  doi 10.1080/00423114.2022.2085586) with the same numbers but a modal damping ratio of
+  0.5 % and a largest pre-sag of 55 mm. ``LINE_60M`` is that line;
+- [B] the wires' Rayleigh damping C = alpha M + beta K, alpha = 0.0125 1/s and
+  beta = 1e-4 s. We first took it from memory of the catenary table of the
+  pantograph-catenary benchmark (Bruni et al., Vehicle System Dynamics 53 (2015)); the
+  benchmark paper itself is not in the stored public material we could search, but [L]'s
+  first source has the same pair for the same wires, so it is the value of a public source
+  now, not of a memory. A modal ratio zeta = alpha / (2 omega) + beta omega / 2: 0.1 % at
+  1 Hz, 0.6 % at 20 Hz ([L]'s second source: 0.5 %).
 
-Where they disagree: the contact wire tension is 20 kN in [I] and 22 kN in [P]; we take [I]'s
-20 kN (the EN 50318 value; ``dataclasses.replace(EN50318, contact_wire_tension=22e3)`` gives
-[P]'s). Where they are silent: the line ends (we pin both wires at the first and the last
-support, the anchors; the benchmark's overlap sections are left out), the steady arm's mass (a
-spring only, as in [P]), the droppers' damping (none), stagger (ignored in the plane). The
-Rayleigh term beta K takes the whole stiffness of the tensioned wire (bending and tension), not
-the support springs.
+Where they disagree: the contact wire tension is 20 kN in [I] and [L] and 22 kN in [P]; we
+take 20 kN (``dataclasses.replace(EN50318, contact_wire_tension=22e3)`` gives [P]'s). The
+span (55 m in [P], 60 m in [L]), the steady arm (2674 N/m in [P], 300 N/m in [L]), the
+messenger supports (5e5 N/m in [P], 5e4 N/m in [L]) and the droppers (EA = 2e5 N, about
+2.7e5 N/m for a 0.75 m dropper, in [P]; 1e5 N/m in [L]) differ between the two lines: ``EN50318``
+is [P]'s line with [I]'s tension, ``LINE_60M`` [L]'s with [P]'s clamps, dropper mass,
+encumbrance and pre-sag shape, which [L] does not give (docs/details/pantograph.md compares
+the two). Where all are silent: the line ends (we pin both wires at the first and the last
+support, the anchors; overlap sections are left out), the steady arm's mass (a spring only),
+the droppers' damping (none), stagger (ignored in the plane). The Rayleigh term beta K takes
+the whole stiffness of the tensioned wire (bending and tension), not the support springs.
 
 Geometry: the contact wire's supports are at y = 0, the messenger's ``encumbrance`` above them.
 The droppers of a span sit at ``first_dropper`` + k ``dropper_spacing`` (k = 0..8) from its
@@ -74,8 +86,8 @@ ZERO_ALLOWED = ("presag", "rayleigh_alpha", "rayleigh_beta", "dropper_stiffness"
 
 @dataclass(frozen=True)
 class CatenaryData:
-    """The numbers of one simple catenary (SI), each with its source ([P], [I]: the module
-    docstring).
+    """The numbers of one simple catenary (SI), each with its source ([P], [I], [L], [B]: the
+    module docstring).
 
     span : m, support to support [P]. encumbrance : m, the messenger above the contact wire at
     a support [P]. n_droppers : per span [P]. first_dropper : m, from the span's support [P].
@@ -86,7 +98,11 @@ class CatenaryData:
     dropper_mass_per_length : kg/m [P]. contact_clamp_mass, messenger_clamp_mass : kg, the
     dropper clamps on each wire [P]. steady_arm_stiffness : N/m, the contact wire's support
     spring [P]. messenger_support_stiffness : N/m [P]. rayleigh_alpha : 1/s, rayleigh_beta : s,
-    the wires' Rayleigh damping alpha M + beta K [B] (0, 0: undamped).
+    the wires' Rayleigh damping alpha M + beta K [B] (0, 0: undamped). dropper_stiffness :
+    N/m, one axial stiffness for every dropper ([L]); 0 (the default) takes EA / l0 from
+    ``dropper_axial_stiffness``. dropper_positions : m, (n_droppers,) increasing distances of
+    the droppers from their span's support ([L]); () (the default) is the uniform layout of
+    ``first_dropper`` and ``dropper_spacing``.
     """
 
     span: float = 55.0  # [P] "span"
