@@ -9,7 +9,9 @@ with
 - the section: the run's (half a span after the start to the end), the whole spans inside it
   (support to support), and each whole span alone.
 
-Run: python benchmarks/pantograph_choices.py FILE.npz [FILE.npz ...] [--span 55] [--out FILE];
+Run: python benchmarks/pantograph_choices.py FILE.npz [FILE.npz ...] [--span 55]
+[--section X_A X_B] [--out FILE] (``--section``: one section for all files, e.g. to compare
+runs of two steps over the same stretch);
 one row per file and choice in ``benchmarks/results/pantograph_choices.csv``.
 """
 
@@ -78,6 +80,9 @@ def main(argv=None) -> int:
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--span", type=float, default=55.0, help="span length, m")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--section", type=float, nargs=2, help="X_A X_B in m, in place of each run's section"
+    )
     args = parser.parse_args(argv)
     rows = []
     for path in args.files:
@@ -88,7 +93,8 @@ def main(argv=None) -> int:
         start = x_u[0]
         for label, (cutoff, order, zero_phase) in FILTERS.items():
             f = filtered(t_u, raw, cutoff, order, zero_phase)
-            for name, (x_a, x_b) in sections(tuple(run["section"]), args.span):
+            section = tuple(args.section or run["section"])
+            for name, (x_a, x_b) in sections(section, args.span):
                 inside = (x_u >= x_a) & (x_u <= x_b)
                 row = {"file": path.name, "filter": label, "section": name}
                 row.update(x_a=x_a, x_b=x_b, start=start)
