@@ -2,7 +2,8 @@
 3-span line of ``papers.pantograph`` (0.5 m elements, penalty contact, h = 1 ms, the middle
 span as the analysis section) at 250 and 300 km/h with each choice of
 ``benchmarks/pantograph.py``'s ``--pantograph`` and ``--wire-damping``, and with the lines of
-``LINES`` ("60m": ``LINE_60M``; "22kN": the default line with [P]'s 22 kN contact wire).
+``LINES`` ("60m": ``LINE_60M``; "22kN": the default line with [P]'s 22 kN contact wire;
+"no-presag": the default line with the contact wire level at the droppers).
 
 Run: python benchmarks/pantograph_sensitivity.py [--speed 250 300] [--spans 3] [--element 0.5]
 [--h 1e-3] [--case PANTOGRAPH:WIRES ...] [--out FILE]; one row per case and speed in
@@ -29,6 +30,7 @@ LINES = {
     **WIRE_DAMPING,  # "benchmark": the default line; "none": its wires undamped
     "60m": LINE_60M,
     "22kN": replace(EN50318, contact_wire_tension=22e3),  # [P]'s contact wire tension
+    "no-presag": replace(EN50318, presag=0.0),  # a level contact wire at the droppers
 }
 CASES = (
     ("three-mass", "none"),
