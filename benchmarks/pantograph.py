@@ -1,7 +1,7 @@
 """The pantograph on the EN 50318-sized line (``papers.pantograph``): 10 spans of 55 m with
 elements of at most 0.25 m on both wires, the pantograph at 250 and 300 km/h for ``--t-end``
 seconds of simulated time with the penalty contact (``--contact exact`` for the exact one),
-generalised-alpha, h = 1 ms, rho_inf = 1.
+generalised-alpha, h = 1 ms (``--h``), rho_inf = 1.
 
 The head starts at the support ``--start-span`` spans from the line's first anchor (default 3,
 so that a 3 s run at 300 km/h, 250 m, ends two spans before the last anchor): the line's ends
@@ -14,7 +14,7 @@ written to ``benchmarks/results/pantograph.csv``.
 
 Run: python benchmarks/pantograph.py [--speed 250 300] [--t-end 3] [--spans 10]
 [--element 0.25] [--contact penalty|exact] [--start-span 3] [--pantograph NAME]
-[--wire-damping benchmark|none] [--out FILE]. The 10-span line has 2 x 2200 elements and 8804
+[--wire-damping benchmark|none] [--h 1e-3] [--out FILE] [--history PREFIX]. The 10-span line has 2 x 2200 elements and 8804
 unknowns; its static start is a static solve of the whole model.
 
 ``--pantograph``: "en50318" (the two-mass reference pantograph, the default), "three-mass"
@@ -35,7 +35,7 @@ import numpy as np
 
 from fe_contact import assemble
 from fe_contact.demos.pantograph import QUANTITIES, acceptance, table
-from fe_contact.papers.catenary import EN50318
+from fe_contact.papers.catenary import EN50318, LINE_60M
 from fe_contact.papers.pantograph import (
     EN50318_PANTOGRAPH,
     HEAD,
@@ -64,31 +64,48 @@ WIRE_DAMPING = {
     "benchmark": EN50318,
     "none": replace(EN50318, rayleigh_alpha=0.0, rayleigh_beta=0.0),
 }
+LINES = {"55m": EN50318, "60m": LINE_60M}
 
 RESULTS = Path(__file__).parent / "results" / "pantograph.csv"
 
 
 def run_speed(
-    speed_kmh, t_end, spans, element, contact, start_span, pantograph="en50318", wires="benchmark"
+    speed_kmh,
+    t_end,
+    spans,
+    element,
+    contact,
+    start_span,
+    pantograph="en50318",
+    wires="benchmark",
+    h=1e-3,
+    history=None,
+    line="55m",
 ):
-    """(statistics, cost dict) of one run."""
+    """(statistics, cost dict) of one run; ``history``: None or an .npz path for the run's
+    t (s), x (m, the head), force (N, raw), uplift (m, (n_t, n_arms)) and arms (m)."""
     v = speed_kmh * KMH
-    x_start = start_span * EN50318.span
-    x_end = min(x_start + v * t_end, spans * EN50318.span - 0.5 * EN50318.dropper_spacing)
+    data = LINES[line]
+    if wires == "none":
+        data = replace(data, rayleigh_alpha=0.0, rayleigh_beta=0.0)
+    offsets = data.dropper_offsets()
+    x_start = start_span * data.span
+    x_end = min(x_start + v * t_end, spans * data.span - 0.5 * (offsets[1] - offsets[0]))
     t0, c0 = time.perf_counter(), time.process_time()
     run = pantograph_on_catenary(
         spans,
         speed=v,
         contact=contact,
         data=PANTOGRAPHS[pantograph],
-        line_data=WIRE_DAMPING[wires],
+        line_data=data,
         max_element_length=element,
         x_start=x_start,
         x_end=x_end,
+        h=h,
     )
     system = assemble(run.model)
     setup_wall, setup_cpu = time.perf_counter() - t0, time.process_time() - c0
-    section = (x_start + 0.5 * EN50318.span, x_end)
+    section = (x_start + 0.5 * data.span, x_end)
     arms = run.details["steady_arms"]
     run = replace(run, details={**run.details, "section": section})
     t0, c0 = time.perf_counter(), time.process_time()
@@ -96,9 +113,13 @@ def run_speed(
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     x = result.q[:, system.layout.tree.start]
     uplift = steady_arm_uplift(system, result.q, run.q0, arms, section)
-    stats = contact_force_statistics(
-        result.t, x, result[f"{HEAD}_normal_force"], section, uplift=uplift
-    )
+    force = result[f"{HEAD}_normal_force"]
+    stats = contact_force_statistics(result.t, x, force, section, uplift=uplift)
+    if history is not None:
+        inside = [a for a in arms if section[0] <= a <= section[1]]
+        np.savez_compressed(
+            history, t=result.t, x=x, force=force, uplift=uplift, arms=inside, section=section
+        )
     simulated = float(result.t[-1] - result.t[0])
     steps = max(int(result.n_steps), 1)
     cost = {
@@ -129,7 +150,10 @@ def main(argv=None) -> int:
     parser.add_argument("--start-span", type=int, default=3)
     parser.add_argument("--pantograph", choices=tuple(PANTOGRAPHS), default="en50318")
     parser.add_argument("--wire-damping", choices=tuple(WIRE_DAMPING), default="benchmark")
+    parser.add_argument("--line", choices=tuple(LINES), default="55m")
+    parser.add_argument("--h", type=float, default=1e-3, help="the step, s")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--history", help="save each run's history to HISTORY_<speed>.npz")
     args = parser.parse_args(argv)
     rows = []
     for speed in args.speed:
@@ -142,6 +166,9 @@ def main(argv=None) -> int:
             args.start_span,
             args.pantograph,
             args.wire_damping,
+            args.h,
+            None if args.history is None else f"{args.history}_{speed:g}.npz",
+            args.line,
         )
         print(table({speed: stats}))
         print(
@@ -156,8 +183,10 @@ def main(argv=None) -> int:
         ranges = acceptance(speed) or {}
         row = {"speed_kmh": speed, "spans": args.spans, "element_m": args.element}
         row["contact"] = args.contact
+        row["h_s"] = args.h
         row["pantograph"] = args.pantograph
         row["wire_damping"] = args.wire_damping
+        row["line"] = args.line
         for name, _, _ in QUANTITIES:
             low, high = ranges.get(name, (np.nan, np.nan))
             row.update({name: getattr(stats, name), f"{name}_low": low, f"{name}_high": high})

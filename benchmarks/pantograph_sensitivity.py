@@ -1,7 +1,9 @@
 """How much the pantograph's data and the wires' damping move the EN 50318 statistics: the
 3-span line of ``papers.pantograph`` (0.5 m elements, penalty contact, h = 1 ms, the middle
 span as the analysis section) at 250 and 300 km/h with each choice of
-``benchmarks/pantograph.py``'s ``--pantograph`` and ``--wire-damping``.
+``benchmarks/pantograph.py``'s ``--pantograph`` and ``--wire-damping``, and with the lines of
+``LINES`` ("60m": ``LINE_60M``; "22kN": the default line with [P]'s 22 kN contact wire;
+"no-presag": the default line with the contact wire level at the droppers).
 
 Run: python benchmarks/pantograph_sensitivity.py [--speed 250 300] [--spans 3] [--element 0.5]
 [--h 1e-3] [--case PANTOGRAPH:WIRES ...] [--out FILE]; one row per case and speed in
@@ -13,15 +15,23 @@ from __future__ import annotations
 import argparse
 import csv
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from pantograph import PANTOGRAPHS, WIRE_DAMPING
 
 from fe_contact import assemble
 from fe_contact.demos.pantograph import QUANTITIES
+from fe_contact.papers.catenary import EN50318, LINE_60M
 from fe_contact.papers.pantograph import KMH, pantograph_on_catenary, run_statistics
 
 RESULTS = Path(__file__).parent / "results" / "pantograph_sensitivity.csv"
+LINES = {
+    **WIRE_DAMPING,  # "benchmark": the default line; "none": its wires undamped
+    "60m": LINE_60M,
+    "22kN": replace(EN50318, contact_wire_tension=22e3),  # [P]'s contact wire tension
+    "no-presag": replace(EN50318, presag=0.0),  # a level contact wire at the droppers
+}
 CASES = (
     ("three-mass", "none"),
     ("three-mass-reversed", "none"),
@@ -37,7 +47,7 @@ def main(argv=None) -> int:
     parser.add_argument("--spans", type=int, default=3)
     parser.add_argument("--element", type=float, default=0.5)
     parser.add_argument("--h", type=float, default=1e-3, help="step, s")
-    parser.add_argument("--case", nargs="+", help="PANTOGRAPH:WIRES, e.g. en50318:benchmark")
+    parser.add_argument("--case", nargs="+", help="PANTOGRAPH:LINE, e.g. en50318:benchmark")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     cases = CASES if not args.case else [tuple(c.split(":")) for c in args.case]
@@ -50,7 +60,7 @@ def main(argv=None) -> int:
                 speed=speed * KMH,
                 contact="penalty",
                 data=PANTOGRAPHS[pantograph],
-                line_data=WIRE_DAMPING[wires],
+                line_data=LINES[wires],
                 max_element_length=args.element,
                 h=args.h,
             )
@@ -58,7 +68,7 @@ def main(argv=None) -> int:
             result = run.run(system)
             stats = run_statistics(run, system, result)
             row = {"speed_kmh": speed, "pantograph": pantograph, "wire_damping": wires}
-            row["h"] = args.h
+            row.update(h=args.h, element=args.element)
             row.update({name: getattr(stats, name) for name, _, _ in QUANTITIES})
             row.update(status=result.status, cpu_s=time.process_time() - c0)
             rows.append(row)

@@ -1,31 +1,43 @@
 """A simple catenary of the EN 50318 kind: N spans, built from one table, and form-finding.
 
-The standard's own reference data are not public. The numbers below come from two public
+The standard's own reference data are not public. The numbers below come from public
 descriptions, each number typed once in ``CatenaryData`` with its source:
 
 - [P] the default data of the open-source pantograph-catenary model UI
   (github.com/vivek-nexus/pantograph-catenary-model-ui, ``constants/defaultsValues.js``): a
-  simple catenary of 55 m spans (the span of the pantograph-catenary benchmark of Bruni et al.,
-  Vehicle System Dynamics 53 (2015), which it appears to follow), its dropper schedule and
-  target sag, wire masses and EI, dropper EA and mass, clamp masses, support springs;
+  simple catenary of 55 m spans, its dropper schedule and target sag, wire masses and EI,
+  dropper EA and mass, clamp masses, support springs;
 - [I] the wire tensions of the EN 50318:2002 reference catenary as quoted in the literature
   (the standard itself is not public): contact wire at about 20 kN, messenger at about 16 kN;
-- [B] the structural damping of both wires in the pantograph-catenary benchmark (Bruni et al.,
-  Vehicle System Dynamics 53 (2015)): Rayleigh damping C = alpha M + beta K with
-  alpha = 0.0125 1/s and beta = 1e-4 s, as we recall the paper's catenary table (we found no
-  stored public copy to check it against); a modal damping ratio
-  zeta = alpha / (2 omega) + beta omega / 2, 0.1 % at 1 Hz and 0.6 % at 20 Hz. The second
-  public reproduction we found (github.com/ChandraguptSharma07/faraway,
-  ``backend/catenary/parameters.py``, after Song et al., Vehicle System Dynamics 2022) uses a
-  modal ratio of 0.5 %, the same order.
+- [L] a 60 m simple catenary with the same wires (EI 195 and 131.7 N m^2, 1.35 kg/m on the
+  contact wire, 20 and 16 kN) in two public reproductions: a research script of a
+  five-span model whose docstring cites "the published multi-span set used by Liu et al.,
+  Applied Sciences 13 (2023) 6819" (a stored copy of a public repository the index did not
+  name): messenger 1.07 kg/m, droppers of 1e5 N/m at 5, 10.5, 17, 23.5, 30, 36.5, 43, 49.5
+  and 55 m of each span, messenger supports 5e4 N/m, steady arms 300 N/m, Rayleigh damping
+  alpha = 0.0125 1/s, beta = 1e-4 s; and github.com/ChandraguptSharma07/faraway
+  (``backend/catenary/parameters.py``, after Song et al., Vehicle System Dynamics 2022,
+  doi 10.1080/00423114.2022.2085586) with the same numbers but a modal damping ratio of
+  0.5 % and a largest pre-sag of 55 mm. ``LINE_60M`` is that line;
+- [B] the wires' Rayleigh damping C = alpha M + beta K, alpha = 0.0125 1/s and
+  beta = 1e-4 s. We first took it from memory of the catenary table of the
+  pantograph-catenary benchmark (Bruni et al., Vehicle System Dynamics 53 (2015)); the
+  benchmark paper itself is not in the stored public material we could search, but [L]'s
+  first source has the same pair for the same wires, so it is the value of a public source
+  now, not of a memory. A modal ratio zeta = alpha / (2 omega) + beta omega / 2: 0.1 % at
+  1 Hz, 0.6 % at 20 Hz ([L]'s second source: 0.5 %).
 
-Where they disagree: the contact wire tension is 20 kN in [I] and 22 kN in [P]; we take [I]'s
-20 kN (the EN 50318 value; ``dataclasses.replace(EN50318, contact_wire_tension=22e3)`` gives
-[P]'s). Where they are silent: the line ends (we pin both wires at the first and the last
-support, the anchors; the benchmark's overlap sections are left out), the steady arm's mass (a
-spring only, as in [P]), the droppers' damping (none), stagger (ignored in the plane). The
-Rayleigh term beta K takes the whole stiffness of the tensioned wire (bending and tension), not
-the support springs.
+Where they disagree: the contact wire tension is 20 kN in [I] and [L] and 22 kN in [P]; we
+take 20 kN (``dataclasses.replace(EN50318, contact_wire_tension=22e3)`` gives [P]'s). The
+span (55 m in [P], 60 m in [L]), the steady arm (2674 N/m in [P], 300 N/m in [L]), the
+messenger supports (5e5 N/m in [P], 5e4 N/m in [L]) and the droppers (EA = 2e5 N, about
+2.7e5 N/m for a 0.75 m dropper, in [P]; 1e5 N/m in [L]) differ between the two lines: ``EN50318``
+is [P]'s line with [I]'s tension, ``LINE_60M`` [L]'s with [P]'s clamps, dropper mass,
+encumbrance and pre-sag shape, which [L] does not give (docs/details/pantograph.md compares
+the two). Where all are silent: the line ends (we pin both wires at the first and the last
+support, the anchors; overlap sections are left out), the steady arm's mass (a spring only),
+the droppers' damping (none), stagger (ignored in the plane). The Rayleigh term beta K takes
+the whole stiffness of the tensioned wire (bending and tension), not the support springs.
 
 Geometry: the contact wire's supports are at y = 0, the messenger's ``encumbrance`` above them.
 The droppers of a span sit at ``first_dropper`` + k ``dropper_spacing`` (k = 0..8) from its
@@ -68,13 +80,14 @@ from ..structure_points import MaterialPoint, SpringSupport
 from ..system import assemble
 
 WIRES = ("contact_wire", "messenger")
-ZERO_ALLOWED = ("presag", "rayleigh_alpha", "rayleigh_beta")  # CatenaryData fields that may be 0
+# CatenaryData fields that may be 0
+ZERO_ALLOWED = ("presag", "rayleigh_alpha", "rayleigh_beta", "dropper_stiffness")
 
 
 @dataclass(frozen=True)
 class CatenaryData:
-    """The numbers of one simple catenary (SI), each with its source ([P], [I]: the module
-    docstring).
+    """The numbers of one simple catenary (SI), each with its source ([P], [I], [L], [B]: the
+    module docstring).
 
     span : m, support to support [P]. encumbrance : m, the messenger above the contact wire at
     a support [P]. n_droppers : per span [P]. first_dropper : m, from the span's support [P].
@@ -85,7 +98,11 @@ class CatenaryData:
     dropper_mass_per_length : kg/m [P]. contact_clamp_mass, messenger_clamp_mass : kg, the
     dropper clamps on each wire [P]. steady_arm_stiffness : N/m, the contact wire's support
     spring [P]. messenger_support_stiffness : N/m [P]. rayleigh_alpha : 1/s, rayleigh_beta : s,
-    the wires' Rayleigh damping alpha M + beta K [B] (0, 0: undamped).
+    the wires' Rayleigh damping alpha M + beta K [B] (0, 0: undamped). dropper_stiffness :
+    N/m, one axial stiffness for every dropper ([L]); 0 (the default) takes EA / l0 from
+    ``dropper_axial_stiffness``. dropper_positions : m, (n_droppers,) increasing distances of
+    the droppers from their span's support ([L]); () (the default) is the uniform layout of
+    ``first_dropper`` and ``dropper_spacing``.
     """
 
     span: float = 55.0  # [P] "span"
@@ -108,9 +125,14 @@ class CatenaryData:
     messenger_support_stiffness: float = 5e5  # [P] "catenary cable suspension spring"
     rayleigh_alpha: float = 0.0125  # [B]
     rayleigh_beta: float = 1e-4  # [B]
+    dropper_stiffness: float = 0.0  # 0: EA / l0 from dropper_axial_stiffness ([P])
+    dropper_positions: tuple = ()  # (): first_dropper + k dropper_spacing ([P])
 
     def __post_init__(self):
+        positions = self.dropper_positions
         for name, value in vars(self).items():
+            if name == "dropper_positions":
+                continue
             if name == "n_droppers":
                 if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 2:
                     check.fail("CatenaryData.n_droppers", value, "an integer >= 2")
@@ -121,6 +143,23 @@ class CatenaryData:
             if low is None and not got > 0.0:
                 check.fail(f"CatenaryData.{name}", value, "a finite number > 0")
             object.__setattr__(self, name, got)
+        if len(positions):
+            x = np.asarray(positions, dtype=float)
+            if (
+                x.ndim != 1
+                or x.size != self.n_droppers
+                or not np.all(np.isfinite(x))
+                or not np.all(np.diff(x) > 0.0)
+                or not (x[0] > 0.0 and x[-1] < self.span)
+            ):
+                check.fail(
+                    "CatenaryData.dropper_positions",
+                    positions,
+                    f"n_droppers = {self.n_droppers} increasing distances in (0, span = "
+                    f"{self.span}) m from the span's support, or () for the uniform layout",
+                )
+            object.__setattr__(self, "dropper_positions", tuple(float(v) for v in x))
+            return
         last = self.first_dropper + (self.n_droppers - 1) * self.dropper_spacing
         if not last < self.span:
             check.fail(
@@ -131,8 +170,19 @@ class CatenaryData:
             )
 
     def dropper_offsets(self) -> np.ndarray:
-        """The droppers' distances from their span's support, m, shape (n_droppers,)."""
+        """The droppers' distances from their span's support, m, shape (n_droppers,):
+        ``dropper_positions`` when given, else ``first_dropper`` + k ``dropper_spacing``."""
+        if self.dropper_positions:
+            return np.asarray(self.dropper_positions, dtype=float)
         return self.first_dropper + self.dropper_spacing * np.arange(self.n_droppers)
+
+    def dropper_rate(self, unstretched) -> np.ndarray:
+        """The droppers' axial stiffness in N/m for the unstretched lengths ``unstretched``
+        (m, (n,)): ``dropper_stiffness`` when it is > 0, else EA / l0."""
+        l0 = np.asarray(unstretched, dtype=float)
+        if self.dropper_stiffness > 0.0:
+            return np.full(l0.shape, self.dropper_stiffness)
+        return self.dropper_axial_stiffness / l0
 
     def design_heights(self) -> np.ndarray:
         """The contact wire's design height at the droppers of a span, m, (n_droppers,): minus
@@ -143,6 +193,14 @@ class CatenaryData:
 
 
 EN50318 = CatenaryData()
+LINE_60M = CatenaryData(
+    span=60.0,  # [L]
+    dropper_positions=(5.0, 10.5, 17.0, 23.5, 30.0, 36.5, 43.0, 49.5, 55.0),  # [L]
+    messenger_mass=1.07,  # [L]
+    steady_arm_stiffness=300.0,  # [L]
+    messenger_support_stiffness=5e4,  # [L]
+    dropper_stiffness=1e5,  # [L]
+)
 
 
 @dataclass(frozen=True)
@@ -240,7 +298,7 @@ def build_model(n_spans: int, data: CatenaryData, max_element_length: float, len
     pairs, clamps = [], []
     for j, (xj, l0) in enumerate(zip(x, lengths, strict=True)):
         law = Dropper(
-            stiffness=data.dropper_axial_stiffness / l0,
+            stiffness=float(data.dropper_rate(l0)),
             length=float(l0),
             mass=data.dropper_mass_per_length * l0,
         )
@@ -305,7 +363,11 @@ def find_dropper_lengths(
         tensions = np.linalg.solve(flex, target - y_c - free)
         q_m = lu_m.solve(messenger.load - b_m.T @ tensions)
         span = (y_m + b_m @ q_m) - target  # l: clamp to clamp
-        lengths = span * data.dropper_axial_stiffness / (data.dropper_axial_stiffness + tensions)
+        if data.dropper_stiffness > 0.0:  # T = k (l - l0)
+            lengths = span - tensions / data.dropper_stiffness
+        else:  # T = EA (l - l0) / l0
+            ea = data.dropper_axial_stiffness
+            lengths = span * ea / (ea + tensions)
     if np.any(tensions <= 0.0):
         j = int(np.argmin(tensions))
         raise ValueError(

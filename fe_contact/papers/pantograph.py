@@ -9,7 +9,8 @@ descriptions, each typed once in ``PantographData`` with its source:
   c = 90 N s/m to the roof, the head m = 7.2 kg on k = 4200 N/m and c = 10 N s/m to the frame,
   the uplift force acting on the frame, a contact penalty of 50 kN/m. It is the default
   (``EN50318_PANTOGRAPH``): the acceptance ranges were computed with the reference
-  pantograph, and it is the only public description we found that names the standard;
+  pantograph, and it is the only public description we found that names the standard (no
+  second public source of these numbers was found);
 - [P] the default data of the open-source pantograph-catenary model UI
   (github.com/vivek-nexus/pantograph-catenary-model-ui, ``constants/defaultsValues.js``,
   "pantograph 3"): three masses m1 = 6, m2 = 9, m3 = 7.5 kg, stiffnesses k1 = 160,
@@ -258,7 +259,8 @@ def pantograph_on_catenary(
     check.choice("contact", contact, CONTACTS)
     line = catenary(n_spans, line_data, max_element_length)  # checks n_spans
     length = int(n_spans) * line_data.span
-    margin = 0.5 * line_data.dropper_spacing
+    offsets = line_data.dropper_offsets()
+    margin = 0.5 * float(offsets[1] - offsets[0])  # half the first dropper spacing
     x_start = margin if x_start is None else x_start
     x_end = length - margin if x_end is None else x_end
     x_start = check.real("x_start", x_start, low=0.0, high=length, low_open=True, unit="m")
