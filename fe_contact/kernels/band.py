@@ -1,6 +1,7 @@
-"""Compiled (numba) product of a matrix in LAPACK band storage with a vector: the damping
-force C_f(q) u of a Moreau-Jean step's flexible block (``steppers.effective_mass``), where
-a loop over the diagonals in numpy cost a few array operations per diagonal.
+"""Compiled (numba) kernels of matrices in LAPACK band storage for a Moreau-Jean step's flexible
+block (``steppers.effective_mass``): the product with a vector (the damping force C_f(q) u),
+where a loop over the diagonals in numpy cost a few array operations per diagonal, and the
+scatter of element entries into the band.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["band_product"]
+__all__ = ["add_entries", "band_product"]
 
 
 @njit(cache=True)
@@ -26,4 +27,20 @@ def band_product(ab, band, x):
         else:
             for j in range(-d, n):
                 out[j + d] += ab[row, j] * x[j]
+    return out
+
+
+@njit(cache=True)
+def add_entries(ab, flat, keep, values):
+    """ab + the entries values.ravel()[keep] summed into the flat positions ``flat`` of a zero
+    array of ab's size in their order, then added to ab (flat, shape (size,)): what ``ab +
+    np.bincount(flat, values.ravel()[keep], minlength=size)`` gives, to the last bit (the
+    element tangents of a string scattered into the band, ``steppers.effective_mass``)."""
+    summed = np.zeros(ab.size)
+    v = values.ravel()
+    for i in range(flat.size):
+        summed[flat[i]] += v[keep[i]]
+    out = np.empty(ab.size)
+    for i in range(ab.size):
+        out[i] = ab[i] + summed[i]
     return out
