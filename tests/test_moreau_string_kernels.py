@@ -189,3 +189,50 @@ def test_history_string_energy_is_the_strain_energy_of_its_state():
     total = result.columns["tree_elastic_energy"] + recorded
     # a sum of two terms in another order: a few eps of the larger
     assert np.abs(total - result.columns["elastic_energy"]).max() <= 4 * EPS * recorded.max()
+
+
+def test_pairwise_sum_is_numpys_sum_to_the_last_bit():
+    """``kernels.moreau.pairwise_sum`` against ``np.sum`` (the order it copies) on arrays of
+    every length 0..300 with entries spread over ten decades, where another order of the
+    additions would differ in the last bits: equal as floats, every one."""
+    from fe_contact.kernels.moreau import pairwise_sum
+
+    rng = np.random.default_rng(5)
+    for n in range(301):
+        a = rng.standard_normal(n) * 10.0 ** rng.integers(-5, 5, n)
+        assert pairwise_sum(a) == np.sum(a)
+
+
+def test_impulse_work_kernel_on_a_hand_worked_point_and_the_numpy_terms():
+    """One point by hand (theta = 1/2, e = 0): P_N = 2, P_T = -0.5 N s, mu = 0.3, gamma^A =
+    (-1, 0.4), gamma^E = (0, 0.1) m/s: xi = gamma^E; start part c P gamma^A with c = 1/2:
+    normal -1 (a loss), tangent -0.1 (a loss); law parts: 0 normal, Coulomb mu P_N |xi_T| =
+    0.06: impact 1, friction 0.5 0.06 + 0.1 = 0.13, timing 0.5 (-0.05 + 0.06) = 0.005 J.
+    Then random points against the numpy terms (``impulse_work_points``) summed by np.sum:
+    the same floats."""
+    from fe_contact.kernels.moreau import impulse_work
+    from fe_contact.steppers.impulse_work import impulse_work_points
+
+    got = impulse_work(
+        np.array([2.0]),
+        np.array([-0.5]),
+        np.array([-1.0, 0.4]),
+        np.array([0.0, 0.1]),
+        np.zeros(2),
+        np.array([0.3]),
+        0.5,
+    )
+    # a few roundings of numbers of order 1
+    assert np.allclose(got, (1.0, 0.13, 0.005), rtol=0.0, atol=8 * EPS)
+    rng = np.random.default_rng(2)
+    for m in (0, 1, 3, 9, 20):
+        p_n = rng.uniform(0.0, 1.0, m)
+        mu = rng.uniform(0.0, 0.5, m)
+        p_t = mu * p_n * rng.uniform(-1.0, 1.0, m)
+        gamma_a, gamma_e = rng.normal(size=2 * m), rng.normal(size=2 * m)
+        e = rng.uniform(0.0, 1.0, 2 * m)
+        for theta in (0.5, 0.55, 1.0):
+            terms = impulse_work_points(p_n, p_t, gamma_a, gamma_e, e, mu, theta)
+            sums = impulse_work(p_n, p_t, gamma_a, gamma_e, e, mu, theta)
+            assert sums == tuple(np.sum(t) for t in terms)
+            assert min(sums) >= 0.0

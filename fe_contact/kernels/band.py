@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["add_entries", "band_product"]
+__all__ = ["add_entries", "band_product", "smooth_band"]
 
 
 @njit(cache=True)
@@ -44,3 +44,22 @@ def add_entries(ab, flat, keep, values):
     for i in range(ab.size):
         out[i] = ab[i] + summed[i]
     return out
+
+
+@njit(cache=True)
+def smooth_band(load, force, damping, band, u, mass, stiffness, c, k):
+    """The flexible part of a Moreau-Jean step's smooth forces and effective mass in one call
+    (``steppers.effective_mass``): (load - f_int - C u (n,), M + c C + k K in band storage),
+    with load, force = f_int and u (n,), damping C, mass M and stiffness K in dgbtrf band
+    storage (3 band + 1, n) and the scalars c = theta h, k = theta^2 h^2; evaluated as numpy
+    evaluates ``(load - force) - C u`` and ``(M + c C) + k K``, to the last bit."""
+    n = u.size
+    damped = band_product(damping, band, u)
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = (load[i] - force[i]) - damped[i]
+    ab = np.empty(mass.shape)
+    for r in range(mass.shape[0]):
+        for j in range(mass.shape[1]):
+            ab[r, j] = (mass[r, j] + c * damping[r, j]) + k * stiffness[r, j]
+    return out, ab

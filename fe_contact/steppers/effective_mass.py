@@ -24,7 +24,7 @@ from scipy.linalg.lapack import dgbtrf, dgbtrs
 
 from ..elements.tension import LinearElastic, NeoHookean
 from ..kernels import string as string_kernels
-from ..kernels.band import add_entries, band_product
+from ..kernels.band import add_entries, band_product, smooth_band
 from ..structures import StringStructure
 
 __all__ = ["BandFactor", "FlexibleBlock"]
@@ -228,8 +228,17 @@ class FlexibleBlock:
         f, k = self._nonlinear(q)
         damping = self._damping(k)
         self._last = (np.array(q), damping)
-        force = self.load - f - _band_product(damping, self.band, u)
-        ab = self.mass + theta * h * damping + theta**2 * h**2 * k
+        force, ab = smooth_band(  # load - f - C u and M + theta h C + theta^2 h^2 K
+            self.load,
+            f,
+            damping,
+            int(self.band),
+            np.ascontiguousarray(u, dtype=float),
+            self.mass,
+            k,
+            theta * h,
+            theta**2 * h**2,
+        )
         return force, _solver(_factor(ab, self.band), self.band)
 
     def damping_product(self, q, x) -> np.ndarray:
