@@ -14,8 +14,9 @@ They sum to the totals: ``kinetic_energy`` = tree + structures' kinetic, ``poten
 tree + structures' potential, ``elastic_energy`` = tree + structures' elastic + contacts'.
 Each is evaluated from the reported state (q, u) and its energies (``StepReport.energy`` or
 ``system.energies``; the compiled kernel's in a batch) with the parts' own terms: a
-structure's 1/2 u M u, strain energy and load potential; the tree's joint springs are the
-energies' ``tree_springs`` and its potential the gravity total less the structures' load
+structure's 1/2 u M u, strain energy (a string's as the energies evaluated it,
+``Energies.structure_elastic_parts``, not again) and load potential; the tree's joint springs
+are the energies' ``tree_springs`` and its potential the gravity total less the structures' load
 potentials. No physics is re-run.
 
 Why columns and not sensors: the parts are the terms of the balance every run reports, they
@@ -28,6 +29,8 @@ are such columns; a part's column name is checked against the others when the Mo
 from __future__ import annotations
 
 import numpy as np
+
+from .kernels.moreau import pairwise_sum
 
 TREE_COLUMNS = ("tree_potential_energy", "tree_elastic_energy")
 STRUCTURE_TERMS = ("kinetic", "elastic", "potential")
@@ -55,20 +58,27 @@ def part_energies(system, q: np.ndarray, u: np.ndarray, energy) -> dict:
     springs and compliant contacts' elastic energy). The same floats as the state among the
     k of ``part_energy_arrays`` (the compiled batches write the same history)."""
     contact = None if not has_compliant(system.model) else [energy.contact_elastic]
+    parts = getattr(energy, "structure_elastic_parts", ())
+    known = None
+    if isinstance(parts, tuple) and parts:  # evaluated with the energies: not again
+        known = {name: np.array([value], dtype=float) for name, value in parts}
     arrays = part_energy_arrays(
-        system, q[None, :], u[None, :], [energy.gravity], [energy.tree_springs], contact
+        system, q[None, :], u[None, :], [energy.gravity], [energy.tree_springs], contact, known
     )
     return {name: float(value[0]) for name, value in arrays.items()}
 
 
 def part_energy_arrays(
-    system, q: np.ndarray, u: np.ndarray, gravity, springs, contact_elastic=None
+    system, q: np.ndarray, u: np.ndarray, gravity, springs, contact_elastic=None, known_elastic=None
 ) -> dict:
     """The part energies of k states q, u (k, n): name -> (k,) array. gravity, springs : (k,)
     the totals of the potential of gravity and loads and of the joint springs at those states
     (``Energies.gravity``, ``tree_springs``; ``kernels.step.packed_energies`` in a compiled batch):
     the tree's potential is gravity less the structures' load potentials. contact_elastic :
     (k,) the compliant contacts' elastic energy (columns only with compliant contacts).
+    known_elastic : dict of str to (k,) array, optional: the strain energies of nonlinear structures
+    by name, already evaluated at these states (``Energies.structure_elastic_parts``); the
+    others are evaluated here.
 
     A structure's terms are 1/2 u M u, its ``elastic_energy`` (a linear beam's 1/2 q K q for
     all k states at once) and its load potential -load . (q - q_ref), the products summed
@@ -85,13 +95,15 @@ def part_energy_arrays(
         qs, us = q[:, part], u[:, part]
         kinetic = 0.5 * _rowwise_dot(us, (structure.mass_matrix @ us.T).T)
         if isinstance(structure, BeamStructure):  # linear: ``elastic_energy`` is 1/2 q K q
-            elastic = 0.5 * _rowwise_dot(qs, (structure.stiffness_matrix @ qs.T).T)
+            strain = 0.5 * _rowwise_dot(qs, (structure.stiffness_matrix @ qs.T).T)
+        elif known_elastic is not None and name in known_elastic:
+            strain = np.asarray(known_elastic[name], dtype=float)
         else:
-            elastic = np.array([structure.elastic_energy(qj) for qj in qs], dtype=float)
-        load = np.broadcast_to(structure.load, qs.shape)
-        potential = -_rowwise_dot(load, qs - structure.initial_coordinates())
+            strain = np.array([structure.elastic_energy(qj) for qj in qs], dtype=float)
+        # the load broadcast over the k rows by the product itself: the same products
+        potential = -_rowwise_dot(structure.load, qs - structure.initial_coordinates())
         out[f"{name}_kinetic_energy"] = kinetic
-        out[f"{name}_elastic_energy"] = elastic
+        out[f"{name}_elastic_energy"] = strain
         out[f"{name}_potential_energy"] = potential
         if system.tree is not None:
             out["tree_potential_energy"] -= potential
@@ -103,8 +115,13 @@ def part_energy_arrays(
 def _rowwise_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """sum_j a[:, j] b[:, j], (k,): each row's products summed by numpy's reduction along the
     row (pairwise, the same for a row alone or among k; not a BLAS product, whose kernel and
-    rounding may change with k). A loop over j cost 9 ms per state on 2000 unknowns."""
-    return np.sum(np.ascontiguousarray(a * b), axis=1)
+    rounding may change with k). A loop over j cost 9 ms per state on 2000 unknowns. One row
+    (a history row of the Python step) is summed by the compiled copy of numpy's pairwise sum
+    (``kernels.moreau.pairwise_sum``), without the reduction's set-up."""
+    products = np.ascontiguousarray(a * b)
+    if products.shape[0] == 1:
+        return np.array([pairwise_sum(products[0])])
+    return np.sum(products, axis=1)
 
 
 __all__ = [

@@ -470,6 +470,11 @@ class Energies:
         default.
     contact_friction_power : float, optional
         Power dissipated by the compliant contacts' friction, W (>= 0); 0 by default.
+    structure_elastic_parts : tuple of (str, float), optional
+        The strain energy of each structure, (name, J), in the order of ``System.structures``
+        (their sum is ``structure_elastic``), when ``energies`` evaluated them; () otherwise.
+        The history's part energies read them (``part_energies``) instead of evaluating them
+        again.
 
     Examples
     --------
@@ -491,6 +496,7 @@ class Energies:
     load_power: float
     contact_elastic: float = 0.0
     contact_friction_power: float = 0.0
+    structure_elastic_parts: tuple = ()
 
     @property
     def kinetic(self) -> float:
@@ -509,7 +515,9 @@ class Energies:
         return self.kinetic + self.potential + self.elastic
 
 
-def energies(system: System, q: np.ndarray, u: np.ndarray, t: float, workspace=None) -> Energies:
+def energies(
+    system: System, q: np.ndarray, u: np.ndarray, t: float, workspace=None, elastic=None
+) -> Energies:
     """Mechanical energies and non-constraint powers at (q, u, t).
 
     Parameters
@@ -525,6 +533,9 @@ def energies(system: System, q: np.ndarray, u: np.ndarray, t: float, workspace=N
     workspace : Workspace or None, optional
         The run's ``Workspace`` (warm starts of the Compliant contacts' searches) or None (the
         default).
+    elastic : dict of str to float, optional
+        Strain energies at q, J, of structures by name that the caller has already evaluated
+        (a stepper's kernels, with their forces); the others are evaluated here.
 
     Returns
     -------
@@ -557,10 +568,13 @@ def energies(system: System, q: np.ndarray, u: np.ndarray, t: float, workspace=N
         tdp = damping_power(tree, u_t)
         tlp = float(actuator_forces(tree, t) @ u_t)
     sk = se = sg = sdp = 0.0
+    parts = []
     for name, s in system.structures.items():
         sl = lay.structure(name)
         sk += s.kinetic_energy(u[sl])
-        se += s.elastic_energy(q[sl])
+        strain = elastic[name] if elastic and name in elastic else s.elastic_energy(q[sl])
+        parts.append((name, strain))
+        se += strain
         sg += s.load_potential(q[sl])
         sdp += s.damping_power(q[sl], u[sl])
     ce = cdp = cfp = 0.0
@@ -580,6 +594,7 @@ def energies(system: System, q: np.ndarray, u: np.ndarray, t: float, workspace=N
         load_power=tlp,
         contact_elastic=ce,
         contact_friction_power=cfp,
+        structure_elastic_parts=tuple(parts),
     )
 
 

@@ -4,7 +4,10 @@ the generalised stresses and their tangent there contracted with the element's H
 into element force vectors and element tangents (``element_response``; ``elements.string_forces``
 calls it for every string force and tangent: the Python steppers, statics and Moreau-Jean
 alike; the tension law stays a Python object, evaluated on arrays between the two calls); the
-closest material point to a point (``closest``, for ``StringStructure.closest``).
+closest material point to a point (``closest``, for ``StringStructure.closest``); and, for the
+Moreau-Jean step (``steppers.effective_mass``), the whole response of a string on its free
+coordinates in one call with the tension law compiled (``string_response``: forces, element
+tangents and strain energy; ``tension_law`` the laws of ``elements.tension``).
 
 Strain vector per quadrature point: ``(r'_x, r'_y, r''_x, r''_y)``; below ``a = r'``,
 ``b = r''``, ``cross = a x b``, ``m2 = |a|^2``, ``metric = |r_ref'|``, bending strain
@@ -15,6 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+# codes of the tension laws that ``tension_law`` evaluates (``elements.tension``)
+NEO_HOOKEAN = 1  # T = k/3 (nu - nu^-2), Eugster-Glocker (004), eq. (17)
+LINEAR_ELASTIC = 2  # T = EA (nu - 1)
 
 
 @njit(cache=True)
@@ -259,3 +266,82 @@ def closest(nodes, coefficients, columns, fixed, q, px, py, s, tol, closed=False
     if closed:
         s = nodes[0] + (s - nodes[0]) % length
     return s, True
+
+
+@njit(cache=True)
+def tension_law(law, stiffness, nu):
+    """(T (N), dT/dnu (N), W (J/m)) at the stretch nu of law ``NEO_HOOKEAN`` (stiffness k:
+    T = k/3 (nu - nu^-2), W = k/3 (nu^2/2 + 1/nu) - k/2; 004 eq. (17)) or ``LINEAR_ELASTIC``
+    (stiffness EA: T = EA (nu - 1), W = EA/2 (nu - 1)^2); the formulas of ``elements.tension``
+    (libm's pow where numpy's may differ by an ulp)."""
+    if law == NEO_HOOKEAN:
+        c = stiffness / 3.0
+        tension = c * (nu - nu**-2.0)
+        dtension = c * (1.0 + 2.0 * nu**-3.0)
+        energy = c * (0.5 * (nu * nu) + 1.0 / nu) - 0.5 * stiffness
+        return tension, dtension, energy
+    d = nu - 1.0
+    return stiffness * d, stiffness, 0.5 * stiffness * (d * d)
+
+
+@njit(cache=True)
+def string_response(
+    q, columns, fixed, shape_slopes, shape_curvatures, metric, ei, ref_strain, dx, law,
+    stiffness, order, n_free,
+):  # fmt: skip
+    """Internal force, element tangents and strain energy of a string on its free coordinates.
+
+    q : free coordinates (n_free,); columns : (n_elements, 8) the free coordinate of each local
+        dof (2 a + c: component c of Hermite function a; -1 at a fixed dof, whose value is in
+        fixed (n_elements, 8)); a closed string's last node has its first node's columns.
+    shape_slopes, shape_curvatures : (n_elements, 4, n_qp); metric = |r_ref'|, ref_strain and dx
+        (n_elements, n_qp) as ``element_response``; ei : EI, N m^2; law, stiffness : the
+        tension law's code (``NEO_HOOKEAN``, ``LINEAR_ELASTIC``) and its k or EA, N.
+    order : 1 forces only, 2 also the element tangents.
+
+    Returns (f_int (n_free,) in N, the element tangents (n_elements, 8, 8) (shape (0, 8, 8) for
+    order 1), strain energy in J): f_int = P^T sum_e f_e (004 eq. 16) summed in element order,
+    the energy sum_qp dx (|r_ref'| W(nu) + EI / (2 |r_ref'|) (kappa - kappa_ref)^2) (eq. 15).
+    """
+    n_el, n_qp = metric.shape
+    slopes = np.zeros((n_el, n_qp, 2))
+    rates = np.zeros((n_el, n_qp, 2))
+    tension = np.empty((n_el, n_qp))
+    dtension = np.empty((n_el, n_qp))
+    energy = 0.0
+    for e in range(n_el):
+        for p in range(n_qp):
+            ax = ay = bx = by = 0.0
+            for a in range(4):
+                jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
+                x = q[jx] if jx >= 0 else fixed[e, 2 * a]
+                y = q[jy] if jy >= 0 else fixed[e, 2 * a + 1]
+                n1 = shape_slopes[e, a, p]
+                ax += n1 * x
+                ay += n1 * y
+                if ei > 0.0:
+                    n2 = shape_curvatures[e, a, p]
+                    bx += n2 * x
+                    by += n2 * y
+            slopes[e, p, 0], slopes[e, p, 1] = ax, ay
+            rates[e, p, 0], rates[e, p, 1] = bx, by
+            m2 = ax * ax + ay * ay
+            nu = np.sqrt(m2) / metric[e, p]
+            t, dt, w = tension_law(law, stiffness, nu)
+            tension[e, p], dtension[e, p] = t, dt
+            density = metric[e, p] * w
+            if ei > 0.0:
+                excess = (ax * by - ay * bx) / m2 - ref_strain[e, p]
+                density += 0.5 * ei / metric[e, p] * (excess * excess)
+            energy += density * dx[e, p]
+    force_e, tangents = element_response(
+        slopes, rates, tension, dtension, metric, ei, ref_strain, shape_slopes,
+        shape_curvatures, dx, order,
+    )  # fmt: skip
+    force = np.zeros(n_free)
+    for e in range(n_el):
+        for i in range(8):
+            j = columns[e, i]
+            if j >= 0:
+                force[j] += force_e[e, i]
+    return force, tangents, energy

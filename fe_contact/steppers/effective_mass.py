@@ -22,7 +22,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.lapack import dgbtrf, dgbtrs
 
-from ..kernels.band import band_product
+from ..elements.tension import LinearElastic, NeoHookean
+from ..kernels import string as string_kernels
+from ..kernels.band import add_entries, band_product, smooth_band
 from ..structures import StringStructure
 
 __all__ = ["BandFactor", "FlexibleBlock"]
@@ -53,9 +55,21 @@ def _half_band(matrix) -> int:
     return int(np.abs(coo.row - coo.col).max(initial=0))
 
 
+def _law_code(law):
+    """(code, stiffness in N) of a tension law that ``kernels.string.tension_law`` evaluates,
+    else None (a user's law: evaluated by the string's Python methods)."""
+    if type(law) is NeoHookean:
+        return string_kernels.NEO_HOOKEAN, float(law.k)
+    if type(law) is LinearElastic:
+        return string_kernels.LINEAR_ELASTIC, float(law.EA)
+    return None
+
+
 class _StringPart:
     """Scatter of a string's element tangents (n_el, 8, 8) into the band: entries whose row
-    and column are free coordinates, in element order (that of the sparse assembly)."""
+    and column are free coordinates, in element order (that of the sparse assembly); and,
+    when its tension law is one the kernels know, its arguments of
+    ``kernels.string.string_response``."""
 
     def __init__(self, structure: StringStructure, offset: int, scatter: _BandScatter):
         free = structure.element_free_index()  # (n_el, 8), -1 at fixed DOFs
@@ -65,11 +79,35 @@ class _StringPart:
         self.keep = np.flatnonzero(keep)
         self.flat = scatter.index(rows.ravel()[keep] + offset, cols.ravel()[keep] + offset)
         self.size = scatter.rows * scatter.n
+        model = structure.string
+        law = _law_code(model.spec.law)
+        self.compiled = law is not None
+        if self.compiled:
+            element_dofs = np.ascontiguousarray(model.basis.element_dofs.T)  # (n_el, 8)
+            self.arguments = (
+                np.ascontiguousarray(free, dtype=np.int64),
+                np.ascontiguousarray(model.q_prescribed[element_dofs], dtype=float),
+                np.ascontiguousarray(model.shape_slopes, dtype=float),
+                np.ascontiguousarray(model.shape_curvatures, dtype=float),
+                np.ascontiguousarray(model.ref_metric, dtype=float),
+                float(model.spec.bending_stiffness),
+                np.ascontiguousarray(model.ref_bending_strain, dtype=float),
+                np.ascontiguousarray(model.dx, dtype=float),
+                *law,
+            )
+            self.n_free = int(structure.n_dofs)
 
     def band(self, element_tangents: np.ndarray) -> np.ndarray:
         """The tangent in band storage (flat), summed by np.bincount in element order."""
         return np.bincount(
             self.flat, weights=element_tangents.reshape(-1)[self.keep], minlength=self.size
+        )
+
+    def response(self, q: np.ndarray, order: int):
+        """(f_int (n_free,), element tangents (n_el, 8, 8) for order 2, strain energy in J)
+        at the string's free coordinates q (``kernels.string.string_response``)."""
+        return string_kernels.string_response(
+            np.ascontiguousarray(q, dtype=float), *self.arguments, order, self.n_free
         )
 
 
@@ -136,10 +174,26 @@ class FlexibleBlock:
                 self.scatter.add_sparse(
                     k.reshape(self.mass.shape), st.tangent_stiffness(q[sl]), sl.start
                 )
+            elif part.compiled:  # the tension law compiled too
+                f[sl], tangents, _ = part.response(q[sl], 2)
+                k = add_entries(k, part.flat, part.keep, tangents)
             else:
                 f[sl], tangents = st.force_and_element_tangents(q[sl])
                 k += part.band(tangents)
         return f, k.reshape(self.mass.shape)
+
+    def internal_force(self, q) -> tuple[np.ndarray, dict]:
+        """(f_int(q) (n_flexible,) in N, {structure name: strain energy in J} of the strings
+        whose tension law is compiled, evaluated with their forces); the other structures'
+        forces are their ``internal_force``."""
+        f = np.empty(self.n)
+        elastic = {}
+        for st, sl, part in self.parts:
+            if isinstance(part, _StringPart) and part.compiled:
+                f[sl], _, elastic[st.name] = part.response(q[sl], 1)
+            else:
+                f[sl] = st.internal_force(q[sl])
+        return f, elastic
 
     def iteration_matrix(self, q, c: float, k: float):
         """Factors of ``M_f + c C_f(q) + k K_t(q)`` (the iteration matrix of a generalised-alpha
@@ -174,14 +228,25 @@ class FlexibleBlock:
         f, k = self._nonlinear(q)
         damping = self._damping(k)
         self._last = (np.array(q), damping)
-        force = self.load - f - _band_product(damping, self.band, u)
-        ab = self.mass + theta * h * damping + theta**2 * h**2 * k
+        force, ab = smooth_band(  # load - f - C u and M + theta h C + theta^2 h^2 K
+            self.load,
+            f,
+            damping,
+            int(self.band),
+            np.ascontiguousarray(u, dtype=float),
+            self.mass,
+            k,
+            theta * h,
+            theta**2 * h**2,
+        )
         return force, _solver(_factor(ab, self.band), self.band)
 
     def damping_product(self, q, x) -> np.ndarray:
         """C_f(q) x, (n_flexible,), N, for x (n_flexible,) in m/s: the damping matrix that
         ``step`` used at the same q (kept), else assembled at q."""
         if self.constant or not any(st.stiffness_damping for st, _, _ in self.parts):
+            if self.damping_matrix.nnz == 0:  # no damping (a string's own): exact zeros
+                return np.zeros(self.n)
             return self.damping_matrix @ x
         if self._last is None or not np.array_equal(self._last[0], q):
             _, stiffness = self._nonlinear(q)

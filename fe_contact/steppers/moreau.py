@@ -223,6 +223,7 @@ class MoreauJean(Stepper):
         }
         self._kinds = [pair_kind(system, k) for k in range(len(model.contacts))]
         self._end_forces = None  # (q, conservative forces at q) of the last sub-step's end
+        self._end_strain = None  # (q, the strings' strain energies at q) of the same state
         self._tree_mass = (None, None)  # (q_P, M_t(q_P)) of the last ``_smooth``
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
         self.events = []
@@ -365,7 +366,9 @@ class MoreauJean(Stepper):
         gaps = {key: dict(value) for key, value in self._gap_cache.items()}
         try:
             subs = self._advance(h, 0)
-            energy = energies(self.system, self.q, self.u, self.t, ws)  # at the end state
+            energy = energies(  # at the end state, the strings' strain energies kept
+                self.system, self.q, self.u, self.t, ws, self._strain_energies(self.q)
+            )
         except Exception:
             self.t, self.q, self.u, self._s = saved  # sub-steps of a failed step are undone
             for now, before in zip(searches, kept, strict=True):
@@ -491,7 +494,8 @@ class MoreauJean(Stepper):
         """dV/dq at q (module docstring, "Energy"): of the tree, gravity and joint springs
         (``bias_forces`` at rest, actuators at t = 0: they cancel in a difference), (n_tree,);
         of the structures, f_int(q) (their loads are constant), (n_flexible,); N or N m. Those
-        of the last sub-step's end are kept: they are the next one's start."""
+        of the last sub-step's end are kept: they are the next one's start (with the strings'
+        strain energies evaluated with them, ``_strain_energies``)."""
         last = self._end_forces
         if last is not None and last[0] is q:
             return last[1]
@@ -500,11 +504,23 @@ class MoreauJean(Stepper):
         tree = np.zeros(0)
         if s.tree is not None:
             tree = bias_forces(s.tree, q[lay.tree], np.zeros(lay.n_tree), 0.0)
-        flexible = np.zeros(0)
+        flexible, strain = np.zeros(0), {}
         if lay.n_flexible and not s.linear_flexible:
-            flexible = s.flexible_internal_force(q)
+            flexible, strain = self._flexible.internal_force(q[lay.flexible])
         self._end_forces = (q, (tree, flexible))
+        self._end_strain = (q, strain)
         return tree, flexible
+
+    def _strain_energies(self, q) -> dict | None:
+        """{structure name: strain energy at q, J} of the strings whose tension law is compiled
+        (``FlexibleBlock.internal_force``; those of the last sub-step's end are kept), None
+        without such strings."""
+        if not self.system.layout.n_flexible or self.system.linear_flexible:
+            return None
+        last = self._end_strain
+        if last is None or last[0] is not q:
+            self._end_strain = (q, self._flexible.internal_force(q[self.system.layout.flexible])[1])
+        return self._end_strain[1]
 
     def _smooth_work(self, q_a, q_p, q_e, u_a, u_e, u_theta, h) -> dict:
         """The smooth forces' work over a sub-step from (q_A, u_A) to (q_E, u_E) (module
