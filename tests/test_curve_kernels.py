@@ -37,7 +37,10 @@ def test_uniform_cubic_bspline_equals_its_closed_form_segment_with_three_derivat
             want = [
                 float(
                     4**k
-                    * sum(sp.diff(b, t, k).subs(t, local) * points[i + j, c] for j, b in enumerate(blend))
+                    * sum(
+                        sp.diff(b, t, k).subs(t, local) * points[i + j, c]
+                        for j, b in enumerate(blend)
+                    )
                     / 6
                 )
                 for c in (0, 1)
@@ -97,7 +100,7 @@ def test_contact_pair_of_two_facing_parabolas_is_the_root_of_their_cubic():
     roots = np.roots([-4.0, 0.0, 2.0 * h - 2.0, c])
     x = float(roots[np.abs(roots.imag) < 1e-9].real[0])
     k = Curve.bezier(PARABOLA).spline
-    status, eta_k, eta_l = kernel.closest_pair(
+    status, eta_k, eta_l = kernel.pair_newton(
         *k, math.pi, np.array([c, h]), *k, 0.0, np.zeros(2), 0.4, 0.6, 1e-13
     )
     assert status == kernel.FOUND
@@ -109,11 +112,11 @@ def test_two_parallel_straight_profiles_have_no_isolated_pair():
     """Two straight segments with opposite directions: T_k x T_l = 0 for every pair, a singular
     Jacobian (FLAT), as for a straight line: FLAT."""
     segment = Curve.bezier([(0.0, 0.0), (1.0, 0.0)]).spline
-    status, _, _ = kernel.closest_pair(
+    status, _, _ = kernel.pair_newton(
         *segment, math.pi, np.array([1.0, -0.1]), *segment, 0.0, np.zeros(2), 0.5, 0.5, 1e-13
     )
     assert status == kernel.FLAT
-    status, _ = kernel.support_point(*segment, 0.0, np.array([0.0, 1.0]), 0.5, 1e-13)
+    status, _ = kernel.support_newton(*segment, 0.0, np.array([0.0, 1.0]), 0.5, 1e-13)
     assert status == kernel.FLAT
 
 
@@ -125,10 +128,10 @@ def test_support_point_of_a_turned_parabola_is_its_lowest_point():
     k = Curve.bezier(PARABOLA).spline
     n = np.array([0.0, 1.0])
     theta = 0.3
-    status, eta = kernel.support_point(*k, theta, n, 0.5, 1e-13)
+    status, eta = kernel.support_newton(*k, theta, n, 0.5, 1e-13)
     assert status == kernel.FOUND
     assert eta == pytest.approx((1.0 - math.tan(theta) / 2.0) / 2.0, abs=1e-12)
-    status, eta = kernel.support_point(*k, 0.3, -n, 0.5, 1e-13)  # the top: the wrong side
+    status, eta = kernel.support_newton(*k, 0.3, -n, 0.5, 1e-13)  # the top: the wrong side
     assert status == kernel.WRONG_SIDE
-    status, _ = kernel.support_point(*k, 1.5, n, 0.5, 1e-13)
+    status, _ = kernel.support_newton(*k, 1.5, n, 0.5, 1e-13)
     assert status == kernel.BEYOND

@@ -91,14 +91,14 @@ def _search(curve_k, frame_k, curve_l, frame_l) -> tuple[float, float]:
 
 def closest_pair(curve_k, frame_k, curve_l, frame_l, guess=None, tol: float = 1e-13):
     """(eta_k, eta_l) of the candidate contact points (000 eqs. 5-6, Newton in
-    ``kernels.curves.closest_pair``), or None (module docstring: parallel flats, or a solution
+    ``kernels.curves.pair_newton``), or None (module docstring: parallel flats, or a solution
     beyond an end of a curve). ``guess``: a warm start (eta_k, eta_l) or None for the global
     search."""
     starts = [] if guess is None else [tuple(guess)]
     starts.append(None)
     for start in starts:
         eta = _search(curve_k, frame_k, curve_l, frame_l) if start is None else start
-        status, eta_k, eta_l = kernel.closest_pair(
+        status, eta_k, eta_l = kernel.pair_newton(
             *curve_k.spline,
             float(frame_k.angle),
             np.ascontiguousarray(frame_k.origin, dtype=float),

@@ -54,13 +54,13 @@ def _global_start(curve, frame, normal, point) -> float:
 def support_point(curve, frame, normal, starts, tol: float = 1e-13):
     """eta of the support point of the curve (in ``frame``) in the direction -``normal``:
     n . T(eta) = 0 with the curve's outward normal against n (module docstring; Newton in
-    ``kernels.curves.support_point``), or None (a flat parallel to the line, or the support
+    ``kernels.curves.support_newton``), or None (a flat parallel to the line, or the support
     point beyond an end of the curve). ``starts``: starting values of eta tried in turn
     (callables are evaluated when reached)."""
     normal = np.ascontiguousarray(normal, dtype=float)
     for start in starts:
         eta = float(start() if callable(start) else start)
-        status, eta = kernel.support_point(*curve.spline, float(frame.angle), normal, eta, tol)
+        status, eta = kernel.support_newton(*curve.spline, float(frame.angle), normal, eta, tol)
         if status == kernel.FOUND:
             return float(eta)
     return None

@@ -5,9 +5,9 @@ solves of the contact point, each on one curve in a body frame (rotation by ``an
 
 * ``closest_point``: the parameter of a curve's point closest to a point, Newton on the
   orthogonality condition (p - p0) . p1 = 0 (000 eq. 6 with a point for the other curve);
-* ``closest_pair``: the candidate contact pair (eta_k, eta_l) of two curves, Newton on
+* ``pair_newton``: the candidate contact pair (eta_k, eta_l) of two curves, Newton on
   f1 = T_k x T_l = 0, f2 = (Z_k - Z_l) . T_l = 0 (000 eqs. 5-6);
-* ``support_point``: the support point of a curve in the direction -n of a line's normal,
+* ``support_newton``: the support point of a curve in the direction -n of a line's normal,
   Newton on n . T(eta) = 0 (000 eq. 5 with a straight second curve).
 
 A curve is given as ``curves.Curve`` holds it: ``knots`` (n_coef + degree + 1,) of the spline
@@ -42,11 +42,11 @@ __all__ = [
     "FOUND",
     "NOT_CONVERGED",
     "WRONG_SIDE",
-    "closest_pair",
+    "pair_newton",
     "closest_point",
     "curve_derivatives",
     "curve_points",
-    "support_point",
+    "support_newton",
 ]
 
 
@@ -193,7 +193,7 @@ def closest_point(knots, coefficients, degree, a, b, px, py, eta, tol):
 
 
 @njit(cache=True)
-def closest_pair(
+def pair_newton(
     knots_k,
     coef_k,
     degree_k,
@@ -264,7 +264,7 @@ def closest_pair(
 
 
 @njit(cache=True)
-def support_point(knots, coefficients, degree, a, b, angle, normal, eta, tol):
+def support_newton(knots, coefficients, degree, a, b, angle, normal, eta, tol):
     """(status, eta): the support point of the curve (in the frame of ``angle`` rad) in the
     direction -``normal`` (2,), Newton on n . T(eta) = 0 from ``eta``, at most 40 iterations
     damped to a tenth of the parameter range; FOUND only where the curve's outward normal
