@@ -1,5 +1,6 @@
 """Planar parametric curves for contact profiles: Bézier curves of any degree and B-splines
-given by their control polygons (Bauchau (000), sec. 2.2), evaluated with scipy's ``BSpline``.
+given by their control polygons (Bauchau (000), sec. 2.2), evaluated by the compiled kernels of
+``kernels.curves``.
 
 A curve maps its parameter eta in [0, 1] (a material coordinate along the curve that does not
 measure length) to a point p0(eta) in the frame of the body that carries it, with the
@@ -24,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import BSpline
 
 from . import validation as check
+from .kernels import curves as kernel
 
 PERP = np.array([[0.0, -1.0], [1.0, 0.0]])  # turns a planar vector by +90 degrees
 
@@ -88,14 +89,18 @@ class RigidCurvePoint:
 
 
 class Curve:
-    """A planar B-spline curve on eta in [0, 1] (use ``Curve.bezier`` or ``Curve.bspline``).
+    """A planar B-spline curve on eta in [0, 1] (use ``Curve.bezier`` or ``Curve.bspline``),
+    evaluated by the compiled kernels of ``kernels.curves`` (de Boor's basis functions and their
+    derivatives; the same polynomials as scipy's ``BSpline`` on these knots).
 
     Parameters
     ----------
-    spline : scipy.interpolate.BSpline
-        The spline of the curve, vector-valued (2 components, m).
+    knots : ndarray, shape (n_points + degree + 1,)
+        The knot vector in the spline's own parameter.
     control_points : ndarray, shape (n_points, 2)
         Its control points, m.
+    degree : int
+        The polynomial degree, >= 1.
     kind : str
         "bezier" or "bspline".
     eta_range : tuple of float, shape (2,)
@@ -115,18 +120,21 @@ class Curve:
     0.5
     """
 
-    def __init__(self, spline: BSpline, control_points: np.ndarray, kind: str, eta_range):
-        self._spline = spline
-        self._derivatives = [
-            spline.derivative(k) if k <= spline.k else _zero for k in (1, 2, 3)
-        ]  # above the degree, a derivative vanishes
-        self.control_points = control_points
+    def __init__(self, knots, control_points: np.ndarray, degree: int, kind: str, eta_range):
+        self.knots = np.ascontiguousarray(knots, dtype=float)
+        self.control_points = np.ascontiguousarray(control_points, dtype=float)
         self.kind = kind
-        self.degree = int(spline.k)
+        self.degree = int(degree)
         # eta in [0, 1] spans the knots from 0 for a Bezier curve and a clamped B-spline, the
         # middle N - d spans (from knot d >= 1) for a uniform one
         self.clamped = float(eta_range[0]) == 0.0
-        self._a, self._b = eta_range  # eta in [0, 1] -> knot parameter a + (b - a) eta
+        self._a, self._b = float(eta_range[0]), float(eta_range[1])
+
+    @property
+    def spline(self) -> tuple:
+        """(knots, control_points, degree, a, b): the curve as the kernels of
+        ``kernels.curves`` take it (eta in [0, 1] is the knot parameter a + (b - a) eta)."""
+        return self.knots, self.control_points, self.degree, self._a, self._b
 
     def __eq__(self, other) -> bool:
         """Value equality: the same kind, degree, clamping and control points (exactly, as
@@ -155,7 +163,7 @@ class Curve:
         points = _points("Curve.bezier.control_points", control_points, 2)
         d = len(points) - 1
         knots = np.concatenate((np.zeros(d + 1), np.ones(d + 1)))
-        return cls(BSpline(knots, points, d), points, "bezier", (0.0, 1.0))
+        return cls(knots, points, d, "bezier", (0.0, 1.0))
 
     @classmethod
     def bspline(cls, control_points, degree: int = 3, clamped: bool = True) -> Curve:
@@ -173,22 +181,25 @@ class Curve:
         else:
             knots = np.arange(n + degree + 1, dtype=float)
             span = (float(degree), float(n))
-        return cls(BSpline(knots, points, degree), points, "bspline", span)
+        return cls(knots, points, degree, "bspline", span)
 
-    def _knot(self, eta) -> np.ndarray:
-        return self._a + (self._b - self._a) * np.asarray(eta, dtype=float)
+    def derivatives(self, eta, order: int = 0) -> np.ndarray:
+        """p0 and its eta-derivatives up to ``order`` (0-3) at the parameters ``eta`` (m,)
+        (extrapolated beyond [0, 1]): (m, order + 1, 2), m per unit eta^k."""
+        etas = np.ascontiguousarray(eta, dtype=float).reshape(-1)
+        return kernel.curve_points(*self.spline, etas, int(order))
 
     def position(self, eta) -> np.ndarray:
         """p0 at eta (scalar: (2,); array (m,): (m, 2)), m."""
-        return self._spline(self._knot(eta))
+        shape = np.shape(eta)
+        return self.derivatives(eta)[:, 0, :].reshape(shape + (2,))
 
     def at(self, eta: float) -> RigidCurvePoint:
         """The geometry at eta in [0, 1] (000 eqs. 2-3)."""
         eta = check.real("Curve.at.eta", eta, low=0.0, high=1.0)
-        x = self._knot(eta)
-        scale = self._b - self._a
-        p0 = self._spline(x)
-        p1, p2, p3 = (scale ** (k + 1) * d(x) for k, d in enumerate(self._derivatives))
+        out = np.empty((4, 2))
+        kernel.curve_derivatives(*self.spline, eta, out)
+        p0, p1, p2, p3 = out
         speed = float(np.hypot(*p1))
         if not speed > 0.0:
             raise ValueError(
@@ -216,31 +227,16 @@ class Curve:
         """The parameter eta in [0, 1] of the curve's point closest to ``point`` (2,) m.
 
         Newton on the orthogonality condition (point - p0) . p1 = 0 (000 eq. 6 with a point for
-        the other curve) from ``eta_guess``; without a guess, a global search first: the
-        nearest of 20 N + 1 samples along the curve (N control points). An end of the curve is returned when the
-        closest point lies there."""
+        the other curve; ``kernels.curves.closest_point``) from ``eta_guess``; without a guess,
+        a global search first: the nearest of 20 N + 1 samples along the curve (N control
+        points). An end of the curve is returned when the closest point lies there."""
         p = np.asarray(check.vector("Curve.closest.point", point, unit="m"))
         if eta_guess is None:
             samples = np.linspace(0.0, 1.0, 20 * len(self.control_points) + 1)
             eta = float(samples[np.argmin(np.sum((self.position(samples) - p) ** 2, axis=1))])
         else:
             eta = min(max(check.real("Curve.closest.eta_guess", eta_guess), 0.0), 1.0)
-        for _ in range(50):
-            g = self.at(eta)
-            d = p - g.position
-            f = float(d @ g.p1)
-            df = float(d @ g.p2 - g.p1 @ g.p1)
-            if df >= 0.0:  # not a minimum of the distance along the curve: a gradient step
-                df = -float(g.p1 @ g.p1)
-            new = min(max(eta - f / df, 0.0), 1.0)
-            if abs(new - eta) <= tol:
-                return new
-            eta = new
-        return eta
-
-
-def _zero(x) -> np.ndarray:
-    return np.zeros(np.shape(x) + (2,))
+        return float(kernel.closest_point(*self.spline, float(p[0]), float(p[1]), eta, tol))
 
 
 def _points(name: str, value, minimum: int) -> np.ndarray:

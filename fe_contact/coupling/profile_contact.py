@@ -65,17 +65,16 @@ import dataclasses
 
 import numpy as np
 
+from ..kernels import curves as kernel
 from ..model import Line, Profile
 from .frames import body_frame
 from .kinematics import ContactKinematics
 from .profile_geometry import (
-    SAMPLES,
     box_distance,
-    cross2,
     far_apart,
     polygon_box,
     touching,
-    world_point,
+    world_samples,
 )
 from .profile_line import line_build
 from .profile_structure import structure_build
@@ -83,50 +82,35 @@ from .profile_structure import structure_build
 
 def _search(curve_k, frame_k, curve_l, frame_l) -> tuple[float, float]:
     """The nearest pair of sampled points (eta_k, eta_l)."""
-    ek = np.linspace(0.0, 1.0, SAMPLES * len(curve_k.control_points) + 1)
-    el = np.linspace(0.0, 1.0, SAMPLES * len(curve_l.control_points) + 1)
-    zk = curve_k.position(ek) @ frame_k.rotation.T + frame_k.origin
-    zl = curve_l.position(el) @ frame_l.rotation.T + frame_l.origin
+    ek, zk = world_samples(curve_k, frame_k)
+    el, zl = world_samples(curve_l, frame_l)
     d2 = np.sum((zk[:, None, :] - zl[None, :, :]) ** 2, axis=2)
     i, j = np.unravel_index(np.argmin(d2), d2.shape)
     return float(ek[i]), float(el[j])
 
 
 def closest_pair(curve_k, frame_k, curve_l, frame_l, guess=None, tol: float = 1e-13):
-    """(eta_k, eta_l) of the candidate contact points (000 eqs. 5-6), or None (module
-    docstring: parallel flats, or a solution beyond an end of a curve). ``guess``: a warm
-    start (eta_k, eta_l) or None for the global search."""
+    """(eta_k, eta_l) of the candidate contact points (000 eqs. 5-6, Newton in
+    ``kernels.curves.pair_newton``), or None (module docstring: parallel flats, or a solution
+    beyond an end of a curve). ``guess``: a warm start (eta_k, eta_l) or None for the global
+    search."""
     starts = [] if guess is None else [tuple(guess)]
     starts.append(None)
     for start in starts:
-        eta = np.array(_search(curve_k, frame_k, curve_l, frame_l) if start is None else start)
-        for _ in range(30):
-            zk, tk, tk1 = world_point(curve_k, frame_k, eta[0])
-            zl, tl, tl1 = world_point(curve_l, frame_l, eta[1])
-            d = zk - zl
-            f = np.array([cross2(tk, tl), float(d @ tl)])
-            jac = np.array(
-                [[cross2(tk1, tl), cross2(tk, tl1)], [float(tk @ tl), float(d @ tl1 - tl @ tl)]]
-            )
-            det = np.linalg.det(jac)
-            scale = float((tk @ tk) * (tl @ tl))
-            if not abs(det) > 1e-12 * scale:
-                break  # parallel flats: no isolated candidate pair
-            step = np.linalg.solve(jac, f)
-            # damped: at most a tenth of the parameter range per iteration
-            size = np.max(np.abs(step))
-            if size > 0.1:
-                step *= 0.1 / size
-            new = eta - step
-            if np.any(new < -1e-9) or np.any(new > 1.0 + 1e-9):
-                new = np.clip(new, 0.0, 1.0)
-                if np.allclose(new, eta, atol=tol, rtol=0.0):
-                    break  # pushed past an end: no contact point inside the curves
-            if np.max(np.abs(new - eta)) <= tol:
-                if float(tk @ tl) < 0.0:  # opposite tangents: the outside pair
-                    return float(new[0]), float(new[1])
-                break
-            eta = new
+        eta = _search(curve_k, frame_k, curve_l, frame_l) if start is None else start
+        status, eta_k, eta_l = kernel.pair_newton(
+            *curve_k.spline,
+            float(frame_k.angle),
+            np.ascontiguousarray(frame_k.origin, dtype=float),
+            *curve_l.spline,
+            float(frame_l.angle),
+            np.ascontiguousarray(frame_l.origin, dtype=float),
+            float(eta[0]),
+            float(eta[1]),
+            tol,
+        )
+        if status == kernel.FOUND:
+            return float(eta_k), float(eta_l)
     return None
 
 
@@ -144,14 +128,16 @@ def _build(system, k: int, q, u, guess):
     profile = pair.profile
     if isinstance(profile, Profile):
         frame_k = body_frame(system, profile.body, q, u)
-        box = box_distance(polygon_box(profile.curve, frame_k), polygon_box(target.curve, frame_l))
-        if box > 0.0 and guess is None:
-            return far_apart(box, n), None
+        if guess is None:
+            box = box_distance(
+                polygon_box(profile.curve, frame_k), polygon_box(target.curve, frame_l)
+            )
+            if box > 0.0:
+                return far_apart(box, n), None
         etas = closest_pair(profile.curve, frame_k, target.curve, frame_l, guess)
         if etas is None:
             return None, None
-        gk = profile.curve.at(etas[0])
-        zk, vk, jk, _ = frame_k.point(gk.position)
+        zk, vk, jk, _ = frame_k.point(profile.curve.position(etas[0]))
         radius, jw, w = 0.0, None, 0.0
     else:
         frame_k = body_frame(system, profile.body, q, u)

@@ -21,10 +21,17 @@ def cross2(a, b) -> float:
 
 
 def world_point(curve, frame, eta: float):
-    """(Z, T, T') of curve point eta in the plane."""
-    g = curve.at(eta)
+    """(Z, T, T') of curve point eta in the plane (000 eq. 4)."""
+    p0, p1, p2 = curve.derivatives(eta, 2)[0]
     R = frame.rotation
-    return R @ g.position + frame.origin, R @ g.p1, R @ g.p2
+    return R @ p0 + frame.origin, R @ p1, R @ p2
+
+
+def world_samples(curve, frame, n_per_point: int = SAMPLES):
+    """(eta, Z): ``n_per_point`` N + 1 parameters equally spaced on [0, 1] (N control points)
+    and the curve's points there in the plane, (m,) and (m, 2) m."""
+    eta = np.linspace(0.0, 1.0, n_per_point * len(curve.control_points) + 1)
+    return eta, curve.position(eta) @ frame.rotation.T + frame.origin
 
 
 def polygon_box(curve, frame):

@@ -40,45 +40,29 @@ from __future__ import annotations
 import numpy as np
 
 from ..curves import PERP
+from ..kernels import curves as kernel
 from .frames import body_frame
-from .profile_geometry import SAMPLES, far_apart, touching, world_point
+from .profile_geometry import far_apart, touching, world_samples
 
 
 def _global_start(curve, frame, normal, point) -> float:
     """eta of the least of n . (Z - p) over 40 N samples of the curve (N control points)."""
-    eta = np.linspace(0.0, 1.0, SAMPLES * len(curve.control_points) + 1)
-    z = curve.position(eta) @ frame.rotation.T + frame.origin
+    eta, z = world_samples(curve, frame)
     return float(eta[int(np.argmin((z - point) @ normal))])
 
 
 def support_point(curve, frame, normal, starts, tol: float = 1e-13):
     """eta of the support point of the curve (in ``frame``) in the direction -``normal``:
-    n . T(eta) = 0 with the curve's outward normal against n (module docstring), or None (a
-    flat parallel to the line, or the support point beyond an end of the curve). ``starts``:
-    starting values of eta tried in turn (callables are evaluated when reached)."""
-    normal = np.asarray(normal, dtype=float)
+    n . T(eta) = 0 with the curve's outward normal against n (module docstring; Newton in
+    ``kernels.curves.support_newton``), or None (a flat parallel to the line, or the support
+    point beyond an end of the curve). ``starts``: starting values of eta tried in turn
+    (callables are evaluated when reached)."""
+    normal = np.ascontiguousarray(normal, dtype=float)
     for start in starts:
         eta = float(start() if callable(start) else start)
-        for _ in range(40):
-            _, tk, tk1 = world_point(curve, frame, eta)
-            f = float(normal @ tk)
-            df = float(normal @ tk1)
-            if not abs(df) > 1e-12 * float(tk @ tk):
-                break  # a flat parallel to the line: no isolated contact point
-            step = f / df
-            if abs(step) > 0.1:  # damped: a tenth of the parameter range per iteration
-                step = 0.1 * np.sign(step)
-            new = eta - step
-            if new < -1e-9 or new > 1.0 + 1e-9:
-                new = min(max(new, 0.0), 1.0)
-                if abs(new - eta) <= tol:
-                    break  # pushed past an end: the support point is not on the curve
-            if abs(new - eta) <= tol:
-                outward = frame.vector(curve.at(new).normal)
-                if float(outward @ normal) < 0.0:  # the outward normal against n
-                    return float(new)
-                break
-            eta = new
+        status, eta = kernel.support_newton(*curve.spline, float(frame.angle), normal, eta, tol)
+        if status == kernel.FOUND:
+            return float(eta)
     return None
 
 

@@ -9,13 +9,13 @@ import numpy as np
 from ..curves import PERP
 from .frames import body_frame
 from .profile_geometry import (
-    SAMPLES,
     box_distance,
     cross2,
     far_apart,
     polygon_box,
     touching,
     world_point,
+    world_samples,
 )
 
 _PER_ELEMENT = 8  # centre-line samples per element for the global start and the box test
@@ -31,8 +31,7 @@ def centre_line_samples(structure):
 def _global_start(curve, frame, samples, points, side: int) -> tuple[float, float]:
     """(eta, s) of the profile sample of least signed distance to the centre line (module
     ``profile_contact`` docstring) and its nearest centre-line sample."""
-    eta = np.linspace(0.0, 1.0, SAMPLES * len(curve.control_points) + 1)
-    z = curve.position(eta) @ frame.rotation.T + frame.origin
+    eta, z = world_samples(curve, frame)
     d2 = np.sum((z[:, None, :] - points[None, :, :]) ** 2, axis=2)
     j = np.argmin(d2, axis=1)
     slope = np.gradient(points, samples.s, axis=0)

@@ -113,7 +113,8 @@ def pin(geometry: Geometry) -> tuple[float, float]:
     makes the vertical cam's nose reach ``interference`` into the undeformed skid."""
     skid = skid_curve()
     x = -geometry.pin_offset  # skid's local x below which the nose ends up
-    eta = min(np.linspace(0.25, 0.75, 20001), key=lambda e: abs(skid.position(e)[0] - x))
+    etas = np.linspace(0.25, 0.75, 20001)  # the skid's lower flank, scanned in one call
+    eta = etas[np.argmin(np.abs(skid.position(etas)[:, 0] - x))]  # the first of equal ones
     bottom = float(skid.position(eta)[1])
     nose = float(cam_curve().position(0.5)[0])
     return 0.5 * LENGTH - geometry.pin_offset, bottom + geometry.interference - nose
