@@ -38,6 +38,9 @@ from ..kernels import announce_compilation
 from ..kernels.beam import (
     ELEMENT,
     GAP,
+    H00,
+    H01,
+    H11,
     NX,
     PX,
     QX,
@@ -177,6 +180,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             acc_prev,
             h_prev,
             self._prev(),
+            self._multipliers(),
             cstate,
             self._s,
             self.tol,
@@ -207,9 +211,10 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         pieces = _pieces(
             self.q.size, ind.size, self.part.dependent.size, slip_sign.size, self.plan.P[6]
         )
-        q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = _split(
-            flat, pieces
+        (q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, hess, mass_tree, forces) = (
+            _split(flat, pieces)
         )
+        on_beam = self.plan.contacts[4] >= 0
         contacts = tuple(
             ContactKinematics(
                 parameter=float(r[S]),
@@ -226,6 +231,12 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
                 remainder=float(r[REM]),
                 parameter_rate=float(r[SRATE]),
                 tangent_remainder=float(r[REM_T]),
+                gap_hessian=(
+                    (hess[i, :2].T, np.array([[r[H00], r[H01]], [r[H01], r[H11]]]))
+                    if on_beam[i]
+                    else None
+                ),
+                remainder_gradient=hess[i, 2] if on_beam[i] else None,
             )
             for i, r in enumerate(rec)
         )
@@ -264,15 +275,31 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         return cstate
 
     def _prev(self) -> tuple:
-        """(q, u, phi, J, phi_t, t, W_T) of the committed evaluation (``kernels.loop.steps``):
-        W_T (n_c, n) is the base of a rolling circle's position value."""
+        """(q, u, phi, J, phi_t, t, W_T, Hessian columns, Hessian cores) of the committed
+        evaluation (``kernels.loop.steps``): W_T (n_c, n) is the base of a rolling circle's
+        position value; the columns (n_c, 3, n) and cores (n_c, 3) of the contacts' gap
+        Hessians (``kinematics.gap_hessian``; zeros for none) curve the first iterate's
+        dependent step."""
         ev = self.evaluation
         n_c = len(self._slip_sign)
         w_t = np.zeros((n_c, ev.q.size))
+        hess = np.zeros((n_c, 3, ev.q.size))
+        core = np.zeros((n_c, 3))
         for i, c in enumerate(ev.contacts[:n_c]):
             if c is not None and self._stick[i] is not None:
                 w_t[i] = c.w_tangent
-        return (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t), w_t)
+            if c is not None and c.gap_hessian is not None:
+                U, C = c.gap_hessian
+                hess[i, :2] = U.T
+                core[i] = C[0, 0], C[0, 1], C[1, 1]
+        return (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t), w_t, hess, core)
+
+    def _multipliers(self) -> np.ndarray:
+        """The committed multipliers, those of the first iterate's curvature terms (an empty
+        array when they are not of the present rows: no curvature terms then, as in
+        ``ContactStates._closed_normals``)."""
+        lam = np.asarray(self.multipliers, dtype=float)
+        return lam if lam.size == self.evaluation.phi.size else np.zeros(0)
 
     def _take_batch(self, n_max: int):
         """Up to n_max full steps in one compiled call from the committed state, committed
@@ -334,6 +361,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             acc_prev,
             h_prev,
             self._prev(),
+            self._multipliers(),
             cstate,
             self._s.copy(),
             self.tol,
