@@ -10,7 +10,10 @@ symmetric positive definite for linear beams with Rayleigh damping), the Newton 
 step's energies and the scheme's own loss, all on flat arrays laid out by ``StateLayout``.
 Python is touched once per step. The equations, the tests and the order of the iterates are
 those of the Python step, so the trajectories agree to round-off (the factorisation and the
-order of the sums differ).
+order of the sums differ). The iteration matrix holds the curvature terms of the contacts on
+beams (``kernels.curvature``, the Python step's kernel too): a point running at 80 m/s along a
+tensioned wire of 5000 elements takes 5 iterations per step with them, 45 and step halvings
+without.
 
 What it takes (``unsupported`` says why a system is not taken): a tree (revolute and
 prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``) or none,
