@@ -130,7 +130,7 @@ def test_contact_row_is_the_derivative_of_the_normal_acceleration():
 
     Tolerance: f is a quadratic form in dz but for the closest point's and the normal's
     dependence on q, smooth on the scale of the element; the step eps_a = 1 m/s^2 moves q by
-    beta' eps_a = 2.6e-7 m, leaving third-order terms far below 1e-9; the closest point's
+    beta' eps_a = 2.5e-7 m, leaving third-order terms far below 1e-9; the closest point's
     tolerance (4e-14 m) moves f by about |n . R_s| |q''| 4e-14 ~ 2e-11 per evaluation, 1e-11
     over 2 eps_a; round-off eps |f| / eps_a ~ 1e-14. 1e-8 times the largest entry (2.7) bounds
     them (we see 1.3e-10 of it)."""

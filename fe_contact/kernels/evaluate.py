@@ -34,7 +34,8 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
     contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
     when a contact left its beam), and per contact the columns v, w of its gap's Hessian and
-    its remainder gradient (n_c, 3, n) (``kernels.beam.contact``; zeros on a rigid line). cstate (n_c, 5): per contact its slip sign, 1 while it
+    its remainder gradient (n_c, 3, n) (``kernels.beam.contact``; zeros on a rigid line).
+    cstate (n_c, 5): per contact its slip sign, 1 while it
     sticks (else 0), and its anchor s* and t* (``StickAnchor``); qb and wb (n_c, n) the
     committed state's q and W_T rows, the base of a rolling circle's position value
     (``constraints.rolling_position``). (M_t and F are computed also

@@ -211,14 +211,22 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs, nb):
     n = rhs.size
     nf = n - nt
     m = jac.shape[0]
-    Z = np.empty((nf, m + 1))
+    # G_f^-1 J_Sigma,f^T column by column, for the rows not zero on the structures (a drive's
+    # row is): a zero column stays zero
+    live = np.empty(m, np.int64)
+    n_live = 0
+    for i in range(m):
+        for k in range(nf):
+            if js[i, nt + k] != 0.0:
+                live[n_live] = i
+                n_live += 1
+                break
+    Z = np.empty((nf, n_live + 1))
     for k in range(nf):
         Z[k, 0] = rhs[nt + k]
-        for i in range(m):
-            Z[k, 1 + i] = js[i, nt + k]
+        for c in range(n_live):
+            Z[k, 1 + c] = js[live[c], nt + k]
     band_solve(Lg, Z)
-    Wr = Z[:, 0]
-    W = Z[:, 1:]
     size = nt + m
     small = np.zeros((size, size))
     b = np.empty(size)
@@ -232,15 +240,17 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs, nb):
     for i in range(m):
         for j in range(nt):
             small[nt + i, j] = jac[i, j]
+        # J_f W over the stored entries of the row (a contact's: its element's few columns),
+        # each sum in the order of k as over the whole row
         acc = 0.0
         for k in range(nf):
-            acc += jac[i, nt + k] * Wr[k]
+            a = jac[i, nt + k]
+            if a == 0.0:
+                continue
+            acc += a * Z[k, 0]
+            for c in range(n_live):
+                small[nt + i, nt + live[c]] += a * Z[k, 1 + c]
         b[nt + i] = -acc
-        for j in range(m):
-            acc = 0.0
-            for k in range(nf):
-                acc += jac[i, nt + k] * W[k, j]
-            small[nt + i, nt + j] = acc
     for i in range(m - nb, m):
         small[nt + i, nt + i] -= 1.0
     lu, piv, rc = lu_decompose(small)
@@ -250,9 +260,9 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs, nb):
     X = np.empty(n)
     X[:nt] = x[:nt]
     for k in range(nf):
-        acc = Wr[k]
-        for j in range(m):
-            acc += W[k, j] * x[nt + j]
+        acc = Z[k, 0]
+        for c in range(n_live):
+            acc += Z[k, 1 + c] * x[nt + live[c]]
         X[nt + k] = acc
     return X
 

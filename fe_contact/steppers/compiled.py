@@ -12,7 +12,7 @@ Python is touched once per step. The equations, the tests and the order of the i
 those of the Python step, so the trajectories agree to round-off (the factorisation and the
 order of the sums differ). The iteration matrix holds the curvature terms of the contacts on
 beams (``kernels.curvature``, the Python step's kernel too): a point running at 80 m/s along a
-tensioned wire of 5000 elements takes 5 iterations per step with them, 45 and step halvings
+tensioned wire of 5000 elements takes 5 iterations per step with them, 44 and step halvings
 without.
 
 What it takes (``unsupported`` says why a system is not taken): a tree (revolute and
