@@ -159,8 +159,8 @@ def test_compiled_step_on_100_elements_matches_the_python_step():
     reaches the round-off floor of the stiff, fine mesh and the floor enters the Newton test
     (``GeneralizedAlpha._converged``): the compiled step follows the Python step. The test
     accepts an iterate that no longer contracts within 1e4 times its bounds, so the two
-    steps may stop on different iterates at that level (we see 3.6e-10 of the range in q,
-    7e-9 and 4e-9 relative in u and the multipliers over 30 steps; on 10 elements
+    steps may stop on different iterates at that level (we see 5.6e-10 of the range in q,
+    5.6e-9 and 3.4e-9 relative in u and the multipliers over 30 steps; on 10 elements
     ``tests/test_compiled.py`` holds 1e-10 and 1e-8): bounds 1e-8 and 1e-7."""
     system = assemble(sliding_mass_model(0.2, 100))
     q0, u0 = sliding_mass_initial_state(system)
@@ -178,4 +178,10 @@ def test_compiled_step_on_100_elements_matches_the_python_step():
     lam_py = np.array([a.multipliers for a, _ in reports])
     lam_cc = np.array([b.multipliers for _, b in reports])
     assert np.max(np.abs(lam_py - lam_cc)) <= 1e-7 * np.max(np.abs(lam_py))
-    assert abs(cc.n_newton - py.n_newton) <= 2  # as on 10 elements
+    # stopping on different iterates at the round-off floor costs one iterate more or less in a
+    # few steps: 4 of the 30 steps before the contact's curvature terms were in the iteration
+    # matrix (148 against 147 iterations), 3 steps with them (100 against 103, all three one
+    # more on the compiled step); on 10 elements the totals agree to 2
+    its = np.array([(a.n_newton, b.n_newton) for a, b in reports])
+    assert np.all(np.abs(its[:, 0] - its[:, 1]) <= 1)
+    assert np.count_nonzero(its[:, 0] != its[:, 1]) <= 5

@@ -16,9 +16,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# fields of a contact record (``contact``): one float row per contact
-S, ELEMENT, PX, PY, QX, QY, NX, NY, TX, TY, GAP, VN, VT, REM, SRATE, REM_T = range(16)
-N_FIELDS = 16
+# fields of a contact record (``contact``): one float row per contact; H00, H01, H11 the core C
+# of the gap's Hessian d^2 g / dq^2 = U C U^T (``coupling.kinematics.gap_hessian``, zero on a
+# rigid line), whose columns U = [v, w] and the remainder gradient are the contact's ``hessian``
+S, ELEMENT, PX, PY, QX, QY, NX, NY, TX, TY, GAP, VN, VT, REM, SRATE, REM_T, H00, H01, H11 = range(
+    19
+)
+N_FIELDS = 19
 
 
 def beam_arrays(structures, layout) -> tuple:
@@ -154,11 +158,20 @@ def closest(B, b, px, py, q, s_guess, tol):
 
 
 @njit(cache=True)
-def contact(B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, out, wn, wt):
+def contact(
+    B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, out, wn, wt, hessian
+):
     """Contact kinematics of a profile (centre c, velocity cv, Jacobian Jc (2, n_tree),
     acceleration remainder ac, angular row jw, angular velocity omega_body) with beam b at s
-    (``coupling.kinematics.structure_contact``): the record ``out`` (N_FIELDS,) and the rows
-    W_N, W_T (n,), filled in place."""
+    (``coupling.kinematics.structure_contact``): the record ``out`` (N_FIELDS,), the rows
+    W_N, W_T (n,) and ``hessian`` (3, n) = (v, w, remainder gradient), filled in place.
+
+    The gap's Hessian (``coupling.kinematics.gap_hessian``) on the beam, r = o + s t0 + w n0:
+    with a = |r'|, rho = n . d, kappa = n . r'' = w'' n . n0 and D = a^2 - rho kappa,
+    v = [r' . J_c / a^2, -(r' . n0) N / a^2], w = [0, (n . n0) N'] and the core
+    C = -(a^2 / D) [[kappa, 1], [1, 0]] - (rho / D) e_2 e_2^T (H00, H01, H11 of the record);
+    the remainder gradient (``ContactKinematics.remainder_gradient``) is
+    -((a^2 v.u + rho w.u) / D)^2 (n . n0) N'' on the element's columns."""
     frame, cols = B[1], B[5]
     length = frame[b, 0]
     s = min(max(s, 0.0), length)
@@ -195,17 +208,34 @@ def contact(B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, 
     for i in range(wn.size):
         wn[i] = 0.0
         wt[i] = 0.0
+        hessian[0, i] = 0.0
+        hessian[1, i] = 0.0
+        hessian[2, i] = 0.0
+    a2 = ax * ax + ay * ay
     for j in range(n_tree):
         wn[j] = nx * Jc[0, j] + ny * Jc[1, j]
         wt[j] = tx * Jc[0, j] + ty * Jc[1, j] + radius * jw[j]
+        hessian[0, j] = (ax * Jc[0, j] + ay * Jc[1, j]) / a2
     nn = nx * n0x + ny * n0y
     tn = tx * n0x + ty * n0y
+    an = ax * n0x + ay * n0y
+    rho = nx * dx + ny * dy
+    kappa = nx * bx + ny * by
+    D = a2 - rho * kappa
+    vu = (ax * relx + ay * rely) / a2
+    dA_dkappa = -(((a2 * vu + rho * nn * umx) / D) ** 2)
     for j in range(4):
         col = cols[e, j]
         if col >= 0:
-            N, _, _ = shape(B, e, j, s)
+            N, Nx, Nxx = shape(B, e, j, s)
             wn[col] += -(nn * N)
             wt[col] += -(tn * N)
+            hessian[0, col] += -(an * N) / a2
+            hessian[1, col] += nn * Nx
+            hessian[2, col] += dA_dkappa * (nn * Nxx)
+    out[H00] = -(a2 / D) * kappa
+    out[H01] = -(a2 / D)
+    out[H11] = -rho / D
     a = np.hypot(ax, ay)
     rsx = umx * n0x
     rsy = umx * n0y
@@ -300,6 +330,9 @@ def rigid_line_record(
     out[REM] = nx * rx + ny * ry
     out[SRATE] = 0.0
     out[REM_T] = tx * rx + ty * ry
+    out[H00] = 0.0  # a straight rigid line: the gap is linear in the centre, no Hessian
+    out[H01] = 0.0
+    out[H11] = 0.0
 
 
 # ---------------------------------------------------------------------------------------------

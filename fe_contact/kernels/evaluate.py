@@ -33,7 +33,9 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
     status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
     contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
-    when a contact left its beam). cstate (n_c, 5): per contact its slip sign, 1 while it
+    when a contact left its beam), and per contact the columns v, w of its gap's Hessian and
+    its remainder gradient (n_c, 3, n) (``kernels.beam.contact``; zeros on a rigid line).
+    cstate (n_c, 5): per contact its slip sign, 1 while it
     sticks (else 0), and its anchor s* and t* (``StickAnchor``); qb and wb (n_c, n) the
     committed state's q and W_T rows, the base of a rolling circle's position value
     (``constraints.rolling_position``). (M_t and F are computed also
@@ -55,6 +57,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     rec = np.zeros((nc, N_FIELDS))
     wn = np.zeros((nc, n))
     wt = np.zeros((nc, n))
+    hess = np.zeros((nc, 3, n))
     mass_tree = np.zeros((0, 0))
     forces = np.zeros(0)
     qt = q[:nt].copy()
@@ -94,7 +97,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
         else:
             s, inside = closest(B, c_beam[i], p[0], p[1], q, s_guess[i], 1e-13)
             if not inside:
-                return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
+                return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
             contact(
                 B,
                 c_beam[i],
@@ -113,6 +116,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
                 rec[i],
                 wn[i],
                 wt[i],
+                hess[i],
             )
         phi[i] = rec[i, GAP]
         rem[i] = rec[i, REM]
@@ -184,7 +188,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     csr_matvec2(Cf, Kf, u, q, cu, kq, nt)
     for i in range(nf):
         forces[nt + i] = cu[i] + kq[i] - load[i]
-    return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces
+    return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .beam import N_FIELDS, VT, S
+from .beam import H00, N_FIELDS, VT, S
 from .dense import painleve_margin, take_columns
 from .evaluate import OK
 from .numerical import step_dissipation
@@ -89,6 +89,7 @@ def steps(
     acc_prev,
     h_prev,
     prev,
+    lam_n,
     cstate,
     s,
     tol,
@@ -116,7 +117,8 @@ def steps(
     (``Plan.factor``); LM the factor of M_f (Painleve margin; used only when some mu > 0);
     drive (K, n_d, 3) and actuators (K, n_t) at the steps' end times; (q, u, acc, pseudo) the
     committed state, acc_prev and h_prev > 0 the predictor's previous accelerations and step
-    (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t, W_T) of the committed evaluation; cstate and
+    (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t, W_T, Hessian columns, Hessian cores) of
+    the committed evaluation and lam_n its multipliers (``kernels.step.iterate``); cstate and
     s as ``kernels.step.iterate`` takes them; mu, mu_s per contact; cond_limit the cond(J_u) at
     which the partition is chosen anew. single: one step of exactly h (t1 = t + h) with
     (beta', gamma') = key, committed whatever happens in it (no event, separation, partition
@@ -180,6 +182,7 @@ def steps(
             pseudo,
             ydd0,
             prev,
+            lam_n,
             cstate,
             s,
             tol,
@@ -189,7 +192,7 @@ def steps(
         if status != OK:
             reason = 1
             break
-        _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+        _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
         if single or U.size > 1:  # cond_2 of one row is 1 (exactly, as np.linalg.cond gives it)
             cond = np.linalg.cond(take_columns(jac, U))
         if not single:  # the tests of the module docstring, in the Python step's order
@@ -224,7 +227,8 @@ def steps(
         pseudo[ind] = a1
         acc = acc1
         q, u, t = q1, u1, t1
-        prev = (q1, u1, phi, jac, phit, t1, wt)
+        prev = (q1, u1, phi, jac, phit, t1, wt, hess, rec[:, H00 : H00 + 3].copy())
+        lam_n = lam
         for i in range(nc):
             s[i] = rec[i, S]
         out_t[j] = t1

@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .beam import N_FIELDS, band_solve, csr_matvec, csr_matvec2
+from .beam import H00, N_FIELDS, band_solve, csr_matvec, csr_matvec2
+from .curvature import curvature_row, hessian_product
 from .dense import (
     abs_max,
     lu_decompose,
@@ -52,6 +53,7 @@ FLAT = (
     ("records", f"c {N_FIELDS}"),
     ("w_normal", "c n"),
     ("w_tangent", "c n"),
+    ("hessian", "c 3 n"),
     ("mass_tree", "t t"),
     ("forces", "n"),
 )
@@ -59,9 +61,12 @@ EPS = np.finfo(float).eps
 
 
 @njit(cache=True)
-def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t):
+def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
     """``partitioned_step.dependent_newton_step``: one Newton step of the constraints from the
-    evaluation (jac, phi, phit at q_ev, t_ev) for the dependent coordinates of (q, u)."""
+    evaluation (jac, phi, phit at q_ev, t_ev) for the dependent coordinates of (q, u), with
+    the curvature of the contacts' normal rows (row i of contact i): hess (n_c, 3, n) their
+    Hessians' columns v, w (``kernels.beam.contact``) and core (n_c, 3) their cores, zero for
+    a contact without one (a rigid line)."""
     m = U.size
     Ju = np.empty((m, m))
     rhs = np.empty((m, 2))
@@ -75,6 +80,21 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t):
             au += jac[i, k] * u[k]
         rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
         rhs[i, 1] = au + phit[i]
+    for i in range(core.shape[0]):
+        if core[i, 0] == 0.0 and core[i, 1] == 0.0 and core[i, 2] == 0.0:
+            continue
+        dq = q - q_ev
+        alpha, beta = hessian_product(hess[i, 0], hess[i, 1], core[i], dq)
+        hq = 0.0
+        hu = 0.0
+        for k in range(dq.size):
+            hq += dq[k] * (alpha * hess[i, 0, k] + beta * hess[i, 1, k])
+        for k in ind:
+            hu += (alpha * hess[i, 0, k] + beta * hess[i, 1, k]) * u[k]
+        rhs[i, 0] += 0.5 * hq
+        rhs[i, 1] += hu
+        for j in range(m):
+            Ju[i, j] += alpha * hess[i, 0, U[j]] + beta * hess[i, 1, U[j]]
     lu, piv, rc = lu_decompose(Ju)
     if rc <= 1e-13:
         return False
@@ -93,7 +113,7 @@ def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     m = U.size
     s_none = np.full(cstate.shape[0], np.nan)
     for _ in range(25):
-        st, phi, jac, _, _, phit, _, _, _, _, _ = evaluate_system(
+        st, phi, jac, _, _, phit, _, _, _, _, _, _ = evaluate_system(
             P, q, u, drive, actuators, cstate, s_none, qb, wb
         )
         if st != OK:
@@ -180,22 +200,33 @@ def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first):
 
 
 @njit(cache=True)
-def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
+def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs, nb):
     """``StepAlgebra.bordered_solve``: X with T_Sigma^T G T X_ind = -r, the structures' block
-    G_f = M_f + gamma' C_f + beta' K_f through its banded Cholesky factor Lg."""
+    G_f = M_f + gamma' C_f + beta' K_f through its banded Cholesky factor Lg. The last nb
+    rows of jac and js border a low-rank term U K U^T of the matrix (``compliant.bordered_solve``:
+    jac's rows K U^T, js's rows -U^T, and -1 on their diagonal: the extra unknowns y = K U^T X),
+    so that G_f keeps its factor."""
     nt = P[6]
     stiffness, damping, _ = P[4]
     n = rhs.size
     nf = n - nt
     m = jac.shape[0]
-    Z = np.empty((nf, m + 1))
+    # G_f^-1 J_Sigma,f^T column by column, for the rows not zero on the structures (a drive's
+    # row is): a zero column stays zero
+    live = np.empty(m, np.int64)
+    n_live = 0
+    for i in range(m):
+        for k in range(nf):
+            if js[i, nt + k] != 0.0:
+                live[n_live] = i
+                n_live += 1
+                break
+    Z = np.empty((nf, n_live + 1))
     for k in range(nf):
         Z[k, 0] = rhs[nt + k]
-        for i in range(m):
-            Z[k, 1 + i] = js[i, nt + k]
+        for c in range(n_live):
+            Z[k, 1 + c] = js[live[c], nt + k]
     band_solve(Lg, Z)
-    Wr = Z[:, 0]
-    W = Z[:, 1:]
     size = nt + m
     small = np.zeros((size, size))
     b = np.empty(size)
@@ -209,15 +240,19 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
     for i in range(m):
         for j in range(nt):
             small[nt + i, j] = jac[i, j]
+        # J_f W over the stored entries of the row (a contact's: its element's few columns),
+        # each sum in the order of k as over the whole row
         acc = 0.0
         for k in range(nf):
-            acc += jac[i, nt + k] * Wr[k]
+            a = jac[i, nt + k]
+            if a == 0.0:
+                continue
+            acc += a * Z[k, 0]
+            for c in range(n_live):
+                small[nt + i, nt + live[c]] += a * Z[k, 1 + c]
         b[nt + i] = -acc
-        for j in range(m):
-            acc = 0.0
-            for k in range(nf):
-                acc += jac[i, nt + k] * W[k, j]
-            small[nt + i, nt + j] = acc
+    for i in range(m - nb, m):
+        small[nt + i, nt + i] -= 1.0
     lu, piv, rc = lu_decompose(small)
     if rc == 0.0:
         return np.full(n, np.nan)
@@ -225,11 +260,46 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs):
     X = np.empty(n)
     X[:nt] = x[:nt]
     for k in range(nf):
-        acc = Wr[k]
-        for j in range(m):
-            acc += W[k, j] * x[nt + j]
+        acc = Z[k, 0]
+        for c in range(n_live):
+            acc += Z[k, 1 + c] * x[nt + live[c]]
         X[nt + k] = acc
     return X
+
+
+@njit(cache=True)
+def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
+    """(J_b, J_Sigma,b) (m + 2 n_b, n): the rows J, J_Sigma of an iterate with the curvature
+    terms of its n_b contacts on beams (c_beam[i] >= 0; row i of contact i), as
+    ``compliant.bordered_solve`` forms them with ``compliant.curvature_terms``: each contact's
+    row gains ``kernels.curvature.curvature_row`` at the multipliers lam, and its stiffness
+    U K U^T is bordered by two rows, K U^T in J_b and -U^T in J_Sigma,b, in the order of the
+    contacts (``_bordered`` with nb = 2 n_b). rec, hess: the contacts' records and Hessian
+    columns (``evaluate_system``); acc, u (n,): the iterate's q'' and u."""
+    m, n = jac.shape
+    n_curved = 0
+    for i in range(c_beam.size):
+        if c_beam[i] >= 0:
+            n_curved += 1
+    jac_b = np.zeros((m + 2 * n_curved, n))
+    js_b = np.zeros((m + 2 * n_curved, n))
+    jac_b[:m] = jac
+    js_b[:m] = js
+    row = m
+    for i in range(c_beam.size):
+        if c_beam[i] < 0:
+            continue
+        v = hess[i, 0]
+        w = hess[i, 1]
+        core = rec[i, H00 : H00 + 3].copy()
+        K = curvature_row(v, w, core, hess[i, 2], acc, u, lam[i], bp, gp, jac_b[i])
+        for k in range(n):
+            jac_b[row, k] = K[0, 0] * v[k] + K[0, 1] * w[k]
+            jac_b[row + 1, k] = K[1, 0] * v[k] + K[1, 1] * w[k]
+            js_b[row, k] = -v[k]
+            js_b[row + 1, k] = -w[k]
+        row += 2
+    return jac_b, js_b
 
 
 @njit(cache=True)
@@ -238,13 +308,14 @@ def no_evaluation(m, n):
     status an int64, not the literal constant, so that its callers compile once for both)."""
     a1 = np.zeros(0)
     a2 = np.zeros((0, 0))
-    return np.int64(FAILED), a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1
+    a3 = np.zeros((0, 0, 0))
+    return np.int64(FAILED), a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1, a3
 
 
 @njit(cache=True)
 def flatten(q1, u1, acc, a1, lam, ev):
     """The step's result as one flat array (``FLAT``)."""
-    _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+    _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
     parts = (
         q1,
         u1,
@@ -259,6 +330,7 @@ def flatten(q1, u1, acc, a1, lam, ev):
         rec.ravel(),
         wn.ravel(),
         wt.ravel(),
+        hess.ravel(),
         mass_tree.ravel(),
         forces,
     )
@@ -288,6 +360,7 @@ def iterate(
     pseudo_n,
     ydd0,
     prev,
+    lam_n,
     cstate,
     s_guess,
     tol,
@@ -297,9 +370,15 @@ def iterate(
     """The Newton iteration of one step on the unpacked constant tuple P, Lg, coef = (h, beta',
     gamma', alpha_m, alpha_f, gamma, beta, t1), drive, actuators, ind, U, q_n, u_n, acc_n,
     pseudo_n, ydd0 (the predicted independent accelerations), prev = (q, u, phi, J, phi_t, t,
-    W_T) of the committed state's evaluation, cstate, s_guess, tol, rtol, max_newton. Returns
+    W_T, Hessian columns (n_c, 3, n), Hessian cores (n_c, 3)) of the committed state's
+    evaluation, lam_n its multipliers, cstate, s_guess, tol, rtol, max_newton. Returns
     (status, iterations, q, u, accelerations, algorithmic accelerations of the independent
-    coordinates, multipliers, the last evaluation as ``evaluate_system`` returns it)."""
+    coordinates, multipliers, the last evaluation as ``evaluate_system`` returns it).
+
+    The iteration matrix holds the curvature terms of the contacts on beams
+    (``kernels.curvature``, as ``compliant.curvature_terms`` adds them in the Python step),
+    with the multipliers of the last iterate (lam_n at the first one), and the dependent step
+    the curvature of their rows (``_dependent_step``)."""
     h, bp, gp, am, af, gamma, beta, t1 = coef
     nt = P[6]
     flex = P[5]
@@ -319,7 +398,14 @@ def iterate(
     ydd_n = acc_n[ind]
     a_n = pseudo_n[ind]
     ydd = ydd0.copy()
-    pq, pu, pphi, pjac, pphit, pt, wb = prev
+    pq, pu, pphi, pjac, pphit, pt, wb, phess, pcore = prev
+    c_beam = P[2][4]
+    nc = c_beam.size
+    n_curved = 0  # contacts on beams: the curvature terms (two bordered rows each)
+    for i in range(nc):
+        if c_beam[i] >= 0:
+            n_curved += 1
+    no_core = np.zeros((0, 3))
     qb = pq  # the committed state: the base of the rolling rows
     pq = pq.copy()
     pu = pu.copy()
@@ -356,11 +442,11 @@ def iterate(
             if st != OK:
                 status = st
                 break
-        elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1):
+        elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1, phess, pcore):
             status = SINGULAR
             break
         ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
-        st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+        st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
         if st != OK:
             status = st
             break
@@ -393,7 +479,12 @@ def iterate(
         for j in range(k):
             r[j] = e[ind[j]] - reduced[j]
             rhs[ind[j]] = -r[j]
-        X = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs)
+        if n_curved > 0 and (have_last or lam_n.size == m):
+            lam_now = lam if have_last else lam_n
+            jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
+            X = _bordered(P, Lg, bp, gp, mass_tree, jac_b, js_b, rhs, 2 * n_curved)
+        else:
+            X = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs, 0)
         finite = True
         for j in range(k):
             delta[j] = X[ind[j]]
@@ -433,11 +524,13 @@ def iterate(
             if recovered or _consistent(phi, jac, u1, phit, tol):
                 status = OK
                 break
-            if not _dependent_step(U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1):
+            if not _dependent_step(
+                U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1, hess, no_core
+            ):
                 status = SINGULAR
                 break
             ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
-            st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces = ev
+            st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
             if st != OK:
                 status = st
                 break
@@ -448,6 +541,7 @@ def iterate(
         else:
             have_prev = True
             pq, pu, pphi, pjac, pphit, pt = q1, u1, phi, jac, phit, t1
+            phess, pcore = hess, rec[:, H00 : H00 + 3].copy()
         have_last = True
         d_last = d
         lam_last = lam
@@ -476,6 +570,13 @@ def _abs_max_over(x, bound):
         if a > out or a != a:
             out = a
     return out
+
+
+@njit(cache=True)
+def packed_evaluation(F, I, H, q, u, drive, actuators, cstate, s_guess, qb, wb):
+    """``kernels.evaluate.evaluate_system`` on the packed constant tuple (F, I, H) of
+    ``steppers.compiled.Plan.packed``: the system at one state, for a caller in Python."""
+    return evaluate_system(unpack(F, I, H), q, u, drive, actuators, cstate, s_guess, qb, wb)
 
 
 @njit(cache=True)

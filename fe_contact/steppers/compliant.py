@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
+from ..kernels.curvature import curvature_row
 from .result import ContactReport, open_contact, point_contact
 
 
@@ -166,30 +167,32 @@ def curvature_terms(ev, closed, acc, u, h_coefficients):
     move by bp and gp times the accelerations: ``(jac_extra (m, n), U (n, k), K (k, k))`` with
     ``jac_extra[row] = gp 2 (H u)^T + bp (H q'')^T`` (the u- and q-derivatives of
     ``W_N q'' + A``, ``A = u^T H u``; of the q-derivative's third-derivative part, of order
-    u^2, only the contact's ``remainder_gradient``, through the curve's curvature) and ``U K U^T = -bp lambda_N H`` (the normal force turning with the curve); or
+    u^2, only the contact's ``remainder_gradient``, through the curve's curvature) and
+    ``U K U^T = -bp lambda_N H`` (the normal force turning with the curve), per contact from
+    the kernel the compiled step uses (``kernels.curvature.curvature_row``); or
     None when no closed contact has a Hessian. ``closed`` : (contact index in ``ev.contacts``,
     its normal row, lambda_N) of each closed contact; acc, u : the iterate's q'', u.
 
     Without them the iteration on a trolley sliding on a sagging string converges linearly,
     by a factor 3e-3 per iterate (six iterates per step at h = 1 ms); with them by 2e-5."""
     bp, gp = h_coefficients
-    rows, cols, blocks = [], [], []
+    jac_extra, cols, blocks = None, [], []
+    acc, u = np.ascontiguousarray(acc, dtype=float), np.ascontiguousarray(u, dtype=float)
     for i, row, lam in closed:
         kin = ev.contacts[i]
         if kin is None or kin.gap_hessian is None:
             continue
         U, C = kin.gap_hessian
-        Hu, Ha = U @ (C @ (U.T @ u)), U @ (C @ (U.T @ acc))
-        if kin.remainder_gradient is not None:  # the part of dA/dq of order u^2
-            Ha = Ha + kin.remainder_gradient
-        rows.append((row, 2.0 * gp * Hu + bp * Ha))
+        if jac_extra is None:
+            jac_extra = np.zeros_like(ev.jac)
+        v, w = np.ascontiguousarray(U[:, 0]), np.ascontiguousarray(U[:, 1])
+        core = np.array([C[0, 0], C[0, 1], C[1, 1]])
+        gradient = kin.remainder_gradient  # the part of dA/dq of order u^2
+        gradient = np.zeros(v.size) if gradient is None else gradient
+        blocks.append(curvature_row(v, w, core, gradient, acc, u, lam, bp, gp, jac_extra[row]))
         cols.append(U)
-        blocks.append(-bp * lam * C)
-    if not rows:
+    if jac_extra is None:
         return None
-    jac_extra = np.zeros_like(ev.jac)
-    for row, values in rows:
-        jac_extra[row] += values
     return jac_extra, np.column_stack(cols), _block_diag(*blocks)
 
 

@@ -145,7 +145,6 @@ class GeneralizedAlpha(ContactStates, Stepper):
         self.max_halvings = check.integer("max_halvings", max_halvings, low=0)
         self.event_tol = check.real("event_tol", event_tol, low=0.0, low_open=True, unit="s")
         self.max_events = check.positive_int("max_events", max_events)
-        self._unilateral_rows = any(c.law.constraint == "unilateral" for c in system.model.contacts)
         self.recondition = check.real("recondition", recondition, low=1.0)
         self.n_halved = 0
         self._newton0 = self._substeps0 = 0  # counters at the start of the current step
@@ -381,13 +380,12 @@ class GeneralizedAlpha(ContactStates, Stepper):
         last_iterate = None  # |delta| and lambda at the last iterate
         consistent = self.averaged.contacts
         # the closed contacts' curvature terms in the Newton matrix and the dependent step
-        # (``compliant.curvature_terms``): not in the energy-consistent form, whose constraint
-        # rows are discrete gradients, and not on linear beams where the compiled step takes the
-        # system (only Sliding laws), whose iteration the Python step keeps so that the two
-        # agree to round-off. A unilateral contact sliding fast along a beam needs them: at
-        # 250 km/h under the catenary the iteration without them gains only a factor 7 per
-        # iterate (the order-u^2 terms are half the contact element's diagonal)
-        curving = not consistent and (not s.linear_flexible or self._unilateral_rows)
+        # (``compliant.curvature_terms``; the compiled step has the same, ``kernels.curvature``):
+        # not in the energy-consistent form, whose constraint rows are discrete gradients. A
+        # contact sliding fast along a beam needs them: at 250 km/h under the catenary the
+        # iteration without them gains only a factor 7 per iterate (the order-u^2 terms are half
+        # the contact element's diagonal)
+        curving = not consistent
         for _ in range(self.max_newton):
             a1 = (p.alpha_f * ydd_n + (1 - p.alpha_f) * ydd - p.alpha_m * a_n) / (1 - p.alpha_m)
             q1 = (q1 if prev is None else prev.q).copy()
