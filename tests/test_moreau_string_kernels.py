@@ -203,14 +203,33 @@ def test_pairwise_sum_is_numpys_sum_to_the_last_bit():
         assert pairwise_sum(a) == np.sum(a)
 
 
+def numpy_terms(normal, tangent, gamma_start, gamma_end, restitution, friction, theta):
+    """(impact, friction, timing) per point from ``steppers.impulse_work``'s docstring."""
+    m = normal.size
+    xi = gamma_end + restitution * gamma_start
+    start = (1.0 - theta * (1.0 + restitution)) * np.concatenate((normal, tangent)) * gamma_start
+    xi_n, xi_t = xi[:m], xi[m:]
+    start_n, start_t = start[:m], start[m:]
+    coulomb = friction * normal * np.abs(xi_t)
+    impact = np.maximum(-start_n, 0.0) + theta * (normal * np.maximum(-xi_n, 0.0))
+    loss_t = theta * coulomb + np.maximum(-start_t, 0.0)
+    gain = (
+        np.maximum(start_n, 0.0)
+        + np.maximum(start_t, 0.0)
+        + theta * (normal * np.maximum(xi_n, 0.0) + (tangent * xi_t + coulomb))
+    )
+    return impact, loss_t, gain
+
+
 def test_impulse_work_kernel_on_a_hand_worked_point_and_the_numpy_terms():
     """One point by hand (theta = 1/2, e = 0): P_N = 2, P_T = -0.5 N s, mu = 0.3, gamma^A =
     (-1, 0.4), gamma^E = (0, 0.1) m/s: xi = gamma^E; start part c P gamma^A with c = 1/2:
     normal -1 (a loss), tangent -0.1 (a loss); law parts: 0 normal, Coulomb mu P_N |xi_T| =
     0.06: impact 1, friction 0.5 0.06 + 0.1 = 0.13, timing 0.5 (-0.05 + 0.06) = 0.005 J.
-    Then random points against the numpy terms (``impulse_work_points``) summed by np.sum:
-    the same floats."""
-    from fe_contact.kernels.moreau import impulse_work
+    Then random points against the module docstring's formulas written here in numpy, summed
+    by np.sum: the same floats (the same operations in the same order), per point through
+    ``impulse_work_points`` and summed through the kernel."""
+    from fe_contact.kernels.moreau import impulse_work_sums as impulse_work
     from fe_contact.steppers.impulse_work import impulse_work_points
 
     got = impulse_work(
@@ -232,7 +251,9 @@ def test_impulse_work_kernel_on_a_hand_worked_point_and_the_numpy_terms():
         gamma_a, gamma_e = rng.normal(size=2 * m), rng.normal(size=2 * m)
         e = rng.uniform(0.0, 1.0, 2 * m)
         for theta in (0.5, 0.55, 1.0):
-            terms = impulse_work_points(p_n, p_t, gamma_a, gamma_e, e, mu, theta)
+            terms = numpy_terms(p_n, p_t, gamma_a, gamma_e, e, mu, theta)
+            points = impulse_work_points(p_n, p_t, gamma_a, gamma_e, e, mu, theta)
+            assert all(np.array_equal(a, b) for a, b in zip(points, terms, strict=True))
             sums = impulse_work(p_n, p_t, gamma_a, gamma_e, e, mu, theta)
             assert sums == tuple(np.sum(t) for t in terms)
             assert min(sums) >= 0.0

@@ -1,5 +1,5 @@
 """Compiled (numba) kernels of the Moreau-Jean step (``steppers.moreau``): the work of a
-step's contact impulses split into its three columns of definite sign (``impulse_work``, the
+step's contact impulses split into its three columns of definite sign (``impulse_work_terms``, ``impulse_work_sums``, the
 formulas of ``steppers.impulse_work``), and numpy's pairwise summation (``pairwise_sum``) that
 its sums follow, so that the compiled columns are numpy's to the last bit.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["impulse_work", "pairwise_sum"]
+__all__ = ["impulse_work_sums", "impulse_work_terms", "pairwise_sum"]
 
 
 @njit(cache=True)
@@ -82,12 +82,11 @@ def _positive(x):
 
 
 @njit(cache=True)
-def impulse_work(normal, tangent, gamma_start, gamma_end, restitution, friction, theta):
-    """(dissipated_impact, dissipated_friction, work_contact_timing) in J of impulses P_N,
+def impulse_work_terms(normal, tangent, gamma_start, gamma_end, restitution, friction, theta):
+    """(impact, friction, timing) per contact point, each (m,) in J and >= 0, of impulses P_N,
     P_T (m,) with the contact velocities gamma^A, gamma^E, restitutions e (2m,) ordered (N..,
-    T..) and friction coefficients mu (m,): the sums over the points of the terms of
-    ``steppers.impulse_work.impulse_work_points`` (its module docstring), each term and sum
-    evaluated in numpy's order."""
+    T..) and friction coefficients mu (m,): the terms of ``steppers.impulse_work`` (its module
+    docstring), each evaluated in numpy's order of operations."""
     m = normal.size
     impact = np.empty(m)
     loss_t = np.empty(m)
@@ -104,4 +103,14 @@ def impulse_work(normal, tangent, gamma_start, gamma_end, restitution, friction,
         gain[i] = (_positive(start_n) + _positive(start_t)) + theta * (
             normal[i] * _positive(xi_n) + (tangent[i] * xi_t + coulomb)
         )
+    return impact, loss_t, gain
+
+
+@njit(cache=True)
+def impulse_work_sums(normal, tangent, gamma_start, gamma_end, restitution, friction, theta):
+    """``impulse_work_terms`` summed over the points in numpy's order (``pairwise_sum``):
+    (dissipated_impact, dissipated_friction, work_contact_timing), J."""
+    impact, loss_t, gain = impulse_work_terms(
+        normal, tangent, gamma_start, gamma_end, restitution, friction, theta
+    )
     return pairwise_sum(impact), pairwise_sum(loss_t), pairwise_sum(gain)

@@ -58,6 +58,10 @@ import numpy as np
 from ..kernels import moreau as kernels
 
 
+def _arrays(*values):
+    return tuple(np.ascontiguousarray(v, dtype=float) for v in values)
+
+
 def impulse_work_points(
     normal: np.ndarray,
     tangent: np.ndarray,
@@ -78,18 +82,8 @@ def impulse_work_points(
     theta : the weight of the end velocity in the velocity the impulses work with, in [1/2, 1]
         (Moreau-Jean's theta; 1/2 the midpoint rule).
     """
-    m = normal.size
-    xi = gamma_end + restitution * gamma_start
-    start = (1.0 - theta * (1.0 + restitution)) * np.concatenate((normal, tangent)) * gamma_start
-    xi_n, xi_t = xi[:m], xi[m:]
-    start_n, start_t = start[:m], start[m:]
-    coulomb = friction * normal * np.abs(xi_t)  # fl(mu P_N) |xi_T| >= |P_T xi_T|
-    impact = np.maximum(-start_n, 0.0) + theta * (normal * np.maximum(-xi_n, 0.0))
-    loss_t = theta * coulomb + np.maximum(-start_t, 0.0)
-    gain = (
-        np.maximum(start_n, 0.0)
-        + np.maximum(start_t, 0.0)
-        + theta * (normal * np.maximum(xi_n, 0.0) + (tangent * xi_t + coulomb))
+    impact, loss_t, gain = kernels.impulse_work_terms(
+        *_arrays(normal, tangent, gamma_start, gamma_end, restitution, friction), float(theta)
     )
     return impact, loss_t, gain
 
@@ -99,13 +93,9 @@ def impulse_work(
 ) -> dict:
     """``impulse_work_points`` summed over the points: {"dissipated_impact": >= 0,
     "dissipated_friction": >= 0, "work_contact_timing": >= 0}, J; compiled
-    (``kernels.moreau.impulse_work``: the same terms and sums in numpy's order)."""
-    impact, loss_t, gain = kernels.impulse_work(
-        *(np.ascontiguousarray(a, dtype=float) for a in (normal, tangent)),
-        *(np.ascontiguousarray(a, dtype=float) for a in (gamma_start, gamma_end)),
-        np.ascontiguousarray(restitution, dtype=float),
-        np.ascontiguousarray(friction, dtype=float),
-        float(theta),
+    (``kernels.moreau.impulse_work_sums``: the terms summed in numpy's order)."""
+    impact, loss_t, gain = kernels.impulse_work_sums(
+        *_arrays(normal, tangent, gamma_start, gamma_end, restitution, friction), float(theta)
     )
     return {
         "dissipated_impact": float(impact),
