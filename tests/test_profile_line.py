@@ -69,7 +69,14 @@ def test_foot_on_an_incline_line_moves_as_on_the_straight_profile(case):
     Profile fixed in the plane (the profile-profile path, 000 eqs. 5-7), to the Newton
     tolerance (1e-9 m, rad): rolling (hard contact, mu = 0.8: stick = rolling), slipping
     (mu = 0.05), dropped from 1 cm with a Unilateral law (an impact, then rolling) and with a
-    rolling Compliant law (linear, 1e5 N/m). Same contact states and events on both."""
+    rolling Compliant law (linear, 1e5 N/m). Same contact states and events on both.
+
+    The impact is the exception to the Newton tolerance: the two geometries give the same gap
+    to an ulp or two, but the impact's location ends on a last sub-step whose length (1e-12 to
+    1e-7 s) follows those ulps, and the sub-steps after it grow from that length (9 or 21 in
+    the step of the impact), so the rolling that follows is integrated on other sub-steps:
+    measured 2.3e-9 rad at 0.25 s with OpenBLAS's Prescott kernels, 2e-12 with the default
+    ones; bound 1e-8, still far below the scheme's own error at h = 1 ms."""
     law, y0 = LAWS[case]
     runs = []
     for target in (STRAIGHT, Line.incline(THETA)):
@@ -80,7 +87,7 @@ def test_foot_on_an_incline_line_moves_as_on_the_straight_profile(case):
         result = simulate(system, (0.0, 0.25), (q0, u0), h=1e-3, start_tol=None)
         assert result.status == "finished", result.message
         runs.append(result)
-    assert np.max(np.abs(runs[0].q - runs[1].q)) < 1e-9
+    assert np.max(np.abs(runs[0].q - runs[1].q)) < (1e-8 if case == "impact" else 1e-9)
     assert list(runs[0]["foot_state"]) == list(runs[1]["foot_state"])
     assert abs(runs[1].q[-1, 0]) > 0.02  # it moved down the incline: 2 cm and more
     if case == "rolls":
