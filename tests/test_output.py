@@ -29,7 +29,13 @@ from fe_contact import (
     simulate,
 )
 from fe_contact.coupling.constraints import contact_at
-from fe_contact.elements.beam import beam_fields, point_load, self_weight, static_deflection
+from fe_contact.elements.beam import (
+    assemble_beam,
+    beam_fields,
+    point_load,
+    self_weight,
+    static_deflection,
+)
 from fe_contact.elements.string import (
     LinearElastic,
     StringSpec,
@@ -47,6 +53,7 @@ from fe_contact.io.render import (
     render_frame,
 )
 from fe_contact.io.vtk import (
+    SUPPORT_CODES,
     Block,
     PvdWriter,
     beam_block,
@@ -683,3 +690,45 @@ def test_read_series_lists_the_frames_and_refuses_an_empty_index(run, tmp_path):
     PvdIndex(tmp_path / "empty.pvd")
     with pytest.raises(ValueError, match="lists no frames"):
         read_series(tmp_path / "empty.pvd")
+
+
+def test_supports_scale_bar_and_axes_in_the_pictures(run, tmp_path):
+    """A beam's supported ends are vertices of its block with their kind (``SUPPORT_CODES``)
+    and the element they end; ``load_scene`` reads them back with the direction into the beam,
+    and the picture draws the clamp (dark strokes left of the beam's root, where nothing else
+    is drawn), the scale bar and the axes."""
+    pinned = assemble_beam(
+        BeamSpec(
+            length=2.0,
+            n_elements=5,
+            youngs_modulus=2e11,
+            density=7800.0,
+            width=0.01,
+            height=0.01,
+            left="pinned",
+            right="pinned",
+        )
+    )
+    block = beam_block(pinned, np.zeros(pinned.n_dofs), samples_per_element=4)
+    ((kind, vertices),) = [c for c in block.cells if c[0] == "vertex"]
+    np.testing.assert_array_equal(np.ravel(vertices), [0, 20])  # the two ends of 5 x 4 segments
+    support = block.cell_data["support"]
+    assert support[0].tolist() == [0] * 20 and support[1].tolist() == [1, 1]
+    assert block.cell_data["element"][1].tolist() == [0, 4]
+    assert SUPPORT_CODES == {"free": 0, "pinned": 1, "clamped": 2}
+
+    system, _, pvd, _ = run
+    t, frame = frame_files(pvd)[-1]
+    scene = load_scene(frame, t)
+    assert scene.support_kinds.tolist() == [2]  # the cantilever's clamp at x = 0
+    np.testing.assert_allclose(scene.points[scene.supports[0]], [0.0, 0.0], atol=1e-12)
+    # into the beam along x: the first chord from the clamp, whose slope is below the beam's
+    # largest slope (about 1e-3 rad under the slider's weight here)
+    np.testing.assert_allclose(scene.support_tangents[0], [1.0, 0.0], atol=5e-3)
+    png = render_frame(pvd, tmp_path / "marks.png", backend="matplotlib")
+    image = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    blue = np.argwhere(np.all(np.abs(image - (0x1F, 0x77, 0xB4)) < 30, axis=2))
+    root_row, root_col = blue[np.argmin(blue[:, 1])]
+    dark = np.all(image < 80, axis=2)
+    assert dark[root_row - 40 : root_row + 40, : root_col - 2].sum() > 20  # the clamp's strokes
+    assert dark[-120:, :400].sum() > 100  # the scale bar, its label and the axes, lower left

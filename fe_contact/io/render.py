@@ -30,7 +30,7 @@ import os
 import subprocess
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +95,12 @@ class Scene:
         Normal forces on the bodies at the contacts, N.
     friction_force : ndarray, shape (c, 2)
         Friction forces on the bodies at the contacts, N.
+    supports : ndarray of int, shape (s,), optional
+        Point indices of the supported ends of beams; none by default.
+    support_kinds : ndarray of int, shape (s,), optional
+        Their kinds (``io.vtk.SUPPORT_CODES``: 1 pinned, 2 clamped).
+    support_tangents : ndarray, shape (s, 2), optional
+        Unit vectors along the beam into it at each support.
 
     Examples
     --------
@@ -116,6 +122,9 @@ class Scene:
     contacts: np.ndarray
     normal_force: np.ndarray
     friction_force: np.ndarray
+    supports: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    support_kinds: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    support_tangents: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
 
 def read_series(pvd_path) -> list[tuple[float, Path]]:
@@ -237,6 +246,7 @@ def load_scene(frame_path, time: float = 0.0) -> Scene:
 
     frame = pv.read(frame_path)
     points, elastic, bodies, joints, contacts, fn, ft = [], [], [], [], [], [], []
+    supports, kinds, tangents = [], [], []
     offset = 0
 
     def parts(group):
@@ -263,6 +273,16 @@ def load_scene(frame_path, time: float = 0.0) -> Scene:
                 bodies.append(offset + lines[rigid])
                 if "joint" in grid.cell_data:
                     joints.append(offset + vertices[grid.cell_data["joint"][on_vertices] >= 0, 0])
+                if "support" in grid.cell_data and len(vertices) and len(lines):
+                    xy = np.asarray(grid.points)[:, :2]
+                    code = np.asarray(grid.cell_data["support"])[on_vertices]
+                    for k, kind in zip(vertices[code > 0, 0], code[code > 0], strict=True):
+                        row = np.flatnonzero((lines == k).any(axis=1))[0]
+                        other = lines[row, 1] if lines[row, 0] == k else lines[row, 0]
+                        d = xy[other] - xy[k]
+                        supports.append(offset + k)
+                        kinds.append(int(kind))
+                        tangents.append(d / (np.hypot(*d) or 1.0))
             offset += grid.n_points
 
     def stack(items, shape):
@@ -277,6 +297,9 @@ def load_scene(frame_path, time: float = 0.0) -> Scene:
         contacts=stack(contacts, (0,)).astype(int),
         normal_force=stack(fn, (0, 2)),
         friction_force=stack(ft, (0, 2)),
+        supports=np.array(supports, dtype=int),
+        support_kinds=np.array(kinds, dtype=int),
+        support_tangents=np.array(tangents, dtype=float).reshape(-1, 2),
     )
 
 
@@ -325,6 +348,62 @@ def _fit_view(scenes: list[Scene], aspect: float, force_scale: float | None) -> 
     return _View(0.5 * (lo + hi), float(half_width), float(half_width / aspect), force_scale)
 
 
+def _scale_length(view: _View) -> float:
+    """A round length (1, 2 or 5 times a power of ten, m) near a fifth of the view's width."""
+    target = 0.4 * view.half_width
+    power = 10.0 ** np.floor(np.log10(target))
+    return float(max(m * power for m in (1.0, 2.0, 5.0) if m * power <= target))
+
+
+def _marks(view: _View) -> tuple[np.ndarray, list[tuple[np.ndarray, str]]]:
+    """The marks every frame shares, in the lower left corner: a scale bar of
+    ``_scale_length`` with end ticks and the x and y axes as two arrows of half its length:
+    segments (k, 2, 2) in m and labels (position (2,), text)."""
+    w, h = view.half_width, view.half_height
+    corner = view.centre + np.array([-0.92 * w, -0.85 * h])
+    bar, tick = _scale_length(view), 0.02 * h
+    a = 0.5 * bar
+    o = corner + np.array([bar + 0.12 * w, 0.0])  # the axes' origin, right of the bar
+    segments = [
+        (corner, corner + (bar, 0.0)),
+        (corner - (0.0, tick), corner + (0.0, tick)),
+        (corner + (bar, -tick), corner + (bar, tick)),
+        (o, o + (a, 0.0)),
+        (o + (a, 0.0), o + (0.8 * a, 0.1 * a)),
+        (o + (a, 0.0), o + (0.8 * a, -0.1 * a)),
+        (o, o + (0.0, a)),
+        (o + (0.0, a), o + (0.1 * a, 0.8 * a)),
+        (o + (0.0, a), o + (-0.1 * a, 0.8 * a)),
+    ]
+    labels = [
+        (corner + (0.5 * bar, 3.0 * tick), f"{bar:g} m"),
+        (o + (1.1 * a, 0.0), "x"),
+        (o + (0.0, 1.15 * a), "y"),
+    ]
+    return np.array(segments, dtype=float), labels
+
+
+def _support_marks(scene: Scene, view: _View) -> np.ndarray:
+    """Segments (k, 2, 2), m, of the supports' symbols: a clamp as a wall across the beam with
+    four hatch strokes behind it, a pin as a triangle under the end."""
+    size = 0.06 * view.half_width
+    out = []
+    for k, kind, t in zip(scene.supports, scene.support_kinds, scene.support_tangents, strict=True):
+        p = scene.points[k]
+        n = np.array([-t[1], t[0]])
+        if kind == 2:  # clamped
+            a, b = p + size * n, p - size * n
+            out.append((a, b))
+            for s in np.linspace(-1.0, 1.0, 5)[:-1]:
+                start = p + s * size * n
+                out.append((start, start - 0.5 * size * (t + n)))
+        else:  # pinned
+            left = p + size * (-1.2 * t + 0.7 * n)
+            right = p + size * (-1.2 * t - 0.7 * n)
+            out += [(p, left), (left, right), (right, p)]
+    return np.array(out, dtype=float).reshape(-1, 2, 2)
+
+
 def _label(scene: Scene, view: _View, title: str = "") -> str:
     text = f"{title}    t = {scene.time:.6g} s" if title else f"t = {scene.time:.6g} s"
     if scene.contacts.size and view.force_scale > 0.0:
@@ -355,6 +434,12 @@ def _draw_matplotlib(scene: Scene, view: _View, window_size, title: str = "") ->
         LineCollection(p[scene.body_lines], colors=_BODY, linewidths=3, capstyle="round")
     )
     ax.plot(*p[scene.joints].T, "o", ms=7, mfc="white", mec=_BODY, ls="none")
+    segments, labels = _marks(view)
+    ax.add_collection(
+        LineCollection(np.vstack([segments, _support_marks(scene, view)]), colors="black", lw=1.5)
+    )
+    for at_, text in labels:
+        ax.text(*at_, text, ha="center", va="center", fontsize=9)
     at = p[scene.contacts]
     for force, colour in ((scene.normal_force, _NORMAL), (scene.friction_force, _FRICTION)):
         if len(at) and view.force_scale > 0.0:
@@ -387,6 +472,12 @@ def _polylines(points3: np.ndarray, lines: np.ndarray):
 
     cells = np.column_stack([np.full(len(lines), 2), lines]).ravel()
     return pv.PolyData(points3, lines=cells)
+
+
+def _segments3(segments: np.ndarray):
+    """Segments (k, 2, 2) in the plane z = 0 as pyvista lines."""
+    points = np.column_stack([segments.reshape(-1, 2), np.zeros(2 * len(segments))])
+    return _polylines(points, np.arange(2 * len(segments)).reshape(-1, 2))
 
 
 class _PyvistaScene:
@@ -482,6 +573,25 @@ class _PyvistaScene:
             point_size=10,
             **spheres,
         )
+        marks = _support_marks(scene, view)
+        self._put(
+            "supports", _segments3(marks) if len(marks) else None, color="black", line_width=2
+        )
+        if "marks" not in self.actors:  # the scale bar and the axes: the same in every frame
+            segments, labels = _marks(view)
+            self._put("marks", _segments3(segments), color="black", line_width=2)
+            at_ = np.array([np.append(a, 0.0) for a, _ in labels])
+            self.plotter.add_point_labels(
+                at_,
+                [text for _, text in labels],
+                font_size=12,
+                text_color="black",
+                shape=None,
+                show_points=False,
+                always_visible=True,
+                render=False,
+                reset_camera=False,
+            )
         label = _label(scene, view, self.title)
         if self.text is None:
             self.text = self.plotter.add_text(

@@ -54,6 +54,9 @@ from .pvd import PvdIndex
 
 GROUPS = ("structures", "bodies", "contacts")  # the top-level blocks of a frame, in order
 ID = np.int32  # identifiers (body, joint, contact, element, state) as written
+# a beam's cell array ``support``: its line segments 0, the vertex at a supported end 1 (pinned)
+# or 2 (clamped)
+SUPPORT_CODES = {"free": 0, "pinned": 1, "clamped": 2}
 
 
 @dataclass(frozen=True)
@@ -143,8 +146,9 @@ def beam_block(
     Block
         Points: ``samples_per_element * n_elements + 1`` material points at equal steps in
         each element. Point data: displacement (vector, m), slope (rad), curvature (1/m),
-        bending_moment (E I w'', N m). Cell data: element (id of the element each segment
-        belongs to).
+        bending_moment (E I w'', N m). Cells: the segments, then one vertex at each supported
+        end (pinned or clamped). Cell data: element (id of the element each cell belongs to),
+        support (``SUPPORT_CODES``: 0 on the segments, 1 pinned, 2 clamped).
 
     Raises
     ------
@@ -173,17 +177,29 @@ def beam_block(
     displacement = beam.n0[None, :] * fields.deflection[:, None]
     points = beam.origin[None, :] + x[:, None] * beam.t0[None, :] + displacement
     element = np.repeat(np.arange(beam.n_elements, dtype=ID), samples_per_element)
+    ends = [
+        (point, el, SUPPORT_CODES[kind])
+        for point, el, kind in (
+            (0, 0, beam.spec.left),
+            (x.size - 1, beam.n_elements - 1, beam.spec.right),
+        )
+        if kind != "free"
+    ]
+    support_vertices = np.array([[e[0]] for e in ends], dtype=np.int64).reshape(-1, 1)
     return Block(
         name=name,
         points=points,
-        cells=[("line", _segments(x.size))],
+        cells=[("line", _segments(x.size)), ("vertex", support_vertices)],
         point_data={
             "displacement": displacement,
             "slope": fields.slope,
             "curvature": fields.curvature,
             "bending_moment": beam.spec.bending_stiffness * fields.curvature,
         },
-        cell_data={"element": [element]},
+        cell_data={
+            "element": [element, np.array([e[1] for e in ends], dtype=ID)],
+            "support": [np.zeros(element.size, dtype=ID), np.array([e[2] for e in ends], dtype=ID)],
+        },
     )
 
 
