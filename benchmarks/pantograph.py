@@ -26,12 +26,12 @@ on 7000 N/m). ``--wire-damping none`` drops the wires' Rayleigh damping.
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from rows_csv import write_rows
 
 from fe_contact import assemble
 from fe_contact.demos.pantograph import QUANTITIES, acceptance, table
@@ -205,12 +205,7 @@ def main(argv=None) -> int:
             low, high = ranges.get(name, (np.nan, np.nan))
             row.update({name: getattr(stats, name), f"{name}_low": low, f"{name}_high": high})
         rows.append({**row, **cost})
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"written: {args.out}")
+    write_rows(args.out, rows)
     return 0
 
 

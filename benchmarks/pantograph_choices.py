@@ -18,11 +18,11 @@ one row per file and choice in ``benchmarks/results/pantograph_choices.csv``.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 from pathlib import Path
 
 import numpy as np
+from rows_csv import write_rows
 from scipy.signal import butter, sosfilt, sosfiltfilt
 
 RESULTS = Path(__file__).parent / "results" / "pantograph_choices.csv"
@@ -105,12 +105,7 @@ def main(argv=None) -> int:
                         f"{path.name:24s} {label:38s} {name:18s} mean {row['mean']:6.1f} "
                         f"std {row['std']:5.1f} max {row['max']:6.1f} min {row['min']:6.1f}"
                     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    print(f"written: {args.out}")
+    write_rows(args.out, rows)
     return 0
 
 

@@ -13,12 +13,12 @@ Run: python benchmarks/pantograph_sensitivity.py [--speed 250 300] [--spans 3] [
 from __future__ import annotations
 
 import argparse
-import csv
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from pantograph import PANTOGRAPHS, WIRE_DAMPING
+from rows_csv import write_rows
 
 from fe_contact import assemble
 from fe_contact.demos.pantograph import QUANTITIES
@@ -74,12 +74,7 @@ def main(argv=None) -> int:
             rows.append(row)
             print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                             for k, v in row.items()), flush=True)  # fmt: skip
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            with args.out.open("w", newline="") as f:
-                writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-                writer.writeheader()
-                writer.writerows(rows)
-    print(f"written: {args.out}")
+            write_rows(args.out, rows)
     return 0
 
 
