@@ -76,7 +76,7 @@ RUNS = {
     'pip install -e ".[test,dev]"': ("ci", ['pip install ".[test]"', 'pip install ".[dev]"']),
     "ruff check . && ruff format --check . && pytest": (
         "ci",
-        ["ruff check . && ruff format --check .", "pytest"],
+        ["ruff check .", "ruff format --check .", "pytest"],
     ),
     'pytest -m "not slow"': ("ci", ["pytest"]),  # the same suite, a selection of it
     "python -m fe_contact.docs_figures [--quick] [--check]": (
