@@ -54,7 +54,7 @@ def first_omega_with_central_mass(mass: float) -> float:
 
 
 @pytest.mark.parametrize("mass", [0.25, 1.0, 4.0])  # 1/4, 1, 4 times the beam's mass
-def test_central_point_mass_lowers_the_first_frequency_as_the_closed_form(mass):
+def test_central_point_mass_lowers_the_first_frequency_as_the_closed_form(mass, measured):
     """omega_1 of (K, M + m N^T N) on 20 Hermite elements against the root of the frequency
     equation (``first_omega_with_central_mass``). The mass sits on a node, so the FE space holds
     the mode's kink in w'''; the error is the cubics' (k l_e)^4 one of the bare beam
@@ -72,10 +72,25 @@ def test_central_point_mass_lowers_the_first_frequency_as_the_closed_form(mass):
     omega = math.sqrt(w2[0])
     exact = first_omega_with_central_mass(mass)
     assert exact < 0.85 * (math.pi / L) ** 2 * math.sqrt(EI / RHO_A)
-    assert -1e-8 < omega / exact - 1.0 < 1e-6, (omega, exact)
+    relative = omega / exact - 1.0
+    reference = "first root of 4 cos(ba) = (M b / rho A) (sin(ba) - cos(ba) tanh(ba))"
+    measured(
+        "first frequency above the closed form",
+        max(relative, 0.0),
+        1e-6,
+        unit="relative",
+        reference=reference,
+    )
+    measured(
+        "first frequency below the closed form",
+        max(-relative, 0.0),
+        1e-8,
+        unit="relative",
+        reference=reference,
+    )
 
 
-def test_a_spring_support_under_self_weight_matches_the_hand_solution():
+def test_a_spring_support_under_self_weight_matches_the_hand_solution(measured):
     """A vertical spring k at mid-span of the pinned-pinned beam under its weight q = rho A g.
     By superposition, the bare beam sags 5 q L^4 / (384 EI) at mid-span, the spring's reaction
     R = -k w lifts it by R L^3 / (48 EI):
@@ -92,24 +107,38 @@ def test_a_spring_support_under_self_weight_matches_the_hand_solution():
     state = static_equilibrium(system)
     q = RHO_A * G
     exact = -(5.0 * q * L**4 / (384.0 * EI)) / (1.0 + k * L**3 / (48.0 * EI))
-    assert abs(mid_deflection(system, state.q) / exact - 1.0) < 1e-9
+    measured(
+        "mid-span deflection",
+        abs(mid_deflection(system, state.q) / exact - 1.0),
+        1e-9,
+        unit="relative",
+        reference="-(5 q L^4 / (384 EI)) / (1 + k L^3 / (48 EI))",
+    )
 
 
-def test_a_spring_along_a_slanted_direction_acts_through_its_direction_only():
+def test_a_spring_along_a_slanted_direction_acts_through_its_direction_only(measured):
     """A spring along d = (1, 1) / sqrt(2) on a beam along x: only d . n0 = 1 / sqrt(2) of it
     meets the deflection, so it acts as a vertical spring of k / 2 (the beam has no axial
     motion). Same hand solution, same round-off bound."""
     k = 400.0
     slanted = SpringSupport("w", L / 2, stiffness=2.0 * k, direction=(3.0, 3.0))
-    assert slanted.direction == pytest.approx((math.sqrt(0.5), math.sqrt(0.5)), abs=4 * EPS)
+    measured.close(
+        "spring direction", slanted.direction, (math.sqrt(0.5), math.sqrt(0.5)), atol=4 * EPS
+    )
     system = assemble(Model(structures={"w": wire()}, supports=(slanted,)))
     state = static_equilibrium(system)
     q = RHO_A * G
     exact = -(5.0 * q * L**4 / (384.0 * EI)) / (1.0 + k * L**3 / (48.0 * EI))
-    assert abs(mid_deflection(system, state.q) / exact - 1.0) < 1e-9
+    measured(
+        "mid-span deflection, slanted spring",
+        abs(mid_deflection(system, state.q) / exact - 1.0),
+        1e-9,
+        unit="relative",
+        reference="the hand solution with the vertical stiffness (d . n0)^2 2 k = k",
+    )
 
 
-def test_energy_balance_counts_the_spring_the_dashpot_and_the_point_mass():
+def test_energy_balance_counts_the_spring_the_dashpot_and_the_point_mass(measured):
     """The beam with a point mass (0.5 kg at 0.7 m) and a spring with a dashpot (2 kN/m,
     4 N s/m at 1.3 m) released straight under gravity, 0.2 s at h = 1e-4 s with rho_inf = 1
     (trapezoidal). The system is linear with constant matrices, so the step's energy identity
@@ -131,7 +160,13 @@ def test_energy_balance_counts_the_spring_the_dashpot_and_the_point_mass():
         np.abs(result[name]).max()
         for name in ("kinetic_energy", "potential_energy", "elastic_energy", "dissipated_damping")
     )
-    assert np.abs(result["energy_error"]).max() < 1e-6 * largest
+    measured(
+        "energy balance error",
+        np.abs(result["energy_error"]).max(),
+        1e-6 * largest,
+        unit="J",
+        reference="energy balance (invariant)",
+    )
     # the spring's energy from its definition
     beam = assemble_beam(spec)
     rows = shape_rows(beam, np.array([s_k]))
@@ -145,13 +180,23 @@ def test_energy_balance_counts_the_spring_the_dashpot_and_the_point_mass():
     bending = 0.5 * np.einsum("ti,ti->t", q, (K @ q.T).T)
     spring = 0.5 * k * w_k**2
     assert spring.max() > 0.05 * bending.max()  # the spring matters
-    assert np.abs(result["elastic_energy"] - bending - spring).max() < 1e-9 * spring.max()
+    measured(
+        "elastic energy vs q K q / 2 + k (d . r)^2 / 2",
+        np.abs(result["elastic_energy"] - bending - spring).max(),
+        1e-9 * spring.max(),
+        unit="J",
+    )
     power = c * v_k**2
     dissipated = np.concatenate(
         [[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(result.t))]
     )
     assert result["dissipated_damping"][-1] > 0.01 * largest
-    assert np.abs(result["dissipated_damping"] - dissipated).max() < 1e-6 * largest
+    measured(
+        "dashpot loss vs trapezoidal integral of c v^2",
+        np.abs(result["dissipated_damping"] - dissipated).max(),
+        1e-6 * largest,
+        unit="J",
+    )
 
 
 def test_bad_supports_are_refused_naming_the_parameter():
