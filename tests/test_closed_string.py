@@ -70,7 +70,7 @@ def ring_system(n_elements: int = 16, **extra):
     return assemble(Model(structures={"ring": ring_spec(n_elements, **extra)}, gravity=(0, 0)))
 
 
-def test_hoop_tension_closed_form_by_sympy():
+def test_hoop_tension_closed_form_by_sympy(measured):
     """The relative equilibrium's tension from the radial balance of a piece, by sympy:
     T nu / R = rho0 omega^2 R with R = nu R0 gives T = rho0 v^2 / nu; at T = EA (nu - 1) the
     module's omega (relative 1e-14: a square root and a few products in doubles)."""
@@ -82,10 +82,12 @@ def test_hoop_tension_closed_form_by_sympy():
     assert sympy.simplify(tension - rho / nu * (w * radius) ** 2) == 0
     omega = sympy.solve(sympy.Eq(tension, EA * (nu - 1)), w)[0]
     got = float(omega.subs({nu: NU, r0: R0, rho: RHO}))
-    assert spin_omega() == pytest.approx(got, rel=1e-14)
+    measured.close(
+        "spin rate", spin_omega(), got, rtol=1e-14, unit="rad/s", reference="sympy: T = EA (nu - 1)"
+    )
 
 
-def test_closed_ring_has_no_duplicated_node():
+def test_closed_ring_has_no_duplicated_node(measured):
     """n elements, n nodes of 4 unknowns; the last node repeats the first in the full vector;
     the mass matrix's translation mode carries rho0 A times the interpolated reference's
     length (1e-13: the same quadrature summed two ways), and that length tends to 2 pi R0 at
@@ -100,14 +102,28 @@ def test_closed_ring_has_no_duplicated_node():
     e_x = np.zeros(ring.n_dofs)
     e_x[ring.free_index[ring.string.position_dofs[0, :-1]]] = 1.0
     mass = float(e_x @ ring.mass_matrix @ e_x)
-    assert mass == pytest.approx(RHO * ring.string.rest_length, rel=1e-13)
+    measured.close(
+        "translation mode's mass",
+        mass,
+        RHO * ring.string.rest_length,
+        rtol=1e-13,
+        unit="kg",
+        reference="rho0 A times the reference's length",
+    )
     errors = [
         abs(assemble_string(ring_spec(n)).rest_length / (2 * math.pi * R0) - 1.0) for n in (16, 32)
     ]
-    assert errors[0] < 5e-5 and errors[0] / errors[1] > 14.0
+    measured(
+        "ring length, 16 elements",
+        errors[0],
+        5e-5,
+        unit="relative",
+        reference="2 pi R0",
+    )
+    assert errors[0] / errors[1] > 14.0
 
 
-def test_uniform_stretch_has_uniform_tension_and_reduced_tangent():
+def test_uniform_stretch_has_uniform_tension_and_reduced_tangent(measured):
     """The ring scaled by nu: the stretch is nu at every point (r' = nu r_ref', exactly), the
     tension EA (nu - 1) to 1e3 eps of its size (stretch ratio of two norms); the reduced
     internal force is the gradient of the strain energy (central difference, 1e-6 relative)
@@ -117,16 +133,35 @@ def test_uniform_stretch_has_uniform_tension_and_reduced_tangent():
     q = NU * ring.initial_coordinates()
     s = np.linspace(0.0, ring.length, 41)
     at = string_points_at(ring.string, ring.full(q), s)
-    assert np.max(np.abs(at.tension - EA * (NU - 1.0))) < 1e3 * EPS * EA
+    measured(
+        "tension of the uniform stretch",
+        np.max(np.abs(at.tension - EA * (NU - 1.0))),
+        1e3 * EPS * EA,
+        unit="N",
+        reference="EA (nu - 1)",
+    )
     rng = np.random.default_rng(0)
     q = q + 1e-3 * rng.standard_normal(q.size)
     dq = rng.standard_normal(q.size)
     step = 1e-6
     grad = (ring.elastic_energy(q + step * dq) - ring.elastic_energy(q - step * dq)) / (2 * step)
-    assert float(ring.internal_force(q) @ dq) == pytest.approx(grad, rel=1e-6)
+    measured.close(
+        "internal force vs energy gradient",
+        float(ring.internal_force(q) @ dq),
+        grad,
+        rtol=1e-6,
+        unit="N m",
+        reference="central difference of the strain energy",
+    )
     df = (ring.internal_force(q + step * dq) - ring.internal_force(q - step * dq)) / (2 * step)
     k = ring.tangent_stiffness(q) @ dq
-    assert np.max(np.abs(k - df)) < 1e-6 * np.max(np.abs(k))
+    measured(
+        "tangent vs force derivative",
+        np.max(np.abs(k - df)),
+        1e-6 * np.max(np.abs(k)),
+        unit="N",
+        reference="central difference of the internal force",
+    )
 
 
 def test_closed_string_refuses_what_cannot_close():
@@ -148,7 +183,7 @@ def test_closed_string_refuses_what_cannot_close():
         assemble_string(open_arc)
 
 
-def test_closest_point_and_grid_wrap():
+def test_closest_point_and_grid_wrap(measured):
     """The closest material point wraps across s = 0 = L (a point just below the +x axis is
     nearest to s = L - small); the candidate grid has no candidate twice at s = 0 and L."""
     system = ring_system(16)
@@ -158,11 +193,23 @@ def test_closest_point_and_grid_wrap():
     assert point is not None
     # the interpolated circle's parameter differs from the arc length R0 angle by up to its
     # length's error, 1.0e-4 m at 16 elements (test above)
-    assert s == pytest.approx(ring.length + math.atan2(-0.01, 0.6) * R0, abs=1e-4)
+    measured(
+        "closest point's parameter",
+        abs(s - (ring.length + math.atan2(-0.01, 0.6) * R0)),
+        1e-4,
+        unit="m",
+        reference="L + R0 atan2(-0.01, 0.6)",
+    )
     assert 0.0 <= s < ring.length
     rows = ring.point_rows(np.array([0.0, ring.length, ring.length + 0.1]))
     pos = rows.positions(q)
-    assert np.max(np.abs(pos[0] - pos[1])) < 10 * EPS * R0
+    measured(
+        "point at s = L vs s = 0",
+        np.max(np.abs(pos[0] - pos[1])),
+        10 * EPS * R0,
+        unit="m",
+        reference="the same node",
+    )
 
 
 @pytest.mark.parametrize("method", ["generalized-alpha", "moreau"])
@@ -198,12 +245,32 @@ def test_spinning_ring_keeps_hoop_tension_and_momentum(method, measured):
         modes[ring.free_index[ring.string.position_dofs[c, :-1]], c] = 1.0
     momentum = np.array([modes.T @ (ring.mass_matrix @ u) for u in result.u])
     mass = RHO * ring.string.rest_length
-    assert momentum[0] == pytest.approx([0.3 * mass, 0.0], abs=1e3 * EPS * mass)
-    assert np.max(np.abs(momentum - momentum[0])) < 1e3 * EPS * mass * omega * NU * R0
+    measured.close(
+        "initial momentum",
+        momentum[0],
+        [0.3 * mass, 0.0],
+        atol=1e3 * EPS * mass,
+        unit="kg m/s",
+        reference="m (0.3 m/s, 0)",
+    )
+    measured(
+        "momentum drift",
+        np.max(np.abs(momentum - momentum[0])),
+        1e3 * EPS * mass * omega * NU * R0,
+        unit="kg m/s",
+        reference="constant momentum (invariant)",
+    )
     s = np.linspace(0.0, ring.length, 64, endpoint=False)
     tension = EA * (NU - 1.0)
     speed = omega * NU * R0
-    assert RHO / NU * speed**2 == pytest.approx(tension, rel=1e-13)
+    measured.close(
+        "rho A v^2 vs EA (nu - 1)",
+        RHO / NU * speed**2,
+        tension,
+        rtol=1e-13,
+        unit="N",
+        reference="EA (nu - 1)",
+    )
     worst = 0.0  # the largest tension error over 6 rows of 64 points
     for q in result.q[:: len(result.q) // 5]:
         at = string_points_at(ring.string, ring.full(q), s)
@@ -218,10 +285,22 @@ def test_spinning_ring_keeps_hoop_tension_and_momentum(method, measured):
     kinetic = 0.5 * mass * (speed**2 + 0.3**2)
     if method == "generalized-alpha":
         energy = np.asarray(result["kinetic_energy"]) + np.asarray(result["elastic_energy"])
-        assert np.max(np.abs(energy - energy[0])) < 1e-12 * kinetic
+        measured(
+            "energy drift",
+            np.max(np.abs(energy - energy[0])),
+            1e-12 * kinetic,
+            unit="J",
+            reference="conserved energy",
+        )
     else:
         error = np.max(np.abs(result["energy_error"]))
-        assert error < 1e-8 * kinetic
+        measured(
+            "energy balance error",
+            error,
+            1e-8 * kinetic,
+            unit="J",
+            reference="energy balance (invariant)",
+        )
         finer = simulate(system, (0.0, 0.25), (q0, u0), method=method, h=5e-4, **settings)
         assert error / np.max(np.abs(finer["energy_error"])) > 3.0
 
@@ -245,7 +324,7 @@ def test_closed_ring_round_trips_through_a_model_file(tmp_path):
     assert assemble(Model(structures={"ring": back})).structures["ring"].n_dofs == 4 * 8
 
 
-def test_paraview_polyline_closes():
+def test_paraview_polyline_closes(measured):
     """The ParaView block of a closed ring: its polyline ends where it starts (the sample at
     s = L is the node s = 0 again: equal to 10 eps R0, two evaluations of the same cubic at its
     two ends), and its samples lie on the scaled ring to the interpolation error (within
@@ -257,6 +336,18 @@ def test_paraview_polyline_closes():
     q = NU * ring.initial_coordinates()
     block = structure_block(system, "ring", q)
     points = np.asarray(block.points)
-    assert np.max(np.abs(points[-1] - points[0])) < 10 * EPS * R0
+    measured(
+        "polyline's end vs its start",
+        np.max(np.abs(points[-1] - points[0])),
+        10 * EPS * R0,
+        unit="m",
+        reference="the same node",
+    )
     radius = np.hypot(points[:, 0], points[:, 1])
-    assert np.max(np.abs(radius - NU * R0)) < 1e-4 * R0
+    measured(
+        "sample radius",
+        np.max(np.abs(radius - NU * R0)),
+        1e-4 * R0,
+        unit="m",
+        reference="nu R0",
+    )
