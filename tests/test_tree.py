@@ -325,28 +325,43 @@ def random_states(tree: TreeModel, seed: int, count: int = 4):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
-def test_body_poses_and_velocities_match_reference(references, name):
+def test_body_poses_and_velocities_match_reference(references, name, measured):
     tree, ref = references(name)
+    pairs = {"angles": [], "origins": [], "centres of mass": [], "centre of mass velocities": []}
+    pairs["angular velocities"] = []
+    units = {"angles": "rad", "origins": "m", "centres of mass": "m"}
     for q, u, _ in random_states(tree, seed=1):
         expected = ref(q, u)
         poses = body_poses(tree, q)
-        np.testing.assert_allclose(poses.angle, expected.angle, **TOL)
-        np.testing.assert_allclose(poses.origin, expected.origin, **TOL)
-        np.testing.assert_allclose(poses.centre_of_mass, expected.com, **TOL)
         velocities = body_velocities(tree, q, u)
-        np.testing.assert_allclose(velocities.centre_of_mass_velocity, expected.com_velocity, **TOL)
         omega = expected.angular_jacobian @ u
-        np.testing.assert_allclose(velocities.angular_velocity, omega, **TOL)
+        pairs["angles"].append((poses.angle, expected.angle))
+        pairs["origins"].append((poses.origin, expected.origin))
+        pairs["centres of mass"].append((poses.centre_of_mass, expected.com))
+        pairs["centre of mass velocities"].append(
+            (velocities.centre_of_mass_velocity, expected.com_velocity)
+        )
+        pairs["angular velocities"].append((velocities.angular_velocity, omega))
         # origins are points (0, 0) of their own bodies
         for b in range(tree.n_bodies):
             v_origin = point_velocity(tree, q, u, b, (0.0, 0.0))
             np.testing.assert_allclose(velocities.origin_velocity[b], v_origin, **TOL)
+    for what, computed in pairs.items():
+        measured.close(
+            f"{name}: body {what}",
+            [np.ravel(c) for c, _ in computed],
+            [np.ravel(r) for _, r in computed],
+            **TOL,
+            unit=units.get(what, "m/s" if "centre" in what else "rad/s"),
+            reference="sympy: homogeneous transforms of 002 eqs. (1)-(3)",
+        )
 
 
 @pytest.mark.parametrize("name", list(MODELS))
 def test_point_kinematics_match_reference(references, name, measured):
     tree, ref = references(name)
     computed, derived = [], []  # position, Jacobian, acceleration remainder of every point
+    velocities, velocities_ref = [], []
     for q, u, _ in random_states(tree, seed=2):
         expected = ref(q, u)
         for point_name, (body, local) in tree.points.items():
@@ -356,7 +371,8 @@ def test_point_kinematics_match_reference(references, name, measured):
             computed.append(np.concatenate((kin.position, kin.jacobian.ravel())))
             computed[-1] = np.concatenate((computed[-1], kin.acceleration_remainder))
             derived.append(np.concatenate((position, np.ravel(J), remainder)))
-            np.testing.assert_allclose(kin.velocity, J @ u, **TOL)
+            velocities.append(kin.velocity)
+            velocities_ref.append(J @ u)
             # the single-purpose kernels agree with the one-pass version
             np.testing.assert_allclose(point_position(tree, q, body, local), kin.position, **TOL)
             np.testing.assert_allclose(point_velocity(tree, q, u, body, local), kin.velocity, **TOL)
@@ -374,6 +390,14 @@ def test_point_kinematics_match_reference(references, name, measured):
         unit="m, m/s^2",
         reference="sympy: homogeneous transforms, d p/dq, d(J u)/dq u",
     )
+    measured.close(
+        f"{name}: point velocities",
+        np.concatenate(velocities),
+        np.concatenate(velocities_ref),
+        **TOL,
+        unit="m/s",
+        reference="sympy: J u",
+    )
 
 
 @pytest.mark.parametrize("name", list(MODELS))
@@ -385,7 +409,7 @@ def test_angular_jacobian_matches_reference(references, name):
         np.testing.assert_array_equal(angular_jacobian(tree, b), rows[b])
 
 
-def test_point_acceleration_remainder_by_finite_differences():
+def test_point_acceleration_remainder_by_finite_differences(measured):
     """p'' along a smooth trajectory q(t) equals J q'' + a_rem (central differences)."""
     tree = chain5()
     rng = np.random.default_rng(3)
@@ -402,7 +426,15 @@ def test_point_acceleration_remainder_by_finite_differences():
         + point_position(tree, q_of(-h), body, local)
     ) / h**2
     kin = point_kinematics(tree, q0, u0, body, local)
-    np.testing.assert_allclose(kin.jacobian @ a0 + kin.acceleration_remainder, fd, atol=1e-6)
+    measured.close(  # rtol = 1e-7: assert_allclose's default, kept
+        "end point's acceleration",
+        kin.jacobian @ a0 + kin.acceleration_remainder,
+        fd,
+        rtol=1e-7,
+        atol=1e-6,
+        unit="m/s^2",
+        reference="central second difference of the position, h = 1e-4",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -413,7 +445,7 @@ def test_point_acceleration_remainder_by_finite_differences():
 @pytest.mark.parametrize("name", list(MODELS))
 def test_mass_matrix_and_bias_forces_match_lagrange(references, name, measured):
     tree, ref = references(name)
-    masses, biases = [], []  # (computed, sympy's) at every state
+    masses, biases, actuators = [], [], []  # (computed, reference) at every state
     for q, u, t in random_states(tree, seed=4):
         expected = ref(q, u)
         M_ref = expected.mass_matrix
@@ -423,10 +455,18 @@ def test_mass_matrix_and_bias_forces_match_lagrange(references, name, measured):
         F_ref = expected.bias - tau
         masses.append((mass_matrix(tree, q), M_ref))
         biases.append((bias_forces(tree, q, u, t), F_ref))
-        np.testing.assert_allclose(actuator_forces(tree, t), tau, rtol=1e-14)
-        eom = equations_of_motion(tree, q, u, t)
-        np.testing.assert_allclose(eom.mass_matrix, M_ref, **TOL)
-        np.testing.assert_allclose(eom.bias_forces, F_ref, **TOL)
+        actuators.append((actuator_forces(tree, t), tau))
+        eom = equations_of_motion(tree, q, u, t)  # the one-pass version, same references
+        masses.append((eom.mass_matrix, M_ref))
+        biases.append((eom.bias_forces, F_ref))
+    measured.close(
+        f"{name}: actuator forces",
+        [c for c, _ in actuators],
+        [r for _, r in actuators],
+        rtol=1e-14,
+        unit="N, N m",
+        reference="the joints' actuator functions",
+    )
     for what, pairs in (("mass matrix M(q)", masses), ("bias forces F(q, u, t)", biases)):
         measured.close(
             f"{name}: {what}",
@@ -439,36 +479,77 @@ def test_mass_matrix_and_bias_forces_match_lagrange(references, name, measured):
 
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_mass_matrix_spd_and_energies(references, name):
+def test_mass_matrix_spd_and_energies(references, name, measured):
     tree, ref = references(name)
+    asymmetry, kinetic, kinetic_ref, potential, power = [], [], [], [], []
     for q, u, _ in random_states(tree, seed=5):
         M = mass_matrix(tree, q)
-        np.testing.assert_allclose(M, M.T, rtol=0, atol=1e-14)
+        asymmetry.append(np.abs(M - M.T))
         assert np.linalg.eigvalsh(M).min() > 0.0
         T = kinetic_energy(tree, q, u)
-        assert T == pytest.approx(0.5 * u @ M @ u, rel=1e-12)
-        assert T == pytest.approx(ref(q, u).kinetic, rel=1e-10)
-        assert potential_energy(tree, q) == pytest.approx(ref(q, u).potential, rel=1e-10, abs=1e-12)
+        kinetic.append((T, 0.5 * u @ M @ u))
+        kinetic_ref.append((T, ref(q, u).kinetic))
+        potential.append((potential_energy(tree, q), ref(q, u).potential))
         damping = np.array([j.damping for j in tree.joints])
-        assert damping_power(tree, u) == pytest.approx(float(damping @ u**2), rel=1e-14)
+        power.append((damping_power(tree, u), float(damping @ u**2)))
+    measured.each(
+        f"{name}: mass matrix asymmetry", asymmetry, 1e-14, unit="kg, kg m^2", reference="M = M^T"
+    )
+    close = [
+        ("kinetic energy vs u M u / 2", kinetic, 1e-12, "u M u / 2 with M(q)"),
+        ("kinetic energy", kinetic_ref, 1e-10, "sympy: sum m v^2 / 2 + I omega^2 / 2"),
+        ("damping power", power, 1e-14, "sum c_j u_j^2"),
+    ]
+    for what, pairs, rtol, reference in close:
+        measured.close(
+            f"{name}: {what}",
+            [c for c, _ in pairs],
+            [r for _, r in pairs],
+            rtol=rtol,
+            unit="W" if what == "damping power" else "J",
+            reference=reference,
+        )
+    measured.each(  # pytest.approx(rel=1e-10, abs=1e-12): the larger of the two bounds
+        f"{name}: potential energy",
+        [abs(c - r) for c, r in potential],
+        [max(1e-10 * abs(r), 1e-12) for _, r in potential],
+        unit="J",
+        reference="sympy: sum m g . r",
+    )
 
 
 @pytest.mark.parametrize("name", ["manipulator", "branched"])
-def test_generalized_forces_have_the_power_of_the_applied_loads(references, name):
+def test_generalized_forces_have_the_power_of_the_applied_loads(references, name, measured):
     """Q . q' = f . p' for a point force and Q . q' = tau omega for a body torque."""
     tree, ref = references(name)
     rng = np.random.default_rng(6)
+    forces, powers = [], []  # (computed, reference); powers: Q . q' against f . p' or tau omega
     for q, u, _ in random_states(tree, seed=7):
         for point_name, (body, local) in tree.points.items():
             force = rng.normal(size=2)
             Q = generalized_point_force(tree, q, body, local, force)
             J = ref(q, u).points[point_name][1]
-            np.testing.assert_allclose(Q, J.T @ force, **TOL)
-            assert Q @ u == pytest.approx(force @ point_velocity(tree, q, u, body, local))
+            forces.append((Q, J.T @ force))
+            powers.append((Q @ u, force @ point_velocity(tree, q, u, body, local)))
         for body in range(tree.n_bodies):
             Q = generalized_body_torque(tree, body, 1.7)
             omega = body_velocities(tree, q, u).angular_velocity[body]
-            assert Q @ u == pytest.approx(1.7 * omega)
+            powers.append((Q @ u, 1.7 * omega))
+    measured.close(
+        f"{name}: generalised point forces",
+        np.concatenate([c for c, _ in forces]),
+        np.concatenate([r for _, r in forces]),
+        **TOL,
+        unit="N, N m",
+        reference="sympy: J^T f",
+    )
+    measured.each(  # pytest.approx's defaults: rel 1e-6, abs 1e-12, the larger of the two
+        f"{name}: power of the generalised forces",
+        [abs(c - r) for c, r in powers],
+        [max(1e-6 * abs(r), 1e-12) for _, r in powers],
+        unit="W",
+        reference="f . p' for a point force, tau omega for a torque",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -539,7 +620,7 @@ def without_damping(tree: TreeModel) -> TreeModel:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", [manipulator, prr])
-def test_free_chain_conserves_energy(model):
+def test_free_chain_conserves_energy(model, measured):
     tree = without_damping(model())
     q0 = np.array([0.3, -0.5, 0.8]) if model is manipulator else np.array([0.1, -0.5, 0.8])
     u0 = np.array([1.0, -0.5, 2.0])
@@ -557,7 +638,12 @@ def test_free_chain_conserves_energy(model):
     assert result.q.shape == (41, 3) and result.drive_forces.shape == (41, 0)
     energy = np.array([total_energy(tree, q, u) for q, u in zip(result.q, result.u, strict=True)])
     scale = np.abs(energy).max() + kinetic_energy(tree, q0, u0)
-    assert np.abs(energy - energy[0]).max() / scale < 1e-8
+    measured(
+        "energy drift / energy scale",
+        np.abs(energy - energy[0]).max() / scale,
+        1e-8,
+        reference="conserved energy (DOP853 at rtol 1e-11)",
+    )
     assert np.ptp(result.q[:, 2]) > 0.5  # it does move
 
 
@@ -596,7 +682,7 @@ def test_damped_actuated_chain_closes_energy_balance(measured):
     )
 
 
-def test_driven_joint_torque_equals_inverse_dynamics(references):
+def test_driven_joint_torque_equals_inverse_dynamics(references, measured):
     """Manipulator with joint 2 (index 1) turning at 0.2 rad/s, Lipinski (002), sec. 9."""
     tree, ref = references("manipulator")
     drive = Drive.constant_velocity(1, q0=0.4, rate=0.2)
@@ -615,8 +701,16 @@ def test_driven_joint_torque_equals_inverse_dynamics(references):
         t_eval=times,
     )
     assert result.success and result.drive_forces.shape == (11, 1)
-    np.testing.assert_allclose(result.q[:, 1], 0.4 + 0.2 * times, rtol=1e-14)
-    np.testing.assert_allclose(result.u[:, 1], 0.2, rtol=1e-14)
+    measured.close(
+        "driven angle",
+        result.q[:, 1],
+        0.4 + 0.2 * times,
+        rtol=1e-14,
+        unit="rad",
+        reference="q0 + rate t",
+    )
+    measured.close("driven rate", result.u[:, 1], 0.2, rtol=1e-14, unit="rad/s", reference="rate")
+    torques = []  # (computed, reference)
     free = [0, 2]
     for t, q, u, torque in zip(
         result.t, result.q, result.u, result.drive_forces[:, 0], strict=True
@@ -625,8 +719,15 @@ def test_driven_joint_torque_equals_inverse_dynamics(references):
         M, F = expected.mass_matrix, expected.bias
         a = np.zeros(3)  # q_1'' = 0, free accelerations from the reference equations
         a[free] = np.linalg.solve(M[np.ix_(free, free)], -F[free])
-        assert torque == pytest.approx((M @ a + F)[1], rel=1e-9, abs=1e-10)
+        torques.append((torque, (M @ a + F)[1]))
         np.testing.assert_allclose(inverse_dynamics(tree, q, u, a, t)[1], torque, **TOL)
+    measured.each(  # pytest.approx(rel=1e-9, abs=1e-10): the larger of the two bounds
+        "driving torque",
+        [abs(c - r) for c, r in torques],
+        [max(1e-9 * abs(r), 1e-10) for _, r in torques],
+        unit="N m",
+        reference="sympy's M a + F with the free accelerations from M and F",
+    )
     assert np.ptp(result.drive_forces) > 0.01
 
 
@@ -652,10 +753,17 @@ def test_fully_driven_pendulum_torque_in_closed_form(measured):
     )
     acceleration, drive_forces = driven_dynamics(tree, [0.5], [rate], 0.0, drives=(drive,))
     assert acceleration[0] == 0.0
-    assert drive_forces[0] == pytest.approx(m * 9.81 * r * np.cos(0.5) + k * 0.3 + c * rate)
+    torque = m * 9.81 * r * np.cos(0.5) + k * 0.3 + c * rate
+    measured(  # pytest.approx's defaults: rel 1e-6, abs 1e-12, the larger of the two
+        "driving torque at q = 0.5",
+        abs(drive_forces[0] - torque),
+        max(1e-6 * abs(torque), 1e-12),
+        unit="N m",
+        reference="m g r cos(q) + k (q - rest) + c q'",
+    )
 
 
-def test_drive_with_time_functions():
+def test_drive_with_time_functions(measured):
     """A general Drive (callables) on a prismatic joint: q_j'' follows the prescribed function."""
     tree = prr()
     drive = Drive(
@@ -674,12 +782,30 @@ def test_drive_with_time_functions():
         atol=1e-12,
         t_eval=np.linspace(0, 0.5, 6),
     )
-    np.testing.assert_allclose(result.acceleration[:, 0], -0.4 * np.sin(2 * result.t), rtol=1e-14)
+    measured.close(
+        "driven acceleration",
+        result.acceleration[:, 0],
+        -0.4 * np.sin(2 * result.t),
+        rtol=1e-14,
+        unit="m/s^2",
+        reference="-0.4 sin(2 t)",
+    )
+    residuals, expected = [], []
     for t, q, u, a, torque in zip(
         result.t, result.q, result.u, result.acceleration, result.drive_forces[:, 0], strict=True
     ):
         residual = inverse_dynamics(tree, q, u, a, t)
-        np.testing.assert_allclose(residual, [torque, 0.0, 0.0], atol=1e-10)
+        residuals.append(residual)
+        expected.append([torque, 0.0, 0.0])
+    measured.close(  # rtol = 1e-7: assert_allclose's default, kept
+        "inverse dynamics residual",
+        residuals,
+        expected,
+        rtol=1e-7,
+        atol=1e-10,
+        unit="N, N m",
+        reference="the drive's force on the driven joint, 0 on the free ones",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -718,7 +844,7 @@ def test_rejects_joint_that_moves_no_inertia():
         TreeModel((Body(0.0, 0.0),), (Joint("revolute"),))
 
 
-def test_massless_body_carries_a_point_mass_on_two_sliders():
+def test_massless_body_carries_a_point_mass_on_two_sliders(measured):
     """Lipinski (002), sec. 2: a 2-dof connection as joints and a massless body. M = m I."""
     m = 0.02
     tree = TreeModel(
@@ -726,9 +852,34 @@ def test_massless_body_carries_a_point_mass_on_two_sliders():
         joints=(Joint("prismatic"), Joint("prismatic", parent=0, angle=np.pi / 2)),
     )
     q, u = np.array([0.3, -0.1]), np.array([0.5, 0.2])
-    np.testing.assert_allclose(mass_matrix(tree, q), m * np.eye(2), atol=1e-15)
-    np.testing.assert_allclose(bias_forces(tree, q, u), [0.0, m * 9.81], atol=1e-15)
-    np.testing.assert_allclose(point_position(tree, q, 1, (0.0, 0.0)), q, atol=1e-15)
+    # rtol = 1e-7: assert_allclose's default, kept
+    measured.close(
+        "mass matrix",
+        mass_matrix(tree, q),
+        m * np.eye(2),
+        rtol=1e-7,
+        atol=1e-15,
+        unit="kg",
+        reference="m I",
+    )
+    measured.close(
+        "bias forces",
+        bias_forces(tree, q, u),
+        [0.0, m * 9.81],
+        rtol=1e-7,
+        atol=1e-15,
+        unit="N",
+        reference="(0, m g)",
+    )
+    measured.close(
+        "point position",
+        point_position(tree, q, 1, (0.0, 0.0)),
+        q,
+        rtol=1e-7,
+        atol=1e-15,
+        unit="m",
+        reference="q",
+    )
 
 
 def test_rejects_unknown_joint_kind():
