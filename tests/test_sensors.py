@@ -157,22 +157,50 @@ def test_joint_columns_are_the_stored_coordinates(arm_run):
     assert np.array_equal(result["joint_1_u"], result.u[:, 1])
 
 
-def test_tree_sensors_match_the_closed_form(arm_run):
+def test_tree_sensors_match_the_closed_form(arm_run, measured):
     name, result = arm_run
     assert len(result.t) == 101
     for k in ROWS:
         q, u = result.q[k], result.u[k]
         # a few rotations and sums of numbers <= 0.5 m: round-off, 1e3 eps m for slack
         point = np.array([result["end_x"][k], result["end_y"][k]])
-        assert np.allclose(point, arm_point(q), rtol=0.0, atol=1e3 * EPS), (name, k)
+        measured.close(
+            f"end point ({name}, row {k})",
+            point,
+            arm_point(q),
+            rtol=0.0,
+            atol=1e3 * EPS,
+            unit="m",
+            reference="the arm's closed-form kinematics",
+        )
         velocity = [result["end_velocity_vx"][k], result["end_velocity_vy"][k]]
-        assert np.allclose(velocity, arm_velocity(q, u), rtol=0.0, atol=1e3 * EPS), (name, k)
+        measured.close(
+            f"end point velocity ({name}, row {k})",
+            velocity,
+            arm_velocity(q, u),
+            rtol=0.0,
+            atol=1e3 * EPS,
+            unit="m/s",
+            reference="the arm's closed-form kinematics",
+        )
         # body 0's angle is its revolute coordinate; body 1 slides on it: the same rotation
-        assert abs(result["arm"][k] - q[0]) <= 4.0 * EPS
-        assert abs(result["spin"][k] - u[0]) <= 4.0 * EPS
+        measured(
+            f"body angle ({name}, row {k})",
+            abs(result["arm"][k] - q[0]),
+            4.0 * EPS,
+            unit="rad",
+            reference="the revolute coordinate",
+        )
+        measured(
+            f"body angular velocity ({name}, row {k})",
+            abs(result["spin"][k] - u[0]),
+            4.0 * EPS,
+            unit="rad/s",
+            reference="the revolute speed",
+        )
 
 
-def test_velocity_sensors_match_finite_differences_in_time(arm_run):
+def test_velocity_sensors_match_finite_differences_in_time(arm_run, measured):
     """The central difference of the stored positions over 2 h against the velocity sensor:
     the same motion to O((h omega)^2 / 6) relative for a motion of frequency omega. The arm
     (omega ~ 10 rad/s): 1e-6 m/s of ~0.3 m/s (measured 5e-8). The beam at s = 0.13 m carries
@@ -187,7 +215,13 @@ def test_velocity_sensors_match_finite_differences_in_time(arm_run):
         x = result[column]
         difference = (x[2:] - x[:-2]) / (t[2:] - t[:-2])
         error = np.max(np.abs(difference - result[velocity][1:-1]))
-        assert error <= tol, (name, column, error, tol)
+        measured(
+            f"{velocity} ({name})",
+            error,
+            tol,
+            unit="m/s",
+            reference=f"central difference of {column} over 2 h",
+        )
 
 
 def test_beam_sensors_match_scikit_fem(arm_run, arm_system):
@@ -508,7 +542,7 @@ def test_the_manipulator_history_has_its_end_point_on_the_beam():
     assert units["drive_1_force"] == "N m"  # the joint-2 torque of 002 Fig. 7b
 
 
-def test_the_disk_on_beam_history_has_the_disk_centre():
+def test_the_disk_on_beam_history_has_the_disk_centre(measured):
     from fe_contact.demos import disk_on_beam
 
     run_file = disk_on_beam.model_file(t_end=0.01, h=1e-3)
@@ -517,8 +551,16 @@ def test_the_disk_on_beam_history_has_the_disk_centre():
     assert result.success, result.message
     # the disk is carried by an x and a y slider from the origin: its centre is (q_0, q_1),
     # to round-off (the y slider's axis is (cos pi/2, 1) = (6e-17, 1)): 8 eps of 1 m
-    assert np.allclose(result["disk_centre_x"], result.q[:, 0], rtol=0, atol=8 * EPS)
-    assert np.allclose(result["disk_centre_y"], result.q[:, 1], rtol=0, atol=8 * EPS)
+    for axis, column in enumerate(("disk_centre_x", "disk_centre_y")):
+        measured.close(
+            column,
+            result[column],
+            result.q[:, axis],
+            rtol=0,
+            atol=8 * EPS,
+            unit="m",
+            reference=f"slider coordinate q_{axis}",
+        )
     assert result["disk_centre_y"][-1] < result["disk_centre_y"][0]  # it falls
 
 
