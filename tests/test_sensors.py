@@ -489,7 +489,7 @@ def test_a_sweep_summarises_and_plots_a_sensor_with_its_unit(tmp_path):
 # -- the demos declare what their figures need -----------------------------------------------
 
 
-def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(tmp_path):
+def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(tmp_path, measured):
     from fe_contact.demos import sliding_mass
     from fe_contact.steppers.result import read_history
 
@@ -502,24 +502,46 @@ def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(t
         assert column in header
     # the sliders are x then y from the origin: the mass's position is (q_0, q_1), to
     # round-off (the y slider's axis is (cos pi/2, 1) = (6e-17, 1)): 8 eps of 1 m
-    assert np.allclose(history["mass_x"], history["joint_0_q"], rtol=0, atol=8 * EPS)
-    assert np.allclose(history["mass_y"], history["joint_1_q"], rtol=0, atol=8 * EPS)
+    for column, joint in (("mass_x", "joint_0_q"), ("mass_y", "joint_1_q")):
+        measured.close(
+            column,
+            history[column],
+            history[joint],
+            rtol=0,
+            atol=8 * EPS,
+            unit="m",
+            reference=f"slider coordinate {joint}",
+        )
     # the mass is on the beam: its y is the beam's deflection under it, to the position
     # residual of the sliding constraint (<= 1e-10 m here) plus round-off
     structure = system.structures["beam"]
     part = system.layout.structure("beam")
     for k in (0, 20, -1):
         on_beam = structure.curve(result["mass_parameter"][k], result.q[k, part]).position
-        assert abs(history["mass_y"][k] - on_beam[1]) <= 1e-10 + 1e3 * EPS * 1e-2
+        measured(
+            f"mass height on the beam, row {k}",
+            abs(history["mass_y"][k] - on_beam[1]),
+            1e-10 + 1e3 * EPS * 1e-2,
+            unit="m",
+            reference="the beam's curve at the contact parameter",
+        )
         tip = float(
             (structure.beam.basis.probes(np.array([[0.4]])) @ structure.full(result.q[k, part]))[0]
         )
         assert abs(history["tip_deflection"][k] - tip) <= 1e3 * EPS * 1e-2
     # the mass slides out at ~0.5 m/s from x = 0.1 m
-    assert history["mass_x"][-1] == pytest.approx(0.1 + 0.5 * 0.005, rel=1e-2)
+    measured.close(
+        "mass position at the end",
+        history["mass_x"][-1],
+        0.1 + 0.5 * 0.005,
+        rtol=1e-2,
+        atol=0,
+        unit="m",
+        reference="x0 + v t at 0.5 m/s",
+    )
 
 
-def test_the_manipulator_history_has_its_end_point_on_the_beam():
+def test_the_manipulator_history_has_its_end_point_on_the_beam(measured):
     """The end-effector sensor of the manipulator: the end point slides on the beam, so it is
     the beam's curve at the contact parameter, to the sliding constraint's position residual
     (the run's residual_position) plus round-off of 0.4 m."""
@@ -535,8 +557,14 @@ def test_the_manipulator_history_has_its_end_point_on_the_beam():
     for k in (0, 5, -1):
         on_beam = beam.curve(result["tip_parameter"][k], result.q[k, part]).position
         tol = float(np.max(result["residual_position"])) + 1e3 * EPS * 0.4
-        assert abs(result["end_effector_x"][k] - on_beam[0]) <= tol
-        assert abs(result["end_effector_y"][k] - on_beam[1]) <= tol
+        for axis, column in enumerate(("end_effector_x", "end_effector_y")):
+            measured(
+                f"{column}, row {k}",
+                abs(result[column][k] - on_beam[axis]),
+                tol,
+                unit="m",
+                reference="the beam's curve at the contact parameter",
+            )
     units = dict(history_columns(system))
     assert units["end_effector_x"] == "m" and units["joint_1_q"] == "rad"
     assert units["drive_1_force"] == "N m"  # the joint-2 torque of 002 Fig. 7b
