@@ -42,7 +42,7 @@ def window(result):
     return np.flatnonzero(result.t >= STEADY - 1e-12)
 
 
-def test_closed_forms_written_out():
+def test_closed_forms_written_out(measured):
     """The data's steady state against the formulas typed out (the fixed point to 1e-12
     relative): ratio = (1 + T2 / EA) / (1 + T1 / EA); the driven pulley's balance
     (T1 - T2) R = M0 + c omega2 + beta omega2 R I2 with omega2 = ratio omega1 and I the
@@ -62,19 +62,40 @@ def test_closed_forms_written_out():
         1: float(sympy.integrate(t2, (phi, 0, a))
                  + sympy.integrate(t2 * sympy.exp(d.mu * x), (x, 0, creep))),
     }  # fmt: skip
-    assert ratio == pytest.approx((1 + t2 / d.axial_stiffness)
-                                  / (1 + t1 / d.axial_stiffness), rel=1e-12)  # fmt: skip
+    measured.close(
+        "speed ratio",
+        ratio,
+        (1 + t2 / d.axial_stiffness) / (1 + t1 / d.axial_stiffness),
+        rtol=1e-12,
+        reference="(1 + T2 / EA) / (1 + T1 / EA)",
+    )
     omega2 = d.speed * ratio
     drag = d.stiffness_damping * omega2 * d.radius * integral[1]
     load = d.load_torque + d.load_damping * omega2 + drag
-    assert t1 == pytest.approx(t2 + load / d.radius, rel=1e-12)
+    measured.close(
+        "tight tension",
+        t1,
+        t2 + load / d.radius,
+        rtol=1e-12,
+        unit="N",
+        reference="driven pulley's torque balance, sympy arc integral",
+    )
     driver = (t1 - t2) * d.radius + d.stiffness_damping * d.speed * d.radius * integral[0]
-    assert d.driver_torque == pytest.approx(driver, rel=1e-12)
-    assert d.creep_angle == pytest.approx(creep, rel=1e-12)
+    measured.close(
+        "driver torque",
+        d.driver_torque,
+        driver,
+        rtol=1e-12,
+        unit="N m",
+        reference="(T1 - T2) R + beta omega1 R I1, sympy arc integral",
+    )
+    measured.close(
+        "creep angle", d.creep_angle, creep, rtol=1e-12, unit="rad", reference="ln(T1 / T2) / mu"
+    )
     assert d.creep_angle < math.pi  # the defaults transmit without gross slip
 
 
-def test_path_is_continuous_with_unit_tangents():
+def test_path_is_continuous_with_unit_tangents(measured):
     """The path's pieces join: positions continuous to 1e-12 m across each junction (double
     round-off on 0.5 m), tangents unit and continuous."""
     d = bp.BeltData()
@@ -82,10 +103,16 @@ def test_path_is_continuous_with_unit_tangents():
     eps = 1e-9
     for m in marks:
         p, t = bp.path(d, [m - eps, m + eps])
-        assert np.max(np.abs(p[:, 1] - p[:, 0])) < 3 * eps
-        assert np.max(np.abs(t[:, 1] - t[:, 0])) < 4 * eps / d.radius  # turning at 1 / R
+        measured(
+            "position jump across a junction", np.max(np.abs(p[:, 1] - p[:, 0])), 3 * eps, unit="m"
+        )
+        measured(  # turning at 1 / R
+            "tangent jump across a junction",
+            np.max(np.abs(t[:, 1] - t[:, 0])),
+            4 * eps / d.radius,
+        )
     _, t = bp.path(d, np.linspace(0.0, d.length, 101))
-    assert np.allclose(np.hypot(t[0], t[1]), 1.0, rtol=0.0, atol=1e-14)
+    measured.close("tangent length", np.hypot(t[0], t[1]), 1.0, rtol=0.0, atol=1e-14)
 
 
 @pytest.mark.slow
@@ -194,7 +221,13 @@ def test_adhesion_and_creep_arcs(coarse, pulley, measured):
         closed.append(speed * (entry - tension) / (d.axial_stiffness + entry))
     adhesion, creep, closed = (np.concatenate(x) for x in (adhesion, creep, closed))
     assert adhesion.size > 100 and creep.size > 100
-    assert np.mean(np.abs(adhesion)) < 5e-3 * speed
+    measured(
+        "mean slip in the adhesion arc",
+        np.mean(np.abs(adhesion)),
+        5e-3 * speed,
+        unit="m/s",
+        reference="no slip where the belt adheres",
+    )
     measured.close(
         "mean slip speed on the creep arc",
         np.mean(creep),
@@ -217,7 +250,7 @@ def test_bad_data_names_the_parameter():
 
 
 @pytest.mark.slow
-def test_energy_balance_closes_to_1e_6_of_the_drivers_work_at_h_125_us():
+def test_energy_balance_closes_to_1e_6_of_the_drivers_work_at_h_125_us(measured):
     """The issue's requirement: drive work = load work + friction + damping (+ the booked
     numerical loss and the energies' change) to 1e-6 of the driver's work. The balance's error
     is the string's nonlinear remainder alone (``test_moreau_energy``, the belt's start step by
@@ -234,4 +267,6 @@ def test_energy_balance_closes_to_1e_6_of_the_drivers_work_at_h_125_us():
     assert result.success, result.message
     work = float(result["work_drives"][-1])
     assert work > 1.0
-    assert np.max(np.abs(result["energy_error"])) <= 1e-6 * work
+    measured(
+        "energy balance residual", np.max(np.abs(result["energy_error"])), 1e-6 * work, unit="J"
+    )

@@ -52,7 +52,7 @@ def test_demo_writes_every_file(tiny):
     assert set(np.unique(arcs[:, 1])) == {0.0, 1.0}
 
 
-def test_summary_is_steady_summary(tiny):
+def test_summary_is_steady_summary(tiny, measured):
     """The summary's simulated numbers are ``steady_summary``'s over the same window (recomputed
     here; the same arithmetic on the same result, written with repr: equal to 1e-14 relative),
     its closed forms ``BeltData``'s."""
@@ -74,11 +74,18 @@ def test_summary_is_steady_summary(tiny):
         assert summary[name][0] == pytest.approx(simulated, rel=1e-14, nan_ok=True), name
         assert summary[name][1] == pytest.approx(closed, rel=1e-14), name
     for name in ("creep_arc_driver", "creep_arc_driven"):
-        assert summary[name][1] == pytest.approx(math.log(TINY.tight_tension / 2.0) / TINY.mu)
+        closed = math.log(TINY.tight_tension / 2.0) / TINY.mu
+        measured(  # pytest.approx's default tolerance: max(1e-6 relative, 1e-12)
+            f"{name} closed form",
+            abs(summary[name][1] - closed),
+            max(1e-6 * abs(closed), 1e-12),
+            unit="rad",
+            reference="ln(T1 / T2) / mu",
+        )
         assert 0.0 <= summary[name][0] <= math.pi
 
 
-def test_loop_position_runs_along_the_path():
+def test_loop_position_runs_along_the_path(measured):
     """A material point of the path at arc length s from the feed's end lies at s - feed along
     the loop (the loop starts where the belt enters the driven pulley, which is where the feed
     ends), on the tail as well; on the feed at s - feed + the loop's length (2 pi R + 2 d).
@@ -90,10 +97,16 @@ def test_loop_position_runs_along_the_path():
     position, _ = bp.path(d, s)
     at = demo.loop_position(d, position)
     expected = np.where(s > d.feed, s - d.feed, s - d.feed + loop)
-    assert np.max(np.abs(at - expected)) < 1e-12
+    measured(
+        "loop position",
+        np.max(np.abs(at - expected)),
+        1e-12,
+        unit="m",
+        reference="s - feed along the loop",
+    )
 
 
-def test_closed_form_tension_is_the_creep_theory():
+def test_closed_form_tension_is_the_creep_theory(measured):
     """The creep theory's tension: T2 and T1 on the spans; on each pulley constant on the
     adhesion arc and exponential with the rate mu on the creep arc (the log-slope by finite
     differences, 1e-6 relative), and continuous where the belt leaves each pulley: T2
@@ -110,13 +123,34 @@ def test_closed_form_tension_is_the_creep_theory():
     assert tension(d, [half + dist + r * 0.5 * edge])[0] == t1  # the driver's
     exit_driven = tension(d, [half * (1 - 1e-15)])[0]
     exit_driver = tension(d, [2 * half + dist - 1e-15])[0]
-    assert exit_driven == pytest.approx(t1, rel=1e-12)
-    assert exit_driver == pytest.approx(t2, rel=1e-12)
+    measured.close(
+        "tension where the belt leaves the driven pulley",
+        exit_driven,
+        t1,
+        rtol=1e-12,
+        unit="N",
+        reference="T2 e^(mu c) = T1",
+    )
+    measured.close(
+        "tension where the belt leaves the driver",
+        exit_driver,
+        t2,
+        rtol=1e-12,
+        unit="N",
+        reference="T1 e^(-mu c) = T2",
+    )
     phi = edge + 0.5 * d.creep_angle
     step = 1e-6
     for start, sign in ((0.0, 1.0), (half + dist, -1.0)):
         a, b = tension(d, [start + r * (phi - step), start + r * (phi + step)])
-        assert math.log(b / a) / (2 * step) == pytest.approx(sign * mu, rel=1e-6)
+        measured.close(
+            "log-slope of the tension on the creep arc",
+            math.log(b / a) / (2 * step),
+            sign * mu,
+            rtol=1e-6,
+            unit="1/rad",
+            reference="+-mu",
+        )
 
 
 def test_creep_arc_start_fits_the_step():
@@ -149,7 +183,7 @@ def test_demo_refuses_bad_options(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_coarse_run_against_the_creep_theory(tmp_path):
+def test_coarse_run_against_the_creep_theory(tmp_path, measured):
     """The coarse model of test_belt_drive (20 elements, 56 candidates per pulley, h = 2e-3 s,
     0.4 s, the steady window from 0.2 s; about 40 s) through the demo:
 
@@ -177,8 +211,19 @@ def test_coarse_run_against_the_creep_theory(tmp_path):
         lower.append(tension[(at > 2 * half + 1.2 * d) & (at < 2 * half + 1.8 * d)])
     spans = [np.mean(np.concatenate(upper)) / data.tight_tension - 1,
              np.mean(np.concatenate(lower)) / data.slack_tension - 1]  # fmt: skip
-    assert max(abs(a) for a in arcs) < 1.5 * spacing
-    assert max(abs(x) for x in spans) < 1e-2
+    measured(
+        "creep arc",
+        max(abs(a) for a in arcs),
+        1.5 * spacing,
+        unit="rad",
+        reference="ln(T1 / T2) / mu",
+    )
+    measured(
+        "span tension (relative)",
+        max(abs(x) for x in spans),
+        1e-2,
+        reference="creep theory T1, T2",
+    )
     seen = set()
     for _, path in frame_files(tmp_path / "frames.pvd")[1:]:
         contacts = part(path, "contacts")
@@ -187,7 +232,7 @@ def test_coarse_run_against_the_creep_theory(tmp_path):
     assert {STATE_CODES["stick"], STATE_CODES["slip"]} <= seen <= set(STATE_CODES.values())
 
 
-def test_demo_runs_the_closed_belt(tmp_path):
+def test_demo_runs_the_closed_belt(tmp_path, measured):
     """``--closed`` runs ``papers.belt.closed_belt_drive``: its summary's closed forms are
     ``ClosedBeltData``'s (the length condition's T1, T2), and on a short coarse run (20
     elements, 56 candidates, h = 2e-3 s, 0.06 s; about 10 s) the span tensions averaged over
@@ -201,6 +246,20 @@ def test_demo_runs_the_closed_belt(tmp_path):
     summary = demo.read_summary(out / "summary.csv")
     assert summary["tight_tension"][1] == pytest.approx(data.tight_tension, rel=1e-14)
     assert summary["slack_tension"][1] == pytest.approx(data.slack_tension, rel=1e-14)
-    assert summary["tight_tension"][0] == pytest.approx(data.tight_tension, rel=0.03)
-    assert summary["slack_tension"][0] == pytest.approx(data.slack_tension, rel=0.03)
+    measured.close(
+        "tight span tension",
+        summary["tight_tension"][0],
+        data.tight_tension,
+        rtol=0.03,
+        unit="N",
+        reference="length condition's T1",
+    )
+    measured.close(
+        "slack span tension",
+        summary["slack_tension"][0],
+        data.slack_tension,
+        rtol=0.03,
+        unit="N",
+        reference="length condition's T2",
+    )
     assert (out / "tension_along_belt.png").is_file() and (out / "arc_states.png").is_file()

@@ -48,7 +48,7 @@ def beam_spec(ei, length=1.0, n_elements=6, origin=(0.0, 0.0), beta=0.0):
     )
 
 
-def test_gap_and_rows_against_finite_differences():
+def test_gap_and_rows_against_finite_differences(measured):
     """A crowned Bezier profile on a free body, turned by 0.2 rad, pressed 17 mm into a
     cantilever bent by a 5 N tip load (static, tip slope -0.05), moving along a random
     velocity of all DOFs: the contact point satisfies 000 eqs. (5)-(6) (parallel tangents,
@@ -73,7 +73,15 @@ def test_gap_and_rows_against_finite_differences():
     sl = lay.structure("beam")
     q = np.zeros(system.n)
     q[sl] = np.linalg.solve(beam.stiffness_matrix.toarray(), beam.load)
-    assert np.isclose(q[sl][-2], -5.0 * length**3 / (3 * ei), rtol=1e-10)  # deformed for real
+    measured.close(
+        "tip deflection",
+        q[sl][-2],
+        -5.0 * length**3 / (3 * ei),
+        rtol=1e-10,
+        atol=1e-8,
+        unit="m",
+        reference="F L^3 / (3 EI)",
+    )  # deformed for real
     q[lay.tree] = [0.6, -0.03, 0.2]
     u = np.random.default_rng(7).normal(size=system.n)
     c = contact_at(system, 0, q, u)
@@ -82,8 +90,19 @@ def test_gap_and_rows_against_finite_differences():
     g = profile.at(c.profile_parameter)
     cp = beam.curve(c.parameter, q[sl])
     tk = frame.vector(g.tangent)
-    assert abs(tk[0] * cp.tangent[1] - tk[1] * cp.tangent[0]) < 1e-10  # 000 eq. (5)
-    assert abs((c.profile_point - cp.position) @ cp.tangent) < 1e-12  # 000 eq. (6)
+    measured(  # 000 eq. (5)
+        "cross product of the tangents",
+        abs(tk[0] * cp.tangent[1] - tk[1] * cp.tangent[0]),
+        1e-10,
+        reference="parallel tangents",
+    )
+    measured(  # 000 eq. (6)
+        "joining vector along the tangent",
+        abs((c.profile_point - cp.position) @ cp.tangent),
+        1e-12,
+        unit="m",
+        reference="joining vector along the normal",
+    )
     # independent gap: least signed distance of the profile's points to the beam
     eta = np.linspace(0.0, 1.0, 20001)
     pts = profile.position(eta) @ frame.rotation.T + frame.origin
@@ -97,8 +116,25 @@ def test_gap_and_rows_against_finite_differences():
         s = beam.project(p, q[sl], c.parameter)
         b = beam.curve(s, q[sl])
         signed.append(b.normal @ (p - b.position))
-    assert -0.03 < c.gap < -0.005 and np.isclose(best, c.gap, atol=1e-4)
-    assert np.isclose(min(signed), c.gap, rtol=0.0, atol=1e-9)
+    assert -0.03 < c.gap < -0.005
+    measured.close(
+        "gap, coarse samples",
+        best,
+        c.gap,
+        rtol=1e-5,
+        atol=1e-4,
+        unit="m",
+        reference="least signed distance of profile samples",
+    )
+    measured.close(
+        "gap",
+        min(signed),
+        c.gap,
+        rtol=0.0,
+        atol=1e-9,
+        unit="m",
+        reference="least signed distance of 20001 profile samples",
+    )
     eps = 1e-6 / np.max(np.abs(u))
 
     def gap(x):
@@ -106,11 +142,35 @@ def test_gap_and_rows_against_finite_differences():
 
     g_plus, g0, g_minus = gap(q + eps * u), gap(q), gap(q - eps * u)
     rate = (g_plus - g_minus) / (2 * eps)
-    assert np.isclose(c.w_normal @ u, rate, rtol=1e-7)
-    assert np.isclose(c.normal_velocity, rate, rtol=1e-7)
+    measured.close(
+        "W_N u",
+        c.w_normal @ u,
+        rate,
+        rtol=1e-7,
+        atol=1e-8,
+        unit="m/s",
+        reference="central difference of the gap",
+    )
+    measured.close(
+        "normal velocity",
+        c.normal_velocity,
+        rate,
+        rtol=1e-7,
+        atol=1e-8,
+        unit="m/s",
+        reference="central difference of the gap",
+    )
     eps2 = 1e-4 / np.max(np.abs(u))
     second = (gap(q + eps2 * u) - 2 * g0 + gap(q - eps2 * u)) / eps2**2
-    assert np.isclose(c.remainder, second, rtol=1e-4)
+    measured.close(
+        "remainder A",
+        c.remainder,
+        second,
+        rtol=1e-4,
+        atol=1e-8,
+        unit="m/s^2",
+        reference="second difference of the gap",
+    )
     local = g.position
 
     def points(x):
@@ -118,15 +178,38 @@ def test_gap_and_rows_against_finite_differences():
         return zk - beam.curve(c.parameter, x[sl]).position
 
     relative = (points(q + eps * u) - points(q - eps * u)) / (2 * eps)
-    assert np.isclose(c.slip_velocity, c.tangent @ relative, rtol=1e-7)
-    assert np.isclose(c.w_tangent @ u, c.slip_velocity, rtol=1e-12)
+    measured.close(
+        "slip velocity",
+        c.slip_velocity,
+        c.tangent @ relative,
+        rtol=1e-7,
+        atol=1e-8,
+        unit="m/s",
+        reference="central difference of the material points",
+    )
+    measured.close("W_T u", c.w_tangent @ u, c.slip_velocity, rtol=1e-12, atol=1e-8, unit="m/s")
     generalised = 100.0 * c.w_normal + 30.0 * c.w_tangent
     force = 100.0 * c.normal + 30.0 * c.tangent
-    assert np.isclose(generalised @ u, force @ relative, rtol=1e-7)
+    measured.close(
+        "work rate of W^T F",
+        generalised @ u,
+        force @ relative,
+        rtol=1e-7,
+        atol=1e-8,
+        unit="W",
+        reference="F . v_rel, 000 eq. (17)",
+    )
     # the beam's DOFs take the reaction -F along n0 = (0, 1) at s: -F_y N(s)
     rows = np.zeros(beam.n_dofs)
     np.add.at(rows, cp.dofs, cp.rows[1])
-    assert np.allclose(generalised[sl], -force[1] * rows, atol=1e-12)
+    measured.close(
+        "beam's generalised reaction",
+        generalised[sl],
+        -force[1] * rows,
+        rtol=1e-5,
+        atol=1e-12,
+        reference="-F_y N(s)",
+    )
 
 
 def test_parallel_flats_and_ends_have_no_contact_point():
@@ -176,7 +259,7 @@ def deflection_closed_forms(s, length=1.0):
     return w * s**3 / (3 * EI_REST), w * s**2 * (3 * length - s) / (6 * EI_REST)
 
 
-def test_hertz_profile_rests_on_the_cantilever():
+def test_hertz_profile_rests_on_the_cantilever(measured):
     """The body settles (Hunt-Crossley D = 100 s/m, beam damping beta = 0.01 s: the slow mode
     body-on-beam at 108 rad/s has a damping ratio ~0.5, residual after 0.4 s ~ 1e-9 of the
     deflection): the beam deflects under the weight W = m g applied at the contact's s as a
@@ -202,17 +285,49 @@ def test_hertz_profile_rests_on_the_cantilever():
     at_load, at_tip = deflection_closed_forms(s)
     w_load = -beam.curve(s, q[sl]).position[1]
     w_tip = -beam.curve(1.0, q[sl]).position[1]
-    assert np.isclose(w_load, at_load, rtol=1e-7)
-    assert np.isclose(w_tip, at_tip, rtol=1e-7)
+    measured.close(
+        "deflection under the load",
+        w_load,
+        at_load,
+        rtol=1e-7,
+        atol=1e-8,
+        unit="m",
+        reference="W s^3 / (3 EI)",
+    )
+    measured.close(
+        "tip deflection",
+        w_tip,
+        at_tip,
+        rtol=1e-7,
+        atol=1e-8,
+        unit="m",
+        reference="W s^2 (3L - s) / (6 EI)",
+    )
     slope = beam.curve(s, q[sl]).slope
     cos = slope[0] / np.hypot(*slope)
     approach = (MASS * G / (c1 * cos)) ** (2.0 / 3.0)
-    assert np.isclose(-c.gap, approach, rtol=1e-6)
-    assert np.isclose(result["c_normal_force"][-1], MASS * G / cos, rtol=1e-6)
+    measured.close(
+        "Hertz approach",
+        -c.gap,
+        approach,
+        rtol=1e-6,
+        atol=1e-8,
+        unit="m",
+        reference="(W / (c1 cos))^(2/3)",
+    )
+    measured.close(
+        "normal force",
+        result["c_normal_force"][-1],
+        MASS * G / cos,
+        rtol=1e-6,
+        atol=1e-8,
+        unit="N",
+        reference="m g / cos(slope)",
+    )
 
 
 @pytest.mark.slow  # 5.8 s of CPU (one core), 2026-11-25
-def test_hard_contact_normal_force_and_energy():
+def test_hard_contact_normal_force_and_energy(measured):
     """The same body with hard frictionless contact (Sliding, bilateral: the profile stays on
     the beam): released at rest on the undeformed beam, it oscillates with the beam; with beam
     damping it settles where the normal force carries the weight, F_n cos(slope) = m g
@@ -232,16 +347,34 @@ def test_hard_contact_normal_force_and_energy():
     beam = system.structures["beam"]
     slope = beam.curve(c.parameter, q[sl]).slope
     cos = slope[0] / np.hypot(*slope)
-    assert np.isclose(result["c_normal_force"][-1], MASS * G / cos, rtol=1e-6)
+    measured.close(
+        "normal force",
+        result["c_normal_force"][-1],
+        MASS * G / cos,
+        rtol=1e-6,
+        atol=1e-8,
+        unit="N",
+        reference="m g / cos(slope)",
+    )
     tip = -beam.curve(1.0, q[sl]).position[1]
-    assert np.isclose(tip, deflection_closed_forms(c.parameter)[1], rtol=1e-7)
-    assert abs(c.gap) < 1e-9
+    measured.close(
+        "tip deflection",
+        tip,
+        deflection_closed_forms(c.parameter)[1],
+        rtol=1e-7,
+        atol=1e-8,
+        unit="m",
+        reference="W s^2 (3L - s) / (6 EI)",
+    )
+    measured("gap of the bilateral contact", abs(c.gap), 1e-9, unit="m", reference="0")
     system, q0, u0 = body_on_cantilever(Sliding(0.0), beta=0.0)
     result = simulate(system, (0.0, 0.1), (q0, u0), h=2e-4, rho_inf=1.0)
     assert result.success, result.message
     kinetic = np.max(result["kinetic_energy"])
     assert kinetic > 1e-3  # the motion: ~ 4e-3 J exchanged
-    assert np.max(np.abs(result["energy_error"])) < 1e-5 * kinetic
+    measured(
+        "energy balance residual", np.max(np.abs(result["energy_error"])), 1e-5 * kinetic, unit="J"
+    )
 
 
 def test_profile_pairs_are_checked():

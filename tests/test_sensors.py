@@ -157,22 +157,50 @@ def test_joint_columns_are_the_stored_coordinates(arm_run):
     assert np.array_equal(result["joint_1_u"], result.u[:, 1])
 
 
-def test_tree_sensors_match_the_closed_form(arm_run):
+def test_tree_sensors_match_the_closed_form(arm_run, measured):
     name, result = arm_run
     assert len(result.t) == 101
     for k in ROWS:
         q, u = result.q[k], result.u[k]
         # a few rotations and sums of numbers <= 0.5 m: round-off, 1e3 eps m for slack
         point = np.array([result["end_x"][k], result["end_y"][k]])
-        assert np.allclose(point, arm_point(q), rtol=0.0, atol=1e3 * EPS), (name, k)
+        measured.close(
+            f"end point ({name}, row {k})",
+            point,
+            arm_point(q),
+            rtol=0.0,
+            atol=1e3 * EPS,
+            unit="m",
+            reference="the arm's closed-form kinematics",
+        )
         velocity = [result["end_velocity_vx"][k], result["end_velocity_vy"][k]]
-        assert np.allclose(velocity, arm_velocity(q, u), rtol=0.0, atol=1e3 * EPS), (name, k)
+        measured.close(
+            f"end point velocity ({name}, row {k})",
+            velocity,
+            arm_velocity(q, u),
+            rtol=0.0,
+            atol=1e3 * EPS,
+            unit="m/s",
+            reference="the arm's closed-form kinematics",
+        )
         # body 0's angle is its revolute coordinate; body 1 slides on it: the same rotation
-        assert abs(result["arm"][k] - q[0]) <= 4.0 * EPS
-        assert abs(result["spin"][k] - u[0]) <= 4.0 * EPS
+        measured(
+            f"body angle ({name}, row {k})",
+            abs(result["arm"][k] - q[0]),
+            4.0 * EPS,
+            unit="rad",
+            reference="the revolute coordinate",
+        )
+        measured(
+            f"body angular velocity ({name}, row {k})",
+            abs(result["spin"][k] - u[0]),
+            4.0 * EPS,
+            unit="rad/s",
+            reference="the revolute speed",
+        )
 
 
-def test_velocity_sensors_match_finite_differences_in_time(arm_run):
+def test_velocity_sensors_match_finite_differences_in_time(arm_run, measured):
     """The central difference of the stored positions over 2 h against the velocity sensor:
     the same motion to O((h omega)^2 / 6) relative for a motion of frequency omega. The arm
     (omega ~ 10 rad/s): 1e-6 m/s of ~0.3 m/s (measured 5e-8). The beam at s = 0.13 m carries
@@ -187,7 +215,13 @@ def test_velocity_sensors_match_finite_differences_in_time(arm_run):
         x = result[column]
         difference = (x[2:] - x[:-2]) / (t[2:] - t[:-2])
         error = np.max(np.abs(difference - result[velocity][1:-1]))
-        assert error <= tol, (name, column, error, tol)
+        measured(
+            f"{velocity} ({name})",
+            error,
+            tol,
+            unit="m/s",
+            reference=f"central difference of {column} over 2 h",
+        )
 
 
 def test_beam_sensors_match_scikit_fem(arm_run, arm_system):
@@ -455,7 +489,7 @@ def test_a_sweep_summarises_and_plots_a_sensor_with_its_unit(tmp_path):
 # -- the demos declare what their figures need -----------------------------------------------
 
 
-def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(tmp_path):
+def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(tmp_path, measured):
     from fe_contact.demos import sliding_mass
     from fe_contact.steppers.result import read_history
 
@@ -468,24 +502,46 @@ def test_the_sliding_mass_history_has_the_mass_position_and_the_tip_deflection(t
         assert column in header
     # the sliders are x then y from the origin: the mass's position is (q_0, q_1), to
     # round-off (the y slider's axis is (cos pi/2, 1) = (6e-17, 1)): 8 eps of 1 m
-    assert np.allclose(history["mass_x"], history["joint_0_q"], rtol=0, atol=8 * EPS)
-    assert np.allclose(history["mass_y"], history["joint_1_q"], rtol=0, atol=8 * EPS)
+    for column, joint in (("mass_x", "joint_0_q"), ("mass_y", "joint_1_q")):
+        measured.close(
+            column,
+            history[column],
+            history[joint],
+            rtol=0,
+            atol=8 * EPS,
+            unit="m",
+            reference=f"slider coordinate {joint}",
+        )
     # the mass is on the beam: its y is the beam's deflection under it, to the position
     # residual of the sliding constraint (<= 1e-10 m here) plus round-off
     structure = system.structures["beam"]
     part = system.layout.structure("beam")
     for k in (0, 20, -1):
         on_beam = structure.curve(result["mass_parameter"][k], result.q[k, part]).position
-        assert abs(history["mass_y"][k] - on_beam[1]) <= 1e-10 + 1e3 * EPS * 1e-2
+        measured(
+            f"mass height on the beam, row {k}",
+            abs(history["mass_y"][k] - on_beam[1]),
+            1e-10 + 1e3 * EPS * 1e-2,
+            unit="m",
+            reference="the beam's curve at the contact parameter",
+        )
         tip = float(
             (structure.beam.basis.probes(np.array([[0.4]])) @ structure.full(result.q[k, part]))[0]
         )
         assert abs(history["tip_deflection"][k] - tip) <= 1e3 * EPS * 1e-2
     # the mass slides out at ~0.5 m/s from x = 0.1 m
-    assert history["mass_x"][-1] == pytest.approx(0.1 + 0.5 * 0.005, rel=1e-2)
+    measured.close(
+        "mass position at the end",
+        history["mass_x"][-1],
+        0.1 + 0.5 * 0.005,
+        rtol=1e-2,
+        atol=0,
+        unit="m",
+        reference="x0 + v t at 0.5 m/s",
+    )
 
 
-def test_the_manipulator_history_has_its_end_point_on_the_beam():
+def test_the_manipulator_history_has_its_end_point_on_the_beam(measured):
     """The end-effector sensor of the manipulator: the end point slides on the beam, so it is
     the beam's curve at the contact parameter, to the sliding constraint's position residual
     (the run's residual_position) plus round-off of 0.4 m."""
@@ -501,14 +557,20 @@ def test_the_manipulator_history_has_its_end_point_on_the_beam():
     for k in (0, 5, -1):
         on_beam = beam.curve(result["tip_parameter"][k], result.q[k, part]).position
         tol = float(np.max(result["residual_position"])) + 1e3 * EPS * 0.4
-        assert abs(result["end_effector_x"][k] - on_beam[0]) <= tol
-        assert abs(result["end_effector_y"][k] - on_beam[1]) <= tol
+        for axis, column in enumerate(("end_effector_x", "end_effector_y")):
+            measured(
+                f"{column}, row {k}",
+                abs(result[column][k] - on_beam[axis]),
+                tol,
+                unit="m",
+                reference="the beam's curve at the contact parameter",
+            )
     units = dict(history_columns(system))
     assert units["end_effector_x"] == "m" and units["joint_1_q"] == "rad"
     assert units["drive_1_force"] == "N m"  # the joint-2 torque of 002 Fig. 7b
 
 
-def test_the_disk_on_beam_history_has_the_disk_centre():
+def test_the_disk_on_beam_history_has_the_disk_centre(measured):
     from fe_contact.demos import disk_on_beam
 
     run_file = disk_on_beam.model_file(t_end=0.01, h=1e-3)
@@ -517,8 +579,16 @@ def test_the_disk_on_beam_history_has_the_disk_centre():
     assert result.success, result.message
     # the disk is carried by an x and a y slider from the origin: its centre is (q_0, q_1),
     # to round-off (the y slider's axis is (cos pi/2, 1) = (6e-17, 1)): 8 eps of 1 m
-    assert np.allclose(result["disk_centre_x"], result.q[:, 0], rtol=0, atol=8 * EPS)
-    assert np.allclose(result["disk_centre_y"], result.q[:, 1], rtol=0, atol=8 * EPS)
+    for axis, column in enumerate(("disk_centre_x", "disk_centre_y")):
+        measured.close(
+            column,
+            result[column],
+            result.q[:, axis],
+            rtol=0,
+            atol=8 * EPS,
+            unit="m",
+            reference=f"slider coordinate q_{axis}",
+        )
     assert result["disk_centre_y"][-1] < result["disk_centre_y"][0]  # it falls
 
 

@@ -136,7 +136,7 @@ def test_acceleration_columns_and_units(arm_system):
     assert units["mid_ax"] == units["mid_ay"] == "m/s^2"
 
 
-def test_tree_accelerations_match_the_closed_form(arm_run, arm_system):
+def test_tree_accelerations_match_the_closed_form(arm_run, arm_system, measured):
     """The generalised-alpha q'' solves the reduced equations at the end of each step to the
     Newton tolerance (rtol = 1e-10 of forces ~10 N on masses ~1 kg): theta'' ~ 10 rad/s^2 to
     ~1e-9; 1e-7 m/s^2 (rad/s^2) is that with a margin of 100 (measured: 7e-11 m/s^2 on the
@@ -147,13 +147,27 @@ def test_tree_accelerations_match_the_closed_form(arm_run, arm_system):
         q, u = result.q[k], result.u[k]
         expected = arm_point_acceleration(q, u, g_y)
         sensed = np.array([result["end_ax"][k], result["end_ay"][k]])
-        assert np.allclose(sensed, expected, rtol=0.0, atol=1e-7), (name, k, sensed, expected)
+        measured.close(
+            f"end point acceleration ({name}, row {k})",
+            sensed,
+            expected,
+            rtol=0.0,
+            atol=1e-7,
+            unit="m/s^2",
+            reference="the arm's closed-form J q'' + J' q'",
+        )
         theta_dd = arm_angular_acceleration(q, u, g_y)
-        assert abs(result["arm_acceleration"][k] - theta_dd) <= 1e-7, (name, k)
+        measured(
+            f"arm angular acceleration ({name}, row {k})",
+            abs(result["arm_acceleration"][k] - theta_dd),
+            1e-7,
+            unit="rad/s^2",
+            reference="the arm's closed-form theta''",
+        )
     assert abs(result["arm_acceleration"][0]) > 1.0  # gravity swings the arm: not a zero test
 
 
-def test_accelerations_match_central_differences_of_the_velocity_sensors(arm_run):
+def test_accelerations_match_central_differences_of_the_velocity_sensors(arm_run, measured):
     """(v(t + h) - v(t - h)) / 2h against a(t): the generalised-alpha scheme is second order
     (gamma = 1/2 + alpha_f - alpha_m), so the two agree to O(h^2) times the third derivative
     of the acceleration: the arm (omega ~ 10 rad/s, |a| ~ 5 m/s^2) to
@@ -171,7 +185,13 @@ def test_accelerations_match_central_differences_of_the_velocity_sensors(arm_run
         v = result[velocity]
         difference = (v[2:] - v[:-2]) / (t[2:] - t[:-2])
         error = np.max(np.abs(difference - result[acceleration][1:-1]))
-        assert error <= tol, (name, acceleration, error, tol)
+        measured(
+            f"{acceleration} ({name})",
+            error,
+            tol,
+            unit="m/s^2",
+            reference=f"central difference of {velocity} over 2 h",
+        )
 
 
 def test_structure_accelerations_are_the_probes_of_the_reported_accelerations(arm_run, arm_system):
@@ -215,7 +235,7 @@ def test_the_compiled_batches_report_the_accelerations(arm_system, monkeypatch):
     check_part_sums("batches", quiet)
 
 
-def test_moreau_jean_reports_the_mean_acceleration_of_each_step():
+def test_moreau_jean_reports_the_mean_acceleration_of_each_step(measured):
     """Moreau-Jean has no q'': its acceleration is the velocity change over the step,
     (u_n+1 - u_n) / h (as its forces are impulse / h), NaN at the start. A structure point's
     r is affine in q, so its acceleration is exactly the difference of its velocity sensor
@@ -234,9 +254,25 @@ def test_moreau_jean_reports_the_mean_acceleration_of_each_step():
     t = result["t"]
     dt = t[1:] - t[:-1]
     mid = np.diff(result["mid_velocity_vy"]) / dt
-    assert np.allclose(result["mid_ay"][1:], mid, rtol=0.0, atol=64 * EPS * 1e-2 / H)
+    measured.close(
+        "beam point acceleration",
+        result["mid_ay"][1:],
+        mid,
+        rtol=0.0,
+        atol=64 * EPS * 1e-2 / H,
+        unit="m/s^2",
+        reference="velocity sensor's difference over h",
+    )
     arm = np.diff(result["arm_rate"]) / dt
-    assert np.allclose(result["arm_acceleration"][1:], arm, rtol=0.0, atol=64 * EPS * 1.0 / H)
+    measured.close(
+        "arm angular acceleration",
+        result["arm_acceleration"][1:],
+        arm,
+        rtol=0.0,
+        atol=64 * EPS * 1.0 / H,
+        unit="rad/s^2",
+        reference="angular velocity's difference over h",
+    )
     g_y = system.model.gravity[1]
     rows = range(1, len(t))
     closed = np.array([arm_point_acceleration(result.q[k], result.u[k], g_y) for k in rows])
@@ -246,10 +282,28 @@ def test_moreau_jean_reports_the_mean_acceleration_of_each_step():
     assert 10.0 < jerk < 100.0 and 10.0 < spin_jerk < 100.0  # the scale the bounds assume
     for axis in ("x", "y"):
         end = np.diff(result[f"end_velocity_v{axis}"]) / dt
-        assert np.max(np.abs(result[f"end_a{axis}"][1:] - end)) <= 4 * H * jerk, axis
+        measured(
+            f"end point acceleration a{axis}",
+            np.max(np.abs(result[f"end_a{axis}"][1:] - end)),
+            4 * H * jerk,
+            unit="m/s^2",
+            reference="velocity sensor's difference over h",
+        )
     sensed = np.column_stack([result["end_ax"][1:], result["end_ay"][1:]])
-    assert np.max(np.abs(sensed - closed)) <= 4 * H * jerk
-    assert np.max(np.abs(result["arm_acceleration"][1:] - theta_dd)) <= 4 * H * spin_jerk
+    measured(
+        "end point acceleration",
+        np.max(np.abs(sensed - closed)),
+        4 * H * jerk,
+        unit="m/s^2",
+        reference="the arm's closed form at the end state",
+    )
+    measured(
+        "arm angular acceleration against the closed form",
+        np.max(np.abs(result["arm_acceleration"][1:] - theta_dd)),
+        4 * H * spin_jerk,
+        unit="rad/s^2",
+        reference="the arm's closed-form theta'' at the end state",
+    )
 
 
 def test_acceleration_sensors_in_a_model_file_round_trip(tmp_path, arm_system):
@@ -309,7 +363,7 @@ def test_part_energies_sum_to_the_totals(arm_run):
     check_part_sums("moreau", moreau)
 
 
-def test_a_pendulum_part_energies_in_closed_form():
+def test_a_pendulum_part_energies_in_closed_form(measured):
     """A pendulum on a torsion spring: kinetic 1/2 I_O omega^2 (I_O = I + m c^2), gravity
     -m g . x_c with x_c = BASE + c (cos theta, sin theta), spring 1/2 k (theta - rest)^2, from
     the stored state, to round-off of ~1 J: 64 eps (Moreau-Jean, Python generalised alpha)."""
@@ -329,13 +383,24 @@ def test_a_pendulum_part_energies_in_closed_form():
         centre = BASE[:, None] + c * np.array([np.cos(theta), np.sin(theta)])
         gravity = -m * (g @ centre)
         spring = 0.5 * k * (theta - rest) ** 2
-        assert np.allclose(result["tree_kinetic_energy"], kinetic, rtol=0, atol=64 * EPS)
-        assert np.allclose(result["tree_potential_energy"], gravity, rtol=0, atol=64 * EPS)
-        assert np.allclose(result["tree_elastic_energy"], spring, rtol=0, atol=64 * EPS)
+        for column, closed, formula in (
+            ("tree_kinetic_energy", kinetic, "1/2 I_O omega^2"),
+            ("tree_potential_energy", gravity, "-m g . x_c"),
+            ("tree_elastic_energy", spring, "1/2 k (theta - rest)^2"),
+        ):
+            measured.close(
+                f"{column} ({method})",
+                result[column],
+                closed,
+                rtol=0,
+                atol=64 * EPS,
+                unit="J",
+                reference=formula,
+            )
         assert np.ptp(omega) > 0.01  # it swings
 
 
-def test_a_tip_loaded_cantilever_stores_its_strain_energy_in_closed_form():
+def test_a_tip_loaded_cantilever_stores_its_strain_energy_in_closed_form(measured):
     """A cantilever at rest under a tip force P (no gravity): strain energy P^2 L^3 / (6 EI),
     the load's potential -P w_tip = -P^2 L^3 / (3 EI), no kinetic energy; exact for Hermite
     cubics (the deflection is cubic), to the static solve's tolerance (1e-10 relative) and
@@ -357,8 +422,22 @@ def test_a_tip_loaded_cantilever_stores_its_strain_energy_in_closed_form():
     assert result.success, result.message
     EI = spec.bending_stiffness
     strain = P**2 * L**3 / (6.0 * EI)
-    assert result["strip_elastic_energy"][0] == pytest.approx(strain, rel=1e-9)
-    assert result["strip_potential_energy"][0] == pytest.approx(-2.0 * strain, rel=1e-9)
+    measured.close(
+        "strain energy",
+        result["strip_elastic_energy"][0],
+        strain,
+        rtol=1e-9,
+        unit="J",
+        reference="P^2 L^3 / (6 EI)",
+    )
+    measured.close(
+        "load potential",
+        result["strip_potential_energy"][0],
+        -2.0 * strain,
+        rtol=1e-9,
+        unit="J",
+        reference="-P^2 L^3 / (3 EI)",
+    )
     assert result["strip_kinetic_energy"][0] == 0.0  # u = 0 exactly
     assert result["tree_potential_energy"][0] == 0.0 and result["tree_elastic_energy"][0] == 0.0
 
@@ -432,7 +511,7 @@ def test_paraview_frames_carry_the_time_and_the_sensors_as_field_data(tmp_path, 
                 assert float(frame.field_data[name][0]) == result[name][k], (pvd, name, k)
 
 
-def test_a_compliant_contact_has_its_elastic_energy_column():
+def test_a_compliant_contact_has_its_elastic_energy_column(measured):
     """A 1 kg disk (radius 0.05 m) on a vertical slider released 5e-4 m deep in flat ground
     with a linear compliant law F = c a (c = 1e5 N/m: it rises, equilibrium at 1e-4 m):
     ``contact_elastic_energy`` is c a^2 / 2 with a = 0.05 m - q from the stored state (0 when
@@ -452,13 +531,21 @@ def test_a_compliant_contact_has_its_elastic_energy_column():
     approach = np.maximum(radius - result.q[:, 0], 0.0)
     expected = 0.5 * c * approach**2
     scale = 0.5 * c * 5e-4**2
-    assert np.allclose(result["contact_elastic_energy"], expected, rtol=0, atol=64 * EPS * scale)
+    measured.close(
+        "contact elastic energy",
+        result["contact_elastic_energy"],
+        expected,
+        rtol=0,
+        atol=64 * EPS * scale,
+        unit="J",
+        reference="c a^2 / 2",
+    )
     total = result["tree_elastic_energy"] + result["contact_elastic_energy"]
     assert np.allclose(result["elastic_energy"], total, rtol=0, atol=64 * EPS * scale)
     assert np.ptp(result["contact_elastic_energy"]) > 0.1 * scale  # the disk moves
 
 
-def test_the_event_driven_stepper_reports_the_mean_acceleration_of_each_step():
+def test_the_event_driven_stepper_reports_the_mean_acceleration_of_each_step(measured):
     """The rough pin on the wheel (003, event-driven, impacts in the run): the pin's angular
     acceleration is its joint's velocity change over each step (the impacts' jumps included),
     NaN at the start; to round-off of the rates over the step, 64 eps max|phi'| / h."""
@@ -484,5 +571,13 @@ def test_the_event_driven_stepper_reports_the_mean_acceleration_of_each_step():
     dt = np.diff(result["t"])
     difference = np.diff(result["pin_rate"]) / dt
     tol = 64 * EPS * np.max(np.abs(result["pin_rate"])) / np.min(dt)
-    assert np.allclose(result["pin_spin"][1:], difference, rtol=0, atol=tol)
+    measured.close(
+        "pin angular acceleration",
+        result["pin_spin"][1:],
+        difference,
+        rtol=0,
+        atol=tol,
+        unit="rad/s^2",
+        reference="angular velocity's change over each step",
+    )
     assert np.ptp(result["pin_spin"][1:]) > 1e3 * tol  # the pin turns, hit by the wheel

@@ -94,7 +94,14 @@ def test_block_on_spring_stops_and_sticks_at_the_closed_form_times(mu_s, measure
     )
     # the static friction force holds the spring, within the cone
     friction = res["block_friction_force"]
-    np.testing.assert_allclose(friction[stuck], K * positions[-1], rtol=1e-9)
+    measured.close(
+        "static friction force while stuck",
+        friction[stuck],
+        K * positions[-1],
+        rtol=1e-9,
+        unit="N",
+        reference="spring force k x at the closed-form stop",
+    )
     assert np.all(np.abs(friction[stuck]) <= mu_s * M * G)
     # energy: friction dissipates mu_k m g times the path, and the balance closes
     path = abs(x0 - positions[0]) + np.sum(np.abs(np.diff(positions)))
@@ -106,11 +113,11 @@ def test_block_on_spring_stops_and_sticks_at_the_closed_form_times(mu_s, measure
         unit="J",
         reference="mu_k m g times the closed-form path",
     )
-    assert np.max(np.abs(res["energy_error"])) < 1e-9
+    measured("energy balance residual", np.max(np.abs(res["energy_error"])), 1e-9, unit="J")
     assert np.all(np.diff(res["dissipated_friction"]) >= -1e-15)
 
 
-def test_block_at_rest_inside_the_cone_sticks_from_the_start():
+def test_block_at_rest_inside_the_cone_sticks_from_the_start(measured):
     """Spring stretched by 5 mm (1 N) against mu_s m g = 1.47 N: stuck from t = 0, the static
     friction force is the spring force exactly, nothing moves."""
     system = block_on_spring(0.2, 0.3)
@@ -118,8 +125,17 @@ def test_block_at_rest_inside_the_cone_sticks_from_the_start():
     assert res.status == "finished", res.message
     assert np.all(res["block_state"] == "stick")
     assert np.all(res.q[:, 0] == 0.005)
-    np.testing.assert_allclose(res["block_friction_force"], K * 0.005, rtol=1e-12)
-    np.testing.assert_allclose(res["block_normal_force"], M * G, rtol=1e-12)
+    measured.close(
+        "static friction force",
+        res["block_friction_force"],
+        K * 0.005,
+        rtol=1e-12,
+        unit="N",
+        reference="spring force k x",
+    )
+    measured.close(
+        "normal force", res["block_normal_force"], M * G, rtol=1e-12, unit="N", reference="m g"
+    )
 
 
 def test_growing_force_breaks_the_block_loose_at_mu_s_and_slides_with_mu_k(measured):
@@ -157,7 +173,13 @@ def test_growing_force_breaks_the_block_loose_at_mu_s_and_slides_with_mu_k(measu
     tau_f = fine - t_b
     power = c * fine * (c * tau_f**2 / (2 * M) + (mu_s - mu) * G * tau_f)
     p2 = np.gradient(np.gradient(power, fine), fine)
-    assert np.max(error) <= 1e-3**2 / 12 * trapezoid(np.abs(p2), fine) * 1.1
+    measured(
+        "energy balance residual while sliding",
+        np.max(error),
+        1e-3**2 / 12 * trapezoid(np.abs(p2), fine) * 1.1,
+        unit="J",
+        reference="trapezoidal quadrature bound h^2 / 12 int |P''| dt",
+    )
 
 
 def test_static_coefficient_round_trips_through_a_model_file(tmp_path):
@@ -176,7 +198,7 @@ def test_static_coefficient_round_trips_through_a_model_file(tmp_path):
         load_model(tmp_path / "bad.toml")
 
 
-def test_contact_state_is_in_the_history_csv_and_the_paraview_frames(tmp_path):
+def test_contact_state_is_in_the_history_csv_and_the_paraview_frames(tmp_path, measured):
     """The block stops at t = pi / omega (mu_k = mu_s = 0.35 from 10 mm holds it): the CSV's
     state column and the contact block's ``state`` (1 slip, 2 stick) follow the run."""
     from series import frame_files, part
@@ -192,7 +214,8 @@ def test_contact_state_is_in_the_history_csv_and_the_paraview_frames(tmp_path):
     )
     assert res.status == "finished", res.message
     [(t_stick, _, kind)] = res.events
-    assert kind == "stick" and t_stick == pytest.approx(np.pi / OMEGA, abs=1e-5)
+    assert kind == "stick"
+    measured("stop time", abs(t_stick - np.pi / OMEGA), 1e-5, unit="s", reference="pi / omega")
     history = read_history(tmp_path / "history.csv")
     np.testing.assert_array_equal(history["block_state"], res["block_state"])
     for t, path in frame_files(tmp_path / "frames.pvd"):
@@ -202,7 +225,7 @@ def test_contact_state_is_in_the_history_csv_and_the_paraview_frames(tmp_path):
 
 
 @pytest.mark.slow
-def test_continuous_friction_law_decelerates_as_its_closed_form_and_creeps():
+def test_continuous_friction_law_decelerates_as_its_closed_form_and_creeps(measured):
     """Bauchau's (000) continuous law, eq. (10), on the block without spring, from 0.5 m/s:
     v' = -mu g (1 - exp(-v / v0)) integrates to v(t) = v0 ln(1 + (exp(v_i / v0) - 1)
     exp(-mu g t / v0)): it never stops (no stick). With v0 = 5 mm/s the step-size control of
@@ -218,13 +241,29 @@ def test_continuous_friction_law_decelerates_as_its_closed_form_and_creeps():
     assert res.status == "finished", res.message
     rate = mu * G / v0
     exact = v0 * np.log1p(np.expm1(v_i / v0) * np.exp(-rate * res.t))
-    np.testing.assert_allclose(res.u[:, 0], exact, atol=2e-3 * v0)
+    measured.close(
+        "block velocity",
+        res.u[:, 0],
+        exact,
+        rtol=1e-7,
+        atol=2e-3 * v0,
+        unit="m/s",
+        reference="closed-form v(t) of the continuous law",
+    )
     assert res.n_substeps > res.n_steps  # the control took sub-steps near v = 0
     assert np.all(res["block_state"] == "slip") and res.events == ()
     kinetic = 0.5 * M * v_i**2
     lost = 0.5 * M * (v_i**2 - exact[-1] ** 2)
-    assert res["dissipated_friction"][-1] == pytest.approx(lost, rel=0, abs=3e-6 * kinetic)
-    assert np.max(np.abs(res["energy_error"])) < 3e-6 * kinetic
+    measured(
+        "friction loss",
+        abs(res["dissipated_friction"][-1] - lost),
+        3e-6 * kinetic,
+        unit="J",
+        reference="kinetic energy lost in closed form",
+    )
+    measured(
+        "energy balance residual", np.max(np.abs(res["energy_error"])), 3e-6 * kinetic, unit="J"
+    )
     # creep: 5 mm of spring (1 N) inside the cone mu m g = 1.47 N
     creep = block_on_spring(mu, v0=v0)
     res = simulate(creep, (0.0, 0.5), (np.array([0.005, 0.0]), np.zeros(2)), h=1e-3)
@@ -257,7 +296,7 @@ def block_on_incline(angle, mu, mu_s):
         (25.0, 1.0, "stops and slides back"),  # tan 25 deg = 0.47 > mu_s
     ],
 )
-def test_block_on_a_rigid_incline(degrees, speed, expected):
+def test_block_on_a_rigid_incline(degrees, speed, expected, measured):
     """mu_k = 0.3, mu_s = 0.4. Along the slope (s up, v = s'), while slipping with sign
     sigma = sign(v): v' = -g (sin a + sigma mu_k cos a); it stops at t1 = |v0| / |v'| and then
     sticks if tan a <= mu_s, else slides down at g (sin a - mu_k cos a). Positions against
@@ -277,31 +316,61 @@ def test_block_on_a_rigid_incline(degrees, speed, expected):
         return
     if expected == "slides":
         assert kinds == [] and np.all(res["block_state"] == "slip")
-        np.testing.assert_allclose(s, 0.5 * down * res.t**2, atol=1e-9)
+        measured.close(
+            "position along the slope",
+            s,
+            0.5 * down * res.t**2,
+            rtol=1e-7,
+            atol=1e-9,
+            unit="m",
+            reference="constant-acceleration closed form",
+        )
         return
     sigma = np.sign(speed)
     decel = -G * (np.sin(a) + sigma * mu * np.cos(a))
     t1 = -speed / decel
     s1 = speed * t1 + 0.5 * decel * t1**2
     before = res.t <= t1
-    np.testing.assert_allclose(
-        s[before], speed * res.t[before] + 0.5 * decel * res.t[before] ** 2, atol=1e-9
+    measured.close(
+        "position along the slope before the stop",
+        s[before],
+        speed * res.t[before] + 0.5 * decel * res.t[before] ** 2,
+        rtol=1e-7,
+        atol=1e-9,
+        unit="m",
+        reference="constant-acceleration closed form",
     )
-    assert res.events[0][0] == pytest.approx(t1, abs=1e-9)
+    measured("stop time", abs(res.events[0][0] - t1), 1e-9, unit="s", reference="|v0| / |v'|")
     after = res.t > t1
     if expected == "stops and sticks":
         assert kinds == ["stick"]
-        np.testing.assert_allclose(s[after], s1, atol=1e-9)
+        measured.close(
+            "position while stuck",
+            s[after],
+            s1,
+            rtol=1e-7,
+            atol=1e-9,
+            unit="m",
+            reference="closed-form stop position",
+        )
         assert np.all(res["block_state"][after] == "stick")
     else:
         assert kinds == ["reversal"]
         tau = res.t[after] - t1
-        np.testing.assert_allclose(s[after], s1 + 0.5 * down * tau**2, atol=1e-9)
-    assert np.max(np.abs(res["energy_error"])) < 1e-10
+        measured.close(
+            "position sliding back",
+            s[after],
+            s1 + 0.5 * down * tau**2,
+            rtol=1e-7,
+            atol=1e-9,
+            unit="m",
+            reference="constant-acceleration closed form",
+        )
+    measured("energy balance residual", np.max(np.abs(res["energy_error"])), 1e-10, unit="J")
     assert np.all(np.diff(res["dissipated_friction"]) >= -1e-15)
 
 
-def test_error_controlled_sub_steps_follow_the_motion_with_fewer_steps():
+def test_error_controlled_sub_steps_follow_the_motion_with_fewer_steps(measured):
     """The block on the spring (mu_k = 0.2, mu_s = 0.35, from 0.1 m) with output every 50 ms
     and error_tol = 1e-9 m per sub-step: the controller takes small sub-steps in the slip
     phases and steps up to the output interval once the block sticks. The events come in the
@@ -328,12 +397,18 @@ def test_error_controlled_sub_steps_follow_the_motion_with_fewer_steps():
                 break
             x, start = x_stop, t_stop
         exact.append(value)
-    assert np.max(np.abs(res.q[:, 0] - np.array(exact))) < 5e-6
+    measured(
+        "block position at the output times",
+        np.max(np.abs(res.q[:, 0] - np.array(exact))),
+        5e-6,
+        unit="m",
+        reference="closed form, half period by half period",
+    )
     assert res.n_substeps < 0.7 * 8356
 
 
 @pytest.mark.parametrize("degrees", [20.0, 40.0])
-def test_disk_on_an_incline_rolls_or_slips(degrees):
+def test_disk_on_an_incline_rolls_or_slips(degrees, measured):
     """A disk (m = 1 kg, R = 0.1 m, I = 0.004 kg m^2) released at rest on a rigid incline with
     mu = 0.2: it rolls (stick of a circle: no slip at the contact, velocity level) while the
     friction it needs, m g sin(a) I / (I + m R^2), stays within mu m g cos(a), that is for
@@ -357,14 +432,45 @@ def test_disk_on_an_incline_rolls_or_slips(degrees):
     if np.tan(a) <= mu * (1 + m * R**2 / inertia):
         accel = -G * np.sin(a) / (1 + inertia / (m * R**2))
         assert np.all(res["disk_state"] == "stick")
-        np.testing.assert_allclose(res.q[:, 2], -s / R, atol=1e-9)  # rolls without slip
+        measured.close(  # rolls without slip
+            "rolling angle",
+            res.q[:, 2],
+            -s / R,
+            rtol=1e-7,
+            atol=1e-9,
+            unit="rad",
+            reference="phi = -s / R",
+        )
         friction = m * G * np.sin(a) * inertia / (inertia + m * R**2)
-        np.testing.assert_allclose(np.abs(res["disk_friction_force"]), friction, rtol=1e-9)
+        measured.close(
+            "rolling friction force",
+            np.abs(res["disk_friction_force"]),
+            friction,
+            rtol=1e-9,
+            unit="N",
+            reference="m g sin(a) I / (I + m R^2)",
+        )
         assert np.all(res["dissipated_friction"] == 0.0)
     else:
         accel = -G * (np.sin(a) - mu * np.cos(a))
         assert np.all(res["disk_state"] == "slip")
         spin = -mu * m * G * np.cos(a) * R / inertia  # the friction turns it down the slope
-        np.testing.assert_allclose(res.q[:, 2], -0.5 * spin * res.t**2, atol=1e-9)
-    np.testing.assert_allclose(s, 0.5 * accel * res.t**2, atol=1e-9)
-    assert np.max(np.abs(res["energy_error"])) < 1e-10
+        measured.close(
+            "spin angle while slipping",
+            res.q[:, 2],
+            -0.5 * spin * res.t**2,
+            rtol=1e-7,
+            atol=1e-9,
+            unit="rad",
+            reference="constant angular acceleration closed form",
+        )
+    measured.close(
+        "position along the slope",
+        s,
+        0.5 * accel * res.t**2,
+        rtol=1e-7,
+        atol=1e-9,
+        unit="m",
+        reference="constant-acceleration closed form",
+    )
+    measured("energy balance residual", np.max(np.abs(res["energy_error"])), 1e-10, unit="J")
