@@ -224,8 +224,13 @@ def test_velocity_sensors_match_finite_differences_in_time(arm_run, measured):
         )
 
 
-def test_beam_sensors_match_scikit_fem(arm_run, arm_system):
+def test_beam_sensors_match_scikit_fem(arm_run, arm_system, measured):
     name, result = arm_run
+    errors = {}  # quantity -> (error, tolerance, unit) per row, asserted after the rows
+
+    def check(quantity, error, tolerance, unit):
+        errors.setdefault(quantity, []).append((error, tolerance, unit))
+
     structure = arm_system.structures["beam"]
     beam = structure.beam
     part = arm_system.layout.structure("beam")
@@ -239,19 +244,27 @@ def test_beam_sensors_match_scikit_fem(arm_run, arm_system):
         w, slope, curvature = mid.deflection[0], mid.slope[0], mid.curvature[0]
         # deflections ~1e-3 m from sums of four shape-function terms: 1e3 eps of 1e-2 m
         atol = 1e3 * EPS * 1e-2
-        assert abs(result["tip"][k] - tip) <= atol, (name, k)
-        assert abs(result["mid_x"][k] - 0.13) <= 4 * EPS * 0.13
-        assert abs(result["mid_y"][k] - w) <= atol
-        assert abs(result["mid_shift_x"][k]) <= 4 * EPS * 0.13
-        assert abs(result["mid_shift_y"][k] - w) <= atol
+        check("tip deflection against the basis probe", abs(result["tip"][k] - tip), atol, "m")
+        check("material point x", abs(result["mid_x"][k] - 0.13), 4 * EPS * 0.13, "m")
+        check("deflection at 0.13 m", abs(result["mid_y"][k] - w), atol, "m")
+        check("displacement x", abs(result["mid_shift_x"][k]), 4 * EPS * 0.13, "m")
+        check("displacement y", abs(result["mid_shift_y"][k] - w), atol, "m")
         # slope and curvature ~1e-2 rad and ~1e-1 1/m, from the same four terms
-        assert abs(result["mid_slope"][k] - np.arctan(slope)) <= 1e3 * EPS * 1e-1
+        check(
+            "slope angle", abs(result["mid_slope"][k] - np.arctan(slope)), 1e3 * EPS * 1e-1, "rad"
+        )
         geometric = curvature / (1.0 + slope**2) ** 1.5  # the curve's curvature
-        assert abs(result["mid_curvature"][k] - geometric) <= 1e3 * EPS * 1.0
+        check("geometric curvature", abs(result["mid_curvature"][k] - geometric), 1e3 * EPS, "1/m")
         # E I w'' at the clamped root (linear theory, Lipinski (002), eq. 16): ~1e-1 N m
-        assert abs(result["root_moment"][k] - EI * root.curvature[0]) <= 1e3 * EPS * 1.0
-        assert abs(result["mid_velocity_vx"][k]) <= 4 * EPS
-        assert abs(result["mid_velocity_vy"][k] - velocity) <= 1e3 * EPS * 1e-1
+        moment = abs(result["root_moment"][k] - EI * root.curvature[0])
+        check("root moment E I w''", moment, 1e3 * EPS, "N m")
+        check("velocity x", abs(result["mid_velocity_vx"][k]), 4 * EPS, "m/s")
+        vy = abs(result["mid_velocity_vy"][k] - velocity)
+        check("velocity y", vy, 1e3 * EPS * 1e-1, "m/s")
+    for quantity, rows in errors.items():
+        error, tolerance, unit = zip(*rows, strict=True)
+        measured.each(f"{name}: {quantity}", error, tolerance, unit=unit[0],
+                      reference="the beam evaluated with scikit-fem's basis")  # fmt: skip
     # the beam moved: the checks above compared something that changes
     assert np.ptp(result["tip"]) > 1e-5
 
@@ -279,11 +292,12 @@ def string_model() -> Model:
 
 
 @pytest.mark.parametrize("method", ["generalized-alpha", "moreau"])
-def test_string_sensors_match_the_string_evaluated_directly(method):
+def test_string_sensors_match_the_string_evaluated_directly(method, measured):
     system = assemble(string_model())
     structure = system.structures["cable"]
     result = simulate(system, (0.0, 0.02), system.initial_state(), method=method, h=2e-4)
     assert result.success, result.message
+    errors = {}  # quantity -> (error, tolerance) per row, asserted after the rows
     for k in (10, 50, -1):
         q, u = result.q[k], result.u[k]
         full = structure.full(q)
@@ -295,17 +309,26 @@ def test_string_sensors_match_the_string_evaluated_directly(method):
             structure.string, full, [0.3 + delta, 0.3 - delta]
         ).position.T
         stretch = np.hypot(*(ahead - behind)) / (2 * delta)
-        assert abs(result["pull"][k] - EA * (stretch - 1.0)) <= 1e-7 * EA, (method, k)
+        errors.setdefault("tension EA (stretch - 1) [N]", []).append(
+            (abs(result["pull"][k] - EA * (stretch - 1.0)), 1e-7 * EA)
+        )
         here = evaluate_string(structure.string, full, [0.55]).position[:, 0]
-        assert abs(result["point_x"][k] - here[0]) <= 8 * EPS
-        assert abs(result["point_y"][k] - here[1]) <= 8 * EPS
+        errors.setdefault("position [m]", []).extend(
+            [
+                (abs(result["point_x"][k] - here[0]), 8 * EPS),
+                (abs(result["point_y"][k] - here[1]), 8 * EPS),
+            ]
+        )
         # the reference lies along +x: the deflection is the y of the point
-        assert abs(result["sag"][k] - here[1]) <= 8 * EPS
+        errors.setdefault("deflection [m]", []).append((abs(result["sag"][k] - here[1]), 8 * EPS))
         # r is affine in q: r(q + u) - r(q) = (dr/dq) u, to round-off of |r| ~ 1 m
         moved = evaluate_string(structure.string, structure.full(q + u), [0.55]).position[:, 0]
-        assert np.allclose(
-            [result["speed_vx"][k], result["speed_vy"][k]], moved - here, rtol=0, atol=64 * EPS
-        )
+        speed = np.abs(np.array([result["speed_vx"][k], result["speed_vy"][k]]) - (moved - here))
+        errors.setdefault("velocity (dr/dq) u [m/s]", []).extend((e, 64 * EPS) for e in speed)
+    for quantity, rows in errors.items():
+        error, tolerance = zip(*rows, strict=True)
+        measured.each(f"{method}: {quantity}", error, tolerance,
+                      reference="the string evaluated directly")  # fmt: skip
     # the string falls and its tension waves: the checks compared something that changes
     assert np.ptp(result["pull"]) > 1e-3 and result["sag"][-1] < -1e-4
 
