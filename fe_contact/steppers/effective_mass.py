@@ -162,8 +162,9 @@ class FlexibleBlock:
         self._factors = {}  # (theta, h) -> factors of a constant effective mass
         self._last = None  # (q, band of C_f(q)) of the last ``step`` with a varying C_f
 
-    def _nonlinear(self, q):
-        """f_int(q) (n,), and the band of the structures' tangent K_t(q) (flat)."""
+    def _nonlinear(self, q, compiled: bool = True):
+        """f_int(q) (n,), and the band of the structures' tangent K_t(q) (flat); with
+        ``compiled`` False the strings' own methods even where the law is compiled."""
         f = np.empty(self.n)
         k = self.stiffness.reshape(-1).copy()
         for st, sl, part in self.parts:
@@ -174,7 +175,7 @@ class FlexibleBlock:
                 self.scatter.add_sparse(
                     k.reshape(self.mass.shape), st.tangent_stiffness(q[sl]), sl.start
                 )
-            elif part.compiled:  # the tension law compiled too
+            elif compiled and part.compiled:  # the tension law compiled too
                 f[sl], tangents, _ = part.response(q[sl], 2)
                 k = add_entries(k, part.flat, part.keep, tangents)
             else:
@@ -199,7 +200,9 @@ class FlexibleBlock:
         """Factors of ``M_f + c C_f(q) + k K_t(q)`` (the iteration matrix of a generalised-alpha
         step with a nonlinear structure: c = gamma', k = beta'), as an object whose
         ``solve(b)`` takes b of shape (n_flexible,) or (n_flexible, j)."""
-        _, stiffness = self._nonlinear(q)
+        # the strings' own tangents: the generalised-alpha step's residual takes their forces,
+        # and its Newton iterates at the round-off floor follow the last bits of this matrix
+        _, stiffness = self._nonlinear(q, compiled=False)
         damping = self._damping(stiffness)
         ab = self.mass + c * damping + k * stiffness
         return BandFactor(_factor(ab, self.band), self.band)
