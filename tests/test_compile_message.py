@@ -58,3 +58,45 @@ def test_cache_folders_follow_numba_cache_dir(tmp_path):
     again = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert not stale.exists()
+
+
+def test_a_stale_cache_file_is_one_whose_module_or_imports_changed(tmp_path):
+    """Only the cache files of the edited module and of the modules that import it, directly or
+    through others, are stale (``kernels.stale_cache_files``): a.py (newest) <- b.py <- c.py,
+    d.py on its own; by hand: b's and c's cache files older than a.py are stale, a's newer one
+    and d's are kept, and a file of an unknown module counts against the newest source."""
+    import os
+
+    package, cache = tmp_path / "package", tmp_path / "cache"
+    package.mkdir()
+    cache.mkdir()
+    sources = {
+        "a": "def f():\n    return 1\n",
+        "b": "from .a import f\n",
+        "c": "from . import b\n",
+        "d": "import math\n",
+    }
+    times = {"a": 100.0, "b": 50.0, "c": 50.0, "d": 50.0}
+    for name, text in sources.items():
+        path = package / f"{name}.py"
+        path.write_text(text)
+        os.utime(path, (times[name], times[name]))
+    files = {
+        "a.f-1.py311.nbi": 150.0,  # newer than a.py: kept
+        "b.g-1.py311.nbi": 75.0,  # older than a.py, which b imports: stale
+        "c.h-1.py311.nbc": 75.0,  # older than a.py, which c imports through b: stale
+        "d.k-1.py311.nbi": 75.0,  # d imports nothing of the package: kept
+        "gone.k-1.py311.nbi": 75.0,  # no such module: against the newest source, stale
+    }
+    for name, when in files.items():
+        (cache / name).write_text("")
+        os.utime(cache / name, (when, when))
+    deps = kernels.module_dependencies(package)
+    assert deps == {
+        "a": {"a"},
+        "b": {"a", "b"},
+        "c": {"a", "b", "c"},
+        "d": {"d"},
+    }
+    stale = sorted(p.name for p in kernels.stale_cache_files(cache, package))
+    assert stale == ["b.g-1.py311.nbi", "c.h-1.py311.nbc", "gone.k-1.py311.nbi"]

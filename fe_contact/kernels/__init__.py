@@ -3,15 +3,18 @@ kinematics and the Newton iteration of a generalised-alpha step (``steppers.comp
 
 numba's on-disk cache (``cache=True``) checks only the source file of each cached function, not
 the files of the functions it calls: after an edit of ``beam.py`` alone, ``step.py``'s cached
-Newton kernel would still hold the old beam code. So every cache file of this package older
-than its newest source is removed at import, wherever numba keeps them (``cache_folders``:
-``NUMBA_CACHE_DIR``, the package's ``__pycache__``, the user-wide cache), and the kernels are
-compiled afresh (an installed copy is written at once, so this happens only in a working tree
-that changes).
+Newton kernel would still hold the old beam code. So at import a cache file is removed when it
+is older than its module's source or than any kernel module that module imports, directly or
+through others (``module_dependencies``, read from the sources' ``from .x import`` lines),
+wherever numba keeps them (``cache_folders``: ``NUMBA_CACHE_DIR``, the package's
+``__pycache__``, the user-wide cache); those kernels compile afresh, the others load (an
+installed copy is written at once, so this happens only in a working tree that changes: an
+edit of ``curves.py`` recompiles the curves' kernels, not the step's).
 """
 
 from __future__ import annotations
 
+import ast
 import logging
 from pathlib import Path
 
@@ -42,16 +45,59 @@ def cache_folders() -> list[Path]:
     return folders
 
 
+def module_dependencies(folder: Path) -> dict[str, frozenset[str]]:
+    """Each module of the package in ``folder`` (by file stem) -> itself and the package's
+    modules it imports (``from .x import ...``, ``from . import x``), directly or through
+    others."""
+    direct = {}
+    for path in Path(folder).glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    names.add(node.module.split(".")[0])
+                else:
+                    names.update(alias.name for alias in node.names)
+        direct[path.stem] = names
+    closure = {}
+    for module in direct:
+        seen, todo = {module}, [module]
+        while todo:
+            for name in direct[todo.pop()]:
+                if name in direct and name not in seen:
+                    seen.add(name)
+                    todo.append(name)
+        closure[module] = frozenset(seen)
+    return closure
+
+
+def stale_cache_files(cache: Path, folder: Path) -> list[Path]:
+    """The numba cache files (``<module>.<function>-<line>.py<version>.nb[ic]``) in ``cache``
+    older than their module's source in ``folder`` or than any module it depends on
+    (``module_dependencies``); a file whose module is unknown is stale when older than the
+    newest source."""
+    times = {p.stem: p.stat().st_mtime for p in Path(folder).glob("*.py")}
+    newest = {m: max(times[d] for d in deps) for m, deps in module_dependencies(folder).items()}
+    everything = max(times.values(), default=0.0)
+    stale = []
+    for path in Path(cache).glob("*.nb[ic]"):
+        limit = newest.get(path.name.split(".", 1)[0], everything)
+        try:
+            if path.stat().st_mtime < limit:
+                stale.append(path)
+        except OSError:  # another process removed it
+            pass
+    return stale
+
+
 def _drop_stale_caches() -> None:
     here = Path(__file__).resolve().parent
-    newest = max(p.stat().st_mtime for p in here.glob("*.py"))
     for cache in cache_folders():
         if not cache.is_dir():
             continue
-        for path in cache.glob("*.nb[ic]"):
+        for path in stale_cache_files(cache, here):
             try:
-                if path.stat().st_mtime < newest:
-                    path.unlink()
+                path.unlink()
             except OSError:  # another process removed or rewrote it
                 pass
 
