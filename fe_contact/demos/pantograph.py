@@ -29,6 +29,7 @@ from ..papers.pantograph import (
     KMH,
     ContactForceStatistics,
     low_pass,
+    pantograph_force,
     pantograph_on_catenary,
     run_statistics,
     steady_arm_uplift,
@@ -135,7 +136,8 @@ def table(stats: dict[float, ContactForceStatistics]) -> str:
 
 
 def plot_run(run, system, result, out) -> None:
-    """contact_force: raw and filtered force against the head's position, the section marked;
+    """contact_force: raw and filtered force on the pantograph (``pantograph_force``, the
+    statistics' force) against the head's position, the section marked;
     uplift: the contact wire's rise at the steady arms in the section against time."""
     import matplotlib
 
@@ -144,10 +146,9 @@ def plot_run(run, system, result, out) -> None:
 
     from ..io.plots import save_figure
 
-    x = result.q[:, system.layout.tree.start]
-    force = result[f"{HEAD}_normal_force"]
-    t_u, raw, filtered = low_pass(result.t, force)
-    x_u = np.interp(t_u, result.t, x)
+    t, x, force = pantograph_force(run, system, result)  # the statistics' force
+    t_u, raw, filtered = low_pass(t, force)
+    x_u = np.interp(t_u, t, x)
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.plot(x_u, raw, lw=0.5, color="0.6", label="raw")
     ax.plot(x_u, filtered, lw=1.2, label="low-pass 20 Hz")
