@@ -147,7 +147,7 @@ def test_gap_and_rows_against_finite_differences(measured):
         c.w_normal @ u,
         rate,
         rtol=1e-7,
-        atol=1e-8,
+        atol=0.0,
         unit="m/s",
         reference="central difference of the gap",
     )
@@ -156,7 +156,7 @@ def test_gap_and_rows_against_finite_differences(measured):
         c.normal_velocity,
         rate,
         rtol=1e-7,
-        atol=1e-8,
+        atol=0.0,
         unit="m/s",
         reference="central difference of the gap",
     )
@@ -183,7 +183,7 @@ def test_gap_and_rows_against_finite_differences(measured):
         c.slip_velocity,
         c.tangent @ relative,
         rtol=1e-7,
-        atol=1e-8,
+        atol=0.0,
         unit="m/s",
         reference="central difference of the material points",
     )
@@ -195,7 +195,7 @@ def test_gap_and_rows_against_finite_differences(measured):
         generalised @ u,
         force @ relative,
         rtol=1e-7,
-        atol=1e-8,
+        atol=0.0,
         unit="W",
         reference="F . v_rel, 000 eq. (17)",
     )
@@ -290,7 +290,7 @@ def test_hertz_profile_rests_on_the_cantilever(measured):
         w_load,
         at_load,
         rtol=1e-7,
-        atol=1e-8,
+        atol=0.0,
         unit="m",
         reference="W s^3 / (3 EI)",
     )
@@ -299,7 +299,7 @@ def test_hertz_profile_rests_on_the_cantilever(measured):
         w_tip,
         at_tip,
         rtol=1e-7,
-        atol=1e-8,
+        atol=0.0,
         unit="m",
         reference="W s^2 (3L - s) / (6 EI)",
     )
@@ -311,7 +311,7 @@ def test_hertz_profile_rests_on_the_cantilever(measured):
         -c.gap,
         approach,
         rtol=1e-6,
-        atol=1e-8,
+        atol=0.0,
         unit="m",
         reference="(W / (c1 cos))^(2/3)",
     )
@@ -362,7 +362,7 @@ def test_hard_contact_normal_force_and_energy(measured):
         tip,
         deflection_closed_forms(c.parameter)[1],
         rtol=1e-7,
-        atol=1e-8,
+        atol=0.0,
         unit="m",
         reference="W s^2 (3L - s) / (6 EI)",
     )
