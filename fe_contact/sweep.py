@@ -149,7 +149,7 @@ def plan(
     return cases
 
 
-def run_case(
+def run_sweep_case(
     case: Case, out, source: str = "<model>", overwrite: bool = False, record_every: int = 1
 ) -> dict:
     """Run one case into ``out/case.name`` and return its summary row; never raises (a case
@@ -240,11 +240,12 @@ def _local(cases, out, source, jobs, report, overwrite, record_every):
     rows = {}
     if jobs == 1:
         for case in cases:
-            rows[case.name] = report(run_case(case, out, source, overwrite, record_every))
+            rows[case.name] = report(run_sweep_case(case, out, source, overwrite, record_every))
         return rows
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [
-            pool.submit(run_case, case, out, source, overwrite, record_every) for case in cases
+            pool.submit(run_sweep_case, case, out, source, overwrite, record_every)
+            for case in cases
         ]
         for future in as_completed(futures):
             row = report(future.result())
@@ -259,7 +260,9 @@ def _dask(cases, out, source, scheduler, report, overwrite, record_every):
     rows = {}
     with Client(scheduler) as client:
         futures = [
-            client.submit(run_case, case, str(out), source, overwrite, record_every, pure=False)
+            client.submit(
+                run_sweep_case, case, str(out), source, overwrite, record_every, pure=False
+            )
             for case in cases
         ]
         for future in dask_completed(futures):
@@ -365,7 +368,7 @@ __all__ = [
     "case_name",
     "plan",
     "plot_result",
-    "run_case",
+    "run_sweep_case",
     "run_sweep",
     "write_summary",
     "run_files",

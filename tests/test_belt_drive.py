@@ -102,7 +102,7 @@ def test_path_is_continuous_with_unit_tangents(measured):
     marks = np.cumsum([d.feed, math.pi * d.radius, d.centre_distance, math.pi * d.radius])
     eps = 1e-9
     for m in marks:
-        p, t = bp.path(d, [m - eps, m + eps])
+        p, t = bp.belt_path(d, [m - eps, m + eps])
         measured(
             "position jump across a junction", np.max(np.abs(p[:, 1] - p[:, 0])), 3 * eps, unit="m"
         )
@@ -111,7 +111,7 @@ def test_path_is_continuous_with_unit_tangents(measured):
             np.max(np.abs(t[:, 1] - t[:, 0])),
             4 * eps / d.radius,
         )
-    _, t = bp.path(d, np.linspace(0.0, d.length, 101))
+    _, t = bp.belt_path(d, np.linspace(0.0, d.length, 101))
     measured.close("tangent length", np.hypot(t[0], t[1]), 1.0, rtol=0.0, atol=1e-14)
 
 

@@ -94,7 +94,7 @@ def test_loop_position_runs_along_the_path(measured):
     loop = 2 * math.pi * d.radius + 2 * d.centre_distance
     s = np.linspace(0.0, d.length, 997)
     s = s[np.abs(s - d.feed) > 1e-9]  # the junction itself is the loop's 0 and its end
-    position, _ = bp.path(d, s)
+    position, _ = bp.belt_path(d, s)
     at = demo.loop_position(d, position)
     expected = np.where(s > d.feed, s - d.feed, s - d.feed + loop)
     measured(

@@ -268,7 +268,7 @@ def test_energy_balance(coarse, measured):
         [string_points_at(structure.string, structure.full(q[sl]), [data.length]).position[:, 0]
          for q in (result.q[0], result.q[-1])]
     )  # fmt: skip
-    direction = cp.path(data, data.length)[1][:, 0]
+    direction = cp.capstan_path(data, data.length)[1][:, 0]
     slack_work = data.slack_tension * float(direction @ (end[1] - end[0]))
     kinetic = np.asarray(result["kinetic_energy"])
     elastic = np.asarray(result["elastic_energy"])

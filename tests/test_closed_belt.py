@@ -37,7 +37,7 @@ def test_pre_tension_at_rest_is_the_centre_distances():
         assert t0 == pytest.approx(data.pre_tension, rel=1e-14)
         nodes = string_points_at(belt.string, belt.full(q), belt.string.nodes[:-1])
         assert np.max(np.abs(nodes.tension - t0)) < 1e3 * EPS * data.axial_stiffness
-        position, _ = bp.path(data, np.mod(belt.string.nodes * data.path_length / data.length,
+        position, _ = bp.belt_path(data, np.mod(belt.string.nodes * data.path_length / data.length,
                                            data.path_length))  # fmt: skip
         assert np.max(np.abs(nodes.position - position[:, :-1])) < 10 * EPS * data.path_length
         assert belt.string.rest_length == pytest.approx(data.length, rel=2e-5)

@@ -24,11 +24,6 @@ KNOWN = {
     "kinetic_energy": "beam, string and tree kinetic energies of their own coordinates",
     "point_load": "generalised force of a point force on a beam or on a string",
     "closest": "closest point on a beam or on a string, compiled",
-    # owned by other work today (contact kinematics; the catenary paper)
-    "build_model": "the model file's builder and the catenary's line",
-    # to be renamed
-    "run_case": "a sweep's case run and the demos' (cam lock, manipulator) case runs",
-    "path": "the belt's and the capstan's string path",
 }
 
 

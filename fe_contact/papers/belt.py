@@ -183,7 +183,7 @@ class BeltData:
         return math.log(self.tight_tension / self.slack_tension) / self.mu
 
 
-def path(data: BeltData, s) -> tuple[np.ndarray, np.ndarray]:
+def belt_path(data: BeltData, s) -> tuple[np.ndarray, np.ndarray]:
     """Positions and unit tangents, each (2, m), of the belt's path at the arc length s (m) from
     the end on the feed: the feed along +x at y = -R up to the driven pulley's bottom, its
     half turn counter-clockwise, the upper span along -x, the driver's half turn, the tail
@@ -257,7 +257,7 @@ def _pulleys_model(data, spec, loads=()):
 def belt_drive(data: BeltData | None = None):
     """The belt drive (module docstring) as a Scenario; default ``BeltData()``.
 
-    The stress-free reference is the path itself (``path``); at t = 0 the belt lies on the same
+    The stress-free reference is the path itself (``belt_path``); at t = 0 the belt lies on the same
     path stretched uniformly to nu0 = 1 + T2 / EA (tension T2 everywhere), at rest; the driver
     turns at ``speed`` from the start (a drive, coordinate 0, its multiplier the driving
     torque), the driven pulley (coordinate 1) is at rest under its load torque. Run:
@@ -280,7 +280,7 @@ def belt_drive(data: BeltData | None = None):
         density=data.line_density,
         law=LinearElastic(data.axial_stiffness),
         reference=CurveReference(
-            position=lambda s: path(data, s)[0], slope=lambda s: path(data, s)[1]
+            position=lambda s: belt_path(data, s)[0], slope=lambda s: belt_path(data, s)[1]
         ),
         gravity=no_gravity,
         stiffness_damping=data.stiffness_damping,
@@ -293,7 +293,7 @@ def belt_drive(data: BeltData | None = None):
     string = assemble_string(spec)
     stretch = 1.0 + data.slack_tension / data.axial_stiffness
     q_full = np.empty(string.n_dofs)
-    position, tangent = path(data, stretch * string.nodes)
+    position, tangent = belt_path(data, stretch * string.nodes)
     q_full[string.position_dofs] = position
     q_full[string.slope_dofs] = stretch * tangent
     system = assemble(model)
@@ -421,7 +421,7 @@ class ClosedBeltData:
 
     @property
     def feed(self) -> float:
-        """Where the material coordinate starts on the path (``path``): the middle of the
+        """Where the material coordinate starts on the path (``belt_path``): the middle of the
         lower span, d / 2 ahead of the driven pulley, m."""
         return 0.5 * self.centre_distance
 
@@ -536,7 +536,7 @@ def closed_belt_drive(data: ClosedBeltData | None = None) -> Scenario:
     L0 = L_path / (1 + T0 / EA); its stress-free reference is a circle of length L0 (smooth:
     the interpolated reference's length is L0 to the fourth order of the Hermite cubics,
     whatever the nodes' places on the path), and at t = 0 its nodes lie on the path
-    (``path``, from the middle of the lower span) at the material spacing times
+    (``belt_path``, from the middle of the lower span) at the material spacing times
     L_path / L0, their slopes the path's tangent times L_path / L0: stretched uniformly to
     tension T0 (between the nodes to the interpolation of the path's four curvature jumps),
     at rest. The
@@ -573,7 +573,7 @@ def closed_belt_drive(data: ClosedBeltData | None = None) -> Scenario:
     q0, u0 = system.initial_state([0.0, 0.0])
     string = system.structures["belt"].string
     q_full = np.empty(string.n_dofs)
-    position, tangent = path(data, np.mod(scale * string.nodes, data.path_length))
+    position, tangent = belt_path(data, np.mod(scale * string.nodes, data.path_length))
     q_full[string.position_dofs] = position
     q_full[string.slope_dofs] = scale * tangent
     q0[system.layout.structure("belt")] = q_full[string.free_dofs]
@@ -589,7 +589,7 @@ __all__ = [
     "arc_from_entry",
     "belt_drive",
     "closed_belt_drive",
-    "path",
+    "belt_path",
     "span_tension",
     "steady_summary",
 ]

@@ -160,7 +160,7 @@ def discrete_slip_ratio(mu: float, wrap: float, n: int) -> float:
     return ((1.0 + mu * half) / (1.0 - mu * half)) ** n
 
 
-def path(data: CapstanData, s) -> tuple[np.ndarray, np.ndarray]:
+def capstan_path(data: CapstanData, s) -> tuple[np.ndarray, np.ndarray]:
     """Positions and unit tangents, each (2, m), of the wrapped path at the arc length s (m)
     from the anchor: the tight span up to the arc, the arc clockwise over the drum (centre at
     the origin) from the polar angle pi/2 + theta/2 to pi/2 - theta/2, then the slack span
@@ -196,10 +196,10 @@ def ramp_time(data: CapstanData) -> float:
 def capstan(data: CapstanData | None = None) -> Scenario:
     """The capstan (module docstring) as a Scenario; default ``CapstanData()``.
 
-    The string's stress-free reference is the wrapped path itself (``path``), parametrised by
-    arc length; at t = 0 it lies on the same path stretched uniformly to nu0 = 1 + T_slack / EA
-    (tension T_slack everywhere: the balance of the slack end's load with frictionless support,
-    to the Hermite interpolation of the arc), at rest, the drum at angle 0. Run: Moreau-Jean,
+    The string's stress-free reference is the wrapped path itself (``capstan_path``),
+    parametrised by arc length; at t = 0 it lies on the same path stretched uniformly to
+    nu0 = 1 + T_slack / EA (tension T_slack everywhere: the balance of the slack end's load
+    with frictionless support, to the Hermite interpolation of the arc), at rest, the drum at angle 0. Run: Moreau-Jean,
     theta = ``THETA``, h = ``H``, to ``OVERSHOOT`` times ``ramp_time`` (1 s when data.rate = 0).
     """
     from ..elements.string import (
@@ -222,7 +222,7 @@ def capstan(data: CapstanData | None = None) -> Scenario:
         density=data.line_density,
         law=LinearElastic(data.axial_stiffness),
         reference=CurveReference(
-            position=lambda s: path(data, s)[0], slope=lambda s: path(data, s)[1]
+            position=lambda s: capstan_path(data, s)[0], slope=lambda s: capstan_path(data, s)[1]
         ),
         supports=(Support(0.0, "pinned"),),
         gravity=no_gravity,
@@ -233,7 +233,7 @@ def capstan(data: CapstanData | None = None) -> Scenario:
         joints=(Joint("revolute", actuator=TorqueRamp(data.radius, data.rate), name="drum"),),
         gravity=no_gravity,
     )
-    slack_direction = path(data, data.length)[1][:, 0]
+    slack_direction = capstan_path(data, data.length)[1][:, 0]
     model = Model(
         tree=drum,
         structures={"string": spec},
@@ -254,7 +254,7 @@ def capstan(data: CapstanData | None = None) -> Scenario:
     string = assemble_string(spec)
     stretch = 1.0 + data.slack_tension / data.axial_stiffness
     q_full = np.empty(string.n_dofs)
-    position, tangent = path(data, stretch * string.nodes)
+    position, tangent = capstan_path(data, stretch * string.nodes)
     q_full[string.position_dofs] = position
     q_full[string.slope_dofs] = stretch * tangent
     system = assemble(model)
@@ -385,7 +385,7 @@ __all__ = [
     "discrete_slip_ratio",
     "drum_relative_displacement",
     "gross_slip",
-    "path",
+    "capstan_path",
     "tight_tension",
     "turning_drum",
 ]

@@ -255,11 +255,11 @@ def catenary(
                 f"{x.size} finite lengths > 0 in m (n_spans * n_droppers)",
             )
         tensions = np.full(x.size, np.nan)
-    model = build_model(n_spans, data, h, lengths)
+    model = line_model(n_spans, data, h, lengths)
     return Catenary(model=model, dropper_x=x, design_heights=heights, tensions=tensions)
 
 
-def build_model(n_spans: int, data: CatenaryData, max_element_length: float, lengths) -> Model:
+def line_model(n_spans: int, data: CatenaryData, max_element_length: float, lengths) -> Model:
     """The Model of ``n_spans`` spans with the droppers' unstretched ``lengths`` (m, (n,)).
 
     Each wire is one linear beam (``BeamSpec.axial_force``, Rayleigh damping ``rayleigh_alpha``
@@ -352,7 +352,7 @@ def find_dropper_lengths(
     lengths = np.full(n, data.encumbrance)
     tensions = np.zeros(n)
     for _ in range(passes):
-        system = assemble(build_model(n_spans, data, max_element_length, lengths))
+        system = assemble(line_model(n_spans, data, max_element_length, lengths))
         contact, messenger = (system.structures[w] for w in WIRES)
         b_c, y_c = vertical_rows(contact, x)
         b_m, y_m = vertical_rows(messenger, x)
