@@ -199,8 +199,9 @@ def capstan(data: CapstanData | None = None) -> Scenario:
     The string's stress-free reference is the wrapped path itself (``capstan_path``),
     parametrised by arc length; at t = 0 it lies on the same path stretched uniformly to
     nu0 = 1 + T_slack / EA (tension T_slack everywhere: the balance of the slack end's load
-    with frictionless support, to the Hermite interpolation of the arc), at rest, the drum at angle 0. Run: Moreau-Jean,
-    theta = ``THETA``, h = ``H``, to ``OVERSHOOT`` times ``ramp_time`` (1 s when data.rate = 0).
+    with frictionless support, to the Hermite interpolation of the arc), at rest, the drum at
+    angle 0. Run: Moreau-Jean, theta = ``THETA``, h = ``H``, to ``OVERSHOOT`` times
+    ``ramp_time`` (1 s when data.rate = 0).
     """
     from ..elements.string import (
         CurveReference,
