@@ -48,7 +48,7 @@ from .elements.beam import BeamSpec
 from .elements.string import StringSpec
 from .laws import Compliant, ContactLaw, Dropper, Sliding, Unilateral
 from .multibody.drive import Drive
-from .multibody.kinematics import TreeModel, resolve_point
+from .multibody.tree_model import TreeModel, resolve_point
 from .rough import Polyline, Wheel, check_rough_pair
 from .sensors import SENSOR_TYPES, BodyPointSensor, BodySensor, StructureSensor, check_sensors
 from .structure_points import MaterialPoint, SpringSupport

@@ -52,7 +52,7 @@ import numpy as np
 
 from . import validation as check
 from .elements.string_model import StringSpec
-from .multibody.kinematics import resolve_point
+from .multibody.tree_model import resolve_point
 
 POINT_QUANTITIES = ("position", "velocity", "acceleration")
 BODY_QUANTITIES = ("angle", "angular_velocity", "angular_acceleration")

@@ -1,29 +1,28 @@
 """A planar rigid-body tree in joint coordinates, Lipinski (002), sec. 2, in one import.
 
-The tree and its kinematics (``TreeModel``, poses, point Jacobians and acceleration remainders)
-are defined in ``multibody.kinematics``, the equations of motion M(q) q'' + F(q, q', t) = Q in
+The tree (``TreeModel``, ``Body``) is defined in ``multibody.tree_model``, the poses and
+velocities of its bodies in ``multibody.kinematics`` and the kinematics of a body point (point
+Jacobians, acceleration remainders) in ``multibody.body_points``, the equations of motion M(q) q'' + F(q, q', t) = Q in
 ``multibody.tree_dynamics``, and the applied forces, inverse dynamics and energies in
 ``multibody.tree_forces``; this module gathers their public names.
 """
 
-from .kinematics import (
-    Body,
-    BodyPoses,
-    BodyVelocities,
+from .body_points import (
     PointKinematics,
-    Topology,
-    TreeModel,
     angular_jacobian,
-    body_poses,
-    body_velocities,
-    checked_state,
-    joint_poses,
-    joint_velocities,
     point_acceleration_remainder,
     point_jacobian,
     point_kinematics,
     point_position,
     point_velocity,
+)
+from .kinematics import (
+    BodyPoses,
+    BodyVelocities,
+    body_poses,
+    body_velocities,
+    joint_poses,
+    joint_velocities,
 )
 from .tree_dynamics import EquationsOfMotion, bias_forces, equations_of_motion, mass_matrix
 from .tree_forces import (
@@ -35,6 +34,7 @@ from .tree_forces import (
     kinetic_energy,
     potential_energy,
 )
+from .tree_model import Body, Topology, TreeModel, checked_state
 
 __all__ = [
     "Body",
