@@ -93,8 +93,28 @@ def curvature_row(v, w, core, gradient, acc, u, lam, bp, gp, row):
     return K
 
 
+@njit(cache=True)
+def dependent_row_terms(v, w, core, dq, u, independent, dependent, row):
+    """The curvature terms of a normal row in the Newton step of the dependent coordinates
+    (``steppers.partitioned_step.dependent_newton_step``): with H dq (``hessian_product``)
+    for dq (n,) = q - q_ev, returns (1/2 dq^T H dq, m; (H dq)_ind . u_ind, m/s) for the
+    position and velocity right-hand sides and adds (H dq)_U to ``row`` (m,), the row of
+    J_U, in place. independent, dependent : int arrays of the columns; u (n,)."""
+    alpha, beta = hessian_product(v, w, core, dq)
+    hq = 0.0
+    hu = 0.0
+    for k in range(dq.size):
+        hq += dq[k] * (alpha * v[k] + beta * w[k])
+    for k in independent:
+        hu += (alpha * v[k] + beta * w[k]) * u[k]
+    for j in range(dependent.size):
+        row[j] += alpha * v[dependent[j]] + beta * w[dependent[j]]
+    return 0.5 * hq, hu
+
+
 __all__ = [
     "curvature_row",
+    "dependent_row_terms",
     "hessian_columns",
     "hessian_core",
     "hessian_product",
