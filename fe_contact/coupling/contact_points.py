@@ -236,6 +236,18 @@ class PairPlan:
     grid : object or None
         The candidate grid of a grid pair (``System.grids``: material points s, their rows and
         DOFs), else None.
+
+    Examples
+    --------
+    A point on a floating body over a rigid line (``pair_plan`` builds the plan):
+
+    >>> from fe_contact import Line, Model, Point, ContactPair, Unilateral, assemble
+    >>> from fe_contact.multibody.builders import floating_body
+    >>> pair = ContactPair("tip", Point(2, (0.0, 0.0)), Line((0.0, 0.0), (0.0, 1.0)),
+    ...                    Unilateral(0.3))
+    >>> plan = pair_plan(assemble(Model(tree=floating_body(1.0, 1e-3), contacts=(pair,))), 0)
+    >>> plan.kind, plan.radius, plan.columns is None
+    ('line', 0.0, True)
     """
 
     pair: int
@@ -269,11 +281,28 @@ def pair_plan(system, k: int, search: str | None = None) -> PairPlan:
     Returns
     -------
     PairPlan
+        The pair's kind and constants.
 
     Raises
     ------
     ValueError
         When ``search`` is neither None nor "closest".
+
+    Examples
+    --------
+    >>> from fe_contact import BeamSpec, Circle, ContactPair, Model, Unilateral, assemble
+    >>> from fe_contact.multibody.builders import floating_body
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> pair = ContactPair("disk", Circle(2, 0.05), "strip", Unilateral(0.3), search="grid",
+    ...                    n_candidates=5)
+    >>> system = assemble(Model(tree=floating_body(1.0, 1e-3), structures={"strip": strip},
+    ...                         contacts=(pair,)))
+    >>> plan = pair_plan(system, 0)
+    >>> plan.kind, plan.body, plan.radius, plan.target, plan.grid.s.size
+    ('grid', 2, 0.05, 'strip', 5)
+    >>> pair_plan(system, 0, search="closest").kind
+    'closest'
     """
     pair = system.model.contacts[k]
     if search not in (None, "closest"):
