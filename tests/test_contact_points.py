@@ -23,12 +23,14 @@ from fe_contact.coupling.contact_points import (
     contact_gaps,
     contact_points,
     pair_kind,
+    pair_plan,
 )
 from fe_contact.coupling.kinematics import ContactLeftStructure
 from fe_contact.curves import Curve
 from fe_contact.laws import Dropper
 from fe_contact.model import Profile
 from fe_contact.multibody.builders import floating_body
+from fe_contact.steppers.grid_pairs import GridPair
 from fe_contact.steppers.moreau import MoreauJean
 from fe_contact.structure_points import MaterialPoint
 
@@ -108,6 +110,27 @@ def test_each_pair_has_the_kind_it_is_built_for():
     assert pair_kind(SYSTEMS["grid"], 0, search="closest") == "closest"
     with pytest.raises(ValueError, match="search must be None or 'closest'"):
         pair_kind(SYSTEMS["grid"], 0, search="nearest")
+
+
+def test_each_pair_plan_holds_the_constants_of_its_pair():
+    """The plan decided once per pair: the disk's radius and centre, the beam's columns and
+    candidate grid for the structure pairs; a grid pair seen through its closest point has no
+    grid; the stepper's grid evaluation takes grid pairs alone, with a clear error."""
+    for kind, system in SYSTEMS.items():
+        plan = pair_plan(system, 0)
+        assert plan.kind == kind and plan.n == system.layout.n
+        assert plan.tree == system.layout.tree
+        if kind in ("closest", "grid", "line"):
+            assert plan.radius == RADIUS and plan.body == 2
+            np.testing.assert_array_equal(plan.local, [0.0, 0.0])
+    grid = pair_plan(SYSTEMS["grid"], 0)
+    assert grid.columns == SYSTEMS["grid"].layout.structure("b") and grid.target == "b"
+    assert grid.grid is SYSTEMS["grid"].grids[0] and grid.grid.s.size == 9
+    closest = pair_plan(SYSTEMS["grid"], 0, search="closest")
+    assert closest.kind == "closest" and closest.grid is None
+    assert closest.structure is SYSTEMS["grid"].structures["b"]
+    with pytest.raises(ValueError, match="is a closest pair; GridPair takes a candidate grid"):
+        GridPair(SYSTEMS["closest"], 0)
 
 
 def test_closest_point_gap_of_a_disk_over_the_straight_beam_and_w_n_by_differences():

@@ -148,3 +148,43 @@ def test_the_pantograph_at_train_speed_converges_in_few_iterates():
     assert result.status == "finished", result.message
     assert result.n_halved == 0
     assert result.n_newton / result.n_steps <= 5.0
+
+
+def test_dependent_row_terms_are_the_products_with_the_dense_hessian():
+    """The curvature terms of the dependent Newton step (``kernels.curvature
+    .dependent_row_terms``, the Python and the compiled step's) against the dense
+    H = U C U^T of the trolley on the hanging string: 1/2 dq^T H dq, (H dq)_ind . u_ind and
+    (H dq)_U. Tolerance: 64 eps times the sums of the magnitudes of the products' terms
+    (|U| |C| |U|^T |dq| and its products with |dq|, |u|): the sums are taken in other orders."""
+    from fe_contact.kernels.curvature import dependent_row_terms
+
+    scenario = slider_on_string(Trolley())
+    system = assemble(scenario.model)
+    kin = contact_at(system, 0, scenario.q0, scenario.u0)
+    U, C = kin.gap_hessian
+    n = U.shape[0]
+    rng = np.random.default_rng(7)
+    dq, u = 1e-3 * rng.standard_normal(n), rng.standard_normal(n)
+    dependent = np.array([1, 5, n - 2])
+    independent = np.setdiff1d(np.arange(n), dependent)
+    H = U @ C @ U.T
+    H_dq = H @ dq
+    row = np.zeros(dependent.size)
+    h_q, h_u = dependent_row_terms(
+        np.ascontiguousarray(U[:, 0]),
+        np.ascontiguousarray(U[:, 1]),
+        np.array([C[0, 0], C[0, 1], C[1, 1]]),
+        dq,
+        u,
+        independent,
+        dependent,
+        row,
+    )
+    abs_H_dq = np.abs(U) @ np.abs(C) @ np.abs(U).T @ np.abs(dq)
+    tol = 64 * np.finfo(float).eps
+    assert abs(h_q - 0.5 * dq @ H_dq) <= tol * 0.5 * (np.abs(dq) @ abs_H_dq)
+    assert abs(h_u - H_dq[independent] @ u[independent]) <= tol * (
+        abs_H_dq[independent] @ np.abs(u[independent])
+    )
+    np.testing.assert_allclose(row, H_dq[dependent], rtol=0, atol=tol * abs_H_dq.max())
+    assert np.abs(H_dq).max() > 1e-6  # the trolley's curve turns: the terms are not all zero

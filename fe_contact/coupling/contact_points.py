@@ -1,6 +1,9 @@
 """The one entry point to the kinematics of a model's contact pair: ``contact_points``.
 
-Every pair kind is decided here, once; every stepper and check asks this module:
+Every pair kind is decided here, once per pair (``pair_plan`` -> ``PairPlan``: the kind, which
+fixes the sides, the search and the kinematics called, and the pair's constants: body, centre,
+radius, target columns, candidate grid); ``contact_points`` dispatches on the plan and the
+steppers' per-pair evaluations (``steppers.grid_pairs``) keep it:
 
 ========== ============================================================ ==================
 kind       pair                                                         points
@@ -197,8 +200,141 @@ def _none(k: int, kind: str, message: str, parameter: float = np.nan) -> Contact
     )
 
 
+@dataclass(frozen=True, eq=False)
+class PairPlan:
+    """What is decided once about a contact pair of a system: its kind (``KINDS``: which sides,
+    which search, hence which kinematics are called) and the constants every evaluation of it
+    reads. Built by ``pair_plan``; ``contact_points`` and the steppers' per-pair evaluations
+    (``steppers.grid_pairs``) take it instead of checking the pair again.
+
+    Parameters
+    ----------
+    pair : int
+        Model index k of the pair.
+    kind : str
+        One of ``KINDS``.
+    name : str
+        The pair's name.
+    n : int
+        Number of system velocities.
+    tree : slice
+        The tree's columns in the system vector.
+    body : int or None
+        The profile's body (None for a link).
+    local : ndarray, shape (2,), or None
+        The profile's centre on its body, body frame, m (None for a link).
+    radius : float
+        The profile's radius R, m (0 for a point; NaN for a link or a curved pair).
+    side : int
+        +1 when the profile lies on the side of the target curve's normal, else -1.
+    target : str or None
+        The target structure's name (None on a line, a profile or for a link).
+    columns : slice or None
+        The target structure's columns in the system vector (None without a target structure).
+    structure : Structure or None
+        The target structure (a closest or grid pair), else None.
+    grid : object or None
+        The candidate grid of a grid pair (``System.grids``: material points s, their rows and
+        DOFs), else None.
+
+    Examples
+    --------
+    A point on a floating body over a rigid line (``pair_plan`` builds the plan):
+
+    >>> from fe_contact import Line, Model, Point, ContactPair, Unilateral, assemble
+    >>> from fe_contact.multibody.builders import floating_body
+    >>> pair = ContactPair("tip", Point(2, (0.0, 0.0)), Line((0.0, 0.0), (0.0, 1.0)),
+    ...                    Unilateral(0.3))
+    >>> plan = pair_plan(assemble(Model(tree=floating_body(1.0, 1e-3), contacts=(pair,))), 0)
+    >>> plan.kind, plan.radius, plan.columns is None
+    ('line', 0.0, True)
+    """
+
+    pair: int
+    kind: str
+    name: str
+    n: int
+    tree: slice
+    body: int | None = None
+    local: np.ndarray | None = None
+    radius: float = np.nan
+    side: int = 1
+    target: str | None = None
+    columns: slice | None = None
+    structure: object | None = None
+    grid: object | None = None
+
+
+def pair_plan(system, k: int, search: str | None = None) -> PairPlan:
+    """The plan of a contact of the model (``PairPlan``): its kind and constants.
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    k : int
+        Index of the contact in the model.
+    search : {None, "closest"}, optional
+        None (the default) for the pair's own search, "closest" to take a grid pair's closest
+        point instead of its candidates.
+
+    Returns
+    -------
+    PairPlan
+        The pair's kind and constants.
+
+    Raises
+    ------
+    ValueError
+        When ``search`` is neither None nor "closest".
+
+    Examples
+    --------
+    >>> from fe_contact import BeamSpec, Circle, ContactPair, Model, Unilateral, assemble
+    >>> from fe_contact.multibody.builders import floating_body
+    >>> strip = BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11, density=4.7e3,
+    ...                  width=0.01, height=0.0015)
+    >>> pair = ContactPair("disk", Circle(2, 0.05), "strip", Unilateral(0.3), search="grid",
+    ...                    n_candidates=5)
+    >>> system = assemble(Model(tree=floating_body(1.0, 1e-3), structures={"strip": strip},
+    ...                         contacts=(pair,)))
+    >>> plan = pair_plan(system, 0)
+    >>> plan.kind, plan.body, plan.radius, plan.target, plan.grid.s.size
+    ('grid', 2, 0.05, 'strip', 5)
+    >>> pair_plan(system, 0, search="closest").kind
+    'closest'
+    """
+    pair = system.model.contacts[k]
+    if search not in (None, "closest"):
+        raise ValueError(f"search must be None or 'closest', got {search!r}")
+    lay = system.layout
+    common = dict(pair=k, name=pair.name, n=lay.n, tree=lay.tree)
+    if pair.link:
+        return PairPlan(kind="link", **common)
+    body = int(pair.profile.body)
+    local = np.asarray(system.profile_points[k], dtype=float)
+    common.update(body=body, local=local, side=int(pair.side))
+    if isinstance(pair.profile, Polyline):
+        return PairPlan(kind="rough", **common)
+    if pair.curved:
+        return PairPlan(kind="curved", **common)
+    radius = float(pair.profile.radius)
+    if not isinstance(pair.target, str):
+        return PairPlan(kind="line", radius=radius, **common)
+    grid = system.grids[k] if search is None else None
+    return PairPlan(
+        kind="closest" if grid is None else "grid",
+        radius=radius,
+        target=pair.target,
+        columns=lay.structure(pair.target),
+        structure=system.structures[pair.target],
+        grid=grid,
+        **common,
+    )
+
+
 def pair_kind(system, k: int, search: str | None = None) -> str:
-    """The kind (``KINDS``) of a contact of the model.
+    """The kind (``KINDS``) of a contact of the model: ``pair_plan(system, k, search).kind``.
 
     Parameters
     ----------
@@ -235,20 +371,7 @@ def pair_kind(system, k: int, search: str | None = None) -> str:
     >>> pair_kind(system, 0), pair_kind(system, 0, search="closest")
     ('grid', 'closest')
     """
-    pair = system.model.contacts[k]
-    if search not in (None, "closest"):
-        raise ValueError(f"search must be None or 'closest', got {search!r}")
-    if pair.link:
-        return "link"
-    if isinstance(pair.profile, Polyline):
-        return "rough"
-    if pair.curved:
-        return "curved"
-    if not isinstance(pair.target, str):
-        return "line"
-    if system.grids[k] is not None and search is None:
-        return "grid"
-    return "closest"
+    return pair_plan(system, k, search).kind
 
 
 def contact_points(
@@ -329,16 +452,15 @@ def contact_points(
     >>> some.key.tolist(), some.w_normal is None, some.parameter.tolist()
     ([2, 3], True, [0.2, 0.30000000000000004])
     """
-    pair = system.model.contacts[k]
-    lay = system.layout
-    kind = pair_kind(system, k, search)
+    plan = pair_plan(system, k, search)
+    kind = plan.kind
     if kind == "rough":
         raise ValueError(
-            f"contact {pair.name!r} is a rough Polyline on a driven Wheel, whose candidates "
+            f"contact {plan.name!r} is a rough Polyline on a driven Wheel, whose candidates "
             "depend on time; allowed here: link, curved, line, closest and grid pairs (a rough "
             "pair: coupling.rough_contact.closed_contacts, the event-driven stepper)"
         )
-    velocities = np.zeros(lay.n) if u is None else u
+    velocities = np.zeros(plan.n) if u is None else u
     if kind == "link":
         return _one(k, kind, link_kinematics(system, k, q, velocities))
     if kind == "curved":
@@ -347,53 +469,42 @@ def contact_points(
             return _none(
                 k,
                 kind,
-                f"contact {pair.name!r} has no candidate contact point (a curve's end, or "
+                f"contact {plan.name!r} has no candidate contact point (a curve's end, or "
                 "parallel flats)",
             )
         return _one(k, kind, kin)
-    radius = pair.profile.radius
+    tree = plan.tree
     if kind == "grid":
-        grid = system.grids[k]
+        grid = plan.grid
         which = np.arange(grid.s.size) if candidates is None else np.asarray(candidates)
-        sl = lay.structure(pair.target)
+        sl = plan.columns
         positions = grid.positions(q[sl])[which]
         if not rows:
-            centre = point_position(
-                system.tree, q[lay.tree], pair.profile.body, system.profile_points[k]
-            )
-            g, normal, tangent = grid_geometry(centre, radius, positions)
+            centre = point_position(system.tree, q[tree], plan.body, plan.local)
+            g, normal, tangent = grid_geometry(centre, plan.radius, positions)
             return ContactPoints(k, kind, which, g, normal, tangent, positions, grid.s[which])
-        prof = profile_state(
-            system.tree,
-            q[lay.tree],
-            velocities[lay.tree],
-            pair.profile.body,
-            system.profile_points[k],
-        )
+        prof = profile_state(system.tree, q[tree], velocities[tree], plan.body, plan.local)
         g, normal, tangent, w_n, w_t, v_n, v_t = grid_contacts(
             prof,
-            radius,
+            plan.radius,
             positions,
             grid.dofs[which],
             grid.rows[which],
             velocities[sl],
             sl,
-            lay.tree,
-            lay.n,
+            tree,
+            plan.n,
         )
         return ContactPoints(
             k, kind, which, g, normal, tangent, positions, grid.s[which], w_n, w_t, v_n, v_t
         )
-    prof = profile_state(
-        system.tree, q[lay.tree], velocities[lay.tree], pair.profile.body, system.profile_points[k]
-    )
+    prof = profile_state(system.tree, q[tree], velocities[tree], plan.body, plan.local)
     if kind == "line":
-        point, normal, carrier = line_geometry(
-            system.tree, q[lay.tree], velocities[lay.tree], pair.target
-        )
-        return _one(k, kind, line_contact(point, normal, prof, lay.tree, lay.n, radius, carrier))
-    structure = system.structures[pair.target]
-    sl = lay.structure(pair.target)
+        target = system.model.contacts[k].target
+        point, normal, carrier = line_geometry(system.tree, q[tree], velocities[tree], target)
+        return _one(k, kind, line_contact(point, normal, prof, tree, plan.n, plan.radius, carrier))
+    structure = plan.structure
+    sl = plan.columns
     cp = None
     s = parameter
     if s is None:
@@ -402,7 +513,7 @@ def contact_points(
             return _none(
                 k,
                 kind,
-                f"contact {pair.name!r} left structure {pair.target!r}: closest point s = "
+                f"contact {plan.name!r} left structure {plan.target!r}: closest point s = "
                 f"{s:.6g} m is outside [0, {structure.length:g}] m",
                 s,
             )
@@ -412,10 +523,10 @@ def contact_points(
         q[sl],
         velocities[sl],
         prof,
-        lay.tree,
-        lay.n,
-        radius,
-        pair.side,
+        tree,
+        plan.n,
+        plan.radius,
+        plan.side,
         s,
         remainder,
         cp,
@@ -468,15 +579,21 @@ def contact_gaps(system, k: int, q, guess: float | None = None, workspace=None) 
     >>> (np.hypot(0.23 - np.linspace(0.0, 0.4, 5), 0.08) - 0.05).round(4).tolist()  # |c - r_i| - R
     [0.1935, 0.1026, 0.0354, 0.0563, 0.1379]
     """
-    if pair_kind(system, k) != "grid":
+    plan = pair_plan(system, k)
+    if plan.kind != "grid":
         return contact_points(system, k, q, None, guess, remainder=False, workspace=workspace)
-    pair = system.model.contacts[k]
-    lay = system.layout
-    grid = system.grids[k]
-    centre = point_position(system.tree, q[lay.tree], pair.profile.body, system.profile_points[k])
-    positions = grid.positions(q[lay.structure(pair.target)])
-    g = grid_gaps(centre, pair.profile.radius, positions)
-    return ContactPoints(k, "grid", np.arange(g.size), g, None, None, None, grid.s)
+    centre = point_position(system.tree, q[plan.tree], plan.body, plan.local)
+    positions = plan.grid.positions(q[plan.columns])
+    g = grid_gaps(centre, plan.radius, positions)
+    return ContactPoints(k, "grid", np.arange(g.size), g, None, None, None, plan.grid.s)
 
 
-__all__ = ["KINDS", "ContactPoints", "contact_gaps", "contact_points", "pair_kind"]
+__all__ = [
+    "KINDS",
+    "ContactPoints",
+    "PairPlan",
+    "contact_gaps",
+    "contact_points",
+    "pair_kind",
+    "pair_plan",
+]

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..curves import PERP
+from ..kernels import curvature
 from ..kernels import grid as kernels
 from ..multibody.tree import (
     PointKinematics,
@@ -186,13 +187,15 @@ def structure_contact(
     s_rate = (a * float(t_s @ rel) + float(d @ rs_u)) / (a * a - float(d @ cp.slope_rate))
     A = A_T = np.nan
     gradient = None
+    hessian = gap_hessian(cp, pk.jacobian, normal, d, n, tree_columns, cols)
     if remainder:
         # dA/dkappa (module docstring) with v.u = a_hat . (c' - v_m) / a, w.u = n . R_s u
+        a2 = float(cp.slope @ cp.slope)
         rho = float(normal @ d)
-        D = a * a - rho * float(normal @ cp.slope_rate)
-        vu = float(cp.slope @ rel) / (a * a)
-        wu = float(normal @ rs_u)
-        dA_dkappa = -(((a * a * vu + rho * wu) / D) ** 2)
+        D = curvature.hessian_core(a2, rho, float(normal @ cp.slope_rate))[3]
+        dA_dkappa = curvature.remainder_slope(
+            a2, rho, D, float(cp.slope @ rel) / a2, float(normal @ rs_u)
+        )
         gradient = _scatter(n, tree_columns, 0.0, cols, dA_dkappa * (normal @ cp.rows_ss))
         omega = float(n_s @ (cp.slope_rate * s_rate + rs_u)) / a
         A = side * (
@@ -216,7 +219,7 @@ def structure_contact(
         remainder=A,
         parameter_rate=s_rate,
         tangent_remainder=A_T,
-        gap_hessian=gap_hessian(cp, pk.jacobian, normal, d, n, tree_columns, cols),
+        gap_hessian=hessian,
         remainder_gradient=gradient,
     )
 
@@ -224,17 +227,27 @@ def structure_contact(
 def gap_hessian(cp: CurvePoint, jac_c, normal, d, n: int, tree_columns: slice, cols):
     """(U (n, 2), C (2, 2)) with d^2 g / dq^2 = U C U^T for the gap of a profile centre (Jacobian
     ``jac_c`` (2, n_tree)) against the curve point ``cp``, contact normal ``normal``,
-    ``d = c - r(s)`` (module docstring); ``cols``: the curve point's DOFs in the system."""
-    a = float(np.hypot(*cp.slope))
-    a_hat = cp.slope / a
-    rho = float(normal @ d)
-    kappa = float(normal @ cp.slope_rate)
-    D = a * a - rho * kappa
-    v = _scatter(n, tree_columns, (a_hat @ jac_c) / a, cols, -(a_hat @ cp.rows) / a)
-    w = _scatter(n, tree_columns, 0.0, cols, normal @ cp.rows_s)
-    core = -(a * a / D) * np.array([[kappa, 1.0], [1.0, 0.0]])
-    core[1, 1] -= rho / D
-    return np.column_stack([v, w]), core
+    ``d = c - r(s)`` (module docstring); ``cols``: the curve point's DOFs in the system. The
+    geometry is the compiled beam contact's (``kernels.curvature.hessian_core`` and
+    ``hessian_columns``)."""
+    slope = np.ascontiguousarray(cp.slope, dtype=float)
+    normal = np.ascontiguousarray(normal, dtype=float)
+    c00, c01, c11, _ = curvature.hessian_core(
+        float(slope @ slope), float(normal @ d), float(normal @ cp.slope_rate)
+    )
+    U = np.empty((2, n))
+    curvature.hessian_columns(
+        slope,
+        normal,
+        np.ascontiguousarray(jac_c, dtype=float),
+        np.ascontiguousarray(cp.rows, dtype=float),
+        np.ascontiguousarray(cp.rows_s, dtype=float),
+        tree_columns.start,
+        np.ascontiguousarray(cols, dtype=np.int64),
+        U[0],
+        U[1],
+    )
+    return U.T, np.array([[c00, c01], [c01, c11]])
 
 
 def line_geometry(tree: TreeModel | None, q_tree, u_tree, line):

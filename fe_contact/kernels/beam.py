@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .curvature import hessian_core, remainder_slope
+
 # fields of a contact record (``contact``): one float row per contact; H00, H01, H11 the core C
 # of the gap's Hessian d^2 g / dq^2 = U C U^T (``coupling.kinematics.gap_hessian``, zero on a
 # rigid line), whose columns U = [v, w] and the remainder gradient are the contact's ``hessian``
@@ -167,11 +169,12 @@ def contact(
     W_N, W_T (n,) and ``hessian`` (3, n) = (v, w, remainder gradient), filled in place.
 
     The gap's Hessian (``coupling.kinematics.gap_hessian``) on the beam, r = o + s t0 + w n0:
-    with a = |r'|, rho = n . d, kappa = n . r'' = w'' n . n0 and D = a^2 - rho kappa,
-    v = [r' . J_c / a^2, -(r' . n0) N / a^2], w = [0, (n . n0) N'] and the core
-    C = -(a^2 / D) [[kappa, 1], [1, 0]] - (rho / D) e_2 e_2^T (H00, H01, H11 of the record);
-    the remainder gradient (``ContactKinematics.remainder_gradient``) is
-    -((a^2 v.u + rho w.u) / D)^2 (n . n0) N'' on the element's columns."""
+    the core C and D from ``kernels.curvature.hessian_core`` with a = |r'|, rho = n . d and
+    kappa = n . r'' = w'' n . n0 (H00, H01, H11 of the record); the columns of
+    ``kernels.curvature.hessian_columns`` with the beam's rows dr/dq = n0 N, dr'/dq = n0 N'
+    (v = [r' . J_c / a^2, -(r' . n0) N / a^2], w = [0, (n . n0) N'], filled here without
+    forming the rows); the remainder gradient (``ContactKinematics.remainder_gradient``) is
+    ``kernels.curvature.remainder_slope`` times (n . n0) N'' on the element's columns."""
     frame, cols = B[1], B[5]
     length = frame[b, 0]
     s = min(max(s, 0.0), length)
@@ -221,9 +224,9 @@ def contact(
     an = ax * n0x + ay * n0y
     rho = nx * dx + ny * dy
     kappa = nx * bx + ny * by
-    D = a2 - rho * kappa
+    c00, c01, c11, D = hessian_core(a2, rho, kappa)
     vu = (ax * relx + ay * rely) / a2
-    dA_dkappa = -(((a2 * vu + rho * nn * umx) / D) ** 2)
+    dA_dkappa = remainder_slope(a2, rho, D, vu, nn * umx)
     for j in range(4):
         col = cols[e, j]
         if col >= 0:
@@ -233,9 +236,9 @@ def contact(
             hessian[0, col] += -(an * N) / a2
             hessian[1, col] += nn * Nx
             hessian[2, col] += dA_dkappa * (nn * Nxx)
-    out[H00] = -(a2 / D) * kappa
-    out[H01] = -(a2 / D)
-    out[H11] = -rho / D
+    out[H00] = c00
+    out[H01] = c01
+    out[H11] = c11
     a = np.hypot(ax, ay)
     rsx = umx * n0x
     rsy = umx * n0y

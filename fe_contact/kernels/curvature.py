@@ -10,12 +10,54 @@ step whose positions and velocities move by beta' and gamma' times the accelerat
 derivative adds to the row ``gamma' 2 (H u)^T + beta' ((H q'')^T + dA/dq|kappa)`` (the last the
 contact's ``remainder_gradient``, of order s'^2), and the normal force lambda_N turning with the
 curve adds ``-beta' lambda_N H`` to the iteration matrix (as U K U^T, K = -beta' lambda_N C).
+
+The geometry of H itself is written here once too, for the Python contact of any structure
+(``coupling.kinematics.gap_hessian``) and the compiled beam contact (``kernels.beam.contact``):
+with a = |r'|, rho = n . d (d = c - r(s)) and kappa = n . r'', ``hessian_core`` gives C and
+D = a^2 - rho kappa, ``hessian_columns`` the columns v = [r' . J_c, -r' . dr/dq] / a^2 and
+w = [0, n . dr'/dq], and ``remainder_slope`` the factor -((a^2 v.u + rho w.u) / D)^2 of the
+remainder gradient (the module docstring of ``coupling.kinematics``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+
+@njit(cache=True)
+def hessian_core(a2, rho, kappa):
+    """(c00, c01, c11, D) of the gap Hessian's core C = -(a^2 / D) [[kappa, 1], [1, 0]] -
+    (rho / D) e_2 e_2^T with D = a^2 - rho kappa (the denominator of the contact parameter's
+    rate s'): a2 = |r'|^2, rho = n . (c - r), m, and kappa = n . r'', 1/m (module docstring)."""
+    D = a2 - rho * kappa
+    return -(a2 / D) * kappa, -(a2 / D), -rho / D, D
+
+
+@njit(cache=True)
+def remainder_slope(a2, rho, D, vu, wu):
+    """dA/dkappa = -((a^2 v.u + rho w.u) / D)^2, m^2/s^2, of the normal acceleration remainder
+    A through the curve's curvature kappa (module docstring); the remainder gradient is this
+    times n . d r''/dq. vu = v . u, wu = w . u (the columns of ``hessian_columns``)."""
+    return -(((a2 * vu + rho * wu) / D) ** 2)
+
+
+@njit(cache=True)
+def hessian_columns(slope, normal, jac_c, rows, rows_s, tree_start, cols, v, w):
+    """Fill the columns v, w (n,) of the gap Hessian's U = [v, w] in place (zeroed first):
+    v = r' . J_c / a^2 on the tree's columns (``jac_c`` (2, n_tree) from ``tree_start``) and
+    -r' . dr/dq / a^2 on the curve point's (``rows`` (2, k) at the system columns ``cols``
+    (k,)); w = n . dr'/dq (``rows_s`` (2, k)) there. slope = r' (2,), normal = n (2,)."""
+    a2 = slope[0] * slope[0] + slope[1] * slope[1]
+    for i in range(v.size):
+        v[i] = 0.0
+        w[i] = 0.0
+    for j in range(jac_c.shape[1]):
+        v[tree_start + j] = (slope[0] * jac_c[0, j] + slope[1] * jac_c[1, j]) / a2
+    for i in range(cols.size):
+        c = cols[i]
+        v[c] += -(slope[0] * rows[0, i] + slope[1] * rows[1, i]) / a2
+        w[c] += normal[0] * rows_s[0, i] + normal[1] * rows_s[1, i]
 
 
 @njit(cache=True)
@@ -51,4 +93,30 @@ def curvature_row(v, w, core, gradient, acc, u, lam, bp, gp, row):
     return K
 
 
-__all__ = ["curvature_row", "hessian_product"]
+@njit(cache=True)
+def dependent_row_terms(v, w, core, dq, u, independent, dependent, row):
+    """The curvature terms of a normal row in the Newton step of the dependent coordinates
+    (``steppers.partitioned_step.dependent_newton_step``): with H dq (``hessian_product``)
+    for dq (n,) = q - q_ev, returns (1/2 dq^T H dq, m; (H dq)_ind . u_ind, m/s) for the
+    position and velocity right-hand sides and adds (H dq)_U to ``row`` (m,), the row of
+    J_U, in place. independent, dependent : int arrays of the columns; u (n,)."""
+    alpha, beta = hessian_product(v, w, core, dq)
+    hq = 0.0
+    hu = 0.0
+    for k in range(dq.size):
+        hq += dq[k] * (alpha * v[k] + beta * w[k])
+    for k in independent:
+        hu += (alpha * v[k] + beta * w[k]) * u[k]
+    for j in range(dependent.size):
+        row[j] += alpha * v[dependent[j]] + beta * w[dependent[j]]
+    return 0.5 * hq, hu
+
+
+__all__ = [
+    "curvature_row",
+    "dependent_row_terms",
+    "hessian_columns",
+    "hessian_core",
+    "hessian_product",
+    "remainder_slope",
+]

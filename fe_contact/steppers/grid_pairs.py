@@ -3,10 +3,10 @@
 A grid pair (a circle on a tree body against fixed material points of a structure,
 Eugster-Glocker (004), eqs. (20)-(25)) is evaluated several times per step: the gaps of every
 candidate at q_P, q_A and q_E, the rows of the closed ones at q_P and the geometry of the
-reported ones at q_E. ``coupling.contact_points`` answers these for any pair, checking the
-body, the point and the state on every call; here the checks are made once, the centre comes
-from the tree kernel (``kernels.tree.point_state``) and the candidates from the grid kernels
-(``kernels.grid``), the same kernels the general path calls, so the numbers are the same.
+reported ones at q_E. Its kind and constants are the pair's plan
+(``coupling.contact_points.pair_plan``, the one ``contact_points`` dispatches on), decided
+once; here the centre comes from the tree kernel (``kernels.tree.point_state``) and the
+candidates from the grid kernels (``kernels.grid``), the same kernels the general path calls.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..coupling.contact_points import pair_plan
 from ..kernels import grid as grid_kernels
 from ..kernels import tree as tree_kernels
 from ..multibody.tree import angular_jacobian
@@ -33,26 +34,30 @@ class GridScan:
 
 
 class GridPair:
-    """Contact k of ``system`` (a grid pair: ``coupling.contact_points.pair_kind`` is "grid")
-    with its checked constants: ``scan(q)`` the gaps, ``rows(q, u, which, scan)`` the
-    W columns and geometry of the candidates ``which``, ``geometry(which, scan)`` their
-    geometry alone."""
+    """Contact k of ``system`` (a grid pair: its ``coupling.contact_points.pair_plan`` is of
+    kind "grid", else ValueError) with its plan's constants: ``scan(q)`` the gaps,
+    ``rows(q, u, which, scan)`` the W columns and geometry of the candidates ``which``,
+    ``geometry(which, scan)`` their geometry alone."""
 
     def __init__(self, system, k: int):
-        pair = system.model.contacts[k]
-        lay = system.layout
+        plan = pair_plan(system, k)
+        if plan.kind != "grid":
+            raise ValueError(
+                f"contact {plan.name!r} is a {plan.kind} pair; GridPair takes a candidate grid "
+                "(a Circle on a structure with search='grid')"
+            )
+        self.plan = plan
         self.k = k
-        self.grid = system.grids[k]
-        self.columns = lay.structure(pair.target)
-        self.tree = lay.tree
-        self.n = lay.n
-        self.body = int(pair.profile.body)
-        local = np.asarray(system.profile_points[k], dtype=float)
-        self.local = (float(local[0]), float(local[1]))
-        self.radius = float(pair.profile.radius)
+        self.grid = plan.grid
+        self.columns = plan.columns
+        self.tree = plan.tree
+        self.n = plan.n
+        self.body = plan.body
+        self.local = (float(plan.local[0]), float(plan.local[1]))
+        self.radius = plan.radius
         self.topology = system.tree.topology.kernel_arrays
         self.angular_row = np.ascontiguousarray(angular_jacobian(system.tree, self.body), float)
-        self._rest = np.zeros(lay.n_tree)
+        self._rest = np.zeros(system.layout.n_tree)
 
     def _point(self, q, u):
         q_t = np.ascontiguousarray(q[self.tree])

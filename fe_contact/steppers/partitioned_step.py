@@ -13,6 +13,7 @@ import scipy.sparse.linalg as spla
 
 from ..coupling.constraints import mass_times
 from ..coupling.partition import ConstraintError, PainleveError, b_matrices
+from ..kernels.curvature import dependent_row_terms
 from ..kernels.dense import painleve_margin
 from ..system import System
 from .effective_mass import FlexibleBlock
@@ -285,7 +286,8 @@ def dependent_newton_step(ev, part, q, u, t: float, curved=()):
     curved : (contact index in ``ev.contacts``, row) of the rows whose gap has a Hessian H
     (``kinematics.gap_hessian``): their position row gains 1/2 dq^T H dq and their velocity
     row uses J + (H dq)^T, the row at the new positions to first order, with dq = q - ev.q
-    (the independent part; the dependent part of the last iterate). Without it the velocity
+    (the independent part; the dependent part of the last iterate), the terms of
+    ``kernels.curvature.dependent_row_terms`` (the compiled step's). Without it the velocity
     rows lag one iterate behind the positions, which makes the step's Newton iteration
     linear (by |H dq| |u|) on a curving structure."""
     U, ind = part.dependent, part.independent
@@ -295,16 +297,28 @@ def dependent_newton_step(ev, part, q, u, t: float, curved=()):
     rhs_q = ev.phi + J_i @ (q[ind] - ev.q[ind]) + ev.phi_t * (t - ev.t)
     rhs_u = J_i @ u[ind] + ev.phi_t
     if curved:
-        J_u = J_u.copy()
-        dq = q - ev.q
+        J_u = np.array(J_u, dtype=float, order="C")
+        dq = np.ascontiguousarray(q - ev.q, dtype=float)
+        velocities = np.ascontiguousarray(u, dtype=float)
+        independent = np.ascontiguousarray(ind, dtype=np.int64)
+        dependent = np.ascontiguousarray(U, dtype=np.int64)
         for i, row in curved:
             hessian = ev.contacts[i].gap_hessian
             if hessian is None:
                 continue
-            H_dq = hessian[0] @ (hessian[1] @ (hessian[0].T @ dq))
-            rhs_q[row] += 0.5 * float(dq @ H_dq)
-            rhs_u[row] += float(H_dq[ind] @ u[ind])
-            J_u[row] += H_dq[U]
+            columns, C = hessian
+            h_q, h_u = dependent_row_terms(
+                np.ascontiguousarray(columns[:, 0]),
+                np.ascontiguousarray(columns[:, 1]),
+                np.array([C[0, 0], C[0, 1], C[1, 1]]),
+                dq,
+                velocities,
+                independent,
+                dependent,
+                J_u[row],
+            )
+            rhs_q[row] += h_q
+            rhs_u[row] += h_u
     try:
         sol = np.linalg.solve(J_u, np.column_stack([rhs_q, rhs_u]))
     except np.linalg.LinAlgError:

@@ -1,0 +1,116 @@
+"""A link between two material points that carries tension only, a force law of its stretch
+(the droppers of an overhead contact line): ``Dropper``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .. import validation as check
+from .base import ContactLaw
+
+
+@dataclass(frozen=True)
+class Dropper(ContactLaw):
+    """A dropper: a link between two points that carries tension only.
+
+    Its sides are ``structure_points.MaterialPoint`` objects, or a body ``Point`` and a material
+    point. With the distance l between its clamps and its unstretched length l0, the stretch is
+    a = l - l0; the tension is
+
+        T = k a + c a'   while a > 0 and k a + c a' > 0, else 0 (slack),
+
+    and it pulls each clamp towards the other (a force law of the generalised-alpha stepper: its
+    tangent k enters the iteration matrix while it is taut). Its elastic energy k a^2 / 2
+    (a > 0) is part of the elastic energy, its damping power (T - k a) a' >= 0 is dissipated.
+
+    The stepper's vocabulary of a compliant contact (``Compliant``) applies with the approach
+    read as the stretch: ``normal_force`` is the tension, the state is "taut" or "slack".
+    ``law = "dropper"`` in a model file, its sides ``material_point`` tables.
+
+    Parameters
+    ----------
+    stiffness : float
+        Axial stiffness k, N/m (> 0).
+    length : float
+        Unstretched length l0, m (> 0).
+    damping : float, optional
+        Axial damping c, N s/m (>= 0); 0 by default.
+    mass : float, optional
+        The dropper's own mass, kg (>= 0; 0 by default), half lumped at each clamp (with its
+        weight; structure sides only).
+
+    Raises
+    ------
+    TypeError
+        When a value has the wrong kind (a string where a number belongs, an object of
+        another type), naming the parameter.
+    ValueError
+        When ``stiffness`` or ``length`` is not positive, or ``damping`` or ``mass`` is
+        negative.
+
+    Examples
+    --------
+    A 1 m dropper of 1e5 N/m stretched by 1 mm pulls with 100 N and stores 0.05 J; shortened,
+    it is slack:
+
+    >>> from fe_contact.laws import Dropper
+    >>> d = Dropper(stiffness=1e5, length=1.0)
+    >>> tension, energy = d.normal_force(1e-3, 0.0)[0], d.elastic_energy(1e-3)
+    >>> print(f"{tension:.4g} N, {energy:.4g} J, slack: {d.normal_force(-1e-3, 0.0)[0]} N")
+    100 N, 0.05 J, slack: 0.0 N
+    >>> d.state_name(True), d.state_name(False)
+    ('taut', 'slack')
+    >>> Dropper(stiffness=0.0, length=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: Dropper.stiffness: got 0.0; allowed: a finite number > 0 in N/m
+    """
+
+    stiffness: float
+    length: float
+    damping: float = 0.0
+    mass: float = 0.0
+
+    constraint: ClassVar[str] = "compliant"  # a force law: no constraint row
+    link: ClassVar[bool] = True
+    file_name: ClassVar[str | None] = "dropper"
+    mu: ClassVar[float] = 0.0
+    mu_s: ClassVar[float] = 0.0
+    v0: ClassVar[float | None] = None
+    rolling: ClassVar[bool] = False
+    exponent: ClassVar[float] = 1.0
+
+    def __post_init__(self):
+        k = check.real("Dropper.stiffness", self.stiffness, low=0.0, low_open=True, unit="N/m")
+        object.__setattr__(self, "stiffness", k)
+        length = check.real("Dropper.length", self.length, low=0.0, low_open=True, unit="m")
+        object.__setattr__(self, "length", length)
+        c = check.real("Dropper.damping", self.damping, low=0.0, unit="N s/m")
+        object.__setattr__(self, "damping", c)
+        object.__setattr__(self, "mass", check.real("Dropper.mass", self.mass, low=0.0, unit="kg"))
+
+    def normal_force(self, stretch: float, rate: float) -> tuple[float, float, float]:
+        """(T, dT/da, dT/da') at the stretch a (m) and its rate a' (m/s): zero while slack
+        (a <= 0) or while the damper would push (k a + c a' <= 0)."""
+        if stretch <= 0.0:
+            return 0.0, 0.0, 0.0
+        tension = self.stiffness * stretch + self.damping * rate
+        if tension <= 0.0:
+            return 0.0, 0.0, 0.0
+        return tension, self.stiffness, self.damping
+
+    def elastic_energy(self, stretch: float) -> float:
+        """k a^2 / 2 while taut (a > 0), J; zero while slack."""
+        return 0.5 * self.stiffness * stretch**2 if stretch > 0.0 else 0.0
+
+    def state_name(self, closed: bool) -> str:
+        """The history's state of the link: "taut" while it pulls, else "slack"."""
+        return "taut" if closed else "slack"
+
+    def summary(self) -> str:
+        return f"dropper, k = {self.stiffness:g} N/m, l0 = {self.length:g} m"
+
+
+__all__ = ["Dropper"]
