@@ -191,6 +191,7 @@ def evaluate_state(
     stick=None,
     unilateral=(),
     closed=None,
+    rolling=None,
     base=None,
     workspace=None,
 ) -> Evaluation:
@@ -206,10 +207,9 @@ def evaluate_state(
     too (after the Sliding ones: ``contacts``, ``slip_sign``, ``s_guess`` and ``stick`` run
     over both); closed : a flag per unilateral contact; the closed ones have a normal row after
     the model's rows (before the stick rows), an open one beyond its structure's end has the
-    kinematics None. ``constraints_only`` skips M and F. Entries of ``stick`` beyond the
-    contacts' (one per Compliant contact, in model order) equal to "roll" mark rolling
-    Compliant contacts (None or "off": slipping): each
-    has a velocity-level row W_T u = 0 after the stick rows (Bauchau (000), eq. 23), whose
+    kinematics None. ``constraints_only`` skips M and F. rolling : a flag per Compliant contact
+    (model order), True where it rolls, or None (none rolls): a rolling one has a
+    velocity-level row W_T u = 0 after the stick rows (Bauchau (000), eq. 23), whose
     multiplier is its friction force, and no friction from its law.
     base : the Evaluation of the last committed state (q_b), or None. A rolling row (velocity
     level: a sticking circle or curved profile, a rolling Compliant contact) has no position
@@ -228,10 +228,8 @@ def evaluate_state(
         raise ValueError(f"q and u must have shape ({lay.n},), got {q.shape} and {u.shape}")
     index = sliding_contacts(system) + tuple(unilateral)
     n_bilateral = len(index) - len(unilateral)
-    rolling = None  # stick entries beyond the contacts': rolling Compliant contacts
-    if stick is not None and len(stick) > len(index):
-        rolling = [isinstance(a, str) and a == "roll" for a in stick[len(index) :]]
-        stick = list(stick[: len(index)])
+    if rolling is not None:
+        rolling = [bool(r) for r in rolling]
     closed = [True] * n_bilateral + list(closed if closed is not None else [True] * len(unilateral))
     m0 = len(model.constraint_names())
     sticking = [] if stick is None else [i for i, a in enumerate(stick) if a is not None]

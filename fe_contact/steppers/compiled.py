@@ -256,7 +256,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             phi_t=phit,
             contacts=contacts,
             slip_sign=slip_sign.copy(),
-            contact_index=self._sliding,
+            contact_index=self.modes.sliding,
             friction=self._mu * slip_sign,  # constant-mu Coulomb (``unsupported``)
         )
         self.t, self.q, self.u = t1, q1, u1
@@ -269,10 +269,10 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
 
     def _cstate(self) -> np.ndarray:
         """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.loop.steps``)."""
-        slip_sign = np.asarray(self._slip_sign, dtype=float)
+        slip_sign = np.asarray(self.modes.slip_sign, dtype=float)
         cstate = np.zeros((slip_sign.size, 5))
         cstate[:, 0] = slip_sign
-        for i, anchor in enumerate(self._stick[: slip_sign.size]):  # the contacts' entries
+        for i, anchor in enumerate(self.modes.anchors):
             if anchor is not None:
                 cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
         return cstate
@@ -284,12 +284,12 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         Hessians (``kinematics.gap_hessian``; zeros for none) curve the first iterate's
         dependent step."""
         ev = self.evaluation
-        n_c = len(self._slip_sign)
+        n_c = len(self.modes.slip_sign)
         w_t = np.zeros((n_c, ev.q.size))
         hess = np.zeros((n_c, 3, ev.q.size))
         core = np.zeros((n_c, 3))
         for i, c in enumerate(ev.contacts[:n_c]):
-            if c is not None and self._stick[i] is not None:
+            if c is not None and self.modes.anchors[i] is not None:
                 w_t[i] = c.w_tangent
             if c is not None and c.gap_hessian is not None:
                 U, C = c.gap_hessian
@@ -300,7 +300,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
     def _multipliers(self) -> np.ndarray:
         """The committed multipliers, those of the first iterate's curvature terms (an empty
         array when they are not of the present rows: no curvature terms then, as in
-        ``ContactStates._closed_normals``)."""
+        ``ContactModes.closed_normals``)."""
         lam = np.asarray(self.multipliers, dtype=float)
         return lam if lam.size == self.evaluation.phi.size else np.zeros(0)
 
@@ -312,7 +312,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             or n_max < 1
             or self.error_tol is not None
             or self._cap is not None  # sub-steps growing after an event
-            or len(self._stick) != self._n_bilateral
+            or self.modes.mode.size != self.modes.n_bilateral
             or not np.all(np.isnan(self._v0))
             or np.any(self.part.dependent >= self.system.layout.n_tree)  # structure ones
         ):
@@ -422,21 +422,21 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         kernel's rows lam (k, rows)."""
         model = self.system.model
         m0 = len(model.constraint_names())
-        n_c = self._n_bilateral
+        n_c = self.modes.n_bilateral
         return lam[:, :m0], lam[:, n_c : n_c + len(model.drives)]
 
     def _batch_contacts(self, lam: np.ndarray) -> list:
         """Per model contact over k steps: (name, state, its index in the kernel's records,
         normal force (k,), friction force (k,)) from the kernel's rows lam (k, rows)."""
-        by_model = {k: i for i, k in enumerate(self._sliding)}
+        by_model = {k: i for i, k in enumerate(self.modes.sliding)}
         out = []
         for k, pair in enumerate(self.system.model.contacts):
             i = by_model[k]
             normal = lam[:, i]
-            if self._stick[i] is None:
-                state, friction = "slip", -self._slip_sign[i] * self._mu[i] * normal
+            if self.modes.anchors[i] is None:
+                state, friction = "slip", -self.modes.slip_sign[i] * self._mu[i] * normal
             else:
-                state, friction = "stick", lam[:, self._stick_row(i)]
+                state, friction = "stick", lam[:, self.modes.stick_row(i)]
             out.append((pair.name, state, i, normal, friction))
         return out
 

@@ -3,16 +3,10 @@ applied force of the equations of motion (``coupling.constraints.compliant_force
 constraint row. ``bordered_solve`` adds its tangent to the step's iteration matrix,
 ``compliant_report`` reports it.
 
-Rolling (``Compliant.rolling``, Bauchau (000) secs. 5-6): the state of compliant contact j is
-the entry ``len(contacts) + j`` of the stepper's stick list: None (slipping), "roll" (a
-velocity-level row W_T u = 0 whose multiplier is the friction force; the law's friction is
-off, so the friction does no work while it rolls) or "off" (slipping, just released: it may
-roll again only once |v_t| has exceeded v0 / 2, so that a release is not undone at once). A
-slipping contact that pushes starts to roll when |v_t| falls to v0 / 2 (event "stick"), if the
-friction force it then needs lies within mu_s F_n (else it keeps slipping, "reversal"); a
-rolling one is released when that force leaves the cone mu_s F_n (event "slip"), which also
-happens when the contact opens (F_n = 0). The switches are located in time as the other
-contact events (``contact_states``)."""
+Rolling (``Compliant.rolling``, Bauchau (000) secs. 5-6): a rolling compliant contact has a
+velocity-level row W_T u = 0 whose multiplier is its friction force; its modes and their
+switches are those of ``contact_states.ContactModes``, located in time as the other contact
+events."""
 
 from __future__ import annotations
 
@@ -196,106 +190,4 @@ def curvature_terms(ev, closed, acc, u, h_coefficients):
     return jac_extra, np.column_stack(cols), _block_diag(*blocks)
 
 
-class RollingStates:
-    """Mixin of the generalised-alpha stepper: the rolling state of compliant contacts
-    (module docstring). Stepper index i >= len(self._sliding) is compliant contact
-    j = i - len(self._sliding)."""
-
-    def _rolling_entries(self) -> list:
-        from ..coupling.constraints import compliant_contacts
-
-        self._compliant = compliant_contacts(self.system)
-        return [None] * len(self._compliant)
-
-    def _law(self, i: int):
-        return self.system.model.contacts[self._compliant[i - len(self._sliding)]].law
-
-    def _force(self, i: int, ev):
-        return ev.compliant[i - len(self._sliding)] if ev.compliant else None
-
-    def _rolling_kinds(self, i: int) -> tuple[str, ...]:
-        if not self._law(i).rolling:
-            return ()
-        state = self._stick[i]
-        return ("release",) if state == "roll" else ("roll",) if state is None else ()
-
-    def _rolling_row(self, i: int) -> int:
-        before = sum(a is not None for a in self._stick[: len(self._sliding)])
-        before += sum(a == "roll" for a in self._stick[len(self._sliding) : i])
-        return self._m0 + sum(self._closed) + before
-
-    def _rolling_indicator(self, i: int, kind: str, ev, lam) -> float:
-        """>= 0 while the state holds: |v_t| - v0 / 2 while it slips (m/s; +inf while open),
-        mu_s F_n - |lambda_T| while it rolls (N)."""
-        f = self._force(i, ev)
-        law = self._law(i)
-        if kind == "roll":
-            if f is None or f.contact is None or not f.normal_force > 0.0:
-                return np.inf
-            return abs(f.contact.slip_velocity) - 0.5 * law.v0
-        normal = 0.0 if f is None else f.normal_force
-        return law.mu_s * normal - abs(float(lam[self._rolling_row(i)]))
-
-    def _rearm(self) -> None:
-        """A released contact may roll again once |v_t| >= v0 / 2 (or it has opened)."""
-        for i in range(len(self._sliding), len(self._stick)):
-            if self._stick[i] == "off":
-                f = self._force(i, self.evaluation)
-                if f is None or f.contact is None or not f.normal_force > 0.0:
-                    self._stick[i] = None
-                elif abs(f.contact.slip_velocity) >= 0.5 * self._law(i).v0:
-                    self._stick[i] = None
-
-    def _switch_rolling(self, i: int, kind: str) -> None:
-        name = self.system.model.contacts[self._compliant[i - len(self._sliding)]].name
-        if kind == "release":
-            self._stick[i] = "off"
-            self.events.append((self.t, name, "slip"))
-            self._restart()
-            return
-        self._stop_slip(i)
-        self._stick[i] = "roll"
-        self._restart()
-        lam = self.multipliers[self._rolling_row(i)]
-        f = self._force(i, self.evaluation)
-        if self._law(i).holds_stick(f.normal_force, lam):
-            self.events.append((self.t, name, "stick"))
-            return
-        self._stick[i] = "off"
-        self.events.append((self.t, name, "reversal"))
-        self._restart()
-
-    def _stop_slip(self, i: int) -> None:
-        """The jump into rolling: the contact rolls from |v_t| = v0 / 2 on (000 sec. 6), so its
-        slip velocity drops to zero at once. A tangential impulse P along W_T, with the
-        closed rows held (their velocities unchanged), does it: u+ = u- + M^-1 W P with
-        W^T u+ = 0 on the tangential and the constraint rows (the mass-orthogonal projection;
-        recovering the dependent velocities by the coordinate partition instead changed the
-        kinetic energy by m u_dep dv, with no force to book it on: a foot hopping down an
-        incline lost 5.7e-3 J in 0.25 s whatever the step). The kinetic energy it takes,
-        -P_T v_t- / 2 >= 0, is booked as an impact loss; the constraint rows' part is the
-        drives' impulse work, as in an impact."""
-        ev = self.evaluation
-        contact = self._force(i, ev).contact
-        W = np.column_stack([contact.w_tangent, ev.jac.T])
-        X = self._mass_solve(ev, W)
-        pre = W.T @ self.u
-        pre[1:] += ev.phi_t
-        P = np.linalg.lstsq(W.T @ X, -pre, rcond=None)[0]
-        energy0 = self._energy.total
-        self.u = self.u + X @ P
-        loss = -0.5 * float(P[0] * pre[0])  # the tangential row ends at rest: W_T u+ = 0
-        self._restart()
-        self._impact_loss += loss
-        self._impact_work += self._energy.total - energy0 + loss
-
-    def _compliant_report(self, name: str, force) -> ContactReport:
-        j = self._compliant.index(force.index)
-        i = len(self._sliding) + j
-        if self._stick[i] != "roll" or force.contact is None:
-            return compliant_report(name, force, self._h_step, law=self._law(i))
-        lam = float(self.multipliers[self._rolling_row(i)])
-        return compliant_report(name, replace(force, friction_force=lam), self._h_step, "stick")
-
-
-__all__ = ["RollingStates", "bordered_solve", "compliant_report", "curvature_terms"]
+__all__ = ["bordered_solve", "compliant_report", "curvature_terms"]

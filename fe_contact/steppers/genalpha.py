@@ -33,8 +33,9 @@ import functools
 import numpy as np
 
 from .. import validation as check
-from ..coupling.constraints import evaluate_state, mass_times, sliding_contacts
-from ..coupling.kinematics import ContactLeftStructure
+from ..coupling.constraints import evaluate_state, mass_times, stick_anchor
+from ..coupling.impact import contact_impact
+from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
 from ..coupling.partition import (
     ConstraintError,
     Partition,
@@ -43,15 +44,16 @@ from ..coupling.partition import (
     make_partition,
     recover_dependent,
 )
-from ..system import System
+from ..model import Line
+from ..system import System, energies
 from .alpha import alpha_parameters, numerical_dissipation
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
-from .compliant import bordered_solve, curvature_terms
-from .contact_states import ContactStates
+from .compliant import bordered_solve, compliant_report, curvature_terms
+from .contact_states import ContactModes
 from .energy_consistent import averaged_forces
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
-from .result import StepReport, open_contact, point_contact
-from .step_state import StepState
+from .result import ContactReport, StepReport, open_contact, point_contact
+from .step_state import ContactMode, StepState
 
 # after a located event the sub-steps grow from the last one by at most this factor until they
 # reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
@@ -70,7 +72,7 @@ class NewtonDivergence(RuntimeError):
     """The step's Newton iteration did not converge."""
 
 
-class GeneralizedAlpha(ContactStates, Stepper):
+class GeneralizedAlpha(Stepper):
     """Step object: ``step()`` advances by h and returns a StepReport; ``t``, ``q``, ``u``,
     ``acceleration``, ``multipliers``; counters ``n_steps``, ``n_newton``, ``n_substeps``
     (steps including the halves of retried steps), ``n_halved``, ``n_factorizations``.
@@ -150,14 +152,9 @@ class GeneralizedAlpha(ContactStates, Stepper):
         self._newton0 = self._substeps0 = 0  # counters at the start of the current step
         self.algebra = StepAlgebra(system, self.params)
         model = system.model
-        self._n_bilateral = len(sliding_contacts(system))
-        self._unilateral = tuple(
-            k for k, c in enumerate(model.contacts) if not c.bilateral and not c.compliant
-        )
-        self._sliding = sliding_contacts(system) + self._unilateral  # every contact, row order
-        self._m0 = len(model.constraint_names())
-        self._mu = np.array([model.contacts[k].mu for k in self._sliding])
-        laws = [model.contacts[k].law for k in self._sliding]
+        self.modes = ContactModes(system)  # the contacts' modes and their rows
+        self._mu = np.array([model.contacts[k].mu for k in self.modes.sliding])
+        laws = [model.contacts[k].law for k in self.modes.sliding]
         self._mu_s = np.array([law.static_coefficient for law in laws], dtype=float)
         v0 = [law.characteristic_velocity for law in laws]
         self._v0 = np.array([np.nan if v is None else v for v in v0])
@@ -169,9 +166,6 @@ class GeneralizedAlpha(ContactStates, Stepper):
         self._cap = None  # the largest next sub-step while they grow after an event
         self.n_rejected = 0
         self._v_last, self._dt_last = None, 0.0  # slip velocities and size of the last sub-step
-        self._stick = [None] * len(self._sliding)  # StickAnchor of each sticking contact
-        self._stick += self._rolling_entries()  # then the rolling state of compliant contacts
-        self._closed = [False] * len(self._unilateral)
         self._impact_loss = self._impact_work = 0.0  # impacts' loss, drives' impulse work
         self._numerical = 0.0  # the scheme's own loss in the step (``numerical_dissipation``)
         self._at_start = None  # (time, contact) of the last switch located at a sub-step's start
@@ -181,10 +175,13 @@ class GeneralizedAlpha(ContactStates, Stepper):
         ev = evaluate_state(system, q0, u0, self.t, constraints_only=True, **self._rows())
         self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
         slip = np.array([0.0 if c is None else c.slip_velocity for c in ev.contacts])
-        self._slip_sign = np.where(np.abs(slip) <= REST_SLIP, 0.0, np.sign(slip))
+        slip_sign = np.where(np.abs(slip) <= REST_SLIP, 0.0, np.sign(slip))
+        n_bilateral = self.modes.n_bilateral
+        for i in range(n_bilateral):
+            self.modes.slip(i, slip_sign[i])
         approaching = []
-        for j, k in enumerate(self._unilateral):
-            c = ev.contacts[self._n_bilateral + j]
+        for j, k in enumerate(self.modes.unilateral):
+            c = ev.contacts[n_bilateral + j]
             if c is None or c.gap > self.gap_tol:
                 continue
             if c.gap < -self.gap_tol:
@@ -193,18 +190,18 @@ class GeneralizedAlpha(ContactStates, Stepper):
                     f"by {-c.gap:.3e} m; allowed: gap >= -gap_tol = {-self.gap_tol:g} m"
                 )
             if c.normal_velocity < -self.gap_tol:
-                approaching.append(self._n_bilateral + j)  # hits at t0
-            elif c.normal_velocity <= self.gap_tol:
-                self._closed[j] = True  # resting at zero gap: closed from the first step
+                approaching.append(n_bilateral + j)  # hits at t0
+            elif c.normal_velocity <= self.gap_tol:  # resting at zero gap: closed from the start
+                self.modes.slip(n_bilateral + j, slip_sign[n_bilateral + j])
         self.q, self.u = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
         self.pseudo = None  # the algorithmic accelerations: consistent ones at the first restart
         self._restart()
         self._open_pulled(count=False)  # a resting contact that is pulled away opens
         for i in approaching:
             self._impact(i)
-        for i, sign in enumerate(self._slip_sign):
-            coulomb = self._contact_law(i).sticks
-            if sign == 0.0 and self._is_closed(i) and coulomb and not self._stick[i]:
+        for i in range(self.modes.n_rows):
+            rest = self.modes.mode[i] == ContactMode.REST
+            if rest and self.modes.law(i).sticks:
                 self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
 
     @property
@@ -233,10 +230,10 @@ class GeneralizedAlpha(ContactStates, Stepper):
         if self.averaged.contacts and self.pseudo is not None:  # not at the start
             # keep the velocities but for their part across the new rows (an impulse):
             # recovered from J u = 0 the kinetic energy would change at first order in it
-            ev = self._evaluate(self.q, u_before, self.t, self._slip_sign)
+            ev = self._evaluate(self.q, u_before, self.t, self.modes.slip_sign)
             self.u, loss = self.averaged.project(ev, self._mass_solve)
             self._numerical += loss
-        ev = self._evaluate(self.q, self.u, self.t, self._slip_sign)
+        ev = self._evaluate(self.q, self.u, self.t, self.modes.slip_sign)
         self.acceleration, self.multipliers = self.algebra.accelerations(ev, self.part)
         self.evaluation = ev
         # The algorithmic accelerations of the structures run on through a restart, as through
@@ -250,14 +247,19 @@ class GeneralizedAlpha(ContactStates, Stepper):
             flexible = self.system.layout.flexible
             self.pseudo[flexible] = previous[flexible]
         self._previous = None  # (accelerations, step) of the step before, for the predictor
-        branch = self.algebra.check_painleve(ev, self._mu, self._closed_rows())
+        branch = self.algebra.check_painleve(ev, self._mu, self.modes.closed_rows())
         self._powers = self._power_terms(ev, self.multipliers)
         if self.averaged.active:
-            self.averaged.friction_start(ev.q, *self._sliding_friction(ev, self.multipliers))
+            self.averaged.friction_start(ev.q, *self.modes.sliding_friction(ev, self.multipliers))
         if branch is not None:
             self._lift_off(branch)
 
     # -- evaluation and partition -----------------------------------------------------------
+    def _rows(self) -> dict:
+        """Keywords of ``evaluate_state`` for the present contact modes; the committed
+        state's evaluation is the base of the rolling rows' position values."""
+        return self.modes.rows(getattr(self, "evaluation", None), self.workspace)
+
     def _evaluate(self, q, u, t, slip_sign):
         return evaluate_state(
             self.system, q, u, t, slip_sign=slip_sign, s_guess=self._s, **self._rows()
@@ -372,7 +374,7 @@ class GeneralizedAlpha(ContactStates, Stepper):
         if self._previous is not None:  # linear extrapolation of the accelerations
             acc_prev, h_prev = self._previous
             ydd += (h / h_prev) * (ydd_n - acc_prev[ind])
-        slip_sign = self._slip_sign
+        slip_sign = self.modes.slip_sign
         last = None
         prev = self.evaluation
         q1, u1 = self.q, self.u
@@ -396,7 +398,7 @@ class GeneralizedAlpha(ContactStates, Stepper):
             if recovered:
                 q1, u1 = recover_dependent(s, part, q1, u1, t1, rows=self._rows())
             else:
-                curved = self._curved_rows(prev) if curving else ()
+                curved = self.modes.curved_rows(prev) if curving else ()
                 q1, u1 = dependent_newton_step(prev, part, q1, u1, t1, curved)
             if consistent:
                 q1, u1, mid = self.averaged.dependent_state(
@@ -427,8 +429,8 @@ class GeneralizedAlpha(ContactStates, Stepper):
             if not s.linear_flexible and last is not None:
                 lu = self.algebra.g_solver(h, self.averaged.tangent_state(self.q, q1))
             lam_now = self.multipliers if last_iterate is None else lam
-            slip = self._slip_tangent(ev, lam_now)
-            closed = self._closed_normals(ev, lam_now) if curving else ()
+            slip = self.modes.slip_tangent(ev, lam_now)
+            closed = self.modes.closed_normals(ev, lam_now) if curving else ()
             curvature = curvature_terms(ev, closed, acc, u1, (bp, gp))
             delta = bordered_solve(self.algebra, ev, rhs, h, lu, slip, curvature)[ind]
             self.n_newton += 1
@@ -512,7 +514,7 @@ class GeneralizedAlpha(ContactStates, Stepper):
                 if left:  # located and judged by the caller (``_leaving``)
                     raise
                 self.algebra.check_painleve_near(
-                    self.evaluation, self._mu, err, self._closed_rows()
+                    self.evaluation, self._mu, err, self.modes.closed_rows()
                 )
                 if isinstance(err, np.linalg.LinAlgError):
                     raise SingularSystem(
@@ -559,7 +561,7 @@ class GeneralizedAlpha(ContactStates, Stepper):
                     continue
                 if self.error_tol is not None and not self._control(start, dt):
                     continue  # rejected: retried with the smaller sub-step
-                event = self._first_event(start)
+                event = self.modes.first_event(start, self.evaluation, self.multipliers)
                 if event is None:
                     self._close_substep(work, start.t, ev)
                     self._v_last, self._dt_last = v_before, dt
@@ -595,7 +597,7 @@ class GeneralizedAlpha(ContactStates, Stepper):
                 raise SingularSystem(f"{err} in the step ending at t = {t_end:.6g} s") from err
             raise
         lam = self.multipliers
-        for i, k in enumerate(self._sliding[: self._n_bilateral]):
+        for i, k in enumerate(self.modes.sliding[: self.modes.n_bilateral]):
             if lam[i] < 0.0:
                 name = self.system.model.contacts[k].name
                 self.restore(saved)
@@ -603,7 +605,7 @@ class GeneralizedAlpha(ContactStates, Stepper):
                     f"normal force of contact {name!r} turned negative ({lam[i]:.4g} N) near "
                     f"t = {t_end:.6g} s: the bilateral sliding contact would separate"
                 )
-        branch = self.algebra.check_painleve(self.evaluation, self._mu, self._closed_rows())
+        branch = self.algebra.check_painleve(self.evaluation, self._mu, self.modes.closed_rows())
         if branch is not None:
             self._lift_off(branch)
         work["dissipated_impact"] = self._impact_loss
@@ -635,6 +637,349 @@ class GeneralizedAlpha(ContactStates, Stepper):
             return None
         return [np.nan if c is None else c.slip_velocity for c in self.evaluation.contacts]
 
+    def _locate(self, start, i: int, kind: str, span: float):
+        """Re-take the step from ``start`` to the time where indicator i reaches zero (Illinois
+        method on the step size, to ``event_tol`` in time); ends just past the switch."""
+        lo, hi = 0.0, span
+        f_lo = max(self.modes.indicator(i, kind, start.evaluation, start.multipliers), 0.0)
+        if kind == "roll" and f_lo == 0.0:  # already slow enough at the start: roll from there
+            self.restore(start)
+            return self.evaluation
+        if kind in ("stop", "slip", "open") and f_lo == 0.0 and self._at_start != (start.t, i):
+            # the state no longer holds at the start (a contact that leaves an impact or a
+            # switch slipping at v_t = 0 and at once slips back): switch there. Taken to the
+            # end of the sub-step instead, it slipped the wrong way under friction that pushed
+            # (a disk rattling on a sagging beam: -4.9e-5 J of friction work in one sub-step).
+            # Once per contact and time: a second such switch at the same start takes the
+            # sub-step (it cannot loop).
+            self._at_start = (start.t, i)
+            self.restore(start)
+            return self.evaluation
+        f_hi = self.modes.indicator(i, kind, self.evaluation, self.multipliers)
+        side = 0
+        ev = self.evaluation
+        while hi - lo > self.event_tol and f_lo > 0.0:
+            dt = hi - f_hi * (hi - lo) / (f_hi - f_lo)
+            dt = min(max(dt, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
+            self.restore(start)
+            ev = self._advance(dt, self.max_halvings)
+            f = self.modes.indicator(i, kind, ev, self.multipliers)
+            if f < 0.0:
+                hi, f_hi = dt, f
+                f_lo = 0.5 * f_lo if side == -1 else f_lo
+                side = -1
+            else:
+                lo, f_lo = dt, f
+                f_hi = 0.5 * f_hi if side == 1 else f_hi
+                side = 1
+                if f == 0.0:
+                    return ev
+        if self.t != start.t + hi:
+            self.restore(start)
+            ev = self._advance(hi, self.max_halvings)
+        return ev
+
+    def _leaving(self, err, start, span: float) -> int:
+        """The contact that left its structure in the sub-step from ``start`` (span s, taken
+        with its halvings), when it is a unilateral one (which then opens). A bilateral
+        contact ends the run: ``_left_end`` locates it and raises."""
+        if err.pair is None or err.pair not in self.modes.unilateral:
+            self._left_end(err, start, span)
+        return self.modes.sliding.index(err.pair)
+
+    def _left_end(self, err, start, span: float) -> None:
+        """A bilateral contact's closest point left its structure within the sub-step from
+        ``start`` (span s) and its halvings. The last time at which it is still on the
+        structure is located by bisection to ``event_tol`` and committed; the contact is there
+        at an end of its structure (within 1e-6 of its length plus ten times what it slides in
+        event_tol) when it truly slides off: StopRun, with the located time. Otherwise its
+        closest point jumped off from inside the structure (a step too large for the motion,
+        the trolley of ``examples/slider_on_string.toml`` at h = 0.05 s: s = -0.44 m from
+        s = 0.2 m): StepTooLarge."""
+        pair = self.system.model.contacts[err.pair] if err.pair is not None else None
+        if pair is None or err.pair not in self.modes.sliding or not isinstance(pair.target, str):
+            raise StepTooLarge(f"{err}, and the time it left could not be located") from err
+        i = self.modes.sliding.index(err.pair)
+        ev = self._leave(start, i, span)
+        c = ev.contacts[i]
+        length = self.system.structures[pair.target].length
+        rate = abs(np.nan_to_num(c.parameter_rate))
+        distance = min(abs(c.parameter), abs(length - c.parameter))
+        if distance <= 1e-6 * length + 10.0 * rate * self.event_tol:
+            raise StopRun(
+                f"{err} at t = {self.t:.9g} s (located to {self.event_tol:g} s: the contact is "
+                f"at s = {c.parameter:.6g} m, an end of {pair.target!r})"
+            )
+        raise StepTooLarge(
+            f"{err} in the step from t = {start.t:.6g} s, also after {self.max_halvings} "
+            f"halvings, from inside the structure (s = {c.parameter:.6g} m at t = "
+            f"{self.t:.9g} s, the last time it is found on it): the step is too large for the "
+            "motion; allowed: a smaller h or more max_halvings"
+        )
+
+    def _leave(self, start, i: int, span: float):
+        """Bisection of the step from ``start`` to the last time, within ``event_tol``, at
+        which closed contact i is still on its structure; commits there."""
+        lo, hi = 0.0, span
+        while hi - lo > self.event_tol:
+            mid = 0.5 * (lo + hi)
+            self.restore(start)
+            try:
+                self._advance(mid, self.max_halvings, leaving=False)
+                lo = mid
+            except ContactLeftStructure:
+                hi = mid
+        self.restore(start)
+        if lo > 0.0:
+            self._advance(lo, self.max_halvings, leaving=False)
+        return self.evaluation
+
+    def _substep_limit(self, dt_last: float, v_last) -> float:
+        """The step-size control of Bauchau (000) sec. 6 for contacts with the continuous law:
+        while |v_t| < 3 v0 the next sub-step is chosen so that v_t changes by about v0 / 10,
+        extrapolating linearly from the last sub-step (dt_last, its slip velocities v_last)."""
+        limit = np.inf
+        if v_last is None or dt_last <= 0.0:
+            return limit
+        for i, c in enumerate(self.evaluation.contacts):
+            v0 = self._v0[i]
+            if (
+                np.isnan(v0)
+                or c is None
+                or not self.modes.is_closed(i)
+                or abs(c.slip_velocity) >= 3 * v0
+            ):
+                continue
+            rate = abs(c.slip_velocity - v_last[i]) / dt_last
+            if rate > 0.0:
+                limit = min(limit, 0.1 * v0 / rate)
+        return max(limit, self.min_substep)
+
+    def _close_substep(self, work: dict, t_start: float, ev) -> None:
+        """Add the work of the sub-step from t_start to the state ev (trapezoidal rule)."""
+        powers = self._power_terms(ev, self.multipliers)
+        dt = self.t - t_start
+        for key in powers:
+            work[key] += 0.5 * dt * (self._powers[key] + powers[key])
+        self._powers = powers
+        if self.averaged.active:  # the sliding contacts' friction work as the step does it
+            friction = self.modes.sliding_friction(ev, self.multipliers)
+            work["dissipated_friction"] += self.averaged.friction_work(ev.q, *friction, dt)
+
+    def _switch(self, i: int, kind: str) -> None:
+        """Change the state of contact i at the present time: ``stop`` (its slip velocity
+        reached zero: stick if the static cone holds it, else slip the other way), ``slip``
+        (its static friction force left the cone), ``open`` (its normal force reached zero),
+        ``close`` (its gap reached zero: an impact), ``leave`` (it left its structure's end:
+        it opens, and may come back)."""
+        if kind in ("roll", "release"):
+            self._switch_rolling(i, kind)
+        elif kind == "stop":
+            self._try_stick(i, count=True)
+        elif kind == "slip":
+            lam_t = self.multipliers[self.modes.stick_row(i)]
+            self.modes.slip(i, -np.sign(lam_t))
+            self._log(i, "slip")
+            self._restart()
+        elif kind in ("open", "leave"):
+            self.modes.open(i)
+            self._log(i, kind)
+            self._restart()
+        else:
+            self._impact(i)
+        self._open_pulled(count=True)
+
+    def _open_pulled(self, count: bool) -> None:
+        """Open every closed unilateral contact whose normal multiplier is negative at the
+        present state (pulled, not pressed), and restart. A switch of another contact (a
+        landing that does not bounce, a stick or slip) can leave one so; kept closed, it
+        held the bodies together and its friction mu lambda_N with lambda_N < 0 pushed along
+        the slip until the end of the step (its opening is located from a positive normal
+        force only): a pendulum tip rattling on a cantilever gained 1.1e-5 J in one step."""
+        for i in range(self.modes.n_bilateral, self.modes.n_rows):
+            if self.modes.is_closed(i) and self.multipliers[self.modes.normal_row(i)] < 0.0:
+                self.modes.open(i)
+                if count:
+                    self._log(i, "open")
+                self._restart()
+
+    def _lift_off(self, branch) -> None:
+        """Take the lift-off branch of a Painleve state (``painleve.ContactProblem.lift_off``):
+        the closed Unilateral contacts that it opens (N = 0, contact acceleration > 0) open
+        here, and the integration restarts."""
+        closed = self.modes.painleve_contacts()
+        for j, i in enumerate(closed):
+            if not branch.active[j]:
+                self.modes.open(i)
+                self._log(i, "open")
+        self._restart()
+
+    def _try_stick(self, i: int, count: bool) -> None:
+        """Stick contact i where it is if the friction force that holds it lies within
+        mu_s lambda_N (001 sec. 10.3.2); otherwise slip in the direction the contact would
+        accelerate, against the static friction force it would need."""
+        pair = self.system.model.contacts[self.modes.sliding[i]]
+        lay = self.system.layout
+        contact = self.evaluation.contacts[i]
+        centre = line_point = None  # a structure or a curved profile: anchored at its parameter
+        if isinstance(pair.target, Line):
+            centre = contact.profile_point  # a curved profile rolls: anchored where it touches
+            if not pair.curved:
+                centre = profile_state(
+                    self.system.tree,
+                    self.q[lay.tree],
+                    self.u[lay.tree],
+                    pair.profile.body,
+                    self.system.profile_points[self.modes.sliding[i]],
+                ).centre.position
+            line_point = line_geometry(
+                self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
+            )[0]
+        self.modes.stick(i, stick_anchor(contact, pair.target, centre, line_point))
+        try:
+            self._restart()
+        except ConstraintError as err:
+            raise ConstraintError(
+                f"contact {pair.name!r} stops slipping at t = {self.t:.6g} s and would stick, "
+                f"which adds a tangential row: {err}; allowed: a tree with a coordinate per "
+                "row, or method='moreau' for a Unilateral contact (no partition)"
+            ) from err
+        lam = self.multipliers
+        lam_t = lam[self.modes.stick_row(i)]
+        if pair.law.holds_stick(lam[self.modes.normal_row(i)], lam_t):
+            if count:
+                self._log(i, "stick")
+            return
+        self.modes.slip(i, -np.sign(lam_t))
+        if count:
+            self._log(i, "reversal")
+        self._restart()
+
+    def _log(self, i: int, kind: str) -> None:
+        self.events.append((self.t, self.system.model.contacts[self.modes.sliding[i]].name, kind))
+
+    def _mass_solve(self, ev, rhs: np.ndarray) -> np.ndarray:
+        """M^-1 rhs for the block-diagonal mass diag(M_t(q), M_f); rhs (n, k)."""
+        lay = self.system.layout
+        out = np.empty_like(rhs)
+        out[lay.tree] = np.linalg.solve(ev.mass_tree, rhs[lay.tree]) if lay.n_tree else 0.0
+        if lay.n_flexible:
+            out[lay.flexible] = self.algebra.mass_lu.solve(np.ascontiguousarray(rhs[lay.flexible]))
+        return out
+
+    def _impact(self, i: int) -> None:
+        """Impact of open unilateral contact i whose gap has just closed (module docstring)."""
+        law = self.system.model.contacts[self.modes.sliding[i]].law
+        ev = self.evaluation
+        c = ev.contacts[i]
+        W = np.column_stack([c.w_normal, c.w_tangent, ev.jac.T])
+        X = self._mass_solve(ev, W)
+        D = W.T @ X  # Delassus matrix of the normal, tangential and closed rows
+        pre = W.T @ self.u
+        pre[2:] += ev.phi_t
+        v_n = pre[0]
+        if v_n >= 0.0:
+            # the gap closed while it was opening (a fast structure passed the point within
+            # the step): nothing hits, and Newton's law g'+ = -e_N g'- would need a pulling
+            # impulse P_N < 0, which the law excludes (P_N = 0 solves it, g'+ = g'- >= 0). A
+            # pendulum tip on a ringing cantilever gained 8e-4 J in one such "impact"
+            return
+        name = self.system.model.contacts[self.modes.sliding[i]].name
+        # Newton: one phase; Poisson: compression, expansion (``coupling.impact``)
+        result = contact_impact(D, pre, law, name, self.t)
+        P = result.impulse
+        self.u = self.u + X @ P
+        after = W.T @ self.u
+        # the kinetic energy changes by P . W^T (u- + u+) / 2 (exactly, for u+ = u- + M^-1 W P):
+        # the contact rows' part is the impact loss, never negative for these laws (Newton:
+        # -P_N g'-_N (1 - e_N) / 2 >= 0); the constraint rows' part is the work of the drives'
+        # impulses, -P phi_t (passive joints and loops do none). That alone is booked on the
+        # drives: the restart after the impact also moves the dependent coordinates back onto
+        # the constraints (a landing found at the end of a sub-step has penetrated), which no
+        # force does; booked on the drives as well, it gave a model without drives 5.3e-4 J of
+        # drive work (a disk rattling on a sagging beam, h = 1e-3 s), and it belongs to the
+        # balance error (it falls with h: 1.2e-3, 2.3e-4, 5.0e-5 J at h = 1e-3, 5e-4, 2.5e-4 s)
+        loss = result.loss
+        self._log(i, "impact")
+        bounced = after[0] > 1e-9 * max(1.0, abs(v_n))
+        if not bounced:
+            self.modes.slip(i, np.sign(after[1]))  # closed
+        self._restart()
+        self._impact_loss += loss
+        self._impact_work += -float(P[2:] @ ev.phi_t)  # the drives' impulses
+        if not bounced and self.modes.mode[i] == ContactMode.REST and law.sticks:
+            self._try_stick(i, count=True)
+
+    def _energies(self, ev):
+        """``system.energies`` at the evaluated state ev."""
+        return energies(self.system, ev.q, ev.u, ev.t, self.workspace)
+
+    def _power_terms(self, ev, lam) -> dict:
+        model = self.system.model
+        E = self._energy = self._energies(ev)
+        n_c = self.modes.n_bilateral
+        drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
+        # and the compliant contacts' (model.Compliant)
+        friction = self.modes.friction_power(ev, lam) + E.contact_friction_power
+        return {
+            "work_drives": float(drive),
+            "work_loads": E.load_power,
+            "dissipated_damping": E.damping_power,
+            "dissipated_friction": float(friction),
+        }
+
+    def _switch_rolling(self, i: int, kind: str) -> None:
+        name = self.modes.name(i)
+        if kind == "release":
+            self.modes.release(i)
+            self.events.append((self.t, name, "slip"))
+            self._restart()
+            return
+        self._stop_slip(i)
+        self.modes.roll(i)
+        self._restart()
+        lam = self.multipliers[self.modes.rolling_row(i)]
+        f = self.modes.compliant_force(i, self.evaluation)
+        if self.modes.law(i).holds_stick(f.normal_force, lam):
+            self.events.append((self.t, name, "stick"))
+            return
+        self.modes.release(i)
+        self.events.append((self.t, name, "reversal"))
+        self._restart()
+
+    def _stop_slip(self, i: int) -> None:
+        """The jump into rolling: the contact rolls from |v_t| = v0 / 2 on (000 sec. 6), so its
+        slip velocity drops to zero at once. A tangential impulse P along W_T, with the
+        closed rows held (their velocities unchanged), does it: u+ = u- + M^-1 W P with
+        W^T u+ = 0 on the tangential and the constraint rows (the mass-orthogonal projection;
+        recovering the dependent velocities by the coordinate partition instead changed the
+        kinetic energy by m u_dep dv, with no force to book it on: a foot hopping down an
+        incline lost 5.7e-3 J in 0.25 s whatever the step). The kinetic energy it takes,
+        -P_T v_t- / 2 >= 0, is booked as an impact loss; the constraint rows' part is the
+        drives' impulse work, as in an impact."""
+        ev = self.evaluation
+        contact = self.modes.compliant_force(i, ev).contact
+        W = np.column_stack([contact.w_tangent, ev.jac.T])
+        X = self._mass_solve(ev, W)
+        pre = W.T @ self.u
+        pre[1:] += ev.phi_t
+        P = np.linalg.lstsq(W.T @ X, -pre, rcond=None)[0]
+        energy0 = self._energy.total
+        self.u = self.u + X @ P
+        loss = -0.5 * float(P[0] * pre[0])  # the tangential row ends at rest: W_T u+ = 0
+        self._restart()
+        self._impact_loss += loss
+        self._impact_work += self._energy.total - energy0 + loss
+
+    def _compliant_report(self, name: str, force) -> ContactReport:
+        i = self.modes.n_rows + self.modes.compliant.index(force.index)
+        if not self.modes.is_rolling(i) or force.contact is None:
+            return compliant_report(name, force, self._h_step, law=self.modes.law(i))
+        lam = float(self.multipliers[self.modes.rolling_row(i)])
+        return compliant_report(
+            name, dataclasses.replace(force, friction_force=lam), self._h_step, "stick"
+        )
+
     def save(self) -> StepState:
         """The stepper's state now (``StepState``), for ``restore``."""
         return StepState(
@@ -647,9 +992,8 @@ class GeneralizedAlpha(ContactStates, Stepper):
             evaluation=self.evaluation,
             parameters=self._s.copy(),
             partition=self.part,
-            slip_sign=self._slip_sign.copy(),
-            anchors=tuple(self._stick),
-            closed=tuple(self._closed),
+            mode=self.modes.mode.copy(),
+            anchors=tuple(self.modes.anchors),
             previous=self._previous,
             powers=dict(self._powers),
             cond0=self._cond0,
@@ -667,8 +1011,8 @@ class GeneralizedAlpha(ContactStates, Stepper):
         self.acceleration, self.pseudo = state.acceleration, state.pseudo
         self.multipliers, self.evaluation = state.multipliers, state.evaluation
         self._s, self.part = state.parameters.copy(), state.partition
-        self._slip_sign, self._stick = state.slip_sign.copy(), list(state.anchors)
-        self._closed, self._previous = list(state.closed), state.previous
+        self.modes.restore(state.mode, state.anchors)
+        self._previous = state.previous
         self._powers, self._cond0 = dict(state.powers), state.cond0
         del self.events[state.n_events :]
         self._impact_loss, self._impact_work = state.impact_loss, state.impact_work
@@ -682,7 +1026,7 @@ class GeneralizedAlpha(ContactStates, Stepper):
         model = self.system.model
         lam = self.multipliers
         reports = []
-        by_model = {k: i for i, k in enumerate(self._sliding)}
+        by_model = {k: i for i, k in enumerate(self.modes.sliding)}
         compliant = {f.index: f for f in ev.compliant}
         for k, pair in enumerate(model.contacts):
             if k in compliant:  # a force law (model.Compliant), not a constraint row
@@ -690,16 +1034,16 @@ class GeneralizedAlpha(ContactStates, Stepper):
                 continue
             i = by_model[k]
             c = ev.contacts[i]
-            if not self._is_closed(i):
+            if not self.modes.is_closed(i):
                 reports.append(open_contact(pair.name, np.inf if c is None else c.gap))
                 continue
-            normal = float(lam[self._normal_row(i)])
-            if self._stick[i] is None:
+            normal = float(lam[self.modes.normal_row(i)])
+            if not self.modes.is_sticking(i):
                 state, friction = "slip", -ev.friction[i] * normal + ev.viscous[i]
             else:
-                state, friction = "stick", float(lam[self._stick_row(i)])
+                state, friction = "stick", float(lam[self.modes.stick_row(i)])
             reports.append(point_contact(pair.name, state, c, normal, friction, self._h_step))
-        n_c = self._n_bilateral
+        n_c = self.modes.n_bilateral
         velocity = ev.jac @ ev.u + ev.phi_t
         m = len(model.constraint_names())
         return StepReport(

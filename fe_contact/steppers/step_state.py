@@ -23,8 +23,9 @@ class ContactMode(enum.IntEnum):
     row (its multiplier is the static friction force). SLIP_FORWARD, SLIP_BACKWARD : closed,
     slipping with positive or negative slip velocity (kinetic friction against it, Lipinski
     (002), eq. 63). REST : closed and at rest without a stick row (no slip direction yet).
-    ROLL : a compliant contact rolling (``steppers.compliant``). FORCE_LAW : a compliant
-    contact under its force law.
+    ROLL : a compliant contact rolling (``steppers.contact_states``). FORCE_LAW : a compliant
+    contact under its force law. RELEASED : a compliant contact under its force law, just
+    released from rolling: it may roll again once its slip speed has exceeded v0 / 2.
 
     Examples
     --------
@@ -39,6 +40,7 @@ class ContactMode(enum.IntEnum):
     REST = 4
     ROLL = 5
     FORCE_LAW = 6
+    RELEASED = 7
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,17 +67,15 @@ class StepState:
         The contact parameters s (m; nan where none), the warm start of the closest points.
     partition : Partition
         The ``coupling.partition.Partition`` in use.
-    slip_sign : ndarray, shape (n_c,)
-        -1, 0 or +1, the slip direction of each contact (row order).
+    mode : ndarray, shape (n_contacts,), int8
+        The ContactMode of each contact (``contact_states.ContactModes``: the contacts with
+        rows, Sliding then Unilateral, then the Compliant ones).
     anchors : tuple
-        Per contact, the StickAnchor of a sticking contact (then the rolling state of each
-        compliant contact), None where it is not held.
-    closed : tuple of bool
-        Per unilateral contact, closed or not.
+        Per contact with rows, the StickAnchor of its stick row while it sticks, else None.
     previous : tuple or None
         (accelerations, h) of the step before, for the predictor, or None.
     powers : dict
-        The power terms (W) at t (``ContactStates._power_terms``).
+        The power terms (W) at t (``GeneralizedAlpha._power_terms``).
     cond0 : float
         The condition number of J_u when the partition was chosen.
     n_events : int
@@ -113,9 +113,8 @@ class StepState:
     evaluation: object
     parameters: np.ndarray
     partition: object
-    slip_sign: np.ndarray
+    mode: np.ndarray
     anchors: tuple
-    closed: tuple
     previous: tuple | None
     powers: dict
     cond0: float
@@ -127,27 +126,9 @@ class StepState:
 
     @property
     def modes(self) -> np.ndarray:
-        """(n_anchors,) ContactMode of each contact, in row order (Sliding, Unilateral, then
-        Compliant contacts)."""
-        n_rows = self.slip_sign.size
-        n_bilateral = n_rows - len(self.closed)
-        modes = np.empty(len(self.anchors), dtype=object)
-        for i, anchor in enumerate(self.anchors):
-            if i >= n_rows:
-                modes[i] = ContactMode.FORCE_LAW if anchor is None else ContactMode.ROLL
-            elif i >= n_bilateral and not self.closed[i - n_bilateral]:
-                modes[i] = ContactMode.OPEN
-            elif anchor is not None:
-                modes[i] = ContactMode.STICK
-            else:
-                sign = self.slip_sign[i]
-                modes[i] = (
-                    ContactMode.REST
-                    if sign == 0.0
-                    else ContactMode.SLIP_FORWARD
-                    if sign > 0.0
-                    else ContactMode.SLIP_BACKWARD
-                )
+        """(n_contacts,) the ContactMode members of ``mode`` (object array)."""
+        modes = np.empty(self.mode.size, dtype=object)
+        modes[:] = [ContactMode(m) for m in self.mode]
         return modes
 
 
