@@ -1,5 +1,5 @@
-"""The compiled linear algebra of a Moreau-Jean sub-step (``kernels.band.band_factor``,
-``band_solve``; ``kernels.moreau.tree_factor``, ``block_solve``, ``contact_problem``,
+"""The compiled linear algebra of a Moreau-Jean sub-step (``kernels.band.band_lu_factor``,
+``band_lu_solve``; ``kernels.moreau.tree_factor``, ``block_solve``, ``delassus_offset``,
 ``end_state``) against numpy's dense algebra on the matrices they stand for.
 
 Tolerances: a solve by LU with partial pivoting has a backward error of a few n eps |L||U||x|
@@ -12,8 +12,8 @@ sums of n terms: bounded by n eps times the sum of the magnitudes of the product
 import numpy as np
 from scipy.linalg.lapack import dgbtrf
 
-from fe_contact.kernels.band import band_factor, band_solve
-from fe_contact.kernels.moreau import block_solve, contact_problem, end_state, tree_factor
+from fe_contact.kernels.band import band_lu_factor, band_lu_solve
+from fe_contact.kernels.moreau import block_solve, delassus_offset, end_state, tree_factor
 
 EPS = np.finfo(float).eps
 
@@ -42,10 +42,10 @@ def test_band_factor_solves_the_dense_system():
     rng = np.random.default_rng(2)
     for n, b, dominant in ((1, 0, True), (8, 3, True), (12, 7, False), (30, 5, False)):
         dense, ab = banded(rng, n, b, dominant)
-        lu, piv, info = band_factor(ab, b)
+        lu, piv, info = band_lu_factor(ab, b)
         assert info == 0
         rhs = rng.normal(size=(n, 3))
-        x = band_solve(lu, piv, b, rhs)
+        x = band_lu_solve(lu, piv, b, rhs)
         assert_solved(dense, x, rhs)
         if not dominant:  # the pivots are LAPACK's: the same row interchanges
             assert np.array_equal(piv, dgbtrf(ab.copy(), b, b)[1])
@@ -55,7 +55,7 @@ def test_band_factor_reports_a_zero_pivot():
     dense = np.diag([1.0, 0.0, 2.0])
     ab = np.zeros((4, 3))
     ab[2] = np.diag(dense)
-    assert band_factor(ab, 1)[2] == 2  # column 2 (1-based), as dgbtrf's info
+    assert band_lu_factor(ab, 1)[2] == 2  # column 2 (1-based), as dgbtrf's info
 
 
 def test_block_solve_solves_the_block_diagonal_effective_mass():
@@ -70,7 +70,7 @@ def test_block_solve_solves_the_block_diagonal_effective_mass():
         lu, piv, rcond = tree_factor(mass, damping, stiffness, c, k)
         assert n_t == 0 or rcond > 0.0
         dense_f, ab = banded(rng, n_f, b) if n_f else (np.zeros((0, 0)), np.zeros((1, 0)))
-        band_lu, band_piv, info = band_factor(ab, b)
+        band_lu, band_piv, info = band_lu_factor(ab, b)
         assert info == 0
         m_eff = np.zeros((n_t + n_f, n_t + n_f))
         m_eff[:n_t, :n_t] = mass + np.diag(c * damping + k * stiffness)
@@ -95,7 +95,7 @@ def test_contact_problem_and_end_state_are_the_formulas():
     u_free, u_a, q_a = rng.normal(size=(3, n))
     e = rng.uniform(0, 1, m2)
     p = rng.normal(size=m2)
-    delassus, offset = contact_problem(w, minv_w, u_free, u_a, e)
+    delassus, offset = delassus_offset(w, minv_w, u_free, u_a, e)
     bound = n * EPS * (np.abs(w).T @ np.abs(minv_w))
     assert np.all(np.abs(delassus - w.T @ minv_w) <= bound)
     ref = w.T @ u_free + e * (w.T @ u_a)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["add_entries", "band_factor", "band_product", "band_solve", "smooth_band"]
+__all__ = ["add_entries", "band_lu_factor", "band_lu_solve", "band_product", "smooth_band"]
 
 
 @njit(cache=True)
@@ -67,7 +67,7 @@ def smooth_band(load, force, damping, band, u, mass, stiffness, c, k):
 
 
 @njit(cache=True)
-def band_factor(ab, band):
+def band_lu_factor(ab, band):
     """LU factors with partial pivoting of A (n, n) in dgbtrf band storage ``ab`` (3 band + 1,
     n; not changed), as LAPACK's unblocked dgbtf2 computes them (dgbtrf for a band narrower
     than its block size): (lu (3 band + 1, n), piv (n,) 0-based row interchanges, info: 0, or
@@ -113,8 +113,8 @@ def band_factor(ab, band):
 
 
 @njit(cache=True)
-def band_solve(lu, piv, band, rhs):
-    """X (n, k) with A X = rhs (n, k) from ``band_factor``'s factors (those of dgbtrf too), as
+def band_lu_solve(lu, piv, band, rhs):
+    """X (n, k) with A X = rhs (n, k) from ``band_lu_factor``'s factors (those of dgbtrf too), as
     dgbtrs solves: L with the row interchanges column by column, then U by columns from the
     last."""
     n = lu.shape[1]

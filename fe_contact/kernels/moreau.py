@@ -1,7 +1,7 @@
 """Compiled (numba) kernels of the Moreau-Jean step (``steppers.moreau``, Eugster-Glocker
 (004), sec. 4.4): the factors of the effective mass ``M_eff = blockdiag(M_t + theta h C_j +
 theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block_solve``), the
-contact problem's Delassus matrix and offset (``contact_problem``) and the end state of a
+contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
 sub-step (``end_state``); the work of a step's
 contact impulses split into its three columns of definite sign (``impulse_work_terms``,
 ``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .band import band_solve
+from .band import band_lu_solve
 from .dense import lu_decompose, lu_solve_columns
 
 __all__ = [
     "block_solve",
-    "contact_problem",
+    "delassus_offset",
     "end_state",
     "impulse_work_sums",
     "impulse_work_terms",
@@ -147,19 +147,19 @@ def tree_factor(mass, damping, stiffness, c, k):
 def block_solve(tree_lu, tree_piv, band_lu, band_piv, band, rhs):
     """X (n, k) with M_eff X = rhs (n, k) for the block-diagonal effective mass: the tree's
     first n_t rows by ``tree_factor``'s factors (n_t, n_t), the structures' by the banded
-    factors (``kernels.band.band_factor``; band_lu of shape (3 band + 1, n - n_t))."""
+    factors (``kernels.band.band_lu_factor``; band_lu of shape (3 band + 1, n - n_t))."""
     n_t = tree_lu.shape[0]
     n, k = rhs.shape
     out = np.empty((n, k))
     if n_t:
         out[:n_t] = lu_solve_columns(tree_lu, tree_piv, rhs[:n_t], np.arange(k))
     if n > n_t:
-        out[n_t:] = band_solve(band_lu, band_piv, band, rhs[n_t:])
+        out[n_t:] = band_lu_solve(band_lu, band_piv, band, rhs[n_t:])
     return out
 
 
 @njit(cache=True)
-def contact_problem(w, minv_w, u_free, u_start, restitution):
+def delassus_offset(w, minv_w, u_free, u_start, restitution):
     """The contact problem xi = G P + c of a sub-step (004 sec. 4.5): the Delassus matrix
     G = W^T M_eff^-1 W (2m, 2m) and the offset c = W^T u_free + e W^T u_A (2m,), from the
     rows W (n, 2m), M_eff^-1 W (n, 2m), the free and start velocities (n,) and Newton's

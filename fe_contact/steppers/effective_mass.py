@@ -26,7 +26,7 @@ from scipy.linalg.lapack import dgbtrf, dgbtrs
 
 from ..elements.tension import LinearElastic, NeoHookean
 from ..kernels import string as string_kernels
-from ..kernels.band import add_entries, band_factor, band_product, band_solve, smooth_band
+from ..kernels.band import add_entries, band_lu_factor, band_lu_solve, band_product, smooth_band
 from ..structures import StringStructure
 
 __all__ = ["BandFactor", "FlexibleBlock"]
@@ -275,9 +275,9 @@ def _factor(ab: np.ndarray, band: int):
 
 
 def _compiled_factor(ab: np.ndarray, band: int):
-    """``_factor`` by the compiled band LU (``kernels.band.band_factor``: dgbtf2's operations,
+    """``_factor`` by the compiled band LU (``kernels.band.band_lu_factor``: dgbtf2's operations,
     the same factors and pivots)."""
-    lu, piv, info = band_factor(ab, int(band))
+    lu, piv, info = band_lu_factor(ab, int(band))
     if info != 0:
         raise np.linalg.LinAlgError(
             f"the effective mass of the structures is singular (zero pivot in column {info})"
@@ -288,7 +288,7 @@ def _compiled_factor(ab: np.ndarray, band: int):
 class BandFactor:
     """Banded LU factors (``dgbtrf``'s storage and 0-based pivots) of an n x n matrix with
     half-bandwidth ``band``; ``solve(b)`` (or calling it) for b of shape (n,) or (n, j), as a
-    SuperLU object's: by LAPACK's dgbtrs, or with ``compiled`` by ``kernels.band.band_solve``
+    SuperLU object's: by LAPACK's dgbtrs, or with ``compiled`` by ``kernels.band.band_lu_solve``
     (dgbtrs' operations). ``lu``, ``piv``: the factors, for compiled callers."""
 
     def __init__(self, factors, band: int, compiled: bool = False):
@@ -300,7 +300,7 @@ class BandFactor:
         flat = rhs.ndim == 1
         rhs = rhs[:, None] if flat else rhs
         if self.compiled:
-            x = band_solve(self.lu, self.piv, self.band, np.ascontiguousarray(rhs))
+            x = band_lu_solve(self.lu, self.piv, self.band, np.ascontiguousarray(rhs))
         else:
             x = dgbtrs(self.lu, self.band, self.band, rhs, self.piv)[0]
         return x[:, 0] if flat else x

@@ -118,7 +118,7 @@ def _lu_solve(factors, rhs):
 class _EffectiveMass:
     """The factors of a sub-step's effective mass M_eff = blockdiag(tree, structures) (module
     docstring, step 2): the tree's dense LU (``kernels.moreau.tree_factor``) and the
-    structures' banded LU (``kernels.band.band_factor``); ``solve(b)`` for b (n,) or (n, k)
+    structures' banded LU (``kernels.band.band_lu_factor``); ``solve(b)`` for b (n,) or (n, k)
     (``kernels.moreau.block_solve``), also by calling it."""
 
     def __init__(self, tree_lu, tree_piv, band_lu, band_piv, band):
@@ -473,7 +473,7 @@ class MoreauJean(Stepper):
             w = np.ascontiguousarray(np.hstack((cl.w_n, cl.w_t)), dtype=float)
             minv_w = np.ascontiguousarray(solve(w))
             e = np.concatenate((self._e_normal[cl.pair], self._e_tangent[cl.pair]))
-            delassus, offset = kernels.contact_problem(w, minv_w, u_free, u_a, e)
+            delassus, offset = kernels.delassus_offset(w, minv_w, u_free, u_a, e)
             solution = solve_contact_impulses(
                 delassus,
                 offset,
