@@ -1,7 +1,8 @@
 """Compiled (numba) kernels of matrices in LAPACK band storage for a Moreau-Jean step's flexible
 block (``steppers.effective_mass``): the product with a vector (the damping force C_f(q) u),
-where a loop over the diagonals in numpy cost a few array operations per diagonal, and the
-scatter of element entries into the band.
+where a loop over the diagonals in numpy cost a few array operations per diagonal, the
+scatter of element entries into the band, and the banded LU factors and solves (LAPACK's dgbtf2
+and dgbtrs, in the same storage and pivots), which a compiled step calls without leaving numba.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["add_entries", "band_product", "smooth_band"]
+__all__ = ["add_entries", "band_lu_factor", "band_lu_solve", "band_product", "smooth_band"]
 
 
 @njit(cache=True)
@@ -63,3 +64,81 @@ def smooth_band(load, force, damping, band, u, mass, stiffness, c, k):
         for j in range(mass.shape[1]):
             ab[r, j] = (mass[r, j] + c * damping[r, j]) + k * stiffness[r, j]
     return out, ab
+
+
+@njit(cache=True)
+def band_lu_factor(ab, band):
+    """LU factors with partial pivoting of A (n, n) in dgbtrf band storage ``ab`` (3 band + 1,
+    n; not changed), as LAPACK's unblocked dgbtf2 computes them (dgbtrf for a band narrower
+    than its block size): (lu (3 band + 1, n), piv (n,) 0-based row interchanges, info: 0, or
+    k + 1 when the pivot of column k is zero). The multipliers of column j are in rows
+    2 band + 1.. of ``lu[:, j]``, U (band + 2 band superdiagonals with the fill-in) above."""
+    n = ab.shape[1]
+    kv = 2 * band
+    lu = ab.copy()
+    piv = np.zeros(n, dtype=np.int64)
+    for j in range(n):  # the fill-in space starts as zeros
+        for i in range(max(0, kv - j), band):
+            lu[i, j] = 0.0
+    info = 0
+    ju = 0  # the last column that U reaches so far
+    for j in range(n):
+        km = min(band, n - 1 - j)
+        p = 0
+        big = abs(lu[kv, j])
+        for i in range(1, km + 1):
+            if abs(lu[kv + i, j]) > big:
+                big = abs(lu[kv + i, j])
+                p = i
+        piv[j] = j + p
+        if lu[kv + p, j] != 0.0:
+            ju = max(ju, min(j + band + p, n - 1))
+            if p != 0:  # swap rows j and j + p over the columns j..ju
+                for c in range(j, ju + 1):
+                    a = lu[kv + j - c, c]
+                    lu[kv + j - c, c] = lu[kv + j + p - c, c]
+                    lu[kv + j + p - c, c] = a
+            if km > 0:
+                scale = 1.0 / lu[kv, j]
+                for i in range(1, km + 1):
+                    lu[kv + i, j] *= scale
+                for c in range(j + 1, ju + 1):  # rank-one update of the trailing rows
+                    f = lu[kv + j - c, c]
+                    if f != 0.0:
+                        for i in range(1, km + 1):
+                            lu[kv + j + i - c, c] -= lu[kv + i, j] * f
+        elif info == 0:
+            info = j + 1
+    return lu, piv, info
+
+
+@njit(cache=True)
+def band_lu_solve(lu, piv, band, rhs):
+    """X (n, k) with A X = rhs (n, k) from ``band_lu_factor``'s factors (those of dgbtrf too), as
+    dgbtrs solves: L with the row interchanges column by column, then U by columns from the
+    last."""
+    n = lu.shape[1]
+    kv = 2 * band
+    x = rhs.copy()
+    k = x.shape[1]
+    for j in range(n - 1):
+        lm = min(band, n - 1 - j)
+        p = piv[j]
+        if p != j:
+            for c in range(k):
+                a = x[p, c]
+                x[p, c] = x[j, c]
+                x[j, c] = a
+        for i in range(1, lm + 1):
+            f = lu[kv + i, j]
+            if f != 0.0:
+                for c in range(k):
+                    x[j + i, c] -= f * x[j, c]
+    for c in range(k):
+        for j in range(n - 1, -1, -1):
+            if x[j, c] != 0.0:
+                x[j, c] /= lu[kv, j]
+                t = x[j, c]
+                for i in range(max(0, j - kv), j):
+                    x[i, c] -= t * lu[kv + i - j, j]
+    return x

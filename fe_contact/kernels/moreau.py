@@ -1,7 +1,12 @@
-"""Compiled (numba) kernels of the Moreau-Jean step (``steppers.moreau``): the work of a
-step's contact impulses split into its three columns of definite sign (``impulse_work_terms``, ``impulse_work_sums``, the
-formulas of ``steppers.impulse_work``), and numpy's pairwise summation (``pairwise_sum``) that
-its sums follow, so that the compiled columns are numpy's to the last bit.
+"""Compiled (numba) kernels of the Moreau-Jean step (``steppers.moreau``, Eugster-Glocker
+(004), sec. 4.4): the factors of the effective mass ``M_eff = blockdiag(M_t + theta h C_j +
+theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block_solve``), the
+contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
+sub-step (``end_state``); the work of a step's
+contact impulses split into its three columns of definite sign (``impulse_work_terms``,
+``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
+summation (``pairwise_sum``) that its sums follow, so that the compiled columns are numpy's to
+the last bit.
 """
 
 from __future__ import annotations
@@ -9,7 +14,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["impulse_work_sums", "impulse_work_terms", "pairwise_sum"]
+from .band import band_lu_solve
+from .dense import lu_decompose, lu_solve_columns
+
+__all__ = [
+    "block_solve",
+    "delassus_offset",
+    "end_state",
+    "impulse_work_sums",
+    "impulse_work_terms",
+    "pairwise_sum",
+    "tree_factor",
+]
 
 
 @njit(cache=True)
@@ -114,3 +130,80 @@ def impulse_work_sums(normal, tangent, gamma_start, gamma_end, restitution, fric
         normal, tangent, gamma_start, gamma_end, restitution, friction, theta
     )
     return pairwise_sum(impact), pairwise_sum(loss_t), pairwise_sum(gain)
+
+
+@njit(cache=True)
+def tree_factor(mass, damping, stiffness, c, k):
+    """LU factors of the tree's block of the effective mass, M_t + diag(c C_j + k K_j) with the
+    joint dampers C_j and springs K_j (n_t,) and c = theta h, k = theta^2 h^2, M_t (n_t, n_t):
+    (lu, piv, reciprocal condition number; ``kernels.dense.lu_decompose``: 0 when singular)."""
+    m_eff = mass.copy()
+    for i in range(mass.shape[0]):
+        m_eff[i, i] = mass[i, i] + (c * damping[i] + k * stiffness[i])
+    return lu_decompose(m_eff)
+
+
+@njit(cache=True)
+def block_solve(tree_lu, tree_piv, band_lu, band_piv, band, rhs):
+    """X (n, k) with M_eff X = rhs (n, k) for the block-diagonal effective mass: the tree's
+    first n_t rows by ``tree_factor``'s factors (n_t, n_t), the structures' by the banded
+    factors (``kernels.band.band_lu_factor``; band_lu of shape (3 band + 1, n - n_t))."""
+    n_t = tree_lu.shape[0]
+    n, k = rhs.shape
+    out = np.empty((n, k))
+    if n_t:
+        out[:n_t] = lu_solve_columns(tree_lu, tree_piv, rhs[:n_t], np.arange(k))
+    if n > n_t:
+        out[n_t:] = band_lu_solve(band_lu, band_piv, band, rhs[n_t:])
+    return out
+
+
+@njit(cache=True)
+def delassus_offset(w, minv_w, u_free, u_start, restitution):
+    """The contact problem xi = G P + c of a sub-step (004 sec. 4.5): the Delassus matrix
+    G = W^T M_eff^-1 W (2m, 2m) and the offset c = W^T u_free + e W^T u_A (2m,), from the
+    rows W (n, 2m), M_eff^-1 W (n, 2m), the free and start velocities (n,) and Newton's
+    restitutions e (2m,)."""
+    n, k = w.shape
+    delassus = np.zeros((k, k))
+    offset = np.empty(k)
+    for i in range(k):
+        for j in range(k):
+            acc = 0.0
+            for r in range(n):
+                acc += w[r, i] * minv_w[r, j]
+            delassus[i, j] = acc
+        free = 0.0
+        start = 0.0
+        for r in range(n):
+            free += w[r, i] * u_free[r]
+            start += w[r, i] * u_start[r]
+        offset[i] = free + restitution[i] * start
+    return delassus, offset
+
+
+@njit(cache=True)
+def end_state(q_start, u_start, u_free, minv_w, impulses, w, h, theta):
+    """The end of a sub-step (``steppers.moreau``, step 5): u_E = u_free + M_eff^-1 W P,
+    q_E = q_A + h u_A + theta h (u_E - u_A) (n,), and the contact velocities gamma^A = W^T u_A,
+    gamma^E = W^T u_E (2m,), from the impulses P (2m,) ordered (N.., T..)."""
+    n, k = w.shape
+    u_end = u_free.copy()
+    for j in range(k):
+        p = impulses[j]
+        for r in range(n):
+            u_end[r] += minv_w[r, j] * p
+    q_end = np.empty(n)
+    for r in range(n):
+        q_end[r] = q_start[r] + h * u_start[r] + theta * h * (u_end[r] - u_start[r])
+    gamma_start = np.empty(k)
+    gamma_end = np.empty(k)
+    for j in range(k):
+        a = 0.0
+        e = 0.0
+        for r in range(n):
+            a += w[r, j] * u_start[r]
+            e += w[r, j] * u_end[r]
+        gamma_start[j] = a
+        gamma_end[j] = e
+    return u_end, q_end, gamma_start, gamma_end

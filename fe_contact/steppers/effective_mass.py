@@ -1,10 +1,12 @@
 """The flexible part of a Moreau-Jean step in LAPACK band storage: smooth forces and the
 effective mass ``M_f + theta h C_f(q) + theta^2 h^2 K_t(q)`` (Eugster-Glocker (004), sec. 4.4;
-``steppers.moreau``, step 2), factorised by a banded LU with partial pivoting (``dgbtrf``).
+``steppers.moreau``, step 2), factorised by a banded LU with partial pivoting: LAPACK's
+(``dgbtrf``) for the generalised-alpha iteration matrix, the compiled one of ``kernels.band``
+(dgbtf2's operations, the same factors) for the Moreau-Jean step, whose kernels solve with it.
 
 The structures' coordinates couple only within an element, and the free coordinates of every
 structure are numbered node by node: the flexible block is banded with a half-bandwidth of
-about two nodes' coordinates, whatever the number of elements. Band storage and LAPACK's banded
+about two nodes' coordinates, whatever the number of elements. Band storage and a banded
 LU cost O(n b^2) per step, without the sparse formats' set-up (COO to CSC conversions, block
 assembly, SuperLU's ordering) that dominates a string of a few elements; the string's element
 tangents (``StringStructure.force_and_element_tangents``) are scattered straight into the band.
@@ -24,7 +26,7 @@ from scipy.linalg.lapack import dgbtrf, dgbtrs
 
 from ..elements.tension import LinearElastic, NeoHookean
 from ..kernels import string as string_kernels
-from ..kernels.band import add_entries, band_product, smooth_band
+from ..kernels.band import add_entries, band_lu_factor, band_lu_solve, band_product, smooth_band
 from ..structures import StringStructure
 
 __all__ = ["BandFactor", "FlexibleBlock"]
@@ -114,9 +116,9 @@ class _StringPart:
 class FlexibleBlock:
     """Smooth forces and effective mass of the flexible part of ``system`` (module docstring).
 
-    ``step(q_f, u_f, theta, h)`` returns (f, solve): the force ``Q_f - f_int(q_f) - C_f(q_f)
-    u_f`` (n_flexible,) and a solver of ``M_eff x = b`` for b of shape (n_flexible,) or
-    (n_flexible, k).
+    ``step(q_f, u_f, theta, h)`` returns (f, factor): the force ``Q_f - f_int(q_f) - C_f(q_f)
+    u_f`` (n_flexible,) and the ``BandFactor`` of M_eff (compiled band LU, ``kernels.band``),
+    whose call solves ``M_eff x = b`` for b of shape (n_flexible,) or (n_flexible, k).
     """
 
     def __init__(self, system):
@@ -226,8 +228,8 @@ class FlexibleBlock:
                 if len(self._factors) > 32:
                     self._factors.clear()
                 ab = self.mass + theta * h * self.damping + theta**2 * h**2 * self.stiffness
-                self._factors[key] = _factor(ab, self.band)
-            return force, _solver(self._factors[key], self.band)
+                self._factors[key] = BandFactor(_compiled_factor(ab, self.band), self.band, True)
+            return force, self._factors[key]
         f, k = self._nonlinear(q)
         damping = self._damping(k)
         self._last = (np.array(q), damping)
@@ -242,7 +244,7 @@ class FlexibleBlock:
             theta * h,
             theta**2 * h**2,
         )
-        return force, _solver(_factor(ab, self.band), self.band)
+        return force, BandFactor(_compiled_factor(ab, self.band), self.band, True)
 
     def damping_product(self, q, x) -> np.ndarray:
         """C_f(q) x, (n_flexible,), N, for x (n_flexible,) in m/s: the damping matrix that
@@ -272,28 +274,35 @@ def _factor(ab: np.ndarray, band: int):
     return lu, piv
 
 
-class BandFactor:
-    """Banded LU factors (``dgbtrf``) of an n x n matrix with half-bandwidth ``band``;
-    ``solve(b)`` for b of shape (n,) or (n, j), as a SuperLU object's."""
+def _compiled_factor(ab: np.ndarray, band: int):
+    """``_factor`` by the compiled band LU (``kernels.band.band_lu_factor``: dgbtf2's operations,
+    the same factors and pivots)."""
+    lu, piv, info = band_lu_factor(ab, int(band))
+    if info != 0:
+        raise np.linalg.LinAlgError(
+            f"the effective mass of the structures is singular (zero pivot in column {info})"
+        )
+    return lu, piv
 
-    def __init__(self, factors, band: int):
-        self.factors, self.band = factors, band
+
+class BandFactor:
+    """Banded LU factors (``dgbtrf``'s storage and 0-based pivots) of an n x n matrix with
+    half-bandwidth ``band``; ``solve(b)`` (or calling it) for b of shape (n,) or (n, j), as a
+    SuperLU object's: by LAPACK's dgbtrs, or with ``compiled`` by ``kernels.band.band_lu_solve``
+    (dgbtrs' operations). ``lu``, ``piv``: the factors, for compiled callers."""
+
+    def __init__(self, factors, band: int, compiled: bool = False):
+        self.factors, self.band, self.compiled = factors, int(band), compiled
+        self.lu, self.piv = factors
 
     def solve(self, rhs):
-        lu, piv = self.factors
         rhs = np.asarray(rhs, dtype=float)
         flat = rhs.ndim == 1
-        x, info = dgbtrs(lu, self.band, self.band, rhs[:, None] if flat else rhs, piv)
+        rhs = rhs[:, None] if flat else rhs
+        if self.compiled:
+            x = band_lu_solve(self.lu, self.piv, self.band, np.ascontiguousarray(rhs))
+        else:
+            x = dgbtrs(self.lu, self.band, self.band, rhs, self.piv)[0]
         return x[:, 0] if flat else x
 
-
-def _solver(factors, band: int):
-    lu, piv = factors
-
-    def solve(rhs):
-        rhs = np.asarray(rhs, dtype=float)
-        flat = rhs.ndim == 1
-        x, info = dgbtrs(lu, band, band, rhs[:, None] if flat else rhs, piv)
-        return x[:, 0] if flat else x
-
-    return solve
+    __call__ = solve

@@ -84,6 +84,7 @@ from .. import validation as check
 from ..coupling.constraints import evaluate_state
 from ..coupling.contact_points import contact_gaps, contact_points, pair_kind
 from ..coupling.setvalued import solve_contact_impulses
+from ..kernels import moreau as kernels
 from ..multibody.tree import (
     actuator_forces,
     bias_forces,
@@ -112,6 +113,28 @@ def _lu(matrix):
 def _lu_solve(factors, rhs):
     """x of A x = rhs, (k,) or (k, j), from ``_lu``'s factors (getrs, as ``lu_solve``)."""
     return dgetrs(factors[0], factors[1], rhs)[0]
+
+
+class _EffectiveMass:
+    """The factors of a sub-step's effective mass M_eff = blockdiag(tree, structures) (module
+    docstring, step 2): the tree's dense LU (``kernels.moreau.tree_factor``) and the
+    structures' banded LU (``kernels.band.band_lu_factor``); ``solve(b)`` for b (n,) or (n, k)
+    (``kernels.moreau.block_solve``), also by calling it."""
+
+    def __init__(self, tree_lu, tree_piv, band_lu, band_piv, band):
+        self.factors = (tree_lu, tree_piv, band_lu, band_piv, int(band))
+
+    def solve(self, rhs):
+        rhs = np.asarray(rhs, dtype=float)
+        if rhs.ndim == 1:
+            return kernels.block_solve(*self.factors, np.ascontiguousarray(rhs[:, None]))[:, 0]
+        return kernels.block_solve(*self.factors, np.ascontiguousarray(rhs))
+
+    __call__ = solve
+
+
+_NO_TREE = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))  # the factors of an empty block
+_NO_BAND = (np.zeros((1, 0)), np.zeros(0, dtype=np.int64), 0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -231,35 +254,34 @@ class MoreauJean(Stepper):
 
     # -- smooth part --------------------------------------------------------------------------
     def _smooth(self, q_p, u_a, t, h):
-        """Impulse h f of the smooth forces and a solver for M_eff, both at q_P."""
+        """Impulse h f of the smooth forces and a solver for M_eff (``_EffectiveMass``), both at
+        q_P."""
         s = self.system
         lay = s.layout
         theta = self.theta
         force = np.zeros(lay.n)
-        tree_lu = None
+        tree = _NO_TREE
         if s.tree is not None:
             eom = equations_of_motion(s.tree, q_p[lay.tree], u_a[lay.tree], t)
             force[lay.tree] = -eom.bias_forces
             self._tree_mass = (q_p, eom.mass_matrix)  # M_t(q_P), for ``_smooth_work``
-            m_eff = eom.mass_matrix + np.diag(
-                theta * h * self._c_joint + theta**2 * h**2 * self._k_joint
+            lu, piv, rcond = kernels.tree_factor(
+                np.ascontiguousarray(eom.mass_matrix, dtype=float),
+                self._c_joint,
+                self._k_joint,
+                theta * h,
+                theta**2 * h**2,
             )
-            tree_lu = _lu(m_eff)
-        flex_solve = None
+            if lay.n_tree and not rcond > 0.0:
+                raise np.linalg.LinAlgError("the tree's effective mass is singular or not finite")
+            tree = (lu, piv)
+        flexible = _NO_BAND
         if lay.n_flexible:
-            force[lay.flexible], flex_solve = self._flexible.step(
+            force[lay.flexible], factor = self._flexible.step(
                 q_p[lay.flexible], u_a[lay.flexible], theta, h
             )
-
-        def solve(rhs):
-            out = np.empty_like(rhs)
-            if tree_lu is not None:
-                out[lay.tree] = _lu_solve(tree_lu, rhs[lay.tree])
-            if flex_solve is not None:
-                out[lay.flexible] = flex_solve(np.ascontiguousarray(rhs[lay.flexible]))
-            return out
-
-        return h * force, solve
+            flexible = (factor.lu, factor.piv, factor.band)
+        return h * force, _EffectiveMass(*tree, *flexible)
 
     # -- contacts -----------------------------------------------------------------------------
     def gaps(self, q) -> list[np.ndarray]:
@@ -444,17 +466,16 @@ class MoreauJean(Stepper):
             lam = lam_free
         cl = self._closed(q_p, u_a, gaps)
         m_c = len(cl.pair)
-        p_n = p_t = e = np.zeros(0)
+        p_n = p_t = e = p = np.zeros(0)
         residual = 0.0
-        u_e = u_free
-        w = np.zeros((s.n, 0))
+        w = minv_w = np.zeros((s.n, 0))
         if m_c:
-            w = np.hstack((cl.w_n, cl.w_t))
-            minv_w = solve(w)
+            w = np.ascontiguousarray(np.hstack((cl.w_n, cl.w_t)), dtype=float)
+            minv_w = np.ascontiguousarray(solve(w))
             e = np.concatenate((self._e_normal[cl.pair], self._e_tangent[cl.pair]))
-            offset = w.T @ u_free + e * (w.T @ u_a)
+            delassus, offset = kernels.delassus_offset(w, minv_w, u_free, u_a, e)
             solution = solve_contact_impulses(
-                w.T @ minv_w,
+                delassus,
                 offset,
                 self._mu[cl.pair],
                 initial=np.zeros(2 * m_c),
@@ -464,12 +485,11 @@ class MoreauJean(Stepper):
             )
             p_n, p_t = solution.normal, solution.tangent
             p = np.concatenate((p_n, p_t))
-            u_e = u_free + minv_w @ p
             if self._n_bilateral:
                 lam = lam - _lu_solve(schur, jac @ plain(w @ p))
             self.n_newton += solution.n_iterations
             residual = solution.residual
-        q_e = q_a + h * u_a + theta * h * (u_e - u_a)
+        u_e, q_e, gamma_a, gamma_e = kernels.end_state(q_a, u_a, u_free, minv_w, p, w, h, theta)
         if not (np.all(np.isfinite(u_e)) and np.all(np.isfinite(q_e))):
             bad = int(np.flatnonzero(~np.isfinite(u_e) | ~np.isfinite(q_e))[0])
             raise FloatingPointError(
@@ -478,7 +498,6 @@ class MoreauJean(Stepper):
             )
         if check and any(np.any(-g > a) for g, a in zip(self.gaps(q_e), allowed, strict=True)):
             return None
-        gamma_a, gamma_e = w.T @ u_a, w.T @ u_e
         work = impulse_work(p_n, p_t, gamma_a, gamma_e, e, self._mu[cl.pair], theta)
         u_theta = (1.0 - theta) * u_a + theta * u_e  # q_E - q_A = h u_theta
         work.update(self._smooth_work(q_a, q_p, q_e, u_a, u_e, u_theta, h))
