@@ -49,8 +49,8 @@ from ..coupling.impact import solve_coulomb
 from ..coupling.rough_contact import (
     ContactSet,
     RoughContact,
+    candidate_pairs,
     closed_contacts,
-    gaps,
     share_loss,
 )
 from ..model import Model, Polyline
@@ -167,6 +167,7 @@ class EventDriven(Stepper):
         self.loss_target = np.zeros(self.contact.wheel.n_points)
         self.events = []
         self.energy_0 = self.mechanical_energy()
+        self._pairs = None  # the candidate pairs of the last step's end, (q, t)
 
     @property
     def losses(self) -> tuple[ProfileLosses, ...]:
@@ -193,8 +194,9 @@ class EventDriven(Stepper):
 
     def initial_report(self) -> StepReport:
         """The state at t0 with the contacts closed there (no impulse yet)."""
-        cs = closed_contacts(self.contact, self.q, self.u, self.t, self.closing)
-        gap, key = gaps(self.contact, self.q, self.t)
+        pairs = candidate_pairs(self.contact, self.q, self.t)
+        cs = closed_contacts(self.contact, self.q, self.u, self.t, self.closing, pairs)
+        gap, key = pairs.gaps()
         m = cs.size
         slip_v = cs.w[m:] @ self.u + cs.what[m:]
         contact = self._contact_report(cs, np.zeros(2 * m), slip_v, gap, key, np.zeros(4), 0.0)
@@ -211,7 +213,10 @@ class EventDriven(Stepper):
         u_start = self.u
         work = no_work()
         impulse = np.zeros(4)  # x, y of the whole impulse, then of its normal part
-        cs = closed_contacts(contact, self.q, self.u, self.t, self.closing)
+        pairs = self._pairs  # found at the end of the last step when it ended in this state
+        if pairs is None or pairs.q is not self.q or pairs.t != self.t:
+            pairs = candidate_pairs(contact, self.q, self.t)
+        cs = closed_contacts(contact, self.q, self.u, self.t, self.closing, pairs)
         m = cs.size
         p_impact = np.zeros(2 * m)
         if m:
@@ -235,7 +240,8 @@ class EventDriven(Stepper):
                 self.n_rejected += 1
                 h *= 0.5
                 continue
-            gap, key = gaps(contact, q1, self.t + h)
+            pairs = candidate_pairs(contact, q1, self.t + h)
+            gap, key = pairs.gaps()
             new = ~np.isin(key, 2 * cs.vertex + cs.body_vertex)
             if not np.any(gap[new] < -self.penetration) or halving == self.max_halvings:
                 break
@@ -243,6 +249,7 @@ class EventDriven(Stepper):
             h *= 0.5
         self._book_smooth(cs, p, u_m, h, work, impulse)
         self.q, self.u, self.t = q1, u1, self.t + h
+        self._pairs = pairs
         for name in work:
             self.work[name] += work[name]
         slip_v = (cs.w[m:] @ u1 + cs.what[m:]) if m else np.zeros(0)
