@@ -137,3 +137,83 @@ def test_lemke_reports_an_lcp_without_solution():
     assert not solved
     z, pivots, solved = kernels.complementary_pivoting(np.eye(2), np.array([1.0, 0.5]), 10)
     assert solved and pivots == 0 and np.all(z == 0.0)
+
+
+def test_coulomb_impulses_meet_the_laws_with_and_without_compliance():
+    """``coulomb_impulses`` on random problems: with compliance 0 the laws hold with G itself
+    (xi = G P + c: P_N >= 0, xi_N >= 0, P_N xi_N = 0, |P_T| <= mu P_N, slip opposite xi_T) to
+    1e-9 of the problem's scale; with compliance eps they hold with G + eps max(diag G) I."""
+    rng = np.random.default_rng(17)
+    for trial in range(30):
+        m, n = int(rng.integers(1, 5)), int(rng.integers(2, 8))
+        G, c, mu = coulomb_problem(rng, m, n)
+        eps = (0.0, 1e-6)[trial % 2]
+        p, solved = kernels.coulomb_impulses(G, c, mu, eps, 200 * m)
+        assert solved
+        xi = (G + eps * np.diag(G).max() * np.eye(2 * m)) @ p + c
+        scale = max(1.0, np.abs(c).max(), np.abs(p).max() * np.abs(G).max())
+        p_n, p_t = p[:m], p[m:]
+        assert np.all(p_n >= 0.0) and np.all(np.abs(p_t) <= mu * p_n)
+        assert np.all(xi[:m] >= -1e-9 * scale)
+        assert np.all(np.abs(p_n * xi[:m]) <= 1e-9 * scale * max(1.0, np.abs(p).max()))
+        sliding = np.abs(xi[m:]) > 1e-7 * scale
+        assert np.allclose(p_t[sliding], -mu[sliding] * p_n[sliding] * np.sign(xi[m:][sliding]))
+
+
+def test_lcp_projection_is_the_projection_on_the_admissible_sets():
+    """P_N = max(z_N, 0); P_T = beta+ - beta- clipped to the cone [-mu P_N, mu P_N]: closed form
+    for a contact pushed outside the cone, one inside it and one with z_N < 0."""
+    mu = np.array([0.5, 0.5, 0.3])
+    z = np.array([2.0, 1.0, -1e-12, 3.0, 0.1, 0.2, 0.5, 0.2, 0.0, 0.0, 0.0, 0.0])
+    p = kernels.lcp_projection(z, mu)
+    assert p.tolist() == [2.0, 1.0, 0.0, 1.0, -0.1, 0.0]
+
+
+def test_midpoint_step_solves_the_midpoint_equations():
+    """free = u_m of M (u1 - u0) / h = -(F - K (q0 - rest) - C u0) - K (q_m - rest) - C u_m
+    with u1 = 2 u_m - u0, q_m = q0 + h u_m / 2 (the implicit midpoint rule for the joint
+    springs and dampers); and for any impulses P the end velocity u1 = 2 (free + A^-1 W^T P /
+    h) - u0 gives W u1 + what = G P + offset. Residuals relative 1e-12 (a 3 x 3 solve of
+    condition about 1e3)."""
+    rng = np.random.default_rng(5)
+    n, m2, h = 3, 4, 1e-4
+    B = rng.normal(size=(n, n))
+    M = B @ B.T + n * np.eye(n)
+    F, K, C = rng.normal(size=n), rng.uniform(0, 1e3, n), rng.uniform(0, 1.0, n)
+    rest, q0, u0 = rng.normal(size=n), rng.normal(size=n), rng.normal(size=n)
+    W, what = rng.normal(size=(m2, n)), rng.normal(size=m2)
+    free, a_inv_w, G, offset = kernels.midpoint_step(M, F, K, C, rest, q0, u0, h, W, what)
+    u1 = 2 * free - u0
+    qm = q0 + 0.5 * h * free
+    lhs = M @ (u1 - u0) / h
+    rhs = -(F - K * (q0 - rest) - C * u0) - K * (qm - rest) - C * free
+    assert np.abs(lhs - rhs).max() <= 1e-12 * np.abs(M @ u0 / h).max()
+    P = rng.normal(size=m2)
+    A = 2 * M / h + np.diag(C + 0.5 * h * K)
+    u1 = 2 * (free + np.linalg.solve(A, W.T @ P) / h) - u0
+    assert np.abs(W @ u1 + what - (G @ P + offset)).max() <= 1e-12 * np.abs(G @ P).max()
+    assert np.abs(a_inv_w - np.linalg.solve(A, W.T)).max() <= 1e-12 * np.abs(a_inv_w).max()
+
+
+def test_share_loss_books_half_on_each_polyline_by_interpolation():
+    """Against np.add.at written here: half of each loss on the touching vertex, the other
+    half on the opposite segment's ends as (1 - xi, xi); the total is kept (to round-off of
+    the sums, 1e-15 relative)."""
+    rng = np.random.default_rng(2)
+    m, n_b, n_w = 12, 8, 10
+    body_vertex = rng.random(m) < 0.5
+    vertex = np.where(body_vertex, rng.integers(0, n_b, m), rng.integers(0, n_w, m))
+    segment = np.where(body_vertex, rng.integers(0, n_w - 1, m), rng.integers(0, n_b - 1, m))
+    xi, loss = rng.random(m), rng.random(m)
+    body_w, wheel_w = np.zeros(n_b), np.zeros(n_w)
+    kernels.book_losses(loss, body_vertex, vertex, segment, xi, body_w, wheel_w)
+    ref_b, ref_w = np.zeros(n_b), np.zeros(n_w)
+    for i in range(m):
+        touching, opposite = (ref_b, ref_w) if body_vertex[i] else (ref_w, ref_b)
+        np.add.at(touching, vertex[i], loss[i] / 2)
+        np.add.at(
+            opposite, [segment[i], segment[i] + 1], [(1 - xi[i]) * loss[i] / 2, xi[i] * loss[i] / 2]
+        )
+    assert np.abs(body_w - ref_b).max() <= 1e-15 * loss.sum()
+    assert np.abs(wheel_w - ref_w).max() <= 1e-15 * loss.sum()
+    assert body_w.sum() + wheel_w.sum() == pytest.approx(loss.sum(), rel=1e-15)

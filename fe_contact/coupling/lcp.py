@@ -81,11 +81,10 @@ def lemke(
 
 
 def lcp_impulses(z: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """(P_N, P_T) of a solution z of ``coulomb_lcp``, projected on the admissible sets."""
-    m = mu.size
-    P = np.concatenate((np.maximum(z[:m], 0.0), z[m : 2 * m] - z[2 * m : 3 * m]))
-    P[m:] = np.clip(P[m:], -mu * P[:m], mu * P[:m])
-    return P
+    """(P_N, P_T) of a solution z of ``coulomb_lcp``, projected on the admissible sets
+    (``kernels.rough.lcp_projection``)."""
+    z = np.ascontiguousarray(z, dtype=float)
+    return kernels.lcp_projection(z, np.ascontiguousarray(mu, dtype=float).reshape(-1))
 
 
 def regularised_solutions(

@@ -50,7 +50,8 @@ import numpy as np
 
 from .. import validation as check
 from ..kernels import rough as kernels
-from ..multibody.tree import TreeModel, angular_jacobian, body_poses, point_jacobian
+from ..kernels import tree as tree_kernels
+from ..multibody.tree import TreeModel, angular_jacobian, body_poses
 from ..rough import RoughProfile, segment_normals
 from .impact import ImpactImpulses, poisson_impact, solve_coulomb
 
@@ -221,7 +222,7 @@ class CandidatePairs:
     I_G; ``kernels.rough.polyline_pairs``): a = body vertex ia over wheel segment ka, b = wheel
     vertex ib under body segment kb, their gaps in m; the body's points (2, n_b) and segment
     normals (2, n_b - 1) in the wheel's frame, the body frame's origin (2,) in the ground
-    frame and the wheel's angle alpha in rad."""
+    frame and its Jacobian j0 (2, n), the wheel's angle alpha in rad."""
 
     q: np.ndarray
     t: float
@@ -234,6 +235,7 @@ class CandidatePairs:
     kb: np.ndarray
     gap_b: np.ndarray
     origin: np.ndarray
+    j0: np.ndarray
     alpha: float
 
     def gaps(self) -> tuple[np.ndarray, np.ndarray]:
@@ -242,16 +244,53 @@ class CandidatePairs:
         key = np.concatenate((2 * self.ia + 1, 2 * self.ib))
         return gap, key
 
+    def min_gap(self) -> float:
+        """The smallest gap of all pairs, m (inf without pairs)."""
+        return float(min(self.gap_a.min(initial=np.inf), self.gap_b.min(initial=np.inf)))
+
+    def gaps_of(self, contacts: ContactSet, n_body: int, n_wheel: int) -> np.ndarray:
+        """(m,) m: the gaps of these pairs at the vertices that touch in ``contacts`` (NaN where
+        a vertex has no pair here); n_body, n_wheel: the polylines' numbers of vertices."""
+        on_body = np.full(n_body, np.nan)
+        on_body[self.ia] = self.gap_a
+        on_wheel = np.full(n_wheel, np.nan)
+        on_wheel[self.ib] = self.gap_b
+        a = contacts.body_vertex
+        gap = np.empty(a.size)
+        gap[a] = on_body[contacts.vertex[a]]
+        gap[~a] = on_wheel[contacts.vertex[~a]]
+        return gap
+
+    def penetrates(self, contacts: ContactSet, depth: float, n_body: int, n_wheel: int) -> bool:
+        """Whether a pair whose vertex is not closed in ``contacts`` has a gap below -depth (m)."""
+        closed_body = np.zeros(n_body, bool)
+        closed_body[contacts.vertex[contacts.body_vertex]] = True
+        closed_wheel = np.zeros(n_wheel, bool)
+        closed_wheel[contacts.vertex[~contacts.body_vertex]] = True
+        return bool(
+            np.any(self.gap_a[~closed_body[self.ia]] < -depth)
+            or np.any(self.gap_b[~closed_wheel[self.ib]] < -depth)
+        )
+
 
 def candidate_pairs(contact: RoughContact, q, t: float) -> CandidatePairs:
     """Every point-segment pair of the configuration q (n,) at t (s): ``CandidatePairs``."""
     frames = _frames(contact)
-    pose = body_poses(contact.tree, q)
-    origin = np.ascontiguousarray(pose.origin[contact.body], dtype=float)
+    tree = contact.tree
+    q = np.ascontiguousarray(q, dtype=float)
+    if q.shape != (tree.n_bodies,):
+        check.fail("candidate_pairs.q", q.shape, f"an array of shape ({tree.n_bodies},)")
+    arrays = tree.topology.kernel_arrays
+    zero = np.zeros(q.size)
+    angle, rot, origin, _, omega, ov, terms = tree_kernels.kinematics(arrays, q, zero)
+    _, _, j0, _ = tree_kernels.point(
+        arrays, contact.body, 0.0, 0.0, zero, rot, origin, omega, ov, terms
+    )
+    at = origin[contact.body].copy()
     alpha = contact.wheel_angle(t)
     body, normals, ia, ka, gap_a, ib, kb, gap_b = kernels.polyline_pairs(
-        origin,
-        float(pose.angle[contact.body]),
+        at,
+        float(angle[contact.body]),
         alpha,
         contact.profile.points,
         frames.normals_body,
@@ -260,7 +299,7 @@ def candidate_pairs(contact: RoughContact, q, t: float) -> CandidatePairs:
         frames.theta_wheel,
         CORNER,
     )
-    return CandidatePairs(q, t, body, normals, ia, ka, gap_a, ib, kb, gap_b, origin, alpha)
+    return CandidatePairs(q, t, body, normals, ia, ka, gap_a, ib, kb, gap_b, at, j0, alpha)
 
 
 def gaps(contact: RoughContact, q, t: float) -> tuple[np.ndarray, np.ndarray]:
@@ -280,11 +319,6 @@ def closed_contacts(
     sb = pr.gap_b <= closing
     ia, ka, ib, kb = pr.ia[sa], pr.ka[sa], pr.ib[sb], pr.kb[sb]
     m = ia.size + ib.size
-    n = frames.jw.size
-    if m:
-        j0 = np.ascontiguousarray(point_jacobian(contact.tree, q, contact.body, (0.0, 0.0)))
-    else:
-        j0 = np.zeros((2, n))
     point, normal, tangent, w, what, xi = kernels.contact_rows(
         pr.body_pts,
         pr.body_normals,
@@ -297,7 +331,7 @@ def closed_contacts(
         pr.alpha,
         contact.omega,
         pr.origin,
-        j0,
+        pr.j0,
         frames.jw,
     )
     return ContactSet(
@@ -316,13 +350,14 @@ def closed_contacts(
 
 def share_loss(contacts: ContactSet, loss, body_w: np.ndarray, wheel_w: np.ndarray) -> None:
     """Add the contacts' losses (m,) J half to each profile: all of a half to the touching
-    vertex, the other half to the opposite segment's two vertices by linear interpolation."""
-    half = 0.5 * np.asarray(loss, dtype=float)
-    a = contacts.body_vertex
-    b = ~a
-    np.add.at(body_w, contacts.vertex[a], half[a])
-    np.add.at(wheel_w, contacts.segment[a], (1.0 - contacts.xi[a]) * half[a])
-    np.add.at(wheel_w, contacts.segment[a] + 1, contacts.xi[a] * half[a])
-    np.add.at(wheel_w, contacts.vertex[b], half[b])
-    np.add.at(body_w, contacts.segment[b], (1.0 - contacts.xi[b]) * half[b])
-    np.add.at(body_w, contacts.segment[b] + 1, contacts.xi[b] * half[b])
+    vertex, the other half to the opposite segment's two vertices by linear interpolation
+    (``kernels.rough.book_losses``)."""
+    kernels.book_losses(
+        np.ascontiguousarray(loss, dtype=float),
+        contacts.body_vertex,
+        contacts.vertex,
+        contacts.segment,
+        contacts.xi,
+        body_w,
+        wheel_w,
+    )

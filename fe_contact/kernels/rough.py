@@ -9,7 +9,12 @@ and of the complementarity problem its steps and impacts pose:
   (13), (15));
 * ``anitescu_potra_lcp`` and ``complementary_pivoting``: the impulse laws as the linear
   complementarity problem of Anitescu and Potra and Lemke's complementary pivoting on it
-  (``coupling.lcp.coulomb_lcp`` and ``coupling.lcp.lemke`` document both and call these).
+  (``coupling.lcp.coulomb_lcp`` and ``coupling.lcp.lemke`` document both and call these),
+  ``lcp_projection`` the impulses of its solution and ``coulomb_impulses`` the three in one
+  call (``coupling.impact.solve_coulomb``);
+* ``midpoint_step``: the linear algebra of the event-driven stepper's smooth step (its
+  Delassus matrix and free velocity), ``book_losses``: the contacts' losses booked on the
+  vertices of both polylines.
 
 A rough run takes tens of thousands of steps of a few closed contacts each: the numpy versions
 spent their time in per-call overhead (small arrays, np.block, np.outer per pivot), which
@@ -23,7 +28,16 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["anitescu_potra_lcp", "complementary_pivoting", "contact_rows", "polyline_pairs"]
+__all__ = [
+    "anitescu_potra_lcp",
+    "complementary_pivoting",
+    "contact_rows",
+    "coulomb_impulses",
+    "lcp_projection",
+    "midpoint_step",
+    "polyline_pairs",
+    "book_losses",
+]
 
 
 @njit(cache=True)
@@ -320,3 +334,97 @@ def complementary_pivoting(matrix, vector, max_pivots):
             tied = _tied(tableau, column, tied, k, np.empty(n, np.int64))
         row = tied[0]
     return z, max_pivots, False
+
+
+@njit(cache=True)
+def lcp_projection(z, friction):
+    """(P_N, P_T) (2m,) of a solution z (4m,) of ``anitescu_potra_lcp``: P_N = max(z_N, 0),
+    P_T = beta+ - beta- clipped to [-mu P_N, mu P_N] (the admissible sets, against round-off)."""
+    m = friction.size
+    p = np.empty(2 * m)
+    for i in range(m):
+        p_n = max(z[i], 0.0)
+        bound = friction[i] * p_n
+        p[i] = p_n
+        p[m + i] = min(max(z[m + i] - z[2 * m + i], -bound), bound)
+    return p
+
+
+@njit(cache=True)
+def coulomb_impulses(delassus, offset, friction, compliance, max_pivots):
+    """Impulses (2m,) of ``xi = G' P + c`` under the unilateral and Coulomb laws by Lemke's
+    pivoting on ``anitescu_potra_lcp`` (``coupling.impact.solve_coulomb``), with the compliant
+    G' = G + compliance max(diag G) I divided by g = max(diag G') (pivots on entries of order
+    one; P = z / g). delassus G (2m, 2m), offset c (2m,), friction mu (m,).
+
+    Returns (P, solved): solved False when the pivoting failed (``complementary_pivoting``).
+    """
+    n = offset.size
+    shifted = delassus.copy()
+    if compliance != 0.0:
+        largest = -np.inf
+        for i in range(n):
+            largest = max(largest, delassus[i, i])
+        for i in range(n):
+            shifted[i, i] = delassus[i, i] + compliance * largest
+    scale = -np.inf
+    for i in range(n):
+        scale = max(scale, shifted[i, i])
+    A, b = anitescu_potra_lcp(shifted / scale, offset, friction)
+    z, _, solved = complementary_pivoting(A, b, max_pivots)
+    return lcp_projection(z / scale, friction), solved
+
+
+@njit(cache=True)
+def midpoint_step(mass, bias, stiffness, damping, rest, q0, u0, h, w, what):
+    """The linear part of the event-driven smooth step of length h from (q0, u0) (n,)
+    (``steppers.event_driven``): with the joint springs K (stiffness), dampers C (damping) and
+    rest positions (n,) taken by the implicit midpoint rule and the rest of the forces, F
+    (bias, n) less the springs and dampers, at the start,
+
+        A = 2 M / h + diag(C + h K / 2),  b = 2 M u0 / h - (F - K (q0 - rest) - C u0) - K (q0 - rest)
+
+    the free midpoint velocity A^-1 b, A^-1 W for the contact rows w (2m, n), the Delassus
+    matrix of the impulses at the end velocity G = (2/h) w A^-1 w^T and the end velocity
+    without impulses w (2 A^-1 b - u0) + what. Returns (free (n,), a_inv_w (n, 2m), G (2m, 2m),
+    offset (2m,)); numpy's LinAlgError when A is singular.
+    """
+    n = q0.size
+    k = what.size
+    spring = stiffness * (q0 - rest)
+    nonlinear = bias - spring - damping * u0
+    A = 2.0 * mass / h
+    for i in range(n):
+        A[i, i] += damping[i] + 0.5 * h * stiffness[i]
+    rhs = np.empty((n, k + 1))
+    rhs[:, 0] = 2.0 * mass @ u0 / h - nonlinear - spring
+    for j in range(k):
+        rhs[:, j + 1] = w[j]
+    solution = np.linalg.solve(A, rhs)
+    free = solution[:, 0].copy()
+    a_inv_w = np.ascontiguousarray(solution[:, 1:])
+    if k == 0:
+        return free, a_inv_w, np.zeros((0, 0)), np.zeros(0)
+    G = (2.0 / h) * (w @ a_inv_w)
+    offset = w @ (2.0 * free - u0) + what
+    return free, a_inv_w, G, offset
+
+
+@njit(cache=True)
+def book_losses(loss, body_vertex, vertex, segment, xi, body_w, wheel_w):
+    """Add the contacts' losses (m,) J half to each polyline (body_w (n_b,), wheel_w (n_w,)):
+    all of a half to the touching vertex, the other half to the opposite segment's vertices
+    (segment, segment + 1) by linear interpolation at xi (``coupling.rough_contact``); the
+    body vertices' contacts first, each sum in the contacts' order."""
+    m = loss.size
+    for side in range(2):
+        touching, opposite = (body_w, wheel_w) if side == 0 else (wheel_w, body_w)
+        for i in range(m):
+            if body_vertex[i] == (side == 0):
+                touching[vertex[i]] += 0.5 * loss[i]
+        for i in range(m):
+            if body_vertex[i] == (side == 0):
+                opposite[segment[i]] += (1.0 - xi[i]) * (0.5 * loss[i])
+        for i in range(m):
+            if body_vertex[i] == (side == 0):
+                opposite[segment[i] + 1] += xi[i] * (0.5 * loss[i])
