@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .lcp import coulomb_lcp, lemke
+from ..kernels import rough as kernels
 from .setvalued import natural_residual, solve_contact_impulses
 
 __all__ = [
@@ -63,24 +63,11 @@ __all__ = [
 ]
 
 
-def _lemke_impulses(G, c, mu):
-    """P (2m,) from Lemke's pivoting on ``coulomb_lcp`` of the scaled G, or None."""
-    m = mu.size
-    scale = float(np.max(np.diag(G)))  # pivot on O(1) entries: P = z / scale
-    z, _ = lemke(*coulomb_lcp(G / scale, c, mu))
-    if z is None:
-        return None
-    z = z / scale
-    p = np.concatenate((np.maximum(z[:m], 0.0), z[m : 2 * m] - z[2 * m : 3 * m]))
-    p[m:] = np.clip(p[m:], -mu * p[:m], mu * p[:m])
-    return p
-
-
 def solve_coulomb(delassus, offset, mu, time=None, tol: float = 1e-9) -> np.ndarray:
     """Impulses (2m,) = (P_N, P_T) of ``xi = G P + c`` under the unilateral and Coulomb laws,
     ``mu`` (m,): Lemke's pivoting on the LCP ``setvalued.coulomb_lcp`` (with G scaled by its
     largest diagonal entry: the pivots of G ~ 1e6 s/kg against c ~ 0.1 m/s lose the degenerate
-    ties otherwise), accepted when the laws
+    ties otherwise; ``kernels.rough.coulomb_impulses``), accepted when the laws
     hold to ``tol`` relative (``setvalued.natural_residual``, as in
     ``setvalued.solve_contact_impulses``).
 
@@ -90,15 +77,20 @@ def solve_coulomb(delassus, offset, mu, time=None, tol: float = 1e-9) -> np.ndar
     it meets the laws with G itself up to that compliance's velocity eps max(diag G) |P| (for
     the pin at most 3e-7 m/s against slip velocities of 0.3 m/s), and at last by
     ``setvalued.solve_contact_impulses``, whose ContactSolverError reports a failure."""
-    G = np.asarray(delassus, dtype=float)
-    c = np.asarray(offset, dtype=float)
-    mu = np.asarray(mu, dtype=float)
+    G = np.ascontiguousarray(delassus, dtype=float)
+    c = np.ascontiguousarray(offset, dtype=float)
+    mu = np.ascontiguousarray(mu, dtype=float).reshape(-1)
     m = mu.size
+    if G.shape != (2 * m, 2 * m) or c.shape != (2 * m,):
+        raise ValueError(
+            f"solve_coulomb: delassus {G.shape} and offset {c.shape} for {m} friction "
+            f"coefficients; allowed: shapes ({2 * m}, {2 * m}) and ({2 * m},)"
+        )
     diag = np.diag(G)
     r = 1.0 / diag
     for eps in (0.0, 1e-10, 1e-8, 1e-6):
-        p = _lemke_impulses(G + eps * diag.max() * np.eye(2 * m), c, mu)
-        if p is None:
+        p, solved = kernels.coulomb_impulses(G, c, mu, eps, 50 * 4 * m)
+        if not solved:
             continue
         xi = G @ p + c
         res = natural_residual(p[:m], p[m:], xi[:m], xi[m:], mu, r[:m], r[m:])

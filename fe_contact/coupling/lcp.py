@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import rough as kernels
+
 __all__ = [
     "SCHEDULE",
     "coulomb_lcp",
@@ -38,25 +40,19 @@ def coulomb_lcp(delassus: np.ndarray, offset: np.ndarray, friction: np.ndarray):
     z = (P_N, beta+, beta-, lambda), each (m,), with P_T = beta+ - beta-; w = (xi_N,
     xi_T + lambda, -xi_T + lambda, mu P_N - beta+ - beta-). A solution gives P_N >= 0 with
     xi_N >= 0, P_N xi_N = 0 (004 eq. (26)), |P_T| <= mu P_N and, where xi_T != 0,
-    P_T = -sign(xi_T) mu P_N, lambda = |xi_T| (004 eq. (27)). Returns (A (4m, 4m), b (4m,)).
+    P_T = -sign(xi_T) mu P_N, lambda = |xi_T| (004 eq. (27)). Returns (A (4m, 4m), b (4m,))
+    (``kernels.rough.anitescu_potra_lcp``).
     """
-    G = np.asarray(delassus, dtype=float)
-    c = np.asarray(offset, dtype=float)
-    mu = np.asarray(friction, dtype=float)
+    G = np.ascontiguousarray(delassus, dtype=float)
+    c = np.ascontiguousarray(offset, dtype=float)
+    mu = np.ascontiguousarray(friction, dtype=float).reshape(-1)
     m = mu.size
-    g_nn, g_nt, g_tn, g_tt = G[:m, :m], G[:m, m:], G[m:, :m], G[m:, m:]
-    eye = np.eye(m)
-    zero = np.zeros((m, m))
-    matrix = np.block(
-        [
-            [g_nn, g_nt, -g_nt, zero],
-            [g_tn, g_tt, -g_tt, eye],
-            [-g_tn, -g_tt, g_tt, eye],
-            [np.diag(mu), -eye, -eye, zero],
-        ]
-    )
-    vector = np.concatenate((c[:m], c[m:], -c[m:], np.zeros(m)))
-    return matrix, vector
+    if G.shape != (2 * m, 2 * m) or c.shape != (2 * m,):
+        raise ValueError(
+            f"coulomb_lcp: delassus {G.shape} and offset {c.shape} for {m} friction "
+            f"coefficients; allowed: shapes ({2 * m}, {2 * m}) and ({2 * m},)"
+        )
+    return kernels.anitescu_potra_lcp(G, c, mu)
 
 
 def lemke(
@@ -70,65 +66,25 @@ def lemke(
     1e-11, which resolves the degenerate pivots that redundant contacts produce), and the
     artificial variable leaves whenever it ties. Should round-off make the pivoting return to
     a basis it has left (a cycle, which exact lexicographic pivoting cannot do), it stops.
-    Dense tableau, n = b.size.
+    Dense tableau, n = b.size (``kernels.rough.complementary_pivoting``).
     Returns (z, n_pivots); z is None on ray termination, on a cycle or after max_pivots
     (default 50 n).
     """
-    A = np.asarray(matrix, dtype=float)
-    b = np.asarray(vector, dtype=float)
+    A = np.ascontiguousarray(matrix, dtype=float)
+    b = np.ascontiguousarray(vector, dtype=float)
     n = b.size
-    if np.all(b >= 0.0):
-        return np.zeros(n), 0
-    max_pivots = 50 * n if max_pivots is None else max_pivots
-    # tableau [B^-1 | B^-1 (-A) | B^-1 (-e) | B^-1 b] for  w - A z - e z0 = b
-    tableau = np.hstack((np.eye(n), -A, -np.ones((n, 1)), b[:, None]))
-    basis = np.arange(n)  # basic variable per row: 0..n-1 = w, n..2n-1 = z, 2n = z0
-    artificial = 2 * n
-    row = int(np.argmin(b))
-    entering = artificial
-    visited = set()
-    for pivots in range(1, max_pivots + 1):
-        tableau[row] /= tableau[row, entering]
-        column = tableau[:, entering].copy()
-        column[row] = 0.0
-        tableau -= np.outer(column, tableau[row])
-        leaving = basis[row]
-        basis[row] = entering
-        if leaving == artificial:
-            values = np.zeros(2 * n + 1)
-            values[basis] = tableau[:, -1]
-            return values[n : 2 * n], pivots
-        key = np.sort(basis).tobytes()
-        if key in visited:
-            return None, pivots  # a cycle
-        visited.add(key)
-        entering = leaving + n if leaving < n else leaving - n
-        column = tableau[:, entering]
-        candidates = np.flatnonzero(column > 1e-12 * max(1.0, np.abs(column).max()))
-        if candidates.size == 0:
-            return None, pivots  # ray termination
-        ratios = tableau[candidates, -1] / column[candidates]
-        lowest = ratios.min()
-        tied = candidates[ratios <= lowest + 1e-11 * max(1.0, abs(lowest))]
-        if np.any(basis[tied] == artificial):
-            row = int(tied[basis[tied] == artificial][0])
-            continue
-        for k in range(n):  # lexicographic tie-break on the rows of B^-1
-            if tied.size == 1:
-                break
-            ratios = tableau[tied, k] / column[tied]
-            lowest = ratios.min()
-            tied = tied[ratios <= lowest + 1e-11 * max(1.0, abs(lowest))]
-        row = int(tied[0])
-    return None, max_pivots
+    if A.shape != (n, n):
+        raise ValueError(f"lemke: matrix {A.shape} for a vector of {n}; allowed: ({n}, {n})")
+    max_pivots = 50 * n if max_pivots is None else int(max_pivots)
+    z, pivots, solved = kernels.complementary_pivoting(A, b, max_pivots)
+    return (z if solved else None), int(pivots)
 
 
 def lcp_impulses(z: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """(P_N, P_T) of a solution z of ``coulomb_lcp``, projected on the admissible sets."""
-    m = mu.size
-    P = np.concatenate((np.maximum(z[:m], 0.0), z[m : 2 * m] - z[2 * m : 3 * m]))
-    P[m:] = np.clip(P[m:], -mu * P[:m], mu * P[:m])
-    return P
+    """(P_N, P_T) of a solution z of ``coulomb_lcp``, projected on the admissible sets
+    (``kernels.rough.lcp_projection``)."""
+    z = np.ascontiguousarray(z, dtype=float)
+    return kernels.lcp_projection(z, np.ascontiguousarray(mu, dtype=float).reshape(-1))
 
 
 def regularised_solutions(

@@ -49,16 +49,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation as check
-from ..multibody.tree import TreeModel, angular_jacobian, body_poses, point_jacobian
+from ..kernels import rough as kernels
+from ..kernels import tree as tree_kernels
+from ..multibody.tree import TreeModel, angular_jacobian, body_poses
 from ..rough import RoughProfile, segment_normals
 from .impact import ImpactImpulses, poisson_impact, solve_coulomb
 
 CORNER = 0.05  # a wheel vertex this close (fraction of the segment) to a body vertex is on it
 
 __all__ = [
+    "CandidatePairs",
     "ContactSet",
     "ImpactImpulses",
     "RoughContact",
+    "candidate_pairs",
     "closed_contacts",
     "gaps",
     "share_loss",
@@ -189,11 +193,13 @@ def _rotate(angle: float, points: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class _Frames:
     """Constant parts of the search: the wheel's vertex angles (unwrapped, increasing) and
-    segment normals in the wheel's frame, the body's segment normals in the body's frame."""
+    segment normals in the wheel's frame, the body's segment normals in the body's frame, the
+    body's angular-velocity row."""
 
     theta_wheel: np.ndarray
     normals_wheel: np.ndarray
     normals_body: np.ndarray
+    jw: np.ndarray
 
 
 def _frames(contact: RoughContact) -> _Frames:
@@ -201,26 +207,25 @@ def _frames(contact: RoughContact) -> _Frames:
     if frames is None:
         w = contact.wheel.points
         frames = _Frames(
-            np.unwrap(np.arctan2(w[1], w[0])),
-            segment_normals(w),
-            segment_normals(contact.profile.points),
+            np.ascontiguousarray(np.unwrap(np.arctan2(w[1], w[0]))),
+            np.ascontiguousarray(segment_normals(w)),
+            np.ascontiguousarray(segment_normals(contact.profile.points)),
+            np.ascontiguousarray(angular_jacobian(contact.tree, contact.body), dtype=float),
         )
         object.__setattr__(contact, "_frames", frames)
     return frames
 
 
-def _over(theta_sorted: np.ndarray, theta: np.ndarray):
-    """Segment index k with theta_sorted[k] <= theta < theta_sorted[k+1], and a validity mask."""
-    k = np.searchsorted(theta_sorted, theta) - 1
-    ok = (k >= 0) & (k < theta_sorted.size - 1)
-    return np.clip(k, 0, theta_sorted.size - 2), ok
-
-
 @dataclass(frozen=True, eq=False)
-class _Pairs:
-    """All point-segment pairs in the wheel's frame: a = body vertex over wheel segment, b =
-    wheel vertex under body segment; gaps in m and the body's points and normals."""
+class CandidatePairs:
+    """All point-segment pairs of a configuration (q, t) in the wheel's frame (003 eq. (11),
+    I_G; ``kernels.rough.polyline_pairs``): a = body vertex ia over wheel segment ka, b = wheel
+    vertex ib under body segment kb, their gaps in m; the body's points (2, n_b) and segment
+    normals (2, n_b - 1) in the wheel's frame, the body frame's origin (2,) in the ground
+    frame and its Jacobian j0 (2, n), the wheel's angle alpha in rad."""
 
+    q: np.ndarray
+    t: float
     body_pts: np.ndarray
     body_normals: np.ndarray
     ia: np.ndarray
@@ -229,89 +234,106 @@ class _Pairs:
     ib: np.ndarray
     kb: np.ndarray
     gap_b: np.ndarray
+    origin: np.ndarray
+    j0: np.ndarray
+    alpha: float
 
+    def gaps(self) -> tuple[np.ndarray, np.ndarray]:
+        """(gap (k,) m, key (k,) int) of every pair (``gaps``)."""
+        gap = np.concatenate((self.gap_a, self.gap_b))
+        key = np.concatenate((2 * self.ia + 1, 2 * self.ib))
+        return gap, key
 
-def _pairs(contact: RoughContact, q, t: float) -> _Pairs:
-    frames = _frames(contact)
-    pose = body_poses(contact.tree, q)
-    alpha = contact.wheel_angle(t)
-    angle = float(pose.angle[contact.body]) - alpha
-    origin = _rotate(-alpha, pose.origin[contact.body][:, None])
-    body = origin + _rotate(angle, contact.profile.points)  # in the wheel's frame
-    n_b = _rotate(angle, frames.normals_body)
-    wheel, n_w, th_w = contact.wheel.points, frames.normals_wheel, frames.theta_wheel
-    th_b = np.arctan2(body[1], body[0])
-    th_b = th_w[0] + np.mod(th_b - th_w[0] + np.pi, 2 * np.pi) - np.pi
-    k, ok = _over(th_w, th_b)
-    ia = np.flatnonzero(ok)
-    ka = k[ia]
-    gap_a = np.sum(n_w[:, ka] * (body[:, ia] - wheel[:, ka]), axis=0)
-    # wheel vertices under the body's segments (the body's vertices run clockwise)
-    lo, hi = np.searchsorted(th_w, (th_b.min(), th_b.max()))
-    ib = np.arange(lo, hi)
-    rev = th_b[::-1]
-    if ib.size and np.all(np.diff(rev) > 0):
-        kr, okb = _over(rev, th_w[ib])
-        ib = ib[okb]
-        kb = body.shape[1] - 2 - kr[okb]
-        # a wheel vertex on a body vertex is taken once, as that body vertex on the wheel
-        near = np.minimum(
-            np.linalg.norm(wheel[:, ib] - body[:, kb], axis=0),
-            np.linalg.norm(wheel[:, ib] - body[:, kb + 1], axis=0),
+    def min_gap(self) -> float:
+        """The smallest gap of all pairs, m (inf without pairs)."""
+        return float(min(self.gap_a.min(initial=np.inf), self.gap_b.min(initial=np.inf)))
+
+    def gaps_of(self, contacts: ContactSet, n_body: int, n_wheel: int) -> np.ndarray:
+        """(m,) m: the gaps of these pairs at the vertices that touch in ``contacts`` (NaN where
+        a vertex has no pair here); n_body, n_wheel: the polylines' numbers of vertices."""
+        on_body = np.full(n_body, np.nan)
+        on_body[self.ia] = self.gap_a
+        on_wheel = np.full(n_wheel, np.nan)
+        on_wheel[self.ib] = self.gap_b
+        a = contacts.body_vertex
+        gap = np.empty(a.size)
+        gap[a] = on_body[contacts.vertex[a]]
+        gap[~a] = on_wheel[contacts.vertex[~a]]
+        return gap
+
+    def penetrates(self, contacts: ContactSet, depth: float, n_body: int, n_wheel: int) -> bool:
+        """Whether a pair whose vertex is not closed in ``contacts`` has a gap below -depth (m)."""
+        closed_body = np.zeros(n_body, bool)
+        closed_body[contacts.vertex[contacts.body_vertex]] = True
+        closed_wheel = np.zeros(n_wheel, bool)
+        closed_wheel[contacts.vertex[~contacts.body_vertex]] = True
+        return bool(
+            np.any(self.gap_a[~closed_body[self.ia]] < -depth)
+            or np.any(self.gap_b[~closed_wheel[self.ib]] < -depth)
         )
-        length = np.linalg.norm(body[:, kb + 1] - body[:, kb], axis=0)
-        keep = near > CORNER * length
-        ib, kb = ib[keep], kb[keep]
-        gap_b = np.sum(n_b[:, kb] * (wheel[:, ib] - body[:, kb]), axis=0)
-    else:
-        ib = kb = np.zeros(0, int)
-        gap_b = np.zeros(0)
-    return _Pairs(body, n_b, ia, ka, gap_a, ib, kb, gap_b)
+
+
+def candidate_pairs(contact: RoughContact, q, t: float) -> CandidatePairs:
+    """Every point-segment pair of the configuration q (n,) at t (s): ``CandidatePairs``."""
+    frames = _frames(contact)
+    tree = contact.tree
+    q = np.ascontiguousarray(q, dtype=float)
+    if q.shape != (tree.n_bodies,):
+        check.fail("candidate_pairs.q", q.shape, f"an array of shape ({tree.n_bodies},)")
+    arrays = tree.topology.kernel_arrays
+    zero = np.zeros(q.size)
+    angle, rot, origin, _, omega, ov, terms = tree_kernels.kinematics(arrays, q, zero)
+    _, _, j0, _ = tree_kernels.point(
+        arrays, contact.body, 0.0, 0.0, zero, rot, origin, omega, ov, terms
+    )
+    at = origin[contact.body].copy()
+    alpha = contact.wheel_angle(t)
+    body, normals, ia, ka, gap_a, ib, kb, gap_b = kernels.polyline_pairs(
+        at,
+        float(angle[contact.body]),
+        alpha,
+        contact.profile.points,
+        frames.normals_body,
+        contact.wheel.points,
+        frames.normals_wheel,
+        frames.theta_wheel,
+        CORNER,
+    )
+    return CandidatePairs(q, t, body, normals, ia, ka, gap_a, ib, kb, gap_b, at, j0, alpha)
 
 
 def gaps(contact: RoughContact, q, t: float) -> tuple[np.ndarray, np.ndarray]:
     """(gap (k,) m, key (k,) int) of every candidate pair (I_G of 003 eq. (11)); the key names
     the touching vertex and its side (2 vertex + 1 for a body vertex)."""
-    pr = _pairs(contact, q, t)
-    gap = np.concatenate((pr.gap_a, pr.gap_b))
-    key = np.concatenate((2 * pr.ia + 1, 2 * pr.ib))
-    return gap, key
+    return candidate_pairs(contact, q, t).gaps()
 
 
-def closed_contacts(contact: RoughContact, q, u, t: float, closing: float) -> ContactSet:
-    """The contacts with gap <= ``closing`` (m) at (q, u, t), with their w rows and what."""
-    tree = contact.tree
+def closed_contacts(
+    contact: RoughContact, q, u, t: float, closing: float, pairs: CandidatePairs | None = None
+) -> ContactSet:
+    """The contacts with gap <= ``closing`` (m) at (q, u, t), with their w rows and what;
+    ``pairs``: the ``candidate_pairs`` of (q, t) when already found."""
+    pr = candidate_pairs(contact, q, t) if pairs is None else pairs
     frames = _frames(contact)
-    pr = _pairs(contact, q, t)
     sa = pr.gap_a <= closing
     sb = pr.gap_b <= closing
     ia, ka, ib, kb = pr.ia[sa], pr.ka[sa], pr.ib[sb], pr.kb[sb]
-    wheel, body = contact.wheel.points, pr.body_pts
-    point = np.hstack((body[:, ia], wheel[:, ib]))  # wheel's frame
-    normal = np.hstack((frames.normals_wheel[:, ka], -pr.body_normals[:, kb]))
-    seg_w = wheel[:, ka + 1] - wheel[:, ka]
-    xi_a = np.sum((body[:, ia] - wheel[:, ka]) * seg_w, axis=0) / np.sum(seg_w**2, 0)
-    seg_b = body[:, kb + 1] - body[:, kb]
-    xi_b = np.sum((wheel[:, ib] - body[:, kb]) * seg_b, axis=0) / np.sum(seg_b**2, 0)
-    alpha = contact.wheel_angle(t)
-    point = _rotate(alpha, point)  # to the ground frame
-    normal = _rotate(alpha, normal)
-    tangent = np.vstack((normal[1], -normal[0]))
-    # w = J(C)^T N: J(C) = J(o) + e_z x (C - o) jw for a point C moving with the body
-    origin = body_poses(tree, q).origin[contact.body]
-    j0 = point_jacobian(tree, q, contact.body, (0.0, 0.0))
-    jw = angular_jacobian(tree, contact.body)
-    d = point - origin[:, None]
-    jx = j0[0][None, :] - d[1][:, None] * jw[None, :]
-    jy = j0[1][None, :] + d[0][:, None] * jw[None, :]
-    w = np.vstack(
-        (
-            normal[0][:, None] * jx + normal[1][:, None] * jy,
-            tangent[0][:, None] * jx + tangent[1][:, None] * jy,
-        )
+    m = ia.size + ib.size
+    point, normal, tangent, w, what, xi = kernels.contact_rows(
+        pr.body_pts,
+        pr.body_normals,
+        contact.wheel.points,
+        frames.normals_wheel,
+        ia,
+        ka,
+        ib,
+        kb,
+        pr.alpha,
+        contact.omega,
+        pr.origin,
+        pr.j0,
+        frames.jw,
     )
-    v_wheel = contact.omega * np.vstack((-point[1], point[0]))
-    what = -np.concatenate((np.sum(normal * v_wheel, axis=0), np.sum(tangent * v_wheel, axis=0)))
     return ContactSet(
         gap=np.concatenate((pr.gap_a[sa], pr.gap_b[sb])),
         normal=normal,
@@ -319,22 +341,23 @@ def closed_contacts(contact: RoughContact, q, u, t: float, closing: float) -> Co
         point=point,
         w=w,
         what=what,
-        body_vertex=np.arange(point.shape[1]) < ia.size,
+        body_vertex=np.arange(m) < ia.size,
         vertex=np.concatenate((ia, ib)),
         segment=np.concatenate((ka, kb)),
-        xi=np.clip(np.concatenate((xi_a, xi_b)), 0.0, 1.0),
+        xi=xi,
     )
 
 
 def share_loss(contacts: ContactSet, loss, body_w: np.ndarray, wheel_w: np.ndarray) -> None:
     """Add the contacts' losses (m,) J half to each profile: all of a half to the touching
-    vertex, the other half to the opposite segment's two vertices by linear interpolation."""
-    half = 0.5 * np.asarray(loss, dtype=float)
-    a = contacts.body_vertex
-    b = ~a
-    np.add.at(body_w, contacts.vertex[a], half[a])
-    np.add.at(wheel_w, contacts.segment[a], (1.0 - contacts.xi[a]) * half[a])
-    np.add.at(wheel_w, contacts.segment[a] + 1, contacts.xi[a] * half[a])
-    np.add.at(wheel_w, contacts.vertex[b], half[b])
-    np.add.at(body_w, contacts.segment[b], (1.0 - contacts.xi[b]) * half[b])
-    np.add.at(body_w, contacts.segment[b] + 1, contacts.xi[b] * half[b])
+    vertex, the other half to the opposite segment's two vertices by linear interpolation
+    (``kernels.rough.book_losses``)."""
+    kernels.book_losses(
+        np.ascontiguousarray(loss, dtype=float),
+        contacts.body_vertex,
+        contacts.vertex,
+        contacts.segment,
+        contacts.xi,
+        body_w,
+        wheel_w,
+    )

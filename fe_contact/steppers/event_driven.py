@@ -49,14 +49,15 @@ from ..coupling.impact import solve_coulomb
 from ..coupling.rough_contact import (
     ContactSet,
     RoughContact,
+    candidate_pairs,
     closed_contacts,
-    gaps,
     share_loss,
 )
+from ..kernels import rough as kernels
 from ..model import Model, Polyline
 from ..multibody.tree import (
     actuator_forces,
-    bias_forces,
+    equations_of_motion,
     kinetic_energy,
     mass_matrix,
     potential_energy,
@@ -165,8 +166,11 @@ class EventDriven(Stepper):
         self.work = no_work()
         self.loss_profile = np.zeros(self.contact.profile.n_points)
         self.loss_target = np.zeros(self.contact.wheel.n_points)
+        self._n_vertices = (self.contact.profile.n_points, self.contact.wheel.n_points)
+        self._mu = np.full(1, self.contact.mu)
         self.events = []
         self.energy_0 = self.mechanical_energy()
+        self._pairs = None  # the candidate pairs of the last step's end, (q, t)
 
     @property
     def losses(self) -> tuple[ProfileLosses, ...]:
@@ -193,11 +197,11 @@ class EventDriven(Stepper):
 
     def initial_report(self) -> StepReport:
         """The state at t0 with the contacts closed there (no impulse yet)."""
-        cs = closed_contacts(self.contact, self.q, self.u, self.t, self.closing)
-        gap, key = gaps(self.contact, self.q, self.t)
+        pairs = candidate_pairs(self.contact, self.q, self.t)
+        cs = closed_contacts(self.contact, self.q, self.u, self.t, self.closing, pairs)
         m = cs.size
         slip_v = cs.w[m:] @ self.u + cs.what[m:]
-        contact = self._contact_report(cs, np.zeros(2 * m), slip_v, gap, key, np.zeros(4), 0.0)
+        contact = self._contact_report(cs, np.zeros(2 * m), slip_v, pairs, np.zeros(4), 0.0)
         return self._report(contact, no_work(), 0.0, 0)
 
     # -- one step ------------------------------------------------------------------------------
@@ -211,7 +215,10 @@ class EventDriven(Stepper):
         u_start = self.u
         work = no_work()
         impulse = np.zeros(4)  # x, y of the whole impulse, then of its normal part
-        cs = closed_contacts(contact, self.q, self.u, self.t, self.closing)
+        pairs = self._pairs  # found at the end of the last step when it ended in this state
+        if pairs is None or pairs.q is not self.q or pairs.t != self.t:
+            pairs = candidate_pairs(contact, self.q, self.t)
+        cs = closed_contacts(contact, self.q, self.u, self.t, self.closing, pairs)
         m = cs.size
         p_impact = np.zeros(2 * m)
         if m:
@@ -235,18 +242,19 @@ class EventDriven(Stepper):
                 self.n_rejected += 1
                 h *= 0.5
                 continue
-            gap, key = gaps(contact, q1, self.t + h)
-            new = ~np.isin(key, 2 * cs.vertex + cs.body_vertex)
-            if not np.any(gap[new] < -self.penetration) or halving == self.max_halvings:
+            pairs = candidate_pairs(contact, q1, self.t + h)
+            penetrated = pairs.penetrates(cs, self.penetration, *self._n_vertices)
+            if not penetrated or halving == self.max_halvings:
                 break
             self.n_rejected += 1
             h *= 0.5
         self._book_smooth(cs, p, u_m, h, work, impulse)
         self.q, self.u, self.t = q1, u1, self.t + h
+        self._pairs = pairs
         for name in work:
             self.work[name] += work[name]
         slip_v = (cs.w[m:] @ u1 + cs.what[m:]) if m else np.zeros(0)
-        report = self._contact_report(cs, p_impact + p, slip_v, gap, key, impulse, h)
+        report = self._contact_report(cs, p_impact + p, slip_v, pairs, impulse, h)
         return self._report(report, work, h, halving + 1, (u1 - u_start) / h)
 
     def _report(
@@ -267,24 +275,17 @@ class EventDriven(Stepper):
             acceleration=acceleration,
         )
 
-    def _contact_report(self, cs: ContactSet, p, slip_v, gap, key, impulse, h):
+    def _contact_report(self, cs: ContactSet, p, slip_v, pairs, impulse, h):
         """The RoughContactReport of the closed contacts cs with their impulses p (2m,) over
-        the step h (impact and smooth part), slip velocities at the end; gap, key: all
-        candidate gaps at the end (``gaps``)."""
+        the step h (impact and smooth part), slip velocities at the end; pairs: the
+        candidate pairs at the end (``candidate_pairs``)."""
         m = cs.size
         sticking = np.abs(slip_v) <= 1e-9 * max(1.0, abs(self.contact.omega))
         loaded = p[:m] > 0.0
         state = "open"
         if np.any(loaded):
             state = "slip" if np.any(loaded & ~sticking) else "stick"
-        # the closed contacts' gaps at the end of the step, by their keys (``gaps``)
-        order = np.argsort(key)
-        wanted = 2 * cs.vertex + cs.body_vertex
-        at = np.clip(np.searchsorted(key[order], wanted), 0, max(key.size - 1, 0))
-        gap_end = np.full(m, np.nan)
-        if key.size:
-            found = key[order][at] == wanted
-            gap_end[found] = gap[order][at][found]
+        gap_end = pairs.gaps_of(cs, *self._n_vertices)  # the closed contacts' at the end
         rate = 1.0 / h if h > 0.0 else 0.0
         return RoughContactReport(
             name=self.pair.name,
@@ -299,7 +300,7 @@ class EventDriven(Stepper):
             friction_force=p[m:] * rate,
             normal_impulse=p[:m].copy(),
             friction_impulse=p[m:].copy(),
-            min_gap=float(gap.min(initial=np.inf)),
+            min_gap=pairs.min_gap(),
             point_state=tuple(
                 "open" if not on else "stick" if still else "slip"
                 for on, still in zip(loaded, sticking, strict=True)
@@ -330,28 +331,37 @@ class EventDriven(Stepper):
         return total
 
     def _smooth(self, cs: ContactSet, h: float):
-        """(q1, u1, P, u_m) of a midpoint step of length h with the contact impulses P."""
-        tree = self.contact.tree
+        """(q1, u1, P, u_m) of a midpoint step of length h with the contact impulses P
+        (``kernels.rough.midpoint_step``)."""
         q0, u0 = self.q, self.u
-        K, C = self._stiffness, self._damping
-        M = mass_matrix(tree, q0)
-        spring = K * (q0 - self._rest)
-        nonlinear = bias_forces(tree, q0, u0, self.t) - spring - C * u0
-        A = 2.0 * M / h + np.diag(C + 0.5 * h * K)
-        b = 2.0 * M @ u0 / h - nonlinear - spring
-        free = np.linalg.solve(A, b)
+        eom = equations_of_motion(self.contact.tree, q0, u0, self.t)
+        free, a_inv_w, G, offset = kernels.midpoint_step(
+            eom.mass_matrix,
+            eom.bias_forces,
+            self._stiffness,
+            self._damping,
+            self._rest,
+            q0,
+            u0,
+            h,
+            cs.w,
+            cs.what,
+        )
         m = cs.size
-        p = np.zeros(2 * m)
         if m:
-            a_inv_w = np.linalg.solve(A, cs.w.T)
-            G = (2.0 / h) * cs.w @ a_inv_w
-            offset = cs.w @ (2.0 * free - u0) + cs.what
-            p = solve_coulomb(G, offset, np.full(m, self.contact.mu), time=self.t)
+            p = solve_coulomb(G, offset, self._friction(m), time=self.t)
             self.n_lcp += 1
             u_m = free + a_inv_w @ p / h
         else:
+            p = np.zeros(0)
             u_m = free
         return q0 + h * u_m, 2.0 * u_m - u0, p, u_m
+
+    def _friction(self, m: int) -> np.ndarray:
+        """(m,) the friction coefficient of m contacts (one array kept per run, grown)."""
+        if self._mu.size < m:
+            self._mu = np.full(2 * m, self.contact.mu)
+        return self._mu[:m]
 
     def _book_smooth(self, cs: ContactSet, p, u_m, h, work, impulse) -> None:
         work["dissipated_damping"] += float(h * np.sum(self._damping * u_m**2))
@@ -365,7 +375,7 @@ class EventDriven(Stepper):
         gamma_0 = cs.w @ self.u + cs.what
         gamma_1 = cs.w @ (2.0 * u_m - self.u) + cs.what
         impact, friction, timing = impulse_work_points(
-            p[:m], p[m:], gamma_0, gamma_1, np.zeros(2 * m), np.full(m, self.contact.mu)
+            p[:m], p[m:], gamma_0, gamma_1, np.zeros(2 * m), self._friction(m)
         )
         share_loss(cs, impact + friction, self.loss_profile, self.loss_target)
         work["work_drives"] += float(-p @ cs.what)

@@ -1,0 +1,430 @@
+"""Compiled (numba) kernels of the rough many-point contact of Slavic-Boltezar (003), secs. 2-3,
+and of the complementarity problem its steps and impacts pose:
+
+* ``polyline_pairs``: every point-segment pair of a body polyline against a wheel's rim, both
+  graphs over the polar angle about the wheel's centre (003 eq. (11), the set I_G), with the
+  gaps (``coupling.rough_contact`` for the geometry and its choices);
+* ``contact_rows``: for the closed pairs the contact points, normals and tangents in the ground
+  frame and the rows w_N, w_T and the wheel's terms what of g' = w . u + what (003 eqs. (7),
+  (13), (15));
+* ``anitescu_potra_lcp`` and ``complementary_pivoting``: the impulse laws as the linear
+  complementarity problem of Anitescu and Potra and Lemke's complementary pivoting on it
+  (``coupling.lcp.coulomb_lcp`` and ``coupling.lcp.lemke`` document both and call these),
+  ``lcp_projection`` the impulses of its solution and ``coulomb_impulses`` the three in one
+  call (``coupling.impact.solve_coulomb``);
+* ``midpoint_step``: the linear algebra of the event-driven stepper's smooth step (its
+  Delassus matrix and free velocity), ``book_losses``: the contacts' losses booked on the
+  vertices of both polylines.
+
+A rough run takes tens of thousands of steps of a few closed contacts each: the numpy versions
+spent their time in per-call overhead (small arrays, np.block, np.outer per pivot), which
+these remove.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "anitescu_potra_lcp",
+    "complementary_pivoting",
+    "contact_rows",
+    "coulomb_impulses",
+    "lcp_projection",
+    "midpoint_step",
+    "polyline_pairs",
+    "book_losses",
+]
+
+
+@njit(cache=True)
+def _over(theta_sorted, theta):
+    """Index k with theta_sorted[k] <= theta < theta_sorted[k + 1] (numpy's searchsorted on the
+    left, minus one) and whether 0 <= k < len - 1."""
+    n = theta_sorted.size
+    k = np.searchsorted(theta_sorted, theta) - 1
+    return k, (k >= 0) and (k < n - 1)
+
+
+@njit(cache=True)
+def polyline_pairs(
+    origin, angle, alpha, body_points, body_normals, wheel, wheel_normals, theta_wheel, corner
+):  # fmt: skip
+    """All point-segment pairs of a body polyline against a wheel's rim, in the wheel's frame.
+
+    origin (2,) m and angle (rad): the body frame's origin and orientation in the ground frame;
+    alpha (rad): the wheel's angle. body_points (2, n_b) and body_normals (2, n_b - 1): the
+    body's vertices (clockwise about the wheel's centre) and segment normals in its frame;
+    wheel (2, n_w), wheel_normals (2, n_w - 1): the rim's vertices (counter-clockwise) and
+    segment normals in the wheel's frame, theta_wheel (n_w,) their unwrapped polar angles
+    (increasing); corner: a wheel vertex nearer a body vertex than corner times the body
+    segment's length is not paired with that segment.
+
+    Returns body (2, n_b) and its normals (2, n_b - 1) in the wheel's frame; ia, ka (int),
+    gap_a (m): body vertex ia over wheel segment ka (ka, ka + 1), g = n_w . (p - w_ka); ib, kb,
+    gap_b: wheel vertex ib under body segment kb, g = n_b . (w_ib - p_kb).
+    """
+    n_b = body_points.shape[1]
+    ca, sa = math.cos(-alpha), math.sin(-alpha)
+    ox = ca * origin[0] - sa * origin[1]
+    oy = sa * origin[0] + ca * origin[1]
+    angle = angle - alpha
+    c, s = math.cos(angle), math.sin(angle)
+    body = np.empty((2, n_b))
+    normals = np.empty((2, n_b - 1))
+    theta = np.empty(n_b)
+    t0 = theta_wheel[0]
+    for j in range(n_b):
+        px, py = body_points[0, j], body_points[1, j]
+        bx = ox + (c * px - s * py)
+        by = oy + (s * px + c * py)
+        body[0, j], body[1, j] = bx, by
+        theta[j] = t0 + np.mod(math.atan2(by, bx) - t0 + np.pi, 2 * np.pi) - np.pi
+    for j in range(n_b - 1):
+        nx, ny = body_normals[0, j], body_normals[1, j]
+        normals[0, j] = c * nx - s * ny
+        normals[1, j] = s * nx + c * ny
+    # body vertices over wheel segments
+    ia = np.empty(n_b, np.int64)
+    ka = np.empty(n_b, np.int64)
+    gap_a = np.empty(n_b)
+    m_a = 0
+    for j in range(n_b):
+        k, ok = _over(theta_wheel, theta[j])
+        if ok:
+            ia[m_a], ka[m_a] = j, k
+            gap_a[m_a] = wheel_normals[0, k] * (body[0, j] - wheel[0, k]) + wheel_normals[1, k] * (
+                body[1, j] - wheel[1, k]
+            )
+            m_a += 1
+    # wheel vertices under body segments (the body's vertices run clockwise: reversed order)
+    lo = np.searchsorted(theta_wheel, theta.min())
+    hi = np.searchsorted(theta_wheel, theta.max())
+    rev = theta[::-1].copy()
+    increasing = True
+    for j in range(n_b - 1):
+        if not rev[j + 1] - rev[j] > 0.0:
+            increasing = False
+    size = max(hi - lo, 0) if increasing else 0
+    ib = np.empty(size, np.int64)
+    kb = np.empty(size, np.int64)
+    gap_b = np.empty(size)
+    m_b = 0
+    for i in range(lo, lo + size):
+        kr, ok = _over(rev, theta_wheel[i])
+        if not ok:
+            continue
+        k = n_b - 2 - kr
+        wx, wy = wheel[0, i], wheel[1, i]
+        near = min(
+            math.sqrt((wx - body[0, k]) ** 2 + (wy - body[1, k]) ** 2),
+            math.sqrt((wx - body[0, k + 1]) ** 2 + (wy - body[1, k + 1]) ** 2),
+        )
+        dx, dy = body[0, k + 1] - body[0, k], body[1, k + 1] - body[1, k]
+        if not near > corner * math.sqrt(dx * dx + dy * dy):
+            continue
+        ib[m_b], kb[m_b] = i, k
+        gap_b[m_b] = normals[0, k] * (wx - body[0, k]) + normals[1, k] * (wy - body[1, k])
+        m_b += 1
+    return body, normals, ia[:m_a], ka[:m_a], gap_a[:m_a], ib[:m_b], kb[:m_b], gap_b[:m_b]
+
+
+@njit(cache=True)
+def contact_rows(
+    body, body_normals, wheel, wheel_normals, ia, ka, ib, kb, alpha, omega, origin, j0, jw
+):  # fmt: skip
+    """The closed contacts of ``polyline_pairs``' pairs: body vertices ia over wheel segments
+    ka, then wheel vertices ib under body segments kb (m = m_a + m_b), in the wheel's frame
+    (body (2, n_b), body_normals, wheel, wheel_normals as ``polyline_pairs`` returns and takes
+    them).
+
+    alpha (rad), omega (rad/s): the wheel's angle and angular velocity; origin (2,) m the body
+    frame's origin in the ground frame, j0 (2, n) its Jacobian and jw (n,) the body's
+    angular-velocity row (the tree's n coordinates).
+
+    Per contact: C the touching vertex, N the wheel segment's normal (body vertex) or minus the
+    body segment's (wheel vertex), both turned by alpha into the ground frame, T = (N_y, -N_x),
+    xi the position of C's projection on the opposite segment (clipped to [0, 1]);
+    J(C) = j0 + e_z x (C - o) jw, w_N = N . J(C), w_T = T . J(C) and what = -(N, T) . v_W with
+    v_W = omega e_z x C, the wheel's velocity at C (003 eqs. (7), (13), (15)).
+
+    Returns point, normal, tangent (2, m), w (2m, n) (the rows w_N, then w_T), what (2m,) m/s,
+    xi (m,).
+    """
+    m_a = ia.size
+    m = m_a + ib.size
+    n = jw.size
+    point = np.empty((2, m))
+    normal = np.empty((2, m))
+    tangent = np.empty((2, m))
+    xi = np.empty(m)
+    w = np.empty((2 * m, n))
+    what = np.empty(2 * m)
+    c, s = math.cos(alpha), math.sin(alpha)
+    for i in range(m):
+        if i < m_a:
+            j, k = ia[i], ka[i]
+            px, py = body[0, j], body[1, j]
+            nx, ny = wheel_normals[0, k], wheel_normals[1, k]
+            ax, ay = wheel[0, k], wheel[1, k]
+            dx, dy = wheel[0, k + 1] - ax, wheel[1, k + 1] - ay
+        else:
+            j, k = ib[i - m_a], kb[i - m_a]
+            px, py = wheel[0, j], wheel[1, j]
+            nx, ny = -body_normals[0, k], -body_normals[1, k]
+            ax, ay = body[0, k], body[1, k]
+            dx, dy = body[0, k + 1] - ax, body[1, k + 1] - ay
+        x = ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)
+        xi[i] = min(max(x, 0.0), 1.0)
+        gx, gy = c * px - s * py, s * px + c * py  # to the ground frame
+        nx, ny = c * nx - s * ny, s * nx + c * ny
+        tx, ty = ny, -nx
+        point[0, i], point[1, i] = gx, gy
+        normal[0, i], normal[1, i] = nx, ny
+        tangent[0, i], tangent[1, i] = tx, ty
+        rx, ry = gx - origin[0], gy - origin[1]
+        for a in range(n):
+            jx = j0[0, a] - ry * jw[a]
+            jy = j0[1, a] + rx * jw[a]
+            w[i, a] = nx * jx + ny * jy
+            w[m + i, a] = tx * jx + ty * jy
+        vx, vy = -omega * gy, omega * gx
+        what[i] = -(nx * vx + ny * vy)
+        what[m + i] = -(tx * vx + ty * vy)
+    return point, normal, tangent, w, what, xi
+
+
+@njit(cache=True)
+def anitescu_potra_lcp(delassus, offset, friction):
+    """The impulse laws of m contacts as the LCP ``w = A z + b >= 0, z >= 0, w . z = 0`` of
+    Anitescu and Potra (``coupling.lcp.coulomb_lcp``): z = (P_N, beta+, beta-, lambda),
+    A = [[G_NN, G_NT, -G_NT, 0], [G_TN, G_TT, -G_TT, I], [-G_TN, -G_TT, G_TT, I],
+    [diag mu, -I, -I, 0]], b = (c_N, c_T, -c_T, 0). delassus G (2m, 2m), offset c (2m,),
+    friction mu (m,). Returns (A (4m, 4m), b (4m,))."""
+    m = friction.size
+    A = np.zeros((4 * m, 4 * m))
+    b = np.zeros(4 * m)
+    for i in range(m):
+        for j in range(m):
+            g_nn, g_nt = delassus[i, j], delassus[i, m + j]
+            g_tn, g_tt = delassus[m + i, j], delassus[m + i, m + j]
+            A[i, j], A[i, m + j], A[i, 2 * m + j] = g_nn, g_nt, -g_nt
+            A[m + i, j], A[m + i, m + j], A[m + i, 2 * m + j] = g_tn, g_tt, -g_tt
+            A[2 * m + i, j], A[2 * m + i, m + j], A[2 * m + i, 2 * m + j] = -g_tn, -g_tt, g_tt
+        A[m + i, 3 * m + i] = 1.0
+        A[2 * m + i, 3 * m + i] = 1.0
+        A[3 * m + i, i] = friction[i]
+        A[3 * m + i, m + i] = -1.0
+        A[3 * m + i, 2 * m + i] = -1.0
+        b[i] = offset[i]
+        b[m + i] = offset[m + i]
+        b[2 * m + i] = -offset[m + i]
+    return A, b
+
+
+@njit(cache=True)
+def _tied(tableau, column, rows, k, lowest_out):
+    """The rows of ``rows`` whose ratio tableau[row, k] / column[row] is within a relative 1e-11
+    of the lowest."""
+    lowest = np.inf
+    for r in rows:
+        lowest = min(lowest, tableau[r, k] / column[r])
+    bound = lowest + 1e-11 * max(1.0, abs(lowest))
+    count = 0
+    for r in rows:
+        if tableau[r, k] / column[r] <= bound:
+            lowest_out[count] = r
+            count += 1
+    return lowest_out[:count].copy()
+
+
+@njit(cache=True)
+def complementary_pivoting(matrix, vector, max_pivots):
+    """Lemke's complementary pivoting for ``w = A z + b >= 0, z >= 0, w . z = 0`` with the
+    covering vector (1, ..., 1), the lexicographic minimum-ratio test with ties within a
+    relative 1e-11, the artificial variable leaving whenever it ties, and a stop when a basis
+    repeats (a cycle that round-off lets in). Dense tableau [B^-1 | B^-1 (-A) | B^-1 (-e) |
+    B^-1 b] for w - A z - e z0 = b, n = b.size (``coupling.lcp.lemke``).
+
+    Returns (z (n,), pivots, solved): solved False on ray termination, on a cycle or after
+    max_pivots pivots.
+    """
+    n = vector.size
+    z = np.zeros(n)
+    if n == 0 or vector.min() >= 0.0:
+        return z, 0, True
+    width = 2 * n + 2
+    tableau = np.zeros((n, width))
+    for i in range(n):
+        tableau[i, i] = 1.0
+        for j in range(n):
+            tableau[i, n + j] = -matrix[i, j]
+        tableau[i, 2 * n] = -1.0
+        tableau[i, width - 1] = vector[i]
+    basis = np.arange(n)  # basic variable per row: 0..n-1 = w, n..2n-1 = z, 2n = z0
+    artificial = 2 * n
+    row = int(np.argmin(vector))
+    entering = artificial
+    visited = np.empty((16, n), np.int64)
+    hashes = np.empty(16, np.int64)
+    n_visited = 0
+    scratch = np.empty(n, np.int64)
+    for pivots in range(1, max_pivots + 1):
+        pivot = tableau[row, entering]
+        for j in range(width):
+            tableau[row, j] /= pivot
+        for i in range(n):
+            if i == row:
+                continue
+            f = tableau[i, entering]
+            for j in range(width):
+                tableau[i, j] -= f * tableau[row, j]
+        leaving = basis[row]
+        basis[row] = entering
+        if leaving == artificial:
+            values = np.zeros(2 * n + 1)
+            for i in range(n):
+                values[basis[i]] = tableau[i, width - 1]
+            return values[n : 2 * n].copy(), pivots, True
+        key = np.sort(basis)
+        code = 0
+        for v in key:
+            code = code * 1000003 + v
+        for v in range(n_visited):
+            if hashes[v] == code and np.all(visited[v] == key):
+                return z, pivots, False  # a cycle
+        if n_visited == hashes.size:
+            grown = np.empty((2 * n_visited, n), np.int64)
+            grown[:n_visited] = visited
+            visited = grown
+            more = np.empty(2 * n_visited, np.int64)
+            more[:n_visited] = hashes
+            hashes = more
+        visited[n_visited] = key
+        hashes[n_visited] = code
+        n_visited += 1
+        entering = leaving + n if leaving < n else leaving - n
+        largest = 0.0
+        for i in range(n):
+            largest = max(largest, abs(tableau[i, entering]))
+        threshold = 1e-12 * max(1.0, largest)
+        count = 0
+        for i in range(n):
+            if tableau[i, entering] > threshold:
+                scratch[count] = i
+                count += 1
+        if count == 0:
+            return z, pivots, False  # ray termination
+        column = tableau[:, entering].copy()
+        tied = _tied(tableau, column, scratch[:count], width - 1, np.empty(n, np.int64))
+        found = -1
+        for r in tied:
+            if basis[r] == artificial:
+                found = r
+                break
+        if found >= 0:
+            row = found
+            continue
+        for k in range(n):  # lexicographic tie-break on the rows of B^-1
+            if tied.size == 1:
+                break
+            tied = _tied(tableau, column, tied, k, np.empty(n, np.int64))
+        row = tied[0]
+    return z, max_pivots, False
+
+
+@njit(cache=True)
+def lcp_projection(z, friction):
+    """(P_N, P_T) (2m,) of a solution z (4m,) of ``anitescu_potra_lcp``: P_N = max(z_N, 0),
+    P_T = beta+ - beta- clipped to [-mu P_N, mu P_N] (the admissible sets, against round-off)."""
+    m = friction.size
+    p = np.empty(2 * m)
+    for i in range(m):
+        p_n = max(z[i], 0.0)
+        bound = friction[i] * p_n
+        p[i] = p_n
+        p[m + i] = min(max(z[m + i] - z[2 * m + i], -bound), bound)
+    return p
+
+
+@njit(cache=True)
+def coulomb_impulses(delassus, offset, friction, compliance, max_pivots):
+    """Impulses (2m,) of ``xi = G' P + c`` under the unilateral and Coulomb laws by Lemke's
+    pivoting on ``anitescu_potra_lcp`` (``coupling.impact.solve_coulomb``), with the compliant
+    G' = G + compliance max(diag G) I divided by g = max(diag G') (pivots on entries of order
+    one; P = z / g). delassus G (2m, 2m), offset c (2m,), friction mu (m,).
+
+    Returns (P, solved): solved False when the pivoting failed (``complementary_pivoting``).
+    """
+    n = offset.size
+    shifted = delassus.copy()
+    if compliance != 0.0:
+        largest = -np.inf
+        for i in range(n):
+            largest = max(largest, delassus[i, i])
+        for i in range(n):
+            shifted[i, i] = delassus[i, i] + compliance * largest
+    scale = -np.inf
+    for i in range(n):
+        scale = max(scale, shifted[i, i])
+    A, b = anitescu_potra_lcp(shifted / scale, offset, friction)
+    z, _, solved = complementary_pivoting(A, b, max_pivots)
+    return lcp_projection(z / scale, friction), solved
+
+
+@njit(cache=True)
+def midpoint_step(mass, bias, stiffness, damping, rest, q0, u0, h, w, what):
+    """The linear part of the event-driven smooth step of length h from (q0, u0) (n,)
+    (``steppers.event_driven``): with the joint springs K (stiffness), dampers C (damping) and
+    rest positions (n,) taken by the implicit midpoint rule and the rest of the forces, F
+    (bias, n) less the springs and dampers, at the start,
+
+        A = 2 M / h + diag(C + h K / 2),  b = 2 M u0 / h - (F - K (q0 - rest) - C u0) - K (q0 - rest)
+
+    the free midpoint velocity A^-1 b, A^-1 W for the contact rows w (2m, n), the Delassus
+    matrix of the impulses at the end velocity G = (2/h) w A^-1 w^T and the end velocity
+    without impulses w (2 A^-1 b - u0) + what. Returns (free (n,), a_inv_w (n, 2m), G (2m, 2m),
+    offset (2m,)); numpy's LinAlgError when A is singular.
+    """
+    n = q0.size
+    k = what.size
+    spring = stiffness * (q0 - rest)
+    nonlinear = bias - spring - damping * u0
+    A = 2.0 * mass / h
+    for i in range(n):
+        A[i, i] += damping[i] + 0.5 * h * stiffness[i]
+    rhs = np.empty((n, k + 1))
+    rhs[:, 0] = 2.0 * mass @ u0 / h - nonlinear - spring
+    for j in range(k):
+        rhs[:, j + 1] = w[j]
+    solution = np.linalg.solve(A, rhs)
+    free = solution[:, 0].copy()
+    a_inv_w = np.ascontiguousarray(solution[:, 1:])
+    if k == 0:
+        return free, a_inv_w, np.zeros((0, 0)), np.zeros(0)
+    G = (2.0 / h) * (w @ a_inv_w)
+    offset = w @ (2.0 * free - u0) + what
+    return free, a_inv_w, G, offset
+
+
+@njit(cache=True)
+def book_losses(loss, body_vertex, vertex, segment, xi, body_w, wheel_w):
+    """Add the contacts' losses (m,) J half to each polyline (body_w (n_b,), wheel_w (n_w,)):
+    all of a half to the touching vertex, the other half to the opposite segment's vertices
+    (segment, segment + 1) by linear interpolation at xi (``coupling.rough_contact``); the
+    body vertices' contacts first, each sum in the contacts' order."""
+    m = loss.size
+    for side in range(2):
+        touching, opposite = (body_w, wheel_w) if side == 0 else (wheel_w, body_w)
+        for i in range(m):
+            if body_vertex[i] == (side == 0):
+                touching[vertex[i]] += 0.5 * loss[i]
+        for i in range(m):
+            if body_vertex[i] == (side == 0):
+                opposite[segment[i]] += (1.0 - xi[i]) * (0.5 * loss[i])
+        for i in range(m):
+            if body_vertex[i] == (side == 0):
+                opposite[segment[i] + 1] += xi[i] * (0.5 * loss[i])
