@@ -37,14 +37,14 @@ class EquationsOfMotion:
 def actuator_forces(tree: TreeModel, t: float = 0.0) -> np.ndarray:
     """Joint actuator forces tau(t), shape (n,), in N m or N (positive along q)."""
     forces = np.zeros(tree.n_bodies)
-    for i, joint in tree._topology.actuated:
+    for i, joint in tree.topology.actuated:
         forces[i] = actuator_force(joint, t)
     return forces
 
 
 def _equations(tree: TreeModel, q, u, actuators: np.ndarray):
     """(M, F) from ``kernels.tree.equations`` at checked q, u (n,) and actuator forces (n,)."""
-    topo = tree._topology
+    topo = tree.topology
     return kernels.equations(
         topo.kernel_arrays, q, u, topo.stiffness, topo.damping, topo.rest, actuators
     )

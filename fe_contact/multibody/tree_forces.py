@@ -68,14 +68,14 @@ def generalized_body_torque(tree: TreeModel, body: int, torque: float) -> np.nda
 def kinetic_energy(tree: TreeModel, q, u) -> float:
     """1/2 q'^T M q' in J, summed body by body: 1/2 m_i |v_ci|^2 + 1/2 I_i omega_i^2."""
     velocities = body_velocities(tree, q, u)
-    topo = tree._topology
+    topo = tree.topology
     v2 = np.sum(velocities.centre_of_mass_velocity**2, axis=1)
     return 0.5 * float(topo.mass @ v2 + topo.inertia @ velocities.angular_velocity**2)
 
 
 def potential_energy(tree: TreeModel, q) -> float:
     """Gravity plus joint-spring potential in J: -sum m_i g . x_ci + 1/2 k_j (q_j - rest_j)^2."""
-    topo = tree._topology
+    topo = tree.topology
     q = checked_state(tree, q, "q")
     com = body_poses(tree, q).centre_of_mass
     gravity = -float(topo.mass @ (com @ topo.gravity))
@@ -85,4 +85,4 @@ def potential_energy(tree: TreeModel, q) -> float:
 def damping_power(tree: TreeModel, u) -> float:
     """Power dissipated by the joint dampers in W, sum_j c_j q_j'^2 >= 0."""
     u = checked_state(tree, u, "u")
-    return float(tree._topology.damping @ u**2)
+    return float(tree.topology.damping @ u**2)

@@ -24,7 +24,7 @@ from .result import BALANCE_COLUMNS, CONTACT_COLUMNS, WORK_KEYS, ContactReport, 
 
 # the output arrays of a batch hold at most this many numbers per state array (K n)
 BATCH_ENTRIES = 1 << 20
-POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``ContactStates._power_terms``, in its order
+POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``GeneralizedAlpha._power_terms``, in its order
 
 
 class StepBatch:
@@ -180,7 +180,7 @@ def batch_outputs(size: int, n: int, m: int, n_c: int) -> tuple:
 
 def step_work(t0: float, powers0: dict, t: np.ndarray, power: np.ndarray, numerical) -> np.ndarray:
     """The work of each of k steps (k, len(WORK_KEYS)), J, by the trapezoidal rule on the
-    powers (``ContactStates._close_substep``): t0 and powers0 (dict POWER_KEYS -> W) at the
+    powers (``GeneralizedAlpha._close_substep``): t0 and powers0 (dict POWER_KEYS -> W) at the
     start, t (k,) and power (k, N_POWER) at the steps' ends; numerical (k,) the scheme's own
     loss of each step."""
     p_all = np.vstack([[powers0[k] for k in POWER_KEYS], power])
