@@ -311,7 +311,8 @@ def pair_plan(system, k: int, search: str | None = None) -> PairPlan:
     common = dict(pair=k, name=pair.name, n=lay.n, tree=lay.tree)
     if pair.link:
         return PairPlan(kind="link", **common)
-    body = int(pair.profile.body)
+    body = pair.profile.body  # None: a profile on the ground (a curved pair's)
+    body = None if body is None else int(body)
     local = np.asarray(system.profile_points[k], dtype=float)
     common.update(body=body, local=local, side=int(pair.side))
     if isinstance(pair.profile, Polyline):
