@@ -179,9 +179,8 @@ def test_compiled_step_on_100_elements_matches_the_python_step():
     lam_cc = np.array([b.multipliers for _, b in reports])
     assert np.max(np.abs(lam_py - lam_cc)) <= 1e-7 * np.max(np.abs(lam_py))
     # stopping on different iterates at the round-off floor costs one iterate more or less in a
-    # few steps: 4 of the 30 steps before the contact's curvature terms were in the iteration
-    # matrix (148 against 147 iterations), 3 steps with them (100 against 103, all three one
-    # more on the compiled step); on 10 elements the totals agree to 2
+    # step. In how many steps depends on the BLAS's rounding, so only the per-step bound is
+    # asserted: 3 of the 30 steps here (100 against 103 iterations), 7 under numpy 1.x on
+    # another CPU, 4 before the contact's curvature terms were in the iteration matrix
     its = np.array([(a.n_newton, b.n_newton) for a, b in reports])
     assert np.all(np.abs(its[:, 0] - its[:, 1]) <= 1)
-    assert np.count_nonzero(its[:, 0] != its[:, 1]) <= 5

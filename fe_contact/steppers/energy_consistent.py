@@ -306,10 +306,14 @@ class ConsistentContacts(AveragedForces):
             # the dependent accelerations 4 (q_U,n+1 - q_U,n - h u_U,n) / h^2 - ... carry the
             # rounding of the positions (a few eps |q|) times 4 / h^2: in a tiny sub-step of an
             # event's location (h = 1e-6 s) that is 1e-3 m/s^2, far above rtol
-            noise = np.zeros(ev.q.size)
-            if self.small:  # the rounding of the velocities, 4 eps |u| / h
-                noise[U] = 8.0 * EPS * (np.abs(ev.u[U]) + np.abs(u_n[U])) / h
+            if self.small:
+                # the rounding of the velocities, 4 eps |u| / h, of all coordinates: a step this
+                # short resolves the independent accelerations no better, and their corrections
+                # are weighed against this level too (``_converged``; under another BLAS, one at
+                # h = 1e-13 s after a stick event cycled at 0.02 m/s^2 there)
+                noise = 8.0 * EPS * (np.abs(ev.u) + np.abs(u_n)) / h
             else:
+                noise = np.zeros(ev.q.size)
                 noise[U] = 8.0 * EPS * (np.abs(ev.q[U]) + np.abs(ev0.q[U])) / (h * h)
             spread = np.abs(mass_times(self.system, ev, noise))
             self._floor = spread[ind] + np.abs(B).T @ spread[U]
