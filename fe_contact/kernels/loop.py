@@ -4,11 +4,11 @@
 ``GeneralizedAlpha.step`` takes a step in which nothing happens: the Newton iteration of
 ``kernels.step.iterate``, then the commit (the accelerations, the algorithmic accelerations,
 the predictor's previous accelerations), the energies and powers at the new state and the work
-of the step by the trapezoidal rule (``ContactStates._close_substep``) and the scheme's own loss
+of the step by the trapezoidal rule (``GeneralizedAlpha._close_substep``) and the scheme's own loss
 (``kernels.numerical``). It records per step
 what ``simulate`` keeps, and stops BEFORE committing a step in which the Python step could do
 anything else: a Newton iteration that is not OK, an event indicator of
-``ContactStates._first_event`` turning negative (a slipping contact's slip velocity passing
+``ContactModes.first_event`` turning negative (a slipping contact's slip velocity passing
 zero, a sticking contact's friction force leaving the static cone), a normal force turning
 negative (the run ends there), cond(J_u) above the limit at which the partition is chosen anew,
 a Painleve margin (``StepAlgebra.check_painleve``) that is not safely positive, a step size
@@ -42,7 +42,7 @@ STOPS = (
 # the Python step raises at a Painleve margin <= 1e-9; a batch stops where it is <= this
 PAINLEVE_SAFE = 1e-6
 N_ENERGY = 7  # ``kernels.step.packed_energies``
-N_POWER = 4  # drives, loads, damping, friction (``ContactStates._power_terms``)
+N_POWER = 4  # drives, loads, damping, friction (``GeneralizedAlpha._power_terms``)
 
 
 @njit(cache=True)

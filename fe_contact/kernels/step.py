@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .beam import H00, N_FIELDS, band_solve, csr_matvec, csr_matvec2
-from .curvature import curvature_row, hessian_product
+from .curvature import curvature_row, dependent_row_terms
 from .dense import (
     abs_max,
     lu_decompose,
@@ -80,21 +80,13 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
             au += jac[i, k] * u[k]
         rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
         rhs[i, 1] = au + phit[i]
+    dq = q - q_ev
     for i in range(core.shape[0]):
         if core[i, 0] == 0.0 and core[i, 1] == 0.0 and core[i, 2] == 0.0:
             continue
-        dq = q - q_ev
-        alpha, beta = hessian_product(hess[i, 0], hess[i, 1], core[i], dq)
-        hq = 0.0
-        hu = 0.0
-        for k in range(dq.size):
-            hq += dq[k] * (alpha * hess[i, 0, k] + beta * hess[i, 1, k])
-        for k in ind:
-            hu += (alpha * hess[i, 0, k] + beta * hess[i, 1, k]) * u[k]
-        rhs[i, 0] += 0.5 * hq
+        hq, hu = dependent_row_terms(hess[i, 0], hess[i, 1], core[i], dq, u, ind, U, Ju[i])
+        rhs[i, 0] += hq
         rhs[i, 1] += hu
-        for j in range(m):
-            Ju[i, j] += alpha * hess[i, 0, U[j]] + beta * hess[i, 1, U[j]]
     lu, piv, rc = lu_decompose(Ju)
     if rc <= 1e-13:
         return False
