@@ -680,7 +680,14 @@ class GeneralizedAlpha(Stepper):
                 f_hi = 0.5 * f_hi if side == 1 else f_hi
                 side = 1
                 if f == 0.0:
-                    return ev
+                    hi = dt
+                    break
+        if kind == "open" and self.averaged.contacts:
+            # energy-consistent: the indicator is the sub-step's mean normal force Lambda, whose
+            # zero at hi is where the force itself (linear in time to first order) has been
+            # negative for the second half: it reaches zero at hi / 2, where the contact opens.
+            # At hi a particle leaving a circular hump (h = 1 ms) opened 0.42 ms late
+            hi = 0.5 * hi
         if self.t != start.t + hi:
             self.restore(start)
             ev = self._advance(hi, self.max_halvings)
