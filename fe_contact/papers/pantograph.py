@@ -260,8 +260,9 @@ def pantograph_on_catenary(
     acts on both sides. Without it the head (a dependent coordinate) takes the velocity of the
     wire's material point at the moving contact from the velocity constraint, an impulse the
     wire does not feel: at 300 km/h on 3 spans, h = 1 ms, the head's momentum balance then
-    needs 119 N on average where the wire is pushed with 41 N (-46 N s over 0.65 s); with it,
-    105 N and 106 N (+0.6 N s of 68 N s; the penalty contact: 104 N).
+    needs 119 N on average where the wire is pushed with 41 N (-46 N s of about 77 N s over
+    0.65 s); with it the balance needs 104.9 N and the recorded force is 104.8 N (-0.085 N s;
+    the penalty contact: 104.0 N).
     """
     from ..statics import static_equilibrium
     from ..system import assemble
@@ -431,12 +432,16 @@ def pantograph_force(run: Scenario, system, result) -> tuple[np.ndarray, np.ndar
 
     - penalty contact: the recorded force's interval mean, up to the wire's slope (the
       vertical part of a normal tilted by w' <= 1e-2 is smaller by under 1e-4 relative);
-    - exact contact: the recorded multiplier (the end state's acceleration-level multiplier,
-      Lipinski (002) eq. 76) is not that force at speed. A head sliding at 83 m/s across the
-      beam's elements and the droppers' clamps takes much of its impulse within a step, which
-      end-of-step samples miss: on 3 spans of 0.5 m elements at 300 km/h and h = 1 ms their
-      mean over 0.65 s is 41 N where the pantograph's balance gives 119 N (the penalty run:
-      104 N by either reading). The details page has the table against the step.
+    - exact contact in the energy-consistent form (the scenario's default): the recorded
+      force is the step's impulse over h, the one head and wire both receive: equal to the
+      normal's tilt (3 spans of 0.5 m elements at 300 km/h, h = 1 ms: 104.8 N against
+      104.9 N over 0.65 s; the penalty run: 104.0 N by either reading);
+    - exact contact in the coordinate-partitioned form (``energy_consistent=False``): the
+      recorded multiplier (the end state's acceleration-level multiplier, Lipinski (002)
+      eq. 76) is not that force at speed. The head, a dependent coordinate, takes the velocity
+      of the wire's material point at the moving contact from the velocity constraint, an
+      impulse the wire does not feel: on the same run the mean is 41 N where the pantograph's
+      balance gives 119 N. The details page has the table against the step.
 
     run : the ``pantograph_on_catenary`` scenario; system : its assembled system; result :
     a finished run with at least two samples.
