@@ -102,7 +102,11 @@ class GeneralizedAlpha(Stepper):
     coordinate on the trapezoidal rule, the rows closed at position level, their force
     G_Sigma^T Lambda with G dq = phi_n+1 - phi_n; friction booked as its work on the discrete
     slip), so that the balance closes to round-off on a tree of constant mass
-    (``steppers.energy_consistent``).
+    (``steppers.energy_consistent``). Both sides of a contact then receive the same impulse
+    (a dependent coordinate no longer takes its velocity from J u + phi_t = 0 alone), and a
+    closed contact's reported normal force is the step's normal impulse over h (h Lambda of
+    each sub-step, the projections' impulses, impacts); a unilateral one opens where the
+    sub-step's mean normal force Lambda reaches zero.
     error_tol : None (fixed steps h), or a local error bound (m, rad) per sub-step: each step h
     (the output interval) is then taken in sub-steps chosen by an error estimate (``_control``),
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
