@@ -172,9 +172,10 @@ def test_pantograph_force_is_the_penalty_force_over_each_step(penalty, measured)
 def test_exact_multiplier_carries_the_pantograph_at_low_speed(exact, measured):
     """At 1 m/s the exact law's multiplier, integrated over the run (trapezoidal rule), is the
     impulse the pantograph's momentum balance needs, to the normal's tilt (1e-5 relative of
-    the impulse; measured 4.3e-5 N s of 60.4 N s). Step by step the two differ by up to 0.11 N
-    (the head's rate follows the constraint, not the multiplier); at speed the sum itself
-    drifts (46 N s of 77 N s at 300 km/h, the details page), which this test would see."""
+    the impulse; measured 4.3e-5 N s of 60.4 N s). In the coordinate-partitioned form at speed
+    the sum itself drifts (46 N s of 77 N s at 300 km/h, the details page), which this test
+    would see; the energy-consistent form, the scenario's default, holds it at speed too
+    (``test_contact_impulse``)."""
     run, system, result = exact
     t, x, force = pantograph_force(run, system, result)
     dt = np.diff(result.t)

@@ -203,27 +203,34 @@ class ConsistentContacts(AveragedForces):
         self._pending_dissipated = 0.0
         self._floor = 0.0
         self.small = False  # the present step is held in the velocity form (``dependent_state``)
+        # per contact with rows (``ContactModes`` index): the normal impulse the bodies have
+        # received since the stepper's present step began, N s (``GeneralizedAlpha`` books it)
+        self.normal_impulse = np.zeros(0)
 
     def restart(self, ev, acceleration=None) -> None:
         super().restart(ev)
         self.constraint_force = mass_times(self.system, ev, acceleration) + ev.forces
 
     @staticmethod
-    def project(ev, mass_solve):
+    def project(ev, mass_solve, impulse=False):
         """(u (n,), kinetic energy removed, J): ev.u projected onto the velocity constraints
         J u + phi_t = 0 at ev.q in the metric of the mass matrix,
         u - M^-1 J^T nu with (J M^-1 J^T) nu = J u + phi_t, the smallest change of the kinetic
         energy that closes them (an impulse along the constraint forces). The energy removed,
         nu . J u - nu . (J M^-1 J^T) nu / 2 (v D^-1 v / 2 >= 0 for scleronomic rows), is the
-        scheme's own loss. mass_solve(ev, rhs) : M^-1 rhs."""
+        scheme's own loss. mass_solve(ev, rhs) : M^-1 rhs. impulse : also return the rows'
+        impulse -nu (m,), N s (positive along J^T lambda: for a contact's normal row, pressing)
+        as a third entry."""
         v = ev.jac @ ev.u + ev.phi_t
         if v.size == 0:
-            return np.array(ev.u, dtype=float), 0.0
+            u = np.array(ev.u, dtype=float)
+            return (u, 0.0, np.zeros(0)) if impulse else (u, 0.0)
         minv_jt = mass_solve(ev, np.ascontiguousarray(ev.jac.T))
         D = ev.jac @ minv_jt
         nu = np.linalg.solve(D, v)
         loss = float(nu @ (ev.jac @ ev.u)) - 0.5 * float(nu @ D @ nu)
-        return ev.u - minv_jt @ nu, loss
+        u = ev.u - minv_jt @ nu
+        return (u, loss, -nu) if impulse else (u, loss)
 
     def dependent_state(self, part, ev0, u_n, q1, u1, h: float, constraints, midpoint):
         """(q1, u1, ev_mid): the dependent coordinates of an iterate on the trapezoidal rule and
@@ -347,10 +354,12 @@ class ConsistentContacts(AveragedForces):
         return (self.dissipated - mark) - 0.5 * dt * (power0 + power1)
 
     def save(self):
-        return super().save(), self.constraint_force, self.dissipated, self._start
+        impulse = self.normal_impulse.copy()
+        return super().save(), self.constraint_force, self.dissipated, self._start, impulse
 
     def restore(self, saved) -> None:
-        base, self.constraint_force, self.dissipated, self._start = saved
+        base, self.constraint_force, self.dissipated, self._start, impulse = saved
+        self.normal_impulse = impulse.copy()
         super().restore(base)
 
 
