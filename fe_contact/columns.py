@@ -132,7 +132,9 @@ CONTACT_COLUMNS = (
     Column(
         "normal_impulse",
         "N s",
-        "normal impulse over the step (impacts and Moreau-Jean)",
+        "normal impulse over the step (Moreau-Jean and the event-driven stepper: the step's"
+        " impulse, impacts included; generalised-alpha: the normal force times h, which in"
+        " its energy-consistent form is the step's impulse over h)",
         lambda c: _total(c.normal_impulse),
     ),
     Column(
