@@ -95,3 +95,31 @@ def test_carried_body_on_a_string_without_inertia_only():
     spec = StringSpec(length=1.0, n_elements=2, density=1.0, law=LinearElastic(100.0))
     with pytest.raises(ValueError, match="inertia"):
         Model(structures={"s": spec}, carried=(CarriedBody("b", "s", 0.5, 1.0, 0.1),))
+
+
+def test_a_pad_carried_by_one_cantilever_rests_on_another_with_the_closed_form_force():
+    """A curved pad carried at the tip of cantilever a (length L; the pad a body named by a
+    str) pressed by a tip load P onto cantilever b (the same section, root L + a away) at a
+    from b's root: the compliances L^3 / 3EI and a^3 / 3EI share the load, the contact force
+    is P L^3 / (L^3 + a^3) (the gallery's two-beam example, through ``static_equilibrium``).
+    Tolerance 1e-3 relative: the pad's curvature and the beams' slopes at the contact move the
+    force at second order in the deflection."""
+    from fe_contact import ContactPair, PointLoad, Unilateral, static_equilibrium
+    from fe_contact.curves import Curve
+    from fe_contact.model import Profile
+
+    L, a, P, pad = 0.3, 0.2, 1.0, 0.01
+    strip = dict(n_elements=8, youngs_modulus=2.1e11, density=4.7e3, width=0.01, height=0.0015)
+    beam_a = BeamSpec(length=L, origin=(0.0, pad), **strip)
+    beam_b = BeamSpec(length=L, origin=(L + a, 0.0), angle=np.pi, **strip)
+    curve = Curve.bezier([(-0.01, -0.8 * pad), (0.0, -1.2 * pad), (0.01, -0.8 * pad)])
+    model = Model(
+        structures={"a": beam_a, "b": beam_b},
+        carried=(CarriedBody("pad", "a", L, mass=1e-3),),
+        contacts=(ContactPair("pad", Profile("pad", curve), "b", Unilateral(), side=-1),),
+        loads=(PointLoad("a", L, (0.0, -P)),),
+        gravity=(0.0, 0.0),
+    )
+    rest = static_equilibrium(assemble(model))
+    closed_form = P * L**3 / (L**3 + a**3)
+    assert abs(rest.normal_force["pad"] - closed_form) <= 1e-3 * closed_form

@@ -255,7 +255,7 @@ class PairPlan:
     name: str
     n: int
     tree: slice
-    body: int | None = None
+    body: int | str | None = None
     local: np.ndarray | None = None
     radius: float = np.nan
     side: int = 1
@@ -311,8 +311,9 @@ def pair_plan(system, k: int, search: str | None = None) -> PairPlan:
     common = dict(pair=k, name=pair.name, n=lay.n, tree=lay.tree)
     if pair.link:
         return PairPlan(kind="link", **common)
-    body = pair.profile.body  # None: a profile on the ground (a curved pair's)
-    body = None if body is None else int(body)
+    # None: a profile on the ground; a str: a body carried by a structure (curved pairs)
+    body = pair.profile.body
+    body = body if body is None or isinstance(body, str) else int(body)
     local = np.asarray(system.profile_points[k], dtype=float)
     common.update(body=body, local=local, side=int(pair.side))
     if isinstance(pair.profile, Polyline):
