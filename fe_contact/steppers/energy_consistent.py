@@ -212,25 +212,22 @@ class ConsistentContacts(AveragedForces):
         self.constraint_force = mass_times(self.system, ev, acceleration) + ev.forces
 
     @staticmethod
-    def project(ev, mass_solve, impulse=False):
-        """(u (n,), kinetic energy removed, J): ev.u projected onto the velocity constraints
-        J u + phi_t = 0 at ev.q in the metric of the mass matrix,
+    def project(ev, mass_solve):
+        """(u (n,), kinetic energy removed, J, the rows' impulse -nu (m,), N s): ev.u projected
+        onto the velocity constraints J u + phi_t = 0 at ev.q in the metric of the mass matrix,
         u - M^-1 J^T nu with (J M^-1 J^T) nu = J u + phi_t, the smallest change of the kinetic
         energy that closes them (an impulse along the constraint forces). The energy removed,
         nu . J u - nu . (J M^-1 J^T) nu / 2 (v D^-1 v / 2 >= 0 for scleronomic rows), is the
-        scheme's own loss. mass_solve(ev, rhs) : M^-1 rhs. impulse : also return the rows'
-        impulse -nu (m,), N s (positive along J^T lambda: for a contact's normal row, pressing)
-        as a third entry."""
+        scheme's own loss. The impulse is positive along J^T lambda (for a contact's normal
+        row, pressing). mass_solve(ev, rhs) : M^-1 rhs."""
         v = ev.jac @ ev.u + ev.phi_t
         if v.size == 0:
-            u = np.array(ev.u, dtype=float)
-            return (u, 0.0, np.zeros(0)) if impulse else (u, 0.0)
+            return np.array(ev.u, dtype=float), 0.0, np.zeros(0)
         minv_jt = mass_solve(ev, np.ascontiguousarray(ev.jac.T))
         D = ev.jac @ minv_jt
         nu = np.linalg.solve(D, v)
         loss = float(nu @ (ev.jac @ ev.u)) - 0.5 * float(nu @ D @ nu)
-        u = ev.u - minv_jt @ nu
-        return (u, loss, -nu) if impulse else (u, loss)
+        return ev.u - minv_jt @ nu, loss, -nu
 
     def dependent_state(self, part, ev0, u_n, q1, u1, h: float, constraints, midpoint):
         """(q1, u1, ev_mid): the dependent coordinates of an iterate on the trapezoidal rule and

@@ -237,7 +237,7 @@ class GeneralizedAlpha(Stepper):
             # keep the velocities but for their part across the new rows (an impulse):
             # recovered from J u = 0 the kinetic energy would change at first order in it
             ev = self._evaluate(self.q, u_before, self.t, self.modes.slip_sign)
-            self.u, loss, impulse = self.averaged.project(ev, self._mass_solve, impulse=True)
+            self.u, loss, impulse = self.averaged.project(ev, self._mass_solve)
             self._numerical += loss
             self._book_impulse(impulse)
         ev = self._evaluate(self.q, self.u, self.t, self.modes.slip_sign)
@@ -481,7 +481,7 @@ class GeneralizedAlpha(Stepper):
         start = (self.u, self.acceleration, self.pseudo)
         loss = 0.0
         if consistent:  # J u = 0 holds in the discrete form only: closed by an impulse
-            u1, loss, impulse = self.averaged.project(ev, self._mass_solve, impulse=True)
+            u1, loss, impulse = self.averaged.project(ev, self._mass_solve)
             # the rows' impulse over the step: h Lambda through G_Sigma, and the projection's
             self._book_impulse(h * lam + impulse)
             ev = dataclasses.replace(self._evaluate(q1, u1, t1, slip_sign), forces=ev.forces)
