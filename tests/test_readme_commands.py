@@ -52,7 +52,7 @@ RUNS = {
     "manipulator": ("here", ["demo", "manipulator"]),
     'python3 -m venv .venv && . .venv/bin/activate && pip install ".[test]" && pytest': (
         "ci",
-        ['python3 -m venv .venv && . .venv/bin/activate && pip install ".[test]"', "pytest"],
+        ["python3 -m venv .venv", ". .venv/bin/activate", 'pip install ".[test]"', "pytest"],
     ),
     "fe-contact demo --list": ("here", ["demo", "--list"]),
     "fe-contact demo pantograph": (
