@@ -101,6 +101,14 @@ class ContactModes:
             rolling=tuple(bool(r) for r in rolling) if rolling.size else None,
         )
 
+    def closed_normal(self, rows) -> np.ndarray:
+        """Per contact with rows, the entry of ``rows`` (m,) at its normal row while it is
+        closed, 0 while it is open: (n_rows,), e.g. the contacts' normal impulses, N s."""
+        out = np.zeros(self.n_rows)
+        closed = self._normal >= 0
+        out[closed] = np.asarray(rows)[self._normal[closed]]
+        return out
+
     def rows(self, base, workspace) -> dict:
         """Keywords of ``evaluate_state`` for the present modes; ``base`` (the committed
         state's evaluation, or None) is the base of the rolling rows' position values."""

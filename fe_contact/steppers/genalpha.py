@@ -34,7 +34,6 @@ import numpy as np
 
 from .. import validation as check
 from ..coupling.constraints import evaluate_state, mass_times, stick_anchor
-from ..coupling.impact import contact_impact
 from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
 from ..coupling.partition import (
     ConstraintError,
@@ -51,6 +50,7 @@ from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compliant import bordered_solve, compliant_report, curvature_terms
 from .contact_states import ContactModes
 from .energy_consistent import averaged_forces
+from .impulses import impact_jump, stop_slip_jump
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import ContactReport, StepReport, open_contact, point_contact
 from .step_state import ContactMode, StepState
@@ -237,7 +237,7 @@ class GeneralizedAlpha(Stepper):
             # keep the velocities but for their part across the new rows (an impulse):
             # recovered from J u = 0 the kinetic energy would change at first order in it
             ev = self._evaluate(self.q, u_before, self.t, self.modes.slip_sign)
-            self.u, loss, impulse = self.averaged.project(ev, self._mass_solve)
+            self.u, loss, impulse = self.averaged.project(ev, self.algebra.mass_solve)
             self._numerical += loss
             self._book_impulse(impulse)
         ev = self._evaluate(self.q, self.u, self.t, self.modes.slip_sign)
@@ -481,7 +481,7 @@ class GeneralizedAlpha(Stepper):
         start = (self.u, self.acceleration, self.pseudo)
         loss = 0.0
         if consistent:  # J u = 0 holds in the discrete form only: closed by an impulse
-            u1, loss, impulse = self.averaged.project(ev, self._mass_solve)
+            u1, loss, impulse = self.averaged.project(ev, self.algebra.mass_solve)
             # the rows' impulse over the step: h Lambda through G_Sigma, and the projection's
             self._book_impulse(h * lam + impulse)
             ev = dataclasses.replace(self._evaluate(q1, u1, t1, slip_sign), forces=ev.forces)
@@ -876,66 +876,38 @@ class GeneralizedAlpha(Stepper):
     def _book_impulse(self, rows: np.ndarray) -> None:
         """Add the impulse on the present rows, rows (m,) N s, to the closed contacts' normal
         impulse of the step (``ConsistentContacts.normal_impulse``)."""
-        for i in range(self.modes.n_rows):
-            if self.modes.is_closed(i):
-                self.averaged.normal_impulse[i] += rows[self.modes.normal_row(i)]
+        self.averaged.normal_impulse += self.modes.closed_normal(rows)
 
     def _log(self, i: int, kind: str) -> None:
         self.events.append((self.t, self.system.model.contacts[self.modes.sliding[i]].name, kind))
 
-    def _mass_solve(self, ev, rhs: np.ndarray) -> np.ndarray:
-        """M^-1 rhs for the block-diagonal mass diag(M_t(q), M_f); rhs (n, k)."""
-        lay = self.system.layout
-        out = np.empty_like(rhs)
-        out[lay.tree] = np.linalg.solve(ev.mass_tree, rhs[lay.tree]) if lay.n_tree else 0.0
-        if lay.n_flexible:
-            out[lay.flexible] = self.algebra.mass_lu.solve(np.ascontiguousarray(rhs[lay.flexible]))
-        return out
-
     def _impact(self, i: int) -> None:
-        """Impact of open unilateral contact i whose gap has just closed (module docstring)."""
+        """Impact of open unilateral contact i whose gap has just closed (``impulses``)."""
         law = self.system.model.contacts[self.modes.sliding[i]].law
         ev = self.evaluation
-        c = ev.contacts[i]
-        W = np.column_stack([c.w_normal, c.w_tangent, ev.jac.T])
-        X = self._mass_solve(ev, W)
-        D = W.T @ X  # Delassus matrix of the normal, tangential and closed rows
-        pre = W.T @ self.u
-        pre[2:] += ev.phi_t
-        v_n = pre[0]
-        if v_n >= 0.0:
-            # the gap closed while it was opening (a fast structure passed the point within
-            # the step): nothing hits, and Newton's law g'+ = -e_N g'- would need a pulling
-            # impulse P_N < 0, which the law excludes (P_N = 0 solves it, g'+ = g'- >= 0). A
-            # pendulum tip on a ringing cantilever gained 8e-4 J in one such "impact"
-            return
         name = self.system.model.contacts[self.modes.sliding[i]].name
-        # Newton: one phase; Poisson: compression, expansion (``coupling.impact``)
-        result = contact_impact(D, pre, law, name, self.t)
-        P = result.impulse
-        self.u = self.u + X @ P
-        after = W.T @ self.u
-        # the kinetic energy changes by P . W^T (u- + u+) / 2 (exactly, for u+ = u- + M^-1 W P):
-        # the contact rows' part is the impact loss, never negative for these laws (Newton:
-        # -P_N g'-_N (1 - e_N) / 2 >= 0); the constraint rows' part is the work of the drives'
-        # impulses, -P phi_t (passive joints and loops do none). That alone is booked on the
-        # drives: the restart after the impact also moves the dependent coordinates back onto
-        # the constraints (a landing found at the end of a sub-step has penetrated), which no
-        # force does; booked on the drives as well, it gave a model without drives 5.3e-4 J of
-        # drive work (a disk rattling on a sagging beam, h = 1e-3 s), and it belongs to the
-        # balance error (it falls with h: 1.2e-3, 2.3e-4, 5.0e-5 J at h = 1e-3, 5e-4, 2.5e-4 s)
-        loss = result.loss
+        jump = impact_jump(ev, ev.contacts[i], self.u, self.algebra.mass_solve, law, name)
+        if jump is None:  # the gap closed while it was opening: nothing hits
+            # (a pendulum tip on a ringing cantilever gained 8e-4 J in one such "impact")
+            return
+        self.u = jump.velocity
+        P = jump.impulse
+        # only the drives' impulse work is booked on the drives: the restart after the impact
+        # also moves the dependent coordinates back onto the constraints (a landing found at
+        # the end of a sub-step has penetrated), which no force does; booked on the drives as
+        # well, it gave a model without drives 5.3e-4 J of drive work (a disk rattling on a
+        # sagging beam, h = 1e-3 s), and it belongs to the balance error (it falls with h:
+        # 1.2e-3, 2.3e-4, 5.0e-5 J at h = 1e-3, 5e-4, 2.5e-4 s)
         if self.averaged.contacts:
             self.averaged.normal_impulse[i] += P[0]
             self._book_impulse(P[2:])
         self._log(i, "impact")
-        bounced = after[0] > 1e-9 * max(1.0, abs(v_n))
-        if not bounced:
-            self.modes.slip(i, np.sign(after[1]))  # closed
+        if not jump.bounced:
+            self.modes.slip(i, np.sign(jump.velocity_after[1]))  # closed
         self._restart()
-        self._impact_loss += loss
-        self._impact_work += -float(P[2:] @ ev.phi_t)  # the drives' impulses
-        if not bounced and self.modes.mode[i] == ContactMode.REST and law.sticks:
+        self._impact_loss += jump.loss
+        self._impact_work += jump.drive_work
+        if not jump.bounced and self.modes.mode[i] == ContactMode.REST and law.sticks:
             self._try_stick(i, count=True)
 
     def _energies(self, ev):
@@ -977,24 +949,16 @@ class GeneralizedAlpha(Stepper):
 
     def _stop_slip(self, i: int) -> None:
         """The jump into rolling: the contact rolls from |v_t| = v0 / 2 on (000 sec. 6), so its
-        slip velocity drops to zero at once. A tangential impulse P along W_T, with the
-        closed rows held (their velocities unchanged), does it: u+ = u- + M^-1 W P with
-        W^T u+ = 0 on the tangential and the constraint rows (the mass-orthogonal projection;
-        recovering the dependent velocities by the coordinate partition instead changed the
-        kinetic energy by m u_dep dv, with no force to book it on: a foot hopping down an
-        incline lost 5.7e-3 J in 0.25 s whatever the step). The kinetic energy it takes,
-        -P_T v_t- / 2 >= 0, is booked as an impact loss; the constraint rows' part is the
-        drives' impulse work, as in an impact."""
+        slip velocity drops to zero at once, by a tangential impulse with the closed rows held
+        (``impulses.stop_slip_jump``; recovering the dependent velocities by the coordinate
+        partition instead changed the kinetic energy by m u_dep dv, with no force to book it
+        on: a foot hopping down an incline lost 5.7e-3 J in 0.25 s whatever the step). The
+        kinetic energy it takes is booked as an impact loss; the rest of the change of the
+        energy across the restart is the drives' impulse work, as in an impact."""
         ev = self.evaluation
         contact = self.modes.compliant_force(i, ev).contact
-        W = np.column_stack([contact.w_tangent, ev.jac.T])
-        X = self._mass_solve(ev, W)
-        pre = W.T @ self.u
-        pre[1:] += ev.phi_t
-        P = np.linalg.lstsq(W.T @ X, -pre, rcond=None)[0]
         energy0 = self._energy.total
-        self.u = self.u + X @ P
-        loss = -0.5 * float(P[0] * pre[0])  # the tangential row ends at rest: W_T u+ = 0
+        self.u, loss = stop_slip_jump(ev, contact.w_tangent, self.u, self.algebra.mass_solve)
         self._restart()
         self._impact_loss += loss
         self._impact_work += self._energy.total - energy0 + loss

@@ -182,24 +182,37 @@ class StepAlgebra:
         """The contact problem of the evaluated state ev (``painleve.contact_problem``):
         D = J M^-1 J_Sigma^T and a0 = A - J M^-1 F, the row accelerations without constraint
         forces (M q'' + F = J_Sigma^T lambda, J q'' + A = c)."""
-        Minv_Js, Minv_F = self._inverse_mass(ev, ev.jac_sigma.T, ev.forces)
+        Minv_Js = self.mass_solve(ev, ev.jac_sigma.T)
+        Minv_F = self.mass_solve(ev, ev.forces)
         D = ev.jac @ Minv_Js
-        a0 = ev.remainder - ev.jac @ Minv_F[:, 0]
+        a0 = ev.remainder - ev.jac @ Minv_F
         return contact_problem(D, a0, normal_rows)
 
-    def _inverse_mass(self, ev, *blocks):
-        """M^-1 X for each block X (n, j) or (n,) of the block-diagonal diag(M_t(q), M_f)."""
+    def mass_solve(self, ev, rhs) -> np.ndarray:
+        """M^-1 rhs for the block-diagonal mass diag(M_t(q), M_f) of the evaluated state.
+
+        Parameters
+        ----------
+        ev : Evaluation
+            The state whose tree mass matrix ``ev.mass_tree`` (kg, kg m, kg m^2) is used.
+        rhs : ndarray, shape (n,) or (n, k)
+            Generalised forces or impulses (N, N m, or N s, N m s), or constraint columns.
+
+        Returns
+        -------
+        ndarray, shape of rhs
+            The accelerations or velocity changes they cause.
+        """
         lay = self.system.layout
-        out = []
-        for X in blocks:
-            X = np.asarray(X, dtype=float).reshape(lay.n, -1)
-            Y = np.empty_like(X)
-            if lay.n_tree:
-                Y[lay.tree] = np.linalg.solve(ev.mass_tree, X[lay.tree])
-            if lay.n_flexible:
-                Y[lay.flexible] = self.mass_lu.solve(np.ascontiguousarray(X[lay.flexible]))
-            out.append(Y)
-        return out
+        X = np.asarray(rhs, dtype=float)
+        shape = X.shape
+        X = X.reshape(lay.n, -1)
+        Y = np.empty_like(X)
+        if lay.n_tree:
+            Y[lay.tree] = np.linalg.solve(ev.mass_tree, X[lay.tree])
+        if lay.n_flexible:
+            Y[lay.flexible] = self.mass_lu.solve(np.ascontiguousarray(X[lay.flexible]))
+        return Y.reshape(shape)
 
     def check_painleve_near(self, ev, mu, err: Exception, contacts=None) -> None:
         """Name a step's Newton failure ``err`` next to a Painleve case for what it is: where
@@ -242,7 +255,8 @@ class StepAlgebra:
         the normal force needed to hold the constraint grows as its inverse."""
         if not np.any(mu > 0) or ev.phi.size == 0:
             return 1.0
-        Minv_J, Minv_Js = self._inverse_mass(ev, ev.jac.T, ev.jac_sigma.T)
+        Minv_J = self.mass_solve(ev, ev.jac.T)
+        Minv_Js = self.mass_solve(ev, ev.jac_sigma.T)
         return margin_of(ev.jac @ Minv_J, ev.jac @ Minv_Js)
 
     def residual_floor(self, q, u, acc) -> np.ndarray:
