@@ -50,17 +50,19 @@ from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compliant import bordered_solve, compliant_report, curvature_terms
 from .contact_states import ContactModes
 from .energy_consistent import averaged_forces
+from .event_location import (
+    STEP_GROWTH,
+    error_control,
+    illinois,
+    last_success,
+    slides_off_end,
+    substep_limit,
+)
 from .impulses import impact_jump, stop_slip_jump
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
 from .result import ContactReport, StepReport, open_contact, point_contact
 from .step_state import ContactMode, StepState
 
-# after a located event the sub-steps grow from the last one by at most this factor until they
-# reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
-# modes' accelerations of that sub-step into a step with omega h >> 1 and overshoots (a mass
-# lifting off a near-rigid cantilever, E = 2.1e15 Pa, h = 1e-3 s: +4.2e-2 J from 1.25e-2 J);
-# grown by 4 at most, the balance only loses energy to the numerical damping of rho_inf < 1
-STEP_GROWTH = 4.0
 # a contact whose slip speed at the start is at most this is at rest on its target and sticks
 # if the static cone holds it: the round-off of a slip velocity W_T u computed from speeds of
 # order 1 m/s is about 1e-16 m/s (its sign differs between BLAS kernels), and no slip that
@@ -627,21 +629,17 @@ class GeneralizedAlpha(Stepper):
 
     # -- contact states ---------------------------------------------------------------------
     def _control(self, start, dt: float) -> bool:
-        """Error control of a sub-step of dt just taken from ``start``: the local error of the
-        positions is estimated as |1/6 - beta| dt^2 |q''_n+1 - q''_n| (the third-order term the
-        Newmark family leaves out); above ``error_tol`` the sub-step is undone and False
-        returned, with the next try at dt (tol / est)^(1/3) times 0.9 (at least a fifth, not
-        below min_substep); accepted, the next sub-step may grow up to twice."""
+        """Error control of a sub-step of dt just taken from ``start``
+        (``event_location.error_control``): above ``error_tol`` the sub-step is undone and
+        False returned, the next try smaller; accepted, the next sub-step may grow."""
         change = np.max(np.abs(self.acceleration - start.acceleration), initial=0.0)
-        estimate = abs(1.0 / 6.0 - self.params.beta) * dt * dt * change
-        factor = 0.9 * (self.error_tol / estimate) ** (1.0 / 3.0) if estimate > 0 else 2.0
-        if estimate > self.error_tol and dt > self.min_substep:
+        accepted, self._dt_next = error_control(
+            change, dt, self.params.beta, self.error_tol, self.min_substep
+        )
+        if not accepted:
             self.restore(start)
             self.n_rejected += 1
-            self._dt_next = max(dt * max(factor, 0.2), self.min_substep)
-            return False
-        self._dt_next = dt * min(factor, 2.0)
-        return True
+        return accepted
 
     def _slip_velocities(self):
         if np.all(np.isnan(self._v0)):
@@ -649,9 +647,8 @@ class GeneralizedAlpha(Stepper):
         return [np.nan if c is None else c.slip_velocity for c in self.evaluation.contacts]
 
     def _locate(self, start, i: int, kind: str, span: float):
-        """Re-take the step from ``start`` to the time where indicator i reaches zero (Illinois
-        method on the step size, to ``event_tol`` in time); ends just past the switch."""
-        lo, hi = 0.0, span
+        """Re-take the step from ``start`` to the time where indicator i reaches zero
+        (``event_location.illinois``, to ``event_tol`` in time); ends just past the switch."""
         f_lo = max(self.modes.indicator(i, kind, start.evaluation, start.multipliers), 0.0)
         if kind == "roll" and f_lo == 0.0:  # already slow enough at the start: roll from there
             self.restore(start)
@@ -667,25 +664,13 @@ class GeneralizedAlpha(Stepper):
             self.restore(start)
             return self.evaluation
         f_hi = self.modes.indicator(i, kind, self.evaluation, self.multipliers)
-        side = 0
-        ev = self.evaluation
-        while hi - lo > self.event_tol and f_lo > 0.0:
-            dt = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-            dt = min(max(dt, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
+
+        def retake(dt):
             self.restore(start)
             ev = self._advance(dt, self.max_halvings)
-            f = self.modes.indicator(i, kind, ev, self.multipliers)
-            if f < 0.0:
-                hi, f_hi = dt, f
-                f_lo = 0.5 * f_lo if side == -1 else f_lo
-                side = -1
-            else:
-                lo, f_lo = dt, f
-                f_hi = 0.5 * f_hi if side == 1 else f_hi
-                side = 1
-                if f == 0.0:
-                    hi = dt
-                    break
+            return self.modes.indicator(i, kind, ev, self.multipliers)
+
+        hi = illinois(retake, f_lo, f_hi, span, self.event_tol)
         if kind == "open" and self.averaged.contacts:
             # energy-consistent: the indicator is the sub-step's mean normal force Lambda, whose
             # zero at hi is where the force itself (linear in time to first order) has been
@@ -694,8 +679,8 @@ class GeneralizedAlpha(Stepper):
             hi = 0.5 * hi
         if self.t != start.t + hi:
             self.restore(start)
-            ev = self._advance(hi, self.max_halvings)
-        return ev
+            self._advance(hi, self.max_halvings)
+        return self.evaluation
 
     def _leaving(self, err, start, span: float) -> int:
         """The contact that left its structure in the sub-step from ``start`` (span s, taken
@@ -721,9 +706,7 @@ class GeneralizedAlpha(Stepper):
         ev = self._leave(start, i, span)
         c = ev.contacts[i]
         length = self.system.structures[pair.target].length
-        rate = abs(np.nan_to_num(c.parameter_rate))
-        distance = min(abs(c.parameter), abs(length - c.parameter))
-        if distance <= 1e-6 * length + 10.0 * rate * self.event_tol:
+        if slides_off_end(c.parameter, c.parameter_rate, length, self.event_tol):
             raise StopRun(
                 f"{err} at t = {self.t:.9g} s (located to {self.event_tol:g} s: the contact is "
                 f"at s = {c.parameter:.6g} m, an end of {pair.target!r})"
@@ -737,41 +720,31 @@ class GeneralizedAlpha(Stepper):
 
     def _leave(self, start, i: int, span: float):
         """Bisection of the step from ``start`` to the last time, within ``event_tol``, at
-        which closed contact i is still on its structure; commits there."""
-        lo, hi = 0.0, span
-        while hi - lo > self.event_tol:
-            mid = 0.5 * (lo + hi)
+        which closed contact i is still on its structure (``event_location.last_success``);
+        commits there."""
+
+        def attempt(dt) -> bool:
             self.restore(start)
             try:
-                self._advance(mid, self.max_halvings, leaving=False)
-                lo = mid
+                self._advance(dt, self.max_halvings, leaving=False)
             except ContactLeftStructure:
-                hi = mid
+                return False
+            return True
+
+        lo = last_success(attempt, span, self.event_tol)
         self.restore(start)
         if lo > 0.0:
             self._advance(lo, self.max_halvings, leaving=False)
         return self.evaluation
 
     def _substep_limit(self, dt_last: float, v_last) -> float:
-        """The step-size control of Bauchau (000) sec. 6 for contacts with the continuous law:
-        while |v_t| < 3 v0 the next sub-step is chosen so that v_t changes by about v0 / 10,
-        extrapolating linearly from the last sub-step (dt_last, its slip velocities v_last)."""
-        limit = np.inf
-        if v_last is None or dt_last <= 0.0:
-            return limit
-        for i, c in enumerate(self.evaluation.contacts):
-            v0 = self._v0[i]
-            if (
-                np.isnan(v0)
-                or c is None
-                or not self.modes.is_closed(i)
-                or abs(c.slip_velocity) >= 3 * v0
-            ):
-                continue
-            rate = abs(c.slip_velocity - v_last[i]) / dt_last
-            if rate > 0.0:
-                limit = min(limit, 0.1 * v0 / rate)
-        return max(limit, self.min_substep)
+        """The continuous friction law's bound on the next sub-step
+        (``event_location.substep_limit``) after the last one (dt_last, the slip velocities
+        v_last at its start)."""
+        closed = self.modes.mode != ContactMode.OPEN
+        return substep_limit(
+            self.evaluation.contacts, closed, self._v0, v_last, dt_last, self.min_substep
+        )
 
     def _close_substep(self, work: dict, t_start: float, ev) -> None:
         """Add the work of the sub-step from t_start to the state ev (trapezoidal rule)."""
