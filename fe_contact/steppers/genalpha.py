@@ -47,7 +47,7 @@ from ..model import Line
 from ..system import System, energies
 from .alpha import alpha_parameters, numerical_dissipation
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
-from .compliant import bordered_solve, compliant_report, curvature_terms
+from .compliant import bordered_solve, curvature_terms
 from .contact_states import ContactModes
 from .energy_consistent import averaged_forces
 from .event_location import (
@@ -59,8 +59,9 @@ from .event_location import (
     substep_limit,
 )
 from .impulses import impact_jump, stop_slip_jump
+from .mode_reports import contact_reports, power_terms
 from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
-from .result import ContactReport, StepReport, open_contact, point_contact
+from .result import StepReport, open_contact
 from .step_state import ContactMode, StepState
 
 # a contact whose slip speed at the start is at most this is at rest on its target and sticks
@@ -888,18 +889,9 @@ class GeneralizedAlpha(Stepper):
         return energies(self.system, ev.q, ev.u, ev.t, self.workspace)
 
     def _power_terms(self, ev, lam) -> dict:
-        model = self.system.model
-        E = self._energy = self._energies(ev)
-        n_c = self.modes.n_bilateral
-        drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
-        # and the compliant contacts' (model.Compliant)
-        friction = self.modes.friction_power(ev, lam) + E.contact_friction_power
-        return {
-            "work_drives": float(drive),
-            "work_loads": E.load_power,
-            "dissipated_damping": E.damping_power,
-            "dissipated_friction": float(friction),
-        }
+        """``mode_reports.power_terms`` at ev, W; keeps the energies at ev."""
+        self._energy = self._energies(ev)
+        return power_terms(self.system, self.modes, ev, lam, self._energy)
 
     def _switch_rolling(self, i: int, kind: str) -> None:
         name = self.modes.name(i)
@@ -935,15 +927,6 @@ class GeneralizedAlpha(Stepper):
         self._restart()
         self._impact_loss += loss
         self._impact_work += self._energy.total - energy0 + loss
-
-    def _compliant_report(self, name: str, force) -> ContactReport:
-        i = self.modes.n_rows + self.modes.compliant.index(force.index)
-        if not self.modes.is_rolling(i) or force.contact is None:
-            return compliant_report(name, force, self._h_step, law=self.modes.law(i))
-        lam = float(self.multipliers[self.modes.rolling_row(i)])
-        return compliant_report(
-            name, dataclasses.replace(force, friction_force=lam), self._h_step, "stick"
-        )
 
     def save(self) -> StepState:
         """The stepper's state now (``StepState``), for ``restore``."""
@@ -990,28 +973,9 @@ class GeneralizedAlpha(Stepper):
     def _report(self, ev, work) -> StepReport:
         model = self.system.model
         lam = self.multipliers
-        reports = []
-        by_model = {k: i for i, k in enumerate(self.modes.sliding)}
-        compliant = {f.index: f for f in ev.compliant}
-        for k, pair in enumerate(model.contacts):
-            if k in compliant:  # a force law (model.Compliant), not a constraint row
-                reports.append(self._compliant_report(pair.name, compliant[k]))
-                continue
-            i = by_model[k]
-            c = ev.contacts[i]
-            if not self.modes.is_closed(i):
-                reports.append(open_contact(pair.name, np.inf if c is None else c.gap))
-                continue
-            normal = float(lam[self.modes.normal_row(i)])
-            if not self.modes.is_sticking(i):
-                state, friction = "slip", -ev.friction[i] * normal + ev.viscous[i]
-            else:
-                state, friction = "stick", float(lam[self.modes.stick_row(i)])
-            if self.averaged.contacts and work is not None:
-                # the mean force of the step: the impulse the bodies received over it (the
-                # steps' h Lambda, the projections closing J u + phi_t = 0, impacts), / h
-                normal = float(self.averaged.normal_impulse[i]) / self._h_step
-            reports.append(point_contact(pair.name, state, c, normal, friction, self._h_step))
+        consistent = self.averaged.contacts and work is not None
+        impulse = self.averaged.normal_impulse if consistent else None
+        reports = contact_reports(self.system, self.modes, ev, lam, self._h_step, impulse)
         n_c = self.modes.n_bilateral
         velocity = ev.jac @ ev.u + ev.phi_t
         m = len(model.constraint_names())
@@ -1019,7 +983,7 @@ class GeneralizedAlpha(Stepper):
             t=self.t,
             q=self.q.copy(),
             u=self.u.copy(),
-            contacts=tuple(reports),
+            contacts=reports,
             drive_forces=np.asarray(lam[n_c : n_c + len(model.drives)], dtype=float),
             multipliers=np.asarray(lam[:m], dtype=float),
             work=work if work is not None else {},
