@@ -33,8 +33,8 @@ import functools
 import numpy as np
 
 from .. import validation as check
-from ..coupling.constraints import evaluate_state, mass_times, stick_anchor
-from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
+from ..coupling.constraints import evaluate_state, mass_times
+from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
     ConstraintError,
     Partition,
@@ -43,12 +43,11 @@ from ..coupling.partition import (
     make_partition,
     recover_dependent,
 )
-from ..model import Line
 from ..system import System, energies
 from .alpha import alpha_parameters, numerical_dissipation
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compliant import bordered_solve, curvature_terms
-from .contact_states import ContactModes
+from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
 from .event_location import (
     STEP_GROWTH,
@@ -60,15 +59,9 @@ from .event_location import (
 )
 from .impulses import impact_jump, stop_slip_jump
 from .mode_reports import contact_reports, power_terms
-from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
+from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers, newton_converged
 from .result import StepReport, open_contact
 from .step_state import ContactMode, StepState
-
-# a contact whose slip speed at the start is at most this is at rest on its target and sticks
-# if the static cone holds it: the round-off of a slip velocity W_T u computed from speeds of
-# order 1 m/s is about 1e-16 m/s (its sign differs between BLAS kernels), and no slip that
-# matters physically is this slow
-REST_SLIP = 1e-12  # m/s
 
 
 class NewtonDivergence(RuntimeError):
@@ -83,7 +76,7 @@ class GeneralizedAlpha(Stepper):
     h : step, s. rho_inf : spectral radius at infinite frequency. tol : Newton tolerance on
     the position correction, m (or rad). rtol : relative Newton tolerance on the acceleration
     correction, the residual of the reduced equations and the change of the multipliers
-    between iterates, against the size of the forces (see ``_converged``); the default 1e-10
+    between iterates, against the size of the forces (``partitioned_step.newton_converged``); the default 1e-10
     keeps the iteration error below the discretisation error down to steps where that is 1e-10
     (a three-link chain: 9e-9 rad at h = 4e-5 s, in order 2). max_newton : iterations per step. max_halvings : a
     step whose Newton iteration fails is retried as two halves, recursively this deep.
@@ -183,25 +176,7 @@ class GeneralizedAlpha(Stepper):
         self.t = float(t0)
         ev = evaluate_state(system, q0, u0, self.t, constraints_only=True, **self._rows())
         self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
-        slip = np.array([0.0 if c is None else c.slip_velocity for c in ev.contacts])
-        slip_sign = np.where(np.abs(slip) <= REST_SLIP, 0.0, np.sign(slip))
-        n_bilateral = self.modes.n_bilateral
-        for i in range(n_bilateral):
-            self.modes.slip(i, slip_sign[i])
-        approaching = []
-        for j, k in enumerate(self.modes.unilateral):
-            c = ev.contacts[n_bilateral + j]
-            if c is None or c.gap > self.gap_tol:
-                continue
-            if c.gap < -self.gap_tol:
-                raise ValueError(
-                    f"initial state: contact {model.contacts[k].name!r} penetrates its target "
-                    f"by {-c.gap:.3e} m; allowed: gap >= -gap_tol = {-self.gap_tol:g} m"
-                )
-            if c.normal_velocity < -self.gap_tol:
-                approaching.append(n_bilateral + j)  # hits at t0
-            elif c.normal_velocity <= self.gap_tol:  # resting at zero gap: closed from the start
-                self.modes.slip(n_bilateral + j, slip_sign[n_bilateral + j])
+        approaching = self.modes.start(ev.contacts, self.gap_tol)  # those that hit at t0
         self.q, self.u = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
         self.pseudo = None  # the algorithmic accelerations: consistent ones at the first restart
         self._restart()
@@ -322,50 +297,6 @@ class GeneralizedAlpha(Stepper):
         return bool(np.max(np.abs(ev.phi)) <= self.tol and np.max(np.abs(velocity)) <= self.tol)
 
     # -- stepping ---------------------------------------------------------------------------
-    def _converged(self, delta, inertia_delta, r, scale, lam, last, bp, floor=None) -> bool:
-        """The Newton test of an iterate. All must hold: the position correction
-        bp |delta| <= tol; the residual of the reduced equations and the acceleration correction
-        weighted by the diagonal of the mass matrix (so that both are forces, and the round-off
-        eps cond(G) of a stiff structure's accelerations weighs as little as its nodal masses)
-        <= rtol ``scale`` (the largest inertia or applied generalised force, at least 1 N) plus
-        ``floor()`` (per independent coordinate, N: the round-off level of the residual, only
-        computed when the residual is above rtol ``scale``); the
-        error of the multipliers, estimated from their change since the last iterate
-        (``last``: its |delta| and lambda) and the contraction theta = |delta_k| / |delta_k-1|
-        of the iteration as theta / (1 - theta) |lambda_k - lambda_k-1|, <= rtol max(1 N,
-        |lambda|).
-
-        Round-off: when the iteration no longer contracts (theta >= 1/2), what changes from
-        iterate to iterate is round-off (eps cond(G) of a fine, stiff mesh: on a 1000-element
-        cantilever the residual stalls at ~10 times its bound and the position correction at
-        ~1e-9, in the slopes of the nodes); such an iterate is taken when its residual and
-        position correction are within 1e4 times their bounds."""
-        d = np.max(np.abs(delta), initial=0.0)
-        stalled = last is not None and last[0] > 0 and d >= 0.5 * last[0]
-
-        def worst(bound):
-            return max(
-                bp * d / self.tol,
-                np.max(np.abs(r) / bound, initial=0.0),
-                np.max(np.abs(inertia_delta) / bound, initial=0.0),
-            )
-
-        excess = worst(self.rtol * scale)
-        if excess > 1.0 and floor is not None:
-            excess = worst(self.rtol * scale + floor())
-        if excess > 1.0:
-            return bool(stalled and excess <= 1e4)
-        if lam.size == 0:
-            return True
-        if last is None:
-            return False
-        if stalled:
-            return True
-        d_last, lam_last = last
-        theta = d / d_last if d_last > 0 else 0.0
-        error = theta / (1.0 - theta) * np.max(np.abs(lam - lam_last))
-        return bool(error <= self.rtol * max(1.0, np.max(np.abs(lam))))
-
     def _floor(self, q, u, acc, ind) -> np.ndarray:
         return self.algebra.residual_floor(q, u, acc)[ind] + self.averaged.residual_floor()
 
@@ -452,7 +383,9 @@ class GeneralizedAlpha(Stepper):
             scale = max(1.0, np.abs(inertia).max(initial=0.0), np.abs(ev.forces).max(initial=0.0))
             inertia_delta = self.algebra.mass_diagonal(ev)[ind] * delta
             floor = functools.partial(self._floor, q1, u1, acc, ind)
-            if self._converged(delta, inertia_delta, r, scale, lam, last_iterate, bp, floor):
+            if newton_converged(
+                delta, inertia_delta, r, scale, lam, last_iterate, bp, self.tol, self.rtol, floor
+            ):
                 # the one-step update of the dependent coordinates may leave a constraint
                 # residual: recover them exactly in the next iterate. After an exact recovery
                 # the residual is what recover_dependent reaches (on a stiff, fast-vibrating
@@ -811,23 +744,8 @@ class GeneralizedAlpha(Stepper):
         mu_s lambda_N (001 sec. 10.3.2); otherwise slip in the direction the contact would
         accelerate, against the static friction force it would need."""
         pair = self.system.model.contacts[self.modes.sliding[i]]
-        lay = self.system.layout
         contact = self.evaluation.contacts[i]
-        centre = line_point = None  # a structure or a curved profile: anchored at its parameter
-        if isinstance(pair.target, Line):
-            centre = contact.profile_point  # a curved profile rolls: anchored where it touches
-            if not pair.curved:
-                centre = profile_state(
-                    self.system.tree,
-                    self.q[lay.tree],
-                    self.u[lay.tree],
-                    pair.profile.body,
-                    self.system.profile_points[self.modes.sliding[i]],
-                ).centre.position
-            line_point = line_geometry(
-                self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
-            )[0]
-        self.modes.stick(i, stick_anchor(contact, pair.target, centre, line_point))
+        self.modes.stick(i, anchor_at(self.system, self.modes.sliding[i], contact, self.q, self.u))
         try:
             self._restart()
         except ConstraintError as err:
