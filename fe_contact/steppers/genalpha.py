@@ -23,6 +23,13 @@ Each is in a state, slip (with its direction) or stick (an added tangential row)
 between them are located in time inside the step and the step is completed from there
 (``contact_states``). A contact leaving its structure, or a normal force turning negative (the
 bilateral contact would separate), ends the run; everything up to the last step is kept.
+
+This module is the stepper: its state, the sub-step loop and the switches of the contact modes
+at the events it meets. What these use is written elsewhere, on explicit arguments: the
+step's linear algebra and Newton test (``partitioned_step``), the modes and their indicators
+(``contact_states``), the time of an event and the sub-step controls (``event_location``),
+the velocity jumps of an impact or a stopped slip (``impulses``), the contacts' reports and
+the power terms (``mode_reports``).
 """
 
 from __future__ import annotations
