@@ -4,7 +4,7 @@ rigid lines.
 
 The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002), eqs. 73,
 76, 78a-b; the bordered solve of ``partitioned_step.StepAlgebra``; the Newton test of
-``GeneralizedAlpha._converged``), on flat arrays. ``P`` is the constant tuple built by
+``partitioned_step.newton_converged``), on flat arrays. ``P`` is the constant tuple built by
 ``steppers.compiled.Plan`` (passed packed: ``kernels.pack``):
 
     (T, B, contacts, drive joints, (joint stiffness, damping, rest), flexible, n_tree)
@@ -486,7 +486,7 @@ def iterate(
             status = FAILED
             break
         lam = lu_solve_t(lu_s, piv_s, eU)
-        # the Newton test (``GeneralizedAlpha._converged``)
+        # the Newton test (``partitioned_step.newton_converged``)
         scale = max(1.0, _abs_max_of(inertia), _abs_max_of(forces))
         for j in range(k):
             i = ind[j]

@@ -24,7 +24,7 @@ from .result import BALANCE_COLUMNS, CONTACT_COLUMNS, WORK_KEYS, ContactReport, 
 
 # the output arrays of a batch hold at most this many numbers per state array (K n)
 BATCH_ENTRIES = 1 << 20
-POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``GeneralizedAlpha._power_terms``, in its order
+POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``mode_reports.power_terms``, in its order
 
 
 class StepBatch:
