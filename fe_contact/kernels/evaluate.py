@@ -1,6 +1,6 @@
 """The system at one state for the compiled step (numba): ``coupling.constraints.evaluate_state``
-for a tree with drives and sliding contacts on linear beams and rigid lines, on flat arrays
-(``kernels.step`` describes the constant tuple P).
+for a tree with drives and sliding contacts on linear beams, a string and rigid lines, on flat
+arrays (``kernels.step`` describes the constant tuple P).
 
 Status codes: OK, LEFT (a contact's closest point beyond its beam's end), SINGULAR (J_u or
 J_Sigma,u nearly singular), FAILED (no convergence, a non-finite correction, the constraints

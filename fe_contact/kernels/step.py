@@ -1,19 +1,23 @@
 """The compiled Newton iteration of one generalised-alpha step (``steppers.genalpha``) for a
-tree with drives and bilateral sliding contacts (slipping or sticking) on linear beams and
-rigid lines.
+tree with drives and bilateral sliding contacts (slipping or sticking) on linear beams, a
+string and rigid lines.
 
 The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002), eqs. 73,
 76, 78a-b; the bordered solve of ``partitioned_step.StepAlgebra``; the Newton test of
 ``GeneralizedAlpha._converged``), on flat arrays. ``P`` is the constant tuple built by
 ``steppers.compiled.Plan`` (passed packed: ``kernels.pack``):
 
-    (T, B, contacts, drive joints, (joint stiffness, damping, rest), flexible, n_tree)
+    (T, B, contacts, drive joints, (joint stiffness, damping, rest), flexible, n_tree, string)
 
 with T from ``kernels.tree.tree_arrays``, B from ``kernels.beam.beam_arrays``, contacts =
 (body, local point (n_c, 2), radius, side, beam (-1: a line), mu, line point and normal
 (n_c, 4), line carrier body (-1: fixed)) and flexible = (M_f, C_f, K_f, |M_f|, |C_f|, |K_f| as
 CSR triples on one sparsity pattern (``kernels.beam.on_pattern``), load (n_f,), diagonal of
-M_f). The status codes are those of ``kernels.evaluate`` (``evaluate_system``).
+M_f) and string the arrays of a system whose one structure is a string
+(``compiled_plan.string_arrays``; its first entry (present, half-band, n_free) says present 0
+otherwise): then K_f above is zero, the string's force, tangent and energy come from
+``kernels.string`` and a contact's target "beam" 0 is the string. The status codes are those of
+``kernels.evaluate`` (``evaluate_system``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,11 @@ alike; the tension law stays a Python object, evaluated on arrays between the tw
 closest material point to a point (``closest``, for ``StringStructure.closest``); and, for the
 Moreau-Jean step (``steppers.effective_mass``), the whole response of a string on its free
 coordinates in one call with the tension law compiled (``string_response``: forces, element
-tangents and strain energy; ``tension_law`` the laws of ``elements.tension``).
+tangents and strain energy; ``tension_law`` the laws of ``elements.tension``). For the compiled
+generalised-alpha step (``kernels.step``): the same response on the system's coordinates
+(``string_forces``), its iteration matrix M_f + beta' K_t(q) factorised (``iteration_factor``),
+and a profile's contact with the string and a point sticking to it (``contact``, ``stick_row``:
+``coupling.kinematics.structure_contact`` and ``coupling.constraints`` on the string's curve).
 
 Strain vector per quadrature point: ``(r'_x, r'_y, r''_x, r''_y)``; below ``a = r'``,
 ``b = r''``, ``cross = a x b``, ``m2 = |a|^2``, ``metric = |r_ref'|``, bending strain
@@ -556,9 +560,9 @@ def string_forces(string, q, offset, order):
 @njit(cache=True)
 def iteration_factor(string, q, offset, bp):
     """Banded LU factors (``kernels.band.band_lu_factor``: lu, piv, info) of the string's
-    G_f = M_f + beta' K_t(q) (bp = beta'; no damping: ``compiled_plan.unsupported``), the tangent's element blocks
-    scattered into M_f's band storage as ``effective_mass.FlexibleBlock.iteration_matrix`` does
-    (``kernels.band.add_entries``)."""
+    G_f = M_f + beta' K_t(q) (bp = beta'; no damping: ``compiled_plan.unsupported``), the
+    tangent's element blocks scattered into M_f's band storage as
+    ``effective_mass.FlexibleBlock.iteration_matrix`` does (``kernels.band.add_entries``)."""
     meta, mass, flat, keep = string[0], string[11], string[12], string[13]
     _, tangents, _ = string_forces(string, q, offset, 2)
     stiffness = add_entries(np.zeros(mass.size), flat, keep, tangents).reshape(mass.shape)

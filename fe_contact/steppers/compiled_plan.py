@@ -187,13 +187,18 @@ class Plan:
         if not self.drives and all(j.actuator is None for j in tree.joints):
             self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
         self._mck = (M, C, K)
+        self._string = bool(self.P[7][0][0])
         self._factors = {}
         self._indices = {}
 
     def factor(self, bp: float, gp: float):
         """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached; the first
         row holds the reciprocals of its diagonal: ``kernels.beam.band_solve``), or None when
-        G_f is not symmetric positive definite (then the Python step takes over)."""
+        G_f is not symmetric positive definite (then the Python step takes over). A string's
+        C_f and K_f are zero here (its tangent enters G_f at each iterate, in the kernels):
+        every step size has the factor of M_f, kept once."""
+        if self._string:
+            bp = gp = 0.0
         for key in reversed(self._factors):  # most recently used last
             # a step size that differs in its last bits ((t + h) - t) takes the same factor:
             # the iteration matrix then differs at round-off, the converged step not at all
