@@ -24,9 +24,7 @@ from .beam import (
     stick_row,
 )
 from .string import closest as string_closest
-from .string import contact as string_contact
-from .string import nearest_node, string_forces
-from .string import stick_row as string_stick_row
+from .string import nearest_node, string_contact, string_forces, string_stick_row
 from .tree import dynamics, kinematics, point
 
 OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3

@@ -10,8 +10,9 @@ coordinates in one call with the tension law compiled (``string_response``: forc
 tangents and strain energy; ``tension_law`` the laws of ``elements.tension``). For the compiled
 generalised-alpha step (``kernels.step``): the same response on the system's coordinates
 (``string_forces``), its iteration matrix M_f + beta' K_t(q) factorised (``iteration_factor``),
-and a profile's contact with the string and a point sticking to it (``contact``, ``stick_row``:
-``coupling.kinematics.structure_contact`` and ``coupling.constraints`` on the string's curve).
+and a profile's contact with the string and a point sticking to it (``string_contact``,
+``string_stick_row``: ``coupling.kinematics.structure_contact`` and ``coupling.constraints`` on
+the string's curve).
 
 Strain vector per quadrature point: ``(r'_x, r'_y, r''_x, r''_y)``; below ``a = r'``,
 ``b = r''``, ``cross = a x b``, ``m2 = |a|^2``, ``metric = |r_ref'|``, bending strain
@@ -421,7 +422,7 @@ def _rows(nodes, coefficients, s):
 
 
 @njit(cache=True)
-def contact(
+def string_contact(
     nodes, coefficients, columns, fixed, offset, s, q, u, side, radius, c, cv, Jc, ac, jw,
     omega_body, n_tree, out, wn, wt, hessian,
 ):  # fmt: skip
@@ -522,12 +523,14 @@ def contact(
 
 
 @njit(cache=True)
-def stick_row(nodes, coefficients, columns, fixed, offset, s_star, tx, ty, q, c, Jc, ac, n_tree,
-              row):  # fmt: skip
+def string_stick_row(
+    nodes, coefficients, columns, fixed, offset, s_star, tx, ty, q, c, Jc, ac, n_tree, row
+):
     """(phi, A) of the tangential row of a point c sticking to the string at its material
     point s_star with the tangent (tx, ty) of the onset (``coupling.constraints.StickAnchor``):
     phi = t* . (c - r(s*, q)); the row t* . J_c on the tree and -t* . dr/dq on the string is
-    written into ``row`` (n,); A = t* . a_c (r is linear in q). Arguments as ``contact``."""
+    written into ``row`` (n,); A = t* . a_c (r is linear in q). Arguments as
+    ``string_contact``."""
     s, e, N, _, _ = _rows(nodes, coefficients, s_star)
     rx, ry, _, _, _, _ = _point(nodes, coefficients, columns, fixed, q[offset:], s)
     for k in range(row.size):
