@@ -155,3 +155,7 @@ def test_energy_balance_of_the_compiled_run_closes_as_the_python_one(measured):
         unit="J",
         reference="the Python run",
     )
+    # the string's own energy columns: its strain energy booked by the kernels
+    elastic = np.abs(cc["string_elastic_energy"] - py["string_elastic_energy"])
+    assert np.max(elastic) <= bound * np.max(np.abs(total))
+    assert np.array_equal(cc["string_elastic_energy"], cc["structure_elastic_energy"])

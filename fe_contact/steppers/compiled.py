@@ -208,7 +208,11 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self._previous = (self.acceleration, h)
         self._commit(flat, t1, ind, slip_sign)
         self._numerical += float(numerical[0])
-        self._step_energies = (self.evaluation, Energies(*energy[0].tolist()))
+        booked = energy[0].tolist()
+        parts = ()
+        if self.plan.one_string:  # the structures' elastic energy is the string's own
+            parts = ((next(iter(self.system.structures)), booked[4]),)
+        self._step_energies = (self.evaluation, Energies(*booked, structure_elastic_parts=parts))
         if cond > self.recondition * max(self._cond0, 1.0):
             self.part = self._choose(self.evaluation)
         return self.evaluation

@@ -187,7 +187,7 @@ class Plan:
         if not self.drives and all(j.actuator is None for j in tree.joints):
             self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
         self._mck = (M, C, K)
-        self._string = bool(self.P[7][0][0])
+        self.one_string = bool(self.P[7][0][0])  # the one structure is a string
         self._factors = {}
         self._indices = {}
 
@@ -197,7 +197,7 @@ class Plan:
         G_f is not symmetric positive definite (then the Python step takes over). A string's
         C_f and K_f are zero here (its tangent enters G_f at each iterate, in the kernels):
         every step size has the factor of M_f, kept once."""
-        if self._string:
+        if self.one_string:
             bp = gp = 0.0
         for key in reversed(self._factors):  # most recently used last
             # a step size that differs in its last bits ((t + h) - t) takes the same factor:
