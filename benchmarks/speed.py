@@ -122,8 +122,7 @@ def kernels_ready() -> float:
 
 def slider_on_string(h: float, t_end: float, compiled: bool = True):
     """The trolley on the hanging string (``fe-contact demo slider-on-string``: 8 elements,
-    mu = 0.05, rho_inf = 1; the static start excluded): the trolley's coordinates (x, y).
-    Strings run the Python step whatever ``compiled`` says."""
+    mu = 0.05, rho_inf = 1; the static start excluded): the trolley's coordinates (x, y)."""
     from fe_contact.papers.slider_on_string import slider_on_string as trolley
 
     scenario = trolley()
@@ -420,8 +419,8 @@ def run_cases(args, scale):
         f"{'own error':>10} {'compile':>8}  steps: compiled / Python / fell back"
     )
     for name, run, h, t_end, order, repeats in cases:
-        # the generalised-alpha cases the compiled step takes (strings run the Python step)
-        reference = args.reference and order == 2 and "string" not in name
+        # the generalised-alpha cases (the compiled step takes them all)
+        reference = args.reference and order == 2
         r = row(name, run, h, t_end, order, reference, repeats)
         rows.append(r)
         line = (

@@ -515,8 +515,9 @@ class StringStructure(Structure):
             start, end = self._node_list[e], self._node_list[e + 1]
             self._element_terms.append((start, end - start, terms))
         cols = index[self._element_dofs]
-        # the same data as arrays, for the compiled closest-point iteration
-        self._kernel_data = (
+        # the same data as arrays, for the compiled closest-point iteration and contact:
+        # (nodes, coefficients (n_el, 4, 4), free columns (n_el, 8), fixed values (n_el, 8))
+        self.kernel_data = (
             np.ascontiguousarray(self.nodes, dtype=float),
             np.ascontiguousarray(self._coefficients, dtype=float),
             np.ascontiguousarray(cols, dtype=np.int64),
@@ -577,7 +578,7 @@ class StringStructure(Structure):
         else:
             s = self._wrap(float(s_guess))
         s, inside = closest_point(
-            *self._kernel_data,
+            *self.kernel_data,
             np.asarray(q, dtype=float),
             float(p[0]),
             float(p[1]),

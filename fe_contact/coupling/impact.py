@@ -18,7 +18,7 @@ before the impact and the contact law, the impulses P make the velocities ``G P 
 * ``contact_impact``: the impact of one contact whose gap has just closed while other rows
   are closed and held as equations (J u+ + phi_t = 0: joints, drives, other contacts), the
   phases the law gives (``Unilateral.impact_phases``: Newton's one, Poisson's compression and
-  expansion); the generalised-alpha stepper's impact (``steppers.contact_states``).
+  expansion); the generalised-alpha stepper's impact (``steppers.impulses.impact_jump``).
 
 The energy lost in a phase is ``-P . (gdot_start + gdot_end) / 2`` (003 eqs. (18)-(20)), exactly
 the drop of kinetic energy of ``u+ = u- + M^-1 W P`` when the rows carry no prescribed

@@ -1,6 +1,6 @@
 """The system at one state for the compiled step (numba): ``coupling.constraints.evaluate_state``
-for a tree with drives and sliding contacts on linear beams and rigid lines, on flat arrays
-(``kernels.step`` describes the constant tuple P).
+for a tree with drives and sliding contacts on linear beams, a string and rigid lines, on flat
+arrays (``kernels.step`` describes the constant tuple P).
 
 Status codes: OK, LEFT (a contact's closest point beyond its beam's end), SINGULAR (J_u or
 J_Sigma,u nearly singular), FAILED (no convergence, a non-finite correction, the constraints
@@ -23,6 +23,8 @@ from .beam import (
     rigid_line_record,
     stick_row,
 )
+from .string import closest as string_closest
+from .string import nearest_node, string_contact, string_forces, string_stick_row
 from .tree import dynamics, kinematics, point
 
 OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
@@ -40,7 +42,9 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     committed state's q and W_T rows, the base of a rolling circle's position value
     (``constraints.rolling_position``). (M_t and F are computed also
     where only the constraints are needed: a flag would compile the kernel twice.)"""
-    T, B, contacts, d_joint, joints, flex, nt = P
+    T, B, contacts, d_joint, joints, flex, nt, string = P
+    on_string = string[0][0] == 1  # the structure is one string (``kernels.step``)
+    nodes, coefficients, columns, fixed = string[9], string[10], string[2], string[3]
     c_body, c_local, c_radius, c_side, c_beam, c_mu, c_line, c_carrier = contacts
     n = q.size
     nc = c_body.size
@@ -93,6 +97,39 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
                 rec[i],
                 wn[i],
                 wt[i],
+            )
+        elif on_string:
+            qs = q[nt:]
+            s = s_guess[i]
+            if not np.isfinite(s):
+                s = nearest_node(nodes, coefficients, columns, fixed, qs, p[0], p[1])
+            s, inside = string_closest(
+                nodes, coefficients, columns, fixed, qs, p[0], p[1], s, 1e-13, False
+            )
+            if not inside:
+                return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
+            string_contact(
+                nodes,
+                coefficients,
+                columns,
+                fixed,
+                nt,
+                s,
+                q,
+                u,
+                c_side[i],
+                c_radius[i],
+                p,
+                v,
+                J,
+                a,
+                jw,
+                omega[b],
+                nt,
+                rec[i],
+                wn[i],
+                wt[i],
+                hess[i],
             )
         else:
             s, inside = closest(B, c_beam[i], p[0], p[1], q, s_guess[i], 1e-13)
@@ -148,7 +185,24 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
             p, _, J, a = point(
                 T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms
             )
-            if c_beam[i] >= 0:
+            if c_beam[i] >= 0 and on_string:
+                phi[row], rem[row] = string_stick_row(
+                    nodes,
+                    coefficients,
+                    columns,
+                    fixed,
+                    nt,
+                    cstate[i, 2],
+                    cstate[i, 3],
+                    cstate[i, 4],
+                    q,
+                    p,
+                    J,
+                    a,
+                    nt,
+                    jac[row],
+                )
+            elif c_beam[i] >= 0:
                 phi[row], rem[row] = stick_row(
                     B,
                     c_beam[i],
@@ -186,8 +240,13 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     cu = np.empty(nf)
     kq = np.empty(nf)
     csr_matvec2(Cf, Kf, u, q, cu, kq, nt)
-    for i in range(nf):
-        forces[nt + i] = cu[i] + kq[i] - load[i]
+    if on_string:  # C_f u + f_int(q) - load, f_int of the string's kernel
+        f_int, _, _ = string_forces(string, q, nt, 1)
+        for i in range(nf):
+            forces[nt + i] = (cu[i] + f_int[i]) - load[i]
+    else:
+        for i in range(nf):
+            forces[nt + i] = cu[i] + kq[i] - load[i]
     return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
 
 

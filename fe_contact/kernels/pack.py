@@ -14,7 +14,8 @@ SPEC = (
     "i2 f2 f1 f1 f1 i2 f3 "  # beams
     "i1 f2 f1 f1 i1 f1 f2 i1 "  # contacts
     "i1 f1 f1 f1 "  # drive joints; joint stiffness, damping, rest
-    "i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 f1 f1"  # flexible
+    "i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 f1 f1 "  # flexible
+    "i1 f1 i2 f2 f3 f3 f2 f2 f2 f1 f3 f2 i1 i1"  # string
 ).split()
 
 
@@ -28,9 +29,10 @@ def _leaves(item):
 
 def pack(P) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(floats, ints, header) of the nested tuple P; header row k = (offset, shape 0..2) of
-    array k, the last row holds the integer leaf (the number of tree coordinates)."""
+    array k, the last row holds the integer leaf (the number of tree coordinates, P[6])."""
     leaves = list(_leaves(P))
-    arrays, scalar = leaves[:-1], int(leaves[-1])
+    arrays = [a for a in leaves if isinstance(a, np.ndarray)]
+    (scalar,) = (int(a) for a in leaves if not isinstance(a, np.ndarray))
     if len(arrays) != len(SPEC):
         raise ValueError(f"pack: {len(arrays)} arrays, the layout has {len(SPEC)}")
     floats, ints, header = [], [], []
@@ -125,4 +127,29 @@ def unpack(F, I, H):
         _v1(F, H, np.int64(49)),
         _v1(F, H, np.int64(50)),
     )
-    return (T, B, contacts, _v1(I, H, np.int64(27)), joints, flex, H[H.shape[0] - 1, 0])
+    string = (
+        _v1(I, H, np.int64(51)),
+        _v1(F, H, np.int64(52)),
+        _v2(I, H, np.int64(53)),
+        _v2(F, H, np.int64(54)),
+        _v3(F, H, np.int64(55)),
+        _v3(F, H, np.int64(56)),
+        _v2(F, H, np.int64(57)),
+        _v2(F, H, np.int64(58)),
+        _v2(F, H, np.int64(59)),
+        _v1(F, H, np.int64(60)),
+        _v3(F, H, np.int64(61)),
+        _v2(F, H, np.int64(62)),
+        _v1(I, H, np.int64(63)),
+        _v1(I, H, np.int64(64)),
+    )
+    return (
+        T,
+        B,
+        contacts,
+        _v1(I, H, np.int64(27)),
+        joints,
+        flex,
+        H[H.shape[0] - 1, 0],
+        string,
+    )

@@ -1,19 +1,23 @@
 """The compiled Newton iteration of one generalised-alpha step (``steppers.genalpha``) for a
-tree with drives and bilateral sliding contacts (slipping or sticking) on linear beams and
-rigid lines.
+tree with drives and bilateral sliding contacts (slipping or sticking) on linear beams, a
+string and rigid lines.
 
 The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002), eqs. 73,
 76, 78a-b; the bordered solve of ``partitioned_step.StepAlgebra``; the Newton test of
-``GeneralizedAlpha._converged``), on flat arrays. ``P`` is the constant tuple built by
+``partitioned_step.newton_converged``), on flat arrays. ``P`` is the constant tuple built by
 ``steppers.compiled.Plan`` (passed packed: ``kernels.pack``):
 
-    (T, B, contacts, drive joints, (joint stiffness, damping, rest), flexible, n_tree)
+    (T, B, contacts, drive joints, (joint stiffness, damping, rest), flexible, n_tree, string)
 
 with T from ``kernels.tree.tree_arrays``, B from ``kernels.beam.beam_arrays``, contacts =
 (body, local point (n_c, 2), radius, side, beam (-1: a line), mu, line point and normal
 (n_c, 4), line carrier body (-1: fixed)) and flexible = (M_f, C_f, K_f, |M_f|, |C_f|, |K_f| as
 CSR triples on one sparsity pattern (``kernels.beam.on_pattern``), load (n_f,), diagonal of
-M_f). The status codes are those of ``kernels.evaluate`` (``evaluate_system``).
+M_f) and string the arrays of a system whose one structure is a string
+(``compiled_plan.string_arrays``; its first entry (present, half-band, n_free) says present 0
+otherwise): then K_f above is zero, the string's force, tangent and energy come from
+``kernels.string`` and a contact's target "beam" 0 is the string. The status codes are those of
+``kernels.evaluate`` (``evaluate_system``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .band import band_lu_solve
 from .beam import H00, N_FIELDS, band_solve, csr_matvec, csr_matvec2
 from .curvature import curvature_row, dependent_row_terms
 from .dense import (
@@ -35,6 +40,7 @@ from .dense import (
 )
 from .evaluate import FAILED, OK, SINGULAR, evaluate_system
 from .pack import unpack
+from .string import iteration_factor, string_forces
 from .tree import kinematics
 
 # the pieces of a step's flat result (``flatten``), in order, with their shapes in terms of n
@@ -192,9 +198,10 @@ def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first):
 
 
 @njit(cache=True)
-def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs, nb):
+def _bordered(P, Lg, piv, bp, gp, mass_tree, jac, js, rhs, nb):
     """``StepAlgebra.bordered_solve``: X with T_Sigma^T G T X_ind = -r, the structures' block
-    G_f = M_f + gamma' C_f + beta' K_f through its banded Cholesky factor Lg. The last nb
+    G_f = M_f + gamma' C_f + beta' K_f through its banded Cholesky factor Lg (linear beams;
+    piv empty) or, for a string, its banded LU factors (Lg, piv) of ``kernels.band``. The last nb
     rows of jac and js border a low-rank term U K U^T of the matrix (``compliant.bordered_solve``:
     jac's rows K U^T, js's rows -U^T, and -1 on their diagonal: the extra unknowns y = K U^T X),
     so that G_f keeps its factor."""
@@ -218,7 +225,10 @@ def _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs, nb):
         Z[k, 0] = rhs[nt + k]
         for c in range(n_live):
             Z[k, 1 + c] = js[live[c], nt + k]
-    band_solve(Lg, Z)
+    if piv.size:
+        Z = band_lu_solve(Lg, piv, P[7][0][1], Z)
+    else:
+        band_solve(Lg, Z)
     size = nt + m
     small = np.zeros((size, size))
     b = np.empty(size)
@@ -359,7 +369,9 @@ def iterate(
     rtol,
     max_newton,
 ):
-    """The Newton iteration of one step on the unpacked constant tuple P, Lg, coef = (h, beta',
+    """The Newton iteration of one step on the unpacked constant tuple P, Lg (the banded
+    Cholesky factor of G_f of linear beams; a string's G_f is factorised here at each iterate
+    with its tangent stiffness, ``kernels.string.iteration_factor``), coef = (h, beta',
     gamma', alpha_m, alpha_f, gamma, beta, t1), drive, actuators, ind, U, q_n, u_n, acc_n,
     pseudo_n, ydd0 (the predicted independent accelerations), prev = (q, u, phi, J, phi_t, t,
     W_T, Hessian columns (n_c, 3, n), Hessian cores (n_c, 3)) of the committed state's
@@ -374,6 +386,8 @@ def iterate(
     h, bp, gp, am, af, gamma, beta, t1 = coef
     nt = P[6]
     flex = P[5]
+    on_string = P[7][0][0] == 1  # G_f factorised per iterate, the given Lg not used
+    piv = np.zeros(0, np.int64)
     mass_f = flex[7]
     n = q_n.size
     m = U.size
@@ -471,12 +485,17 @@ def iterate(
         for j in range(k):
             r[j] = e[ind[j]] - reduced[j]
             rhs[ind[j]] = -r[j]
+        if on_string:  # G_f with the tangent at q_n, then at the iterate (``GeneralizedAlpha``)
+            Lg, piv, info = iteration_factor(P[7], q_n if iterations == 0 else q1, nt, bp)
+            if info != 0:
+                status = FAILED
+                break
         if n_curved > 0 and (have_last or lam_n.size == m):
             lam_now = lam if have_last else lam_n
             jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
-            X = _bordered(P, Lg, bp, gp, mass_tree, jac_b, js_b, rhs, 2 * n_curved)
+            X = _bordered(P, Lg, piv, bp, gp, mass_tree, jac_b, js_b, rhs, 2 * n_curved)
         else:
-            X = _bordered(P, Lg, bp, gp, mass_tree, jac, js, rhs, 0)
+            X = _bordered(P, Lg, piv, bp, gp, mass_tree, jac, js, rhs, 0)
         finite = True
         for j in range(k):
             delta[j] = X[ind[j]]
@@ -486,7 +505,7 @@ def iterate(
             status = FAILED
             break
         lam = lu_solve_t(lu_s, piv_s, eU)
-        # the Newton test (``GeneralizedAlpha._converged``)
+        # the Newton test (``partitioned_step.newton_converged``)
         scale = max(1.0, _abs_max_of(inertia), _abs_max_of(forces))
         for j in range(k):
             i = ind[j]
@@ -613,6 +632,7 @@ def state_energies(P, q, u, actuators):
     load = flex[6]
     sk = 0.0
     se = 0.0
+
     sg = 0.0
     sdp = 0.0
     for i in range(nf):
@@ -620,12 +640,15 @@ def state_energies(P, q, u, actuators):
         se += q[nt + i] * ku[i]
         sg -= load[i] * q[nt + i]
         sdp += u[nt + i] * cu[i]
+    elastic = 0.5 * se
+    if P[7][0][0] == 1:  # a string (K_f is zero): its strain energy from its kernel
+        _, _, elastic = string_forces(P[7], q, nt, 1)
     return (
         tk,
         0.5 * sk,
         grav + sg,
         0.5 * springs,
-        0.5 * se,
+        elastic,
         tdp + sdp,
         actuators @ ut,
     )

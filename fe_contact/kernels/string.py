@@ -7,7 +7,12 @@ alike; the tension law stays a Python object, evaluated on arrays between the tw
 closest material point to a point (``closest``, for ``StringStructure.closest``); and, for the
 Moreau-Jean step (``steppers.effective_mass``), the whole response of a string on its free
 coordinates in one call with the tension law compiled (``string_response``: forces, element
-tangents and strain energy; ``tension_law`` the laws of ``elements.tension``).
+tangents and strain energy; ``tension_law`` the laws of ``elements.tension``). For the compiled
+generalised-alpha step (``kernels.step``): the same response on the system's coordinates
+(``string_forces``), its iteration matrix M_f + beta' K_t(q) factorised (``iteration_factor``),
+and a profile's contact with the string and a point sticking to it (``string_contact``,
+``string_stick_row``: ``coupling.kinematics.structure_contact`` and ``coupling.constraints`` on
+the string's curve).
 
 Strain vector per quadrature point: ``(r'_x, r'_y, r''_x, r''_y)``; below ``a = r'``,
 ``b = r''``, ``cross = a x b``, ``m2 = |a|^2``, ``metric = |r_ref'|``, bending strain
@@ -18,6 +23,30 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from .band import add_entries, band_lu_factor
+from .beam import (
+    ELEMENT,
+    GAP,
+    H00,
+    H01,
+    H11,
+    NX,
+    NY,
+    PX,
+    PY,
+    QX,
+    QY,
+    REM,
+    REM_T,
+    SRATE,
+    TX,
+    TY,
+    VN,
+    VT,
+    S,
+)
+from .curvature import hessian_core, remainder_slope
 
 # codes of the tension laws that ``tension_law`` evaluates (``elements.tension``)
 NEO_HOOKEAN = 1  # T = k/3 (nu - nu^-2), Eugster-Glocker (004), eq. (17)
@@ -345,3 +374,200 @@ def string_response(
             if j >= 0:
                 force[j] += force_e[e, i]
     return force, tangents, energy
+
+
+# ---------------------------------------------------------------------------------------------
+# The string in the compiled generalised-alpha step (``kernels.step``): its contact with a
+# profile, a point sticking to it, and its iteration matrix M_f + gamma' C_f + beta' K_t(q)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def nearest_node(nodes, coefficients, columns, fixed, q, px, py):
+    """The node of the string nearest to (px, py), the start of ``closest`` without a guess
+    (``StringStructure.closest``)."""
+    best = np.inf
+    s = nodes[0]
+    for k in range(nodes.size):
+        rx, ry, _, _, _, _ = _point(nodes, coefficients, columns, fixed, q, nodes[k])
+        d = (rx - px) ** 2 + (ry - py) ** 2
+        if d < best:
+            best = d
+            s = nodes[k]
+    return s
+
+
+@njit(cache=True)
+def _rows(nodes, coefficients, s):
+    """(s clipped, element, N, N_s, N_ss (4,) each) of the element's Hermite functions at s
+    (``_point``'s polynomials)."""
+    s = min(max(s, nodes[0]), nodes[-1])
+    n_el = coefficients.shape[0]
+    e = min(max(np.searchsorted(nodes, s, side="right") - 1, 0), n_el - 1)
+    x0 = nodes[e]
+    le = nodes[e + 1] - x0
+    z = (s - x0) / le
+    N = np.empty(4)
+    N_s = np.empty(4)
+    N_ss = np.empty(4)
+    for a in range(4):
+        c0 = coefficients[e, a, 0]
+        c1 = coefficients[e, a, 1]
+        c2 = coefficients[e, a, 2]
+        c3 = coefficients[e, a, 3]
+        N[a] = c0 + z * (c1 + z * (c2 + z * c3))
+        N_s[a] = (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le
+        N_ss[a] = (2.0 * c2 + 6.0 * z * c3) / (le * le)
+    return s, e, N, N_s, N_ss
+
+
+@njit(cache=True)
+def string_contact(
+    nodes, coefficients, columns, fixed, offset, s, q, u, side, radius, c, cv, Jc, ac, jw,
+    omega_body, n_tree, out, wn, wt, hessian,
+):  # fmt: skip
+    """Contact kinematics of a profile (centre c, velocity cv, Jacobian Jc (2, n_tree),
+    acceleration remainder ac, angular row jw, angular velocity omega_body) with the string at
+    its material point s (``coupling.kinematics.structure_contact`` on ``StringStructure.curve``):
+    the record ``out`` (``kernels.beam.N_FIELDS``), the rows W_N, W_T (n,) and ``hessian``
+    (3, n) = (v, w, remainder gradient), filled in place. q, u (n,): the system's coordinates,
+    the string's free ones from ``offset`` (columns: the free coordinate of each local dof,
+    -1 at a fixed one, whose value is in ``fixed``; a fixed dof does not move).
+
+    dr/dq of local dof 2 a + k is N_a e_k: W_N there is -n_k N_a, the Hessian columns those of
+    ``kernels.curvature.hessian_columns`` with these rows, the remainder gradient
+    ``kernels.curvature.remainder_slope`` times n_k N_a''."""
+    qs = q[offset:]
+    us = u[offset:]
+    s, e, N, N_s, N_ss = _rows(nodes, coefficients, s)
+    rx, ry, ax, ay, bx, by = _point(nodes, coefficients, columns, fixed, qs, s)
+    vmx = vmy = rsx = rsy = 0.0  # material velocity and slope velocity (fixed dofs: at rest)
+    for a in range(4):
+        jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
+        if jx >= 0:
+            vmx += N[a] * us[jx]
+            rsx += N_s[a] * us[jx]
+        if jy >= 0:
+            vmy += N[a] * us[jy]
+            rsy += N_s[a] * us[jy]
+    metric = np.hypot(ax, ay)
+    tsx = ax / metric
+    tsy = ay / metric
+    nsx = -tsy
+    nsy = tsx
+    nx = side * nsx
+    ny = side * nsy
+    tx = ny
+    ty = -nx
+    dx = c[0] - rx
+    dy = c[1] - ry
+    relx = cv[0] - vmx
+    rely = cv[1] - vmy
+    for i in range(wn.size):
+        wn[i] = 0.0
+        wt[i] = 0.0
+        hessian[0, i] = 0.0
+        hessian[1, i] = 0.0
+        hessian[2, i] = 0.0
+    a2 = ax * ax + ay * ay
+    for j in range(n_tree):
+        wn[j] = nx * Jc[0, j] + ny * Jc[1, j]
+        wt[j] = tx * Jc[0, j] + ty * Jc[1, j] + radius * jw[j]
+        hessian[0, j] = (ax * Jc[0, j] + ay * Jc[1, j]) / a2
+    rho = nx * dx + ny * dy
+    kappa = nx * bx + ny * by
+    c00, c01, c11, D = hessian_core(a2, rho, kappa)
+    dA_dkappa = remainder_slope(a2, rho, D, (ax * relx + ay * rely) / a2, nx * rsx + ny * rsy)
+    normal = (nx, ny)
+    tangent = (tx, ty)
+    slope = (ax, ay)
+    for a in range(4):
+        for k in range(2):
+            col = columns[e, 2 * a + k]
+            if col < 0:
+                continue
+            col += offset
+            wn[col] += -(normal[k] * N[a])
+            wt[col] += -(tangent[k] * N[a])
+            hessian[0, col] += -(slope[k] * N[a]) / a2
+            hessian[1, col] += normal[k] * N_s[a]
+            hessian[2, col] += dA_dkappa * (normal[k] * N_ss[a])
+    a = np.hypot(ax, ay)
+    s_rate = (a * (tsx * relx + tsy * rely) + (dx * rsx + dy * rsy)) / (a * a - (dx * bx + dy * by))
+    omega = (nsx * (bx * s_rate + rsx) + nsy * (by * s_rate + rsy)) / a
+    A = side * (
+        (nsx * ac[0] + nsy * ac[1])
+        - s_rate * (nsx * rsx + nsy * rsy)
+        - omega * (tsx * relx + tsy * rely)
+    )
+    A_T = (tx * ac[0] + ty * ac[1]) - s_rate * (tx * rsx + ty * rsy)
+    out[S] = s
+    out[ELEMENT] = e
+    out[PX] = rx
+    out[PY] = ry
+    out[QX] = c[0] - radius * nx
+    out[QY] = c[1] - radius * ny
+    out[NX] = nx
+    out[NY] = ny
+    out[TX] = tx
+    out[TY] = ty
+    out[GAP] = (nx * dx + ny * dy) - radius
+    out[VN] = nx * relx + ny * rely
+    out[VT] = (tx * relx + ty * rely) + radius * omega_body
+    out[REM] = A
+    out[SRATE] = s_rate
+    out[REM_T] = A_T
+    out[H00] = c00
+    out[H01] = c01
+    out[H11] = c11
+
+
+@njit(cache=True)
+def string_stick_row(
+    nodes, coefficients, columns, fixed, offset, s_star, tx, ty, q, c, Jc, ac, n_tree, row
+):
+    """(phi, A) of the tangential row of a point c sticking to the string at its material
+    point s_star with the tangent (tx, ty) of the onset (``coupling.constraints.StickAnchor``):
+    phi = t* . (c - r(s*, q)); the row t* . J_c on the tree and -t* . dr/dq on the string is
+    written into ``row`` (n,); A = t* . a_c (r is linear in q). Arguments as
+    ``string_contact``."""
+    s, e, N, _, _ = _rows(nodes, coefficients, s_star)
+    rx, ry, _, _, _, _ = _point(nodes, coefficients, columns, fixed, q[offset:], s)
+    for k in range(row.size):
+        row[k] = 0.0
+    for j in range(n_tree):
+        row[j] = tx * Jc[0, j] + ty * Jc[1, j]
+    for a in range(4):
+        jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
+        if jx >= 0:
+            row[offset + jx] += -(tx * N[a])
+        if jy >= 0:
+            row[offset + jy] += -(ty * N[a])
+    return tx * (c[0] - rx) + ty * (c[1] - ry), tx * ac[0] + ty * ac[1]
+
+
+@njit(cache=True)
+def string_forces(string, q, offset, order):
+    """``string_response`` of the string in the compiled step's constant tuple (``string`` =
+    (meta (present, half-band, n_free), (EI, law code, stiffness), columns, fixed,
+    shape_slopes, shape_curvatures, metric, ref_strain, dx, nodes, coefficients, band of M_f,
+    flat, keep), ``steppers.compiled_plan.Plan``) at the system's coordinates q, the string's
+    from ``offset``: (f_int (n_free,), element tangents, strain energy)."""
+    meta, params, columns, fixed, slopes, curvatures, metric, ref_strain, dx = string[:9]
+    return string_response(
+        q[offset:], columns, fixed, slopes, curvatures, metric, params[0], ref_strain, dx,
+        np.int64(params[1]), params[2], order, meta[2],
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def iteration_factor(string, q, offset, bp):
+    """Banded LU factors (``kernels.band.band_lu_factor``: lu, piv, info) of the string's
+    G_f = M_f + beta' K_t(q) (bp = beta'; no damping: ``compiled_plan.unsupported``), the
+    tangent's element blocks scattered into M_f's band storage as
+    ``effective_mass.FlexibleBlock.iteration_matrix`` does (``kernels.band.add_entries``)."""
+    meta, mass, flat, keep = string[0], string[11], string[12], string[13]
+    _, tangents, _ = string_forces(string, q, offset, 2)
+    stiffness = add_entries(np.zeros(mass.size), flat, keep, tangents).reshape(mass.shape)
+    ab = mass + bp * stiffness
+    return band_lu_factor(ab, meta[1])

@@ -24,7 +24,7 @@ from .result import BALANCE_COLUMNS, CONTACT_COLUMNS, WORK_KEYS, ContactReport, 
 
 # the output arrays of a batch hold at most this many numbers per state array (K n)
 BATCH_ENTRIES = 1 << 20
-POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``GeneralizedAlpha._power_terms``, in its order
+POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``mode_reports.power_terms``, in its order
 
 
 class StepBatch:
@@ -111,8 +111,13 @@ class StepBatch:
         energy = Energies(*self.energy.T)
         for column in BALANCE_COLUMNS:
             col[column.name] = self._full(column.value(steps, energy, accumulated, energy0))
-        _, _, gravity, springs, _ = (self.energy[:, k] for k in range(5))
-        col.update(part_energy_arrays(system, self.q, self.u, gravity, springs))
+        _, _, gravity, springs, elastic = (self.energy[:, k] for k in range(5))
+        known = None
+        if len(system.structures) == 1 and not system.linear_flexible:
+            # one string (``compiled_plan.unsupported``): its strain energy is the structures'
+            # elastic energy the kernels booked, not evaluated again
+            known = {next(iter(system.structures)): elastic.copy()}
+        col.update(part_energy_arrays(system, self.q, self.u, gravity, springs, None, known))
         col.update(state_arrays(system, self.q, self.u, self.acceleration))
         return col
 

@@ -6,7 +6,9 @@ that numba compiles one entry point of the Newton iteration (``kernels.step.iter
 two. In it: the tree's kinematics and dynamics, the contacts' closest points and kinematics, the
 partitioning (Lipinski (002), eqs. 73, 76, 78a-b), the bordered solve with the structures'
 block G_f = M_f + gamma' C_f + beta' K_f factorised once per step size (banded Cholesky: G_f is
-symmetric positive definite for linear beams with Rayleigh damping), the Newton test, and the
+symmetric positive definite for linear beams with Rayleigh damping) or, for a string, with its
+tangent stiffness K_t(q) at each iterate as the Python step forms it (banded LU,
+``kernels.string.iteration_factor``), the Newton test, and the
 step's energies and the scheme's own loss, all on flat arrays laid out by ``StateLayout``.
 Python is touched once per step. The equations, the tests and the order of the iterates are
 those of the Python step, so the trajectories agree to round-off (the factorisation and the
@@ -16,16 +18,18 @@ tensioned wire of 5000 elements takes 5 iterations per step with them, 44 and st
 without.
 
 What it takes (``unsupported`` says why a system is not taken): a tree (revolute and
-prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``) or none,
-and bilateral ``Sliding`` contacts of points or circles on beams or on rigid lines (fixed, or
+prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``), one
+undamped open string (``StringSpec`` with a tension law the kernels evaluate) or none, and
+bilateral ``Sliding`` contacts of points or circles on beams or on rigid lines (fixed, or
 on a translating body) with Coulomb friction, slipping or sticking. What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
 leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
 not converge, a drive giving a non-finite value. A sticking circle rolls: its velocity-level
 row takes its position value from the committed state's W_T (``constraints.rolling_position``).
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
-``GeneralizedAlpha``. Systems with strings, loop closures, unilateral contacts or the continuous
-friction law run on ``GeneralizedAlpha`` unchanged.
+``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
+loop closures, unilateral contacts or the continuous friction law run on ``GeneralizedAlpha``
+unchanged.
 """
 
 from __future__ import annotations
@@ -204,7 +208,11 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self._previous = (self.acceleration, h)
         self._commit(flat, t1, ind, slip_sign)
         self._numerical += float(numerical[0])
-        self._step_energies = (self.evaluation, Energies(*energy[0].tolist()))
+        booked = energy[0].tolist()
+        parts = ()
+        if self.plan.one_string:  # the structures' elastic energy is the string's own
+            parts = ((next(iter(self.system.structures)), booked[4]),)
+        self._step_energies = (self.evaluation, Energies(*booked, structure_elastic_parts=parts))
         if cond > self.recondition * max(self._cond0, 1.0):
             self.part = self._choose(self.evaluation)
         return self.evaluation

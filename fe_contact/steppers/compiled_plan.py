@@ -1,20 +1,24 @@
 """What the compiled generalised-alpha step needs of a system, built once per run: whether it
 takes the system (``unsupported``), and ``Plan``: the system's constant arrays packed for the
 kernels (``kernels.pack``), the drives and actuators evaluated per step, and the banded
-factors of the structures' block G_f = M_f + gamma' C_f + beta' K_f per step size."""
+factors of the structures' block G_f = M_f + gamma' C_f + beta' K_f per step size (linear
+beams; a string's G_f holds its tangent stiffness and is factorised by the kernels at each
+Newton iterate, from the band storage of ``effective_mass.FlexibleBlock``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 
 from ..kernels.beam import beam_arrays, on_pattern
 from ..kernels.pack import pack
 from ..kernels.tree import tree_arrays
 from ..model import Circle, Line, Point
 from ..multibody.tree import actuator_forces
-from ..structures import BeamStructure
+from ..structures import BeamStructure, StringStructure
 from ..system import System
+from .effective_mass import FlexibleBlock
 
 # banded factors of G_f kept per system (step sizes; the least recently used goes first):
 # locating an event takes the step at some ten sizes, each factorised once
@@ -26,8 +30,13 @@ def unsupported(system: System) -> str | None:
     model = system.model
     if system.tree is None:
         return "no tree"
-    if not all(isinstance(s, BeamStructure) for s in system.structures.values()):
-        return "a structure that is not a linear beam"
+    structures = list(system.structures.values())
+    if len(structures) == 1 and isinstance(structures[0], StringStructure):
+        why = _string_unsupported(system, structures[0])
+        if why is not None:
+            return why
+    elif not all(isinstance(s, BeamStructure) for s in structures):
+        return "a structure that is neither a linear beam nor one string alone"
     if model.loops:
         return "loop closures"
     for c in model.contacts:
@@ -42,6 +51,70 @@ def unsupported(system: System) -> str | None:
     return None
 
 
+def _string_unsupported(system: System, string: StringStructure) -> str | None:
+    """Why the compiled step does not take the system's one structure, a string."""
+    if string.closed:
+        return "a closed string"
+    if string.stiffness_damping != 0.0 or string.damping_matrix.nnz:
+        return "a damped string"
+    if not _string_part(system)[1].compiled:
+        return "a string whose tension law the kernels do not evaluate"
+    return None
+
+
+def _string_part(system: System):
+    """The band storage of the one string's G_f (``effective_mass.FlexibleBlock``): (the block,
+    the string's part: its scatter into the band and its ``kernels.string`` arguments)."""
+    block = FlexibleBlock(system)
+    return block, block.parts[0][2]
+
+
+def string_arrays(system: System) -> tuple:
+    """The string tuple of ``kernels.step``'s P (``kernels.string.string_forces``): for a
+    system whose one structure is a string, (meta (present 1, half-band, n_free), (EI, law
+    code, stiffness), columns, fixed, shape_slopes, shape_curvatures, metric, ref_strain, dx,
+    nodes, coefficients, M_f in band storage, flat, keep); otherwise the same arrays empty,
+    present 0."""
+    structures = list(system.structures.values())
+    if len(structures) != 1 or not isinstance(structures[0], StringStructure):
+        return (
+            np.zeros(3, dtype=np.int64),
+            np.zeros(3),
+            np.zeros((0, 8), dtype=np.int64),
+            np.zeros((0, 8)),
+            np.zeros((0, 4, 0)),
+            np.zeros((0, 4, 0)),
+            np.zeros((0, 0)),
+            np.zeros((0, 0)),
+            np.zeros((0, 0)),
+            np.zeros(0),
+            np.zeros((0, 4, 4)),
+            np.zeros((0, 0)),
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+        )
+    string = structures[0]
+    block, part = _string_part(system)
+    columns, fixed, slopes, curvatures, metric, ei, ref_strain, dx, law, stiffness = part.arguments
+    nodes, coefficients, _, _ = string.kernel_data
+    return (
+        np.array([1, block.band, string.n_dofs], dtype=np.int64),
+        np.array([ei, law, stiffness], dtype=float),
+        columns,
+        fixed,
+        slopes,
+        curvatures,
+        metric,
+        ref_strain,
+        dx,
+        nodes,
+        coefficients,
+        np.ascontiguousarray(block.mass),
+        np.ascontiguousarray(part.flat, dtype=np.int64),
+        np.ascontiguousarray(part.keep, dtype=np.int64),
+    )
+
+
 class Plan:
     """The constant arrays of a system for the compiled step (``kernels.step``), the drives
     and actuators evaluated per step, and the banded factors of G_f per step size: run state
@@ -51,8 +124,8 @@ class Plan:
         model = system.model
         tree = system.tree
         lay = system.layout
-        beams = {n: system.structures[n] for n in lay.structure_names}
-        names = list(beams)
+        names = list(lay.structure_names)
+        beams = {n: s for n in names if isinstance(s := system.structures[n], BeamStructure)}
         contacts = [c for c in model.contacts if c.bilateral]
         points = [system.profile_points[model.contacts.index(c)] for c in contacts]
         lines = [None if isinstance(c.target, str) else c.target for c in contacts]
@@ -83,6 +156,8 @@ class Plan:
             np.array([j.rest for j in tree.joints], dtype=float),
         )
         M, C, K = system.mass_flexible, system.damping_flexible, system.stiffness_flexible
+        if K is None:  # a string: f_int(q) and its tangent from its kernels, K_f zero here
+            K = sp.csr_matrix(M.shape)
         # all six on one sparsity pattern, so that the kernels form products with several of
         # them in one pass over the indices (``kernels.beam.csr_matvec2``)
         pattern = (abs(M) + abs(C) + abs(K)).tocsr()
@@ -104,6 +179,7 @@ class Plan:
             joints,
             flexible,
             lay.n_tree,
+            string_arrays(system),
         )
         self.packed = pack(self.P)
         self.tree = tree
@@ -111,13 +187,18 @@ class Plan:
         if not self.drives and all(j.actuator is None for j in tree.joints):
             self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
         self._mck = (M, C, K)
+        self.one_string = bool(self.P[7][0][0])  # the one structure is a string
         self._factors = {}
         self._indices = {}
 
     def factor(self, bp: float, gp: float):
         """Lower banded Cholesky factor of G_f = M_f + gp C_f + bp K_f (cached; the first
         row holds the reciprocals of its diagonal: ``kernels.beam.band_solve``), or None when
-        G_f is not symmetric positive definite (then the Python step takes over)."""
+        G_f is not symmetric positive definite (then the Python step takes over). A string's
+        C_f and K_f are zero here (its tangent enters G_f at each iterate, in the kernels):
+        every step size has the factor of M_f, kept once."""
+        if self.one_string:
+            bp = gp = 0.0
         for key in reversed(self._factors):  # most recently used last
             # a step size that differs in its last bits ((t + h) - t) takes the same factor:
             # the iteration matrix then differs at round-off, the converged step not at all
@@ -196,4 +277,4 @@ class Plan:
         return self._indices[key][1:]
 
 
-__all__ = ["FACTORS_KEPT", "Plan", "unsupported"]
+__all__ = ["FACTORS_KEPT", "Plan", "string_arrays", "unsupported"]

@@ -35,8 +35,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..coupling.constraints import compliant_contacts, sliding_contacts
+from ..coupling.constraints import compliant_contacts, sliding_contacts, stick_anchor
+from ..coupling.kinematics import line_geometry, profile_state
+from ..model import Line
 from .step_state import ContactMode
+
+# a contact whose slip speed at the start is at most this is at rest on its target and sticks
+# if the static cone holds it: the round-off of a slip velocity W_T u computed from speeds of
+# order 1 m/s is about 1e-16 m/s (its sign differs between BLAS kernels), and no slip that
+# matters physically is this slow
+REST_SLIP = 1e-12  # m/s
 
 
 class ContactModes:
@@ -73,6 +81,50 @@ class ContactModes:
         self.anchors = [None] * self.n_rows
         self._update()
 
+    def start(self, contacts, gap_tol: float) -> list[int]:
+        """Set the modes of the initial state: a Sliding contact slips in the direction of its
+        slip velocity (at rest within REST_SLIP, m/s); a Unilateral one with |gap| <= gap_tol
+        (m) is closed (slipping, or at rest) when its normal velocity is within gap_tol of
+        zero (m/s), and hits at the start when it approaches faster.
+
+        Parameters
+        ----------
+        contacts : sequence
+            Per contact with rows, its ContactKinematics at the start, or None.
+        gap_tol : float
+            The gap (m) and normal velocity (m/s) counted as zero.
+
+        Returns
+        -------
+        list of int
+            The contacts that hit at the start (their impacts are the caller's).
+
+        Raises
+        ------
+        ValueError
+            When a Unilateral contact penetrates its target by more than gap_tol.
+        """
+        slip = np.array([0.0 if c is None else c.slip_velocity for c in contacts])
+        slip_sign = np.where(np.abs(slip) <= REST_SLIP, 0.0, np.sign(slip))
+        n_bilateral = self.n_bilateral
+        for i in range(n_bilateral):
+            self.slip(i, slip_sign[i])
+        approaching = []
+        for j, k in enumerate(self.unilateral):
+            c = contacts[n_bilateral + j]
+            if c is None or c.gap > gap_tol:
+                continue
+            if c.gap < -gap_tol:
+                raise ValueError(
+                    f"initial state: contact {self.system.model.contacts[k].name!r} penetrates "
+                    f"its target by {-c.gap:.3e} m; allowed: gap >= -gap_tol = {-gap_tol:g} m"
+                )
+            if c.normal_velocity < -gap_tol:
+                approaching.append(n_bilateral + j)  # hits at t0
+            elif c.normal_velocity <= gap_tol:  # resting at zero gap: closed from the start
+                self.slip(n_bilateral + j, slip_sign[n_bilateral + j])
+        return approaching
+
     # -- the rows of the present modes ------------------------------------------------------
     def _update(self) -> None:
         """Row indices and the keywords of ``evaluate_state`` after a change of mode."""
@@ -100,6 +152,14 @@ class ContactModes:
             closed=tuple(bool(c) for c in closed[nb:]),
             rolling=tuple(bool(r) for r in rolling) if rolling.size else None,
         )
+
+    def closed_normal(self, rows) -> np.ndarray:
+        """Per contact with rows, the entry of ``rows`` (m,) at its normal row while it is
+        closed, 0 while it is open: (n_rows,), e.g. the contacts' normal impulses, N s."""
+        out = np.zeros(self.n_rows)
+        closed = self._normal >= 0
+        out[closed] = np.asarray(rows)[self._normal[closed]]
+        return out
 
     def rows(self, base, workspace) -> dict:
         """Keywords of ``evaluate_state`` for the present modes; ``base`` (the committed
@@ -339,4 +399,37 @@ class ContactModes:
         return rows, names, np.array([i >= self.n_bilateral for i in closed], dtype=bool)
 
 
-__all__ = ["ContactModes"]
+def anchor_at(system, k: int, contact, q, u):
+    """Where contact k of the model sticks now: the StickAnchor of its tangential row
+    (``coupling.constraints.stick_anchor``). A contact on a structure, or a curved profile on
+    a line, is anchored at its contact parameter; a point profile on a line at its centre.
+
+    Parameters
+    ----------
+    system : System
+        The assembled system.
+    k : int
+        The model index of the contact.
+    contact : ContactKinematics
+        Its kinematics now.
+    q, u : ndarray, shape (n,)
+        Coordinates and velocities now.
+
+    Returns
+    -------
+    StickAnchor
+    """
+    pair = system.model.contacts[k]
+    lay = system.layout
+    centre = line_point = None  # a structure or a curved profile: anchored at its parameter
+    if isinstance(pair.target, Line):
+        centre = contact.profile_point  # a curved profile rolls: anchored where it touches
+        if not pair.curved:
+            centre = profile_state(
+                system.tree, q[lay.tree], u[lay.tree], pair.profile.body, system.profile_points[k]
+            ).centre.position
+        line_point = line_geometry(system.tree, q[lay.tree], u[lay.tree], pair.target)[0]
+    return stick_anchor(contact, pair.target, centre, line_point)
+
+
+__all__ = ["REST_SLIP", "ContactModes", "anchor_at"]

@@ -313,7 +313,7 @@ class ConsistentContacts(AveragedForces):
             if self.small:
                 # the rounding of the velocities, 4 eps |u| / h, of all coordinates: a step this
                 # short resolves the independent accelerations no better, and their corrections
-                # are weighed against this level too (``_converged``; under another BLAS, one at
+                # are weighed against this level too (``newton_converged``; under another BLAS, one at
                 # h = 1e-13 s after a stick event cycled at 0.02 m/s^2 there)
                 noise = 8.0 * EPS * (np.abs(ev.u) + np.abs(u_n)) / h
             else:

@@ -23,6 +23,13 @@ Each is in a state, slip (with its direction) or stick (an added tangential row)
 between them are located in time inside the step and the step is completed from there
 (``contact_states``). A contact leaving its structure, or a normal force turning negative (the
 bilateral contact would separate), ends the run; everything up to the last step is kept.
+
+This module is the stepper: its state, the sub-step loop and the switches of the contact modes
+at the events it meets. What these use is written elsewhere, on explicit arguments: the
+step's linear algebra and Newton test (``partitioned_step``), the modes and their indicators
+(``contact_states``), the time of an event and the sub-step controls (``event_location``),
+the velocity jumps of an impact or a stopped slip (``impulses``), the contacts' reports and
+the power terms (``mode_reports``).
 """
 
 from __future__ import annotations
@@ -33,9 +40,8 @@ import functools
 import numpy as np
 
 from .. import validation as check
-from ..coupling.constraints import evaluate_state, mass_times, stick_anchor
-from ..coupling.impact import contact_impact
-from ..coupling.kinematics import ContactLeftStructure, line_geometry, profile_state
+from ..coupling.constraints import evaluate_state, mass_times
+from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
     ConstraintError,
     Partition,
@@ -44,28 +50,25 @@ from ..coupling.partition import (
     make_partition,
     recover_dependent,
 )
-from ..model import Line
 from ..system import System, energies
 from .alpha import alpha_parameters, numerical_dissipation
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
-from .compliant import bordered_solve, compliant_report, curvature_terms
-from .contact_states import ContactModes
+from .compliant import bordered_solve, curvature_terms
+from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
-from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers
-from .result import ContactReport, StepReport, open_contact, point_contact
+from .event_location import (
+    STEP_GROWTH,
+    error_control,
+    illinois,
+    last_success,
+    slides_off_end,
+    substep_limit,
+)
+from .impulses import impact_jump, stop_slip_jump
+from .mode_reports import contact_reports, power_terms
+from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers, newton_converged
+from .result import StepReport, open_contact
 from .step_state import ContactMode, StepState
-
-# after a located event the sub-steps grow from the last one by at most this factor until they
-# reach h: a full step right after the tiny sub-step that ends on an event takes the stiff
-# modes' accelerations of that sub-step into a step with omega h >> 1 and overshoots (a mass
-# lifting off a near-rigid cantilever, E = 2.1e15 Pa, h = 1e-3 s: +4.2e-2 J from 1.25e-2 J);
-# grown by 4 at most, the balance only loses energy to the numerical damping of rho_inf < 1
-STEP_GROWTH = 4.0
-# a contact whose slip speed at the start is at most this is at rest on its target and sticks
-# if the static cone holds it: the round-off of a slip velocity W_T u computed from speeds of
-# order 1 m/s is about 1e-16 m/s (its sign differs between BLAS kernels), and no slip that
-# matters physically is this slow
-REST_SLIP = 1e-12  # m/s
 
 
 class NewtonDivergence(RuntimeError):
@@ -80,7 +83,7 @@ class GeneralizedAlpha(Stepper):
     h : step, s. rho_inf : spectral radius at infinite frequency. tol : Newton tolerance on
     the position correction, m (or rad). rtol : relative Newton tolerance on the acceleration
     correction, the residual of the reduced equations and the change of the multipliers
-    between iterates, against the size of the forces (see ``_converged``); the default 1e-10
+    between iterates, against the size of the forces (``partitioned_step.newton_converged``); the default 1e-10
     keeps the iteration error below the discretisation error down to steps where that is 1e-10
     (a three-link chain: 9e-9 rad at h = 4e-5 s, in order 2). max_newton : iterations per step. max_halvings : a
     step whose Newton iteration fails is retried as two halves, recursively this deep.
@@ -180,25 +183,7 @@ class GeneralizedAlpha(Stepper):
         self.t = float(t0)
         ev = evaluate_state(system, q0, u0, self.t, constraints_only=True, **self._rows())
         self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
-        slip = np.array([0.0 if c is None else c.slip_velocity for c in ev.contacts])
-        slip_sign = np.where(np.abs(slip) <= REST_SLIP, 0.0, np.sign(slip))
-        n_bilateral = self.modes.n_bilateral
-        for i in range(n_bilateral):
-            self.modes.slip(i, slip_sign[i])
-        approaching = []
-        for j, k in enumerate(self.modes.unilateral):
-            c = ev.contacts[n_bilateral + j]
-            if c is None or c.gap > self.gap_tol:
-                continue
-            if c.gap < -self.gap_tol:
-                raise ValueError(
-                    f"initial state: contact {model.contacts[k].name!r} penetrates its target "
-                    f"by {-c.gap:.3e} m; allowed: gap >= -gap_tol = {-self.gap_tol:g} m"
-                )
-            if c.normal_velocity < -self.gap_tol:
-                approaching.append(n_bilateral + j)  # hits at t0
-            elif c.normal_velocity <= self.gap_tol:  # resting at zero gap: closed from the start
-                self.modes.slip(n_bilateral + j, slip_sign[n_bilateral + j])
+        approaching = self.modes.start(ev.contacts, self.gap_tol)  # those that hit at t0
         self.q, self.u = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
         self.pseudo = None  # the algorithmic accelerations: consistent ones at the first restart
         self._restart()
@@ -237,7 +222,7 @@ class GeneralizedAlpha(Stepper):
             # keep the velocities but for their part across the new rows (an impulse):
             # recovered from J u = 0 the kinetic energy would change at first order in it
             ev = self._evaluate(self.q, u_before, self.t, self.modes.slip_sign)
-            self.u, loss, impulse = self.averaged.project(ev, self._mass_solve)
+            self.u, loss, impulse = self.averaged.project(ev, self.algebra.mass_solve)
             self._numerical += loss
             self._book_impulse(impulse)
         ev = self._evaluate(self.q, self.u, self.t, self.modes.slip_sign)
@@ -319,50 +304,6 @@ class GeneralizedAlpha(Stepper):
         return bool(np.max(np.abs(ev.phi)) <= self.tol and np.max(np.abs(velocity)) <= self.tol)
 
     # -- stepping ---------------------------------------------------------------------------
-    def _converged(self, delta, inertia_delta, r, scale, lam, last, bp, floor=None) -> bool:
-        """The Newton test of an iterate. All must hold: the position correction
-        bp |delta| <= tol; the residual of the reduced equations and the acceleration correction
-        weighted by the diagonal of the mass matrix (so that both are forces, and the round-off
-        eps cond(G) of a stiff structure's accelerations weighs as little as its nodal masses)
-        <= rtol ``scale`` (the largest inertia or applied generalised force, at least 1 N) plus
-        ``floor()`` (per independent coordinate, N: the round-off level of the residual, only
-        computed when the residual is above rtol ``scale``); the
-        error of the multipliers, estimated from their change since the last iterate
-        (``last``: its |delta| and lambda) and the contraction theta = |delta_k| / |delta_k-1|
-        of the iteration as theta / (1 - theta) |lambda_k - lambda_k-1|, <= rtol max(1 N,
-        |lambda|).
-
-        Round-off: when the iteration no longer contracts (theta >= 1/2), what changes from
-        iterate to iterate is round-off (eps cond(G) of a fine, stiff mesh: on a 1000-element
-        cantilever the residual stalls at ~10 times its bound and the position correction at
-        ~1e-9, in the slopes of the nodes); such an iterate is taken when its residual and
-        position correction are within 1e4 times their bounds."""
-        d = np.max(np.abs(delta), initial=0.0)
-        stalled = last is not None and last[0] > 0 and d >= 0.5 * last[0]
-
-        def worst(bound):
-            return max(
-                bp * d / self.tol,
-                np.max(np.abs(r) / bound, initial=0.0),
-                np.max(np.abs(inertia_delta) / bound, initial=0.0),
-            )
-
-        excess = worst(self.rtol * scale)
-        if excess > 1.0 and floor is not None:
-            excess = worst(self.rtol * scale + floor())
-        if excess > 1.0:
-            return bool(stalled and excess <= 1e4)
-        if lam.size == 0:
-            return True
-        if last is None:
-            return False
-        if stalled:
-            return True
-        d_last, lam_last = last
-        theta = d / d_last if d_last > 0 else 0.0
-        error = theta / (1.0 - theta) * np.max(np.abs(lam - lam_last))
-        return bool(error <= self.rtol * max(1.0, np.max(np.abs(lam))))
-
     def _floor(self, q, u, acc, ind) -> np.ndarray:
         return self.algebra.residual_floor(q, u, acc)[ind] + self.averaged.residual_floor()
 
@@ -449,7 +390,9 @@ class GeneralizedAlpha(Stepper):
             scale = max(1.0, np.abs(inertia).max(initial=0.0), np.abs(ev.forces).max(initial=0.0))
             inertia_delta = self.algebra.mass_diagonal(ev)[ind] * delta
             floor = functools.partial(self._floor, q1, u1, acc, ind)
-            if self._converged(delta, inertia_delta, r, scale, lam, last_iterate, bp, floor):
+            if newton_converged(
+                delta, inertia_delta, r, scale, lam, last_iterate, bp, self.tol, self.rtol, floor
+            ):
                 # the one-step update of the dependent coordinates may leave a constraint
                 # residual: recover them exactly in the next iterate. After an exact recovery
                 # the residual is what recover_dependent reaches (on a stiff, fast-vibrating
@@ -481,7 +424,7 @@ class GeneralizedAlpha(Stepper):
         start = (self.u, self.acceleration, self.pseudo)
         loss = 0.0
         if consistent:  # J u = 0 holds in the discrete form only: closed by an impulse
-            u1, loss, impulse = self.averaged.project(ev, self._mass_solve)
+            u1, loss, impulse = self.averaged.project(ev, self.algebra.mass_solve)
             # the rows' impulse over the step: h Lambda through G_Sigma, and the projection's
             self._book_impulse(h * lam + impulse)
             ev = dataclasses.replace(self._evaluate(q1, u1, t1, slip_sign), forces=ev.forces)
@@ -627,21 +570,17 @@ class GeneralizedAlpha(Stepper):
 
     # -- contact states ---------------------------------------------------------------------
     def _control(self, start, dt: float) -> bool:
-        """Error control of a sub-step of dt just taken from ``start``: the local error of the
-        positions is estimated as |1/6 - beta| dt^2 |q''_n+1 - q''_n| (the third-order term the
-        Newmark family leaves out); above ``error_tol`` the sub-step is undone and False
-        returned, with the next try at dt (tol / est)^(1/3) times 0.9 (at least a fifth, not
-        below min_substep); accepted, the next sub-step may grow up to twice."""
+        """Error control of a sub-step of dt just taken from ``start``
+        (``event_location.error_control``): above ``error_tol`` the sub-step is undone and
+        False returned, the next try smaller; accepted, the next sub-step may grow."""
         change = np.max(np.abs(self.acceleration - start.acceleration), initial=0.0)
-        estimate = abs(1.0 / 6.0 - self.params.beta) * dt * dt * change
-        factor = 0.9 * (self.error_tol / estimate) ** (1.0 / 3.0) if estimate > 0 else 2.0
-        if estimate > self.error_tol and dt > self.min_substep:
+        accepted, self._dt_next = error_control(
+            change, dt, self.params.beta, self.error_tol, self.min_substep
+        )
+        if not accepted:
             self.restore(start)
             self.n_rejected += 1
-            self._dt_next = max(dt * max(factor, 0.2), self.min_substep)
-            return False
-        self._dt_next = dt * min(factor, 2.0)
-        return True
+        return accepted
 
     def _slip_velocities(self):
         if np.all(np.isnan(self._v0)):
@@ -649,9 +588,8 @@ class GeneralizedAlpha(Stepper):
         return [np.nan if c is None else c.slip_velocity for c in self.evaluation.contacts]
 
     def _locate(self, start, i: int, kind: str, span: float):
-        """Re-take the step from ``start`` to the time where indicator i reaches zero (Illinois
-        method on the step size, to ``event_tol`` in time); ends just past the switch."""
-        lo, hi = 0.0, span
+        """Re-take the step from ``start`` to the time where indicator i reaches zero
+        (``event_location.illinois``, to ``event_tol`` in time); ends just past the switch."""
         f_lo = max(self.modes.indicator(i, kind, start.evaluation, start.multipliers), 0.0)
         if kind == "roll" and f_lo == 0.0:  # already slow enough at the start: roll from there
             self.restore(start)
@@ -667,25 +605,13 @@ class GeneralizedAlpha(Stepper):
             self.restore(start)
             return self.evaluation
         f_hi = self.modes.indicator(i, kind, self.evaluation, self.multipliers)
-        side = 0
-        ev = self.evaluation
-        while hi - lo > self.event_tol and f_lo > 0.0:
-            dt = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-            dt = min(max(dt, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
+
+        def retake(dt):
             self.restore(start)
             ev = self._advance(dt, self.max_halvings)
-            f = self.modes.indicator(i, kind, ev, self.multipliers)
-            if f < 0.0:
-                hi, f_hi = dt, f
-                f_lo = 0.5 * f_lo if side == -1 else f_lo
-                side = -1
-            else:
-                lo, f_lo = dt, f
-                f_hi = 0.5 * f_hi if side == 1 else f_hi
-                side = 1
-                if f == 0.0:
-                    hi = dt
-                    break
+            return self.modes.indicator(i, kind, ev, self.multipliers)
+
+        hi = illinois(retake, f_lo, f_hi, span, self.event_tol)
         if kind == "open" and self.averaged.contacts:
             # energy-consistent: the indicator is the sub-step's mean normal force Lambda, whose
             # zero at hi is where the force itself (linear in time to first order) has been
@@ -694,8 +620,8 @@ class GeneralizedAlpha(Stepper):
             hi = 0.5 * hi
         if self.t != start.t + hi:
             self.restore(start)
-            ev = self._advance(hi, self.max_halvings)
-        return ev
+            self._advance(hi, self.max_halvings)
+        return self.evaluation
 
     def _leaving(self, err, start, span: float) -> int:
         """The contact that left its structure in the sub-step from ``start`` (span s, taken
@@ -721,9 +647,7 @@ class GeneralizedAlpha(Stepper):
         ev = self._leave(start, i, span)
         c = ev.contacts[i]
         length = self.system.structures[pair.target].length
-        rate = abs(np.nan_to_num(c.parameter_rate))
-        distance = min(abs(c.parameter), abs(length - c.parameter))
-        if distance <= 1e-6 * length + 10.0 * rate * self.event_tol:
+        if slides_off_end(c.parameter, c.parameter_rate, length, self.event_tol):
             raise StopRun(
                 f"{err} at t = {self.t:.9g} s (located to {self.event_tol:g} s: the contact is "
                 f"at s = {c.parameter:.6g} m, an end of {pair.target!r})"
@@ -737,41 +661,31 @@ class GeneralizedAlpha(Stepper):
 
     def _leave(self, start, i: int, span: float):
         """Bisection of the step from ``start`` to the last time, within ``event_tol``, at
-        which closed contact i is still on its structure; commits there."""
-        lo, hi = 0.0, span
-        while hi - lo > self.event_tol:
-            mid = 0.5 * (lo + hi)
+        which closed contact i is still on its structure (``event_location.last_success``);
+        commits there."""
+
+        def attempt(dt) -> bool:
             self.restore(start)
             try:
-                self._advance(mid, self.max_halvings, leaving=False)
-                lo = mid
+                self._advance(dt, self.max_halvings, leaving=False)
             except ContactLeftStructure:
-                hi = mid
+                return False
+            return True
+
+        lo = last_success(attempt, span, self.event_tol)
         self.restore(start)
         if lo > 0.0:
             self._advance(lo, self.max_halvings, leaving=False)
         return self.evaluation
 
     def _substep_limit(self, dt_last: float, v_last) -> float:
-        """The step-size control of Bauchau (000) sec. 6 for contacts with the continuous law:
-        while |v_t| < 3 v0 the next sub-step is chosen so that v_t changes by about v0 / 10,
-        extrapolating linearly from the last sub-step (dt_last, its slip velocities v_last)."""
-        limit = np.inf
-        if v_last is None or dt_last <= 0.0:
-            return limit
-        for i, c in enumerate(self.evaluation.contacts):
-            v0 = self._v0[i]
-            if (
-                np.isnan(v0)
-                or c is None
-                or not self.modes.is_closed(i)
-                or abs(c.slip_velocity) >= 3 * v0
-            ):
-                continue
-            rate = abs(c.slip_velocity - v_last[i]) / dt_last
-            if rate > 0.0:
-                limit = min(limit, 0.1 * v0 / rate)
-        return max(limit, self.min_substep)
+        """The continuous friction law's bound on the next sub-step
+        (``event_location.substep_limit``) after the last one (dt_last, the slip velocities
+        v_last at its start)."""
+        closed = self.modes.mode != ContactMode.OPEN
+        return substep_limit(
+            self.evaluation.contacts, closed, self._v0, v_last, dt_last, self.min_substep
+        )
 
     def _close_substep(self, work: dict, t_start: float, ev) -> None:
         """Add the work of the sub-step from t_start to the state ev (trapezoidal rule)."""
@@ -837,23 +751,8 @@ class GeneralizedAlpha(Stepper):
         mu_s lambda_N (001 sec. 10.3.2); otherwise slip in the direction the contact would
         accelerate, against the static friction force it would need."""
         pair = self.system.model.contacts[self.modes.sliding[i]]
-        lay = self.system.layout
         contact = self.evaluation.contacts[i]
-        centre = line_point = None  # a structure or a curved profile: anchored at its parameter
-        if isinstance(pair.target, Line):
-            centre = contact.profile_point  # a curved profile rolls: anchored where it touches
-            if not pair.curved:
-                centre = profile_state(
-                    self.system.tree,
-                    self.q[lay.tree],
-                    self.u[lay.tree],
-                    pair.profile.body,
-                    self.system.profile_points[self.modes.sliding[i]],
-                ).centre.position
-            line_point = line_geometry(
-                self.system.tree, self.q[lay.tree], self.u[lay.tree], pair.target
-            )[0]
-        self.modes.stick(i, stick_anchor(contact, pair.target, centre, line_point))
+        self.modes.stick(i, anchor_at(self.system, self.modes.sliding[i], contact, self.q, self.u))
         try:
             self._restart()
         except ConstraintError as err:
@@ -876,66 +775,38 @@ class GeneralizedAlpha(Stepper):
     def _book_impulse(self, rows: np.ndarray) -> None:
         """Add the impulse on the present rows, rows (m,) N s, to the closed contacts' normal
         impulse of the step (``ConsistentContacts.normal_impulse``)."""
-        for i in range(self.modes.n_rows):
-            if self.modes.is_closed(i):
-                self.averaged.normal_impulse[i] += rows[self.modes.normal_row(i)]
+        self.averaged.normal_impulse += self.modes.closed_normal(rows)
 
     def _log(self, i: int, kind: str) -> None:
         self.events.append((self.t, self.system.model.contacts[self.modes.sliding[i]].name, kind))
 
-    def _mass_solve(self, ev, rhs: np.ndarray) -> np.ndarray:
-        """M^-1 rhs for the block-diagonal mass diag(M_t(q), M_f); rhs (n, k)."""
-        lay = self.system.layout
-        out = np.empty_like(rhs)
-        out[lay.tree] = np.linalg.solve(ev.mass_tree, rhs[lay.tree]) if lay.n_tree else 0.0
-        if lay.n_flexible:
-            out[lay.flexible] = self.algebra.mass_lu.solve(np.ascontiguousarray(rhs[lay.flexible]))
-        return out
-
     def _impact(self, i: int) -> None:
-        """Impact of open unilateral contact i whose gap has just closed (module docstring)."""
+        """Impact of open unilateral contact i whose gap has just closed (``impulses``)."""
         law = self.system.model.contacts[self.modes.sliding[i]].law
         ev = self.evaluation
-        c = ev.contacts[i]
-        W = np.column_stack([c.w_normal, c.w_tangent, ev.jac.T])
-        X = self._mass_solve(ev, W)
-        D = W.T @ X  # Delassus matrix of the normal, tangential and closed rows
-        pre = W.T @ self.u
-        pre[2:] += ev.phi_t
-        v_n = pre[0]
-        if v_n >= 0.0:
-            # the gap closed while it was opening (a fast structure passed the point within
-            # the step): nothing hits, and Newton's law g'+ = -e_N g'- would need a pulling
-            # impulse P_N < 0, which the law excludes (P_N = 0 solves it, g'+ = g'- >= 0). A
-            # pendulum tip on a ringing cantilever gained 8e-4 J in one such "impact"
-            return
         name = self.system.model.contacts[self.modes.sliding[i]].name
-        # Newton: one phase; Poisson: compression, expansion (``coupling.impact``)
-        result = contact_impact(D, pre, law, name, self.t)
-        P = result.impulse
-        self.u = self.u + X @ P
-        after = W.T @ self.u
-        # the kinetic energy changes by P . W^T (u- + u+) / 2 (exactly, for u+ = u- + M^-1 W P):
-        # the contact rows' part is the impact loss, never negative for these laws (Newton:
-        # -P_N g'-_N (1 - e_N) / 2 >= 0); the constraint rows' part is the work of the drives'
-        # impulses, -P phi_t (passive joints and loops do none). That alone is booked on the
-        # drives: the restart after the impact also moves the dependent coordinates back onto
-        # the constraints (a landing found at the end of a sub-step has penetrated), which no
-        # force does; booked on the drives as well, it gave a model without drives 5.3e-4 J of
-        # drive work (a disk rattling on a sagging beam, h = 1e-3 s), and it belongs to the
-        # balance error (it falls with h: 1.2e-3, 2.3e-4, 5.0e-5 J at h = 1e-3, 5e-4, 2.5e-4 s)
-        loss = result.loss
+        jump = impact_jump(ev, ev.contacts[i], self.u, self.algebra.mass_solve, law, name)
+        if jump is None:  # the gap closed while it was opening: nothing hits
+            # (a pendulum tip on a ringing cantilever gained 8e-4 J in one such "impact")
+            return
+        self.u = jump.velocity
+        P = jump.impulse
+        # only the drives' impulse work is booked on the drives: the restart after the impact
+        # also moves the dependent coordinates back onto the constraints (a landing found at
+        # the end of a sub-step has penetrated), which no force does; booked on the drives as
+        # well, it gave a model without drives 5.3e-4 J of drive work (a disk rattling on a
+        # sagging beam, h = 1e-3 s), and it belongs to the balance error (it falls with h:
+        # 1.2e-3, 2.3e-4, 5.0e-5 J at h = 1e-3, 5e-4, 2.5e-4 s)
         if self.averaged.contacts:
             self.averaged.normal_impulse[i] += P[0]
             self._book_impulse(P[2:])
         self._log(i, "impact")
-        bounced = after[0] > 1e-9 * max(1.0, abs(v_n))
-        if not bounced:
-            self.modes.slip(i, np.sign(after[1]))  # closed
+        if not jump.bounced:
+            self.modes.slip(i, np.sign(jump.velocity_after[1]))  # closed
         self._restart()
-        self._impact_loss += loss
-        self._impact_work += -float(P[2:] @ ev.phi_t)  # the drives' impulses
-        if not bounced and self.modes.mode[i] == ContactMode.REST and law.sticks:
+        self._impact_loss += jump.loss
+        self._impact_work += jump.drive_work
+        if not jump.bounced and self.modes.mode[i] == ContactMode.REST and law.sticks:
             self._try_stick(i, count=True)
 
     def _energies(self, ev):
@@ -943,18 +814,9 @@ class GeneralizedAlpha(Stepper):
         return energies(self.system, ev.q, ev.u, ev.t, self.workspace)
 
     def _power_terms(self, ev, lam) -> dict:
-        model = self.system.model
-        E = self._energy = self._energies(ev)
-        n_c = self.modes.n_bilateral
-        drive = sum(lam[n_c + k] * ev.u[d.joint] for k, d in enumerate(model.drives))
-        # and the compliant contacts' (model.Compliant)
-        friction = self.modes.friction_power(ev, lam) + E.contact_friction_power
-        return {
-            "work_drives": float(drive),
-            "work_loads": E.load_power,
-            "dissipated_damping": E.damping_power,
-            "dissipated_friction": float(friction),
-        }
+        """``mode_reports.power_terms`` at ev, W; keeps the energies at ev."""
+        self._energy = self._energies(ev)
+        return power_terms(self.system, self.modes, ev, lam, self._energy)
 
     def _switch_rolling(self, i: int, kind: str) -> None:
         name = self.modes.name(i)
@@ -977,36 +839,19 @@ class GeneralizedAlpha(Stepper):
 
     def _stop_slip(self, i: int) -> None:
         """The jump into rolling: the contact rolls from |v_t| = v0 / 2 on (000 sec. 6), so its
-        slip velocity drops to zero at once. A tangential impulse P along W_T, with the
-        closed rows held (their velocities unchanged), does it: u+ = u- + M^-1 W P with
-        W^T u+ = 0 on the tangential and the constraint rows (the mass-orthogonal projection;
-        recovering the dependent velocities by the coordinate partition instead changed the
-        kinetic energy by m u_dep dv, with no force to book it on: a foot hopping down an
-        incline lost 5.7e-3 J in 0.25 s whatever the step). The kinetic energy it takes,
-        -P_T v_t- / 2 >= 0, is booked as an impact loss; the constraint rows' part is the
-        drives' impulse work, as in an impact."""
+        slip velocity drops to zero at once, by a tangential impulse with the closed rows held
+        (``impulses.stop_slip_jump``; recovering the dependent velocities by the coordinate
+        partition instead changed the kinetic energy by m u_dep dv, with no force to book it
+        on: a foot hopping down an incline lost 5.7e-3 J in 0.25 s whatever the step). The
+        kinetic energy it takes is booked as an impact loss; the rest of the change of the
+        energy across the restart is the drives' impulse work, as in an impact."""
         ev = self.evaluation
         contact = self.modes.compliant_force(i, ev).contact
-        W = np.column_stack([contact.w_tangent, ev.jac.T])
-        X = self._mass_solve(ev, W)
-        pre = W.T @ self.u
-        pre[1:] += ev.phi_t
-        P = np.linalg.lstsq(W.T @ X, -pre, rcond=None)[0]
         energy0 = self._energy.total
-        self.u = self.u + X @ P
-        loss = -0.5 * float(P[0] * pre[0])  # the tangential row ends at rest: W_T u+ = 0
+        self.u, loss = stop_slip_jump(ev, contact.w_tangent, self.u, self.algebra.mass_solve)
         self._restart()
         self._impact_loss += loss
         self._impact_work += self._energy.total - energy0 + loss
-
-    def _compliant_report(self, name: str, force) -> ContactReport:
-        i = self.modes.n_rows + self.modes.compliant.index(force.index)
-        if not self.modes.is_rolling(i) or force.contact is None:
-            return compliant_report(name, force, self._h_step, law=self.modes.law(i))
-        lam = float(self.multipliers[self.modes.rolling_row(i)])
-        return compliant_report(
-            name, dataclasses.replace(force, friction_force=lam), self._h_step, "stick"
-        )
 
     def save(self) -> StepState:
         """The stepper's state now (``StepState``), for ``restore``."""
@@ -1053,28 +898,9 @@ class GeneralizedAlpha(Stepper):
     def _report(self, ev, work) -> StepReport:
         model = self.system.model
         lam = self.multipliers
-        reports = []
-        by_model = {k: i for i, k in enumerate(self.modes.sliding)}
-        compliant = {f.index: f for f in ev.compliant}
-        for k, pair in enumerate(model.contacts):
-            if k in compliant:  # a force law (model.Compliant), not a constraint row
-                reports.append(self._compliant_report(pair.name, compliant[k]))
-                continue
-            i = by_model[k]
-            c = ev.contacts[i]
-            if not self.modes.is_closed(i):
-                reports.append(open_contact(pair.name, np.inf if c is None else c.gap))
-                continue
-            normal = float(lam[self.modes.normal_row(i)])
-            if not self.modes.is_sticking(i):
-                state, friction = "slip", -ev.friction[i] * normal + ev.viscous[i]
-            else:
-                state, friction = "stick", float(lam[self.modes.stick_row(i)])
-            if self.averaged.contacts and work is not None:
-                # the mean force of the step: the impulse the bodies received over it (the
-                # steps' h Lambda, the projections closing J u + phi_t = 0, impacts), / h
-                normal = float(self.averaged.normal_impulse[i]) / self._h_step
-            reports.append(point_contact(pair.name, state, c, normal, friction, self._h_step))
+        consistent = self.averaged.contacts and work is not None
+        impulse = self.averaged.normal_impulse if consistent else None
+        reports = contact_reports(self.system, self.modes, ev, lam, self._h_step, impulse)
         n_c = self.modes.n_bilateral
         velocity = ev.jac @ ev.u + ev.phi_t
         m = len(model.constraint_names())
@@ -1082,7 +908,7 @@ class GeneralizedAlpha(Stepper):
             t=self.t,
             q=self.q.copy(),
             u=self.u.copy(),
-            contacts=tuple(reports),
+            contacts=reports,
             drive_forces=np.asarray(lam[n_c : n_c + len(model.drives)], dtype=float),
             multipliers=np.asarray(lam[:m], dtype=float),
             work=work if work is not None else {},
