@@ -343,7 +343,7 @@ def test_friction_and_impacts_dissipate_and_the_balance_closes(draw):
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=30, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(draws())
 def test_a_larger_sweep_keeps_the_invariants(draw):
