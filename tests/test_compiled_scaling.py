@@ -95,7 +95,7 @@ def test_on_pattern_refuses_a_pattern_without_the_matrix_entries():
 
 
 def test_excess_with_the_floor_on_the_rows_above_the_bound_equals_the_full_floor():
-    """The Newton test's excess with the round-off floor (``GeneralizedAlpha._converged``):
+    """The Newton test's excess with the round-off floor (``partitioned_step.newton_converged``):
     formed on the rows above the plain bound only, it equals the one with the floor of every
     row whenever that exceeds 1, and stays <= 1 when that does."""
     rng = np.random.default_rng(7)
@@ -157,7 +157,7 @@ def test_excess_with_the_floor_on_the_rows_above_the_bound_equals_the_full_floor
 def test_compiled_step_on_100_elements_matches_the_python_step():
     """The sliding mass with friction on 100 elements (202 unknowns), where the iteration
     reaches the round-off floor of the stiff, fine mesh and the floor enters the Newton test
-    (``GeneralizedAlpha._converged``): the compiled step follows the Python step. The test
+    (``partitioned_step.newton_converged``): the compiled step follows the Python step. The test
     accepts an iterate that no longer contracts within 1e4 times its bounds, so the two
     steps may stop on different iterates at that level (we see 5.6e-10 of the range in q,
     5.6e-9 and 3.4e-9 relative in u and the multipliers over 30 steps; on 10 elements
