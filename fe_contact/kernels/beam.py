@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from .curvature import hessian_core, remainder_slope
+from .jit import inner
 
 # fields of a contact record (``contact``): one float row per contact; H00, H01, H11 the core C
 # of the gap's Hessian d^2 g / dq^2 = U C U^T (``coupling.kinematics.gap_hessian``, zero on a
@@ -294,7 +295,7 @@ def stick_row(B, b, s_star, tx, ty, q, c, Jc, ac, n_tree, row):
     return tx * (c[0] - rx) + ty * (c[1] - ry), tx * ac[0] + ty * ac[1]
 
 
-@njit(cache=True)
+@inner
 def rigid_line_record(
     radius, c, cv, Jc, ac, jw, omega_body, nx, ny, px, py, vb, Jb, ab, n_tree, out, wn, wt
 ):

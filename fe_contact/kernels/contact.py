@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit import inner
+
 __all__ = ["active_set_newton", "gauss_seidel_sweep", "law_residual", "warm_sweeps"]
 
 
@@ -42,7 +44,7 @@ def gauss_seidel_sweep(G, c, mu, diag, alpha, P):
         P[j] = p_t
 
 
-@njit(cache=True)
+@inner
 def _natural_residual(P, xi, mu, r):
     """``setvalued.natural_residual`` on the stacked vectors (r = r-factors (2m,))."""
     m = mu.size

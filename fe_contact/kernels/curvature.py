@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit import inner
+
 
 @njit(cache=True)
 def hessian_core(a2, rho, kappa):
@@ -60,7 +62,7 @@ def hessian_columns(slope, normal, jac_c, rows, rows_s, tree_start, cols, v, w):
         w[c] += normal[0] * rows_s[0, i] + normal[1] * rows_s[1, i]
 
 
-@njit(cache=True)
+@inner
 def hessian_product(v, w, core, x):
     """(alpha, beta) with H x = alpha v + beta w for H = U C U^T, U = [v, w] (n,) each, core
     (3,) = (c00, c01, c11), x (n,)."""

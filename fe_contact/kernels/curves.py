@@ -33,6 +33,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .jit import inner
+
 FOUND, FLAT, BEYOND, WRONG_SIDE, NOT_CONVERGED = 0, 1, 2, 3, 4
 MAX_DERIVATIVE = 3  # p0 .. p3
 
@@ -50,7 +52,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@inner
 def _span(knots, degree, n_coef, x):
     """The knot span i in [degree, n_coef - 1] with knots[i] <= x < knots[i + 1] (the last
     span at its right end and beyond, the first below it): Piegl-Tiller A2.1."""
@@ -71,7 +73,7 @@ def _span(knots, degree, n_coef, x):
     return low
 
 
-@njit(cache=True)
+@inner
 def _basis_derivatives(knots, degree, span, x, n_der, ders):
     """The nonzero basis functions N_{span-degree+j} (j = 0..degree) at x and their first
     ``n_der`` x-derivatives into ders[k, j] (Piegl-Tiller A2.3)."""
@@ -157,7 +159,7 @@ def curve_points(knots, coefficients, degree, a, b, etas, n_der):
     return result
 
 
-@njit(cache=True)
+@inner
 def _world(knots, coefficients, degree, a, b, c, s, ox, oy, eta, out, world):
     """(Z, T, T') (000 eq. 4) of curve point eta in a frame of rotation (c, s) and origin o
     into world (3, 2)."""

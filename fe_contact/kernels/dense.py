@@ -12,8 +12,10 @@ import math
 import numpy as np
 from numba import njit
 
+from .jit import inner
 
-@njit(cache=True)
+
+@inner
 def lu_decompose(a):
     """LU factors with partial pivoting of a small square matrix a (not changed) and the
     reciprocal of its 1-norm condition number (0 when singular or not finite)."""
@@ -55,7 +57,7 @@ def lu_decompose(a):
     return lu, piv, 1.0 / (norm_a * norm_i)
 
 
-@njit(cache=True)
+@inner
 def lu_solve(lu, piv, b):
     """x with A x = b from ``lu_decompose``'s factors (PA = LU)."""
     n = b.size
@@ -73,7 +75,7 @@ def lu_solve(lu, piv, b):
     return x
 
 
-@njit(cache=True)
+@inner
 def lu_solve_t(lu, piv, b):
     """x with A^T x = b from ``lu_decompose``'s factors: U^T L^T P x = b."""
     n = b.size
@@ -94,7 +96,7 @@ def lu_solve_t(lu, piv, b):
     return x
 
 
-@njit(cache=True)
+@inner
 def lu_solve_columns(lu, piv, a, cols):
     """X (m, cols.size) with A X = a[:, cols] (forward and back substitution in place)."""
     m = a.shape[0]
@@ -122,7 +124,7 @@ def lu_solve_columns(lu, piv, a, cols):
     return out
 
 
-@njit(cache=True)
+@inner
 def matvec(a, x):
     out = np.zeros(a.shape[0])
     for i in range(a.shape[0]):
@@ -133,7 +135,7 @@ def matvec(a, x):
     return out
 
 
-@njit(cache=True)
+@inner
 def abs_max(x):
     """The largest entry of x, 0 for none (numpy's max with initial=0 on |.|)."""
     out = 0.0
@@ -143,7 +145,7 @@ def abs_max(x):
     return out
 
 
-@njit(cache=True)
+@inner
 def matvec_t(a, x):
     """a^T x."""
     out = np.zeros(a.shape[1])
@@ -153,7 +155,7 @@ def matvec_t(a, x):
     return out
 
 
-@njit(cache=True)
+@inner
 def take_columns(a, cols):
     out = np.empty((a.shape[0], cols.size))
     for i in range(a.shape[0]):

@@ -10,7 +10,6 @@ not closed); anything but OK hands the step back to the Python stepper.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .beam import (
     GAP,
@@ -23,6 +22,7 @@ from .beam import (
     rigid_line_record,
     stick_row,
 )
+from .jit import inner
 from .string import closest as string_closest
 from .string import nearest_node, string_contact, string_forces, string_stick_row
 from .tree import dynamics, kinematics, point
@@ -30,7 +30,7 @@ from .tree import dynamics, kinematics, point
 OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@inner
 def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
     status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
@@ -250,7 +250,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
 
 
-@njit(cache=True)
+@inner
 def _line(T, line, carrier, ut, ang, rot, origin, omega, ov, terms):
     """A rigid line's point (px, py) and unit normal (nx, ny) now, and the velocity, Jacobian
     and acceleration remainder of its point (zeros for a fixed line): ``line`` = (point,

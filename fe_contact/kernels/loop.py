@@ -24,6 +24,7 @@ from numba import njit
 from .beam import H00, N_FIELDS, VT, S
 from .dense import painleve_margin, take_columns
 from .evaluate import OK
+from .jit import inner
 from .numerical import step_dissipation
 from .pack import unpack
 from .step import delassus, flatten, iterate, no_evaluation, state_energies
@@ -45,7 +46,7 @@ N_ENERGY = 7  # ``kernels.step.packed_energies``
 N_POWER = 4  # drives, loads, damping, friction (``GeneralizedAlpha._power_terms``)
 
 
-@njit(cache=True)
+@inner
 def _powers(P, q, u, lam, rec, cstate, mu, actuators, energy, power):
     """The energies (``kernels.step.packed_energies``) and the powers of ``_power_terms`` at a state,
     written into energy and power."""

@@ -16,6 +16,7 @@ from numba import njit
 
 from .band import band_lu_solve
 from .dense import lu_decompose, lu_solve_columns
+from .jit import inner
 
 __all__ = [
     "block_solve",
@@ -52,7 +53,7 @@ def _block(a, start, n):
     return res
 
 
-@njit(cache=True)
+@inner
 def _pairwise(a, start, n):
     """numpy's pairwise sum of a[start:start + n]: blocks of at most 128 terms (``_block``);
     a longer run is split in two halves (the first a multiple of 8 terms) whose sums are

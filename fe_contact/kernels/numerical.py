@@ -18,13 +18,13 @@ round-off: <a> = <q''> is what the recurrence then states).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .beam import csr_matvec
 from .dense import lu_decompose, lu_solve_columns, matvec, matvec_t, take_columns
+from .jit import inner
 
 
-@njit(cache=True)
+@inner
 def step_dissipation(P, alpha, h, ind, U, u_n, u1, acc_n, acc1, pseudo_n, a1, mass_tree, jac):
     """D of the step (module docstring), J. P : the unpacked constant tuple of
     ``kernels.step``; ind (k,) the independent coordinates; u_n, u1, acc_n, acc1, pseudo_n

@@ -6,7 +6,8 @@ rebuilds views in the same order (``SPEC`` gives the kind and rank of each array
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import inner
 
 # kind and rank of the arrays of ``kernels.step``'s P, depth first: f = float64, i = int64
 SPEC = (
@@ -58,25 +59,25 @@ def pack(P) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-@njit(cache=True)
+@inner
 def _v1(a, H, k):
     o, s0 = H[k, 0], H[k, 1]
     return a[o : o + s0]
 
 
-@njit(cache=True)
+@inner
 def _v2(a, H, k):
     o, s0, s1 = H[k, 0], H[k, 1], H[k, 2]
     return a[o : o + s0 * s1].reshape((s0, s1))
 
 
-@njit(cache=True)
+@inner
 def _v3(a, H, k):
     o, s0, s1, s2 = H[k, 0], H[k, 1], H[k, 2], H[k, 3]
     return a[o : o + s0 * s1 * s2].reshape((s0, s1, s2))
 
 
-@njit(cache=True)
+@inner
 def unpack(F, I, H):
     """The tuple P of ``kernels.step`` from ``pack``'s arrays (views, no copies).
 

@@ -28,6 +28,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .jit import inner
+
 __all__ = [
     "anitescu_potra_lcp",
     "complementary_pivoting",
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@inner
 def _over(theta_sorted, theta):
     """Index k with theta_sorted[k] <= theta < theta_sorted[k + 1] (numpy's searchsorted on the
     left, minus one) and whether 0 <= k < len - 1."""
@@ -225,7 +227,7 @@ def anitescu_potra_lcp(delassus, offset, friction):
     return A, b
 
 
-@njit(cache=True)
+@inner
 def _tied(tableau, column, rows, k, lowest_out):
     """The rows of ``rows`` whose ratio tableau[row, k] / column[row] is within a relative 1e-11
     of the lowest."""

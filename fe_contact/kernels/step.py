@@ -39,6 +39,7 @@ from .dense import (
     take_columns,
 )
 from .evaluate import FAILED, OK, SINGULAR, evaluate_system
+from .jit import inner
 from .pack import unpack
 from .string import iteration_factor, string_forces
 from .tree import kinematics
@@ -66,7 +67,7 @@ FLAT = (
 EPS = np.finfo(float).eps
 
 
-@njit(cache=True)
+@inner
 def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
     """``partitioned_step.dependent_newton_step``: one Newton step of the constraints from the
     evaluation (jac, phi, phit at q_ev, t_ev) for the dependent coordinates of (q, u), with
@@ -104,7 +105,7 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
     return True
 
 
-@njit(cache=True)
+@inner
 def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     """``partition.recover_dependent``: Newton on the position constraints (to 1e-12, 25
     iterations), then the velocity constraints, for the dependent coordinates; in place."""
@@ -143,7 +144,7 @@ def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     return OK
 
 
-@njit(cache=True)
+@inner
 def _consistent(phi, jac, u, phit, tol):
     if phi.size == 0:
         return True
@@ -162,7 +163,7 @@ def _abs_row_dot(A, x, offset, row):
     return total
 
 
-@njit(cache=True)
+@inner
 def _floor_row(flex, nt, q, u, acc, i):
     """``StepAlgebra.residual_floor`` of coordinate i (N): 16 eps (|M_f| |a| + |C_f| |u| +
     |K_f| |q|)_i on a flexible coordinate (the row sums of ``csr_matvec``, in its order), 0 on
@@ -197,7 +198,7 @@ def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first):
     return out
 
 
-@njit(cache=True)
+@inner
 def _bordered(P, Lg, piv, bp, gp, mass_tree, jac, js, rhs, nb):
     """``StepAlgebra.bordered_solve``: X with T_Sigma^T G T X_ind = -r, the structures' block
     G_f = M_f + gamma' C_f + beta' K_f through its banded Cholesky factor Lg (linear beams;
@@ -304,7 +305,7 @@ def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
     return jac_b, js_b
 
 
-@njit(cache=True)
+@inner
 def no_evaluation(m, n):
     """An evaluation's tuple of empty arrays (the type of ``evaluate_system``'s result; its
     status an int64, not the literal constant, so that its callers compile once for both)."""
@@ -314,7 +315,7 @@ def no_evaluation(m, n):
     return np.int64(FAILED), a1, np.zeros((m, n)), a2, a1, a1, a2, a2, a2, a2, a1, a3
 
 
-@njit(cache=True)
+@inner
 def flatten(q1, u1, acc, a1, lam, ev):
     """The step's result as one flat array (``FLAT``)."""
     _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
@@ -347,7 +348,7 @@ def flatten(q1, u1, acc, a1, lam, ev):
     return flat
 
 
-@njit(cache=True)
+@inner
 def iterate(
     P,
     Lg,
@@ -598,7 +599,7 @@ def packed_energies(F, I, H, q, u, actuators):
     return state_energies(unpack(F, I, H), q, u, actuators)
 
 
-@njit(cache=True)
+@inner
 def state_energies(P, q, u, actuators):
     """``packed_energies`` on the unpacked constant tuple P."""
     T, flex, nt = P[0], P[5], P[6]

@@ -47,13 +47,14 @@ from .beam import (
     S,
 )
 from .curvature import hessian_core, remainder_slope
+from .jit import inner
 
 # codes of the tension laws that ``tension_law`` evaluates (``elements.tension``)
 NEO_HOOKEAN = 1  # T = k/3 (nu - nu^-2), Eugster-Glocker (004), eq. (17)
 LINEAR_ELASTIC = 2  # T = EA (nu - 1)
 
 
-@njit(cache=True)
+@inner
 def _section(ax, ay, bx, by, tension, dtension, metric, ei, ref_strain, stress, tangent, order):
     """Stress (4,) = d energy / d strain and, for order 2, tangent (4, 4) at one point, in place.
 
@@ -382,7 +383,7 @@ def string_response(
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inner
 def nearest_node(nodes, coefficients, columns, fixed, q, px, py):
     """The node of the string nearest to (px, py), the start of ``closest`` without a guess
     (``StringStructure.closest``)."""
@@ -421,7 +422,7 @@ def _rows(nodes, coefficients, s):
     return s, e, N, N_s, N_ss
 
 
-@njit(cache=True)
+@inner
 def string_contact(
     nodes, coefficients, columns, fixed, offset, s, q, u, side, radius, c, cv, Jc, ac, jw,
     omega_body, n_tree, out, wn, wt, hessian,
@@ -522,7 +523,7 @@ def string_contact(
     out[H11] = c11
 
 
-@njit(cache=True)
+@inner
 def string_stick_row(
     nodes, coefficients, columns, fixed, offset, s_star, tx, ty, q, c, Jc, ac, n_tree, row
 ):
@@ -546,7 +547,7 @@ def string_stick_row(
     return tx * (c[0] - rx) + ty * (c[1] - ry), tx * ac[0] + ty * ac[1]
 
 
-@njit(cache=True)
+@inner
 def string_forces(string, q, offset, order):
     """``string_response`` of the string in the compiled step's constant tuple (``string`` =
     (meta (present, half-band, n_free), (EI, law code, stiffness), columns, fixed,
@@ -560,7 +561,7 @@ def string_forces(string, q, offset, order):
     )  # fmt: skip
 
 
-@njit(cache=True)
+@inner
 def iteration_factor(string, q, offset, bp):
     """Banded LU factors (``kernels.band.band_lu_factor``: lu, piv, info) of the string's
     G_f = M_f + beta' K_t(q) (bp = beta'; no damping: ``compiled_plan.unsupported``), the

@@ -1,0 +1,18 @@
+"""The decorator of the kernels that only other kernels call.
+
+numba gives every compiled function two wrappers besides its own code: one that Python calls
+(it unboxes the arguments and boxes the result) and one that C calls (``cfunc``). For a kernel
+that takes the step's constant tuple (``kernels.step``'s P, some sixty arrays) each wrapper is
+as large as the kernel itself, and the wrappers are optimised and emitted again in every
+kernel that calls it (numba links a callee's whole library into its caller's). ``inner``
+compiles a kernel without them: it is cached like the others, other kernels call it as before,
+and Python cannot call it (numba raises when it tries).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+inner = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+__all__ = ["inner"]
