@@ -241,7 +241,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     kq = np.empty(nf)
     csr_matvec2(Cf, Kf, u, q, cu, kq, nt)
     if on_string:  # C_f u + f_int(q) - load, f_int of the string's kernel
-        f_int, _, _ = string_forces(string, q, nt, 1)
+        f_int, _, _ = string_forces(string, q, nt, np.int64(1))
         for i in range(nf):
             forces[nt + i] = (cu[i] + f_int[i]) - load[i]
     else:

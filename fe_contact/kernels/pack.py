@@ -52,11 +52,14 @@ def pack(P) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             ints.append(np.asarray(a, dtype=np.int64).ravel())
             n_i += a.size
     header.append([scalar, 0, 0, 0])
-    return (
+    packed = (
         np.concatenate(floats) if floats else np.zeros(0),
         np.concatenate(ints) if ints else np.zeros(0, dtype=np.int64),
         np.array(header, dtype=np.int64),
     )
+    for a in packed:  # constants; and read-only, the views have the types of the tree's own
+        a.setflags(write=False)  # read-only arrays (one compilation of the tree kernels)
+    return packed
 
 
 @inner

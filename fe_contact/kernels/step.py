@@ -496,7 +496,7 @@ def iterate(
             jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
             X = _bordered(P, Lg, piv, bp, gp, mass_tree, jac_b, js_b, rhs, 2 * n_curved)
         else:
-            X = _bordered(P, Lg, piv, bp, gp, mass_tree, jac, js, rhs, 0)
+            X = _bordered(P, Lg, piv, bp, gp, mass_tree, jac, js, rhs, np.int64(0))
         finite = True
         for j in range(k):
             delta[j] = X[ind[j]]
@@ -643,7 +643,7 @@ def state_energies(P, q, u, actuators):
         sdp += u[nt + i] * cu[i]
     elastic = 0.5 * se
     if P[7][0][0] == 1:  # a string (K_f is zero): its strain energy from its kernel
-        _, _, elastic = string_forces(P[7], q, nt, 1)
+        _, _, elastic = string_forces(P[7], q, nt, np.int64(1))
     return (
         tk,
         0.5 * sk,

@@ -568,7 +568,7 @@ def iteration_factor(string, q, offset, bp):
     tangent's element blocks scattered into M_f's band storage as
     ``effective_mass.FlexibleBlock.iteration_matrix`` does (``kernels.band.add_entries``)."""
     meta, mass, flat, keep = string[0], string[11], string[12], string[13]
-    _, tangents, _ = string_forces(string, q, offset, 2)
+    _, tangents, _ = string_forces(string, q, offset, np.int64(2))
     stiffness = add_entries(np.zeros(mass.size), flat, keep, tangents).reshape(mass.shape)
     ab = mass + bp * stiffness
     return band_lu_factor(ab, meta[1])
