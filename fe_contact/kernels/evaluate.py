@@ -31,7 +31,7 @@ OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
 
 
 @inner
-def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
+def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
     status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
     contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
@@ -41,7 +41,9 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     sticks (else 0), and its anchor s* and t* (``StickAnchor``); qb and wb (n_c, n) the
     committed state's q and W_T rows, the base of a rolling circle's position value
     (``constraints.rolling_position``). (M_t and F are computed also
-    where only the constraints are needed: a flag would compile the kernel twice.)"""
+    where only the constraints are needed: a flag would compile the kernel twice.) f_string:
+    the string's internal force at q when the caller has it (``kernels.string.string_forces``,
+    the same kernel, so the same values), else empty: computed here."""
     T, B, contacts, d_joint, joints, flex, nt, string = P
     on_string = string[0][0] == 1  # the structure is one string (``kernels.step``)
     nodes, coefficients, columns, fixed = string[9], string[10], string[2], string[3]
@@ -241,7 +243,9 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb):
     kq = np.empty(nf)
     csr_matvec2(Cf, Kf, u, q, cu, kq, nt)
     if on_string:  # C_f u + f_int(q) - load, f_int of the string's kernel
-        f_int, _, _ = string_forces(string, q, nt, np.int64(1))
+        f_int = f_string
+        if f_int.size == 0:
+            f_int, _, _ = string_forces(string, q, nt, np.int64(1))
         for i in range(nf):
             forces[nt + i] = (cu[i] + f_int[i]) - load[i]
     else:

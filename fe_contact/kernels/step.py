@@ -113,7 +113,7 @@ def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     s_none = np.full(cstate.shape[0], np.nan)
     for _ in range(25):
         st, phi, jac, _, _, phit, _, _, _, _, _, _ = evaluate_system(
-            P, q, u, drive, actuators, cstate, s_none, qb, wb
+            P, q, u, drive, actuators, cstate, s_none, qb, wb, np.zeros(0)
         )
         if st != OK:
             return st
@@ -452,7 +452,11 @@ def iterate(
         elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1, phess, pcore):
             status = SINGULAR
             break
-        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
+        f_string = np.zeros(0)  # empty: not given
+        tangents = np.zeros((0, 8, 8))
+        if on_string and iterations > 0:  # the force and the tangent at q1 in one evaluation
+            f_string, tangents, _ = string_forces(P[7], q1, nt, np.int64(2))
+        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, f_string)
         st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
         if st != OK:
             status = st
@@ -487,7 +491,7 @@ def iterate(
             r[j] = e[ind[j]] - reduced[j]
             rhs[ind[j]] = -r[j]
         if on_string:  # G_f with the tangent at q_n, then at the iterate (``GeneralizedAlpha``)
-            Lg, piv, info = iteration_factor(P[7], q_n if iterations == 0 else q1, nt, bp)
+            Lg, piv, info = iteration_factor(P[7], q_n if iterations == 0 else q1, nt, bp, tangents)
             if info != 0:
                 status = FAILED
                 break
@@ -541,7 +545,7 @@ def iterate(
             ):
                 status = SINGULAR
                 break
-            ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb)
+            ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, np.zeros(0))
             st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
             if st != OK:
                 status = st
@@ -588,7 +592,8 @@ def _abs_max_over(x, bound):
 def packed_evaluation(F, I, H, q, u, drive, actuators, cstate, s_guess, qb, wb):
     """``kernels.evaluate.evaluate_system`` on the packed constant tuple (F, I, H) of
     ``steppers.compiled.Plan.packed``: the system at one state, for a caller in Python."""
-    return evaluate_system(unpack(F, I, H), q, u, drive, actuators, cstate, s_guess, qb, wb)
+    P = unpack(F, I, H)
+    return evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, np.zeros(0))
 
 
 @njit(cache=True)

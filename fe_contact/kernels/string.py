@@ -562,13 +562,16 @@ def string_forces(string, q, offset, order):
 
 
 @inner
-def iteration_factor(string, q, offset, bp):
+def iteration_factor(string, q, offset, bp, tangents):
     """Banded LU factors (``kernels.band.band_lu_factor``: lu, piv, info) of the string's
     G_f = M_f + beta' K_t(q) (bp = beta'; no damping: ``compiled_plan.unsupported``), the
     tangent's element blocks scattered into M_f's band storage as
-    ``effective_mass.FlexibleBlock.iteration_matrix`` does (``kernels.band.add_entries``)."""
+    ``effective_mass.FlexibleBlock.iteration_matrix`` does (``kernels.band.add_entries``).
+    tangents: the element tangents at q when the caller has them (``string_forces``), else
+    empty (0, 8, 8): evaluated here."""
     meta, mass, flat, keep = string[0], string[11], string[12], string[13]
-    _, tangents, _ = string_forces(string, q, offset, np.int64(2))
+    if tangents.shape[0] == 0:
+        _, tangents, _ = string_forces(string, q, offset, np.int64(2))
     stiffness = add_entries(np.zeros(mass.size), flat, keep, tangents).reshape(mass.shape)
     ab = mass + bp * stiffness
     return band_lu_factor(ab, meta[1])
