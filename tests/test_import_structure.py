@@ -12,6 +12,13 @@ another module: if two modules need it, it is public somewhere (shared/DESIGN.md
 (c) The scanner itself finds a known cycle (including one closed by an import inside a function)
 and a known private import in a small package written to ``tmp_path``, and reports nothing in a
 clean one, so (a) and (b) could fail.
+
+(d) The compiled generalised-alpha stepper (``steppers/compiled.py``) changes and reads the state
+of its parent ``GeneralizedAlpha`` only through the parent's interface (``save``, ``restore``,
+its properties and methods): it assigns no attribute ``self._x`` that ``steppers/genalpha.py``,
+``steppers/contact_states.py`` or ``steppers/base.py`` assign, and reads none of them. The names
+are those the parent modules' syntax trees assign, so the rule follows the parent as it changes;
+the attribute scan is tested on a small source like (c).
 """
 
 from __future__ import annotations
@@ -190,3 +197,86 @@ def test_scanner_reports_nothing_in_a_layered_package(tmp_path):
     modules = module_names(package)
     assert cycles(import_graph(modules)) == []
     assert private_imports(modules) == []
+
+
+STEPPERS = ROOT / "steppers"
+PARENT_MODULES = ("genalpha.py", "contact_states.py", "base.py")  # GeneralizedAlpha and its parts
+
+
+def self_attributes(path: Path) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """(written, read): private attribute name ``_x`` -> the lines where the file writes
+    ``self._x`` (plain, chained, tuple, augmented and annotated assignment, ``del``,
+    ``setattr(self, "_x", ...)``) or reads it. Dunders are not private."""
+    written, read = {}, {}
+
+    def private(name) -> bool:
+        return isinstance(name, str) and name.startswith("_") and not name.startswith("__")
+
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        on_self = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        if on_self and node.value.id == "self" and private(node.attr):
+            target = read if isinstance(node.ctx, ast.Load) else written
+            target.setdefault(node.attr, []).append(node.lineno)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == "self"
+            and isinstance(node.args[1], ast.Constant)
+            and private(node.args[1].value)
+        ):
+            written.setdefault(node.args[1].value, []).append(node.lineno)
+    return written, read
+
+
+def parent_attributes() -> set[str]:
+    """The private attributes ``GeneralizedAlpha``'s modules assign on ``self``."""
+    names = set()
+    for name in PARENT_MODULES:
+        names |= set(self_attributes(STEPPERS / name)[0])
+    return names
+
+
+def test_compiled_stepper_writes_no_private_state_of_its_parent():
+    parent = parent_attributes()
+    # the scan reads the parent: its committed state (StepState's) is among what it assigns
+    assert {"_s", "_previous", "_powers", "_numerical"} <= parent
+    written, _ = self_attributes(STEPPERS / "compiled.py")
+    found = [
+        f"steppers/compiled.py:{line} assigns self.{name} (an attribute of GeneralizedAlpha)"
+        for name in sorted(set(written) & parent)
+        for line in written[name]
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_compiled_stepper_reads_no_private_state_of_its_parent():
+    parent = parent_attributes()
+    _, read = self_attributes(STEPPERS / "compiled.py")
+    found = [
+        f"steppers/compiled.py:{line} reads self.{name} (an attribute of GeneralizedAlpha)"
+        for name in sorted(set(read) & parent)
+        for line in read[name]
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_attribute_scan_finds_every_kind_of_write(tmp_path):
+    path = tmp_path / "stepper.py"
+    path.write_text(
+        "class Stepper:\n"
+        "    def __init__(self, other):\n"
+        "        self._a = self._b = 0\n"
+        "        self._c, (self._d, self.e) = 1, (2, 3)\n"
+        "        self._f += self._g\n"
+        "        self._h: float = 0.0\n"
+        "        del self._i\n"
+        '        setattr(self, "_j", 1)\n'
+        "        other._k = self.__dict__\n"
+        "        return self._l()\n"
+    )
+    written, read = self_attributes(path)
+    assert sorted(written) == ["_a", "_b", "_c", "_d", "_f", "_h", "_i", "_j"]
+    assert sorted(read) == ["_g", "_l"]

@@ -34,6 +34,7 @@ unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -67,6 +68,7 @@ from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_wor
 from .compiled_plan import Plan, unsupported
 from .genalpha import GeneralizedAlpha
 from .partitioned_step import StepAlgebra, margin_of
+from .step_state import StepState
 
 # the factor of M_f given to ``kernels.loop.steps`` when it forms no Painleve margin
 NO_FACTOR = np.ones((1, 0))
@@ -112,7 +114,10 @@ class CompiledAlgebra(StepAlgebra):
 class CompiledGeneralizedAlpha(GeneralizedAlpha):
     """``GeneralizedAlpha`` with the compiled step where it applies (module docstring); the
     same settings. ``n_compiled`` counts the steps taken compiled, ``n_fallback`` those handed
-    back to the Python step after a compiled attempt."""
+    back to the Python step after a compiled attempt. A compiled step or batch commits what it
+    took as the parent's ``StepState`` (``save``, ``dataclasses.replace``, ``restore``), plus
+    ``_record_quiet_step`` after a batch; it reads the parent's settings through its
+    properties."""
 
     def __init__(self, system: System, t0: float, q0, u0, batch: bool = True, **settings):
         self.plan = Plan(system)  # this run's: it keeps the factors of its step sizes
@@ -163,7 +168,8 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         if factor is None or motion is None:
             return None
         ind, U = plan.indices(self.part)
-        acc_prev, h_prev = (self.acceleration, 0.0) if self._previous is None else self._previous
+        state = self.save()
+        acc_prev, h_prev = (self.acceleration, 0.0) if state.previous is None else state.previous
         p = self.params
         cstate = self._cstate()
         slip_sign = cstate[:, 0].copy()
@@ -189,12 +195,12 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             self._prev(),
             self._multipliers(),
             cstate,
-            self._s,
+            state.parameters.copy(),
             self.tol,
             self.rtol,
             self.max_newton,
-            np.asarray(self._mu, dtype=float),
-            np.asarray(self._mu_s, dtype=float),
+            np.asarray(self.friction_coefficients, dtype=float),
+            np.asarray(self.static_coefficients, dtype=float),
             0.0,
             True,  # one step of h, committed whatever happens in it (``step()`` tests)
             *out,
@@ -204,21 +210,34 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             return None
         _, _, _, _, _, energy, _, _, its, numerical, _ = out
         self.n_newton += int(its[0])
+        self.n_substeps += 1
         self.n_compiled += 1
-        self._previous = (self.acceleration, h)
-        self._commit(flat, t1, ind, slip_sign)
-        self._numerical += float(numerical[0])
+        self.restore(
+            self._committed(
+                state,
+                flat,
+                t1,
+                ind,
+                slip_sign,
+                previous=(state.acceleration, h),
+                numerical=state.numerical + float(numerical[0]),
+            )
+        )
         booked = energy[0].tolist()
         parts = ()
         if self.plan.one_string:  # the structures' elastic energy is the string's own
             parts = ((next(iter(self.system.structures)), booked[4]),)
         self._step_energies = (self.evaluation, Energies(*booked, structure_elastic_parts=parts))
-        if cond > self.recondition * max(self._cond0, 1.0):
+        if cond > self.recondition * max(state.cond0, 1.0):
             self.part = self._choose(self.evaluation)
         return self.evaluation
 
-    def _commit(self, flat, t1: float, ind, slip_sign) -> None:
-        """Commit the step ending at t1 whose result is ``flat`` (``kernels.step.FLAT``)."""
+    def _committed(self, state: StepState, flat, t1: float, ind, slip_sign, **changes) -> StepState:
+        """``state`` (the committed state, ``save``) moved to the end t1 of the compiled
+        step(s) whose result is ``flat`` (``kernels.step.FLAT``): time, coordinates,
+        velocities, accelerations, multipliers, evaluation and contact parameters from
+        ``flat``, the other fields the step(s) changed from ``changes`` (``StepState``
+        fields), for ``restore``."""
         pieces = _pieces(
             self.q.size, ind.size, self.part.dependent.size, slip_sign.size, self.plan.P[6]
         )
@@ -251,7 +270,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             )
             for i, r in enumerate(rec)
         )
-        self.evaluation = Evaluation(
+        evaluation = Evaluation(
             t=t1,
             q=q1,
             u=u1,
@@ -265,15 +284,22 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             contacts=contacts,
             slip_sign=slip_sign.copy(),
             contact_index=self.modes.sliding,
-            friction=self._mu * slip_sign,  # constant-mu Coulomb (``unsupported``)
+            friction=self.friction_coefficients * slip_sign,  # constant-mu Coulomb
         )
-        self.t, self.q, self.u = t1, q1, u1
-        self.acceleration = acc
-        self.pseudo = acc.copy()
-        self.pseudo[ind] = a1
-        self.multipliers = lam
-        self._s = rec[:, S].copy()
-        self.n_substeps += 1
+        pseudo = acc.copy()
+        pseudo[ind] = a1
+        return dataclasses.replace(
+            state,
+            t=t1,
+            q=q1,
+            u=u1,
+            acceleration=acc,
+            pseudo=pseudo,
+            multipliers=lam,
+            evaluation=evaluation,
+            parameters=rec[:, S].copy(),
+            **changes,
+        )
 
     def _cstate(self) -> np.ndarray:
         """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.loop.steps``)."""
@@ -319,9 +345,9 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             not self.batch
             or n_max < 1
             or self.error_tol is not None
-            or self._cap is not None  # sub-steps growing after an event
+            or self.substep_cap is not None  # sub-steps growing after an event
             or self.modes.mode.size != self.modes.n_bilateral
-            or not np.all(np.isnan(self._v0))
+            or not np.all(np.isnan(self.characteristic_velocities))
             or np.any(self.part.dependent >= self.system.layout.n_tree)  # structure ones
         ):
             return None
@@ -336,7 +362,8 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             t = t + (t_end - t)
             times[j] = t
         LM = NO_FACTOR
-        if np.any(self._mu > 0):
+        mu = np.asarray(self.friction_coefficients, dtype=float)
+        if np.any(mu > 0):
             LM = plan.factor(0.0, 0.0)
             if LM is None:
                 return None
@@ -350,7 +377,8 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             return None
         ind, U = plan.indices(self.part)
         cstate = self._cstate()
-        acc_prev, h_prev = (self.acceleration, 0.0) if self._previous is None else self._previous
+        state = self.save()
+        acc_prev, h_prev = (self.acceleration, 0.0) if state.previous is None else state.previous
         p = self.params
         out = batch_outputs(size, n, self.evaluation.phi.size, cstate.shape[0])
         taken, stop, flat, _, _, acc_prev, h_prev, _ = loop_steps(
@@ -374,13 +402,13 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
             self._prev(),
             self._multipliers(),
             cstate,
-            self._s.copy(),
+            state.parameters.copy(),
             self.tol,
             self.rtol,
             self.max_newton,
-            np.asarray(self._mu, dtype=float),
-            np.asarray(self._mu_s, dtype=float),
-            self.recondition * max(self._cond0, 1.0),
+            mu,
+            np.asarray(self.static_coefficients, dtype=float),
+            self.recondition * max(state.cond0, 1.0),
             False,
             *out,
         )
@@ -389,7 +417,7 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         t_out, q, u, lam, records, energy, power, residual, its, numerical, acc = (
             a[:taken] for a in out
         )
-        work = step_work(self.t, self._powers, t_out, power, numerical)
+        work = step_work(self.t, state.powers, t_out, power, numerical)
         batch = StepBatch(
             taken,
             STOPS[stop],
@@ -413,15 +441,22 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self.n_steps += taken
         self.n_compiled += taken
         self.n_newton += int(its.sum())
-        self._previous = (acc_prev, h_prev)
-        self._commit(flat, float(t_out[-1]), ind, cstate[:, 0].copy())
-        self.n_substeps += taken - 1
-        self._newton0, self._substeps0 = self.n_newton - int(its[-1]), self.n_substeps - 1
-        self._energy = batch.energies(taken - 1)
-        self._powers = dict(zip(POWER_KEYS, power[-1].tolist(), strict=True))
-        self._h_step = h
-        self._v_last, self._dt_last = None, (t_last + h) - t_last
-        self._impact_loss = self._impact_work = self._numerical = 0.0
+        self.n_substeps += taken
+        self.restore(
+            self._committed(
+                state,
+                flat,
+                float(t_out[-1]),
+                ind,
+                cstate[:, 0].copy(),
+                previous=(acc_prev, h_prev),
+                powers=dict(zip(POWER_KEYS, power[-1].tolist(), strict=True)),
+                impact_loss=0.0,
+                impact_work=0.0,
+                numerical=0.0,
+            )
+        )
+        self._record_quiet_step(t_last, h, int(its[-1]), batch.energies(taken - 1))
         self.t_old, self.report = t_last, batch.report(taken - 1)  # as ``Stepper.step`` keeps
         return batch
 
@@ -437,12 +472,13 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         """Per model contact over k steps: (name, state, its index in the kernel's records,
         normal force (k,), friction force (k,)) from the kernel's rows lam (k, rows)."""
         by_model = {k: i for i, k in enumerate(self.modes.sliding)}
+        mu = self.friction_coefficients
         out = []
         for k, pair in enumerate(self.system.model.contacts):
             i = by_model[k]
             normal = lam[:, i]
             if self.modes.anchors[i] is None:
-                state, friction = "slip", -self.modes.slip_sign[i] * self._mu[i] * normal
+                state, friction = "slip", -self.modes.slip_sign[i] * mu[i] * normal
             else:
                 state, friction = "stick", lam[:, self.modes.stick_row(i)]
             out.append((pair.name, state, i, normal, friction))

@@ -227,6 +227,14 @@ class ContactModes:
         return self.mode.copy(), tuple(self.anchors)
 
     def restore(self, mode: np.ndarray, anchors: tuple) -> None:
+        """Put back the modes and anchors of ``save``. The rows follow from them alone: when
+        both are the present ones (a step committed through ``GeneralizedAlpha.restore``
+        without a switch) they are kept, not derived again (``_update``: about 0.1 ms)."""
+        same = len(anchors) == len(self.anchors) and all(
+            a is b for a, b in zip(anchors, self.anchors, strict=True)
+        )
+        if same and np.array_equal(mode, self.mode):
+            return
         self.mode = np.array(mode, dtype=np.int8)
         self.anchors = list(anchors)
         self._update()

@@ -205,6 +205,29 @@ class GeneralizedAlpha(Stepper):
         """Sparse LU factorisations of the structures' block so far."""
         return self.algebra.n_factorizations
 
+    @property
+    def friction_coefficients(self) -> np.ndarray:
+        """(n_rows,) the kinetic friction coefficient mu of each contact with rows, in the
+        order of ``modes.sliding`` (a copy)."""
+        return self._mu.copy()
+
+    @property
+    def static_coefficients(self) -> np.ndarray:
+        """(n_rows,) the static friction coefficient mu_s of each contact with rows (a copy)."""
+        return self._mu_s.copy()
+
+    @property
+    def characteristic_velocities(self) -> np.ndarray:
+        """(n_rows,) v0 (m/s) of the continuous friction law of each contact with rows, nan
+        where its law has none (Coulomb's) (a copy)."""
+        return self._v0.copy()
+
+    @property
+    def substep_cap(self) -> float | None:
+        """The largest next sub-step (s) while the sub-steps grow back to h after a located
+        event (``event_location.STEP_GROWTH``), None when they are not held back."""
+        return self._cap
+
     def _restart(self):
         """Choose the partition for the present rows, recover the dependent coordinates and
         velocities and start the integrator from the consistent accelerations and multipliers
@@ -686,6 +709,21 @@ class GeneralizedAlpha(Stepper):
         return substep_limit(
             self.evaluation.contacts, closed, self._v0, v_last, dt_last, self.min_substep
         )
+
+    def _record_quiet_step(self, t_start: float, h: float, n_newton: int, energy) -> None:
+        """Keep the bookkeeping of a step of h from t_start to the present state that was
+        taken and committed (``restore``) without ``_step_impl``: one sub-step, no event, no
+        impact, no restart, as ``_step_impl`` leaves it after such a step. The compiled batch
+        (``steppers.compiled``) gives it the step's Newton iterations n_newton (already added
+        to ``n_newton``, as its sub-step to ``n_substeps``) and the energies at its end
+        (``system.Energies``, booked by the kernels). Kept here: the step size the report
+        gives, the counters at the step's start, the energies, and the last sub-step's size
+        with no slip velocities at its start (the continuous friction law's sub-step limit,
+        ``_substep_limit``: a batch runs only without that law)."""
+        self._h_step = h
+        self._newton0, self._substeps0 = self.n_newton - n_newton, self.n_substeps - 1
+        self._energy = energy
+        self._v_last, self._dt_last = None, (t_start + h) - t_start
 
     def _close_substep(self, work: dict, t_start: float, ev) -> None:
         """Add the work of the sub-step from t_start to the state ev (trapezoidal rule)."""
