@@ -239,27 +239,28 @@ def parent_attributes() -> set[str]:
     return names
 
 
-def test_compiled_stepper_writes_no_private_state_of_its_parent():
+def compiled_uses_of_parent_state(reads: bool) -> list[str]:
+    """Where ``steppers/compiled.py`` assigns (reads: False) or reads (True) a private
+    attribute that ``GeneralizedAlpha``'s modules assign, one line each."""
     parent = parent_attributes()
-    # the scan reads the parent: its committed state (StepState's) is among what it assigns
-    assert {"_s", "_previous", "_powers", "_numerical"} <= parent
-    written, _ = self_attributes(STEPPERS / "compiled.py")
-    found = [
-        f"steppers/compiled.py:{line} assigns self.{name} (an attribute of GeneralizedAlpha)"
-        for name in sorted(set(written) & parent)
-        for line in written[name]
+    uses = self_attributes(STEPPERS / "compiled.py")[1 if reads else 0]
+    verb = "reads" if reads else "assigns"
+    return [
+        f"steppers/compiled.py:{line} {verb} self.{name} (an attribute of GeneralizedAlpha)"
+        for name in sorted(set(uses) & parent)
+        for line in uses[name]
     ]
+
+
+def test_compiled_stepper_writes_no_private_state_of_its_parent():
+    # the scan reads the parent: its committed state (StepState's) is among what it assigns
+    assert {"_s", "_previous", "_powers", "_numerical"} <= parent_attributes()
+    found = compiled_uses_of_parent_state(reads=False)
     assert not found, "\n".join(found)
 
 
 def test_compiled_stepper_reads_no_private_state_of_its_parent():
-    parent = parent_attributes()
-    _, read = self_attributes(STEPPERS / "compiled.py")
-    found = [
-        f"steppers/compiled.py:{line} reads self.{name} (an attribute of GeneralizedAlpha)"
-        for name in sorted(set(read) & parent)
-        for line in read[name]
-    ]
+    found = compiled_uses_of_parent_state(reads=True)
     assert not found, "\n".join(found)
 
 
