@@ -230,33 +230,21 @@ def section_strains(q, element_dofs, shape_slopes, shape_curvatures, metric, ben
 @njit(cache=True)
 def _point(nodes, coefficients, columns, fixed, q, s):
     """r, r', r'' (floats) at the material point s, clipped to [nodes[0], nodes[-1]]: the
-    element's Hermite polynomials in its local coordinate (Horner's rule). coefficients
+    element's Hermite polynomials (``_rows``) times its coordinates. coefficients
     (n_elements, 4, 4): monomial coefficients of the four scalar functions; columns
     (n_elements, 8): the free coordinate of each local dof (-1: fixed, value in ``fixed``)."""
-    s = min(max(s, nodes[0]), nodes[-1])
-    n_el = coefficients.shape[0]
-    e = min(max(np.searchsorted(nodes, s, side="right") - 1, 0), n_el - 1)
-    x0 = nodes[e]
-    le = nodes[e + 1] - x0
-    z = (s - x0) / le
+    _, e, N, N_s, N_ss = _rows(nodes, coefficients, s)
     rx = ry = ax = ay = bx = by = 0.0
     for a in range(4):
-        c0 = coefficients[e, a, 0]
-        c1 = coefficients[e, a, 1]
-        c2 = coefficients[e, a, 2]
-        c3 = coefficients[e, a, 3]
-        n0 = c0 + z * (c1 + z * (c2 + z * c3))
-        n1 = (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le
-        n2 = (2.0 * c2 + 6.0 * z * c3) / (le * le)
         jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
         x = q[jx] if jx >= 0 else fixed[e, 2 * a]
         y = q[jy] if jy >= 0 else fixed[e, 2 * a + 1]
-        rx += n0 * x
-        ry += n0 * y
-        ax += n1 * x
-        ay += n1 * y
-        bx += n2 * x
-        by += n2 * y
+        rx += N[a] * x
+        ry += N[a] * y
+        ax += N_s[a] * x
+        ay += N_s[a] * y
+        bx += N_ss[a] * x
+        by += N_ss[a] * y
     return rx, ry, ax, ay, bx, by
 
 
@@ -400,8 +388,8 @@ def nearest_node(nodes, coefficients, columns, fixed, q, px, py):
 
 @njit(cache=True)
 def _rows(nodes, coefficients, s):
-    """(s clipped, element, N, N_s, N_ss (4,) each) of the element's Hermite functions at s
-    (``_point``'s polynomials)."""
+    """(s clipped, element, N, N_s, N_ss (4,) each) of the element's Hermite functions at s,
+    clipped to [nodes[0], nodes[-1]], in its local coordinate (Horner's rule)."""
     s = min(max(s, nodes[0]), nodes[-1])
     n_el = coefficients.shape[0]
     e = min(max(np.searchsorted(nodes, s, side="right") - 1, 0), n_el - 1)
