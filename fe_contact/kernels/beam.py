@@ -240,9 +240,35 @@ def contact(
     out[H00] = c00
     out[H01] = c01
     out[H11] = c11
+    curve_record(
+        side, radius, c, cv, ac, omega_body, s, e - B[0][b, 0], rx, ry, ax, ay, bx, by,
+        tsx, tsy, relx, rely, umx * n0x, umx * n0y, out,
+    )  # fmt: skip
+
+
+@inner
+def curve_record(
+    side, radius, c, cv, ac, omega_body, s, element, rx, ry, ax, ay, bx, by, tsx, tsy, relx,
+    rely, rsx, rsy, out,
+):  # fmt: skip
+    """The fields of a contact's record (``contact``) but the Hessian core, for a profile
+    (centre c, velocity cv, acceleration remainder ac, angular velocity omega_body, radius)
+    on side ``side`` of a structure's curve at its material point s in element ``element``
+    (counted within the structure): r = (rx, ry), r' = (ax, ay), r'' = (bx, by), the unit
+    tangent (tsx, tsy) = r'/|r'|, the velocity (relx, rely) of the centre relative to the
+    material point and the slope's rate dr'/dt = (rsx, rsy). The rate s' of the contact
+    point, the normal's rotation rate and the remainders A (normal row) and A_T (tangent row)
+    as ``coupling.kinematics.structure_contact`` has them; the one copy for beams and
+    strings."""
+    nsx = -tsy
+    nsy = tsx
+    nx = side * nsx
+    ny = side * nsy
+    tx = ny
+    ty = -nx
+    dx = c[0] - rx
+    dy = c[1] - ry
     a = np.hypot(ax, ay)
-    rsx = umx * n0x
-    rsy = umx * n0y
     s_rate = (a * (tsx * relx + tsy * rely) + (dx * rsx + dy * rsy)) / (a * a - (dx * bx + dy * by))
     omega = (nsx * (bx * s_rate + rsx) + nsy * (by * s_rate + rsy)) / a
     A = side * (
@@ -252,7 +278,7 @@ def contact(
     )
     A_T = (tx * ac[0] + ty * ac[1]) - s_rate * (tx * rsx + ty * rsy)
     out[S] = s
-    out[ELEMENT] = e - B[0][b, 0]
+    out[ELEMENT] = element
     out[PX] = rx
     out[PY] = ry
     out[QX] = c[0] - radius * nx

@@ -26,25 +26,10 @@ from numba import njit
 
 from .band import add_entries, band_lu_factor
 from .beam import (
-    ELEMENT,
-    GAP,
     H00,
     H01,
     H11,
-    NX,
-    NY,
-    PX,
-    PY,
-    QX,
-    QY,
-    REM,
-    REM_T,
-    SRATE,
-    TX,
-    TY,
-    VN,
-    VT,
-    S,
+    curve_record,
 )
 from .curvature import hessian_core, remainder_slope
 from .jit import inner
@@ -481,34 +466,13 @@ def string_contact(
             hessian[0, col] += -(slope[k] * N[a]) / a2
             hessian[1, col] += normal[k] * N_s[a]
             hessian[2, col] += dA_dkappa * (normal[k] * N_ss[a])
-    a = np.hypot(ax, ay)
-    s_rate = (a * (tsx * relx + tsy * rely) + (dx * rsx + dy * rsy)) / (a * a - (dx * bx + dy * by))
-    omega = (nsx * (bx * s_rate + rsx) + nsy * (by * s_rate + rsy)) / a
-    A = side * (
-        (nsx * ac[0] + nsy * ac[1])
-        - s_rate * (nsx * rsx + nsy * rsy)
-        - omega * (tsx * relx + tsy * rely)
-    )
-    A_T = (tx * ac[0] + ty * ac[1]) - s_rate * (tx * rsx + ty * rsy)
-    out[S] = s
-    out[ELEMENT] = e
-    out[PX] = rx
-    out[PY] = ry
-    out[QX] = c[0] - radius * nx
-    out[QY] = c[1] - radius * ny
-    out[NX] = nx
-    out[NY] = ny
-    out[TX] = tx
-    out[TY] = ty
-    out[GAP] = (nx * dx + ny * dy) - radius
-    out[VN] = nx * relx + ny * rely
-    out[VT] = (tx * relx + ty * rely) + radius * omega_body
-    out[REM] = A
-    out[SRATE] = s_rate
-    out[REM_T] = A_T
     out[H00] = c00
     out[H01] = c01
     out[H11] = c11
+    curve_record(
+        side, radius, c, cv, ac, omega_body, s, e, rx, ry, ax, ay, bx, by, tsx, tsy, relx, rely,
+        rsx, rsy, out,
+    )  # fmt: skip
 
 
 @inner
