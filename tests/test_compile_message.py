@@ -18,6 +18,22 @@ def test_a_run_without_cached_kernels_announces_the_compilation(monkeypatch):
     assert len(said) == 1 and "compiling the numba kernels" in said[0]  # once per process
 
 
+def test_a_script_without_logging_is_told_on_stderr(monkeypatch, capsys):
+    """No handler would receive the INFO record (a script that configures no logging): the
+    message goes to stderr, once."""
+    import logging
+
+    logger = logging.getLogger("fe_contact.kernels")
+    monkeypatch.setattr(logger, "propagate", False)
+    monkeypatch.setattr(logger, "handlers", [])
+    monkeypatch.setattr(kernels, "_announced", False)
+    monkeypatch.setattr(kernels, "cached", lambda: False)
+    kernels.announce_compilation()
+    kernels.announce_compilation()
+    err = capsys.readouterr().err
+    assert err.count("compiling the numba kernels") == 1
+
+
 def test_a_run_with_cached_kernels_says_nothing(monkeypatch):
     system = assemble(sliding_mass_model(0.0, 4))
     y0 = sliding_mass_initial_state(system, 0.1, 0.5)

@@ -122,17 +122,27 @@ def cached() -> bool:
     return all(any(folder.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
 
 
+COMPILING = (
+    "compiling the numba kernels (once after installation, about 2 minutes; later runs load "
+    "them from the cache)"
+)
+
+
 def announce_compilation() -> None:
-    """Say once per process, at INFO on the ``fe_contact.kernels`` logger (shown by the
-    ``fe-contact`` command), that the kernels compile now when no cache holds them: the first
-    compiled run after an installation or an edit spends about 1-2 minutes compiling, silently
-    otherwise."""
+    """Say once per process that the kernels compile now when no cache holds them: the first
+    compiled run after an installation or an edit spends about 2 minutes compiling, silently
+    otherwise. At INFO on the ``fe_contact.kernels`` logger (the ``fe-contact`` command shows
+    it); on stderr when no logging handler would receive it (a script that configures no
+    logging)."""
     global _announced
     if _announced:
         return
     _announced = True
     if not cached():
-        logging.getLogger(__name__).info(
-            "compiling the numba kernels (once after installation, about 1-2 minutes; "
-            "later runs load them from the cache)"
-        )
+        logger = logging.getLogger(__name__)
+        if logger.hasHandlers():
+            logger.info(COMPILING)
+        else:
+            import sys
+
+            print(f"fe_contact: {COMPILING}", file=sys.stderr)
