@@ -160,6 +160,19 @@ def closest(B, b, px, py, q, s_guess, tol):
     return s, True
 
 
+@inner
+def contact_frame(side, tsx, tsy, c, rx, ry):
+    """(ns, n, t, d) of a contact on side ``side`` (+1 or -1) of a curve with unit tangent ts
+    = (tsx, tsy) at r = (rx, ry): the curve's normal ns (ts turned by +90 degrees), the
+    contact normal n = side ns, the contact tangent t (n turned by -90 degrees) and the
+    distance vector d = c - r to the centre c, each as two floats."""
+    nsx = -tsy
+    nsy = tsx
+    nx = side * nsx
+    ny = side * nsy
+    return nsx, nsy, nx, ny, ny, -nx, c[0] - rx, c[1] - ry
+
+
 @njit(cache=True)
 def contact(
     B, b, s, q, u, side, radius, c, cv, Jc, ac, jw, omega_body, n_tree, out, wn, wt, hessian
@@ -198,14 +211,7 @@ def contact(
     k = 1.0 / np.sqrt(1.0 + wx * wx)
     tsx = k * ax
     tsy = k * ay
-    nsx = -tsy
-    nsy = tsx
-    nx = side * nsx
-    ny = side * nsy
-    tx = ny
-    ty = -nx
-    dx = c[0] - rx
-    dy = c[1] - ry
+    nsx, nsy, nx, ny, tx, ty, dx, dy = contact_frame(side, tsx, tsy, c, rx, ry)
     um, umx, _ = fields(B, e, s, u)
     relx = cv[0] - um * n0x
     rely = cv[1] - um * n0y
@@ -260,14 +266,7 @@ def curve_record(
     point, the normal's rotation rate and the remainders A (normal row) and A_T (tangent row)
     as ``coupling.kinematics.structure_contact`` has them; the one copy for beams and
     strings."""
-    nsx = -tsy
-    nsy = tsx
-    nx = side * nsx
-    ny = side * nsy
-    tx = ny
-    ty = -nx
-    dx = c[0] - rx
-    dy = c[1] - ry
+    nsx, nsy, nx, ny, tx, ty, dx, dy = contact_frame(side, tsx, tsy, c, rx, ry)
     a = np.hypot(ax, ay)
     s_rate = (a * (tsx * relx + tsy * rely) + (dx * rsx + dy * rsy)) / (a * a - (dx * bx + dy * by))
     omega = (nsx * (bx * s_rate + rsx) + nsy * (by * s_rate + rsy)) / a

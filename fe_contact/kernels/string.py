@@ -29,6 +29,7 @@ from .beam import (
     H00,
     H01,
     H11,
+    contact_frame,
     curve_record,
 )
 from .curvature import hessian_core, remainder_slope
@@ -427,14 +428,7 @@ def string_contact(
     metric = np.hypot(ax, ay)
     tsx = ax / metric
     tsy = ay / metric
-    nsx = -tsy
-    nsy = tsx
-    nx = side * nsx
-    ny = side * nsy
-    tx = ny
-    ty = -nx
-    dx = c[0] - rx
-    dy = c[1] - ry
+    nsx, nsy, nx, ny, tx, ty, dx, dy = contact_frame(side, tsx, tsy, c, rx, ry)
     relx = cv[0] - vmx
     rely = cv[1] - vmy
     for i in range(wn.size):
