@@ -413,6 +413,8 @@ def iterate(
         if c_beam[i] >= 0:
             n_curved += 1
     no_core = np.zeros((0, 3))
+    no_force = np.zeros(0)  # the string's force and tangent "not given" (``evaluate_system``)
+    no_tangents = np.zeros((0, 8, 8))
     qb = pq  # the committed state: the base of the rolling rows
     pq = pq.copy()
     pu = pu.copy()
@@ -452,8 +454,8 @@ def iterate(
         elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1, phess, pcore):
             status = SINGULAR
             break
-        f_string = np.zeros(0)  # empty: not given
-        tangents = np.zeros((0, 8, 8))
+        f_string = no_force
+        tangents = no_tangents
         if on_string and iterations > 0:  # the force and the tangent at q1 in one evaluation
             f_string, tangents, _ = string_forces(P[7], q1, nt, np.int64(2))
         ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, f_string)
@@ -545,7 +547,7 @@ def iterate(
             ):
                 status = SINGULAR
                 break
-            ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, np.zeros(0))
+            ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force)
             st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
             if st != OK:
                 status = st

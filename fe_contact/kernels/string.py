@@ -216,10 +216,18 @@ def section_strains(q, element_dofs, shape_slopes, shape_curvatures, metric, ben
 @njit(cache=True)
 def _point(nodes, coefficients, columns, fixed, q, s):
     """r, r', r'' (floats) at the material point s, clipped to [nodes[0], nodes[-1]]: the
-    element's Hermite polynomials (``_rows``) times its coordinates. coefficients
-    (n_elements, 4, 4): monomial coefficients of the four scalar functions; columns
-    (n_elements, 8): the free coordinate of each local dof (-1: fixed, value in ``fixed``)."""
+    element's Hermite polynomials (``_rows``) times its coordinates (``_combine``).
+    coefficients (n_elements, 4, 4): monomial coefficients of the four scalar functions;
+    columns (n_elements, 8): the free coordinate of each local dof (-1: fixed, value in
+    ``fixed``)."""
     _, e, N, N_s, N_ss = _rows(nodes, coefficients, s)
+    return _combine(columns, fixed, q, e, N, N_s, N_ss)
+
+
+@inner
+def _combine(columns, fixed, q, e, N, N_s, N_ss):
+    """r, r', r'' (floats) of element e from its Hermite rows N, N_s, N_ss (``_rows``) and its
+    coordinates (free ones in q by ``columns``, fixed ones in ``fixed``)."""
     rx = ry = ax = ay = bx = by = 0.0
     for a in range(4):
         jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
@@ -415,7 +423,7 @@ def string_contact(
     qs = q[offset:]
     us = u[offset:]
     s, e, N, N_s, N_ss = _rows(nodes, coefficients, s)
-    rx, ry, ax, ay, bx, by = _point(nodes, coefficients, columns, fixed, qs, s)
+    rx, ry, ax, ay, bx, by = _combine(columns, fixed, qs, e, N, N_s, N_ss)
     vmx = vmy = rsx = rsy = 0.0  # material velocity and slope velocity (fixed dofs: at rest)
     for a in range(4):
         jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
@@ -478,8 +486,8 @@ def string_stick_row(
     phi = t* . (c - r(s*, q)); the row t* . J_c on the tree and -t* . dr/dq on the string is
     written into ``row`` (n,); A = t* . a_c (r is linear in q). Arguments as
     ``string_contact``."""
-    s, e, N, _, _ = _rows(nodes, coefficients, s_star)
-    rx, ry, _, _, _, _ = _point(nodes, coefficients, columns, fixed, q[offset:], s)
+    s, e, N, N_s, N_ss = _rows(nodes, coefficients, s_star)
+    rx, ry, _, _, _, _ = _combine(columns, fixed, q[offset:], e, N, N_s, N_ss)
     for k in range(row.size):
         row[k] = 0.0
     for j in range(n_tree):
