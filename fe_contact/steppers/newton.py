@@ -214,7 +214,7 @@ def newton_step(
                     constraints_only=True,
                     s_guess=s_guess,
                     **rows,
-                ),  # fmt: skip
+                ),
                 functools.partial(_midpoint, s, state, rows, t1=t1, slip_sign=slip_sign),
             )
         ev = averaged.step(state.q, evaluate(q1, u1, t1, slip_sign))
