@@ -26,7 +26,8 @@ bilateral contact would separate), ends the run; everything up to the last step 
 
 This module is the stepper: its state, the sub-step loop and the switches of the contact modes
 at the events it meets. What these use is written elsewhere, on explicit arguments: the
-step's linear algebra and Newton test (``partitioned_step``), the modes and their indicators
+Newton iteration of a step from the committed ``StepState`` (``newton``), the step's linear
+algebra and Newton test (``partitioned_step``), the modes and their indicators
 (``contact_states``), the time of an event and the sub-step controls (``event_location``),
 the velocity jumps of an impact or a stopped slip (``impulses``), the contacts' reports and
 the power terms (``mode_reports``).
@@ -34,26 +35,19 @@ the power terms (``mode_reports``).
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-
 import numpy as np
 
 from .. import validation as check
-from ..coupling.constraints import evaluate_state, mass_times
+from ..coupling.constraints import evaluate_state
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.partition import (
     ConstraintError,
     Partition,
-    b_matrices,
-    choose_dependent,
-    make_partition,
     recover_dependent,
 )
 from ..system import System, energies
 from .alpha import alpha_parameters, numerical_dissipation
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
-from .compliant import bordered_solve, curvature_terms
 from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
 from .event_location import (
@@ -66,13 +60,10 @@ from .event_location import (
 )
 from .impulses import impact_jump, stop_slip_jump
 from .mode_reports import contact_reports, power_terms
-from .partitioned_step import StepAlgebra, dependent_newton_step, multipliers, newton_converged
+from .newton import NewtonContext, NewtonDivergence, newton_step
+from .partitioned_step import StepAlgebra, choose_partition
 from .result import StepReport, open_contact
 from .step_state import ContactMode, StepState
-
-
-class NewtonDivergence(RuntimeError):
-    """The step's Newton iteration did not converge."""
 
 
 class GeneralizedAlpha(Stepper):
@@ -280,197 +271,35 @@ class GeneralizedAlpha(Stepper):
             self.system, q, u, t, slip_sign=slip_sign, s_guess=self._s, **self._rows()
         )
 
-    def _constraints(self, u, t):
-        """The rows at (q, u, t) as a function of q (constraints only)."""
-        return functools.partial(
-            evaluate_state, self.system, u=u, t=t, constraints_only=True, s_guess=self._s,
-            **self._rows(),
-        )  # fmt: skip
-
-    def _evaluate_mid(self, q1, u1, t1, slip_sign):
-        """The rows at the midpoint of the step from the committed state to (q1, u1, t1)."""
-        return evaluate_state(
-            self.system,
-            0.5 * (self.q + q1),
-            0.5 * (self.u + u1),
-            0.5 * (self.t + t1),
-            slip_sign=slip_sign,
-            constraints_only=True,
-            s_guess=self._s,
-            **self._rows(),
-        )
-
     def _choose(self, ev) -> Partition:
-        """The partition of the rows of ev: dependent tree coordinates (002 eq. 72), and
-        structure coordinates for the rows the tree cannot take (``choose_dependent``)."""
-        lay = self.system.layout
-        try:
-            dependent = choose_dependent(ev.jac[:, lay.tree])
-        except ConstraintError:
-            if not lay.n_flexible:
-                raise
-            dependent = choose_dependent(ev.jac[:, lay.tree], ev.jac[:, lay.flexible])
-        part = make_partition(self.system, dependent)
-        self._cond0 = self._cond(ev, part)
+        """The partition of the rows of ev (``partitioned_step.choose_partition``); keeps its
+        cond(J_u)."""
+        part, self._cond0 = choose_partition(self.system, ev)
         return part
 
-    @staticmethod
-    def _cond(ev, part) -> float:
-        if part.dependent.size == 0:
-            return 1.0
-        return float(np.linalg.cond(ev.jac[:, part.dependent]))
-
-    def _consistent(self, ev) -> bool:
-        if ev.phi.size == 0:
-            return True
-        velocity = ev.jac @ ev.u + ev.phi_t
-        return bool(np.max(np.abs(ev.phi)) <= self.tol and np.max(np.abs(velocity)) <= self.tol)
-
     # -- stepping ---------------------------------------------------------------------------
-    def _floor(self, q, u, acc, ind) -> np.ndarray:
-        return self.algebra.residual_floor(q, u, acc)[ind] + self.averaged.residual_floor()
-
     def _newton_step(self, h: float):
-        """One step of size h from the committed state; commits it. Raises NewtonDivergence."""
-        s = self.system
-        p = self.params
-        part = self.part
-        ind, U = part.independent, part.dependent
-        nv = part.independent_tree.size
-        bp, gp = self.algebra.coefficients(h)
-        t1 = self.t + h
-        y_n, v_n = self.q[ind], self.u[ind]
-        ydd_n, a_n = self.acceleration[ind], self.pseudo[ind]
-        ydd = ydd_n.copy()
-        if self._previous is not None:  # linear extrapolation of the accelerations
-            acc_prev, h_prev = self._previous
-            ydd += (h / h_prev) * (ydd_n - acc_prev[ind])
-        slip_sign = self.modes.slip_sign
-        last = None
-        prev = self.evaluation
-        q1, u1 = self.q, self.u
-        lu = self.algebra.g_solver(h, self.q)
-        last_iterate = None  # |delta| and lambda at the last iterate
-        consistent = self.averaged.contacts
-        # the closed contacts' curvature terms in the Newton matrix and the dependent step
-        # (``compliant.curvature_terms``; the compiled step has the same, ``kernels.curvature``):
-        # not in the energy-consistent form, whose constraint rows are discrete gradients. A
-        # contact sliding fast along a beam needs them: at 250 km/h under the catenary the
-        # iteration without them gains only a factor 7 per iterate (the order-u^2 terms are half
-        # the contact element's diagonal)
-        curving = not consistent
-        for _ in range(self.max_newton):
-            a1 = (p.alpha_f * ydd_n + (1 - p.alpha_f) * ydd - p.alpha_m * a_n) / (1 - p.alpha_m)
-            q1 = (q1 if prev is None else prev.q).copy()
-            u1 = (u1 if prev is None else prev.u).copy()
-            q1[ind] = y_n + h * v_n + h * h * ((0.5 - p.beta) * a_n + p.beta * a1)
-            u1[ind] = v_n + h * ((1 - p.gamma) * a_n + p.gamma * a1)
-            recovered = prev is None
-            if recovered:
-                q1, u1 = recover_dependent(s, part, q1, u1, t1, rows=self._rows())
-            else:
-                curved = self.modes.curved_rows(prev) if curving else ()
-                q1, u1 = dependent_newton_step(prev, part, q1, u1, t1, curved)
-            if consistent:
-                q1, u1, mid = self.averaged.dependent_state(
-                    part,
-                    self.evaluation,
-                    self.u,
-                    q1,
-                    u1,
-                    h,
-                    self._constraints(u1, t1),
-                    functools.partial(self._evaluate_mid, t1=t1, slip_sign=slip_sign),
-                )
-            ev = self.averaged.step(self.q, self._evaluate(q1, u1, t1, slip_sign))
-            acc = np.empty(s.layout.n)
-            acc[ind] = ydd
-            if consistent:  # the constraints in discrete-gradient form (energy_consistent)
-                inertia, r, lam = self.averaged.reduced(
-                    ev, self.evaluation, mid, part, acc, h, self.u, self.acceleration
-                )
-            else:
-                B1, B2, B3, B4, B5 = b_matrices(ev, part)
-                acc[U] = -(B1 @ ydd[:nv] + B2 @ ydd[nv:] + B3)
-                inertia = mass_times(s, ev, acc)
-                e = inertia + ev.forces
-                r = e[ind] - np.hstack([B4, B5]).T @ e[U]
-            rhs = np.zeros(s.layout.n)
-            rhs[ind] = -r
-            if not s.linear_flexible and last is not None:
-                lu = self.algebra.g_solver(h, self.averaged.tangent_state(self.q, q1))
-            lam_now = self.multipliers if last_iterate is None else lam
-            slip = self.modes.slip_tangent(ev, lam_now)
-            closed = self.modes.closed_normals(ev, lam_now) if curving else ()
-            curvature = curvature_terms(ev, closed, acc, u1, (bp, gp))
-            delta = bordered_solve(self.algebra, ev, rhs, h, lu, slip, curvature)[ind]
-            self.n_newton += 1
-            last = delta
-            if not np.all(np.isfinite(delta)):
-                break
-            if not consistent:
-                lam = multipliers(ev, part, inertia + ev.forces)
-            scale = max(1.0, np.abs(inertia).max(initial=0.0), np.abs(ev.forces).max(initial=0.0))
-            inertia_delta = self.algebra.mass_diagonal(ev)[ind] * delta
-            floor = functools.partial(self._floor, q1, u1, acc, ind)
-            if newton_converged(
-                delta, inertia_delta, r, scale, lam, last_iterate, bp, self.tol, self.rtol, floor
-            ):
-                # the one-step update of the dependent coordinates may leave a constraint
-                # residual: recover them exactly in the next iterate. After an exact recovery
-                # the residual is what recover_dependent reaches (on a stiff, fast-vibrating
-                # beam the contact point's projection tolerance alone moves J u by 1e-11 m/s)
-                # (energy_consistent: ``dependent_state`` closed the rows, if not far off)
-                closed = consistent and np.max(np.abs(ev.phi), initial=0.0) <= self.tol
-                if recovered or closed or self._consistent(ev):
-                    break
-                if not consistent:
-                    # one more constraint Newton step on the dependent coordinates from this
-                    # iterate's own linearisation (the last one used the previous iterate's):
-                    # quadratic, it usually closes the constraints without a further iterate
-                    q1, u1 = dependent_newton_step(ev, part, q1, u1, t1)
-                    ev = self.averaged.step(self.q, self._evaluate(q1, u1, t1, slip_sign))
-                    if self._consistent(ev):
-                        break
-                prev = None
-            else:
-                prev = ev
-            last_iterate = (np.max(np.abs(delta), initial=0.0), lam)
-            ydd = ydd + delta
-        else:
-            raise NewtonDivergence(
-                f"Newton did not converge in {self.max_newton} iterations at t = {t1:.6g} s "
-                f"(last position correction {np.max(np.abs(bp * last)):.3e}); try a smaller h"
-            )
-        if not np.all(np.isfinite(delta)):
-            raise NewtonDivergence(f"the Newton correction is not finite at t = {t1:.6g} s")
-        start = (self.u, self.acceleration, self.pseudo)
-        loss = 0.0
-        if consistent:  # J u = 0 holds in the discrete form only: closed by an impulse
-            u1, loss, impulse = self.averaged.project(ev, self.algebra.mass_solve)
-            # the rows' impulse over the step: h Lambda through G_Sigma, and the projection's
-            self._book_impulse(h * lam + impulse)
-            ev = dataclasses.replace(self._evaluate(q1, u1, t1, slip_sign), forces=ev.forces)
-        self.t, self.q, self.u = t1, q1, u1
-        self.averaged.commit(ev)
-        self._previous = (self.acceleration, h)
-        self.acceleration = acc
-        self.pseudo = acc.copy()
-        self.pseudo[ind] = a1
-        self._numerical += self._step_dissipation(h, part, start, a1, ev) + loss
-        self.multipliers = lam
-        self.evaluation = ev
-        self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
+        """One step of size h from the committed state (``newton.newton_step``); commits it.
+        Raises NewtonDivergence."""
+        context = NewtonContext(
+            self.system,
+            self.params,
+            self.algebra,
+            self.modes,
+            self.averaged,
+            self.workspace,
+            self.tol,
+            self.rtol,
+            self.max_newton,
+            self.recondition,
+        )
+        step = newton_step(context, self.save(), h, self._count_iterate)
+        self.restore(step.state)
         self.n_substeps += 1
-        if self._cond(ev, part) > self.recondition * max(self._cond0, 1.0):
-            self.part = self._choose(ev)
-        return ev
+        return self.evaluation
 
-    def _step_dissipation(self, h: float, part, start, a1, ev) -> float:
-        """``numerical_dissipation`` of the sub-step of h just committed from ``start`` =
-        (u, q'', a) at its start with the partition part; ev : the evaluation at its end."""
-        end = (self.u, self.acceleration)
-        return numerical_dissipation(self.system, self.params, h, part, start, end, a1, ev)
+    def _count_iterate(self) -> None:
+        self.n_newton += 1
 
     def _advance(self, h: float, depth: int, leaving: bool = True):
         """A step of h; on NewtonDivergence, a singular linear system, constraints that do

@@ -13,7 +13,14 @@ import numpy as np
 import scipy.sparse.linalg as spla
 
 from ..coupling.constraints import mass_times
-from ..coupling.partition import ConstraintError, PainleveError, b_matrices
+from ..coupling.partition import (
+    ConstraintError,
+    PainleveError,
+    Partition,
+    b_matrices,
+    choose_dependent,
+    make_partition,
+)
 from ..kernels.curvature import dependent_row_terms
 from ..kernels.dense import painleve_margin
 from ..system import System
@@ -372,6 +379,42 @@ def multipliers(ev, part, e) -> np.ndarray:
     return np.linalg.solve(ev.jac_sigma[:, U].T, e[U])
 
 
+def partition_condition(ev, part: Partition) -> float:
+    """cond(J_u), the condition number of the rows' block of the dependent coordinates of
+    ``part`` at the evaluated state ev (1 without dependent coordinates)."""
+    if part.dependent.size == 0:
+        return 1.0
+    return float(np.linalg.cond(ev.jac[:, part.dependent]))
+
+
+def choose_partition(system: System, ev) -> tuple[Partition, float]:
+    """The partition of the rows of the evaluated state ev and its ``partition_condition``:
+    dependent tree coordinates (Lipinski (002), eq. 72), and structure coordinates for the
+    rows the tree cannot take (``partition.choose_dependent``).
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    ev : Evaluation
+        The state whose constraint Jacobian ``ev.jac`` (m, n) is partitioned.
+
+    Returns
+    -------
+    tuple of (Partition, float)
+        The partition and cond(J_u) of its dependent block at ev.
+    """
+    lay = system.layout
+    try:
+        dependent = choose_dependent(ev.jac[:, lay.tree])
+    except ConstraintError:
+        if not lay.n_flexible:
+            raise
+        dependent = choose_dependent(ev.jac[:, lay.tree], ev.jac[:, lay.flexible])
+    part = make_partition(system, dependent)
+    return part, partition_condition(ev, part)
+
+
 def dependent_newton_step(ev, part, q, u, t: float, curved=()):
     """Dependent coordinates and velocities for new independent ones in q, u by one Newton step
     of the constraints from the evaluated state ev (its phi, J, phi_t at ev.q, ev.t):
@@ -422,4 +465,11 @@ def dependent_newton_step(ev, part, q, u, t: float, curved=()):
     return q, u
 
 
-__all__ = ["StepAlgebra", "dependent_newton_step", "multipliers", "newton_converged"]
+__all__ = [
+    "StepAlgebra",
+    "choose_partition",
+    "dependent_newton_step",
+    "multipliers",
+    "newton_converged",
+    "partition_condition",
+]

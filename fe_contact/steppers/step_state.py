@@ -1,6 +1,7 @@
 """The saved state of a generalised-alpha step: what ``GeneralizedAlpha.save`` keeps and
 ``GeneralizedAlpha.restore`` puts back (the start of a step that fails whole, the start of a
-sub-step re-taken to locate an event), and the contact modes it holds.
+sub-step re-taken to locate an event; the state a step's Newton iteration starts from and
+returns, ``newton.newton_step``), and the contact modes it holds.
 
 A ``StepState`` is frozen: to change one field, ``dataclasses.replace(state, t=...)``. Its
 arrays and containers are the stepper's own at the time of saving (the stepper replaces them
