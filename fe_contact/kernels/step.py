@@ -2,7 +2,7 @@
 tree with drives and bilateral sliding contacts (slipping or sticking) on linear beams, a
 string and rigid lines.
 
-The same equations and tests as ``GeneralizedAlpha._newton_step`` (Lipinski (002), eqs. 73,
+The same equations and tests as ``steppers.newton.newton_step`` (Lipinski (002), eqs. 73,
 76, 78a-b; the bordered solve of ``partitioned_step.StepAlgebra``; the Newton test of
 ``partitioned_step.newton_converged``), on flat arrays. ``P`` is the constant tuple built by
 ``steppers.compiled.Plan`` (passed packed: ``kernels.pack``):
