@@ -75,7 +75,8 @@ from scipy.sparse.linalg import splu
 
 from .. import validation as check
 from ..laws import Dropper
-from ..model import BeamSpec, CarriedBody, ContactPair, Model
+from ..model import BeamSpec, ContactPair, Model
+from ..sides import CarriedBody
 from ..structure_points import MaterialPoint, SpringSupport
 from ..system import assemble
 

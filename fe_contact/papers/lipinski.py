@@ -79,12 +79,13 @@ from ..elements.beam import (
     self_weight,
     static_deflection,
 )
-from ..model import ContactPair, Model, Point, Sliding, Unilateral
+from ..model import ContactPair, Model, Sliding, Unilateral
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel, bias_forces
 from ..scenario import Scenario
 from ..sensors import BodyPointSensor
+from ..sides import Point
 from ..system import System, assemble
 
 
