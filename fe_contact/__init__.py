@@ -10,7 +10,7 @@ consistent start at rest. A ``Scenario`` is one runnable case (model, start, tim
 settings); ``fe_contact.papers`` return them.
 """
 
-from .elements.beam import BeamSpec
+from .elements.beam_model import BeamSpec
 from .elements.string import LinearElastic, NeoHookean, StringSpec, Support
 from .io.model_file import ModelFile, ModelFileError, load_model, save_model
 from .laws import Compliant, Stribeck

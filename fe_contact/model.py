@@ -39,7 +39,7 @@ import numpy as np
 
 from . import validation as check
 from .columns import check_column_names
-from .elements.beam import BeamSpec
+from .elements.beam_model import BeamSpec
 from .elements.string import StringSpec
 from .laws import Compliant, ContactLaw, Dropper, Sliding, Unilateral
 from .multibody.drive import Drive

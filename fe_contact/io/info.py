@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..elements.beam import BeamSpec
+from ..elements.beam_model import BeamSpec
 from ..model import Polyline
 from ..sides import Circle, Line, Point, Profile
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import validation as check
 from ..curves import Curve
-from ..elements.beam import BeamSpec
+from ..elements.beam_model import BeamSpec
 from ..elements.string import (
     LinearElastic,
     NeoHookean,

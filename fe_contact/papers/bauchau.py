@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..curves import Curve
-from ..elements.beam import BeamSpec
+from ..elements.beam_model import BeamSpec
 from ..model import Compliant, ContactPair, Model, Unilateral
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint

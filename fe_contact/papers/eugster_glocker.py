@@ -188,7 +188,9 @@ def disk_on_beam(
     after about 0.7 s. Contact: closest point of the deformed beam, Unilateral(mu = 0.2).
     Run: Moreau-Jean (theta 0.5), h = 1e-3 s, 1 s.
     """
-    from ..elements.beam import beam_fields, self_weight, static_deflection
+    from ..elements.beam import self_weight
+    from ..elements.beam_analysis import static_deflection
+    from ..elements.beam_points import beam_fields
     from ..model import ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
     from ..sides import Circle
