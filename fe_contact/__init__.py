@@ -10,29 +10,18 @@ consistent start at rest. A ``Scenario`` is one runnable case (model, start, tim
 settings); ``fe_contact.papers`` return them.
 """
 
-from .elements.beam import BeamSpec
+from .elements.beam_model import BeamSpec
 from .elements.string import LinearElastic, NeoHookean, StringSpec, Support
 from .io.model_file import ModelFile, ModelFileError, load_model, save_model
 from .laws import Compliant, Stribeck
-from .model import (
-    Circle,
-    ContactPair,
-    Line,
-    LoopClosure,
-    Model,
-    Point,
-    PointLoad,
-    Polyline,
-    Sliding,
-    Unilateral,
-    Wheel,
-)
+from .model import ContactPair, LoopClosure, Model, PointLoad, Polyline, Sliding, Unilateral, Wheel
 from .multibody.builders import floating_body
 from .multibody.drive import Drive
 from .multibody.joints import Joint
 from .multibody.tree import Body, TreeModel
 from .scenario import Scenario
 from .sensors import BodyPointSensor, BodySensor, StructureSensor
+from .sides import Circle, Line, Point
 from .statics import StaticEquilibriumError, StaticState, static_equilibrium
 from .steppers.result import SimulationResult
 from .steppers.simulate import simulate

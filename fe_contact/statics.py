@@ -53,8 +53,8 @@ from . import validation as check
 from .coupling.constraints import evaluate_state, sliding_contacts
 from .coupling.kinematics import ContactLeftStructure
 from .elements import string_statics
-from .elements.beam import point_load as beam_point_load
 from .elements.beam import self_weight
+from .elements.beam_points import point_load as beam_point_load
 from .elements.static_error import StaticSolveError
 from .elements.string import gravity_force
 from .elements.string import internal_force as string_internal_force

@@ -29,8 +29,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .curves import PERP
-from .elements import beam as _beam
 from .elements import string as _string
+from .elements.beam_model import Beam
+from .elements.beam_points import shape_rows, shape_rows_at
 from .elements.hermite import shape_coefficients
 from .elements.string_forces import element_tangents as _element_tangents
 from .kernels.string import closest as closest_point
@@ -343,7 +344,7 @@ class BeamStructure(Structure):
     """
 
     name: str
-    beam: _beam.Beam
+    beam: Beam
     load: np.ndarray
     kind: str = field(default="beam", init=False)
     linear: bool = field(default=True, init=False)
@@ -390,7 +391,7 @@ class BeamStructure(Structure):
     def curve(self, s, q):
         beam = self.beam
         s = min(max(float(s), 0.0), self.length)
-        e, dofs, N, N_x, N_xx = _beam.shape_rows_at(beam, s)
+        e, dofs, N, N_x, N_xx = shape_rows_at(beam, s)
         cols = self.free_index[dofs]
         keep = cols >= 0
         cols, N, N_x, N_xx = cols[keep], N[keep], N_x[keep], N_xx[keep]
@@ -439,7 +440,7 @@ class BeamStructure(Structure):
     def point_rows(self, s):
         s = np.clip(np.atleast_1d(np.asarray(s, dtype=float)), 0.0, self.length)
         beam = self.beam
-        shape = _beam.shape_rows(beam, s)
+        shape = shape_rows(beam, s)
         rows = shape.dx(0)[:, None, :] * beam.n0[None, :, None]  # (m, 2, 4)
         offset = beam.origin + s[:, None] * beam.t0
         return _point_rows(s, offset, self.free_index[shape.dofs], rows)

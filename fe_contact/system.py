@@ -25,12 +25,13 @@ from .coupling.contact import compliant_forces
 from .coupling.frames import carried_rows
 from .coupling.links import LinkRows, link_rows
 from .coupling.profile_structure import centre_line_samples
-from .elements.beam import BeamSpec, assemble_beam, self_weight
-from .elements.beam import point_load as beam_point_load
+from .elements.beam import assemble_beam, self_weight
+from .elements.beam_model import BeamSpec
+from .elements.beam_points import point_load as beam_point_load
 from .elements.string import assemble_string, gravity_force
 from .elements.string import point_load as string_point_load
 from .limits import check_memory
-from .model import CarriedBody, Model, resolve_point
+from .model import Model, resolve_point
 from .multibody.tree import (
     TreeModel,
     actuator_forces,
@@ -39,6 +40,7 @@ from .multibody.tree import (
     potential_energy,
 )
 from .sensors import SensorPlan
+from .sides import CarriedBody
 from .structure_points import MaterialPoint, support_matrices
 from .structures import BeamStructure, StringStructure, Structure
 

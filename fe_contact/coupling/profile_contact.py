@@ -66,7 +66,7 @@ import dataclasses
 import numpy as np
 
 from ..kernels import curves as kernel
-from ..model import Line, Profile
+from ..sides import Line, Profile
 from .frames import body_frame
 from .kinematics import ContactKinematics
 from .profile_geometry import (

@@ -20,14 +20,10 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq
 
-from ..elements.beam import (
-    BeamSpec,
-    assemble_beam,
-    beam_fields,
-    natural_modes,
-    self_weight,
-    static_deflection,
-)
+from ..elements.beam import assemble_beam, self_weight
+from ..elements.beam_analysis import natural_modes, static_deflection
+from ..elements.beam_model import BeamSpec
+from ..elements.beam_points import beam_fields
 from ..io.vtk import PvdWriter, beam_block
 from . import DemoParser, count, folder
 

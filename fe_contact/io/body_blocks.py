@@ -10,8 +10,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import validation as check
-from ..model import MaterialPoint, Profile
+from ..model import MaterialPoint
 from ..multibody.tree import TreeModel, body_poses, point_position
+from ..sides import Profile
 from ..system import System
 from .blocks import ID, Block, polyline_segments
 
@@ -274,7 +275,7 @@ def profile_block(system: System, profile, q, name: str, samples: int = 200) -> 
 
     >>> from fe_contact import Model, Point, ContactPair, Body, Joint, TreeModel, assemble
     >>> from fe_contact.curves import Curve
-    >>> from fe_contact.model import Profile
+    >>> from fe_contact.sides import Profile
     >>> from fe_contact.io.vtk import profile_block
     >>> cup = Profile(None, Curve.bezier([(-1.0, 1.0), (0.0, -1.0), (1.0, 1.0)]))
     >>> ball = TreeModel(bodies=(Body(1.0, 0.0),), joints=(Joint("prismatic", angle=np.pi / 2),))

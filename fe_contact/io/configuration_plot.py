@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
-from ..model import Line
+from ..sides import Line
 from ..structures import BeamStructure
 from ..system import System
 from .contact_blocks import contact_block

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
-from ..elements.beam import BeamSpec
-from ..model import Circle, Line, Point, Polyline, Profile
+from ..elements.beam_model import BeamSpec
+from ..model import Polyline
+from ..sides import Circle, Line, Point, Profile
 
 
 def _structure(name, spec, n_dofs) -> str:

@@ -5,10 +5,11 @@ into a ``Model`` (every mistake collected with its key path), ``model_tables`` w
 from __future__ import annotations
 
 from ..laws import FILE_LAWS, file_keys, law_from_table
-from ..model import Circle, ContactPair, Model, Point
+from ..model import ContactPair, Model
 from ..multibody.drive import LinearMotion
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
+from ..sides import Circle, Point
 from . import model_schema as schema
 from .model_parts import (
     DRIVES,

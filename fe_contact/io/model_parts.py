@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import validation as check
 from ..curves import Curve
-from ..elements.beam import BeamSpec
+from ..elements.beam_model import BeamSpec
 from ..elements.string import (
     LinearElastic,
     NeoHookean,
@@ -53,10 +53,11 @@ from ..elements.string import (
     StraightReference,
     StringSpec,
 )
-from ..model import CarriedBody, Circle, Line, LoopClosure, Point, PointLoad, Profile
+from ..model import LoopClosure, PointLoad
 from ..multibody.drive import Drive
 from ..rough import Polyline, Wheel
 from ..sensors import BodyPointSensor, BodySensor, StructureSensor
+from ..sides import CarriedBody, Circle, Line, Point, Profile
 from ..structure_points import MaterialPoint, SpringSupport
 from .model_problems import MISSING, Problem, join, library_call
 
@@ -133,7 +134,7 @@ def fields_of(cls) -> dict[str, tuple[object, object]]:
     Examples
     --------
     >>> from fe_contact.io.model_parts import fields_of
-    >>> from fe_contact.model import CarriedBody, Profile
+    >>> from fe_contact.sides import CarriedBody, Profile
     >>> {name: default for name, (_, default) in fields_of(CarriedBody).items()}["inertia"]
     0.0
     >>> fields_of(Profile)["body"][1] is None
@@ -515,7 +516,7 @@ def object_of(
     Examples
     --------
     >>> from fe_contact.io.model_parts import object_of
-    >>> from fe_contact.model import CarriedBody
+    >>> from fe_contact.sides import CarriedBody
     >>> problems = []
     >>> object_of(CarriedBody, {"name": "tip", "structure": "beam", "s": 0.4, "mass": -0.1},
     ...           ("carried", 0), problems) is None

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import validation as check
-from ..elements.beam import Beam, beam_fields
+from ..elements.beam_model import Beam
+from ..elements.beam_points import beam_fields
 from ..elements.string import StringModel
 from ..elements.string import string_points_at as evaluate_string
 from ..structures import BeamStructure

@@ -45,12 +45,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..curves import Curve
-from ..elements.beam import BeamSpec
-from ..model import CarriedBody, Compliant, ContactPair, Model, Profile, Unilateral
+from ..elements.beam_model import BeamSpec
+from ..model import Compliant, ContactPair, Model, Unilateral
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..scenario import Scenario
+from ..sides import CarriedBody, Profile
 from ..system import assemble
 
 LENGTH = 2.4  # m, the cantilever

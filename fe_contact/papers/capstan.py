@@ -210,9 +210,10 @@ def capstan(data: CapstanData | None = None) -> Scenario:
         Support,
         assemble_string,
     )
-    from ..model import Circle, ContactPair, Model, PointLoad, Unilateral
+    from ..model import ContactPair, Model, PointLoad, Unilateral
     from ..multibody.joints import Joint
     from ..multibody.tree import Body, TreeModel
+    from ..sides import Circle
     from ..system import assemble
 
     data = CapstanData() if data is None else data

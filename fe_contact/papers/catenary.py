@@ -74,8 +74,10 @@ import numpy as np
 from scipy.sparse.linalg import splu
 
 from .. import validation as check
+from ..elements.beam_model import BeamSpec
 from ..laws import Dropper
-from ..model import BeamSpec, CarriedBody, ContactPair, Model
+from ..model import ContactPair, Model
+from ..sides import CarriedBody
 from ..structure_points import MaterialPoint, SpringSupport
 from ..system import assemble
 

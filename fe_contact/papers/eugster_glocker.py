@@ -89,8 +89,9 @@ def disk_on_string(
     ``THETA``, sub-stepping to ``PENETRATION_TOLERANCE``, the example's t_end and h (``DISKS``).
     """
     from ..elements.string import string_points_at
-    from ..model import Circle, ContactPair, Model, Unilateral
+    from ..model import ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
+    from ..sides import Circle
     from ..system import assemble
 
     radius, mass, inertia = disk_of_example(example)
@@ -149,8 +150,9 @@ def dropped_disk(
     """
     from ..elements.string import LinearElastic, assemble_string, string_points_at
     from ..elements.string_statics import string_static_shape
-    from ..model import Circle, ContactPair, Model, Unilateral
+    from ..model import ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
+    from ..sides import Circle
     from ..system import assemble
 
     spec = replace(
@@ -186,9 +188,12 @@ def disk_on_beam(
     after about 0.7 s. Contact: closest point of the deformed beam, Unilateral(mu = 0.2).
     Run: Moreau-Jean (theta 0.5), h = 1e-3 s, 1 s.
     """
-    from ..elements.beam import beam_fields, self_weight, static_deflection
-    from ..model import Circle, ContactPair, Model, Unilateral
+    from ..elements.beam import self_weight
+    from ..elements.beam_analysis import static_deflection
+    from ..elements.beam_points import beam_fields
+    from ..model import ContactPair, Model, Unilateral
     from ..multibody.builders import floating_body
+    from ..sides import Circle
     from ..system import assemble
     from .lipinski import cantilever_strip
 

@@ -25,11 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation as check
-from ..model import ContactPair, Line, Model, Point, Sliding
+from ..model import ContactPair, Model, Sliding
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..scenario import Scenario
+from ..sides import Line, Point
 
 CONTACT = "block"
 BLOCK, BELT = 1, 2  # body indices (body 0 is the block's massless x carriage)

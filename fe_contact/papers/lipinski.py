@@ -71,20 +71,17 @@ from ..coupling.partition import (
     partition_static_state,
     recover_dependent,
 )
-from ..elements.beam import (
-    BeamSpec,
-    assemble_beam,
-    beam_fields,
-    point_load,
-    self_weight,
-    static_deflection,
-)
-from ..model import ContactPair, Model, Point, Sliding, Unilateral
+from ..elements.beam import assemble_beam, self_weight
+from ..elements.beam_analysis import static_deflection
+from ..elements.beam_model import BeamSpec
+from ..elements.beam_points import beam_fields, point_load
+from ..model import ContactPair, Model, Sliding, Unilateral
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel, bias_forces
 from ..scenario import Scenario
 from ..sensors import BodyPointSensor
+from ..sides import Point
 from ..system import System, assemble
 
 

@@ -61,11 +61,12 @@ import numpy as np
 from .. import validation as check
 from ..coupling.contact import contact_at
 from ..laws import Compliant, Unilateral
-from ..model import ContactPair, Point
+from ..model import ContactPair
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..scenario import Scenario
+from ..sides import Point
 from .catenary import EN50318, CatenaryData, catenary, vertical_rows
 
 CONTACTS = ("exact", "penalty")

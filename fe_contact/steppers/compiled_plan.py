@@ -14,8 +14,8 @@ import scipy.sparse as sp
 from ..kernels.beam import beam_arrays, on_pattern
 from ..kernels.pack import pack
 from ..kernels.tree import tree_arrays
-from ..model import Circle, Line, Point
 from ..multibody.tree import actuator_forces
+from ..sides import Circle, Line, Point
 from ..structures import BeamStructure, StringStructure
 from ..system import System
 from .effective_mass import FlexibleBlock

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..coupling.constraints import compliant_contacts, sliding_contacts, stick_anchor
 from ..coupling.kinematics import line_geometry, profile_state
-from ..model import Line
+from ..sides import Line
 from .step_state import ContactMode
 
 # a contact whose slip speed at the start is at most this is at rest on its target and sticks
