@@ -1,10 +1,10 @@
 """The sides of a contact, each on a tree body, on a structure or fixed in the plane (SI units).
 
 Profiles sit on a tree body: ``Point`` (an edge or a tip) and ``Circle`` (a disk or a roller).
-Both answer the same questions through ``at`` (the centre on the body) and ``radius``: a point is a circle of
-radius zero. A ``Profile`` is a curve (Bezier or B-spline) on a tree body, on a rigid body
-carried by a structure (``CarriedBody``) or fixed in the plane; two curves touch where the
-closest-point conditions of Bauchau (000), eqs. (5)-(6), hold (``coupling.profile_contact``).
+Both answer the same questions through ``at`` (the centre on the body) and ``radius``: a point
+is a circle of radius zero. A ``Profile`` is a curve (Bezier or B-spline) on a tree body, on a
+rigid body carried by a structure (``CarriedBody``) or fixed in the plane; two curves touch
+where the closest-point conditions of Bauchau (000), eqs. (5)-(6), hold (``coupling.profile_contact``).
 A ``Line`` is a rigid straight target, fixed or on a translating body.
 
 A ``ContactPair`` of ``fe_contact.model`` joins two sides under a contact law; the other sides
