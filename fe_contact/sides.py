@@ -4,8 +4,9 @@ Profiles sit on a tree body: ``Point`` (an edge or a tip) and ``Circle`` (a disk
 Both answer the same questions through ``at`` (the centre on the body) and ``radius``: a point
 is a circle of radius zero. A ``Profile`` is a curve (Bezier or B-spline) on a tree body, on a
 rigid body carried by a structure (``CarriedBody``) or fixed in the plane; two curves touch
-where the closest-point conditions of Bauchau (000), eqs. (5)-(6), hold (``coupling.profile_contact``).
-A ``Line`` is a rigid straight target, fixed or on a translating body.
+where the closest-point conditions of Bauchau (000), eqs. (5)-(6), hold
+(``coupling.profile_contact``). A ``Line`` is a rigid straight target, fixed or on a
+translating body.
 
 A ``ContactPair`` of ``fe_contact.model`` joins two sides under a contact law; the other sides
 are a structure (by name), a material point of a structure (``structure_points.MaterialPoint``)
