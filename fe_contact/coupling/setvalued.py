@@ -466,11 +466,7 @@ def _de_saxce_fixed_point(G, c, mu, measure, tol, polish, max_outer: int = 300):
     F is solved by semismooth Newton steps (the derivative of y(s) from the active half-planes
     of the last problem), each kept only if it reduces |F|, else the plain step s = mu |xi_T|
     (after two rejected Newton steps in a row, plain steps only), relaxed s += omega F with
-    omega halved (down to 1/8) whenever |F| has not fallen for ten steps; a start gives up
-    when it has not fallen for ten steps at 1/8 either (stalled: on the dense contacts of the
-    disk dropped onto 8 elements, 109 of 600 steps ended in the pivoting after both starts
-    had spent their budgets, |F| flat near 1e-6 m/s from about the 30th iteration on; the
-    rule halves the problems solved over that run, 45 773 -> 24 274). The plain map may
+    omega halved (down to 1/8) whenever |F| has not fallen for ten steps. The plain map may
     contract at 0.99 per iteration near a stick-slip switch (36 contacts on the string: some
     200 iterations, 60 ms) or cycle near rest (period 4; omega = 1/2 converges in 36); where
     the Newton steps are accepted about ten reach round-off. Started from s = 0 (every
@@ -552,8 +548,6 @@ def _iterate_de_saxce(problem, s, measure, tol, polish, max_outer):
         size = float(np.abs(F).max())
         best, since = (size, 0) if size < best else (best, since + 1)
         if since >= 10:  # no progress: the plain map cycles (near rest); relax it
-            if omega <= 0.125:  # no progress at the smallest relaxation either: stalled
-                return None
             omega, best, since = max(0.5 * omega, 0.125), np.inf, 0
         s = s + omega * F
         state = problem(s)
