@@ -662,7 +662,7 @@ LONG_RUNS: dict[str, Callable[[Path, Path], list[Quantity]]] = {
     "trolley-energy": trolley_energy,  # about 6 min on one core
     "pin-on-wheel": pin_on_wheel,  # about 2 min on two cores
     "cam-lock": cam_lock,  # 2-7 min per case, four cases on two cores
-    "dense-contact": dense_contact,  # about 10 min on two cores
+    "dense-contact": dense_contact,  # about 4 min on two cores
     "capstan-refinement": capstan_refinement,  # about 30 s on one core
     "belt-drive": belt_drive,  # about 50 s on one core
     "closed-belt": closed_belt_refinement,  # about 4 min on one core
