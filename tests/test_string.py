@@ -150,6 +150,31 @@ def test_hanging_string_support_force_matches_gravity():
     assert np.allclose(total, [0.0, RHO0 * G * LENGTH], rtol=0.0, atol=1e-9)
 
 
+def test_a_far_off_trial_of_the_static_line_search_is_halved_quietly():
+    """004's string (linear law, EA = 1827 N) with a vanishing bending stiffness (EI = 9.6e-255
+    N m^2, a drawn property test case): a full Newton step of the static solve lands far off
+    (slopes whose squares overflow); the line search halves it without a floating-point
+    warning and the solve ends in equilibrium: the support forces carry the weight rho0 g L
+    (to 1e-9 N, the solver's residual on forces of ~3 N)."""
+    import warnings
+
+    spec = StringSpec(
+        length=LENGTH,
+        n_elements=8,
+        density=RHO0,
+        law=LinearElastic(EA=1827.204143140032),
+        bending_stiffness=9.56873204782001e-255,
+        supports=(Support(0.0, "pinned"), Support(LENGTH, "pinned", position=(SPAN, 0.0))),
+        gravity=(0.0, -G),
+    )
+    model = assemble_string(spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        solution = string_static_shape(model)
+    total = solution.reactions[model.position_dofs].sum(axis=1)
+    assert np.allclose(total, [0.0, RHO0 * G * LENGTH], rtol=0.0, atol=1e-9)
+
+
 @pytest.mark.parametrize("law_name", sorted(LAWS))
 def test_axial_bar_has_exact_stretch(law_name, measured):
     law = LAWS[law_name]

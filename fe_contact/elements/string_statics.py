@@ -229,8 +229,11 @@ def _line_search(model, q, step, force, residual, max_halvings=12):
     for _ in range(max_halvings):
         trial = q.copy()
         trial[free] += alpha * step
-        trial_norm = np.linalg.norm((internal_force(model, trial) - force)[free])
-        trial_potential = strain_energy(model, trial) - force @ trial
+        # a full step may land far off (slopes of 1e155 from a nearly singular stiffness, e.g.
+        # EI = 1e-254 N m^2): its energy overflows, is not finite and the step is halved
+        with np.errstate(over="ignore", invalid="ignore"):
+            trial_norm = np.linalg.norm((internal_force(model, trial) - force)[free])
+            trial_potential = strain_energy(model, trial) - force @ trial
         if np.isfinite(trial_potential) and (
             trial_potential <= potential + 1e-4 * alpha * slope
             or trial_norm <= (1.0 - 1e-4 * alpha) * norm
