@@ -39,6 +39,7 @@ import numpy as np
 
 from . import validation as check
 from .columns import check_column_names
+from .constants import STANDARD_GRAVITY
 from .elements.beam_model import BeamSpec
 from .elements.string import StringSpec
 from .laws import Compliant, ContactLaw, Dropper, Sliding, Unilateral
@@ -48,9 +49,6 @@ from .rough import Polyline, Wheel, check_rough_pair
 from .sensors import SENSOR_TYPES, BodyPointSensor, BodySensor, StructureSensor, check_sensors
 from .sides import CarriedBody, Circle, Line, Point, Profile, check_body_point
 from .structure_points import MaterialPoint, SpringSupport
-
-STANDARD_GRAVITY = (0.0, -9.81)
-
 
 # ------------------------------------------------------------------------------------------
 # Contact pairs and links

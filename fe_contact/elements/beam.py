@@ -37,6 +37,7 @@ from skfem import Basis, BilinearForm, LinearForm, MeshLine
 from skfem.helpers import dd
 
 from .. import validation as check
+from ..constants import STANDARD_GRAVITY
 from .beam_analysis import (
     Modes,
     elastic_energy,
@@ -59,7 +60,6 @@ from .hermite import ElementLineHermiteLocal, shape_coefficients
 
 __all__ = [
     "SUPPORT_KINDS",
-    "STANDARD_GRAVITY",
     "Beam",
     "BeamFields",
     "BeamSpec",
@@ -82,8 +82,6 @@ __all__ = [
     "shape_rows_at",
     "static_deflection",
 ]
-
-STANDARD_GRAVITY = 9.81
 
 
 @BilinearForm
@@ -209,7 +207,7 @@ def _require_below_buckling(spec: BeamSpec, stiffness: sp.spmatrix) -> None:
         )
 
 
-def self_weight(beam: Beam, gravity=(0.0, -STANDARD_GRAVITY)) -> np.ndarray:
+def self_weight(beam: Beam, gravity=STANDARD_GRAVITY) -> np.ndarray:
     """Consistent load of the beam's weight.
 
     Only the component of gravity normal to the axis acts (linear theory, no axial DOFs).

@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from skfem import Basis
 
 from .. import validation as check
+from ..constants import STANDARD_GRAVITY
 from ..limits import element_ratio
 from .tension import check_law
 
@@ -283,7 +284,7 @@ class StringSpec:
     )
     reference: StraightReference | CurveReference | NodalReference | None = None
     supports: tuple[Support, ...] = ()
-    gravity: tuple[float, float] = (0.0, -9.81)
+    gravity: tuple[float, float] = STANDARD_GRAVITY
     intorder: int = field(default=6, metadata=check.rule(check.positive_int))
     stiffness_damping: float = field(
         default=0.0, metadata=check.rule(check.real, low=0.0, unit="s")

@@ -53,6 +53,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from ..constants import STANDARD_GRAVITY
 from ..laws import FILE_LAWS, file_keys
 from ..reductions import STATISTICS  # the statistics of [output] results
 
@@ -131,7 +132,7 @@ class Document(Table):
     """
 
     format: Literal[1] = FORMAT
-    gravity: Pair = [0.0, -9.81]
+    gravity: Pair = list(STANDARD_GRAVITY)
     structure_gravity: bool = True
     structures: dict[str, dict] = {}
     tree: dict | None = None

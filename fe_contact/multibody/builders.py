@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import validation as check
+from ..constants import STANDARD_GRAVITY
 from .joints import Joint
 from .tree import Body, TreeModel
 
@@ -12,7 +13,7 @@ from .tree import Body, TreeModel
 def floating_body(
     mass: float,
     inertia: float,
-    gravity=(0.0, -9.81),
+    gravity=STANDARD_GRAVITY,
     points=None,
     centre_of_mass=(0.0, 0.0),
 ) -> TreeModel:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .. import validation as check
+from ..constants import STANDARD_GRAVITY
 from ..kernels import tree as kernels
 from .joints import Joint
 
@@ -243,7 +244,7 @@ class TreeModel:
     points: Mapping[str, tuple[int, tuple[float, float]]] = field(
         default_factory=lambda: _Points({}), hash=False
     )
-    gravity: tuple[float, float] = (0.0, -9.81)
+    gravity: tuple[float, float] = STANDARD_GRAVITY
     _topology: Topology = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
