@@ -13,12 +13,13 @@ settings); ``fe_contact.papers`` return them.
 from .elements.beam_model import BeamSpec
 from .elements.string import LinearElastic, NeoHookean, StringSpec, Support
 from .io.model_file import ModelFile, ModelFileError, load_model, save_model
-from .laws import Compliant, Stribeck
-from .model import ContactPair, LoopClosure, Model, PointLoad, Polyline, Sliding, Unilateral, Wheel
+from .laws import Compliant, Sliding, Stribeck, Unilateral
+from .model import ContactPair, LoopClosure, Model, PointLoad
 from .multibody.builders import floating_body
 from .multibody.drive import Drive
 from .multibody.joints import Joint
 from .multibody.tree import Body, TreeModel
+from .rough import Polyline, Wheel
 from .scenario import Scenario
 from .sensors import BodyPointSensor, BodySensor, StructureSensor
 from .sides import Circle, Line, Point

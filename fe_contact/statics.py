@@ -59,8 +59,8 @@ from .elements.static_error import StaticSolveError
 from .elements.string import gravity_force
 from .elements.string import internal_force as string_internal_force
 from .elements.string import point_load as string_point_load
-from .model import Polyline
 from .multibody.tree import actuator_forces, bias_forces, potential_energy
+from .rough import Polyline
 from .structures import StringStructure
 from .system import System, energies
 from .workspace import Workspace

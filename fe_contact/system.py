@@ -31,7 +31,7 @@ from .elements.beam_points import point_load as beam_point_load
 from .elements.string import assemble_string, gravity_force
 from .elements.string import point_load as string_point_load
 from .limits import check_memory
-from .model import Model, resolve_point
+from .model import Model
 from .multibody.tree import (
     TreeModel,
     actuator_forces,
@@ -39,6 +39,7 @@ from .multibody.tree import (
     kinetic_energy,
     potential_energy,
 )
+from .multibody.tree_model import resolve_point
 from .sensors import SensorPlan
 from .sides import CarriedBody
 from .structure_points import MaterialPoint, support_matrices

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import validation as check
-from ..model import MaterialPoint
 from ..multibody.tree import TreeModel, body_poses, point_position
 from ..sides import Profile
+from ..structure_points import MaterialPoint
 from ..system import System
 from .blocks import ID, Block, polyline_segments
 

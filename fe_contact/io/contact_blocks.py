@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import MaterialPoint
 from ..multibody.tree import point_position
+from ..structure_points import MaterialPoint
 from ..system import System
 from .blocks import ID, Block
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import MaterialPoint
 from ..multibody.tree import body_poses
 from ..sides import Circle, Profile
+from ..structure_points import MaterialPoint
 from ..system import System
 from .blocks import Block
 from .body_blocks import disk_block, profile_block, profile_centres, tree_block

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..elements.beam_model import BeamSpec
-from ..model import Polyline
+from ..rough import Polyline
 from ..sides import Circle, Line, Point, Profile
 
 

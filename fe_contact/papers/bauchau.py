@@ -46,7 +46,8 @@ import numpy as np
 
 from ..curves import Curve
 from ..elements.beam_model import BeamSpec
-from ..model import Compliant, ContactPair, Model, Unilateral
+from ..laws import Compliant, Unilateral
+from ..model import ContactPair, Model
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel

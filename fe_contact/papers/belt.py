@@ -219,7 +219,8 @@ def _pulleys_model(data, spec, loads=()):
     (the driver, coordinate 0, at the origin, turned at ``data.speed`` by a drive; the driven
     one at (d, 0) under its load torque and damping), each a ``Circle`` in contact with the
     belt on a candidate grid, no gravity; ``data`` a ``BeltData`` or ``ClosedBeltData``."""
-    from ..model import ContactPair, Model, Unilateral
+    from ..laws import Unilateral
+    from ..model import ContactPair, Model
     from ..multibody.drive import Drive
     from ..multibody.joints import Joint
     from ..multibody.tree import Body, TreeModel

@@ -210,7 +210,8 @@ def capstan(data: CapstanData | None = None) -> Scenario:
         Support,
         assemble_string,
     )
-    from ..model import ContactPair, Model, PointLoad, Unilateral
+    from ..laws import Unilateral
+    from ..model import ContactPair, Model, PointLoad
     from ..multibody.joints import Joint
     from ..multibody.tree import Body, TreeModel
     from ..sides import Circle

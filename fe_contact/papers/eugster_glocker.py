@@ -89,7 +89,8 @@ def disk_on_string(
     ``THETA``, sub-stepping to ``PENETRATION_TOLERANCE``, the example's t_end and h (``DISKS``).
     """
     from ..elements.string import string_points_at
-    from ..model import ContactPair, Model, Unilateral
+    from ..laws import Unilateral
+    from ..model import ContactPair, Model
     from ..multibody.builders import floating_body
     from ..sides import Circle
     from ..system import assemble
@@ -150,7 +151,8 @@ def dropped_disk(
     """
     from ..elements.string import LinearElastic, assemble_string, string_points_at
     from ..elements.string_statics import string_static_shape
-    from ..model import ContactPair, Model, Unilateral
+    from ..laws import Unilateral
+    from ..model import ContactPair, Model
     from ..multibody.builders import floating_body
     from ..sides import Circle
     from ..system import assemble
@@ -191,7 +193,8 @@ def disk_on_beam(
     from ..elements.beam import self_weight
     from ..elements.beam_analysis import static_deflection
     from ..elements.beam_points import beam_fields
-    from ..model import ContactPair, Model, Unilateral
+    from ..laws import Unilateral
+    from ..model import ContactPair, Model
     from ..multibody.builders import floating_body
     from ..sides import Circle
     from ..system import assemble

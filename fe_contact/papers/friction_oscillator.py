@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import validation as check
-from ..model import ContactPair, Model, Sliding
+from ..laws import Sliding
+from ..model import ContactPair, Model
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel

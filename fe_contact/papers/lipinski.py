@@ -75,7 +75,8 @@ from ..elements.beam import assemble_beam, self_weight
 from ..elements.beam_analysis import static_deflection
 from ..elements.beam_model import BeamSpec
 from ..elements.beam_points import beam_fields, point_load
-from ..model import ContactPair, Model, Sliding, Unilateral
+from ..laws import Sliding, Unilateral
+from ..model import ContactPair, Model
 from ..multibody.drive import Drive
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel, bias_forces

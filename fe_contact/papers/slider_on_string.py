@@ -23,7 +23,8 @@ import numpy as np
 from .. import validation as check
 from ..elements.string import assemble_string, gravity_force, point_load, string_points_at
 from ..elements.string_statics import string_static_shape
-from ..model import ContactPair, Model, Sliding
+from ..laws import Sliding
+from ..model import ContactPair, Model
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..scenario import Scenario

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from .. import validation as check
-from ..model import Polyline
+from ..rough import Polyline
 from ..system import System
 from ..workspace import Workspace
 from .result import StepReport

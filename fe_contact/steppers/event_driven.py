@@ -54,7 +54,7 @@ from ..coupling.rough_contact import (
     share_loss,
 )
 from ..kernels import rough as kernels
-from ..model import Model, Polyline
+from ..model import Model
 from ..multibody.tree import (
     actuator_forces,
     equations_of_motion,
@@ -62,6 +62,7 @@ from ..multibody.tree import (
     mass_matrix,
     potential_energy,
 )
+from ..rough import Polyline
 from .base import SingularSystem, Stepper, check_start
 from .impulse_work import impulse_work_points
 from .result import ProfileLosses, RoughContactReport, StepReport, no_work

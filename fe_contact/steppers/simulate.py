@@ -28,7 +28,7 @@ import threadpoolctl
 from .. import validation as check
 from ..consistency import check_consistent_start, constraint_violations
 from ..limits import MEMORY_ENV, LimitExceeded, check_steps, max_memory
-from ..model import Polyline
+from ..rough import Polyline
 from ..sensors import with_sensors
 from ..system import System
 from .base import SingularSystem, StopRun, check_method
