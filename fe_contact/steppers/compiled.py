@@ -131,17 +131,9 @@ class CompiledGeneralizedAlpha(GeneralizedAlpha):
         self._wait, self._backoff = 0, 1  # batches not tried after one that took no step
         super().__init__(system, t0, q0, u0, **settings)
 
-    @property
-    def algebra(self) -> StepAlgebra:
-        return self._algebra
-
-    @algebra.setter
-    def algebra(self, value: StepAlgebra) -> None:
-        # the Python stepper makes its StepAlgebra; this one forms the Painleve margin compiled
-        algebra = CompiledAlgebra.__new__(CompiledAlgebra)
-        algebra.__dict__.update(value.__dict__)
-        algebra.plan = self.plan
-        self._algebra = algebra
+    def _make_algebra(self, system: System) -> StepAlgebra:
+        # the Painleve margin formed compiled, with this run's factors
+        return CompiledAlgebra(system, self.params, self.plan)
 
     def _energies(self, ev) -> Energies:
         """The energies at ev: those the compiled step booked at its end (``kernels.loop``), or

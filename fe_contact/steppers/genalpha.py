@@ -148,7 +148,7 @@ class GeneralizedAlpha(Stepper):
         self.recondition = check.real("recondition", recondition, low=1.0)
         self.n_halved = 0
         self._newton0 = self._substeps0 = 0  # counters at the start of the current step
-        self.algebra = StepAlgebra(system, self.params)
+        self.algebra = self._make_algebra(system)
         model = system.model
         self.modes = ContactModes(system)  # the contacts' modes and their rows
         if self.averaged.contacts:
@@ -185,6 +185,11 @@ class GeneralizedAlpha(Stepper):
             rest = self.modes.mode[i] == ContactMode.REST
             if rest and self.modes.law(i).sticks:
                 self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
+
+    def _make_algebra(self, system: System) -> StepAlgebra:
+        """The solves of this stepper's steps (``StepAlgebra``); a stepper whose solves are
+        formed otherwise (compiled) returns its own."""
+        return StepAlgebra(system, self.params)
 
     @property
     def n_retried(self) -> int:
