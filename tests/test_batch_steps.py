@@ -18,7 +18,7 @@ from test_compiled import rolling_disk_on_beam
 
 from fe_contact.papers.friction_oscillator import friction_oscillator
 from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
-from fe_contact.steppers.compiled import CompiledGeneralizedAlpha
+from fe_contact.steppers.genalpha import GeneralizedAlpha
 from fe_contact.steppers.observers import CsvObserver
 from fe_contact.steppers.result import read_history
 from fe_contact.steppers.simulate import simulate
@@ -29,7 +29,7 @@ from fe_contact.system import assemble
 def counted(monkeypatch):
     """Counts the steps taken in batches (dict: calls, steps)."""
     count = {"calls": 0, "steps": 0}
-    original = CompiledGeneralizedAlpha.steps
+    original = GeneralizedAlpha.steps
 
     def steps(self, n_max):
         batch = original(self, n_max)
@@ -37,7 +37,7 @@ def counted(monkeypatch):
         count["steps"] += 0 if batch is None else batch.n
         return batch
 
-    monkeypatch.setattr(CompiledGeneralizedAlpha, "steps", steps)
+    monkeypatch.setattr(GeneralizedAlpha, "steps", steps)
     return count
 
 

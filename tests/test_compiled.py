@@ -26,11 +26,7 @@ from fe_contact.papers.lipinski import (
     sliding_mass_initial_state,
     sliding_mass_model,
 )
-from fe_contact.steppers.compiled import (
-    CompiledGeneralizedAlpha,
-    generalized_alpha,
-    unsupported,
-)
+from fe_contact.steppers.compiled import unsupported
 from fe_contact.steppers.genalpha import GeneralizedAlpha
 from fe_contact.steppers.simulate import StopRun, simulate
 from fe_contact.system import assemble, energies
@@ -39,7 +35,8 @@ from fe_contact.system import assemble, energies
 def lockstep(system, q0, u0, h, n_steps, **settings):
     """Step the Python and the compiled stepper side by side; (python, compiled, reports)."""
     py = GeneralizedAlpha(system, 0.0, q0, u0, h=h, **settings)
-    cc = CompiledGeneralizedAlpha(system, 0.0, q0, u0, h=h, **settings)
+    cc = GeneralizedAlpha(system, 0.0, q0, u0, h=h, compiled=True, **settings)
+    assert (py.step_path, cc.step_path) == ("python", "compiled")
     reports = []
     for _ in range(n_steps):
         reports.append((py.step(), cc.step()))
@@ -236,7 +233,7 @@ def test_simulate_takes_the_compiled_step_by_default(sliding_mass):
     system, q0, u0 = sliding_mass(0.0)
     a = simulate(system, (0.0, 0.02), (q0, u0), h=1e-3, compiled=False)
     b = simulate(system, (0.0, 0.02), (q0, u0), h=1e-3)
-    assert generalized_alpha(system, {})[0] is CompiledGeneralizedAlpha
+    assert (a.step_path, b.step_path) == ("python", "compiled")
     assert np.max(np.abs(a.q - b.q)) <= 1e-12
     for name in ("mass_normal_force", "kinetic_energy", "energy_error"):
         assert np.allclose(a[name], b[name], rtol=1e-8, atol=1e-12), name
@@ -250,7 +247,7 @@ def test_leaving_the_beam_falls_back_and_stops_like_the_python_step(sliding_mass
     q0, u0 = sliding_mass_initial_state(system, x0=0.3, speed=2.0)
     steppers = [
         GeneralizedAlpha(system, 0.0, q0, u0, h=1e-3),
-        CompiledGeneralizedAlpha(system, 0.0, q0, u0, h=1e-3),
+        GeneralizedAlpha(system, 0.0, q0, u0, h=1e-3, compiled=True),
     ]
     messages = []
     for st in steppers:
@@ -268,11 +265,12 @@ def test_leaving_the_beam_falls_back_and_stops_like_the_python_step(sliding_mass
 def test_systems_it_does_not_take_run_on_the_python_step(sliding_mass):
     system, q0, u0 = sliding_mass(0.0)
     model = system.model
-    floor = ContactPair("floor", Circle(1, 0.01), Line((0.0, -0.01), (0.0, 1.0)), Unilateral())
+    floor = ContactPair("floor", Circle(1, 0.01), Line((0.0, -0.1), (0.0, 1.0)), Unilateral())
     line_system = assemble(replace(model, contacts=(floor,)))
     assert "not a Coulomb Sliding law" in unsupported(line_system)
-    assert generalized_alpha(line_system, {})[0] is GeneralizedAlpha
-    assert generalized_alpha(system, {"compiled": False})[0] is GeneralizedAlpha
+    stepper = GeneralizedAlpha(line_system, 0.0, q0, u0, h=1e-3, compiled=True)
+    assert stepper.step_path == "python" and stepper.compiled_step is None
+    assert GeneralizedAlpha(system, 0.0, q0, u0, h=1e-3).step_path == "python"
 
 
 def test_compiled_energies_equal_system_energies(sliding_mass):

@@ -21,11 +21,7 @@ import numpy as np
 import pytest
 
 from fe_contact.papers.slider_on_string import Trolley, slider_on_string
-from fe_contact.steppers.compiled import (
-    CompiledGeneralizedAlpha,
-    generalized_alpha,
-    unsupported,
-)
+from fe_contact.steppers.compiled import unsupported
 from fe_contact.steppers.genalpha import GeneralizedAlpha
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
@@ -50,7 +46,8 @@ def iteration_matrix_condition(system, q, h):
 def test_the_compiled_step_takes_the_trolley_on_the_string_and_refuses_damped_strings(trolley):
     system, scenario = trolley
     assert unsupported(system) is None
-    assert generalized_alpha(system, scenario.settings)[0] is CompiledGeneralizedAlpha
+    stepper = GeneralizedAlpha(system, 0.0, scenario.q0, scenario.u0, compiled=True)
+    assert stepper.step_path == "compiled"
     spec = system.model.structures["string"]
     damped = replace(system.model, structures={"string": replace(spec, stiffness_damping=0.01)})
     assert unsupported(assemble(damped)) == "a damped string"
@@ -60,7 +57,7 @@ def test_lockstep_with_the_python_step_to_round_off(trolley, measured):
     system, scenario = trolley
     h = scenario.settings["h"]
     py = GeneralizedAlpha(system, 0.0, scenario.q0, scenario.u0, **scenario.settings)
-    cc = CompiledGeneralizedAlpha(system, 0.0, scenario.q0, scenario.u0, **scenario.settings)
+    cc = GeneralizedAlpha(system, 0.0, scenario.q0, scenario.u0, compiled=True, **scenario.settings)
     reports = [(py.step(), cc.step()) for _ in range(100)]  # 0.1 s
     assert cc.n_compiled == cc.n_substeps == 100 and cc.n_fallback == 0
     assert cc.n_newton == py.n_newton  # the same iterates

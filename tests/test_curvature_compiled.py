@@ -21,7 +21,7 @@ from fe_contact.model import BeamSpec
 from fe_contact.multibody.drive import Drive
 from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
 from fe_contact.steppers.alpha import alpha_parameters
-from fe_contact.steppers.compiled import CompiledGeneralizedAlpha, Plan
+from fe_contact.steppers.compiled import Plan
 from fe_contact.steppers.genalpha import GeneralizedAlpha
 from fe_contact.system import assemble
 
@@ -200,7 +200,7 @@ def fast_runs():
     in lockstep: (python, compiled, [(python report, compiled report)])."""
     system, q0, u0 = wire(60)
     py = GeneralizedAlpha(system, 0.0, q0, u0, h=H)
-    cc = CompiledGeneralizedAlpha(system, 0.0, q0, u0, h=H)
+    cc = GeneralizedAlpha(system, 0.0, q0, u0, h=H, compiled=True)
     reports = [(py.step(), cc.step()) for _ in range(40)]
     return py, cc, reports
 

@@ -295,6 +295,12 @@ class Stepper:
         steps one ``step()`` at a time."""
         return None
 
+    # how steps are taken: "python" (this stepper's own), or "compiled" where a stepper has
+    # a compiled step (``GeneralizedAlpha``), with its counters
+    step_path = "python"
+    n_compiled = 0
+    n_fallback = 0
+
     def step(self, h: float | None = None) -> StepReport:
         """Advance by one step (h s; default the stepper's) and return its StepReport.
 

@@ -1,12 +1,12 @@
 """Quiet steps of the compiled generalised-alpha stepper taken in one compiled call, and what
 they report, as arrays.
 
-``compiled.CompiledGeneralizedAlpha.steps`` runs ``kernels.loop.steps`` from its committed
-state into the arrays of ``batch_outputs`` and commits what it took as ``GeneralizedAlpha.step``
-commits a step in which nothing but the step happens (no contact event, no restart, no
-sub-step), with the work of each step by ``step_work``. A ``StepBatch`` holds those steps'
-reports: ``columns`` gives the history columns
-of ``result.history_row`` as arrays, ``report`` the ``StepReport`` of one step, for observers.
+``GeneralizedAlpha.steps`` (``compiled.CompiledStep.steps``) runs ``kernels.loop.steps`` from
+its committed state into the arrays of ``batch_outputs`` and commits what it took as
+``GeneralizedAlpha.step`` commits a step in which nothing but the step happens (no contact
+event, no restart, no sub-step), with the work of each step by ``step_work``. A ``StepBatch``
+holds those steps' reports: ``columns`` gives the history columns of ``result.history_row`` as
+arrays, ``report`` the ``StepReport`` of one step, for observers.
 The step that ends a batch early is left to ``step()``, which takes it the one way it takes
 every step.
 """
@@ -28,7 +28,7 @@ POWER_KEYS = WORK_KEYS[:N_POWER]  # the keys of ``mode_reports.power_terms``, in
 
 
 class StepBatch:
-    """n consecutive full steps of one stepper (``CompiledGeneralizedAlpha.steps``). t (n,), q,
+    """n consecutive full steps of one stepper (``GeneralizedAlpha.steps``). t (n,), q,
     u and the accelerations acceleration (n, n_q), lam = (multipliers (n, m) by
     ``Model.constraint_names()``, drive forces (n, d)), work (n, 7): the work of each step by
     WORK_KEYS, energy (n, 7) as ``kernels.step.packed_energies``, residual (n, 2), n_newton (n,),

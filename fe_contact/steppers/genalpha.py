@@ -48,6 +48,8 @@ from ..coupling.partition import (
 from ..system import System, energies
 from .alpha import alpha_parameters, numerical_dissipation
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
+from .compiled import CompiledStep
+from .compiled_plan import unsupported
 from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
 from .event_location import (
@@ -104,6 +106,12 @@ class GeneralizedAlpha(Stepper):
     error_tol : None (fixed steps h), or a local error bound (m, rad) per sub-step: each step h
     (the output interval) is then taken in sub-steps chosen by an error estimate (``_control``),
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
+    compiled : the step taken in one compiled call (``compiled.CompiledStep``) where the system
+    is one it takes (``compiled.unsupported``) and the forces are not energy-consistent, the
+    Python step where that hands a step back; ``simulate`` asks for it unless told not to.
+    ``step_path`` is then "compiled" and ``n_compiled``, ``n_fallback`` count the sub-steps
+    taken compiled and those handed back. batch : with the compiled step, quiet steps are
+    taken several in one compiled call (``steps``).
     """
 
     method = "generalized-alpha"
@@ -127,6 +135,8 @@ class GeneralizedAlpha(Stepper):
         min_substep: float = 1e-9,
         error_tol: float | None = None,
         energy_consistent: bool = False,
+        compiled: bool = False,
+        batch: bool = True,
     ):
         h, q0, u0 = check_start(system, h, q0, u0, self.method)
         grid = [c.name for c in system.model.contacts if c.search == "grid"]
@@ -148,6 +158,12 @@ class GeneralizedAlpha(Stepper):
         self.recondition = check.real("recondition", recondition, low=1.0)
         self.n_halved = 0
         self._newton0 = self._substeps0 = 0  # counters at the start of the current step
+        for name, value in (("compiled", compiled), ("batch", batch)):
+            if not isinstance(value, bool):
+                raise TypeError(f"simulate: {name} = {value!r}; allowed: True or False")
+        self.compiled_step = None  # the compiled step, where it applies
+        if compiled and not energy_consistent and unsupported(system) is None:
+            self.compiled_step = CompiledStep(system, batch)
         self.algebra = self._make_algebra(system)
         model = system.model
         self.modes = ContactModes(system)  # the contacts' modes and their rows
@@ -187,9 +203,26 @@ class GeneralizedAlpha(Stepper):
                 self._try_stick(i, count=False)  # at rest: sticks if the friction cone holds
 
     def _make_algebra(self, system: System) -> StepAlgebra:
-        """The solves of this stepper's steps (``StepAlgebra``); a stepper whose solves are
-        formed otherwise (compiled) returns its own."""
+        """The solves of this stepper's steps (``StepAlgebra``; with the compiled step, its
+        Painleve margin formed compiled)."""
+        if self.compiled_step is not None:
+            return self.compiled_step.algebra(system, self.params)
         return StepAlgebra(system, self.params)
+
+    @property
+    def step_path(self) -> str:
+        """ "compiled" when steps are taken compiled where they can be, else "python"."""
+        return "python" if self.compiled_step is None else "compiled"
+
+    @property
+    def n_compiled(self) -> int:
+        """Sub-steps taken by the compiled step so far."""
+        return 0 if self.compiled_step is None else self.compiled_step.n_compiled
+
+    @property
+    def n_fallback(self) -> int:
+        """Sub-steps the compiled step handed back to the Python step so far."""
+        return 0 if self.compiled_step is None else self.compiled_step.n_fallback
 
     @property
     def n_retried(self) -> int:
@@ -284,8 +317,18 @@ class GeneralizedAlpha(Stepper):
 
     # -- stepping ---------------------------------------------------------------------------
     def _newton_step(self, h: float):
-        """One step of size h from the committed state (``newton.newton_step``); commits it.
-        Raises NewtonDivergence."""
+        """One step of size h from the committed state (the compiled step where it takes it,
+        else ``newton.newton_step``); commits it. Raises NewtonDivergence."""
+        if self.compiled_step is not None:
+            taken = self.compiled_step.step(self, h)
+            if taken is not None:
+                state, n_newton, cond = taken
+                self.n_newton += n_newton
+                self.n_substeps += 1
+                self.restore(state)
+                if cond > self.recondition * max(state.cond0, 1.0):
+                    self.part = self._choose(self.evaluation)
+                return self.evaluation
         context = NewtonContext(
             self.system,
             self.params,
@@ -544,6 +587,29 @@ class GeneralizedAlpha(Stepper):
             self.evaluation.contacts, closed, self._v0, v_last, dt_last, self.min_substep
         )
 
+    def steps(self, n_max: int):
+        """Up to n_max full steps of h taken in one compiled call and committed, each counted
+        as ``step()`` counts it (``compiled.CompiledStep.steps``): a ``batch.StepBatch`` of
+        what they report (0 steps when the next one needs ``step()``), or None without the
+        compiled step or when the state or settings need ``step()``."""
+        if self.compiled_step is None:
+            return None
+        taken = self.compiled_step.steps(self, n_max)
+        if taken is None:
+            return None
+        batch, state, t_last = taken
+        if batch.n == 0:
+            return batch
+        self.n_steps += batch.n
+        self.n_newton += int(batch.n_newton.sum())
+        self.n_substeps += batch.n
+        self.restore(state)
+        self._record_quiet_step(
+            t_last, batch.h, int(batch.n_newton[-1]), batch.energies(batch.n - 1)
+        )
+        self.t_old, self.report = t_last, batch.report(batch.n - 1)  # as ``Stepper.step`` keeps
+        return batch
+
     def _record_quiet_step(self, t_start: float, h: float, n_newton: int, energy) -> None:
         """Keep the bookkeeping of a step of h from t_start to the present state that was
         taken and committed (``restore``) without ``_step_impl``: one sub-step, no event, no
@@ -682,7 +748,12 @@ class GeneralizedAlpha(Stepper):
             self._try_stick(i, count=True)
 
     def _energies(self, ev):
-        """``system.energies`` at the evaluated state ev."""
+        """``system.energies`` at the evaluated state ev (those the compiled step booked at
+        its end when ev is that step's)."""
+        if self.compiled_step is not None:
+            booked, booked_energies = self.compiled_step.booked
+            if ev is booked:
+                return booked_energies
         return energies(self.system, ev.q, ev.u, ev.t, self.workspace)
 
     def _power_terms(self, ev, lam) -> dict:

@@ -216,10 +216,9 @@ class Recorder:
             events=tuple(stepper.events),
             losses=tuple(stepper.losses),
             n_halved=stepper.n_retried,
-            # the compiled generalised-alpha stepper counts its compiled and handed-back steps
-            step_path="compiled" if hasattr(stepper, "n_compiled") else "python",
-            n_compiled=getattr(stepper, "n_compiled", 0),
-            n_fallback=getattr(stepper, "n_fallback", 0),
+            step_path=stepper.step_path,
+            n_compiled=stepper.n_compiled,
+            n_fallback=stepper.n_fallback,
         )
 
 

@@ -293,9 +293,9 @@ def make_stepper(
     """
     check_method(system, method)
     if method == "generalized-alpha":  # compiled where it applies (``compiled=False``: not)
-        from .compiled import generalized_alpha
+        from .genalpha import GeneralizedAlpha as Stepper
 
-        Stepper, settings = generalized_alpha(system, settings)
+        settings = {"compiled": True, **settings}
     elif method == "moreau":
         from .moreau import MoreauJean as Stepper
     elif method == "event-driven":
