@@ -19,13 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .columns import history_columns
 from .consistency import check_consistent_start
 from .io.model_file import ModelFile, ModelFileError, Problem, model_text, parse_result
 from .io.model_problems import MISSING, library_call
 from .limits import LimitExceeded, check_steps, step_count
 from .reductions import StreamingResults, reduce_column
 from .steppers.observers import CsvObserver, ProgressObserver, VtkObserver
-from .steppers.result import history_columns
 from .steppers.simulate import check_result_memory, make_stepper, simulate
 from .system import System, assemble
 
