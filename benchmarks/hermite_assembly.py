@@ -20,7 +20,7 @@ import numpy as np
 from skfem import Basis, ElementLineHermite, Functional, MeshLine
 from skfem.helpers import dd
 
-from fe_contact.elements.beam import bending_stiffness, consistent_mass
+from fe_contact.elements.beam import bending_form, consistent_mass
 from fe_contact.elements.hermite import ElementLineHermiteLocal
 
 LENGTH, EI, RHO_A, KAPPA = 0.4, 0.5906, 0.0705, 0.3
@@ -37,7 +37,7 @@ def measure(element, n):
     for _ in range(4):
         start = time.perf_counter()
         basis = Basis(MeshLine(nodes), element())
-        K = bending_stiffness.assemble(basis, EI=EI)
+        K = bending_form.assemble(basis, EI=EI)
         consistent_mass.assemble(basis, rho_A=RHO_A)
         times.append(time.perf_counter() - start)
     left, right = nodes[n - 1] - nodes[n - 2], nodes[n] - nodes[n - 1]  # the mesh's lengths

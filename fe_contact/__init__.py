@@ -12,7 +12,9 @@ settings); ``fe_contact.papers`` return them.
 
 from .elements.beam_model import BeamSpec
 from .elements.string import LinearElastic, NeoHookean, StringSpec, Support
-from .io.model_file import ModelFile, ModelFileError, load_model, save_model
+from .io.model_file import ModelFileError, load_model
+from .io.model_sections import ModelFile
+from .io.model_writer import save_model
 from .laws import Compliant, Sliding, Stribeck, Unilateral
 from .model import ContactPair, LoopClosure, Model, PointLoad
 from .multibody.builders import floating_body

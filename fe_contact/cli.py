@@ -313,6 +313,7 @@ def _problems(err, options: dict, source) -> UsageError:
 
 
 def command_sweep(args) -> int:
+    from .columns import history_columns
     from .io.model_file import (
         ModelFileError,
         apply_override,
@@ -322,7 +323,6 @@ def command_sweep(args) -> int:
     )
     from .limits import LimitExceeded, check_cases, max_cases
     from .runner import folder_writer, prepare, remove_run_files, run_files
-    from .steppers.result import history_columns
     from .sweep import Variation, case_count, plan, plot_result, run_sweep
 
     try:  # the values and the case count before anything else

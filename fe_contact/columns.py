@@ -3,7 +3,7 @@ read from a step's report (``Column``): the per-contact columns (``CONTACT_COLUM
 ``ROUGH_COLUMNS`` for a rough pair), the energy balance (``BALANCE_COLUMNS``), the part energies
 (``part_energies``) and the joint and sensor columns (``sensors``). ``history_columns`` lists a
 system's columns in order (the module docstring of ``steppers.result`` describes them, and
-``steppers.result.history_row`` fills a row); ``check_column_names`` refuses a model whose
+``steppers.step_report.history_row`` fills a row); ``check_column_names`` refuses a model whose
 structure or sensor names would give two columns one name.
 """
 
@@ -70,7 +70,7 @@ class Column:
 
     Examples
     --------
-    >>> from fe_contact.steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS
+    >>> from fe_contact.columns import BALANCE_COLUMNS, CONTACT_COLUMNS
     >>> [c.name for c in CONTACT_COLUMNS][:3]
     ['state', 'normal_force', 'friction_force']
     >>> [(c.name, c.unit) for c in BALANCE_COLUMNS if c.name == "friction_power"]
@@ -290,7 +290,7 @@ def history_columns(system) -> list[tuple[str, str]]:
     >>> from fe_contact import Body, Joint, Model, TreeModel, assemble, simulate
     >>> pendulum = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
     >>> system = assemble(Model(tree=pendulum))
-    >>> from fe_contact.steppers.result import history_columns
+    >>> from fe_contact.columns import history_columns
     >>> columns = dict(history_columns(system))
     >>> columns["t"], columns["kinetic_energy"], columns["joint_0_q"]
     ('s', 'J', 'rad')

@@ -19,13 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
+from .columns import history_columns
 from .consistency import check_consistent_start
-from .io.model_file import ModelFile, ModelFileError, Problem, model_text, parse_result
+from .io.model_file import ModelFileError, Problem, parse_result
 from .io.model_problems import MISSING, library_call
+from .io.model_sections import ModelFile
+from .io.model_writer import model_text
 from .limits import LimitExceeded, check_steps, step_count
 from .reductions import StreamingResults, reduce_column
 from .steppers.observers import CsvObserver, ProgressObserver, VtkObserver
-from .steppers.result import history_columns
 from .steppers.simulate import check_result_memory, make_stepper, simulate
 from .system import System, assemble
 
@@ -207,7 +209,7 @@ def execute(prepared: PreparedRun, folder, progress: str | None = None, record_e
     flat on long runs; the CSV keeps every step, and the scalar results of ``[output] results``
     are reduced row by row as the run goes (``reductions.StreamingResults``): nothing is read
     back."""
-    from .io.model_file import save_model
+    from .io.model_writer import save_model
 
     mf, folder = prepared.model_file, Path(folder)
     sim = mf.simulation

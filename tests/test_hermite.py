@@ -26,7 +26,7 @@ from fe_contact.elements.beam import (
     BeamSpec,
     assemble_beam,
     beam_fields,
-    bending_stiffness,
+    bending_form,
     consistent_mass,
     point_load,
     shape_rows,
@@ -47,7 +47,7 @@ def element_matrices(nodes, element):
     """(K_e, M_e, le) of one element of MeshLine(nodes), assembled by scikit-fem alone."""
     basis = Basis(MeshLine(nodes), ElementLineHermiteLocal(), elements=np.array([element]))
     dofs = basis.element_dofs[:, 0]
-    K = bending_stiffness.assemble(basis, EI=EI)[dofs][:, dofs].toarray()
+    K = bending_form.assemble(basis, EI=EI)[dofs][:, dofs].toarray()
     M = consistent_mass.assemble(basis, rho_A=RHO_A)[dofs][:, dofs].toarray()
     # the element's length as the mesh stores it: a difference of nearby doubles, exact
     return K, M, nodes[element + 1] - nodes[element]
@@ -99,7 +99,7 @@ def test_drop_in_for_scikit_fems_element_on_a_short_mesh():
     new, old = Basis(mesh, ElementLineHermiteLocal()), Basis(mesh, ElementLineHermite())
     assert np.array_equal(new.element_dofs, old.element_dofs)
     assert np.array_equal(new.nodal_dofs, old.nodal_dofs)
-    for form, w in ((bending_stiffness, {"EI": EI}), (consistent_mass, {"rho_A": RHO_A})):
+    for form, w in ((bending_form, {"EI": EI}), (consistent_mass, {"rho_A": RHO_A})):
         a, b = form.assemble(new, **w).toarray(), form.assemble(old, **w).toarray()
         assert np.max(np.abs(a - b)) <= 1e-10 * np.max(np.abs(b))
     points = np.array([[0.05, 0.1, 0.36, 0.69]])

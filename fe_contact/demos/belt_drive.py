@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from ..papers import belt as bp
+from ..steppers.contact_report import STATE_CODES
 from ..steppers.observers import standard_observers
-from ..steppers.result import STATE_CODES
 from . import DemoParser, count, folder, nonnegative, positive
 
 H = 1e-3  # s, time step of the scenario

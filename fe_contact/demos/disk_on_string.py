@@ -38,7 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
+from ..io.model_sections import InitialState, ModelFile, Output, Simulation
+from ..io.model_writer import save_model
 from ..papers import eugster_glocker as eg
 from ..papers.eugster_glocker import PENETRATION_TOLERANCE, THETA
 from ..steppers.observers import standard_observers

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io.model_file import InitialState, ModelFile, Output, Simulation, save_model
+from ..io.model_sections import InitialState, ModelFile, Output, Simulation
+from ..io.model_writer import save_model
 from ..papers.friction_oscillator import (
     CONTACT,
     Oscillator,

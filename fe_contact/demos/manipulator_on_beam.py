@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import model_file as mf
+from ..io import model_sections as mf
+from ..io.model_writer import save_model
 from ..io.plots import plot_configuration
 from ..papers.lipinski import (
     CONTACT,
@@ -177,7 +178,7 @@ def run_case(
             mf.InitialState.from_state(system, scenario.q0, scenario.u0),
             mf.Output(frame_every=frame_interval if vtk else 0.0, results=MODEL_FILE_RESULTS),
         )
-        mf.save_model(run_file, folder / "model.toml")
+        save_model(run_file, folder / "model.toml")
         observers.append(CsvObserver(folder / "history.csv"))
         if vtk:
             stride = max(int(round(frame_interval / h)), 1)

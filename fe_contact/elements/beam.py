@@ -67,7 +67,7 @@ __all__ = [
     "ShapeRows",
     "assemble_beam",
     "beam_fields",
-    "bending_stiffness",
+    "bending_form",
     "consistent_mass",
     "distributed_load",
     "elastic_energy",
@@ -91,8 +91,9 @@ def consistent_mass(u, v, w):
 
 
 @BilinearForm
-def bending_stiffness(u, v, w):
-    """E I u'' v'': the bending stiffness of Lipinski (002), eq. (16)."""
+def bending_form(u, v, w):
+    """E I u'' v'': the bilinear form of the bending stiffness matrix, Lipinski (002), eq. (16)
+    (E I itself is ``BeamSpec.bending_stiffness``)."""
     return w.EI * dd(u)[0, 0] * dd(v)[0, 0]
 
 
@@ -153,7 +154,7 @@ def assemble_beam(spec: BeamSpec) -> Beam:
     mesh = MeshLine(nodes)
     basis = Basis(mesh, ElementLineHermiteLocal())
     mass = consistent_mass.assemble(basis, rho_A=spec.mass_per_length).tocsr()
-    stiffness = bending_stiffness.assemble(basis, EI=spec.bending_stiffness).tocsr()
+    stiffness = bending_form.assemble(basis, EI=spec.bending_stiffness).tocsr()
     if spec.axial_force != 0.0:
         stiffness = (stiffness + geometric_stiffness.assemble(basis, N=spec.axial_force)).tocsr()
     damping = (spec.rayleigh_alpha * mass + spec.rayleigh_beta * stiffness).tocsr()

@@ -157,17 +157,29 @@ def shape_rows(beam: Beam, x) -> ShapeRows:
     """
     element, zeta = locate(beam, x)
     coef = beam.coefficients[element]  # (m, 4 functions, 4 powers)
-    z = zeta[:, None]
-    c0, c1, c2, c3 = coef[..., 0], coef[..., 1], coef[..., 2], coef[..., 3]
+    N, N_z, N_zz = _polynomial_rows(coef, zeta[:, None])
+    c3 = coef[..., 3]
     return ShapeRows(
         element=element,
         zeta=zeta,
         dofs=beam.element_dofs[element],
         length=beam.element_length[element],
-        N=c0 + z * (c1 + z * (c2 + z * c3)),
-        N_z=c1 + z * (2.0 * c2 + 3.0 * z * c3),
-        N_zz=2.0 * c2 + 6.0 * z * c3,
+        N=N,
+        N_z=N_z,
+        N_zz=N_zz,
         N_zzz=np.broadcast_to(6.0 * c3, c3.shape).copy(),
+    )
+
+
+def _polynomial_rows(coef, z):
+    """The rows N, dN/dzeta, d2N/dzeta2 of the element cubics ``coef`` (..., 4 functions,
+    4 powers) at zeta ``z`` (broadcast against coef[..., 0]), by Horner's rule: the one
+    evaluation behind ``shape_rows`` and its scalar fast path ``shape_rows_at``."""
+    c0, c1, c2, c3 = coef[..., 0], coef[..., 1], coef[..., 2], coef[..., 3]
+    return (
+        c0 + z * (c1 + z * (c2 + z * c3)),
+        c1 + z * (2.0 * c2 + 3.0 * z * c3),
+        2.0 * c2 + 6.0 * z * c3,
     )
 
 
@@ -222,11 +234,8 @@ def shape_rows_at(beam: Beam, x: float):
     e = min(max(int(np.searchsorted(beam.nodes, x, side="left")) - 1, 0), beam.n_elements - 1)
     le = beam.element_length[e]
     z = (x - beam.nodes[e]) / le
-    c = beam.coefficients[e]
-    N = c[:, 0] + z * (c[:, 1] + z * (c[:, 2] + z * c[:, 3]))
-    N_x = (c[:, 1] + z * (2.0 * c[:, 2] + 3.0 * z * c[:, 3])) / le
-    N_xx = (2.0 * c[:, 2] + 6.0 * z * c[:, 3]) / (le * le)
-    return e, beam.element_dofs[e], N, N_x, N_xx
+    N, N_z, N_zz = _polynomial_rows(beam.coefficients[e], z)
+    return e, beam.element_dofs[e], N, N_z / le, N_zz / (le * le)
 
 
 @dataclass(frozen=True)

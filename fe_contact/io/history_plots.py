@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS, ROUGH_COLUMNS, history_columns
+from ..columns import BALANCE_COLUMNS, CONTACT_COLUMNS, ROUGH_COLUMNS, history_columns
 from ..system import System
 from .figure_files import FORMATS, save_figure
 from .state_plots import shade_states
 
 # Unit of a column by its exact name, then by the end of its name, then by its start: the
-# result's own columns from their definitions (``steppers.result.Column``), then the rest.
+# result's own columns from their definitions (``columns.Column``), then the rest.
 _UNIT_BY_NAME = {"t": "s", "total_energy": "J"} | {c.name: c.unit for c in BALANCE_COLUMNS}
 _UNIT_BY_SUFFIX = (
     *((f"_{c.name}", c.unit) for c in ROUGH_COLUMNS + CONTACT_COLUMNS),
@@ -114,7 +114,7 @@ def plot_histories(
     ----------
     result : SimulationResult or mapping of str to ndarray
         A ``SimulationResult`` or its columns, a mapping name -> (k,) with the time "t" (e.g.
-        ``steppers.result.read_history`` of a CSV written by ``CsvObserver``).
+        ``io.history_file.read_history`` of a CSV written by ``CsvObserver``).
     columns : str, list of str or list of list of str
         A name, a list of names (one axes each, stacked, shared time axis) or a list of lists
         (the names of a list share one axes and one unit, with a legend).

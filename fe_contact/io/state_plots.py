@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..steppers.result import STATE_CODES
+from ..steppers.contact_report import STATE_CODES
 
 # Contact states shaded on time plots: the states a band marks and their colours (slip is the
 # unshaded default of a sliding contact).

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import validation as check
-from ..steppers.result import STATE_CODES
+from ..steppers.contact_report import STATE_CODES
 from ..system import System
 from .blocks import GROUPS, ID, SUPPORT_CODES, Block
 from .body_blocks import disk_block, profile_block, tree_block

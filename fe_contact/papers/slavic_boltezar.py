@@ -38,13 +38,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import validation as check
+from ..columns import WORK_KEYS
 from ..laws import Unilateral
 from ..model import ContactPair, Model
 from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..rough import Polyline, RoughProfile, Wheel, reshape, rough_arc
 from ..scenario import Scenario
-from ..steppers.result import WORK_KEYS
 
 __all__ = [
     "CONTACT",

@@ -34,7 +34,7 @@ from .. import validation as check
 from ..rough import Polyline
 from ..system import System
 from ..workspace import Workspace
-from .result import StepReport
+from .step_report import StepReport
 
 STATUSES = ("running", "finished", "failed", "event")
 

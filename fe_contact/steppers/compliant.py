@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels.curvature import curvature_row
-from .result import ContactReport, open_contact, point_contact
+from .contact_report import ContactReport, open_contact, point_contact
 
 
 def _block_diag(*blocks) -> np.ndarray:

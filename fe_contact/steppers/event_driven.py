@@ -64,8 +64,9 @@ from ..multibody.tree import (
 )
 from ..rough import Polyline
 from .base import SingularSystem, Stepper, check_start
+from .contact_report import ProfileLosses, RoughContactReport
 from .impulse_work import impulse_work_points
-from .result import ProfileLosses, RoughContactReport, StepReport, no_work
+from .step_report import StepReport, no_work
 
 __all__ = ["EventDriven", "rough_pair"]
 

@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 
 from .compliant import compliant_report
-from .result import ContactReport, open_contact, point_contact
+from .contact_report import ContactReport, open_contact, point_contact
 
 
 def power_terms(system, modes, ev, lam, energy) -> dict:

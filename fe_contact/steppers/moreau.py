@@ -94,10 +94,11 @@ from ..multibody.tree import (
 from ..system import System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
+from .contact_report import ContactReport, open_contact, pair_state, point_states
 from .effective_mass import FlexibleBlock
 from .grid_pairs import GridPair
 from .impulse_work import impulse_work
-from .result import ContactReport, StepReport, open_contact, pair_state, point_states
+from .step_report import StepReport
 
 
 def _lu(matrix):

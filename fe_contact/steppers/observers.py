@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from .. import validation as check
-from .result import HistoryWriter, history_columns
+from ..columns import history_columns
+from ..io.history_file import HistoryWriter
 
 
 class CsvObserver:

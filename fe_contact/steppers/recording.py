@@ -16,8 +16,10 @@ import math
 
 import numpy as np
 
+from ..columns import history_columns
 from ..system import Energies, System, energies
-from .result import SimulationResult, StepReport, history_columns, history_row, no_work
+from .result import SimulationResult
+from .step_report import StepReport, history_row, no_work
 
 
 class Recorder:

@@ -26,6 +26,7 @@ import numpy as np
 import threadpoolctl
 
 from .. import validation as check
+from ..columns import history_columns
 from ..consistency import check_consistent_start, constraint_violations
 from ..limits import MEMORY_ENV, LimitExceeded, check_steps, max_memory
 from ..rough import Polyline
@@ -33,7 +34,7 @@ from ..sensors import with_sensors
 from ..system import System
 from .base import SingularSystem, StopRun, check_method
 from .recording import Recorder
-from .result import SimulationResult, history_columns
+from .result import SimulationResult
 
 METHODS = ("generalized-alpha", "moreau", "event-driven")
 LOG = logging.getLogger("fe_contact.simulate")
