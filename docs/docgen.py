@@ -4,7 +4,7 @@
 in git); the hand-written pages include them. What each one is made of:
 
 - ``columns.rst``: the history columns and their units, from
-  ``fe_contact.steppers.result.history_columns`` of a model with one contact of each kind and
+  ``fe_contact.columns.history_columns`` of a model with one contact of each kind and
   one drive; the meaning of each column from its definition (``result.Column``), those of the
   drives', joints' and sensors' columns typed here; the build fails when the code has a column
   without a meaning (or a meaning of a column the code no longer has).
@@ -79,8 +79,8 @@ def table(header, rows) -> str:
 
 def column_meanings() -> dict:
     """The meaning of every history column: the result's own columns carry theirs
-    (``fe_contact.steppers.result.Column``); the drives', joints' and sensors' are typed here."""
-    from fe_contact.steppers.result import BALANCE_COLUMNS, CONTACT_COLUMNS, ROUGH_COLUMNS
+    (``fe_contact.columns.Column``); the drives', joints' and sensors' are typed here."""
+    from fe_contact.columns import BALANCE_COLUMNS, CONTACT_COLUMNS, ROUGH_COLUMNS
 
     meaning = {"t": "time"}
     meaning.update({f"<name>_{c.name}": c.meaning for c in CONTACT_COLUMNS + ROUGH_COLUMNS})
@@ -113,8 +113,8 @@ def column_meanings() -> dict:
 
 def history_column_rows():
     """(name, unit, where) of every column, from the code's own vocabulary."""
+    from fe_contact.columns import history_columns
     from fe_contact.model import Point, Polyline
-    from fe_contact.steppers.result import history_columns
 
     polyline = Polyline.__new__(Polyline)  # only its type is read by history_columns
     contacts = (

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..columns import BALANCE_COLUMNS, CONTACT_COLUMNS, WORK_KEYS
 from ..kernels.beam import GAP, N_FIELDS, NX, PX, TX, VT, S
 from ..kernels.loop import N_ENERGY, N_POWER
 from ..part_energies import part_energy_arrays
 from ..sensors import state_arrays
 from ..system import Energies
-from .result import BALANCE_COLUMNS, CONTACT_COLUMNS, WORK_KEYS, ContactReport, StepReport
+from .contact_report import ContactReport
+from .step_report import StepReport
 
 # the output arrays of a batch hold at most this many numbers per state array (K n)
 BATCH_ENTRIES = 1 << 20

@@ -50,6 +50,7 @@ from .alpha import alpha_parameters, numerical_dissipation
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compiled import CompiledStep
 from .compiled_plan import unsupported
+from .contact_report import open_contact
 from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
 from .event_location import (
@@ -64,7 +65,7 @@ from .impulses import impact_jump, stop_slip_jump
 from .mode_reports import contact_reports, power_terms
 from .newton import NewtonContext, NewtonDivergence, newton_step
 from .partitioned_step import StepAlgebra, choose_partition
-from .result import StepReport, open_contact
+from .step_report import StepReport
 from .step_state import ContactMode, StepState
 
 
