@@ -1,0 +1,245 @@
+"""Compiled kernels that were checked only against their Python twins (the Python step in
+lockstep with the compiled one), here each against an independent reference: closed forms
+(a beam bent into a cubic, which the Hermite elements hold exactly; the strain and kinetic
+energy integrals of that cubic; a circle's distances), finite differences of the kernel's own
+values for the derivatives it returns, the roots of a polynomial by ``np.roots`` for the closest
+point, and numpy's dense LAPACK solve for the small LU of the compiled step.
+
+Kernels: ``kernels.beam`` (``local_curve``, ``closest``, ``contact``), ``kernels.step``
+(``packed_energies``), ``kernels.dense`` (``lu_decompose``, ``lu_solve``, ``lu_solve_t``,
+``lu_solve_columns``, ``matvec``, ``matvec_t``, ``take_columns``, ``abs_max``) and
+``kernels.grid`` (``gaps_and_frames``, ``grid_rows``).
+
+The beam is the cantilever strip of Lipinski (002), sec. 9 (0.4 m, 10 elements, clamped at
+x = 0 and lying along +x) under the sliding mass (a point on two prismatic joints, q_tree its
+position). Its deflection is w(s) = a s^2 + b s^3 (w(0) = w'(0) = 0: the clamp), given by its
+nodal values and slopes; a cubic Hermite element reproduces a cubic exactly, so every value
+below has a closed form up to round-off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fe_contact.kernels.beam import (
+    GAP,
+    H00,
+    H01,
+    H11,
+    N_FIELDS,
+    NX,
+    NY,
+    REM,
+    REM_T,
+    SRATE,
+    TX,
+    TY,
+    VN,
+    VT,
+    S,
+    beam_arrays,
+    closest,
+    contact,
+    local_curve,
+)
+from fe_contact.papers.lipinski import BEAM, sliding_mass_model
+from fe_contact.system import assemble
+
+EPS = np.finfo(float).eps
+A2, A3 = 0.05, 0.2  # 1/m, 1/m^2: w(s) = A2 s^2 + A3 s^3, at most 21 mm at the tip
+
+
+def w_cubic(s):
+    """w, w', w'' of the cubic deflection (closed form)."""
+    return A2 * s**2 + A3 * s**3, 2 * A2 * s + 3 * A3 * s**2, 2 * A2 + 6 * A3 * s
+
+
+@pytest.fixture(scope="module")
+def cantilever():
+    """(system, B, q) of the sliding mass on the 10-element strip bent into the cubic, the mass
+    at the origin (the tests set it)."""
+    system = assemble(sliding_mass_model(0.0, 10))
+    B = beam_arrays(system.structures, system.layout)
+    lay = system.layout
+    nodes = system.structures[BEAM].beam.nodes
+    q = np.zeros(lay.n)
+    w, wx, _ = w_cubic(nodes[1:])  # node 0 is clamped (no columns)
+    q[lay.flexible] = np.column_stack([w, wx]).ravel()  # (w, w') per free node
+    assert B[5][0, 2] == lay.flexible.start  # the first free column is w at node 1
+    return system, B, q
+
+
+def test_beam_curve_of_a_cubic_deflection_is_the_cubic(cantilever):
+    """r(s) = (s, w(s)), r' = (1, w'), r'' = (0, w'') of ``local_curve`` at 41 points (the nodes
+    and inside the elements) against the closed form. Round-off: four products of monomial
+    coefficients (at most 3 in size) with values up to |q|_max = 0.1 (a slope), their
+    derivatives scaled by 1/L_e and 1/L_e^2 (L_e = 0.04 m): 64 eps |q|_max / L_e^k for the k-th
+    derivative. A wrong coefficient or scale (say a 1/L_e dropped) is off by O(|q|): 1e12 times
+    the bound."""
+    system, B, q = cantilever
+    scale = np.abs(q).max()
+    le = B[4][0]
+    for s in np.linspace(0.0, 0.4, 41) + np.r_[0.0, np.full(39, 3e-3), 0.0]:
+        rx, ry, ax, ay, cx, cy = local_curve(B, 0, s, q)
+        w, wx, wxx = w_cubic(s)
+        assert abs(rx - s) <= 4 * EPS * 0.4
+        assert abs(ry - w) <= 64 * EPS * scale
+        assert ax == 1.0 and cx == 0.0  # t0 = (1, 0), n0 = (0, 1): the x parts are exact
+        assert abs(ay - wx) <= 64 * EPS * scale / le
+        assert abs(cy - wxx) <= 64 * EPS * scale / le**2
+    # beyond the ends the curve is clipped to [0, L]
+    assert local_curve(B, 0, 0.5, q)[:2] == local_curve(B, 0, 0.4, q)[:2]
+
+
+def closest_by_roots(px, py):
+    """The real roots s in [0, L] of d/ds |r(s) - p|^2 / 2 = (s - px) + (w - py) w' (a quintic
+    in s, by ``np.roots``), the one nearest to p."""
+    w = np.polynomial.Polynomial([0.0, 0.0, A2, A3])
+    f = np.polynomial.Polynomial([-px, 1.0]) + (w - py) * w.deriv()
+    roots = np.roots(f.coef[::-1])
+    real = roots[np.abs(roots.imag) < 1e-9].real
+    real = real[(real >= 0.0) & (real <= 0.4)]
+    return real[np.argmin((real - px) ** 2 + (w(real) - py) ** 2)]
+
+
+@pytest.mark.parametrize(
+    ("px", "py", "guess"),
+    [(0.17, 0.03, 0.17), (0.05, -0.02, np.inf), (0.33, 0.05, 0.1), (0.25, 0.012, np.inf)],
+)
+def test_beam_closest_point_is_the_root_of_the_distance_quintic(cantilever, px, py, guess):
+    """``closest`` (Newton from a guess, or from the nearest node when the guess is inf) against
+    the root of the quintic (s - px) + (w(s) - py) w'(s) = 0 by ``np.roots`` (eigenvalues of the
+    companion matrix: error about eps |coefficients| / |f'(s)|, f' >= 0.9 here; 1e-12 m is
+    about 1e4 eps L). Newton's own stop is tol L = 1e-14 * 0.4 m on the last step, quadratic
+    convergence leaves far less. A wrong derivative in the iteration (say w' for w'') stops
+    elsewhere or converges only linearly, to 1e-14 L per step: off by more than 1e-12 m."""
+    _, B, q = cantilever
+    s, inside = closest(B, 0, px, py, q, guess, 1e-14)
+    assert inside
+    assert abs(s - closest_by_roots(px, py)) <= 1e-12
+
+
+def test_beam_closest_point_beyond_the_free_end_is_outside(cantilever):
+    """A point beyond the free end, off its end tangent's foot: ``inside`` False and s the
+    foot's parameter L + (p - r(L)) . r'(L) / |r'(L)|^2 (closed form, round-off 1e-15 m)."""
+    _, B, q = cantilever
+    px, py = 0.45, 0.0
+    s, inside = closest(B, 0, px, py, q, 0.3, 1e-14)
+    w, wx, _ = w_cubic(0.4)
+    foot = 0.4 + ((px - 0.4) + (py - w) * wx) / (1 + wx**2)
+    assert not inside and foot > 0.4
+    assert abs(s - foot) <= 1e-15
+
+
+RADIUS = 0.01  # m, the profile's radius in the contact tests
+
+
+def beam_contact(B, q, u, s_guess=0.2):
+    """(record, W_N, W_T, hessian) of ``contact`` for a circle of radius RADIUS centred at the
+    sliding mass (c = q[:2], J_c = I, a_c = 0: two prismatic joints) on side +1 of the beam, at
+    the closest point found afresh by ``closest``."""
+    n = q.size
+    s, inside = closest(B, 0, q[0], q[1], q, s_guess, 1e-15)
+    assert inside
+    out, wn, wt, hessian = np.zeros(N_FIELDS), np.zeros(n), np.zeros(n), np.zeros((3, n))
+    c, cv = q[:2].copy(), u[:2].copy()
+    zero = np.zeros(2)
+    contact(B, 0, s, q, u, 1.0, RADIUS, c, cv, np.eye(2), zero, zero, 0.0, 2, out, wn, wt, hessian)
+    return out, wn, wt, hessian
+
+
+@pytest.fixture(scope="module")
+def moving_contact(cantilever):
+    """(B, q, u): the circle 25 mm above the bent beam at x = 0.21 m, moving at (0.7, -0.2) m/s
+    over a beam moving with random nodal velocities (0.05 rms): an open, closing contact."""
+    system, B, q = cantilever
+    q = q.copy()
+    q[:2] = (0.21, w_cubic(0.21)[0] + 0.025)
+    u = np.zeros(q.size)
+    u[:2] = (0.7, -0.2)
+    u[2:] = 0.05 * np.random.default_rng(1).standard_normal(q.size - 2)
+    return B, q, u
+
+
+def test_beam_contact_gap_and_frame_are_the_closed_form(moving_contact):
+    """Gap |c - r(s*)| - R and normal (c - r) / |c - r| with s* the quintic's root (as in the
+    closest-point test) and r(s*) = (s*, w(s*)); the tangent is the normal turned by -90
+    degrees. 1e-12 m and 1e-10 (the root's error 1e-12 m times the slope and 1/distance)."""
+    B, q, _ = moving_contact
+    out, _, _, _ = beam_contact(B, q, np.zeros(q.size))
+    s = closest_by_roots(q[0], q[1])
+    d = q[:2] - np.array([s, w_cubic(s)[0]])
+    assert abs(out[S] - s) <= 1e-12
+    assert abs(out[GAP] - (np.hypot(*d) - RADIUS)) <= 1e-12
+    assert np.abs(out[[NX, NY]] - d / np.hypot(*d)).max() <= 1e-10
+    assert out[TX] == out[NY] and out[TY] == -out[NX]
+
+
+def test_beam_contact_rows_are_the_derivatives_of_the_gap(moving_contact):
+    """W_N = dg/dq by central differences of the kernel's own gap (closest point solved afresh
+    at every perturbed q), step 1e-6 (m, and rad for the slopes): truncation h^2 g''' / 6 with
+    |g'''| below 1e3 (the Hessian's entries reach 30, their derivatives a few hundred), round-off
+    eps |g| / h, 1e-11: 1e-8 (measured 9e-10). And the Hessian U C U^T (columns and core of
+    the record) against central differences of W_N, step 1e-6: truncation h^2 W_N''' / 6 (the
+    error falls by 100 per decade of h: 1e-3, 1e-5, 1e-7 at h = 1e-4, 1e-5, 1e-6), tolerance
+    1e-6 on entries up to 30. The slip row: W_T u equals the record's slip velocity, which is
+    t . (c' - dr/dt|_s) by central differences of ``local_curve`` at the fixed s* (exact: r
+    is linear in q), to 1e-12 m/s. A wrong sign of any N_j, a dropped term of the Hessian or
+    of the slip velocity is off by O(1)."""
+    B, q, u = moving_contact
+    out, wn, wt, hessian = beam_contact(B, q, u)
+    n, h = q.size, 1e-6
+    steps = h * np.eye(n)
+    fd_wn = np.array(
+        [beam_contact(B, q + e, u)[0][GAP] - beam_contact(B, q - e, u)[0][GAP] for e in steps]
+    )
+    assert np.abs(fd_wn / (2 * h) - wn).max() <= 1e-8
+    U = hessian[:2].T
+    core = np.array([[out[H00], out[H01]], [out[H01], out[H11]]])
+    fd_h = np.array([beam_contact(B, q + e, u)[1] - beam_contact(B, q - e, u)[1] for e in steps])
+    assert np.abs(fd_h / (2 * h) - U @ core @ U.T).max() <= 1e-6
+    s = out[S]
+    dr = (
+        np.array(local_curve(B, 0, s, q + h * u)[:2])
+        - np.array(local_curve(B, 0, s, q - h * u)[:2])
+    ) / (2 * h)
+    assert abs(out[VT] - out[[TX, TY]] @ (u[:2] - dr)) <= 1e-12
+    assert abs(wt @ u - out[VT]) <= 1e-12
+
+
+def test_beam_contact_rates_and_remainders_are_the_time_derivatives(moving_contact):
+    """Along q(t) = q + u t (q'' = 0, a_c = 0): g' = v_N, s*' = s' (the record's parameter rate)
+    and g'' = A (the normal remainder) by central differences in t of the kernel's gap and
+    closest point. Step 1e-6 s for the rates (truncation h^2 f''' / 6 below 1e-10, round-off
+    eps |f| / h about 1e-11: 1e-9); A by the second difference of g with step 1e-4 s
+    (truncation h^2 g'''' / 12, measured 4e-6 on A = 0.54 m/s^2 and falling by 100 per decade;
+    round-off 4 eps |g| / h^2 = 1e-9: 2e-5) and by the first difference of v_N with step 1e-6 s
+    (measured 7e-10: 1e-8). The slip row's remainder A_T is defined for a closed contact
+    moving with g' = 0 (``ContactKinematics``: the frame's rotation meets only the normal
+    relative velocity): there v_t' = A_T, checked with the profile's velocity made tangent
+    (v_N = 0) by the first difference of v_t, step 1e-6 s, 1e-8. Wrong by O(1) if a term of
+    s' or of A (the curvature's, omega's) were dropped."""
+    B, q, u = moving_contact
+    out = beam_contact(B, q, u)[0]
+
+    def at(t, h_u=u):
+        return beam_contact(B, q + t * h_u, h_u)[0]
+
+    h = 1e-6
+    plus, minus = at(h), at(-h)
+    assert abs((plus[GAP] - minus[GAP]) / (2 * h) - out[VN]) <= 1e-9
+    assert abs((plus[S] - minus[S]) / (2 * h) - out[SRATE]) <= 1e-9
+    assert abs((plus[VN] - minus[VN]) / (2 * h) - out[REM]) <= 1e-8
+    ht = 1e-4
+    second = (at(ht)[GAP] - 2 * out[GAP] + at(-ht)[GAP]) / ht**2
+    assert abs(second - out[REM]) <= 2e-5
+    assert min(abs(out[VN]), abs(out[SRATE]), abs(out[REM])) > 0.1  # none is trivially zero
+    # a tangent motion: v_N = 0
+    ut = u.copy()
+    ut[:2] -= out[VN] * out[[NX, NY]]
+    closed = beam_contact(B, q, ut)[0]
+    assert abs(closed[VN]) <= 1e-15
+    rate = (at(h, ut)[VT] - at(-h, ut)[VT]) / (2 * h)
+    assert abs(rate - closed[REM_T]) <= 1e-8
+    assert abs(closed[REM_T]) > 1e-3
