@@ -257,7 +257,8 @@ def test_compiled_energies_of_a_cubic_state_are_the_closed_form_integrals():
     are exact Gauss rules, so only round-off separates them: sums of about 150 products
     of entries of M, K with the state, bounded by 256 eps times the sum of their magnitudes
     (|u|^T |M| |u|, |q|^T |K| |q|: the elastic energy, 0.016 J, is a difference of terms up to
-    1e2 J; measured 3e-15 J against a bound of 2e-11 J). A wrong factor 1/2, a missing self weight or damping term is off by O(1)."""
+    1e2 J; measured 3e-15 J against a bound of 2e-11 J). A wrong factor 1/2, a missing self
+    weight or damping term is off by O(1)."""
     from fe_contact.kernels.step import packed_energies
     from fe_contact.papers.lipinski import cantilever_strip
     from fe_contact.steppers.compiled import Plan
