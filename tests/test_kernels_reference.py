@@ -376,3 +376,75 @@ def test_small_dense_lu_solves_against_numpys_lapack():
     singular = np.array([[1.0, 2.0], [2.0, 4.0]])
     assert _lu_condition(singular) == 0.0
     assert _lu_condition(np.array([[1.0, np.nan], [0.0, 1.0]])) == 0.0
+
+
+def test_grid_gaps_of_points_on_a_circle_are_the_radius_difference():
+    """``kernels.grid.gaps_and_frames``: points r_i = c + rho (cos th_i, sin th_i) around the
+    centre of a circle of radius R have the gaps rho - R, the normals -(cos th_i, sin th_i)
+    (from the point to the centre, Eugster-Glocker (004), eq. (21)) and the tangents the
+    normals turned by -90 degrees. Round-off: a hypot and a division, 8 eps rho (1e-16 m)."""
+    from fe_contact.kernels.grid import gaps_and_frames
+
+    centre, rho, radius = np.array([0.3, -0.1]), 0.05, 0.02
+    th = np.linspace(0.0, 2 * np.pi, 13)[:-1]
+    direction = np.column_stack([np.cos(th), np.sin(th)])
+    gap, normal, tangent = gaps_and_frames(centre, radius, centre + rho * direction)
+    assert np.abs(gap - (rho - radius)).max() <= 8 * EPS * rho
+    assert np.abs(normal + direction).max() <= 8 * EPS
+    assert np.array_equal(tangent, np.column_stack([normal[:, 1], -normal[:, 0]]))
+
+
+def test_grid_rows_are_the_derivatives_of_the_gaps_and_slips():
+    """``kernels.grid.grid_rows`` for a disk on a crank (q_t = (x, y, phi): centre c = (x, y) +
+    l (cos phi, sin phi), radius R, rolling row e_phi) against four material points moving
+    linearly with six structure coordinates, r_i = r_i0 + rows_i q_s[dofs_i]: W_N = dg/dq by
+    central differences of g_i = |c - r_i| - R (004 eqs. 21-22) written here in numpy, step
+    1e-6 (truncation h^2 g''' / 6 with |g'''| ~ 1 / |c - r|^2 < 1e3, round-off eps |g| / h:
+    1e-8); W_T the same differences of t_i . (c - r_i) with the t_i held (eq. 25) plus R on
+    phi, the rolling term; v_N = dg/dt by central differences in time along q + u t, 1e-8,
+    and v_T = W_T u to 4 n eps |W_T|^T |u| (two sums in other orders). Any row with a wrong
+    sign or column is off by O(1)."""
+    from fe_contact.kernels.grid import grid_rows
+
+    rng = np.random.default_rng(3)
+    arm, radius, n_t, n_s, m = 0.1, 0.02, 3, 6, 4
+    n = n_t + n_s
+    origin = np.array([[0.2, 0.0], [0.25, 0.02], [0.3, -0.01], [0.35, 0.01]])
+    dofs = np.array([[0, 1], [1, 2], [2, 3], [4, 5]])
+    rows = 0.3 * rng.standard_normal((m, 2, 2))
+
+    def centre(q):
+        return q[:2] + arm * np.array([np.cos(q[2]), np.sin(q[2])])
+
+    def points(q):
+        qs = q[n_t:]
+        return origin + np.einsum("ijk,ik->ij", rows, qs[dofs])
+
+    def gaps(q):
+        return np.hypot(*(centre(q) - points(q)).T) - radius
+
+    def kernel(q, u):
+        jac = np.array([[1.0, 0.0, -arm * np.sin(q[2])], [0.0, 1.0, arm * np.cos(q[2])]])
+        jw = np.array([0.0, 0.0, 1.0])
+        return grid_rows(
+            centre(q), jac @ u[:n_t], jac, jw, u[2], radius, points(q), dofs, rows, u[n_t:],
+            n_t, 0, n,
+        )  # fmt: skip
+
+    q = np.r_[0.2, 0.06, -1.2, 0.01 * rng.standard_normal(n_s)]
+    u = rng.standard_normal(n)
+    gap, normal, tangent, w_n, w_t, v_n, v_t = kernel(q, u)
+    assert np.abs(gap - gaps(q)).max() <= 1e-15
+    h = 1e-6
+    steps = h * np.eye(n)
+    fd_n = np.array([gaps(q + e) - gaps(q - e) for e in steps]) / (2 * h)
+    assert np.abs(fd_n - w_n).max() <= 1e-8
+
+    def slips(q):  # t_i . (c - r_i) with the tangents of q held
+        return np.einsum("ij,ij->i", tangent, centre(q) - points(q))
+
+    fd_t = np.array([slips(q + e) - slips(q - e) for e in steps]) / (2 * h)
+    fd_t[2] += radius  # rolling: R phi'
+    assert np.abs(fd_t - w_t).max() <= 1e-8
+    assert np.abs((gaps(q + h * u) - gaps(q - h * u)) / (2 * h) - v_n).max() <= 1e-8
+    assert np.all(np.abs(w_t.T @ u - v_t) <= 4 * n * EPS * (np.abs(w_t).T @ np.abs(u)))
