@@ -32,6 +32,8 @@ from fe_contact.kernels.beam import (
     N_FIELDS,
     NX,
     NY,
+    PX,
+    PY,
     REM,
     REM_T,
     SRATE,
@@ -45,6 +47,7 @@ from fe_contact.kernels.beam import (
     contact,
     local_curve,
 )
+from fe_contact.kernels.string import string_contact
 from fe_contact.papers.lipinski import BEAM, SLIDING_MASS, sliding_mass_model
 from fe_contact.system import assemble
 
@@ -448,3 +451,81 @@ def test_grid_rows_are_the_derivatives_of_the_gaps_and_slips():
     assert np.abs(fd_t - w_t).max() <= 1e-8
     assert np.abs((gaps(q + h * u) - gaps(q - h * u)) / (2 * h) - v_n).max() <= 1e-8
     assert np.all(np.abs(w_t.T @ u - v_t) <= 4 * n * EPS * (np.abs(w_t).T @ np.abs(u)))
+
+
+@njit(cache=False)
+def _string_contact(string, s, q, u, radius, c, cv, jac, n_tree):
+    """``kernels.string.string_contact`` (compiled-only) on side +1 with a_c = 0 and no
+    rolling row: (record, W_N, W_T, hessian)."""
+    n = q.size
+    out, wn, wt, hessian = np.zeros(N_FIELDS), np.zeros(n), np.zeros(n), np.zeros((3, n))
+    zero = np.zeros(n_tree)
+    string_contact(
+        string[9], string[10], string[2], string[3], n_tree, s, q, u, 1.0, radius, c, cv, jac,
+        np.zeros(2), zero, 0.0, n_tree, out, wn, wt, hessian,
+    )  # fmt: skip
+    return out, wn, wt, hessian
+
+
+def test_string_contact_rows_and_rates_are_the_derivatives_of_its_gap():
+    """``kernels.string.string_contact`` (the compiled step's contact with the absolute-nodal
+    string) for a circle of radius 10 mm, centre c(q) = c0 + J q_tree (a random J, J
+    constant: a_c = 0), above the trolley's sagging string of 004 (8 elements) deformed by
+    random free coordinates of 3 mm rms and moving randomly: against central differences of
+    its own gap, closest point and velocities with the closest point solved afresh
+    (``kernels.string.closest``), as the beam contact's test: W_N = dg/dq and
+    U C U^T = dW_N/dq (step 1e-6, 1e-8 and 1e-6 relative to the largest entry: truncation
+    h^2 f''' / 6), g' = v_N, s*' = s' and v_N' = A along q + u t (step 1e-6 s, 1e-8 relative
+    to the rate), A_T = v_T' with the circle moving tangentially (v_N = 0, as
+    ``ContactKinematics`` defines A_T), and v_T = W_T u. Measured: 4e-11 on W_N (0.68), 1e-9 on
+    H (10), 3e-11, 3e-10, 6e-10 on v_N, s', A (1.1, 0.49, 6.9), 4e-9 on A_T (10.7). Off by O(1)
+    with a wrong sign, row or dropped term."""
+    from fe_contact.kernels.string import closest as string_closest
+    from fe_contact.papers.slider_on_string import Trolley, slider_on_string
+    from fe_contact.steppers.compiled import Plan
+
+    scenario = slider_on_string(Trolley())
+    system = assemble(scenario.model)
+    string = Plan(system).P[7]
+    nodes, coefficients, columns, fixed = string[9], string[10], string[2], string[3]
+    nt, n = system.layout.n_tree, system.layout.n
+    rng = np.random.default_rng(2)
+    jac = np.eye(2, nt) + 0.3 * rng.standard_normal((2, nt))
+    q = scenario.q0.copy()
+    q[nt:] += 3e-3 * rng.standard_normal(n - nt)
+    u = rng.standard_normal(n)
+    s0 = 0.42
+    # the centre 30 mm above the string's point at s0, along its normal
+    record = _string_contact(string, s0, q, 0 * u, RADIUS, np.zeros(2), np.zeros(2), jac, nt)[0]
+    rx, ry, nsx, nsy = record[[PX, PY, NX, NY]]
+    c0 = np.array([rx, ry]) + 0.03 * np.array([nsx, nsy]) - jac @ q[:nt]
+
+    def at(q, u):
+        c = c0 + jac @ q[:nt]
+        s, inside = string_closest(nodes, coefficients, columns, fixed, q[nt:], c[0], c[1],
+                                   s0, 1e-15, False)  # fmt: skip
+        assert inside
+        return _string_contact(string, s, q, u, RADIUS, c, jac @ u[:nt], jac, nt)
+
+    out, wn, wt, hessian = at(q, u)
+    assert 0.015 < out[GAP] < 0.025
+    h = 1e-6
+    steps = h * np.eye(n)
+    fd_wn = np.array([at(q + e, u)[0][GAP] - at(q - e, u)[0][GAP] for e in steps]) / (2 * h)
+    assert np.abs(fd_wn - wn).max() <= 1e-8 * np.abs(wn).max()
+    U = hessian[:2].T
+    core = np.array([[out[H00], out[H01]], [out[H01], out[H11]]])
+    H = U @ core @ U.T
+    fd_h = np.array([at(q + e, u)[1] - at(q - e, u)[1] for e in steps]) / (2 * h)
+    assert np.abs(fd_h - H).max() <= 1e-6 * np.abs(H).max()
+    assert np.all(np.abs(wt @ u - out[VT]) <= 4 * n * EPS * (np.abs(wt) @ np.abs(u)))
+    plus, minus = at(q + h * u, u)[0], at(q - h * u, u)[0]
+    for rate, value, field in ((GAP, VN, "v_N"), (S, SRATE, "s'"), (VN, REM, "A")):
+        fd = (plus[rate] - minus[rate]) / (2 * h)
+        assert abs(fd - out[value]) <= 1e-8 * max(abs(out[value]), 1.0), field
+    ut = u.copy()
+    ut[:nt] -= np.linalg.lstsq(jac, out[VN] * out[[NX, NY]], rcond=None)[0]
+    closed = at(q, ut)[0]
+    assert abs(closed[VN]) <= 1e-12
+    fd = (at(q + h * ut, ut)[0][VT] - at(q - h * ut, ut)[0][VT]) / (2 * h)
+    assert abs(fd - closed[REM_T]) <= 1e-8 * max(abs(closed[REM_T]), 1.0)
