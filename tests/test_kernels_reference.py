@@ -48,7 +48,7 @@ from fe_contact.kernels.beam import (
     local_curve,
 )
 from fe_contact.kernels.numerical import step_dissipation
-from fe_contact.kernels.string import string_contact
+from fe_contact.kernels.string import string_contact, string_stick_row
 from fe_contact.papers.lipinski import BEAM, SLIDING_MASS, sliding_mass_model
 from fe_contact.system import assemble
 
@@ -603,3 +603,83 @@ def test_step_dissipation_closes_the_energy_balance_of_a_linear_step(rho_inf):
     assert abs(got - reference) <= bound, (got, reference, bound)
     if rho_inf < 1.0:
         assert abs(reference) > 1e6 * bound
+
+
+@njit(cache=False)
+def _string_stick_row(string, offset, s_star, tx, ty, q, c, jac, ac, n_tree):
+    """``kernels.string.string_stick_row`` (compiled-only): (phi, A, row)."""
+    row = np.zeros(q.size)
+    phi, rem = string_stick_row(
+        string[9], string[10], string[2], string[3], offset, s_star, tx, ty, q, c, jac, ac,
+        n_tree, row,
+    )  # fmt: skip
+    return phi, rem, row
+
+
+def test_stick_rows_are_the_tangential_distance_and_its_gradient(cantilever):
+    """The tangential row of a point sticking at a material point s* with the onset's tangent
+    t* (``coupling.constraints.StickAnchor``): phi = t* . (c - r(s*, q)), its row dphi/dq and
+    A = t* . a_c. ``kernels.beam.stick_row`` against the closed form on the cubic beam
+    (r(s*) = (s*, w(s*))) and central differences of that closed form (phi is linear in q:
+    the differences are exact but for round-off eps |phi| / h, step 1e-3: 1e-12);
+    ``kernels.string.string_stick_row`` on the trolley's string against central differences
+    of the string's own curve (``kernels.string.closest``'s curve: the contact record's point
+    of ``string_contact``), 1e-12. Centre c(q) = c0 + J q_tree with a random J; a_c random.
+    A wrong sign or column of a shape function is off by O(1)."""
+    from fe_contact.kernels.beam import stick_row
+    from fe_contact.papers.slider_on_string import Trolley, slider_on_string
+    from fe_contact.steppers.compiled import Plan
+
+    system, B, q_beam = cantilever
+    rng = np.random.default_rng(8)
+    nt = 2
+    t_star = np.array([np.cos(0.3), np.sin(0.3)])
+    ac = rng.standard_normal(2)
+    h = 1e-3
+    # the beam: the closed form
+    jac = rng.standard_normal((2, nt))
+    c0 = np.array([0.2, 0.05])
+    s_star = 0.23
+
+    def phi_beam(q):
+        c = c0 + jac @ q[:nt]
+        return t_star @ (c - np.array([s_star, 0.0])) - t_star[1] * beam_w(q)
+
+    def beam_w(q):  # w(s*) of the beam's nodal values by the Hermite cubics of element 5
+        x0, le = 0.2, 0.04
+        z = (s_star - x0) / le
+        shapes = [1 - 3 * z**2 + 2 * z**3, le * (z - 2 * z**2 + z**3), 3 * z**2 - 2 * z**3,
+                  le * (-(z**2) + z**3)]  # fmt: skip
+        return np.dot(shapes, q[nt + 8 : nt + 12])  # (w, w') of nodes 5 and 6
+
+    q = q_beam.copy()
+    q[:nt] = (0.01, -0.02)
+    row = np.zeros(q.size)
+    phi, rem = stick_row(B, 0, s_star, *t_star, q, c0 + jac @ q[:nt], jac, ac, nt, row)
+    expected = t_star @ (c0 + jac @ q[:nt] - np.array([s_star, w_cubic(s_star)[0]]))
+    assert abs(phi - expected) <= 1e-15
+    assert abs(phi_beam(q) - expected) <= 1e-15  # the hand Hermite cubics hold the cubic
+    fd = np.array([phi_beam(q + e) - phi_beam(q - e) for e in h * np.eye(q.size)]) / (2 * h)
+    assert np.abs(fd - row).max() <= 1e-12
+    assert rem == t_star @ ac
+    # the string: its own curve
+    scenario = slider_on_string(Trolley())
+    string_system = assemble(scenario.model)
+    string = Plan(string_system).P[7]
+    n = string_system.layout.n
+    qs = scenario.q0 + np.r_[0.0, 0.0, 3e-3 * rng.standard_normal(n - nt)]
+    s_star = 0.37
+
+    def point(q):
+        record = _string_contact(string, s_star, q, 0 * q, 0.0, np.zeros(2), np.zeros(2), jac, nt)
+        return record[0][[PX, PY]]
+
+    def phi_string(q):
+        return t_star @ (c0 + jac @ q[:nt] - point(q))
+
+    phi, rem, row = _string_stick_row(string, nt, s_star, *t_star, qs, c0 + jac @ qs[:nt], jac,
+                                      ac, nt)  # fmt: skip
+    assert abs(phi - phi_string(qs)) <= 1e-15
+    fd = np.array([phi_string(qs + e) - phi_string(qs - e) for e in h * np.eye(n)]) / (2 * h)
+    assert np.abs(fd - row).max() <= 1e-12
+    assert np.abs(row[nt:]).max() > 0.1 and rem == t_star @ ac
