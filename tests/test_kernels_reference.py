@@ -317,6 +317,8 @@ def test_compiled_energies_of_a_cubic_state_are_the_closed_form_integrals():
         assert abs(kernel - value) <= bound, (name, kernel, value, bound)
 
 
+# The wrappers of compiled-only kernels are not cached: numba's cache would check this file
+# only, not the kernel modules whose functions it compiles in (``fe_contact.kernels``).
 @njit(cache=False)
 def _lu_condition(a):
     """The reciprocal condition number of ``lu_decompose`` alone."""
@@ -683,3 +685,84 @@ def test_stick_rows_are_the_tangential_distance_and_its_gradient(cantilever):
     fd = np.array([phi_string(qs + e) - phi_string(qs - e) for e in h * np.eye(n)]) / (2 * h)
     assert np.abs(fd - row).max() <= 1e-12
     assert np.abs(row[nt:]).max() > 0.1 and rem == t_star @ ac
+
+
+def coulomb_laws_hold(P, xi, mu, tol):
+    """The impulse laws of Eugster-Glocker (004), eqs. (26)-(27), to tol (m/s, and tol times
+    max(|P|, 1) for the products): P_N >= 0, xi_N >= 0, P_N xi_N = 0, |P_T| <= mu P_N, xi_T = 0
+    where |P_T| < mu P_N (stick), P_T xi_T <= 0 and |P_T| = mu P_N where xi_T != 0 (slip)."""
+    m = mu.size
+    pn, pt, xn, xt = P[:m], P[m:], xi[:m], xi[m:]
+    size = max(np.abs(P).max(), 1.0)
+    return bool(
+        pn.min() >= -tol
+        and xn.min() >= -tol
+        and np.all(np.abs(pn * xn) <= tol * size)
+        and np.all(np.abs(pt) <= mu * pn + tol)
+        and np.all(pt * xt <= tol * size)
+        and np.all((np.abs(xt) <= tol) | (np.abs(np.abs(pt) - mu * pn) <= tol * size))
+    )
+
+
+def test_compiled_contact_solver_meets_the_coulomb_laws_and_the_enumerated_solution():
+    """``kernels.contact`` (three ``warm_sweeps`` of ``gauss_seidel_sweep`` and
+    ``law_residual``, then ``active_set_newton`` when they have not converged) on random
+    Delassus problems of 1 to 3 contacts (G = W^T M^-1 W, often redundant: 2m > n), checked against the laws themselves rather than the numpy
+    solver it copies (Eugster-Glocker (004), eqs. (26)-(27), with xi = G P + c): P_N >= 0,
+    xi_N >= 0, P_N xi_N = 0, |P_T| <= mu P_N, xi_T = 0 where |P_T| < mu P_N and P_T xi_T <= 0
+    where it slips; and xi against a brute-force search over the statuses (open, stick,
+    slip+, slip-) of every contact, each a linear solve (xi is unique where G is singular).
+    Tolerances: the solver stops at the natural residual 1e-11 times the velocity scale V =
+    max(|c|, |G P|, 1): the laws to 1e-9 V (and P_N xi_N to 1e-9 V |P|), xi to the
+    enumeration's 1e-7 V. A wrong clip, sign or status rule leaves O(V) violations."""
+    import itertools
+
+    from test_contact_solver import random_pointed_problem
+
+    from fe_contact.kernels.contact import active_set_newton, law_residual, warm_sweeps
+
+    rng = np.random.default_rng(21)
+    solved = newton = 0
+    for _ in range(30):
+        m, n = int(rng.integers(1, 4)), int(rng.integers(2, 7))
+        G, c, mu = random_pointed_problem(rng, m, n)
+        diag = np.diag(G).copy()
+        r = 1.0 / diag
+        P = np.zeros(2 * m)
+        xi = np.empty(2 * m)
+        residuals = np.empty(3)
+        scale_c = np.abs(c).max()
+        _, residual, scale, _, _ = warm_sweeps(
+            G, c, mu, diag, 1.0, P, r, 1e-11, 3, scale_c, xi, residuals
+        )
+        if residual > 1e-11 * scale:
+            P, _, ok = active_set_newton(G, c, mu, P, r, 1e-11 * scale, 20)
+            if not ok:
+                continue
+            newton += 1
+        solved += 1
+        residual, big = law_residual(G, c, mu, r, P, xi)
+        V = max(scale_c, big, 1.0)
+        assert residual <= 1e-11 * V
+        # xi = G P + c: sums of 6 terms against BLAS, 16 eps |G| |P| + eps |c|
+        assert np.all(np.abs(xi - (G @ P + c)) <= 16 * EPS * (np.abs(G) @ np.abs(P) + np.abs(c)))
+        assert coulomb_laws_hold(P, xi, mu, 1e-9 * V)
+        found = []
+        for status in itertools.product(range(4), repeat=m):
+            A, b = np.eye(2 * m), np.zeros(2 * m)
+            for i, s in enumerate(status):
+                if s > 0:
+                    A[i], b[i] = G[i], -c[i]
+                if s == 1:
+                    A[m + i], b[m + i] = G[m + i], -c[m + i]
+                if s >= 2:
+                    A[m + i, i] = -(1.0 if s == 2 else -1.0) * mu[i]
+            Q = np.linalg.lstsq(A, b, rcond=None)[0]
+            if np.linalg.norm(A @ Q - b) > 1e-9 * V:
+                continue
+            x = G @ Q + c
+            if coulomb_laws_hold(Q, x, mu, 1e-9 * V):
+                found.append(x)
+        assert found
+        assert min(np.abs(x - xi).max() for x in found) <= 1e-7 * V
+    assert solved >= 25 and newton >= 10, (solved, newton)  # measured 29 and 17
