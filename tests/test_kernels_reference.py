@@ -709,8 +709,9 @@ def test_compiled_contact_solver_meets_the_coulomb_laws_and_the_enumerated_solut
     ``law_residual``, then ``active_set_newton`` when they have not converged) on random
     Delassus problems of 1 to 3 contacts (G = W^T M^-1 W, often redundant: 2m > n), checked
     against the laws themselves rather than the numpy solver it copies (Eugster-Glocker
-    (004), eqs. (26)-(27), with xi = G P + c; ``coulomb_laws_hold``), and xi against a brute-force search over the statuses (open, stick,
-    slip+, slip-) of every contact, each a linear solve (xi is unique where G is singular).
+    (004), eqs. (26)-(27), with xi = G P + c; ``coulomb_laws_hold``), and xi against a
+    brute-force search over the statuses (open, stick, slip+, slip-) of every contact, each a
+    linear solve (xi is unique where G is singular).
     Tolerances: the solver stops at the natural residual 1e-11 times the velocity scale V =
     max(|c|, |G P|, 1): the laws to 1e-9 V (and P_N xi_N to 1e-9 V |P|), xi to the
     enumeration's 1e-7 V; 17 of the 29 solved problems go through the Newton iterations. A
