@@ -47,6 +47,7 @@ from fe_contact.kernels.beam import (
     closest,
     contact,
     local_curve,
+    rigid_line_record,
 )
 from fe_contact.kernels.numerical import step_dissipation
 from fe_contact.kernels.string import (
@@ -821,3 +822,70 @@ def test_string_iteration_matrix_is_the_mass_plus_the_force_derivative():
     assert np.abs(bp * tangent).max() > 0.1 * np.abs(mass).max()  # the tangent counts
     residual = np.abs(G @ x - rhs)
     assert np.all(residual <= 1e-8 * (np.abs(G) @ np.abs(x)))
+
+
+@njit(cache=False)
+def _rigid_line_record(radius, c, cv, jac, ac, jw, omega, normal, point, vb, jb, ab, n):
+    """``kernels.beam.rigid_line_record`` (compiled-only): (record, W_N, W_T)."""
+    out, wn, wt = np.zeros(N_FIELDS), np.zeros(n), np.zeros(n)
+    rigid_line_record(
+        radius, c, cv, jac, ac, jw, omega, normal[0], normal[1], point[0], point[1], vb, jb, ab,
+        jac.shape[1], out, wn, wt,
+    )  # fmt: skip
+    return out, wn, wt
+
+
+def test_rigid_line_record_is_the_distance_to_a_carried_line_and_its_derivatives():
+    """``kernels.beam.rigid_line_record``: a disk (radius R, centre c(q) of a body on a crank,
+    q = (x, y, phi, z)) on a line through p(q) = p0 + (0, z) (carried by the prismatic z) with
+    the unit normal n: g = n . (c - p) - R (closed form), W_N = dg/dq and W_T = d(t . (c -
+    p))/dq + R e_phi by central differences of those closed forms (step 1e-6, truncation
+    h^2 |c'''| / 6 < 1e-13 with the 0.1 m crank: 1e-10), v_N = dg/dt, A = d^2 g / dt^2 and A_T
+    = d^2 (t . (c - p)) / dt^2 along q + u t (steps 1e-6 s and 1e-4 s, 1e-8 and 1e-6). The
+    contact point is the foot of c on the line. A wrong sign (line velocity added, not
+    subtracted) is off by O(1)."""
+    arm, radius = 0.1, 0.02
+    normal = np.array([np.sin(0.2), np.cos(0.2)])
+    tangent = np.array([normal[1], -normal[0]])
+    p0 = np.array([0.1, -0.05])
+
+    def centre(q):
+        return q[:2] + arm * np.array([np.cos(q[2]), np.sin(q[2])])
+
+    def line_point(q):
+        return p0 + np.array([0.0, q[3]])
+
+    def gap(q):
+        return normal @ (centre(q) - line_point(q)) - radius
+
+    def along(q):
+        return tangent @ (centre(q) - line_point(q))
+
+    def kernel(q, u):
+        jac = np.array([[1.0, 0.0, -arm * np.sin(q[2]), 0.0], [0.0, 1.0, arm * np.cos(q[2]), 0.0]])
+        ac = -arm * u[2] ** 2 * np.array([np.cos(q[2]), np.sin(q[2])])
+        jb = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+        jw = np.array([0.0, 0.0, 1.0, 0.0])
+        return _rigid_line_record(radius, centre(q), jac @ u, jac, ac, jw, u[2], normal,
+                                  line_point(q), jb @ u, jb, np.zeros(2), 4)  # fmt: skip
+
+    q = np.array([0.3, 0.2, 0.7, 0.01])
+    u = np.array([0.4, -0.3, 2.0, 0.5])
+    out, wn, wt = kernel(q, u)
+    assert abs(out[GAP] - gap(q)) <= 1e-15
+    foot = centre(q) - (gap(q) + radius) * normal
+    assert np.abs(out[[PX, PY]] - foot).max() <= 1e-15
+    assert np.array_equal(out[[NX, NY]], normal) and np.array_equal(out[[TX, TY]], tangent)
+    h = 1e-6
+    steps = h * np.eye(4)
+    fd_n = np.array([gap(q + e) - gap(q - e) for e in steps]) / (2 * h)
+    fd_t = np.array([along(q + e) - along(q - e) for e in steps]) / (2 * h)
+    fd_t[2] += radius
+    assert np.abs(fd_n - wn).max() <= 1e-10 and np.abs(fd_t - wt).max() <= 1e-10
+    assert abs((gap(q + h * u) - gap(q - h * u)) / (2 * h) - out[VN]) <= 1e-10
+    assert abs(wt @ u - out[VT]) <= 1e-15
+    ht = 1e-4
+    for f, value in ((gap, out[REM]), (along, out[REM_T])):
+        second = (f(q + ht * u) - 2 * f(q) + f(q - ht * u)) / ht**2
+        assert abs(second - value) <= 1e-6
+    assert abs(out[REM]) > 0.1
