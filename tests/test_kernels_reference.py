@@ -901,10 +901,10 @@ def test_compiled_step_ends_on_the_equations_of_motion_and_the_constraint():
     weight, W_N of ``kernels.beam.contact``, itself checked against central differences
     above), and the bilateral contact's position and velocity constraints g = 0, W_N u = 0.
     Tolerances: the Newton iteration stops on corrections below rtol = 1e-10 relative, which
-    leaves the residual below 1e-8 of the largest row's sum of its terms' magnitudes
-    (measured at most 1.4e-10 of it, in the first step); the constraints to 1e-12 m and m/s (measured 1e-17). A wrong
-    sign of the contact force or of gravity, a missing stiffness or mass term gives a residual
-    of the size of the terms."""
+    leaves the residual below 1e-8 of the largest row's sum of its terms' magnitudes (measured
+    at most 1.4e-10 of it, in the first step); the constraints to 1e-12 m and m/s (measured
+    1e-17). A wrong sign of the contact force or of gravity, a missing stiffness or mass term
+    gives a residual of the size of the terms."""
     from fe_contact.papers.lipinski import sliding_mass_initial_state
     from fe_contact.steppers.genalpha import GeneralizedAlpha
 
