@@ -52,6 +52,7 @@ from fe_contact.kernels.beam import (
 from fe_contact.kernels.numerical import step_dissipation
 from fe_contact.kernels.string import (
     iteration_factor,
+    nearest_node,
     string_contact,
     string_forces,
     string_stick_row,
@@ -931,3 +932,76 @@ def test_compiled_step_ends_on_the_equations_of_motion_and_the_constraint():
         assert np.all(np.abs(residual) <= 1e-8 * scale.max())
         assert abs(out[GAP] + RADIUS) <= 1e-12 and abs(out[VN]) <= 1e-12
         assert lam > 0.01  # pressed: the contact force takes part
+
+
+def test_smooth_band_is_the_dense_force_and_effective_mass():
+    """``kernels.band.smooth_band`` (the Moreau-Jean step's flexible forces and effective
+    mass) on random banded M, C, K (n = 9, half-bandwidth 2) stored here in dgbtrf band
+    storage (entry (i, j) at ab[2 b + i - j, j]): load - f - C u against the dense product
+    (round-off n eps (|C| |u| + |load| + |f|): gamma_n of a sum of 2b + 1 products) and M +
+    c C + k K against the dense sum read back from the band (elementwise: two roundings, 4 eps
+    of the magnitudes). A shifted diagonal or a wrong coefficient is off by O(1)."""
+    from fe_contact.kernels.band import smooth_band
+
+    rng = np.random.default_rng(12)
+    n, b = 9, 2
+    dense_band = np.abs(np.subtract.outer(np.arange(n), np.arange(n))) <= b
+
+    def banded():
+        return np.where(dense_band, rng.standard_normal((n, n)), 0.0)
+
+    def storage(A):
+        ab = np.zeros((3 * b + 1, n))
+        for i, j in zip(*np.nonzero(dense_band), strict=True):
+            ab[2 * b + i - j, j] = A[i, j]
+        return ab
+
+    def read_back(ab):
+        A = np.zeros((n, n))
+        for i, j in zip(*np.nonzero(dense_band), strict=True):
+            A[i, j] = ab[2 * b + i - j, j]
+        return A
+
+    M, C, K = banded(), banded(), banded()
+    load, force, u = rng.standard_normal((3, n))
+    c, k = 0.5e-3, 0.25e-6
+    out, ab = smooth_band(load, force, storage(C), b, u, storage(M), storage(K), c, k)
+    expected = load - force - C @ u
+    bound = n * EPS * (np.abs(C) @ np.abs(u) + np.abs(load) + np.abs(force))
+    assert np.all(np.abs(out - expected) <= bound)
+    G = M + c * C + k * K
+    assert np.all(
+        np.abs(read_back(ab) - G) <= 4 * EPS * (np.abs(M) + c * np.abs(C) + k * np.abs(K))
+    )
+    assert np.all(ab[:b] == 0.0)  # dgbtrf's fill-in rows stay empty
+
+
+@njit(cache=False)
+def _nearest_node(string, q, px, py):
+    """``kernels.string.nearest_node`` (compiled-only)."""
+    return nearest_node(string[9], string[10], string[2], string[3], q, px, py)
+
+
+def test_nearest_node_is_the_brute_force_nearest_node():
+    """``kernels.string.nearest_node`` (the start of the string's closest-point search without a
+    guess) on the trolley's deformed string for 20 random points against the node of the least
+    distance found here by evaluating every node's position (``string_contact``'s record)."""
+    from fe_contact.papers.slider_on_string import Trolley, slider_on_string
+    from fe_contact.steppers.compiled import Plan
+
+    scenario = slider_on_string(Trolley())
+    system = assemble(scenario.model)
+    string = Plan(system).P[7]
+    nt = system.layout.n_tree
+    rng = np.random.default_rng(13)
+    q = scenario.q0 + np.r_[np.zeros(nt), 3e-3 * rng.standard_normal(scenario.q0.size - nt)]
+    nodes = string[9]
+    zero = np.zeros(2)
+    positions = np.array(
+        [_string_contact(string, s, q, 0 * q, 0.0, zero, zero, np.eye(2, nt), nt)[0][[PX, PY]]
+         for s in nodes]
+    )  # fmt: skip
+    lo, hi = positions.min(axis=0) - 0.1, positions.max(axis=0) + 0.1
+    for p in rng.uniform(lo, hi, (20, 2)):
+        distances = np.hypot(*(positions - p).T)
+        assert _nearest_node(string, q[nt:], *p) == nodes[np.argmin(distances)]
