@@ -179,7 +179,9 @@ def moving_contact(cantilever):
 def test_beam_contact_gap_and_frame_are_the_closed_form(moving_contact):
     """Gap |c - r(s*)| - R and normal (c - r) / |c - r| with s* the quintic's root (as in the
     closest-point test) and r(s*) = (s*, w(s*)); the tangent is the normal turned by -90
-    degrees. 1e-12 m and 1e-10 (the root's error 1e-12 m times the slope and 1/distance)."""
+    degrees. 1e-12 m and 1e-10 (the root's error 1e-12 m times the slope and 1/distance). The
+    radius not subtracted, or the normal taken from the profile to the curve, is off by 1e-2 m
+    or 2."""
     B, q, _ = moving_contact
     out, _, _, _ = beam_contact(B, q, np.zeros(q.size))
     s = closest_by_roots(q[0], q[1])
@@ -396,7 +398,8 @@ def test_grid_gaps_of_points_on_a_circle_are_the_radius_difference():
     """``kernels.grid.gaps_and_frames``: points r_i = c + rho (cos th_i, sin th_i) around the
     centre of a circle of radius R have the gaps rho - R, the normals -(cos th_i, sin th_i)
     (from the point to the centre, Eugster-Glocker (004), eq. (21)) and the tangents the
-    normals turned by -90 degrees. Round-off: a hypot and a division, 8 eps rho (1e-16 m)."""
+    normals turned by -90 degrees. Round-off: a hypot and a division, 8 eps rho (1e-16 m). A
+    gap without the radius or a normal of the wrong sense is off by R or 2."""
     from fe_contact.kernels.grid import gaps_and_frames
 
     centre, rho, radius = np.array([0.3, -0.1]), 0.05, 0.02
@@ -985,7 +988,10 @@ def _nearest_node(string, q, px, py):
 def test_nearest_node_is_the_brute_force_nearest_node():
     """``kernels.string.nearest_node`` (the start of the string's closest-point search without a
     guess) on the trolley's deformed string for 20 random points against the node of the least
-    distance found here by evaluating every node's position (``string_contact``'s record)."""
+    distance found here by evaluating every node's position (``string_contact``'s record).
+    Exact equality (a node's coordinate is returned, no arithmetic); a search that skipped
+    the last node or compared squared distances of the wrong coordinates fails for some of
+    the 20 points."""
     from fe_contact.papers.slider_on_string import Trolley, slider_on_string
     from fe_contact.steppers.compiled import Plan
 
