@@ -3,12 +3,17 @@ lockstep with the compiled one), here each against an independent reference: clo
 (a beam bent into a cubic, which the Hermite elements hold exactly; the strain and kinetic
 energy integrals of that cubic; a circle's distances), finite differences of the kernel's own
 values for the derivatives it returns, the roots of a polynomial by ``np.roots`` for the closest
-point, and numpy's dense LAPACK solve for the small LU of the compiled step.
+point, numpy's dense LAPACK solve for the small LU of the compiled step, the Coulomb laws with
+a brute-force enumeration for the contact solver, the energy balance of a linear step for the
+numerical dissipation and the equations of motion for whole compiled steps.
 
-Kernels: ``kernels.beam`` (``local_curve``, ``closest``, ``contact``), ``kernels.step``
-(``packed_energies``), ``kernels.dense`` (``lu_decompose``, ``lu_solve``, ``lu_solve_t``,
-``lu_solve_columns``, ``matvec``, ``matvec_t``, ``take_columns``, ``abs_max``) and
-``kernels.grid`` (``gaps_and_frames``, ``grid_rows``).
+Kernels: ``kernels.beam`` (``local_curve``, ``closest``, ``contact``, ``stick_row``,
+``rigid_line_record``), ``kernels.string`` (``string_contact``, ``string_stick_row``,
+``iteration_factor``, ``nearest_node``), ``kernels.step`` (``packed_energies``; ``iterate`` with
+``kernels.evaluate.evaluate_system`` through the compiled stepper), ``kernels.dense`` (the LU,
+its solves and products), ``kernels.grid``, ``kernels.contact`` (the contact solver),
+``kernels.numerical.step_dissipation`` and ``kernels.band.smooth_band``. Kernels without a
+Python entry point (``jit.inner``) are called through small compiled wrappers here.
 
 The beam is the cantilever strip of Lipinski (002), sec. 9 (0.4 m, 10 elements, clamped at
 x = 0 and lying along +x) under the sliding mass (a point on two prismatic joints, q_tree its
