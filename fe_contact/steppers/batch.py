@@ -148,14 +148,20 @@ class _Steps:
 
 
 class _ContactSteps:
-    """One single-point contact over n steps, as a ``ContactReport`` with arrays: per-point
-    fields (n, 1), min_gap (n,), state (n,) strings."""
+    """One single-point contact over n steps, as a ``ContactReport`` with arrays: every field
+    of the report, per-point fields (n, 1), the point, normal and tangent (n, 1, 2), min_gap
+    (n,), state and point_state (n,) strings; so a column may read any field of the report."""
 
     main = 0  # the point with the largest normal force: the only one
 
     def __init__(self, name, state, records, normal, friction, h, n):
         self.name = name
         self.state = np.full(n, state)
+        self.point_state = self.state[:, None]
+        self.point = records[:, None, PX : PX + 2].copy()
+        self.normal = records[:, None, NX : NX + 2].copy()
+        self.tangent = records[:, None, TX : TX + 2].copy()
+        self.gap = records[:, GAP][:, None]
         self.normal_force = np.asarray(normal, dtype=float)[:, None]
         self.friction_force = np.asarray(friction, dtype=float)[:, None]
         self.normal_impulse = self.normal_force * h

@@ -9,32 +9,14 @@ impacts. ``simulate`` turns the reports into rows of named scalar columns (``his
 (``fe_contact.columns``), with its unit and how it is read from a report (``CONTACT_COLUMNS``,
 ``ROUGH_COLUMNS``, ``BALANCE_COLUMNS``). This module also exports those names from their homes.
 
-Columns: ``t [s]``; per contact ``<name>_state`` (slip, stick, open), ``<name>_normal_force
-[N]``, ``<name>_friction_force [N]``, ``<name>_normal_impulse [N s]``, ``<name>_friction_impulse
-[N s]``, ``<name>_slip_velocity [m/s]``, ``<name>_gap [m]``, ``<name>_parameter [m]``,
-``<name>_n_closed`` (closed contact points); per rough pair (a ``Polyline`` on a ``Wheel``) also
-``<name>_impulse_x``, ``<name>_impulse_y`` [N s] (its whole impulse on the profile over the step,
-impacts included, in the plane's axes), ``<name>_normal_impulse_x``, ``<name>_normal_impulse_y``
-[N s] (the part along the contact normals) and ``<name>_loss_profile``, ``<name>_loss_target``
-[J] (the loss booked on each polyline since the start, Slavic-Boltezar (003), eqs. (18)-(20));
-per drive ``<name>_force [N m]`` (revolute joint) or ``[N]`` (prismatic); the balance
-``kinetic_energy``, ``potential_energy``, ``elastic_energy``, ``work_drives``, ``work_loads``,
-``dissipated_damping``, ``dissipated_friction``, ``dissipated_impact``,
-``dissipated_numerical`` (the algorithmic dissipation of the generalised-alpha scheme with
-rho_inf < 1, ``numerical_dissipation``, and of Moreau-Jean's theta-method with theta > 1/2,
-``steppers.moreau``; 0 for the event-driven stepper), ``work_contact_timing`` (the
-energy a Moreau-Jean step's impulses give where they act along the start velocity, >= 0,
-``impulse_work``; 0 for the other steppers), ``energy_error`` (J), ``friction_power [W]``
-(sum of F_t v_t over the closed contact points at the reported state, <= 0),
-``residual_position [m]``, ``residual_velocity [m/s]``, the parts ``tree_kinetic_energy``,
-``structure_kinetic_energy``, ``structure_elastic_energy`` (J) and the energy of each part
-(``part_energies``: ``tree_potential_energy``, ``tree_elastic_energy``, per structure
-``<name>_kinetic_energy``, ``<name>_elastic_energy``, ``<name>_potential_energy``, J), and the
-stepper's effort in the
-step: ``n_newton`` (iterations), ``n_substeps``, ``solver_residual [m/s]`` (contact laws);
-last, per tree joint ``<joint>_q [rad or m]`` and ``<joint>_u [rad/s or m/s]`` (``Joint.name``,
-default ``joint_<i>``) and the columns of the model's sensors (``fe_contact.sensors``),
-evaluated from the reported state.
+The columns, in order: ``t [s]``; per contact pair ``<name>_<column>`` for each of
+``CONTACT_COLUMNS`` (and ``ROUGH_COLUMNS`` for a rough pair, a ``Polyline`` on a ``Wheel``); per
+drive ``<name>_force`` (N m or N); the ``BALANCE_COLUMNS`` (energies, the work and dissipation
+since the start, the balance ``energy_error``, friction power, residuals, the stepper's effort);
+the energy of each part (``part_energies``); per tree joint ``<joint>_q`` and ``<joint>_u``; the
+columns of the model's sensors (``fe_contact.sensors``). Each column's unit and meaning are
+typed once, in ``fe_contact.columns`` (the documentation's columns table is generated from
+them).
 """
 
 from __future__ import annotations
