@@ -162,6 +162,18 @@ CONTACT_COLUMNS = (
         "number of closed contact points (candidate grids, rough pairs)",
         lambda c: c.n_points,
     ),
+    Column(
+        "point_x",
+        "m",
+        "x of the contact point on the target (NaN while open)",
+        lambda c: _main(c.point[..., 0], c),
+    ),
+    Column(
+        "point_y",
+        "m",
+        "y of the contact point on the target (NaN while open)",
+        lambda c: _main(c.point[..., 1], c),
+    ),
 )
 ROUGH_COLUMNS = (  # a rough pair's (``RoughContactReport``), after its contact columns
     Column(
