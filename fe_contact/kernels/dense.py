@@ -137,7 +137,8 @@ def matvec(a, x):
 
 @inner
 def abs_max(x):
-    """The largest entry of x, 0 for none (numpy's max with initial=0 on |.|)."""
+    """The largest entry of x and 0 (``np.max(x, initial=0.0)``; a NaN propagates). It takes
+    no absolute value: its callers pass |x| (``np.abs(x)``) for the largest magnitude."""
     out = 0.0
     for v in x:
         if v > out or v != v:  # a NaN propagates, as in numpy
