@@ -339,6 +339,9 @@ class _Solver:
         self.length = max(lengths) if lengths else 1.0
         self._gradient = None
         self.final = None  # (system, factor, q, evaluation pieces) of the last converged solve
+        # the size of the forces at the last Newton iterate (N): the scale of the active-set
+        # test of the released contacts' forces; 0 until ``_newton`` has evaluated one
+        self.force_scale = 0.0
 
     # -- the path ---------------------------------------------------------------------------
     def follow(self, q, phase, path, n_steps, max_halvings=8):
