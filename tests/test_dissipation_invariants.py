@@ -16,7 +16,7 @@ from fe_contact.model import Circle, ContactPair, Model, Point, Unilateral
 from fe_contact.multibody.builders import floating_body
 from fe_contact.multibody.joints import Joint
 from fe_contact.multibody.tree import Body, TreeModel
-from fe_contact.steppers.genalpha import alpha_parameters
+from fe_contact.steppers.alpha import alpha_parameters
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
 

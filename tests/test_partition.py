@@ -361,7 +361,7 @@ def test_step_algebra_keeps_a_bounded_number_of_factors_and_refactorises_correct
     kept for the most recent FACTORS_KEPT sizes only, and a size met again after its factor
     was dropped is factorised anew and still solves G_f x = b (its residual within 1e-12 |G| |x|: a backward-stable solve of
     a few hundred unknowns leaves ~1e-14)."""
-    from fe_contact.steppers.genalpha import alpha_parameters
+    from fe_contact.steppers.alpha import alpha_parameters
     from fe_contact.steppers.partitioned_step import FACTORS_KEPT, StepAlgebra
 
     system = assemble(sliding_mass_model(mu=0.0, n_elements=4))

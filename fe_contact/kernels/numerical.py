@@ -1,7 +1,7 @@
 """The algorithmic dissipation of one generalised-alpha step, compiled (numba).
 
 The energy identity of the scheme (Chung-Hulbert, Arnold-Bruls form; the derivation is in
-``steppers.genalpha.numerical_dissipation``, whose numpy twin this is) on the independent
+``steppers.alpha.numerical_dissipation``, whose numpy twin this is) on the independent
 coordinates k of the step, with the step's
 start (q_n, u_n, q''_n, a_n) and end (q_n+1, u_n+1, q''_n+1, a_n+1), h and
 (alpha_m, alpha_f, gamma, beta):
@@ -32,7 +32,7 @@ def step_dissipation(P, alpha, h, ind, U, u_n, u1, acc_n, acc1, pseudo_n, a1, ma
     end; a1 (k,) the end's algorithmic accelerations of ind; mass_tree (n_t, n_t) M_t(q_n+1);
     U (m,) the dependent coordinates and jac (m, n) the constraint Jacobian at the end (the
     products are reduced by T^T x = x_k - B^T x_U, B = J_U^-1 J_k, as in
-    ``genalpha.numerical_dissipation``)."""
+    ``alpha.numerical_dissipation``)."""
     am, af, gamma, beta = alpha
     flex, nt = P[5], P[6]
     n = u_n.size

@@ -46,11 +46,10 @@ from ..coupling.partition import (
     recover_dependent,
 )
 from ..system import System, energies
-from .alpha import alpha_parameters, numerical_dissipation
+from .alpha import alpha_parameters
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compiled import CompiledStep
 from .compiled_plan import unsupported
-from .contact_report import open_contact
 from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
 from .event_location import (
@@ -866,11 +865,4 @@ class GeneralizedAlpha(Stepper):
         )
 
 
-__all__ = [
-    "GeneralizedAlpha",
-    "NewtonDivergence",
-    "SingularSystem",
-    "alpha_parameters",
-    "numerical_dissipation",
-    "open_contact",
-]
+__all__ = ["GeneralizedAlpha"]
