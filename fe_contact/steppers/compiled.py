@@ -128,12 +128,11 @@ class CompiledStep:
     system : System
         A system the compiled step takes (``unsupported(system)`` is None).
     batch : bool
-        Quiet steps taken several in one compiled call (``steps``).
+        Quiet steps taken several in one compiled call (``steps``); ``GeneralizedAlpha``
+        checks it with its other settings.
     """
 
     def __init__(self, system: System, batch: bool = True):
-        if not isinstance(batch, bool):
-            raise TypeError(f"simulate: batch = {batch!r}; allowed: True or False")
         self.plan = Plan(system)  # this run's: it keeps the factors of its step sizes
         announce_compilation()  # the first compiled run after installation compiles
         self.n_compiled = self.n_fallback = 0
