@@ -177,3 +177,32 @@ def test_case_2_rolls_without_friction_work():
     assert friction[-1] > 10.0  # and slips between the bands
     work = result["work_drives"][-1]
     assert np.max(np.abs(result["energy_error"])) < 5e-3 * work
+
+
+def test_cases_in_worker_processes_give_the_runs_of_one_process(tmp_path):
+    """``run(jobs=2)`` runs the cases in two worker processes, each writing its folder: the
+    same histories as one after the other here (10 ms from rest, 100 steps). The bound is
+    round-off of the same computation (a worker's BLAS may sum in another order): 1e3 eps of
+    the largest |q|; the contact is open, so no event amplifies it."""
+    from fe_contact.demos.cam_lock import run
+
+    one = run((0, 1), t_end=0.01, h=1e-4)
+    two = run((0, 1), t_end=0.01, h=1e-4, out=tmp_path, jobs=2)
+    for case in (0, 1):
+        a, b = one[case][0], two[case][0]
+        assert a.success and b.success and a.t.size == b.t.size == 101
+        scale = np.max(np.abs(a.q))
+        assert np.max(np.abs(a.q - b.q)) <= 1e3 * np.finfo(float).eps * scale
+        assert (tmp_path / f"case_{case}" / "history.csv").exists()
+    assert (tmp_path / "summary.csv").exists()
+
+
+def test_jobs_must_be_a_positive_count(capsys):
+    from fe_contact.demos.cam_lock import run
+
+    with pytest.raises(ValueError, match="jobs"):
+        run((0,), t_end=0.01, jobs=0)
+    with pytest.raises(SystemExit) as err:
+        main(["--cases", "0", "--jobs", "0"])
+    assert err.value.code == 2
+    assert "--jobs" in capsys.readouterr().err

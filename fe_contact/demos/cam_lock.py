@@ -2,10 +2,13 @@
 a cantilever with a tip mass; Hertz contact between two Bezier profiles with friction and
 rolling (model, data and the choices where the paper is silent: ``papers.bauchau``).
 
-``fe-contact demo cam-lock [--cases 0 1 2 3] [--t-end T] [--h H] [--out DIR]``
+``fe-contact demo cam-lock [--cases 0 1 2 3] [--t-end T] [--h H] [--jobs N] [--out DIR]``
 
 Cases: 0 no friction; 1 the continuous law (000 eq. 10), mu_k = 0.3, v0 = 2.5 mm/s; 2 case 1
 with rolling (mu_s = 0.3) when |v_t| < v0 / 2; 3 (ours) hard contact with Coulomb friction.
+The cases are independent runs: ``--jobs`` runs them in that many processes at once (default:
+one per case, at most one per CPU), each writing its own folder as it goes; the results are
+those of one process (each case's run is the same computation wherever it runs).
 
 Writes to ``--out`` (default ``out/cam_lock``): ``case_<n>/history.csv`` (the standard
 history with the energy-balance columns and the demo's sensors ``tip_displacement [m]``,
@@ -22,13 +25,16 @@ vectors and state), ``summary.csv`` (one row per case) and the figures of 000 fi
 from __future__ import annotations
 
 import csv
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from .. import validation as check
 from ..papers.bauchau import (
     CASES,
     LENGTH,
@@ -40,7 +46,7 @@ from ..papers.bauchau import (
 )
 from ..sensors import StructureSensor
 from ..steppers.observers import standard_observers
-from . import DemoParser, folder, positive
+from . import DemoParser, count, folder, positive
 
 # what the figures need beyond the standard columns, as history columns: the beam's tip and
 # mid-span deflections (m) and E I w'' at its root (N m); the cam support's root moment is the
@@ -129,17 +135,38 @@ def summary_row(case: int, result, extra: dict) -> dict:
     }
 
 
-def run(cases=(0, 1, 2, 3), t_end: float = 2.0, h: float = 1e-4, out=None, geometry=None):
-    """Run the cases; returns {case: (result, extra)}; with ``out`` writes everything (the
-    figures from the histories' columns)."""
-    runs, rows = {}, []
-    for case in cases:
-        target = None if out is None else Path(out) / f"case_{case}"
-        _, result, extra = run_case(case, t_end, h, target, geometry)
-        runs[case] = (result, extra)
-        rows.append(summary_row(case, result, extra))
+def _case(task) -> tuple:
+    """(result, extra) of ``run_case`` for task = (case, t_end, h, out, geometry): what a worker
+    process returns (the system stays there)."""
+    _, result, extra = run_case(*task)
+    return result, extra
+
+
+def run(
+    cases=(0, 1, 2, 3),
+    t_end: float = 2.0,
+    h: float = 1e-4,
+    out=None,
+    geometry=None,
+    jobs: int = 1,
+):
+    """Run the cases, ``jobs`` of them at once in worker processes (1: one after the other in
+    this process); returns {case: (result, extra)}; with ``out`` writes everything (each case
+    its folder as it runs, then the summary and the figures from the histories' columns)."""
+    jobs = check.positive_int("jobs", jobs)
+    tasks = [
+        (case, t_end, h, None if out is None else Path(out) / f"case_{case}", geometry)
+        for case in cases
+    ]
+    if jobs > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            done = list(pool.map(_case, tasks))
+    else:
+        done = [_case(task) for task in tasks]
+    runs = dict(zip(cases, done, strict=True))
     if out is not None:
         out = Path(out)
+        rows = [summary_row(case, *runs[case]) for case in cases]
         with open(out / "summary.csv", "w", newline="") as fh:
             writer = csv.DictWriter(fh, fieldnames=SUMMARY)
             writer.writeheader()
@@ -214,12 +241,21 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--t-end", type=positive("s"), default=T_END, help="end time in s")
     parser.add_argument("--h", type=positive("s"), default=H, help="output step in s")
+    parser.add_argument(
+        "--jobs",
+        type=count,
+        default=None,
+        metavar="N",
+        help="cases run at once in worker processes (default: one per case, at most the CPUs)",
+    )
     parser.add_argument("--out", type=folder, default="out/cam_lock", help="output folder")
     args = parser.parse_args(argv)
     bad = [c for c in args.cases if c not in CASES]
     if bad:
         parser.fail("--cases", bad, f"cases among {sorted(CASES)}")
-    runs = run(tuple(dict.fromkeys(args.cases)), args.t_end, args.h, args.out)
+    cases = tuple(dict.fromkeys(args.cases))
+    jobs = args.jobs or min(os.cpu_count() or 1, len(cases))
+    runs = run(cases, args.t_end, args.h, args.out, jobs=jobs)
     failed = False
     for case, (result, _) in runs.items():
         failed |= not result.success
