@@ -4,6 +4,7 @@ velocities of a point (the package docstring says what the interface is)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -263,6 +264,12 @@ class Structure:
         """Positions r(s_i), shape (m, 2), of material coordinates s (m,) (vectorised)."""
         return self.point_rows(s).positions(q)
 
+    @functools.cached_property
+    def node_rows(self) -> PointRows:
+        """``point_rows(nodes)``, made on first use and kept: the nodes and their rows are
+        constants of the structure (``node_rows.positions(q)`` are the nodes' positions)."""
+        return self.point_rows(self.nodes)
+
     def project(self, point, q: np.ndarray, s_guess: float | None = None, tol: float = 1e-13):
         """Closest material point to ``point`` (2,): s with (point - r(s)) . r'(s) = 0.
 
@@ -283,7 +290,7 @@ class Structure:
         """``project`` that also returns the CurvePoint at s (None when s is beyond an end)."""
         p = np.asarray(point, dtype=float)
         if s_guess is None or not np.isfinite(s_guess):
-            nodes = self.positions(self.nodes, q)
+            nodes = self.node_rows.positions(q)
             s = float(self.nodes[int(np.argmin(np.sum((nodes - p) ** 2, axis=1)))])
         else:
             s = min(max(float(s_guess), 0.0), self.length)
