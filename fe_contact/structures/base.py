@@ -4,7 +4,6 @@ velocities of a point (the package docstring says what the interface is)."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -169,7 +168,8 @@ class Structure:
     (sparse CSR on the free coordinates, constant), stiffness_damping (beta in s of a damping
     beta K_t(q) that follows the tangent stiffness, 0 for none; see ``damping``), load
     (constant generalised load of gravity and point loads, (n_dofs,)), nodes (material
-    coordinates of the nodes, m).
+    coordinates of the nodes, m), node_rows (``point_rows(nodes)``, made with the structure:
+    ``node_rows.positions(q)`` are the nodes' positions).
 
     Examples
     --------
@@ -263,12 +263,6 @@ class Structure:
     def positions(self, s, q: np.ndarray) -> np.ndarray:
         """Positions r(s_i), shape (m, 2), of material coordinates s (m,) (vectorised)."""
         return self.point_rows(s).positions(q)
-
-    @functools.cached_property
-    def node_rows(self) -> PointRows:
-        """``point_rows(nodes)``, made on first use and kept: the nodes and their rows are
-        constants of the structure (``node_rows.positions(q)`` are the nodes' positions)."""
-        return self.point_rows(self.nodes)
 
     def project(self, point, q: np.ndarray, s_guess: float | None = None, tol: float = 1e-13):
         """Closest material point to ``point`` (2,): s with (point - r(s)) . r'(s) = 0.

@@ -98,6 +98,7 @@ class StringStructure(Structure):
         )
         self._element_keep = [np.flatnonzero(c >= 0) for c in cols]
         self._element_cols = [c[c >= 0] for c in cols]
+        self.node_rows = self.point_rows(self.nodes)  # the closest point's start
 
     def initial_coordinates(self):
         return self._q_ref.copy()
