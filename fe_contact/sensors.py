@@ -389,17 +389,21 @@ class SensorPlan:
         ``kernels.tree`` (Lipinski (002), eqs. (1)-(3)): a point's acceleration is
         J(q) q'' + J'(q, q') q' (its Jacobian and acceleration remainder, eqs. (3b), (3d)), a
         body's angular acceleration sum_k A[b, k] q_k'' over the revolute joints k of its
-        chain (the remainder of eq. (3c) is zero in the plane)."""
-        from .kernels.tree import kinematics, point
+        chain (the remainder of eq. (3c) is zero in the plane). A point sensor takes one
+        call of ``point_state`` (the kinematics of the state and the point's), a body sensor
+        the state's ``kinematics``, evaluated once per state for all of them."""
+        from .kernels.tree import kinematics, point_state
 
         T = self.tree_arrays
         chains = T[0] * T[3]  # (n_b, n): body b turns with the revolute joints of its chain
         k = q.shape[0]
         values = {x.name: np.empty((k, 2)) for x in sensors}
+        bodies = any(isinstance(x, BodySensor) for x in sensors)
         for j in range(k):
             qj, uj = np.ascontiguousarray(q[j]), np.ascontiguousarray(u[j])
             aj = acceleration[j]
-            angle, rot, origin, _, omega, ov, terms = kinematics(T, qj, uj)
+            if bodies:
+                angle, _, _, _, omega, _, _ = kinematics(T, qj, uj)
             for sensor in sensors:
                 out = values[sensor.name][j]
                 if isinstance(sensor, BodySensor):
@@ -412,7 +416,7 @@ class SensorPlan:
                         out[0] = _ordered_dot(chains[b], aj)
                     continue
                 b, x, y = self.points[sensor.name]
-                p, v, J, rem = point(T, b, x, y, uj, rot, origin, omega, ov, terms)
+                p, v, J, rem = point_state(T, qj, uj, b, x, y)
                 if sensor.quantity == "position":
                     out[:] = p
                 elif sensor.quantity == "velocity":

@@ -115,6 +115,18 @@ def string_arrays(system: System) -> tuple:
     )
 
 
+def _asymmetry(row: np.ndarray, col: np.ndarray, values: np.ndarray, n: int) -> float:
+    """max |G_ij - G_ji| of the n x n matrix G given by its nonzero entries (row, col,
+    values), each once: G's lower triangle and the transpose of its upper one laid out in
+    band storage (``scipy.linalg.cholesky_banded``'s lower form) and compared."""
+    width = int(np.max(np.abs(row - col))) + 1
+    lower, upper = np.zeros((width, n)), np.zeros((width, n))
+    below, above = row >= col, row <= col
+    lower[row[below] - col[below], col[below]] = values[below]
+    upper[col[above] - row[above], row[above]] = values[above]
+    return float(np.max(np.abs(lower - upper)))
+
+
 class Plan:
     """The constant arrays of a system for the compiled step (``kernels.step``), the drives
     and actuators evaluated per step, and the banded factors of G_f per step size: run state
@@ -161,13 +173,12 @@ class Plan:
         # all six on one sparsity pattern, so that the kernels form products with several of
         # them in one pass over the indices (``kernels.beam.csr_matvec2``)
         pattern = (abs(M) + abs(C) + abs(K)).tocsr()
+        signed = [on_pattern(X, pattern) for X in (M, C, K)]
+        # |X| on the pattern: the absolute values of X's own entries there
+        absolute = [(indptr, indices, np.abs(data)) for indptr, indices, data in signed]
         flexible = (
-            on_pattern(M, pattern),
-            on_pattern(C, pattern),
-            on_pattern(K, pattern),
-            on_pattern(abs(M), pattern),
-            on_pattern(abs(C), pattern),
-            on_pattern(abs(K), pattern),
+            *signed,
+            *absolute,
             np.ascontiguousarray(system.load_flexible, dtype=float),
             np.ascontiguousarray(M.diagonal(), dtype=float),
         )
@@ -186,7 +197,14 @@ class Plan:
         self._still = None
         if not self.drives and all(j.actuator is None for j in tree.joints):
             self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
-        self._mck = (M, C, K)
+        # G_f is formed on the pattern: the row and column of each entry, M, C, K there
+        indptr, indices = signed[0][:2]
+        self._entries = (
+            np.repeat(np.arange(indptr.size - 1), np.diff(indptr)),
+            indices,
+            *(data for _, _, data in signed),
+        )
+        self._n_flexible = M.shape[0]
         self.one_string = bool(self.P[7][0][0])  # the one structure is a string
         self._factors = {}
         self._indices = {}
@@ -208,19 +226,22 @@ class Plan:
         key = (bp, gp)
         if len(self._factors) >= FACTORS_KEPT:
             del self._factors[next(iter(self._factors))]
-        M, C, K = self._mck
-        if M.shape[0] == 0:  # no structure: an empty factor
+        n = self._n_flexible
+        if n == 0:  # no structure: an empty factor
             self._factors[key] = np.ones((1, 0))
             return self._factors[key]
-        G = (M + gp * C + bp * K).tocoo()
-        size = np.max(np.abs(G.data), initial=0.0)
-        asym = abs(G - G.T).max() if G.nnz else 0.0
+        row, col, m, c, k = self._entries
+        g = m + gp * c + bp * k  # G_f's entries, each summed as scipy sums M + gp C + bp K
+        stored = g != 0.0
+        row, col, g = row[stored], col[stored], g[stored]
+        size = np.max(np.abs(g), initial=0.0)
+        asym = _asymmetry(row, col, g, n) if g.size else 0.0
         factor = None
-        if G.nnz and asym <= 1e-13 * size:
-            lower = G.row >= G.col
-            bw = int(np.max(G.row[lower] - G.col[lower]))
-            ab = np.zeros((bw + 1, G.shape[0]))
-            ab[G.row[lower] - G.col[lower], G.col[lower]] = G.data[lower]
+        if g.size and asym <= 1e-13 * size:
+            lower = row >= col
+            bw = int(np.max(row[lower] - col[lower]))
+            ab = np.zeros((bw + 1, n))
+            ab[row[lower] - col[lower], col[lower]] = g[lower]
             try:
                 factor = np.ascontiguousarray(scipy.linalg.cholesky_banded(ab, lower=True))
                 factor[0] = 1.0 / factor[0]  # the kernels multiply by the reciprocals

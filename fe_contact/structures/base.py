@@ -168,7 +168,8 @@ class Structure:
     (sparse CSR on the free coordinates, constant), stiffness_damping (beta in s of a damping
     beta K_t(q) that follows the tangent stiffness, 0 for none; see ``damping``), load
     (constant generalised load of gravity and point loads, (n_dofs,)), nodes (material
-    coordinates of the nodes, m).
+    coordinates of the nodes, m), node_rows (``point_rows(nodes)``, made with the structure:
+    ``node_rows.positions(q)`` are the nodes' positions).
 
     Examples
     --------
@@ -283,7 +284,7 @@ class Structure:
         """``project`` that also returns the CurvePoint at s (None when s is beyond an end)."""
         p = np.asarray(point, dtype=float)
         if s_guess is None or not np.isfinite(s_guess):
-            nodes = self.positions(self.nodes, q)
+            nodes = self.node_rows.positions(q)
             s = float(self.nodes[int(np.argmin(np.sum((nodes - p) ** 2, axis=1)))])
         else:
             s = min(max(float(s_guess), 0.0), self.length)

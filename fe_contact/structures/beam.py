@@ -77,6 +77,7 @@ class BeamStructure(Structure):
                 if col >= 0
             )
             self._element_terms.append((float(beam.nodes[e]), float(beam.element_length[e]), terms))
+        self.node_rows = self.point_rows(self.nodes)  # the closest point's start
 
     def initial_coordinates(self) -> np.ndarray:
         return np.zeros(self.n_dofs)

@@ -98,6 +98,7 @@ class StringStructure(Structure):
         )
         self._element_keep = [np.flatnonzero(c >= 0) for c in cols]
         self._element_cols = [c[c >= 0] for c in cols]
+        self.node_rows = self.point_rows(self.nodes)  # the closest point's start
 
     def initial_coordinates(self):
         return self._q_ref.copy()
@@ -146,7 +147,7 @@ class StringStructure(Structure):
         """``Structure.closest``, its Newton iteration compiled (``kernels.string.closest``)."""
         p = np.asarray(point, dtype=float)
         if s_guess is None or not np.isfinite(s_guess):
-            nodes = self.positions(self.nodes, q)
+            nodes = self.node_rows.positions(q)
             s = float(self.nodes[int(np.argmin(np.sum((nodes - p) ** 2, axis=1)))])
         else:
             s = self._wrap(float(s_guess))
