@@ -51,6 +51,8 @@ from fe_contact.io.render import (
     read_series,
     render_animation,
     render_frame,
+    start_offscreen_check,
+    write_gif,
 )
 from fe_contact.io.vtk import (
     SUPPORT_CODES,
@@ -453,6 +455,53 @@ def test_matplotlib_fallback_snapshot_and_animation(run, tmp_path):
         render_animation(pvd, tmp_path / "motion.mp4", backend="matplotlib")
     with pytest.raises(IndexError, match="11 frames"):
         render_frame(pvd, tmp_path / "x.png", frame=11, backend="matplotlib")
+
+
+def test_gif_keeps_up_to_256_flat_colours_exactly_and_the_frames_and_their_delays(tmp_path):
+    """``write_gif``: 40 frames, each with its own bars of flat colours drawn from 120 in all
+    (a colour of the last frame only among them, as an arrow that appears at the end), come
+    back exactly (one palette, no dithering); each frame shown 1 / fps s; two equal frames in a
+    row are one frame shown twice as long."""
+    rng = np.random.default_rng(7)
+    colours = rng.integers(0, 256, (120, 3)).astype(np.uint8)
+    frames = []
+    for k in range(40):
+        image = np.empty((48, 64, 3), np.uint8)
+        image[:] = colours[0]
+        for j in range(1 + k % 4):
+            image[12 * j : 12 * j + 6, 4:60] = colours[1 + (3 * k + j) % 118]
+        frames.append(image)
+    frames[-1][40:46, 2:10] = colours[119]
+    gif = Image.open(write_gif(frames, tmp_path / "bars.gif", fps=25))
+    back = [np.asarray(f.convert("RGB")) for f in ImageSequence.Iterator(gif)]
+    assert len(back) == 40
+    for got, drawn in zip(back, frames, strict=True):
+        np.testing.assert_array_equal(got, drawn)
+    gif.seek(0)
+    assert gif.info["duration"] == 40  # ms
+    held = Image.open(write_gif([frames[0], frames[0], frames[1]], tmp_path / "held.gif", fps=25))
+    assert held.n_frames == 2 and held.info["duration"] == 80
+    with pytest.raises(ValueError, match="at least one frame"):
+        write_gif([], tmp_path / "none.gif")
+    with pytest.raises(ValueError, match="fps"):
+        write_gif(frames, tmp_path / "x.gif", fps=0.0)
+
+
+def test_offscreen_check_started_early_gives_the_answer_of_a_check_made_late():
+    """``start_offscreen_check`` runs the check's subprocess beside what follows;
+    ``offscreen_available`` then takes its answer (the same as a check of its own)."""
+    from fe_contact.io import render
+
+    render.offscreen_available.cache_clear()
+    late = render.offscreen_available()
+    render.offscreen_available.cache_clear()
+    start_offscreen_check()
+    assert render._probe is not None
+    start_offscreen_check()  # running: not started twice
+    assert render.offscreen_available() == late
+    assert render._probe is None
+    start_offscreen_check()  # answered: nothing to start
+    assert render._probe is None
 
 
 def test_beam_block_still_matches_evaluate():

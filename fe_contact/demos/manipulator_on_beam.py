@@ -406,6 +406,10 @@ def main(argv=None) -> int:
     )
     print(f"running mu = {', '.join(f'{m:g}' for m in args.mu)} to t = {args.t_end:g} s ...")
     jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, len(args.mu))
+    if vtk and not args.no_animation:  # the GIF's off-screen check runs beside the sweep
+        from ..io.render import start_offscreen_check
+
+        start_offscreen_check()
     cases = sweep(args.mu, data, args.t_end, args.h, out, vtk, jobs)
     print(format_summary(cases))
     written = [write_mu_summary(cases, out / "summary.csv")]
