@@ -11,6 +11,7 @@ elastic energy and the powers it dissipates. Both take an assembled ``System``
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -91,23 +92,58 @@ def compliant_force(
     )
 
 
+class LinkForce(CompliantForce):
+    """The ``CompliantForce`` of link i of a ``LinksState`` of every ``System.link_rows``: its
+    ``contact`` (the ``ContactKinematics``, W_N as a dense (n,) row) is formed when first read.
+    A Newton iterate needs the force, its tangent and the rows W_N (``rows``) only; the
+    history's reports at the end of a step read the kinematics."""
+
+    def __init__(self, system, state: LinksState, i: int, zeros, values=None, tangent=None):
+        """values : (F_n, F_t, energy, damping power, friction power) of a taut link, None for
+        a slack one (all zero, no tangent); zeros : a read-only zero row, its W_T."""
+        fields = dict(
+            index=int(state.pairs[i]),
+            normal_force=0.0,
+            friction_force=0.0,
+            energy=0.0,
+            damping_power=0.0,
+            friction_power=0.0,
+            tangent=tangent,
+            rows=(state.dofs[i], state.w_normal[i]),
+        )
+        if values is not None:
+            names = ("normal_force", "friction_force", "energy", "damping_power")
+            fields.update(zip(names + ("friction_power",), values, strict=True))
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_link", (system, state, i, zeros))
+
+    @functools.cached_property
+    def contact(self) -> ContactKinematics:
+        system, state, i, zeros = self._link
+        return link_contact(system, state, i, w_tangent=zeros)
+
+
 def link_forces(system, state: LinksState) -> dict[int, CompliantForce]:
     """The ``CompliantForce`` of every link of ``system.link_rows`` at ``state``
     (``links.links_state`` of all), by model index: ``compliant_force`` of each, with the
     ``Dropper`` laws evaluated for all links at once (``dropper_tension``, ``dropper_energy``;
-    a link has no friction: W_T = 0, v_t = 0). Links of another law take ``compliant_force``
-    one by one."""
+    a link has no friction: W_T = 0, v_t = 0), their kinematics formed when read
+    (``LinkForce``). Links of another law take ``compliant_force`` one by one."""
     n = system.layout.n
-    dense = state.dense_rows(n)
     zeros = zero_row(n)
     pairs = state.pairs.tolist()
     laws = [system.model.contacts[k].law for k in pairs]
-    kinematics = [link_contact(system, state, i, dense[i], zeros) for i in range(len(pairs))]
-    rows = [(state.dofs[i], state.w_normal[i]) for i in range(len(pairs))]
     if not all(type(law) is Dropper for law in laws):
+        dense = state.dense_rows(n)
         return {
-            k: compliant_force(law, kin, k, r)
-            for k, law, kin, r in zip(pairs, laws, kinematics, rows, strict=True)
+            k: compliant_force(
+                law,
+                link_contact(system, state, i, dense[i], zeros),
+                k,
+                (state.dofs[i], state.w_normal[i]),
+            )
+            for i, (k, law) in enumerate(zip(pairs, laws, strict=True))
         }
     stiffness = np.array([law.stiffness for law in laws])
     damping = np.array([law.damping for law in laws])
@@ -121,13 +157,12 @@ def link_forces(system, state: LinksState) -> dict[int, CompliantForce]:
     energy = dropper_energy(stiffness, a)
     taut = (state.gap < 0.0).tolist()
     values = np.column_stack([f_n, f_t, energy, power, friction]).tolist()
-    out = {}
-    for i, (k, kin, r, v) in enumerate(zip(pairs, kinematics, rows, values, strict=True)):
-        if taut[i]:
-            out[k] = CompliantForce(k, kin, *v, tangent=(k_q[i], k_u[i]), rows=r)
-        else:
-            out[k] = CompliantForce(k, kin, 0.0, 0.0, 0.0, 0.0, 0.0, rows=r)
-    return out
+    return {
+        k: LinkForce(system, state, i, zeros, values[i], (k_q[i], k_u[i]))
+        if taut[i]
+        else LinkForce(system, state, i, zeros)
+        for i, k in enumerate(pairs)
+    }
 
 
 def compliant_contacts(system) -> tuple[int, ...]:
