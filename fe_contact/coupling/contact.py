@@ -110,13 +110,12 @@ class LinkForce(CompliantForce):
             friction_power=0.0,
             tangent=tangent,
             rows=(state.dofs[i], state.w_normal[i]),
+            _link=(system, state, i, zeros),
         )
         if values is not None:
             names = ("normal_force", "friction_force", "energy", "damping_power")
             fields.update(zip(names + ("friction_power",), values, strict=True))
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_link", (system, state, i, zeros))
+        self.__dict__.update(fields)  # frozen: set once, here
 
     @functools.cached_property
     def contact(self) -> ContactKinematics:
