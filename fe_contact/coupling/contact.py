@@ -98,24 +98,23 @@ class LinkForce(CompliantForce):
     A Newton iterate needs the force, its tangent and the rows W_N (``rows``) only; the
     history's reports at the end of a step read the kinematics."""
 
-    def __init__(self, system, state: LinksState, i: int, zeros, values=None, tangent=None):
-        """values : (F_n, F_t, energy, damping power, friction power) of a taut link, None for
-        a slack one (all zero, no tangent); zeros : a read-only zero row, its W_T."""
-        fields = dict(
-            index=int(state.pairs[i]),
-            normal_force=0.0,
-            friction_force=0.0,
-            energy=0.0,
-            damping_power=0.0,
-            friction_power=0.0,
+    def __init__(self, index: int, rows, link, values=None, tangent=None):
+        """index : model index; rows : (dofs, values) of W_N; link : (system, LinksState, i,
+        a read-only zero row for W_T), what ``contact`` is formed from; values : (F_n, F_t,
+        energy, damping power, friction power) of a taut link, None for a slack one (all
+        zero, no tangent)."""
+        f_n, f_t, energy, damping, friction = (0.0,) * 5 if values is None else values
+        self.__dict__.update(  # frozen: set once, here
+            index=index,
+            normal_force=f_n,
+            friction_force=f_t,
+            energy=energy,
+            damping_power=damping,
+            friction_power=friction,
             tangent=tangent,
-            rows=(state.dofs[i], state.w_normal[i]),
-            _link=(system, state, i, zeros),
+            rows=rows,
+            _link=link,
         )
-        if values is not None:
-            names = ("normal_force", "friction_force", "energy", "damping_power")
-            fields.update(zip(names + ("friction_power",), values, strict=True))
-        self.__dict__.update(fields)  # frozen: set once, here
 
     @functools.cached_property
     def contact(self) -> ContactKinematics:
@@ -156,10 +155,11 @@ def link_forces(system, state: LinksState) -> dict[int, CompliantForce]:
     energy = dropper_energy(stiffness, a)
     taut = (state.gap < 0.0).tolist()
     values = np.column_stack([f_n, f_t, energy, power, friction]).tolist()
+    rows = list(zip(state.dofs, state.w_normal, strict=True))
     return {
-        k: LinkForce(system, state, i, zeros, values[i], (k_q[i], k_u[i]))
+        k: LinkForce(k, rows[i], (system, state, i, zeros), values[i], (k_q[i], k_u[i]))
         if taut[i]
-        else LinkForce(system, state, i, zeros)
+        else LinkForce(k, rows[i], (system, state, i, zeros))
         for i, k in enumerate(pairs)
     }
 
