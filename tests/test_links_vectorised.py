@@ -183,3 +183,32 @@ def test_padding_of_the_rows_is_a_dof_of_the_link_with_value_zero():
     assert rows.dofs.min() >= n_tree
     assert rows.dofs[0, 7] == rows.dofs[0, 0] and not np.any(rows.rows[0, :, 7])
     assert len(set(rows.dofs[1].tolist())) == 8  # the inner link: no padding
+
+
+def test_links_forces_at_once_are_each_links_compliant_force(system):
+    """``compliant_forces`` evaluates the Dropper laws of all links at once (``link_forces``)
+    and forms each link's kinematics when read: the same as ``compliant_force`` of each link
+    with its own law and ``link_kinematics``, to the bit (the same operations elementwise)."""
+    from fe_contact.coupling.contact import compliant_force, compliant_forces
+
+    q, u = deflected(system)
+    q = 0.2 * q  # links 0, 2, 3 taut, link 1 slack
+    # -1e3 u: link 2 is stretched by 15 mm and shortens at 138 m/s, its damper would push: no
+    # force, a zero tangent
+    for u_k in (u, -1e3 * u):
+        forces = compliant_forces(system, q, u_k)
+        assert [f.index for f in forces] == [0, 1, 2, 3]
+        for f in forces:
+            kin = link_kinematics(system, f.index, q, u_k)
+            one = compliant_force(system.model.contacts[f.index].law, kin, f.index)
+            for name in ("normal_force", "friction_force", "energy", "damping_power"):
+                assert getattr(f, name) == getattr(one, name), name
+            assert (f.tangent is None) == (one.tangent is None) == (f.index == 1)
+            if f.tangent is not None:
+                assert np.array_equal(f.tangent[0], one.tangent[0])
+                assert np.array_equal(f.tangent[1], one.tangent[1])
+            assert f.contact.gap == kin.gap and np.array_equal(f.contact.normal, kin.normal)
+            assert np.max(np.abs(f.contact.w_normal - kin.w_normal)) <= 4 * EPS
+            dense = np.zeros(system.layout.n)
+            np.add.at(dense, *f.rows)
+            assert np.array_equal(dense, f.contact.w_normal)

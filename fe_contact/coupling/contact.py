@@ -11,13 +11,15 @@ elastic energy and the powers it dissipates. Both take an assembled ``System``
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..laws.dropper import Dropper, dropper_energy, dropper_tension
 from .contact_points import contact_points
 from .kinematics import ContactKinematics, ContactLeftStructure
-from .links import link_contact, links_state, zero_row
+from .links import LinksState, link_contact, links_state, zero_row
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +45,22 @@ class CompliantForce:
     rows: tuple[np.ndarray, np.ndarray] | None = None
 
 
+def _force_terms(f_n, dn_da, dn_drate, elastic, rate, f, slope, viscous, viscous_slope, slip):
+    """(F_t, K_q, K_u, damping power, friction power) of compliant contacts (``CompliantForce``)
+    from their law's normal force F_n(a, a') and its derivatives, its elastic part c a^p, the
+    approach rate a', the friction factor f = F_t / F_n and its slope d f / d v_t, the viscous
+    friction F_v and its slope, and the slip velocity v_t: floats of one contact, or arrays
+    (L,) of L contacts (K_q, K_u then (L, 2, 2))."""
+    f_t = -f * f_n + viscous
+    # a = -g, a' = -W_N u: d(-W_N F_n - W_T F_t) through F_n(a, a') and F_t(F_n, v_t)
+    k_q = np.zeros(np.shape(f_n) + (2, 2))
+    k_u = np.zeros(np.shape(f_n) + (2, 2))
+    k_q[..., 0, 0], k_q[..., 1, 0] = dn_da, -f * dn_da
+    k_u[..., 0, 0], k_u[..., 1, 0] = dn_drate, -f * dn_drate
+    k_u[..., 1, 1] = f_n * slope - viscous_slope
+    return f_t, k_q, k_u, (f_n - elastic) * rate, -f_t * slip
+
+
 def compliant_force(
     law, contact: ContactKinematics | None, index: int, rows=None
 ) -> CompliantForce:
@@ -52,27 +70,98 @@ def compliant_force(
         return CompliantForce(index, contact, 0.0, 0.0, 0.0, 0.0, 0.0, rows=rows)
     a, rate = -contact.gap, -contact.normal_velocity
     f_n, dn_da, dn_drate = law.normal_force(a, rate)
-    elastic = law.stiffness * a**law.exponent
     f = slope = 0.0  # F_t / F_n and its derivative d / d v_t
     if law.mu > 0.0:
         f = law.friction_factor(contact.slip_velocity)
         slope = law.friction_slope(contact.slip_velocity)
     viscous, viscous_slope = law.viscous_force(contact.slip_velocity) if f_n > 0.0 else (0, 0)
-    f_t = -f * f_n + viscous
-    # a = -g, a' = -W_N u: d(-W_N F_n - W_T F_t) through F_n(a, a') and F_t(F_n, v_t)
-    k_q = np.array([[dn_da, 0.0], [-f * dn_da, 0.0]])
-    k_u = np.array([[dn_drate, 0.0], [-f * dn_drate, f_n * slope - viscous_slope]])
+    elastic = law.stiffness * a**law.exponent
+    f_t, k_q, k_u, damping, friction = _force_terms(
+        f_n, dn_da, dn_drate, elastic, rate, f, slope, viscous, viscous_slope, contact.slip_velocity
+    )
     return CompliantForce(
         index=index,
         contact=contact,
         normal_force=f_n,
         friction_force=f_t,
         energy=law.elastic_energy(a),
-        damping_power=(f_n - elastic) * rate,
-        friction_power=-f_t * contact.slip_velocity,
+        damping_power=damping,
+        friction_power=friction,
         tangent=(k_q, k_u),
         rows=rows,
     )
+
+
+class LinkForce(CompliantForce):
+    """The ``CompliantForce`` of link i of a ``LinksState`` of every ``System.link_rows``: its
+    ``contact`` (the ``ContactKinematics``, W_N as a dense (n,) row) is formed when first read.
+    A Newton iterate needs the force, its tangent and the rows W_N (``rows``) only; the
+    history's reports at the end of a step read the kinematics."""
+
+    def __init__(self, index: int, rows, link, values=None, tangent=None):
+        """index : model index; rows : (dofs, values) of W_N; link : (system, LinksState, i,
+        a read-only zero row for W_T), what ``contact`` is formed from; values : (F_n, F_t,
+        energy, damping power, friction power) of a taut link, None for a slack one (all
+        zero, no tangent)."""
+        f_n, f_t, energy, damping, friction = (0.0,) * 5 if values is None else values
+        self.__dict__.update(  # frozen: set once, here
+            index=index,
+            normal_force=f_n,
+            friction_force=f_t,
+            energy=energy,
+            damping_power=damping,
+            friction_power=friction,
+            tangent=tangent,
+            rows=rows,
+            _link=link,
+        )
+
+    @functools.cached_property
+    def contact(self) -> ContactKinematics:
+        system, state, i, zeros = self._link
+        return link_contact(system, state, i, w_tangent=zeros)
+
+
+def link_forces(system, state: LinksState) -> dict[int, CompliantForce]:
+    """The ``CompliantForce`` of every link of ``system.link_rows`` at ``state``
+    (``links.links_state`` of all), by model index: ``compliant_force`` of each, with the
+    ``Dropper`` laws evaluated for all links at once (``dropper_tension``, ``dropper_energy``;
+    a link has no friction: W_T = 0, v_t = 0), their kinematics formed when read
+    (``LinkForce``). Links of another law take ``compliant_force`` one by one."""
+    n = system.layout.n
+    zeros = zero_row(n)
+    pairs = state.pairs.tolist()
+    laws = [system.model.contacts[k].law for k in pairs]
+    if not all(type(law) is Dropper for law in laws):
+        dense = state.dense_rows(n)
+        return {
+            k: compliant_force(
+                law,
+                link_contact(system, state, i, dense[i], zeros),
+                k,
+                (state.dofs[i], state.w_normal[i]),
+            )
+            for i, (k, law) in enumerate(zip(pairs, laws, strict=True))
+        }
+    stiffness = np.array([law.stiffness for law in laws])
+    damping = np.array([law.damping for law in laws])
+    a, rate = -state.gap, -state.normal_velocity
+    f_n, dn_da, dn_drate = dropper_tension(stiffness, damping, a, rate)
+    zero = np.zeros(a.size)
+    elastic = stiffness * a ** np.array([law.exponent for law in laws])
+    f_t, k_q, k_u, power, friction = _force_terms(
+        f_n, dn_da, dn_drate, elastic, rate, zero, zero, zero, zero, zero
+    )
+    energy = dropper_energy(stiffness, a)
+    taut = (state.gap < 0.0).tolist()
+    values = np.column_stack([f_n, f_t, energy, power, friction]).tolist()
+    rows = list(zip(state.dofs, state.w_normal, strict=True))
+    return {
+        k: LinkForce(k, rows[i], (system, state, i, zeros), values[i], (k_q[i], k_u[i]))
+        if taut[i]
+        else LinkForce(k, rows[i], (system, state, i, zeros))
+        for i, k in enumerate(pairs)
+    }
 
 
 def compliant_contacts(system) -> tuple[int, ...]:
@@ -88,18 +177,11 @@ def compliant_forces(system, q, u, rolling=None, workspace=None) -> tuple[Compli
     updated), or None (every search starts afresh)."""
     out = []
     guesses = {} if workspace is None else workspace.contact_parameters
-    links = system.link_rows
-    if links.size:  # every link with constant rows in one call (``coupling.links``)
-        state = links_state(system, q, u)
-        dense = state.dense_rows(system.layout.n)
-        zeros = zero_row(system.layout.n)
-        at = {k: i for i, k in enumerate(links.pairs.tolist())}
+    # every link with constant rows in one call (``coupling.links``)
+    links = link_forces(system, links_state(system, q, u)) if system.link_rows.size else {}
     for j, k in enumerate(compliant_contacts(system)):
-        if links.size and k in at:
-            i = at[k]
-            kin = link_contact(system, state, i, dense[i], zeros)
-            rows = (state.dofs[i], state.w_normal[i])
-            out.append(compliant_force(system.model.contacts[k].law, kin, k, rows))
+        if k in links:
+            out.append(links[k])
             continue
         rolls = rolling is not None and bool(rolling[j])
         try:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from .. import validation as check
 from .base import ContactLaw
 
@@ -93,17 +95,13 @@ class Dropper(ContactLaw):
 
     def normal_force(self, stretch: float, rate: float) -> tuple[float, float, float]:
         """(T, dT/da, dT/da') at the stretch a (m) and its rate a' (m/s): zero while slack
-        (a <= 0) or while the damper would push (k a + c a' <= 0)."""
-        if stretch <= 0.0:
-            return 0.0, 0.0, 0.0
-        tension = self.stiffness * stretch + self.damping * rate
-        if tension <= 0.0:
-            return 0.0, 0.0, 0.0
-        return tension, self.stiffness, self.damping
+        (a <= 0) or while the damper would push (k a + c a' <= 0); ``dropper_tension``."""
+        tension, k, c = dropper_tension(self.stiffness, self.damping, stretch, rate)
+        return float(tension), float(k), float(c)
 
     def elastic_energy(self, stretch: float) -> float:
-        """k a^2 / 2 while taut (a > 0), J; zero while slack."""
-        return 0.5 * self.stiffness * stretch**2 if stretch > 0.0 else 0.0
+        """k a^2 / 2 while taut (a > 0), J; zero while slack; ``dropper_energy``."""
+        return float(dropper_energy(self.stiffness, stretch))
 
     def state_name(self, closed: bool) -> str:
         """The history's state of the link: "taut" while it pulls, else "slack"."""
@@ -113,4 +111,25 @@ class Dropper(ContactLaw):
         return f"dropper, k = {self.stiffness:g} N/m, l0 = {self.length:g} m"
 
 
-__all__ = ["Dropper"]
+def dropper_tension(stiffness, damping, stretch, rate):
+    """(T, dT/da, dT/da') of ``Dropper`` laws of stiffness k (N/m) and damping c (N s/m) at the
+    stretch a (m) and its rate a' (m/s), elementwise over arrays of one shape (or floats):
+    T = k a + c a' while a > 0 and k a + c a' > 0, else zero with its derivatives (slack)."""
+    stretch = np.asarray(stretch, dtype=float)
+    tension = stiffness * stretch + damping * np.asarray(rate, dtype=float)
+    slack = (stretch <= 0.0) | (tension <= 0.0)
+    return (
+        np.where(slack, 0.0, tension),
+        np.where(slack, 0.0, stiffness),
+        np.where(slack, 0.0, damping),
+    )
+
+
+def dropper_energy(stiffness, stretch):
+    """The elastic energy k a^2 / 2 (J) of ``Dropper`` laws of stiffness k (N/m) at the
+    stretch a (m) while taut (a > 0), zero while slack; elementwise, as ``dropper_tension``."""
+    stretch = np.asarray(stretch, dtype=float)
+    return np.where(stretch > 0.0, 0.5 * stiffness * stretch**2, 0.0)
+
+
+__all__ = ["Dropper", "dropper_energy", "dropper_tension"]

@@ -108,9 +108,10 @@ def bordered_solve(algebra, ev, rhs, h: float, lu, slip=None, curvature=None):
 
     The taut links with constant rows on linear structures (the droppers of a catenary) are not
     bordered: their tangent K w w^T (a few entries each, ``_folded_links``) is added to G_f,
-    factorised anew for the iterate (``StepAlgebra.g_solver_with``). The matrix is the same, so
-    is the solution to round-off; one sparse LU of the structures' block replaces a solve per
-    link (90 droppers on 10 spans: 90 right-hand sides on 10 000 unknowns per iterate)."""
+    factorised anew for the iterate (``StepAlgebra.g_solver_with``: a banded Cholesky in the
+    links' band order, ``linked_band``). The matrix is the same, so is the solution to
+    round-off; one factorisation of the structures' block replaces a solve per link (90
+    droppers on 10 spans: 90 right-hand sides on 10 000 unknowns per iterate)."""
     bp, gp = algebra.coefficients(h)
     folded = ()
     if lu is not None and algebra.system.linear_flexible and ev.compliant:

@@ -11,6 +11,7 @@ point and of an open pair. ``STATE_CODES`` are the states as numbers in files.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -116,7 +117,7 @@ class ContactReport:
         stick), int32, shape (k,)."""
         return np.array([STATE_CODES[s] for s in self.states], dtype=np.int32).reshape(-1)
 
-    @property
+    @functools.cached_property
     def main(self) -> int:
         """Index of the point with the largest normal force (-1 when there is none)."""
         if self.gap.size == 0:

@@ -170,14 +170,17 @@ class ContactModes:
     def slip_sign(self) -> np.ndarray:
         return self._slip_sign
 
+    # a mode is read as an int: numpy's int8 against an IntEnum member converts the member on
+    # each comparison (about 17 us, against 0.3 us as ints; a catenary's 90 droppers are read
+    # several times per step)
     def is_closed(self, i: int) -> bool:
-        return self.mode[i] != ContactMode.OPEN
+        return int(self.mode[i]) != ContactMode.OPEN
 
     def is_sticking(self, i: int) -> bool:
-        return self.mode[i] == ContactMode.STICK
+        return int(self.mode[i]) == ContactMode.STICK
 
     def is_rolling(self, i: int) -> bool:
-        return self.mode[i] == ContactMode.ROLL
+        return int(self.mode[i]) == ContactMode.ROLL
 
     def normal_row(self, i: int) -> int:
         """Row (and multiplier) index of the normal row of closed contact i."""
@@ -258,7 +261,7 @@ class ContactModes:
     # -- events -----------------------------------------------------------------------------
     def kinds(self, i: int) -> tuple[str, ...]:
         """The events that can end the present mode of contact i."""
-        mode = self.mode[i]
+        mode = int(self.mode[i])
         if i >= self.n_rows:
             if not self.law(i).rolling:
                 return ()
@@ -303,7 +306,7 @@ class ContactModes:
     def rearm(self, ev) -> None:
         """A released contact may roll again once |v_t| >= v0 / 2 in ev (or it has opened)."""
         for i in range(self.n_rows, self.mode.size):
-            if self.mode[i] == ContactMode.RELEASED:
+            if int(self.mode[i]) == ContactMode.RELEASED:
                 f = self.compliant_force(i, ev)
                 if f is None or f.contact is None or not f.normal_force > 0.0:
                     self._set(i, ContactMode.FORCE_LAW)
@@ -318,7 +321,7 @@ class ContactModes:
         self.rearm(ev)
         for i in range(self.mode.size):
             for kind in self.kinds(i):
-                armed = start.mode[i] == ContactMode.FORCE_LAW  # not just released, re-armed
+                armed = int(start.mode[i]) == ContactMode.FORCE_LAW  # not just released, re-armed
                 if (
                     kind == "roll"
                     and armed
@@ -350,7 +353,7 @@ class ContactModes:
 
     def _slipping(self, i: int) -> bool:
         """Contact i is closed and has no stick row."""
-        return self.mode[i] != ContactMode.OPEN and self.mode[i] != ContactMode.STICK
+        return int(self.mode[i]) not in (ContactMode.OPEN, ContactMode.STICK)
 
     def curved_rows(self, ev) -> tuple:
         """(contact index, normal row) of each closed contact of ``ev``."""

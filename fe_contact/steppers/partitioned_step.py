@@ -1,8 +1,8 @@
 """The linear algebra of a partitioned generalised-alpha step (``genalpha``): the iteration
 matrix ``T_Sigma^T (M + gamma' C + beta' K) T`` applied through the bordered system with the
 structures' block factorised once per step size (linear structures, sparse LU) or per iterate
-(strings, banded LU),
-the consistent accelerations at a restart, the Painleve test, the residual's round-off level,
+(strings, banded LU; linear structures with the taut links' tangent, banded Cholesky in the
+links' band order, ``linked_band``), the consistent accelerations at a restart, the Painleve test, the residual's round-off level,
 the multipliers and dependent coordinates of an iterate (Lipinski (002), secs. 8-9) and the
 Newton test of an iterate (``newton_converged``).
 """
@@ -25,6 +25,7 @@ from ..kernels.curvature import dependent_row_terms
 from ..kernels.dense import painleve_margin
 from ..system import System
 from .effective_mass import FlexibleBlock
+from .linked_band import linked_band
 from .painleve import ContactProblem, contact_problem
 
 # a Newton failure where the Painleve margin (``StepAlgebra.painleve_margin``) is below this is
@@ -50,8 +51,8 @@ def margin_of(D0: np.ndarray, D: np.ndarray) -> float:
 
 class StepAlgebra:
     """The solves of one system's steps. ``params``: the generalised-alpha parameters
-    (``alpha.AlphaParameters``). ``n_factorizations`` counts the sparse LU factorisations
-    of the structures' block."""
+    (``alpha.AlphaParameters``). ``n_factorizations`` counts the factorisations of the
+    structures' block."""
 
     def __init__(self, system: System, params):
         self.system = system
@@ -62,6 +63,8 @@ class StepAlgebra:
         self._tree_damping = np.array([j.damping for j in joints])
         self._g_factor = {}
         self._g_matrix = {}  # h -> G_f (CSC) of linear structures, for ``g_solver_with``
+        self._g_band = {}  # h -> G_f in the links' band order (``linked_band``)
+        self._linked = None  # LinkedBand, False when the band does not fit; built at first use
         self._block = None  # FlexibleBlock: G_f of nonlinear structures in band storage
         lay = system.layout
         self.mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
@@ -104,18 +107,31 @@ class StepAlgebra:
         return self._block.iteration_matrix(q[s.layout.flexible], gp, bp)
 
     def g_solver_with(self, h: float, extra):
-        """Sparse LU of G_f + ``extra`` (a sparse (n_f, n_f) matrix: the tangent of the taut
-        links, ``compliant.bordered_solve``) for linear structures, factorised anew at each
-        call (``n_factorizations`` counts it); G_f itself is kept per step size."""
+        """Solver of G_f + ``extra`` (a symmetric sparse (n_f, n_f) matrix: the tangent of the
+        taut links, ``compliant.bordered_solve``) for linear structures, factorised anew at
+        each call (``n_factorizations`` counts it): a banded Cholesky in the links' band order
+        (``linked_band``), else (a band too wide, not positive definite) a sparse LU. G_f
+        itself, and its band, are kept per step size."""
         s = self.system
         G = self._g_matrix.get(h)
         if G is None:
             bp, gp = self.coefficients(h)
             G = (s.mass_flexible + gp * s.damping_flexible + bp * s.stiffness_flexible).tocsc()
             if len(self._g_matrix) >= FACTORS_KEPT:
-                del self._g_matrix[next(iter(self._g_matrix))]
+                first = next(iter(self._g_matrix))
+                del self._g_matrix[first]
+                self._g_band.pop(first, None)
             self._g_matrix[h] = G
         self.n_factorizations += 1
+        if self._linked is None:
+            self._linked = linked_band(s) or False
+        if self._linked:
+            band_g = self._g_band.get(h)
+            if band_g is None:
+                band_g = self._g_band[h] = self._linked.matrix_band(G)
+            factor = self._linked.factorize(band_g, extra)
+            if factor is not None:
+                return factor
         return spla.splu((G + extra).tocsc())
 
     def bordered_solve(self, ev, rhs, h, lu):
