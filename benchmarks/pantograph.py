@@ -119,7 +119,9 @@ def run_speed(
     # the statistics of the force on the pantograph (its momentum balance over each step);
     # the recorded force's are kept beside them (they differ for the exact contact at speed)
     t_p, x_p, force_p = pantograph_force(run, system, result)
-    stats = contact_force_statistics(t_p, x_p, force_p, section, uplift=uplift)
+    stats = contact_force_statistics(
+        t_p, x_p, force_p, section, uplift=uplift, contact=(result.t, x, force)
+    )
     recorded = contact_force_statistics(result.t, x, force, section, uplift=uplift)
     # the exact contact's impacts: impulses over a step, not in the force history
     within = (x >= section[0]) & (x <= section[1])

@@ -386,3 +386,25 @@ def test_pantograph_alone_against_its_linear_equations(data):
     # (the three-mass upper stage), 3e-4 rad per radian over 60 rad, 2 % of the 1 mm
     # amplitude at worst, less on the slower two-mass head; 2e-5 m allowed
     assert np.max(np.abs(heights - exact)) < 2e-5
+
+
+def test_loss_of_contact_from_the_contact_history_not_from_step_means():
+    """A contact open for 0.4 ms in each 10 ms (the force zero there, 4 % of the time) seen
+    through its means over 1 ms steps never reads zero; given the contact's own history
+    (``contact=``), the loss of contact is its 4 % (to one sample of 1e-5 s per opening, 0.1 %
+    of the time), and the other statistics stay those of the step means."""
+    t = np.arange(0.0, 2.0, 1e-5)
+    phase = np.mod(t, 1e-2)
+    force = np.where(phase < 4e-4, 0.0, 120.0)
+    t_mean = np.arange(5e-4, 2.0, 1e-3)
+    means = force.reshape(-1, 100).mean(axis=1)  # each 1 ms step's mean force
+    section = (0.5, 1.5)
+    plain = contact_force_statistics(t_mean, t_mean, means, section)
+    assert plain.loss_of_contact == 0.0
+    seen = contact_force_statistics(t_mean, t_mean, means, section, contact=(t, t, force))
+    assert abs(seen.loss_of_contact - 4.0) <= 0.1
+    assert seen.mean == plain.mean and seen.std == plain.std
+    with pytest.raises(ValueError, match="contact"):
+        contact_force_statistics(t_mean, t_mean, means, section, contact=(t, t, force[:-1]))
+    with pytest.raises(ValueError, match="contact"):
+        contact_force_statistics(t_mean, t_mean, means, section, contact=(t, t + 9.0, force))
