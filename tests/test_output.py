@@ -61,7 +61,9 @@ from fe_contact.io.vtk import (
     beam_block,
     disk_block,
     frame_blocks,
+    frame_multiblock,
     geometry_blocks,
+    save_frame,
     string_block,
     tree_block,
     write_pvd,
@@ -502,6 +504,35 @@ def test_offscreen_check_started_early_gives_the_answer_of_a_check_made_late():
     assert render._probe is None
     start_offscreen_check()  # answered: nothing to start
     assert render._probe is None
+
+
+def test_saved_frame_reads_back_as_pyvista_saves_it(tmp_path):
+    """``save_frame`` (zlib at level 1) writes the frame that pyvista's ``save`` (level 5)
+    writes: the same parts, points and arrays to the bit, read by pyvista and by meshio."""
+    system = _slider_on_beam()
+    q = np.zeros(system.layout.n)
+    q[system.layout.structure("beam")] = 1e-3 * np.arange(system.layout.n_flexible)
+    frame = frame_multiblock(geometry_blocks(system, q), {"TimeValue": 0.25})
+    ours = read_frame(save_frame(frame, tmp_path / "ours.vtm"))
+    frame.save(tmp_path / "theirs.vtm")
+    theirs = read_frame(tmp_path / "theirs.vtm")
+    assert ours.keys() == theirs.keys()
+    for group in ours.keys():
+        a, b = ours[group], theirs[group]
+        parts = zip(a, b, strict=True) if isinstance(a, pv.MultiBlock) else [(a, b)]
+        for x, y in parts:
+            np.testing.assert_array_equal(x.points, y.points)
+            assert sorted(x.point_data.keys()) == sorted(y.point_data.keys())
+            for name in x.point_data.keys():
+                np.testing.assert_array_equal(x.point_data[name], y.point_data[name])
+    ours_parts = sorted((tmp_path / "ours").glob("*.vtu"))
+    theirs_parts = sorted((tmp_path / "theirs").glob("*.vtu"))
+    assert len(ours_parts) == len(theirs_parts) > 0
+    for vtu, reference in zip(ours_parts, theirs_parts, strict=True):
+        np.testing.assert_array_equal(meshio.read(vtu).points, meshio.read(reference).points)
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(OSError, match="could not write"):
+        save_frame(frame, tmp_path / "a_file" / "x.vtm")  # a file where a folder belongs
 
 
 def test_beam_block_still_matches_evaluate():

@@ -73,6 +73,7 @@ __all__ = [
     "geometry_blocks",
     "link_block",
     "profile_block",
+    "save_frame",
     "string_block",
     "structure_block",
     "tree_block",
@@ -218,6 +219,30 @@ def frame_multiblock(blocks: Sequence[Block], field_data=None):
     return frame
 
 
+# zlib level of the frames' files: level 1 writes a frame of the 10-span catenary (35 000
+# points) in about 50 ms where VTK's default level 5 takes about 80 ms, for 3 % more bytes
+COMPRESSION_LEVEL = 1
+
+
+def save_frame(frame, path) -> Path:
+    """Write a frame (``frame_multiblock``) as VTK XML multiblock ``path`` (``.vtm``, its parts
+    beside it): VTK's writer as pyvista's ``save`` sets it up (binary, zlib), the compression
+    at ``COMPRESSION_LEVEL``, which pyvista does not expose. Raises OSError when VTK cannot
+    write it."""
+    from vtkmodules.vtkIOXML import vtkXMLMultiBlockDataWriter
+
+    path = Path(path)
+    writer = vtkXMLMultiBlockDataWriter()
+    writer.SetFileName(str(path))
+    writer.SetInputData(frame)
+    writer.SetDataModeToBinary()
+    writer.SetCompressorTypeToZLib()
+    writer.SetCompressionLevel(COMPRESSION_LEVEL)
+    if writer.Write() != 1:
+        raise OSError(f"VTK could not write the frame {path}")
+    return path
+
+
 class PvdWriter:
     """Writes the frames ``DIR/NAME_#####.vtm`` (with their parts in ``DIR/NAME_#####/``) and
     keeps ``DIR/NAME.pvd`` listing them with their times (:class:`PvdIndex`), and beside it the
@@ -292,7 +317,7 @@ class PvdWriter:
         if call % self.stride:
             return None
         filename = f"{self.name}_{len(self.frames):05d}.vtm"
-        frame_multiblock(blocks, field_data).save(self.directory / filename, binary=True)
+        save_frame(frame_multiblock(blocks, field_data), self.directory / filename)
         self.frames.append((float(time), filename))
         self.index.append(time, filename)
         self.summary.add(blocks)
