@@ -18,7 +18,7 @@ from ..multibody.tree import actuator_forces
 from ..sides import Circle, Line, Point
 from ..structures import BeamStructure, StringStructure
 from ..system import System
-from .effective_mass import FlexibleBlock
+from .effective_mass import FlexibleBlock, law_compiled
 
 # banded factors of G_f kept per system (step sizes; the least recently used goes first):
 # locating an event takes the step at some ten sizes, each factorised once
@@ -57,7 +57,7 @@ def _string_unsupported(system: System, string: StringStructure) -> str | None:
         return "a closed string"
     if string.stiffness_damping != 0.0 or string.damping_matrix.nnz:
         return "a damped string"
-    if not _string_part(system)[1].compiled:
+    if not law_compiled(string.string.spec.law):
         return "a string whose tension law the kernels do not evaluate"
     return None
 
