@@ -20,8 +20,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from fe_contact.elements.tension import LinearElastic, NeoHookean
 from fe_contact.papers.slider_on_string import Trolley, slider_on_string
 from fe_contact.steppers.compiled import unsupported
+from fe_contact.steppers.effective_mass import law_compiled
 from fe_contact.steppers.genalpha import GeneralizedAlpha
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
@@ -51,6 +53,19 @@ def test_the_compiled_step_takes_the_trolley_on_the_string_and_refuses_damped_st
     spec = system.model.structures["string"]
     damped = replace(system.model, structures={"string": replace(spec, stiffness_damping=0.01)})
     assert unsupported(assemble(damped)) == "a damped string"
+
+
+class Softened(NeoHookean):
+    """A tension law of the user's: the neo-Hookean one as a subclass the kernels do not know."""
+
+
+def test_a_tension_law_the_kernels_do_not_know_is_left_to_the_python_step(trolley):
+    system, _ = trolley
+    assert law_compiled(NeoHookean(853.75)) and law_compiled(LinearElastic(853.75))
+    assert not law_compiled(Softened(853.75))
+    spec = system.model.structures["string"]
+    own = replace(system.model, structures={"string": replace(spec, law=Softened(853.75))})
+    assert unsupported(assemble(own)) == "a string whose tension law the kernels do not evaluate"
 
 
 def test_lockstep_with_the_python_step_to_round_off(trolley, measured):

@@ -122,6 +122,20 @@ def test_partitioned_equals_augmented(seed, mu):
         assert np.max(np.abs(B4 - B1)) > 1e-3 * np.max(np.abs(B1))  # 002: B1 != B4 with friction
 
 
+def test_recover_dependent_takes_the_callers_evaluation_as_its_first_iterate():
+    system, part, q_on, u = consistent_system(0, 0.3)
+    q = q_on.copy()
+    q[part.dependent] += 1e-3  # off the constraints: Newton iterates from here
+    ev = evaluate_state(system, q, u, 0.0, constraints_only=True)
+    q_own, u_own = recover_dependent(system, part, q, u, 0.0)
+    q_given, u_given = recover_dependent(system, part, q, u, 0.0, evaluation=ev)
+    assert np.array_equal(q_given, q_own) and np.array_equal(u_given, u_own)
+    # the evaluation is taken as it is: one on the constraints ends the iteration at once
+    on = evaluate_state(system, q_on, u, 0.0, constraints_only=True)
+    q_kept, _ = recover_dependent(system, part, q, u, 0.0, evaluation=on)
+    assert np.array_equal(q_kept, q)
+
+
 def test_drive_multiplier_is_joint_torque():
     # The drive's multiplier equals the driven joint's row of M q'' + F - J_other^T lambda_other.
     system, part, q, u = consistent_system(5, 0.2)

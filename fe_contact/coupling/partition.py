@@ -214,13 +214,23 @@ def augmented_accelerations(system: System, ev: Evaluation) -> Solution:
 
 
 def recover_dependent(
-    system: System, part: Partition, q, u, t: float, tol=1e-12, max_iter=25, rows=None
+    system: System,
+    part: Partition,
+    q,
+    u,
+    t: float,
+    tol=1e-12,
+    max_iter=25,
+    rows=None,
+    evaluation=None,
 ):
     """Dependent positions and velocities from the constraints (Newton, then a linear solve).
 
     q, u : (n,) with the independent entries given (the dependent entries are the starting guess);
     returns new (q, u) satisfying phi = 0 and J u + phi_t = 0 to ``tol`` (m, m/s scale).
     rows : keywords of ``evaluate_state`` that choose the rows (stick, unilateral, closed).
+    evaluation : ``evaluate_state(system, q, u, t, constraints_only=True, **rows)`` at the given
+        (q, u, t) when the caller has it (the first iterate, not evaluated again), or None.
     """
     q = np.array(q, dtype=float)
     u = np.array(u, dtype=float)
@@ -228,7 +238,10 @@ def recover_dependent(
     if U.size == 0:
         return q, u
     for _ in range(max_iter):
-        ev = evaluate_state(system, q, u, t, constraints_only=True, **(rows or {}))
+        if evaluation is not None:
+            ev, evaluation = evaluation, None
+        else:
+            ev = evaluate_state(system, q, u, t, constraints_only=True, **(rows or {}))
         J_u = ev.jac[:, U]
         if np.max(np.abs(ev.phi)) <= tol:
             break

@@ -98,7 +98,7 @@ class CompiledAlgebra(StepAlgebra):
     """``StepAlgebra`` whose Painleve margin (J M^-1 J_Sigma^T) is formed compiled."""
 
     def __init__(self, system: System, params, plan: Plan):
-        super().__init__(system, params)
+        super().__init__(system, params, plan.absolute)
         self.plan = plan
 
     def painleve_margin(self, ev, mu) -> float:

@@ -18,7 +18,7 @@ from ..multibody.tree import actuator_forces
 from ..sides import Circle, Line, Point
 from ..structures import BeamStructure, StringStructure
 from ..system import System
-from .effective_mass import FlexibleBlock
+from .effective_mass import FlexibleBlock, law_compiled
 
 # banded factors of G_f kept per system (step sizes; the least recently used goes first):
 # locating an event takes the step at some ten sizes, each factorised once
@@ -57,7 +57,7 @@ def _string_unsupported(system: System, string: StringStructure) -> str | None:
         return "a closed string"
     if string.stiffness_damping != 0.0 or string.damping_matrix.nnz:
         return "a damped string"
-    if not _string_part(system)[1].compiled:
+    if not law_compiled(string.string.spec.law):
         return "a string whose tension law the kernels do not evaluate"
     return None
 
@@ -176,6 +176,18 @@ class Plan:
         signed = [on_pattern(X, pattern) for X in (M, C, K)]
         # |X| on the pattern: the absolute values of X's own entries there
         absolute = [(indptr, indices, np.abs(data)) for indptr, indices, data in signed]
+        # |M_f|, |C_f|, |K_f| in CSR for ``StepAlgebra.residual_floor`` where the pattern is
+        # the matrix's own (its stored entries, each once and nonzero, are the pattern's: the
+        # same entries in the same order as its own |X|), else None
+        self.absolute = tuple(
+            sp.csr_matrix((data, indices, indptr), shape=X.shape)
+            if X.has_canonical_format and X.nnz == pattern.nnz and np.count_nonzero(X.data) == X.nnz
+            else None
+            for X, (indptr, indices, data) in zip(
+                (M, C, system.stiffness_flexible), absolute, strict=True
+            )
+            if X is not None
+        )
         flexible = (
             *signed,
             *absolute,

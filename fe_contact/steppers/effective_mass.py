@@ -29,7 +29,7 @@ from ..kernels import string as string_kernels
 from ..kernels.band import add_entries, band_lu_factor, band_lu_solve, band_product, smooth_band
 from ..structures import StringStructure
 
-__all__ = ["BandFactor", "FlexibleBlock"]
+__all__ = ["BandFactor", "FlexibleBlock", "law_compiled"]
 
 
 class _BandScatter:
@@ -65,6 +65,12 @@ def _law_code(law):
     if type(law) is LinearElastic:
         return string_kernels.LINEAR_ELASTIC, float(law.EA)
     return None
+
+
+def law_compiled(law) -> bool:
+    """Does ``kernels.string.tension_law`` evaluate the tension law ``law`` (else a string
+    with it is evaluated by its Python methods)?"""
+    return _law_code(law) is not None
 
 
 class _StringPart:

@@ -188,12 +188,13 @@ class GeneralizedAlpha(Stepper):
         self.gap_tol = check.real("gap_tol", gap_tol, low=0.0, unit="m")
         self.events = []  # (t, contact name, kind) of every located contact event
         self.t = float(t0)
-        ev = evaluate_state(system, q0, u0, self.t, constraints_only=True, **self._rows())
+        rows = self._rows()
+        ev = evaluate_state(system, q0, u0, self.t, constraints_only=True, **rows)
         self._s = np.array([np.nan if c is None else c.parameter for c in ev.contacts])
         approaching = self.modes.start(ev.contacts, self.gap_tol)  # those that hit at t0
         self.q, self.u = np.asarray(q0, dtype=float), np.asarray(u0, dtype=float)
         self.pseudo = None  # the algorithmic accelerations: consistent ones at the first restart
-        self._restart()
+        self._restart(start=(ev, rows))
         self._open_pulled(count=False)  # a resting contact that is pulled away opens
         for i in approaching:
             self._impact(i)
@@ -257,18 +258,28 @@ class GeneralizedAlpha(Stepper):
         event (``event_location.STEP_GROWTH``), None when they are not held back."""
         return self._cap
 
-    def _restart(self):
+    def _restart(self, start=None):
         """Choose the partition for the present rows, recover the dependent coordinates and
         velocities and start the integrator from the consistent accelerations and multipliers
-        (at the start and after every change of a contact state)."""
+        (at the start and after every change of a contact state).
+
+        start : (Evaluation, rows) of ``evaluate_state(system, q, u, t, constraints_only=True,
+            **rows)`` at the present state (no warm start), or None; recovering the dependent
+            coordinates takes it as its first iterate when it would evaluate the same
+            (``_same_evaluation``).
+        """
         system = self.system
+        rows = self._rows()
         ev = evaluate_state(
-            system, self.q, self.u, self.t, constraints_only=True, s_guess=self._s, **self._rows()
+            system, self.q, self.u, self.t, constraints_only=True, s_guess=self._s, **rows
         )
         self.part = self._choose(ev)
         u_before = self.u
+        first = None
+        if start is not None and self._same_evaluation(start[1], rows):
+            first = start[0]
         self.q, self.u = recover_dependent(
-            system, self.part, self.q, self.u, self.t, rows=self._rows()
+            system, self.part, self.q, self.u, self.t, rows=rows, evaluation=first
         )
         if self.averaged.contacts and self.pseudo is not None:  # not at the start
             # keep the velocities but for their part across the new rows (an impulse):
@@ -299,6 +310,25 @@ class GeneralizedAlpha(Stepper):
             self._lift_off(branch)
 
     # -- evaluation and partition -----------------------------------------------------------
+    def _same_evaluation(self, then: dict, now: dict) -> bool:
+        """Does ``evaluate_state`` with the keywords ``now`` evaluate what it did with ``then``
+        at the same (q, u, t)? Yes when they name the same rows (the same objects, or tuples of
+        the same flags and anchors) and the run's warm starts are still empty: a contact search
+        that read one (a Compliant contact's, a curved profile's) could land elsewhere in the
+        last digits after the searches between the two evaluations wrote them."""
+        ws = self.workspace
+        if ws.contact_parameters or ws.profile_parameters or then.keys() != now.keys():
+            return False
+        for key, a in then.items():
+            b = now[key]
+            if a is b:
+                continue
+            if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)):
+                return False
+            if not all(x is y for x, y in zip(a, b, strict=True)):
+                return False
+        return True
+
     def _rows(self) -> dict:
         """Keywords of ``evaluate_state`` for the present contact modes; the committed
         state's evaluation is the base of the rolling rows' position values."""

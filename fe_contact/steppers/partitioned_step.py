@@ -52,9 +52,11 @@ def margin_of(D0: np.ndarray, D: np.ndarray) -> float:
 class StepAlgebra:
     """The solves of one system's steps. ``params``: the generalised-alpha parameters
     (``alpha.AlphaParameters``). ``n_factorizations`` counts the factorisations of the
-    structures' block."""
+    structures' block. ``absolute``: for each of M_f, C_f, K_f (K_f where the system has it),
+    |X| in CSR on X's own stored entries where the caller has it, else None (formed here from
+    X); None: all formed here."""
 
-    def __init__(self, system: System, params):
+    def __init__(self, system: System, params, absolute=None):
         self.system = system
         self.params = params
         self.n_factorizations = 0
@@ -69,11 +71,15 @@ class StepAlgebra:
         lay = system.layout
         self.mass_lu = spla.splu(system.mass_flexible) if lay.n_flexible else None
         self._mass_flexible_diagonal = system.mass_flexible.diagonal()
-        # |M|, |C|, |K| of the flexible part: the round-off floor of its residual
+        # |M|, |C|, |K| of the flexible part: the round-off floor of its residual; None for
+        # a matrix without stored entries (its term is zero)
+        matrices = (system.mass_flexible, system.damping_flexible, system.stiffness_flexible)
+        matrices = tuple(m for m in matrices if m is not None)
+        if absolute is None:
+            absolute = (None,) * len(matrices)
         self._abs_flexible = tuple(
-            abs(m).tocsr()
-            for m in (system.mass_flexible, system.damping_flexible, system.stiffness_flexible)
-            if m is not None
+            None if m.nnz == 0 else abs(m).tocsr() if a is None else a
+            for m, a in zip(matrices, absolute, strict=True)
         )
 
     def coefficients(self, h: float):
@@ -293,7 +299,9 @@ class StepAlgebra:
         if lay.n_flexible:
             terms = (acc, u, q)[: len(self._abs_flexible)]
             total = sum(
-                m @ np.abs(x[lay.flexible]) for m, x in zip(self._abs_flexible, terms, strict=True)
+                m @ np.abs(x[lay.flexible])
+                for m, x in zip(self._abs_flexible, terms, strict=True)
+                if m is not None
             )
             out[lay.flexible] = 16.0 * np.finfo(float).eps * total
         return out
