@@ -246,7 +246,7 @@ def main(argv=None) -> int:
         type=count,
         default=None,
         metavar="N",
-        help="cases run at once in worker processes (default: one per case, at most the CPUs)",
+        help="parallel processes, one case each (default: one per CPU core, at most one per case)",
     )
     parser.add_argument("--out", type=folder, default="out/cam_lock", help="output folder")
     args = parser.parse_args(argv)

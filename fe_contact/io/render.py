@@ -90,10 +90,19 @@ _probe: subprocess.Popen | None = None  # the check started by ``start_offscreen
 
 
 def start_offscreen_check() -> None:
-    """Start :func:`offscreen_available`'s subprocess now, without waiting for it: a command
-    that will draw after a simulation starts it first, so that its second or so (the child's
-    imports of VTK and one render) runs beside the simulation. Does nothing when the answer is
-    known or the check is running."""
+    """Start :func:`offscreen_available`'s subprocess now, without waiting for it.
+
+    A command that will draw after a simulation starts it first, so that its second or so
+    (the child's imports of VTK and one render) runs beside the simulation. Does nothing when
+    the answer is known or the check is running.
+
+    Examples
+    --------
+    >>> from fe_contact.io.render import offscreen_available, start_offscreen_check
+    >>> start_offscreen_check()  # returns at once
+    >>> isinstance(offscreen_available(), bool)  # waits for the check started above
+    True
+    """
     global _probe
     if _probe is not None or offscreen_available.cache_info().currsize:
         return

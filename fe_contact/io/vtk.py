@@ -225,10 +225,40 @@ COMPRESSION_LEVEL = 1
 
 
 def save_frame(frame, path) -> Path:
-    """Write a frame (``frame_multiblock``) as VTK XML multiblock ``path`` (``.vtm``, its parts
-    beside it): VTK's writer as pyvista's ``save`` sets it up (binary, zlib), the compression
-    at ``COMPRESSION_LEVEL``, which pyvista does not expose. Raises OSError when VTK cannot
-    write it."""
+    """Write a frame as a VTK XML multiblock file: VTK's writer as pyvista's ``save`` sets it
+    up (binary, zlib), the compression at ``COMPRESSION_LEVEL``, which pyvista does not expose.
+
+    Parameters
+    ----------
+    frame : pyvista.MultiBlock
+        The frame (``frame_multiblock``).
+    path : str or os.PathLike
+        The ``.vtm`` file; its parts go to the folder of its name beside it.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    OSError
+        When VTK cannot write it (a folder that cannot be made, a full disk).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from fe_contact import BeamSpec
+    >>> from fe_contact.elements.beam import assemble_beam, point_load, static_deflection
+    >>> beam = assemble_beam(BeamSpec(length=0.4, n_elements=4, youngs_modulus=2.1e11,
+    ...                               density=4.7e3, width=0.01, height=0.0015))
+    >>> u = static_deflection(beam, point_load(beam, 0.4, -1.0))  # 1 N down at the tip
+    >>> from fe_contact.io.vtk import beam_block, frame_multiblock, save_frame
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     path = save_frame(frame_multiblock([beam_block(beam, u)]), pathlib.Path(out) / "f.vtm")
+    ...     print(path.name, len(list((pathlib.Path(out) / "f").glob("*.vtu"))), "part")
+    f.vtm 1 part
+    """
     from vtkmodules.vtkIOXML import vtkXMLMultiBlockDataWriter
 
     path = Path(path)

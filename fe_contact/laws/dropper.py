@@ -112,9 +112,36 @@ class Dropper(ContactLaw):
 
 
 def dropper_tension(stiffness, damping, stretch, rate):
-    """(T, dT/da, dT/da') of ``Dropper`` laws of stiffness k (N/m) and damping c (N s/m) at the
-    stretch a (m) and its rate a' (m/s), elementwise over arrays of one shape (or floats):
-    T = k a + c a' while a > 0 and k a + c a' > 0, else zero with its derivatives (slack)."""
+    """The tension of ``Dropper`` laws and its derivatives, elementwise over arrays of one
+    shape (or floats): T = k a + c a' while a > 0 and k a + c a' > 0, else zero with its
+    derivatives (slack).
+
+    Parameters
+    ----------
+    stiffness : float or numpy.ndarray
+        k, N/m.
+    damping : float or numpy.ndarray
+        c, N s/m.
+    stretch : float or numpy.ndarray
+        a = l - l0, m.
+    rate : float or numpy.ndarray
+        a', m/s.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (T in N, dT/da in N/m, dT/da' in N s/m).
+
+    Examples
+    --------
+    Stretched by 1 mm, shortened, and stretched but closing fast enough that the damper
+    would push:
+
+    >>> from fe_contact.laws.dropper import dropper_tension
+    >>> tension, slope, _ = dropper_tension(1e5, 50.0, [1e-3, -1e-3, 1e-3], [0.0, 0.0, -3.0])
+    >>> tension.tolist(), slope.tolist()
+    ([100.0, 0.0, 0.0], [100000.0, 0.0, 0.0])
+    """
     stretch = np.asarray(stretch, dtype=float)
     tension = stiffness * stretch + damping * np.asarray(rate, dtype=float)
     slack = (stretch <= 0.0) | (tension <= 0.0)
@@ -126,8 +153,27 @@ def dropper_tension(stiffness, damping, stretch, rate):
 
 
 def dropper_energy(stiffness, stretch):
-    """The elastic energy k a^2 / 2 (J) of ``Dropper`` laws of stiffness k (N/m) at the
-    stretch a (m) while taut (a > 0), zero while slack; elementwise, as ``dropper_tension``."""
+    """The elastic energy k a^2 / 2 of ``Dropper`` laws while taut (a > 0), zero while slack;
+    elementwise, as ``dropper_tension``.
+
+    Parameters
+    ----------
+    stiffness : float or numpy.ndarray
+        k, N/m.
+    stretch : float or numpy.ndarray
+        a = l - l0, m.
+
+    Returns
+    -------
+    numpy.ndarray
+        The energy, J.
+
+    Examples
+    --------
+    >>> from fe_contact.laws.dropper import dropper_energy
+    >>> print([f"{e:.6g} J" for e in dropper_energy(1e5, [1e-3, -1e-3])])
+    ['0.05 J', '0 J']
+    """
     stretch = np.asarray(stretch, dtype=float)
     return np.where(stretch > 0.0, 0.5 * stiffness * stretch**2, 0.0)
 
