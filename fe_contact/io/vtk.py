@@ -262,13 +262,18 @@ def save_frame(frame, path) -> Path:
     from vtkmodules.vtkIOXML import vtkXMLMultiBlockDataWriter
 
     path = Path(path)
+    if path.is_file():  # replaced: a file left from before must not pass for this one
+        path.unlink()
     writer = vtkXMLMultiBlockDataWriter()
     writer.SetFileName(str(path))
     writer.SetInputData(frame)
     writer.SetDataModeToBinary()
     writer.SetCompressorTypeToZLib()
     writer.SetCompressionLevel(COMPRESSION_LEVEL)
-    if writer.Write() != 1:
+    written = writer.Write() == 1 and not writer.GetErrorCode()
+    # VTK 9.4 reports a file it could not open in its log only (Write() returns 1): whether
+    # the frame and its parts' folder are there says it
+    if not (written and path.is_file() and (frame.n_blocks == 0 or path.with_suffix("").is_dir())):
         raise OSError(f"VTK could not write the frame {path}")
     return path
 
