@@ -418,8 +418,8 @@ def static_disk_on_string(system, q0):
     """Frictionless static equilibrium of string + disk, independent of the integrator.
 
     Minimises U(q) - f_g . q + m g y over the free string dofs and the disk centre subject to
-    g_i = |r(s_i) - c| - R >= 0 at the candidate points (SLSQP with exact gradients), starting
-    from the released configuration q0. Returns (disk centre, KKT residual / |gradient|, min
+    g_i = |r(s_i) - c| - R >= 0 at the candidate points (SLSQP with exact gradients, in
+    unknowns scaled by their start's size), starting from the released configuration q0. Returns (disk centre, KKT residual / |gradient|, min
     gap).
     """
     string = string_model(system)
@@ -459,15 +459,31 @@ def static_disk_on_string(system, q0):
         return jac
 
     x0 = np.concatenate((q0[system.layout.structure("string")], q0[:2]))
-    result = minimize(
-        energy,
-        x0,
-        jac=gradient,
-        method="SLSQP",
-        constraints=[{"type": "ineq", "fun": gaps, "jac": gaps_jacobian}],
-        options={"maxiter": 500, "ftol": 1e-14},
-    )
-    x = result.x
+    # SLSQP in scaled unknowns y = x / scale (the string's positions, slopes near 1, the centre):
+    # unscaled, scipy 1.10's SLSQP under OpenBLAS's Prescott kernels stopped at a gap of
+    # -1.9e-6 m (KKT 1e-6); scaled it reaches gaps of -1e-11 m and KKT 1e-11 on every BLAS and
+    # scipy tried. It ends on its line search's round-off (status 8) either way: one restart.
+    scale = np.maximum(np.abs(x0), 1e-2)
+    y = x0 / scale
+    for _ in range(2):
+        result = minimize(
+            lambda y: energy(y * scale),
+            y,
+            jac=lambda y: gradient(y * scale) * scale,
+            method="SLSQP",
+            constraints=[
+                {
+                    "type": "ineq",
+                    "fun": lambda y: gaps(y * scale),
+                    "jac": lambda y: gaps_jacobian(y * scale) * scale,
+                }
+            ],
+            options={"maxiter": 500, "ftol": 1e-14},
+        )
+        y = result.x
+        if result.success:
+            break
+    x = y * scale
     active = gaps(x) < 1e-8
     _, kkt = nnls(gaps_jacobian(x)[active].T, gradient(x))  # grad = J^T lambda, lambda >= 0
     return x[nf:], kkt / np.linalg.norm(gradient(x)), gaps(x).min()
