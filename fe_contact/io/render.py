@@ -341,15 +341,26 @@ def _plotter(window_size):
             plotter.close()
 
 
-def _render(scenes: list[Scene], view: SceneView, window_size, backend: str, title: str = ""):
-    if backend == "matplotlib":
-        return [matplotlib_image(s, view, window_size, title) for s in scenes]
+def _render(
+    scenes: list[Scene], view: SceneView, window_size, backend: str, title: str = "", done=None
+) -> list[np.ndarray]:
+    """The RGB images of ``scenes`` (with pyvista one plotter for all, rendered for each);
+    ``done(k)`` is called after scene k, when given."""
     images = []
-    with _plotter(window_size) as plotter:
-        drawn = _PyvistaScene(plotter, view, title)
-        for scene in scenes:
-            drawn.show(scene)
-            images.append(np.asarray(plotter.screenshot(return_img=True))[..., :3].copy())
+    if backend == "pyvista":
+        with _plotter(window_size) as plotter:
+            drawn = _PyvistaScene(plotter, view, title)
+            for k, scene in enumerate(scenes):
+                drawn.show(scene)
+                plotter.render()
+                images.append(np.asarray(plotter.screenshot(return_img=True))[..., :3].copy())
+                if done is not None:
+                    done(k)
+    else:
+        for k, scene in enumerate(scenes):
+            images.append(matplotlib_image(scene, view, window_size, title))
+            if done is not None:
+                done(k)
     return images
 
 
@@ -536,19 +547,7 @@ def render_animation(
         if (k + 1) % every == 0 or k + 1 == len(scenes):
             _log.info("%s: frame %d of %d", path.name, k + 1, len(scenes))
 
-    images = []
-    if backend == "pyvista":
-        with _plotter(window_size) as plotter:
-            drawn = _PyvistaScene(plotter, view, title)
-            for k, scene in enumerate(scenes):
-                drawn.show(scene)
-                plotter.render()
-                images.append(np.asarray(plotter.screenshot(return_img=True))[..., :3].copy())
-                progress(k)
-    else:
-        for k, scene in enumerate(scenes):
-            images.append(matplotlib_image(scene, view, window_size, title))
-            progress(k)
+    images = _render(scenes, view, window_size, backend, title, progress)
     return write_gif(images, path, fps)
 
 
