@@ -10,6 +10,7 @@ References used here, independent of the partitioned solver under test:
 from __future__ import annotations
 
 import csv
+import os
 from dataclasses import replace
 
 import numpy as np
@@ -475,3 +476,24 @@ def test_lift_off_lets_the_reversed_manipulator_run_on():
     t_open = free.events[-1][0]
     assert bilateral.t[-1] < t_open <= bilateral.t[-1] + 5e-4
     assert np.all(free["tip_state"][free.t > t_open] == "open")
+
+
+def _where_it_ran(args, progress=False):
+    """A stand-in for a case's run: (mu, the id of the process it ran in)."""
+    return args[0], os.getpid()
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_sweep_compiles_once_before_its_workers_start(monkeypatch, cached):
+    """Without the kernels in numba's cache (the first run after installing), the sweep runs its
+    first case in this process, where it compiles them, and only then starts the workers, which
+    load them: one compilation's CPU instead of one per worker at once. With them cached,
+    every case goes to the workers. (Each case here records the process it ran in; the workers
+    are forked, so they run the recording stand-in too.)"""
+    monkeypatch.setattr(demo.kernels, "cached", lambda: cached)
+    monkeypatch.setattr(demo, "_run_case_job", _where_it_ran)
+    mus = (0.0, 0.1, 0.2)
+    ran = demo.sweep(mus, t_end=T_END, jobs=2, vtk=(), progress=False)
+    assert [mu for mu, _ in ran] == list(mus)
+    here = [mu for mu, pid in ran if pid == os.getpid()]
+    assert here == ([] if cached else [0.0])

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import kernels
 from ..io import model_sections as mf
 from ..io.model_writer import save_model
 from ..io.plots import plot_configuration
@@ -223,8 +224,10 @@ def sweep(
     jobs: int = 1,
     progress: bool | None = None,
 ) -> list[MuCase]:
-    """Run every mu (in ``jobs`` processes when > 1); ``vtk`` : the mus whose ParaView series is
-    written ("all": every case). Returns the cases in the order of ``mus``."""
+    """Run every mu (in ``jobs`` processes when > 1; when numba's cache does not hold the
+    kernels yet, the first mu runs in this process first, so that they compile once and the
+    workers load them); ``vtk`` : the mus whose ParaView series is written ("all": every case).
+    Returns the cases in the order of ``mus``."""
     data = Manipulator() if data is None else data
     mus = [float(m) for m in mus]
     if not mus:
@@ -238,6 +241,11 @@ def sweep(
     if jobs == 1:
         return [_run_case_job(a, progress) for a in args]
     cases = {}
+    if not kernels.cached():
+        # the first run after installing compiles the kernels: once, here, before the workers
+        # start (they load them from the cache), instead of in every worker at once
+        first, args = args[0], args[1:]
+        cases[first[0]] = _run_case_job(first, progress)
     with ProcessPoolExecutor(max_workers=int(jobs)) as pool:
         futures = {pool.submit(_run_case_job, a): a[0] for a in args}
         done = as_completed(futures)
