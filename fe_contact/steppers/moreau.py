@@ -806,20 +806,31 @@ class MoreauJean(Stepper):
                     slips[key] = gamma_e[m_c + i]  # by a later one in which the point is free
                 if p_n[i] > 0.0:
                     pressed.add(key)
-        gaps_now = self.gaps(self.q)  # also moves the closest points to the end state
+        scans = self._scan(self.q)  # also moves the closest points to the end state
+        gaps_now = [getattr(g, "gap", g) for g in scans]
         marks = [np.ones_like(g) for g in gaps_now]
+        others = False  # a reported point of a pair that is not a grid
         for k, i in impulses:
-            marks[k][i] = -1.0
-        end = self._closed(self.q, self.u, marks, with_rows=False)
-        geometry = {key: i for i, key in enumerate(end.key)}
+            if k not in self._grid:
+                marks[k][i] = -1.0
+                others = True
+        end = self._closed(self.q, self.u, marks, with_rows=False) if others else None
+        geometry = {} if end is None else {key: i for i, key in enumerate(end.key)}
         reports = []
         for k, pair in enumerate(s.model.contacts):
             keys = sorted(key for key in impulses if key[0] == k)
             min_gap = float(np.min(gaps_now[k]))
-            if not keys or any(key not in geometry for key in keys):
+            if keys and k in self._grid:  # the candidates' geometry from the end state's scan
+                which = np.array([i for _, i in keys])
+                gap, normal, tangent, point, parameter = self._grid[k].geometry(which, scans[k])
+                parameter = np.asarray(parameter, dtype=float)
+            elif not keys or any(key not in geometry for key in keys):
                 reports.append(open_contact(pair.name, min_gap))
                 continue
-            rows = [geometry[key] for key in keys]
+            else:
+                rows = [geometry[key] for key in keys]
+                point, normal, tangent = end.point[rows], end.normal[rows], end.tangent[rows]
+                parameter, gap = end.parameter[rows], end.gap[rows]
             pn = np.array([impulses[key][0] for key in keys])
             pt = np.array([impulses[key][1] for key in keys])
             slip = np.array([slips[key] for key in keys])
@@ -828,11 +839,11 @@ class MoreauJean(Stepper):
                 ContactReport(
                     name=pair.name,
                     state=pair_state(states),
-                    point=end.point[rows],
-                    normal=end.normal[rows],
-                    tangent=end.tangent[rows],
-                    parameter=end.parameter[rows],
-                    gap=end.gap[rows],
+                    point=point,
+                    normal=normal,
+                    tangent=tangent,
+                    parameter=parameter,
+                    gap=gap,
                     slip_velocity=slip,
                     normal_force=pn / self._h_step,
                     friction_force=pt / self._h_step,
