@@ -246,6 +246,8 @@ class _WholeSubstep:
             real(stepper._e_tangent[pairs]),
         )
         self.pairs = pairs
+        self._pair_of = np.array(pairs)  # the contact index of each grid
+        self._settings = {}  # (h, check) -> the kernel's settings
         bounds = self.start.tolist()
         self.slices = [(k, bounds[p], bounds[p + 1]) for p, k in enumerate(pairs)]
         self.name = structure.name
@@ -271,17 +273,21 @@ class _WholeSubstep:
             actuators = actuators.copy()
             actuators[0] = actuator_forces(st.system.tree, st.t)
         check = st.penetration_tolerance is not None and may_reject
-        settings = (
-            float(h),
-            theta,
-            theta * h,
-            theta**2 * h**2,
-            float(st.touch_tolerance),
-            float(st.tol),
-            int(st.max_iterations),
-            float(st.penetration_tolerance or 0.0),
-            bool(check),
-        )
+        settings = self._settings.get((h, check))
+        if settings is None:  # per step size (halvings have their own) and check
+            if len(self._settings) > 64:
+                self._settings.clear()
+            settings = self._settings[h, check] = (
+                float(h),
+                theta,
+                theta * h,
+                theta**2 * h**2,
+                float(st.touch_tolerance),
+                float(st.tol),
+                int(st.max_iterations),
+                float(st.penetration_tolerance or 0.0),
+                bool(check),
+            )
         state = np.empty((2, n))
         closed = np.empty((2, n_points), dtype=np.int64)
         contact = np.empty((2, 2 * n_points))
@@ -309,7 +315,7 @@ class _WholeSubstep:
         st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
         st._end_strain = (q_e, {self.name: float(scalars[10])})
         self._forces = (q_e, forces_e)
-        pair = np.array(self.pairs)[closed[0, :m]]
+        pair = self._pair_of[closed[0, :m]]
         keys = list(zip(pair.tolist(), closed[1, :m].tolist(), strict=True))
         impulses = contact[0, : 2 * m]
         work = dict(zip(_WORK, scalars[4:10].tolist(), strict=True))
