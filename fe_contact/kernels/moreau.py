@@ -2,7 +2,10 @@
 (004), sec. 4.4): the factors of the effective mass ``M_eff = blockdiag(M_t + theta h C_j +
 theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block_solve``), the
 contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
-sub-step (``end_state``); the work of a step's
+sub-step (``end_state``); a whole sub-step of a tree with one string and candidate grids in one
+call (``substep``: these kernels with those of the tree, the string, the band, the grids and
+the contact solver's sweeps and active-set Newton, in the Python sub-step's order); the work of
+a step's
 contact impulses split into its three columns of definite sign (``impulse_work_terms``,
 ``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
 summation (``pairwise_sum``) that its sums follow, so that the compiled columns are numpy's to

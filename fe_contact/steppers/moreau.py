@@ -37,6 +37,13 @@ A (sub-)step after which a candidate would penetrate deeper than ``penetration_t
 replaced by two half steps, recursively up to ``max_halvings`` (the scheme of the disk-on-string
 stepper).
 
+A tree with one string whose tension law is compiled and candidate grids alone (no drives or
+loop closures: the disk on the string) takes each sub-step in one compiled call
+(``kernels.moreau.substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
+below, by the kernels this module calls one by one, in the same order); the Python sub-step
+takes over where that call hands the sub-step back: a contact problem that needs more than
+the warm sweeps and active-set Newton, a singular block, a state that is not finite.
+
 Energy. With [x] = x_E - x_A, u_theta = (1 - theta) u_A + theta u_E and q_theta = q_A + theta
 [q], step 5 is [q] = h u_theta and, step 2 written out (M = blockdiag(M_t(q_P), M_f)),
 
