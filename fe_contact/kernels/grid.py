@@ -11,7 +11,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["gaps_and_frames", "grid_rows"]
+__all__ = ["gaps_and_frames", "grid_rows", "material_points"]
+
+
+@njit(cache=True)
+def material_points(offset, rows, dofs, q):
+    """Positions (m, 2) of m material points of a structure, r_i = offset_i + dr_i/dq q, from
+    their rows dr_i/dq (m, 2, k) on the free coordinates dofs (m, k) and the positions offset
+    (m, 2) at q = 0 (``structures.base.PointRows``), at the free coordinates q (n_s,)."""
+    m, k = dofs.shape
+    out = np.empty((m, 2))
+    for i in range(m):
+        x = 0.0
+        y = 0.0
+        for a in range(k):
+            value = q[dofs[i, a]]
+            x += rows[i, 0, a] * value
+            y += rows[i, 1, a] * value
+        out[i, 0] = offset[i, 0] + x
+        out[i, 1] = offset[i, 1] + y
+    return out
 
 
 @njit(cache=True)

@@ -2,7 +2,10 @@
 (004), sec. 4.4): the factors of the effective mass ``M_eff = blockdiag(M_t + theta h C_j +
 theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block_solve``), the
 contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
-sub-step (``end_state``); the work of a step's
+sub-step (``end_state``); a whole sub-step of a tree with one string and candidate grids in one
+call (``substep``: these kernels with those of the tree, the string, the band, the grids and
+the contact solver's sweeps and active-set Newton, in the Python sub-step's order); the work of
+a step's
 contact impulses split into its three columns of definite sign (``impulse_work_terms``,
 ``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
 summation (``pairwise_sum``) that its sums follow, so that the compiled columns are numpy's to
@@ -14,9 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .band import band_lu_solve
+from .band import add_entries, band_lu_factor, band_lu_solve, band_product, smooth_band
+from .contact import active_set_newton, law_residual, warm_sweeps
 from .dense import lu_decompose, lu_solve_columns
+from .grid import gaps_and_frames, grid_rows, material_points
 from .jit import inner
+from .string import string_response
+from .tree import equations, point_state
 
 __all__ = [
     "block_solve",
@@ -25,6 +32,7 @@ __all__ = [
     "impulse_work_sums",
     "impulse_work_terms",
     "pairwise_sum",
+    "substep",
     "tree_factor",
 ]
 
@@ -208,3 +216,272 @@ def end_state(q_start, u_start, u_free, minv_w, impulses, w, h, theta):
         gamma_start[j] = a
         gamma_end[j] = e
     return u_end, q_end, gamma_start, gamma_end
+
+
+# ---------------------------------------------------------------------------------------------
+# A whole sub-step of a tree with one string and candidate grids (``steppers.moreau``)
+# ---------------------------------------------------------------------------------------------
+
+# codes of ``substep``'s outcome (scalars[0])
+DONE = 0  # committed: the end state, the impulses and the work columns are written
+REJECTED = 1  # a candidate would penetrate deeper than allowed: the sub-step is halved
+HANDED_BACK = 2  # the Python sub-step takes it (a singular block, the contact solver's cascade
+#                  beyond active-set Newton, a state that is not finite)
+
+
+@inner
+def _scan(tree, grids, q, gaps, positions, centres):
+    """Every grid candidate at q (n,): gaps (M,), material points (M, 2) and each pair's
+    circle centre (n_pairs, 2) written (``steppers.grid_pairs.GridPair.scan``)."""
+    topology, t0, t1 = tree[0], tree[6], tree[7]
+    start, body, local, radius, _, columns, offset, rows, dofs = grids[:9]
+    rest = np.zeros(t1 - t0)
+    q_t = q[t0:t1].copy()
+    for p in range(body.size):
+        a, b = start[p], start[p + 1]
+        centre = point_state(topology, q_t, rest, body[p], local[p, 0], local[p, 1])[0]
+        centres[p, 0], centres[p, 1] = centre[0], centre[1]
+        points = material_points(
+            offset[a:b], rows[a:b], dofs[a:b], q[columns[p, 0] : columns[p, 1]]
+        )
+        positions[a:b] = points
+        gaps[a:b] = gaps_and_frames(centre, radius[p], points)[0]
+
+
+@inner
+def _penetrates(gaps, before, tolerance):
+    """Does a candidate lie deeper than allowed, -g > max(tol, 1e-3 tol - g_A)?"""
+    for i in range(gaps.size):
+        allowed = max(tolerance, 1e-3 * tolerance - before[i])
+        if -gaps[i] > allowed:
+            return True
+    return False
+
+
+@njit(cache=True)
+def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settings, out):
+    """One Moreau-Jean sub-step (``steppers.moreau``, steps 1, 2, 4, 5 and the work columns)
+    of a tree with one string (its tension law compiled) and candidate grids, in one call.
+
+    tree : (topology arrays, joint stiffness, damping, rest (n_t,), the effective mass's C_j,
+        K_j (n_t,), first and last coordinate of the tree in the system) of ``kernels.tree``.
+    string : the arguments of ``kernels.string.string_response`` after q, then the flat
+        band positions and kept entries of its element tangents (``kernels.band.add_entries``).
+    flexible : (first and last coordinate of the string, load Q_f (n_f,), M_f, C_f and the
+        linear stiffness in band storage (3 b + 1, n_f), the band b, stiffness damping beta per
+        column (n_f,), whether C_f(q) is not zero).
+    grids : stacked candidates of the n_pairs grid pairs: first candidate of each pair
+        (n_pairs + 1,), body, circle centre in the body (n_pairs, 2), radius, angular-velocity
+        rows (n_pairs, n_t), the structure's columns (n_pairs, 2), the points' offsets (M, 2),
+        rows (M, 2, k) and dofs (M, k) (``structures.base.PointRows``), mu, e_N, e_T per pair.
+    q_a, u_a : the start (n,); actuators : joint actuator forces at t_A and at t = 0 (2, n_t);
+        forces_a : dV/dq at q_A (n,) (read for theta > 1/2).
+    settings : (h, theta, theta h, theta^2 h^2, touch tolerance, contact tolerance, the
+        contact solver's sweeps, penetration tolerance, whether to check it).
+    out : (state (2, n): u_E, q_E; closed (2, M): pair and candidate; impulses and gamma^E
+        (2, 2 M), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
+        centres (n_pairs, 2); dV/dq at q_E (n,); scalars (11,): outcome (``DONE``,
+        ``REJECTED``, ``HANDED_BACK``), closed count m, the contact solver's sweeps (also of
+        a sub-step rejected at q_E), law residual, the work columns
+        dissipated_impact, dissipated_friction, work_contact_timing, dissipated_damping,
+        work_loads, dissipated_numerical, and the string's strain energy at q_E), written.
+
+    Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
+    ``tree_factor``, ``kernels.string.string_response``, ``kernels.band.smooth_band`` and
+    ``band_lu_factor``, ``block_solve``, ``kernels.grid.grid_rows``, ``delassus_offset``,
+    ``kernels.contact.warm_sweeps`` and ``active_set_newton``, ``end_state``,
+    ``impulse_work_sums``); dot products are summed in loops (round-off against numpy's).
+    """
+    topology, stiffness_j, damping_j, rest_j, c_joint, k_joint, t0, t1 = tree
+    f0, f1, load, mass, damping, stiffness, band, beta, damped = flexible
+    start, body, local, radius, angular, columns, offset, rows, dofs, mu_p, e_n, e_t = grids
+    h, theta, th, th2, touch, tol, max_sweeps, penetration, check = settings
+    state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars = out
+    n = q_a.size
+    n_t = t1 - t0
+    n_f = f1 - f0
+    big_m = offset.shape[0]
+    n_pairs = body.size
+    scalars[:] = 0.0
+    # 1. predictor, and the penetration check at q_P against the gaps at q_A
+    q_p = np.empty(n)
+    for i in range(n):
+        q_p[i] = q_a[i] + th * u_a[i]
+    gaps_p = np.empty(big_m)
+    points_p = np.empty((big_m, 2))
+    centres_p = np.empty((n_pairs, 2))
+    _scan(tree, grids, q_p, gaps_p, points_p, centres_p)
+    gaps_a = np.empty(big_m)
+    if check:
+        _scan(tree, grids, q_a, gaps_a, np.empty((big_m, 2)), np.empty((n_pairs, 2)))
+        if _penetrates(gaps_p, gaps_a, penetration):
+            scalars[0] = REJECTED
+            return
+    # 2. smooth forces and the effective mass at q_P
+    q_t = q_p[t0:t1].copy()
+    u_t = u_a[t0:t1].copy()
+    mass_t, bias = equations(topology, q_t, u_t, stiffness_j, damping_j, rest_j, actuators[0])
+    tree_lu, tree_piv, rcond = tree_factor(mass_t, c_joint, k_joint, th, th2)
+    if n_t and not rcond > 0.0:
+        scalars[0] = HANDED_BACK
+        return
+    force_f, tangents, _ = string_response(q_p[f0:f1].copy(), *string[:-2], 2, n_f)
+    k_band = add_entries(stiffness.ravel(), string[-2], string[-1], tangents).reshape(mass.shape)
+    c_band = damping
+    if damped:
+        c_band = damping.copy()
+        for j in range(n_f):
+            if beta[j] != 0.0:
+                for r in range(mass.shape[0]):
+                    c_band[r, j] += beta[j] * k_band[r, j]
+    u_f = u_a[f0:f1].copy()
+    smooth_f, ab = smooth_band(load, force_f, c_band, band, u_f, mass, k_band, th, th2)
+    band_lu, band_piv, info = band_lu_factor(ab, band)
+    if info != 0:
+        scalars[0] = HANDED_BACK
+        return
+    impulse = np.zeros((n, 1))
+    for i in range(n_t):
+        impulse[t0 + i, 0] = h * -bias[i]
+    for i in range(n_f):
+        impulse[f0 + i, 0] = h * smooth_f[i]
+    change = block_solve(tree_lu, tree_piv, band_lu, band_piv, band, impulse)
+    u_free = np.empty(n)
+    for i in range(n):
+        u_free[i] = u_a[i] + change[i, 0]
+    # 4. the closed candidates at q_P, their rows and the contact problem
+    m = 0
+    for i in range(big_m):
+        if gaps_p[i] <= touch:
+            m += 1
+    w = np.zeros((n, 2 * m))
+    e = np.empty(2 * m)
+    mu = np.empty(m)
+    j = 0
+    for p in range(n_pairs):
+        a, b = start[p], start[p + 1]
+        which = np.flatnonzero(gaps_p[a:b] <= touch) + a
+        count = which.size
+        if count == 0:
+            continue
+        centre, velocity, jacobian, _ = point_state(
+            topology, q_t, u_t, body[p], local[p, 0], local[p, 1]
+        )
+        spin = 0.0
+        for i in range(n_t):
+            spin += angular[p, i] * u_t[i]
+        c0, c1 = columns[p, 0], columns[p, 1]
+        rows_p = grid_rows(
+            centre, velocity, jacobian, angular[p], spin, radius[p], points_p[which],
+            dofs[which], rows[which], u_a[c0:c1].copy(), c0, t0, n,
+        )  # fmt: skip
+        w[:, j : j + count] = rows_p[3]
+        w[:, m + j : m + j + count] = rows_p[4]
+        for i in range(count):
+            closed[0, j + i] = p
+            closed[1, j + i] = which[i] - a
+            e[j + i] = e_n[p]
+            e[m + j + i] = e_t[p]
+            mu[j + i] = mu_p[p]
+        j += count
+    impulses = np.zeros(2 * m)
+    minv_w = np.zeros((n, 0))
+    sweeps = 0
+    residual = 0.0
+    if m:
+        minv_w = block_solve(tree_lu, tree_piv, band_lu, band_piv, band, w)
+        delassus, offset_c = delassus_offset(w, minv_w, u_free, u_a, e)
+        diag = np.empty(2 * m)
+        for i in range(2 * m):
+            diag[i] = delassus[i, i]
+            if not diag[i] > 0.0:
+                scalars[0] = HANDED_BACK
+                return
+        r_unit = 1.0 / diag
+        scale_c = 0.0
+        for i in range(2 * m):
+            scale_c = max(scale_c, abs(offset_c[i]))
+        xi = np.empty(2 * m)
+        warm = min(4, max_sweeps)
+        sweeps, residual, scale, _, _ = warm_sweeps(
+            delassus, offset_c, mu, diag, 1.0, impulses, r_unit, tol, warm, scale_c, xi,
+            np.empty(warm),
+        )  # fmt: skip
+        if not residual <= tol * scale:
+            if sweeps != 4:  # the sweeps after the warm ones: Python's
+                scalars[0] = HANDED_BACK
+                return
+            trial, _, converged = active_set_newton(
+                delassus, offset_c, mu, impulses, r_unit, tol * scale, 3
+            )
+            if not converged:  # De Saxce's fixed point and what follows: Python's
+                scalars[0] = HANDED_BACK
+                return
+            impulses = trial
+            residual = law_residual(delassus, offset_c, mu, r_unit, impulses, xi)[0]
+    scalars[2] = sweeps  # counted also when the end state is rejected, as in Python
+    # 5. the end state, the penetration check at q_E
+    u_e, q_e, gamma_a, gamma_e = end_state(q_a, u_a, u_free, minv_w, impulses, w, h, theta)
+    for i in range(n):
+        if not (np.isfinite(u_e[i]) and np.isfinite(q_e[i])):
+            scalars[0] = HANDED_BACK
+            return
+    _scan(tree, grids, q_e, gaps_e, points_e, centres_e)
+    if check and _penetrates(gaps_e, gaps_a, penetration):
+        scalars[0] = REJECTED
+        return
+    # the work columns (``steppers.impulse_work``, ``MoreauJean._smooth_work``)
+    impact, friction, timing = impulse_work_sums(
+        impulses[:m], impulses[m:], gamma_a, gamma_e, e, mu, theta
+    )
+    u_theta = np.empty(n)
+    for i in range(n):
+        u_theta[i] = (1.0 - theta) * u_a[i] + theta * u_e[i]
+    joint_damping = 0.0
+    joint_loads = 0.0
+    for i in range(n_t):
+        v = u_theta[t0 + i]
+        joint_damping += c_joint[i] * (v * v)
+        joint_loads += actuators[0, i] * v
+    dissipated = h * joint_damping
+    loads = h * joint_loads
+    if damped:
+        c_u = band_product(c_band, band, u_theta[f0:f1].copy())
+        flexible_damping = 0.0
+        for i in range(n_f):
+            flexible_damping += u_theta[f0 + i] * c_u[i]
+        dissipated += h * flexible_damping
+    mass_e, bias_e = equations(
+        topology, q_e[t0:t1].copy(), np.zeros(n_t), stiffness_j, damping_j, rest_j, actuators[1]
+    )
+    force_e, _, strain = string_response(q_e[f0:f1].copy(), *string[:-2], 1, n_f)
+    for i in range(n_t):
+        forces_e[t0 + i] = bias_e[i]
+    for i in range(n_f):
+        forces_e[f0 + i] = force_e[i]
+    numerical = 0.0
+    if theta > 0.5:  # theta = 1/2: no loss
+        du = u_e - u_a
+        kinetic = 0.0
+        for r in range(n_t):
+            row = 0.0
+            for c in range(n_t):
+                row += mass_t[r, c] * du[t0 + c]
+            kinetic += du[t0 + r] * row
+        m_du = band_product(mass, band, du[f0:f1].copy())
+        for i in range(n_f):
+            kinetic += du[f0 + i] * m_du[i]
+        potential = 0.0
+        for i in range(n):
+            potential += (q_e[i] - q_a[i]) * (forces_e[i] - forces_a[i])
+        numerical = (theta - 0.5) * (kinetic + potential)
+    state[0] = u_e
+    state[1] = q_e
+    contact[0, : 2 * m] = impulses
+    contact[1, : 2 * m] = gamma_e
+    scalars[0] = DONE
+    scalars[1] = m
+    scalars[3] = residual
+    scalars[4], scalars[5], scalars[6] = impact, friction, timing
+    scalars[7], scalars[8], scalars[9] = dissipated, loads, numerical
+    scalars[10] = strain

@@ -37,6 +37,13 @@ A (sub-)step after which a candidate would penetrate deeper than ``penetration_t
 replaced by two half steps, recursively up to ``max_halvings`` (the scheme of the disk-on-string
 stepper).
 
+A tree with one string whose tension law is compiled and candidate grids alone (no drives or
+loop closures: the disk on the string) takes each sub-step in one compiled call
+(``kernels.moreau.substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
+below, by the kernels this module calls one by one, in the same order); the Python sub-step
+takes over where that call hands the sub-step back: a contact problem that needs more than
+the warm sweeps and active-set Newton, a singular block, a state that is not finite.
+
 Energy. With [x] = x_E - x_A, u_theta = (1 - theta) u_A + theta u_E and q_theta = q_A + theta
 [q], step 5 is [q] = h u_theta and, step 2 written out (M = blockdiag(M_t(q_P), M_f)),
 
@@ -95,8 +102,8 @@ from ..system import System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .contact_report import ContactReport, open_contact, pair_state, point_states
-from .effective_mass import FlexibleBlock
-from .grid_pairs import GridPair
+from .effective_mass import FlexibleBlock, _StringPart
+from .grid_pairs import GridPair, GridScan
 from .impulse_work import impulse_work
 from .step_report import StepReport
 
@@ -150,6 +157,201 @@ class _Sub:
     h: float
     residual: float
     bilateral: np.ndarray  # impulses Lambda of the drives and loop closures, N s
+
+
+@dataclass(frozen=True, eq=False)
+class _Closed:
+    """The closed points of a compiled sub-step, as ``_report`` reads them: pair (m,) and
+    key [(pair, candidate)]."""
+
+    pair: np.ndarray
+    key: list
+
+
+class _WholeSubstep:
+    """A sub-step of a tree with one string (its tension law compiled) and candidate grids
+    alone, no drives or loop closures, in one call of ``kernels.moreau.substep`` (the same
+    kernels as the Python sub-step, in the same order): ``run`` returns the committed
+    ``_Sub``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
+    Python sub-step (a singular block, the contact solver beyond active-set Newton, a state
+    that is not finite). ``plan(stepper)`` is None for any other system."""
+
+    HANDED_BACK = object()
+
+    @classmethod
+    def plan(cls, stepper) -> _WholeSubstep | None:
+        s = stepper.system
+        lay = s.layout
+        model = s.model
+        block = stepper._flexible
+        if s.tree is None or stepper._n_bilateral or block is None or len(block.parts) != 1:
+            return None
+        structure, part_slice, part = block.parts[0]
+        if not (isinstance(part, _StringPart) and part.compiled):
+            return None
+        if part_slice != slice(0, lay.n_flexible) or not model.contacts:
+            return None
+        if len(stepper._grid) != len(model.contacts):
+            return None
+        grids = [stepper._grid[k] for k in range(len(model.contacts))]
+        if any(g.tree != lay.tree for g in grids):
+            return None
+        if len({g.grid.dofs.shape[1] for g in grids}) != 1:
+            return None
+        return cls(stepper, structure, part, grids)
+
+    def __init__(self, stepper, structure, part, grids):
+        s = stepper.system
+        lay = s.layout
+        topo = s.tree.topology
+        block = stepper._flexible
+
+        def real(a):
+            return np.ascontiguousarray(a, dtype=float)
+
+        def whole(a):
+            return np.ascontiguousarray(a, dtype=np.int64)
+
+        self.tree = (
+            topo.kernel_arrays,
+            real(topo.stiffness),
+            real(topo.damping),
+            real(topo.rest),
+            real(stepper._c_joint),
+            real(stepper._k_joint),
+            lay.tree.start,
+            lay.tree.stop,
+        )
+        self.string = (*part.arguments, whole(part.flat), whole(part.keep))
+        beta = float(structure.stiffness_damping)
+        self.flexible = (
+            lay.flexible.start,
+            lay.flexible.stop,
+            real(block.load),
+            real(block.mass),
+            real(block.damping),
+            real(block.stiffness),
+            int(block.band),
+            np.full(lay.n_flexible, beta),
+            bool(beta != 0.0 or block.damping_matrix.nnz),
+        )
+        sizes = [g.grid.dofs.shape[0] for g in grids]
+        self.start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        pairs = [g.k for g in grids]
+        self.grids = (
+            self.start,
+            whole([g.body for g in grids]),
+            real([g.local for g in grids]).reshape(-1, 2),
+            real([g.radius for g in grids]),
+            real(np.array([g.angular_row for g in grids]).reshape(len(grids), lay.n_tree)),
+            whole([(g.columns.start, g.columns.stop) for g in grids]).reshape(-1, 2),
+            real(np.concatenate([g.grid.offset for g in grids])),
+            real(np.concatenate([g.grid.rows for g in grids])),
+            whole(np.concatenate([g.grid.dofs for g in grids])),
+            real(stepper._mu[pairs]),
+            real(stepper._e_normal[pairs]),
+            real(stepper._e_tangent[pairs]),
+        )
+        self.pairs = pairs
+        self._pair_of = np.array(pairs)  # the contact index of each grid
+        self._settings = {}  # (h, check) -> the kernel's settings
+        bounds = self.start.tolist()
+        self.slices = [(k, bounds[p], bounds[p + 1]) for p, k in enumerate(pairs)]
+        self.name = structure.name
+        self.actuated = bool(topo.actuated)
+        self.actuators = np.zeros((2, lay.n_tree))
+        self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
+        self._forces = (None, None)  # (q, dV/dq at q (n,)) of the last committed end state
+
+    def run(self, stepper, h, may_reject):
+        st = stepper
+        lay = st.system.layout
+        theta = st.theta
+        q_a, u_a = st.q, st.u
+        n = lay.n
+        n_points = self.start[-1]
+        forces_a = self._forces[1] if self._forces[0] is q_a else None
+        if forces_a is None:
+            forces_a = np.zeros(n)
+            if theta > 0.5:  # read by the scheme's own loss
+                forces_a[lay.tree], forces_a[lay.flexible] = st._conservative_forces(q_a)
+        actuators = self.actuators
+        if self.actuated:
+            actuators = actuators.copy()
+            actuators[0] = actuator_forces(st.system.tree, st.t)
+        check = st.penetration_tolerance is not None and may_reject
+        settings = self._settings.get((h, check))
+        if settings is None:  # per step size (halvings have their own) and check
+            if len(self._settings) > 64:
+                self._settings.clear()
+            settings = self._settings[h, check] = (
+                float(h),
+                theta,
+                theta * h,
+                theta**2 * h**2,
+                float(st.touch_tolerance),
+                float(st.tol),
+                int(st.max_iterations),
+                float(st.penetration_tolerance or 0.0),
+                bool(check),
+            )
+        state = np.empty((2, n))
+        closed = np.empty((2, n_points), dtype=np.int64)
+        contact = np.empty((2, 2 * n_points))
+        gaps = np.empty(n_points)
+        points = np.empty((n_points, 2))
+        centres = np.empty((len(self.pairs), 2))
+        forces_e = np.empty(n)
+        scalars = np.empty(11)
+        out = (state, closed, contact, gaps, points, centres, forces_e, scalars)
+        kernels.substep(self.tree, self.string, self.flexible, self.grids, q_a, u_a, actuators,
+                        forces_a, settings, out)  # fmt: skip
+        outcome = int(scalars[0])
+        if outcome == kernels.REJECTED:
+            st.n_newton += int(scalars[2])  # the sweeps of a contact problem solved, as in Python
+            return None
+        if outcome == kernels.HANDED_BACK:
+            return self.HANDED_BACK
+        m = int(scalars[1])
+        u_e, q_e = state[0], state[1]
+        scans = {
+            k: GridScan(gaps[a:b], centres[p], points[a:b])
+            for p, (k, a, b) in enumerate(self.slices)
+        }
+        st._known(q_e).update(scans)
+        st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
+        st._end_strain = (q_e, {self.name: float(scalars[10])})
+        self._forces = (q_e, forces_e)
+        pair = self._pair_of[closed[0, :m]]
+        keys = list(zip(pair.tolist(), closed[1, :m].tolist(), strict=True))
+        impulses = contact[0, : 2 * m]
+        work = dict(zip(_WORK, scalars[4:10].tolist(), strict=True))
+        work["work_drives"] = 0.0
+        st.q, st.u = q_e, u_e
+        st.t += h
+        st.n_substeps += 1
+        st.n_newton += int(scalars[2])
+        return _Sub(
+            _Closed(pair, keys),
+            impulses[:m],
+            impulses[m:],
+            contact[1, : 2 * m],
+            work,
+            h,
+            float(scalars[3]),
+            np.zeros(0),
+        )
+
+
+# the work columns of a sub-step in the order of the Python sub-step's dict
+_WORK = (
+    "dissipated_impact",
+    "dissipated_friction",
+    "work_contact_timing",
+    "dissipated_damping",
+    "work_loads",
+    "dissipated_numerical",
+)
 
 
 class MoreauJean(Stepper):
@@ -252,6 +454,7 @@ class MoreauJean(Stepper):
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
         self.events = []
         self._pair_states = None  # per pair "open", "closed" (at the start), "stick", "slip"
+        self._whole = _WholeSubstep.plan(self)  # the sub-step in one compiled call, or None
 
     # -- smooth part --------------------------------------------------------------------------
     def _smooth(self, q_p, u_a, t, h):
@@ -299,12 +502,7 @@ class MoreauJean(Stepper):
         """Per pair at q: a grid pair's ``GridScan`` (gaps, centre, material points), else the
         gaps (``gaps``)."""
         out = []
-        key = q.tobytes()
-        known = self._gap_cache.get(key)
-        if known is None:
-            if len(self._gap_cache) >= 4:
-                self._gap_cache.clear()
-            known = self._gap_cache[key] = {}
+        known = self._known(q)
         for k in range(len(self.system.model.contacts)):
             if k in known:
                 out.append(known[k])
@@ -320,6 +518,16 @@ class MoreauJean(Stepper):
             elif not points.missing:
                 self._s[k] = float(points.parameter[0])
         return out
+
+    def _known(self, q) -> dict:
+        """The kept scans of q, {pair: gaps or GridScan} (those of the last few states)."""
+        key = q.tobytes()
+        known = self._gap_cache.get(key)
+        if known is None:
+            if len(self._gap_cache) >= 4:
+                self._gap_cache.clear()
+            known = self._gap_cache[key] = {}
+        return known
 
     def _closed(self, q, u, gaps, with_rows: bool = True) -> ClosedContacts:
         """The candidates with gaps <= ``touch_tolerance`` (round-off) at (q, u), their rows
@@ -435,6 +643,10 @@ class MoreauJean(Stepper):
         return jac, rhs
 
     def _substep(self, h, may_reject):
+        if self._whole is not None:  # one compiled call, unless it hands the sub-step back
+            sub = self._whole.run(self, h, may_reject)
+            if sub is not _WholeSubstep.HANDED_BACK:
+                return sub
         s = self.system
         m = s.model
         theta = self.theta
@@ -607,20 +819,31 @@ class MoreauJean(Stepper):
                     slips[key] = gamma_e[m_c + i]  # by a later one in which the point is free
                 if p_n[i] > 0.0:
                     pressed.add(key)
-        gaps_now = self.gaps(self.q)  # also moves the closest points to the end state
+        scans = self._scan(self.q)  # also moves the closest points to the end state
+        gaps_now = [getattr(g, "gap", g) for g in scans]
         marks = [np.ones_like(g) for g in gaps_now]
+        others = False  # a reported point of a pair that is not a grid
         for k, i in impulses:
-            marks[k][i] = -1.0
-        end = self._closed(self.q, self.u, marks, with_rows=False)
-        geometry = {key: i for i, key in enumerate(end.key)}
+            if k not in self._grid:
+                marks[k][i] = -1.0
+                others = True
+        end = self._closed(self.q, self.u, marks, with_rows=False) if others else None
+        geometry = {} if end is None else {key: i for i, key in enumerate(end.key)}
         reports = []
         for k, pair in enumerate(s.model.contacts):
             keys = sorted(key for key in impulses if key[0] == k)
             min_gap = float(np.min(gaps_now[k]))
-            if not keys or any(key not in geometry for key in keys):
+            if keys and k in self._grid:  # the candidates' geometry from the end state's scan
+                which = np.array([i for _, i in keys])
+                gap, normal, tangent, point, parameter = self._grid[k].geometry(which, scans[k])
+                parameter = np.asarray(parameter, dtype=float)
+            elif not keys or any(key not in geometry for key in keys):
                 reports.append(open_contact(pair.name, min_gap))
                 continue
-            rows = [geometry[key] for key in keys]
+            else:
+                rows = [geometry[key] for key in keys]
+                point, normal, tangent = end.point[rows], end.normal[rows], end.tangent[rows]
+                parameter, gap = end.parameter[rows], end.gap[rows]
             pn = np.array([impulses[key][0] for key in keys])
             pt = np.array([impulses[key][1] for key in keys])
             slip = np.array([slips[key] for key in keys])
@@ -629,11 +852,11 @@ class MoreauJean(Stepper):
                 ContactReport(
                     name=pair.name,
                     state=pair_state(states),
-                    point=end.point[rows],
-                    normal=end.normal[rows],
-                    tangent=end.tangent[rows],
-                    parameter=end.parameter[rows],
-                    gap=end.gap[rows],
+                    point=point,
+                    normal=normal,
+                    tangent=tangent,
+                    parameter=parameter,
+                    gap=gap,
                     slip_velocity=slip,
                     normal_force=pn / self._h_step,
                     friction_force=pt / self._h_step,

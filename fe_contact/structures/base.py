@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..kernels.grid import material_points
+
 
 @dataclass(frozen=True, eq=False)
 class CurvePoint:
@@ -120,8 +122,13 @@ class PointRows:
     rows: np.ndarray
 
     def positions(self, q: np.ndarray) -> np.ndarray:
-        """(m, 2) positions at the free coordinates q."""
-        return self.offset + np.einsum("mck,mk->mc", self.rows, q[self.dofs])
+        """(m, 2) positions at the free coordinates q (``kernels.grid.material_points``)."""
+        return material_points(
+            np.ascontiguousarray(self.offset, dtype=float),
+            np.ascontiguousarray(self.rows, dtype=float),
+            np.ascontiguousarray(self.dofs, dtype=np.int64),
+            np.ascontiguousarray(q, dtype=float),
+        )
 
 
 def point_rows_from(s, offset, cols, rows) -> PointRows:

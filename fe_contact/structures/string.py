@@ -126,8 +126,9 @@ class StringStructure(Structure):
 
     def damping_power(self, q, u):
         """u C(q) u, W, with the stiffness-proportional part summed over the element
-        tangents (u_e k_e u_e), without assembling the sparse tangent."""
-        power = float(u @ (self.damping_matrix @ u))
+        tangents (u_e k_e u_e), without assembling the sparse tangent; 0 without damping
+        (what the empty product gives, without the sparse product's set-up)."""
+        power = float(u @ (self.damping_matrix @ u)) if self.damping_matrix.nnz else 0.0
         if self.stiffness_damping == 0.0:
             return power
         _, tangents = self.force_and_element_tangents(q)
