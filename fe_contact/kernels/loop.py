@@ -25,6 +25,7 @@ from .beam import H00, N_FIELDS, VT, S
 from .dense import painleve_margin, take_columns
 from .evaluate import OK
 from .jit import inner
+from .links import link_energies, link_states
 from .numerical import step_dissipation
 from .pack import unpack
 from .step import delassus, flatten, iterate, no_evaluation, state_energies
@@ -42,17 +43,19 @@ STOPS = (
 )
 # the Python step raises at a Painleve margin <= 1e-9; a batch stops where it is <= this
 PAINLEVE_SAFE = 1e-6
-N_ENERGY = 7  # ``kernels.step.packed_energies``
+N_ENERGY = 8  # ``kernels.step.packed_energies``, then the links' elastic energy
 N_POWER = 4  # drives, loads, damping, friction (``GeneralizedAlpha._power_terms``)
 
 
 @inner
 def _powers(P, q, u, lam, rec, cstate, mu, actuators, energy, power):
-    """The energies (``kernels.step.packed_energies``) and the powers of ``_power_terms`` at a state,
-    written into energy and power."""
+    """The energies (``kernels.step.packed_energies``, then the links' elastic energy:
+    ``system.Energies.contact_elastic``) and the powers of ``_power_terms`` at a state, written
+    into energy and power."""
     e = state_energies(P, q, u, actuators)
-    for k in range(N_ENERGY):
+    for k in range(7):
         energy[k] = e[k]
+    energy[7] = link_energies(P[8], q, u)[0] if P[8][0].shape[0] > 0 else 0.0
     d_joint = P[3]
     nc = cstate.shape[0]
     drive = 0.0
@@ -74,6 +77,7 @@ def steps(
     I,
     H,
     Lg,
+    Gb,
     LM,
     alpha,
     key,
@@ -115,7 +119,8 @@ def steps(
     """Up to K = out_t.size steps of h from the committed state at t (module docstring).
 
     alpha = (alpha_m, alpha_f, gamma, beta); key = (beta', gamma') of the factor Lg of G_f
-    (``Plan.factor``); LM the factor of M_f (Painleve margin; used only when some mu > 0);
+    (``Plan.factor``) and of Gb, G_f in the links' band order (``Plan.link_band``; (1, 0)
+    without links: ``kernels.step.iterate``); LM the factor of M_f (Painleve margin; used only when some mu > 0);
     drive (K, n_d, 3) and actuators (K, n_t) at the steps' end times; (q, u, acc, pseudo) the
     committed state, acc_prev and h_prev > 0 the predictor's previous accelerations and step
     (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t, W_T, Hessian columns, Hessian cores) of
@@ -172,6 +177,7 @@ def steps(
         status, its, q1, u1, acc1, a1, lam, ev = iterate(
             P,
             Lg,
+            Gb,
             coef,
             drive[j],
             actuators[j],
@@ -254,5 +260,6 @@ def steps(
         taken += 1
     flat = np.zeros(0)
     if taken > 0:
-        flat = flatten(q, u, acc, last_a1, last_lam, last_ev)
+        _, states, _ = link_states(P[8], q, u)  # the links at the end (``kernels.links``)
+        flat = flatten(q, u, acc, last_a1, last_lam, last_ev, states)
     return taken, reason, flat, acc, pseudo, acc_prev, h_prev, cond

@@ -42,7 +42,9 @@ import math
 import numpy as np
 
 from ..coupling.constraints import Evaluation
+from ..coupling.contact import link_forces
 from ..coupling.kinematics import ContactKinematics
+from ..coupling.links import links_state
 from ..kernels import announce_compilation
 from ..kernels.beam import (
     ELEMENT,
@@ -75,11 +77,11 @@ NO_FACTOR = np.ones((1, 0))
 
 
 @functools.lru_cache(maxsize=64)
-def _pieces(n: int, k: int, m: int, c: int, t: int) -> tuple:
+def _pieces(n: int, k: int, m: int, c: int, t: int, l: int) -> tuple:  # noqa: E741
     """(start, stop, shape) of each piece of the flat result of ``kernels.loop.steps``
-    (``kernels.step.FLAT``) for n coordinates, k independent ones, m rows, c contacts and t
-    tree coordinates."""
-    sizes = {"n": n, "k": k, "m": m, "c": c, "t": t}
+    (``kernels.step.FLAT``) for n coordinates, k independent ones, m rows, c contacts, t
+    tree coordinates and l links with constant rows."""
+    sizes = {"n": n, "k": k, "m": m, "c": c, "t": t, "l": l}
     out, start = [], 0
     for _, dims in FLAT:
         shape = tuple(int(d) if d.isdigit() else sizes[d] for d in dims.split())
@@ -171,6 +173,7 @@ class CompiledStep:
         taken, _, flat, _, _, _, _, cond = loop_steps(
             *plan.packed,
             factor,
+            plan.link_band(bp, gp),
             NO_FACTOR,
             (p.alpha_m, p.alpha_f, p.gamma, p.beta),
             (bp, gp),
@@ -229,12 +232,24 @@ class CompiledStep:
         velocities, accelerations, multipliers, evaluation and contact parameters from
         ``flat``, the other fields the step(s) changed from ``changes`` (``StepState``
         fields), for ``restore``."""
+        system = stepper.system
+        n_links = system.link_rows.size
         pieces = _pieces(
-            stepper.q.size, ind.size, stepper.part.dependent.size, slip_sign.size, self.plan.P[6]
+            stepper.q.size,
+            ind.size,
+            stepper.part.dependent.size,
+            slip_sign.size,
+            self.plan.P[6],
+            n_links,
         )
         (q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, hess, mass_tree, forces) = (
-            _split(flat, pieces)
+            _split(flat, pieces)[:16]
         )
+        compliant = ()
+        if n_links:  # the links' forces as the kernels evaluated them, in the model's order
+            links = _split(flat, pieces)[16]
+            forces_of = link_forces(system, links_state(system, q1, u1), links)
+            compliant = tuple(forces_of[k] for k in stepper.modes.compliant)
         on_beam = self.plan.contacts[4] >= 0
         contacts = tuple(
             ContactKinematics(
@@ -276,6 +291,7 @@ class CompiledStep:
             slip_sign=slip_sign.copy(),
             contact_index=stepper.modes.sliding,
             friction=stepper.friction_coefficients * slip_sign,  # constant-mu Coulomb
+            compliant=compliant,
         )
         pseudo = acc.copy()
         pseudo[ind] = a1
@@ -375,6 +391,7 @@ class CompiledStep:
         taken, stop, flat, _, _, acc_prev, h_prev, _ = loop_steps(
             *plan.packed,
             factor,
+            plan.link_band(*key),
             LM,
             (p.alpha_m, p.alpha_f, p.gamma, p.beta),
             key,
