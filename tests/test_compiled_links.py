@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from fe_contact.model import Point
 from fe_contact.papers.pantograph import pantograph_on_catenary
 from fe_contact.steppers.compiled import unsupported
 from fe_contact.steppers.genalpha import GeneralizedAlpha
@@ -53,8 +54,12 @@ def lockstep(line):
 def test_the_compiled_step_takes_the_droppers(line):
     system, _, _ = line
     assert unsupported(system) is None
-    with_head = pantograph_on_catenary(1, contact="penalty", max_element_length=2.0).model
-    assert "not a Coulomb Sliding law" in unsupported(assemble(with_head))
+    # a link from a body point is not one with constant rows: refused, with its name
+    model = system.model
+    pair = model.contacts[0]
+    from_body = replace(pair, profile=Point(0), law=replace(pair.law, mass=0.0))
+    why = unsupported(assemble(replace(model, contacts=(from_body, *model.contacts[1:]))))
+    assert why == f"link {pair.name!r}: not between material points of linear beams"
 
 
 def test_droppers_go_slack_and_taut_again_as_in_the_python_step(lockstep):

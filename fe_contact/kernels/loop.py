@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from .beam import H00, N_FIELDS, VT, S
+from .compliant import compliant_energies, compliant_states
 from .dense import painleve_margin, take_columns
 from .evaluate import OK
 from .jit import inner
@@ -48,14 +49,21 @@ N_POWER = 4  # drives, loads, damping, friction (``GeneralizedAlpha._power_terms
 
 
 @inner
-def _powers(P, q, u, lam, rec, cstate, mu, actuators, energy, power):
+def _powers(P, q, u, lam, rec, cstate, mu, actuators, s, energy, power):
     """The energies (``kernels.step.packed_energies``, then the links' elastic energy:
     ``system.Energies.contact_elastic``) and the powers of ``_power_terms`` at a state, written
-    into energy and power."""
-    e = state_energies(P, q, u, actuators)
+    into energy and power; s: the contact parameters, the compliant contacts' after the
+    sliding ones (``kernels.compliant``)."""
+    nc = cstate.shape[0]
+    e = state_energies(P, q, u, actuators, s, nc)
     for k in range(7):
         energy[k] = e[k]
-    energy[7] = link_energies(P[8], q, u)[0] if P[8][0].shape[0] > 0 else 0.0
+    elastic = 0.0  # the links' and the compliant contacts' (``system.Energies.contact_elastic``)
+    if P[8][0].shape[0] > 0:
+        elastic = link_energies(P[8], q, u)[0]
+    if P[9][0].size > 0:
+        elastic += compliant_energies(P, q, u, s, nc)[0]
+    energy[7] = elastic
     d_joint = P[3]
     nc = cstate.shape[0]
     drive = 0.0
@@ -227,7 +235,13 @@ def steps(
             P, alpha, dt, ind, U, u, u1, acc, acc1, pseudo, a1, mass_tree, jac
         )
         power = out_power[j]
-        _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], out_energy[j], power)
+        for i in range(nc):
+            s[i] = rec[i, S]
+        if P[9][0].size > 0:  # the compliant contacts' closest points at the new state
+            _, crec, _, _, _ = compliant_states(P, q1, u1, s, nc)
+            for i in range(crec.shape[0]):
+                s[nc + i] = crec[i, S]
+        _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], s, out_energy[j], power)
         acc_prev = acc
         h_prev = dt
         pseudo = acc1.copy()
@@ -236,8 +250,6 @@ def steps(
         q, u, t = q1, u1, t1
         prev = (q1, u1, phi, jac, phit, t1, wt, hess, rec[:, H00 : H00 + 3].copy())
         lam_n = lam
-        for i in range(nc):
-            s[i] = rec[i, S]
         out_t[j] = t1
         out_q[j] = q1
         out_u[j] = u1
@@ -261,5 +273,6 @@ def steps(
     flat = np.zeros(0)
     if taken > 0:
         _, states, _ = link_states(P[8], q, u)  # the links at the end (``kernels.links``)
-        flat = flatten(q, u, acc, last_a1, last_lam, last_ev, states)
+        _, crec, cwn, cwt, _ = compliant_states(P, q, u, s, nc)
+        flat = flatten(q, u, acc, last_a1, last_lam, last_ev, states, (crec, cwn, cwt))
     return taken, reason, flat, acc, pseudo, acc_prev, h_prev, cond

@@ -17,7 +17,8 @@ SPEC = (
     "i1 f1 f1 f1 "  # drive joints; joint stiffness, damping, rest
     "i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 f1 f1 "  # flexible
     "i1 f1 i2 f2 f3 f3 f2 f2 f2 f1 f3 f2 i1 i1 "  # string
-    "i2 f3 f2 f1 f1 f1 i1 i1"  # links (``kernels.links``)
+    "i2 f3 f2 f1 f1 f1 i1 i1 "  # links (``kernels.links``)
+    "i1 f2 i1 f1 f2"  # compliant contacts (``kernels.compliant``)
 ).split()
 
 
@@ -158,6 +159,13 @@ def unpack(F, I, H):
         _v1(I, H, np.int64(71)),
         _v1(I, H, np.int64(72)),
     )
+    pressed = (
+        _v1(I, H, np.int64(73)),
+        _v2(F, H, np.int64(74)),
+        _v1(I, H, np.int64(75)),
+        _v1(F, H, np.int64(76)),
+        _v2(F, H, np.int64(77)),
+    )
     return (
         T,
         B,
@@ -168,4 +176,5 @@ def unpack(F, I, H):
         H[H.shape[0] - 1, 0],
         string,
         links,
+        pressed,
     )

@@ -27,6 +27,7 @@ from numba import njit
 
 from .band import band_cholesky_solve, band_lu_solve
 from .beam import H00, N_FIELDS, band_solve, csr_matvec, csr_matvec2
+from .compliant import compliant_border, compliant_energies, compliant_states
 from .curvature import curvature_row, dependent_row_terms
 from .dense import (
     abs_max,
@@ -47,7 +48,7 @@ from .tree import kinematics
 
 # the pieces of a step's flat result (``flatten``), in order, with their shapes in terms of n
 # (coordinates), k (independent ones), m (rows), c (contacts), t (tree coordinates), l (links
-# with constant rows: ``kernels.links``)
+# with constant rows: ``kernels.links``), p (compliant contacts: ``kernels.compliant``)
 FLAT = (
     ("q", "n"),
     ("u", "n"),
@@ -66,6 +67,9 @@ FLAT = (
     ("mass_tree", "t t"),
     ("forces", "n"),
     ("links", f"l {N_LINK_FIELDS}"),
+    ("pressed", f"p {N_FIELDS}"),
+    ("pressed_w_normal", "p n"),
+    ("pressed_w_tangent", "p n"),
 )
 EPS = np.finfo(float).eps
 
@@ -328,9 +332,10 @@ def no_evaluation(m, n):
 
 
 @inner
-def flatten(q1, u1, acc, a1, lam, ev, links):
+def flatten(q1, u1, acc, a1, lam, ev, links, pressed):
     """The step's result as one flat array (``FLAT``); links: ``kernels.links.link_states``
-    at the state (n_l, N_LINK_FIELDS)."""
+    at the state (n_l, N_LINK_FIELDS), pressed: the records, W_N and W_T of the compliant
+    contacts (``kernels.compliant.compliant_states``)."""
     _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
     parts = (
         q1,
@@ -350,6 +355,9 @@ def flatten(q1, u1, acc, a1, lam, ev, links):
         mass_tree.ravel(),
         forces,
         links.ravel(),
+        pressed[0].ravel(),
+        pressed[1].ravel(),
+        pressed[2].ravel(),
     )
     size = 0
     for a in parts:
@@ -409,6 +417,7 @@ def iterate(
     no_order = np.zeros(0, np.int64)
     links = P[8]
     has_links = links[0].shape[0] > 0
+    has_pressed = P[9][0].size > 0  # compliant contacts (``kernels.compliant``)
     mass_f = flex[7]
     n = q_n.size
     m = U.size
@@ -528,7 +537,16 @@ def iterate(
             if taut > 0:
                 L_it = U_l
                 order = links[6]
-        if n_curved > 0 and (have_last or lam_n.size == m):
+        if has_pressed:  # bordered by the compliant contacts that push, then the curvature
+            _, _, cwn, cwt, cvals = compliant_states(P, q1, u1, s_guess, nc)
+            jac_b, js_b, nb = jac, js, np.int64(0)
+            if n_curved > 0 and (have_last or lam_n.size == m):
+                lam_now = lam if have_last else lam_n
+                jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
+                nb = np.int64(2 * n_curved)
+            jac_b, js_b, added = compliant_border(jac_b, js_b, m, cwn, cwt, cvals, bp, gp)
+            X = _bordered(P, L_it, piv, order, bp, gp, mass_tree, jac_b, js_b, rhs, nb + added)
+        elif n_curved > 0 and (have_last or lam_n.size == m):
             lam_now = lam if have_last else lam_n
             jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
             X = _bordered(P, L_it, piv, order, bp, gp, mass_tree, jac_b, js_b, rhs, 2 * n_curved)
@@ -636,12 +654,13 @@ def packed_energies(F, I, H, q, u, actuators):
     links' with constant rows included), load power), J and W; ``actuators`` (n_t,) the
     actuator forces at the state's time. The links' elastic energy: ``kernels.links.
     link_energies``."""
-    return state_energies(unpack(F, I, H), q, u, actuators)
+    return state_energies(unpack(F, I, H), q, u, actuators, np.zeros(0), np.int64(0))
 
 
 @inner
-def state_energies(P, q, u, actuators):
-    """``packed_energies`` on the unpacked constant tuple P."""
+def state_energies(P, q, u, actuators, s_guess, start):
+    """``packed_energies`` on the unpacked constant tuple P; the compliant contacts' closest
+    points start from s_guess[start:] (``kernels.compliant.compliant_states``)."""
     T, flex, nt = P[0], P[5], P[6]
     stiffness, damping, rest = P[4]
     mass, com, rotmass, g = T[8], T[9], T[10], T[11]
@@ -685,8 +704,13 @@ def state_energies(P, q, u, actuators):
     if P[7][0][0] == 1:  # a string (K_f is zero): its strain energy from its kernel
         _, _, elastic = string_forces(P[7], q, nt, np.int64(1))
     damping_power = tdp + sdp
-    if P[8][0].shape[0] > 0:  # the links' damping power (``system.energies``)
-        damping_power += link_energies(P[8], q, u)[1]
+    if P[8][0].shape[0] > 0 or P[9][0].size > 0:  # the links' and the compliant contacts'
+        contact_power = 0.0  # damping power, in the model's order (``system.energies``)
+        if P[8][0].shape[0] > 0:
+            contact_power = link_energies(P[8], q, u)[1]
+        if P[9][0].size > 0:
+            contact_power += compliant_energies(P, q, u, s_guess, start)[1]
+        damping_power += contact_power
     return (
         tk,
         0.5 * sk,

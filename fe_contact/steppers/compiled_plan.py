@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from ..kernels.beam import beam_arrays, on_pattern
 from ..kernels.pack import pack
 from ..kernels.tree import tree_arrays
+from ..laws.compliant import Compliant
 from ..laws.dropper import Dropper
 from ..multibody.tree import actuator_forces
 from ..sides import Circle, Line, Point
@@ -52,6 +53,8 @@ def unsupported(system: System) -> str | None:
     for k, c in enumerate(model.contacts):
         if k in linked:  # a Dropper between material points of linear beams (``kernels.links``)
             continue
+        if pressed_contact(system, c):  # a compliant normal force (``kernels.compliant``)
+            continue
         if not c.law.compiled:  # the kernels: a bilateral law with a constant mu
             return f"contact {c.name!r}: not a Coulomb Sliding law"
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
@@ -76,6 +79,42 @@ def _links_unsupported(system: System) -> str | None:
     if linked and linked_band(system) is None:
         return f"links whose band order is wider than {BAND_LIMIT}"
     return None
+
+
+def pressed_contact(system: System, pair) -> bool:
+    """True for a contact the compiled step takes as a compliant force
+    (``kernels.compliant``): a ``Compliant`` law without friction that does not roll, of a
+    body ``Point`` on a linear beam, searched at its closest point."""
+    law = pair.law
+    return (
+        type(law) is Compliant
+        and law.mu == 0.0
+        and not law.rolling
+        and type(pair.profile) is Point
+        and isinstance(pair.target, str)
+        and isinstance(system.structures.get(pair.target), BeamStructure)
+        and pair.search == "closest"
+    )
+
+
+def pressed_arrays(system: System) -> tuple:
+    """The compliant contacts' tuple of ``kernels.step``'s P (``kernels.compliant``), in the
+    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 3): exponent,
+    stiffness, damping); empty arrays without such contacts."""
+    model = system.model
+    names = list(system.layout.structure_names)
+    found = [
+        (k, c) for k, c in enumerate(model.contacts) if c.compliant and pressed_contact(system, c)
+    ]
+    return (
+        np.array([c.profile.body for _, c in found], dtype=np.int64),
+        np.array([system.profile_points[k] for k, _ in found], dtype=float).reshape(-1, 2),
+        np.array([names.index(c.target) for _, c in found], dtype=np.int64),
+        np.array([float(c.side) for _, c in found]),
+        np.array(
+            [(c.law.exponent, c.law.stiffness, c.law.damping) for _, c in found], dtype=float
+        ).reshape(-1, 3),
+    )
 
 
 def link_arrays(system: System) -> tuple:
@@ -262,6 +301,7 @@ class Plan:
             lay.n_tree,
             string_arrays(system),
             link_arrays(system),
+            pressed_arrays(system),
         )
         self.packed = pack(self.P)
         # G_f in the links' band order per step size (``link_band``), None without links
@@ -392,4 +432,13 @@ class Plan:
         return self._indices[key][1:]
 
 
-__all__ = ["FACTORS_KEPT", "NO_BAND", "Plan", "link_arrays", "string_arrays", "unsupported"]
+__all__ = [
+    "FACTORS_KEPT",
+    "NO_BAND",
+    "Plan",
+    "link_arrays",
+    "pressed_arrays",
+    "pressed_contact",
+    "string_arrays",
+    "unsupported",
+]
