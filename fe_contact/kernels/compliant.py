@@ -10,6 +10,12 @@ K_q, K_u of ``coupling.contact.CompliantForce.tangent``) borders the iteration m
 ``steppers.compliant.bordered_solve`` borders it. Its energy c a^(p+1) / (p + 1) is elastic,
 (F_n - c a^p) a' is dissipated.
 
+The closest points' searches start from the contact parameters s_guess[n_c:] after the
+sliding contacts' (``kernels.step.iterate`` moves them to each iterate's, as the Python step
+moves the run's ``Workspace`` guesses: started from the committed point instead, the search
+stops within its tolerance elsewhere, and on 0.25 m elements the third iterate's correction
+came out 1.2e-7 against 3.6e-9, one iterate more).
+
 ``C``, their constant tuple (P[9] of ``kernels.step``): (body (n_p,) int, local point (n_p, 2),
 beam (n_p,) int, side (n_p,), law (n_p, 3): exponent p, stiffness c, damping D), all empty
 for a system without such contacts.
