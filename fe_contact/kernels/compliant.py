@@ -144,14 +144,13 @@ def compliant_border(jac, js, m, wn, wt, values, bp, gp):
 
 
 @inner
-def compliant_energies(P, q, u, s_guess, start):
-    """(elastic energy, damping power) of the compliant contacts at (q, u), J and W, summed in
-    their order; (0, 0) where a closest point lies beyond its beam's end."""
-    st, _, _, _, values = compliant_states(P, q, u, s_guess, start)
+def compliant_sums(values):
+    """(elastic energy, damping power) of the compliant contacts, J and W, summed in their
+    order from their law values (``compliant_states``). Kept apart from the search: a kernel
+    that calls ``compliant_states`` compiles the beam's contact kinematics into its own code."""
     elastic = 0.0
     power = 0.0
-    if st == 0:
-        for i in range(values.shape[0]):
-            elastic += values[i, ENERGY]
-            power += values[i, POWER]
+    for i in range(values.shape[0]):
+        elastic += values[i, ENERGY]
+        power += values[i, POWER]
     return elastic, power

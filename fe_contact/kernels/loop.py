@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .beam import H00, N_FIELDS, VT, S
-from .compliant import compliant_energies, compliant_states
+from .compliant import compliant_states, compliant_sums
 from .dense import painleve_margin, take_columns
 from .evaluate import OK
 from .jit import inner
@@ -49,20 +49,19 @@ N_POWER = 4  # drives, loads, damping, friction (``GeneralizedAlpha._power_terms
 
 
 @inner
-def _powers(P, q, u, lam, rec, cstate, mu, actuators, s, energy, power):
+def _powers(P, q, u, lam, rec, cstate, mu, actuators, pressed, energy, power):
     """The energies (``kernels.step.packed_energies``, then the links' elastic energy:
     ``system.Energies.contact_elastic``) and the powers of ``_power_terms`` at a state, written
-    into energy and power; s: the contact parameters, the compliant contacts' after the
-    sliding ones (``kernels.compliant``)."""
-    nc = cstate.shape[0]
-    e = state_energies(P, q, u, actuators, s, nc)
+    into energy and power; pressed: the compliant contacts' (elastic energy, damping power)
+    (``kernels.compliant.compliant_sums``)."""
+    e = state_energies(P, q, u, actuators, pressed[1])
     for k in range(7):
         energy[k] = e[k]
     elastic = 0.0  # the links' and the compliant contacts' (``system.Energies.contact_elastic``)
     if P[8][0].shape[0] > 0:
         elastic = link_energies(P[8], q, u)[0]
     if P[9][0].size > 0:
-        elastic += compliant_energies(P, q, u, s, nc)[0]
+        elastic += pressed[0]
     energy[7] = elastic
     d_joint = P[3]
     nc = cstate.shape[0]
@@ -237,11 +236,13 @@ def steps(
         power = out_power[j]
         for i in range(nc):
             s[i] = rec[i, S]
+        pressed = (0.0, 0.0)
         if P[9][0].size > 0:  # the compliant contacts' closest points at the new state
-            _, crec, _, _, _ = compliant_states(P, q1, u1, s, nc)
+            _, crec, _, _, values = compliant_states(P, q1, u1, s, nc)
             for i in range(crec.shape[0]):
                 s[nc + i] = crec[i, S]
-        _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], s, out_energy[j], power)
+            pressed = compliant_sums(values)
+        _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], pressed, out_energy[j], power)
         acc_prev = acc
         h_prev = dt
         pseudo = acc1.copy()

@@ -27,7 +27,7 @@ from numba import njit
 
 from .band import band_cholesky_solve, band_lu_solve
 from .beam import H00, N_FIELDS, S, band_solve, csr_matvec, csr_matvec2
-from .compliant import compliant_border, compliant_energies, compliant_states
+from .compliant import compliant_border, compliant_states, compliant_sums
 from .curvature import curvature_row, dependent_row_terms
 from .dense import (
     abs_max,
@@ -656,13 +656,19 @@ def packed_energies(F, I, H, q, u, actuators):
     links' with constant rows included), load power), J and W; ``actuators`` (n_t,) the
     actuator forces at the state's time. The links' elastic energy: ``kernels.links.
     link_energies``."""
-    return state_energies(unpack(F, I, H), q, u, actuators, np.zeros(0), np.int64(0))
+    P = unpack(F, I, H)
+    pressed = 0.0
+    if P[9][0].size > 0:  # the compliant contacts' damping power, their points found afresh
+        st, _, _, _, values = compliant_states(P, q, u, np.zeros(0), np.int64(0))
+        if st == 0:
+            pressed = compliant_sums(values)[1]
+    return state_energies(P, q, u, actuators, pressed)
 
 
 @inner
-def state_energies(P, q, u, actuators, s_guess, start):
-    """``packed_energies`` on the unpacked constant tuple P; the compliant contacts' closest
-    points start from s_guess[start:] (``kernels.compliant.compliant_states``)."""
+def state_energies(P, q, u, actuators, pressed_power):
+    """``packed_energies`` on the unpacked constant tuple P; pressed_power: the compliant
+    contacts' damping power (``kernels.compliant.compliant_sums``, 0 without them)."""
     T, flex, nt = P[0], P[5], P[6]
     stiffness, damping, rest = P[4]
     mass, com, rotmass, g = T[8], T[9], T[10], T[11]
@@ -711,7 +717,7 @@ def state_energies(P, q, u, actuators, s_guess, start):
         if P[8][0].shape[0] > 0:
             contact_power = link_energies(P[8], q, u)[1]
         if P[9][0].size > 0:
-            contact_power += compliant_energies(P, q, u, s_guess, start)[1]
+            contact_power += pressed_power
         damping_power += contact_power
     return (
         tk,
