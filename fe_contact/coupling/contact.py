@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..kernels.links import ENERGY, GAP, RATE_SLOPE, SLOPE, TENSION, VN
 from ..laws.dropper import Dropper, dropper_energy, dropper_tension
 from .contact_points import contact_points
 from .kinematics import ContactKinematics, ContactLeftStructure
@@ -122,12 +123,15 @@ class LinkForce(CompliantForce):
         return link_contact(system, state, i, w_tangent=zeros)
 
 
-def link_forces(system, state: LinksState) -> dict[int, CompliantForce]:
+def link_forces(system, state: LinksState, evaluated=None) -> dict[int, CompliantForce]:
     """The ``CompliantForce`` of every link of ``system.link_rows`` at ``state``
     (``links.links_state`` of all), by model index: ``compliant_force`` of each, with the
     ``Dropper`` laws evaluated for all links at once (``dropper_tension``, ``dropper_energy``;
     a link has no friction: W_T = 0, v_t = 0), their kinematics formed when read
-    (``LinkForce``). Links of another law take ``compliant_force`` one by one."""
+    (``LinkForce``). Links of another law take ``compliant_force`` one by one.
+    ``evaluated`` : the links' gaps, normal velocities and laws at the state as the compiled
+    step evaluated them (``kernels.links.link_states``, (L, N_LINK_FIELDS)), taken instead of
+    evaluating them here; None (the default) evaluates them."""
     n = system.layout.n
     zeros = zero_row(n)
     pairs = state.pairs.tolist()
@@ -145,15 +149,23 @@ def link_forces(system, state: LinksState) -> dict[int, CompliantForce]:
         }
     stiffness = np.array([law.stiffness for law in laws])
     damping = np.array([law.damping for law in laws])
-    a, rate = -state.gap, -state.normal_velocity
-    f_n, dn_da, dn_drate = dropper_tension(stiffness, damping, a, rate)
+    gap, normal_velocity = state.gap, state.normal_velocity
+    if evaluated is not None:
+        gap, normal_velocity = evaluated[:, GAP], evaluated[:, VN]
+    a, rate = -gap, -normal_velocity
+    if evaluated is None:
+        f_n, dn_da, dn_drate = dropper_tension(stiffness, damping, a, rate)
+        energy = dropper_energy(stiffness, a)
+    else:
+        f_n, dn_da, dn_drate, energy = (
+            np.ascontiguousarray(evaluated[:, j]) for j in (TENSION, SLOPE, RATE_SLOPE, ENERGY)
+        )
     zero = np.zeros(a.size)
     elastic = stiffness * a ** np.array([law.exponent for law in laws])
     f_t, k_q, k_u, power, friction = _force_terms(
         f_n, dn_da, dn_drate, elastic, rate, zero, zero, zero, zero, zero
     )
-    energy = dropper_energy(stiffness, a)
-    taut = (state.gap < 0.0).tolist()
+    taut = (gap < 0.0).tolist()
     values = np.column_stack([f_n, f_t, energy, power, friction]).tolist()
     rows = list(zip(state.dofs, state.w_normal, strict=True))
     return {

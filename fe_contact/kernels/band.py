@@ -2,7 +2,10 @@
 block (``steppers.effective_mass``): the product with a vector (the damping force C_f(q) u),
 where a loop over the diagonals in numpy cost a few array operations per diagonal, the
 scatter of element entries into the band, and the banded LU factors and solves (LAPACK's dgbtf2
-and dgbtrs, in the same storage and pivots), which a compiled step calls without leaving numba.
+and dgbtrs, in the same storage and pivots), which a compiled step calls without leaving numba;
+the banded Cholesky factors and solves of a symmetric positive definite matrix (LAPACK's dpbtf2
+and dpbtrs, upper storage: the structures' block of a generalised-alpha step with its taut
+links, ``steppers.linked_band``).
 """
 
 from __future__ import annotations
@@ -10,7 +13,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["add_entries", "band_lu_factor", "band_lu_solve", "band_product", "smooth_band"]
+__all__ = [
+    "add_entries",
+    "band_cholesky_factor",
+    "band_cholesky_solve",
+    "band_lu_factor",
+    "band_lu_solve",
+    "band_product",
+    "smooth_band",
+]
 
 
 @njit(cache=True)
@@ -141,4 +152,56 @@ def band_lu_solve(lu, piv, band, rhs):
                 t = x[j, c]
                 for i in range(max(0, j - kv), j):
                     x[i, c] -= t * lu[kv + i - j, j]
+    return x
+
+
+@njit(cache=True)
+def band_cholesky_factor(ab):
+    """The Cholesky factor U (A = U^T U) of a symmetric positive definite A (n, n) given by its
+    upper band storage ``ab`` (b + 1, n): the entry (i, j), i <= j, at ``ab[b + i - j, j]``, as
+    LAPACK's dpbtrf takes it (uplo "U"); ``ab`` is not changed. Unblocked, as dpbtf2 computes
+    it: column by column, the row of U scaled by its diagonal, then the rank-one update of the
+    trailing block. Returns (U in the same storage, info: 0, or k + 1 when the leading minor
+    of order k + 1 is not positive)."""
+    kd = ab.shape[0] - 1
+    n = ab.shape[1]
+    U = ab.copy()
+    for j in range(n):
+        ajj = U[kd, j]
+        if not ajj > 0.0:
+            return U, j + 1
+        ajj = np.sqrt(ajj)
+        U[kd, j] = ajj
+        kn = min(kd, n - 1 - j)
+        if kn > 0:
+            scale = 1.0 / ajj
+            for c in range(1, kn + 1):
+                U[kd - c, j + c] *= scale
+            for c1 in range(1, kn + 1):  # A(j + c2, j + c1) -= U(j, j + c2) U(j, j + c1)
+                x1 = U[kd - c1, j + c1]
+                if x1 != 0.0:
+                    for c2 in range(1, c1 + 1):
+                        U[kd + c2 - c1, j + c1] -= U[kd - c2, j + c2] * x1
+    return U, 0
+
+
+@njit(cache=True)
+def band_cholesky_solve(U, rhs):
+    """X (n, k) with U^T U X = rhs (n, k) from ``band_cholesky_factor``'s U (that of dpbtrf
+    too): U^T by rows from the first, then U by rows from the last."""
+    kd = U.shape[0] - 1
+    n = U.shape[1]
+    x = rhs.copy()
+    k = x.shape[1]
+    for c in range(k):
+        for j in range(n):
+            acc = x[j, c]
+            for i in range(max(0, j - kd), j):
+                acc -= U[kd + i - j, j] * x[i, c]
+            x[j, c] = acc / U[kd, j]
+        for j in range(n - 1, -1, -1):
+            acc = x[j, c]
+            for r in range(j + 1, min(n, j + kd + 1)):
+                acc -= U[kd + j - r, r] * x[r, c]
+            x[j, c] = acc / U[kd, j]
     return x

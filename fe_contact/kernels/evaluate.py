@@ -1,10 +1,13 @@
 """The system at one state for the compiled step (numba): ``coupling.constraints.evaluate_state``
-for a tree with drives and sliding contacts on linear beams, a string and rigid lines, on flat
-arrays (``kernels.step`` describes the constant tuple P).
+for a tree with drives and sliding contacts on linear beams, a string and rigid lines, and the
+links with constant rows between material points of linear beams (``kernels.links``) and the
+compliant contacts of body points on them (``kernels.compliant``), whose forces are part of F
+(the compliant contacts' closest points start from s_guess[n_c:], afresh where it ends), on
+flat arrays (``kernels.step`` describes the constant tuple P).
 
 Status codes: OK, LEFT (a contact's closest point beyond its beam's end), SINGULAR (J_u or
 J_Sigma,u nearly singular), FAILED (no convergence, a non-finite correction, the constraints
-not closed); anything but OK hands the step back to the Python stepper.
+not closed, a link whose clamps coincide, an iteration matrix that is not positive definite); anything but OK hands the step back to the Python stepper.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from .beam import (
     rigid_line_record,
     stick_row,
 )
+from .compliant import compliant_states, subtract_compliant_forces
 from .jit import inner
+from .links import link_states, subtract_link_forces
 from .string import closest as string_closest
 from .string import nearest_node, string_contact, string_forces, string_stick_row
 from .tree import dynamics, kinematics, point
@@ -44,7 +49,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
     where only the constraints are needed: a flag would compile the kernel twice.) f_string:
     the string's internal force at q when the caller has it (``kernels.string.string_forces``,
     the same kernel, so the same values), else empty: computed here."""
-    T, B, contacts, d_joint, joints, flex, nt, string = P
+    T, B, contacts, d_joint, joints, flex, nt, string, links, pressed = P
     on_string = string[0][0] == 1  # the structure is one string (``kernels.step``)
     nodes, coefficients, columns, fixed = string[9], string[10], string[2], string[3]
     c_body, c_local, c_radius, c_side, c_beam, c_mu, c_line, c_carrier = contacts
@@ -251,6 +256,16 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
     else:
         for i in range(nf):
             forces[nt + i] = cu[i] + kq[i] - load[i]
+    if links[0].shape[0] > 0:  # the links that pull: W_N^T T (``kernels.links``)
+        ok, states, w = link_states(links, q, u)
+        if not ok:
+            return FAILED, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
+        subtract_link_forces(links, states, w, forces)
+    if pressed[0].size > 0:  # the compliant contacts that push: W_N^T F_n (``kernels.compliant``)
+        st, _, cwn, cwt, values = compliant_states(P, q, u, s_guess, nc)
+        if st != OK:
+            return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
+        subtract_compliant_forces(cwn, cwt, values, forces)
     return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
 
 

@@ -22,9 +22,11 @@ import numpy as np
 from numba import njit
 
 from .beam import H00, N_FIELDS, VT, S
+from .compliant import compliant_states, compliant_sums
 from .dense import painleve_margin, take_columns
 from .evaluate import OK
 from .jit import inner
+from .links import link_energies, link_states
 from .numerical import step_dissipation
 from .pack import unpack
 from .step import delassus, flatten, iterate, no_evaluation, state_energies
@@ -42,17 +44,25 @@ STOPS = (
 )
 # the Python step raises at a Painleve margin <= 1e-9; a batch stops where it is <= this
 PAINLEVE_SAFE = 1e-6
-N_ENERGY = 7  # ``kernels.step.packed_energies``
+N_ENERGY = 8  # ``kernels.step.packed_energies``, then the links' elastic energy
 N_POWER = 4  # drives, loads, damping, friction (``GeneralizedAlpha._power_terms``)
 
 
 @inner
-def _powers(P, q, u, lam, rec, cstate, mu, actuators, energy, power):
-    """The energies (``kernels.step.packed_energies``) and the powers of ``_power_terms`` at a state,
-    written into energy and power."""
-    e = state_energies(P, q, u, actuators)
-    for k in range(N_ENERGY):
+def _powers(P, q, u, lam, rec, cstate, mu, actuators, pressed, energy, power):
+    """The energies (``kernels.step.packed_energies``, then the links' elastic energy:
+    ``system.Energies.contact_elastic``) and the powers of ``_power_terms`` at a state, written
+    into energy and power; pressed: the compliant contacts' (elastic energy, damping power)
+    (``kernels.compliant.compliant_sums``)."""
+    e = state_energies(P, q, u, actuators, pressed[1])
+    for k in range(7):
         energy[k] = e[k]
+    elastic = 0.0  # the links' and the compliant contacts' (``system.Energies.contact_elastic``)
+    if P[8][0].shape[0] > 0:
+        elastic = link_energies(P[8], q, u)[0]
+    if P[9][0].size > 0:
+        elastic += pressed[0]
+    energy[7] = elastic
     d_joint = P[3]
     nc = cstate.shape[0]
     drive = 0.0
@@ -74,6 +84,7 @@ def steps(
     I,
     H,
     Lg,
+    Gb,
     LM,
     alpha,
     key,
@@ -115,7 +126,8 @@ def steps(
     """Up to K = out_t.size steps of h from the committed state at t (module docstring).
 
     alpha = (alpha_m, alpha_f, gamma, beta); key = (beta', gamma') of the factor Lg of G_f
-    (``Plan.factor``); LM the factor of M_f (Painleve margin; used only when some mu > 0);
+    (``Plan.factor``) and of Gb, G_f in the links' band order (``Plan.link_band``; (1, 0)
+    without links: ``kernels.step.iterate``); LM the factor of M_f (Painleve margin; used only when some mu > 0);
     drive (K, n_d, 3) and actuators (K, n_t) at the steps' end times; (q, u, acc, pseudo) the
     committed state, acc_prev and h_prev > 0 the predictor's previous accelerations and step
     (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t, W_T, Hessian columns, Hessian cores) of
@@ -172,6 +184,7 @@ def steps(
         status, its, q1, u1, acc1, a1, lam, ev = iterate(
             P,
             Lg,
+            Gb,
             coef,
             drive[j],
             actuators[j],
@@ -221,7 +234,15 @@ def steps(
             P, alpha, dt, ind, U, u, u1, acc, acc1, pseudo, a1, mass_tree, jac
         )
         power = out_power[j]
-        _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], out_energy[j], power)
+        for i in range(nc):
+            s[i] = rec[i, S]
+        pressed = (0.0, 0.0)
+        if P[9][0].size > 0:  # the compliant contacts' closest points at the new state
+            _, crec, _, _, values = compliant_states(P, q1, u1, s, nc)
+            for i in range(crec.shape[0]):
+                s[nc + i] = crec[i, S]
+            pressed = compliant_sums(values)
+        _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], pressed, out_energy[j], power)
         acc_prev = acc
         h_prev = dt
         pseudo = acc1.copy()
@@ -230,8 +251,6 @@ def steps(
         q, u, t = q1, u1, t1
         prev = (q1, u1, phi, jac, phit, t1, wt, hess, rec[:, H00 : H00 + 3].copy())
         lam_n = lam
-        for i in range(nc):
-            s[i] = rec[i, S]
         out_t[j] = t1
         out_q[j] = q1
         out_u[j] = u1
@@ -254,5 +273,7 @@ def steps(
         taken += 1
     flat = np.zeros(0)
     if taken > 0:
-        flat = flatten(q, u, acc, last_a1, last_lam, last_ev)
+        _, states, _ = link_states(P[8], q, u)  # the links at the end (``kernels.links``)
+        _, crec, cwn, cwt, _ = compliant_states(P, q, u, s, nc)
+        flat = flatten(q, u, acc, last_a1, last_lam, last_ev, states, (crec, cwn, cwt))
     return taken, reason, flat, acc, pseudo, acc_prev, h_prev, cond

@@ -16,7 +16,9 @@ SPEC = (
     "i1 f2 f1 f1 i1 f1 f2 i1 "  # contacts
     "i1 f1 f1 f1 "  # drive joints; joint stiffness, damping, rest
     "i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 f1 f1 "  # flexible
-    "i1 f1 i2 f2 f3 f3 f2 f2 f2 f1 f3 f2 i1 i1"  # string
+    "i1 f1 i2 f2 f3 f3 f2 f2 f2 f1 f3 f2 i1 i1 "  # string
+    "i2 f3 f2 f1 f1 f1 i1 i1 "  # links (``kernels.links``)
+    "i1 f2 i1 f1 f2"  # compliant contacts (``kernels.compliant``)
 ).split()
 
 
@@ -147,6 +149,23 @@ def unpack(F, I, H):
         _v1(I, H, np.int64(63)),
         _v1(I, H, np.int64(64)),
     )
+    links = (
+        _v2(I, H, np.int64(65)),
+        _v3(F, H, np.int64(66)),
+        _v2(F, H, np.int64(67)),
+        _v1(F, H, np.int64(68)),
+        _v1(F, H, np.int64(69)),
+        _v1(F, H, np.int64(70)),
+        _v1(I, H, np.int64(71)),
+        _v1(I, H, np.int64(72)),
+    )
+    pressed = (
+        _v1(I, H, np.int64(73)),
+        _v2(F, H, np.int64(74)),
+        _v1(I, H, np.int64(75)),
+        _v1(F, H, np.int64(76)),
+        _v2(F, H, np.int64(77)),
+    )
     return (
         T,
         B,
@@ -156,4 +175,6 @@ def unpack(F, I, H):
         flex,
         H[H.shape[0] - 1, 0],
         string,
+        links,
+        pressed,
     )

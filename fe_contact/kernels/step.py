@@ -25,8 +25,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .band import band_lu_solve
-from .beam import H00, N_FIELDS, band_solve, csr_matvec, csr_matvec2
+from .band import band_cholesky_solve, band_lu_solve
+from .beam import H00, N_FIELDS, S, band_solve, csr_matvec, csr_matvec2
+from .compliant import compliant_border, compliant_states, compliant_sums
 from .curvature import curvature_row, dependent_row_terms
 from .dense import (
     abs_max,
@@ -40,12 +41,14 @@ from .dense import (
 )
 from .evaluate import FAILED, OK, SINGULAR, evaluate_system
 from .jit import inner
+from .links import N_LINK_FIELDS, link_energies, link_states, linked_factor
 from .pack import unpack
 from .string import iteration_factor, string_forces
 from .tree import kinematics
 
 # the pieces of a step's flat result (``flatten``), in order, with their shapes in terms of n
-# (coordinates), k (independent ones), m (rows), c (contacts), t (tree coordinates)
+# (coordinates), k (independent ones), m (rows), c (contacts), t (tree coordinates), l (links
+# with constant rows: ``kernels.links``), p (compliant contacts: ``kernels.compliant``)
 FLAT = (
     ("q", "n"),
     ("u", "n"),
@@ -63,6 +66,10 @@ FLAT = (
     ("hessian", "c 3 n"),
     ("mass_tree", "t t"),
     ("forces", "n"),
+    ("links", f"l {N_LINK_FIELDS}"),
+    ("pressed", f"p {N_FIELDS}"),
+    ("pressed_w_normal", "p n"),
+    ("pressed_w_tangent", "p n"),
 )
 EPS = np.finfo(float).eps
 
@@ -199,10 +206,12 @@ def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first):
 
 
 @inner
-def _bordered(P, Lg, piv, bp, gp, mass_tree, jac, js, rhs, nb):
+def _bordered(P, Lg, piv, order, bp, gp, mass_tree, jac, js, rhs, nb):
     """``StepAlgebra.bordered_solve``: X with T_Sigma^T G T X_ind = -r, the structures' block
     G_f = M_f + gamma' C_f + beta' K_f through its banded Cholesky factor Lg (linear beams;
-    piv empty) or, for a string, its banded LU factors (Lg, piv) of ``kernels.band``. The last nb
+    piv and order empty), for a string its banded LU factors (Lg, piv) of ``kernels.band``, or
+    with the taut links' tangent the upper banded Cholesky factor Lg of ``kernels.links.
+    linked_factor`` in the links' band order ``order`` (position -> coordinate). The last nb
     rows of jac and js border a low-rank term U K U^T of the matrix (``compliant.bordered_solve``:
     jac's rows K U^T, js's rows -U^T, and -1 on their diagonal: the extra unknowns y = K U^T X),
     so that G_f keeps its factor."""
@@ -228,6 +237,13 @@ def _bordered(P, Lg, piv, bp, gp, mass_tree, jac, js, rhs, nb):
             Z[k, 1 + c] = js[live[c], nt + k]
     if piv.size:
         Z = band_lu_solve(Lg, piv, P[7][0][1], Z)
+    elif order.size:  # in the links' band order and back (``BandCholesky.solve``)
+        Zp = np.empty_like(Z)
+        for p in range(nf):
+            Zp[p] = Z[order[p]]
+        Zp = band_cholesky_solve(Lg, Zp)
+        for p in range(nf):
+            Z[order[p]] = Zp[p]
     else:
         band_solve(Lg, Z)
     size = nt + m
@@ -316,8 +332,10 @@ def no_evaluation(m, n):
 
 
 @inner
-def flatten(q1, u1, acc, a1, lam, ev):
-    """The step's result as one flat array (``FLAT``)."""
+def flatten(q1, u1, acc, a1, lam, ev, links, pressed):
+    """The step's result as one flat array (``FLAT``); links: ``kernels.links.link_states``
+    at the state (n_l, N_LINK_FIELDS), pressed: the records, W_N and W_T of the compliant
+    contacts (``kernels.compliant.compliant_states``)."""
     _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
     parts = (
         q1,
@@ -336,6 +354,10 @@ def flatten(q1, u1, acc, a1, lam, ev):
         hess.ravel(),
         mass_tree.ravel(),
         forces,
+        links.ravel(),
+        pressed[0].ravel(),
+        pressed[1].ravel(),
+        pressed[2].ravel(),
     )
     size = 0
     for a in parts:
@@ -352,6 +374,7 @@ def flatten(q1, u1, acc, a1, lam, ev):
 def iterate(
     P,
     Lg,
+    Gb,
     coef,
     drive,
     actuators,
@@ -372,7 +395,9 @@ def iterate(
 ):
     """The Newton iteration of one step on the unpacked constant tuple P, Lg (the banded
     Cholesky factor of G_f of linear beams; a string's G_f is factorised here at each iterate
-    with its tangent stiffness, ``kernels.string.iteration_factor``), coef = (h, beta',
+    with its tangent stiffness, ``kernels.string.iteration_factor``), Gb (G_f in the links'
+    band order, upper band storage: with links that pull, G_f and their tangent are factorised
+    here at each iterate, ``kernels.links.linked_factor``; (1, 0) without links), coef = (h, beta',
     gamma', alpha_m, alpha_f, gamma, beta, t1), drive, actuators, ind, U, q_n, u_n, acc_n,
     pseudo_n, ydd0 (the predicted independent accelerations), prev = (q, u, phi, J, phi_t, t,
     W_T, Hessian columns (n_c, 3, n), Hessian cores (n_c, 3)) of the committed state's
@@ -389,6 +414,10 @@ def iterate(
     flex = P[5]
     on_string = P[7][0][0] == 1  # G_f factorised per iterate, the given Lg not used
     piv = np.zeros(0, np.int64)
+    no_order = np.zeros(0, np.int64)
+    links = P[8]
+    has_links = links[0].shape[0] > 0
+    has_pressed = P[9][0].size > 0  # compliant contacts (``kernels.compliant``)
     mass_f = flex[7]
     n = q_n.size
     m = U.size
@@ -497,12 +526,34 @@ def iterate(
             if info != 0:
                 status = FAILED
                 break
-        if n_curved > 0 and (have_last or lam_n.size == m):
+        L_it = Lg
+        order = no_order
+        if has_links:  # G_f with the tangent of the links that pull (``compliant.bordered_solve``)
+            _, states, w = link_states(links, q1, u1)  # (their clamps apart: ``evaluate_system``)
+            U_l, info, taut = linked_factor(links, Gb, states, w, bp, gp, nt)
+            if info != 0:
+                status = FAILED
+                break
+            if taut > 0:
+                L_it = U_l
+                order = links[6]
+        if has_pressed:  # bordered by the compliant contacts that push, then the curvature
+            _, crec, cwn, cwt, cvals = compliant_states(P, q1, u1, s_guess, nc)
+            for i in range(crec.shape[0]):  # the next searches start here, as in Python
+                s_guess[nc + i] = crec[i, S]  # (the run's ``Workspace``)
+            jac_b, js_b, nb = jac, js, np.int64(0)
+            if n_curved > 0 and (have_last or lam_n.size == m):
+                lam_now = lam if have_last else lam_n
+                jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
+                nb = np.int64(2 * n_curved)
+            jac_b, js_b, added = compliant_border(jac_b, js_b, m, cwn, cwt, cvals, bp, gp)
+            X = _bordered(P, L_it, piv, order, bp, gp, mass_tree, jac_b, js_b, rhs, nb + added)
+        elif n_curved > 0 and (have_last or lam_n.size == m):
             lam_now = lam if have_last else lam_n
             jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
-            X = _bordered(P, Lg, piv, bp, gp, mass_tree, jac_b, js_b, rhs, 2 * n_curved)
+            X = _bordered(P, L_it, piv, order, bp, gp, mass_tree, jac_b, js_b, rhs, 2 * n_curved)
         else:
-            X = _bordered(P, Lg, piv, bp, gp, mass_tree, jac, js, rhs, np.int64(0))
+            X = _bordered(P, L_it, piv, order, bp, gp, mass_tree, jac, js, rhs, np.int64(0))
         finite = True
         for j in range(k):
             delta[j] = X[ind[j]]
@@ -601,14 +652,23 @@ def packed_evaluation(F, I, H, q, u, drive, actuators, cstate, s_guess, qb, wb):
 @njit(cache=True)
 def packed_energies(F, I, H, q, u, actuators):
     """``system.energies`` of a tree and linear beams at (q, u): (tree kinetic, structure
-    kinetic, gravity and load potential, joint springs, structure elastic, damping power,
-    load power), J and W; ``actuators`` (n_t,) the actuator forces at the state's time."""
-    return state_energies(unpack(F, I, H), q, u, actuators)
+    kinetic, gravity and load potential, joint springs, structure elastic, damping power (the
+    links' with constant rows included), load power), J and W; ``actuators`` (n_t,) the
+    actuator forces at the state's time. The links' elastic energy: ``kernels.links.
+    link_energies``."""
+    P = unpack(F, I, H)
+    pressed = 0.0
+    if P[9][0].size > 0:  # the compliant contacts' damping power, their points found afresh
+        st, _, _, _, values = compliant_states(P, q, u, np.zeros(0), np.int64(0))
+        if st == 0:
+            pressed = compliant_sums(values)[1]
+    return state_energies(P, q, u, actuators, pressed)
 
 
 @inner
-def state_energies(P, q, u, actuators):
-    """``packed_energies`` on the unpacked constant tuple P."""
+def state_energies(P, q, u, actuators, pressed_power):
+    """``packed_energies`` on the unpacked constant tuple P; pressed_power: the compliant
+    contacts' damping power (``kernels.compliant.compliant_sums``, 0 without them)."""
     T, flex, nt = P[0], P[5], P[6]
     stiffness, damping, rest = P[4]
     mass, com, rotmass, g = T[8], T[9], T[10], T[11]
@@ -651,13 +711,21 @@ def state_energies(P, q, u, actuators):
     elastic = 0.5 * se
     if P[7][0][0] == 1:  # a string (K_f is zero): its strain energy from its kernel
         _, _, elastic = string_forces(P[7], q, nt, np.int64(1))
+    damping_power = tdp + sdp
+    if P[8][0].shape[0] > 0 or P[9][0].size > 0:  # the links' and the compliant contacts'
+        contact_power = 0.0  # damping power, in the model's order (``system.energies``)
+        if P[8][0].shape[0] > 0:
+            contact_power = link_energies(P[8], q, u)[1]
+        if P[9][0].size > 0:
+            contact_power += pressed_power
+        damping_power += contact_power
     return (
         tk,
         0.5 * sk,
         grav + sg,
         0.5 * springs,
         elastic,
-        tdp + sdp,
+        damping_power,
         actuators @ ut,
     )
 

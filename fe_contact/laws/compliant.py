@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 
 from .. import validation as check
 from .base import ContactLaw
@@ -125,21 +126,11 @@ class Compliant(ContactLaw):
     def normal_force(self, approach: float, rate: float) -> tuple[float, float, float]:
         """(F_n, dF_n/da, dF_n/da') at approach a (m) and approach rate a' (m/s): zero while
         a <= 0 or while the damping would pull (1 + D a' < 0)."""
-        if approach <= 0.0:
-            return 0.0, 0.0, 0.0
-        p, c, d = self.exponent, self.stiffness, self.damping
-        elastic = c * approach**p
-        factor = 1.0 + d * rate
-        if factor <= 0.0:
-            return 0.0, 0.0, 0.0
-        return elastic * factor, p * c * approach ** (p - 1.0) * factor, elastic * d
+        return compliant_normal_force(self.exponent, self.stiffness, self.damping, approach, rate)
 
     def elastic_energy(self, approach: float) -> float:
         """c a^(p+1) / (p + 1), J (zero while open)."""
-        if approach <= 0.0:
-            return 0.0
-        p = self.exponent
-        return self.stiffness * approach ** (p + 1.0) / (p + 1.0)
+        return compliant_elastic(self.exponent, self.stiffness, approach)
 
     def restitution(self, speed: float) -> float:
         """The Hunt-Crossley coefficient of restitution of an impact at approach speed ``speed``
@@ -159,3 +150,29 @@ class Compliant(ContactLaw):
 
 
 __all__ = ["COMPLIANT_KINDS", "Compliant"]
+
+
+@njit(cache=True)
+def compliant_normal_force(exponent, stiffness, damping, approach, rate):
+    """(F_n, dF_n/da, dF_n/da') of a ``Compliant`` law of exponent p, stiffness c and
+    Hunt-Crossley damping D at the approach a and its rate a' (floats): c a^p (1 + D a') while
+    a > 0 and 1 + D a' > 0, else zero. The law of ``Compliant.normal_force`` and of the
+    compiled step's compliant contacts (``kernels.compliant``)."""
+    if approach <= 0.0:
+        return 0.0, 0.0, 0.0
+    p, c, d = exponent, stiffness, damping
+    elastic = c * approach**p
+    factor = 1.0 + d * rate
+    if factor <= 0.0:
+        return 0.0, 0.0, 0.0
+    return elastic * factor, p * c * approach ** (p - 1.0) * factor, elastic * d
+
+
+@njit(cache=True)
+def compliant_elastic(exponent, stiffness, approach):
+    """c a^(p+1) / (p + 1) of a ``Compliant`` law at the approach a (zero while a <= 0): the
+    energy of ``Compliant.elastic_energy`` and of the compiled step (``kernels.compliant``)."""
+    if approach <= 0.0:
+        return 0.0
+    p = exponent
+    return stiffness * approach ** (p + 1.0) / (p + 1.0)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 
 from .. import validation as check
 from .base import ContactLaw
@@ -142,14 +143,11 @@ def dropper_tension(stiffness, damping, stretch, rate):
     >>> tension.tolist(), slope.tolist()
     ([100.0, 0.0, 0.0], [100000.0, 0.0, 0.0])
     """
-    stretch = np.asarray(stretch, dtype=float)
-    tension = stiffness * stretch + damping * np.asarray(rate, dtype=float)
-    slack = (stretch <= 0.0) | (tension <= 0.0)
-    return (
-        np.where(slack, 0.0, tension),
-        np.where(slack, 0.0, stiffness),
-        np.where(slack, 0.0, damping),
+    k, c, a, r = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (stiffness, damping, stretch, rate))
     )
+    out = _tensions(k.ravel(), c.ravel(), a.ravel(), r.ravel())
+    return out[0].reshape(a.shape), out[1].reshape(a.shape), out[2].reshape(a.shape)
 
 
 def dropper_energy(stiffness, stretch):
@@ -174,8 +172,48 @@ def dropper_energy(stiffness, stretch):
     >>> print([f"{e:.6g} J" for e in dropper_energy(1e5, [1e-3, -1e-3])])
     ['0.05 J', '0 J']
     """
-    stretch = np.asarray(stretch, dtype=float)
-    return np.where(stretch > 0.0, 0.5 * stiffness * stretch**2, 0.0)
+    k, a = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (stiffness, stretch)))
+    return _energies(k.ravel(), a.ravel()).reshape(a.shape)
+
+
+@njit(cache=True)
+def dropper_force(stiffness, damping, stretch, rate):
+    """(T, dT/da, dT/da') of one ``Dropper`` at the stretch a and its rate a' (floats; k, c
+    its stiffness and damping): the law of ``dropper_tension``, which evaluates it elementwise,
+    and of the compiled step's links (``kernels.links``)."""
+    tension = stiffness * stretch + damping * rate
+    if stretch <= 0.0 or tension <= 0.0:  # slack (a NaN tension is passed on)
+        return 0.0, 0.0, 0.0
+    return tension, stiffness, damping
+
+
+@njit(cache=True)
+def dropper_elastic(stiffness, stretch):
+    """The elastic energy k a^2 / 2 of one ``Dropper`` while a > 0, else 0 (floats): the
+    formula of ``dropper_energy`` and of the compiled step's links (``kernels.links``)."""
+    if stretch > 0.0:
+        return 0.5 * stiffness * (stretch * stretch)
+    return 0.0
+
+
+@njit(cache=True)
+def _tensions(stiffness, damping, stretch, rate):
+    """``dropper_force`` over arrays (L,): (3, L) rows T, dT/da, dT/da'."""
+    out = np.empty((3, stretch.size))
+    for i in range(stretch.size):
+        out[0, i], out[1, i], out[2, i] = dropper_force(
+            stiffness[i], damping[i], stretch[i], rate[i]
+        )
+    return out
+
+
+@njit(cache=True)
+def _energies(stiffness, stretch):
+    """``dropper_elastic`` over arrays (L,)."""
+    out = np.empty(stretch.size)
+    for i in range(stretch.size):
+        out[i] = dropper_elastic(stiffness[i], stretch[i])
+    return out
 
 
 __all__ = ["Dropper", "dropper_energy", "dropper_tension"]

@@ -20,17 +20,25 @@ without.
 
 What it takes (``unsupported`` says why a system is not taken): a tree (revolute and
 prismatic joints, springs, dampers, actuators), drives, linear beams (``BeamSpec``), one
-undamped open string (``StringSpec`` with a tension law the kernels evaluate) or none, and
+undamped open string (``StringSpec`` with a tension law the kernels evaluate) or none,
 bilateral ``Sliding`` contacts of points or circles on beams or on rigid lines (fixed, or
-on a translating body) with Coulomb friction, slipping or sticking. What a step cannot finish
+on a translating body) with Coulomb friction, slipping or sticking, ``Dropper`` links between
+material points of the linear beams (``kernels.links``: their taut tangent added to G_f in the
+links' band order, factorised per iterate as ``linked_band`` does it in the Python step) and
+``Compliant`` normal forces without friction of body points on the beams
+(``kernels.compliant``: their tangent bordered as ``compliant.bordered_solve`` borders it);
+the pantograph on its overhead line (``papers.pantograph``, the "penalty" contact) is such a
+system. What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
 leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
 not converge, a drive giving a non-finite value. A sticking circle rolls: its velocity-level
 row takes its position value from the committed state's W_T (``constraints.rolling_position``).
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
 ``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
-loop closures, unilateral contacts or the continuous friction law take the Python step
-(``GeneralizedAlpha`` makes no ``CompiledStep`` for them).
+loop closures, unilateral contacts, the continuous friction law, compliant contacts with
+friction or rolling, and links from a body point or on a string take the Python step
+(``GeneralizedAlpha`` makes no ``CompiledStep`` for them). A system with compliant contacts or
+links takes its steps one compiled call each (no batches: ``_take_batch``).
 """
 
 from __future__ import annotations
@@ -42,7 +50,9 @@ import math
 import numpy as np
 
 from ..coupling.constraints import Evaluation
+from ..coupling.contact import compliant_force, link_forces
 from ..coupling.kinematics import ContactKinematics
+from ..coupling.links import links_state
 from ..kernels import announce_compilation
 from ..kernels.beam import (
     ELEMENT,
@@ -66,7 +76,7 @@ from ..kernels.loop import steps as loop_steps
 from ..kernels.step import FLAT, delassus
 from ..system import Energies, System
 from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
-from .compiled_plan import Plan, unsupported
+from .compiled_plan import Plan, pressed_contact, unsupported
 from .partitioned_step import StepAlgebra, margin_of
 from .step_state import StepState
 
@@ -75,11 +85,11 @@ NO_FACTOR = np.ones((1, 0))
 
 
 @functools.lru_cache(maxsize=64)
-def _pieces(n: int, k: int, m: int, c: int, t: int) -> tuple:
+def _pieces(n: int, k: int, m: int, c: int, t: int, l: int, p: int) -> tuple:  # noqa: E741
     """(start, stop, shape) of each piece of the flat result of ``kernels.loop.steps``
-    (``kernels.step.FLAT``) for n coordinates, k independent ones, m rows, c contacts and t
-    tree coordinates."""
-    sizes = {"n": n, "k": k, "m": m, "c": c, "t": t}
+    (``kernels.step.FLAT``) for n coordinates, k independent ones, m rows, c contacts, t
+    tree coordinates, l links with constant rows and p compliant contacts."""
+    sizes = {"n": n, "k": k, "m": m, "c": c, "t": t, "l": l, "p": p}
     out, start = [], 0
     for _, dims in FLAT:
         shape = tuple(int(d) if d.isdigit() else sizes[d] for d in dims.split())
@@ -92,6 +102,31 @@ def _pieces(n: int, k: int, m: int, c: int, t: int) -> tuple:
 def _split(flat: np.ndarray, pieces: tuple) -> list[np.ndarray]:
     """The pieces of the flat result as views."""
     return [flat[a:b].reshape(shape) for a, b, shape in pieces]
+
+
+def _kinematics(r, w_n, w_t, hess, on_beam: bool) -> ContactKinematics:
+    """The ``ContactKinematics`` of a contact's record r (``kernels.beam.N_FIELDS``), rows
+    W_N, W_T (n,) and Hessian columns hess (3, n) (its gap's Hessian when ``on_beam``)."""
+    return ContactKinematics(
+        parameter=float(r[S]),
+        element=int(r[ELEMENT]),
+        point=r[PX : PX + 2],
+        profile_point=r[QX : QX + 2],
+        normal=r[NX : NX + 2],
+        tangent=r[TX : TX + 2],
+        gap=float(r[GAP]),
+        normal_velocity=float(r[VN]),
+        slip_velocity=float(r[VT]),
+        w_normal=w_n,
+        w_tangent=w_t,
+        remainder=float(r[REM]),
+        parameter_rate=float(r[SRATE]),
+        tangent_remainder=float(r[REM_T]),
+        gap_hessian=(
+            (hess[:2].T, np.array([[r[H00], r[H01]], [r[H01], r[H11]]])) if on_beam else None
+        ),
+        remainder_gradient=hess[2] if on_beam else None,
+    )
 
 
 class CompiledAlgebra(StepAlgebra):
@@ -134,6 +169,10 @@ class CompiledStep:
 
     def __init__(self, system: System, batch: bool = True):
         self.plan = Plan(system)  # this run's: it keeps the factors of its step sizes
+        # model indices of the compliant contacts taken as forces (``kernels.compliant``)
+        self._pressed = tuple(
+            k for k, c in enumerate(system.model.contacts) if pressed_contact(system, c)
+        )
         announce_compilation()  # the first compiled run after installation compiles
         self.n_compiled = self.n_fallback = 0
         self.booked = (None, None)
@@ -168,9 +207,11 @@ class CompiledStep:
         cstate = self._cstate(stepper)
         slip_sign = cstate[:, 0].copy()
         out = batch_outputs(1, stepper.q.size, stepper.evaluation.phi.size, cstate.shape[0])
+        s = self._parameters(stepper, state)
         taken, _, flat, _, _, _, _, cond = loop_steps(
             *plan.packed,
             factor,
+            plan.link_band(bp, gp),
             NO_FACTOR,
             (p.alpha_m, p.alpha_f, p.gamma, p.beta),
             (bp, gp),
@@ -189,7 +230,7 @@ class CompiledStep:
             self._prev(stepper),
             self._multipliers(stepper),
             cstate,
-            state.parameters.copy(),
+            s,
             stepper.tol,
             stepper.rtol,
             stepper.max_newton,
@@ -204,6 +245,9 @@ class CompiledStep:
             return None
         _, _, _, _, _, energy, _, _, its, numerical, _ = out
         self.n_compiled += 1
+        guesses = stepper.workspace.contact_parameters  # the compliant contacts' searches
+        for k, s_k in zip(self._pressed, s[cstate.shape[0] :].tolist(), strict=True):
+            guesses[k] = s_k
         committed = self._committed(
             stepper,
             state,
@@ -229,37 +273,33 @@ class CompiledStep:
         velocities, accelerations, multipliers, evaluation and contact parameters from
         ``flat``, the other fields the step(s) changed from ``changes`` (``StepState``
         fields), for ``restore``."""
+        system = stepper.system
+        n_links = system.link_rows.size
         pieces = _pieces(
-            stepper.q.size, ind.size, stepper.part.dependent.size, slip_sign.size, self.plan.P[6]
+            stepper.q.size,
+            ind.size,
+            stepper.part.dependent.size,
+            slip_sign.size,
+            self.plan.P[6],
+            n_links,
+            len(self._pressed),
         )
+        parts = _split(flat, pieces)
         (q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, hess, mass_tree, forces) = (
-            _split(flat, pieces)
+            parts[:16]
         )
+        compliant = ()
+        if n_links or self._pressed:  # the forces as the kernels evaluated them, model order
+            forces_of = {}
+            if n_links:
+                forces_of = link_forces(system, links_state(system, q1, u1), parts[16])
+            for k, r, w_n, w_t in zip(self._pressed, *parts[17:20], strict=True):
+                kin = _kinematics(r, w_n, w_t, None, False)
+                forces_of[k] = compliant_force(system.model.contacts[k].law, kin, k)
+            compliant = tuple(forces_of[k] for k in stepper.modes.compliant)
         on_beam = self.plan.contacts[4] >= 0
         contacts = tuple(
-            ContactKinematics(
-                parameter=float(r[S]),
-                element=int(r[ELEMENT]),
-                point=r[PX : PX + 2],
-                profile_point=r[QX : QX + 2],
-                normal=r[NX : NX + 2],
-                tangent=r[TX : TX + 2],
-                gap=float(r[GAP]),
-                normal_velocity=float(r[VN]),
-                slip_velocity=float(r[VT]),
-                w_normal=wn[i],
-                w_tangent=wt[i],
-                remainder=float(r[REM]),
-                parameter_rate=float(r[SRATE]),
-                tangent_remainder=float(r[REM_T]),
-                gap_hessian=(
-                    (hess[i, :2].T, np.array([[r[H00], r[H01]], [r[H01], r[H11]]]))
-                    if on_beam[i]
-                    else None
-                ),
-                remainder_gradient=hess[i, 2] if on_beam[i] else None,
-            )
-            for i, r in enumerate(rec)
+            _kinematics(r, wn[i], wt[i], hess[i], on_beam[i]) for i, r in enumerate(rec)
         )
         evaluation = Evaluation(
             t=t1,
@@ -276,6 +316,7 @@ class CompiledStep:
             slip_sign=slip_sign.copy(),
             contact_index=stepper.modes.sliding,
             friction=stepper.friction_coefficients * slip_sign,  # constant-mu Coulomb
+            compliant=compliant,
         )
         pseudo = acc.copy()
         pseudo[ind] = a1
@@ -291,6 +332,16 @@ class CompiledStep:
             parameters=rec[:, S].copy(),
             **changes,
         )
+
+    def _parameters(self, stepper, state: StepState) -> np.ndarray:
+        """The contact parameters the searches start from: the sliding contacts' (committed),
+        then the compliant contacts' (``kernels.compliant``; the run's ``Workspace``, NaN:
+        afresh)."""
+        if not self._pressed:
+            return state.parameters.copy()
+        guesses = stepper.workspace.contact_parameters
+        pressed = [guesses.get(k, np.nan) for k in self._pressed]
+        return np.concatenate([state.parameters, np.array(pressed, dtype=float)])
 
     def _cstate(self, stepper) -> np.ndarray:
         """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.loop.steps``)."""
@@ -375,6 +426,7 @@ class CompiledStep:
         taken, stop, flat, _, _, acc_prev, h_prev, _ = loop_steps(
             *plan.packed,
             factor,
+            plan.link_band(*key),
             LM,
             (p.alpha_m, p.alpha_f, p.gamma, p.beta),
             key,

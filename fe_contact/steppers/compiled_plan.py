@@ -3,7 +3,9 @@ takes the system (``unsupported``), and ``Plan``: the system's constant arrays p
 kernels (``kernels.pack``), the drives and actuators evaluated per step, and the banded
 factors of the structures' block G_f = M_f + gamma' C_f + beta' K_f per step size (linear
 beams; a string's G_f holds its tangent stiffness and is factorised by the kernels at each
-Newton iterate, from the band storage of ``effective_mass.FlexibleBlock``)."""
+Newton iterate, from the band storage of ``effective_mass.FlexibleBlock``; with links between
+material points of the beams, G_f in the links' band order, to which the kernels add the taut
+links' tangent at each iterate, ``kernels.links``)."""
 
 from __future__ import annotations
 
@@ -14,15 +16,20 @@ import scipy.sparse as sp
 from ..kernels.beam import beam_arrays, on_pattern
 from ..kernels.pack import pack
 from ..kernels.tree import tree_arrays
+from ..laws.compliant import Compliant
+from ..laws.dropper import Dropper
 from ..multibody.tree import actuator_forces
 from ..sides import Circle, Line, Point
 from ..structures import BeamStructure, StringStructure
 from ..system import System
 from .effective_mass import FlexibleBlock, law_compiled
+from .linked_band import BAND_LIMIT, linked_band
 
 # banded factors of G_f kept per system (step sizes; the least recently used goes first):
 # locating an event takes the step at some ten sizes, each factorised once
 FACTORS_KEPT = 16
+# the band of G_f given to the kernels for a system without links (``Plan.link_band``)
+NO_BAND = np.ones((1, 0))
 
 
 def unsupported(system: System) -> str | None:
@@ -39,16 +46,106 @@ def unsupported(system: System) -> str | None:
         return "a structure that is neither a linear beam nor one string alone"
     if model.loops:
         return "loop closures"
-    for c in model.contacts:
+    why = _links_unsupported(system)
+    if why is not None:
+        return why
+    linked = set(system.link_rows.pairs.tolist())
+    for k, c in enumerate(model.contacts):
+        if k in linked:  # a Dropper between material points of linear beams (``kernels.links``)
+            continue
+        if pressed_contact(system, c):  # a compliant normal force (``kernels.compliant``)
+            continue
         if not c.law.compiled:  # the kernels: a bilateral law with a constant mu
             return f"contact {c.name!r}: not a Coulomb Sliding law"
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
             return f"contact {c.name!r}: profile or search"
         if not isinstance(c.target, str | Line):
             return f"contact {c.name!r}: a target that is neither a beam nor a line"
-    if not model.contacts and not model.drives:
+    if not any(c.bilateral for c in model.contacts) and not model.drives:
         return "no constraint rows"
     return None
+
+
+def _links_unsupported(system: System) -> str | None:
+    """Why the compiled step does not take the system's links (None when it takes them: every
+    link a ``Dropper`` between material points of linear beams, ``System.link_rows``, in a
+    band of ``linked_band.BAND_LIMIT`` at most)."""
+    linked = set(system.link_rows.pairs.tolist())
+    for k, c in enumerate(system.model.contacts):
+        if c.link and k not in linked:
+            return f"link {c.name!r}: not between material points of linear beams"
+        if k in linked and type(c.law) is not Dropper:
+            return f"link {c.name!r}: a law other than Dropper"
+    if linked and linked_band(system) is None:
+        return f"links whose band order is wider than {BAND_LIMIT}"
+    return None
+
+
+def pressed_contact(system: System, pair) -> bool:
+    """True for a contact the compiled step takes as a compliant force
+    (``kernels.compliant``): a ``Compliant`` law without friction that does not roll, of a
+    body ``Point`` on a linear beam, searched at its closest point."""
+    law = pair.law
+    return (
+        type(law) is Compliant
+        and law.mu == 0.0
+        and not law.rolling
+        and type(pair.profile) is Point
+        and isinstance(pair.target, str)
+        and isinstance(system.structures.get(pair.target), BeamStructure)
+        and pair.search == "closest"
+    )
+
+
+def pressed_arrays(system: System) -> tuple:
+    """The compliant contacts' tuple of ``kernels.step``'s P (``kernels.compliant``), in the
+    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 3): exponent,
+    stiffness, damping); empty arrays without such contacts."""
+    model = system.model
+    names = list(system.layout.structure_names)
+    found = [
+        (k, c) for k, c in enumerate(model.contacts) if c.compliant and pressed_contact(system, c)
+    ]
+    return (
+        np.array([c.profile.body for _, c in found], dtype=np.int64),
+        np.array([system.profile_points[k] for k, _ in found], dtype=float).reshape(-1, 2),
+        np.array([names.index(c.target) for _, c in found], dtype=np.int64),
+        np.array([float(c.side) for _, c in found]),
+        np.array(
+            [(c.law.exponent, c.law.stiffness, c.law.damping) for _, c in found], dtype=float
+        ).reshape(-1, 3),
+    )
+
+
+def link_arrays(system: System) -> tuple:
+    """The links tuple of ``kernels.step``'s P (``kernels.links``): the constant rows of the
+    links between material points of linear beams (``System.link_rows``), their Dropper laws,
+    and the band order of the structures' coordinates with every link taut
+    (``linked_band.LinkedBand``); the same arrays empty for a system without such links."""
+    rows = system.link_rows
+    band = linked_band(system) if rows.size else None
+    if band is None:
+        return (
+            np.zeros((0, 1), dtype=np.int64),
+            np.zeros((0, 2, 1)),
+            np.zeros((0, 2)),
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(0),
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+        )
+    laws = [system.model.contacts[k].law for k in rows.pairs.tolist()]
+    return (
+        np.ascontiguousarray(rows.dofs, dtype=np.int64),
+        np.ascontiguousarray(rows.rows, dtype=float),
+        np.ascontiguousarray(rows.offset, dtype=float),
+        np.ascontiguousarray(rows.length, dtype=float),
+        np.array([law.stiffness for law in laws], dtype=float),
+        np.array([law.damping for law in laws], dtype=float),
+        np.ascontiguousarray(band.order, dtype=np.int64),
+        np.ascontiguousarray(band.position, dtype=np.int64),
+    )
 
 
 def _string_unsupported(system: System, string: StringStructure) -> str | None:
@@ -203,9 +300,15 @@ class Plan:
             flexible,
             lay.n_tree,
             string_arrays(system),
+            link_arrays(system),
+            pressed_arrays(system),
         )
         self.packed = pack(self.P)
+        # G_f in the links' band order per step size (``link_band``), None without links
+        self._linked = linked_band(system) if system.link_rows.size else None
+        self._link_bands = {}
         self.tree = tree
+        self._system = system
         self._still = None
         if not self.drives and all(j.actuator is None for j in tree.joints):
             self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
@@ -262,6 +365,25 @@ class Plan:
         self._factors[key] = factor
         return self._factors[key]
 
+    def link_band(self, bp: float, gp: float) -> np.ndarray:
+        """G_f = M_f + gp C_f + bp K_f in the links' band order, upper band storage (b + 1,
+        n_f) (``linked_band.LinkedBand.matrix_band``; cached per step size as the factors are),
+        to which the kernels add the tangent of the links that pull at each iterate; (1, 0)
+        without links."""
+        if self._linked is None:
+            return NO_BAND
+        for key in reversed(self._link_bands):
+            if abs(key[0] - bp) <= 1e-12 * bp and abs(key[1] - gp) <= 1e-12 * gp:
+                self._link_bands[key] = self._link_bands.pop(key)
+                return self._link_bands[key]
+        if len(self._link_bands) >= FACTORS_KEPT:
+            del self._link_bands[next(iter(self._link_bands))]
+        system = self._system
+        G = system.mass_flexible + gp * system.damping_flexible + bp * system.stiffness_flexible
+        band = np.ascontiguousarray(self._linked.matrix_band(G.tocsc()))
+        self._link_bands[(bp, gp)] = band
+        return band
+
     def motion(self, t: float):
         """(drive values (n_d, 3): position, velocity, acceleration; actuator forces (n_t,))
         at t, or None when a drive gives a non-finite value or a drive or an actuator raises
@@ -310,4 +432,13 @@ class Plan:
         return self._indices[key][1:]
 
 
-__all__ = ["FACTORS_KEPT", "Plan", "string_arrays", "unsupported"]
+__all__ = [
+    "FACTORS_KEPT",
+    "NO_BAND",
+    "Plan",
+    "link_arrays",
+    "pressed_arrays",
+    "pressed_contact",
+    "string_arrays",
+    "unsupported",
+]

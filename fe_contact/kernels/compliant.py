@@ -1,0 +1,156 @@
+"""The compliant contacts of body points on linear beams (``laws.Compliant``, normal force only:
+no friction, not rolling) in the compiled step (numba).
+
+A compliant contact is a force law, not a constraint row: at the closest point of the beam
+(``kernels.beam.closest`` and ``contact``, the sliding contacts' kinematics) its approach is
+a = -g, a' = -W_N u, its force F_n(a, a') (``laws.compliant.compliant_normal_force``, the
+Python step's law too) enters the equations of motion as W_N^T F_n (``forces`` holds minus
+it), and while it pushes its tangent U K U^T (U = [W_N, W_T], K = beta' K_q + gamma' K_u with
+K_q, K_u of ``coupling.contact.CompliantForce.tangent``) borders the iteration matrix as
+``steppers.compliant.bordered_solve`` borders it. Its energy c a^(p+1) / (p + 1) is elastic,
+(F_n - c a^p) a' is dissipated.
+
+The closest points' searches start from the contact parameters s_guess[n_c:] after the
+sliding contacts' (``kernels.step.iterate`` moves them to each iterate's, as the Python step
+moves the run's ``Workspace`` guesses: started from the committed point instead, the search
+stops within its tolerance elsewhere, and on 0.25 m elements the third iterate's correction
+came out 1.2e-7 against 3.6e-9, one iterate more).
+
+``C``, their constant tuple (P[9] of ``kernels.step``): (body (n_p,) int, local point (n_p, 2),
+beam (n_p,) int, side (n_p,), law (n_p, 3): exponent p, stiffness c, damping D), all empty
+for a system without such contacts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..laws.compliant import compliant_elastic, compliant_normal_force
+from .beam import GAP, N_FIELDS, VN, closest, contact
+from .jit import inner
+from .tree import kinematics, point
+
+# the columns of the laws' values (``compliant_states``): F_n, dF_n/da, dF_n/da', elastic
+# energy, damping power
+FORCE, SLOPE, RATE_SLOPE, ENERGY, POWER = range(5)
+
+
+@inner
+def compliant_states(P, q, u, s_guess, start):
+    """Every compliant contact at (q, u): (status, records (n_p, N_FIELDS), W_N and W_T
+    (n_p, n), law values (n_p, 5)); the closest points' searches start at s_guess[start + i]
+    (NaN or beyond the array: afresh). status 0 (OK), or 1 (LEFT) when a closest point lies
+    beyond its beam's end (the Python step then has no force there)."""
+    T, B, nt, C = P[0], P[1], P[6], P[9]
+    body, local, beam, side, law = C
+    n = q.size
+    n_p = body.size
+    rec = np.zeros((n_p, N_FIELDS))
+    wn = np.zeros((n_p, n))
+    wt = np.zeros((n_p, n))
+    values = np.zeros((n_p, 5))
+    if n_p == 0:
+        return 0, rec, wn, wt, values
+    qt = q[:nt].copy()
+    ut = u[:nt].copy()
+    _, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
+    A, rev = T[0], T[3]
+    jw = np.empty(nt)
+    hess = np.zeros((3, n))
+    for i in range(n_p):
+        b = body[i]
+        p, v, J, a = point(T, b, local[i, 0], local[i, 1], ut, rot, origin, omega, ov, terms)
+        for k in range(nt):
+            jw[k] = A[b, k] * rev[k]
+        guess = s_guess[start + i] if start + i < s_guess.size else np.nan
+        s, inside = closest(B, beam[i], p[0], p[1], q, guess, 1e-13)
+        if not inside:
+            return 1, rec, wn, wt, values
+        contact(
+            B,
+            beam[i],
+            s,
+            q,
+            u,
+            side[i],
+            0.0,
+            p,
+            v,
+            J,
+            a,
+            jw,
+            omega[b],
+            nt,
+            rec[i],
+            wn[i],
+            wt[i],
+            hess,
+        )
+        approach = -rec[i, GAP]
+        rate = -rec[i, VN]
+        exponent, stiffness, damping = law[i, 0], law[i, 1], law[i, 2]
+        force, slope, rate_slope = compliant_normal_force(
+            exponent, stiffness, damping, approach, rate
+        )
+        values[i, FORCE] = force
+        values[i, SLOPE] = slope
+        values[i, RATE_SLOPE] = rate_slope
+        if rec[i, GAP] < 0.0:  # closed: its energy and damping power (``compliant_force``)
+            values[i, ENERGY] = compliant_elastic(exponent, stiffness, approach)
+            values[i, POWER] = (force - stiffness * approach**exponent) * rate
+    return 0, rec, wn, wt, values
+
+
+@inner
+def subtract_compliant_forces(wn, wt, values, forces):
+    """forces (n,) minus W_N^T F_n + W_T^T F_t (F_t = 0: no friction) of every compliant
+    contact that pushes, in place (``coupling.constraints.evaluate_state``)."""
+    for i in range(values.shape[0]):
+        force = values[i, FORCE]
+        if force > 0.0:
+            for k in range(forces.size):
+                forces[k] -= wn[i, k] * force + wt[i, k] * 0.0
+
+
+@inner
+def compliant_border(jac, js, m, wn, wt, values, bp, gp):
+    """(J_b, J_Sigma,b): the first m rows of jac and js (those of the constraints), then two
+    rows per compliant contact that pushes, K U^T in J_b and -U^T in J_Sigma,b with U = [W_N,
+    W_T] and K = [[bp dF/da + gp dF/da', 0], [0, 0]] (no friction), then the rest of jac's and
+    js's rows (a curvature border): ``compliant.bordered_solve``'s order. Returns (J_b,
+    J_Sigma,b, the number of rows added)."""
+    rows, n = jac.shape
+    pushing = 0
+    for i in range(values.shape[0]):
+        if values[i, FORCE] > 0.0:
+            pushing += 1
+    jac_b = np.zeros((rows + 2 * pushing, n))
+    js_b = np.zeros((rows + 2 * pushing, n))
+    jac_b[:m] = jac[:m]
+    js_b[:m] = js[:m]
+    row = m
+    for i in range(values.shape[0]):
+        if not values[i, FORCE] > 0.0:
+            continue
+        k00 = bp * values[i, SLOPE] + gp * values[i, RATE_SLOPE]
+        for k in range(n):
+            jac_b[row, k] = k00 * wn[i, k] + 0.0 * wt[i, k]
+            js_b[row, k] = -wn[i, k]
+            js_b[row + 1, k] = -wt[i, k]
+        row += 2
+    jac_b[row:] = jac[m:]
+    js_b[row:] = js[m:]
+    return jac_b, js_b, 2 * pushing
+
+
+@inner
+def compliant_sums(values):
+    """(elastic energy, damping power) of the compliant contacts, J and W, summed in their
+    order from their law values (``compliant_states``). Kept apart from the search: a kernel
+    that calls ``compliant_states`` compiles the beam's contact kinematics into its own code."""
+    elastic = 0.0
+    power = 0.0
+    for i in range(values.shape[0]):
+        elastic += values[i, ENERGY]
+        power += values[i, POWER]
+    return elastic, power
