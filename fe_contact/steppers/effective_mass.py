@@ -73,7 +73,7 @@ def law_compiled(law) -> bool:
     return _law_code(law) is not None
 
 
-class _StringPart:
+class StringPart:
     """Scatter of a string's element tangents (n_el, 8, 8) into the band: entries whose row
     and column are free coordinates, in element order (that of the sparse assembly); and,
     when its tension law is one the kernels know, its arguments of
@@ -152,14 +152,14 @@ class FlexibleBlock:
         self.stiffness = np.zeros((scatter.rows, n))  # linear structures
         scatter.add_sparse(self.mass, system.mass_flexible, 0)
         scatter.add_sparse(self.damping, system.damping_flexible, 0)
-        self.parts = []  # (structure, slice in the flexible part, _StringPart or None)
+        self.parts = []  # (structure, slice in the flexible part, StringPart or None)
         for (_, st), offset in zip(structures, offsets, strict=True):
             sl = slice(offset, offset + st.n_dofs)
             if st.linear:
                 scatter.add_sparse(self.stiffness, st.stiffness_matrix, offset)
                 part = "linear"
             elif isinstance(st, StringStructure):
-                part = _StringPart(st, offset, scatter)
+                part = StringPart(st, offset, scatter)
             else:
                 part = None
             self.parts.append((st, sl, part))
@@ -198,7 +198,7 @@ class FlexibleBlock:
         f = np.empty(self.n)
         elastic = {}
         for st, sl, part in self.parts:
-            if isinstance(part, _StringPart) and part.compiled:
+            if isinstance(part, StringPart) and part.compiled:
                 f[sl], _, elastic[st.name] = part.response(q[sl], 1)
             else:
                 f[sl] = st.internal_force(q[sl])

@@ -102,7 +102,7 @@ from ..system import System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .contact_report import ContactReport, open_contact, pair_state, point_states
-from .effective_mass import FlexibleBlock, _StringPart
+from .effective_mass import FlexibleBlock, StringPart
 from .grid_pairs import GridPair, GridScan
 from .impulse_work import impulse_work
 from .step_report import StepReport
@@ -187,7 +187,7 @@ class _WholeSubstep:
         if s.tree is None or stepper._n_bilateral or block is None or len(block.parts) != 1:
             return None
         structure, part_slice, part = block.parts[0]
-        if not (isinstance(part, _StringPart) and part.compiled):
+        if not (isinstance(part, StringPart) and part.compiled):
             return None
         if part_slice != slice(0, lay.n_flexible) or not model.contacts:
             return None
