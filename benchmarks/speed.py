@@ -337,13 +337,19 @@ def write_csv(rows, path: Path) -> None:
 
 def merge_csv(rows, path: Path, key: str) -> None:
     """Write rows to path, keeping the rows of an existing file whose ``key`` this run did not
-    measure (so that parts run separately fill one table)."""
-    kept = []
+    measure (so that parts run separately fill one table): a measured row takes its old row's
+    place, a new one goes at the end."""
+    merged = []
     if path.exists():
         with open(path, newline="") as fh:
-            new = {r[key] for r in rows}
-            kept = [r for r in csv.DictReader(fh) if r[key] not in new]
-    write_csv(kept + list(rows), path)
+            merged = list(csv.DictReader(fh))
+    where = {r[key]: i for i, r in enumerate(merged)}
+    for r in rows:
+        if r[key] in where:
+            merged[where[r[key]]] = r
+        else:
+            merged.append(r)
+    write_csv(merged, path)
 
 
 def plot_scaling(rows, path: Path) -> None:
@@ -517,7 +523,7 @@ def main(argv=None) -> int:
     def cases():
         rows, found = run_cases(args, scale)
         if rows:
-            write_csv(rows, args.out / "speed.csv")
+            merge_csv(rows, args.out / "speed.csv", "case")
         return found
 
     part("cases", cases)

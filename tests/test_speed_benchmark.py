@@ -50,3 +50,15 @@ def test_a_missed_target_reads_as_the_factor_to_gain(speed, capsys):
     assert fast["ratio to target"] == pytest.approx(0.5, rel=1e-12)  # 20x against >= 10x
     assert fast["met"] == "met"
     assert "ratio on CPU 5 (missed)" in capsys.readouterr().out
+
+
+def test_a_part_run_alone_replaces_its_rows_in_place(speed, tmp_path):
+    """A part measured alone (``--parts cases --cases disk``) updates its rows where they stand
+    and keeps the others' (before, the cases' table kept only the measured row and the targets'
+    table moved it to the end)."""
+    path = tmp_path / "table.csv"
+    speed.write_csv([{"case": c, "value": "old"} for c in ("a", "b", "c")], path)
+    speed.merge_csv([{"case": "b", "value": "new"}, {"case": "d", "value": "new"}], path, "case")
+    with open(path, newline="") as fh:
+        rows = [(r["case"], r["value"]) for r in csv.DictReader(fh)]
+    assert rows == [("a", "old"), ("b", "new"), ("c", "old"), ("d", "new")]
