@@ -133,8 +133,11 @@ class ContactLaw:
 
     @property
     def compiled(self) -> bool:
-        """True when the compiled generalised-alpha loop (numba kernels with a constant kinetic
-        coefficient and the sign of the slip) implements this law."""
+        """True when the compiled generalised-alpha step implements this law: its kernels
+        evaluate the law's own formula (``Sliding``: a constant kinetic coefficient and the
+        sign of the slip; frictionless ``Compliant``; ``Dropper``), so a subclass that
+        overrides the formula runs on the Python step. Which contacts the step takes also
+        depends on their sides (``steppers.compiled_plan.unsupported``)."""
         return False
 
     @property
@@ -216,10 +219,14 @@ class ContactLaw:
         """True when the friction is Coulomb's with the constant ``mu`` (none of
         ``friction_coefficient``, ``friction_factor``, ``viscous_force`` overridden): what the
         compiled kernels and the Moreau-Jean contact problem implement."""
-        own = (ContactLaw.friction_coefficient, ContactLaw.friction_factor)
-        own += (ContactLaw.viscous_force,)
-        methods = (self.friction_coefficient, self.friction_factor, self.viscous_force)
-        return all(m.__func__ is o for m, o in zip(methods, own, strict=True))
+        return self._inherits(
+            ContactLaw, ("friction_coefficient", "friction_factor", "viscous_force")
+        )
+
+    def _inherits(self, owner: type, names: tuple[str, ...]) -> bool:
+        """True when this law's class takes each of ``names`` from ``owner`` (overrides none
+        of them below it): the formulas a kernel written for ``owner`` evaluates."""
+        return all(getattr(type(self), n) is getattr(owner, n) for n in names)
 
     def holds_stick(self, normal: float, friction: float) -> bool:
         """True when a sticking contact with normal force ``normal`` (N) holds the friction

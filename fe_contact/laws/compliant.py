@@ -120,6 +120,18 @@ class Compliant(ContactLaw):
         return f"compliant ({self.kind}), mu = {self.mu:g}"
 
     @property
+    def compiled(self) -> bool:
+        # the compiled step's compliant contacts (``kernels.compliant``) are frictionless and
+        # evaluate this class's force and energy (``compliant_normal_force``)
+        own = ("normal_force", "elastic_energy", "exponent")
+        return (
+            self.mu == 0.0
+            and not self.rolling
+            and self.coulomb()
+            and self._inherits(Compliant, own)
+        )
+
+    @property
     def exponent(self) -> float:
         return COMPLIANT_KINDS[self.kind]
 

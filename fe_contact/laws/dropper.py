@@ -104,6 +104,11 @@ class Dropper(ContactLaw):
         """k a^2 / 2 while taut (a > 0), J; zero while slack; ``dropper_energy``."""
         return float(dropper_energy(self.stiffness, stretch))
 
+    @property
+    def compiled(self) -> bool:
+        # the compiled step's links (``kernels.links``) evaluate this class's tension and energy
+        return self._inherits(Dropper, ("normal_force", "elastic_energy"))
+
     def state_name(self, closed: bool) -> str:
         """The history's state of the link: "taut" while it pulls, else "slack"."""
         return "taut" if closed else "slack"

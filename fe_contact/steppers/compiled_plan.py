@@ -16,8 +16,6 @@ import scipy.sparse as sp
 from ..kernels.beam import beam_arrays, on_pattern
 from ..kernels.pack import pack
 from ..kernels.tree import tree_arrays
-from ..laws.compliant import Compliant
-from ..laws.dropper import Dropper
 from ..multibody.tree import actuator_forces
 from ..sides import Circle, Line, Point
 from ..structures import BeamStructure, StringStructure
@@ -55,7 +53,7 @@ def unsupported(system: System) -> str | None:
             continue
         if pressed_contact(system, c):  # a compliant normal force (``kernels.compliant``)
             continue
-        if not c.law.compiled:  # the kernels: a bilateral law with a constant mu
+        if c.law.constraint != "bilateral" or not c.law.compiled:  # a constant mu
             return f"contact {c.name!r}: not a Coulomb Sliding law"
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
             return f"contact {c.name!r}: profile or search"
@@ -74,8 +72,8 @@ def _links_unsupported(system: System) -> str | None:
     for k, c in enumerate(system.model.contacts):
         if c.link and k not in linked:
             return f"link {c.name!r}: not between material points of linear beams"
-        if k in linked and type(c.law) is not Dropper:
-            return f"link {c.name!r}: a law other than Dropper"
+        if k in linked and not c.law.compiled:
+            return f"link {c.name!r}: a law whose force the compiled links do not evaluate"
     if linked and linked_band(system) is None:
         return f"links whose band order is wider than {BAND_LIMIT}"
     return None
@@ -83,13 +81,14 @@ def _links_unsupported(system: System) -> str | None:
 
 def pressed_contact(system: System, pair) -> bool:
     """True for a contact the compiled step takes as a compliant force
-    (``kernels.compliant``): a ``Compliant`` law without friction that does not roll, of a
-    body ``Point`` on a linear beam, searched at its closest point."""
+    (``kernels.compliant``): a compliant law that the kernels implement (``law.compiled``: a
+    ``Compliant`` law without friction that does not roll), of a body ``Point`` on a linear
+    beam, searched at its closest point."""
     law = pair.law
     return (
-        type(law) is Compliant
-        and law.mu == 0.0
-        and not law.rolling
+        law.constraint == "compliant"
+        and not law.link
+        and law.compiled
         and type(pair.profile) is Point
         and isinstance(pair.target, str)
         and isinstance(system.structures.get(pair.target), BeamStructure)
