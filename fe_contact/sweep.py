@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import kernels
 from .io.model_file import ModelFileError, apply_override, parse_document, parse_value
 from .limits import check_cases
 from .runner import (
@@ -38,6 +39,7 @@ from .runner import (
     read_status,
     run_files,
 )
+from .steppers.simulate import simulate
 
 LOCK_FILE = ".lock"  # a case folder's lock while a case runs in it (``case_lock``)
 
@@ -236,8 +238,34 @@ def _stale(path: Path) -> bool:
     return False
 
 
+# steps of the first case taken in the sweep's own process before its workers start, when
+# numba's cache lacks the kernels (``_compile_first``)
+FIRST_STEPS = 3
+
+
+def _compile_first(case: Case, source: str) -> None:
+    """When numba's cache lacks the kernels (the first run after installing), take the first
+    FIRST_STEPS steps of ``case`` in this process, nothing written: the kernels its step path
+    uses compile once, here, and the workers load them from the cache instead of each
+    compiling them at once. A case that cannot run reports why itself when it runs."""
+    if kernels.cached():
+        return
+    try:
+        prepared = prepare(parse_document(case.document, source))
+        sim = prepared.model_file.simulation
+        t_end = min(sim.t_end, sim.t_start + FIRST_STEPS * sim.step())
+        y0 = (prepared.q0, prepared.u0)
+        simulate(
+            prepared.system, (sim.t_start, t_end), y0, method=sim.method, h=sim.h, **sim.settings
+        )
+    except Exception:  # noqa: BLE001 - the case's own run reports it in its row
+        pass
+
+
 def _local(cases, out, source, jobs, report, overwrite, record_every):
     rows = {}
+    if jobs > 1 and cases:
+        _compile_first(cases[0], source)
     if jobs == 1:
         for case in cases:
             rows[case.name] = report(run_sweep_case(case, out, source, overwrite, record_every))

@@ -126,3 +126,33 @@ def test_ranges_give_the_decimals_the_user_meant():
     assert Variation.parse("simulation.h=1e-4:2e-4:3").values == (1e-4, 1.5e-4, 2e-4)
     thirds = Variation.parse("contacts.tip.mu=0:1:4").values
     assert thirds[1] == 1 / 3 and thirds[2] == 2 / 3
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_first_run_compiles_in_the_sweep_before_its_workers_start(
+    document, tmp_path, monkeypatch, cached
+):
+    """Without the kernels in numba's cache (the first run after installing), the sweep takes
+    the first case's first steps in its own process, where they compile once, before the
+    workers start (they load them from the cache) instead of every worker compiling at once;
+    with them cached it does not. The rows are the same either way: those first steps write
+    nothing and the case still runs whole in its worker."""
+    from fe_contact import sweep
+
+    calls = []
+
+    def recording(system, t_span, y0, **kwargs):
+        calls.append(tuple(t_span))
+        return real(system, t_span, y0, **kwargs)
+
+    real = sweep.simulate
+    monkeypatch.setattr(sweep.kernels, "cached", lambda: cached)
+    monkeypatch.setattr(sweep, "simulate", recording)
+    variations = [Variation.parse("contacts.mass.mu=0,0.2")]
+    cases = plan(document, variations)
+    rows = run_sweep(cases, variations, RESULTS, tmp_path / "sweep", jobs=2)
+    h = document["simulation"]["h"]
+    assert calls == ([] if cached else [(0.0, pytest.approx(sweep.FIRST_STEPS * h))])
+    assert [r["status"] for r in rows] == ["finished"] * 2
+    alone = run_sweep(cases, variations, RESULTS, tmp_path / "alone", jobs=1)
+    assert rows == alone
