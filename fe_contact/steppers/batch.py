@@ -67,7 +67,8 @@ class StepBatch:
             r = records[j]
             if closed is not None and not closed[j]:  # no point: a link or force law off
                 report = open_contact(name, float(r[GAP]))
-                contacts.append(report if state[j] == "open" else replace(report, state=state[j]))
+                state_j = str(state[j])
+                contacts.append(report if state_j == "open" else replace(report, state=state_j))
                 continue
             f_n, f_t = float(normal[j]), float(friction[j])
             contacts.append(
