@@ -132,7 +132,8 @@ class StepBatch:
             # one string (``compiled_plan.unsupported``): its strain energy is the structures'
             # elastic energy the kernels booked, not evaluated again
             known = {next(iter(system.structures)): elastic.copy()}
-        contact = self.energy[:, 7] if has_compliant(system.model) else None  # links, compliant
+        # the links' and compliant contacts' elastic energy, as ``part_energies`` reads it
+        contact = energy.contact_elastic if has_compliant(system.model) else None
         col.update(part_energy_arrays(system, self.q, self.u, gravity, springs, contact, known))
         col.update(state_arrays(system, self.q, self.u, self.acceleration))
         return col
