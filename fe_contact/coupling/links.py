@@ -33,6 +33,7 @@ the same) is evaluated by ``link_kinematics`` alone.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -222,19 +223,36 @@ def link_contact(
     return _kinematics(system, state, i, system.link_rows, i, w_normal, w_tangent)
 
 
+class _LinkKinematics(ContactKinematics):
+    """The ``ContactKinematics`` of a link with constant rows whose dense row W_N (n,) is
+    scattered from its nonzero entries (dofs (k,), values (k,); repeated DOFs summed) when
+    first read: a report reads the link's point, normal and gap only (``link_contact``).
+    ``dataclasses.replace`` passes the row W_N itself (then kept as given)."""
+
+    def __init__(self, n: int = 0, dofs=None, values=None, **fields):
+        if "w_normal" in fields:  # ``dataclasses.replace``: the row as given
+            self.__dict__["w_normal"] = fields.pop("w_normal")
+        self.__dict__.update(fields, _entries=(n, dofs, values))  # frozen: set once, here
+
+    @functools.cached_property
+    def w_normal(self) -> np.ndarray:
+        n, dofs, values = self._entries
+        row = np.zeros(n)
+        np.add.at(row, dofs, values)
+        return row
+
+
 def _kinematics(
     system, state: LinksState, i: int, rows: LinkRows, j: int, w_normal=None, zeros=None
 ):
     """The ContactKinematics of link i of ``state``, entry j of ``rows``; ``w_normal``: its
-    dense row (default: scattered here), ``zeros`` its W_T (default: a new ``zero_row``)."""
+    dense row (default: scattered from its entries when first read, ``_LinkKinematics``),
+    ``zeros`` its W_T (default: a new ``zero_row``)."""
     n = system.layout.n
-    if w_normal is None:
-        w_normal = np.zeros(n)
-        np.add.at(w_normal, state.dofs[i], state.w_normal[i])
     if zeros is None:
         zeros = zero_row(n)
     e = state.normal[i]
-    return ContactKinematics(
+    fields = dict(
         parameter=float(rows.parameter[j]),
         element=int(rows.element[j]),
         point=state.point_b[i],
@@ -244,12 +262,14 @@ def _kinematics(
         gap=float(state.gap[i]),
         normal_velocity=float(state.normal_velocity[i]),
         slip_velocity=0.0,
-        w_normal=w_normal,
         w_tangent=zeros,
         remainder=float(state.remainder[i]),
         parameter_rate=0.0,
         tangent_remainder=0.0,
     )
+    if w_normal is not None:
+        return ContactKinematics(w_normal=w_normal, **fields)
+    return _LinkKinematics(n, state.dofs[i], state.w_normal[i], **fields)
 
 
 def links_kinematics(system, q, u) -> dict[int, ContactKinematics]:

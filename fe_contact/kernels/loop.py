@@ -122,6 +122,8 @@ def steps(
     out_newton,
     out_numerical,
     out_acc,
+    out_links,
+    out_pressed,
 ):
     """Up to K = out_t.size steps of h from the committed state at t (module docstring).
 
@@ -141,8 +143,10 @@ def steps(
     Per step j it writes out_t, out_q, out_u, out_lam (all rows), out_rec (the contact records),
     out_energy (``energies``), out_power (the powers at the new state), out_residual (largest
     |phi| and |J u + phi_t|), out_newton (iterations), out_numerical (the scheme's own loss
-    in the step, J: ``kernels.numerical.step_dissipation``) and out_acc (the accelerations
-    q'' at the end of the step). Returns (steps taken, the index of
+    in the step, J: ``kernels.numerical.step_dissipation``), out_acc (the accelerations
+    q'' at the end of the step), out_links (the links, ``kernels.links.link_states``) and
+    out_pressed (the compliant contacts' records, searched again from the step's end
+    parameters as the last step's FLAT array is). Returns (steps taken, the index of
     the reason it stopped in STOPS, the last step's ``kernels.step.FLAT`` array (empty when
     none was taken), its accelerations and algorithmic accelerations, the predictor's
     previous accelerations and step, and cond_2(J_u) at the last step's end (computed when
@@ -259,6 +263,10 @@ def steps(
         for i in range(nc):
             for f in range(N_FIELDS):
                 out_rec[j, i, f] = rec[i, f]
+        if P[8][0].shape[0] > 0:  # the links and compliant contacts at the end, as ``flat``
+            out_links[j] = link_states(P[8], q1, u1)[1]
+        if P[9][0].size > 0:
+            out_pressed[j] = compliant_states(P, q1, u1, s, nc)[1]
         worst_q = 0.0
         worst_u = 0.0
         if phi.size:

@@ -13,15 +13,19 @@ every step.
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
+
 import numpy as np
 
 from ..columns import BALANCE_COLUMNS, CONTACT_COLUMNS, WORK_KEYS
 from ..kernels.beam import GAP, N_FIELDS, NX, PX, TX, VT, S
+from ..kernels.links import N_LINK_FIELDS
 from ..kernels.loop import N_ENERGY, N_POWER
-from ..part_energies import part_energy_arrays
+from ..part_energies import has_compliant, part_energy_arrays
 from ..sensors import state_arrays
 from ..system import Energies
-from .contact_report import ContactReport
+from .contact_report import ContactReport, open_contact
 from .step_report import StepReport
 
 # the output arrays of a batch hold at most this many numbers per state array (K n)
@@ -34,8 +38,11 @@ class StepBatch:
     u and the accelerations acceleration (n, n_q), lam = (multipliers (n, m) by
     ``Model.constraint_names()``, drive forces (n, d)), work (n, 7): the work of each step by
     WORK_KEYS, energy (n, 7) as ``kernels.step.packed_energies``, residual (n, 2), n_newton (n,),
-    records (n, n_c, N_FIELDS) the contacts, contacts: per model contact (name, state, its
-    index in records, normal force (n,), friction force (n,)); h the step; ``stop`` why the
+    records (n, n_c, N_FIELDS) the contacts with rows, contacts: per model contact (name,
+    state, its records (n, N_FIELDS), normal force (n,), friction force (n,), closed): state
+    a str and closed None for a contact with rows (closed at its one point in every step),
+    state (n,) str and closed (n,) bool for a link or a compliant contact (its law's states,
+    no point where not closed: ``compliant.compliant_report``); h the step; ``stop`` why the
     batch ended (``STOPS``)."""
 
     def __init__(
@@ -47,7 +54,7 @@ class StepBatch:
         self.energy, self.work = energy, work
         self.h = h
         self.multipliers, self.drive_forces = lam
-        # per model contact: (name, state, its index in records, normal force, friction force)
+        # per model contact: (name, state, records, normal force, friction force, closed)
         self.contacts = contacts
 
     def energies(self, j: int) -> Energies:
@@ -56,13 +63,18 @@ class StepBatch:
     def report(self, j: int) -> StepReport:
         """The StepReport of step j (what ``GeneralizedAlpha.step`` returns)."""
         contacts = []
-        for name, state, i, normal, friction in self.contacts:
-            r = self.records[j, i]
+        for name, state, records, normal, friction, closed in self.contacts:
+            r = records[j]
+            if closed is not None and not closed[j]:  # no point: a link or force law off
+                report = open_contact(name, float(r[GAP]))
+                state_j = str(state[j])
+                contacts.append(report if state_j == "open" else replace(report, state=state_j))
+                continue
             f_n, f_t = float(normal[j]), float(friction[j])
             contacts.append(
                 ContactReport(
                     name=name,
-                    state=state,
+                    state=state if closed is None else str(state[j]),
                     point=r[PX : PX + 2][None, :].copy(),
                     normal=r[NX : NX + 2][None, :].copy(),
                     tangent=r[TX : TX + 2][None, :].copy(),
@@ -111,6 +123,7 @@ class StepBatch:
         for k, name in enumerate(system.model.drive_names()):
             col[f"{name}_force"] = self.drive_forces[:, k].copy()
         energy = Energies(*self.energy.T)
+        steps.contacts = [view.closed_points() for view in steps.contacts]
         for column in BALANCE_COLUMNS:
             col[column.name] = self._full(column.value(steps, energy, accumulated, energy0))
         _, _, gravity, springs, elastic = (self.energy[:, k] for k in range(5))
@@ -119,7 +132,9 @@ class StepBatch:
             # one string (``compiled_plan.unsupported``): its strain energy is the structures'
             # elastic energy the kernels booked, not evaluated again
             known = {next(iter(system.structures)): elastic.copy()}
-        col.update(part_energy_arrays(system, self.q, self.u, gravity, springs, None, known))
+        # the links' and compliant contacts' elastic energy, as ``part_energies`` reads it
+        contact = energy.contact_elastic if has_compliant(system.model) else None
+        col.update(part_energy_arrays(system, self.q, self.u, gravity, springs, contact, known))
         col.update(state_arrays(system, self.q, self.u, self.acceleration))
         return col
 
@@ -137,8 +152,8 @@ class _Steps:
     def __init__(self, batch: StepBatch):
         n = batch.n
         self.contacts = [
-            _ContactSteps(name, state, batch.records[:, i], normal, friction, batch.h, n)
-            for name, state, i, normal, friction in batch.contacts
+            _ContactSteps(name, state, records, normal, friction, batch.h, n, closed)
+            for name, state, records, normal, friction, closed in batch.contacts
         ]
         self.residual_position = batch.residual[:, 0]
         self.residual_velocity = batch.residual[:, 1]
@@ -150,32 +165,57 @@ class _Steps:
 class _ContactSteps:
     """One single-point contact over n steps, as a ``ContactReport`` with arrays: every field
     of the report, per-point fields (n, 1), the point, normal and tangent (n, 1, 2), min_gap
-    (n,), state and point_state (n,) strings; so a column may read any field of the report."""
+    (n,), state and point_state (n,) strings; so a column may read any field of the report.
+    closed : (n,) bool, the steps in which it has its point (None: all); in the others it
+    reads as ``open_contact``'s report: no force, NaN at the point, its gap."""
 
     main = 0  # the point with the largest normal force: the only one
 
-    def __init__(self, name, state, records, normal, friction, h, n):
+    def __init__(self, name, state, records, normal, friction, h, n, closed=None):
         self.name = name
-        self.state = np.full(n, state)
+        self.state = np.full(n, state) if closed is None else np.asarray(state)
         self.point_state = self.state[:, None]
-        self.point = records[:, None, PX : PX + 2].copy()
-        self.normal = records[:, None, NX : NX + 2].copy()
-        self.tangent = records[:, None, TX : TX + 2].copy()
+        normal = np.asarray(normal, dtype=float)
+        friction = np.asarray(friction, dtype=float)
+        point = records[:, None, PX : PX + 2].copy()
+        unit = records[:, None, NX : NX + 2].copy()
+        tangent = records[:, None, TX : TX + 2].copy()
+        slip = records[:, VT].copy()
+        parameter = records[:, S].copy()
+        if closed is not None:  # an open report: no point (NaN where read), no force
+            off = ~np.asarray(closed, dtype=bool)
+            for values in (point, unit, tangent, slip, parameter):
+                values[off] = np.nan
+            normal = np.where(off, 0.0, normal)
+            friction = np.where(off, 0.0, friction)
+        self.point, self.normal, self.tangent = point, unit, tangent
         self.gap = records[:, GAP][:, None]
-        self.normal_force = np.asarray(normal, dtype=float)[:, None]
-        self.friction_force = np.asarray(friction, dtype=float)[:, None]
+        self.normal_force = normal[:, None]
+        self.friction_force = friction[:, None]
         self.normal_impulse = self.normal_force * h
         self.friction_impulse = self.friction_force * h
-        self.slip_velocity = records[:, VT][:, None]
-        self.parameter = records[:, S][:, None]
+        self.slip_velocity = slip[:, None]
+        self.parameter = parameter[:, None]
         self.min_gap = records[:, GAP]
-        self.n_points = np.ones(n, dtype=int)
+        self.n_points = np.ones(n, dtype=int) if closed is None else np.asarray(closed, int)
+        self._open = None if closed is None else off
+
+    def closed_points(self) -> _ContactSteps:
+        """This view with no slip velocity (0 m/s, not NaN) where it has no point: the sums
+        over a step's closed points (the friction power) read nothing there."""
+        if self._open is None:
+            return self
+        view = copy.copy(self)
+        view.slip_velocity = np.where(self._open[:, None], 0.0, self.slip_velocity)
+        return view
 
 
-def batch_outputs(size: int, n: int, m: int, n_c: int) -> tuple:
+def batch_outputs(size: int, n: int, m: int, n_c: int, n_l: int = 0, n_p: int = 0) -> tuple:
     """The arrays ``kernels.loop.steps`` writes for up to ``size`` steps of n coordinates, m
-    constraint rows and n_c contacts: t, q, u, multipliers, records, energy, power, residual,
-    n_newton, numerical loss, accelerations."""
+    constraint rows, n_c contacts, n_l links with constant rows and n_p compliant contacts:
+    t, q, u, multipliers, records, energy, power, residual, n_newton, numerical loss,
+    accelerations, the links' states (``kernels.links.link_states``) and the compliant
+    contacts' records."""
     return (
         np.empty(size),
         np.empty((size, n)),
@@ -188,6 +228,8 @@ def batch_outputs(size: int, n: int, m: int, n_c: int) -> tuple:
         np.empty(size, dtype=np.int64),
         np.empty(size),
         np.empty((size, n)),
+        np.empty((size, n_l, N_LINK_FIELDS)),
+        np.empty((size, n_p, N_FIELDS)),
     )
 
 

@@ -38,7 +38,10 @@ Events (stick, reversal), restarts, reports and the bookkeeping of the step stay
 loop closures, unilateral contacts, the continuous friction law, compliant contacts with
 friction or rolling, and links from a body point or on a string take the Python step
 (``GeneralizedAlpha`` makes no ``CompiledStep`` for them). A system with compliant contacts or
-links takes its steps one compiled call each (no batches: ``_take_batch``).
+links takes its quiet steps in batches too: the kernels write each step's links
+(``kernels.links.link_states``) and compliant contacts' records, and the batch's reports and
+history columns of those contacts come from these arrays (``_link_steps``, ``_pressed_steps``:
+the states "taut"/"slack", "slip"/"open", forces, points and gaps each step's report gives).
 """
 
 from __future__ import annotations
@@ -54,12 +57,14 @@ from ..coupling.contact import compliant_force, link_forces
 from ..coupling.kinematics import ContactKinematics
 from ..coupling.links import links_state
 from ..kernels import announce_compilation
+from ..kernels import links as link_kernel
 from ..kernels.beam import (
     ELEMENT,
     GAP,
     H00,
     H01,
     H11,
+    N_FIELDS,
     NX,
     PX,
     QX,
@@ -78,7 +83,7 @@ from ..system import Energies, System
 from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
 from .compiled_plan import Plan, pressed_contact, unsupported
 from .partitioned_step import StepAlgebra, margin_of
-from .step_state import StepState
+from .step_state import ContactMode, StepState
 
 # the factor of M_f given to ``kernels.loop.steps`` when it forms no Painleve margin
 NO_FACTOR = np.ones((1, 0))
@@ -127,6 +132,51 @@ def _kinematics(r, w_n, w_t, hess, on_beam: bool) -> ContactKinematics:
         ),
         remainder_gradient=hess[2] if on_beam else None,
     )
+
+
+def _link_steps(system, q, u, links) -> dict:
+    """The ``batch.StepBatch`` contacts of the links of ``system.link_rows`` over k steps, by
+    model index, as each step's report gives them (``compliant.compliant_report`` of
+    ``link_forces``): taut while the tension the kernels evaluated (links (k, l,
+    N_LINK_FIELDS), ``kernels.links.link_states``) pulls with their gap negative, else slack;
+    the point on side b, the normal, the gap and the parameter of ``links_state`` at each
+    step's (q, u) (k, n) (no friction, no slip)."""
+    rows = system.link_rows
+    k, n_l = q.shape[0], rows.size
+    rec = np.zeros((k, n_l, N_FIELDS))
+    for j in range(k):  # numpy's sums of each step, as the step's ``links_state``
+        state = links_state(system, q[j], u[j])
+        rec[j, :, PX : PX + 2] = state.point_b
+        rec[j, :, NX : NX + 2] = state.normal
+        rec[j, :, TX] = state.normal[:, 1]
+        rec[j, :, TX + 1] = -state.normal[:, 0]
+        rec[j, :, GAP] = state.gap
+    rec[:, :, S] = rows.parameter
+    taut = links[:, :, link_kernel.GAP] < 0.0
+    tension = np.where(taut, links[:, :, link_kernel.TENSION], 0.0)
+    closed = tension > 0.0
+    zero = np.zeros(k)
+    out = {}
+    for i, pair in enumerate(rows.pairs.tolist()):
+        c = system.model.contacts[pair]
+        states = np.where(closed[:, i], c.law.state_name(True), c.law.state_name(False))
+        out[pair] = (c.name, states, rec[:, i], tension[:, i], zero, closed[:, i])
+    return out
+
+
+def _pressed_steps(system, k: int, records) -> tuple:
+    """The ``batch.StepBatch`` contact of compliant contact k over the steps of its records
+    (k, N_FIELDS) (``kernels.compliant``): its law evaluated at each step as the step's
+    report evaluates it (``compliant_force``, ``compliant.compliant_report``)."""
+    pair = system.model.contacts[k]
+    zeros = np.zeros(system.layout.n)
+    normal, friction = np.zeros(len(records)), np.zeros(len(records))
+    for j, r in enumerate(records):
+        f = compliant_force(pair.law, _kinematics(r, zeros, zeros, None, False), k)
+        normal[j], friction[j] = f.normal_force, f.friction_force
+    closed = normal > 0.0
+    states = np.where(closed, pair.law.state_name(True), pair.law.state_name(False))
+    return pair.name, states, records, normal, friction, closed
 
 
 class CompiledAlgebra(StepAlgebra):
@@ -206,7 +256,7 @@ class CompiledStep:
         p = stepper.params
         cstate = self._cstate(stepper)
         slip_sign = cstate[:, 0].copy()
-        out = batch_outputs(1, stepper.q.size, stepper.evaluation.phi.size, cstate.shape[0])
+        out = self._outputs(stepper, 1, cstate.shape[0])
         s = self._parameters(stepper, state)
         taken, _, flat, _, _, _, _, cond = loop_steps(
             *plan.packed,
@@ -243,11 +293,9 @@ class CompiledStep:
         if taken == 0:  # the iteration did not finish OK: the Python step retries, reports
             self.n_fallback += 1
             return None
-        _, _, _, _, _, energy, _, _, its, numerical, _ = out
+        _, _, _, _, _, energy, _, _, its, numerical = out[:10]
         self.n_compiled += 1
-        guesses = stepper.workspace.contact_parameters  # the compliant contacts' searches
-        for k, s_k in zip(self._pressed, s[cstate.shape[0] :].tolist(), strict=True):
-            guesses[k] = s_k
+        self._keep_parameters(stepper, s, cstate.shape[0])
         committed = self._committed(
             stepper,
             state,
@@ -333,6 +381,12 @@ class CompiledStep:
             **changes,
         )
 
+    def _outputs(self, stepper, size: int, n_c: int) -> tuple:
+        """``batch.batch_outputs`` of ``size`` steps of this run (n_c contacts with rows)."""
+        n_l = stepper.system.link_rows.size
+        m = stepper.evaluation.phi.size
+        return batch_outputs(size, stepper.q.size, m, n_c, n_l, len(self._pressed))
+
     def _parameters(self, stepper, state: StepState) -> np.ndarray:
         """The contact parameters the searches start from: the sliding contacts' (committed),
         then the compliant contacts' (``kernels.compliant``; the run's ``Workspace``, NaN:
@@ -342,6 +396,13 @@ class CompiledStep:
         guesses = stepper.workspace.contact_parameters
         pressed = [guesses.get(k, np.nan) for k in self._pressed]
         return np.concatenate([state.parameters, np.array(pressed, dtype=float)])
+
+    def _keep_parameters(self, stepper, s: np.ndarray, n_c: int) -> None:
+        """The compliant contacts' parameters s[n_c:] after the step(s) into the run's
+        ``Workspace``, where the next searches start (``_parameters``)."""
+        guesses = stepper.workspace.contact_parameters
+        for k, s_k in zip(self._pressed, s[n_c:].tolist(), strict=True):
+            guesses[k] = s_k
 
     def _cstate(self, stepper) -> np.ndarray:
         """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.loop.steps``)."""
@@ -388,7 +449,8 @@ class CompiledStep:
             or n_max < 1
             or stepper.error_tol is not None
             or stepper.substep_cap is not None  # sub-steps growing after an event
-            or stepper.modes.mode.size != stepper.modes.n_bilateral
+            or stepper.modes.n_rows != stepper.modes.n_bilateral  # unilateral contacts
+            or np.any(stepper.modes.mode[stepper.modes.n_rows :] != ContactMode.FORCE_LAW)
             or not np.all(np.isnan(stepper.characteristic_velocities))
             or np.any(stepper.part.dependent >= stepper.system.layout.n_tree)  # structure ones
         ):
@@ -422,7 +484,8 @@ class CompiledStep:
         state = stepper.save()
         acc_prev, h_prev = (stepper.acceleration, 0.0) if state.previous is None else state.previous
         p = stepper.params
-        out = batch_outputs(size, n, stepper.evaluation.phi.size, cstate.shape[0])
+        s = self._parameters(stepper, state)
+        out = self._outputs(stepper, size, cstate.shape[0])
         taken, stop, flat, _, _, acc_prev, h_prev, _ = loop_steps(
             *plan.packed,
             factor,
@@ -445,7 +508,7 @@ class CompiledStep:
             self._prev(stepper),
             self._multipliers(stepper),
             cstate,
-            state.parameters.copy(),
+            s,
             stepper.tol,
             stepper.rtol,
             stepper.max_newton,
@@ -457,7 +520,7 @@ class CompiledStep:
         )
         # the next batch: twice as long after a full one, short again after an early stop
         self._batch_size = min(2 * size, 4096) if taken == size else 16
-        t_out, q, u, lam, records, energy, power, residual, its, numerical, acc = (
+        t_out, q, u, lam, records, energy, power, residual, its, numerical, acc, links, pressed = (
             a[:taken] for a in out
         )
         work = step_work(stepper.t, state.powers, t_out, power, numerical)
@@ -475,11 +538,12 @@ class CompiledStep:
             acc,
             h=h,
             lam=self._batch_multipliers(stepper, lam),
-            contacts=self._batch_contacts(stepper, lam),
+            contacts=self._batch_contacts(stepper, lam, records, q, u, links, pressed),
         )
         if taken == 0:
             return batch, None, None
         self.n_compiled += taken
+        self._keep_parameters(stepper, s, cstate.shape[0])
         committed = self._committed(
             stepper,
             state,
@@ -503,21 +567,29 @@ class CompiledStep:
         n_c = stepper.modes.n_bilateral
         return lam[:, :m0], lam[:, n_c : n_c + len(model.drives)]
 
-    def _batch_contacts(self, stepper, lam: np.ndarray) -> list:
-        """Per model contact over k steps: (name, state, its index in the kernel's records,
-        normal force (k,), friction force (k,)) from the kernel's rows lam (k, rows)."""
+    def _batch_contacts(self, stepper, lam, records, q, u, links, pressed) -> list:
+        """Per model contact over k steps: (name, state, records (k, N_FIELDS), normal force
+        (k,), friction force (k,), closed) (``batch.StepBatch``) from the kernel's rows lam
+        (k, rows) and records (k, n_c, N_FIELDS) of the contacts with rows, its links' states
+        (k, l, N_LINK_FIELDS) and its compliant contacts' records (k, p, N_FIELDS), each as
+        the step's report gives it (``_link_steps``, ``_pressed_steps``)."""
+        system = stepper.system
         by_model = {k: i for i, k in enumerate(stepper.modes.sliding)}
         mu = stepper.friction_coefficients
-        out = []
-        for k, pair in enumerate(stepper.system.model.contacts):
-            i = by_model[k]
+        out = {}
+        for k, i in by_model.items():
+            name = system.model.contacts[k].name
             normal = lam[:, i]
             if stepper.modes.anchors[i] is None:
                 state, friction = "slip", -stepper.modes.slip_sign[i] * mu[i] * normal
             else:
                 state, friction = "stick", lam[:, stepper.modes.stick_row(i)]
-            out.append((pair.name, state, i, normal, friction))
-        return out
+            out[k] = (name, state, records[:, i], normal, friction, None)
+        if system.link_rows.size:
+            out.update(_link_steps(system, q, u, links))
+        for j, k in enumerate(self._pressed):
+            out[k] = _pressed_steps(system, k, pressed[:, j])
+        return [out[k] for k in range(len(system.model.contacts))]
 
     def steps(self, stepper, n_max: int):
         """Up to n_max full steps of h from ``stepper``'s committed state in one compiled call
