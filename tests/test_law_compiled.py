@@ -63,12 +63,24 @@ def _with_laws(head_law=None, dropper_law=None):
     return run, assemble(replace(run.model, contacts=tuple(contacts)))
 
 
-def test_a_dropper_with_its_own_formula_keeps_the_line_off_the_compiled_links():
-    _, system = _with_laws(
+def test_a_dropper_with_its_own_formula_runs_on_the_python_step_with_its_tension():
+    """The first dropper twice as stiff by its own formula: the line leaves the compiled links,
+    and the Python step's links (evaluated for all Droppers at once by the base class's
+    formula) take it one by one: its tension is 2 k (l - l0) = -2 k gap while taut."""
+    run, system = _with_laws(
         dropper_law=lambda law: StiffDropper(law.stiffness, law.length, law.damping, law.mass)
     )
     why = unsupported(system)
     assert why is not None and "compiled links do not evaluate" in why
+    k = next(i for i, c in enumerate(system.model.contacts) if c.law.link)
+    dropper = system.model.contacts[k]
+    t0 = run.t_span[0]
+    result = run.run(system, t_span=(t0, t0 + 0.01), compiled=True)
+    assert result.status == "finished" and result.n_compiled == 0
+    gap, force = result[f"{dropper.name}_gap"], result[f"{dropper.name}_normal_force"]
+    assert (gap < 0.0).all()  # taut: it carries the contact wire
+    stiffness = dropper.law.stiffness
+    assert np.allclose(force, -2.0 * stiffness * gap, rtol=1e-9, atol=0.0)
 
 
 def test_a_compliant_law_with_its_own_formula_runs_on_the_python_step_with_its_force():

@@ -128,7 +128,8 @@ def link_forces(system, state: LinksState, evaluated=None) -> dict[int, Complian
     (``links.links_state`` of all), by model index: ``compliant_force`` of each, with the
     ``Dropper`` laws evaluated for all links at once (``dropper_tension``, ``dropper_energy``;
     a link has no friction: W_T = 0, v_t = 0), their kinematics formed when read
-    (``LinkForce``). Links of another law take ``compliant_force`` one by one.
+    (``LinkForce``). Links of another law, or of a Dropper subclass with its own force (not
+    ``compiled``), take ``compliant_force`` one by one.
     ``evaluated`` : the links' gaps, normal velocities and laws at the state as the compiled
     step evaluated them (``kernels.links.link_states``, (L, N_LINK_FIELDS)), taken instead of
     evaluating them here; None (the default) evaluates them."""
@@ -136,7 +137,7 @@ def link_forces(system, state: LinksState, evaluated=None) -> dict[int, Complian
     zeros = zero_row(n)
     pairs = state.pairs.tolist()
     laws = [system.model.contacts[k].law for k in pairs]
-    if not all(type(law) is Dropper for law in laws):
+    if not all(isinstance(law, Dropper) and law.compiled for law in laws):
         dense = state.dense_rows(n)
         return {
             k: compliant_force(
