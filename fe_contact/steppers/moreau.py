@@ -98,7 +98,7 @@ from ..multibody.tree import (
     equations_of_motion,
     mass_matrix,
 )
-from ..system import System, energies
+from ..system import Energies, System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .contact_report import ContactReport, open_contact, pair_state, point_states
@@ -234,7 +234,9 @@ class _WholeSubstep:
             int(block.band),
             np.full(lay.n_flexible, beta),
             bool(beta != 0.0 or block.damping_matrix.nnz),
+            real(structure.initial_coordinates()),
         )
+        self.damped = self.flexible[8]  # C_f(q) not zero: its power needs K_t(q_E) (Python)
         sizes = [g.grid.dofs.shape[0] for g in grids]
         self.start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         pairs = [g.k for g in grids]
@@ -262,6 +264,7 @@ class _WholeSubstep:
         self.actuators = np.zeros((2, lay.n_tree))
         self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
         self._forces = (None, None)  # (q, dV/dq at q (n,)) of the last committed end state
+        self._energies = (None, None)  # (q, the kernel's scalars) of the same end state
 
     def run(self, stepper, h, may_reject):
         st = stepper
@@ -302,7 +305,7 @@ class _WholeSubstep:
         points = np.empty((n_points, 2))
         centres = np.empty((len(self.pairs), 2))
         forces_e = np.empty(n)
-        scalars = np.empty(11)
+        scalars = np.empty(17)
         out = (state, closed, contact, gaps, points, centres, forces_e, scalars)
         kernels.substep(self.tree, self.string, self.flexible, self.grids, q_a, u_a, actuators,
                         forces_a, settings, out)  # fmt: skip
@@ -322,6 +325,7 @@ class _WholeSubstep:
         st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
         st._end_strain = (q_e, {self.name: float(scalars[10])})
         self._forces = (q_e, forces_e)
+        self._energies = (q_e, scalars)
         pair = self._pair_of[closed[0, :m]]
         keys = list(zip(pair.tolist(), closed[1, :m].tolist(), strict=True))
         impulses = contact[0, : 2 * m]
@@ -340,6 +344,33 @@ class _WholeSubstep:
             h,
             float(scalars[3]),
             np.zeros(0),
+        )
+
+    def energies(self, stepper) -> Energies | None:
+        """The ``system.energies`` of the stepper's state when it is the end state of the last
+        compiled sub-step (the kernel's terms, ``kernels.moreau.substep``), else None. The
+        string's damping power C(q_E) u . u needs its tangent at q_E: None when C_f is not
+        zero; the joint actuators' power is evaluated here at the stepper's time."""
+        q, scalars = self._energies
+        if q is not stepper.q or self.damped:
+            return None
+        tree_kinetic, string_kinetic, gravity, springs, load_potential, dampers = scalars[
+            11:17
+        ].tolist()
+        loads = 0.0
+        if self.actuated:
+            t_slice = stepper.system.layout.tree
+            loads = float(actuator_forces(stepper.system.tree, stepper.t) @ stepper.u[t_slice])
+        strain = float(scalars[10])
+        return Energies(
+            tree_kinetic=tree_kinetic,
+            structure_kinetic=string_kinetic,
+            gravity=gravity + load_potential,
+            tree_springs=springs,
+            structure_elastic=strain,
+            damping_power=dampers,
+            load_power=loads,
+            structure_elastic_parts=((self.name, strain),),
         )
 
 
@@ -597,9 +628,11 @@ class MoreauJean(Stepper):
         gaps = {key: dict(value) for key, value in self._gap_cache.items()}
         try:
             subs = self._advance(h, 0)
-            energy = energies(  # at the end state, the strings' strain energies kept
-                self.system, self.q, self.u, self.t, ws, self._strain_energies(self.q)
-            )
+            energy = None if self._whole is None else self._whole.energies(self)
+            if energy is None:  # at the end state, the strings' strain energies kept
+                energy = energies(
+                    self.system, self.q, self.u, self.t, ws, self._strain_energies(self.q)
+                )
         except Exception:
             self.t, self.q, self.u, self._s = saved  # sub-steps of a failed step are undone
             for now, before in zip(searches, kept, strict=True):
@@ -804,6 +837,8 @@ class MoreauJean(Stepper):
         (point, normal, tangent, parameter, gap) at the end state, so that a frame draws the
         points on the drawn structure."""
         s = self.system
+        if len(subs) == 1 and isinstance(subs[0].closed, _Closed):
+            return self._report_compiled(subs[0], u_a, energy)
         work = dict.fromkeys(subs[0].work, 0.0)
         for sub in subs:
             for key, value in sub.work.items():
@@ -884,6 +919,65 @@ class MoreauJean(Stepper):
             solver_residual=max(sub.residual for sub in subs),
             energy=energy,
             acceleration=(self.u - u_a) / self._h_step,  # the mean over the step
+        )
+
+    def _report_compiled(self, sub, u_a, energy) -> StepReport:
+        """``_report`` of a step taken in one compiled sub-step (grid pairs alone, no drives or
+        loop closures), from the kernel's flat arrays: its closed candidates are distinct and
+        ordered by pair and candidate, so each one's impulses and slip velocity are the
+        sub-step's (the sums of ``_report`` over one sub-step: 0 + P); the geometry is the end
+        state's scan, as there."""
+        s = self.system
+        scans = self._scan(self.q)
+        pair, candidate = sub.closed.pair, np.array([i for _, i in sub.closed.key], dtype=int)
+        m = pair.size
+        p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t
+        slip = sub.gamma_e[m:]
+        reports = []
+        for k, contact in enumerate(s.model.contacts):
+            scan = scans[k]
+            rows = np.flatnonzero(pair == k)
+            if not rows.size:
+                reports.append(open_contact(contact.name, float(np.min(scan.gap))))
+                continue
+            which = candidate[rows]
+            gap, normal, tangent, point, parameter = self._grid[k].geometry(which, scan)
+            pn, pt, gamma = p_n[rows], p_t[rows], slip[rows]
+            states = point_states(pn, gamma, contact.mu)
+            reports.append(
+                ContactReport(
+                    name=contact.name,
+                    state=pair_state(states),
+                    point=point,
+                    normal=normal,
+                    tangent=tangent,
+                    parameter=np.asarray(parameter, dtype=float),
+                    gap=gap,
+                    slip_velocity=gamma,
+                    normal_force=pn / self._h_step,
+                    friction_force=pt / self._h_step,
+                    normal_impulse=pn,
+                    friction_impulse=pt,
+                    min_gap=float(np.min(scan.gap)),
+                    point_state=states,
+                )
+            )
+        return StepReport(
+            t=self.t,
+            q=self.q.copy(),
+            u=self.u.copy(),
+            contacts=tuple(reports),
+            drive_forces=np.zeros(0),
+            multipliers=np.zeros(0),
+            work={key: 0.0 + value for key, value in sub.work.items()},
+            residual_position=0.0,
+            residual_velocity=0.0,
+            h=self._h_step,
+            n_newton=self.n_newton - self._newton0,
+            n_substeps=1,
+            solver_residual=sub.residual,
+            energy=energy,
+            acceleration=(self.u - u_a) / self._h_step,
         )
 
     def _constraint_residuals(self) -> tuple[float, float]:
