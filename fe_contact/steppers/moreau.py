@@ -88,6 +88,7 @@ from scipy.linalg import lu_factor
 from scipy.linalg.lapack import dgetrf, dgetrs
 
 from .. import validation as check
+from ..columns import WORK_KEYS
 from ..coupling.constraints import evaluate_state
 from ..coupling.contact_points import contact_gaps, contact_points, pair_kind
 from ..coupling.setvalued import solve_contact_impulses
@@ -105,6 +106,7 @@ from .contact_report import ContactReport, open_contact, pair_state, point_state
 from .effective_mass import FlexibleBlock, StringPart
 from .grid_pairs import GridPair, GridScan
 from .impulse_work import impulse_work
+from .moreau_batch import CompiledStep, MoreauBatch, compiled_report, pair_values
 from .step_report import StepReport
 
 
@@ -374,6 +376,12 @@ class _WholeSubstep:
         )
 
 
+def _all_open(contact) -> bool:
+    """Are all the closed points of a ContactReport open (no impulse)?"""
+    states = contact.point_state
+    return states is not None and all(p == "open" for p in states)
+
+
 # the work columns of a sub-step in the order of the Python sub-step's dict
 _WORK = (
     "dissipated_impact",
@@ -486,6 +494,8 @@ class MoreauJean(Stepper):
         self.events = []
         self._pair_states = None  # per pair "open", "closed" (at the start), "stick", "slip"
         self._whole = _WholeSubstep.plan(self)  # the sub-step in one compiled call, or None
+        self._flat = False  # in ``steps``: a compiled step kept as a ``CompiledStep``
+        self._stashed = None  # the report or error of the step that ended a batch
 
     # -- smooth part --------------------------------------------------------------------------
     def _smooth(self, q_p, u_a, t, h):
@@ -641,9 +651,100 @@ class MoreauJean(Stepper):
             self._gap_cache = gaps
             raise
         self.t = t_end
+        if self._flat and self._compiled_report(subs):
+            step = self._compiled_step(subs[0], u_a, energy)  # no ContactReport built
+            self._log_state_changes((v.state, v.all_open) for v in step.pairs)
+            return step
         report = self._report(subs, q_a, u_a, energy)
-        self._log_state_changes(report)
+        self._log_state_changes((c.state, _all_open(c)) for c in report.contacts)
         return report
+
+    def steps(self, n_max: int) -> MoreauBatch | None:
+        """Up to n_max steps (``steppers.moreau_batch``), each taken as ``step()`` takes it;
+        those of one compiled sub-step are kept as arrays, the first other one (or a failure)
+        ends the batch and is ``step()``'s next report (or error). None where the sub-step is
+        not compiled (``_WholeSubstep``)."""
+        if self._whole is None or self._stashed is not None:
+            return None
+        taken = []
+        self._flat = True
+        try:
+            for _ in range(int(n_max)):
+                try:
+                    out = Stepper.step(self)
+                except Exception as err:  # noqa: BLE001 - raised again by the next step()
+                    self._stashed = err
+                    break
+                if isinstance(out, StepReport):
+                    self._stashed = out
+                    break
+                taken.append(out)
+        finally:
+            self._flat = False
+        if taken:
+            self.report = None  # the batch's steps have no StepReport unless asked for
+        return MoreauBatch(taken, self, "done" if self._stashed is None else "step")
+
+    def step(self, h: float | None = None) -> StepReport:
+        """``Stepper.step``; after a batch (``steps``) that ended on a step of another kind,
+        that step's report (or its error, raised)."""
+        stashed, self._stashed = self._stashed, None
+        if stashed is None:
+            return Stepper.step(self, h)
+        if isinstance(stashed, BaseException):
+            raise stashed
+        return stashed
+
+    def _compiled_report(self, subs) -> bool:
+        """Is the step one compiled sub-step, every pair a grid pair of the stepper's?"""
+        return (
+            len(subs) == 1
+            and isinstance(subs[0].closed, _Closed)
+            and len(self._grid) == len(self.system.model.contacts)
+        )
+
+    def grid_pair(self, k: int) -> GridPair:
+        """The ``GridPair`` of contact pair k (a grid pair)."""
+        return self._grid[k]
+
+    def _compiled_step(self, sub, u_a, energy) -> CompiledStep:
+        """The ``CompiledStep`` of a step of one compiled sub-step, at the stepper's (end)
+        state."""
+        s = self.system
+        h = self._h_step
+        scans = self._scan(self.q)
+        pair = sub.closed.pair
+        candidate = np.array([i for _, i in sub.closed.key], dtype=int)
+        m = pair.size
+        p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t  # the sums of ``_report`` over one sub-step
+        slip = sub.gamma_e[m:]
+        pairs = []
+        for k, contact in enumerate(s.model.contacts):
+            rows = np.flatnonzero(pair == k)
+            pairs.append(
+                pair_values(
+                    self._grid[k],
+                    scans[k],
+                    candidate[rows],
+                    p_n[rows],
+                    p_t[rows],
+                    slip[rows],
+                    contact.mu,
+                    h,
+                )  # fmt: skip
+            )
+        return CompiledStep(
+            t=self.t,
+            q=self.q,
+            u=self.u,
+            acceleration=(self.u - u_a) / h,
+            energy=energy,
+            work=tuple(0.0 + sub.work[key] for key in WORK_KEYS),
+            n_newton=self.n_newton - self._newton0,
+            solver_residual=sub.residual,
+            pairs=tuple(pairs),
+            source=(sub, scans, h, u_a),
+        )
 
     def _advance(self, h, level):
         try:
@@ -837,8 +938,8 @@ class MoreauJean(Stepper):
         (point, normal, tangent, parameter, gap) at the end state, so that a frame draws the
         points on the drawn structure."""
         s = self.system
-        if len(subs) == 1 and isinstance(subs[0].closed, _Closed):
-            return self._report_compiled(subs[0], u_a, energy)
+        if self._compiled_report(subs):  # from the flat arrays
+            return compiled_report(self, self._compiled_step(subs[0], u_a, energy))
         work = dict.fromkeys(subs[0].work, 0.0)
         for sub in subs:
             for key, value in sub.work.items():
@@ -921,65 +1022,6 @@ class MoreauJean(Stepper):
             acceleration=(self.u - u_a) / self._h_step,  # the mean over the step
         )
 
-    def _report_compiled(self, sub, u_a, energy) -> StepReport:
-        """``_report`` of a step taken in one compiled sub-step (grid pairs alone, no drives or
-        loop closures), from the kernel's flat arrays: its closed candidates are distinct and
-        ordered by pair and candidate, so each one's impulses and slip velocity are the
-        sub-step's (the sums of ``_report`` over one sub-step: 0 + P); the geometry is the end
-        state's scan, as there."""
-        s = self.system
-        scans = self._scan(self.q)
-        pair, candidate = sub.closed.pair, np.array([i for _, i in sub.closed.key], dtype=int)
-        m = pair.size
-        p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t
-        slip = sub.gamma_e[m:]
-        reports = []
-        for k, contact in enumerate(s.model.contacts):
-            scan = scans[k]
-            rows = np.flatnonzero(pair == k)
-            if not rows.size:
-                reports.append(open_contact(contact.name, float(np.min(scan.gap))))
-                continue
-            which = candidate[rows]
-            gap, normal, tangent, point, parameter = self._grid[k].geometry(which, scan)
-            pn, pt, gamma = p_n[rows], p_t[rows], slip[rows]
-            states = point_states(pn, gamma, contact.mu)
-            reports.append(
-                ContactReport(
-                    name=contact.name,
-                    state=pair_state(states),
-                    point=point,
-                    normal=normal,
-                    tangent=tangent,
-                    parameter=np.asarray(parameter, dtype=float),
-                    gap=gap,
-                    slip_velocity=gamma,
-                    normal_force=pn / self._h_step,
-                    friction_force=pt / self._h_step,
-                    normal_impulse=pn,
-                    friction_impulse=pt,
-                    min_gap=float(np.min(scan.gap)),
-                    point_state=states,
-                )
-            )
-        return StepReport(
-            t=self.t,
-            q=self.q.copy(),
-            u=self.u.copy(),
-            contacts=tuple(reports),
-            drive_forces=np.zeros(0),
-            multipliers=np.zeros(0),
-            work={key: 0.0 + value for key, value in sub.work.items()},
-            residual_position=0.0,
-            residual_velocity=0.0,
-            h=self._h_step,
-            n_newton=self.n_newton - self._newton0,
-            n_substeps=1,
-            solver_residual=sub.residual,
-            energy=energy,
-            acceleration=(self.u - u_a) / self._h_step,
-        )
-
     def _constraint_residuals(self) -> tuple[float, float]:
         """Largest |phi| (m or rad) and |J u + phi_t| of the drives and loops at the state."""
         if not self._n_bilateral:
@@ -996,11 +1038,13 @@ class MoreauJean(Stepper):
         gaps = self.gaps(self.q) if gaps is None else gaps
         return ["closed" if np.min(g) <= self.touch_tolerance else "open" for g in gaps]
 
-    def _log_state_changes(self, report: StepReport) -> None:
-        """Append the pairs' changes of state in this step's report to ``events``."""
-        for k, contact in enumerate(report.contacts):
-            before, now = self._pair_states[k], contact.state
-            if contact.point_state is not None and all(p == "open" for p in contact.point_state):
+    def _log_state_changes(self, states) -> None:
+        """Append the pairs' changes of state in this step to ``events``; states: per pair
+        (its state, whether all its closed points are open)."""
+        names = [c.name for c in self.system.model.contacts]
+        for k, (now, all_open) in enumerate(states):
+            before = self._pair_states[k]
+            if all_open:
                 now = "open"  # closed by its gaps, but no point pressed
             if now == before:
                 continue
@@ -1013,7 +1057,7 @@ class MoreauJean(Stepper):
             else:
                 kind = now  # "stick" or "slip"
             if kind is not None:
-                self.events.append((self.t, contact.name, kind))
+                self.events.append((self.t, names[k], kind))
             self._pair_states[k] = now
 
     def initial_report(self) -> StepReport:
