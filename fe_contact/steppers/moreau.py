@@ -42,7 +42,13 @@ loop closures: the disk on the string) takes each sub-step in one compiled call
 (``kernels.moreau.substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
 takes over where that call hands the sub-step back: a contact problem that needs more than
-the warm sweeps and active-set Newton, a singular block, a state that is not finite.
+the warm sweeps and active-set Newton, a singular block, a state that is not finite. That call
+also returns the energies of its end state (``system.energies``' terms; with string damping
+those are evaluated in Python, the damping power needing the tangent at q_E). In a run
+(``simulate``) such steps are taken as a batch (``steps``, ``steppers.moreau_batch``): each
+step still one ``step()``, its history columns computed for the batch from flat per-step
+values, without a ``ContactReport`` per step; the first step of another kind (a halving, a
+hand-back) ends the batch and is reported as usual.
 
 Energy. With [x] = x_E - x_A, u_theta = (1 - theta) u_A + theta u_E and q_theta = q_A + theta
 [q], step 5 is [q] = h u_theta and, step 2 written out (M = blockdiag(M_t(q_P), M_f)),
@@ -163,11 +169,15 @@ class _Sub:
 
 @dataclass(frozen=True, eq=False)
 class _Closed:
-    """The closed points of a compiled sub-step, as ``_report`` reads them: pair (m,) and
-    key [(pair, candidate)]."""
+    """The closed points of a compiled sub-step, as ``_report`` reads them: pair (m,),
+    candidate (m,) and key [(pair, candidate)]."""
 
     pair: np.ndarray
-    key: list
+    candidate: np.ndarray
+
+    @property
+    def key(self) -> list:
+        return list(zip(self.pair.tolist(), self.candidate.tolist(), strict=True))
 
 
 class _WholeSubstep:
@@ -329,7 +339,6 @@ class _WholeSubstep:
         self._forces = (q_e, forces_e)
         self._energies = (q_e, scalars)
         pair = self._pair_of[closed[0, :m]]
-        keys = list(zip(pair.tolist(), closed[1, :m].tolist(), strict=True))
         impulses = contact[0, : 2 * m]
         work = dict(zip(_WORK, scalars[4:10].tolist(), strict=True))
         work["work_drives"] = 0.0
@@ -338,7 +347,7 @@ class _WholeSubstep:
         st.n_substeps += 1
         st.n_newton += int(scalars[2])
         return _Sub(
-            _Closed(pair, keys),
+            _Closed(pair, closed[1, :m]),
             impulses[:m],
             impulses[m:],
             contact[1, : 2 * m],
@@ -714,7 +723,7 @@ class MoreauJean(Stepper):
         h = self._h_step
         scans = self._scan(self.q)
         pair = sub.closed.pair
-        candidate = np.array([i for _, i in sub.closed.key], dtype=int)
+        candidate = sub.closed.candidate
         m = pair.size
         p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t  # the sums of ``_report`` over one sub-step
         slip = sub.gamma_e[m:]

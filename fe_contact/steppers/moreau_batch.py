@@ -153,7 +153,7 @@ def compiled_report(stepper, step: CompiledStep) -> StepReport:
     0
     """
     sub, scans, h, u_a = step.source
-    pair, candidate = sub.closed.pair, np.array([i for _, i in sub.closed.key], dtype=int)
+    pair, candidate = sub.closed.pair, sub.closed.candidate
     m = pair.size
     p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t
     slip = sub.gamma_e[m:]
