@@ -127,3 +127,25 @@ def test_batched_history_is_the_rows_of_the_reports(histories):
                 np.testing.assert_allclose(
                     got, value, rtol=1e-12, atol=ENERGY_TOL, equal_nan=True, err_msg=name
                 )
+
+
+def test_a_step_failing_inside_a_batch_keeps_every_completed_step(monkeypatch):
+    """A sub-step that raises in the middle of a batch (before the impact, at the step to
+    t = 0.021 s) ends the run "failed": the 20 completed steps of the batch are rows, on the
+    step grid, and the message names the error and the last completed step."""
+    scenario = eg.disk_on_string(1, 2, eg.FRICTION, 0.0, None)
+    system = scenario.assemble()
+    run = moreau._WholeSubstep.run
+
+    def failing(self, stepper, h, may_reject):
+        if stepper.t >= 0.0205:
+            raise FloatingPointError("a test's failure")
+        return run(self, stepper, h, may_reject)
+
+    monkeypatch.setattr(moreau._WholeSubstep, "run", failing)
+    kw = {"method": "moreau", "h": 1e-3, "theta": 0.55}
+    r = simulate(system, (0.0, 0.1), (scenario.q0, scenario.u0), **kw)
+    assert r.status == "failed" and "a test's failure" in r.message, r.message
+    assert "last completed step at t = 0.021 s" in r.message, r.message
+    assert r.n_steps == 21 and r.t.size == 22
+    np.testing.assert_allclose(r.t, 1e-3 * np.arange(22), atol=1e-12)

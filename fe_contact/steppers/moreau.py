@@ -690,8 +690,8 @@ class MoreauJean(Stepper):
                 taken.append(out)
         finally:
             self._flat = False
-        if taken:
-            self.report = None  # the batch's steps have no StepReport unless asked for
+        if isinstance(self.report, CompiledStep):  # the last step was the batch's
+            self.report = compiled_report(self, self.report)
         return MoreauBatch(taken, self, "done" if self._stashed is None else "step")
 
     def step(self, h: float | None = None) -> StepReport:
