@@ -47,8 +47,9 @@ also returns the energies of its end state (``system.energies``' terms; with str
 those are evaluated in Python, the damping power needing the tangent at q_E). In a run
 (``simulate``) such steps are taken as a batch (``steps``, ``steppers.moreau_batch``): each
 step still one ``step()``, its history columns computed for the batch from flat per-step
-values, without a ``ContactReport`` per step; the first step of another kind (a halving, a
-hand-back) ends the batch and is reported as usual.
+values, without a ``ContactReport`` per step (a halved step's sub-steps summed as the report
+sums them); the first step with a sub-step handed back ends the batch and is reported as
+usual.
 
 Energy. With [x] = x_E - x_A, u_theta = (1 - theta) u_A + theta u_E and q_theta = q_A + theta
 [q], step 5 is [q] = h u_theta and, step 2 written out (M = blockdiag(M_t(q_P), M_f)),
@@ -385,6 +386,44 @@ class _WholeSubstep:
         )
 
 
+def _merged(subs) -> _Sub:
+    """Compiled sub-steps as one, as ``MoreauJean._report`` sums them: per closed point
+    (pair, candidate), ordered, the impulses summed over the sub-steps and the slip velocity
+    of the last sub-step in which it was pressed (else closed at all); the work columns
+    summed, the largest law residual."""
+    work = dict.fromkeys(subs[0].work, 0.0)
+    for sub in subs:
+        for key, value in sub.work.items():
+            work[key] += value
+    impulses, slips, pressed = {}, {}, set()
+    for sub in subs:
+        p_n, p_t, gamma_e = sub.p_n, sub.p_t, sub.gamma_e
+        m_c = p_n.size
+        for i, key in enumerate(sub.closed.key):
+            tot = impulses.get(key, (0.0, 0.0))
+            impulses[key] = (tot[0] + p_n[i], tot[1] + p_t[i])
+            if p_n[i] > 0.0 or key not in pressed:
+                slips[key] = gamma_e[m_c + i]
+            if p_n[i] > 0.0:
+                pressed.add(key)
+    keys = sorted(impulses)
+    m = len(keys)
+    slip = np.array([slips[key] for key in keys], dtype=float)
+    return _Sub(
+        _Closed(
+            np.array([k for k, _ in keys], dtype=np.int64),
+            np.array([i for _, i in keys], dtype=np.int64),
+        ),
+        np.array([impulses[key][0] for key in keys], dtype=float),
+        np.array([impulses[key][1] for key in keys], dtype=float),
+        np.concatenate((np.zeros(m), slip)),
+        work,
+        sum(sub.h for sub in subs),
+        max(sub.residual for sub in subs),
+        np.zeros(0),
+    )
+
+
 def _all_open(contact) -> bool:
     """Are all the closed points of a ContactReport open (no impulse)?"""
     states = contact.point_state
@@ -661,7 +700,7 @@ class MoreauJean(Stepper):
             raise
         self.t = t_end
         if self._flat and self._compiled_report(subs):
-            step = self._compiled_step(subs[0], u_a, energy)  # no ContactReport built
+            step = self._compiled_step(subs, u_a, energy)  # no ContactReport built
             self._log_state_changes((v.state, v.all_open) for v in step.pairs)
             return step
         report = self._report(subs, q_a, u_a, energy)
@@ -670,7 +709,7 @@ class MoreauJean(Stepper):
 
     def steps(self, n_max: int) -> MoreauBatch | None:
         """Up to n_max steps (``steppers.moreau_batch``), each taken as ``step()`` takes it;
-        those of one compiled sub-step are kept as arrays, the first other one (or a failure)
+        those of compiled sub-steps alone are kept as arrays, the first other one (or a failure)
         ends the batch and is ``step()``'s next report (or error). None where the sub-step is
         not compiled (``_WholeSubstep``)."""
         if self._whole is None or self._stashed is not None:
@@ -705,22 +744,21 @@ class MoreauJean(Stepper):
         return stashed
 
     def _compiled_report(self, subs) -> bool:
-        """Is the step one compiled sub-step, every pair a grid pair of the stepper's?"""
-        return (
-            len(subs) == 1
-            and isinstance(subs[0].closed, _Closed)
-            and len(self._grid) == len(self.system.model.contacts)
+        """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's?"""
+        return all(isinstance(sub.closed, _Closed) for sub in subs) and len(self._grid) == len(
+            self.system.model.contacts
         )
 
     def grid_pair(self, k: int) -> GridPair:
         """The ``GridPair`` of contact pair k (a grid pair)."""
         return self._grid[k]
 
-    def _compiled_step(self, sub, u_a, energy) -> CompiledStep:
-        """The ``CompiledStep`` of a step of one compiled sub-step, at the stepper's (end)
-        state."""
+    def _compiled_step(self, subs, u_a, energy) -> CompiledStep:
+        """The ``CompiledStep`` of a step of compiled sub-steps, at the stepper's (end)
+        state (several: ``_merged``)."""
         s = self.system
         h = self._h_step
+        sub = subs[0] if len(subs) == 1 else _merged(subs)
         scans = self._scan(self.q)
         pair = sub.closed.pair
         candidate = sub.closed.candidate
@@ -750,6 +788,7 @@ class MoreauJean(Stepper):
             energy=energy,
             work=tuple(0.0 + sub.work[key] for key in WORK_KEYS),
             n_newton=self.n_newton - self._newton0,
+            n_substeps=len(subs),
             solver_residual=sub.residual,
             pairs=tuple(pairs),
             source=(sub, scans, h, u_a),
@@ -948,7 +987,7 @@ class MoreauJean(Stepper):
         points on the drawn structure."""
         s = self.system
         if self._compiled_report(subs):  # from the flat arrays
-            return compiled_report(self, self._compiled_step(subs[0], u_a, energy))
+            return compiled_report(self, self._compiled_step(subs, u_a, energy))
         work = dict.fromkeys(subs[0].work, 0.0)
         for sub in subs:
             for key, value in sub.work.items():

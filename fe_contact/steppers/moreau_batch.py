@@ -1,9 +1,9 @@
-"""Steps of the Moreau-Jean stepper each taken in one compiled sub-step (``steppers.moreau``,
+"""Steps of the Moreau-Jean stepper taken in compiled sub-steps (``steppers.moreau``,
 ``kernels.moreau.substep``), reported as arrays.
 
-``MoreauJean.steps`` takes steps one by one as ``step()`` does; each one that is a single
-compiled sub-step (a tree with one string and candidate grids, no halving, no hand-back) is
-kept as a ``CompiledStep``: the state, the kernel's energies and work columns, and per contact
+``MoreauJean.steps`` takes steps one by one as ``step()`` does; each one whose sub-steps were
+all compiled (a tree with one string and candidate grids; halved or not, none handed back to
+the Python sub-step) is kept as a ``CompiledStep``: the state, the kernel's energies and work columns, and per contact
 pair the values its history columns read (``pair_values``), without a ``ContactReport``. A
 ``MoreauBatch`` holds such steps: ``columns`` gives the history columns of
 ``step_report.history_row`` as arrays, by the columns' own definitions (``columns``), and
@@ -113,10 +113,11 @@ def pair_values(grid, scan, which, normal, tangent, slip, mu: float, h: float) -
 
 @dataclass(frozen=True, eq=False)
 class CompiledStep:
-    """One step of one compiled sub-step: t (s), q, u, the mean acceleration (n,), its energies
-    at the end, work by WORK_KEYS (J), contact-solver sweeps, law residual, per pair its
-    ``PairValues``, and what ``compiled_report`` needs for its ``StepReport`` (``source``:
-    the sub-step, the pairs' scans at the end, h, u_A)."""
+    """One step of compiled sub-steps: t (s), q, u, the mean acceleration (n,), its energies
+    at the end, work by WORK_KEYS (J), contact-solver sweeps, sub-steps, law residual, per
+    pair its ``PairValues``, and what ``compiled_report`` needs for its ``StepReport``
+    (``source``: the sub-step, or the sub-steps merged, the pairs' scans at the end, h,
+    u_A)."""
 
     t: float
     q: np.ndarray
@@ -125,6 +126,7 @@ class CompiledStep:
     energy: Energies
     work: tuple
     n_newton: int
+    n_substeps: int
     solver_residual: float
     pairs: tuple
     source: tuple
@@ -198,7 +200,7 @@ def compiled_report(stepper, step: CompiledStep) -> StepReport:
         residual_velocity=0.0,
         h=h,
         n_newton=step.n_newton,
-        n_substeps=1,
+        n_substeps=step.n_substeps,
         solver_residual=step.solver_residual,
         energy=step.energy,
         acceleration=step.acceleration.copy(),
@@ -315,7 +317,7 @@ class _Steps:
         self.residual_position = np.zeros(n)
         self.residual_velocity = np.zeros(n)
         self.n_newton = np.array([s.n_newton for s in steps])
-        self.n_substeps = np.ones(n, dtype=int)
+        self.n_substeps = np.array([s.n_substeps for s in steps])
         self.solver_residual = np.array([s.solver_residual for s in steps])
 
 
