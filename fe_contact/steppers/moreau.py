@@ -763,7 +763,7 @@ class MoreauJean(Stepper):
         pair = sub.closed.pair
         candidate = sub.closed.candidate
         m = pair.size
-        p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t  # the sums of ``_report`` over one sub-step
+        p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t  # ``_report``'s sums, from 0
         slip = sub.gamma_e[m:]
         pairs = []
         for k, contact in enumerate(s.model.contacts):
@@ -778,7 +778,7 @@ class MoreauJean(Stepper):
                     slip[rows],
                     contact.mu,
                     h,
-                )  # fmt: skip
+                )
             )
         return CompiledStep(
             t=self.t,
