@@ -113,7 +113,7 @@ from .contact_report import ContactReport, open_contact, pair_state, point_state
 from .effective_mass import FlexibleBlock, StringPart
 from .grid_pairs import GridPair, GridScan
 from .impulse_work import impulse_work
-from .moreau_batch import CompiledStep, MoreauBatch, compiled_report, pair_values
+from .moreau_batch import BATCH_STEPS, CompiledStep, MoreauBatch, compiled_report, pair_values
 from .step_report import StepReport
 
 
@@ -708,16 +708,17 @@ class MoreauJean(Stepper):
         return report
 
     def steps(self, n_max: int) -> MoreauBatch | None:
-        """Up to n_max steps (``steppers.moreau_batch``), each taken as ``step()`` takes it;
-        those of compiled sub-steps alone are kept as arrays, the first other one (or a failure)
-        ends the batch and is ``step()``'s next report (or error). None where the sub-step is
-        not compiled (``_WholeSubstep``)."""
+        """Up to n_max steps, at most ``BATCH_STEPS`` (``steppers.moreau_batch``; each is kept
+        with its end state's scans until the recorder reads it), each taken as ``step()`` takes
+        it; those of compiled sub-steps alone are kept as arrays, the first other one (or a
+        failure) ends the batch and is ``step()``'s next report (or error). None where the
+        sub-step is not compiled (``_WholeSubstep``)."""
         if self._whole is None or self._stashed is not None:
             return None
         taken = []
         self._flat = True
         try:
-            for _ in range(int(n_max)):
+            for _ in range(min(int(n_max), BATCH_STEPS)):
                 try:
                     out = Stepper.step(self)
                 except Exception as err:  # noqa: BLE001 - raised again by the next step()

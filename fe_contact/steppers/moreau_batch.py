@@ -24,6 +24,8 @@ from ..system import Energies
 from .contact_report import ContactReport, open_contact, pair_state, point_states
 from .step_report import StepReport
 
+BATCH_STEPS = 256  # steps of one batch at most: a run's memory does not grow with its length
+
 
 @dataclass(frozen=True, eq=False)
 class PairValues:
@@ -321,4 +323,11 @@ class _Steps:
         self.solver_residual = np.array([s.solver_residual for s in steps])
 
 
-__all__ = ["CompiledStep", "MoreauBatch", "PairValues", "compiled_report", "pair_values"]
+__all__ = [
+    "BATCH_STEPS",
+    "CompiledStep",
+    "MoreauBatch",
+    "PairValues",
+    "compiled_report",
+    "pair_values",
+]
