@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 from fe_contact.papers import eugster_glocker as eg
-from fe_contact.steppers import moreau, moreau_batch
+from fe_contact.steppers import moreau_batch
 from fe_contact.steppers.moreau import MoreauJean
+from fe_contact.steppers.moreau_substep import WholeSubstep
 from fe_contact.steppers.simulate import simulate
 from fe_contact.steppers.step_report import history_row, no_work
 from fe_contact.system import energies
@@ -34,7 +35,7 @@ def example_1(steps, compiled, monkeypatch):
     system = scenario.assemble()
     with monkeypatch.context() as patch:
         if not compiled:
-            patch.setattr(moreau._WholeSubstep, "plan", classmethod(lambda cls, stepper: None))
+            patch.setattr(WholeSubstep, "plan", classmethod(lambda cls, stepper: None))
         stepper = MoreauJean(system, 0.0, scenario.q0, scenario.u0, h=1e-3, theta=0.55)
         reports = [stepper.step() for _ in range(steps)]
     return system, reports
@@ -135,14 +136,14 @@ def test_a_step_failing_inside_a_batch_keeps_every_completed_step(monkeypatch):
     step grid, and the message names the error and the last completed step."""
     scenario = eg.disk_on_string(1, 2, eg.FRICTION, 0.0, None)
     system = scenario.assemble()
-    run = moreau._WholeSubstep.run
+    run = WholeSubstep.run
 
     def failing(self, stepper, h, may_reject):
         if stepper.t >= 0.0205:
             raise FloatingPointError("a test's failure")
         return run(self, stepper, h, may_reject)
 
-    monkeypatch.setattr(moreau._WholeSubstep, "run", failing)
+    monkeypatch.setattr(WholeSubstep, "run", failing)
     kw = {"method": "moreau", "h": 1e-3, "theta": 0.55}
     r = simulate(system, (0.0, 0.1), (scenario.q0, scenario.u0), **kw)
     assert r.status == "failed" and "a test's failure" in r.message, r.message

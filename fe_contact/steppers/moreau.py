@@ -39,7 +39,7 @@ stepper).
 
 A tree with one string whose tension law is compiled and candidate grids alone (no drives or
 loop closures: the disk on the string) takes each sub-step in one compiled call
-(``kernels.moreau.substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
+(``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
 takes over where that call hands the sub-step back: a contact problem that needs more than
 the warm sweeps and active-set Newton, a singular block, a state that is not finite. That call
@@ -88,8 +88,6 @@ step on strings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy.linalg import lu_factor
 from scipy.linalg.lapack import dgetrf, dgetrs
@@ -106,14 +104,20 @@ from ..multibody.tree import (
     equations_of_motion,
     mass_matrix,
 )
-from ..system import Energies, System, energies
+from ..system import System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .contact_report import ContactReport, open_contact, pair_state, point_states
-from .effective_mass import FlexibleBlock, StringPart
-from .grid_pairs import GridPair, GridScan
+from .effective_mass import FlexibleBlock
+from .grid_pairs import GridPair
 from .impulse_work import impulse_work
 from .moreau_batch import BATCH_STEPS, CompiledStep, MoreauBatch, compiled_report, pair_values
+from .moreau_substep import (
+    ClosedCandidates,
+    Substep,
+    WholeSubstep,
+    merged_substeps,
+)
 from .step_report import StepReport
 
 
@@ -154,291 +158,10 @@ _NO_TREE = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))  # the factors of an 
 _NO_BAND = (np.zeros((1, 0)), np.zeros(0, dtype=np.int64), 0)
 
 
-@dataclass(frozen=True, eq=False)
-class _Sub:
-    """What a committed sub-step hands to the step's report."""
-
-    closed: ClosedContacts
-    p_n: np.ndarray
-    p_t: np.ndarray
-    gamma_e: np.ndarray
-    work: dict
-    h: float
-    residual: float
-    bilateral: np.ndarray  # impulses Lambda of the drives and loop closures, N s
-
-
-@dataclass(frozen=True, eq=False)
-class _Closed:
-    """The closed points of a compiled sub-step, as ``_report`` reads them: pair (m,),
-    candidate (m,) and key [(pair, candidate)]."""
-
-    pair: np.ndarray
-    candidate: np.ndarray
-
-    @property
-    def key(self) -> list:
-        return list(zip(self.pair.tolist(), self.candidate.tolist(), strict=True))
-
-
-class _WholeSubstep:
-    """A sub-step of a tree with one string (its tension law compiled) and candidate grids
-    alone, no drives or loop closures, in one call of ``kernels.moreau.substep`` (the same
-    kernels as the Python sub-step, in the same order): ``run`` returns the committed
-    ``_Sub``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
-    Python sub-step (a singular block, the contact solver beyond active-set Newton, a state
-    that is not finite). ``plan(stepper)`` is None for any other system."""
-
-    HANDED_BACK = object()
-
-    @classmethod
-    def plan(cls, stepper) -> _WholeSubstep | None:
-        s = stepper.system
-        lay = s.layout
-        model = s.model
-        block = stepper._flexible
-        if s.tree is None or stepper._n_bilateral or block is None or len(block.parts) != 1:
-            return None
-        structure, part_slice, part = block.parts[0]
-        if not (isinstance(part, StringPart) and part.compiled):
-            return None
-        if part_slice != slice(0, lay.n_flexible) or not model.contacts:
-            return None
-        if len(stepper._grid) != len(model.contacts):
-            return None
-        grids = [stepper._grid[k] for k in range(len(model.contacts))]
-        if any(g.tree != lay.tree for g in grids):
-            return None
-        if len({g.grid.dofs.shape[1] for g in grids}) != 1:
-            return None
-        return cls(stepper, structure, part, grids)
-
-    def __init__(self, stepper, structure, part, grids):
-        s = stepper.system
-        lay = s.layout
-        topo = s.tree.topology
-        block = stepper._flexible
-
-        def real(a):
-            return np.ascontiguousarray(a, dtype=float)
-
-        def whole(a):
-            return np.ascontiguousarray(a, dtype=np.int64)
-
-        self.tree = (
-            topo.kernel_arrays,
-            real(topo.stiffness),
-            real(topo.damping),
-            real(topo.rest),
-            real(stepper._c_joint),
-            real(stepper._k_joint),
-            lay.tree.start,
-            lay.tree.stop,
-        )
-        self.string = (*part.arguments, whole(part.flat), whole(part.keep))
-        beta = float(structure.stiffness_damping)
-        self.flexible = (
-            lay.flexible.start,
-            lay.flexible.stop,
-            real(block.load),
-            real(block.mass),
-            real(block.damping),
-            real(block.stiffness),
-            int(block.band),
-            np.full(lay.n_flexible, beta),
-            bool(beta != 0.0 or block.damping_matrix.nnz),
-            real(structure.initial_coordinates()),
-        )
-        self.damped = self.flexible[8]  # C_f(q) not zero: its power needs K_t(q_E) (Python)
-        sizes = [g.grid.dofs.shape[0] for g in grids]
-        self.start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        pairs = [g.k for g in grids]
-        self.grids = (
-            self.start,
-            whole([g.body for g in grids]),
-            real([g.local for g in grids]).reshape(-1, 2),
-            real([g.radius for g in grids]),
-            real(np.array([g.angular_row for g in grids]).reshape(len(grids), lay.n_tree)),
-            whole([(g.columns.start, g.columns.stop) for g in grids]).reshape(-1, 2),
-            real(np.concatenate([g.grid.offset for g in grids])),
-            real(np.concatenate([g.grid.rows for g in grids])),
-            whole(np.concatenate([g.grid.dofs for g in grids])),
-            real(stepper._mu[pairs]),
-            real(stepper._e_normal[pairs]),
-            real(stepper._e_tangent[pairs]),
-        )
-        self.pairs = pairs
-        self._pair_of = np.array(pairs)  # the contact index of each grid
-        self._settings = {}  # (h, check) -> the kernel's settings
-        bounds = self.start.tolist()
-        self.slices = [(k, bounds[p], bounds[p + 1]) for p, k in enumerate(pairs)]
-        self.name = structure.name
-        self.actuated = bool(topo.actuated)
-        self.actuators = np.zeros((2, lay.n_tree))
-        self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
-        self._forces = (None, None)  # (q, dV/dq at q (n,)) of the last committed end state
-        self._energies = (None, None)  # (q, the kernel's scalars) of the same end state
-
-    def run(self, stepper, h, may_reject):
-        st = stepper
-        lay = st.system.layout
-        theta = st.theta
-        q_a, u_a = st.q, st.u
-        n = lay.n
-        n_points = self.start[-1]
-        forces_a = self._forces[1] if self._forces[0] is q_a else None
-        if forces_a is None:
-            forces_a = np.zeros(n)
-            if theta > 0.5:  # read by the scheme's own loss
-                forces_a[lay.tree], forces_a[lay.flexible] = st._conservative_forces(q_a)
-        actuators = self.actuators
-        if self.actuated:
-            actuators = actuators.copy()
-            actuators[0] = actuator_forces(st.system.tree, st.t)
-        check = st.penetration_tolerance is not None and may_reject
-        settings = self._settings.get((h, check))
-        if settings is None:  # per step size (halvings have their own) and check
-            if len(self._settings) > 64:
-                self._settings.clear()
-            settings = self._settings[h, check] = (
-                float(h),
-                theta,
-                theta * h,
-                theta**2 * h**2,
-                float(st.touch_tolerance),
-                float(st.tol),
-                int(st.max_iterations),
-                float(st.penetration_tolerance or 0.0),
-                bool(check),
-            )
-        state = np.empty((2, n))
-        closed = np.empty((2, n_points), dtype=np.int64)
-        contact = np.empty((2, 2 * n_points))
-        gaps = np.empty(n_points)
-        points = np.empty((n_points, 2))
-        centres = np.empty((len(self.pairs), 2))
-        forces_e = np.empty(n)
-        scalars = np.empty(17)
-        out = (state, closed, contact, gaps, points, centres, forces_e, scalars)
-        kernels.substep(self.tree, self.string, self.flexible, self.grids, q_a, u_a, actuators,
-                        forces_a, settings, out)  # fmt: skip
-        outcome = int(scalars[0])
-        if outcome == kernels.REJECTED:
-            st.n_newton += int(scalars[2])  # the sweeps of a contact problem solved, as in Python
-            return None
-        if outcome == kernels.HANDED_BACK:
-            return self.HANDED_BACK
-        m = int(scalars[1])
-        u_e, q_e = state[0], state[1]
-        scans = {
-            k: GridScan(gaps[a:b], centres[p], points[a:b])
-            for p, (k, a, b) in enumerate(self.slices)
-        }
-        st._known(q_e).update(scans)
-        st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
-        st._end_strain = (q_e, {self.name: float(scalars[10])})
-        self._forces = (q_e, forces_e)
-        self._energies = (q_e, scalars)
-        pair = self._pair_of[closed[0, :m]]
-        impulses = contact[0, : 2 * m]
-        work = dict(zip(_WORK, scalars[4:10].tolist(), strict=True))
-        work["work_drives"] = 0.0
-        st.q, st.u = q_e, u_e
-        st.t += h
-        st.n_substeps += 1
-        st.n_newton += int(scalars[2])
-        return _Sub(
-            _Closed(pair, closed[1, :m]),
-            impulses[:m],
-            impulses[m:],
-            contact[1, : 2 * m],
-            work,
-            h,
-            float(scalars[3]),
-            np.zeros(0),
-        )
-
-    def energies(self, stepper) -> Energies | None:
-        """The ``system.energies`` of the stepper's state when it is the end state of the last
-        compiled sub-step (the kernel's terms, ``kernels.moreau.substep``), else None. The
-        string's damping power C(q_E) u . u needs its tangent at q_E: None when C_f is not
-        zero; the joint actuators' power is evaluated here at the stepper's time."""
-        q, scalars = self._energies
-        if q is not stepper.q or self.damped:
-            return None
-        tree_kinetic, string_kinetic, gravity, springs, load_potential, dampers = scalars[
-            11:17
-        ].tolist()
-        loads = 0.0
-        if self.actuated:
-            t_slice = stepper.system.layout.tree
-            loads = float(actuator_forces(stepper.system.tree, stepper.t) @ stepper.u[t_slice])
-        strain = float(scalars[10])
-        return Energies(
-            tree_kinetic=tree_kinetic,
-            structure_kinetic=string_kinetic,
-            gravity=gravity + load_potential,
-            tree_springs=springs,
-            structure_elastic=strain,
-            damping_power=dampers,
-            load_power=loads,
-            structure_elastic_parts=((self.name, strain),),
-        )
-
-
-def _merged(subs) -> _Sub:
-    """Compiled sub-steps as one, as ``MoreauJean._report`` sums them: per closed point
-    (pair, candidate), ordered, the impulses summed over the sub-steps and the slip velocity
-    of the last sub-step in which it was pressed (else closed at all); the work columns
-    summed, the largest law residual."""
-    work = dict.fromkeys(subs[0].work, 0.0)
-    for sub in subs:
-        for key, value in sub.work.items():
-            work[key] += value
-    impulses, slips, pressed = {}, {}, set()
-    for sub in subs:
-        p_n, p_t, gamma_e = sub.p_n, sub.p_t, sub.gamma_e
-        m_c = p_n.size
-        for i, key in enumerate(sub.closed.key):
-            tot = impulses.get(key, (0.0, 0.0))
-            impulses[key] = (tot[0] + p_n[i], tot[1] + p_t[i])
-            if p_n[i] > 0.0 or key not in pressed:
-                slips[key] = gamma_e[m_c + i]
-            if p_n[i] > 0.0:
-                pressed.add(key)
-    keys = sorted(impulses)
-    m = len(keys)
-    slip = np.array([slips[key] for key in keys], dtype=float)
-    return _Sub(
-        _Closed(
-            np.array([k for k, _ in keys], dtype=np.int64),
-            np.array([i for _, i in keys], dtype=np.int64),
-        ),
-        np.array([impulses[key][0] for key in keys], dtype=float),
-        np.array([impulses[key][1] for key in keys], dtype=float),
-        np.concatenate((np.zeros(m), slip)),
-        work,
-        sum(sub.h for sub in subs),
-        max(sub.residual for sub in subs),
-        np.zeros(0),
-    )
-
-
 def _all_open(contact) -> bool:
     """Are all the closed points of a ContactReport open (no impulse)?"""
     states = contact.point_state
     return states is not None and all(p == "open" for p in states)
-
-
-# the work columns of a sub-step in the order of the Python sub-step's dict
-_WORK = (
-    "dissipated_impact",
-    "dissipated_friction",
-    "work_contact_timing",
-    "dissipated_damping",
-    "work_loads",
-    "dissipated_numerical",
-)
 
 
 class MoreauJean(Stepper):
@@ -541,7 +264,7 @@ class MoreauJean(Stepper):
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
         self.events = []
         self._pair_states = None  # per pair "open", "closed" (at the start), "stick", "slip"
-        self._whole = _WholeSubstep.plan(self)  # the sub-step in one compiled call, or None
+        self._whole = WholeSubstep.plan(self)  # the sub-step in one compiled call, or None
         self._flat = False  # in ``steps``: a compiled step kept as a ``CompiledStep``
         self._stashed = None  # the report or error of the step that ended a batch
 
@@ -712,7 +435,7 @@ class MoreauJean(Stepper):
         with its end state's scans until the recorder reads it), each taken as ``step()`` takes
         it; those of compiled sub-steps alone are kept as arrays, the first other one (or a
         failure) ends the batch and is ``step()``'s next report (or error). None where the
-        sub-step is not compiled (``_WholeSubstep``)."""
+        sub-step is not compiled (``moreau_substep.WholeSubstep``)."""
         if self._whole is None or self._stashed is not None:
             return None
         taken = []
@@ -746,9 +469,9 @@ class MoreauJean(Stepper):
 
     def _compiled_report(self, subs) -> bool:
         """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's?"""
-        return all(isinstance(sub.closed, _Closed) for sub in subs) and len(self._grid) == len(
-            self.system.model.contacts
-        )
+        return all(isinstance(sub.closed, ClosedCandidates) for sub in subs) and len(
+            self._grid
+        ) == len(self.system.model.contacts)
 
     def grid_pair(self, k: int) -> GridPair:
         """The ``GridPair`` of contact pair k (a grid pair)."""
@@ -756,10 +479,10 @@ class MoreauJean(Stepper):
 
     def _compiled_step(self, subs, u_a, energy) -> CompiledStep:
         """The ``CompiledStep`` of a step of compiled sub-steps, at the stepper's (end)
-        state (several: ``_merged``)."""
+        state (several: ``merged_substeps``)."""
         s = self.system
         h = self._h_step
-        sub = subs[0] if len(subs) == 1 else _merged(subs)
+        sub = subs[0] if len(subs) == 1 else merged_substeps(subs)
         scans = self._scan(self.q)
         pair = sub.closed.pair
         candidate = sub.closed.candidate
@@ -828,7 +551,7 @@ class MoreauJean(Stepper):
     def _substep(self, h, may_reject):
         if self._whole is not None:  # one compiled call, unless it hands the sub-step back
             sub = self._whole.run(self, h, may_reject)
-            if sub is not _WholeSubstep.HANDED_BACK:
+            if sub is not WholeSubstep.HANDED_BACK:
                 return sub
         s = self.system
         m = s.model
@@ -903,7 +626,7 @@ class MoreauJean(Stepper):
         self.q, self.u = q_e, u_e
         self.t += h
         self.n_substeps += 1
-        return _Sub(cl, p_n, p_t, gamma_e, work, h, residual, lam)
+        return Substep(cl, p_n, p_t, gamma_e, work, h, residual, lam)
 
     def _conservative_forces(self, q) -> tuple[np.ndarray, np.ndarray]:
         """dV/dq at q (module docstring, "Energy"): of the tree, gravity and joint springs
