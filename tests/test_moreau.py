@@ -760,8 +760,10 @@ def test_paraview_series_of_example1_matches_the_result(tmp_path):
 
 def test_run_stopped_by_an_observer_keeps_its_history_and_a_valid_series(tmp_path):
     """An exception in an observer ends the run with status "failed": the result holds every
-    state up to the failure, and the series (stride 5) is valid up to the last reported state
-    (the pending one is written on close)."""
+    state up to the failure (and, as after any batch of steps, those the stepper took in the
+    same call: ``steppers.moreau_batch``), the message names the time of the failure, and the
+    series (stride 5) is valid up to the last reported state (the pending one is written on
+    close)."""
     scenario = eg.disk_on_string(1)
     model, q0, u0 = scenario.model, scenario.q0, scenario.u0
     system = assemble(model)
@@ -779,13 +781,15 @@ def test_run_stopped_by_an_observer_keeps_its_history_and_a_valid_series(tmp_pat
         observers=[VtkObserver(tmp_path, "cut", stride=5), stop],
     )
     assert r.status == "failed" and "stopped by the user" in r.message
-    np.testing.assert_allclose(r.t, 1e-3 * np.arange(25), atol=1e-12)
+    assert "in an observer at t = 0.024 s" in r.message, r.message
+    np.testing.assert_allclose(r.t[:25], 1e-3 * np.arange(25), atol=1e-12)
+    np.testing.assert_allclose(np.diff(r.t), 1e-3, atol=1e-12)  # no step lost
     frames = frame_files(tmp_path / "cut.pvd")
     np.testing.assert_allclose([t for t, _ in frames], [0.0, 0.005, 0.01, 0.015, 0.02, 0.024])
     bodies = read_frame(frames[-1][1])["bodies"]
     (last,) = [g for n, g in zip(bodies.keys(), bodies, strict=True) if n.endswith("_profile")]
     centre = last.points[np.unique(cells(last, "line")), :2]
-    assert np.any(np.all(np.abs(centre - r.q[-1, :2]) < 1e-12, axis=1))
+    assert np.any(np.all(np.abs(centre - r.q[24, :2]) < 1e-12, axis=1))
 
 
 def test_bad_input_is_rejected_with_clear_errors():

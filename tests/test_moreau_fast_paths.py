@@ -185,6 +185,7 @@ class PlainMoreau(MoreauJean):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._grid = {}  # every pair through the general contact_points
+        self._whole = None  # the Python sub-step, not the compiled one
 
     def _smooth(self, q_p, u_a, t, h):
         s = self.system

@@ -14,26 +14,26 @@ import numpy as np
 from fe_contact.kernels.grid import material_points
 from fe_contact.papers import belt
 from fe_contact.papers import eugster_glocker as eg
-from fe_contact.steppers import moreau
 from fe_contact.steppers.moreau import MoreauJean
+from fe_contact.steppers.moreau_substep import WholeSubstep
 
 
 def example_1(steps, compiled, monkeypatch, taken=None):
     """(stepper, reports) of example 1 (the heavy disk dropped on the string, theta 0.55);
     taken : a list that receives each compiled sub-step's outcome."""
     scenario = eg.disk_on_string(1, 2, eg.FRICTION, 0.0, None)
-    run = moreau._WholeSubstep.run
+    run = WholeSubstep.run
 
     def counted(self, stepper, h, may_reject):
         sub = run(self, stepper, h, may_reject)
-        taken.append("python" if sub is moreau._WholeSubstep.HANDED_BACK else "compiled")
+        taken.append("python" if sub is WholeSubstep.HANDED_BACK else "compiled")
         return sub
 
     with monkeypatch.context() as patch:
         if not compiled:
-            patch.setattr(moreau._WholeSubstep, "plan", classmethod(lambda cls, stepper: None))
+            patch.setattr(WholeSubstep, "plan", classmethod(lambda cls, stepper: None))
         elif taken is not None:
-            patch.setattr(moreau._WholeSubstep, "run", counted)
+            patch.setattr(WholeSubstep, "run", counted)
         stepper = MoreauJean(scenario.assemble(), 0.0, scenario.q0, scenario.u0, h=1e-3, theta=0.55)
         reports = [stepper.step() for _ in range(steps)]
     return stepper, reports

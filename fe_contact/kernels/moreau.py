@@ -23,7 +23,7 @@ from .dense import lu_decompose, lu_solve_columns
 from .grid import gaps_and_frames, grid_rows, material_points
 from .jit import inner
 from .string import string_response
-from .tree import equations, point_state
+from .tree import body_states, equations, point_state
 
 __all__ = [
     "block_solve",
@@ -258,6 +258,50 @@ def _penetrates(gaps, before, tolerance):
     return False
 
 
+@inner
+def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, out):
+    """The energies of the end state (q, u) (n,) of ``substep`` into out[11:17] (``system.energies``'
+    terms): the tree's kinetic energy 1/2 (sum m_i |v_ci|^2 + u^T (sum I_i jw_i^T jw_i) u), the
+    string's 1/2 u M_f u (M_f in band storage, band b), the tree's potential of gravity
+    -sum m_i g . x_ci, its joint springs 1/2 sum k_j (q_j - rest_j)^2, the string's load
+    potential -Q_f . (q - q_ref) and the joint dampers' power sum c_j u_j^2 (J and W)."""
+    topology, stiffness, joint_damping, rest = joints
+    n_t = t1 - t0
+    n_f = f1 - f0
+    body_mass, rotational, gravity = topology[8], topology[10], topology[11]
+    q_t = q[t0:t1].copy()
+    u_t = u[t0:t1].copy()
+    _, _, centre, _, _, velocity = body_states(topology, q_t, u_t)
+    moving = 0.0
+    height = 0.0
+    for i in range(n_t):
+        moving += body_mass[i] * (velocity[i, 0] * velocity[i, 0] + velocity[i, 1] * velocity[i, 1])
+        height -= body_mass[i] * (centre[i, 0] * gravity[0] + centre[i, 1] * gravity[1])
+    turning = 0.0
+    springs = 0.0
+    dampers = 0.0
+    for i in range(n_t):
+        row = 0.0
+        for j in range(n_t):
+            row += rotational[i, j] * u_t[j]
+        turning += u_t[i] * row
+        springs += stiffness[i] * (q_t[i] - rest[i]) ** 2
+        dampers += joint_damping[i] * (u_t[i] * u_t[i])
+    u_f = u[f0:f1].copy()
+    m_u = band_product(mass, band, u_f)
+    kinetic_f = 0.0
+    potential_f = 0.0
+    for i in range(n_f):
+        kinetic_f += u_f[i] * m_u[i]
+        potential_f -= load[i] * (q[f0 + i] - reference[i])
+    out[11] = 0.5 * (moving + turning)
+    out[12] = 0.5 * kinetic_f
+    out[13] = height
+    out[14] = 0.5 * springs
+    out[15] = potential_f
+    out[16] = dampers
+
+
 @njit(cache=True)
 def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settings, out):
     """One Moreau-Jean sub-step (``steppers.moreau``, steps 1, 2, 4, 5 and the work columns)
@@ -269,7 +313,8 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
         band positions and kept entries of its element tangents (``kernels.band.add_entries``).
     flexible : (first and last coordinate of the string, load Q_f (n_f,), M_f, C_f and the
         linear stiffness in band storage (3 b + 1, n_f), the band b, stiffness damping beta per
-        column (n_f,), whether C_f(q) is not zero).
+        column (n_f,), whether C_f(q) is not zero, the string's reference coordinates q_ref
+        (n_f,), from which its load potential is measured).
     grids : stacked candidates of the n_pairs grid pairs: first candidate of each pair
         (n_pairs + 1,), body, circle centre in the body (n_pairs, 2), radius, angular-velocity
         rows (n_pairs, n_t), the structure's columns (n_pairs, 2), the points' offsets (M, 2),
@@ -280,11 +325,14 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
         contact solver's sweeps, penetration tolerance, whether to check it).
     out : (state (2, n): u_E, q_E; closed (2, M): pair and candidate; impulses and gamma^E
         (2, 2 M), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
-        centres (n_pairs, 2); dV/dq at q_E (n,); scalars (11,): outcome (``DONE``,
+        centres (n_pairs, 2); dV/dq at q_E (n,); scalars (17,): outcome (``DONE``,
         ``REJECTED``, ``HANDED_BACK``), closed count m, the contact solver's sweeps (also of
         a sub-step rejected at q_E), law residual, the work columns
         dissipated_impact, dissipated_friction, work_contact_timing, dissipated_damping,
-        work_loads, dissipated_numerical, and the string's strain energy at q_E), written.
+        work_loads, dissipated_numerical, the string's strain energy at q_E, and the energies
+        of the end state (``_end_energies``): the tree's and the string's kinetic energy, the
+        tree's potential of gravity and joint springs, the string's load potential and the
+        joint dampers' power), written.
 
     Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
     ``tree_factor``, ``kernels.string.string_response``, ``kernels.band.smooth_band`` and
@@ -293,7 +341,7 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     ``impulse_work_sums``); dot products are summed in loops (round-off against numpy's).
     """
     topology, stiffness_j, damping_j, rest_j, c_joint, k_joint, t0, t1 = tree
-    f0, f1, load, mass, damping, stiffness, band, beta, damped = flexible
+    f0, f1, load, mass, damping, stiffness, band, beta, damped, string_reference = flexible
     start, body, local, radius, angular, columns, offset, rows, dofs, mu_p, e_n, e_t = grids
     h, theta, th, th2, touch, tol, max_sweeps, penetration, check = settings
     state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars = out
@@ -475,6 +523,8 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
         for i in range(n):
             potential += (q_e[i] - q_a[i]) * (forces_e[i] - forces_a[i])
         numerical = (theta - 0.5) * (kinetic + potential)
+    joints = (topology, stiffness_j, damping_j, rest_j)
+    _end_energies(joints, mass, band, load, string_reference, q_e, u_e, t0, t1, f0, f1, scalars)
     state[0] = u_e
     state[1] = q_e
     contact[0, : 2 * m] = impulses

@@ -39,10 +39,17 @@ stepper).
 
 A tree with one string whose tension law is compiled and candidate grids alone (no drives or
 loop closures: the disk on the string) takes each sub-step in one compiled call
-(``kernels.moreau.substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
+(``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
 takes over where that call hands the sub-step back: a contact problem that needs more than
-the warm sweeps and active-set Newton, a singular block, a state that is not finite.
+the warm sweeps and active-set Newton, a singular block, a state that is not finite. That call
+also returns the energies of its end state (``system.energies``' terms; with string damping
+those are evaluated in Python, the damping power needing the tangent at q_E). In a run
+(``simulate``) such steps are taken as a batch (``steps``, ``steppers.moreau_batch``): each
+step still one ``step()``, its history columns computed for the batch from flat per-step
+values, without a ``ContactReport`` per step (a halved step's sub-steps summed as the report
+sums them); the first step with a sub-step handed back ends the batch and is reported as
+usual.
 
 Energy. With [x] = x_E - x_A, u_theta = (1 - theta) u_A + theta u_E and q_theta = q_A + theta
 [q], step 5 is [q] = h u_theta and, step 2 written out (M = blockdiag(M_t(q_P), M_f)),
@@ -81,13 +88,12 @@ step on strings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy.linalg import lu_factor
 from scipy.linalg.lapack import dgetrf, dgetrs
 
 from .. import validation as check
+from ..columns import WORK_KEYS
 from ..coupling.constraints import evaluate_state
 from ..coupling.contact_points import contact_gaps, contact_points, pair_kind
 from ..coupling.setvalued import solve_contact_impulses
@@ -102,9 +108,16 @@ from ..system import System, energies
 from .base import SingularSystem, Stepper, check_start
 from .closed_contacts import ClosedContacts
 from .contact_report import ContactReport, open_contact, pair_state, point_states
-from .effective_mass import FlexibleBlock, StringPart
-from .grid_pairs import GridPair, GridScan
+from .effective_mass import FlexibleBlock
+from .grid_pairs import GridPair
 from .impulse_work import impulse_work
+from .moreau_batch import BATCH_STEPS, CompiledStep, MoreauBatch, compiled_report, pair_values
+from .moreau_substep import (
+    ClosedCandidates,
+    Substep,
+    WholeSubstep,
+    merged_substeps,
+)
 from .step_report import StepReport
 
 
@@ -145,213 +158,10 @@ _NO_TREE = (np.zeros((0, 0)), np.zeros(0, dtype=np.int64))  # the factors of an 
 _NO_BAND = (np.zeros((1, 0)), np.zeros(0, dtype=np.int64), 0)
 
 
-@dataclass(frozen=True, eq=False)
-class _Sub:
-    """What a committed sub-step hands to the step's report."""
-
-    closed: ClosedContacts
-    p_n: np.ndarray
-    p_t: np.ndarray
-    gamma_e: np.ndarray
-    work: dict
-    h: float
-    residual: float
-    bilateral: np.ndarray  # impulses Lambda of the drives and loop closures, N s
-
-
-@dataclass(frozen=True, eq=False)
-class _Closed:
-    """The closed points of a compiled sub-step, as ``_report`` reads them: pair (m,) and
-    key [(pair, candidate)]."""
-
-    pair: np.ndarray
-    key: list
-
-
-class _WholeSubstep:
-    """A sub-step of a tree with one string (its tension law compiled) and candidate grids
-    alone, no drives or loop closures, in one call of ``kernels.moreau.substep`` (the same
-    kernels as the Python sub-step, in the same order): ``run`` returns the committed
-    ``_Sub``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
-    Python sub-step (a singular block, the contact solver beyond active-set Newton, a state
-    that is not finite). ``plan(stepper)`` is None for any other system."""
-
-    HANDED_BACK = object()
-
-    @classmethod
-    def plan(cls, stepper) -> _WholeSubstep | None:
-        s = stepper.system
-        lay = s.layout
-        model = s.model
-        block = stepper._flexible
-        if s.tree is None or stepper._n_bilateral or block is None or len(block.parts) != 1:
-            return None
-        structure, part_slice, part = block.parts[0]
-        if not (isinstance(part, StringPart) and part.compiled):
-            return None
-        if part_slice != slice(0, lay.n_flexible) or not model.contacts:
-            return None
-        if len(stepper._grid) != len(model.contacts):
-            return None
-        grids = [stepper._grid[k] for k in range(len(model.contacts))]
-        if any(g.tree != lay.tree for g in grids):
-            return None
-        if len({g.grid.dofs.shape[1] for g in grids}) != 1:
-            return None
-        return cls(stepper, structure, part, grids)
-
-    def __init__(self, stepper, structure, part, grids):
-        s = stepper.system
-        lay = s.layout
-        topo = s.tree.topology
-        block = stepper._flexible
-
-        def real(a):
-            return np.ascontiguousarray(a, dtype=float)
-
-        def whole(a):
-            return np.ascontiguousarray(a, dtype=np.int64)
-
-        self.tree = (
-            topo.kernel_arrays,
-            real(topo.stiffness),
-            real(topo.damping),
-            real(topo.rest),
-            real(stepper._c_joint),
-            real(stepper._k_joint),
-            lay.tree.start,
-            lay.tree.stop,
-        )
-        self.string = (*part.arguments, whole(part.flat), whole(part.keep))
-        beta = float(structure.stiffness_damping)
-        self.flexible = (
-            lay.flexible.start,
-            lay.flexible.stop,
-            real(block.load),
-            real(block.mass),
-            real(block.damping),
-            real(block.stiffness),
-            int(block.band),
-            np.full(lay.n_flexible, beta),
-            bool(beta != 0.0 or block.damping_matrix.nnz),
-        )
-        sizes = [g.grid.dofs.shape[0] for g in grids]
-        self.start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        pairs = [g.k for g in grids]
-        self.grids = (
-            self.start,
-            whole([g.body for g in grids]),
-            real([g.local for g in grids]).reshape(-1, 2),
-            real([g.radius for g in grids]),
-            real(np.array([g.angular_row for g in grids]).reshape(len(grids), lay.n_tree)),
-            whole([(g.columns.start, g.columns.stop) for g in grids]).reshape(-1, 2),
-            real(np.concatenate([g.grid.offset for g in grids])),
-            real(np.concatenate([g.grid.rows for g in grids])),
-            whole(np.concatenate([g.grid.dofs for g in grids])),
-            real(stepper._mu[pairs]),
-            real(stepper._e_normal[pairs]),
-            real(stepper._e_tangent[pairs]),
-        )
-        self.pairs = pairs
-        self._pair_of = np.array(pairs)  # the contact index of each grid
-        self._settings = {}  # (h, check) -> the kernel's settings
-        bounds = self.start.tolist()
-        self.slices = [(k, bounds[p], bounds[p + 1]) for p, k in enumerate(pairs)]
-        self.name = structure.name
-        self.actuated = bool(topo.actuated)
-        self.actuators = np.zeros((2, lay.n_tree))
-        self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
-        self._forces = (None, None)  # (q, dV/dq at q (n,)) of the last committed end state
-
-    def run(self, stepper, h, may_reject):
-        st = stepper
-        lay = st.system.layout
-        theta = st.theta
-        q_a, u_a = st.q, st.u
-        n = lay.n
-        n_points = self.start[-1]
-        forces_a = self._forces[1] if self._forces[0] is q_a else None
-        if forces_a is None:
-            forces_a = np.zeros(n)
-            if theta > 0.5:  # read by the scheme's own loss
-                forces_a[lay.tree], forces_a[lay.flexible] = st._conservative_forces(q_a)
-        actuators = self.actuators
-        if self.actuated:
-            actuators = actuators.copy()
-            actuators[0] = actuator_forces(st.system.tree, st.t)
-        check = st.penetration_tolerance is not None and may_reject
-        settings = self._settings.get((h, check))
-        if settings is None:  # per step size (halvings have their own) and check
-            if len(self._settings) > 64:
-                self._settings.clear()
-            settings = self._settings[h, check] = (
-                float(h),
-                theta,
-                theta * h,
-                theta**2 * h**2,
-                float(st.touch_tolerance),
-                float(st.tol),
-                int(st.max_iterations),
-                float(st.penetration_tolerance or 0.0),
-                bool(check),
-            )
-        state = np.empty((2, n))
-        closed = np.empty((2, n_points), dtype=np.int64)
-        contact = np.empty((2, 2 * n_points))
-        gaps = np.empty(n_points)
-        points = np.empty((n_points, 2))
-        centres = np.empty((len(self.pairs), 2))
-        forces_e = np.empty(n)
-        scalars = np.empty(11)
-        out = (state, closed, contact, gaps, points, centres, forces_e, scalars)
-        kernels.substep(self.tree, self.string, self.flexible, self.grids, q_a, u_a, actuators,
-                        forces_a, settings, out)  # fmt: skip
-        outcome = int(scalars[0])
-        if outcome == kernels.REJECTED:
-            st.n_newton += int(scalars[2])  # the sweeps of a contact problem solved, as in Python
-            return None
-        if outcome == kernels.HANDED_BACK:
-            return self.HANDED_BACK
-        m = int(scalars[1])
-        u_e, q_e = state[0], state[1]
-        scans = {
-            k: GridScan(gaps[a:b], centres[p], points[a:b])
-            for p, (k, a, b) in enumerate(self.slices)
-        }
-        st._known(q_e).update(scans)
-        st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
-        st._end_strain = (q_e, {self.name: float(scalars[10])})
-        self._forces = (q_e, forces_e)
-        pair = self._pair_of[closed[0, :m]]
-        keys = list(zip(pair.tolist(), closed[1, :m].tolist(), strict=True))
-        impulses = contact[0, : 2 * m]
-        work = dict(zip(_WORK, scalars[4:10].tolist(), strict=True))
-        work["work_drives"] = 0.0
-        st.q, st.u = q_e, u_e
-        st.t += h
-        st.n_substeps += 1
-        st.n_newton += int(scalars[2])
-        return _Sub(
-            _Closed(pair, keys),
-            impulses[:m],
-            impulses[m:],
-            contact[1, : 2 * m],
-            work,
-            h,
-            float(scalars[3]),
-            np.zeros(0),
-        )
-
-
-# the work columns of a sub-step in the order of the Python sub-step's dict
-_WORK = (
-    "dissipated_impact",
-    "dissipated_friction",
-    "work_contact_timing",
-    "dissipated_damping",
-    "work_loads",
-    "dissipated_numerical",
-)
+def _all_open(contact) -> bool:
+    """Are all the closed points of a ContactReport open (no impulse)?"""
+    states = contact.point_state
+    return states is not None and all(p == "open" for p in states)
 
 
 class MoreauJean(Stepper):
@@ -454,7 +264,9 @@ class MoreauJean(Stepper):
         self._flexible = FlexibleBlock(system) if system.layout.n_flexible else None
         self.events = []
         self._pair_states = None  # per pair "open", "closed" (at the start), "stick", "slip"
-        self._whole = _WholeSubstep.plan(self)  # the sub-step in one compiled call, or None
+        self._whole = WholeSubstep.plan(self)  # the sub-step in one compiled call, or None
+        self._flat = False  # in ``steps``: a compiled step kept as a ``CompiledStep``
+        self._stashed = None  # the report or error of the step that ended a batch
 
     # -- smooth part --------------------------------------------------------------------------
     def _smooth(self, q_p, u_a, t, h):
@@ -597,9 +409,11 @@ class MoreauJean(Stepper):
         gaps = {key: dict(value) for key, value in self._gap_cache.items()}
         try:
             subs = self._advance(h, 0)
-            energy = energies(  # at the end state, the strings' strain energies kept
-                self.system, self.q, self.u, self.t, ws, self._strain_energies(self.q)
-            )
+            energy = None if self._whole is None else self._whole.energies(self)
+            if energy is None:  # at the end state, the strings' strain energies kept
+                energy = energies(
+                    self.system, self.q, self.u, self.t, ws, self._strain_energies(self.q)
+                )
         except Exception:
             self.t, self.q, self.u, self._s = saved  # sub-steps of a failed step are undone
             for now, before in zip(searches, kept, strict=True):
@@ -608,9 +422,101 @@ class MoreauJean(Stepper):
             self._gap_cache = gaps
             raise
         self.t = t_end
+        if self._flat and self._compiled_report(subs):
+            step = self._compiled_step(subs, u_a, energy)  # no ContactReport built
+            self._log_state_changes((v.state, v.all_open) for v in step.pairs)
+            return step
         report = self._report(subs, q_a, u_a, energy)
-        self._log_state_changes(report)
+        self._log_state_changes((c.state, _all_open(c)) for c in report.contacts)
         return report
+
+    def steps(self, n_max: int) -> MoreauBatch | None:
+        """Up to n_max steps, at most ``BATCH_STEPS`` (``steppers.moreau_batch``; each is kept
+        with its end state's scans until the recorder reads it), each taken as ``step()`` takes
+        it; those of compiled sub-steps alone are kept as arrays, the first other one (or a
+        failure) ends the batch and is ``step()``'s next report (or error). None where the
+        sub-step is not compiled (``moreau_substep.WholeSubstep``)."""
+        if self._whole is None or self._stashed is not None:
+            return None
+        taken = []
+        self._flat = True
+        try:
+            for _ in range(min(int(n_max), BATCH_STEPS)):
+                try:
+                    out = Stepper.step(self)
+                except Exception as err:  # noqa: BLE001 - raised again by the next step()
+                    self._stashed = err
+                    break
+                if isinstance(out, StepReport):
+                    self._stashed = out
+                    break
+                taken.append(out)
+        finally:
+            self._flat = False
+        if isinstance(self.report, CompiledStep):  # the last step was the batch's
+            self.report = compiled_report(self, self.report)
+        return MoreauBatch(taken, self, "done" if self._stashed is None else "step")
+
+    def step(self, h: float | None = None) -> StepReport:
+        """``Stepper.step``; after a batch (``steps``) that ended on a step of another kind,
+        that step's report (or its error, raised)."""
+        stashed, self._stashed = self._stashed, None
+        if stashed is None:
+            return Stepper.step(self, h)
+        if isinstance(stashed, BaseException):
+            raise stashed
+        return stashed
+
+    def _compiled_report(self, subs) -> bool:
+        """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's?"""
+        return all(isinstance(sub.closed, ClosedCandidates) for sub in subs) and len(
+            self._grid
+        ) == len(self.system.model.contacts)
+
+    def grid_pair(self, k: int) -> GridPair:
+        """The ``GridPair`` of contact pair k (a grid pair)."""
+        return self._grid[k]
+
+    def _compiled_step(self, subs, u_a, energy) -> CompiledStep:
+        """The ``CompiledStep`` of a step of compiled sub-steps, at the stepper's (end)
+        state (several: ``merged_substeps``)."""
+        s = self.system
+        h = self._h_step
+        sub = subs[0] if len(subs) == 1 else merged_substeps(subs)
+        scans = self._scan(self.q)
+        pair = sub.closed.pair
+        candidate = sub.closed.candidate
+        m = pair.size
+        p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t  # ``_report``'s sums, from 0
+        slip = sub.gamma_e[m:]
+        pairs = []
+        for k, contact in enumerate(s.model.contacts):
+            rows = np.flatnonzero(pair == k)
+            pairs.append(
+                pair_values(
+                    self._grid[k],
+                    scans[k],
+                    candidate[rows],
+                    p_n[rows],
+                    p_t[rows],
+                    slip[rows],
+                    contact.mu,
+                    h,
+                )
+            )
+        return CompiledStep(
+            t=self.t,
+            q=self.q,
+            u=self.u,
+            acceleration=(self.u - u_a) / h,
+            energy=energy,
+            work=tuple(0.0 + sub.work[key] for key in WORK_KEYS),
+            n_newton=self.n_newton - self._newton0,
+            n_substeps=len(subs),
+            solver_residual=sub.residual,
+            pairs=tuple(pairs),
+            source=(sub, scans, h, u_a),
+        )
 
     def _advance(self, h, level):
         try:
@@ -645,7 +551,7 @@ class MoreauJean(Stepper):
     def _substep(self, h, may_reject):
         if self._whole is not None:  # one compiled call, unless it hands the sub-step back
             sub = self._whole.run(self, h, may_reject)
-            if sub is not _WholeSubstep.HANDED_BACK:
+            if sub is not WholeSubstep.HANDED_BACK:
                 return sub
         s = self.system
         m = s.model
@@ -720,7 +626,7 @@ class MoreauJean(Stepper):
         self.q, self.u = q_e, u_e
         self.t += h
         self.n_substeps += 1
-        return _Sub(cl, p_n, p_t, gamma_e, work, h, residual, lam)
+        return Substep(cl, p_n, p_t, gamma_e, work, h, residual, lam)
 
     def _conservative_forces(self, q) -> tuple[np.ndarray, np.ndarray]:
         """dV/dq at q (module docstring, "Energy"): of the tree, gravity and joint springs
@@ -804,6 +710,8 @@ class MoreauJean(Stepper):
         (point, normal, tangent, parameter, gap) at the end state, so that a frame draws the
         points on the drawn structure."""
         s = self.system
+        if self._compiled_report(subs):  # from the flat arrays
+            return compiled_report(self, self._compiled_step(subs, u_a, energy))
         work = dict.fromkeys(subs[0].work, 0.0)
         for sub in subs:
             for key, value in sub.work.items():
@@ -902,11 +810,13 @@ class MoreauJean(Stepper):
         gaps = self.gaps(self.q) if gaps is None else gaps
         return ["closed" if np.min(g) <= self.touch_tolerance else "open" for g in gaps]
 
-    def _log_state_changes(self, report: StepReport) -> None:
-        """Append the pairs' changes of state in this step's report to ``events``."""
-        for k, contact in enumerate(report.contacts):
-            before, now = self._pair_states[k], contact.state
-            if contact.point_state is not None and all(p == "open" for p in contact.point_state):
+    def _log_state_changes(self, states) -> None:
+        """Append the pairs' changes of state in this step to ``events``; states: per pair
+        (its state, whether all its closed points are open)."""
+        names = [c.name for c in self.system.model.contacts]
+        for k, (now, all_open) in enumerate(states):
+            before = self._pair_states[k]
+            if all_open:
                 now = "open"  # closed by its gaps, but no point pressed
             if now == before:
                 continue
@@ -919,7 +829,7 @@ class MoreauJean(Stepper):
             else:
                 kind = now  # "stick" or "slip"
             if kind is not None:
-                self.events.append((self.t, contact.name, kind))
+                self.events.append((self.t, names[k], kind))
             self._pair_states[k] = now
 
     def initial_report(self) -> StepReport:
