@@ -330,7 +330,7 @@ def accuracy_rows(horizons, steps_fe, steps_ex):
 def write_csv(rows, path: Path) -> None:
     keys = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, keys)
+        writer = csv.DictWriter(fh, keys, lineterminator="\n")  # as committed (LF)
         writer.writeheader()
         writer.writerows(rows)
 
@@ -460,9 +460,10 @@ def run_cases(args, scale):
                     r["wall per simulated s [s/s]"],
                     r["CPU per simulated s [s/s]"],
                     counted,
-                    "Moreau-Jean's step is Python: each sub-step one compiled call "
-                    "(kernels.moreau.substep, with the end state's energies); quiet steps "
-                    "batched, their history columns from flat arrays (steppers.moreau_batch)",
+                    "Moreau-Jean: each sub-step one compiled call (kernels.moreau.substep, "
+                    "with the end state's energies), those needing De Saxce's stages handed "
+                    "to the Python sub-step (fell back); quiet steps batched, their history "
+                    "columns from flat arrays (steppers.moreau_batch)",
                 )
             )
         elif name.startswith("sliding point, 1000"):

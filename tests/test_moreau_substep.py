@@ -20,13 +20,15 @@ from fe_contact.steppers.moreau_substep import WholeSubstep
 
 def example_1(steps, compiled, monkeypatch, taken=None):
     """(stepper, reports) of example 1 (the heavy disk dropped on the string, theta 0.55);
-    taken : a list that receives each compiled sub-step's outcome."""
+    taken : a list that receives each compiled sub-step's outcome ("compiled", "rejected" for a
+    deep closing, which the stepper halves, "python" when handed back)."""
     scenario = eg.disk_on_string(1, 2, eg.FRICTION, 0.0, None)
     run = WholeSubstep.run
 
     def counted(self, stepper, h, may_reject):
         sub = run(self, stepper, h, may_reject)
-        taken.append("python" if sub is WholeSubstep.HANDED_BACK else "compiled")
+        handed_back, rejected = sub is WholeSubstep.HANDED_BACK, sub is None  # a deep closing
+        taken.append("python" if handed_back else "rejected" if rejected else "compiled")
         return sub
 
     with monkeypatch.context() as patch:
@@ -47,6 +49,10 @@ def test_compiled_substep_is_the_python_substep(monkeypatch):
     # most sub-steps compiled; those whose contact problem needs De Saxce's fixed point are
     # handed to the Python sub-step
     assert 0 < taken.count("python") < 0.1 * taken.count("compiled")
+    # the result's counters say so (``SimulationResult.step_path``, ``n_compiled``, ``n_fallback``)
+    assert (fast.step_path, slow.step_path) == ("compiled", "python")
+    assert (fast.n_compiled, fast.n_fallback) == (taken.count("compiled"), taken.count("python"))
+    assert fast.n_compiled <= fast.n_substeps and slow.n_compiled == slow.n_fallback == 0
     assert (fast.n_substeps, fast.n_newton, fast.n_rejected) == (
         slow.n_substeps,
         slow.n_newton,
@@ -70,7 +76,7 @@ def test_drives_take_the_python_substep():
     scenario = belt.belt_drive()
     system = scenario.assemble()
     stepper = MoreauJean(system, 0.0, scenario.q0, scenario.u0, h=1e-3)
-    assert stepper._whole is None
+    assert stepper._whole is None and stepper.step_path == "python"
 
 
 def test_material_points_are_the_rows_times_the_coordinates():

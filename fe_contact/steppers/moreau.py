@@ -265,6 +265,8 @@ class MoreauJean(Stepper):
         self.events = []
         self._pair_states = None  # per pair "open", "closed" (at the start), "stick", "slip"
         self._whole = WholeSubstep.plan(self)  # the sub-step in one compiled call, or None
+        # sub-steps completed in one compiled call, and those it handed to the Python sub-step
+        self.n_compiled = self.n_fallback = 0
         self._flat = False  # in ``steps``: a compiled step kept as a ``CompiledStep``
         self._stashed = None  # the report or error of the step that ended a batch
 
@@ -429,6 +431,13 @@ class MoreauJean(Stepper):
         report = self._report(subs, q_a, u_a, energy)
         self._log_state_changes((c.state, _all_open(c)) for c in report.contacts)
         return report
+
+    @property
+    def step_path(self) -> str:
+        """"compiled" when the sub-step runs in one compiled call (``moreau_substep``: a tree on
+        one compiled string with grid pairs), else "python" (the Python sub-step, calling the
+        contact solver's kernels)."""
+        return "python" if self._whole is None else "compiled"
 
     def steps(self, n_max: int) -> MoreauBatch | None:
         """Up to n_max steps, at most ``BATCH_STEPS`` (``steppers.moreau_batch``; each is kept

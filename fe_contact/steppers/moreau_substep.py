@@ -207,6 +207,7 @@ class WholeSubstep:
             st.n_newton += int(scalars[2])  # the sweeps of a contact problem solved, as in Python
             return None
         if outcome == kernels.HANDED_BACK:
+            st.n_fallback += 1
             return self.HANDED_BACK
         m = int(scalars[1])
         u_e, q_e = state[0], state[1]
@@ -226,6 +227,7 @@ class WholeSubstep:
         st.q, st.u = q_e, u_e
         st.t += h
         st.n_substeps += 1
+        st.n_compiled += 1
         st.n_newton += int(scalars[2])
         return Substep(
             ClosedCandidates(pair, closed[1, :m]),

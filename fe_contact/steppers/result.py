@@ -100,17 +100,19 @@ class SimulationResult:
         halved for a closing contact.
     step_path : str, optional
         "compiled" when the run's stepper has a compiled step (generalised-alpha on a system
-        ``steppers.compiled`` takes), else "python" (the default): the Python
-        generalised-alpha step (``compiled=False``, strings, profiles, unilateral or compliant
-        contacts, the energy-consistent option), Moreau-Jean (its contact solver's numba
-        kernels are called from a Python step: not a compiled step) and the event-driven
-        stepper.
+        ``steppers.compiled`` takes; Moreau-Jean on a tree with one compiled string and grid
+        pairs, ``steppers.moreau_substep``), else "python" (the default): the Python
+        generalised-alpha step (``compiled=False``, profiles, unilateral contacts, the
+        energy-consistent option, ...), Moreau-Jean's Python sub-step (its contact solver's
+        numba kernels called from Python) and the event-driven stepper.
     n_compiled : int, optional
-        Sub-steps whose Newton iteration ran in one compiled call (alone or in a batch of
-        quiet steps); 0 on the "python" path.
+        Sub-steps that ran in one compiled call (generalised-alpha: the Newton iteration,
+        alone or in a batch of quiet steps; Moreau-Jean: the whole sub-step); 0 on the
+        "python" path.
     n_fallback : int, optional
         Compiled attempts handed to the Python step (a contact leaving its structure, a
-        near-singular or Painleve case, a Newton failure), which then completed the sub-step
+        near-singular or Painleve case, a Newton failure; Moreau-Jean: a contact problem that
+        needs De Saxce's stages, a singular block), which then completed the sub-step
         (counted in ``n_python``), halved it or stopped at a located event. 0 on the "python"
         path.
 
