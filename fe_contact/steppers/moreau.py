@@ -434,7 +434,7 @@ class MoreauJean(Stepper):
 
     @property
     def step_path(self) -> str:
-        """"compiled" when the sub-step runs in one compiled call (``moreau_substep``: a tree on
+        """ "compiled" when the sub-step runs in one compiled call (``moreau_substep``: a tree on
         one compiled string with grid pairs), else "python" (the Python sub-step, calling the
         contact solver's kernels)."""
         return "python" if self._whole is None else "compiled"
