@@ -7,6 +7,12 @@ as large as the kernel itself, and the wrappers are optimised and emitted again 
 kernel that calls it (numba links a callee's whole library into its caller's). ``inner``
 compiles a kernel without them: it is cached like the others, other kernels call it as before,
 and Python cannot call it (numba raises when it tries).
+
+Small helpers are ``inner`` kernels too, not numba's IR inlining (``inline="always"``): LLVM
+inlines them into their callers where that pays, while IR inlining types and lowers a fresh
+copy of the callee at every call site (``kernels.tree.kinematics`` had six: about 1 s of
+compilation each). IR inlining is kept only for the parts of one kernel with one call site
+(``kernels.tree.poses``, ``velocities``, ``_terms`` in ``kinematics``).
 """
 
 from __future__ import annotations
