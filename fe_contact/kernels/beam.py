@@ -97,7 +97,7 @@ def fields(B, e, s, x):
     return w, wx, wxx
 
 
-@inner
+@njit(cache=True)  # also called from Python
 def local_curve(B, b, s, q):
     """r, r', r'' of beam b at s (clipped to [0, length]) as (rx, ry, ax, ay, cx, cy)."""
     frame = B[1]
