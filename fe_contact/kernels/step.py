@@ -112,7 +112,7 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
     return True
 
 
-@inner
+@njit(cache=True, inline="always")  # one call site (iterate): no layer of its own
 def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     """``partition.recover_dependent``: Newton on the position constraints (to 1e-12, 25
     iterations), then the velocity constraints, for the dependent coordinates; in place."""
