@@ -330,7 +330,7 @@ def accuracy_rows(horizons, steps_fe, steps_ex):
 def write_csv(rows, path: Path) -> None:
     keys = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, keys, lineterminator="\n")  # as committed (LF)
+        writer = csv.DictWriter(fh, keys, lineterminator="\n")  # the files are stored with LF
         writer.writeheader()
         writer.writerows(rows)
 

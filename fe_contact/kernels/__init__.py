@@ -123,14 +123,14 @@ def cached() -> bool:
 
 
 COMPILING = (
-    "compiling the numba kernels (once after installation, about 2 minutes; later runs load "
-    "them from the cache)"
+    "compiling the numba kernels (once after installation, 1-2 minutes; later runs load them "
+    "from the cache)"
 )
 
 
 def announce_compilation() -> None:
     """Say once per process that the kernels compile now when no cache holds them: the first
-    compiled run after an installation or an edit spends about 2 minutes compiling, silently
+    compiled run after an installation or an edit spends 1-2 minutes compiling, silently
     otherwise. At INFO on the ``fe_contact.kernels`` logger (the ``fe-contact`` command shows
     it); on stderr when no logging handler would receive it (a script that configures no
     logging)."""

@@ -58,7 +58,7 @@ def beam_arrays(structures, layout) -> tuple:
     )
 
 
-@njit(cache=True, inline="always")
+@inner
 def _element(B, b, s):
     meta, nodes = B[0], B[2]
     e0, ne, n0 = meta[b, 0], meta[b, 1], meta[b, 2]
@@ -66,7 +66,7 @@ def _element(B, b, s):
     return e0 + min(max(local, 0), ne - 1)
 
 
-@njit(cache=True, inline="always")
+@inner
 def shape(B, e, j, s):
     """N_j, N_j', N_j'' of shape function j of element e at s (d/ds)."""
     x0, le, coef = B[3], B[4], B[6]
@@ -80,7 +80,7 @@ def shape(B, e, j, s):
     )
 
 
-@njit(cache=True, inline="always")
+@inner
 def fields(B, e, s, x):
     """w, w', w'' of element e at s on the system vector x (supports are zero)."""
     cols = B[5]
@@ -97,7 +97,7 @@ def fields(B, e, s, x):
     return w, wx, wxx
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # also called from Python
 def local_curve(B, b, s, q):
     """r, r', r'' of beam b at s (clipped to [0, length]) as (rx, ry, ax, ay, cx, cy)."""
     frame = B[1]
@@ -458,7 +458,7 @@ def band_solve(L, X):
             X[i, j] = acc * L[0, i]
 
 
-@njit(cache=True, inline="always")
+@inner
 def _band_solve_3(L, X, j):
     """``band_solve`` of column j for bandwidth 3: x1, x2, x3 hold the last three values
     (zero before the first row: their terms are then skipped, as in the general loop)."""
@@ -493,7 +493,7 @@ def _band_solve_3(L, X, j):
         x1 = x
 
 
-@njit(cache=True, inline="always")
+@inner
 def _band_solve_3_pair(L, X, j):
     """``_band_solve_3`` of the columns j and j + 1 together (x.. and y.. their last values)."""
     n = X.shape[0]

@@ -78,7 +78,7 @@ def _powers(P, q, u, lam, rec, cstate, mu, actuators, pressed, energy, power):
     power[3] = friction + 0.0  # + the compliant contacts' friction power (none here)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def steps(
     F,
     I,

@@ -112,7 +112,7 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
     return True
 
 
-@inner
+@njit(cache=True, inline="always")  # one call site (iterate): no layer of its own
 def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     """``partition.recover_dependent``: Newton on the position constraints (to 1e-12, 25
     iterations), then the velocity constraints, for the dependent coordinates; in place."""
@@ -159,7 +159,7 @@ def _consistent(phi, jac, u, phit, tol):
     return np.max(np.abs(phi)) <= tol and np.max(np.abs(velocity)) <= tol
 
 
-@njit(cache=True, inline="always")
+@inner
 def _abs_row_dot(A, x, offset, row):
     """sum_k |A|_row,k |x[offset + k]| over the stored entries of ``row`` of the CSR triple A
     (which holds |A|), in ``csr_matvec``'s order."""
@@ -619,7 +619,7 @@ def iterate(
     return status, iterations, q1, u1, acc, a1, lam, ev
 
 
-@njit(cache=True, inline="always")
+@inner
 def _abs_max_of(x):
     """``abs_max(np.abs(x))`` without the temporary array."""
     out = 0.0
@@ -630,7 +630,7 @@ def _abs_max_of(x):
     return out
 
 
-@njit(cache=True, inline="always")
+@inner
 def _abs_max_over(x, bound):
     """``abs_max(np.abs(x) / bound)`` without the temporary array."""
     out = 0.0

@@ -166,7 +166,7 @@ def point(T, b, lx, ly, u, rot, origin, omega, ov, terms):
     return p, v, J, rem
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def kinematics(T, q, u):
     """Everything the point and dynamics kernels share at one state."""
     ang, rot, origin, r = poses(T, q)
