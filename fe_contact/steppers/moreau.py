@@ -117,6 +117,7 @@ from .moreau_substep import (
     Substep,
     WholeSubstep,
     merged_substeps,
+    summed_substeps,
 )
 from .step_report import StepReport
 
@@ -721,21 +722,7 @@ class MoreauJean(Stepper):
         s = self.system
         if self._compiled_report(subs):  # from the flat arrays
             return compiled_report(self, self._compiled_step(subs, u_a, energy))
-        work = dict.fromkeys(subs[0].work, 0.0)
-        for sub in subs:
-            for key, value in sub.work.items():
-                work[key] += value
-        impulses, slips, pressed = {}, {}, set()
-        for sub in subs:
-            cl, p_n, p_t, gamma_e = sub.closed, sub.p_n, sub.p_t, sub.gamma_e
-            m_c = len(cl.pair)
-            for i, key in enumerate(cl.key):
-                tot = impulses.get(key, (0.0, 0.0))
-                impulses[key] = (tot[0] + p_n[i], tot[1] + p_t[i])
-                if p_n[i] > 0.0 or key not in pressed:  # a pressed sub-step is not overwritten
-                    slips[key] = gamma_e[m_c + i]  # by a later one in which the point is free
-                if p_n[i] > 0.0:
-                    pressed.add(key)
+        work, impulses, slips = summed_substeps(subs)
         scans = self._scan(self.q)  # also moves the closest points to the end state
         gaps_now = [getattr(g, "gap", g) for g in scans]
         marks = [np.ones_like(g) for g in gaps_now]

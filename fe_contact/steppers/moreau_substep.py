@@ -268,11 +268,11 @@ class WholeSubstep:
         )
 
 
-def merged_substeps(subs) -> Substep:
-    """Compiled sub-steps as one, as ``MoreauJean._report`` sums them: per closed point
-    (pair, candidate), ordered, the impulses summed over the sub-steps and the slip velocity
-    of the last sub-step in which it was pressed (else closed at all); the work columns
-    summed, the largest law residual."""
+def summed_substeps(subs) -> tuple[dict, dict, dict]:
+    """(work, impulses, slips) of a step's sub-steps: the work columns summed; per closed point
+    (pair, candidate), the (normal, tangential) impulses summed over the sub-steps and the slip
+    velocity of the last sub-step in which it was pressed (else closed at all): a pressed
+    sub-step is not overwritten by a later one in which the point is free."""
     work = dict.fromkeys(subs[0].work, 0.0)
     for sub in subs:
         for key, value in sub.work.items():
@@ -280,7 +280,7 @@ def merged_substeps(subs) -> Substep:
     impulses, slips, pressed = {}, {}, set()
     for sub in subs:
         p_n, p_t, gamma_e = sub.p_n, sub.p_t, sub.gamma_e
-        m_c = p_n.size
+        m_c = len(sub.closed.pair)
         for i, key in enumerate(sub.closed.key):
             tot = impulses.get(key, (0.0, 0.0))
             impulses[key] = (tot[0] + p_n[i], tot[1] + p_t[i])
@@ -288,6 +288,13 @@ def merged_substeps(subs) -> Substep:
                 slips[key] = gamma_e[m_c + i]
             if p_n[i] > 0.0:
                 pressed.add(key)
+    return work, impulses, slips
+
+
+def merged_substeps(subs) -> Substep:
+    """Compiled sub-steps as one, as ``MoreauJean._report`` sums them (``summed_substeps``):
+    the closed points ordered, the largest law residual."""
+    work, impulses, slips = summed_substeps(subs)
     keys = sorted(impulses)
     m = len(keys)
     slip = np.array([slips[key] for key in keys], dtype=float)
@@ -306,4 +313,11 @@ def merged_substeps(subs) -> Substep:
     )
 
 
-__all__ = ["ClosedCandidates", "Substep", "WORK_COLUMNS", "WholeSubstep", "merged_substeps"]
+__all__ = [
+    "ClosedCandidates",
+    "Substep",
+    "WORK_COLUMNS",
+    "WholeSubstep",
+    "merged_substeps",
+    "summed_substeps",
+]
