@@ -111,7 +111,7 @@ from .contact_report import ContactReport, open_contact, pair_state, point_state
 from .effective_mass import FlexibleBlock
 from .grid_pairs import GridPair
 from .impulse_work import impulse_work
-from .moreau_batch import BATCH_STEPS, CompiledStep, MoreauBatch, compiled_report, pair_values
+from .moreau_batch import BATCH_STEPS, FlatStep, MoreauBatch, compiled_report, pair_values
 from .moreau_substep import (
     ClosedCandidates,
     Substep,
@@ -268,7 +268,7 @@ class MoreauJean(Stepper):
         self._whole = WholeSubstep.plan(self)  # the sub-step in one compiled call, or None
         # sub-steps completed in one compiled call, and those it handed to the Python sub-step
         self.n_compiled = self.n_fallback = 0
-        self._flat = False  # in ``steps``: a compiled step kept as a ``CompiledStep``
+        self._flat = False  # in ``steps``: a compiled step kept as a ``FlatStep``
         self._stashed = None  # the report or error of the step that ended a batch
 
     # -- smooth part --------------------------------------------------------------------------
@@ -463,7 +463,7 @@ class MoreauJean(Stepper):
                 taken.append(out)
         finally:
             self._flat = False
-        if isinstance(self.report, CompiledStep):  # the last step was the batch's
+        if isinstance(self.report, FlatStep):  # the last step was the batch's
             self.report = compiled_report(self, self.report)
         return MoreauBatch(taken, self, "done" if self._stashed is None else "step")
 
@@ -487,8 +487,8 @@ class MoreauJean(Stepper):
         """The ``GridPair`` of contact pair k (a grid pair)."""
         return self._grid[k]
 
-    def _compiled_step(self, subs, u_a, energy) -> CompiledStep:
-        """The ``CompiledStep`` of a step of compiled sub-steps, at the stepper's (end)
+    def _compiled_step(self, subs, u_a, energy) -> FlatStep:
+        """The ``FlatStep`` of a step of compiled sub-steps, at the stepper's (end)
         state (several: ``merged_substeps``)."""
         s = self.system
         h = self._h_step
@@ -514,7 +514,7 @@ class MoreauJean(Stepper):
                     h,
                 )
             )
-        return CompiledStep(
+        return FlatStep(
             t=self.t,
             q=self.q,
             u=self.u,

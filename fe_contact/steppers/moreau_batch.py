@@ -3,7 +3,7 @@
 
 ``MoreauJean.steps`` takes steps one by one as ``step()`` does; each one whose sub-steps were
 all compiled (a tree with one string and candidate grids; halved or not, none handed back to
-the Python sub-step) is kept as a ``CompiledStep``: the state, the kernel's energies and work columns, and per contact
+the Python sub-step) is kept as a ``FlatStep``: the state, the kernel's energies and work columns, and per contact
 pair the values its history columns read (``pair_values``), without a ``ContactReport``. A
 ``MoreauBatch`` holds such steps: ``columns`` gives the history columns of
 ``step_report.history_row`` as arrays, by the columns' own definitions (``columns``), and
@@ -114,7 +114,7 @@ def pair_values(grid, scan, which, normal, tangent, slip, mu: float, h: float) -
 
 
 @dataclass(frozen=True, eq=False)
-class CompiledStep:
+class FlatStep:
     """One step of compiled sub-steps: t (s), q, u, the mean acceleration (n,), its energies
     at the end, work by WORK_KEYS (J), contact-solver sweeps, sub-steps, law residual, per
     pair its ``PairValues``, and what ``compiled_report`` needs for its ``StepReport``
@@ -134,15 +134,15 @@ class CompiledStep:
     source: tuple
 
 
-def compiled_report(stepper, step: CompiledStep) -> StepReport:
-    """The StepReport of a ``CompiledStep`` of ``stepper`` (a ``MoreauJean``), with every
+def compiled_report(stepper, step: FlatStep) -> StepReport:
+    """The StepReport of a ``FlatStep`` of ``stepper`` (a ``MoreauJean``), with every
     closed point's geometry (from the end state's scan): the report ``step()`` returns.
 
     Parameters
     ----------
     stepper : MoreauJean
         The stepper that took it (its grid pairs and model).
-    step : CompiledStep
+    step : FlatStep
         The step.
 
     Returns
@@ -210,7 +210,7 @@ def compiled_report(stepper, step: CompiledStep) -> StepReport:
 
 
 class MoreauBatch:
-    """Consecutive ``CompiledStep``s of one ``MoreauJean`` run (module docstring): n, t (n,),
+    """Consecutive ``FlatStep``s of one ``MoreauJean`` run (module docstring): n, t (n,),
     q, u (n, n_q), multipliers (n, 0); ``stop`` "done" when all the steps asked for were
     taken, else "step" (the next one is ``step()``'s)."""
 
@@ -325,7 +325,7 @@ class _Steps:
 
 __all__ = [
     "BATCH_STEPS",
-    "CompiledStep",
+    "FlatStep",
     "MoreauBatch",
     "PairValues",
     "compiled_report",
