@@ -189,19 +189,27 @@ def assemble_string(spec: StringSpec) -> StringModel:
         free_dofs=free,
         position_dofs=position_dofs,
         slope_dofs=slope_dofs,
-        dx=basis.dx,
+        dx=_constant(basis.dx),
         shape_values=shape_values,
-        shape_slopes=shape_slopes,
-        shape_curvatures=shape_curvatures,
+        shape_slopes=_constant(shape_slopes),
+        shape_curvatures=_constant(shape_curvatures),
         strain_operator=strain_operator,
-        ref_metric=ref_metric,
-        ref_bending_strain=ref_bending_strain,
+        ref_metric=_constant(ref_metric),
+        ref_bending_strain=_constant(ref_bending_strain),
         _csr_inverse=inverse.ravel(),
         _csr_indices=csr_indices,
         _csr_indptr=indptr,
         free_index=free_index,
         reduction=reduction,
     )
+
+
+def _constant(values) -> np.ndarray:
+    """A read-only C-ordered copy of the model's constant arrays that the kernels read, the same
+    type on the Python and the compiled path (numba compiles a kernel once per array type)."""
+    out = np.array(values, dtype=float, order="C")
+    out.setflags(write=False)
+    return out
 
 
 def _unknowns(spec: StringSpec, nodal: np.ndarray, fixed: np.ndarray, n_dofs: int):

@@ -41,7 +41,8 @@ def _element_response(model: StringModel, q: np.ndarray, order: int):
     a, b, nu = _section_strains(model, q)
     tension = np.ascontiguousarray(law.tension(nu), dtype=float)
     if order >= 2:
-        dtension = np.ascontiguousarray(np.broadcast_to(law.dtension(nu), nu.shape), dtype=float)
+        # a writable copy: a broadcast view is read-only, which numba compiles a second time
+        dtension = np.array(np.broadcast_to(law.dtension(nu), nu.shape), dtype=float)
     else:
         dtension = tension
     return element_response(
