@@ -110,22 +110,20 @@ class StepBatch:
         (``columns.CONTACT_COLUMNS`` and ``BALANCE_COLUMNS`` read from the batch's reports as
         arrays, ``_Steps``): the values of ``result.history_row``, step by step. ``work`` :
         the work accumulated before them (dict WORK_KEYS -> J), updated to the batch's end."""
-        accumulated = {}
-        for k, key in enumerate(WORK_KEYS):  # accumulated as simulate does, step by step
-            accumulated[key] = np.add.accumulate(np.concatenate(([work[key]], self.work[:, k])))
-            accumulated[key] = accumulated[key][1:]
-            work[key] = float(accumulated[key][-1])
+        accumulated = accumulated_work(work, self.work)
         steps = _Steps(self)
         col = {"t": self.t}
         for view in steps.contacts:
             for column in CONTACT_COLUMNS:
-                col[f"{view.name}_{column.name}"] = self._full(column.value(view))
+                col[f"{view.name}_{column.name}"] = column_array(column.value(view), self.n)
         for k, name in enumerate(system.model.drive_names()):
             col[f"{name}_force"] = self.drive_forces[:, k].copy()
         energy = Energies(*self.energy.T)
         steps.contacts = [view.closed_points() for view in steps.contacts]
         for column in BALANCE_COLUMNS:
-            col[column.name] = self._full(column.value(steps, energy, accumulated, energy0))
+            col[column.name] = column_array(
+                column.value(steps, energy, accumulated, energy0), self.n
+            )
         _, _, gravity, springs, elastic = (self.energy[:, k] for k in range(5))
         known = None
         if len(system.structures) == 1 and not system.linear_flexible:
@@ -138,10 +136,23 @@ class StepBatch:
         col.update(state_arrays(system, self.q, self.u, self.acceleration))
         return col
 
-    def _full(self, values) -> np.ndarray:
-        """A column's values as an (n,) array of its own (a constant given once spread)."""
-        values = np.asarray(values)
-        return np.full(self.n, values) if values.ndim == 0 else values.copy()
+
+def accumulated_work(work: dict, rows: np.ndarray) -> dict:
+    """The work accumulated after each of n steps, by WORK_KEYS ((n,) each, J), summed step by
+    step as the recorder sums it from ``work`` (dict WORK_KEYS -> J, the work before them),
+    which is updated to the last step's. rows : (n, len(WORK_KEYS)), each step's work."""
+    accumulated = {}
+    for k, key in enumerate(WORK_KEYS):
+        accumulated[key] = np.add.accumulate(np.concatenate(([work[key]], rows[:, k])))[1:]
+        work[key] = float(accumulated[key][-1])
+    return accumulated
+
+
+def column_array(values, n: int) -> np.ndarray:
+    """A history column's values over n steps as an (n,) array of its own (a constant, as a
+    column gives one for every step, spread)."""
+    values = np.asarray(values)
+    return np.full(n, values) if values.ndim == 0 else values.copy()
 
 
 class _Steps:
@@ -247,4 +258,12 @@ def step_work(t0: float, powers0: dict, t: np.ndarray, power: np.ndarray, numeri
     return work
 
 
-__all__ = ["BATCH_ENTRIES", "POWER_KEYS", "StepBatch", "batch_outputs", "step_work"]
+__all__ = [
+    "BATCH_ENTRIES",
+    "POWER_KEYS",
+    "StepBatch",
+    "accumulated_work",
+    "batch_outputs",
+    "column_array",
+    "step_work",
+]

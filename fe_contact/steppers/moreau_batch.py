@@ -21,6 +21,7 @@ from ..columns import BALANCE_COLUMNS, CONTACT_COLUMNS, WORK_KEYS
 from ..part_energies import part_energy_arrays
 from ..sensors import state_arrays
 from ..system import Energies
+from .batch import accumulated_work, column_array
 from .contact_report import ContactReport, open_contact, pair_state, point_states
 from .step_report import StepReport
 
@@ -238,24 +239,22 @@ class MoreauBatch:
         of ``step_report.history_row``, step by step. ``work``: the work accumulated before
         them (dict WORK_KEYS -> J), updated to the batch's end."""
         steps = self.steps
-        rows = np.array([s.work for s in steps])
-        accumulated = {}
-        for k, key in enumerate(WORK_KEYS):  # accumulated as the recorder does, step by step
-            accumulated[key] = np.add.accumulate(np.concatenate(([work[key]], rows[:, k])))[1:]
-            work[key] = float(accumulated[key][-1])
+        accumulated = accumulated_work(work, np.array([s.work for s in steps]))
         col = {"t": self.t}
         pairs = []
         for k, contact in enumerate(system.model.contacts):
             view = _PairSteps(contact.name, [s.pairs[k] for s in steps])
             pairs.append(view)
             for column in CONTACT_COLUMNS:
-                col[f"{contact.name}_{column.name}"] = _full(column.value(view), self.n)
+                col[f"{contact.name}_{column.name}"] = column_array(column.value(view), self.n)
         fields = ("tree_kinetic", "structure_kinetic", "gravity", "tree_springs")
         fields += ("structure_elastic", "damping_power", "load_power")
         energy = Energies(*(np.array([getattr(s.energy, f) for s in steps]) for f in fields))
         view = _Steps(steps, pairs)
         for column in BALANCE_COLUMNS:
-            col[column.name] = _full(column.value(view, energy, accumulated, energy0), self.n)
+            col[column.name] = column_array(
+                column.value(view, energy, accumulated, energy0), self.n
+            )
         known = {}
         for j, s in enumerate(steps):
             for name, value in s.energy.structure_elastic_parts:
@@ -268,12 +267,6 @@ class MoreauBatch:
         acc = np.array([s.acceleration for s in steps])
         col.update(state_arrays(system, self.q, self.u, acc))
         return col
-
-
-def _full(values, n: int) -> np.ndarray:
-    """A column's values as an (n,) array of its own (a constant given once spread)."""
-    values = np.asarray(values)
-    return np.full(n, values) if values.ndim == 0 else values.copy()
 
 
 class _PairSteps:
