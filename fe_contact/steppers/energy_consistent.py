@@ -73,9 +73,36 @@ trolley: 2.1e-6 J with mu = 0.05, 1.5e-5 J without friction, over 2 s at h = 1 m
 Sub-steps that move by less than SMALL_STEP hold the rows in their velocity form
 (``dependent_state``).
 
+The drives' work: a drive's row keeps J(q_mid), its force over the step is Lambda, and its
+work Lambda (q_j,n+1 - q_j,n) is what ``ConsistentContacts.drive_work`` books (the trapezoidal
+rule on lambda u, with the Lambda of two successive steps, erred by h v (Lambda_n -
+Lambda_n+1) / 2 per step: 0.15 J of 219 J for the pantograph's base at 250 km/h, h = 2 ms).
+
+Force laws (``ForceLaws``: ``Compliant`` contacts and ``Dropper`` links, each an applied force
+of its approach a = -gap, the penetration or the link's stretch). Each one's elastic energy
+phi(a) = c a^(p+1) / (p + 1) (a > 0, else 0) has a kink at a = 0 (a dropper going slack, a
+contact opening), and a compliant contact's a(q) is the distance to the closest point of a
+moving target: the trapezoidal rule on c a^p d a / d q errs at O(h^3) per step where smooth and
+at O(h) across the kink (at 250 km/h on 5 m elements, h = 2 ms, with about 160 dropper
+switches: 1e-4 of the largest elastic energy). With the option each law's elastic force in the
+equations at t_n+1 is ``e_used,n+1 = 2 e_avg - e_used,n``, as the structures' force, with
+
+    e_avg = (phi(a_n+1) - phi(a_n)) / (a_n+1 - a_n) G_a,
+    G_a = d a / d q (q_mid) + (a_n+1 - a_n - d a / d q (q_mid) . dq_a) dq_a / |dq_a|^2,
+
+dq_a the step's dq on the law's own DOFs (a link's, or those of the contact's point and its
+target's elements), so that dq . e_avg = phi(a_n+1) - phi(a_n) to round-off (the secant
+slope is formed without cancellation, ``ForceLaws.secant``). The rest of a law's force, its
+damping (and the clamp at zero tension), is taken as evaluated at t_n+1, as the structures'
+Rayleigh damping C u and the joint dampers are. The damping work is booked as the step does
+it, dq . (D_n + D_n+1) / 2 per step (``damping_work``; the trapezoidal rule on the power
+u C u errs by h Delta u C Delta u / 4 >= 0 per step). The tangent in the Newton matrix stays the
+law's at t_n+1 (exact for a linear law between two steps of one state; a switch slows Newton).
+A law's friction (a compliant contact's) keeps the trapezoidal rule.
+
 Not covered: a tree whose mass matrix depends on q (revolute joints: the trapezoidal kinetic
-energy identity errs at O(h^3)), the work of drives (booked by the trapezoidal rule on
-lambda u), rolling rows (velocity level) and Compliant contacts.
+energy identity errs at O(h^3)), rolling rows (velocity level) and the compliant contacts'
+friction.
 """
 
 from __future__ import annotations
@@ -85,6 +112,9 @@ import dataclasses
 import numpy as np
 
 from ..coupling.constraints import mass_times
+from ..coupling.contact import compliant_contacts, contact_at
+from ..coupling.kinematics import ContactLeftStructure
+from ..coupling.links import links_state
 from ..coupling.partition import PainleveError
 from ..system import System
 
@@ -99,6 +129,169 @@ GRADIENT_SWITCH = 1e-9
 # form lets the rows drift, kappa |dq|^3, is below 1e-18 m
 SMALL_STEP = 1e-5
 EPS = np.finfo(float).eps
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ElasticState:
+    """The approaches of the force laws (``Compliant`` contacts and links) at one state and their
+    gradients: the links of ``System.link_rows`` as ``approach`` (L,) and ``gradient`` (L, k)
+    at their DOFs (``LinkRows.dofs``), the other Compliant contacts as ``contact_approach``
+    (C,) and dense ``contact_gradient`` (C, n). a = -gap (m: a link's stretch, a contact's
+    penetration), d a / d q = -W_N; a contact without a closest point has a = -inf and a zero
+    gradient. ``normal_force`` (L + C,) the laws' forces (N, damping included) at the state,
+    links first, or None where not evaluated (the midpoint)."""
+
+    approach: np.ndarray
+    gradient: np.ndarray
+    contact_approach: np.ndarray
+    contact_gradient: np.ndarray
+    normal_force: np.ndarray | None = None
+
+
+class ForceLaws:
+    """The elastic energies of a system's force laws (``Compliant`` contacts and ``Dropper``
+    links), each c a^(p+1) / (p + 1) of its approach a > 0 (zero for a <= 0), in
+    discrete-gradient form over a step (module docstring). ``system`` : the assembled model."""
+
+    def __init__(self, system: System):
+        self.system = system
+        compliant = compliant_contacts(system)
+        rows = system.link_rows
+        linked = set(rows.pairs.tolist())
+        self.others = tuple(k for k in compliant if k not in linked)
+        # each entry of ev.compliant (model order of the Compliant contacts) in the order
+        # links first, then the others
+        order = {k: i for i, k in enumerate(rows.pairs.tolist())}
+        order.update({k: rows.size + j for j, k in enumerate(self.others)})
+        self.position = np.array([order[k] for k in compliant], dtype=np.int64)
+        laws = [system.model.contacts[k].law for k in (*rows.pairs.tolist(), *self.others)]
+        self.stiffness = np.array([law.stiffness for law in laws], dtype=float)
+        self.exponent = np.array([law.exponent for law in laws], dtype=float)
+        self.dofs = rows.dofs
+        # a DOF listed twice in a link's row (its padding) counts once in |dq|
+        first = np.ones(rows.dofs.shape, dtype=bool)
+        for j in range(1, rows.dofs.shape[1]):
+            first[:, j] = np.all(rows.dofs[:, :j] != rows.dofs[:, j : j + 1], axis=1)
+        self.first = first
+        self.size = len(compliant)
+
+    def energy(self, approach) -> np.ndarray:
+        """c a^(p+1) / (p + 1) per law (links first), J; approach (L + C,), m."""
+        a = np.maximum(approach, 0.0)
+        return self.stiffness * a ** (self.exponent + 1.0) / (self.exponent + 1.0)
+
+    def slope(self, approach) -> np.ndarray:
+        """The elastic force c a^p per law, N."""
+        return self.stiffness * np.maximum(approach, 0.0) ** self.exponent
+
+    def state(self, q, u, ev=None, guesses=None) -> ElasticState:
+        """The ``ElasticState`` at (q, u); ev : the full Evaluation there (its contacts' points
+        and the laws' forces are taken from it), or None (the contacts are searched here from
+        ``guesses``, the model-indexed contact parameters, and no forces are kept)."""
+        system = self.system
+        n = system.layout.n
+        if system.link_rows.size:
+            links = links_state(system, q, u)
+            approach, gradient = -links.gap, -links.w_normal
+        else:
+            approach, gradient = np.zeros(0), np.zeros((0, 0))
+        kinematics = {}
+        if ev is not None:
+            kinematics = {f.index: f.contact for f in ev.compliant if f.index in self.others}
+        a_c = np.full(len(self.others), -np.inf)
+        g_c = np.zeros((len(self.others), n))
+        for j, k in enumerate(self.others):
+            if ev is None:
+                guess = None if guesses is None else guesses.get(k)
+                try:
+                    kin = contact_at(system, k, q, u, guess, remainder=False)
+                except ContactLeftStructure:
+                    kin = None
+            else:
+                kin = kinematics[k]
+            if kin is not None:
+                a_c[j], g_c[j] = -kin.gap, -kin.w_normal
+        forces = None
+        if ev is not None:
+            forces = np.zeros(self.size)
+            forces[self.position] = [f.normal_force for f in ev.compliant]
+        return ElasticState(approach, gradient, a_c, g_c, forces)
+
+    def generalized(self, state: ElasticState, values) -> np.ndarray:
+        """(n,) the sum of values_j d a_j / d q over the laws (values (L + C,), links first)."""
+        out = np.zeros(self.system.layout.n)
+        n_links = state.approach.size
+        if n_links:
+            np.add.at(out, self.dofs, values[:n_links, None] * state.gradient)
+        if state.contact_approach.size:
+            out += values[n_links:] @ state.contact_gradient
+        return out
+
+    def elastic_force(self, state: ElasticState) -> np.ndarray:
+        """(n,) the gradient of the laws' elastic energy at the state, N: c a^p d a / d q."""
+        return self.generalized(state, self.slope(self._approach(state)))
+
+    def damping_force(self, state: ElasticState) -> np.ndarray:
+        """(n,) the laws' force beyond the elastic one, (F - c a^p) d a / d q, N (their
+        damping; a clamped law's too): it does the work the laws dissipate."""
+        a = self._approach(state)
+        return self.generalized(state, state.normal_force - self.slope(a))
+
+    def secant(self, a0, a1) -> np.ndarray:
+        """(phi(a_1) - phi(a_0)) / (a_1 - a_0) per law (links first), N: c a^p where a_1 = a_0;
+        while both approaches are positive c / (p + 1) a_0^(p+1) expm1((p + 1) log1p(x)) /
+        (a_1 - a_0), x = (a_1 - a_0) / a_0, without the cancellation of the energies'
+        difference (for p = 1 that is c (a_0 + a_1) / 2); zero where both are <= 0."""
+        a0, a1 = np.asarray(a0, dtype=float), np.asarray(a1, dtype=float)
+        da = a1 - a0
+        out = self.slope(a0)
+        c, p1 = self.stiffness, self.exponent + 1.0
+        both = (a0 > 0.0) & (a1 > 0.0) & (da != 0.0)
+        if np.any(both):
+            x = da[both] / a0[both]
+            rise = a0[both] ** p1[both] * np.expm1(p1[both] * np.log1p(x))
+            out[both] = c[both] / p1[both] * rise / da[both]
+        # one end open: the energy of the other over the step's change (|da| >= its approach)
+        one = ((a0 > 0.0) != (a1 > 0.0)) & np.isfinite(da)
+        out[one] = (self.energy(a1) - self.energy(a0))[one] / da[one]
+        out[(a0 <= 0.0) & (a1 <= 0.0)] = 0.0
+        return out
+
+    @staticmethod
+    def _approach(state: ElasticState) -> np.ndarray:
+        return np.concatenate([state.approach, state.contact_approach])
+
+    def averaged(self, s0: ElasticState, s1: ElasticState, mid: ElasticState, dq) -> np.ndarray:
+        """(n,) the discrete gradient of the laws' elastic energy between s0 and s1 (mid: the
+        midpoint's state; dq = q1 - q0), N, whose work dq . F is E(q1) - E(q0) to round-off:
+        per law F_j = (phi(a_1) - phi(a_0)) / (a_1 - a_0) G_j, with G_j the discrete gradient
+        of its approach on its own DOFs, G_j = d a_j / d q (q_mid) + (a_1 - a_0 - d a_j / d q
+        (q_mid) . dq_j) dq_j / |dq_j|^2 (``ConsistentContacts.discrete_gradient``'s form)."""
+        a0, a1, a_mid = self._approach(s0), self._approach(s1), self._approach(mid)
+        da = a1 - a0
+        finite = np.isfinite(da)
+        secant = self.secant(a0, a1)
+        out = np.zeros(self.system.layout.n)
+        n_links = s0.approach.size
+        if n_links:
+            step = np.where(self.first, dq[self.dofs], 0.0)
+            defect = da[:n_links] - np.einsum("lk,lk->l", mid.gradient, dq[self.dofs])
+            size2 = np.einsum("lk,lk->l", step, step)
+            scale = np.where(size2 > GRADIENT_SWITCH**2, defect / np.maximum(size2, 1e-300), 0.0)
+            gradient = mid.gradient + scale[:, None] * step
+            np.add.at(out, self.dofs, secant[:n_links, None] * gradient)
+        for j in range(s0.contact_approach.size):
+            i = n_links + j
+            g = mid.contact_gradient[j]
+            if not (finite[i] and np.isfinite(a_mid[i])):
+                continue  # no closest point at one end: the plain forces
+            on = (s0.contact_gradient[j] != 0.0) | (s1.contact_gradient[j] != 0.0) | (g != 0.0)
+            step = np.where(on, dq, 0.0)
+            size2 = float(step @ step)
+            if size2 > GRADIENT_SWITCH**2:
+                g = g + (da[i] - float(g @ dq)) / size2 * step
+            out += secant[i] * g
+        return out
 
 
 class PlainForces:
@@ -145,6 +338,15 @@ class AveragedForces(PlainForces):
         self.used = None
         self._pending = None
         self.friction = None
+        # the force laws (module docstring): None without any
+        self.laws = ForceLaws(system) if compliant_contacts(system) else None
+        # of the committed state: (ElasticState, the laws' elastic force in its equations
+        # (n,)) and the damping force there (n,), N; the damping work of the committed steps
+        # so far and that work at the sub-step's start, J
+        self.elastic = None
+        self.damping = None
+        self.damped = 0.0
+        self._damping_mark = 0.0
 
     def friction_start(self, q, force, power) -> None:
         """The state (q, generalised friction force (n,), N, its power, W) a sub-step starts
@@ -160,8 +362,46 @@ class AveragedForces(PlainForces):
         discrete = -0.5 * float((force0 + force1) @ (q1 - q0))
         return discrete - 0.5 * dt * (power0 + power1)
 
+    def damping_start(self) -> None:
+        """Marks the present state as the start of a sub-step for ``damping_work``."""
+        self._damping_mark = self.damped
+
+    def damping_work(self, power0: float, power1: float, dt: float) -> float:
+        """What to add to the trapezoidal damping dissipation 0.5 dt (P_0 + P_1) of the sub-step
+        of dt just closed (P the damping power at its ends) so that it is the work the damping
+        forces did in its steps, dq . (D_n + D_n+1) / 2 each (module docstring); marks the
+        next start. J."""
+        mark, self._damping_mark = self._damping_mark, self.damped
+        return (self.damped - mark) - 0.5 * dt * (power0 + power1)
+
+    def drive_start(self) -> None:
+        """No constraint rows, no drives: nothing to mark (``ConsistentContacts``)."""
+
+    def drive_work(self, power0: float, power1: float, dt: float) -> float:
+        """No constraint rows, no drives: 0 (``ConsistentContacts.drive_work``)."""
+        return 0.0
+
+    def damping_force(self, ev, laws=None) -> np.ndarray:
+        """(n,) the damping forces in the equations at ev, N: the joint dampers' c_j u_j, the
+        structures' C(q) u and the force laws' (``ForceLaws.damping_force``; laws : their
+        ElasticState at ev, None without laws)."""
+        system = self.system
+        lay = system.layout
+        out = np.zeros(lay.n)
+        if system.tree is not None:
+            out[lay.tree] = system.tree.topology.damping * ev.u[lay.tree]
+        out[lay.flexible] = system.flexible_damping(ev.q) @ ev.u[lay.flexible]
+        if laws is not None:
+            out += self.laws.damping_force(laws)
+        return out
+
     def restart(self, ev, acceleration=None) -> None:
         self.used = self.system.flexible_internal_force(ev.q)
+        state = None
+        if self.laws is not None:
+            state = self.laws.state(ev.q, ev.u, ev)
+            self.elastic = (state, self.laws.elastic_force(state))
+        self.damping = self.damping_force(ev, state)
 
     def step(self, q_n, ev):
         system = self.system
@@ -169,11 +409,30 @@ class AveragedForces(PlainForces):
         used = 2.0 * system.flexible_averaged_internal_force(q_n, ev.q) - self.used
         forces = ev.forces.copy()
         forces[flexible] += used - system.flexible_internal_force(ev.q)
-        self._pending = used
+        elastic = state1 = None
+        if self.laws is not None:
+            laws = self.laws
+            state0, used0 = self.elastic
+            state1 = laws.state(ev.q, ev.u, ev)
+            guesses = {
+                f.index: f.contact.parameter
+                for f in ev.compliant
+                if f.index in laws.others and f.contact is not None
+            }
+            mid = laws.state(0.5 * (q_n + ev.q), ev.u, guesses=guesses)
+            used1 = 2.0 * laws.averaged(state0, state1, mid, ev.q - q_n) - used0
+            forces += used1 - laws.elastic_force(state1)
+            elastic = state1, used1
+        damping = self.damping_force(ev, state1)
+        work = 0.5 * float((ev.q - q_n) @ (self.damping + damping))
+        self._pending = used, elastic, damping, work
         return dataclasses.replace(ev, forces=forces)
 
     def commit(self, ev) -> None:
-        self.used = self._pending
+        self.used, elastic, self.damping, work = self._pending
+        if elastic is not None:
+            self.elastic = elastic
+        self.damped += work
 
     def tangent_state(self, q_n, q1):
         """The midpoint: 2 d f_avg / d q1 = K(q_mid) + O(|q1 - q_n|) with a smaller error than
@@ -181,10 +440,12 @@ class AveragedForces(PlainForces):
         return 0.5 * (q_n + q1)
 
     def save(self):
-        return self.used, self.friction
+        laws = self.elastic, self.damping, self.damped, self._damping_mark
+        return self.used, self.friction, laws
 
     def restore(self, saved) -> None:
-        self.used, self.friction = saved
+        self.used, self.friction, laws = saved
+        self.elastic, self.damping, self.damped, self._damping_mark = laws
 
 
 class ConsistentContacts(AveragedForces):
@@ -206,6 +467,15 @@ class ConsistentContacts(AveragedForces):
         # per contact with rows (``ContactModes`` index): the normal impulse the bodies have
         # received since the stepper's present step began, N s (``GeneralizedAlpha`` books it)
         self.normal_impulse = np.zeros(0)
+        # the drives' rows and joints; the work their Lambda did in the committed steps so
+        # far, J; that work at the sub-step's start
+        model = system.model
+        n_c = sum(1 for c in model.contacts if c.bilateral)
+        self._drive_rows = n_c + np.arange(len(model.drives), dtype=np.int64)
+        self._drive_joints = np.array([d.joint for d in model.drives], dtype=np.int64)
+        self.driven = 0.0
+        self._drive_mark = 0.0
+        self._pending_driven = 0.0
 
     def restart(self, ev, acceleration=None) -> None:
         super().restart(ev)
@@ -327,6 +597,9 @@ class ConsistentContacts(AveragedForces):
         dq = ev.q - ev0.q
         self._pending_constraint = e
         self._pending_dissipated = -float(lam @ ((G_sigma - G) @ dq))
+        self._pending_driven = 0.0
+        if lam.size and self._drive_rows.size:
+            self._pending_driven = float(lam[self._drive_rows] @ dq[self._drive_joints])
         return inertia, r, lam
 
     def residual_floor(self) -> float | np.ndarray:
@@ -338,6 +611,7 @@ class ConsistentContacts(AveragedForces):
         super().commit(ev)
         self.constraint_force = self._pending_constraint
         self.dissipated += self._pending_dissipated
+        self.driven += self._pending_driven
 
     def friction_start(self, q, force, power) -> None:
         self._start = (power, self.dissipated)
@@ -350,12 +624,26 @@ class ConsistentContacts(AveragedForces):
         self._start = (power1, self.dissipated)
         return (self.dissipated - mark) - 0.5 * dt * (power0 + power1)
 
+    def drive_start(self) -> None:
+        """Marks the present state as the start of a sub-step for ``drive_work``."""
+        self._drive_mark = self.driven
+
+    def drive_work(self, power0: float, power1: float, dt: float) -> float:
+        """What to add to the trapezoidal work 0.5 dt (P_0 + P_1) of the drives in the sub-step
+        of dt just closed (P = lambda u_joint at its ends) so that it is the work their rows did
+        in its steps, Lambda (q_joint,n+1 - q_joint,n) each (module docstring); marks the next
+        start. J."""
+        mark, self._drive_mark = self._drive_mark, self.driven
+        return (self.driven - mark) - 0.5 * dt * (power0 + power1)
+
     def save(self):
         impulse = self.normal_impulse.copy()
-        return super().save(), self.constraint_force, self.dissipated, self._start, impulse
+        drives = self.driven, self._drive_mark
+        return super().save(), self.constraint_force, self.dissipated, self._start, impulse, drives
 
     def restore(self, saved) -> None:
-        base, self.constraint_force, self.dissipated, self._start, impulse = saved
+        base, self.constraint_force, self.dissipated, self._start, impulse, drives = saved
+        self.driven, self._drive_mark = drives
         self.normal_impulse = impulse.copy()
         super().restore(base)
 
@@ -385,4 +673,11 @@ def averaged_forces(system: System, rho_inf: float, energy_consistent: bool) -> 
     return AveragedForces(system)
 
 
-__all__ = ["AveragedForces", "ConsistentContacts", "PlainForces", "averaged_forces"]
+__all__ = [
+    "AveragedForces",
+    "ConsistentContacts",
+    "ElasticState",
+    "ForceLaws",
+    "PlainForces",
+    "averaged_forces",
+]

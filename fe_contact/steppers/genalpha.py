@@ -92,9 +92,10 @@ class GeneralizedAlpha(Stepper):
     force enters each step as the discrete gradient f_avg(q_n, q_n+1) of their strain energy
     (``Structure.averaged_internal_force``, ``elements.string_energy``) in place of the
     trapezoidal average of f_int(q_n) and f_int(q_n+1), so that its work over the step is
-    exactly V(q_n+1) - V(q_n) (linear structures: unchanged, already exact), and the sliding
-    contacts' friction work is booked as (F_n + F_n+1) / 2 . (q_n+1 - q_n), the work the step
-    lets it do; with constraint rows these are written in discrete-gradient form (every
+    exactly V(q_n+1) - V(q_n) (linear structures: unchanged, already exact), the force laws'
+    (Compliant contacts, droppers) elastic force likewise (``ForceLaws``), and the sliding
+    contacts' friction work, the dampers' and the drives' work are booked as the work the step
+    lets them do, e.g. (F_n + F_n+1) / 2 . (q_n+1 - q_n); with constraint rows these are written in discrete-gradient form (every
     coordinate on the trapezoidal rule, the rows closed at position level, their force
     G_Sigma^T Lambda with G dq = phi_n+1 - phi_n; friction booked as its work on the discrete
     slip), so that the balance closes to round-off on a tree of constant mass
@@ -306,6 +307,8 @@ class GeneralizedAlpha(Stepper):
         self._powers = self._power_terms(ev, self.multipliers)
         if self.averaged.active:
             self.averaged.friction_start(ev.q, *self.modes.sliding_friction(ev, self.multipliers))
+            self.averaged.damping_start()
+            self.averaged.drive_start()
         if branch is not None:
             self._lift_off(branch)
 
@@ -661,10 +664,14 @@ class GeneralizedAlpha(Stepper):
         dt = self.t - t_start
         for key in powers:
             work[key] += 0.5 * dt * (self._powers[key] + powers[key])
-        self._powers = powers
-        if self.averaged.active:  # the sliding contacts' friction work as the step does it
+        if self.averaged.active:  # the contacts', force laws' and drives' work as done
             friction = self.modes.sliding_friction(ev, self.multipliers)
             work["dissipated_friction"] += self.averaged.friction_work(ev.q, *friction, dt)
+            damping = self._powers["dissipated_damping"], powers["dissipated_damping"]
+            work["dissipated_damping"] += self.averaged.damping_work(*damping, dt)
+            drives = self._powers["work_drives"], powers["work_drives"]
+            work["work_drives"] += self.averaged.drive_work(*drives, dt)
+        self._powers = powers
 
     def _switch(self, i: int, kind: str) -> None:
         """Change the state of contact i at the present time: ``stop`` (its slip velocity
