@@ -74,7 +74,7 @@ Sub-steps that move by less than SMALL_STEP hold the rows in their velocity form
 (``dependent_state``).
 
 The drives' work: a drive's row keeps J(q_mid), its force over the step is Lambda, and its
-work Lambda (q_j,n+1 - q_j,n) is what ``ConsistentContacts.drive_work`` books (the trapezoidal
+work Lambda (q_j,n+1 - q_j,n) is what ``work_corrections`` books (the trapezoidal
 rule on lambda u, with the Lambda of two successive steps, erred by h v (Lambda_n -
 Lambda_n+1) / 2 per step: 0.15 J of 219 J for the pantograph's base at 250 km/h, h = 2 ms).
 
@@ -92,11 +92,14 @@ equations at t_n+1 is ``e_used,n+1 = 2 e_avg - e_used,n``, as the structures' fo
 
 dq_a the step's dq on the law's own DOFs (a link's, or those of the contact's point and its
 target's elements), so that dq . e_avg = phi(a_n+1) - phi(a_n) to round-off (the secant
-slope is formed without cancellation, ``ForceLaws.secant``). The rest of a law's force, its
+slope is formed without cancellation, ``ForceLaws.secant``; below |dq_a| = LAW_SWITCH the
+midpoint gradient alone, whose error is below the correction's rounding there). The rest of a law's force, its
 damping (and the clamp at zero tension), is taken as evaluated at t_n+1, as the structures'
 Rayleigh damping C u and the joint dampers are. The damping work is booked as the step does
-it, dq . (D_n + D_n+1) / 2 per step (``damping_work``; the trapezoidal rule on the power
-u C u errs by h Delta u C Delta u / 4 >= 0 per step). The tangent in the Newton matrix stays the
+it, dq . (D_n + D_n+1) / 2 per step (``work_corrections``; the trapezoidal rule on the power
+u C u errs by h Delta u C Delta u / 4 >= 0 per step), and so is the joint actuators' work
+(their rule on Q u over a sub-step taken in two halves erred by h Q (2 u_mid - u_n - u_n+1) /
+4). The tangent in the Newton matrix stays the
 law's at t_n+1 (exact for a linear law between two steps of one state; a switch slows Newton).
 A law's friction (a compliant contact's) keeps the trapezoidal rule.
 
@@ -116,6 +119,7 @@ from ..coupling.contact import compliant_contacts, contact_at
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.links import links_state
 from ..coupling.partition import PainleveError
+from ..multibody.tree_dynamics import actuator_forces
 from ..system import System
 
 # below this size of the step's displacement |dq| (m, rad, slope; the metric of
@@ -128,6 +132,13 @@ GRADIENT_SWITCH = 1e-9
 # 0.3 m/s the positions' rounding gives 4 eps |q| / h^2 ~ 4e-5 m/s^2, and what the velocity
 # form lets the rows drift, kappa |dq|^3, is below 1e-18 m
 SMALL_STEP = 1e-5
+# below this size of a force law's |dq_a| (m and slopes, ``ForceLaws.averaged``) its approach's
+# discrete gradient is the midpoint gradient: the correction divides the rounding of the
+# approaches (eps times the positions, up to 1e-14 m on a 55 m span) by |dq_a|, which at the
+# start of a run from rest (|dq_a| ~ 1e-8 m) gave forces of 1e-3 N of noise and Newton stalled;
+# what it leaves out, the curvature of a(q) times |dq_a|^3 (1e-12 m on a 1 m dropper), does
+# 1e-9 J of work at 1 kN per step
+LAW_SWITCH = 1e-4
 EPS = np.finfo(float).eps
 
 
@@ -277,7 +288,7 @@ class ForceLaws:
             step = np.where(self.first, dq[self.dofs], 0.0)
             defect = da[:n_links] - np.einsum("lk,lk->l", mid.gradient, dq[self.dofs])
             size2 = np.einsum("lk,lk->l", step, step)
-            scale = np.where(size2 > GRADIENT_SWITCH**2, defect / np.maximum(size2, 1e-300), 0.0)
+            scale = np.where(size2 > LAW_SWITCH**2, defect / np.maximum(size2, 1e-300), 0.0)
             gradient = mid.gradient + scale[:, None] * step
             np.add.at(out, self.dofs, secant[:n_links, None] * gradient)
         for j in range(s0.contact_approach.size):
@@ -288,7 +299,7 @@ class ForceLaws:
             on = (s0.contact_gradient[j] != 0.0) | (s1.contact_gradient[j] != 0.0) | (g != 0.0)
             step = np.where(on, dq, 0.0)
             size2 = float(step @ step)
-            if size2 > GRADIENT_SWITCH**2:
+            if size2 > LAW_SWITCH**2:
                 g = g + (da[i] - float(g @ dq)) / size2 * step
             out += secant[i] * g
         return out
@@ -344,9 +355,12 @@ class AveragedForces(PlainForces):
         # (n,)) and the damping force there (n,), N; the damping work of the committed steps
         # so far and that work at the sub-step's start, J
         self.elastic = None
-        self.damping = None
-        self.damped = 0.0
-        self._damping_mark = 0.0
+        # of the committed state: the damping forces and the joints' actuator forces in its
+        # equations, (n,) each, N; the work of the committed steps so far, J, by balance
+        # column (``work_corrections``), and those at the sub-step's start
+        self.damping = self.loads = None
+        self.booked = {"dissipated_damping": 0.0, "work_loads": 0.0}
+        self._marks = dict(self.booked)
 
     def friction_start(self, q, force, power) -> None:
         """The state (q, generalised friction force (n,), N, its power, W) a sub-step starts
@@ -362,24 +376,32 @@ class AveragedForces(PlainForces):
         discrete = -0.5 * float((force0 + force1) @ (q1 - q0))
         return discrete - 0.5 * dt * (power0 + power1)
 
-    def damping_start(self) -> None:
-        """Marks the present state as the start of a sub-step for ``damping_work``."""
-        self._damping_mark = self.damped
+    def work_start(self) -> None:
+        """Marks the present state as the start of a sub-step for ``work_corrections``."""
+        self._marks = dict(self.booked)
 
-    def damping_work(self, power0: float, power1: float, dt: float) -> float:
-        """What to add to the trapezoidal damping dissipation 0.5 dt (P_0 + P_1) of the sub-step
-        of dt just closed (P the damping power at its ends) so that it is the work the damping
-        forces did in its steps, dq . (D_n + D_n+1) / 2 each (module docstring); marks the
-        next start. J."""
-        mark, self._damping_mark = self._damping_mark, self.damped
-        return (self.damped - mark) - 0.5 * dt * (power0 + power1)
+    def work_corrections(self, powers0: dict, powers1: dict, dt: float) -> dict:
+        """What to add to the trapezoidal rule 0.5 dt (P_0 + P_1) of the balance's columns in
+        the sub-step of dt just closed (powers0, powers1 : the power terms at its ends, W, by
+        column) so that each is the work its forces did in the sub-step's steps (module
+        docstring): the dampers' dq . (D_n + D_n+1) / 2, the joint actuators' dq .
+        (Q_n + Q_n+1) / 2 (and the drives' Lambda (q_j,n+1 - q_j,n), ``ConsistentContacts``);
+        marks the next start. J by column."""
+        out = {
+            key: (value - self._marks[key]) - 0.5 * dt * (powers0[key] + powers1[key])
+            for key, value in self.booked.items()
+        }
+        self._marks = dict(self.booked)
+        return out
 
-    def drive_start(self) -> None:
-        """No constraint rows, no drives: nothing to mark (``ConsistentContacts``)."""
-
-    def drive_work(self, power0: float, power1: float, dt: float) -> float:
-        """No constraint rows, no drives: 0 (``ConsistentContacts.drive_work``)."""
-        return 0.0
+    def load_force(self, ev) -> np.ndarray:
+        """(n,) the joints' actuator forces at ev's time (``actuator_forces``), N; the
+        structures' loads are constant, their work is in the potential energy."""
+        lay = self.system.layout
+        out = np.zeros(lay.n)
+        if self.system.tree is not None:
+            out[lay.tree] = actuator_forces(self.system.tree, ev.t)
+        return out
 
     def damping_force(self, ev, laws=None) -> np.ndarray:
         """(n,) the damping forces in the equations at ev, N: the joint dampers' c_j u_j, the
@@ -402,6 +424,7 @@ class AveragedForces(PlainForces):
             state = self.laws.state(ev.q, ev.u, ev)
             self.elastic = (state, self.laws.elastic_force(state))
         self.damping = self.damping_force(ev, state)
+        self.loads = self.load_force(ev)
 
     def step(self, q_n, ev):
         system = self.system
@@ -423,16 +446,21 @@ class AveragedForces(PlainForces):
             used1 = 2.0 * laws.averaged(state0, state1, mid, ev.q - q_n) - used0
             forces += used1 - laws.elastic_force(state1)
             elastic = state1, used1
-        damping = self.damping_force(ev, state1)
-        work = 0.5 * float((ev.q - q_n) @ (self.damping + damping))
-        self._pending = used, elastic, damping, work
+        damping, loads = self.damping_force(ev, state1), self.load_force(ev)
+        dq = ev.q - q_n
+        work = {
+            "dissipated_damping": 0.5 * float(dq @ (self.damping + damping)),
+            "work_loads": 0.5 * float(dq @ (self.loads + loads)),
+        }
+        self._pending = used, elastic, damping, loads, work
         return dataclasses.replace(ev, forces=forces)
 
     def commit(self, ev) -> None:
-        self.used, elastic, self.damping, work = self._pending
+        self.used, elastic, self.damping, self.loads, work = self._pending
         if elastic is not None:
             self.elastic = elastic
-        self.damped += work
+        for key, value in work.items():
+            self.booked[key] += value
 
     def tangent_state(self, q_n, q1):
         """The midpoint: 2 d f_avg / d q1 = K(q_mid) + O(|q1 - q_n|) with a smaller error than
@@ -440,12 +468,13 @@ class AveragedForces(PlainForces):
         return 0.5 * (q_n + q1)
 
     def save(self):
-        laws = self.elastic, self.damping, self.damped, self._damping_mark
-        return self.used, self.friction, laws
+        work = self.elastic, self.damping, self.loads, dict(self.booked), dict(self._marks)
+        return self.used, self.friction, work
 
     def restore(self, saved) -> None:
-        self.used, self.friction, laws = saved
-        self.elastic, self.damping, self.damped, self._damping_mark = laws
+        self.used, self.friction, work = saved
+        self.elastic, self.damping, self.loads, booked, marks = work
+        self.booked, self._marks = dict(booked), dict(marks)
 
 
 class ConsistentContacts(AveragedForces):
@@ -473,8 +502,8 @@ class ConsistentContacts(AveragedForces):
         n_c = sum(1 for c in model.contacts if c.bilateral)
         self._drive_rows = n_c + np.arange(len(model.drives), dtype=np.int64)
         self._drive_joints = np.array([d.joint for d in model.drives], dtype=np.int64)
-        self.driven = 0.0
-        self._drive_mark = 0.0
+        self.booked["work_drives"] = 0.0
+        self._marks = dict(self.booked)
         self._pending_driven = 0.0
 
     def restart(self, ev, acceleration=None) -> None:
@@ -611,7 +640,7 @@ class ConsistentContacts(AveragedForces):
         super().commit(ev)
         self.constraint_force = self._pending_constraint
         self.dissipated += self._pending_dissipated
-        self.driven += self._pending_driven
+        self.booked["work_drives"] += self._pending_driven
 
     def friction_start(self, q, force, power) -> None:
         self._start = (power, self.dissipated)
@@ -624,26 +653,12 @@ class ConsistentContacts(AveragedForces):
         self._start = (power1, self.dissipated)
         return (self.dissipated - mark) - 0.5 * dt * (power0 + power1)
 
-    def drive_start(self) -> None:
-        """Marks the present state as the start of a sub-step for ``drive_work``."""
-        self._drive_mark = self.driven
-
-    def drive_work(self, power0: float, power1: float, dt: float) -> float:
-        """What to add to the trapezoidal work 0.5 dt (P_0 + P_1) of the drives in the sub-step
-        of dt just closed (P = lambda u_joint at its ends) so that it is the work their rows did
-        in its steps, Lambda (q_joint,n+1 - q_joint,n) each (module docstring); marks the next
-        start. J."""
-        mark, self._drive_mark = self._drive_mark, self.driven
-        return (self.driven - mark) - 0.5 * dt * (power0 + power1)
-
     def save(self):
         impulse = self.normal_impulse.copy()
-        drives = self.driven, self._drive_mark
-        return super().save(), self.constraint_force, self.dissipated, self._start, impulse, drives
+        return super().save(), self.constraint_force, self.dissipated, self._start, impulse
 
     def restore(self, saved) -> None:
-        base, self.constraint_force, self.dissipated, self._start, impulse, drives = saved
-        self.driven, self._drive_mark = drives
+        base, self.constraint_force, self.dissipated, self._start, impulse = saved
         self.normal_impulse = impulse.copy()
         super().restore(base)
 

@@ -307,8 +307,7 @@ class GeneralizedAlpha(Stepper):
         self._powers = self._power_terms(ev, self.multipliers)
         if self.averaged.active:
             self.averaged.friction_start(ev.q, *self.modes.sliding_friction(ev, self.multipliers))
-            self.averaged.damping_start()
-            self.averaged.drive_start()
+            self.averaged.work_start()
         if branch is not None:
             self._lift_off(branch)
 
@@ -667,10 +666,8 @@ class GeneralizedAlpha(Stepper):
         if self.averaged.active:  # the contacts', force laws' and drives' work as done
             friction = self.modes.sliding_friction(ev, self.multipliers)
             work["dissipated_friction"] += self.averaged.friction_work(ev.q, *friction, dt)
-            damping = self._powers["dissipated_damping"], powers["dissipated_damping"]
-            work["dissipated_damping"] += self.averaged.damping_work(*damping, dt)
-            drives = self._powers["work_drives"], powers["work_drives"]
-            work["work_drives"] += self.averaged.drive_work(*drives, dt)
+            for key, value in self.averaged.work_corrections(self._powers, powers, dt).items():
+                work[key] += value
         self._powers = powers
 
     def _switch(self, i: int, kind: str) -> None:
