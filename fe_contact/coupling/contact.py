@@ -33,7 +33,11 @@ class CompliantForce:
     W = [W_N, W_T] taken through the law only: d forces / dq = W K_q W^T, d forces / du =
     W K_u W^T (``forces`` holds minus the contact force; None while open).
     rows : (dofs (k,), values (k,)) the nonzero entries of W_N of a link with constant rows
-    (``coupling.links.links_state``; its W_T is zero), else None."""
+    (``coupling.links.links_state``; its W_T is zero), else None.
+    force_row : (n,) the row along which the normal force acts in the equations when it is
+    not W_N (the energy-consistent form's discrete gradient of the gap over the step,
+    ``steppers.energy_consistent.ForceLaws``): d forces / dq = [force_row, W_T] K_q W^T;
+    None (the default): W_N."""
 
     index: int
     contact: ContactKinematics | None
@@ -44,6 +48,7 @@ class CompliantForce:
     friction_power: float
     tangent: np.ndarray | None = None
     rows: tuple[np.ndarray, np.ndarray] | None = None
+    force_row: np.ndarray | None = None
 
 
 def _force_terms(f_n, dn_da, dn_drate, elastic, rate, f, slope, viscous, viscous_slope, slip):
@@ -106,6 +111,7 @@ class LinkForce(CompliantForce):
         zero, no tangent)."""
         f_n, f_t, energy, damping, friction = (0.0,) * 5 if values is None else values
         self.__dict__.update(  # frozen: set once, here
+            force_row=None,
             index=index,
             normal_force=f_n,
             friction_force=f_t,

@@ -72,31 +72,37 @@ def _folded_links(ev, n_tree: int, bp: float, gp: float):
 
 
 def _tangent(ev, bp: float, gp: float, slip=None, folded=()):
-    """(U (n, k), K (k, k)) of the pushing compliant contacts: d forces / dz = U K U^T with
-    K = bp K_q + gp K_u per contact (``CompliantForce.tangent``), and of the slipping contacts
-    of the rows whose friction depends on v_t (``slip``: d(-F_t) / dv_t per contact in
-    ``ev.contacts`` order, N s/m, 0 for none): a column W_T and gp times that; or None.
-    ``folded`` : model indices of the links whose tangent is in the factorised block
-    (``_folded_links``), left out here."""
-    columns, blocks = [], []
+    """(U (n, k), K (k, k), V (n, k)) of the pushing compliant contacts: d forces / dz =
+    V K U^T with K = bp K_q + gp K_u per contact (``CompliantForce.tangent``), and of the
+    slipping contacts of the rows whose friction depends on v_t (``slip``: d(-F_t) / dv_t per
+    contact in ``ev.contacts`` order, N s/m, 0 for none): a column W_T and gp times that; or
+    None. V is U (the same array) unless a contact's force acts along another row than its
+    W_N (``CompliantForce.force_row``). ``folded`` : model indices of the links whose tangent
+    is in the factorised block (``_folded_links``), left out here."""
+    columns, blocks, rows = [], [], []
     for f in ev.compliant:
         if f.tangent is None or not f.normal_force > 0.0 or f.index in folded:
             continue
         k_q, k_u = f.tangent
         columns += [f.contact.w_normal, f.contact.w_tangent]
+        rows += [f.contact.w_normal if f.force_row is None else f.force_row, f.contact.w_tangent]
         blocks.append(bp * k_q + gp * k_u)
     for c, k in zip(ev.contacts, () if slip is None else slip, strict=False):
         if k != 0.0:
             columns.append(c.w_tangent)
+            rows.append(c.w_tangent)
             blocks.append(np.array([[gp * k]]))
     if not blocks:
         return None
-    return np.column_stack(columns), _block_diag(*blocks)
+    U = np.column_stack(columns)
+    same = all(f.force_row is None for f in ev.compliant)
+    return U, _block_diag(*blocks), U if same else np.column_stack(rows)
 
 
 def bordered_solve(algebra, ev, rhs, h: float, lu, slip=None, curvature=None):
     """``StepAlgebra.bordered_solve`` with the tangent of the compliant contacts that push
-    added to the iteration matrix: (G + U K U^T) X - J_Sigma^T lambda = R, J X = 0, written as
+    added to the iteration matrix: (G + V K U^T) X - J_Sigma^T lambda = R, J X = 0 (V = U but
+    for a contact with a ``force_row``), written as
     a bordered system with y = K U^T X as extra unknowns (rows K U^T X - y = 0), so that the
     structures' block G_f keeps its factorisation. Without it the stiff Hertz law and the steep
     continuous friction law near v_t = 0 (slope mu F_n / v0, 6.7e5 N s/m on the cam at
@@ -126,16 +132,19 @@ def bordered_solve(algebra, ev, rhs, h: float, lu, slip=None, curvature=None):
     if curvature is not None:
         jac_extra, U_c, K_c = curvature
         ev = replace(ev, jac=ev.jac + jac_extra)
+        V_c = U_c
         if tangent is not None:
+            same = tangent[2] is tangent[0]
             U_c = np.column_stack([tangent[0], U_c])
+            V_c = U_c if same else np.column_stack([tangent[2], V_c])
             K_c = _block_diag(tangent[1], K_c)
-        tangent = U_c, K_c
+        tangent = U_c, K_c, V_c
     if tangent is None:
         return algebra.bordered_solve(ev, rhs, h, lu)
-    U, K = tangent
+    U, K, V = tangent
     lay = algebra.system.layout
     m, c = ev.phi.size, U.shape[1]
-    js = np.vstack([ev.jac_sigma, -U.T])
+    js = np.vstack([ev.jac_sigma, -V.T])
     jac = np.vstack([ev.jac, K @ U.T])
     D = np.zeros((m + c, m + c))
     D[m:, m:] = -np.eye(c)

@@ -272,9 +272,11 @@ class ForceLaws:
     def _approach(state: ElasticState) -> np.ndarray:
         return np.concatenate([state.approach, state.contact_approach])
 
-    def averaged(self, s0: ElasticState, s1: ElasticState, mid: ElasticState, dq) -> np.ndarray:
-        """(n,) the discrete gradient of the laws' elastic energy between s0 and s1 (mid: the
-        midpoint's state; dq = q1 - q0), N, whose work dq . F is E(q1) - E(q0) to round-off:
+    def averaged(self, s0: ElasticState, s1: ElasticState, mid: ElasticState, dq):
+        """(F (n,), rows): the discrete gradient F of the laws' elastic energy between s0 and
+        s1 (mid: the midpoint's state; dq = q1 - q0), N, and rows, by model index of each
+        Compliant contact that is not a link, its -G_a (n,) (``CompliantForce.force_row``).
+        Its work dq . F is E(q1) - E(q0) to round-off:
         per law F_j = (phi(a_1) - phi(a_0)) / (a_1 - a_0) G_j, with G_j the discrete gradient
         of its approach on its own DOFs, G_j = d a_j / d q (q_mid) + (a_1 - a_0 - d a_j / d q
         (q_mid) . dq_j) dq_j / |dq_j|^2 (``ConsistentContacts.discrete_gradient``'s form)."""
@@ -291,7 +293,8 @@ class ForceLaws:
             scale = np.where(size2 > LAW_SWITCH**2, defect / np.maximum(size2, 1e-300), 0.0)
             gradient = mid.gradient + scale[:, None] * step
             np.add.at(out, self.dofs, secant[:n_links, None] * gradient)
-        for j in range(s0.contact_approach.size):
+        rows = {}
+        for j, k in enumerate(self.others):
             i = n_links + j
             g = mid.contact_gradient[j]
             if not (finite[i] and np.isfinite(a_mid[i])):
@@ -302,7 +305,8 @@ class ForceLaws:
             if size2 > LAW_SWITCH**2:
                 g = g + (da[i] - float(g @ dq)) / size2 * step
             out += secant[i] * g
-        return out
+            rows[k] = -g
+        return out, rows
 
 
 class PlainForces:
@@ -443,9 +447,16 @@ class AveragedForces(PlainForces):
                 if f.index in laws.others and f.contact is not None
             }
             mid = laws.state(0.5 * (q_n + ev.q), ev.u, guesses=guesses)
-            used1 = 2.0 * laws.averaged(state0, state1, mid, ev.q - q_n) - used0
+            average, rows = laws.averaged(state0, state1, mid, ev.q - q_n)
+            used1 = 2.0 * average - used0
             forces += used1 - laws.elastic_force(state1)
             elastic = state1, used1
+            if rows:  # the contacts' tangent: their force acts along the discrete gradient
+                compliant = tuple(
+                    dataclasses.replace(f, force_row=rows[f.index]) if f.index in rows else f
+                    for f in ev.compliant
+                )
+                ev = dataclasses.replace(ev, compliant=compliant)
         damping, loads = self.damping_force(ev, state1), self.load_force(ev)
         dq = ev.q - q_n
         work = {
