@@ -275,8 +275,8 @@ class ForceLaws:
     def averaged(self, s0: ElasticState, s1: ElasticState, mid: ElasticState, dq):
         """(F (n,), rows): the discrete gradient F of the laws' elastic energy between s0 and
         s1 (mid: the midpoint's state; dq = q1 - q0), N, and rows, by model index of each
-        Compliant contact that is not a link, its -G_a (n,) (``CompliantForce.force_row``).
-        Its work dq . F is E(q1) - E(q0) to round-off:
+        Compliant contact that is not a link, (its -G_a (n,), ``CompliantForce.force_row``;
+        its ``secant_slope``). Its work dq . F is E(q1) - E(q0) to round-off:
         per law F_j = (phi(a_1) - phi(a_0)) / (a_1 - a_0) G_j, with G_j the discrete gradient
         of its approach on its own DOFs, G_j = d a_j / d q (q_mid) + (a_1 - a_0 - d a_j / d q
         (q_mid) . dq_j) dq_j / |dq_j|^2 (``ConsistentContacts.discrete_gradient``'s form)."""
@@ -305,8 +305,23 @@ class ForceLaws:
             if size2 > LAW_SWITCH**2:
                 g = g + (da[i] - float(g @ dq)) / size2 * step
             out += secant[i] * g
-            rows[k] = -g
+            rows[k] = -g, self.secant_slope(i, a0[i], a1[i], a_mid[i], secant[i])
         return out, rows
+
+    def secant_slope(self, i: int, a0: float, a1: float, a_mid: float, secant: float) -> float:
+        """2 d secant / d a_1 - phi''(a_1) of law i (N/m): what the tangent of the force
+        2 e_avg - e_used,n in the equations at t_n+1 differs by from the law's own at a_1
+        (0 for a linear law between two steps of one state; ``AveragedForces.step``)."""
+        c, p = self.stiffness[i], self.exponent[i]
+
+        def second(a):
+            return c * p * a ** (p - 1.0) if a > 0.0 else 0.0
+
+        da = a1 - a0
+        if abs(da) <= 1e-6 * max(abs(a0), abs(a1)):
+            return second(a_mid) - second(a1)  # 2 d secant / d a_1 -> phi''(a_mid)
+        slope1 = c * max(a1, 0.0) ** p
+        return 2.0 * (slope1 - secant) / da - second(a1)
 
 
 class PlainForces:
@@ -452,11 +467,7 @@ class AveragedForces(PlainForces):
             forces += used1 - laws.elastic_force(state1)
             elastic = state1, used1
             if rows:  # the contacts' tangent: their force acts along the discrete gradient
-                compliant = tuple(
-                    dataclasses.replace(f, force_row=rows[f.index]) if f.index in rows else f
-                    for f in ev.compliant
-                )
-                ev = dataclasses.replace(ev, compliant=compliant)
+                ev = dataclasses.replace(ev, compliant=_consistent_tangents(ev.compliant, rows))
         damping, loads = self.damping_force(ev, state1), self.load_force(ev)
         dq = ev.q - q_n
         work = {
@@ -672,6 +683,22 @@ class ConsistentContacts(AveragedForces):
         base, self.constraint_force, self.dissipated, self._start, impulse = saved
         self.normal_impulse = impulse.copy()
         super().restore(base)
+
+
+def _consistent_tangents(forces, rows) -> tuple:
+    """The CompliantForce of each contact in ``rows`` (model index -> (-G_a (n,), the change
+    of its normal stiffness, N/m; ``ForceLaws.averaged``)) with its force along -G_a and its
+    tangent's dF_n / da changed by that much: the Newton matrix of the averaged force."""
+    out = []
+    for f in forces:
+        if f.index not in rows or f.tangent is None:
+            out.append(f)
+            continue
+        row, change = rows[f.index]
+        k_q = f.tangent[0].copy()
+        k_q[0, 0] += change
+        out.append(dataclasses.replace(f, force_row=row, tangent=(k_q, f.tangent[1])))
+    return tuple(out)
 
 
 def averaged_forces(system: System, rho_inf: float, energy_consistent: bool) -> PlainForces:
