@@ -84,24 +84,29 @@ phi(a) = c a^(p+1) / (p + 1) (a > 0, else 0) has a kink at a = 0 (a dropper goin
 contact opening), and a compliant contact's a(q) is the distance to the closest point of a
 moving target: the trapezoidal rule on c a^p d a / d q errs at O(h^3) per step where smooth and
 at O(h) across the kink (at 250 km/h on 5 m elements, h = 2 ms, with about 160 dropper
-switches: 1e-4 of the largest elastic energy). With the option each law's elastic force in the
+switches, and with the dampers', the lift's and the drive's work on the trapezoidal rule (below):
+3.4e-4 of the largest elastic energy). With the option each law's elastic force in the
 equations at t_n+1 is ``e_used,n+1 = 2 e_avg - e_used,n``, as the structures' force, with
 
     e_avg = (phi(a_n+1) - phi(a_n)) / (a_n+1 - a_n) G_a,
     G_a = d a / d q (q_mid) + (a_n+1 - a_n - d a / d q (q_mid) . dq_a) dq_a / |dq_a|^2,
 
 dq_a the step's dq on the law's own DOFs (a link's, or those of the contact's point and its
-target's elements), so that dq . e_avg = phi(a_n+1) - phi(a_n) to round-off (the secant
-slope is formed without cancellation, ``ForceLaws.secant``; below |dq_a| = LAW_SWITCH the
-midpoint gradient alone, whose error is below the correction's rounding there). The rest of a law's force, its
-damping (and the clamp at zero tension), is taken as evaluated at t_n+1, as the structures'
-Rayleigh damping C u and the joint dampers are. The damping work is booked as the step does
-it, dq . (D_n + D_n+1) / 2 per step (``work_corrections``; the trapezoidal rule on the power
-u C u errs by h Delta u C Delta u / 4 >= 0 per step), and so is the joint actuators' work
-(their rule on Q u over a sub-step taken in two halves erred by h Q (2 u_mid - u_n - u_n+1) /
-4). The tangent in the Newton matrix stays the
-law's at t_n+1 (exact for a linear law between two steps of one state; a switch slows Newton).
-A law's friction (a compliant contact's) keeps the trapezoidal rule.
+target's elements), so that dq . e_avg = phi(a_n+1) - phi(a_n) to round-off (the secant slope
+is formed without cancellation, ``ForceLaws.secant``; below |dq_a| = LAW_SWITCH the midpoint
+gradient alone, whose error is below the correction's rounding there). The rest of a law's
+force, its damping (and the clamp at zero tension), is taken as evaluated at t_n+1, as the
+structures' Rayleigh damping C u and the joint dampers are. The damping work is booked as the
+step does it, dq . (D_n + D_n+1) / 2 per step (``work_corrections``; the trapezoidal rule on
+the power u C u errs by h Delta u C Delta u / 4 >= 0 per step), and so is the joint actuators'
+work (their rule on Q u over a sub-step taken in two halves erred by h Q (2 u_mid - u_n -
+u_n+1) / 4). The Newton matrix takes a compliant contact's force along -G_a with the secant's
+derivative as its normal stiffness (``CompliantForce.force_row``, ``ForceLaws.secant_slope``;
+with the law's own tangent along W_N(q_n+1) the iteration gained only a factor 1e-3 per iterate
+at 250 km/h); a link keeps its law's tangent (exact for a linear law between two steps of one
+state; a slack-taut switch costs a few iterates). The alternating part of e_used costs the
+predictor an iterate where the plain form needs one (a disk at rest on a Hertz law: 3 iterates
+per step for 1.3). A law's friction (a compliant contact's) keeps the trapezoidal rule.
 
 Not covered: a tree whose mass matrix depends on q (revolute joints: the trapezoidal kinetic
 energy identity errs at O(h^3)), rolling rows (velocity level) and the compliant contacts'
@@ -368,11 +373,9 @@ class AveragedForces(PlainForces):
         self.used = None
         self._pending = None
         self.friction = None
-        # the force laws (module docstring): None without any
+        # the force laws (module docstring): None without any; of the committed state, their
+        # (ElasticState, elastic force in its equations (n,), N)
         self.laws = ForceLaws(system) if compliant_contacts(system) else None
-        # of the committed state: (ElasticState, the laws' elastic force in its equations
-        # (n,)) and the damping force there (n,), N; the damping work of the committed steps
-        # so far and that work at the sub-step's start, J
         self.elastic = None
         # of the committed state: the damping forces and the joints' actuator forces in its
         # equations, (n,) each, N; the work of the committed steps so far, J, by balance
@@ -518,8 +521,7 @@ class ConsistentContacts(AveragedForces):
         # per contact with rows (``ContactModes`` index): the normal impulse the bodies have
         # received since the stepper's present step began, N s (``GeneralizedAlpha`` books it)
         self.normal_impulse = np.zeros(0)
-        # the drives' rows and joints; the work their Lambda did in the committed steps so
-        # far, J; that work at the sub-step's start
+        # the drives' rows and joints (their work: ``booked["work_drives"]``)
         model = system.model
         n_c = sum(1 for c in model.contacts if c.bilateral)
         self._drive_rows = n_c + np.arange(len(model.drives), dtype=np.int64)
