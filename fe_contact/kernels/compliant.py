@@ -1,5 +1,5 @@
-"""The compliant contacts of body points on linear beams (``laws.Compliant``, normal force only:
-no friction, not rolling) in the compiled step (numba).
+"""The compliant contacts of body points on linear beams and of pairs of curved profiles
+(``laws.Compliant``, normal force only: no friction, not rolling) in the compiled step (numba).
 
 A compliant contact is a force law, not a constraint row: at the closest point of the beam
 (``kernels.beam.closest`` and ``contact``, the sliding contacts' kinematics) its approach is
@@ -16,9 +16,17 @@ moves the run's ``Workspace`` guesses: started from the committed point instead,
 stops within its tolerance elsewhere, and on 0.25 m elements the third iterate's correction
 came out 1.2e-7 against 3.6e-9, one iterate more).
 
+A pair of curved profiles (``kernels.profile_pair``: a tree body's, a beam-carried body's or
+a fixed profile against another) has the same law on its gap; its two parameters (eta_l, the
+target's, and eta_k, the profile's) start from s_guess[start + i] and s_guess[start + n_p + i]
+(``keep_parameters`` writes them back), and its record holds eta_k in the field
+``profile_pair.ETA``.
+
 ``C``, their constant tuple (P[9] of ``kernels.step``): (body (n_p,) int, local point (n_p, 2),
-beam (n_p,) int, side (n_p,), law (n_p, 3): exponent p, stiffness c, damping D), all empty
-for a system without such contacts.
+beam (n_p,) int, side (n_p,), law (n_p, 3): exponent p, stiffness c, damping D, then the
+profile pairs' arrays of ``kernels.profile_pair``: frame kind (n_p, 2) int (-1: a body point on
+a beam), frame index (n_p, 2) int, frame s (n_p, 2), curve (2 n_p, 4) int, curve range
+(2 n_p, 2), knots, control points), all empty for a system without such contacts.
 """
 
 from __future__ import annotations
@@ -26,8 +34,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..laws.compliant import compliant_elastic, compliant_normal_force
-from .beam import GAP, N_FIELDS, VN, closest, contact
+from .beam import GAP, N_FIELDS, VN, S, closest, contact
 from .jit import inner
+from .profile_pair import ETA, pair_record
 from .tree import kinematics, point
 
 # the columns of the laws' values (``compliant_states``): F_n, dF_n/da, dF_n/da', elastic
@@ -39,10 +48,12 @@ FORCE, SLOPE, RATE_SLOPE, ENERGY, POWER = range(5)
 def compliant_states(P, q, u, s_guess, start):
     """Every compliant contact at (q, u): (status, records (n_p, N_FIELDS), W_N and W_T
     (n_p, n), law values (n_p, 5)); the closest points' searches start at s_guess[start + i]
-    (NaN or beyond the array: afresh). status 0 (OK), or 1 (LEFT) when a closest point lies
-    beyond its beam's end (the Python step then has no force there)."""
+    (NaN or beyond the array: afresh; a profile pair's eta_k at s_guess[start + n_p + i]).
+    status 0 (OK), or 1 (LEFT) when a closest point lies beyond its beam's end (the Python
+    step then has no force there) or a profile pair has no contact point."""
     T, B, nt, C = P[0], P[1], P[6], P[9]
-    body, local, beam, side, law = C
+    body, local, beam, side, law = C[0], C[1], C[2], C[3], C[4]
+    pairs = (C[5], C[6], C[7], C[8], C[9], C[10], C[11])
     n = q.size
     n_p = body.size
     rec = np.zeros((n_p, N_FIELDS))
@@ -53,11 +64,20 @@ def compliant_states(P, q, u, s_guess, start):
         return 0, rec, wn, wt, values
     qt = q[:nt].copy()
     ut = u[:nt].copy()
-    _, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
+    ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
     A, rev = T[0], T[3]
     jw = np.empty(nt)
     hess = np.zeros((3, n))
     for i in range(n_p):
+        if pairs[0][i, 0] >= 0:  # a pair of curved profiles (``kernels.profile_pair``)
+            guess_l = s_guess[start + i] if start + i < s_guess.size else np.nan
+            at = start + n_p + i
+            guess_k = s_guess[at] if at < s_guess.size else np.nan
+            kin = (ang, rot, origin, omega, ov, terms)
+            if pair_record(T, B, pairs, i, q, u, ut, kin, guess_k, guess_l, rec[i], wn[i], wt[i]):
+                return 1, rec, wn, wt, values
+            _law_values(law[i], rec[i], values[i])
+            continue
         b = body[i]
         p, v, J, a = point(T, b, local[i, 0], local[i, 1], ut, rot, origin, omega, ov, terms)
         for k in range(nt):
@@ -86,19 +106,36 @@ def compliant_states(P, q, u, s_guess, start):
             wt[i],
             hess,
         )
-        approach = -rec[i, GAP]
-        rate = -rec[i, VN]
-        exponent, stiffness, damping = law[i, 0], law[i, 1], law[i, 2]
-        force, slope, rate_slope = compliant_normal_force(
-            exponent, stiffness, damping, approach, rate
-        )
-        values[i, FORCE] = force
-        values[i, SLOPE] = slope
-        values[i, RATE_SLOPE] = rate_slope
-        if rec[i, GAP] < 0.0:  # closed: its energy and damping power (``compliant_force``)
-            values[i, ENERGY] = compliant_elastic(exponent, stiffness, approach)
-            values[i, POWER] = (force - stiffness * approach**exponent) * rate
+        _law_values(law[i], rec[i], values[i])
     return 0, rec, wn, wt, values
+
+
+@inner
+def _law_values(law, rec, values):
+    """A contact's law values (``FORCE`` .. ``POWER``) from its record, into values (5,)."""
+    approach = -rec[GAP]
+    rate = -rec[VN]
+    exponent, stiffness, damping = law[0], law[1], law[2]
+    force, slope, rate_slope = compliant_normal_force(exponent, stiffness, damping, approach, rate)
+    values[FORCE] = force
+    values[SLOPE] = slope
+    values[RATE_SLOPE] = rate_slope
+    if rec[GAP] < 0.0:  # closed: its energy and damping power (``compliant_force``)
+        values[ENERGY] = compliant_elastic(exponent, stiffness, approach)
+        values[POWER] = (force - stiffness * approach**exponent) * rate
+
+
+@inner
+def keep_parameters(P, rec, s_guess, start):
+    """The contact parameters of the compliant contacts' records rec (n_p, N_FIELDS) into
+    s_guess[start + i] (and a profile pair's eta_k into s_guess[start + n_p + i]), where the
+    next searches start (the run's ``Workspace``)."""
+    kind = P[9][5]
+    n_p = rec.shape[0]
+    for i in range(n_p):
+        s_guess[start + i] = rec[i, S]
+        if kind[i, 0] >= 0:
+            s_guess[start + n_p + i] = rec[i, ETA]
 
 
 @inner

@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .beam import H00, N_FIELDS, VT, S
-from .compliant import compliant_states, compliant_sums
+from .compliant import compliant_states, compliant_sums, keep_parameters
 from .dense import painleve_margin, take_columns
 from .evaluate import OK
 from .jit import inner
@@ -243,8 +243,7 @@ def steps(
         pressed = (0.0, 0.0)
         if P[9][0].size > 0:  # the compliant contacts' closest points at the new state
             _, crec, _, _, values = compliant_states(P, q1, u1, s, nc)
-            for i in range(crec.shape[0]):
-                s[nc + i] = crec[i, S]
+            keep_parameters(P, crec, s, nc)
             pressed = compliant_sums(values)
         _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], pressed, out_energy[j], power)
         acc_prev = acc

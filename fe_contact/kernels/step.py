@@ -26,8 +26,8 @@ import numpy as np
 from numba import njit
 
 from .band import band_cholesky_solve, band_lu_solve
-from .beam import H00, N_FIELDS, S, band_solve, csr_matvec, csr_matvec2
-from .compliant import compliant_border, compliant_states, compliant_sums
+from .beam import H00, N_FIELDS, band_solve, csr_matvec, csr_matvec2
+from .compliant import compliant_border, compliant_states, compliant_sums, keep_parameters
 from .curvature import curvature_row, dependent_row_terms
 from .dense import (
     abs_max,
@@ -539,8 +539,8 @@ def iterate(
                 order = links[6]
         if has_pressed:  # bordered by the compliant contacts that push, then the curvature
             _, crec, cwn, cwt, cvals = compliant_states(P, q1, u1, s_guess, nc)
-            for i in range(crec.shape[0]):  # the next searches start here, as in Python
-                s_guess[nc + i] = crec[i, S]  # (the run's ``Workspace``)
+            # the next searches start here, as in Python (the run's ``Workspace``)
+            keep_parameters(P, crec, s_guess, nc)
             jac_b, js_b, nb = jac, js, np.int64(0)
             if n_curved > 0 and (have_last or lam_n.size == m):
                 lam_now = lam if have_last else lam_n
