@@ -23,7 +23,8 @@ target's, and eta_k, the profile's) start from s_guess[start + i] and s_guess[st
 ``profile_pair.ETA``.
 
 ``C``, their constant tuple (P[9] of ``kernels.step``): (body (n_p,) int, local point (n_p, 2),
-beam (n_p,) int, side (n_p,), law (n_p, 3): exponent p, stiffness c, damping D, then the
+beam (n_p,) int, side (n_p,), law (n_p, 5): exponent p, stiffness c, damping D, friction
+coefficient mu and v0 of the continuous law (000 eq. 10; mu = 0: none), then the
 profile pairs' arrays of ``kernels.profile_pair``: frame kind (n_p, 2) int (-1: a body point on
 a beam), frame index (n_p, 2) int, frame s (n_p, 2), curve (2 n_p, 4) int, curve range
 (2 n_p, 2), knots, control points), all empty for a system without such contacts.
@@ -34,14 +35,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..laws.compliant import compliant_elastic, compliant_normal_force
-from .beam import GAP, N_FIELDS, VN, S, closest, contact
+from .beam import GAP, N_FIELDS, VN, VT, S, closest, contact
 from .jit import inner
 from .profile_pair import ETA, pair_record
 from .tree import kinematics, point
 
 # the columns of the laws' values (``compliant_states``): F_n, dF_n/da, dF_n/da', elastic
-# energy, damping power
-FORCE, SLOPE, RATE_SLOPE, ENERGY, POWER = range(5)
+# energy, damping power, then the friction of the continuous law (000 eq. 10): F_t, the
+# factor f = F_t / -F_n, its slope df/dv_t, the friction power -F_t v_t
+FORCE, SLOPE, RATE_SLOPE, ENERGY, POWER, FRICTION, FACTOR, FACTOR_SLOPE, FRICTION_POWER = range(9)
+N_VALUES = 9
 
 
 @inner
@@ -59,7 +62,7 @@ def compliant_states(P, q, u, s_guess, start):
     rec = np.zeros((n_p, N_FIELDS))
     wn = np.zeros((n_p, n))
     wt = np.zeros((n_p, n))
-    values = np.zeros((n_p, 5))
+    values = np.zeros((n_p, N_VALUES))
     if n_p == 0:
         return 0, rec, wn, wt, values
     qt = q[:nt].copy()
@@ -112,7 +115,10 @@ def compliant_states(P, q, u, s_guess, start):
 
 @inner
 def _law_values(law, rec, values):
-    """A contact's law values (``FORCE`` .. ``POWER``) from its record, into values (5,)."""
+    """A contact's law values (``FORCE`` .. ``FRICTION_POWER``) from its record, into values
+    (N_VALUES,): ``coupling.contact.compliant_force`` with law = (exponent, stiffness,
+    damping, mu, v0); the friction of the continuous law (000 eq. 10, ``ContactLaw.
+    friction_factor``, ``friction_slope``) when mu > 0 (v0 > 0 then)."""
     approach = -rec[GAP]
     rate = -rec[VN]
     exponent, stiffness, damping = law[0], law[1], law[2]
@@ -123,6 +129,15 @@ def _law_values(law, rec, values):
     if rec[GAP] < 0.0:  # closed: its energy and damping power (``compliant_force``)
         values[ENERGY] = compliant_elastic(exponent, stiffness, approach)
         values[POWER] = (force - stiffness * approach**exponent) * rate
+        mu, v0 = law[3], law[4]
+        if mu > 0.0:
+            v_t = rec[VT]
+            speed = abs(v_t)
+            factor = np.sign(v_t) * -np.expm1(-speed / v0) * mu
+            values[FACTOR] = factor
+            values[FACTOR_SLOPE] = mu * np.exp(-speed / v0) / v0
+            values[FRICTION] = -factor * force
+            values[FRICTION_POWER] = -values[FRICTION] * v_t
 
 
 @inner
@@ -140,20 +155,23 @@ def keep_parameters(P, rec, s_guess, start):
 
 @inner
 def subtract_compliant_forces(wn, wt, values, forces):
-    """forces (n,) minus W_N^T F_n + W_T^T F_t (F_t = 0: no friction) of every compliant
+    """forces (n,) minus W_N^T F_n + W_T^T F_t (F_t = 0 without friction) of every compliant
     contact that pushes, in place (``coupling.constraints.evaluate_state``)."""
     for i in range(values.shape[0]):
         force = values[i, FORCE]
         if force > 0.0:
+            friction = values[i, FRICTION]
             for k in range(forces.size):
-                forces[k] -= wn[i, k] * force + wt[i, k] * 0.0
+                forces[k] -= wn[i, k] * force + wt[i, k] * friction
 
 
 @inner
 def compliant_border(jac, js, m, wn, wt, values, bp, gp):
     """(J_b, J_Sigma,b): the first m rows of jac and js (those of the constraints), then two
     rows per compliant contact that pushes, K U^T in J_b and -U^T in J_Sigma,b with U = [W_N,
-    W_T] and K = [[bp dF/da + gp dF/da', 0], [0, 0]] (no friction), then the rest of jac's and
+    W_T] and K = bp K_q + gp K_u (``CompliantForce.tangent``): [[bp dF/da + gp dF/da', 0],
+    [-f (bp dF/da + gp dF/da'), gp F_n df/dv_t]] with the friction factor f (0 without
+    friction: the second row zero), then the rest of jac's and
     js's rows (a curvature border): ``compliant.bordered_solve``'s order. Returns (J_b,
     J_Sigma,b, the number of rows added)."""
     rows, n = jac.shape
@@ -174,6 +192,12 @@ def compliant_border(jac, js, m, wn, wt, values, bp, gp):
             jac_b[row, k] = k00 * wn[i, k] + 0.0 * wt[i, k]
             js_b[row, k] = -wn[i, k]
             js_b[row + 1, k] = -wt[i, k]
+        f = values[i, FACTOR]
+        if f != 0.0 or values[i, FACTOR_SLOPE] != 0.0:  # the continuous law's friction
+            k10 = bp * (-f * values[i, SLOPE]) + gp * (-f * values[i, RATE_SLOPE])
+            k11 = gp * (values[i, FORCE] * values[i, FACTOR_SLOPE])
+            for k in range(n):
+                jac_b[row + 1, k] = k10 * wn[i, k] + k11 * wt[i, k]
         row += 2
     jac_b[row:] = jac[m:]
     js_b[row:] = js[m:]
@@ -182,12 +206,15 @@ def compliant_border(jac, js, m, wn, wt, values, bp, gp):
 
 @inner
 def compliant_sums(values):
-    """(elastic energy, damping power) of the compliant contacts, J and W, summed in their
-    order from their law values (``compliant_states``). Kept apart from the search: a kernel
-    that calls ``compliant_states`` compiles the beam's contact kinematics into its own code."""
+    """(elastic energy, damping power, friction power) of the compliant contacts, J, W and W,
+    summed in their order from their law values (``compliant_states``). Kept apart from the
+    search: a kernel that calls ``compliant_states`` compiles the beam's contact kinematics
+    into its own code."""
     elastic = 0.0
     power = 0.0
+    friction = 0.0
     for i in range(values.shape[0]):
         elastic += values[i, ENERGY]
         power += values[i, POWER]
-    return elastic, power
+        friction += values[i, FRICTION_POWER]
+    return elastic, power, friction

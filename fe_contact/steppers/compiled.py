@@ -26,8 +26,9 @@ on a translating body) with Coulomb friction, slipping or sticking, ``Dropper`` 
 material points of the linear beams (``kernels.links``: their taut tangent added to G_f in the
 links' band order, factorised per iterate as ``linked_band`` does it in the Python step) and
 ``Compliant`` normal forces without friction of body points on the beams and between pairs of
-curved profiles on tree bodies, beam-carried bodies or the plane (``kernels.compliant``,
-``kernels.profile_pair``: their tangent bordered as ``compliant.bordered_solve`` borders it);
+curved profiles on tree bodies, beam-carried bodies or the plane, those also with the
+continuous friction law (000 eq. 10; ``kernels.compliant``, ``kernels.profile_pair``: their
+tangent bordered as ``compliant.bordered_solve`` borders it; the cam lock's cases 0 and 1);
 the pantograph on its overhead line (``papers.pantograph``, the "penalty" contact) is such a
 system. What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
@@ -36,8 +37,8 @@ not converge, a drive giving a non-finite value. A sticking circle rolls: its ve
 row takes its position value from the committed state's W_T (``constraints.rolling_position``).
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
 ``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
-loop closures, unilateral contacts, the continuous friction law, compliant contacts with
-friction or rolling, and links from a body point or on a string take the Python step
+loop closures, unilateral contacts, the continuous friction law on constraint rows,
+compliant contacts of points with friction, rolling compliant contacts, and links from a body point or on a string take the Python step
 (``GeneralizedAlpha`` makes no ``CompiledStep`` for them). A system with compliant contacts or
 links takes its quiet steps in batches too: the kernels write each step's links
 (``kernels.links.link_states``) and compliant contacts' records, and the batch's reports and
@@ -318,7 +319,11 @@ class CompiledStep:
         parts = ()
         if self.plan.one_string:  # the structures' elastic energy is the string's own
             parts = ((next(iter(stepper.system.structures)), booked[4]),)
-        self.booked = (committed.evaluation, Energies(*booked, structure_elastic_parts=parts))
+        friction = 0.0  # the compliant contacts' friction power, as ``system.energies`` sums it
+        for f in committed.evaluation.compliant:
+            friction += f.friction_power
+        energies = Energies(*booked, contact_friction_power=friction, structure_elastic_parts=parts)
+        self.booked = (committed.evaluation, energies)
         return committed, int(its[0]), cond
 
     def _committed(

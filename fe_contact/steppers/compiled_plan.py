@@ -9,6 +9,8 @@ links' tangent at each iterate, ``kernels.links``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -17,6 +19,7 @@ from ..kernels.beam import beam_arrays, on_pattern
 from ..kernels.pack import pack
 from ..kernels.profile_pair import CARRIED, PLANE, TREE
 from ..kernels.tree import tree_arrays
+from ..laws import Compliant
 from ..multibody.tree import actuator_forces
 from ..sides import Circle, Line, Point, Profile
 from ..structures import BeamStructure, StringStructure
@@ -86,20 +89,58 @@ def pressed_contact(system: System, pair) -> bool:
     ``Compliant`` law without friction that does not roll), of a body ``Point`` on a linear
     beam, searched at its closest point, or of a pair of curved profiles (``Profile`` against
     ``Profile``, ``kernels.profile_pair``) each drawn on a tree body, on a body carried by a
-    linear beam or in the plane."""
+    linear beam or in the plane, whose law may also have the continuous friction of
+    ``continuous_friction_compiled``."""
     law = pair.law
+    if type(pair.profile) is Profile and type(pair.target) is Profile:
+        return (
+            law.constraint == "compliant"
+            and not law.link
+            and (law.compiled or continuous_friction_compiled(law))
+            and _frame_of(system, pair.profile.body) is not None
+            and _frame_of(system, pair.target.body) is not None
+        )
     if not (law.constraint == "compliant" and not law.link and law.compiled):
         return False
-    if type(pair.profile) is Profile and type(pair.target) is Profile:
-        return _frame_of(system, pair.profile.body) is not None and (
-            _frame_of(system, pair.target.body) is not None
-        )
     return (
         type(pair.profile) is Point
         and isinstance(pair.target, str)
         and isinstance(system.structures.get(pair.target), BeamStructure)
         and pair.search == "closest"
     )
+
+
+def continuous_friction_compiled(law) -> bool:
+    """True for a ``Compliant`` law with Bauchau's continuous friction (000 eq. 10: a constant
+    mu > 0 and v0), not rolling, whose frictionless part the kernels implement
+    (``law.compiled`` without its friction): the friction ``kernels.compliant`` evaluates for
+    a pair of curved profiles.
+
+    Parameters
+    ----------
+    law : ContactLaw
+        A contact's law.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from fe_contact.laws import Compliant
+    >>> continuous_friction_compiled(Compliant("hertz", 1e9, mu=0.3, v0=1e-3))
+    True
+    >>> continuous_friction_compiled(Compliant("hertz", 1e9, mu=0.3, v0=1e-3, rolling=True))
+    False
+    """
+    if not (
+        isinstance(law, Compliant)
+        and law.mu > 0.0
+        and law.characteristic_velocity is not None
+        and not law.rolling
+    ):
+        return False
+    return dataclasses.replace(law, mu=0.0, mu_s=0.0, v0=None).compiled
 
 
 def _frame_of(system: System, body) -> tuple[int, int, float] | None:
@@ -118,8 +159,8 @@ def _frame_of(system: System, body) -> tuple[int, int, float] | None:
 
 def pressed_arrays(system: System) -> tuple:
     """The compliant contacts' tuple of ``kernels.step``'s P (``kernels.compliant``), in the
-    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 3): exponent,
-    stiffness, damping, then the profile pairs' arrays of ``kernels.profile_pair``: frame
+    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 5): exponent,
+    stiffness, damping, mu and v0 of the continuous friction (0 without), then the profile pairs' arrays of ``kernels.profile_pair``: frame
     kind (n_p, 2) (-1: a body point on a beam), frame index (n_p, 2), frame s (n_p, 2), curve
     (2 n_p, 4), curve range (2 n_p, 2), knots, control points); empty arrays without such
     contacts."""
@@ -168,8 +209,18 @@ def pressed_arrays(system: System) -> tuple:
         ),
         np.array([float(c.side) if p else 1.0 for (_, c), p in zip(found, point, strict=True)]),
         np.array(
-            [(c.law.exponent, c.law.stiffness, c.law.damping) for _, c in found], dtype=float
-        ).reshape(-1, 3),
+            [
+                (
+                    c.law.exponent,
+                    c.law.stiffness,
+                    c.law.damping,
+                    c.law.mu if continuous_friction_compiled(c.law) else 0.0,
+                    c.law.characteristic_velocity or 0.0,
+                )
+                for _, c in found
+            ],
+            dtype=float,
+        ).reshape(-1, 5),
         np.ascontiguousarray(frames[:, :, 0], dtype=np.int64),
         np.ascontiguousarray(frames[:, :, 1], dtype=np.int64),
         np.ascontiguousarray(frames[:, :, 2], dtype=float),
@@ -499,6 +550,7 @@ __all__ = [
     "FACTORS_KEPT",
     "NO_BAND",
     "Plan",
+    "continuous_friction_compiled",
     "link_arrays",
     "pressed_arrays",
     "pressed_contact",
