@@ -36,7 +36,7 @@ OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
 
 
 @inner
-def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string):
+def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string, pressed_here):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
     status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
     contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
@@ -48,7 +48,9 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
     (``constraints.rolling_position``). (M_t and F are computed also
     where only the constraints are needed: a flag would compile the kernel twice.) f_string:
     the string's internal force at q when the caller has it (``kernels.string.string_forces``,
-    the same kernel, so the same values), else empty: computed here."""
+    the same kernel, so the same values), else empty: computed here. pressed_here: 1, the
+    compliant contacts' forces are subtracted from F here; 0, the caller does it, last, as
+    here (``kernels.step.iterate``, which also needs their records and rows)."""
     T, B, contacts, d_joint, joints, flex, nt, string, links, pressed = P
     on_string = string[0][0] == 1  # the structure is one string (``kernels.step``)
     nodes, coefficients, columns, fixed = string[9], string[10], string[2], string[3]
@@ -261,7 +263,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
         if not ok:
             return FAILED, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
         subtract_link_forces(links, states, w, forces)
-    if pressed[0].size > 0:  # the compliant contacts that push: W_N^T F_n (``kernels.compliant``)
+    if pressed[0].size > 0 and pressed_here == 1:  # those that push: W_N^T F_n + W_T^T F_t
         st, _, cwn, cwt, values = compliant_states(P, q, u, s_guess, nc)
         if st != OK:
             return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess

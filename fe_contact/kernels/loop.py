@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .beam import H00, N_FIELDS, VT, S
-from .compliant import compliant_states, compliant_sums
+from .compliant import compliant_states, compliant_sums, keep_parameters
 from .dense import painleve_margin, take_columns
 from .evaluate import OK
 from .jit import inner
@@ -52,7 +52,8 @@ N_POWER = 4  # drives, loads, damping, friction (``GeneralizedAlpha._power_terms
 def _powers(P, q, u, lam, rec, cstate, mu, actuators, pressed, energy, power):
     """The energies (``kernels.step.packed_energies``, then the links' elastic energy:
     ``system.Energies.contact_elastic``) and the powers of ``_power_terms`` at a state, written
-    into energy and power; pressed: the compliant contacts' (elastic energy, damping power)
+    into energy and power; pressed: the compliant contacts' (elastic energy, damping power,
+    friction power)
     (``kernels.compliant.compliant_sums``)."""
     e = state_energies(P, q, u, actuators, pressed[1])
     for k in range(7):
@@ -75,7 +76,7 @@ def _powers(P, q, u, lam, rec, cstate, mu, actuators, pressed, energy, power):
     power[0] = drive
     power[1] = e[6]
     power[2] = e[5]
-    power[3] = friction + 0.0  # + the compliant contacts' friction power (none here)
+    power[3] = friction + pressed[2]  # + the compliant contacts' friction power
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -240,11 +241,10 @@ def steps(
         power = out_power[j]
         for i in range(nc):
             s[i] = rec[i, S]
-        pressed = (0.0, 0.0)
+        pressed = (0.0, 0.0, 0.0)
         if P[9][0].size > 0:  # the compliant contacts' closest points at the new state
             _, crec, _, _, values = compliant_states(P, q1, u1, s, nc)
-            for i in range(crec.shape[0]):
-                s[nc + i] = crec[i, S]
+            keep_parameters(P, crec, s, nc)
             pressed = compliant_sums(values)
         _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], pressed, out_energy[j], power)
         acc_prev = acc

@@ -18,7 +18,8 @@ SPEC = (
     "i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 i1 i1 f1 f1 f1 "  # flexible
     "i1 f1 i2 f2 f3 f3 f2 f2 f2 f1 f3 f2 i1 i1 "  # string
     "i2 f3 f2 f1 f1 f1 i1 i1 "  # links (``kernels.links``)
-    "i1 f2 i1 f1 f2"  # compliant contacts (``kernels.compliant``)
+    "i1 f2 i1 f1 f2 "  # compliant contacts (``kernels.compliant``)
+    "i2 i2 f2 i2 f2 f1 f2"  # their profile pairs (``kernels.profile_pair``)
 ).split()
 
 
@@ -165,6 +166,13 @@ def unpack(F, I, H):
         _v1(I, H, np.int64(75)),
         _v1(F, H, np.int64(76)),
         _v2(F, H, np.int64(77)),
+        _v2(I, H, np.int64(78)),
+        _v2(I, H, np.int64(79)),
+        _v2(F, H, np.int64(80)),
+        _v2(I, H, np.int64(81)),
+        _v2(F, H, np.int64(82)),
+        _v1(F, H, np.int64(83)),
+        _v2(F, H, np.int64(84)),
     )
     return (
         T,

@@ -26,8 +26,14 @@ import numpy as np
 from numba import njit
 
 from .band import band_cholesky_solve, band_lu_solve
-from .beam import H00, N_FIELDS, S, band_solve, csr_matvec, csr_matvec2
-from .compliant import compliant_border, compliant_states, compliant_sums
+from .beam import H00, N_FIELDS, band_solve, csr_matvec, csr_matvec2
+from .compliant import (
+    compliant_border,
+    compliant_states,
+    compliant_sums,
+    keep_parameters,
+    subtract_compliant_forces,
+)
 from .curvature import curvature_row, dependent_row_terms
 from .dense import (
     abs_max,
@@ -39,7 +45,7 @@ from .dense import (
     matvec_t,
     take_columns,
 )
-from .evaluate import FAILED, OK, SINGULAR, evaluate_system
+from .evaluate import FAILED, LEFT, OK, SINGULAR, evaluate_system
 from .jit import inner
 from .links import N_LINK_FIELDS, link_energies, link_states, linked_factor
 from .pack import unpack
@@ -120,7 +126,7 @@ def _recover(P, U, q, u, drive, actuators, cstate, qb, wb):
     s_none = np.full(cstate.shape[0], np.nan)
     for _ in range(25):
         st, phi, jac, _, _, phit, _, _, _, _, _, _ = evaluate_system(
-            P, q, u, drive, actuators, cstate, s_none, qb, wb, np.zeros(0)
+            P, q, u, drive, actuators, cstate, s_none, qb, wb, np.zeros(0), np.int64(1)
         )
         if st != OK:
             return st
@@ -462,6 +468,10 @@ def iterate(
     r = np.empty(k)
     delta = np.empty(k)
     inertia_delta = np.empty(k)
+    # the compliant contacts' rows and law values at the iterate (``kernels.compliant``)
+    cwn = np.zeros((0, n))
+    cwt = np.zeros((0, n))
+    cvals = np.zeros((0, n))
     for _ in range(max_newton):
         a1 = np.empty(k)
         if have_prev:
@@ -487,11 +497,21 @@ def iterate(
         tangents = no_tangents
         if on_string and iterations > 0:  # the force and the tangent at q1 in one evaluation
             f_string, tangents, _ = string_forces(P[7], q1, nt, np.int64(2))
-        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, f_string)
+        ev = evaluate_system(
+            P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, f_string, np.int64(0)
+        )
         st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
         if st != OK:
             status = st
             break
+        if has_pressed:  # the compliant contacts' forces, last in F (``evaluate_system``)
+            cst, crec, cwn, cwt, cvals = compliant_states(P, q1, u1, s_guess, nc)
+            if cst != OK:
+                status = LEFT
+                break
+            subtract_compliant_forces(cwn, cwt, cvals, forces)
+            # the next searches start here, as in Python (the run's ``Workspace``)
+            keep_parameters(P, crec, s_guess, nc)
         lu_j, piv_j, rc_j = lu_decompose(take_columns(jac, U))
         lu_s, piv_s, rc_s = lu_decompose(take_columns(js, U))
         if rc_j <= 1e-13 or rc_s <= 1e-13:
@@ -538,9 +558,6 @@ def iterate(
                 L_it = U_l
                 order = links[6]
         if has_pressed:  # bordered by the compliant contacts that push, then the curvature
-            _, crec, cwn, cwt, cvals = compliant_states(P, q1, u1, s_guess, nc)
-            for i in range(crec.shape[0]):  # the next searches start here, as in Python
-                s_guess[nc + i] = crec[i, S]  # (the run's ``Workspace``)
             jac_b, js_b, nb = jac, js, np.int64(0)
             if n_curved > 0 and (have_last or lam_n.size == m):
                 lam_now = lam if have_last else lam_n
@@ -598,7 +615,9 @@ def iterate(
             ):
                 status = SINGULAR
                 break
-            ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force)
+            ev = evaluate_system(
+                P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, np.int64(1)
+            )
             st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
             if st != OK:
                 status = st
@@ -646,7 +665,9 @@ def packed_evaluation(F, I, H, q, u, drive, actuators, cstate, s_guess, qb, wb):
     """``kernels.evaluate.evaluate_system`` on the packed constant tuple (F, I, H) of
     ``steppers.compiled.Plan.packed``: the system at one state, for a caller in Python."""
     P = unpack(F, I, H)
-    return evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, np.zeros(0))
+    return evaluate_system(
+        P, q, u, drive, actuators, cstate, s_guess, qb, wb, np.zeros(0), np.int64(1)
+    )
 
 
 @njit(cache=True)

@@ -25,8 +25,10 @@ bilateral ``Sliding`` contacts of points or circles on beams or on rigid lines (
 on a translating body) with Coulomb friction, slipping or sticking, ``Dropper`` links between
 material points of the linear beams (``kernels.links``: their taut tangent added to G_f in the
 links' band order, factorised per iterate as ``linked_band`` does it in the Python step) and
-``Compliant`` normal forces without friction of body points on the beams
-(``kernels.compliant``: their tangent bordered as ``compliant.bordered_solve`` borders it);
+``Compliant`` normal forces without friction of body points on the beams and between pairs of
+curved profiles on tree bodies, beam-carried bodies or the plane, those also with the
+continuous friction law (000 eq. 10; ``kernels.compliant``, ``kernels.profile_pair``: their
+tangent bordered as ``compliant.bordered_solve`` borders it; the cam lock's cases 0 and 1);
 the pantograph on its overhead line (``papers.pantograph``, the "penalty" contact) is such a
 system. What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
@@ -35,8 +37,8 @@ not converge, a drive giving a non-finite value. A sticking circle rolls: its ve
 row takes its position value from the committed state's W_T (``constraints.rolling_position``).
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
 ``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
-loop closures, unilateral contacts, the continuous friction law, compliant contacts with
-friction or rolling, and links from a body point or on a string take the Python step
+loop closures, unilateral contacts, the continuous friction law on constraint rows,
+compliant contacts of points with friction, rolling compliant contacts, and links from a body point or on a string take the Python step
 (``GeneralizedAlpha`` makes no ``CompiledStep`` for them). A system with compliant contacts or
 links takes its quiet steps in batches too: the kernels write each step's links
 (``kernels.links.link_states``) and compliant contacts' records, and the batch's reports and
@@ -78,6 +80,7 @@ from ..kernels.beam import (
 )
 from ..kernels.loop import STOPS
 from ..kernels.loop import steps as loop_steps
+from ..kernels.profile_pair import ETA
 from ..kernels.step import FLAT, delassus
 from ..system import Energies, System
 from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
@@ -109,9 +112,11 @@ def _split(flat: np.ndarray, pieces: tuple) -> list[np.ndarray]:
     return [flat[a:b].reshape(shape) for a, b, shape in pieces]
 
 
-def _kinematics(r, w_n, w_t, hess, on_beam: bool) -> ContactKinematics:
+def _kinematics(r, w_n, w_t, hess, on_beam: bool, pair: bool = False) -> ContactKinematics:
     """The ``ContactKinematics`` of a contact's record r (``kernels.beam.N_FIELDS``), rows
-    W_N, W_T (n,) and Hessian columns hess (3, n) (its gap's Hessian when ``on_beam``)."""
+    W_N, W_T (n,) and Hessian columns hess (3, n) (its gap's Hessian when ``on_beam``);
+    ``pair``: a pair of curved profiles, whose record holds the profile's parameter
+    (``kernels.profile_pair.ETA``)."""
     return ContactKinematics(
         parameter=float(r[S]),
         element=int(r[ELEMENT]),
@@ -131,6 +136,7 @@ def _kinematics(r, w_n, w_t, hess, on_beam: bool) -> ContactKinematics:
             (hess[:2].T, np.array([[r[H00], r[H01]], [r[H01], r[H11]]])) if on_beam else None
         ),
         remainder_gradient=hess[2] if on_beam else None,
+        profile_parameter=float(r[ETA]) if pair else np.nan,
     )
 
 
@@ -164,19 +170,20 @@ def _link_steps(system, q, u, links) -> dict:
     return out
 
 
-def _pressed_steps(system, k: int, records) -> tuple:
+def _pressed_steps(system, k: int, records, pair: bool = False) -> tuple:
     """The ``batch.StepBatch`` contact of compliant contact k over the steps of its records
     (k, N_FIELDS) (``kernels.compliant``): its law evaluated at each step as the step's
     report evaluates it (``compliant_force``, ``compliant.compliant_report``)."""
-    pair = system.model.contacts[k]
+    contact = system.model.contacts[k]
+    law = contact.law
     zeros = np.zeros(system.layout.n)
     normal, friction = np.zeros(len(records)), np.zeros(len(records))
     for j, r in enumerate(records):
-        f = compliant_force(pair.law, _kinematics(r, zeros, zeros, None, False), k)
+        f = compliant_force(law, _kinematics(r, zeros, zeros, None, False, pair), k)
         normal[j], friction[j] = f.normal_force, f.friction_force
     closed = normal > 0.0
-    states = np.where(closed, pair.law.state_name(True), pair.law.state_name(False))
-    return pair.name, states, records, normal, friction, closed
+    states = np.where(closed, law.state_name(True), law.state_name(False))
+    return contact.name, states, records, normal, friction, closed
 
 
 class CompiledAlgebra(StepAlgebra):
@@ -223,6 +230,8 @@ class CompiledStep:
         self._pressed = tuple(
             k for k, c in enumerate(system.model.contacts) if pressed_contact(system, c)
         )
+        # which of them are pairs of curved profiles (``kernels.profile_pair``)
+        self._pairs = tuple(bool(b) for b in self.plan.P[9][5][:, 0] >= 0)
         announce_compilation()  # the first compiled run after installation compiles
         self.n_compiled = self.n_fallback = 0
         self.booked = (None, None)
@@ -310,7 +319,11 @@ class CompiledStep:
         parts = ()
         if self.plan.one_string:  # the structures' elastic energy is the string's own
             parts = ((next(iter(stepper.system.structures)), booked[4]),)
-        self.booked = (committed.evaluation, Energies(*booked, structure_elastic_parts=parts))
+        friction = 0.0  # the compliant contacts' friction power, as ``system.energies`` sums it
+        for f in committed.evaluation.compliant:
+            friction += f.friction_power
+        energies = Energies(*booked, contact_friction_power=friction, structure_elastic_parts=parts)
+        self.booked = (committed.evaluation, energies)
         return committed, int(its[0]), cond
 
     def _committed(
@@ -341,8 +354,8 @@ class CompiledStep:
             forces_of = {}
             if n_links:
                 forces_of = link_forces(system, links_state(system, q1, u1), parts[16])
-            for k, r, w_n, w_t in zip(self._pressed, *parts[17:20], strict=True):
-                kin = _kinematics(r, w_n, w_t, None, False)
+            for k, pair, r, w_n, w_t in zip(self._pressed, self._pairs, *parts[17:20], strict=True):
+                kin = _kinematics(r, w_n, w_t, None, False, pair)
                 forces_of[k] = compliant_force(system.model.contacts[k].law, kin, k)
             compliant = tuple(forces_of[k] for k in stepper.modes.compliant)
         on_beam = self.plan.contacts[4] >= 0
@@ -390,19 +403,35 @@ class CompiledStep:
     def _parameters(self, stepper, state: StepState) -> np.ndarray:
         """The contact parameters the searches start from: the sliding contacts' (committed),
         then the compliant contacts' (``kernels.compliant``; the run's ``Workspace``, NaN:
-        afresh)."""
+        afresh; a profile pair's eta_l), then the profile pairs' eta_k (NaN for the others)."""
         if not self._pressed:
             return state.parameters.copy()
-        guesses = stepper.workspace.contact_parameters
-        pressed = [guesses.get(k, np.nan) for k in self._pressed]
-        return np.concatenate([state.parameters, np.array(pressed, dtype=float)])
+        ws = stepper.workspace
+        nan2 = (np.nan, np.nan)
+        etas = [ws.profile_parameters.get(k, nan2) if pair else nan2 for k, pair in self._known()]
+        pressed = [
+            etas[j][1] if pair else ws.contact_parameters.get(k, np.nan)
+            for j, (k, pair) in enumerate(self._known())
+        ]
+        second = [eta[0] for eta in etas]
+        return np.concatenate([state.parameters, np.array(pressed + second, dtype=float)])
+
+    def _known(self):
+        return zip(self._pressed, self._pairs, strict=True)
 
     def _keep_parameters(self, stepper, s: np.ndarray, n_c: int) -> None:
         """The compliant contacts' parameters s[n_c:] after the step(s) into the run's
-        ``Workspace``, where the next searches start (``_parameters``)."""
-        guesses = stepper.workspace.contact_parameters
-        for k, s_k in zip(self._pressed, s[n_c:].tolist(), strict=True):
-            guesses[k] = s_k
+        ``Workspace``, where the next searches start (``_parameters``): a profile pair's
+        (eta_k, eta_l), or none while its polygons are apart (``profile_contact``)."""
+        ws = stepper.workspace
+        n_p = len(self._pressed)
+        for j, (k, pair) in enumerate(self._known()):
+            if not pair:
+                ws.contact_parameters[k] = float(s[n_c + j])
+            elif np.isfinite(s[n_c + j]) and np.isfinite(s[n_c + n_p + j]):
+                ws.profile_parameters[k] = (float(s[n_c + n_p + j]), float(s[n_c + j]))
+            else:
+                ws.profile_parameters.pop(k, None)
 
     def _cstate(self, stepper) -> np.ndarray:
         """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.loop.steps``)."""
@@ -588,7 +617,7 @@ class CompiledStep:
         if system.link_rows.size:
             out.update(_link_steps(system, q, u, links))
         for j, k in enumerate(self._pressed):
-            out[k] = _pressed_steps(system, k, pressed[:, j])
+            out[k] = _pressed_steps(system, k, pressed[:, j], self._pairs[j])
         return [out[k] for k in range(len(system.model.contacts))]
 
     def steps(self, stepper, n_max: int):

@@ -9,15 +9,19 @@ links' tangent at each iterate, ``kernels.links``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
 from ..kernels.beam import beam_arrays, on_pattern
 from ..kernels.pack import pack
+from ..kernels.profile_pair import CARRIED, PLANE, TREE
 from ..kernels.tree import tree_arrays
+from ..laws import Compliant
 from ..multibody.tree import actuator_forces
-from ..sides import Circle, Line, Point
+from ..sides import Circle, Line, Point, Profile
 from ..structures import BeamStructure, StringStructure
 from ..system import System
 from .effective_mass import FlexibleBlock, law_compiled
@@ -83,36 +87,147 @@ def pressed_contact(system: System, pair) -> bool:
     """True for a contact the compiled step takes as a compliant force
     (``kernels.compliant``): a compliant law that the kernels implement (``law.compiled``: a
     ``Compliant`` law without friction that does not roll), of a body ``Point`` on a linear
-    beam, searched at its closest point."""
+    beam, searched at its closest point, or of a pair of curved profiles (``Profile`` against
+    ``Profile``, ``kernels.profile_pair``) each drawn on a tree body, on a body carried by a
+    linear beam or in the plane, whose law may also have the continuous friction of
+    ``continuous_friction_compiled``."""
     law = pair.law
+    if type(pair.profile) is Profile and type(pair.target) is Profile:
+        return (
+            law.constraint == "compliant"
+            and not law.link
+            and (law.compiled or continuous_friction_compiled(law))
+            and _frame_of(system, pair.profile.body) is not None
+            and _frame_of(system, pair.target.body) is not None
+        )
+    if not (law.constraint == "compliant" and not law.link and law.compiled):
+        return False
     return (
-        law.constraint == "compliant"
-        and not law.link
-        and law.compiled
-        and type(pair.profile) is Point
+        type(pair.profile) is Point
         and isinstance(pair.target, str)
         and isinstance(system.structures.get(pair.target), BeamStructure)
         and pair.search == "closest"
     )
 
 
+def continuous_friction_compiled(law) -> bool:
+    """True for a ``Compliant`` law with Bauchau's continuous friction (000 eq. 10: a constant
+    mu > 0 and v0), not rolling, whose frictionless part the kernels implement
+    (``law.compiled`` without its friction): the friction ``kernels.compliant`` evaluates for
+    a pair of curved profiles.
+
+    Parameters
+    ----------
+    law : ContactLaw
+        A contact's law.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from fe_contact.laws import Compliant
+    >>> continuous_friction_compiled(Compliant("hertz", 1e9, mu=0.3, v0=1e-3))
+    True
+    >>> continuous_friction_compiled(Compliant("hertz", 1e9, mu=0.3, v0=1e-3, rolling=True))
+    False
+    """
+    if not (
+        isinstance(law, Compliant)
+        and law.mu > 0.0
+        and law.characteristic_velocity is not None
+        and not law.rolling
+    ):
+        return False
+    return dataclasses.replace(law, mu=0.0, mu_s=0.0, v0=None).compiled
+
+
+def _frame_of(system: System, body) -> tuple[int, int, float] | None:
+    """(kind, index, s) of a profile's body frame as ``kernels.profile_pair`` takes it (a tree
+    body; a body carried by a linear beam: the beam's index and the material point s; the
+    plane), or None for a frame it does not take."""
+    if body is None:
+        return PLANE, 0, 0.0
+    if not isinstance(body, str):
+        return TREE, int(body), 0.0
+    carried = {b.name: b for b in system.model.carried}.get(body)
+    if carried is None or not isinstance(system.structures.get(carried.structure), BeamStructure):
+        return None
+    return CARRIED, list(system.layout.structure_names).index(carried.structure), float(carried.s)
+
+
 def pressed_arrays(system: System) -> tuple:
     """The compliant contacts' tuple of ``kernels.step``'s P (``kernels.compliant``), in the
-    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 3): exponent,
-    stiffness, damping); empty arrays without such contacts."""
+    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 5): exponent,
+    stiffness, damping, mu and v0 of the continuous friction (0 without), then the profile pairs' arrays of ``kernels.profile_pair``: frame
+    kind (n_p, 2) (-1: a body point on a beam), frame index (n_p, 2), frame s (n_p, 2), curve
+    (2 n_p, 4), curve range (2 n_p, 2), knots, control points); empty arrays without such
+    contacts."""
     model = system.model
     names = list(system.layout.structure_names)
     found = [
         (k, c) for k, c in enumerate(model.contacts) if c.compliant and pressed_contact(system, c)
     ]
+    frames, curves, ranges, knots, points = [], [], [], [], []
+    n_knots = n_points = 0
+    for _, c in found:
+        pair = type(c.profile) is Profile
+        frames.append(
+            [_frame_of(system, side.body) for side in (c.profile, c.target)]
+            if pair
+            else [(-1, 0, 0.0)] * 2
+        )
+        for side in (c.profile, c.target) if pair else ():
+            knot, control, degree, a, b = side.curve.spline
+            curves.append((n_knots, len(knot), n_points, degree))
+            ranges.append((a, b))
+            knots.append(np.asarray(knot, dtype=float))
+            points.append(np.asarray(control, dtype=float).reshape(-1, 2))
+            n_knots += len(knot)
+            n_points += len(points[-1])
+        if not pair:  # no curves: the rows keep their place (curve 2 i, 2 i + 1)
+            curves += [(0, 0, 0, 0)] * 2
+            ranges += [(0.0, 1.0)] * 2
+    frames = np.array(frames, dtype=object).reshape(-1, 2, 3)
+    point = [type(c.profile) is not Profile for _, c in found]
     return (
-        np.array([c.profile.body for _, c in found], dtype=np.int64),
-        np.array([system.profile_points[k] for k, _ in found], dtype=float).reshape(-1, 2),
-        np.array([names.index(c.target) for _, c in found], dtype=np.int64),
-        np.array([float(c.side) for _, c in found]),
         np.array(
-            [(c.law.exponent, c.law.stiffness, c.law.damping) for _, c in found], dtype=float
-        ).reshape(-1, 3),
+            [c.profile.body if p else 0 for (_, c), p in zip(found, point, strict=True)],
+            dtype=np.int64,
+        ),
+        np.array(
+            [
+                system.profile_points[k] if p else (0.0, 0.0)
+                for (k, _), p in zip(found, point, strict=True)
+            ],
+            dtype=float,
+        ).reshape(-1, 2),
+        np.array(
+            [names.index(c.target) if p else -1 for (_, c), p in zip(found, point, strict=True)],
+            dtype=np.int64,
+        ),
+        np.array([float(c.side) if p else 1.0 for (_, c), p in zip(found, point, strict=True)]),
+        np.array(
+            [
+                (
+                    c.law.exponent,
+                    c.law.stiffness,
+                    c.law.damping,
+                    c.law.mu if continuous_friction_compiled(c.law) else 0.0,
+                    c.law.characteristic_velocity or 0.0,
+                )
+                for _, c in found
+            ],
+            dtype=float,
+        ).reshape(-1, 5),
+        np.ascontiguousarray(frames[:, :, 0], dtype=np.int64),
+        np.ascontiguousarray(frames[:, :, 1], dtype=np.int64),
+        np.ascontiguousarray(frames[:, :, 2], dtype=float),
+        np.array(curves, dtype=np.int64).reshape(-1, 4),
+        np.array(ranges, dtype=float).reshape(-1, 2),
+        np.concatenate(knots) if knots else np.zeros(0),
+        np.concatenate(points) if points else np.zeros((0, 2)),
     )
 
 
@@ -435,6 +550,7 @@ __all__ = [
     "FACTORS_KEPT",
     "NO_BAND",
     "Plan",
+    "continuous_friction_compiled",
     "link_arrays",
     "pressed_arrays",
     "pressed_contact",

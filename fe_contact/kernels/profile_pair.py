@@ -1,0 +1,272 @@
+"""Compiled kinematics of a pair of curved profiles (``coupling.profile_contact``, Bauchau
+(000), secs. 2-5) for the compliant contacts of the compiled step (``kernels.compliant``).
+
+Each side of the pair is a curve p0(eta) drawn in the frame of its body
+(``coupling.frames.BodyFrame``): a tree body, a body carried by a linear beam at its material
+point s (origin o = r(s, q), angle theta = atan2(r'(s, q)), rows N and N' / |r'|^2 of the
+beam's shape functions), or the plane. A material point x of the body is at o + R x with the
+Jacobian J_o + (R' x) j_theta (000 eq. 4). The candidate contact pair (eta_k, eta_l) is the
+Newton solution of 000 eqs. (5)-(6) (``kernels.curves.pair_newton``) from the last one; when
+there is none (or it fails) the global search of ``profile_contact`` comes first: the control
+polygons' bounding boxes, then the nearest pair of 40 N samples per curve. The record is that
+of ``profile_geometry.touching`` (or ``far_apart``): gap g = n_l . (Z_k - Z_l), n = n_l,
+t = n turned by -90 degrees, W_N = n . (J_k - J_l), W_T = t . (J_k - J_l), the acceleration
+remainders NaN (not needed by a compliant law without rolling).
+
+``pairs``, the pressed tuple's part for them (``steppers.compiled_plan.pressed_arrays``):
+frame kind (n_p, 2) int (per side: -1 the contact is not a profile pair, 0 a tree body, 1 a
+body carried by a beam, 2 the plane), frame index (n_p, 2) int (the tree body or the beam),
+frame s (n_p, 2) (the carried body's material point, m), curve (2 n_p, 4) int (per curve, the
+profile's then the target's: first knot, knot count, first control point, degree), curve
+range (2 n_p, 2) (a, b of eta's knot parameter), knots, control points (., 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .beam import (
+    ELEMENT,
+    GAP,
+    H00,
+    NX,
+    NY,
+    PX,
+    PY,
+    QX,
+    QY,
+    REM,
+    REM_T,
+    SRATE,
+    TX,
+    TY,
+    VN,
+    VT,
+    S,
+    local_curve,
+    shape,
+)
+from .curves import FOUND, MAX_DERIVATIVE, curve_derivatives, pair_newton
+from .jit import inner
+from .tree import point
+
+# the record's field of the profile's parameter eta_k (a compliant contact has no Hessian
+# core): ``ContactKinematics.profile_parameter``
+ETA = H00
+TREE, CARRIED, PLANE = 0, 1, 2
+SAMPLES = 40  # per control point (``profile_geometry.SAMPLES``)
+
+
+@inner
+def frame(T, B, kind, index, s, q, u, ut, ang, rot, origin, omega, ov, terms):
+    """(angle, origin (2,), velocity (2,), J_o (2, n), angular velocity, angular row (n,)) of
+    a side's body frame (``coupling.frames.body_frame``); ut = u[:n_tree]."""
+    nt = ut.size
+    n = q.size
+    jo = np.zeros((2, n))
+    row = np.zeros(n)
+    if kind == TREE:
+        p, v, J, _ = point(T, index, 0.0, 0.0, ut, rot, origin, omega, ov, terms)
+        A, rev = T[0], T[3]
+        for k in range(nt):
+            jo[0, k] = J[0, k]
+            jo[1, k] = J[1, k]
+            row[k] = A[index, k] * rev[k]
+        w = 0.0
+        for k in range(nt):
+            w += row[k] * u[k]
+        return ang[index], p, v, jo, w, row
+    if kind == CARRIED:
+        rx, ry, sx, sy, _, _ = local_curve(B, index, s, q)
+        frame_b, cols = B[1], B[5]
+        nx, ny = frame_b[index, 5], frame_b[index, 6]
+        e = _element_at(B, index, s)
+        size2 = sx * sx + sy * sy
+        v = np.zeros(2)
+        rate_x = 0.0
+        rate_y = 0.0
+        for j in range(4):
+            c = cols[e, j]
+            if c < 0:
+                continue
+            N, Nx, _ = shape(B, e, j, s)
+            jo[0, c] += N * nx
+            jo[1, c] += N * ny
+            v[0] += N * nx * u[c]
+            v[1] += N * ny * u[c]
+            rate_x += Nx * nx * u[c]
+            rate_y += Nx * ny * u[c]
+            row[c] += (sx * Nx * ny - sy * Nx * nx) / size2
+        w = (sx * rate_y - sy * rate_x) / size2
+        return np.arctan2(sy, sx), np.array([rx, ry]), v, jo, w, row
+    return 0.0, np.zeros(2), np.zeros(2), jo, 0.0, row
+
+
+@inner
+def _element_at(B, b, s):
+    """The element of beam b that holds s (``kernels.beam``'s choice: the left one at a
+    node)."""
+    meta, nodes = B[0], B[2]
+    e0, ne, n0 = meta[b, 0], meta[b, 1], meta[b, 2]
+    s = min(max(s, 0.0), B[1][b, 0])
+    local = np.searchsorted(nodes[n0 : n0 + ne + 1], s) - 1
+    return e0 + min(max(local, 0), ne - 1)
+
+
+@inner
+def _curve(pairs, c):
+    """(knots, control points, degree, a, b) of curve c of the pairs' table."""
+    meta, ab, knots, points = pairs[3], pairs[4], pairs[5], pairs[6]
+    k0, nk, p0, degree = meta[c, 0], meta[c, 1], meta[c, 2], meta[c, 3]
+    return knots[k0 : k0 + nk], points[p0 : p0 + nk - degree - 1], degree, ab[c, 0], ab[c, 1]
+
+
+@inner
+def _box(points, angle, ox, oy):
+    """(x min, y min, x max, y max) of the control points turned by ``angle``, moved by o."""
+    c, s = np.cos(angle), np.sin(angle)
+    lo = np.array([np.inf, np.inf])
+    hi = np.array([-np.inf, -np.inf])
+    for i in range(points.shape[0]):
+        x = points[i, 0] * c - points[i, 1] * s + ox
+        y = points[i, 0] * s + points[i, 1] * c + oy
+        lo[0], lo[1] = min(lo[0], x), min(lo[1], y)
+        hi[0], hi[1] = max(hi[0], x), max(hi[1], y)
+    return lo, hi
+
+
+@inner
+def _samples(curve, angle, origin):
+    """``profile_geometry.world_samples``: (eta (m,), Z (m, 2))."""
+    knots, points, degree, a, b = curve
+    eta = np.linspace(0.0, 1.0, SAMPLES * points.shape[0] + 1)
+    c, s = np.cos(angle), np.sin(angle)
+    out = np.empty((MAX_DERIVATIVE + 1, 2))
+    z = np.empty((eta.size, 2))
+    for i in range(eta.size):
+        curve_derivatives(knots, points, degree, a, b, eta[i], out)
+        z[i, 0] = out[0, 0] * c + out[0, 1] * -s + origin[0]
+        z[i, 1] = out[0, 0] * s + out[0, 1] * c + origin[1]
+    return eta, z
+
+
+@inner
+def _search(ck, ak, ok, cl, al, ol):
+    """The nearest pair of sampled points (eta_k, eta_l) (``profile_contact._search``)."""
+    ek, zk = _samples(ck, ak, ok)
+    el, zl = _samples(cl, al, ol)
+    best = np.inf
+    bi = 0
+    bj = 0
+    for i in range(ek.size):
+        for j in range(el.size):
+            dx = zk[i, 0] - zl[j, 0]
+            dy = zk[i, 1] - zl[j, 1]
+            d2 = dx * dx + dy * dy
+            if d2 < best:
+                best, bi, bj = d2, i, j
+    return ek[bi], el[bj]
+
+
+@inner
+def _newton(ck, ak, ok, cl, al, ol, eta_k, eta_l):
+    kk, pk, dk, a_k, b_k = ck
+    kl, pl, dl, a_l, b_l = cl
+    return pair_newton(
+        kk, pk, dk, a_k, b_k, ak, ok, kl, pl, dl, a_l, b_l, al, ol, eta_k, eta_l, 1e-13
+    )
+
+
+@inner
+def _far_apart(distance, out):
+    """``profile_geometry.far_apart``: an open pair ``distance`` apart (rows zero)."""
+    out[:] = 0.0
+    for f in (S, PX, PY, QX, QY, NX, NY, TX, TY, ETA):
+        out[f] = np.nan
+    out[ELEMENT] = -1.0
+    out[GAP] = distance
+
+
+@inner
+def pair_record(T, B, pairs, i, q, u, ut, kin, guess_k, guess_l, out, wn, wt):
+    """The record (``kernels.beam.N_FIELDS``, eta_k in ``ETA``), W_N and W_T (n,) of profile
+    pair i at (q, u) into out, wn, wt (``coupling.profile_contact._build`` and
+    ``curved_contact`` without remainders); kin: (angle, rot, origin, omega, ov, terms) of ``kernels.tree.kinematics``, ut = u[:n_tree];
+    the Newton solve starts from (guess_k, guess_l) (NaN: the global search). Returns 0, or
+    1 when the pair has no contact point (the Python step then reports it)."""
+    ang, rot, origin, omega, ov, terms = kin
+    kind, index, s_at = pairs[0], pairs[1], pairs[2]
+    ak, ok, vk0, jk0, wk, rowk = frame(
+        T, B, kind[i, 0], index[i, 0], s_at[i, 0], q, u, ut, ang, rot, origin, omega, ov, terms
+    )
+    al, ol, vl0, jl0, wl, rowl = frame(
+        T, B, kind[i, 1], index[i, 1], s_at[i, 1], q, u, ut, ang, rot, origin, omega, ov, terms
+    )
+    ck = _curve(pairs, 2 * i)
+    cl = _curve(pairs, 2 * i + 1)
+    found = False
+    eta_k = eta_l = np.nan
+    if np.isfinite(guess_k) and np.isfinite(guess_l):
+        st, eta_k, eta_l = _newton(ck, ak, ok, cl, al, ol, guess_k, guess_l)
+        found = st == FOUND
+        if not found:  # lost the warm start: the global search (``closest_pair``)
+            sk, sl = _search(ck, ak, ok, cl, al, ol)
+            st, eta_k, eta_l = _newton(ck, ak, ok, cl, al, ol, sk, sl)
+            found = st == FOUND
+    if not found:  # afresh (``_build`` without a guess): far apart, or search and Newton
+        lo_k, hi_k = _box(ck[1], ak, ok[0], ok[1])
+        lo_l, hi_l = _box(cl[1], al, ol[0], ol[1])
+        gx = max(max(lo_k[0] - hi_l[0], lo_l[0] - hi_k[0]), 0.0)
+        gy = max(max(lo_k[1] - hi_l[1], lo_l[1] - hi_k[1]), 0.0)
+        box = np.hypot(gx, gy)
+        if box > 0.0:
+            _far_apart(box, out)
+            wn[:] = 0.0
+            wt[:] = 0.0
+            return 0
+        sk, sl = _search(ck, ak, ok, cl, al, ol)
+        st, eta_k, eta_l = _newton(ck, ak, ok, cl, al, ol, sk, sl)
+        if st != FOUND:
+            return 1
+    d = np.empty((MAX_DERIVATIVE + 1, 2))
+    # the profile's material point (``BodyFrame.point``)
+    curve_derivatives(ck[0], ck[1], ck[2], ck[3], ck[4], eta_k, d)
+    c, s = np.cos(ak), np.sin(ak)
+    xk0 = c * d[0, 0] - s * d[0, 1]
+    xk1 = s * d[0, 0] + c * d[0, 1]
+    # the target's point, its unit tangent and outward normal (``Curve.at``) in the plane
+    curve_derivatives(cl[0], cl[1], cl[2], cl[3], cl[4], eta_l, d)
+    cl_, sl_ = np.cos(al), np.sin(al)
+    xl0 = cl_ * d[0, 0] - sl_ * d[0, 1]
+    xl1 = sl_ * d[0, 0] + cl_ * d[0, 1]
+    speed = np.hypot(d[1, 0], d[1, 1])
+    tx, ty = d[1, 0] / speed, d[1, 1] / speed
+    nx = cl_ * ty - sl_ * -tx
+    ny = sl_ * ty + cl_ * -tx
+    zk0, zk1 = ok[0] + xk0, ok[1] + xk1
+    zl0, zl1 = ol[0] + xl0, ol[1] + xl1
+    # velocities v_o + w R' x (R' x = (-x1, x0)) and the relative one
+    rvx = (vk0[0] + wk * -xk1) - (vl0[0] + wl * -xl1)
+    rvy = (vk0[1] + wk * xk0) - (vl0[1] + wl * xl0)
+    gap = nx * (zk0 - zl0) + ny * (zk1 - zl1)
+    tgx, tgy = ny, -nx
+    for k in range(q.size):
+        jx = (jk0[0, k] + -xk1 * rowk[k]) - (jl0[0, k] + -xl1 * rowl[k])
+        jy = (jk0[1, k] + xk0 * rowk[k]) - (jl0[1, k] + xl0 * rowl[k])
+        wn[k] = nx * jx + ny * jy
+        wt[k] = tgx * jx + tgy * jy
+    out[:] = 0.0
+    out[S] = eta_l
+    out[ELEMENT] = -1.0
+    out[PX], out[PY] = zl0, zl1
+    out[QX], out[QY] = zk0, zk1
+    out[NX], out[NY] = nx, ny
+    out[TX], out[TY] = tgx, tgy
+    out[GAP] = gap
+    out[VN] = nx * rvx + ny * rvy
+    out[VT] = tgx * rvx + tgy * rvy
+    out[REM] = np.nan
+    out[SRATE] = np.nan
+    out[REM_T] = np.nan
+    out[ETA] = eta_k
+    return 0

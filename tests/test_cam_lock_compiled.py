@@ -1,0 +1,90 @@
+"""Bauchau's locking mechanism (000 sec. 7.2), cases 0 and 1 (Hertz contact between the cam's
+and the mid-span body's Bezier profiles, without friction and with the continuous law of 000
+eq. 10), on the compiled generalised-alpha step (``kernels.profile_pair``,
+``kernels.compliant``) against the Python step.
+
+Both steps solve the same equations with the same law (``laws.compliant``), the same contact
+pair (000 eqs. 5-6 by ``kernels.curves.pair_newton``, warm-started from the last iterate's
+parameters) and the same iteration matrix (the Hertz tangent bordered as
+``compliant.bordered_solve`` borders it); they differ in the order of sums and the
+factorisations, and so can stop a step's Newton iteration one iterate apart (2 of 1691
+iterates over the window below). Measured over 0.63-0.68 s at h = 1e-4 s (the contact closes
+at 0.641 s, peak force 5.09 kN): positions 1.6e-14 (m or rad) of 0.32, velocities 1.0e-10 of
+3.6, the normal force 1.6e-7 N (3.2e-11 of its peak: the Hertz stiffness, some 2e8 N/m, times
+the positions' round-off), the driving torque 1.2e-8 N m of 491 N m. Case 1 (4 of 1671
+iterates apart; the friction law's slope mu F_n / v0, some 7e5 N s/m, amplifies the stops):
+positions 3.1e-13 of 0.32, velocities 2.3e-9 of 5.3, the normal force 5.4e-6 N of 5.67 kN
+(9.5e-10), the torque 4.9e-7 N m of 1.45 kN m, the friction work 1.4e-10 J of 5.7 J. The
+bounds below are a few ten to a few hundred times those. Cases 2-3 (rolling, hard contact)
+take the Python step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fe_contact.demos.cam_lock import SENSORS
+from fe_contact.papers.bauchau import Geometry, cam_lock
+from fe_contact.steppers.compiled_plan import unsupported
+
+WINDOW = (0.63, 0.68)  # s: 11 ms of approach, then 39 ms in contact
+
+
+def both(case: int, t_span):
+    """(compiled, python) results of ``case`` over t_span at h = 1e-4 s."""
+    scenario = cam_lock(case, Geometry(), t_span[0])
+    scenario = replace(scenario, model=replace(scenario.model, sensors=SENSORS))
+    system = scenario.assemble()
+    return tuple(
+        scenario.run(system, t_span=t_span, h=1e-4, compiled=compiled) for compiled in (True, False)
+    )
+
+
+# (positions, velocities, forces and friction work) relative to their largest values
+BOUNDS = {0: (1e-11, 1e-8, 1e-8), 1: (1e-10, 1e-7, 1e-7)}
+
+
+def test_cases_without_rolling_are_compiled():
+    for case in (0, 1, 2, 3):
+        system = cam_lock(case, Geometry(), 0.0).assemble()
+        assert (unsupported(system) is None) == (case in (0, 1)), case
+
+
+@pytest.mark.parametrize("case", [0, 1])
+def test_in_contact_agrees_with_the_python_step(case):
+    compiled, python = both(case, WINDOW)
+    bound_q, bound_u, bound_f = BOUNDS[case]
+    assert compiled.success and python.success
+    assert compiled.n_compiled == compiled.n_substeps and compiled.n_python == 0
+    assert python.n_compiled == 0
+    assert compiled.t.size == python.t.size
+    force = python["cam_normal_force"]
+    closed = force > 0.0
+    assert 0.2 < np.mean(closed) < 0.9 and np.max(force) > 1e3  # closes in the window
+    assert np.array_equal(compiled["cam_state"], python["cam_state"])
+    assert np.max(np.abs(compiled.q - python.q)) <= bound_q * np.max(np.abs(python.q))
+    assert np.max(np.abs(compiled.u - python.u)) <= bound_u * np.max(np.abs(python.u))
+    columns = ("cam_normal_force", "cam_friction_force", "drive_0_force", "cam_gap")
+    for column in (*columns, "cam_parameter", "dissipated_friction"):
+        a, b = compiled[column][closed], python[column][closed]
+        assert np.max(np.abs(a - b)) <= bound_f * max(np.max(np.abs(b)), 1e-300), column
+    # the energy balance closes alike: the kernels' contact energy and friction power are the
+    # Python step's
+    work = python["work_drives"][-1]
+    assert np.max(np.abs(compiled["energy_error"] - python["energy_error"])) <= 1e-9 * work
+    friction = python["dissipated_friction"][-1]
+    assert (friction == 0.0) if case == 0 else (friction > 0.3 * work)
+
+
+def test_case_0_while_apart_reports_the_polygons_distance():
+    """Before the contact (from rest at 0 s) the pair is far apart: the gap is the distance
+    of the control polygons' boxes, as the Python step reports it."""
+    compiled, python = both(0, (0.0, 0.005))
+    assert compiled.n_python == 0 and compiled.n_compiled == compiled.n_substeps
+    gap = python["cam_gap"]
+    assert np.all(gap > 0.1)
+    assert np.max(np.abs(compiled["cam_gap"] - gap)) <= 1e-12 * np.max(gap)
+    assert np.all(compiled["cam_normal_force"] == 0.0)
