@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .band import add_entries, band_lu_factor
+from .band import band_lu_factor
 from .beam import (
     H00,
     H01,
@@ -609,8 +609,16 @@ def iteration_factor(string, q, offset, bp, tangents):
     meta, mass, flat, keep = string[0], string[11], string[12], string[13]
     if tangents.shape[0] == 0:
         _, tangents, _ = string_forces(string, q, offset, np.int64(2))
-    stiffness = add_entries(np.zeros(mass.size), flat, keep, tangents).reshape(mass.shape)
-    ab = mass + bp * stiffness
+    # M_f + beta' (0 + K_t): the sums of ``add_entries`` on zeros (0 + x is x), in one pass
+    stiffness = np.zeros(mass.size)
+    values = tangents.ravel()
+    for i in range(flat.size):
+        stiffness[flat[i]] += values[keep[i]]
+    ab = np.empty(mass.shape)
+    n_col = mass.shape[1]
+    for i in range(mass.size):
+        r, c = i // n_col, i % n_col
+        ab[r, c] = mass[r, c] + bp * stiffness[i]
     return band_lu_factor(ab, meta[1])
 
 

@@ -332,7 +332,7 @@ class CompiledStep:
             n_links,
             len(self._pressed),
         )
-        parts = _split(flat, pieces)
+        parts = _split(flat, pieces if n_links or self._pressed else pieces[:16])
         (q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, hess, mass_tree, forces) = (
             parts[:16]
         )
