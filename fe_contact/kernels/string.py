@@ -465,7 +465,7 @@ def nearest_node(nodes, coefficients, columns, fixed, q, px, py):
 
 @njit(cache=True)
 def _rows(nodes, coefficients, s):
-    """(s clipped, element, N, N_s, N_ss (4,) each) of the element's Hermite functions at s,
+    """(s clipped, element, N, N_s, N_ss (4-tuples)) of the element's Hermite functions at s,
     clipped to [nodes[0], nodes[-1]], in its local coordinate (Horner's rule)."""
     s = min(max(s, nodes[0]), nodes[-1])
     n_el = coefficients.shape[0]
@@ -473,18 +473,28 @@ def _rows(nodes, coefficients, s):
     x0 = nodes[e]
     le = nodes[e + 1] - x0
     z = (s - x0) / le
-    N = np.empty(4)
-    N_s = np.empty(4)
-    N_ss = np.empty(4)
-    for a in range(4):
-        c0 = coefficients[e, a, 0]
-        c1 = coefficients[e, a, 1]
-        c2 = coefficients[e, a, 2]
-        c3 = coefficients[e, a, 3]
-        N[a] = c0 + z * (c1 + z * (c2 + z * c3))
-        N_s[a] = (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le
-        N_ss[a] = (2.0 * c2 + 6.0 * z * c3) / (le * le)
-    return s, e, N, N_s, N_ss
+    c = coefficients[e]
+    n0, s0, ss0 = _hermite(c, 0, z, le)
+    n1, s1, ss1 = _hermite(c, 1, z, le)
+    n2, s2, ss2 = _hermite(c, 2, z, le)
+    n3, s3, ss3 = _hermite(c, 3, z, le)
+    return s, e, (n0, n1, n2, n3), (s0, s1, s2, s3), (ss0, ss1, ss2, ss3)
+
+
+@inner
+def _hermite(c, a, z, le):
+    """(N_a, N_a', N_a'') at the local coordinate z of an element of length le from its
+    monomial coefficients c (4, 4) (``_rows``; Horner's rule; tuples, not arrays: no
+    allocation in the closest-point iteration)."""
+    c0 = c[a, 0]
+    c1 = c[a, 1]
+    c2 = c[a, 2]
+    c3 = c[a, 3]
+    return (
+        c0 + z * (c1 + z * (c2 + z * c3)),
+        (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le,
+        (2.0 * c2 + 6.0 * z * c3) / (le * le),
+    )
 
 
 @inner
