@@ -120,6 +120,26 @@ def test_string_response_is_consistent_with_its_energy(law_name, bending_stiffne
     assert np.abs(assembled - jacobian).max() <= 1e-6 * np.abs(assembled).max()
 
 
+@pytest.mark.parametrize("bending_stiffness", [0.0, 0.2])
+@pytest.mark.parametrize("law_name", sorted(LAWS))
+def test_energy_alone_is_the_strain_energy(law_name, bending_stiffness):
+    """Order 0 (the energy, what a compiled step's energies ask for): the strain energy of
+    ``elements.string.strain_energy`` (numpy, another summation order: 1e-13 relative) at a
+    sagging, noisy state; without bending stiffness no force is formed (zeros), with it the
+    force is the scikit-fem form's, as at order 1 (1e-12 of its largest entry)."""
+    system, structure, part, q = string_block(LAWS[law_name], bending_stiffness)
+    force, tangents, energy = part.response(q, 0)
+    assert energy == pytest.approx(strain_energy(structure.string, structure.full(q)), rel=1e-13)
+    assert tangents.shape[0] == 0
+    if bending_stiffness == 0.0:
+        assert not force.any()
+    else:
+        model = structure.string
+        form = internal_force_form(model.spec.law, bending_stiffness)
+        reference = model.reduce(form.assemble(model.basis, r=model.expand(q), r_ref=model.q_ref))
+        assert np.abs(force - reference).max() <= 1e-12 * np.abs(reference).max()
+
+
 @pytest.mark.parametrize("law_name", sorted(LAWS))
 def test_uniform_stretch_has_the_closed_form_energy(law_name):
     """A straight string pinned at (0, 0) and (L nu, 0), its coordinates nu times the

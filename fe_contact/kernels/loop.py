@@ -30,6 +30,7 @@ from .links import link_energies, link_states
 from .numerical import step_dissipation
 from .pack import unpack
 from .step import delassus, flatten, iterate, no_evaluation, state_energies
+from .string import held_factor
 
 # why ``steps`` stopped (the index into STOPS)
 STOPS = (
@@ -165,6 +166,7 @@ def steps(
     last_lam = np.zeros(0)
     last_ev = no_evaluation(np.int64(0), np.int64(0))  # int64: one compilation
     cond = 1.0
+    held = held_factor(P[7])  # a string's last factor of G_f (``kernels.step.iterate``)
     for j in range(1 if single else out_t.size):
         if single:  # the step as ``steppers.compiled`` asks for it
             dt = h
@@ -207,6 +209,7 @@ def steps(
             tol,
             rtol,
             max_newton,
+            held,
         )
         if status != OK:
             reason = 1

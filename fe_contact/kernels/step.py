@@ -49,7 +49,7 @@ from .evaluate import FAILED, LEFT, OK, SINGULAR, evaluate_system
 from .jit import inner
 from .links import N_LINK_FIELDS, link_energies, link_states, linked_factor
 from .pack import unpack
-from .string import iteration_factor, string_forces
+from .string import hold_factor, holds_factor, iteration_factor, string_forces
 from .tree import kinematics
 
 # the pieces of a step's flat result (``flatten``), in order, with their shapes in terms of n
@@ -398,10 +398,13 @@ def iterate(
     tol,
     rtol,
     max_newton,
+    held,
 ):
     """The Newton iteration of one step on the unpacked constant tuple P, Lg (the banded
     Cholesky factor of G_f of linear beams; a string's G_f is factorised here at each iterate
-    with its tangent stiffness, ``kernels.string.iteration_factor``), Gb (G_f in the links'
+    with its tangent stiffness, ``kernels.string.iteration_factor``, the last one kept in
+    ``held`` (``kernels.string.held_factor``): the next step's first iterate, at the same
+    coordinates and beta', takes it instead of factorising again), Gb (G_f in the links'
     band order, upper band storage: with links that pull, G_f and their tangent are factorised
     here at each iterate, ``kernels.links.linked_factor``; (1, 0) without links), coef = (h, beta',
     gamma', alpha_m, alpha_f, gamma, beta, t1), drive, actuators, ind, U, q_n, u_n, acc_n,
@@ -542,10 +545,15 @@ def iterate(
             r[j] = e[ind[j]] - reduced[j]
             rhs[ind[j]] = -r[j]
         if on_string:  # G_f with the tangent at q_n, then at the iterate (``GeneralizedAlpha``)
-            Lg, piv, info = iteration_factor(P[7], q_n if iterations == 0 else q1, nt, bp, tangents)
-            if info != 0:
-                status = FAILED
-                break
+            q_g = q_n if iterations == 0 else q1
+            if iterations == 0 and holds_factor(held, q_g, nt, bp):
+                Lg, piv = held[1], held[2]
+            else:
+                Lg, piv, info = iteration_factor(P[7], q_g, nt, bp, tangents)
+                if info != 0:
+                    status = FAILED
+                    break
+                hold_factor(held, q_g, nt, bp, Lg, piv)
         L_it = Lg
         order = no_order
         if has_links:  # G_f with the tangent of the links that pull (``compliant.bordered_solve``)
@@ -731,7 +739,7 @@ def state_energies(P, q, u, actuators, pressed_power):
         sdp += u[nt + i] * cu[i]
     elastic = 0.5 * se
     if P[7][0][0] == 1:  # a string (K_f is zero): its strain energy from its kernel
-        _, _, elastic = string_forces(P[7], q, nt, np.int64(1))
+        _, _, elastic = string_forces(P[7], q, nt, np.int64(0))
     damping_power = tdp + sdp
     if P[8][0].shape[0] > 0 or P[9][0].size > 0:  # the links' and the compliant contacts'
         contact_power = 0.0  # damping power, in the model's order (``system.energies``)

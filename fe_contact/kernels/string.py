@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .band import add_entries, band_lu_factor
+from .band import band_lu_factor
 from .beam import (
     H00,
     H01,
@@ -286,14 +286,91 @@ def tension_law(law, stiffness, nu):
     T = k/3 (nu - nu^-2), W = k/3 (nu^2/2 + 1/nu) - k/2; 004 eq. (17)) or ``LINEAR_ELASTIC``
     (stiffness EA: T = EA (nu - 1), W = EA/2 (nu - 1)^2); the formulas of ``elements.tension``
     (libm's pow where numpy's may differ by an ulp)."""
+    return _tension(law, stiffness, nu, 2)
+
+
+@inner
+def _tension(law, stiffness, nu, order):
+    """``tension_law`` with only what ``order`` asks for: W always, T for order >= 1, dT/dnu
+    for order 2 (0.0 in their place otherwise): the same operations, the powers of the
+    neo-Hookean law taken only where they are used."""
     if law == NEO_HOOKEAN:
         c = stiffness / 3.0
-        tension = c * (nu - nu**-2.0)
-        dtension = c * (1.0 + 2.0 * nu**-3.0)
+        tension = c * (nu - nu**-2.0) if order >= 1 else 0.0
+        dtension = c * (1.0 + 2.0 * nu**-3.0) if order >= 2 else 0.0
         energy = c * (0.5 * (nu * nu) + 1.0 / nu) - 0.5 * stiffness
         return tension, dtension, energy
     d = nu - 1.0
     return stiffness * d, stiffness, 0.5 * stiffness * (d * d)
+
+
+@inner
+def _axial_response(q, columns, fixed, shape_slopes, metric, dx, law, stiffness, order, n_free):
+    """``string_response`` of a string without bending stiffness (EI = 0), in one pass over
+    the elements: the strains, the tension law and each element's force vector and tangent
+    at its quadrature points, scattered element by element. The same operations as
+    ``element_response`` with the bending parts left out (they are zeros there: r'' does not
+    enter, and x + 0 * y is x), so the results agree to the last bit; order 0 gives the
+    strain energy alone (forces zero), without the tension's powers."""
+    n_el, n_qp = metric.shape
+    tangents = np.zeros((n_el if order >= 2 else 0, 8, 8))
+    force = np.zeros(n_free)
+    f_e = np.empty(8)
+    x = np.empty(4)
+    y = np.empty(4)
+    energy = 0.0
+    for e in range(n_el):
+        for a in range(4):
+            jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
+            x[a] = q[jx] if jx >= 0 else fixed[e, 2 * a]
+            y[a] = q[jy] if jy >= 0 else fixed[e, 2 * a + 1]
+        for i in range(8):
+            f_e[i] = 0.0
+        for p in range(n_qp):
+            ax = ay = 0.0
+            for a in range(4):
+                n1 = shape_slopes[e, a, p]
+                ax += n1 * x[a]
+                ay += n1 * y[a]
+            m2 = ax * ax + ay * ay
+            ref = metric[e, p]
+            m = np.sqrt(m2)
+            tension, dtension, w = _tension(law, stiffness, m / ref, order)
+            energy += (ref * w) * dx[e, p]
+            if order < 1:
+                continue
+            tx = ax / m
+            ty = ay / m
+            sx = tension * tx  # the stress (``_section``)
+            sy = tension * ty
+            wp = dx[e, p]
+            for a in range(4):
+                n1 = shape_slopes[e, a, p]
+                f_e[2 * a] += wp * (n1 * sx)
+                f_e[2 * a + 1] += wp * (n1 * sy)
+            if order < 2:
+                continue
+            axial = dtension / ref
+            geometric = tension / m
+            t00 = axial * (tx * tx) + geometric * (1.0 - tx * tx)
+            t01 = axial * (tx * ty) + geometric * (0.0 - tx * ty)
+            t10 = axial * (ty * tx) + geometric * (0.0 - ty * tx)
+            t11 = axial * (ty * ty) + geometric * (1.0 - ty * ty)
+            for a in range(4):
+                n1a = shape_slopes[e, a, p] * wp
+                for b in range(4):
+                    nn = n1a * shape_slopes[e, b, p]
+                    tangents[e, 2 * a, 2 * b] += nn * t00
+                    tangents[e, 2 * a, 2 * b + 1] += nn * t01
+                    tangents[e, 2 * a + 1, 2 * b] += nn * t10
+                    tangents[e, 2 * a + 1, 2 * b + 1] += nn * t11
+        if order < 1:
+            continue
+        for i in range(8):
+            j = columns[e, i]
+            if j >= 0:
+                force[j] += f_e[i]
+    return force, tangents, energy
 
 
 @njit(cache=True)
@@ -309,12 +386,18 @@ def string_response(
     shape_slopes, shape_curvatures : (n_elements, 4, n_qp); metric = |r_ref'|, ref_strain and dx
         (n_elements, n_qp) as ``element_response``; ei : EI, N m^2; law, stiffness : the
         tension law's code (``NEO_HOOKEAN``, ``LINEAR_ELASTIC``) and its k or EA, N.
-    order : 1 forces only, 2 also the element tangents.
+    order : 1 forces only, 2 also the element tangents; 0 the energy (without bending
+        stiffness the forces are then zeros, else those of order 1).
 
     Returns (f_int (n_free,) in N, the element tangents (n_elements, 8, 8) (shape (0, 8, 8) for
     order 1), strain energy in J): f_int = P^T sum_e f_e (004 eq. 16) summed in element order,
     the energy sum_qp dx (|r_ref'| W(nu) + EI / (2 |r_ref'|) (kappa - kappa_ref)^2) (eq. 15).
+    Without bending stiffness, in one pass (``_axial_response``).
     """
+    if ei == 0.0:
+        return _axial_response(
+            q, columns, fixed, shape_slopes, metric, dx, law, stiffness, order, n_free
+        )
     n_el, n_qp = metric.shape
     slopes = np.zeros((n_el, n_qp, 2))
     rates = np.zeros((n_el, n_qp, 2))
@@ -382,7 +465,7 @@ def nearest_node(nodes, coefficients, columns, fixed, q, px, py):
 
 @njit(cache=True)
 def _rows(nodes, coefficients, s):
-    """(s clipped, element, N, N_s, N_ss (4,) each) of the element's Hermite functions at s,
+    """(s clipped, element, N, N_s, N_ss (4-tuples)) of the element's Hermite functions at s,
     clipped to [nodes[0], nodes[-1]], in its local coordinate (Horner's rule)."""
     s = min(max(s, nodes[0]), nodes[-1])
     n_el = coefficients.shape[0]
@@ -390,18 +473,28 @@ def _rows(nodes, coefficients, s):
     x0 = nodes[e]
     le = nodes[e + 1] - x0
     z = (s - x0) / le
-    N = np.empty(4)
-    N_s = np.empty(4)
-    N_ss = np.empty(4)
-    for a in range(4):
-        c0 = coefficients[e, a, 0]
-        c1 = coefficients[e, a, 1]
-        c2 = coefficients[e, a, 2]
-        c3 = coefficients[e, a, 3]
-        N[a] = c0 + z * (c1 + z * (c2 + z * c3))
-        N_s[a] = (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le
-        N_ss[a] = (2.0 * c2 + 6.0 * z * c3) / (le * le)
-    return s, e, N, N_s, N_ss
+    c = coefficients[e]
+    n0, s0, ss0 = _hermite(c, 0, z, le)
+    n1, s1, ss1 = _hermite(c, 1, z, le)
+    n2, s2, ss2 = _hermite(c, 2, z, le)
+    n3, s3, ss3 = _hermite(c, 3, z, le)
+    return s, e, (n0, n1, n2, n3), (s0, s1, s2, s3), (ss0, ss1, ss2, ss3)
+
+
+@inner
+def _hermite(c, a, z, le):
+    """(N_a, N_a', N_a'') at the local coordinate z of an element of length le from its
+    monomial coefficients c (4, 4) (``_rows``; Horner's rule; tuples, not arrays: no
+    allocation in the closest-point iteration)."""
+    c0 = c[a, 0]
+    c1 = c[a, 1]
+    c2 = c[a, 2]
+    c3 = c[a, 3]
+    return (
+        c0 + z * (c1 + z * (c2 + z * c3)),
+        (c1 + z * (2.0 * c2 + 3.0 * z * c3)) / le,
+        (2.0 * c2 + 6.0 * z * c3) / (le * le),
+    )
 
 
 @inner
@@ -526,6 +619,53 @@ def iteration_factor(string, q, offset, bp, tangents):
     meta, mass, flat, keep = string[0], string[11], string[12], string[13]
     if tangents.shape[0] == 0:
         _, tangents, _ = string_forces(string, q, offset, np.int64(2))
-    stiffness = add_entries(np.zeros(mass.size), flat, keep, tangents).reshape(mass.shape)
-    ab = mass + bp * stiffness
+    # M_f + beta' (0 + K_t): the sums of ``add_entries`` on zeros (0 + x is x), in one pass
+    stiffness = np.zeros(mass.size)
+    values = tangents.ravel()
+    for i in range(flat.size):
+        stiffness[flat[i]] += values[keep[i]]
+    ab = np.empty(mass.shape)
+    n_col = mass.shape[1]
+    for i in range(mass.size):
+        r, c = i // n_col, i % n_col
+        ab[r, c] = mass[r, c] + bp * stiffness[i]
     return band_lu_factor(ab, meta[1])
+
+
+@inner
+def held_factor(string):
+    """Room for the last banded LU factors of a string's G_f (``iteration_factor``), for the
+    compiled step (``kernels.step.iterate``): (key (n_free + 2,) = (1 once held, beta', the
+    string's coordinates it was formed at), lu, piv), empty (nothing held) without a string."""
+    meta, mass = string[0], string[11]
+    n_free = meta[2] if meta[0] == 1 else 0
+    return np.zeros(n_free + 2), np.empty(mass.shape), np.zeros(n_free, np.int64)
+
+
+@inner
+def holds_factor(held, q, offset, bp):
+    """Is the factor in ``held`` (``held_factor``) that of G_f at the system's coordinates q
+    (the string's from ``offset``) and beta' = bp, the same numbers to the last bit? G_f
+    depends on the string's coordinates and beta' alone."""
+    key = held[0]
+    if key.size < 2 or key[0] != 1.0 or key[1] != bp:
+        return False
+    for i in range(key.size - 2):
+        if key[2 + i] != q[offset + i]:
+            return False
+    return True
+
+
+@inner
+def hold_factor(held, q, offset, bp, lu, piv):
+    """Keep the factors (lu, piv) of G_f at q (the string's coordinates from ``offset``) and
+    beta' = bp in ``held`` (``held_factor``), in place."""
+    key, kept_lu, kept_piv = held
+    if key.size < 2:
+        return
+    key[0] = 1.0
+    key[1] = bp
+    for i in range(key.size - 2):
+        key[2 + i] = q[offset + i]
+    kept_lu[:, :] = lu
+    kept_piv[:] = piv

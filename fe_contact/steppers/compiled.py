@@ -238,6 +238,12 @@ class CompiledStep:
         self.batch = batch
         self._batch_size = 16  # steps of the next batch (``steps``)
         self._wait, self._backoff = 0, 1  # batches not tried after one that took no step
+        # what single steps reuse: the output arrays of one step (read out after each call),
+        # the last partition checked and the last evaluation's arrays (``_prev``): the
+        # retakes that locate an event start from the same state again and again
+        self._single_out = {}
+        self._checked = (None, False)
+        self._last_prev = (None, (), None)
 
     def algebra(self, system: System, params) -> CompiledAlgebra:
         """The step's solves, with the Painleve margin formed compiled from this run's
@@ -250,7 +256,12 @@ class CompiledStep:
         when the Python step takes it (structure coordinates among the dependent ones, no
         factor for this step size, a drive the kernels cannot evaluate, an iteration that did
         not finish OK: ``n_fallback`` counts the last)."""
-        if np.any(stepper.part.dependent >= stepper.system.layout.n_tree):
+        part, on_structure = self._checked
+        if part is not stepper.part:
+            part = stepper.part
+            on_structure = bool(np.any(part.dependent >= stepper.system.layout.n_tree))
+            self._checked = (part, on_structure)
+        if on_structure:
             return None  # structure coordinates among the dependent ones: the Python step
         plan = self.plan
         bp, gp = stepper.algebra.coefficients(h)
@@ -265,7 +276,7 @@ class CompiledStep:
         p = stepper.params
         cstate = self._cstate(stepper)
         slip_sign = cstate[:, 0].copy()
-        out = self._outputs(stepper, 1, cstate.shape[0])
+        out = self._single_outputs(stepper, cstate.shape[0])
         s = self._parameters(stepper, state)
         taken, _, flat, _, _, _, _, cond = loop_steps(
             *plan.packed,
@@ -345,7 +356,7 @@ class CompiledStep:
             n_links,
             len(self._pressed),
         )
-        parts = _split(flat, pieces)
+        parts = _split(flat, pieces if n_links or self._pressed else pieces[:16])
         (q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, hess, mass_tree, forces) = (
             parts[:16]
         )
@@ -400,6 +411,15 @@ class CompiledStep:
         m = stepper.evaluation.phi.size
         return batch_outputs(size, stepper.q.size, m, n_c, n_l, len(self._pressed))
 
+    def _single_outputs(self, stepper, n_c: int) -> tuple:
+        """``_outputs`` of one step, the same arrays for every step of the same sizes (what
+        ``step`` reads from them it copies out before the next call)."""
+        key = (stepper.q.size, stepper.evaluation.phi.size, n_c)
+        out = self._single_out.get(key)
+        if out is None:
+            out = self._single_out[key] = self._outputs(stepper, 1, n_c)
+        return out
+
     def _parameters(self, stepper, state: StepState) -> np.ndarray:
         """The contact parameters the searches start from: the sliding contacts' (committed),
         then the compliant contacts' (``kernels.compliant``; the run's ``Workspace``, NaN:
@@ -448,9 +468,19 @@ class CompiledStep:
         evaluation (``kernels.loop.steps``): W_T (n_c, n) is the base of a rolling circle's
         position value; the columns (n_c, 3, n) and cores (n_c, 3) of the contacts' gap
         Hessians (``kinematics.gap_hessian``; zeros for none) curve the first iterate's
-        dependent step."""
+        dependent step. The kernels only read them: those of the last evaluation are kept
+        for as long as it and the anchors are the same objects."""
         ev = stepper.evaluation
         n_c = len(stepper.modes.slip_sign)
+        anchors = tuple(stepper.modes.anchors)
+        last_ev, last_anchors, last = self._last_prev
+        if (
+            ev is last_ev
+            and len(anchors) == len(last_anchors)
+            and all(a is b for a, b in zip(anchors, last_anchors, strict=True))
+            and last[6].shape[0] == n_c
+        ):
+            return last
         w_t = np.zeros((n_c, ev.q.size))
         hess = np.zeros((n_c, 3, ev.q.size))
         core = np.zeros((n_c, 3))
@@ -461,7 +491,9 @@ class CompiledStep:
                 U, C = c.gap_hessian
                 hess[i, :2] = U.T
                 core[i] = C[0, 0], C[0, 1], C[1, 1]
-        return (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t), w_t, hess, core)
+        prev = (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t), w_t, hess, core)
+        self._last_prev = (ev, anchors, prev)
+        return prev
 
     def _multipliers(self, stepper) -> np.ndarray:
         """The committed multipliers, those of the first iterate's curvature terms (an empty
