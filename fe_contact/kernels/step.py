@@ -16,7 +16,10 @@ CSR triples on one sparsity pattern (``kernels.beam.on_pattern``), load (n_f,), 
 M_f) and string the arrays of a system whose one structure is a string
 (``compiled_plan.string_arrays``; its first entry (present, half-band, n_free) says present 0
 otherwise): then K_f above is zero, the string's force, tangent and energy come from
-``kernels.string`` and a contact's target "beam" 0 is the string. The status codes are those of
+``kernels.string`` and a contact's target "beam" 0 is the string. After it: the links
+(``kernels.links``), the compliant contacts (``kernels.compliant``) and the six matrices of
+flexible on their diagonals (``kernels.beam.diagonal_storage``, empty where not kept), through
+which ``kernels.beam.structure_product`` forms their products. The status codes are those of
 ``kernels.evaluate`` (``evaluate_system``).
 """
 
@@ -26,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from .band import band_cholesky_solve, band_lu_solve
-from .beam import H00, N_FIELDS, S, band_solve, csr_matvec, csr_matvec2
+from .beam import H00, N_FIELDS, S, band_matvec, band_solve, structure_product
 from .compliant import compliant_border, compliant_states, compliant_sums
 from .curvature import curvature_row, dependent_row_terms
 from .dense import (
@@ -185,20 +188,54 @@ def _floor_row(flex, nt, q, u, acc, i):
     return 16.0 * EPS * (t1 + t2 + t3)
 
 
+@inner
+def _floor(diagonals, nt, q, u, acc):
+    """``_floor_row`` of every flexible coordinate (n_f,): 16 eps (|M_f| |a| + |C_f| |u| +
+    |K_f| |q|) with |M_f|, |C_f|, |K_f| on their diagonals (diagonals[3:6]), each row's sums
+    in ``csr_matvec``'s order (``kernels.beam.band_matvec``)."""
+    nf = q.size - nt
+    x = np.empty((3, nf))
+    for i in range(nf):
+        x[0, i] = abs(acc[nt + i])
+        x[1, i] = abs(u[nt + i])
+        x[2, i] = abs(q[nt + i])
+    t = np.empty((3, nf))
+    for k in range(3):
+        band_matvec(diagonals[3 + k], x[k], t[k], 0)
+    floor = np.empty(nf)
+    for i in range(nf):
+        floor[i] = 16.0 * EPS * (t[0, i] + t[1, i] + t[2, i])
+    return floor
+
+
 @njit(cache=True)
-def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first):
+def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first, diagonals):
     """The Newton test's excess with the round-off floor added to the bound: max(first,
     |r_j| / (bound + floor_j), |inertia_delta_j| / (bound + floor_j)). The floor is formed
     only for the rows above the plain bound (the others stay <= 1 with it): when the result
     exceeds 1 it equals that of the full floor (``StepAlgebra.residual_floor``), otherwise
-    both are <= 1. O(n) only where the residual is above its bound."""
+    both are <= 1. O(n) only where the residual is above its bound. diagonals: the six
+    matrices of flex on their diagonals (``kernels.beam.diagonal_storage``; (6, 0, 0): not
+    kept); with them and many rows above the bound, the floor of every row is formed in three
+    vectorised products (``_floor``: the same sums, so the same values)."""
     out = first
+    above = 0
+    for j in range(ind.size):
+        if not (abs(r[j]) / bound <= 1.0 and abs(inertia_delta[j]) / bound <= 1.0):
+            above += 1
+    floor = np.zeros(0)
+    if diagonals.shape[1] > 0 and 32 * above > q.size - nt:
+        floor = _floor(diagonals, nt, q, u, acc)
     for j in range(ind.size):
         ar = abs(r[j])
         ad = abs(inertia_delta[j])
         if ar / bound <= 1.0 and ad / bound <= 1.0:
             continue
-        fb = bound + _floor_row(flex, nt, q, u, acc, ind[j])
+        i = ind[j]
+        if floor.size == 0:
+            fb = bound + _floor_row(flex, nt, q, u, acc, i)
+        else:
+            fb = bound + (0.0 if i < nt else floor[i - nt])
         for v in (ar / fb, ad / fb):
             if v > out or v != v:  # a NaN propagates, as in ``abs_max``
                 out = v
@@ -509,7 +546,7 @@ def iterate(
         # the residual e = M q'' + F and its reduction r = T^T e (Lipinski (002), eq. 78a)
         inertia = np.empty(n)
         inertia[:nt] = matvec(mass_tree, acc[:nt])
-        csr_matvec(flex[0], acc, inertia[nt:], nt)
+        structure_product(P[10][0], flex[0], acc, inertia[nt:], nt)
         e = np.empty(n)
         for i in range(n):
             e[i] = inertia[i] + forces[i]
@@ -577,7 +614,7 @@ def iterate(
             # above its bound: with the round-off floor added (its value matters only when
             # the iteration has stalled; otherwise a correction above tol decides it)
             excess = excess_with_floor(
-                flex, nt, q1, u1, acc, ind, r, inertia_delta, bound, correction
+                flex, nt, q1, u1, acc, ind, r, inertia_delta, bound, correction, P[10]
             )
         if excess > 1.0:
             converged = stalled and excess <= 1e4
@@ -695,8 +732,10 @@ def state_energies(P, q, u, actuators, pressed_power):
     mu_ = np.empty(nf)
     ku = np.empty(nf)
     cu = np.empty(nf)
-    csr_matvec2(flex[0], flex[1], u, u, mu_, cu, nt)
-    csr_matvec(flex[2], q, ku, nt)
+    diagonals = P[10]
+    structure_product(diagonals[0], flex[0], u, mu_, nt)
+    structure_product(diagonals[1], flex[1], u, cu, nt)
+    structure_product(diagonals[2], flex[2], q, ku, nt)
     load = flex[6]
     sk = 0.0
     se = 0.0
