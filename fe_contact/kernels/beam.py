@@ -386,15 +386,28 @@ def on_pattern(matrix, pattern) -> tuple:
     ``pattern`` (CSR, holding every stored entry of ``matrix``; explicit zeros where matrix
     has none), indices sorted: matrices given on one pattern share indptr and indices
     (``csr_matvec2``)."""
-    p = pattern.tocsr().copy()
-    p.sort_indices()
+    p = pattern.tocsr()
+    if not p.has_sorted_indices:
+        p = p.copy()
+        p.sort_indices()
     rows = np.repeat(np.arange(p.shape[0]), np.diff(p.indptr))
+    m = matrix.tocsr()
     data = np.zeros(0)
-    if p.nnz:
-        data = np.asarray(matrix.tocsr()[rows, p.indices], dtype=float).ravel()
-    stored = matrix.tocoo()
-    if np.count_nonzero(data) != np.count_nonzero(stored.data):
-        raise ValueError("on_pattern: the pattern does not hold every entry of the matrix")
+    if m.has_canonical_format and p.nnz:  # each entry once: placed by its (row, column) key
+        n_col = max(p.shape[1], 1)
+        keys = rows * n_col + p.indices
+        stored = m.data != 0.0
+        own = (np.repeat(np.arange(m.shape[0]), np.diff(m.indptr)) * n_col + m.indices)[stored]
+        at = np.minimum(np.searchsorted(keys, own), keys.size - 1)
+        if np.any(keys[at] != own):
+            raise ValueError("on_pattern: the pattern does not hold every entry of the matrix")
+        data = np.zeros(p.nnz)
+        data[at] = m.data[stored]
+    else:
+        if p.nnz:
+            data = np.asarray(m[rows, p.indices], dtype=float).ravel()
+        if np.count_nonzero(data) != np.count_nonzero(matrix.tocoo().data):
+            raise ValueError("on_pattern: the pattern does not hold every entry of the matrix")
     return (
         np.ascontiguousarray(p.indptr, dtype=np.int64),
         np.ascontiguousarray(p.indices, dtype=np.int64),

@@ -92,7 +92,9 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
             Ju[i, j] = jac[i, U[j]]
         aq = 0.0
         au = 0.0
-        for k in ind:
+        for k in ind:  # a row's zeros (all but a few columns) add exact zeros: skipped
+            if jac[i, k] == 0.0:
+                continue
             aq += jac[i, k] * (q[k] - q_ev[k])
             au += jac[i, k] * u[k]
         rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
@@ -315,11 +317,12 @@ def _bordered(P, Lg, piv, order, bp, gp, mass_tree, jac, js, rhs, nb):
     x = lu_solve(lu, piv, b)
     X = np.empty(n)
     X[:nt] = x[:nt]
-    for k in range(nf):
-        acc = Z[k, 0]
-        for c in range(n_live):
-            acc += Z[k, 1 + c] * x[nt + live[c]]
-        X[nt + k] = acc
+    for k in range(nf):  # each sum in the order of c, one column at a time (vectorised)
+        X[nt + k] = Z[k, 0]
+    for c in range(n_live):
+        xc = x[nt + live[c]]
+        for k in range(nf):
+            X[nt + k] += Z[k, 1 + c] * xc
     return X
 
 
@@ -658,24 +661,23 @@ def iterate(
 
 @inner
 def _abs_max_of(x):
-    """``abs_max(np.abs(x))`` without the temporary array."""
-    out = 0.0
-    for v in x:
-        a = abs(v)
-        if a > out or a != a:  # a NaN propagates, as in ``abs_max``
-            out = a
-    return out
+    """``abs_max(np.abs(x))`` without the temporary array: the largest of the bit patterns of
+    the x_i with their sign cleared, which are ordered as the magnitudes (a NaN's above
+    inf's: a NaN propagates, as in ``abs_max``), so that the loop vectorises."""
+    bits = x.view(np.int64)
+    top = np.int64(0)
+    for i in range(bits.size):
+        b = bits[i] & np.int64(0x7FFFFFFFFFFFFFFF)
+        if b > top:
+            top = b
+    return np.array([top]).view(np.float64)[0]
 
 
 @inner
 def _abs_max_over(x, bound):
-    """``abs_max(np.abs(x) / bound)`` without the temporary array."""
-    out = 0.0
-    for v in x:
-        a = abs(v) / bound
-        if a > out or a != a:
-            out = a
-    return out
+    """``abs_max(np.abs(x) / bound)`` without the temporary array, bound > 0: the largest
+    |x_i| divided once (a correctly rounded division by bound is monotone in |x_i|)."""
+    return _abs_max_of(x) / bound
 
 
 @njit(cache=True)
