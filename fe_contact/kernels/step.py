@@ -340,8 +340,8 @@ def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
     for i in range(c_beam.size):
         if c_beam[i] >= 0:
             n_curved += 1
-    jac_b = np.zeros((m + 2 * n_curved, n))
-    js_b = np.zeros((m + 2 * n_curved, n))
+    jac_b = np.empty((m + 2 * n_curved, n))  # every row written below
+    js_b = np.empty((m + 2 * n_curved, n))
     jac_b[:m] = jac
     js_b[:m] = js
     row = m
