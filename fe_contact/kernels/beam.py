@@ -35,28 +35,33 @@ def beam_arrays(structures, layout) -> tuple:
     coef (n_el, 4, 4)) of the BeamStructures ``structures`` (name -> structure, all beams)."""
     meta, frame, nodes, x0, le, cols, coef = [], [], [], [], [], [], []
     n_el = n_nodes = 0
-    for name, st in structures.items():
+    for name, st in structures.items():  # whole arrays per beam (copies of the beam's own)
         beam = st.beam
+        ne = beam.n_elements
         start = layout.structure(name).start
-        meta.append((n_el, beam.n_elements, n_nodes))
+        meta.append((n_el, ne, n_nodes))
         frame.append((st.length, *beam.origin, *beam.t0, *beam.n0))
-        nodes.extend(float(x) for x in beam.nodes)
-        for e in range(beam.n_elements):
-            x0.append(float(beam.nodes[e]))
-            le.append(float(beam.element_length[e]))
-            local = st.free_index[beam.element_dofs[e]]
-            cols.append(np.where(local >= 0, local + start, -1))
-            coef.append(np.asarray(beam.coefficients[e], dtype=float))
-        n_el += beam.n_elements
-        n_nodes += beam.n_elements + 1
+        at = np.asarray(beam.nodes, dtype=float)
+        nodes.append(at)
+        x0.append(at[:ne])
+        le.append(np.asarray(beam.element_length, dtype=float)[:ne])
+        local = np.asarray(st.free_index)[np.asarray(beam.element_dofs)[:ne]]
+        cols.append(np.where(local >= 0, local + start, -1).reshape(ne, 4))
+        coef.append(np.asarray(beam.coefficients, dtype=float)[:ne].reshape(ne, 4, 4))
+        n_el += ne
+        n_nodes += ne + 1
+
+    def joined(parts, shape, dtype):
+        return np.concatenate(parts).astype(dtype) if parts else np.zeros(shape, dtype)
+
     return (
         np.array(meta, dtype=np.int64).reshape(-1, 3),
         np.array(frame, dtype=float).reshape(-1, 7),
-        np.array(nodes, dtype=float),
-        np.array(x0, dtype=float),
-        np.array(le, dtype=float),
-        np.array(cols, dtype=np.int64).reshape(-1, 4),
-        np.array(coef, dtype=float).reshape(-1, 4, 4),
+        joined(nodes, (0,), float),
+        joined(x0, (0,), float),
+        joined(le, (0,), float),
+        joined(cols, (0, 4), np.int64),
+        joined(coef, (0, 4, 4), float),
     )
 
 
