@@ -259,19 +259,30 @@ def _bordered(P, Lg, piv, order, bp, gp, mass_tree, jac, js, rhs, nb):
     n = rhs.size
     nf = n - nt
     m = jac.shape[0]
+    # the structure columns on which some row of jac or js is not zero (a contact's: its
+    # element's few), found in one pass that vectorises: the scans and products below run
+    # over them only (the other columns add exact zeros)
+    found = np.zeros(nf, np.uint8)
+    for i in range(m):
+        row_j = jac[i, nt:]
+        row_s = js[i, nt:]
+        for k in range(nf):
+            found[k] |= (row_j[k] != 0.0) | (row_s[k] != 0.0)
+    support = np.flatnonzero(found)
     # G_f^-1 J_Sigma,f^T column by column, for the rows not zero on the structures (a drive's
     # row is): a zero column stays zero
     live = np.empty(m, np.int64)
     n_live = 0
     for i in range(m):
-        for k in range(nf):
+        for k in support:
             if js[i, nt + k] != 0.0:
                 live[n_live] = i
                 n_live += 1
                 break
-    Z = np.empty((nf, n_live + 1))
+    Z = np.zeros((nf, n_live + 1))
     for k in range(nf):
         Z[k, 0] = rhs[nt + k]
+    for k in support:
         for c in range(n_live):
             Z[k, 1 + c] = js[live[c], nt + k]
     if piv.size:
@@ -301,7 +312,7 @@ def _bordered(P, Lg, piv, order, bp, gp, mass_tree, jac, js, rhs, nb):
         # J_f W over the stored entries of the row (a contact's: its element's few columns),
         # each sum in the order of k as over the whole row
         acc = 0.0
-        for k in range(nf):
+        for k in support:
             a = jac[i, nt + k]
             if a == 0.0:
                 continue
