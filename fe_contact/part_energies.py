@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels.beam import band_matvec, csr_arrays, diagonal_storage
+from .kernels.beam import DIAGONALS_FROM, band_matvec, csr_arrays, diagonal_storage
 from .kernels.moreau import pairwise_sum
 
 TREE_COLUMNS = ("tree_potential_energy", "tree_elastic_energy")
@@ -120,7 +120,8 @@ def _row_products(matrix, x: np.ndarray) -> np.ndarray:
     (``kernels.beam.band_matvec``: the same sums in the same order, vectorised, without the
     transposed copy of x that scipy's product makes); otherwise by scipy."""
     csr = matrix.tocsr()
-    if x.shape[0] > 1 and csr.shape[0] == csr.shape[1] and csr.has_canonical_format:
+    square = csr.shape[0] == csr.shape[1] and csr.shape[0] >= DIAGONALS_FROM
+    if x.shape[0] > 1 and square and csr.has_canonical_format:
         D = diagonal_storage([csr_arrays(csr)], csr.shape[0])
         if D.shape[1] > 0:
             rows = np.ascontiguousarray(x, dtype=float)

@@ -452,6 +452,8 @@ def csr_matvec(A, x, out, offset):
 # diagonal storage is used while the band holds at most this many slots per stored entry
 # (Hermite beams: 7 slots per row for about 6 entries)
 BAND_FILL = 2.0
+# and for matrices of at least this many rows (below, the CSR products cost no more)
+DIAGONALS_FROM = 64
 
 
 def diagonal_storage(triples, n: int) -> np.ndarray:
