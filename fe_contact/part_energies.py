@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels.beam import DIAGONALS_FROM, band_matvec, csr_arrays, diagonal_storage
 from .kernels.moreau import pairwise_sum
 
 TREE_COLUMNS = ("tree_potential_energy", "tree_elastic_energy")
@@ -93,9 +94,9 @@ def part_energy_arrays(
     for name, structure in system.structures.items():
         part = lay.structure(name)
         qs, us = q[:, part], u[:, part]
-        kinetic = 0.5 * _rowwise_dot(us, (structure.mass_matrix @ us.T).T)
+        kinetic = 0.5 * _rowwise_dot(us, _row_products(structure.mass_matrix, us))
         if isinstance(structure, BeamStructure):  # linear: ``elastic_energy`` is 1/2 q K q
-            strain = 0.5 * _rowwise_dot(qs, (structure.stiffness_matrix @ qs.T).T)
+            strain = 0.5 * _rowwise_dot(qs, _row_products(structure.stiffness_matrix, qs))
         elif known_elastic is not None and name in known_elastic:
             strain = np.asarray(known_elastic[name], dtype=float)
         else:
@@ -110,6 +111,25 @@ def part_energy_arrays(
     if has_compliant(system.model):
         out[CONTACT_COLUMN] = np.array(contact_elastic, dtype=float)
     return out
+
+
+def _row_products(matrix, x: np.ndarray) -> np.ndarray:
+    """(matrix @ x.T).T for k states x (k, n), (k, n): scipy's sparse product, whose every
+    entry sums the row's stored entries in the order of their columns, formed for a matrix
+    in canonical form (sorted, no duplicates) whose pattern is a narrow band on its diagonals
+    (``kernels.beam.band_matvec``: the same sums in the same order, vectorised, without the
+    transposed copy of x that scipy's product makes); otherwise by scipy."""
+    csr = matrix.tocsr()
+    square = csr.shape[0] == csr.shape[1] and csr.shape[0] >= DIAGONALS_FROM
+    if x.shape[0] > 1 and square and csr.has_canonical_format:
+        D = diagonal_storage([csr_arrays(csr)], csr.shape[0])
+        if D.shape[1] > 0:
+            rows = np.ascontiguousarray(x, dtype=float)
+            out = np.empty(rows.shape)
+            for j in range(rows.shape[0]):
+                band_matvec(D[0], rows[j], out[j], 0)
+            return out
+    return (matrix @ x.T).T
 
 
 def _rowwise_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:

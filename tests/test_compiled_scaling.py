@@ -1,8 +1,9 @@
 """The pieces that keep the compiled step's cost linear in the element count with a small
-constant (``kernels.beam.band_solve``, ``on_pattern`` / ``csr_matvec2``,
-``kernels.step.excess_with_floor``), each against an independent reference (numpy's dense
-solve, scipy's sparse products, the full round-off floor of ``StepAlgebra.residual_floor``),
-and the compiled step on a 100-element beam against the Python step."""
+constant (``kernels.beam.band_solve``, ``on_pattern`` / ``csr_matvec2``, ``diagonal_storage`` /
+``band_matvec``, ``kernels.step.excess_with_floor``), each against an independent reference
+(numpy's dense solve, scipy's sparse products, the full round-off floor of
+``StepAlgebra.residual_floor``), and the compiled step on a 100-element beam against the Python
+step."""
 
 from __future__ import annotations
 
@@ -11,7 +12,14 @@ import pytest
 import scipy.linalg
 import scipy.sparse as sp
 
-from fe_contact.kernels.beam import band_solve, csr_matvec, csr_matvec2, on_pattern
+from fe_contact.kernels.beam import (
+    band_matvec,
+    band_solve,
+    csr_matvec,
+    csr_matvec2,
+    diagonal_storage,
+    on_pattern,
+)
 from fe_contact.kernels.step import excess_with_floor
 from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
 from fe_contact.steppers.genalpha import GeneralizedAlpha
@@ -37,7 +45,7 @@ def banded_spd(n, bw, rng):
 
 
 @pytest.mark.parametrize("bw", [3, 2, 5])
-@pytest.mark.parametrize("k", [1, 2, 3])
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 7])
 def test_band_solve_solves_the_banded_system(bw, k):
     rng = np.random.default_rng(10 * bw + k)
     n = 300
@@ -55,13 +63,13 @@ def test_band_solve_solves_the_banded_system(bw, k):
 
 def test_band_solve_treats_the_columns_independently():
     """Columns solved together give the same bits as each solved alone (the bandwidth-3
-    kernel interleaves pairs of columns: nothing of one may leak into the other)."""
+    kernel interleaves four and two columns: nothing of one may leak into another)."""
     rng = np.random.default_rng(3)
     _, L = banded_spd(200, 3, rng)
-    B = rng.standard_normal((200, 3))
+    B = rng.standard_normal((200, 7))
     together = B.copy()
     band_solve(L, together)
-    for j in range(3):
+    for j in range(7):
         alone = np.ascontiguousarray(B[:, j : j + 1])
         band_solve(L, alone)
         np.testing.assert_array_equal(alone[:, 0], together[:, j])
@@ -85,6 +93,36 @@ def test_products_on_a_common_pattern_match_scipy():
     assert np.max(np.abs(out_m - M @ x[offset:])) <= 16 * EPS * scale
     assert np.max(np.abs(out_k - K @ y[offset:])) <= 16 * EPS * scale
     np.testing.assert_array_equal(single, out_m)  # the same sums in the same order
+
+
+def test_products_on_the_diagonals_match_scipy_and_the_csr_sums():
+    """A banded pattern (a beam's: half-bandwidth 3, explicit zeros in it) on its diagonals:
+    the products match scipy's, and are the CSR products' sums to the last bit (the same
+    entries summed in the same order, a slot outside the pattern adding an exact zero)."""
+    rng = np.random.default_rng(11)
+    n = 50
+    diagonals = {d: rng.uniform(-1.0, 1.0, n - abs(d)) for d in range(-3, 4) if d != 2}
+    M = sp.diags(list(diagonals.values()), list(diagonals), format="csr")
+    K = sp.diags([rng.uniform(1.0, 2.0, n)], [0], format="csr")  # a narrower pattern
+    pattern = (abs(M) + abs(K)).tocsr()
+    triples = [on_pattern(X, pattern) for X in (M, K)]
+    D = diagonal_storage(triples, n)
+    assert D.shape == (2, 7, n)
+    offset = 2
+    for _ in range(5):
+        x = rng.standard_normal(n + offset) * 10.0 ** rng.uniform(-3, 3)
+        for X, triple, band in zip((M, K), triples, D, strict=True):
+            got, csr = np.empty(n), np.empty(n)
+            band_matvec(band, x, got, offset)
+            csr_matvec(triple, x, csr, offset)
+            np.testing.assert_array_equal(got, csr)
+            scale = np.max(np.abs(X.toarray())) * np.max(np.abs(x)) * 7
+            assert np.max(np.abs(got - X @ x[offset:])) <= 16 * EPS * scale
+
+
+def test_diagonal_storage_is_left_out_for_a_pattern_far_from_a_band():
+    M = sp.csr_matrix(np.eye(40) + np.eye(40, k=30))  # half-bandwidth 30 for 50 entries
+    assert diagonal_storage([on_pattern(M, M)], 40).shape == (1, 0, 0)
 
 
 def test_on_pattern_refuses_a_pattern_without_the_matrix_entries():
@@ -117,6 +155,9 @@ def test_excess_with_the_floor_on_the_rows_above_the_bound_equals_the_full_floor
         mats[0].diagonal(),
     )
     ind = np.arange(1, n)  # coordinate 0 (of the tree) dependent
+    none = np.zeros((6, 0, 0))  # no diagonal storage: the floor of the rows above, from CSR
+    on_diagonals = diagonal_storage(list(flex[:6]), nf)
+    assert on_diagonals.shape == (6, 3, nf)
     checked_above = checked_below = 0
     for _ in range(200):
         q, u, acc = (rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 3) for _k in range(3))
@@ -142,14 +183,17 @@ def test_excess_with_the_floor_on_the_rows_above_the_bound_equals_the_full_floor
             np.max(np.abs(r) / (bound + floor)),
             np.max(np.abs(inertia_delta) / (bound + floor)),
         )
-        got = excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first)
-        if full > 1.0:
-            # the floor's sums in another order than scipy's: a few eps relative
-            assert got == pytest.approx(full, rel=8 * EPS)
-            checked_above += 1
-        else:
-            assert got <= 1.0
-            checked_below += 1
+        for diagonals in (none, on_diagonals):  # the floor row by row, or of every row
+            got = excess_with_floor(
+                flex, nt, q, u, acc, ind, r, inertia_delta, bound, first, diagonals
+            )
+            if full > 1.0:
+                # the floor's sums in another order than scipy's: a few eps relative
+                assert got == pytest.approx(full, rel=8 * EPS)
+                checked_above += 1
+            else:
+                assert got <= 1.0
+                checked_below += 1
     assert checked_above > 20 and checked_below > 20  # both cases were met
 
 

@@ -8,7 +8,9 @@ The same formulas as ``structures.BeamStructure`` and ``coupling.kinematics.stru
 (see their docstrings). ``beam_arrays`` packs the beams of a system into flat arrays: per beam
 (``meta``) its first element, element count, first node and (``frame``) length, origin, t0, n0;
 per element its left node x0, length, the system columns of its four shape functions (-1 for a
-support) and their monomial coefficients in the local coordinate.
+support) and their monomial coefficients in the local coordinate. ``diagonal_storage`` keeps
+the structures' matrices also on their diagonals, where the products (``band_matvec``)
+vectorise.
 """
 
 from __future__ import annotations
@@ -33,28 +35,33 @@ def beam_arrays(structures, layout) -> tuple:
     coef (n_el, 4, 4)) of the BeamStructures ``structures`` (name -> structure, all beams)."""
     meta, frame, nodes, x0, le, cols, coef = [], [], [], [], [], [], []
     n_el = n_nodes = 0
-    for name, st in structures.items():
+    for name, st in structures.items():  # whole arrays per beam (copies of the beam's own)
         beam = st.beam
+        ne = beam.n_elements
         start = layout.structure(name).start
-        meta.append((n_el, beam.n_elements, n_nodes))
+        meta.append((n_el, ne, n_nodes))
         frame.append((st.length, *beam.origin, *beam.t0, *beam.n0))
-        nodes.extend(float(x) for x in beam.nodes)
-        for e in range(beam.n_elements):
-            x0.append(float(beam.nodes[e]))
-            le.append(float(beam.element_length[e]))
-            local = st.free_index[beam.element_dofs[e]]
-            cols.append(np.where(local >= 0, local + start, -1))
-            coef.append(np.asarray(beam.coefficients[e], dtype=float))
-        n_el += beam.n_elements
-        n_nodes += beam.n_elements + 1
+        at = np.asarray(beam.nodes, dtype=float)
+        nodes.append(at)
+        x0.append(at[:ne])
+        le.append(np.asarray(beam.element_length, dtype=float)[:ne])
+        local = np.asarray(st.free_index)[np.asarray(beam.element_dofs)[:ne]]
+        cols.append(np.where(local >= 0, local + start, -1).reshape(ne, 4))
+        coef.append(np.asarray(beam.coefficients, dtype=float)[:ne].reshape(ne, 4, 4))
+        n_el += ne
+        n_nodes += ne + 1
+
+    def joined(parts, shape, dtype):
+        return np.concatenate(parts).astype(dtype) if parts else np.zeros(shape, dtype)
+
     return (
         np.array(meta, dtype=np.int64).reshape(-1, 3),
         np.array(frame, dtype=float).reshape(-1, 7),
-        np.array(nodes, dtype=float),
-        np.array(x0, dtype=float),
-        np.array(le, dtype=float),
-        np.array(cols, dtype=np.int64).reshape(-1, 4),
-        np.array(coef, dtype=float).reshape(-1, 4, 4),
+        joined(nodes, (0,), float),
+        joined(x0, (0,), float),
+        joined(le, (0,), float),
+        joined(cols, (0, 4), np.int64),
+        joined(coef, (0, 4, 4), float),
     )
 
 
@@ -384,15 +391,28 @@ def on_pattern(matrix, pattern) -> tuple:
     ``pattern`` (CSR, holding every stored entry of ``matrix``; explicit zeros where matrix
     has none), indices sorted: matrices given on one pattern share indptr and indices
     (``csr_matvec2``)."""
-    p = pattern.tocsr().copy()
-    p.sort_indices()
+    p = pattern.tocsr()
+    if not p.has_sorted_indices:
+        p = p.copy()
+        p.sort_indices()
     rows = np.repeat(np.arange(p.shape[0]), np.diff(p.indptr))
+    m = matrix.tocsr()
     data = np.zeros(0)
-    if p.nnz:
-        data = np.asarray(matrix.tocsr()[rows, p.indices], dtype=float).ravel()
-    stored = matrix.tocoo()
-    if np.count_nonzero(data) != np.count_nonzero(stored.data):
-        raise ValueError("on_pattern: the pattern does not hold every entry of the matrix")
+    if m.has_canonical_format and p.nnz:  # each entry once: placed by its (row, column) key
+        n_col = max(p.shape[1], 1)
+        keys = rows * n_col + p.indices
+        stored = m.data != 0.0
+        own = (np.repeat(np.arange(m.shape[0]), np.diff(m.indptr)) * n_col + m.indices)[stored]
+        at = np.minimum(np.searchsorted(keys, own), keys.size - 1)
+        if np.any(keys[at] != own):
+            raise ValueError("on_pattern: the pattern does not hold every entry of the matrix")
+        data = np.zeros(p.nnz)
+        data[at] = m.data[stored]
+    else:
+        if p.nnz:
+            data = np.asarray(m[rows, p.indices], dtype=float).ravel()
+        if np.count_nonzero(data) != np.count_nonzero(matrix.tocoo().data):
+            raise ValueError("on_pattern: the pattern does not hold every entry of the matrix")
     return (
         np.ascontiguousarray(p.indptr, dtype=np.int64),
         np.ascontiguousarray(p.indices, dtype=np.int64),
@@ -429,21 +449,91 @@ def csr_matvec(A, x, out, offset):
         out[i] = acc
 
 
+# diagonal storage is used while the band holds at most this many slots per stored entry
+# (Hermite beams: 7 slots per row for about 6 entries)
+BAND_FILL = 2.0
+# and for matrices of at least this many rows (below, the CSR products cost no more)
+DIAGONALS_FROM = 64
+
+
+def diagonal_storage(triples, n: int) -> np.ndarray:
+    """The n x n matrices given as CSR triples on one sparsity pattern (``on_pattern``) on
+    their diagonals: D (len(triples), 2 b + 1, n) with D[k, d, i] = A_k[i, i + d - b], b the
+    pattern's half-bandwidth, zero outside A_k's pattern and the matrix; an empty
+    (len(triples), 0, 0) when the band holds more than BAND_FILL slots per stored entry (then
+    the CSR products stay: ``structure_product``)."""
+    empty = np.zeros((len(triples), 0, 0))
+    if not triples or n == 0:
+        return empty
+    indptr, indices = triples[0][0], triples[0][1]
+    if indices.size == 0:
+        return empty
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    b = int(np.max(np.abs(indices - rows)))
+    if (2 * b + 1) * n > BAND_FILL * indices.size:
+        return empty
+    D = np.zeros((len(triples), 2 * b + 1, n))
+    for k, (_, _, data) in enumerate(triples):
+        D[k, indices - rows + b, rows] = data
+    return D
+
+
+@njit(cache=True)
+def band_matvec(D, x, out, offset):
+    """out[i] = (A x[offset:])_i for A on its diagonals D (2 b + 1, n) (``diagonal_storage``):
+    each sum over the columns i - b .. i + b in ascending order, as ``csr_matvec`` sums the
+    stored entries of a row (a slot outside the pattern adds an exact zero), one diagonal at a
+    time over all rows, so that the loops vectorise without reordering any sum."""
+    w, n = D.shape
+    b = (w - 1) // 2
+    for i in range(n):
+        out[i] = 0.0
+    for d in range(w):
+        s = d - b
+        lo = max(0, -s)
+        hi = min(n, n - s)
+        if hi <= lo:
+            continue
+        dv = D[d, lo:hi]
+        xv = x[offset + lo + s : offset + hi + s]
+        ov = out[lo:hi]
+        for i in range(hi - lo):
+            ov[i] += dv[i] * xv[i]
+
+
+@njit(cache=True)
+def structure_product(D, A, x, out, offset):
+    """out = A x[offset:] for a matrix of the structures given as the CSR triple A and on its
+    diagonals D (``diagonal_storage``; (0, 0): not kept): ``band_matvec`` where D is kept,
+    else ``csr_matvec``, the same sums in the same order either way."""
+    if D.shape[0] > 0:
+        band_matvec(D, x, out, offset)
+    else:
+        csr_matvec(A, x, out, offset)
+
+
 @njit(cache=True)
 def band_solve(L, X):
     """Solve L L^T Y = X in place for the columns of X (n, k), one column after the other;
         L in scipy's lower banded form (bw + 1, n), C-contiguous, except that its first row holds
         the reciprocals of the diagonal (``steppers.compiled.Plan.factor``). O(n bw k); the
         bandwidth 3 of Hermite beams (two coordinates per node) keeps the last three values of
-        the recursion in registers (``_band_solve_3``, two columns together in
-    ``_band_solve_3_pair``: the same operations in the same order)."""
+        the recursion in registers (``_band_solve_3``, four columns together in
+    ``_band_solve_3_quad``, two in ``_band_solve_3_pair``: the same operations in the same
+    order; each recursion is bound by its latency, so columns solved together cost about
+    what one costs)."""
     bw = L.shape[0] - 1
     n, k = X.shape
     if bw == 3:
-        for j in range(0, k - 1, 2):  # two columns at a time: their recursions interleave
+        j = 0
+        while j + 4 <= k:  # four columns at a time: their recursions interleave
+            _band_solve_3_quad(L, X, j)
+            j += 4
+        if j + 2 <= k:
             _band_solve_3_pair(L, X, j)
-        if k % 2:
-            _band_solve_3(L, X, k - 1)
+            j += 2
+        if j < k:
+            _band_solve_3(L, X, j)
         return
     for j in range(k):
         for i in range(n):
@@ -541,3 +631,82 @@ def _band_solve_3_pair(L, X, j):
         y3, y2, y1 = y2, y1, b * d
         X[i, j] = x1
         X[i, j + 1] = y1
+
+
+@inner
+def _band_solve_3_quad(L, X, j):
+    """``_band_solve_3`` of the columns j .. j + 3 together (a.., b.., c.., e.. their last
+    values)."""
+    n = X.shape[0]
+    a1 = a2 = a3 = 0.0
+    b1 = b2 = b3 = 0.0
+    c1 = c2 = c3 = 0.0
+    e1 = e2 = e3 = 0.0
+    for i in range(n):
+        a = X[i, j]
+        b = X[i, j + 1]
+        c = X[i, j + 2]
+        e = X[i, j + 3]
+        if i >= 3:
+            f = L[3, i - 3]
+            a -= f * a3
+            b -= f * b3
+            c -= f * c3
+            e -= f * e3
+        if i >= 2:
+            f = L[2, i - 2]
+            a -= f * a2
+            b -= f * b2
+            c -= f * c2
+            e -= f * e2
+        if i >= 1:
+            f = L[1, i - 1]
+            a -= f * a1
+            b -= f * b1
+            c -= f * c1
+            e -= f * e1
+        d = L[0, i]
+        a3, a2, a1 = a2, a1, a * d
+        b3, b2, b1 = b2, b1, b * d
+        c3, c2, c1 = c2, c1, c * d
+        e3, e2, e1 = e2, e1, e * d
+        X[i, j] = a1
+        X[i, j + 1] = b1
+        X[i, j + 2] = c1
+        X[i, j + 3] = e1
+    a1 = a2 = a3 = 0.0
+    b1 = b2 = b3 = 0.0
+    c1 = c2 = c3 = 0.0
+    e1 = e2 = e3 = 0.0
+    for i in range(n - 1, -1, -1):
+        a = X[i, j]
+        b = X[i, j + 1]
+        c = X[i, j + 2]
+        e = X[i, j + 3]
+        if i + 1 < n:
+            f = L[1, i]
+            a -= f * a1
+            b -= f * b1
+            c -= f * c1
+            e -= f * e1
+        if i + 2 < n:
+            f = L[2, i]
+            a -= f * a2
+            b -= f * b2
+            c -= f * c2
+            e -= f * e2
+        if i + 3 < n:
+            f = L[3, i]
+            a -= f * a3
+            b -= f * b3
+            c -= f * c3
+            e -= f * e3
+        d = L[0, i]
+        a3, a2, a1 = a2, a1, a * d
+        b3, b2, b1 = b2, b1, b * d
+        c3, c2, c1 = c2, c1, c * d
+        e3, e2, e1 = e2, e1, e * d
+        X[i, j] = a1
+        X[i, j + 1] = b1
+        X[i, j + 2] = c1
+        X[i, j + 3] = e1

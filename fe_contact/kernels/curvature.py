@@ -68,7 +68,9 @@ def hessian_product(v, w, core, x):
     (3,) = (c00, c01, c11), x (n,)."""
     vx = 0.0
     wx = 0.0
-    for k in range(x.size):
+    for k in range(x.size):  # v and w vanish but on a few columns: their zeros add exact zeros
+        if v[k] == 0.0 and w[k] == 0.0:
+            continue
         vx += v[k] * x[k]
         wx += w[k] * x[k]
     return core[0] * vx + core[1] * wx, core[1] * vx + core[2] * wx
@@ -105,9 +107,13 @@ def dependent_row_terms(v, w, core, dq, u, independent, dependent, row):
     alpha, beta = hessian_product(v, w, core, dq)
     hq = 0.0
     hu = 0.0
-    for k in range(dq.size):
+    for k in range(dq.size):  # (the zeros of v and w skipped, as in ``hessian_product``)
+        if v[k] == 0.0 and w[k] == 0.0:
+            continue
         hq += dq[k] * (alpha * v[k] + beta * w[k])
     for k in independent:
+        if v[k] == 0.0 and w[k] == 0.0:
+            continue
         hu += (alpha * v[k] + beta * w[k]) * u[k]
     for j in range(dependent.size):
         row[j] += alpha * v[dependent[j]] + beta * w[dependent[j]]

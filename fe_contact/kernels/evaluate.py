@@ -21,9 +21,9 @@ from .beam import (
     REM_T,
     closest,
     contact,
-    csr_matvec2,
     rigid_line_record,
     stick_row,
+    structure_product,
 )
 from .compliant import compliant_states, subtract_compliant_forces
 from .jit import inner
@@ -51,7 +51,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
     the same kernel, so the same values), else empty: computed here. pressed_here: 1, the
     compliant contacts' forces are subtracted from F here; 0, the caller does it, last, as
     here (``kernels.step.iterate``, which also needs their records and rows)."""
-    T, B, contacts, d_joint, joints, flex, nt, string, links, pressed = P
+    T, B, contacts, d_joint, joints, flex, nt, string, links, pressed, diagonals = P
     on_string = string[0][0] == 1  # the structure is one string (``kernels.step``)
     nodes, coefficients, columns, fixed = string[9], string[10], string[2], string[3]
     c_body, c_local, c_radius, c_side, c_beam, c_mu, c_line, c_carrier = contacts
@@ -248,7 +248,8 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
     forces[:nt] = f_t
     cu = np.empty(nf)
     kq = np.empty(nf)
-    csr_matvec2(Cf, Kf, u, q, cu, kq, nt)
+    structure_product(diagonals[1], Cf, u, cu, nt)
+    structure_product(diagonals[2], Kf, q, kq, nt)
     if on_string:  # C_f u + f_int(q) - load, f_int of the string's kernel
         f_int = f_string
         if f_int.size == 0:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .beam import csr_matvec
+from .beam import structure_product
 from .dense import lu_decompose, lu_solve_columns, matvec, matvec_t, take_columns
 from .jit import inner
 
@@ -43,9 +43,9 @@ def step_dissipation(P, alpha, h, ind, U, u_n, u1, acc_n, acc1, pseudo_n, a1, ma
     mu[:nt] = matvec(mass_tree, ubar[:nt])
     ma[:nt] = matvec(mass_tree, abar[:nt])
     out = np.empty(n - nt)
-    csr_matvec(flex[0], ubar, out, nt)
+    structure_product(P[10][0], flex[0], ubar, out, nt)
     mu[nt:] = out
-    csr_matvec(flex[0], abar, out, nt)
+    structure_product(P[10][0], flex[0], abar, out, nt)
     ma[nt:] = out
     mu_k = mu[ind]
     ma_k = ma[ind]

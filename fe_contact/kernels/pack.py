@@ -19,7 +19,8 @@ SPEC = (
     "i1 f1 i2 f2 f3 f3 f2 f2 f2 f1 f3 f2 i1 i1 "  # string
     "i2 f3 f2 f1 f1 f1 i1 i1 "  # links (``kernels.links``)
     "i1 f2 i1 f1 f2 "  # compliant contacts (``kernels.compliant``)
-    "i2 i2 f2 i2 f2 f1 f2"  # their profile pairs (``kernels.profile_pair``)
+    "i2 i2 f2 i2 f2 f1 f2 "  # their profile pairs (``kernels.profile_pair``)
+    "f3"  # the structures' matrices on their diagonals (``kernels.beam.diagonal_storage``)
 ).split()
 
 
@@ -185,4 +186,5 @@ def unpack(F, I, H):
         string,
         links,
         pressed,
+        _v3(F, H, np.int64(85)),
     )

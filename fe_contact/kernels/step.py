@@ -16,7 +16,10 @@ CSR triples on one sparsity pattern (``kernels.beam.on_pattern``), load (n_f,), 
 M_f) and string the arrays of a system whose one structure is a string
 (``compiled_plan.string_arrays``; its first entry (present, half-band, n_free) says present 0
 otherwise): then K_f above is zero, the string's force, tangent and energy come from
-``kernels.string`` and a contact's target "beam" 0 is the string. The status codes are those of
+``kernels.string`` and a contact's target "beam" 0 is the string. After it: the links
+(``kernels.links``), the compliant contacts (``kernels.compliant``) and the six matrices of
+flexible on their diagonals (``kernels.beam.diagonal_storage``, empty where not kept), through
+which ``kernels.beam.structure_product`` forms their products. The status codes are those of
 ``kernels.evaluate`` (``evaluate_system``).
 """
 
@@ -26,7 +29,13 @@ import numpy as np
 from numba import njit
 
 from .band import band_cholesky_solve, band_lu_solve
-from .beam import H00, N_FIELDS, band_solve, csr_matvec, csr_matvec2
+from .beam import (
+    H00,
+    N_FIELDS,
+    band_matvec,
+    band_solve,
+    structure_product,
+)
 from .compliant import (
     compliant_border,
     compliant_states,
@@ -95,7 +104,9 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
             Ju[i, j] = jac[i, U[j]]
         aq = 0.0
         au = 0.0
-        for k in ind:
+        for k in ind:  # a row's zeros (all but a few columns) add exact zeros: skipped
+            if jac[i, k] == 0.0:
+                continue
             aq += jac[i, k] * (q[k] - q_ev[k])
             au += jac[i, k] * u[k]
         rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
@@ -191,20 +202,54 @@ def _floor_row(flex, nt, q, u, acc, i):
     return 16.0 * EPS * (t1 + t2 + t3)
 
 
+@inner
+def _floor(diagonals, nt, q, u, acc):
+    """``_floor_row`` of every flexible coordinate (n_f,): 16 eps (|M_f| |a| + |C_f| |u| +
+    |K_f| |q|) with |M_f|, |C_f|, |K_f| on their diagonals (diagonals[3:6]), each row's sums
+    in ``csr_matvec``'s order (``kernels.beam.band_matvec``)."""
+    nf = q.size - nt
+    x = np.empty((3, nf))
+    for i in range(nf):
+        x[0, i] = abs(acc[nt + i])
+        x[1, i] = abs(u[nt + i])
+        x[2, i] = abs(q[nt + i])
+    t = np.empty((3, nf))
+    for k in range(3):
+        band_matvec(diagonals[3 + k], x[k], t[k], 0)
+    floor = np.empty(nf)
+    for i in range(nf):
+        floor[i] = 16.0 * EPS * (t[0, i] + t[1, i] + t[2, i])
+    return floor
+
+
 @njit(cache=True)
-def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first):
+def excess_with_floor(flex, nt, q, u, acc, ind, r, inertia_delta, bound, first, diagonals):
     """The Newton test's excess with the round-off floor added to the bound: max(first,
     |r_j| / (bound + floor_j), |inertia_delta_j| / (bound + floor_j)). The floor is formed
     only for the rows above the plain bound (the others stay <= 1 with it): when the result
     exceeds 1 it equals that of the full floor (``StepAlgebra.residual_floor``), otherwise
-    both are <= 1. O(n) only where the residual is above its bound."""
+    both are <= 1. O(n) only where the residual is above its bound. diagonals: the six
+    matrices of flex on their diagonals (``kernels.beam.diagonal_storage``; (6, 0, 0): not
+    kept); with them and many rows above the bound, the floor of every row is formed in three
+    vectorised products (``_floor``: the same sums, so the same values)."""
     out = first
+    above = 0
+    for j in range(ind.size):
+        if not (abs(r[j]) / bound <= 1.0 and abs(inertia_delta[j]) / bound <= 1.0):
+            above += 1
+    floor = np.zeros(0)
+    if diagonals.shape[1] > 0 and 32 * above > q.size - nt:
+        floor = _floor(diagonals, nt, q, u, acc)
     for j in range(ind.size):
         ar = abs(r[j])
         ad = abs(inertia_delta[j])
         if ar / bound <= 1.0 and ad / bound <= 1.0:
             continue
-        fb = bound + _floor_row(flex, nt, q, u, acc, ind[j])
+        i = ind[j]
+        if floor.size == 0:
+            fb = bound + _floor_row(flex, nt, q, u, acc, i)
+        else:
+            fb = bound + (0.0 if i < nt else floor[i - nt])
         for v in (ar / fb, ad / fb):
             if v > out or v != v:  # a NaN propagates, as in ``abs_max``
                 out = v
@@ -226,19 +271,30 @@ def _bordered(P, Lg, piv, order, bp, gp, mass_tree, jac, js, rhs, nb):
     n = rhs.size
     nf = n - nt
     m = jac.shape[0]
+    # the structure columns on which some row of jac or js is not zero (a contact's: its
+    # element's few), found in one pass that vectorises: the scans and products below run
+    # over them only (the other columns add exact zeros)
+    found = np.zeros(nf, np.uint8)
+    for i in range(m):
+        row_j = jac[i, nt:]
+        row_s = js[i, nt:]
+        for k in range(nf):
+            found[k] |= (row_j[k] != 0.0) | (row_s[k] != 0.0)
+    support = np.flatnonzero(found)
     # G_f^-1 J_Sigma,f^T column by column, for the rows not zero on the structures (a drive's
     # row is): a zero column stays zero
     live = np.empty(m, np.int64)
     n_live = 0
     for i in range(m):
-        for k in range(nf):
+        for k in support:
             if js[i, nt + k] != 0.0:
                 live[n_live] = i
                 n_live += 1
                 break
-    Z = np.empty((nf, n_live + 1))
+    Z = np.zeros((nf, n_live + 1))
     for k in range(nf):
         Z[k, 0] = rhs[nt + k]
+    for k in support:
         for c in range(n_live):
             Z[k, 1 + c] = js[live[c], nt + k]
     if piv.size:
@@ -268,7 +324,7 @@ def _bordered(P, Lg, piv, order, bp, gp, mass_tree, jac, js, rhs, nb):
         # J_f W over the stored entries of the row (a contact's: its element's few columns),
         # each sum in the order of k as over the whole row
         acc = 0.0
-        for k in range(nf):
+        for k in support:
             a = jac[i, nt + k]
             if a == 0.0:
                 continue
@@ -284,11 +340,12 @@ def _bordered(P, Lg, piv, order, bp, gp, mass_tree, jac, js, rhs, nb):
     x = lu_solve(lu, piv, b)
     X = np.empty(n)
     X[:nt] = x[:nt]
-    for k in range(nf):
-        acc = Z[k, 0]
-        for c in range(n_live):
-            acc += Z[k, 1 + c] * x[nt + live[c]]
-        X[nt + k] = acc
+    for k in range(nf):  # each sum in the order of c, one column at a time (vectorised)
+        X[nt + k] = Z[k, 0]
+    for c in range(n_live):
+        xc = x[nt + live[c]]
+        for k in range(nf):
+            X[nt + k] += Z[k, 1 + c] * xc
     return X
 
 
@@ -306,8 +363,8 @@ def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
     for i in range(c_beam.size):
         if c_beam[i] >= 0:
             n_curved += 1
-    jac_b = np.zeros((m + 2 * n_curved, n))
-    js_b = np.zeros((m + 2 * n_curved, n))
+    jac_b = np.empty((m + 2 * n_curved, n))  # every row written below
+    js_b = np.empty((m + 2 * n_curved, n))
     jac_b[:m] = jac
     js_b[:m] = js
     row = m
@@ -532,7 +589,7 @@ def iterate(
         # the residual e = M q'' + F and its reduction r = T^T e (Lipinski (002), eq. 78a)
         inertia = np.empty(n)
         inertia[:nt] = matvec(mass_tree, acc[:nt])
-        csr_matvec(flex[0], acc, inertia[nt:], nt)
+        structure_product(P[10][0], flex[0], acc, inertia[nt:], nt)
         e = np.empty(n)
         for i in range(n):
             e[i] = inertia[i] + forces[i]
@@ -602,7 +659,7 @@ def iterate(
             # above its bound: with the round-off floor added (its value matters only when
             # the iteration has stalled; otherwise a correction above tol decides it)
             excess = excess_with_floor(
-                flex, nt, q1, u1, acc, ind, r, inertia_delta, bound, correction
+                flex, nt, q1, u1, acc, ind, r, inertia_delta, bound, correction, P[10]
             )
         if excess > 1.0:
             converged = stalled and excess <= 1e4
@@ -648,24 +705,31 @@ def iterate(
 
 @inner
 def _abs_max_of(x):
-    """``abs_max(np.abs(x))`` without the temporary array."""
-    out = 0.0
-    for v in x:
-        a = abs(v)
-        if a > out or a != a:  # a NaN propagates, as in ``abs_max``
-            out = a
-    return out
+    """``abs_max(np.abs(x))`` without the temporary array: the largest of the bit patterns of
+    the x_i with their sign cleared, which are ordered as the magnitudes (a NaN's above
+    inf's: a NaN propagates, as in ``abs_max``), so that the loop vectorises; a short x
+    compared value by value (the same result, without the bit pattern's array)."""
+    if x.size < 64:
+        out = 0.0
+        for v in x:
+            a = abs(v)
+            if a > out or a != a:  # a NaN propagates
+                out = a
+        return out
+    bits = x.view(np.int64)
+    top = np.int64(0)
+    for i in range(bits.size):
+        b = bits[i] & np.int64(0x7FFFFFFFFFFFFFFF)
+        if b > top:
+            top = b
+    return np.array([top]).view(np.float64)[0]
 
 
 @inner
 def _abs_max_over(x, bound):
-    """``abs_max(np.abs(x) / bound)`` without the temporary array."""
-    out = 0.0
-    for v in x:
-        a = abs(v) / bound
-        if a > out or a != a:
-            out = a
-    return out
+    """``abs_max(np.abs(x) / bound)`` without the temporary array, bound > 0: the largest
+    |x_i| divided once (a correctly rounded division by bound is monotone in |x_i|)."""
+    return _abs_max_of(x) / bound
 
 
 @njit(cache=True)
@@ -724,8 +788,10 @@ def state_energies(P, q, u, actuators, pressed_power):
     mu_ = np.empty(nf)
     ku = np.empty(nf)
     cu = np.empty(nf)
-    csr_matvec2(flex[0], flex[1], u, u, mu_, cu, nt)
-    csr_matvec(flex[2], q, ku, nt)
+    diagonals = P[10]
+    structure_product(diagonals[0], flex[0], u, mu_, nt)
+    structure_product(diagonals[1], flex[1], u, cu, nt)
+    structure_product(diagonals[2], flex[2], q, ku, nt)
     load = flex[6]
     sk = 0.0
     se = 0.0

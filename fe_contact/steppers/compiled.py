@@ -236,7 +236,8 @@ class CompiledStep:
         self.n_compiled = self.n_fallback = 0
         self.booked = (None, None)
         self.batch = batch
-        self._batch_size = 16  # steps of the next batch (``steps``)
+        # steps of the next batch (``steps``): a short run (some tens of steps) in one call
+        self._batch_size = 64
         self._wait, self._backoff = 0, 1  # batches not tried after one that took no step
         # what single steps reuse: the output arrays of one step (read out after each call),
         # the last partition checked and the last evaluation's arrays (``_prev``): the

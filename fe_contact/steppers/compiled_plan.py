@@ -15,7 +15,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from ..kernels.beam import beam_arrays, on_pattern
+from ..kernels.beam import DIAGONALS_FROM, beam_arrays, diagonal_storage, on_pattern
 from ..kernels.pack import pack
 from ..kernels.profile_pair import CARRIED, PLANE, TREE
 from ..kernels.tree import tree_arrays
@@ -416,6 +416,12 @@ class Plan:
             string_arrays(system),
             link_arrays(system),
             pressed_arrays(system),
+            # M_f, C_f, K_f, |M_f|, |C_f|, |K_f| on their diagonals where the pattern is a
+            # narrow band (beams) and long enough: the kernels' products vectorise
+            # (``kernels.beam``)
+            diagonal_storage([*signed, *absolute], M.shape[0])
+            if M.shape[0] >= DIAGONALS_FROM
+            else np.zeros((6, 0, 0)),
         )
         self.packed = pack(self.P)
         # G_f in the links' band order per step size (``link_band``), None without links

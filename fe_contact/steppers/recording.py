@@ -179,7 +179,10 @@ class Recorder:
         self._k += batch.n
         stored = np.flatnonzero((np.arange(k, k + batch.n) % self.store_every) == 0)
         self._pending.clear()
-        if stored.size:
+        if stored.size == batch.n:  # every step kept: the batch's own arrays, not copied
+            self._flush()
+            self._parts.append(cols)
+        elif stored.size:
             self._flush()
             self._parts.append({c: v[stored] for c, v in cols.items()})
         if stored.size == 0 or stored[-1] != batch.n - 1:
