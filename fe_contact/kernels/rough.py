@@ -14,7 +14,9 @@ and of the complementarity problem its steps and impacts pose:
   call (``coupling.impact.solve_coulomb``);
 * ``midpoint_step``: the linear algebra of the event-driven stepper's smooth step (its
   Delassus matrix and free velocity), ``book_losses``: the contacts' losses booked on the
-  vertices of both polylines.
+  vertices of both polylines, ``smooth_losses``: a smooth step's contact work split by
+  ``steppers.impulse_work`` and booked so, ``pair_gaps``: the closed contacts' gaps at the end
+  of a step and whether an open one penetrated (its event control).
 
 A rough run takes tens of thousands of steps of a few closed contacts each: the numpy versions
 spent their time in per-call overhead (small arrays, np.block, np.outer per pivot), which
@@ -29,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from .jit import inner
+from .moreau import impulse_work_terms, pairwise_sum
 
 __all__ = [
     "anitescu_potra_lcp",
@@ -37,8 +40,10 @@ __all__ = [
     "coulomb_impulses",
     "lcp_projection",
     "midpoint_step",
+    "pair_gaps",
     "polyline_pairs",
     "book_losses",
+    "smooth_losses",
 ]
 
 
@@ -430,3 +435,70 @@ def book_losses(loss, body_vertex, vertex, segment, xi, body_w, wheel_w):
         for i in range(m):
             if body_vertex[i] == (side == 0):
                 opposite[segment[i] + 1] += xi[i] * (0.5 * loss[i])
+
+
+@njit(cache=True)
+def smooth_losses(p, gamma_0, gamma_1, friction, body_vertex, vertex, segment, xi, body_w, wheel_w):
+    """The work of a smooth step's impulses p (2m,) = (P_N, P_T) of m contacts with the
+    relative velocities gamma_0, gamma_1 (2m,) at its start and end and friction coefficients
+    (m,), split per contact into impact, friction and timing terms (``steppers.impulse_work``
+    with e = 0 and theta = 1/2, ``kernels.moreau.impulse_work_terms``); the impact and friction
+    losses booked on the vertices by ``book_losses`` (body_vertex, vertex, segment, xi as it
+    takes them, into body_w (n_b,) and wheel_w (n_w,)). Returns the sums (friction, impact,
+    timing) in J, each added in numpy's order (``kernels.moreau.pairwise_sum``)."""
+    m = friction.size
+    impact, loss_t, gain = impulse_work_terms(
+        p[:m].copy(), p[m:].copy(), gamma_0, gamma_1, np.zeros(2 * m), friction, 0.5
+    )
+    book_losses(impact + loss_t, body_vertex, vertex, segment, xi, body_w, wheel_w)
+    return pairwise_sum(loss_t), pairwise_sum(impact), pairwise_sum(gain)
+
+
+@njit(cache=True)
+def pair_gaps(ia, gap_a, ib, gap_b, body_vertex, vertex, n_body, n_wheel, depth):
+    """The candidate pairs of ``polyline_pairs`` (body vertices ia with gaps gap_a, wheel
+    vertices ib with gaps gap_b, m) against m closed contacts (body_vertex (m,) bool: a body
+    vertex; vertex (m,) int: the touching vertex) of polylines of n_body and n_wheel vertices.
+
+    Returns gap (m,): each closed contact's vertex's gap among the pairs (NaN where it has no
+    pair; the last of repeated vertices); penetrated: whether a pair whose vertex is not closed
+    has a gap below -depth (m); min_gap: the smallest gap of all pairs (inf without pairs,
+    NaN when a gap is NaN), m.
+    """
+    on_body = np.full(n_body, np.nan)
+    closed_body = np.zeros(n_body, np.bool_)
+    on_wheel = np.full(n_wheel, np.nan)
+    closed_wheel = np.zeros(n_wheel, np.bool_)
+    for i in range(ia.size):
+        on_body[ia[i]] = gap_a[i]
+    for i in range(ib.size):
+        on_wheel[ib[i]] = gap_b[i]
+    m = vertex.size
+    gap = np.empty(m)
+    for i in range(m):
+        if body_vertex[i]:
+            gap[i] = on_body[vertex[i]]
+            closed_body[vertex[i]] = True
+        else:
+            gap[i] = on_wheel[vertex[i]]
+            closed_wheel[vertex[i]] = True
+    penetrated = False
+    for i in range(ia.size):
+        if not closed_body[ia[i]] and gap_a[i] < -depth:
+            penetrated = True
+    for i in range(ib.size):
+        if not closed_wheel[ib[i]] and gap_b[i] < -depth:
+            penetrated = True
+    low_a, low_b = _lowest(gap_a), _lowest(gap_b)
+    return gap, penetrated, low_b if low_b < low_a else low_a  # Python's min(low_a, low_b)
+
+
+@inner
+def _lowest(values):
+    """values.min(initial=inf), NaN when one is NaN (numpy's)."""
+    lowest = np.inf
+    for v in values:
+        if np.isnan(v):
+            return v
+        lowest = min(lowest, v)
+    return lowest
