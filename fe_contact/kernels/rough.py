@@ -11,7 +11,8 @@ and of the complementarity problem its steps and impacts pose:
   complementarity problem of Anitescu and Potra and Lemke's complementary pivoting on it
   (``coupling.lcp.coulomb_lcp`` and ``coupling.lcp.lemke`` document both and call these),
   ``lcp_projection`` the impulses of its solution and ``coulomb_impulses`` the three in one
-  call (``coupling.impact.solve_coulomb``);
+  call, ``checked_coulomb_impulses`` that call with its check and compliant retries
+  (``coupling.impact.solve_coulomb``);
 * ``midpoint_step``: the linear algebra of the event-driven stepper's smooth step (its
   Delassus matrix and free velocity), ``book_losses``: the contacts' losses booked on the
   vertices of both polylines, ``smooth_losses``: a smooth step's contact work split by
@@ -35,6 +36,7 @@ from .moreau import impulse_work_terms, pairwise_sum
 
 __all__ = [
     "anitescu_potra_lcp",
+    "checked_coulomb_impulses",
     "complementary_pivoting",
     "contact_rows",
     "coulomb_impulses",
@@ -380,6 +382,65 @@ def coulomb_impulses(delassus, offset, friction, compliance, max_pivots):
     A, b = anitescu_potra_lcp(shifted / scale, offset, friction)
     z, _, solved = complementary_pivoting(A, b, max_pivots)
     return lcp_projection(z / scale, friction), solved
+
+
+@inner
+def _nan_max(values, initial):
+    """values.max(initial=initial), NaN when one is NaN (numpy's)."""
+    largest = initial
+    for v in values:
+        if np.isnan(v):
+            return v
+        largest = max(largest, v)
+    return largest
+
+
+@inner
+def _python_max(a, b):
+    """Python's max(a, b): b where b > a, else a."""
+    return b if b > a else a
+
+
+@njit(cache=True)
+def checked_coulomb_impulses(delassus, offset, friction, tol):
+    """``coulomb_impulses`` with the compliances 0, 1e-10, 1e-8, 1e-6 in turn (at most
+    200 m pivots each), the first whose impulses P meet the laws with G itself to ``tol``
+    relative accepted (``coupling.impact.solve_coulomb``, which documents the test): the
+    natural residual of ``coupling.setvalued.natural_residual`` with r = 1 / diag G at
+    xi = G P + c at most tol max(|c|, |xi - c|, 1e-12) + 2 eps max(diag G) max|P|.
+    delassus G (2m, 2m), offset c (2m,), friction mu (m,).
+
+    Returns (P (2m,), solved): solved False when no compliance gave accepted impulses.
+    """
+    m = friction.size
+    n = offset.size
+    diag = np.empty(n)
+    for i in range(n):
+        diag[i] = delassus[i, i]
+    r = 1.0 / diag
+    largest_diag = _nan_max(diag, -np.inf)
+    for eps in (0.0, 1e-10, 1e-8, 1e-6):
+        p, solved = coulomb_impulses(delassus, offset, friction, eps, 50 * 4 * m)
+        if not solved:
+            continue
+        xi = delassus @ p + offset
+        res_n = np.empty(m)
+        res_t = np.empty(m)
+        for i in range(m):
+            x = p[i] - r[i] * xi[i]
+            res_n[i] = abs(p[i] - (x if (x >= 0.0 or np.isnan(x)) else 0.0)) / r[i]
+            bound = friction[i] * p[i]
+            x = p[m + i] - r[m + i] * xi[m + i]
+            clipped = min(max(x, -bound), bound) if not np.isnan(x) else x
+            res_t[i] = abs(p[m + i] - clipped) / r[m + i]
+        res = _python_max(_nan_max(res_n, 0.0), _nan_max(res_t, 0.0))
+        size = _python_max(
+            _nan_max(np.abs(offset), -np.inf), _nan_max(np.abs(xi - offset), -np.inf)
+        )
+        allowed = tol * _python_max(size, 1e-12)
+        if res <= allowed + 2.0 * eps * largest_diag * _nan_max(np.abs(p), -np.inf):
+            return p, True
+    return np.zeros(n), False
 
 
 @njit(cache=True)
