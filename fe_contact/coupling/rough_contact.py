@@ -50,7 +50,6 @@ import numpy as np
 
 from .. import validation as check
 from ..kernels import rough as kernels
-from ..kernels import tree as tree_kernels
 from ..multibody.tree import TreeModel, angular_jacobian, body_poses
 from ..rough import RoughProfile, segment_normals
 from .impact import ImpactImpulses, poisson_impact, solve_coulomb
@@ -280,17 +279,11 @@ def candidate_pairs(contact: RoughContact, q, t: float) -> CandidatePairs:
     q = np.ascontiguousarray(q, dtype=float)
     if q.shape != (tree.n_bodies,):
         check.fail("candidate_pairs.q", q.shape, f"an array of shape ({tree.n_bodies},)")
-    arrays = tree.topology.kernel_arrays
-    zero = np.zeros(q.size)
-    angle, rot, origin, _, omega, ov, terms = tree_kernels.kinematics(arrays, q, zero)
-    _, _, j0, _ = tree_kernels.point(
-        arrays, contact.body, 0.0, 0.0, zero, rot, origin, omega, ov, terms
-    )
-    at = origin[contact.body].copy()
     alpha = contact.wheel_angle(t)
-    body, normals, ia, ka, gap_a, ib, kb, gap_b = kernels.polyline_pairs(
-        at,
-        float(angle[contact.body]),
+    body, normals, ia, ka, gap_a, ib, kb, gap_b, at, j0 = kernels.tree_pairs(
+        tree.topology.kernel_arrays,
+        contact.body,
+        q,
         alpha,
         contact.profile.points,
         frames.normals_body,

@@ -3,7 +3,8 @@ and of the complementarity problem its steps and impacts pose:
 
 * ``polyline_pairs``: every point-segment pair of a body polyline against a wheel's rim, both
   graphs over the polar angle about the wheel's centre (003 eq. (11), the set I_G), with the
-  gaps (``coupling.rough_contact`` for the geometry and its choices);
+  gaps (``coupling.rough_contact`` for the geometry and its choices); ``tree_pairs`` the same
+  for the polyline on a tree body at the tree's coordinates q;
 * ``contact_rows``: for the closed pairs the contact points, normals and tangents in the ground
   frame and the rows w_N, w_T and the wheel's terms what of g' = w . u + what (003 eqs. (7),
   (13), (15));
@@ -33,6 +34,7 @@ from numba import njit
 
 from .jit import inner
 from .moreau import impulse_work_terms, pairwise_sum
+from .tree import kinematics, point
 
 __all__ = [
     "anitescu_potra_lcp",
@@ -44,6 +46,7 @@ __all__ = [
     "midpoint_step",
     "pair_gaps",
     "polyline_pairs",
+    "tree_pairs",
     "book_losses",
     "smooth_losses",
 ]
@@ -139,6 +142,24 @@ def polyline_pairs(
         gap_b[m_b] = normals[0, k] * (wx - body[0, k]) + normals[1, k] * (wy - body[1, k])
         m_b += 1
     return body, normals, ia[:m_a], ka[:m_a], gap_a[:m_a], ib[:m_b], kb[:m_b], gap_b[:m_b]
+
+
+@njit(cache=True)
+def tree_pairs(
+    T, body, q, alpha, body_points, body_normals, wheel, wheel_normals, theta_wheel, corner
+):  # fmt: skip
+    """``polyline_pairs`` of the polyline of body ``body`` of the tree T (``kernels.tree``) at
+    its coordinates q (n,) against the wheel at the angle alpha (rad), the other arguments as
+    ``polyline_pairs`` takes them. Returns ``polyline_pairs``' eight arrays, then the body
+    frame's origin (2,) m in the ground frame and its Jacobian (2, n)."""
+    zero = np.zeros(q.size)
+    angle, rot, origin, _, omega, ov, terms = kinematics(T, q, zero)
+    _, _, j0, _ = point(T, body, 0.0, 0.0, zero, rot, origin, omega, ov, terms)
+    at = origin[body].copy()
+    pts, normals, ia, ka, gap_a, ib, kb, gap_b = polyline_pairs(
+        at, angle[body], alpha, body_points, body_normals, wheel, wheel_normals, theta_wheel, corner
+    )
+    return pts, normals, ia, ka, gap_a, ib, kb, gap_b, at, j0
 
 
 @njit(cache=True)
