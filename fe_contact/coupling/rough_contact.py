@@ -308,19 +308,18 @@ def closed_contacts(
     ``pairs``: the ``candidate_pairs`` of (q, t) when already found."""
     pr = candidate_pairs(contact, q, t) if pairs is None else pairs
     frames = _frames(contact)
-    sa = pr.gap_a <= closing
-    sb = pr.gap_b <= closing
-    ia, ka, ib, kb = pr.ia[sa], pr.ka[sa], pr.ib[sb], pr.kb[sb]
-    m = ia.size + ib.size
-    point, normal, tangent, w, what, xi = kernels.contact_rows(
+    point, normal, tangent, w, what, xi, gap, body_vertex, vertex, segment = kernels.closed_rows(
         pr.body_pts,
         pr.body_normals,
         contact.wheel.points,
         frames.normals_wheel,
-        ia,
-        ka,
-        ib,
-        kb,
+        pr.ia,
+        pr.ka,
+        pr.gap_a,
+        pr.ib,
+        pr.kb,
+        pr.gap_b,
+        float(closing),
         pr.alpha,
         contact.omega,
         pr.origin,
@@ -328,15 +327,15 @@ def closed_contacts(
         frames.jw,
     )
     return ContactSet(
-        gap=np.concatenate((pr.gap_a[sa], pr.gap_b[sb])),
+        gap=gap,
         normal=normal,
         tangent=tangent,
         point=point,
         w=w,
         what=what,
-        body_vertex=np.arange(m) < ia.size,
-        vertex=np.concatenate((ia, ib)),
-        segment=np.concatenate((ka, kb)),
+        body_vertex=body_vertex,
+        vertex=vertex,
+        segment=segment,
         xi=xi,
     )
 

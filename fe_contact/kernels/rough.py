@@ -7,7 +7,7 @@ and of the complementarity problem its steps and impacts pose:
   for the polyline on a tree body at the tree's coordinates q;
 * ``contact_rows``: for the closed pairs the contact points, normals and tangents in the ground
   frame and the rows w_N, w_T and the wheel's terms what of g' = w . u + what (003 eqs. (7),
-  (13), (15));
+  (13), (15)); ``closed_rows`` the same for the pairs with gaps up to a tolerance;
 * ``anitescu_potra_lcp`` and ``complementary_pivoting``: the impulse laws as the linear
   complementarity problem of Anitescu and Potra and Lemke's complementary pivoting on it
   (``coupling.lcp.coulomb_lcp`` and ``coupling.lcp.lemke`` document both and call these),
@@ -39,6 +39,7 @@ from .tree import kinematics, point
 __all__ = [
     "anitescu_potra_lcp",
     "checked_coulomb_impulses",
+    "closed_rows",
     "complementary_pivoting",
     "contact_rows",
     "coulomb_impulses",
@@ -225,6 +226,41 @@ def contact_rows(
         what[i] = -(nx * vx + ny * vy)
         what[m + i] = -(tx * vx + ty * vy)
     return point, normal, tangent, w, what, xi
+
+
+@njit(cache=True)
+def closed_rows(
+    body, body_normals, wheel, wheel_normals, ia, ka, gap_a, ib, kb, gap_b, closing, alpha,
+    omega, origin, j0, jw
+):  # fmt: skip
+    """``contact_rows`` of the pairs of ``polyline_pairs`` (ia, ka, gap_a, ib, kb, gap_b) whose
+    gap is at most ``closing`` (m), the other arguments as ``contact_rows`` takes them.
+
+    Returns ``contact_rows``' point, normal, tangent, w, what, xi, then per closed contact its
+    gap (m,) m, body_vertex (m,) bool (a body vertex over a wheel segment), vertex (m,) int
+    (the touching vertex) and segment (m,) int (the opposite segment's first vertex).
+    """
+    sa = gap_a <= closing
+    sb = gap_b <= closing
+    ca, kca, cb, kcb = ia[sa], ka[sa], ib[sb], kb[sb]
+    point, normal, tangent, w, what, xi = contact_rows(
+        body, body_normals, wheel, wheel_normals, ca, kca, cb, kcb, alpha, omega, origin, j0, jw
+    )
+    m_a = ca.size
+    m = m_a + cb.size
+    gap = np.empty(m)
+    body_vertex = np.empty(m, np.bool_)
+    vertex = np.empty(m, np.int64)
+    segment = np.empty(m, np.int64)
+    gap[:m_a] = gap_a[sa]
+    gap[m_a:] = gap_b[sb]
+    body_vertex[:m_a] = True
+    body_vertex[m_a:] = False
+    vertex[:m_a] = ca
+    vertex[m_a:] = cb
+    segment[:m_a] = kca
+    segment[m_a:] = kcb
+    return point, normal, tangent, w, what, xi, gap, body_vertex, vertex, segment
 
 
 @njit(cache=True)

@@ -299,11 +299,15 @@ class EventDriven(Stepper):
         the step h (impact and smooth part), slip velocities, gaps (m,) and the smallest gap
         of all candidate pairs (m) at the end (``_gaps``)."""
         m = cs.size
-        sticking = np.abs(slip_v) <= 1e-9 * max(1.0, abs(self.contact.omega))
-        loaded = p[:m] > 0.0
+        sticking = (np.abs(slip_v) <= 1e-9 * max(1.0, abs(self.contact.omega))).tolist()
+        loaded = (p[:m] > 0.0).tolist()
+        point_state = tuple(
+            "open" if not on else "stick" if still else "slip"
+            for on, still in zip(loaded, sticking, strict=True)
+        )
         state = "open"
-        if np.any(loaded):
-            state = "slip" if np.any(loaded & ~sticking) else "stick"
+        if any(loaded):
+            state = "slip" if "slip" in point_state else "stick"
         rate = 1.0 / h if h > 0.0 else 0.0
         return RoughContactReport(
             name=self.pair.name,
@@ -319,10 +323,7 @@ class EventDriven(Stepper):
             normal_impulse=p[:m].copy(),
             friction_impulse=p[m:].copy(),
             min_gap=float(min_gap),
-            point_state=tuple(
-                "open" if not on else "stick" if still else "slip"
-                for on, still in zip(loaded, sticking, strict=True)
-            ),
+            point_state=point_state,
             impulse_xy=impulse[:2].copy(),
             normal_impulse_xy=impulse[2:].copy(),
             loss_profile=float(self.loss_profile.sum()),
