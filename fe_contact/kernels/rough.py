@@ -15,7 +15,8 @@ and of the complementarity problem its steps and impacts pose:
   call, ``checked_coulomb_impulses`` that call with its check and compliant retries
   (``coupling.impact.solve_coulomb``);
 * ``midpoint_step``: the linear algebra of the event-driven stepper's smooth step (its
-  Delassus matrix and free velocity), ``book_losses``: the contacts' losses booked on the
+  Delassus matrix and free velocity), ``smooth_step`` that step from the tree's equations of
+  motion to its checked impulses, ``book_losses``: the contacts' losses booked on the
   vertices of both polylines, ``smooth_losses``: a smooth step's contact work split by
   ``steppers.impulse_work`` and booked so, ``pair_gaps``: the closed contacts' gaps at the end
   of a step and whether an open one penetrated (its event control).
@@ -34,7 +35,7 @@ from numba import njit
 
 from .jit import inner
 from .moreau import impulse_work_terms, pairwise_sum
-from .tree import kinematics, point
+from .tree import equations, kinematics, point
 
 __all__ = [
     "anitescu_potra_lcp",
@@ -50,6 +51,7 @@ __all__ = [
     "tree_pairs",
     "book_losses",
     "smooth_losses",
+    "smooth_step",
 ]
 
 
@@ -533,6 +535,29 @@ def midpoint_step(mass, bias, stiffness, damping, rest, q0, u0, h, w, what):
     G = (2.0 / h) * (w @ a_inv_w)
     offset = w @ (2.0 * free - u0) + what
     return free, a_inv_w, G, offset
+
+
+@njit(cache=True)
+def smooth_step(T, q0, u0, h, joints, actuators, w, what, friction, tol):
+    """The event-driven stepper's smooth step of length h from (q0, u0) (n,) of the tree T
+    (``kernels.tree``) with m closed contacts: M and F of ``kernels.tree.equations`` (joints:
+    the joints' stiffness, damping and rest position (3, n); actuators: their forces (n,) at
+    the step's start), ``midpoint_step`` with the rows w (2m, n), what (2m,), then the impulses
+    of ``checked_coulomb_impulses`` (friction (m,), tol) when m > 0.
+
+    Returns (free (n,), a_inv_w (n, 2m), G (2m, 2m), offset (2m,), P (2m,), solved): solved
+    False when the impulses were not accepted (P zero then); numpy's LinAlgError when the
+    step's matrix is singular.
+    """
+    stiffness, damping, rest = joints[0], joints[1], joints[2]
+    mass, bias = equations(T, q0, u0, stiffness, damping, rest, actuators)
+    free, a_inv_w, G, offset = midpoint_step(
+        mass, bias, stiffness, damping, rest, q0, u0, h, w, what
+    )
+    if friction.size == 0:
+        return free, a_inv_w, G, offset, np.zeros(0), True
+    p, solved = checked_coulomb_impulses(G, offset, friction, tol)
+    return free, a_inv_w, G, offset, p, solved
 
 
 @njit(cache=True)

@@ -57,7 +57,6 @@ from ..kernels import rough as kernels
 from ..model import Model
 from ..multibody.tree import (
     actuator_forces,
-    equations_of_motion,
     kinetic_energy,
     mass_matrix,
     potential_energy,
@@ -163,6 +162,8 @@ class EventDriven(Stepper):
         self._damping = np.array([j.damping for j in tree.joints])
         self._rest = np.array([j.rest for j in tree.joints])
         self._actuated = any(j.actuator is not None for j in tree.joints)
+        self._joints = np.array([self._stiffness, self._damping, self._rest])
+        self._no_actuators = np.zeros(tree.n_bodies)
         self.n_rejected = self.n_impacts = self.n_lcp = 0
         self.work = no_work()
         self.loss_profile = np.zeros(self.contact.profile.n_points)
@@ -351,28 +352,30 @@ class EventDriven(Stepper):
 
     def _smooth(self, cs: ContactSet, h: float):
         """(q1, u1, P, u_m) of a midpoint step of length h with the contact impulses P
-        (``kernels.rough.midpoint_step``)."""
+        (``kernels.rough.smooth_step``; ``solve_coulomb``'s last resort where its kernel gives
+        none)."""
         q0, u0 = self.q, self.u
-        eom = equations_of_motion(self.contact.tree, q0, u0, self.t)
-        free, a_inv_w, G, offset = kernels.midpoint_step(
-            eom.mass_matrix,
-            eom.bias_forces,
-            self._stiffness,
-            self._damping,
-            self._rest,
+        tree = self.contact.tree
+        actuators = actuator_forces(tree, self.t) if self._actuated else self._no_actuators
+        m = cs.size
+        free, a_inv_w, G, offset, p, solved = kernels.smooth_step(
+            tree.topology.kernel_arrays,
             q0,
             u0,
             h,
+            self._joints,
+            actuators,
             cs.w,
             cs.what,
+            self._friction(m),
+            1e-9,
         )
-        m = cs.size
         if m:
-            p = solve_coulomb(G, offset, self._friction(m), time=self.t)
+            if not solved:
+                p = solve_coulomb(G, offset, self._friction(m), time=self.t)
             self.n_lcp += 1
             u_m = free + a_inv_w @ p / h
         else:
-            p = np.zeros(0)
             u_m = free
         return q0 + h * u_m, 2.0 * u_m - u0, p, u_m
 
