@@ -8,10 +8,19 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fe_contact.coupling.rough_contact import CORNER, RoughContact, candidate_pairs
+from fe_contact.coupling.rough_contact import (
+    CORNER,
+    RoughContact,
+    candidate_pairs,
+    closed_contacts,
+    share_loss,
+)
+from fe_contact.coupling.setvalued import natural_residual
 from fe_contact.kernels import rough as kernels
-from fe_contact.multibody.tree import body_poses
+from fe_contact.multibody.tree import angular_jacobian, body_poses
 from fe_contact.papers.slavic_boltezar import PinOnWheel, pin_on_wheel
+from fe_contact.rough import segment_normals
+from fe_contact.steppers.impulse_work import impulse_work_points
 
 
 def pin_contact(s: float) -> RoughContact:
@@ -217,3 +226,100 @@ def test_share_loss_books_half_on_each_polyline_by_interpolation():
     assert np.abs(body_w - ref_b).max() <= 1e-15 * loss.sum()
     assert np.abs(wheel_w - ref_w).max() <= 1e-15 * loss.sum()
     assert body_w.sum() + wheel_w.sum() == pytest.approx(loss.sum(), rel=1e-15)
+
+
+def closed_set(s, q, t, closing):
+    contact = pin_contact(s)
+    pairs = candidate_pairs(contact, np.array(q), t)
+    return contact, pairs, closed_contacts(contact, np.array(q), np.zeros(2), t, closing, pairs)
+
+
+def test_closed_rows_are_the_rows_of_the_pairs_within_the_tolerance():
+    """The contacts of ``closed_contacts`` (``kernels.closed_rows``) are the pairs whose gap is
+    at most the tolerance (read from the pairs' keys here), each with ``contact_rows``' rows
+    of that selection, equal to the last bit (the same kernel on the same numbers)."""
+    contact, pairs, cs = closed_set(0.0, (-1.5e-6, 2e-3), 1e-4, -7e-7)
+    gap, key = pairs.gaps()
+    chosen = gap <= -7e-7
+    assert 0 < chosen.sum() < gap.size
+    assert sorted((2 * cs.vertex + cs.body_vertex).tolist()) == sorted(key[chosen].tolist())
+    sa, sb = pairs.gap_a <= -7e-7, pairs.gap_b <= -7e-7
+    frames = (pairs.ia[sa], pairs.ka[sa], pairs.ib[sb], pairs.kb[sb])
+    rows = kernels.contact_rows(
+        pairs.body_pts,
+        pairs.body_normals,
+        contact.wheel.points,
+        segment_normals(contact.wheel.points),
+        *frames,
+        pairs.alpha,
+        contact.omega,
+        pairs.origin,
+        pairs.j0,
+        angular_jacobian(contact.tree, contact.body).astype(float),
+    )
+    mine = (cs.point, cs.normal, cs.tangent, cs.w, cs.what, cs.xi)
+    for value, reference in zip(mine, rows, strict=True):
+        assert np.array_equal(value, reference)
+    assert np.array_equal(cs.gap, np.concatenate((pairs.gap_a[sa], pairs.gap_b[sb])))
+
+
+def test_pair_gaps_reads_the_closed_contacts_gaps_and_the_penetrations():
+    """``pair_gaps`` against a dictionary of the pairs by key written here: each closed
+    contact's gap at the end of a later configuration, the smallest gap of all pairs, and a
+    penetration when (and only when) a pair not closed at the start lies below -depth."""
+    contact, _, cs = closed_set(0.0, (-1.5e-6, 2e-3), 1e-4, -7e-7)
+    later = candidate_pairs(contact, np.array((-1.49e-6, 2e-3)), 1.001e-4)
+    gap, key = later.gaps()
+    by_key = dict(zip(key.tolist(), gap.tolist(), strict=True))
+    closed_keys = (2 * cs.vertex + cs.body_vertex).tolist()
+    expected = [by_key.get(k, np.nan) for k in closed_keys]
+    n_vertices = (contact.profile.n_points, contact.wheel.n_points)
+    open_gaps = [g for k, g in by_key.items() if k not in set(closed_keys)]
+    for depth in (1e-9, -min(open_gaps) + 1e-12, -min(open_gaps) - 1e-12):
+        gap_end, penetrated, min_gap = kernels.pair_gaps(
+            later.ia, later.gap_a, later.ib, later.gap_b, cs.body_vertex, cs.vertex,
+            *n_vertices, depth,
+        )  # fmt: skip
+        assert np.array_equal(gap_end, np.array(expected), equal_nan=True)
+        assert penetrated == (min(open_gaps) < -depth)
+        assert min_gap == gap.min()
+
+
+def test_checked_coulomb_impulses_meet_the_laws_with_the_delassus_matrix():
+    """``checked_coulomb_impulses`` on random problems: accepted impulses meet the laws with G
+    itself (natural residual of ``coupling.setvalued``, r = 1 / diag G) to its tolerance plus
+    the compliance's velocity."""
+    rng = np.random.default_rng(23)
+    for _ in range(30):
+        m, n = int(rng.integers(1, 5)), int(rng.integers(2, 8))
+        G, c, mu = coulomb_problem(rng, m, n)
+        p, solved = kernels.checked_coulomb_impulses(G, c, mu, 1e-9)
+        assert solved
+        xi = G @ p + c
+        r = 1.0 / np.diag(G)
+        res = natural_residual(p[:m], p[m:], xi[:m], xi[m:], mu, r[:m], r[m:])
+        allowed = 1e-9 * max(np.abs(c).max(), np.abs(xi - c).max(), 1e-12)
+        assert res <= allowed + 2e-6 * np.diag(G).max() * np.abs(p).max()
+
+
+def test_smooth_losses_are_the_impulse_work_split_and_booked():
+    """``smooth_losses`` against ``impulse_work_points`` and ``share_loss`` called one after the
+    other (the numpy path): the same vertex losses and sums to the last bit."""
+    contact, _, cs = closed_set(0.0, (-1.5e-6, 2e-3), 1e-4, -5e-7)
+    m = cs.size
+    rng = np.random.default_rng(3)
+    mu = np.full(m, 0.3)
+    p_n = rng.uniform(0.0, 1e-6, m)
+    p = np.concatenate((p_n, rng.uniform(-1.0, 1.0, m) * mu * p_n))
+    g0, g1 = rng.normal(size=2 * m), rng.normal(size=2 * m)
+    n_b, n_w = contact.profile.n_points, contact.wheel.n_points
+    body, wheel = np.zeros(n_b), np.zeros(n_w)
+    sums = kernels.smooth_losses(
+        p, g0, g1, mu, cs.body_vertex, cs.vertex, cs.segment, cs.xi, body, wheel
+    )
+    impact, friction, timing = impulse_work_points(p[:m], p[m:], g0, g1, np.zeros(2 * m), mu)
+    body_ref, wheel_ref = np.zeros(n_b), np.zeros(n_w)
+    share_loss(cs, impact + friction, body_ref, wheel_ref)
+    assert np.array_equal(body, body_ref) and np.array_equal(wheel, wheel_ref)
+    assert sums == (float(friction.sum()), float(impact.sum()), float(timing.sum()))
+    assert body.sum() > 0.0

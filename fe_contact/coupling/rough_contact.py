@@ -50,7 +50,6 @@ import numpy as np
 
 from .. import validation as check
 from ..kernels import rough as kernels
-from ..kernels import tree as tree_kernels
 from ..multibody.tree import TreeModel, angular_jacobian, body_poses
 from ..rough import RoughProfile, segment_normals
 from .impact import ImpactImpulses, poisson_impact, solve_coulomb
@@ -280,17 +279,11 @@ def candidate_pairs(contact: RoughContact, q, t: float) -> CandidatePairs:
     q = np.ascontiguousarray(q, dtype=float)
     if q.shape != (tree.n_bodies,):
         check.fail("candidate_pairs.q", q.shape, f"an array of shape ({tree.n_bodies},)")
-    arrays = tree.topology.kernel_arrays
-    zero = np.zeros(q.size)
-    angle, rot, origin, _, omega, ov, terms = tree_kernels.kinematics(arrays, q, zero)
-    _, _, j0, _ = tree_kernels.point(
-        arrays, contact.body, 0.0, 0.0, zero, rot, origin, omega, ov, terms
-    )
-    at = origin[contact.body].copy()
     alpha = contact.wheel_angle(t)
-    body, normals, ia, ka, gap_a, ib, kb, gap_b = kernels.polyline_pairs(
-        at,
-        float(angle[contact.body]),
+    body, normals, ia, ka, gap_a, ib, kb, gap_b, at, j0 = kernels.tree_pairs(
+        tree.topology.kernel_arrays,
+        contact.body,
+        q,
         alpha,
         contact.profile.points,
         frames.normals_body,
@@ -315,19 +308,18 @@ def closed_contacts(
     ``pairs``: the ``candidate_pairs`` of (q, t) when already found."""
     pr = candidate_pairs(contact, q, t) if pairs is None else pairs
     frames = _frames(contact)
-    sa = pr.gap_a <= closing
-    sb = pr.gap_b <= closing
-    ia, ka, ib, kb = pr.ia[sa], pr.ka[sa], pr.ib[sb], pr.kb[sb]
-    m = ia.size + ib.size
-    point, normal, tangent, w, what, xi = kernels.contact_rows(
+    point, normal, tangent, w, what, xi, gap, body_vertex, vertex, segment = kernels.closed_rows(
         pr.body_pts,
         pr.body_normals,
         contact.wheel.points,
         frames.normals_wheel,
-        ia,
-        ka,
-        ib,
-        kb,
+        pr.ia,
+        pr.ka,
+        pr.gap_a,
+        pr.ib,
+        pr.kb,
+        pr.gap_b,
+        float(closing),
         pr.alpha,
         contact.omega,
         pr.origin,
@@ -335,15 +327,15 @@ def closed_contacts(
         frames.jw,
     )
     return ContactSet(
-        gap=np.concatenate((pr.gap_a[sa], pr.gap_b[sb])),
+        gap=gap,
         normal=normal,
         tangent=tangent,
         point=point,
         w=w,
         what=what,
-        body_vertex=np.arange(m) < ia.size,
-        vertex=np.concatenate((ia, ib)),
-        segment=np.concatenate((ka, kb)),
+        body_vertex=body_vertex,
+        vertex=vertex,
+        segment=segment,
         xi=xi,
     )
 

@@ -3,18 +3,23 @@ and of the complementarity problem its steps and impacts pose:
 
 * ``polyline_pairs``: every point-segment pair of a body polyline against a wheel's rim, both
   graphs over the polar angle about the wheel's centre (003 eq. (11), the set I_G), with the
-  gaps (``coupling.rough_contact`` for the geometry and its choices);
+  gaps (``coupling.rough_contact`` for the geometry and its choices); ``tree_pairs`` the same
+  for the polyline on a tree body at the tree's coordinates q;
 * ``contact_rows``: for the closed pairs the contact points, normals and tangents in the ground
   frame and the rows w_N, w_T and the wheel's terms what of g' = w . u + what (003 eqs. (7),
-  (13), (15));
+  (13), (15)); ``closed_rows`` the same for the pairs with gaps up to a tolerance;
 * ``anitescu_potra_lcp`` and ``complementary_pivoting``: the impulse laws as the linear
   complementarity problem of Anitescu and Potra and Lemke's complementary pivoting on it
   (``coupling.lcp.coulomb_lcp`` and ``coupling.lcp.lemke`` document both and call these),
   ``lcp_projection`` the impulses of its solution and ``coulomb_impulses`` the three in one
-  call (``coupling.impact.solve_coulomb``);
+  call, ``checked_coulomb_impulses`` that call with its check and compliant retries
+  (``coupling.impact.solve_coulomb``);
 * ``midpoint_step``: the linear algebra of the event-driven stepper's smooth step (its
-  Delassus matrix and free velocity), ``book_losses``: the contacts' losses booked on the
-  vertices of both polylines.
+  Delassus matrix and free velocity), ``smooth_step`` that step from the tree's equations of
+  motion to its checked impulses, ``book_losses``: the contacts' losses booked on the
+  vertices of both polylines, ``smooth_losses``: a smooth step's contact work split by
+  ``steppers.impulse_work`` and booked so, ``pair_gaps``: the closed contacts' gaps at the end
+  of a step and whether an open one penetrated (its event control).
 
 A rough run takes tens of thousands of steps of a few closed contacts each: the numpy versions
 spent their time in per-call overhead (small arrays, np.block, np.outer per pivot), which
@@ -29,16 +34,24 @@ import numpy as np
 from numba import njit
 
 from .jit import inner
+from .moreau import impulse_work_terms, pairwise_sum
+from .tree import equations, kinematics, point
 
 __all__ = [
     "anitescu_potra_lcp",
+    "checked_coulomb_impulses",
+    "closed_rows",
     "complementary_pivoting",
     "contact_rows",
     "coulomb_impulses",
     "lcp_projection",
     "midpoint_step",
+    "pair_gaps",
     "polyline_pairs",
+    "tree_pairs",
     "book_losses",
+    "smooth_losses",
+    "smooth_step",
 ]
 
 
@@ -135,6 +148,24 @@ def polyline_pairs(
 
 
 @njit(cache=True)
+def tree_pairs(
+    T, body, q, alpha, body_points, body_normals, wheel, wheel_normals, theta_wheel, corner
+):  # fmt: skip
+    """``polyline_pairs`` of the polyline of body ``body`` of the tree T (``kernels.tree``) at
+    its coordinates q (n,) against the wheel at the angle alpha (rad), the other arguments as
+    ``polyline_pairs`` takes them. Returns ``polyline_pairs``' eight arrays, then the body
+    frame's origin (2,) m in the ground frame and its Jacobian (2, n)."""
+    zero = np.zeros(q.size)
+    angle, rot, origin, _, omega, ov, terms = kinematics(T, q, zero)
+    _, _, j0, _ = point(T, body, 0.0, 0.0, zero, rot, origin, omega, ov, terms)
+    at = origin[body].copy()
+    pts, normals, ia, ka, gap_a, ib, kb, gap_b = polyline_pairs(
+        at, angle[body], alpha, body_points, body_normals, wheel, wheel_normals, theta_wheel, corner
+    )
+    return pts, normals, ia, ka, gap_a, ib, kb, gap_b, at, j0
+
+
+@njit(cache=True)
 def contact_rows(
     body, body_normals, wheel, wheel_normals, ia, ka, ib, kb, alpha, omega, origin, j0, jw
 ):  # fmt: skip
@@ -197,6 +228,41 @@ def contact_rows(
         what[i] = -(nx * vx + ny * vy)
         what[m + i] = -(tx * vx + ty * vy)
     return point, normal, tangent, w, what, xi
+
+
+@njit(cache=True)
+def closed_rows(
+    body, body_normals, wheel, wheel_normals, ia, ka, gap_a, ib, kb, gap_b, closing, alpha,
+    omega, origin, j0, jw
+):  # fmt: skip
+    """``contact_rows`` of the pairs of ``polyline_pairs`` (ia, ka, gap_a, ib, kb, gap_b) whose
+    gap is at most ``closing`` (m), the other arguments as ``contact_rows`` takes them.
+
+    Returns ``contact_rows``' point, normal, tangent, w, what, xi, then per closed contact its
+    gap (m,) m, body_vertex (m,) bool (a body vertex over a wheel segment), vertex (m,) int
+    (the touching vertex) and segment (m,) int (the opposite segment's first vertex).
+    """
+    sa = gap_a <= closing
+    sb = gap_b <= closing
+    ca, kca, cb, kcb = ia[sa], ka[sa], ib[sb], kb[sb]
+    point, normal, tangent, w, what, xi = contact_rows(
+        body, body_normals, wheel, wheel_normals, ca, kca, cb, kcb, alpha, omega, origin, j0, jw
+    )
+    m_a = ca.size
+    m = m_a + cb.size
+    gap = np.empty(m)
+    body_vertex = np.empty(m, np.bool_)
+    vertex = np.empty(m, np.int64)
+    segment = np.empty(m, np.int64)
+    gap[:m_a] = gap_a[sa]
+    gap[m_a:] = gap_b[sb]
+    body_vertex[:m_a] = True
+    body_vertex[m_a:] = False
+    vertex[:m_a] = ca
+    vertex[m_a:] = cb
+    segment[:m_a] = kca
+    segment[m_a:] = kcb
+    return point, normal, tangent, w, what, xi, gap, body_vertex, vertex, segment
 
 
 @njit(cache=True)
@@ -377,6 +443,65 @@ def coulomb_impulses(delassus, offset, friction, compliance, max_pivots):
     return lcp_projection(z / scale, friction), solved
 
 
+@inner
+def _nan_max(values, initial):
+    """values.max(initial=initial), NaN when one is NaN (numpy's)."""
+    largest = initial
+    for v in values:
+        if np.isnan(v):
+            return v
+        largest = max(largest, v)
+    return largest
+
+
+@inner
+def _python_max(a, b):
+    """Python's max(a, b): b where b > a, else a."""
+    return b if b > a else a
+
+
+@njit(cache=True)
+def checked_coulomb_impulses(delassus, offset, friction, tol):
+    """``coulomb_impulses`` with the compliances 0, 1e-10, 1e-8, 1e-6 in turn (at most
+    200 m pivots each), the first whose impulses P meet the laws with G itself to ``tol``
+    relative accepted (``coupling.impact.solve_coulomb``, which documents the test): the
+    natural residual of ``coupling.setvalued.natural_residual`` with r = 1 / diag G at
+    xi = G P + c at most tol max(|c|, |xi - c|, 1e-12) + 2 eps max(diag G) max|P|.
+    delassus G (2m, 2m), offset c (2m,), friction mu (m,).
+
+    Returns (P (2m,), solved): solved False when no compliance gave accepted impulses.
+    """
+    m = friction.size
+    n = offset.size
+    diag = np.empty(n)
+    for i in range(n):
+        diag[i] = delassus[i, i]
+    r = 1.0 / diag
+    largest_diag = _nan_max(diag, -np.inf)
+    for eps in (0.0, 1e-10, 1e-8, 1e-6):
+        p, solved = coulomb_impulses(delassus, offset, friction, eps, 50 * 4 * m)
+        if not solved:
+            continue
+        xi = delassus @ p + offset
+        res_n = np.empty(m)
+        res_t = np.empty(m)
+        for i in range(m):
+            x = p[i] - r[i] * xi[i]
+            res_n[i] = abs(p[i] - (x if (x >= 0.0 or np.isnan(x)) else 0.0)) / r[i]
+            bound = friction[i] * p[i]
+            x = p[m + i] - r[m + i] * xi[m + i]
+            clipped = min(max(x, -bound), bound) if not np.isnan(x) else x
+            res_t[i] = abs(p[m + i] - clipped) / r[m + i]
+        res = _python_max(_nan_max(res_n, 0.0), _nan_max(res_t, 0.0))
+        size = _python_max(
+            _nan_max(np.abs(offset), -np.inf), _nan_max(np.abs(xi - offset), -np.inf)
+        )
+        allowed = tol * _python_max(size, 1e-12)
+        if res <= allowed + 2.0 * eps * largest_diag * _nan_max(np.abs(p), -np.inf):
+            return p, True
+    return np.zeros(n), False
+
+
 @njit(cache=True)
 def midpoint_step(mass, bias, stiffness, damping, rest, q0, u0, h, w, what):
     """The linear part of the event-driven smooth step of length h from (q0, u0) (n,)
@@ -413,6 +538,29 @@ def midpoint_step(mass, bias, stiffness, damping, rest, q0, u0, h, w, what):
 
 
 @njit(cache=True)
+def smooth_step(T, q0, u0, h, joints, actuators, w, what, friction, tol):
+    """The event-driven stepper's smooth step of length h from (q0, u0) (n,) of the tree T
+    (``kernels.tree``) with m closed contacts: M and F of ``kernels.tree.equations`` (joints:
+    the joints' stiffness, damping and rest position (3, n); actuators: their forces (n,) at
+    the step's start), ``midpoint_step`` with the rows w (2m, n), what (2m,), then the impulses
+    of ``checked_coulomb_impulses`` (friction (m,), tol) when m > 0.
+
+    Returns (free (n,), a_inv_w (n, 2m), G (2m, 2m), offset (2m,), P (2m,), solved): solved
+    False when the impulses were not accepted (P zero then); numpy's LinAlgError when the
+    step's matrix is singular.
+    """
+    stiffness, damping, rest = joints[0], joints[1], joints[2]
+    mass, bias = equations(T, q0, u0, stiffness, damping, rest, actuators)
+    free, a_inv_w, G, offset = midpoint_step(
+        mass, bias, stiffness, damping, rest, q0, u0, h, w, what
+    )
+    if friction.size == 0:
+        return free, a_inv_w, G, offset, np.zeros(0), True
+    p, solved = checked_coulomb_impulses(G, offset, friction, tol)
+    return free, a_inv_w, G, offset, p, solved
+
+
+@njit(cache=True)
 def book_losses(loss, body_vertex, vertex, segment, xi, body_w, wheel_w):
     """Add the contacts' losses (m,) J half to each polyline (body_w (n_b,), wheel_w (n_w,)):
     all of a half to the touching vertex, the other half to the opposite segment's vertices
@@ -430,3 +578,70 @@ def book_losses(loss, body_vertex, vertex, segment, xi, body_w, wheel_w):
         for i in range(m):
             if body_vertex[i] == (side == 0):
                 opposite[segment[i] + 1] += xi[i] * (0.5 * loss[i])
+
+
+@njit(cache=True)
+def smooth_losses(p, gamma_0, gamma_1, friction, body_vertex, vertex, segment, xi, body_w, wheel_w):
+    """The work of a smooth step's impulses p (2m,) = (P_N, P_T) of m contacts with the
+    relative velocities gamma_0, gamma_1 (2m,) at its start and end and friction coefficients
+    (m,), split per contact into impact, friction and timing terms (``steppers.impulse_work``
+    with e = 0 and theta = 1/2, ``kernels.moreau.impulse_work_terms``); the impact and friction
+    losses booked on the vertices by ``book_losses`` (body_vertex, vertex, segment, xi as it
+    takes them, into body_w (n_b,) and wheel_w (n_w,)). Returns the sums (friction, impact,
+    timing) in J, each added in numpy's order (``kernels.moreau.pairwise_sum``)."""
+    m = friction.size
+    impact, loss_t, gain = impulse_work_terms(
+        p[:m].copy(), p[m:].copy(), gamma_0, gamma_1, np.zeros(2 * m), friction, 0.5
+    )
+    book_losses(impact + loss_t, body_vertex, vertex, segment, xi, body_w, wheel_w)
+    return pairwise_sum(loss_t), pairwise_sum(impact), pairwise_sum(gain)
+
+
+@njit(cache=True)
+def pair_gaps(ia, gap_a, ib, gap_b, body_vertex, vertex, n_body, n_wheel, depth):
+    """The candidate pairs of ``polyline_pairs`` (body vertices ia with gaps gap_a, wheel
+    vertices ib with gaps gap_b, m) against m closed contacts (body_vertex (m,) bool: a body
+    vertex; vertex (m,) int: the touching vertex) of polylines of n_body and n_wheel vertices.
+
+    Returns gap (m,): each closed contact's vertex's gap among the pairs (NaN where it has no
+    pair; the last of repeated vertices); penetrated: whether a pair whose vertex is not closed
+    has a gap below -depth (m); min_gap: the smallest gap of all pairs (inf without pairs,
+    NaN when a gap is NaN), m.
+    """
+    on_body = np.full(n_body, np.nan)
+    closed_body = np.zeros(n_body, np.bool_)
+    on_wheel = np.full(n_wheel, np.nan)
+    closed_wheel = np.zeros(n_wheel, np.bool_)
+    for i in range(ia.size):
+        on_body[ia[i]] = gap_a[i]
+    for i in range(ib.size):
+        on_wheel[ib[i]] = gap_b[i]
+    m = vertex.size
+    gap = np.empty(m)
+    for i in range(m):
+        if body_vertex[i]:
+            gap[i] = on_body[vertex[i]]
+            closed_body[vertex[i]] = True
+        else:
+            gap[i] = on_wheel[vertex[i]]
+            closed_wheel[vertex[i]] = True
+    penetrated = False
+    for i in range(ia.size):
+        if not closed_body[ia[i]] and gap_a[i] < -depth:
+            penetrated = True
+    for i in range(ib.size):
+        if not closed_wheel[ib[i]] and gap_b[i] < -depth:
+            penetrated = True
+    low_a, low_b = _lowest(gap_a), _lowest(gap_b)
+    return gap, penetrated, low_b if low_b < low_a else low_a  # Python's min(low_a, low_b)
+
+
+@inner
+def _lowest(values):
+    """values.min(initial=inf), NaN when one is NaN (numpy's)."""
+    lowest = np.inf
+    for v in values:
+        if np.isnan(v):
+            return v
+        lowest = min(lowest, v)
+    return lowest

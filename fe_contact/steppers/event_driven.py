@@ -57,7 +57,6 @@ from ..kernels import rough as kernels
 from ..model import Model
 from ..multibody.tree import (
     actuator_forces,
-    equations_of_motion,
     kinetic_energy,
     mass_matrix,
     potential_energy,
@@ -65,7 +64,6 @@ from ..multibody.tree import (
 from ..rough import Polyline
 from .base import SingularSystem, Stepper, check_start
 from .contact_report import ProfileLosses, RoughContactReport
-from .impulse_work import impulse_work_points
 from .step_report import StepReport, no_work
 
 __all__ = ["EventDriven", "rough_pair"]
@@ -164,6 +162,8 @@ class EventDriven(Stepper):
         self._damping = np.array([j.damping for j in tree.joints])
         self._rest = np.array([j.rest for j in tree.joints])
         self._actuated = any(j.actuator is not None for j in tree.joints)
+        self._joints = np.array([self._stiffness, self._damping, self._rest])
+        self._no_actuators = np.zeros(tree.n_bodies)
         self.n_rejected = self.n_impacts = self.n_lcp = 0
         self.work = no_work()
         self.loss_profile = np.zeros(self.contact.profile.n_points)
@@ -203,8 +203,26 @@ class EventDriven(Stepper):
         cs = closed_contacts(self.contact, self.q, self.u, self.t, self.closing, pairs)
         m = cs.size
         slip_v = cs.w[m:] @ self.u + cs.what[m:]
-        contact = self._contact_report(cs, np.zeros(2 * m), slip_v, pairs, np.zeros(4), 0.0)
+        gap_end, _, min_gap = self._gaps(pairs, cs)
+        contact = self._contact_report(
+            cs, np.zeros(2 * m), slip_v, gap_end, min_gap, np.zeros(4), 0.0
+        )
         return self._report(contact, no_work(), 0.0, 0)
+
+    def _gaps(self, pairs, cs: ContactSet):
+        """(gap (m,) m of the closed contacts cs among the candidate pairs, whether an open
+        pair penetrated by more than ``penetration``, the pairs' smallest gap in m):
+        ``kernels.rough.pair_gaps``."""
+        return kernels.pair_gaps(
+            pairs.ia,
+            pairs.gap_a,
+            pairs.ib,
+            pairs.gap_b,
+            cs.body_vertex,
+            cs.vertex,
+            *self._n_vertices,
+            self.penetration,
+        )
 
     # -- one step ------------------------------------------------------------------------------
 
@@ -245,7 +263,7 @@ class EventDriven(Stepper):
                 h *= 0.5
                 continue
             pairs = candidate_pairs(contact, q1, self.t + h)
-            penetrated = pairs.penetrates(cs, self.penetration, *self._n_vertices)
+            gap_end, penetrated, min_gap = self._gaps(pairs, cs)
             if not penetrated or halving == self.max_halvings:
                 break
             self.n_rejected += 1
@@ -256,7 +274,7 @@ class EventDriven(Stepper):
         for name in work:
             self.work[name] += work[name]
         slip_v = (cs.w[m:] @ u1 + cs.what[m:]) if m else np.zeros(0)
-        report = self._contact_report(cs, p_impact + p, slip_v, pairs, impulse, h)
+        report = self._contact_report(cs, p_impact + p, slip_v, gap_end, min_gap, impulse, h)
         return self._report(report, work, h, halving + 1, (u1 - u_start) / h)
 
     def _report(
@@ -277,17 +295,20 @@ class EventDriven(Stepper):
             acceleration=acceleration,
         )
 
-    def _contact_report(self, cs: ContactSet, p, slip_v, pairs, impulse, h):
+    def _contact_report(self, cs: ContactSet, p, slip_v, gap_end, min_gap, impulse, h):
         """The RoughContactReport of the closed contacts cs with their impulses p (2m,) over
-        the step h (impact and smooth part), slip velocities at the end; pairs: the
-        candidate pairs at the end (``candidate_pairs``)."""
+        the step h (impact and smooth part), slip velocities, gaps (m,) and the smallest gap
+        of all candidate pairs (m) at the end (``_gaps``)."""
         m = cs.size
-        sticking = np.abs(slip_v) <= 1e-9 * max(1.0, abs(self.contact.omega))
-        loaded = p[:m] > 0.0
+        sticking = (np.abs(slip_v) <= 1e-9 * max(1.0, abs(self.contact.omega))).tolist()
+        loaded = (p[:m] > 0.0).tolist()
+        point_state = tuple(
+            "open" if not on else "stick" if still else "slip"
+            for on, still in zip(loaded, sticking, strict=True)
+        )
         state = "open"
-        if np.any(loaded):
-            state = "slip" if np.any(loaded & ~sticking) else "stick"
-        gap_end = pairs.gaps_of(cs, *self._n_vertices)  # the closed contacts' at the end
+        if any(loaded):
+            state = "slip" if "slip" in point_state else "stick"
         rate = 1.0 / h if h > 0.0 else 0.0
         return RoughContactReport(
             name=self.pair.name,
@@ -302,11 +323,8 @@ class EventDriven(Stepper):
             friction_force=p[m:] * rate,
             normal_impulse=p[:m].copy(),
             friction_impulse=p[m:].copy(),
-            min_gap=pairs.min_gap(),
-            point_state=tuple(
-                "open" if not on else "stick" if still else "slip"
-                for on, still in zip(loaded, sticking, strict=True)
-            ),
+            min_gap=float(min_gap),
+            point_state=point_state,
             impulse_xy=impulse[:2].copy(),
             normal_impulse_xy=impulse[2:].copy(),
             loss_profile=float(self.loss_profile.sum()),
@@ -334,28 +352,30 @@ class EventDriven(Stepper):
 
     def _smooth(self, cs: ContactSet, h: float):
         """(q1, u1, P, u_m) of a midpoint step of length h with the contact impulses P
-        (``kernels.rough.midpoint_step``)."""
+        (``kernels.rough.smooth_step``; ``solve_coulomb``'s last resort where its kernel gives
+        none)."""
         q0, u0 = self.q, self.u
-        eom = equations_of_motion(self.contact.tree, q0, u0, self.t)
-        free, a_inv_w, G, offset = kernels.midpoint_step(
-            eom.mass_matrix,
-            eom.bias_forces,
-            self._stiffness,
-            self._damping,
-            self._rest,
+        tree = self.contact.tree
+        actuators = actuator_forces(tree, self.t) if self._actuated else self._no_actuators
+        m = cs.size
+        free, a_inv_w, G, offset, p, solved = kernels.smooth_step(
+            tree.topology.kernel_arrays,
             q0,
             u0,
             h,
+            self._joints,
+            actuators,
             cs.w,
             cs.what,
+            self._friction(m),
+            1e-9,
         )
-        m = cs.size
         if m:
-            p = solve_coulomb(G, offset, self._friction(m), time=self.t)
+            if not solved:
+                p = solve_coulomb(G, offset, self._friction(m), time=self.t)
             self.n_lcp += 1
             u_m = free + a_inv_w @ p / h
         else:
-            p = np.zeros(0)
             u_m = free
         return q0 + h * u_m, 2.0 * u_m - u0, p, u_m
 
@@ -376,13 +396,21 @@ class EventDriven(Stepper):
         # the smooth step's laws hold on gamma_1, e = 0); self.u is still the step's start u_0
         gamma_0 = cs.w @ self.u + cs.what
         gamma_1 = cs.w @ (2.0 * u_m - self.u) + cs.what
-        impact, friction, timing = impulse_work_points(
-            p[:m], p[m:], gamma_0, gamma_1, np.zeros(2 * m), self._friction(m)
+        friction, impact, timing = kernels.smooth_losses(
+            p,
+            gamma_0,
+            gamma_1,
+            self._friction(m),
+            cs.body_vertex,
+            cs.vertex,
+            cs.segment,
+            cs.xi,
+            self.loss_profile,
+            self.loss_target,
         )
-        share_loss(cs, impact + friction, self.loss_profile, self.loss_target)
         work["work_drives"] += float(-p @ cs.what)
-        work["dissipated_friction"] += float(friction.sum())
-        work["dissipated_impact"] += float(impact.sum())
-        work["work_contact_timing"] += float(timing.sum())
+        work["dissipated_friction"] += friction
+        work["dissipated_impact"] += impact
+        work["work_contact_timing"] += timing
         impulse[:2] += cs.normal @ p[:m] + cs.tangent @ p[m:]
         impulse[2:] += cs.normal @ p[:m]
