@@ -24,7 +24,7 @@ from numba import njit
 from .beam import H00, N_FIELDS, VT, S
 from .compliant import compliant_states, compliant_sums, keep_parameters
 from .dense import painleve_margin, take_columns
-from .evaluate import OK
+from .evaluate import FAILED, OK
 from .jit import inner
 from .links import link_energies, link_states
 from .numerical import step_dissipation
@@ -42,6 +42,7 @@ STOPS = (
     "painleve",  # the Painleve margin is not safely above the error threshold
     "factor",  # the step's iteration matrix is not the factor given
     "time",  # the step does not end on t + h to 1e-12 h
+    "diverged",  # single: no convergence in max_newton iterations (as the Python step's)
 )
 # the Python step raises at a Painleve margin <= 1e-9; a batch stops where it is <= this
 PAINLEVE_SAFE = 1e-6
@@ -212,7 +213,9 @@ def steps(
             held,
         )
         if status != OK:
-            reason = 1
+            # single: a Newton iteration run to max_newton iterations (its last correction
+            # finite or not) is one the Python step does not finish either (NewtonDivergence)
+            reason = 8 if single and status == FAILED and its >= max_newton else 1
             break
         _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
         if single or U.size > 1:  # cond_2 of one row is 1 (exactly, as np.linalg.cond gives it)

@@ -85,6 +85,7 @@ from ..kernels.step import FLAT, delassus
 from ..system import Energies, System
 from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
 from .compiled_plan import Plan, pressed_contact, unsupported
+from .newton import NewtonDivergence
 from .partitioned_step import StepAlgebra, margin_of
 from .step_state import ContactMode, StepState
 
@@ -251,12 +252,15 @@ class CompiledStep:
         factors."""
         return CompiledAlgebra(system, params, self.plan)
 
-    def step(self, stepper, h: float):
+    def step(self, stepper, h: float, halving: bool = False):
         """One step of h from ``stepper``'s committed state in one compiled call: (the state
         at its end, for ``restore``; its Newton iterations; cond(J_u) at its end), or None
         when the Python step takes it (structure coordinates among the dependent ones, no
         factor for this step size, a drive the kernels cannot evaluate, an iteration that did
-        not finish OK: ``n_fallback`` counts the last)."""
+        not finish OK: ``n_fallback`` counts the last). With ``halving`` (the step is halved
+        if it fails), a Newton iteration that ran to ``max_newton`` iterations raises
+        NewtonDivergence, as the Python step would, instead of handing the step back; the
+        contact parameters of its last iterate are kept, as the Python step keeps them."""
         part, on_structure = self._checked
         if part is not stepper.part:
             part = stepper.part
@@ -279,7 +283,7 @@ class CompiledStep:
         slip_sign = cstate[:, 0].copy()
         out = self._single_outputs(stepper, cstate.shape[0])
         s = self._parameters(stepper, state)
-        taken, _, flat, _, _, _, _, cond = loop_steps(
+        taken, stop, flat, _, _, _, _, cond = loop_steps(
             *plan.packed,
             factor,
             plan.link_band(bp, gp),
@@ -311,6 +315,12 @@ class CompiledStep:
             True,  # one step of h, committed whatever happens in it (``step()`` tests)
             *out,
         )
+        if taken == 0 and halving and STOPS[stop] == "diverged":
+            self._keep_parameters(stepper, s, cstate.shape[0])
+            raise NewtonDivergence(
+                f"Newton did not converge in {stepper.max_newton} iterations at t = {t1:.6g} s "
+                "(compiled step); try a smaller h"
+            )
         if taken == 0:  # the iteration did not finish OK: the Python step retries, reports
             self.n_fallback += 1
             return None

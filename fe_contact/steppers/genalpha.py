@@ -348,11 +348,16 @@ class GeneralizedAlpha(Stepper):
         return part
 
     # -- stepping ---------------------------------------------------------------------------
-    def _newton_step(self, h: float):
+    def _newton_step(self, h: float, halving: bool = False):
         """One step of size h from the committed state (the compiled step where it takes it,
-        else ``newton.newton_step``); commits it. Raises NewtonDivergence."""
+        else ``newton.newton_step``); commits it. Raises NewtonDivergence (with ``halving``,
+        a halving left, also straight from the compiled step: the Python step is not tried)."""
         if self.compiled_step is not None:
-            taken = self.compiled_step.step(self, h)
+            try:
+                taken = self.compiled_step.step(self, h, halving)
+            except NewtonDivergence:
+                self.n_newton += self.max_newton  # as the Python step counts its iterations
+                raise
             if taken is not None:
                 state, n_newton, cond = taken
                 self.n_newton += n_newton
@@ -386,7 +391,7 @@ class GeneralizedAlpha(Stepper):
         not close or (``leaving``) a contact leaving its structure, two steps of h/2,
         recursively ``depth`` deep (``n_halved`` counts them)."""
         try:
-            return self._newton_step(h)
+            return self._newton_step(h, depth > 0)
         except (
             NewtonDivergence,
             np.linalg.LinAlgError,
