@@ -253,18 +253,23 @@ def cam_lock(out: Path, scratch: Path) -> list[Quantity]:
         torque = "{*} N m (000: -1.0 kN m)" if case == 0 else "{*} N m"
         head = f"| {case} {CAM_CASES[case]} | "
         cells = [torque, "{*} kN", "{*} J", "{*} J", "{*} J"]
+        # beyond the closing the runs amplify round-off (the page says how much): within 5 %,
+        # the largest energy error within 50 %
         columns = (
-            ("torque_after_1s", row["torque_after_1s [N m]"], "N m", ".0f", 1.0),
-            ("max_normal_force", row["max_normal_force [N]"], "kN", ".1f", 1e-3),
-            ("friction_work", row["friction_work [J]"], "J", ".1f", 1.0),
-            ("drive_work", row["work_drives [J]"], "J", ".1f", 1.0),
-            ("max_energy_error", row["max_abs_energy_error [J]"], "J", ".2g", 1.0),
+            ("torque_after_1s", row["torque_after_1s [N m]"], "N m", ".0f", 1.0, 0.05),
+            ("max_normal_force", row["max_normal_force [N]"], "kN", ".1f", 1e-3, 0.05),
+            ("friction_work", row["friction_work [J]"], "J", ".1f", 1.0, 0.05),
+            ("drive_work", row["work_drives [J]"], "J", ".1f", 1.0, 0.05),
+            ("max_energy_error", row["max_abs_energy_error [J]"], "J", ".2g", 1.0, 0.5),
         )
-        for k, (name, value, unit, fmt, scale) in enumerate(columns):
+        for k, (name, value, unit, fmt, scale, spread) in enumerate(columns):
             text = head + " | ".join(cells[:k] + [cells[k].replace("{*}", "{}")])
             found.append(
-                Quantity(f"cam_lock.case_{case}.{name}", value * scale, unit, fmt, CAM, text)
-            )
+                Quantity(
+                    f"cam_lock.case_{case}.{name}", value * scale, unit, fmt, CAM, text,
+                    spread=spread,
+                )
+            )  # fmt: skip
         rolling = head + " | ".join(cells) + " | {}"
         if case == 2:  # chaotic counts (the README says so): within 50 %
             found += [
