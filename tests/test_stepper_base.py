@@ -129,7 +129,7 @@ def test_a_singular_step_fails_the_generalized_alpha_stepper_and_keeps_its_state
     st.step()
     good = st.step()
 
-    def singular(self, dt):
+    def singular(self, dt, halving=False):
         raise np.linalg.LinAlgError("Singular matrix")
 
     monkeypatch.setattr(GeneralizedAlpha, "_newton_step", singular)
