@@ -52,6 +52,16 @@ def test_each_law_says_whether_the_kernels_evaluate_its_formula():
     assert not Unilateral().compiled
 
 
+def test_a_compliant_law_says_whether_the_kernels_evaluate_its_continuous_friction():
+    """The continuous law of 000 eq. 10 (mu > 0 with v0, not rolling) on a law whose
+    frictionless part is the kernels' formula; no other law has a compiled friction."""
+    assert Compliant("hertz", 1e9, mu=0.3, v0=1e-3).compiled_friction
+    assert not Compliant("hertz", 1e9, mu=0.3, v0=1e-3, rolling=True).compiled_friction
+    assert not Compliant("hertz", 1e9).compiled_friction  # no friction to evaluate
+    assert not DoubledPenalty("linear", STIFFNESS, mu=0.3, v0=1e-3).compiled_friction
+    assert not Sliding(mu=0.2).compiled_friction and not Unilateral(mu=0.2).compiled_friction
+
+
 def _with_laws(head_law=None, dropper_law=None):
     run = pantograph_on_catenary(1, contact="penalty", max_element_length=2.0)
     contacts = list(run.model.contacts)

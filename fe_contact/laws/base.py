@@ -141,6 +141,13 @@ class ContactLaw:
         return False
 
     @property
+    def compiled_friction(self) -> bool:
+        """True when the compiled step's kernels evaluate this law with a friction of its own
+        beyond what ``compiled`` covers (``Compliant``'s continuous law on pairs of curved
+        profiles); False here."""
+        return False
+
+    @property
     def static_coefficient(self) -> float:
         """mu_s: a sticking contact holds while |F_t| <= mu_s F_n (001 sec. 10.3.2)."""
         return self.mu

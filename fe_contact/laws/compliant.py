@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -130,6 +131,15 @@ class Compliant(ContactLaw):
             and self.coulomb()
             and self._inherits(Compliant, own)
         )
+
+    @property
+    def compiled_friction(self) -> bool:
+        # Bauchau's continuous friction (000 eq. 10: a constant mu > 0 and v0), not rolling, on
+        # a law whose frictionless part the kernels implement: ``kernels.compliant`` evaluates
+        # it for a pair of curved profiles
+        if not (self.mu > 0.0 and self.v0 is not None and not self.rolling):
+            return False
+        return dataclasses.replace(self, mu=0.0, mu_s=0.0, v0=None).compiled
 
     @property
     def exponent(self) -> float:

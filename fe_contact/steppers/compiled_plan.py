@@ -9,8 +9,6 @@ links' tangent at each iterate, ``kernels.links``)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -19,7 +17,6 @@ from ..kernels.beam import DIAGONALS_FROM, beam_arrays, diagonal_storage, on_pat
 from ..kernels.pack import pack
 from ..kernels.profile_pair import CARRIED, PLANE, TREE
 from ..kernels.tree import tree_arrays
-from ..laws import Compliant
 from ..multibody.tree import actuator_forces
 from ..sides import Circle, Line, Point, Profile
 from ..structures import BeamStructure, StringStructure
@@ -90,13 +87,13 @@ def pressed_contact(system: System, pair) -> bool:
     beam, searched at its closest point, or of a pair of curved profiles (``Profile`` against
     ``Profile``, ``kernels.profile_pair``) each drawn on a tree body, on a body carried by a
     linear beam or in the plane, whose law may also have the continuous friction of
-    ``continuous_friction_compiled``."""
+    ``law.compiled_friction``."""
     law = pair.law
     if type(pair.profile) is Profile and type(pair.target) is Profile:
         return (
             law.constraint == "compliant"
             and not law.link
-            and (law.compiled or continuous_friction_compiled(law))
+            and (law.compiled or law.compiled_friction)
             and _frame_of(system, pair.profile.body) is not None
             and _frame_of(system, pair.target.body) is not None
         )
@@ -108,39 +105,6 @@ def pressed_contact(system: System, pair) -> bool:
         and isinstance(system.structures.get(pair.target), BeamStructure)
         and pair.search == "closest"
     )
-
-
-def continuous_friction_compiled(law) -> bool:
-    """True for a ``Compliant`` law with Bauchau's continuous friction (000 eq. 10: a constant
-    mu > 0 and v0), not rolling, whose frictionless part the kernels implement
-    (``law.compiled`` without its friction): the friction ``kernels.compliant`` evaluates for
-    a pair of curved profiles.
-
-    Parameters
-    ----------
-    law : ContactLaw
-        A contact's law.
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from fe_contact.laws import Compliant
-    >>> continuous_friction_compiled(Compliant("hertz", 1e9, mu=0.3, v0=1e-3))
-    True
-    >>> continuous_friction_compiled(Compliant("hertz", 1e9, mu=0.3, v0=1e-3, rolling=True))
-    False
-    """
-    if not (
-        isinstance(law, Compliant)
-        and law.mu > 0.0
-        and law.characteristic_velocity is not None
-        and not law.rolling
-    ):
-        return False
-    return dataclasses.replace(law, mu=0.0, mu_s=0.0, v0=None).compiled
 
 
 def _frame_of(system: System, body) -> tuple[int, int, float] | None:
@@ -214,7 +178,7 @@ def pressed_arrays(system: System) -> tuple:
                     c.law.exponent,
                     c.law.stiffness,
                     c.law.damping,
-                    c.law.mu if continuous_friction_compiled(c.law) else 0.0,
+                    c.law.mu if c.law.compiled_friction else 0.0,
                     c.law.characteristic_velocity or 0.0,
                 )
                 for _, c in found
@@ -556,7 +520,6 @@ __all__ = [
     "FACTORS_KEPT",
     "NO_BAND",
     "Plan",
-    "continuous_friction_compiled",
     "link_arrays",
     "pressed_arrays",
     "pressed_contact",
