@@ -1,6 +1,6 @@
 """The pantograph's energy balance at train speed in the energy-consistent form: the droppers'
 tension-only force and the penalty contact's force in discrete-gradient form
-(``steppers.energy_consistent.ForceLaws``), the dampers' and the drive's work booked as the step
+(``steppers.force_laws.ForceLaws``), the dampers' and the drive's work booked as the step
 does it."""
 
 from __future__ import annotations

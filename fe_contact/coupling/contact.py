@@ -36,7 +36,7 @@ class CompliantForce:
     (``coupling.links.links_state``; its W_T is zero), else None.
     force_row : (n,) the row along which the normal force acts in the equations when it is
     not W_N (the energy-consistent form's discrete gradient of the gap over the step,
-    ``steppers.energy_consistent.ForceLaws``): d forces / dq = [force_row, W_T] K_q W^T;
+    ``steppers.force_laws.ForceLaws``): d forces / dq = [force_row, W_T] K_q W^T;
     None (the default): W_N."""
 
     index: int
