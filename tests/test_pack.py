@@ -67,3 +67,25 @@ def test_unpacked_arrays_are_the_packed_ones(name):
         a = np.asarray(a)
         assert a.shape == b.shape, f"array {k} ({SPEC[k]}): shape {b.shape} for {a.shape}"
         assert np.array_equal(a, b), f"array {k} ({SPEC[k]}): other values"
+
+
+def test_unpack_reads_each_array_once_with_its_kind_and_rank():
+    """A static check of ``unpack``'s source against ``SPEC``: every call ``_vK(X, H,
+    np.int64(i))`` reads array i with the rank K and the buffer X (F: floats, I: ints) that
+    ``SPEC[i]`` gives, and every array of SPEC is read exactly once (a stale index after an
+    array is added reads one array twice and another never)."""
+    import inspect
+    import re
+
+    from fe_contact.kernels import pack
+
+    calls = re.findall(
+        r"_v([123])\(([FI]), H, np\.int64\((\d+)\)\)", inspect.getsource(pack.unpack)
+    )
+    read = sorted(int(i) for _, _, i in calls)
+    assert read == list(range(len(SPEC))), "each array of SPEC read exactly once"
+    for rank, buffer, i in calls:
+        kind = "f" if buffer == "F" else "i"
+        assert SPEC[int(i)] == f"{kind}{rank}", (
+            f"array {i}: read as {kind}{rank}, SPEC {SPEC[int(i)]}"
+        )
