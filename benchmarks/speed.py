@@ -27,7 +27,12 @@ Parts (``--parts``, default all):
   package (no numba cache), minus the same process on the cache it wrote;
 * scale: a pinned contact wire of 5000 elements (10 002 unknowns) under 20 kN with a light
   point driven along it at 80 m/s (``speed_rows.scale_model``), compiled path;
-* scaling, accuracy: the side-by-side with Exudyn 1.13.6 (below).
+* scaling, accuracy: the side-by-side with Exudyn 1.13.6 (below);
+* demos: every demo's and example model's step path (``speed_demos.py``: each model run by
+  its own code over a horizon through its contact events, a warm-up run first; per run the
+  stepper, the step path, the compiled / Python / fell-back counters, the CPU time per
+  simulated second and why sub-steps ran on the Python step), written to ``demo_paths.csv``;
+  ``--cases WORD`` selects models here too.
 
 Own error: every reference case runs at h and h/2; the error of the run at h is estimated by
 Richardson extrapolation for a second-order method, |y_h - y_h/2| * 4/3, as the largest
@@ -383,7 +388,16 @@ def plot_scaling(rows, path: Path) -> None:
     fig.savefig(path, dpi=150)
 
 
-PARTS = ("cases", "cam-lock", "pin-on-wheel", "first-run", "scale", "scaling", "accuracy")
+PARTS = (
+    "cases",
+    "cam-lock",
+    "pin-on-wheel",
+    "first-run",
+    "scale",
+    "scaling",
+    "accuracy",
+    "demos",
+)
 
 
 def run_cases(args, scale):
@@ -533,6 +547,18 @@ def main(argv=None) -> int:
     part("pin-on-wheel", lambda: run_pin_on_wheel(args.quick))
     part("first-run", lambda: run_first_run(args.quick))
     part("scale", lambda: run_scale(args.quick, args.reference))
+
+    def demos():
+        from rows_csv import write_rows
+        from speed_demos import HEADER, demo_rows
+
+        print(HEADER)
+        rows = demo_rows(args.cases)
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        write_rows(args.out / "demo_paths.csv", [{k: r.get(k, "") for k in keys} for r in rows])
+        return []
+
+    part("demos", demos)
 
     scaled, accuracy = [], []
     if "scaling" in args.parts:
