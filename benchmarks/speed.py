@@ -19,8 +19,11 @@ Parts (``--parts``, default all):
   a sliding point on 1000; the manipulator, mu = 0.2, 0.6 s (002 sec. 9); the trolley on the
   string (``fe-contact demo slider-on-string``, 1 s, h = 1 ms); the disk on the string, 004
   example 1 (Moreau-Jean, 2 s);
-* cam-lock: ``fe-contact demo cam-lock`` (4 cases, 2 s, h = 1e-4 s) measured on the first
-  0.01 s of each case, extrapolated to the whole demo (both printed, labelled);
+* cam-lock: ``fe-contact demo cam-lock`` (4 cases, 2 s, h = 1e-4 s) measured per case on a
+  window of its approach (the first 0.01 s, contact open) and one of its contact phase (from
+  0.6 s, the closing at 0.64 s, to 0.75 s, case 0 to 1.1 s: ``cam_lock_phases.py``'s windows),
+  the whole demo estimated from them (labelled); ``--cam-whole``: the whole demo measured
+  instead, each case in a process of its own (the row says which);
 * pin-on-wheel: ``fe-contact demo pin-on-wheel`` with its defaults in a child process, its CPU
   time (its two worker processes included);
 * first-run: the README's first demo's simulation in a fresh process on a fresh copy of the
@@ -511,6 +514,11 @@ def main(argv=None) -> int:
         help="which parts to run (default all)",
     )
     parser.add_argument(
+        "--cam-whole",
+        action="store_true",
+        help="cam-lock: measure the whole demo, one process per case (about 4 min of CPU)",
+    )
+    parser.add_argument(
         "--cases",
         nargs="+",
         metavar="WORD",
@@ -543,7 +551,7 @@ def main(argv=None) -> int:
         return found
 
     part("cases", cases)
-    part("cam-lock", lambda: run_cam_lock(args.quick))
+    part("cam-lock", lambda: run_cam_lock(args.quick, args.cam_whole))
     part("pin-on-wheel", lambda: run_pin_on_wheel(args.quick))
     part("first-run", lambda: run_first_run(args.quick))
     part("scale", lambda: run_scale(args.quick, args.reference))
