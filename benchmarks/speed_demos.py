@@ -374,3 +374,32 @@ HEADER = (
     f"{'model':48s} {'method':18s} {'path':8s} {'steps':>6s} {'compl':>6s} {'python':>6s} "
     f"{'fell':>5s} {'CPU s/s':>9s}  reason for Python steps"
 )
+
+
+def markdown_table(path) -> str:
+    """The rows of ``demo_paths.csv`` at ``path`` as the Markdown table of
+    ``docs/details/speed.md`` ("Every demo's step path")."""
+    import csv
+
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    lines = [
+        "| model | horizon | method | path | steps | compiled / Python / fell back "
+        "| CPU per simulated s | why the Python step |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if not r["method"]:
+            lines.append(f"| {r['model']} | {r['horizon']} | {r['status']} | | | | | |")
+            continue
+        cpu = float(r["CPU per simulated s [s/s]"])
+        lines.append(
+            f"| {r['model']} | {r['horizon']} | {r['method']} | {r['step path']} | {r['steps']} "
+            f"| {r['n_compiled']} / {r['n_python']} / {r['n_fallback']} | {cpu:.3g} s/s "
+            f"| {r['python step reason'] or '-'} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # the table of docs/details/speed.md from the committed CSV
+    print(markdown_table(ROOT / "benchmarks" / "results" / "demo_paths.csv"))
