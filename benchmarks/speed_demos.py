@@ -265,7 +265,7 @@ MODELS = (
         "demo slider-on-string --energy-consistent",
         "1 s of 2",
         lambda: _slider_on_string(True),
-    ),  # fmt: skip
+    ),
     ("demo disk-on-string, example 1", "2 s (whole example)", lambda: _disk_on_string(1)),
     ("demo disk-on-string, example 2", "2 s (whole example)", lambda: _disk_on_string(2)),
     ("demo disk-on-beam", "0.5 s of 1", _disk_on_beam),
@@ -276,7 +276,7 @@ MODELS = (
             f"demo cam-lock, case {c}",
             "0.6-0.7 s (contact closes at 0.64 s)",
             lambda c=c: _cam_lock(c),
-        )  # fmt: skip
+        )
         for c in range(4)
     ),
     ("demo capstan", "0.1 s", _capstan),
@@ -290,7 +290,7 @@ MODELS = (
             "slider.toml",
             "slider_on_string.toml",
             "disk_on_beam.toml",
-        )  # fmt: skip
+        )
     ),
     *(
         (f"examples/{name}", "the script as it is", lambda name=name: _gallery(name))
