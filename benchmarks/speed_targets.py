@@ -136,7 +136,8 @@ def run_cam_lock(quick: bool, whole: bool = False):
         f"window (from 0 s, contact open) times the steps to {speed_rows.CAM_CONTACT_FROM:g} s, "
         "plus that of its contact window (the closing at 0.64 s with its halvings, and the "
         "contact after it) times the steps from there to 2 s; the phases after the window "
-        "(rolling, release) are taken at the window's cost; --cam-whole measures the demo"
+        "(rolling, release) are taken at the window's cost, their halvings are not in it: a "
+        "lower bound; --cam-whole measures the demo"
     )
     return [
         target_row(
