@@ -19,15 +19,23 @@ Parts (``--parts``, default all):
   a sliding point on 1000; the manipulator, mu = 0.2, 0.6 s (002 sec. 9); the trolley on the
   string (``fe-contact demo slider-on-string``, 1 s, h = 1 ms); the disk on the string, 004
   example 1 (Moreau-Jean, 2 s);
-* cam-lock: ``fe-contact demo cam-lock`` (4 cases, 2 s, h = 1e-4 s) measured on the first
-  0.01 s of each case, extrapolated to the whole demo (both printed, labelled);
+* cam-lock: ``fe-contact demo cam-lock`` (4 cases, 2 s, h = 1e-4 s) measured per case on a
+  window of its approach (the first 0.01 s, contact open) and one of its contact phase (from
+  0.6 s, the closing at 0.64 s, to 0.75 s, case 0 to 1.1 s: ``cam_lock_phases.py``'s windows),
+  the whole demo estimated from them (labelled); ``--cam-whole``: the whole demo measured
+  instead, each case in a process of its own (the row says which);
 * pin-on-wheel: ``fe-contact demo pin-on-wheel`` with its defaults in a child process, its CPU
   time (its two worker processes included);
 * first-run: the README's first demo's simulation in a fresh process on a fresh copy of the
   package (no numba cache), minus the same process on the cache it wrote;
 * scale: a pinned contact wire of 5000 elements (10 002 unknowns) under 20 kN with a light
   point driven along it at 80 m/s (``speed_rows.scale_model``), compiled path;
-* scaling, accuracy: the side-by-side with Exudyn 1.13.6 (below).
+* scaling, accuracy: the side-by-side with Exudyn 1.13.6 (below);
+* demos: every demo's and example model's step path (``speed_demos.py``: each model run by
+  its own code over a horizon through its contact events, a warm-up run first; per run the
+  stepper, the step path, the compiled / Python / fell-back counters, the CPU time per
+  simulated second and why sub-steps ran on the Python step), written to ``demo_paths.csv``;
+  ``--cases WORD`` selects models here too.
 
 Own error: every reference case runs at h and h/2; the error of the run at h is estimated by
 Richardson extrapolation for a second-order method, |y_h - y_h/2| * 4/3, as the largest
@@ -383,7 +391,16 @@ def plot_scaling(rows, path: Path) -> None:
     fig.savefig(path, dpi=150)
 
 
-PARTS = ("cases", "cam-lock", "pin-on-wheel", "first-run", "scale", "scaling", "accuracy")
+PARTS = (
+    "cases",
+    "cam-lock",
+    "pin-on-wheel",
+    "first-run",
+    "scale",
+    "scaling",
+    "accuracy",
+    "demos",
+)
 
 
 def run_cases(args, scale):
@@ -497,6 +514,11 @@ def main(argv=None) -> int:
         help="which parts to run (default all)",
     )
     parser.add_argument(
+        "--cam-whole",
+        action="store_true",
+        help="cam-lock: measure the whole demo, one process per case (about 4 min of CPU)",
+    )
+    parser.add_argument(
         "--cases",
         nargs="+",
         metavar="WORD",
@@ -529,10 +551,22 @@ def main(argv=None) -> int:
         return found
 
     part("cases", cases)
-    part("cam-lock", lambda: run_cam_lock(args.quick))
+    part("cam-lock", lambda: run_cam_lock(args.quick, args.cam_whole))
     part("pin-on-wheel", lambda: run_pin_on_wheel(args.quick))
     part("first-run", lambda: run_first_run(args.quick))
     part("scale", lambda: run_scale(args.quick, args.reference))
+
+    def demos():
+        from rows_csv import write_rows
+        from speed_demos import HEADER, demo_rows
+
+        print(HEADER)
+        rows = demo_rows(args.cases)
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        write_rows(args.out / "demo_paths.csv", [{k: r.get(k, "") for k in keys} for r in rows])
+        return []
+
+    part("demos", demos)
 
     scaled, accuracy = [], []
     if "scaling" in args.parts:

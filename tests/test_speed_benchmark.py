@@ -62,3 +62,26 @@ def test_a_part_run_alone_replaces_its_rows_in_place(speed, tmp_path):
     with open(path, newline="") as fh:
         rows = [(r["case"], r["value"]) for r in csv.DictReader(fh)]
     assert rows == [("a", "old"), ("b", "new"), ("c", "old"), ("d", "new")]
+
+
+def test_demo_paths_part_names_the_step_path_and_why_the_python_step_runs(speed, tmp_path):
+    argv = ["--no-exudyn", "--parts", "demos", "--cases", "sliding-mass", "plot_two_beams"]
+    assert speed.main([*argv, "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "demo_paths.csv", newline="") as fh:
+        rows = {r["model"]: r for r in csv.DictReader(fh)}
+    # the frictionless slide on the beam: every sub-step compiled, no reason given
+    slide = rows["demo sliding-mass"]
+    assert (slide["method"], slide["step path"], slide["python step reason"]) == (
+        "generalized-alpha",
+        "compiled",
+        "",
+    )
+    assert int(slide["n_compiled"]) == int(slide["n_substeps"]) >= int(slide["steps"]) > 0
+    # two cantilevers pressed together, no rigid body: Moreau-Jean's compiled sub-step needs a
+    # tree, so every sub-step runs in Python and the row says so
+    beams = rows["examples/plot_two_beams.py"]
+    assert (beams["method"], beams["step path"]) == ("moreau", "python")
+    assert int(beams["n_python"]) == int(beams["n_substeps"]) > 0 and int(beams["n_compiled"]) == 0
+    assert beams["python step reason"] == "no compiled sub-step: no tree"
+    # a demo without time stepping is listed with what it computes instead
+    assert "no time stepping" in rows["demo beam"]["status"]
