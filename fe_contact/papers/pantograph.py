@@ -21,8 +21,9 @@ descriptions, each typed once in ``PantographData`` with its source:
 - [D] the DSA380 pantograph (a high-speed pantograph in service in China) as a three-mass
   model in two public sources that agree to every digit: Y. Wang, Z. Liu, X. Mu, K. Huang,
   H. Wang, S. Gao, "An extended Habedank's equation-based EMTP model of pantograph arcing
-  considering pantograph-catenary interactions and train speeds" (IEEE Transactions on Power
-  Delivery, 2016), Table II with its eqs. (9)-(11), and a public research script that runs it
+  considering pantograph-catenary interactions and train speeds" (an IEEE journal paper of
+  2015 or later; the stored copy does not name the journal), Table II with its eqs. (9)-(11),
+  and a public research script that runs it
   under [L]'s 60 m line of the catenary module (its pantograph parameters cite "the FENet
   appendix"): the pan-head m1 = 7.12 kg on s1 = 9430 N/m to the upper frame, the upper frame
   m2 = 6.0 kg on s2 = 14100 N/m to the lower frame, the lower frame m3 = 5.8 kg on
