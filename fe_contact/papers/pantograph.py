@@ -23,9 +23,8 @@ descriptions, each typed once in ``PantographData`` with its source:
   H. Wang, S. Gao, "An extended Habedank's equation-based EMTP model of pantograph arcing
   considering pantograph-catenary interactions and train speeds" (an IEEE journal paper of
   2015 or later; the stored copy does not name the journal), Table II with its eqs. (9)-(11),
-  and a public research script that runs it
-  under [L]'s 60 m line of the catenary module (its pantograph parameters cite "the FENet
-  appendix"): the pan-head m1 = 7.12 kg on s1 = 9430 N/m to the upper frame, the upper frame
+  and a public research script that runs it under [L]'s 60 m line of the catenary module
+  (its pantograph parameters cite "the FENet appendix"): the pan-head m1 = 7.12 kg on s1 = 9430 N/m to the upper frame, the upper frame
   m2 = 6.0 kg on s2 = 14100 N/m to the lower frame, the lower frame m3 = 5.8 kg on
   s3 = 0.1 N/m and c3 = 70 N s/m to the roof, c1 = c2 = 0; the static uplift acts on the lower
   frame (eq. (11); 70 N in that paper's Chinese line, 120 N [I] here). Kept as
