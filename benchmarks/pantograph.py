@@ -20,7 +20,9 @@ unknowns; its static start is a static solve of the whole model.
 ``--pantograph``: "en50318" (the two-mass reference pantograph, the default), "three-mass"
 (the UI project's pantograph read bottom to top) or "three-mass-reversed" (the same numbers
 read top to bottom: the 6 kg mass is the head on the 160 N/m spring, the 7.5 kg one the frame
-on 7000 N/m). ``--wire-damping none`` drops the wires' Rayleigh damping.
+on 7000 N/m) or "dsa380" (the three-mass DSA380 pantograph of two public sources,
+``papers.pantograph.DSA380_PANTOGRAPH``). ``--wire-damping none`` drops the wires' Rayleigh
+damping.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from fe_contact import assemble
 from fe_contact.demos.pantograph import QUANTITIES, acceptance, table
 from fe_contact.papers.catenary import EN50318, LINE_60M
 from fe_contact.papers.pantograph import (
+    DSA380_PANTOGRAPH,
     EN50318_PANTOGRAPH,
     HEAD,
     KMH,
@@ -60,6 +63,7 @@ PANTOGRAPHS = {
         head_stiffness=P.frame_stiffness,
         head_damping=P.frame_damping,
     ),
+    "dsa380": DSA380_PANTOGRAPH,
 }
 WIRE_DAMPING = {
     "benchmark": EN50318,

@@ -3,7 +3,10 @@
 span as the analysis section) at 250 and 300 km/h with each choice of
 ``benchmarks/pantograph.py``'s ``--pantograph`` and ``--wire-damping``, and with the lines of
 ``LINES`` ("60m": ``LINE_60M``; "22kN": the default line with [P]'s 22 kN contact wire;
-"no-presag": the default line with the contact wire level at the droppers).
+"no-presag": the default line with the contact wire level at the droppers; "60m-no-presag":
+``LINE_60M`` with a level contact wire, as its first public source has it). ``--spans 5``
+takes the three middle spans as the analysis section. "dsa380" is the DSA380 pantograph
+(``DSA380_PANTOGRAPH``).
 
 Run: python benchmarks/pantograph_sensitivity.py [--speed 250 300] [--spans 3] [--element 0.5]
 [--h 1e-3] [--case PANTOGRAPH:WIRES ...] [--out FILE]; one row per case and speed in
@@ -31,6 +34,7 @@ LINES = {
     "60m": LINE_60M,
     "22kN": replace(EN50318, contact_wire_tension=22e3),  # [P]'s contact wire tension
     "no-presag": replace(EN50318, presag=0.0),  # a level contact wire at the droppers
+    "60m-no-presag": replace(LINE_60M, presag=0.0),  # [L]'s first source: no pre-sag
 }
 CASES = (
     ("three-mass", "none"),
@@ -68,7 +72,7 @@ def main(argv=None) -> int:
             result = run.run(system)
             stats = run_statistics(run, system, result)
             row = {"speed_kmh": speed, "pantograph": pantograph, "wire_damping": wires}
-            row.update(h=args.h, element=args.element)
+            row.update(h=args.h, element=args.element, spans=args.spans)
             row.update({name: getattr(stats, name) for name, _, _ in QUANTITIES})
             row.update(status=result.status, cpu_s=time.process_time() - c0)
             rows.append(row)

@@ -15,7 +15,9 @@ descriptions, each number typed once in ``CatenaryData`` with its source:
   Applied Sciences 13 (2023) 6819" (a stored copy of a public repository the index did not
   name): messenger 1.07 kg/m, droppers of 1e5 N/m at 5, 10.5, 17, 23.5, 30, 36.5, 43, 49.5
   and 55 m of each span, messenger supports 5e4 N/m, steady arms 300 N/m, Rayleigh damping
-  alpha = 0.0125 1/s, beta = 1e-4 s; and github.com/ChandraguptSharma07/faraway
+  alpha = 0.0125 1/s, beta = 1e-4 s, a level contact wire (no pre-sag, no clamps) and the
+  DSA380 pantograph (``papers.pantograph.DSA380_PANTOGRAPH``); and
+  github.com/ChandraguptSharma07/faraway
   (``backend/catenary/parameters.py``, after Song et al., Vehicle System Dynamics 2022,
   doi 10.1080/00423114.2022.2085586) with the same numbers but a modal damping ratio of
   0.5 % and a largest pre-sag of 55 mm. ``LINE_60M`` is that line;

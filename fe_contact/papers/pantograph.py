@@ -18,6 +18,18 @@ descriptions, each typed once in ``PantographData`` with its source:
   The file does not say which end its index starts at; we read it bottom to top (m1 the lower
   frame on the soft roof spring k1 that keeps the uplift nearly constant over the working
   height, m3 the head on its suspension k3);
+- [D] the DSA380 pantograph (a high-speed pantograph in service in China) as a three-mass
+  model in two public sources that agree to every digit: Y. Wang, Z. Liu, X. Mu, K. Huang,
+  H. Wang, S. Gao, "An extended Habedank's equation-based EMTP model of pantograph arcing
+  considering pantograph-catenary interactions and train speeds" (an IEEE journal paper of
+  2015 or later; the stored copy does not name the journal), Table II with its eqs. (9)-(11),
+  and a public research script that runs it under [L]'s 60 m line of the catenary module
+  (its pantograph parameters cite "the FENet appendix"): the pan-head m1 = 7.12 kg on s1 = 9430 N/m to the upper frame, the upper frame
+  m2 = 6.0 kg on s2 = 14100 N/m to the lower frame, the lower frame m3 = 5.8 kg on
+  s3 = 0.1 N/m and c3 = 70 N s/m to the roof, c1 = c2 = 0; the static uplift acts on the lower
+  frame (eq. (11); 70 N in that paper's Chinese line, 120 N [I] here). Kept as
+  ``DSA380_PANTOGRAPH``. It is not the EN 50318 reference pantograph (whose data are not
+  public); it is a documented pantograph whose order (head to roof) and damping are stated;
 - [I] the EN 50318 reference case as quoted in the literature (the standard itself is not
   public): a static uplift force of 120 N at both 250 and 300 km/h ([E] tunes it to 110.5 N;
   [P] has 100 N), no separate aerodynamic force, the acceptance ranges of ``ACCEPTANCE`` and
@@ -76,8 +88,8 @@ KMH = 1.0 / 3.6  # m/s per km/h
 
 @dataclass(frozen=True)
 class PantographData:
-    """The numbers of the lumped-mass pantograph (SI), each with its source ([E], [P], [I]: the
-    module docstring). Bottom to top: the frame (on the roof), the upper frame (absent when
+    """The numbers of the lumped-mass pantograph (SI), each with its source ([E], [P], [D], [I]:
+    the module docstring). Bottom to top: the frame (on the roof), the upper frame (absent when
     ``upper_mass`` is 0: a two-mass pantograph), the head. The defaults are the EN 50318
     reference pantograph of [E].
 
@@ -163,6 +175,18 @@ THREE_MASS_PANTOGRAPH = PantographData(
     frame_damping=0.0,  # [P] "c1"
     upper_damping=0.0,  # [P] "c2"
     head_damping=0.0,  # [P] "c3"
+)
+
+DSA380_PANTOGRAPH = PantographData(
+    frame_mass=5.8,  # [D] "m3", the lower frame
+    upper_mass=6.0,  # [D] "m2", the upper frame
+    head_mass=7.12,  # [D] "m1", the pan-head
+    frame_stiffness=0.1,  # [D] "s3", lower frame to the roof
+    upper_stiffness=14100.0,  # [D] "s2", lower to upper frame
+    head_stiffness=9430.0,  # [D] "s1", upper frame to pan-head
+    frame_damping=70.0,  # [D] "c3"
+    upper_damping=0.0,  # [D] "c2"
+    head_damping=0.0,  # [D] "c1"
 )
 
 # EN 50318:2002 acceptance ranges of the reference case, as published in the literature [I]:
