@@ -28,9 +28,11 @@ are such columns; a part's column name is checked against the others when the Mo
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
-from .kernels.beam import DIAGONALS_FROM, band_matvec, csr_arrays, diagonal_storage
+from .kernels.beam import DIAGONALS_FROM, band_matvec_rows, csr_arrays, diagonal_storage
 from .kernels.moreau import pairwise_sum
 
 TREE_COLUMNS = ("tree_potential_energy", "tree_elastic_energy")
@@ -94,9 +96,9 @@ def part_energy_arrays(
     for name, structure in system.structures.items():
         part = lay.structure(name)
         qs, us = q[:, part], u[:, part]
-        kinetic = 0.5 * _rowwise_dot(us, _row_products(structure.mass_matrix, us))
+        kinetic = 0.5 * _rowwise_dot(us, _row_products(structure.mass_matrix, u, part))
         if isinstance(structure, BeamStructure):  # linear: ``elastic_energy`` is 1/2 q K q
-            strain = 0.5 * _rowwise_dot(qs, _row_products(structure.stiffness_matrix, qs))
+            strain = 0.5 * _rowwise_dot(qs, _row_products(structure.stiffness_matrix, q, part))
         elif known_elastic is not None and name in known_elastic:
             strain = np.asarray(known_elastic[name], dtype=float)
         else:
@@ -113,23 +115,43 @@ def part_energy_arrays(
     return out
 
 
-def _row_products(matrix, x: np.ndarray) -> np.ndarray:
-    """(matrix @ x.T).T for k states x (k, n), (k, n): scipy's sparse product, whose every
-    entry sums the row's stored entries in the order of their columns, formed for a matrix
-    in canonical form (sorted, no duplicates) whose pattern is a narrow band on its diagonals
-    (``kernels.beam.band_matvec``: the same sums in the same order, vectorised, without the
-    transposed copy of x that scipy's product makes); otherwise by scipy."""
+def _row_products(matrix, states: np.ndarray, part: slice) -> np.ndarray:
+    """(matrix @ x.T).T for the k states' columns x = states[:, part] (k, n): scipy's sparse
+    product, whose every entry sums the row's stored entries in the order of their columns,
+    formed for a matrix in canonical form (sorted, no duplicates) whose pattern is a narrow
+    band on its diagonals (``kernels.beam.band_matvec``: the same sums in the same order,
+    vectorised; the matrix on its diagonals kept while the matrix lives; all k states in one
+    call, read in place from contiguous states); otherwise by scipy."""
+    x = states[:, part]
     csr = matrix.tocsr()
     square = csr.shape[0] == csr.shape[1] and csr.shape[0] >= DIAGONALS_FROM
     if x.shape[0] > 1 and square and csr.has_canonical_format:
-        D = diagonal_storage([csr_arrays(csr)], csr.shape[0])
-        if D.shape[1] > 0:
-            rows = np.ascontiguousarray(x, dtype=float)
-            out = np.empty(rows.shape)
-            for j in range(rows.shape[0]):
-                band_matvec(D[0], rows[j], out[j], 0)
+        D = _diagonals(csr)
+        if D.shape[0] > 0:
+            out = np.empty(x.shape)
+            if states.flags.c_contiguous and states.dtype == float:
+                band_matvec_rows(D, states, out, part.start or 0)
+            else:
+                band_matvec_rows(D, np.ascontiguousarray(x, dtype=float), out, 0)
             return out
     return (matrix @ x.T).T
+
+
+# id -> (a weak reference to a structure's CSR matrix, the matrix on its diagonals): kept
+# while the matrix lives (a sparse matrix cannot be a weak dictionary's key: no hash)
+_DIAGONALS: dict = {}
+
+
+def _diagonals(csr) -> np.ndarray:
+    """``diagonal_storage`` of the one CSR matrix csr, (2 b + 1, n) or (0, 0), formed once
+    per matrix."""
+    key = id(csr)
+    kept = _DIAGONALS.get(key)
+    if kept is not None and kept[0]() is csr:
+        return kept[1]
+    D = diagonal_storage([csr_arrays(csr)], csr.shape[0])[0]
+    _DIAGONALS[key] = (weakref.ref(csr, lambda _, key=key: _DIAGONALS.pop(key, None)), D)
+    return D
 
 
 def _rowwise_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -295,3 +295,19 @@ def test_compiled_energies_equal_system_energies(sliding_mass):
         names += ("structure_elastic", "damping_power", "load_power")
         for name, value in zip(names, got, strict=True):
             assert value == pytest.approx(getattr(ref, name), rel=1e-12, abs=1e-15), name
+
+
+def test_runs_of_one_system_share_its_constant_arrays_and_agree(sliding_mass):
+    """The compiled step's constant arrays are formed once per system and shared by its runs
+    (``compiled_plan.Plan``): the kernels only read them, so a run of the system repeats an
+    earlier one bit for bit, also after a run with another step in between."""
+    from fe_contact.steppers.compiled import Plan
+
+    system, q0, u0 = sliding_mass(0.2)
+    first = simulate(system, (0.0, 0.02), (q0, u0), h=1e-3, compiled=True)
+    assert Plan(system).packed[0] is Plan(system).packed[0]
+    simulate(system, (0.0, 0.02), (q0, u0), h=4e-4, compiled=True)
+    again = simulate(system, (0.0, 0.02), (q0, u0), h=1e-3, compiled=True)
+    assert first.n_compiled == again.n_compiled > 0
+    for a, b in ((first.q, again.q), (first.u, again.u), (first.multipliers, again.multipliers)):
+        assert np.array_equal(a, b)

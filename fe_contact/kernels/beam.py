@@ -502,6 +502,41 @@ def band_matvec(D, x, out, offset):
 
 
 @njit(cache=True)
+def band_matvec_rows(D, X, out, offset):
+    """``band_matvec`` of each row of a batch of states: out[j] = A X[j, offset:offset + n]
+    for the n x n matrix A on its diagonals D, in one call (the same sums as one row at a
+    time).
+
+    Parameters
+    ----------
+    D : ndarray, shape (2 b + 1, n)
+        A on its diagonals (``diagonal_storage``).
+    X : ndarray, shape (k, m)
+        The states, m >= offset + n; each row contiguous.
+    out : ndarray, shape (k, n)
+        Filled in place.
+    offset : int
+        The column of X where A's columns start (a structure's first coordinate).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> D = np.array([[0.0, 1.0, 1.0], [2.0, 2.0, 2.0], [1.0, 1.0, 0.0]])  # tridiagonal
+    >>> X = np.array([[9.0, 1.0, 0.0, 0.0], [9.0, 0.0, 1.0, 0.0]])
+    >>> out = np.empty((2, 3))
+    >>> band_matvec_rows(D, X, out, 1)
+    >>> out.tolist()
+    [[2.0, 1.0, 0.0], [1.0, 2.0, 1.0]]
+    """
+    for j in range(X.shape[0]):
+        band_matvec(D, X[j], out[j], offset)
+
+
+@njit(cache=True)
 def structure_product(D, A, x, out, offset):
     """out = A x[offset:] for a matrix of the structures given as the CSR triple A and on its
     diagonals D (``diagonal_storage``; (0, 0): not kept): ``band_matvec`` where D is kept,

@@ -43,7 +43,7 @@ from .compliant import (
     keep_parameters,
     subtract_compliant_forces,
 )
-from .curvature import curvature_row, dependent_row_terms
+from .curvature import dependent_row_terms
 from .dense import (
     abs_max,
     lu_decompose,
@@ -90,6 +90,74 @@ EPS = np.finfo(float).eps
 
 
 @inner
+def _hessian_support(hess_i):
+    """The columns (ascending) on which a contact's Hessian columns v, w or its remainder
+    gradient (hess_i (3, n), ``kernels.beam.contact``) are not zero (a tree's few and its
+    element's), found in one pass that vectorises. The curvature terms of
+    ``kernels.curvature`` summed over them are those summed over all n columns: the others
+    add exact zeros there (skipped, or added to a row: which changes at most a zero's
+    sign)."""
+    n = hess_i.shape[1]
+    v, w, g = hess_i[0], hess_i[1], hess_i[2]
+    found = np.empty(n, np.uint8)
+    for k in range(n):
+        found[k] = (v[k] != 0.0) | (w[k] != 0.0) | (g[k] != 0.0)
+    return np.flatnonzero(found)
+
+
+@inner
+def _hessian_product_on(v, w, core, x, cols):
+    """``kernels.curvature.hessian_product`` summed over cols (``_hessian_support``): the
+    same sums in the same order."""
+    vx = 0.0
+    wx = 0.0
+    for k in cols:
+        if v[k] == 0.0 and w[k] == 0.0:
+            continue
+        vx += v[k] * x[k]
+        wx += w[k] * x[k]
+    return core[0] * vx + core[1] * wx, core[1] * vx + core[2] * wx
+
+
+@inner
+def _dependent_row_terms_on(hess_i, core, q, q_ev, u, dependent, row):
+    """``kernels.curvature.dependent_row_terms`` with dq = q - q_ev for independent columns
+    in ascending order (those not in ``dependent``), summed over the contact's support
+    (``_hessian_support``): the same sums in the same order, O(support) but for the one pass
+    that finds it."""
+    v, w = hess_i[0], hess_i[1]
+    cols = _hessian_support(hess_i)
+    vx = 0.0
+    wx = 0.0
+    for k in cols:  # ``hessian_product`` of dq
+        if v[k] == 0.0 and w[k] == 0.0:
+            continue
+        d = q[k] - q_ev[k]
+        vx += v[k] * d
+        wx += w[k] * d
+    alpha = core[0] * vx + core[1] * wx
+    beta = core[1] * vx + core[2] * wx
+    hq = 0.0
+    hu = 0.0
+    for k in cols:
+        if v[k] == 0.0 and w[k] == 0.0:
+            continue
+        hq += (q[k] - q_ev[k]) * (alpha * v[k] + beta * w[k])
+    for k in cols:
+        if v[k] == 0.0 and w[k] == 0.0:
+            continue
+        independent = True
+        for j in range(dependent.size):
+            if dependent[j] == k:
+                independent = False
+        if independent:
+            hu += (alpha * v[k] + beta * w[k]) * u[k]
+    for j in range(dependent.size):
+        row[j] += alpha * v[dependent[j]] + beta * w[dependent[j]]
+    return 0.5 * hq, hu
+
+
+@inner
 def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
     """``partitioned_step.dependent_newton_step``: one Newton step of the constraints from the
     evaluation (jac, phi, phit at q_ev, t_ev) for the dependent coordinates of (q, u), with
@@ -111,11 +179,19 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
             au += jac[i, k] * u[k]
         rhs[i, 0] = phi[i] + aq + phit[i] * (t - t_ev)
         rhs[i, 1] = au + phit[i]
-    dq = q - q_ev
+    ascending = True  # the independent columns in ascending order (a partition's are)
+    for j in range(1, ind.size):
+        if ind[j] <= ind[j - 1]:
+            ascending = False
     for i in range(core.shape[0]):
         if core[i, 0] == 0.0 and core[i, 1] == 0.0 and core[i, 2] == 0.0:
             continue
-        hq, hu = dependent_row_terms(hess[i, 0], hess[i, 1], core[i], dq, u, ind, U, Ju[i])
+        if ascending:
+            hq, hu = _dependent_row_terms_on(hess[i], core[i], q, q_ev, u, U, Ju[i])
+        else:
+            hq, hu = dependent_row_terms(
+                hess[i, 0], hess[i, 1], core[i], q - q_ev, u, ind, U, Ju[i]
+            )
         rhs[i, 0] += hq
         rhs[i, 1] += hu
     lu, piv, rc = lu_decompose(Ju)
@@ -363,8 +439,8 @@ def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
     for i in range(c_beam.size):
         if c_beam[i] >= 0:
             n_curved += 1
-    jac_b = np.empty((m + 2 * n_curved, n))  # every row written below
-    js_b = np.empty((m + 2 * n_curved, n))
+    jac_b = np.zeros((m + 2 * n_curved, n))
+    js_b = np.zeros((m + 2 * n_curved, n))
     jac_b[:m] = jac
     js_b[:m] = js
     row = m
@@ -373,11 +449,26 @@ def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
             continue
         v = hess[i, 0]
         w = hess[i, 1]
+        g = hess[i, 2]
         core = rec[i, H00 : H00 + 3].copy()
-        K = curvature_row(v, w, core, hess[i, 2], acc, u, lam[i], bp, gp, jac_b[i])
-        for k in range(n):
-            jac_b[row, k] = K[0, 0] * v[k] + K[0, 1] * w[k]
-            jac_b[row + 1, k] = K[1, 0] * v[k] + K[1, 1] * w[k]
+        # ``kernels.curvature.curvature_row`` over the contact's support: outside it v, w
+        # and the gradient vanish, and the row there keeps its value (a zero's sign apart)
+        cols = _hessian_support(hess[i])
+        au, bu = _hessian_product_on(v, w, core, u, cols)
+        aa, ba = _hessian_product_on(v, w, core, acc, cols)
+        cv = 2.0 * gp * au + bp * aa
+        cw = 2.0 * gp * bu + bp * ba
+        target = jac_b[i]
+        for k in cols:
+            target[k] += cv * v[k] + cw * w[k] + bp * g[k]
+        K00 = -bp * lam[i] * core[0]
+        K01 = -bp * lam[i] * core[1]
+        K11 = -bp * lam[i] * core[2]
+        # the bordered rows K U^T and -U^T, zero outside the support (``_bordered`` skips
+        # the zeros of a row)
+        for k in cols:
+            jac_b[row, k] = K00 * v[k] + K01 * w[k]
+            jac_b[row + 1, k] = K01 * v[k] + K11 * w[k]
             js_b[row, k] = -v[k]
             js_b[row + 1, k] = -w[k]
         row += 2

@@ -9,6 +9,8 @@ links' tangent at each iterate, ``kernels.links``)."""
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -302,10 +304,10 @@ def _asymmetry(row: np.ndarray, col: np.ndarray, values: np.ndarray, n: int) -> 
     return float(np.max(np.abs(lower - upper)))
 
 
-class Plan:
-    """The constant arrays of a system for the compiled step (``kernels.step``), the drives
-    and actuators evaluated per step, and the banded factors of G_f per step size: run state
-    (which factor a step reuses depends on the steps before), so each stepper makes its own."""
+class _ConstantArrays:
+    """The arrays of ``Plan`` that depend on the system alone (``Plan`` describes them),
+    formed once per system (``_CONSTANT_ARRAYS``) and shared by its runs, which only read
+    them."""
 
     def __init__(self, system: System):
         model = system.model
@@ -336,7 +338,6 @@ class Plan:
                 [-1 if ln is None or ln.body is None else ln.body for ln in lines], dtype=np.int64
             ),
         )
-        self.drives = model.drives
         joints = (
             np.array([j.stiffness for j in tree.joints], dtype=float),
             np.array([j.damping for j in tree.joints], dtype=float),
@@ -388,6 +389,39 @@ class Plan:
             else np.zeros((6, 0, 0)),
         )
         self.packed = pack(self.P)
+        # G_f is formed on the pattern: the row and column of each entry, M, C, K there
+        indptr, indices = signed[0][:2]
+        self.entries = (
+            np.repeat(np.arange(indptr.size - 1), np.diff(indptr)),
+            indices,
+            *(data for _, _, data in signed),
+        )
+        self.n_flexible = M.shape[0]
+        self.one_string = bool(self.P[7][0][0])  # the one structure is a string
+
+
+# the constant arrays of each system still referenced (``Plan``)
+_CONSTANT_ARRAYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class Plan:
+    """The constant arrays of a system for the compiled step (``kernels.step``), the drives
+    and actuators evaluated per step, and the banded factors of G_f per step size: run state
+    (which factor a step reuses depends on the steps before), so each stepper makes its own."""
+
+    def __init__(self, system: System):
+        constant = _CONSTANT_ARRAYS.get(system)
+        if constant is None:  # the same for every run of the system: formed once
+            constant = _CONSTANT_ARRAYS[system] = _ConstantArrays(system)
+        self.contacts = constant.contacts
+        self.absolute = constant.absolute
+        self.P = constant.P
+        self.packed = constant.packed
+        self._entries = constant.entries
+        self._n_flexible = constant.n_flexible
+        self.one_string = constant.one_string
+        tree = system.tree
+        self.drives = system.model.drives
         # G_f in the links' band order per step size (``link_band``), None without links
         self._linked = linked_band(system) if system.link_rows.size else None
         self._link_bands = {}
@@ -395,16 +429,7 @@ class Plan:
         self._system = system
         self._still = None
         if not self.drives and all(j.actuator is None for j in tree.joints):
-            self._still = (np.zeros((0, 3)), np.zeros(lay.n_tree))
-        # G_f is formed on the pattern: the row and column of each entry, M, C, K there
-        indptr, indices = signed[0][:2]
-        self._entries = (
-            np.repeat(np.arange(indptr.size - 1), np.diff(indptr)),
-            indices,
-            *(data for _, _, data in signed),
-        )
-        self._n_flexible = M.shape[0]
-        self.one_string = bool(self.P[7][0][0])  # the one structure is a string
+            self._still = (np.zeros((0, 3)), np.zeros(system.layout.n_tree))
         self._factors = {}
         self._indices = {}
 
