@@ -125,6 +125,7 @@ def closest_pair(curve_k, frame_k, curve_l, frame_l, guess=None, tol: float = 1e
     return None
 
 
+_NO_STEP = np.zeros(0)
 # System -> {contact index: the arrays of ``kernel_pair`` or None}: constants derived from a
 # (constant) System once, dropped with it
 _KERNEL_PAIRS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -215,11 +216,12 @@ def _kernel_arrays(system, k: int):
     return tree_arrays(system.tree), B, pairs, system.layout.n_tree
 
 
-def _kernel_build(system, arrays, q, u, guess):
-    """``_build`` of a pair that the kernel takes (``kernel_pair``)."""
+def _kernel_build(system, arrays, q, u, guess, step=_NO_STEP):
+    """``_build`` of a pair that the kernel takes (``kernel_pair``), and the kernel's (v_n, v_t)
+    at q + step and q - step (4,) (NaN without a ``step``)."""
     T, B, pairs, n_tree = arrays
     guess_k, guess_l = (math.nan, math.nan) if guess is None else guess
-    status, rec, wn, wt = profile_pair.pair_state(
+    status, rec, wn, wt, rates = profile_pair.pair_state(
         T,
         B,
         pairs,
@@ -229,14 +231,15 @@ def _kernel_build(system, arrays, q, u, guess):
         n_tree,
         float(guess_k),
         float(guess_l),
+        step,
     )
     if status:
-        return None, None
+        return None, None, rates
     eta_k = float(rec[profile_pair.ETA])
     if math.isnan(eta_k):  # the polygons' boxes are apart (searched afresh)
         if guess is not None:  # as ``_build``: lost the warm start, ``curved_contact`` searches
-            return None, None
-        return far_apart(float(rec[beam_kernel.GAP]), system.layout.n), None
+            return None, None, rates
+        return far_apart(float(rec[beam_kernel.GAP]), system.layout.n), None, rates
     eta_l = float(rec[beam_kernel.S])
     kin = ContactKinematics(
         parameter=eta_l,
@@ -255,23 +258,7 @@ def _kernel_build(system, arrays, q, u, guess):
         tangent_remainder=np.nan,
         profile_parameter=eta_k,
     )
-    return kin, (eta_k, eta_l)
-
-
-def _velocities(system, k: int, q, u, guess):
-    """(normal velocity, slip velocity) of contact k at (q, u) from the warm start ``guess``
-    (``_build``'s), or None when it has no contact point there."""
-    arrays = kernel_pair(system, k)
-    if arrays is None:
-        kin, _ = _build(system, k, q, u, guess)
-        return None if kin is None else (kin.normal_velocity, kin.slip_velocity)
-    T, B, pairs, n_tree = arrays
-    status, rec, _, _ = profile_pair.pair_state(
-        T, B, pairs, 0, q, np.ascontiguousarray(u, dtype=float), n_tree, *map(float, guess)
-    )
-    if status or math.isnan(rec[profile_pair.ETA]):  # as ``_kernel_build`` from a guess
-        return None
-    return float(rec[beam_kernel.VN]), float(rec[beam_kernel.VT])
+    return kin, (eta_k, eta_l), rates
 
 
 def _build(system, k: int, q, u, guess):
@@ -286,7 +273,7 @@ def _build(system, k: int, q, u, guess):
         return line_build(system, k, q, u, guess)
     arrays = kernel_pair(system, k)
     if arrays is not None:
-        return _kernel_build(system, arrays, q, u, guess)
+        return _kernel_build(system, arrays, q, u, guess)[:2]
     frame_l = body_frame(system, target.body, q, u)
     profile = pair.profile
     if isinstance(profile, Profile):
@@ -335,37 +322,50 @@ def curved_contact(system, k: int, q, u, remainder: bool = True, workspace=None)
     updated; None: the solve starts from the global search."""
     known = {} if workspace is None else workspace.profile_parameters
     guess = known.get(k)
-    kin, etas = _build(system, k, q, u, guess)
-    if etas is not None:
-        known[k] = etas
-    elif kin is None and guess is not None:  # lost the warm start: search afresh
-        known.pop(k, None)
-        kin, etas = _build(system, k, q, u, None)
-        if etas is not None:
-            known[k] = etas
-    if kin is None or etas is None or not remainder:
-        return kin
-    size = float(np.max(np.abs(u), initial=0.0))
-    if size == 0.0:
-        a = a_t = 0.0
-    else:
+    size = float(np.max(np.abs(u), initial=0.0)) if remainder else 0.0
+    step = _NO_STEP
+    if size > 0.0:
         # central differences along u over +-1e-6 (a step of 1e-6 / size times u, written so
         # that a subnormal |u| does not overflow it), scaled back by size: the velocities are
         # linear in u, so d/de g'(q + e u, u) = (d(J u)/dq) u
         tiny = size < 1e-290  # 1e-6 / size would overflow
         eps = 1e-6 if tiny else 1e-6 / size
         step = eps * (u / size) if tiny else eps * u
+    arrays = kernel_pair(system, k)
+
+    def build(start):
+        """(kinematics, etas, the velocities at q +- step or None)."""
+        if arrays is None:
+            return *_build(system, k, q, u, start), None
+        return _kernel_build(system, arrays, q, u, start, step)
+
+    kin, etas, rates = build(guess)
+    if etas is not None:
+        known[k] = etas
+    elif kin is None and guess is not None:  # lost the warm start: search afresh
+        known.pop(k, None)
+        kin, etas, rates = build(None)
+        if etas is not None:
+            known[k] = etas
+    if kin is None or etas is None or not remainder:
+        return kin
+    if size == 0.0:
+        a = a_t = 0.0
+    else:
 
         def rate(difference: float) -> float:
             return difference * (size / 2e-6) if tiny else difference / (2.0 * eps)
 
-        plus = _velocities(system, k, q + step, u, etas)
-        minus = _velocities(system, k, q - step, u, etas)
-        if plus is None or minus is None:
-            a = a_t = np.nan
-        else:
-            a = rate(plus[0] - minus[0])
-            a_t = rate(plus[1] - minus[1])
+        if rates is None:
+            plus, _ = _build(system, k, q + step, u, etas)
+            minus, _ = _build(system, k, q - step, u, etas)
+            if plus is None or minus is None:
+                rates = np.full(4, np.nan)
+            else:
+                rates = (plus.normal_velocity, plus.slip_velocity)
+                rates += (minus.normal_velocity, minus.slip_velocity)
+        a = rate(float(rates[0]) - float(rates[2]))
+        a_t = rate(float(rates[1]) - float(rates[3]))
     return _with_remainders(kin, a, a_t)
 
 
