@@ -7,7 +7,7 @@ change of the profile geometry must leave unchanged: run on two source trees, co
   contact closes at 0.64 s) to 0.75 s, case 0 to 1.1 s (its driving torque after 1 s).
 
 Run: PYTHONPATH=TREE python benchmarks/cam_lock_phases.py LABEL OUT.npz [--csv FILE]
-(the histories of each contact run go to OUT.npz; a row per case and phase is appended to
+[--cases 2 3] (the histories of each contact run go to OUT.npz; a row per case and phase is appended to
 FILE, default benchmarks/results/curved_profiles.csv). Then
 python benchmarks/cam_lock_phases.py --compare A.npz B.npz prints the largest differences.
 """
@@ -40,7 +40,7 @@ def scenario(case: int, t0: float):
     return s, s.assemble()
 
 
-def measure(label: str, npz: Path, table: Path) -> None:
+def measure(label: str, npz: Path, table: Path, cases=(0, 1, 2, 3)) -> None:
     from fe_contact.demos.cam_lock import torque_after
     from fe_contact.papers.bauchau import Geometry, cam_lock
 
@@ -49,7 +49,7 @@ def measure(label: str, npz: Path, table: Path) -> None:
     for _ in range(5):
         cam_lock(1, Geometry())
     build = (time.process_time() - cpu0) / 5
-    for case in (0, 1, 2, 3):
+    for case in cases:
         for phase, t0, t1 in (("open", 0.0, 0.01), ("contact", 0.6, 1.1 if case == 0 else 0.75)):
             s, system = scenario(case, t0)
             if phase == "open":
@@ -111,11 +111,12 @@ def main(argv=None) -> int:
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"))
     here = Path(__file__).resolve().parent
     parser.add_argument("--csv", type=Path, default=here / "results" / "curved_profiles.csv")
+    parser.add_argument("--cases", nargs="+", type=int, default=[0, 1, 2, 3])
     args = parser.parse_args(argv)
     if args.compare:
         compare(*args.compare)
     else:
-        measure(args.label, args.npz, args.csv)
+        measure(args.label, args.npz, args.csv, tuple(args.cases))
     return 0
 
 

@@ -106,3 +106,35 @@ def test_failed_steps_are_halved_on_the_compiled_step():
     work = result["work_drives"][-1]
     assert work > 1.0
     assert np.max(np.abs(result["energy_error"])) <= 2e-3 * work
+
+
+@pytest.mark.parametrize("t0", [0.66, 0.8])
+def test_python_step_geometry_is_the_kernels_and_the_body_frames(t0, monkeypatch):
+    """The Python step's kinematics of the cam's pair (``coupling.profile_contact``) come from
+    the compiled step's kernel (``kernels.profile_pair.pair_state``); the body frames'
+    (``coupling.frames``, ``Curve``) are an implementation of their own: the two agree to
+    round-off at states of the turned cam pressed into the skid (the beam bent, every
+    coordinate moving), the remainders (central differences over 1e-6 m) to 1e-9."""
+    from fe_contact.coupling import profile_contact
+
+    scenario = cam_lock(3, Geometry(), t0)
+    system = scenario.assemble()
+    rng = np.random.default_rng(3)
+    fields = ("gap", "normal_velocity", "slip_velocity", "w_normal", "w_tangent", "point")
+    kernel_arrays = profile_contact.kernel_pair
+    for _ in range(5):
+        q = scenario.q0 + 1e-3 * rng.standard_normal(system.n)
+        u = scenario.u0 + rng.standard_normal(system.n)
+        monkeypatch.setattr(profile_contact, "kernel_pair", kernel_arrays)
+        assert kernel_arrays(system, 0) is not None
+        a = profile_contact.curved_contact(system, 0, q, u)
+        monkeypatch.setattr(profile_contact, "kernel_pair", lambda system, k: None)
+        b = profile_contact.curved_contact(system, 0, q, u)
+        assert b.gap < 0.0  # pressed in: the deepest point's conditions (000 eqs. 5-6)
+        for name in fields:
+            np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=0, atol=1e-14)
+        assert abs(a.parameter - b.parameter) < 1e-12
+        assert abs(a.profile_parameter - b.profile_parameter) < 1e-12
+        for name in ("remainder", "tangent_remainder"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert np.isfinite(x) and abs(x - y) < 1e-9 * max(1.0, abs(y))

@@ -54,6 +54,11 @@ chord error of 8 samples per cubic element, far below any gap that matters).
 Profile against a rigid ``Line``: the support point of the profile in the direction of minus
 the line's normal, ``profile_line``.
 
+Profile against profile, each drawn on a tree body, on a body carried by a linear beam or in the
+plane (a system whose structures are all linear beams): the kinematics above are those of the
+compiled step's kernel (``kernels.profile_pair.pair_state``, the same Newton solve, search and
+box test), called here too, so that both steps evaluate the one kernel.
+
 The acceleration remainders A = d(W_N)/dt u and A_T = d(W_T)/dt u that a hard (constraint)
 contact needs are central differences of g'(q, u) = W_N(q) u along q + eps u (a directional
 derivative with eps |u| = 1e-6 m; its truncation error ~ 1e-12 of the curvature terms).
@@ -62,11 +67,17 @@ derivative with eps |u| = 1e-6 m; its truncation error ~ 1e-12 of the curvature 
 from __future__ import annotations
 
 import dataclasses
+import math
+import weakref
 
 import numpy as np
 
+from ..kernels import beam as beam_kernel
 from ..kernels import curves as kernel
+from ..kernels import profile_pair
+from ..kernels.tree import tree_arrays
 from ..sides import Line, Profile
+from ..structures import BeamStructure
 from .frames import body_frame
 from .kinematics import ContactKinematics
 from .profile_geometry import (
@@ -114,6 +125,142 @@ def closest_pair(curve_k, frame_k, curve_l, frame_l, guess=None, tol: float = 1e
     return None
 
 
+_NO_STEP = np.zeros(0)
+# System -> {contact index: the arrays of ``kernel_pair`` or None}: constants derived from a
+# (constant) System once, dropped with it
+_KERNEL_PAIRS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _frame_row(system, body, beams):
+    """(kind, index, s) of a profile's body frame as ``kernels.profile_pair`` takes it, or None
+    (a body carried by a structure other than a linear beam)."""
+    if body is None:
+        return profile_pair.PLANE, 0, 0.0
+    if not isinstance(body, str):
+        return profile_pair.TREE, int(body), 0.0
+    carried = {b.name: b for b in system.model.carried}[body]
+    if carried.structure not in beams:
+        return None
+    return profile_pair.CARRIED, list(beams).index(carried.structure), float(carried.s)
+
+
+def kernel_pair(system, k: int):
+    """The arguments (T, B, pairs, n_tree) of ``kernels.profile_pair.pair_state`` for contact k
+    of ``system`` (its row 0), or None when the kernel does not take the pair.
+
+    The kernel takes a ``Profile`` against a ``Profile``, each on a tree body, on a body carried
+    by a linear beam, or in the plane, in a system with a tree whose structures are all linear
+    beams. Made once per System (kept while the System lives).
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    k : int
+        The model's contact index.
+
+    Returns
+    -------
+    tuple or None
+        (tree arrays, beam arrays, the pair's arrays (``kernels.profile_pair``), n_tree).
+
+    Examples
+    --------
+    >>> from fe_contact.papers.bauchau import Geometry, cam_lock
+    >>> from fe_contact.coupling.profile_contact import kernel_pair
+    >>> system = cam_lock(3, Geometry()).assemble()
+    >>> T, B, pairs, n_tree = kernel_pair(system, 0)
+    >>> n_tree, pairs[0].tolist()  # the cam on tree body 2, the skid carried by beam 0
+    (3, [[0, 1]])
+    """
+    known = _KERNEL_PAIRS.setdefault(system, {})
+    if k not in known:
+        known[k] = _kernel_arrays(system, k)
+    return known[k]
+
+
+def _kernel_arrays(system, k: int):
+    pair = system.model.contacts[k]
+    structures = system.structures
+    if not (
+        type(pair.profile) is Profile
+        and type(pair.target) is Profile
+        and system.tree is not None
+        and all(isinstance(st, BeamStructure) for st in structures.values())
+    ):
+        return None
+    beams = dict(structures)
+    frames = [_frame_row(system, side.body, beams) for side in (pair.profile, pair.target)]
+    if None in frames:
+        return None
+    curves, ranges, knots, points = [], [], [], []
+    n_knots = n_points = 0
+    for side in (pair.profile, pair.target):
+        knot, control, degree, a, b = side.curve.spline
+        curves.append((n_knots, len(knot), n_points, degree))
+        ranges.append((a, b))
+        knots.append(np.asarray(knot, dtype=float))
+        points.append(np.asarray(control, dtype=float).reshape(-1, 2))
+        n_knots += len(knot)
+        n_points += len(points[-1])
+    pairs = (
+        np.array([[f[0] for f in frames]], dtype=np.int64),
+        np.array([[f[1] for f in frames]], dtype=np.int64),
+        np.array([[f[2] for f in frames]], dtype=float),
+        np.array(curves, dtype=np.int64),
+        np.array(ranges, dtype=float),
+        np.concatenate(knots),
+        np.ascontiguousarray(np.concatenate(points)),
+    )
+    B = beam_kernel.beam_arrays(beams, system.layout)
+    return tree_arrays(system.tree), B, pairs, system.layout.n_tree
+
+
+def _kernel_build(system, arrays, q, u, guess, step=_NO_STEP):
+    """``_build`` of a pair that the kernel takes (``kernel_pair``), and the kernel's (v_n, v_t)
+    at q + step and q - step (4,) (NaN without a ``step``)."""
+    T, B, pairs, n_tree = arrays
+    guess_k, guess_l = (math.nan, math.nan) if guess is None else guess
+    status, rec, wn, wt, rates = profile_pair.pair_state(
+        T,
+        B,
+        pairs,
+        0,
+        np.ascontiguousarray(q, dtype=float),
+        np.ascontiguousarray(u, dtype=float),
+        n_tree,
+        float(guess_k),
+        float(guess_l),
+        step,
+    )
+    if status:
+        return None, None, rates
+    eta_k = float(rec[profile_pair.ETA])
+    if math.isnan(eta_k):  # the polygons' boxes are apart (searched afresh)
+        if guess is not None:  # as ``_build``: lost the warm start, ``curved_contact`` searches
+            return None, None, rates
+        return far_apart(float(rec[beam_kernel.GAP]), system.layout.n), None, rates
+    eta_l = float(rec[beam_kernel.S])
+    kin = ContactKinematics(
+        parameter=eta_l,
+        element=-1,
+        point=rec[[beam_kernel.PX, beam_kernel.PY]],
+        profile_point=rec[[beam_kernel.QX, beam_kernel.QY]],
+        normal=rec[[beam_kernel.NX, beam_kernel.NY]],
+        tangent=rec[[beam_kernel.TX, beam_kernel.TY]],
+        gap=float(rec[beam_kernel.GAP]),
+        normal_velocity=float(rec[beam_kernel.VN]),
+        slip_velocity=float(rec[beam_kernel.VT]),
+        w_normal=wn,
+        w_tangent=wt,
+        remainder=np.nan,
+        parameter_rate=np.nan,
+        tangent_remainder=np.nan,
+        profile_parameter=eta_k,
+    )
+    return kin, (eta_k, eta_l), rates
+
+
 def _build(system, k: int, q, u, guess):
     """(ContactKinematics without remainders, etas), or (None, None) when there is no contact
     point, or (an open far-apart kinematics, None) when the polygons' boxes are apart."""
@@ -124,6 +271,9 @@ def _build(system, k: int, q, u, guess):
         return structure_build(system, k, q, u, guess)
     if isinstance(target, Line):  # a rigid straight line
         return line_build(system, k, q, u, guess)
+    arrays = kernel_pair(system, k)
+    if arrays is not None:
+        return _kernel_build(system, arrays, q, u, guess)[:2]
     frame_l = body_frame(system, target.body, q, u)
     profile = pair.profile
     if isinstance(profile, Profile):
@@ -172,37 +322,50 @@ def curved_contact(system, k: int, q, u, remainder: bool = True, workspace=None)
     updated; None: the solve starts from the global search."""
     known = {} if workspace is None else workspace.profile_parameters
     guess = known.get(k)
-    kin, etas = _build(system, k, q, u, guess)
-    if etas is not None:
-        known[k] = etas
-    elif kin is None and guess is not None:  # lost the warm start: search afresh
-        known.pop(k, None)
-        kin, etas = _build(system, k, q, u, None)
-        if etas is not None:
-            known[k] = etas
-    if kin is None or etas is None or not remainder:
-        return kin
-    size = float(np.max(np.abs(u), initial=0.0))
-    if size == 0.0:
-        a = a_t = 0.0
-    else:
+    size = float(np.max(np.abs(u), initial=0.0)) if remainder else 0.0
+    step = _NO_STEP
+    if size > 0.0:
         # central differences along u over +-1e-6 (a step of 1e-6 / size times u, written so
         # that a subnormal |u| does not overflow it), scaled back by size: the velocities are
         # linear in u, so d/de g'(q + e u, u) = (d(J u)/dq) u
         tiny = size < 1e-290  # 1e-6 / size would overflow
         eps = 1e-6 if tiny else 1e-6 / size
         step = eps * (u / size) if tiny else eps * u
+    arrays = kernel_pair(system, k)
+
+    def build(start):
+        """(kinematics, etas, the velocities at q +- step or None)."""
+        if arrays is None:
+            return *_build(system, k, q, u, start), None
+        return _kernel_build(system, arrays, q, u, start, step)
+
+    kin, etas, rates = build(guess)
+    if etas is not None:
+        known[k] = etas
+    elif kin is None and guess is not None:  # lost the warm start: search afresh
+        known.pop(k, None)
+        kin, etas, rates = build(None)
+        if etas is not None:
+            known[k] = etas
+    if kin is None or etas is None or not remainder:
+        return kin
+    if size == 0.0:
+        a = a_t = 0.0
+    else:
 
         def rate(difference: float) -> float:
             return difference * (size / 2e-6) if tiny else difference / (2.0 * eps)
 
-        plus, _ = _build(system, k, q + step, u, etas)
-        minus, _ = _build(system, k, q - step, u, etas)
-        if plus is None or minus is None:
-            a = a_t = np.nan
-        else:
-            a = rate(plus.normal_velocity - minus.normal_velocity)
-            a_t = rate(plus.slip_velocity - minus.slip_velocity)
+        if rates is None:
+            plus, _ = _build(system, k, q + step, u, etas)
+            minus, _ = _build(system, k, q - step, u, etas)
+            if plus is None or minus is None:
+                rates = np.full(4, np.nan)
+            else:
+                rates = (plus.normal_velocity, plus.slip_velocity)
+                rates += (minus.normal_velocity, minus.slip_velocity)
+        a = rate(float(rates[0]) - float(rates[2]))
+        a_t = rate(float(rates[1]) - float(rates[3]))
     return _with_remainders(kin, a, a_t)
 
 
@@ -212,4 +375,4 @@ def _with_remainders(kin: ContactKinematics, a: float, a_t: float) -> ContactKin
     return replace(kin, remainder=float(a), tangent_remainder=float(a_t))
 
 
-__all__ = ["closest_pair", "curved_contact", "touching"]
+__all__ = ["closest_pair", "curved_contact", "kernel_pair", "touching"]

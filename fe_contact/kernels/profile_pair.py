@@ -24,11 +24,13 @@ range (2 n_p, 2) (a, b of eta's knot parameter), knots, control points (., 2).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .beam import (
     ELEMENT,
     GAP,
     H00,
+    N_FIELDS,
     NX,
     NY,
     PX,
@@ -48,7 +50,7 @@ from .beam import (
 )
 from .curves import FOUND, MAX_DERIVATIVE, curve_derivatives, pair_newton
 from .jit import inner
-from .tree import point
+from .tree import kinematics, point
 
 # the record's field of the profile's parameter eta_k (a compliant contact has no Hessian
 # core): ``ContactKinematics.profile_parameter``
@@ -270,3 +272,66 @@ def pair_record(T, B, pairs, i, q, u, ut, kin, guess_k, guess_l, out, wn, wt):
     out[REM_T] = np.nan
     out[ETA] = eta_k
     return 0
+
+
+@njit(cache=True)
+def pair_state(T, B, pairs, i, q, u, n_tree, guess_k, guess_l, step):
+    """``pair_record`` called from Python: (status, record (``kernels.beam.N_FIELDS``,),
+    W_N (n,), W_T (n,)) of profile pair i at (q, u) (the tree's coordinates q[:n_tree]), the
+    Newton solve started from (guess_k, guess_l) (NaN: the global search); status 0, or 1
+    when the pair has no contact point. With a ``step`` (n,) also the normal and slip
+    velocities at (q + step, u) and (q - step, u), each solved from the contact point found at
+    q (the central differences of ``coupling.profile_contact.curved_contact``).
+
+    Parameters
+    ----------
+    T, B : tuple
+        The tree's (``kernels.tree.tree_arrays``) and the beams' (``kernels.beam.beam_arrays``)
+        constant arrays.
+    pairs : tuple
+        The profile pairs' arrays (module docstring).
+    i : int
+        The pair's row in ``pairs``.
+    q, u : ndarray, shape (n,)
+        The state.
+    n_tree : int
+        The tree's coordinates (the first of q).
+    guess_k, guess_l : float
+        The last eta_k and eta_l, or NaN.
+    step : ndarray, shape (n,) or (0,)
+        The displacement of the central differences, or none.
+
+    Returns
+    -------
+    status : int
+    record : ndarray, shape (N_FIELDS,)
+        Gap, normal, points, velocities, eta_l in ``S`` and eta_k in ``ETA``.
+    w_normal, w_tangent : ndarray, shape (n,)
+    rates : ndarray, shape (4,)
+        (v_n, v_t) at q + step, then at q - step, m/s; NaN where not computed or without a
+        contact point there.
+    """
+    qt = q[:n_tree].copy()
+    ut = u[:n_tree].copy()
+    ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
+    record = np.zeros(N_FIELDS)
+    wn = np.zeros(q.size)
+    wt = np.zeros(q.size)
+    kin = (ang, rot, origin, omega, ov, terms)
+    status = pair_record(T, B, pairs, i, q, u, ut, kin, guess_k, guess_l, record, wn, wt)
+    rates = np.full(4, np.nan)
+    if status != 0 or step.size == 0 or np.isnan(record[ETA]):
+        return status, record, wn, wt, rates
+    moved = np.zeros(N_FIELDS)
+    for j in range(2):
+        qs = q + step if j == 0 else q - step
+        qt = qs[:n_tree].copy()
+        ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
+        kin = (ang, rot, origin, omega, ov, terms)
+        eta_k, eta_l = record[ETA], record[S]
+        if pair_record(T, B, pairs, i, qs, u, ut, kin, eta_k, eta_l, moved, wn.copy(), wt.copy()):
+            continue
+        if not np.isnan(moved[ETA]):  # not the boxes' distance (``_kernel_build``)
+            rates[2 * j] = moved[VN]
+            rates[2 * j + 1] = moved[VT]
+    return status, record, wn, wt, rates
