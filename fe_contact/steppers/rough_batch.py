@@ -54,20 +54,20 @@ class RoughBatch:
 
     Examples
     --------
-    A pin on the wheel (003 sec. 4.1) for 20 steps of 0.1 us, before it lands: the batch of
-    the run holds all but the last step, and its columns are those of a step's row:
+    A pin on the wheel (003 sec. 4.1) for 10 steps of 0.1 us, before it lands: one batch
+    takes all but the last step (``step()``'s), and its columns are those of a step's row:
 
     >>> from fe_contact import assemble
     >>> from fe_contact.papers.slavic_boltezar import PinOnWheel, pin_model
     >>> from fe_contact.steppers.event_driven import EventDriven
     >>> from fe_contact.steppers.step_report import no_work
-    >>> system = assemble(pin_model(PinOnWheel(t_end=2e-6)))
-    >>> stepper = EventDriven(system, 0.0, np.zeros(2), np.zeros(2), t_bound=2e-6)
+    >>> system = assemble(pin_model(PinOnWheel(t_end=1e-6)))
+    >>> stepper = EventDriven(system, 0.0, np.zeros(2), np.zeros(2), t_bound=1e-6)
     >>> batch = stepper.steps(100)
     >>> batch.n, batch.stop, batch.reason
-    (19, 'step', 'bound')
+    (9, 'step', 'bound')
     >>> columns = batch.columns(system, no_work(), 0.0)
-    >>> columns["pin_state"][-1], int(columns["pin_n_closed"][-1])
+    >>> str(columns["pin_state"][-1]), int(columns["pin_n_closed"][-1])
     ('open', 0)
     """
 
