@@ -113,3 +113,12 @@ def test_contact_angles_from_a_batch_are_those_of_the_reports(monkeypatch):
     assert batched.angles.size == one_by_one.angles.size > 0
     assert close(batched.angles, one_by_one.angles, np.pi)
     assert close(batched.weights, one_by_one.weights, one_by_one.weights.max())
+
+
+def test_a_stride_keeps_the_same_rows_batched(runs):
+    """store_every = 7: the batched run keeps every 7th step and the last, as step by step."""
+    system, scenario, _, _ = runs
+    batched = scenario.run(system, store_every=7)
+    one_by_one = scenario.run(system, store_every=7, batch=False)
+    assert 7 < batched.t.size < one_by_one.n_steps
+    same_history(batched, one_by_one)

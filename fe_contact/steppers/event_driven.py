@@ -34,6 +34,12 @@ the two polylines into ``loss_profile`` and ``loss_target`` (W(s) of 003). So wo
 work_loads + work_contact_timing = change of mechanical energy + dissipated_damping + sum of W(s),
 up to the midpoint rule's error of the configuration-dependent mass matrix.
 
+Quiet steps (no impact, no halving, impulses found by the compiled pivoting, not the step to
+``t_bound``) are taken several in one compiled call (``steps``: ``kernels.rough_steps``, a
+``steppers.rough_batch.RoughBatch`` of flat per-step arrays), each with the operations of
+``step()``, so that a run gives the same floats batched or not (``batch=False``); the step that
+needs Python is left to ``step()``.
+
 The stepper derives from ``steppers.base.Stepper`` (``step()``, ``initial_report()``,
 ``status``, ``t``, ``q``, ``u``, ``h``, counters) with a ``t_bound`` that its steps do not pass,
 and writes nothing: ``step()`` returns a ``StepReport`` whose one contact report is a
