@@ -122,3 +122,22 @@ def test_a_stride_keeps_the_same_rows_batched(runs):
     one_by_one = scenario.run(system, store_every=7, batch=False)
     assert 7 < batched.t.size < one_by_one.n_steps
     same_history(batched, one_by_one)
+
+
+def test_impacts_are_taken_in_the_batches(runs):
+    """Poisson's impacts at the start of a step are taken in the compiled call (the events of
+    the run step by step, ``test_batched_run_is_the_run_step_by_step``): the loop of
+    ``simulate`` finds most of them in its batches."""
+    system, scenario, one_by_one, _ = runs
+    stepper = EventDriven(system, 0.0, scenario.q0, scenario.u0, t_bound=DATA.t_end)
+    in_batches = 0
+    while stepper.status == "running":
+        left = stepper.steps_left()
+        if left > 1:
+            batch = stepper.steps(left - 1)
+            in_batches += int(batch.impact.sum())
+            if batch.stop == "done":
+                continue
+        stepper.step()
+    assert stepper.n_impacts == len(stepper.events) == len(one_by_one.events)
+    assert 0 < in_batches <= stepper.n_impacts

@@ -1,10 +1,11 @@
 """Quiet steps of the event-driven stepper (``steppers.event_driven``) in one compiled call:
 ``quiet_steps`` chains the kernels of one step (``kernels.rough``: the candidate pairs, the
-closed contacts' rows, the smooth midpoint step with its impulses, the end gaps and the loss
-booking) over consecutive steps from a state, for as long as no step needs Python (an impact,
-a halving, the impulses' last resort, a singular step, the run's last step), and writes what
-each step reports as flat arrays (``steppers.rough_batch.RoughBatch``). ``tree_energies`` is
-``system.energies`` of a tree alone.
+closed contacts' rows, Poisson's impact (``poisson_impact``), the smooth midpoint step with
+its impulses, the end gaps and the loss booking) over consecutive steps from a state, for as
+long as no step needs Python (a halving, the impulses' last resort, a singular step, Newton's
+impact, the run's last step), and writes what each step reports as flat arrays
+(``steppers.rough_batch.RoughBatch``). ``tree_energies`` is ``system.energies`` of a tree
+alone.
 
 Every number is computed with the operations of the Python step, in its order (the products
 of matrices and vectors by BLAS as numpy takes them, ``matvec``; the sums by numpy's pairwise
@@ -18,8 +19,16 @@ import numpy as np
 from numba import njit
 
 from .moreau import pairwise_sum
-from .rough import closed_rows, pair_gaps, smooth_losses, smooth_step, tree_pairs
-from .tree import body_states
+from .rough import (
+    book_losses,
+    checked_coulomb_impulses,
+    closed_rows,
+    pair_gaps,
+    smooth_losses,
+    smooth_step,
+    tree_pairs,
+)
+from .tree import body_states, equations
 
 __all__ = [
     "ENERGY_FIELDS",
@@ -27,6 +36,7 @@ __all__ = [
     "SCALAR_FIELDS",
     "STOPS",
     "matvec",
+    "poisson_impact",
     "quiet_steps",
     "tree_energies",
 ]
@@ -168,6 +178,97 @@ def tree_energies(T, q, u, mass, inertia, gravity, stiffness, rest, damping):
 
 
 @njit(cache=True)
+def _phase_loss(impulse, start, end):
+    """(m,) J: -P . (start + end) / 2 per contact (``coupling.impact.phase_loss``)."""
+    m = impulse.size // 2
+    work = impulse * 0.5 * (start + end)
+    return -(work[:m] + work[m:])
+
+
+@njit(cache=True)
+def poisson_impact(T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol):
+    """Poisson's impact with friction on m closed contacts of the tree T at (q, u) (n,), as
+    the event-driven stepper takes it (``EventDriven._impact``, ``coupling.impact.
+    poisson_impact``: a compression, then an expansion of eps_n, eps_t (nu eps_t where the
+    contact sticks at the end of compression) times its impulse with the laws' correction),
+    with its operations; w (2m, n) the rows, gdot (2m,) the relative velocities before it,
+    friction (m,), joints (3, n) as ``smooth_step`` takes them, tol the impulses' tolerance.
+
+    Parameters
+    ----------
+    T : tuple
+        The tree's kernel arrays.
+    q, u : ndarray, shape (n,)
+        The state before the impact.
+    joints : ndarray, shape (3, n)
+        The joints' stiffness, damping and rest.
+    w : ndarray, shape (2m, n)
+        The rows w_N, then w_T.
+    gdot : ndarray, shape (2m,)
+        m/s, the relative velocities before the impact.
+    friction : ndarray, shape (m,)
+        The friction coefficients.
+    eps_n, eps_t, nu : float
+        Poisson's restitution coefficients and the tangential reversibility.
+    tol : float
+        The tolerance of ``checked_coulomb_impulses``.
+
+    Returns
+    -------
+    tuple
+        (solved, u (n,) after the impact, the impulse (2m,) N s of both phases, the loss (m,)
+        J of each contact): solved False when a phase's impulses were not accepted (Python's
+        last resort then), the rest zero.
+
+    Examples
+    --------
+    A pin of the wheel (003 sec. 4.1) falling at 1 mm/s onto one point of contact below its
+    pivot: it leaves at eps_n = 0.5 of that, and the loss is 3/8 m v^2 (no friction here):
+
+    >>> import numpy as np
+    >>> from fe_contact import Body, Joint, TreeModel
+    >>> from fe_contact.kernels.rough_steps import poisson_impact
+    >>> tree = TreeModel(bodies=(Body(2.0, 0.0),), joints=(Joint("prismatic", angle=np.pi / 2),),
+    ...                  gravity=(0.0, 0.0))
+    >>> T, w = tree.topology.kernel_arrays, np.array([[1.0], [0.0]])
+    >>> joints = np.zeros((3, 1))
+    >>> ok, u, p, loss = poisson_impact(T, np.zeros(1), np.array([-1e-3]), joints, w,
+    ...                                 np.array([-1e-3, 0.0]), np.zeros(1), 0.5, 0.5, 0.0, 1e-9)
+    >>> bool(ok), round(float(u[0]) * 1e3, 9), round(float(loss[0]) * 1e7, 9)
+    (True, 0.5, 7.5)
+    """
+    n = q.size
+    m = friction.size
+    zero = np.zeros(n)
+    M = equations(T, q, zero, joints[0], joints[1], joints[2], zero)[0]
+    minv_w = np.ascontiguousarray(np.linalg.solve(M, np.ascontiguousarray(w.T)))
+    G = np.dot(w, minv_w)
+    failed = (False, u.copy(), np.zeros(2 * m), np.zeros(m))
+    p_c, solved = checked_coulomb_impulses(G, gdot, friction, tol)
+    if not solved:
+        return failed
+    g_c = matvec(G, p_c) + gdot
+    largest = -np.inf
+    for v in gdot:
+        largest = max(largest, abs(v))
+    bound = 1e-12 * (largest if largest > 1.0 else 1.0)
+    p_e0 = np.empty(2 * m)
+    for i in range(m):
+        p_e0[i] = eps_n * p_c[i]
+        p_e0[m + i] = eps_t * p_c[m + i] * (nu if abs(g_c[m + i]) <= bound else 1.0)
+    p_d, solved = checked_coulomb_impulses(G, g_c + matvec(G, p_e0), friction, tol)
+    if not solved:
+        return failed
+    p_e = p_e0 + p_d
+    g_e = matvec(G, p_e) + g_c
+    total = np.empty(2 * m)
+    total[:m] = p_c[:m] + p_e[:m]
+    total[m:] = p_c[m:] + p_e[m:]
+    loss = _phase_loss(p_c, gdot, g_c) + _phase_loss(p_e, g_c, g_e)
+    return True, u + matvec(minv_w, total), total, loss
+
+
+@njit(cache=True)
 def _main(values):
     """np.argmax(values): the first largest, the first NaN when there is one."""
     best = 0
@@ -183,7 +284,7 @@ def _main(values):
 def quiet_steps(
     T, body, q, u, t, h, t_bound, n_max, joints, energy_terms, closing, impact_velocity, depth,
     may_halve, profile, profile_normals, wheel, wheel_normals, theta_wheel, corner, jw, omega,
-    alpha_0, mu, stick_speed, tol, loss_profile, loss_target
+    alpha_0, mu, stick_speed, tol, loss_profile, loss_target, impacts, eps_n, eps_t, nu
 ):  # fmt: skip
     """Up to n_max quiet steps of the event-driven stepper (module docstring) from (q, u) (n,)
     at t (s), each of h (s), none reaching t_bound (s); the losses are booked into loss_profile
@@ -196,15 +297,18 @@ def quiet_steps(
     profile, profile_normals, wheel, wheel_normals, theta_wheel, corner, jw: the geometry of
     ``kernels.rough.tree_pairs`` and ``closed_rows``; omega (rad/s) and alpha_0 (rad): the
     wheel's; mu: the friction coefficient; stick_speed (m/s): a loaded point slipping no faster
-    sticks; tol: the impulses' tolerance (``checked_coulomb_impulses``).
+    sticks; tol: the impulses' tolerance (``checked_coulomb_impulses``); impacts: whether a
+    step that starts with an impact is taken here (Poisson's, ``poisson_impact``, with eps_n,
+    eps_t and nu), else left to Python.
 
     Returns (k, stop, n_lcp, t (k,), q (k, n), u (k, n), acceleration (k, n), work (k, 7),
     energy (k, 4), scalars (k, 15), state (k,) int, closed (k,) int, offsets (k + 1,) int,
-    points (offsets[k], 10)): k steps taken, stop the index in ``STOPS`` of why no more,
-    n_lcp the complementarity problems solved; per step its end time, state and mean
+    points (offsets[k], 10), impact (k,) bool): k steps taken, stop the index in ``STOPS`` of
+    why no more, n_lcp the complementarity problems solved; per step its end time, state and mean
     acceleration, its work by WORK_KEYS, the energies of its end state (``ENERGY_FIELDS``),
     the rough pair's report columns (``SCALAR_FIELDS``), its state code (0 open, 1 slip,
-    2 stick) and closed points, whose ``POINT_FIELDS`` are points[offsets[j]:offsets[j+1]].
+    2 stick) and closed points, whose ``POINT_FIELDS`` are points[offsets[j]:offsets[j+1]],
+    and whether it started with an impact.
     """
     n = q.size
     mass, inertia, gravity, e_stiffness, e_rest, e_damping = energy_terms
@@ -221,6 +325,7 @@ def quiet_steps(
     state = np.empty(n_max, np.int64)
     closed = np.empty(n_max, np.int64)
     offsets = np.zeros(n_max + 1, np.int64)
+    impact = np.zeros(n_max, np.bool_)
     points = np.empty((max(16, 4 * n_max), 10))
     n_lcp = 0
     stop = 0
@@ -239,16 +344,30 @@ def quiet_steps(
             at, j0, jw
         )  # fmt: skip
         m = xi.size
+        friction = np.full(m, mu)
+        u_start = u
+        p_impact = np.zeros(2 * m)
+        impact_loss = np.zeros(m)
+        impacted = False
         if m:
             gdot = matvec(w, u) + what
-            approaching = False
             for i in range(m):
                 if gdot[i] < -impact_velocity:
-                    approaching = True
-            if approaching:
-                stop = 2
-                break
-        friction = np.full(m, mu)
+                    impacted = True
+            if impacted:
+                if not impacts:
+                    stop = 2
+                    break
+                singular = False
+                try:
+                    solved, u, p_impact, impact_loss = poisson_impact(
+                        T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol
+                    )
+                except Exception:  # noqa: BLE001 - numpy's LinAlgError: the step raises it
+                    singular = True
+                if singular or not solved:
+                    stop = 2
+                    break
         singular = False
         try:
             free, a_inv_w, _, _, p, solved = smooth_step(
@@ -281,8 +400,20 @@ def quiet_steps(
             break
         # the step is accepted: its work, losses and report
         wk = work[k]
-        wk[_DAMPING] = 0.0 + h * pairwise_sum(damping * u_m**2)
         impulse = np.zeros(4)
+        if impacted:  # booked first, as the step books it
+            book_losses(impact_loss, body_vertex, vertex, segment, xi, loss_profile, loss_target)
+            wk[_DRIVES] += np.dot(-p_impact, what)
+            wk[_IMPACT] += pairwise_sum(impact_loss)
+            along = matvec(normal, p_impact[:m].copy())
+            whole = along + matvec(tangent, p_impact[m:].copy())
+            impulse[0] += whole[0]
+            impulse[1] += whole[1]
+            impulse[2] += along[0]
+            impulse[3] += along[1]
+            n_lcp += 2
+            impact[k] = True
+        wk[_DAMPING] += h * pairwise_sum(damping * u_m**2)
         slip = np.zeros(m)
         if m:
             n_lcp += 1
@@ -292,10 +423,10 @@ def quiet_steps(
                 p, gamma_0, gamma_1, friction, body_vertex, vertex, segment, xi, loss_profile,
                 loss_target
             )  # fmt: skip
-            wk[_DRIVES] = 0.0 + np.dot(-p, what)
-            wk[_FRICTION] = 0.0 + f_loss
-            wk[_IMPACT] = 0.0 + i_loss
-            wk[_TIMING] = 0.0 + timing
+            wk[_DRIVES] += np.dot(-p, what)
+            wk[_FRICTION] += f_loss
+            wk[_IMPACT] += i_loss
+            wk[_TIMING] += timing
             p_n = p[:m].copy()
             p_t = p[m:].copy()
             along = matvec(normal, p_n)
@@ -305,7 +436,7 @@ def quiet_steps(
             impulse[2] += along[0]
             impulse[3] += along[1]
             slip = matvec(np.ascontiguousarray(w[m:]), u1) + what[m:]
-        p_all = np.zeros(2 * m) + p
+        p_all = p_impact + p
         rate = 1.0 / h if h > 0.0 else 0.0
         normal_force = p_all[:m] * rate
         friction_force = p_all[m:] * rate
@@ -351,7 +482,7 @@ def quiet_steps(
         ts[k] = t1
         qs[k] = q1
         us[k] = u1
-        acc[k] = (u1 - u) / h
+        acc[k] = (u1 - u_start) / h
         energy[k] = tree_energies(T, q1, u1, mass, inertia, gravity, e_stiffness, e_rest, e_damping)
         q, u, t = q1, u1, t1
         pts, nrm, ia, ka, gap_a, ib, kb, gap_b, at, j0 = (
@@ -360,5 +491,5 @@ def quiet_steps(
         k += 1
     return (
         k, stop, n_lcp, ts[:k], qs[:k], us[:k], acc[:k], work[:k], energy[:k], scalars[:k],
-        state[:k], closed[:k], offsets[: k + 1], points[: offsets[k]]
+        state[:k], closed[:k], offsets[: k + 1], points[: offsets[k]], impact[:k]
     )  # fmt: skip

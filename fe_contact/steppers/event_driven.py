@@ -34,8 +34,8 @@ the two polylines into ``loss_profile`` and ``loss_target`` (W(s) of 003). So wo
 work_loads + work_contact_timing = change of mechanical energy + dissipated_damping + sum of W(s),
 up to the midpoint rule's error of the configuration-dependent mass matrix.
 
-Quiet steps (no impact, no halving, impulses found by the compiled pivoting, not the step to
-``t_bound``) are taken several in one compiled call (``steps``: ``kernels.rough_steps``, a
+Quiet steps (no halving, impulses found by the compiled pivoting, Poisson's impacts, not the
+step to ``t_bound``) are taken several in one compiled call (``steps``: ``kernels.rough_steps``, a
 ``steppers.rough_batch.RoughBatch`` of flat per-step arrays), each with the operations of
 ``step()``, so that a run gives the same floats batched or not (``batch=False``); the step that
 needs Python is left to ``step()``.
@@ -253,9 +253,9 @@ class EventDriven(Stepper):
 
     def steps(self, n_max: int) -> RoughBatch | None:
         """Up to n_max (at most ``BATCH_STEPS``) steps from the present state in one compiled
-        call (``kernels.rough_steps.quiet_steps``), each taken as ``step()`` takes it, until a
-        step needs Python: an impact, a halving, the impulses' last resort, a singular step or
-        the step to ``t_bound``, which is left to ``step()``. Returns the ``RoughBatch`` of the
+        call (``kernels.rough_steps.quiet_steps``), each taken as ``step()`` takes it (Poisson's
+        impacts included), until a step needs Python: a halving, the impulses' last resort, a
+        singular step, Newton's impact or the step to ``t_bound``, which is left to ``step()``. Returns the ``RoughBatch`` of the
         steps taken, committed (state, counters, work, losses); None with ``batch`` False."""
         if not self.batch:
             return None
@@ -293,10 +293,18 @@ class EventDriven(Stepper):
             1e-9,
             self.loss_profile,
             self.loss_target,
+            self.pair.law.impact == "poisson",  # Poisson's impact is compiled; Newton's is not
+            contact.eps_n,
+            contact.eps_t,
+            contact.nu,
         )
         done, reason = stop_of(stop)
         batch = RoughBatch(self.pair.name, done, reason, arrays, self.h, self._stick_speed)
         if k:
+            starts = np.concatenate(([self.t], batch.t[:-1]))
+            for t in starts[batch.impact].tolist():  # the impacts at the steps' starts
+                self.events.append((t, self.pair.name, "impact"))
+            self.n_impacts += int(batch.impact.sum())
             self.t_old = float(batch.t[-2]) if k > 1 else self.t
             self.t = float(batch.t[-1])
             self.q, self.u = batch.q[-1].copy(), batch.u[-1].copy()

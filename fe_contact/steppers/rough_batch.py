@@ -2,8 +2,8 @@
 as arrays.
 
 ``EventDriven.steps`` runs ``kernels.rough_steps.quiet_steps`` from its state: the steps in
-which nothing needs Python (no impact, no halving, the impulses found by the kernel, not the
-run's last step), each with the operations of ``EventDriven.step``. A ``RoughBatch`` holds
+which nothing needs Python (no halving, the impulses found by the kernel, Poisson's impacts
+included, not the run's last step), each with the operations of ``EventDriven.step``. A ``RoughBatch`` holds
 them: ``columns`` gives the history columns of ``step_report.history_row`` as arrays (the rough
 pair's columns computed by the kernel, the balance columns by their own definitions),
 ``report`` the ``StepReport`` of one step, for observers; ``normal`` and ``normal_impulse`` are
@@ -41,12 +41,13 @@ class RoughBatch:
         The rough pair's name.
     stop : str
         "done" when the batch took the steps it was asked for, "step" when the next step is
-        ``step()``'s (an impact, a halving, the run's last step, ...); ``reason`` says which
+        ``step()``'s (a halving, the run's last step, ...); ``reason`` says which
         (``kernels.rough_steps.STOPS``).
     arrays : tuple
         What ``kernels.rough_steps.quiet_steps`` returns after its first three values: t (n,),
         q, u, acceleration (n, n_q), work (n, 7), energy (n, 4), the pair's columns (n, 15),
-        state codes (n,), closed points (n,), offsets (n + 1,) and the points (k, 10).
+        state codes (n,), closed points (n,), offsets (n + 1,), the points (k, 10) and whether
+        each step started with an impact (n,) bool.
     h : float
         The step, s.
     stick_speed : float
@@ -86,6 +87,7 @@ class RoughBatch:
             self.closed,
             self.offsets,
             self.points,
+            self.impact,
         ) = arrays
         self.n = self.t.size
         self.multipliers = np.zeros((self.n, 0))
