@@ -92,7 +92,8 @@ PATHS = [
     ("compiled", slider, "generalized-alpha", 1e-4, {"batch": False}, T_FAIL),
     ("python", slider, "generalized-alpha", 1e-4, {"compiled": False}, T_FAIL),
     ("moreau", disk, "moreau", 1e-4, {}, T_FAIL),
-    ("event-driven", pin, "event-driven", 1e-7, {}, 3.05e-5),
+    ("event-driven", pin, "event-driven", 1e-7, {"batch": False}, 3.05e-5),
+    ("batched", pin, "event-driven", 1e-7, {}, 3.05e-5),  # quiet steps in one call
 ]
 
 
@@ -409,14 +410,15 @@ def test_a_contact_sliding_off_the_beam_is_located_at_its_end():
 
 
 @pytest.mark.parametrize(
-    ("build", "method", "cls", "where", "h"),
+    ("build", "method", "cls", "where", "h", "settings"),
     [
-        (disk, "moreau", "moreau.MoreauJean", "_substep", 1e-4),
-        (pin, "event-driven", "event_driven.EventDriven", "_smooth", 1e-7),
+        (disk, "moreau", "moreau.MoreauJean", "_substep", 1e-4, {}),
+        # the Python step (a batch's kernel hands a singular step to it: ``quiet_steps``)
+        (pin, "event-driven", "event_driven.EventDriven", "_smooth", 1e-7, {"batch": False}),
     ],
 )
 def test_moreau_and_event_driven_halve_a_step_whose_system_is_singular(
-    monkeypatch, build, method, cls, where, h
+    monkeypatch, build, method, cls, where, h, settings
 ):
     """Moreau-Jean and the event-driven stepper retry a (sub-)step whose linear system is
     singular as halves too: one singular solve costs one halving (Moreau-Jean: n_halved one
@@ -438,9 +440,9 @@ def test_moreau_and_event_driven_halve_a_step_whose_system_is_singular(
         return original(self, *args, **kwargs)
 
     system, y0 = build()
-    plain = simulate(system, (0.0, 20 * h), y0, method=method, h=h)
+    plain = simulate(system, (0.0, 20 * h), y0, method=method, h=h, **settings)
     monkeypatch.setattr(stepper, where, singular_once)
-    r = simulate(system, (0.0, 20 * h), y0, method=method, h=h)
+    r = simulate(system, (0.0, 20 * h), y0, method=method, h=h, **settings)
     assert r.status == "finished", r.message
     if method == "moreau":  # one halving more than the run without the singular solve
         assert r.n_halved == plain.n_halved + 1
@@ -452,7 +454,7 @@ def test_moreau_and_event_driven_halve_a_step_whose_system_is_singular(
         raise np.linalg.LinAlgError("Singular matrix")
 
     monkeypatch.setattr(stepper, where, always_singular)
-    r = simulate(system, (0.0, 20 * h), y0, method=method, h=h)
+    r = simulate(system, (0.0, 20 * h), y0, method=method, h=h, **settings)
     assert r.status == "failed" and r.t.size == 1
     assert "SingularSystem: a linear system of the" in r.message, r.message
     assert "singular (Singular matrix), also after" in r.message

@@ -569,8 +569,13 @@ def test_an_unsolvable_contact_problem_ends_the_run_with_its_message(monkeypatch
         def smooth_step(*args):
             return (*compiled.smooth_step(*args)[:5], False)
 
+    class OneByOne(event_driven.EventDriven):  # every step by step(): the kernels above
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "batch": False})
+
     monkeypatch.setattr(event_driven, "kernels", Unsolved())
     monkeypatch.setattr(event_driven, "solve_coulomb", unsolvable)
+    monkeypatch.setattr(event_driven, "EventDriven", OneByOne)
     run = simulate_pin(replace(DATA, t_end=2e-5), h=1e-7)
     assert run.status == "failed" and "did not converge for 3 closed contacts" in run.message
     assert 0 < run.t.size < 200 and run.t[-1] < 2e-5

@@ -66,6 +66,7 @@ __all__ = [
     "gaps",
     "share_loss",
     "poisson_impact",
+    "search_frames",
     "solve_coulomb",
 ]
 
@@ -201,7 +202,10 @@ class _Frames:
     jw: np.ndarray
 
 
-def _frames(contact: RoughContact) -> _Frames:
+def search_frames(contact: RoughContact) -> _Frames:
+    """The constant parts of the pair search of ``contact`` (the wheel's vertex angles and
+    segment normals, the body's segment normals, the body's angular-velocity row), computed
+    once per contact and kept on it."""
     frames = contact.__dict__.get("_frames")
     if frames is None:
         w = contact.wheel.points
@@ -274,7 +278,7 @@ class CandidatePairs:
 
 def candidate_pairs(contact: RoughContact, q, t: float) -> CandidatePairs:
     """Every point-segment pair of the configuration q (n,) at t (s): ``CandidatePairs``."""
-    frames = _frames(contact)
+    frames = search_frames(contact)
     tree = contact.tree
     q = np.ascontiguousarray(q, dtype=float)
     if q.shape != (tree.n_bodies,):
@@ -307,7 +311,7 @@ def closed_contacts(
     """The contacts with gap <= ``closing`` (m) at (q, u, t), with their w rows and what;
     ``pairs``: the ``candidate_pairs`` of (q, t) when already found."""
     pr = candidate_pairs(contact, q, t) if pairs is None else pairs
-    frames = _frames(contact)
+    frames = search_frames(contact)
     point, normal, tangent, w, what, xi, gap, body_vertex, vertex, segment = kernels.closed_rows(
         pr.body_pts,
         pr.body_normals,

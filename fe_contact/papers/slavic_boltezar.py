@@ -45,6 +45,7 @@ from ..multibody.joints import Joint
 from ..multibody.tree import Body, TreeModel
 from ..rough import Polyline, RoughProfile, Wheel, reshape, rough_arc
 from ..scenario import Scenario
+from ..steppers.rough_batch import RoughBatch
 
 __all__ = [
     "CONTACT",
@@ -352,9 +353,21 @@ class _ContactAngles:
 
     def __call__(self, system, report, row) -> None:
         c = report.contacts[0]
-        loaded = c.normal_impulse > 0.0
-        self.angles.append(np.arctan2(c.normal[loaded, 1], c.normal[loaded, 0]))
-        self.weights.append(c.normal_impulse[loaded])
+        self._add(c.normal, c.normal_impulse)
+
+    def add_batch(self, system, batch) -> None:
+        """The points of the steps of a batch (``steppers.rough_batch.RoughBatch``: their
+        normals and normal impulses, step after step), or of each of its reports."""
+        if isinstance(batch, RoughBatch):
+            self._add(batch.normal, batch.normal_impulse)
+            return
+        for j in range(batch.n):
+            self(system, batch.report(j), None)
+
+    def _add(self, normal, normal_impulse) -> None:
+        loaded = normal_impulse > 0.0
+        self.angles.append(np.arctan2(normal[loaded, 1], normal[loaded, 0]))
+        self.weights.append(normal_impulse[loaded])
 
 
 def simulate_pin(

@@ -34,6 +34,12 @@ the two polylines into ``loss_profile`` and ``loss_target`` (W(s) of 003). So wo
 work_loads + work_contact_timing = change of mechanical energy + dissipated_damping + sum of W(s),
 up to the midpoint rule's error of the configuration-dependent mass matrix.
 
+Quiet steps (no halving, impulses found by the compiled pivoting, Poisson's impacts, not the
+step to ``t_bound``) are taken several in one compiled call (``steps``: ``kernels.rough_steps``, a
+``steppers.rough_batch.RoughBatch`` of flat per-step arrays), each with the operations of
+``step()``, so that a run gives the same floats batched or not (``batch=False``); the step that
+needs Python is left to ``step()``.
+
 The stepper derives from ``steppers.base.Stepper`` (``step()``, ``initial_report()``,
 ``status``, ``t``, ``q``, ``u``, ``h``, counters) with a ``t_bound`` that its steps do not pass,
 and writes nothing: ``step()`` returns a ``StepReport`` whose one contact report is a
@@ -42,18 +48,23 @@ and writes nothing: ``step()`` returns a ``StepReport`` whose one contact report
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import validation as check
 from ..coupling.impact import solve_coulomb
 from ..coupling.rough_contact import (
+    CORNER,
     ContactSet,
     RoughContact,
     candidate_pairs,
     closed_contacts,
+    search_frames,
     share_loss,
 )
 from ..kernels import rough as kernels
+from ..kernels.rough_steps import quiet_steps
 from ..model import Model
 from ..multibody.tree import (
     actuator_forces,
@@ -63,7 +74,9 @@ from ..multibody.tree import (
 )
 from ..rough import Polyline
 from .base import SingularSystem, Stepper, check_start
+from .batch import accumulated_work
 from .contact_report import ProfileLosses, RoughContactReport
+from .rough_batch import BATCH_STEPS, RoughBatch, stop_of
 from .step_report import StepReport, no_work
 
 __all__ = ["EventDriven", "rough_pair"]
@@ -113,6 +126,8 @@ class EventDriven(Stepper):
     closing : m, gap below which a contact is closed (default 1e-3 penetration).
     impact_velocity : m/s, approach speed above which a closed contact impacts.
     max_halvings : how often a step may be halved to locate a closing.
+    batch : take quiet steps in one compiled call (``steps``; default True); False: every
+    step by ``step()``, with the same results.
 
     Counters: n_steps (accepted), n_substeps (steps computed, rejected halvings included),
     n_rejected, n_impacts, n_lcp (complementarity problems solved), n_newton (0: no Newton
@@ -136,6 +151,7 @@ class EventDriven(Stepper):
         closing: float | None = None,
         impact_velocity: float = 1e-6,
         max_halvings: int = 30,
+        batch: bool = True,
     ):
         h, q0, u0 = check_start(system, h, q0, u0, self.method)
         t0 = check.real("EventDriven.t0", t0, unit="s")
@@ -173,6 +189,8 @@ class EventDriven(Stepper):
         self.events = []
         self.energy_0 = self.mechanical_energy()
         self._pairs = None  # the candidate pairs of the last step's end, (q, t)
+        self.batch = bool(batch) and not self._actuated  # actuators: forces of t in Python
+        self._stick_speed = 1e-9 * max(1.0, abs(self.contact.omega))
 
     @property
     def losses(self) -> tuple[ProfileLosses, ...]:
@@ -223,6 +241,80 @@ class EventDriven(Stepper):
             *self._n_vertices,
             self.penetration,
         )
+
+    # -- quiet steps in one call ------------------------------------------------------------------
+
+    def steps_left(self) -> int | None:
+        """Steps of h to ``t_bound`` (halvings aside), None without a bound or with ``batch``
+        False (``simulate`` then takes every step by ``step()``)."""
+        if self.t_bound is None or not self.batch:
+            return None
+        return max(1, int(math.ceil((self.t_bound - self.t) / self.h - 1e-9)))
+
+    def steps(self, n_max: int) -> RoughBatch | None:
+        """Up to n_max (at most ``BATCH_STEPS``) steps from the present state in one compiled
+        call (``kernels.rough_steps.quiet_steps``), each taken as ``step()`` takes it (Poisson's
+        impacts included), until a step needs Python: a halving, the impulses' last resort, a
+        singular step, Newton's impact or the step to ``t_bound``, which is left to ``step()``. Returns the ``RoughBatch`` of the
+        steps taken, committed (state, counters, work, losses); None with ``batch`` False."""
+        if not self.batch:
+            return None
+        contact = self.contact
+        frames = search_frames(contact)
+        tree = contact.tree
+        topo = tree.topology
+        t_bound = math.inf if self.t_bound is None else self.t_bound
+        k, stop, n_lcp, *arrays = quiet_steps(
+            topo.kernel_arrays,
+            contact.body,
+            np.ascontiguousarray(self.q, dtype=float),
+            np.ascontiguousarray(self.u, dtype=float),
+            self.t,
+            self.h,
+            t_bound,
+            max(0, min(int(n_max), BATCH_STEPS)),
+            self._joints,
+            (topo.mass, topo.inertia, topo.gravity, topo.stiffness, topo.rest, topo.damping),
+            self.closing,
+            self.impact_velocity,
+            self.penetration,
+            self.max_halvings > 0,
+            contact.profile.points,
+            frames.normals_body,
+            contact.wheel.points,
+            frames.normals_wheel,
+            frames.theta_wheel,
+            CORNER,
+            frames.jw,
+            contact.omega,
+            contact.alpha_0,
+            contact.mu,
+            self._stick_speed,
+            1e-9,
+            self.loss_profile,
+            self.loss_target,
+            self.pair.law.impact == "poisson",  # Poisson's impact is compiled; Newton's is not
+            contact.eps_n,
+            contact.eps_t,
+            contact.nu,
+        )
+        done, reason = stop_of(stop)
+        batch = RoughBatch(self.pair.name, done, reason, arrays, self.h, self._stick_speed)
+        if k:
+            starts = np.concatenate(([self.t], batch.t[:-1]))
+            for t in starts[batch.impact].tolist():  # the impacts at the steps' starts
+                self.events.append((t, self.pair.name, "impact"))
+            self.n_impacts += int(batch.impact.sum())
+            self.t_old = float(batch.t[-2]) if k > 1 else self.t
+            self.t = float(batch.t[-1])
+            self.q, self.u = batch.q[-1].copy(), batch.u[-1].copy()
+            self.n_steps += k
+            self.n_substeps += k
+            self.n_lcp += n_lcp
+            accumulated_work(self.work, batch.work)
+            self._pairs = None
+            self.report = batch.report(k - 1)
+        return batch
 
     # -- one step ------------------------------------------------------------------------------
 

@@ -33,7 +33,9 @@ class Recorder:
         The initial report (its row is kept and the observers see it).
     observers : sequence of callable, optional
         Callables ``observer(system, report, row)``, with optional ``start(system, n_steps)``
-        (called here with n_steps) and ``close()`` (``close``); none by default.
+        (called here with n_steps), ``close()`` (``close``) and ``add_batch(system, batch)``
+        (the steps of a batch at once, its arrays read: then no report of the batch is built
+        when every observer has it); none by default.
     n_steps : int, optional
         Expected number of steps (for the observers' ``start``); 0 by default.
     store_every : int, optional
@@ -99,12 +101,19 @@ class Recorder:
             row = self._row(steps, last)
             self._notify(steps, row)
             return
-        if self.observers or self.keep_reports:  # every report of the batch is needed
+        whole = all(hasattr(obs, "add_batch") for obs in self.observers)
+        if self.keep_reports or not whole:  # every report of the batch is needed
             done = [(r, self._row(r, False)) for r in map(steps.report, range(steps.n))]
             for report, row in done:
                 self._notify(report, row)
             return
         self._columns(steps)
+        for obs in self.observers:  # observers that read a batch's arrays
+            try:
+                obs.add_batch(self.system, steps)
+            except Exception:
+                self.t_observer = float(steps.t[0])
+                raise
 
     def close(self) -> None:
         """``close()`` every observer that has it (at the end of a run, also a failed one)."""
