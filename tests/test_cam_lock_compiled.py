@@ -111,7 +111,7 @@ def test_failed_steps_are_halved_on_the_compiled_step():
 @pytest.mark.parametrize("t0", [0.66, 0.8])
 def test_python_step_geometry_is_the_kernels_and_the_body_frames(t0, monkeypatch):
     """The Python step's kinematics of the cam's pair (``coupling.profile_contact``) come from
-    the compiled step's kernel (``kernels.profile_pair.pair_state``); the body frames'
+    the compiled step's kernel (``kernels.profile_pair.pair_kinematics``); the body frames'
     (``coupling.frames``, ``Curve``) are an implementation of their own: the two agree to
     round-off at states of the turned cam pressed into the skid (the beam bent, every
     coordinate moving), the remainders (central differences over 1e-6 m) to 1e-9."""

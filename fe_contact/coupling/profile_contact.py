@@ -56,7 +56,7 @@ the line's normal, ``profile_line``.
 
 Profile against profile, each drawn on a tree body, on a body carried by a linear beam or in the
 plane (a system whose structures are all linear beams): the kinematics above are those of the
-compiled step's kernel (``kernels.profile_pair.pair_state``, the same Newton solve, search and
+compiled step's kernel (``kernels.profile_pair.pair_kinematics``, the same Newton solve, search and
 box test), called here too, so that both steps evaluate the one kernel.
 
 The acceleration remainders A = d(W_N)/dt u and A_T = d(W_T)/dt u that a hard (constraint)
@@ -145,7 +145,7 @@ def _frame_row(system, body, beams):
 
 
 def kernel_pair(system, k: int):
-    """The arguments (T, B, pairs, n_tree) of ``kernels.profile_pair.pair_state`` for contact k
+    """The arguments (T, B, pairs, n_tree) of ``kernels.profile_pair.pair_kinematics`` for contact k
     of ``system`` (its row 0), or None when the kernel does not take the pair.
 
     The kernel takes a ``Profile`` against a ``Profile``, each on a tree body, on a body carried
@@ -221,7 +221,7 @@ def _kernel_build(system, arrays, q, u, guess, step=_NO_STEP):
     at q + step and q - step (4,) (NaN without a ``step``)."""
     T, B, pairs, n_tree = arrays
     guess_k, guess_l = (math.nan, math.nan) if guess is None else guess
-    status, rec, wn, wt, rates = profile_pair.pair_state(
+    status, rec, wn, wt, rates = profile_pair.pair_kinematics(
         T,
         B,
         pairs,

@@ -275,7 +275,7 @@ def pair_record(T, B, pairs, i, q, u, ut, kin, guess_k, guess_l, out, wn, wt):
 
 
 @njit(cache=True)
-def pair_state(T, B, pairs, i, q, u, n_tree, guess_k, guess_l, step):
+def pair_kinematics(T, B, pairs, i, q, u, n_tree, guess_k, guess_l, step):
     """``pair_record`` called from Python: (status, record (``kernels.beam.N_FIELDS``,),
     W_N (n,), W_T (n,)) of profile pair i at (q, u) (the tree's coordinates q[:n_tree]), the
     Newton solve started from (guess_k, guess_l) (NaN: the global search); status 0, or 1

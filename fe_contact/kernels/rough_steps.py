@@ -1,6 +1,6 @@
 """Quiet steps of the event-driven stepper (``steppers.event_driven``) in one compiled call:
 ``quiet_steps`` chains the kernels of one step (``kernels.rough``: the candidate pairs, the
-closed contacts' rows, Poisson's impact (``poisson_impact``), the smooth midpoint step with
+closed contacts' rows, Poisson's impact (``poisson_jump``), the smooth midpoint step with
 its impulses, the end gaps and the loss booking) over consecutive steps from a state, for as
 long as no step needs Python (a halving, the impulses' last resort, a singular step, Newton's
 impact, the run's last step), and writes what each step reports as flat arrays
@@ -8,9 +8,9 @@ impact, the run's last step), and writes what each step reports as flat arrays
 alone.
 
 Every number is computed with the operations of the Python step, in its order (the products
-of matrices and vectors by BLAS as numpy takes them, ``matvec``; the sums by numpy's pairwise
-order, ``kernels.moreau.pairwise_sum``), so that a batch reports the floats of the steps taken
-one by one.
+of matrices and vectors by BLAS as numpy takes them, ``blas_matvec``; the sums by numpy's
+pairwise order, ``kernels.moreau.pairwise_sum``), so that a batch reports the floats of the
+steps taken one by one.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ __all__ = [
     "POINT_FIELDS",
     "SCALAR_FIELDS",
     "STOPS",
-    "matvec",
-    "poisson_impact",
+    "blas_matvec",
+    "poisson_jump",
     "quiet_steps",
     "tree_energies",
 ]
@@ -81,7 +81,7 @@ _DRIVES, _DAMPING, _FRICTION, _IMPACT, _TIMING = 0, 2, 3, 4, 6  # their indices
 
 
 @njit(cache=True)
-def matvec(a, b):
+def blas_matvec(a, b):
     """a @ b for a (r, c) and b (c,) contiguous, with numpy's BLAS call: the dot product of
     the one row when r = 1 (numpy's ``matmul`` of one row), else the matrix-vector product.
 
@@ -100,8 +100,8 @@ def matvec(a, b):
     Examples
     --------
     >>> import numpy as np
-    >>> from fe_contact.kernels.rough_steps import matvec
-    >>> matvec(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, -1.0])).tolist()
+    >>> from fe_contact.kernels.rough_steps import blas_matvec
+    >>> blas_matvec(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, -1.0])).tolist()
     [-1.0, -1.0]
     """
     if a.shape[0] == 1:
@@ -168,7 +168,7 @@ def tree_energies(T, q, u, mass, inertia, gravity, stiffness, rest, damping):
         stretch[i] = d * d
         speed[i] = u[i] * u[i]
     springs = 0.5 * np.dot(stiffness, stretch)
-    potential = -np.dot(mass, matvec(np.ascontiguousarray(com), gravity)) + springs
+    potential = -np.dot(mass, blas_matvec(np.ascontiguousarray(com), gravity)) + springs
     out = np.empty(4)
     out[0] = kinetic
     out[1] = (potential - springs) + 0.0
@@ -186,7 +186,7 @@ def _phase_loss(impulse, start, end):
 
 
 @njit(cache=True)
-def poisson_impact(T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol):
+def poisson_jump(T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol):
     """Poisson's impact with friction on m closed contacts of the tree T at (q, u) (n,), as
     the event-driven stepper takes it (``EventDriven._impact``, ``coupling.impact.
     poisson_impact``: a compression, then an expansion of eps_n, eps_t (nu eps_t where the
@@ -227,12 +227,12 @@ def poisson_impact(T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol):
 
     >>> import numpy as np
     >>> from fe_contact import Body, Joint, TreeModel
-    >>> from fe_contact.kernels.rough_steps import poisson_impact
+    >>> from fe_contact.kernels.rough_steps import poisson_jump
     >>> tree = TreeModel(bodies=(Body(2.0, 0.0),), joints=(Joint("prismatic", angle=np.pi / 2),),
     ...                  gravity=(0.0, 0.0))
     >>> T, w = tree.topology.kernel_arrays, np.array([[1.0], [0.0]])
     >>> joints = np.zeros((3, 1))
-    >>> ok, u, p, loss = poisson_impact(T, np.zeros(1), np.array([-1e-3]), joints, w,
+    >>> ok, u, p, loss = poisson_jump(T, np.zeros(1), np.array([-1e-3]), joints, w,
     ...                                 np.array([-1e-3, 0.0]), np.zeros(1), 0.5, 0.5, 0.0, 1e-9)
     >>> bool(ok), round(float(u[0]) * 1e3, 9), round(float(loss[0]) * 1e7, 9)
     (True, 0.5, 7.5)
@@ -247,7 +247,7 @@ def poisson_impact(T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol):
     p_c, solved = checked_coulomb_impulses(G, gdot, friction, tol)
     if not solved:
         return failed
-    g_c = matvec(G, p_c) + gdot
+    g_c = blas_matvec(G, p_c) + gdot
     largest = -np.inf
     for v in gdot:
         largest = max(largest, abs(v))
@@ -256,16 +256,16 @@ def poisson_impact(T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol):
     for i in range(m):
         p_e0[i] = eps_n * p_c[i]
         p_e0[m + i] = eps_t * p_c[m + i] * (nu if abs(g_c[m + i]) <= bound else 1.0)
-    p_d, solved = checked_coulomb_impulses(G, g_c + matvec(G, p_e0), friction, tol)
+    p_d, solved = checked_coulomb_impulses(G, g_c + blas_matvec(G, p_e0), friction, tol)
     if not solved:
         return failed
     p_e = p_e0 + p_d
-    g_e = matvec(G, p_e) + g_c
+    g_e = blas_matvec(G, p_e) + g_c
     total = np.empty(2 * m)
     total[:m] = p_c[:m] + p_e[:m]
     total[m:] = p_c[m:] + p_e[m:]
     loss = _phase_loss(p_c, gdot, g_c) + _phase_loss(p_e, g_c, g_e)
-    return True, u + matvec(minv_w, total), total, loss
+    return True, u + blas_matvec(minv_w, total), total, loss
 
 
 @njit(cache=True)
@@ -298,7 +298,7 @@ def quiet_steps(
     ``kernels.rough.tree_pairs`` and ``closed_rows``; omega (rad/s) and alpha_0 (rad): the
     wheel's; mu: the friction coefficient; stick_speed (m/s): a loaded point slipping no faster
     sticks; tol: the impulses' tolerance (``checked_coulomb_impulses``); impacts: whether a
-    step that starts with an impact is taken here (Poisson's, ``poisson_impact``, with eps_n,
+    step that starts with an impact is taken here (Poisson's, ``poisson_jump``, with eps_n,
     eps_t and nu), else left to Python.
 
     Returns (k, stop, n_lcp, t (k,), q (k, n), u (k, n), acceleration (k, n), work (k, 7),
@@ -350,7 +350,7 @@ def quiet_steps(
         impact_loss = np.zeros(m)
         impacted = False
         if m:
-            gdot = matvec(w, u) + what
+            gdot = blas_matvec(w, u) + what
             for i in range(m):
                 if gdot[i] < -impact_velocity:
                     impacted = True
@@ -360,7 +360,7 @@ def quiet_steps(
                     break
                 singular = False
                 try:
-                    solved, u, p_impact, impact_loss = poisson_impact(
+                    solved, u, p_impact, impact_loss = poisson_jump(
                         T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol
                     )
                 except Exception:  # noqa: BLE001 - numpy's LinAlgError: the step raises it
@@ -382,7 +382,7 @@ def quiet_steps(
             if not solved:
                 stop = 3
                 break
-            u_m = free + matvec(a_inv_w, p) / h
+            u_m = free + blas_matvec(a_inv_w, p) / h
         else:
             u_m = free
         q1 = q + h * u_m
@@ -405,8 +405,8 @@ def quiet_steps(
             book_losses(impact_loss, body_vertex, vertex, segment, xi, loss_profile, loss_target)
             wk[_DRIVES] += np.dot(-p_impact, what)
             wk[_IMPACT] += pairwise_sum(impact_loss)
-            along = matvec(normal, p_impact[:m].copy())
-            whole = along + matvec(tangent, p_impact[m:].copy())
+            along = blas_matvec(normal, p_impact[:m].copy())
+            whole = along + blas_matvec(tangent, p_impact[m:].copy())
             impulse[0] += whole[0]
             impulse[1] += whole[1]
             impulse[2] += along[0]
@@ -417,8 +417,8 @@ def quiet_steps(
         slip = np.zeros(m)
         if m:
             n_lcp += 1
-            gamma_0 = matvec(w, u) + what
-            gamma_1 = matvec(w, 2.0 * u_m - u) + what
+            gamma_0 = blas_matvec(w, u) + what
+            gamma_1 = blas_matvec(w, 2.0 * u_m - u) + what
             f_loss, i_loss, timing = smooth_losses(
                 p, gamma_0, gamma_1, friction, body_vertex, vertex, segment, xi, loss_profile,
                 loss_target
@@ -429,13 +429,13 @@ def quiet_steps(
             wk[_TIMING] += timing
             p_n = p[:m].copy()
             p_t = p[m:].copy()
-            along = matvec(normal, p_n)
-            whole = along + matvec(tangent, p_t)
+            along = blas_matvec(normal, p_n)
+            whole = along + blas_matvec(tangent, p_t)
             impulse[0] += whole[0]
             impulse[1] += whole[1]
             impulse[2] += along[0]
             impulse[3] += along[1]
-            slip = matvec(np.ascontiguousarray(w[m:]), u1) + what[m:]
+            slip = blas_matvec(np.ascontiguousarray(w[m:]), u1) + what[m:]
         p_all = p_impact + p
         rate = 1.0 / h if h > 0.0 else 0.0
         normal_force = p_all[:m] * rate
