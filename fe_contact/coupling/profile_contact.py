@@ -193,16 +193,7 @@ def _kernel_arrays(system, k: int):
     frames = [_frame_row(system, side.body, beams) for side in (pair.profile, pair.target)]
     if None in frames:
         return None
-    curves, ranges, knots, points = [], [], [], []
-    n_knots = n_points = 0
-    for side in (pair.profile, pair.target):
-        knot, control, degree, a, b = side.curve.spline
-        curves.append((n_knots, len(knot), n_points, degree))
-        ranges.append((a, b))
-        knots.append(np.asarray(knot, dtype=float))
-        points.append(np.asarray(control, dtype=float).reshape(-1, 2))
-        n_knots += len(knot)
-        n_points += len(points[-1])
+    curves, ranges, knots, points, _, _ = profile_pair.spline_rows((pair.profile, pair.target))
     pairs = (
         np.array([[f[0] for f in frames]], dtype=np.int64),
         np.array([[f[1] for f in frames]], dtype=np.int64),

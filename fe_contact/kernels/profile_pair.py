@@ -56,6 +56,49 @@ from .tree import kinematics, point
 # core): ``ContactKinematics.profile_parameter``
 ETA = H00
 TREE, CARRIED, PLANE = 0, 1, 2
+
+
+def spline_rows(sides, n_knots: int = 0, n_points: int = 0):
+    """The rows the kernels read of the sides' B-splines, appended after n_knots knots and
+    n_points control points already packed.
+
+    Parameters
+    ----------
+    sides : sequence of Profile
+        The sides whose ``curve.spline`` (knots, control points, degree, a, b) are packed.
+    n_knots, n_points : int, optional
+        The knots and control points of the curves packed before these (0 by default).
+
+    Returns
+    -------
+    tuple
+        ``(curves, ranges, knots, points, n_knots, n_points)``: per side (first knot, number
+        of knots, first control point, degree) and its parameter range (a, b); the knot
+        vectors and the (k, 2) control points; the counts after these sides.
+
+    Examples
+    --------
+    A quadratic Bezier face (three control points, m) packed after 4 knots and 2 points:
+
+    >>> from fe_contact.curves import Curve
+    >>> from fe_contact.sides import Profile
+    >>> face = Profile(0, Curve.bezier([(-1.0, 1.0), (0.0, -1.0), (1.0, 1.0)]))
+    >>> curves, ranges, knots, points, nk, npt = spline_rows([face], 4, 2)
+    >>> curves[0], points[0].shape, (nk, npt)
+    ((4, 6, 2, 2), (3, 2), (10, 5))
+    """
+    curves, ranges, knots, points = [], [], [], []
+    for side in sides:
+        knot, control, degree, a, b = side.curve.spline
+        curves.append((n_knots, len(knot), n_points, degree))
+        ranges.append((a, b))
+        knots.append(np.asarray(knot, dtype=float))
+        points.append(np.asarray(control, dtype=float).reshape(-1, 2))
+        n_knots += len(knot)
+        n_points += len(points[-1])
+    return curves, ranges, knots, points, n_knots, n_points
+
+
 SAMPLES = 40  # per control point (``profile_geometry.SAMPLES``)
 
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from ..kernels.beam import DIAGONALS_FROM, beam_arrays, diagonal_storage, on_pattern
 from ..kernels.pack import pack
-from ..kernels.profile_pair import CARRIED, PLANE, TREE
+from ..kernels.profile_pair import CARRIED, PLANE, TREE, spline_rows
 from ..kernels.tree import tree_arrays
 from ..multibody.tree import actuator_forces
 from ..sides import Circle, Line, Point, Profile
@@ -144,15 +144,12 @@ def pressed_arrays(system: System) -> tuple:
             if pair
             else [(-1, 0, 0.0)] * 2
         )
-        for side in (c.profile, c.target) if pair else ():
-            knot, control, degree, a, b = side.curve.spline
-            curves.append((n_knots, len(knot), n_points, degree))
-            ranges.append((a, b))
-            knots.append(np.asarray(knot, dtype=float))
-            points.append(np.asarray(control, dtype=float).reshape(-1, 2))
-            n_knots += len(knot)
-            n_points += len(points[-1])
-        if not pair:  # no curves: the rows keep their place (curve 2 i, 2 i + 1)
+        if pair:
+            rows = spline_rows((c.profile, c.target), n_knots, n_points)
+            for packed, more in zip((curves, ranges, knots, points), rows[:4], strict=True):
+                packed += more
+            n_knots, n_points = rows[4:]
+        else:  # no curves: the rows keep their place (curve 2 i, 2 i + 1)
             curves += [(0, 0, 0, 0)] * 2
             ranges += [(0.0, 1.0)] * 2
     frames = np.array(frames, dtype=object).reshape(-1, 2, 3)
