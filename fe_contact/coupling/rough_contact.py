@@ -200,20 +200,28 @@ class _Frames:
     normals_wheel: np.ndarray
     normals_body: np.ndarray
     jw: np.ndarray
+    polylines: tuple
 
 
 def search_frames(contact: RoughContact) -> _Frames:
     """The constant parts of the pair search of ``contact`` (the wheel's vertex angles and
     segment normals, the body's segment normals, the body's angular-velocity row), computed
-    once per contact and kept on it."""
+    once per contact and kept on it; ``polylines``: the search's constant arguments as the
+    kernels take them (``kernels.rough.tree_pairs``, ``kernels.rough_steps.quiet_steps``): the
+    body's points and segment normals, the wheel's points, segment normals and vertex angles,
+    and the corner tolerance."""
     frames = contact.__dict__.get("_frames")
     if frames is None:
         w = contact.wheel.points
+        theta = np.ascontiguousarray(np.unwrap(np.arctan2(w[1], w[0])))
+        normals_wheel = np.ascontiguousarray(segment_normals(w))
+        normals_body = np.ascontiguousarray(segment_normals(contact.profile.points))
         frames = _Frames(
-            np.ascontiguousarray(np.unwrap(np.arctan2(w[1], w[0]))),
-            np.ascontiguousarray(segment_normals(w)),
-            np.ascontiguousarray(segment_normals(contact.profile.points)),
+            theta,
+            normals_wheel,
+            normals_body,
             np.ascontiguousarray(angular_jacobian(contact.tree, contact.body), dtype=float),
+            (contact.profile.points, normals_body, w, normals_wheel, theta, CORNER),
         )
         object.__setattr__(contact, "_frames", frames)
     return frames
@@ -247,34 +255,6 @@ class CandidatePairs:
         key = np.concatenate((2 * self.ia + 1, 2 * self.ib))
         return gap, key
 
-    def min_gap(self) -> float:
-        """The smallest gap of all pairs, m (inf without pairs)."""
-        return float(min(self.gap_a.min(initial=np.inf), self.gap_b.min(initial=np.inf)))
-
-    def gaps_of(self, contacts: ContactSet, n_body: int, n_wheel: int) -> np.ndarray:
-        """(m,) m: the gaps of these pairs at the vertices that touch in ``contacts`` (NaN where
-        a vertex has no pair here); n_body, n_wheel: the polylines' numbers of vertices."""
-        on_body = np.full(n_body, np.nan)
-        on_body[self.ia] = self.gap_a
-        on_wheel = np.full(n_wheel, np.nan)
-        on_wheel[self.ib] = self.gap_b
-        a = contacts.body_vertex
-        gap = np.empty(a.size)
-        gap[a] = on_body[contacts.vertex[a]]
-        gap[~a] = on_wheel[contacts.vertex[~a]]
-        return gap
-
-    def penetrates(self, contacts: ContactSet, depth: float, n_body: int, n_wheel: int) -> bool:
-        """Whether a pair whose vertex is not closed in ``contacts`` has a gap below -depth (m)."""
-        closed_body = np.zeros(n_body, bool)
-        closed_body[contacts.vertex[contacts.body_vertex]] = True
-        closed_wheel = np.zeros(n_wheel, bool)
-        closed_wheel[contacts.vertex[~contacts.body_vertex]] = True
-        return bool(
-            np.any(self.gap_a[~closed_body[self.ia]] < -depth)
-            or np.any(self.gap_b[~closed_wheel[self.ib]] < -depth)
-        )
-
 
 def candidate_pairs(contact: RoughContact, q, t: float) -> CandidatePairs:
     """Every point-segment pair of the configuration q (n,) at t (s): ``CandidatePairs``."""
@@ -289,12 +269,7 @@ def candidate_pairs(contact: RoughContact, q, t: float) -> CandidatePairs:
         contact.body,
         q,
         alpha,
-        contact.profile.points,
-        frames.normals_body,
-        contact.wheel.points,
-        frames.normals_wheel,
-        frames.theta_wheel,
-        CORNER,
+        *frames.polylines,
     )
     return CandidatePairs(q, t, body, normals, ia, ka, gap_a, ib, kb, gap_b, at, j0, alpha)
 

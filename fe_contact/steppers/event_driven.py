@@ -55,7 +55,6 @@ import numpy as np
 from .. import validation as check
 from ..coupling.impact import solve_coulomb
 from ..coupling.rough_contact import (
-    CORNER,
     ContactSet,
     RoughContact,
     candidate_pairs,
@@ -279,12 +278,7 @@ class EventDriven(Stepper):
             self.impact_velocity,
             self.penetration,
             self.max_halvings > 0,
-            contact.profile.points,
-            frames.normals_body,
-            contact.wheel.points,
-            frames.normals_wheel,
-            frames.theta_wheel,
-            CORNER,
+            *frames.polylines,
             frames.jw,
             contact.omega,
             contact.alpha_0,
