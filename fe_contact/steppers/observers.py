@@ -4,6 +4,14 @@ An observer is a callable ``observer(system, report, row)`` (a StepReport and it
 with optional ``start(system, n_steps)`` and ``close()``; ``simulate`` calls them with the
 initial state and after every step. A stepper never writes a file; an observer never runs
 physics.
+
+A stepper that takes many steps in one compiled call hands them over as a batch
+(``steppers.batch.StepBatch``, ``steppers.rough_batch.RoughBatch``: arrays with one entry per
+step). An observer may then also have ``add_batch(system, batch)``, which reads the batch's
+arrays at once; when every observer of a run has it, the recorder builds no StepReport for the
+batch's steps (``recording.Recorder.add``), else each observer is called once per step with
+the report rebuilt from the batch (``batch.report(j)``), as for a step taken alone. The
+observers below have no ``add_batch``: they are called once per step.
 """
 
 from __future__ import annotations
