@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels import rough as kernels
+from ..kernels.rough_steps import blas_matvec, poisson_expansion
 from .setvalued import solve_contact_impulses
 
 __all__ = [
@@ -185,23 +186,23 @@ def poisson_impact(
       impact thus carries -mu (1 + eps_T) Lambda_NC, Coulomb's law for the whole impulse when
       eps_T = eps_N. With eps_T <= eps_N the impulse of each phase stays in the friction cone.
 
-    Each phase is the complementarity problem of ``setvalued`` solved by ``solve_coulomb``.
+    Each phase is the complementarity problem of ``setvalued`` solved by ``solve_coulomb``;
+    the expansion's start is ``kernels.rough_steps.poisson_expansion``, which the compiled
+    event-driven step (``poisson_jump``) takes too.
 
     delassus : (2m, 2m) G = W^T M^-1 W with W = [W_N, W_T]. gdot : (2m,) relative velocities
     before the impact (N rows, then T) in m/s. mu : (m,). eps_n, eps_t, nu : in [0, 1].
     stick_tol : m/s, |gdot_TC| below which a contact sticks at the end of compression.
     """
-    G = np.asarray(delassus, dtype=float)
-    g_a = np.asarray(gdot, dtype=float)
+    G = np.ascontiguousarray(delassus, dtype=float)
+    g_a = np.ascontiguousarray(gdot, dtype=float)
     mu = np.asarray(mu, dtype=float)
     m = mu.size
     p_c = solve_coulomb(G, g_a, mu, time)
-    g_c = G @ p_c + g_a
-    stick = np.abs(g_c[m:]) <= stick_tol * max(1.0, np.abs(g_a).max())
-    p_e0 = np.concatenate((eps_n * p_c[:m], eps_t * p_c[m:] * np.where(stick, nu, 1.0)))
-    p_d = solve_coulomb(G, g_c + G @ p_e0, mu, time)
+    g_c, p_e0 = poisson_expansion(G, p_c, g_a, eps_n, eps_t, nu, stick_tol)
+    p_d = solve_coulomb(G, g_c + blas_matvec(G, p_e0), mu, time)
     p_e = p_e0 + p_d
-    g_e = G @ p_e + g_c
+    g_e = blas_matvec(G, p_e) + g_c
     return ImpactImpulses(
         normal_compression=p_c[:m],
         tangent_compression=p_c[m:],

@@ -36,6 +36,7 @@ __all__ = [
     "SCALAR_FIELDS",
     "STOPS",
     "blas_matvec",
+    "poisson_expansion",
     "poisson_jump",
     "quiet_steps",
     "tree_energies",
@@ -186,11 +187,65 @@ def _phase_loss(impulse, start, end):
 
 
 @njit(cache=True)
+def poisson_expansion(G, p_c, gdot, eps_n, eps_t, nu, stick_tol):
+    """The start of the expansion phase of Poisson's impact (Slavic-Boltezar (003), eqs.
+    (14)-(15); ``coupling.impact.poisson_impact``) from the compression's impulses p_c (2m,):
+    the relative velocities at the end of compression g_c = G p_c + gdot and the stored
+    impulse Lambda_E0: eps_n times the normal one and eps_t times the tangential one, nu eps_t
+    where the contact sticks at the end of compression (|g_c,T| <= stick_tol max(1, |gdot|)).
+
+    Parameters
+    ----------
+    G : ndarray, shape (2m, 2m)
+        The Delassus matrix W^T M^-1 W, C-contiguous (rows: N, then T).
+    p_c : ndarray, shape (2m,)
+        N s, the compression's impulses.
+    gdot : ndarray, shape (2m,)
+        m/s, the relative velocities before the impact.
+    eps_n, eps_t, nu : float
+        Poisson's restitution coefficients and the tangential reversibility.
+    stick_tol : float
+        m/s per m/s of the largest velocity before the impact (at least 1 m/s): the slip
+        velocity below which a contact sticks at the end of compression.
+
+    Returns
+    -------
+    tuple
+        (g_c (2m,) m/s, Lambda_E0 (2m,) N s).
+
+    Examples
+    --------
+    One contact (G = 1 s/kg) hit at -2 m/s and sliding at 1 m/s, compressed by 2 N s with a
+    friction impulse of -0.5 N s: the tangential velocity 0.5 m/s remains, so it slides and
+    both impulses are stored with their own coefficient:
+
+    >>> import numpy as np
+    >>> from fe_contact.kernels.rough_steps import poisson_expansion
+    >>> g_c, p_e0 = poisson_expansion(np.eye(2), np.array([2.0, -0.5]), np.array([-2.0, 1.0]),
+    ...                               0.5, 0.2, 0.0, 1e-12)
+    >>> g_c.tolist(), p_e0.tolist()
+    ([0.0, 0.5], [1.0, -0.1])
+    """
+    m = p_c.size // 2
+    g_c = blas_matvec(G, p_c) + gdot
+    largest = -np.inf
+    for v in gdot:
+        largest = max(largest, abs(v))
+    bound = stick_tol * (largest if largest > 1.0 else 1.0)
+    p_e0 = np.empty(2 * m)
+    for i in range(m):
+        p_e0[i] = eps_n * p_c[i]
+        p_e0[m + i] = eps_t * p_c[m + i] * (nu if abs(g_c[m + i]) <= bound else 1.0)
+    return g_c, p_e0
+
+
+@njit(cache=True)
 def poisson_jump(T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol):
     """Poisson's impact with friction on m closed contacts of the tree T at (q, u) (n,), as
     the event-driven stepper takes it (``EventDriven._impact``, ``coupling.impact.
     poisson_impact``: a compression, then an expansion of eps_n, eps_t (nu eps_t where the
-    contact sticks at the end of compression) times its impulse with the laws' correction),
+    contact sticks at the end of compression, ``poisson_expansion``) times its impulse with the
+    laws' correction),
     with its operations; w (2m, n) the rows, gdot (2m,) the relative velocities before it,
     friction (m,), joints (3, n) as ``smooth_step`` takes them, tol the impulses' tolerance.
 
@@ -247,15 +302,7 @@ def poisson_jump(T, q, u, joints, w, gdot, friction, eps_n, eps_t, nu, tol):
     p_c, solved = checked_coulomb_impulses(G, gdot, friction, tol)
     if not solved:
         return failed
-    g_c = blas_matvec(G, p_c) + gdot
-    largest = -np.inf
-    for v in gdot:
-        largest = max(largest, abs(v))
-    bound = 1e-12 * (largest if largest > 1.0 else 1.0)
-    p_e0 = np.empty(2 * m)
-    for i in range(m):
-        p_e0[i] = eps_n * p_c[i]
-        p_e0[m + i] = eps_t * p_c[m + i] * (nu if abs(g_c[m + i]) <= bound else 1.0)
+    g_c, p_e0 = poisson_expansion(G, p_c, gdot, eps_n, eps_t, nu, 1e-12)
     p_d, solved = checked_coulomb_impulses(G, g_c + blas_matvec(G, p_e0), friction, tol)
     if not solved:
         return failed
