@@ -75,19 +75,24 @@ def stale_cache_files(cache: Path, folder: Path) -> list[Path]:
     """The numba cache files (``<module>.<function>-<line>.py<version>.nb[ic]``) in ``cache``
     older than their module's source in ``folder`` or than any module it depends on
     (``module_dependencies``); a file whose module is unknown is stale when older than the
-    newest source."""
+    newest source. The sources' imports are read only when a cache file is older than the
+    newest source (never in an installed copy, whose cache is written after its sources)."""
     times = {p.stem: p.stat().st_mtime for p in Path(folder).glob("*.py")}
-    newest = {m: max(times[d] for d in deps) for m, deps in module_dependencies(folder).items()}
     everything = max(times.values(), default=0.0)
-    stale = []
+    older = []  # (path, mtime) of the files older than the newest source
     for path in Path(cache).glob("*.nb[ic]"):
-        limit = newest.get(path.name.split(".", 1)[0], everything)
         try:
-            if path.stat().st_mtime < limit:
-                stale.append(path)
+            mtime = path.stat().st_mtime
         except OSError:  # another process removed it
-            pass
-    return stale
+            continue
+        if mtime < everything:
+            older.append((path, mtime))
+    if not older:
+        return []
+    newest = {m: max(times[d] for d in deps) for m, deps in module_dependencies(folder).items()}
+    return [
+        path for path, mtime in older if mtime < newest.get(path.name.split(".", 1)[0], everything)
+    ]
 
 
 def _drop_stale_caches() -> None:
