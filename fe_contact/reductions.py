@@ -132,6 +132,12 @@ class StreamingResults:
         for column, stat in self._stats:
             stat.add(row[column])
 
+    def add_batch(self, system, batch, rows) -> None:
+        """The rows of a batch's steps (``steppers.observers``), in order."""
+        for column, stat in self._stats:
+            for value in rows[column].tolist():
+                stat.add(value)
+
     def values(self) -> dict:
         return {spec: stat.value for spec, (_, stat) in zip(self.specs, self._stats, strict=True)}
 

@@ -50,6 +50,13 @@ class HistoryWriter:
         self._csv.writerow([_cell(row[n]) for n in self.names])
         self._fh.flush()
 
+    def write_columns(self, columns: dict, n: int) -> None:
+        """n rows given as columns (each of n entries, by name), flushed once: the cells of
+        ``write`` for each row."""
+        cells = [_cells(columns[name]) for name in self.names]
+        self._csv.writerows(zip(*cells, strict=True) if cells else [[]] * n)
+        self._fh.flush()
+
     def close(self) -> None:
         if not self._fh.closed:
             self._fh.close()
@@ -57,6 +64,14 @@ class HistoryWriter:
 
 def _cell(value) -> str:
     return value if isinstance(value, str) else repr(float(value))
+
+
+def _cells(values) -> list[str]:
+    """``_cell`` of every entry of a column."""
+    values = np.asarray(values)
+    if values.dtype.kind in "UO":
+        return [_cell(v) for v in values.tolist()]
+    return [repr(v) for v in values.astype(float).tolist()]
 
 
 def read_history(path) -> dict[str, np.ndarray]:

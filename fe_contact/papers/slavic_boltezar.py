@@ -355,7 +355,7 @@ class _ContactAngles:
         c = report.contacts[0]
         self._add(c.normal, c.normal_impulse)
 
-    def add_batch(self, system, batch) -> None:
+    def add_batch(self, system, batch, rows) -> None:
         """The points of the steps of a batch (``steppers.rough_batch.RoughBatch``: their
         normals and normal impulses, step after step), or of each of its reports."""
         if isinstance(batch, RoughBatch):

@@ -6,12 +6,16 @@ initial state and after every step. A stepper never writes a file; an observer n
 physics.
 
 A stepper that takes many steps in one compiled call hands them over as a batch
-(``steppers.batch.StepBatch``, ``steppers.rough_batch.RoughBatch``: arrays with one entry per
-step). An observer may then also have ``add_batch(system, batch)``, which reads the batch's
-arrays at once; when every observer of a run has it, the recorder builds no StepReport for the
-batch's steps (``recording.Recorder.add``), else each observer is called once per step with
-the report rebuilt from the batch (``batch.report(j)``), as for a step taken alone. The
-observers below have no ``add_batch``: they are called once per step.
+(``steppers.batch.StepBatch``, ``steppers.moreau_batch``, ``steppers.rough_batch.RoughBatch``:
+arrays with one entry per step). An observer may then also have ``add_batch(system, batch,
+rows)``, which takes the batch's steps at once: ``rows`` holds the history columns of every
+step of the batch (the values ``history_row`` gives each step's report, to the bit but the
+velocity residual's, whose sums differ by a few ulp), and t, q, u and the multipliers; ``batch.report(j)`` rebuilds the report of its step j when one is
+needed. When every observer of a run has it, no StepReport is built for the batch's steps
+(``recording.Recorder.add``); else each observer is called once per step with the report
+rebuilt from the batch, as for a step taken alone. The observers below have it: the history
+file is written one flush per batch, the ParaView series rebuilds the reports of its frames
+only, and the progress lines are those of the steps one by one.
 """
 
 from __future__ import annotations
@@ -65,6 +69,12 @@ class CsvObserver:
         if self._writer is None:
             self.start(system, 0)
         self._writer.write(row)
+
+    def add_batch(self, system, batch, rows) -> None:
+        """The rows of a batch's steps, written and flushed at once."""
+        if self._writer is None:
+            self.start(system, 0)
+        self._writer.write_columns(rows, batch.n)
 
     def close(self) -> None:
         if self._writer is not None:
@@ -152,6 +162,22 @@ class VtkObserver:
         else:
             self._last = (report, row)
         self._count += 1
+
+    def add_batch(self, system, batch, rows) -> None:
+        """The frames among a batch's steps: the reports of those steps rebuilt
+        (``batch.report(j)``), every other step only counted (the batch's last one kept for
+        ``close``)."""
+        self._system = system
+        n = int(batch.n)
+        first = (-self._count) % self.stride  # the batch's first step that is a frame
+        frames = range(first, n, self.stride)
+        for j in frames:
+            self._write(system, batch.report(j), _row_of(rows, j))
+        self._count += n
+        if n and (not frames or frames[-1] != n - 1):
+            self._last = (batch.report(n - 1), _row_of(rows, n - 1))
+        elif n:
+            self._last = None
 
     @property
     def pvd_path(self) -> Path:
@@ -276,6 +302,25 @@ class ProgressObserver:
         elif self.steps % self._every == 0:
             self._line("")
 
+    def add_batch(self, system, batch, rows) -> None:
+        """A batch's steps counted, with the lines the steps one by one would log (at the
+        steps they would log at)."""
+        if self._t0 is None:
+            self._t0 = time.perf_counter()
+        n = int(batch.n)
+        t = rows["t"]
+        if self._bar is not None:
+            before = self.steps
+            self._calls += n
+            self._t = float(t[-1])
+            self._bar.update(self.steps - before)
+            return
+        for j in range(n):
+            self._calls += 1
+            self._t = float(t[j])
+            if self.steps and self.steps % self._every == 0:
+                self._line("")
+
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
@@ -284,6 +329,11 @@ class ProgressObserver:
             stopped = self._total is not None and self.steps < self._total
             if stopped or self.steps % self._every:
                 self._line("stopped at " if stopped else "done, ")
+
+
+def _row_of(rows: dict, j: int) -> dict:
+    """The row of a batch's step j from the batch's columns (``add_batch``)."""
+    return {c: v[j] for c, v in rows.items()}
 
 
 def standard_observers(out, h: float, frame_every: float | None, desc: str | None = None) -> list:

@@ -33,9 +33,10 @@ class Recorder:
         The initial report (its row is kept and the observers see it).
     observers : sequence of callable, optional
         Callables ``observer(system, report, row)``, with optional ``start(system, n_steps)``
-        (called here with n_steps), ``close()`` (``close``) and ``add_batch(system, batch)``
-        (the steps of a batch at once, its arrays read: then no report of the batch is built
-        when every observer has it); none by default.
+        (called here with n_steps), ``close()`` (``close``) and ``add_batch(system, batch,
+        rows)`` (the steps of a batch at once: its arrays and its rows, a dict of the history
+        columns, t, q, u and multipliers with one entry per step; when every observer has it,
+        no report of the batch is built here); none by default.
     n_steps : int, optional
         Expected number of steps (for the observers' ``start``); 0 by default.
     store_every : int, optional
@@ -107,10 +108,10 @@ class Recorder:
             for report, row in done:
                 self._notify(report, row)
             return
-        self._columns(steps)
+        rows = self._columns(steps)
         for obs in self.observers:  # observers that read a batch's arrays
             try:
-                obs.add_batch(self.system, steps)
+                obs.add_batch(self.system, steps, rows)
             except Exception:
                 self.t_observer = float(steps.t[0])
                 raise
@@ -179,8 +180,9 @@ class Recorder:
                 self.t_observer = report.t
                 raise
 
-    def _columns(self, batch) -> None:
-        """The rows of a batch from its columns (no report built), stride applied."""
+    def _columns(self, batch) -> dict:
+        """The rows of a batch from its columns (no report built), stride applied; returns the
+        batch's columns, every step's (history columns, t, q, u, multipliers)."""
         cols = batch.columns(self.system, self.work, self.energy0)
         self.energy = batch.energies(batch.n - 1)
         cols.update(q=batch.q, u=batch.u, multipliers=batch.multipliers)
@@ -198,6 +200,7 @@ class Recorder:
             last = {c: v[-1:] for c, v in cols.items()}
             self._pending.append(lambda: (self._flush(), self._parts.append(last)))
         self.t_done = float(batch.t[-1])
+        return cols
 
     def _flush(self) -> None:
         store = self._store
