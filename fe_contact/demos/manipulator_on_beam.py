@@ -81,6 +81,10 @@ class LastReport:
     def __call__(self, system, report, row):
         self.report = report
 
+    def add_batch(self, system, batch, rows):
+        """The report of a batch's last step (``steppers.observers``)."""
+        self.report = batch.report(batch.n - 1)
+
 
 @dataclass
 class MuCase:
