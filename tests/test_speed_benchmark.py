@@ -85,3 +85,32 @@ def test_demo_paths_part_names_the_step_path_and_why_the_python_step_runs(speed,
     assert beams["python step reason"] == "no compiled sub-step: no tree"
     # a demo without time stepping is listed with what it computes instead
     assert "no time stepping" in rows["demo beam"]["status"]
+
+
+def test_agreement_forces_the_python_step_and_compares_the_runs(monkeypatch):
+    """``benchmarks/agreement.py``: inside ``python_steps`` a run that takes the compiled step
+    takes none, and ``compare`` of the two runs of the sliding mass (10 elements, 0.05 s, the
+    compiled step reproduces the Python one to round-off: the coordinates to 1e-12 of their
+    largest value, the rates, the Newton iterations' tolerance amplified by the beam's
+    stiffness, to 1e-8) finds the same grid and a difference of that size; a run shifted by
+    1 mm is reported so."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import agreement
+
+    from fe_contact.papers.lipinski import sliding_mass_initial_state, sliding_mass_model
+    from fe_contact.steppers.simulate import simulate
+    from fe_contact.system import assemble
+
+    system = assemble(sliding_mass_model(0.2, 10))
+    q0, u0 = sliding_mass_initial_state(system, 0.1, 0.5)
+    fast = simulate(system, (0.0, 0.05), (q0, u0), h=1e-3)
+    with agreement.python_steps():
+        slow = simulate(system, (0.0, 0.05), (q0, u0), h=1e-3)
+    assert fast.n_compiled == fast.n_substeps == 50 and slow.n_compiled == 0
+    same = agreement.compare(fast, slow)
+    assert same["same time grid"] and same["same events"]
+    assert same["max |dq| / max |q|"] <= 1e-12 and same["max |du| / max |u|"] <= 1e-8
+    shifted = type("Shifted", (), {"t": slow.t, "events": slow.events, "u": slow.u,
+                                   "q": slow.q + 1e-3})  # fmt: skip
+    moved = agreement.compare(shifted, slow)
+    assert moved["max |dq| / max |q|"] == pytest.approx(1e-3 / same["max |q|"], rel=1e-9)
