@@ -2,9 +2,10 @@
 (004), sec. 4.4): the factors of the effective mass ``M_eff = blockdiag(M_t + theta h C_j +
 theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block_solve``), the
 contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
-sub-step (``end_state``); a whole sub-step of a tree with one string and candidate grids in one
-call (``substep``: these kernels with those of the tree, the string, the band, the grids and
-the contact solver's sweeps and active-set Newton, in the Python sub-step's order); the work of
+sub-step (``end_state``); a whole sub-step of a tree with one structure (a string or a linear
+beam) and candidate grids in one call (``substep``: these kernels with those of the tree, the
+string or the sparse products of the beam (``sparse_product``), the band, the grids and the
+contact solver's sweeps and active-set Newton, in the Python sub-step's order); the work of
 a step's
 contact impulses split into its three columns of definite sign (``impulse_work_terms``,
 ``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
@@ -32,6 +33,7 @@ __all__ = [
     "impulse_work_sums",
     "impulse_work_terms",
     "pairwise_sum",
+    "sparse_product",
     "substep",
     "tree_factor",
 ]
@@ -218,8 +220,29 @@ def end_state(q_start, u_start, u_free, minv_w, impulses, w, h, theta):
     return u_end, q_end, gamma_start, gamma_end
 
 
+@njit(cache=True)
+def sparse_product(indptr, indices, data, by_columns, x):
+    """A x (n,) for a sparse A (n, n) given by its compressed arrays, summed as scipy's
+    sparsetools sum it: by columns (CSC, ``by_columns`` True: out[i] += a_ij x_j for j = 0..n-1)
+    or by rows (CSR: out[i] = sum over the row's stored entries in their order), each out[i]
+    from 0.0, so that the product is ``A @ x``'s to the last bit."""
+    n = x.size
+    out = np.zeros(n)
+    if by_columns:
+        for j in range(n):
+            for k in range(indptr[j], indptr[j + 1]):
+                out[indices[k]] += data[k] * x[j]
+    else:
+        for i in range(n):
+            acc = out[i]
+            for k in range(indptr[i], indptr[i + 1]):
+                acc += data[k] * x[indices[k]]
+            out[i] = acc
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
-# A whole sub-step of a tree with one string and candidate grids (``steppers.moreau``)
+# A whole sub-step of a tree with one structure and candidate grids (``steppers.moreau``)
 # ---------------------------------------------------------------------------------------------
 
 # codes of ``substep``'s outcome (scalars[0])
@@ -259,12 +282,13 @@ def _penetrates(gaps, before, tolerance):
 
 
 @inner
-def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, out):
+def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, power_f, out):
     """The energies of the end state (q, u) (n,) of ``substep`` into out[11:17] (``system.energies``'
     terms): the tree's kinetic energy 1/2 (sum m_i |v_ci|^2 + u^T (sum I_i jw_i^T jw_i) u), the
-    string's 1/2 u M_f u (M_f in band storage, band b), the tree's potential of gravity
-    -sum m_i g . x_ci, its joint springs 1/2 sum k_j (q_j - rest_j)^2, the string's load
-    potential -Q_f . (q - q_ref) and the joint dampers' power sum c_j u_j^2 (J and W)."""
+    structure's 1/2 u M_f u (M_f in band storage, band b), the tree's potential of gravity
+    -sum m_i g . x_ci, its joint springs 1/2 sum k_j (q_j - rest_j)^2, the structure's load
+    potential -Q_f . (q - q_ref) and the dampers' power: the joints' sum c_j u_j^2 plus the
+    structure's ``power_f`` (u C_f u of a linear structure, else 0; J and W)."""
     topology, stiffness, joint_damping, rest = joints
     n_t = t1 - t0
     n_f = f1 - f0
@@ -299,21 +323,26 @@ def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, out
     out[13] = height
     out[14] = 0.5 * springs
     out[15] = potential_f
-    out[16] = dampers
+    out[16] = dampers + power_f
 
 
 @njit(cache=True)
-def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settings, out):
+def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, settings, out):
     """One Moreau-Jean sub-step (``steppers.moreau``, steps 1, 2, 4, 5 and the work columns)
-    of a tree with one string (its tension law compiled) and candidate grids, in one call.
+    of a tree with one structure, a string (its tension law compiled) or a linear beam, and
+    candidate grids, in one call.
 
     tree : (topology arrays, joint stiffness, damping, rest (n_t,), the effective mass's C_j,
         K_j (n_t,), first and last coordinate of the tree in the system) of ``kernels.tree``.
-    string : the arguments of ``kernels.string.string_response`` after q, then the flat
-        band positions and kept entries of its element tangents (``kernels.band.add_entries``).
-    flexible : (first and last coordinate of the string, load Q_f (n_f,), M_f, C_f and the
+    structure : (linear, string, flat, keep, stiffness, damping): whether the structure is
+        linear (its force K q, K and C_f constant: a beam), else a string whose arguments of
+        ``kernels.string.string_response`` after q are ``string``, with the flat band
+        positions and kept entries of its element tangents (``kernels.band.add_entries``);
+        K and C_f of a linear structure as (indptr, indices, data, by columns) of
+        ``sparse_product`` (the matrices the Python sub-step multiplies; a string's unread).
+    flexible : (first and last coordinate of the structure, load Q_f (n_f,), M_f, C_f and the
         linear stiffness in band storage (3 b + 1, n_f), the band b, stiffness damping beta per
-        column (n_f,), whether C_f(q) is not zero, the string's reference coordinates q_ref
+        column (n_f,), whether C_f(q) is not zero, the structure's reference coordinates q_ref
         (n_f,), from which its load potential is measured).
     grids : stacked candidates of the n_pairs grid pairs: first candidate of each pair
         (n_pairs + 1,), body, circle centre in the body (n_pairs, 2), radius, angular-velocity
@@ -329,18 +358,20 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
         ``REJECTED``, ``HANDED_BACK``), closed count m, the contact solver's sweeps (also of
         a sub-step rejected at q_E), law residual, the work columns
         dissipated_impact, dissipated_friction, work_contact_timing, dissipated_damping,
-        work_loads, dissipated_numerical, the string's strain energy at q_E, and the energies
-        of the end state (``_end_energies``): the tree's and the string's kinetic energy, the
-        tree's potential of gravity and joint springs, the string's load potential and the
-        joint dampers' power), written.
+        work_loads, dissipated_numerical, the structure's strain energy at q_E, and the
+        energies of the end state (``_end_energies``): the tree's and the structure's kinetic
+        energy, the tree's potential of gravity and joint springs, the structure's load
+        potential and the dampers' power), written.
 
     Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
     ``tree_factor``, ``kernels.string.string_response``, ``kernels.band.smooth_band`` and
-    ``band_lu_factor``, ``block_solve``, ``kernels.grid.grid_rows``, ``delassus_offset``,
+    ``band_lu_factor`` (a linear structure: (Q_f - K q) - C_f u by ``sparse_product`` and the
+    band (M_f + theta h C_f) + theta^2 h^2 K, as ``FlexibleBlock.step``), ``block_solve``, ``kernels.grid.grid_rows``, ``delassus_offset``,
     ``kernels.contact.warm_sweeps`` and ``active_set_newton``, ``end_state``,
     ``impulse_work_sums``); dot products are summed in loops (round-off against numpy's).
     """
     topology, stiffness_j, damping_j, rest_j, c_joint, k_joint, t0, t1 = tree
+    linear, string, flat, keep, stiffness_f, damping_f = structure
     f0, f1, load, mass, damping, stiffness, band, beta, damped, string_reference = flexible
     start, body, local, radius, angular, columns, offset, rows, dofs, mu_p, e_n, e_t = grids
     h, theta, th, th2, touch, tol, max_sweeps, penetration, check = settings
@@ -373,17 +404,28 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     if n_t and not rcond > 0.0:
         scalars[0] = HANDED_BACK
         return
-    force_f, tangents, _ = string_response(q_p[f0:f1].copy(), *string[:-2], 2, n_f)
-    k_band = add_entries(stiffness.ravel(), string[-2], string[-1], tangents).reshape(mass.shape)
-    c_band = damping
-    if damped:
-        c_band = damping.copy()
-        for j in range(n_f):
-            if beta[j] != 0.0:
-                for r in range(mass.shape[0]):
-                    c_band[r, j] += beta[j] * k_band[r, j]
     u_f = u_a[f0:f1].copy()
-    smooth_f, ab = smooth_band(load, force_f, c_band, band, u_f, mass, k_band, th, th2)
+    c_band = damping
+    if linear:  # K q and C_f u as the Python sub-step's sparse products, the constant band
+        force_f = sparse_product(*stiffness_f, q_p[f0:f1].copy())
+        damped_u = sparse_product(*damping_f, u_f)
+        smooth_f = np.empty(n_f)
+        for i in range(n_f):
+            smooth_f[i] = (load[i] - force_f[i]) - damped_u[i]
+        ab = np.empty(mass.shape)
+        for r in range(mass.shape[0]):
+            for j in range(n_f):
+                ab[r, j] = (mass[r, j] + th * damping[r, j]) + th2 * stiffness[r, j]
+    else:
+        force_f, tangents, _ = string_response(q_p[f0:f1].copy(), *string, 2, n_f)
+        k_band = add_entries(stiffness.ravel(), flat, keep, tangents).reshape(mass.shape)
+        if damped:
+            c_band = damping.copy()
+            for j in range(n_f):
+                if beta[j] != 0.0:
+                    for r in range(mass.shape[0]):
+                        c_band[r, j] += beta[j] * k_band[r, j]
+        smooth_f, ab = smooth_band(load, force_f, c_band, band, u_f, mass, k_band, th, th2)
     band_lu, band_piv, info = band_lu_factor(ab, band)
     if info != 0:
         scalars[0] = HANDED_BACK
@@ -494,7 +536,10 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     dissipated = h * joint_damping
     loads = h * joint_loads
     if damped:
-        c_u = band_product(c_band, band, u_theta[f0:f1].copy())
+        if linear:
+            c_u = sparse_product(*damping_f, u_theta[f0:f1].copy())
+        else:
+            c_u = band_product(c_band, band, u_theta[f0:f1].copy())
         flexible_damping = 0.0
         for i in range(n_f):
             flexible_damping += u_theta[f0 + i] * c_u[i]
@@ -502,7 +547,19 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     mass_e, bias_e = equations(
         topology, q_e[t0:t1].copy(), np.zeros(n_t), stiffness_j, damping_j, rest_j, actuators[1]
     )
-    force_e, _, strain = string_response(q_e[f0:f1].copy(), *string[:-2], 1, n_f)
+    power_f = 0.0  # u_E C_f u_E of a linear structure (a string's: evaluated in Python)
+    if linear:
+        force_e = sparse_product(*stiffness_f, q_e[f0:f1].copy())
+        strain = 0.0
+        for i in range(n_f):
+            strain += q_e[f0 + i] * force_e[i]
+        strain *= 0.5
+        if damped:
+            c_u = sparse_product(*damping_f, u_e[f0:f1].copy())
+            for i in range(n_f):
+                power_f += u_e[f0 + i] * c_u[i]
+    else:
+        force_e, _, strain = string_response(q_e[f0:f1].copy(), *string, 1, n_f)
     for i in range(n_t):
         forces_e[t0 + i] = bias_e[i]
     for i in range(n_f):
@@ -520,11 +577,21 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
         for i in range(n_f):
             kinetic += du[f0 + i] * m_du[i]
         potential = 0.0
-        for i in range(n):
+        for i in range(t0, t1):
             potential += (q_e[i] - q_a[i]) * (forces_e[i] - forces_a[i])
+        if linear:  # [q]^T K [q], not a difference of two forces (the Python sub-step's)
+            dq = q_e[f0:f1] - q_a[f0:f1]
+            k_dq = sparse_product(*stiffness_f, dq)
+            for i in range(n_f):
+                potential += dq[i] * k_dq[i]
+        else:
+            for i in range(f0, f1):
+                potential += (q_e[i] - q_a[i]) * (forces_e[i] - forces_a[i])
         numerical = (theta - 0.5) * (kinetic + potential)
     joints = (topology, stiffness_j, damping_j, rest_j)
-    _end_energies(joints, mass, band, load, string_reference, q_e, u_e, t0, t1, f0, f1, scalars)
+    _end_energies(
+        joints, mass, band, load, string_reference, q_e, u_e, t0, t1, f0, f1, power_f, scalars
+    )
     state[0] = u_e
     state[1] = q_e
     contact[0, : 2 * m] = impulses

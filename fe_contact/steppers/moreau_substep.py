@@ -1,5 +1,6 @@
-"""The Moreau-Jean sub-step of a tree with one string (its tension law compiled) and candidate
-grids alone in one compiled call (``kernels.moreau.substep``), for ``steppers.moreau``: what a
+"""The Moreau-Jean sub-step of a tree with one structure, a string (its tension law compiled) or
+a linear beam, and candidate grids alone in one compiled call (``kernels.moreau.substep``), for
+``steppers.moreau``: what a
 committed sub-step hands to the step's report (``Substep``, its closed candidates
 ``ClosedCandidates``), the call's orchestration (``WholeSubstep``: its constant arguments
 packed once, the state handed in and the outcome read back into the stepper) and several
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..kernels import moreau as kernels
 from ..multibody.tree import actuator_forces
@@ -62,9 +64,11 @@ class ClosedCandidates:
 
 
 class WholeSubstep:
-    """A sub-step of a tree with one string (its tension law compiled) and candidate grids
-    alone, no drives or loop closures, in one call of ``kernels.moreau.substep`` (the same
-    kernels as the Python sub-step, in the same order): ``run`` returns the committed
+    """A sub-step of a tree with one structure and candidate grids alone, no drives or loop
+    closures, in one call of ``kernels.moreau.substep`` (the same kernels as the Python
+    sub-step, in the same order). The structure is a string whose tension law is compiled, or
+    a linear one (a beam: internal force K q, K and C_f constant, no stiffness-proportional
+    damping, the ``FlexibleBlock``'s constant effective mass). ``run`` returns the committed
     ``Substep``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
     Python sub-step (a singular block, the contact solver beyond active-set Newton, a state
     that is not finite). ``plan(stepper)`` is None for any other system."""
@@ -80,7 +84,8 @@ class WholeSubstep:
         if s.tree is None or stepper._n_bilateral or block is None or len(block.parts) != 1:
             return None
         structure, part_slice, part = block.parts[0]
-        if not (isinstance(part, StringPart) and part.compiled):
+        string = isinstance(part, StringPart) and part.compiled
+        if not (string or (part == "linear" and block.constant and _compressed(block))):
             return None
         if part_slice != slice(0, lay.n_flexible) or not model.contacts:
             return None
@@ -115,7 +120,25 @@ class WholeSubstep:
             lay.tree.start,
             lay.tree.stop,
         )
-        self.string = (*part.arguments, whole(part.flat), whole(part.keep))
+        self.linear = linear = part == "linear"
+        if linear:  # the products of ``FlexibleBlock.step``; no string arguments read
+            self.structure = (
+                True,
+                _NO_STRING,
+                np.zeros(0, dtype=np.int64),
+                np.zeros(0, dtype=np.int64),
+                _sparse_arrays(block.stiffness_matrix),
+                _sparse_arrays(block.damping_matrix),
+            )
+        else:
+            self.structure = (
+                False,
+                tuple(part.arguments),
+                whole(part.flat),
+                whole(part.keep),
+                _NO_MATRIX,
+                _NO_MATRIX,
+            )
         beta = float(structure.stiffness_damping)
         self.flexible = (
             lay.flexible.start,
@@ -129,7 +152,8 @@ class WholeSubstep:
             bool(beta != 0.0 or block.damping_matrix.nnz),
             real(structure.initial_coordinates()),
         )
-        self.damped = self.flexible[8]  # C_f(q) not zero: its power needs K_t(q_E) (Python)
+        # a string's C_f(q) not zero: its power needs K_t(q_E) (Python); a linear C_f's: the kernel's
+        self.damped = self.flexible[8] and not linear
         sizes = [g.grid.dofs.shape[0] for g in grids]
         self.start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         pairs = [g.k for g in grids]
@@ -169,8 +193,11 @@ class WholeSubstep:
         forces_a = self._forces[1] if self._forces[0] is q_a else None
         if forces_a is None:
             forces_a = np.zeros(n)
-            if theta > 0.5:  # read by the scheme's own loss
-                forces_a[lay.tree], forces_a[lay.flexible] = st._conservative_forces(q_a)
+            if theta > 0.5:  # read by the scheme's own loss (a linear structure's: K [q])
+                tree, flexible = st._conservative_forces(q_a)
+                forces_a[lay.tree] = tree
+                if not self.linear:
+                    forces_a[lay.flexible] = flexible
         actuators = self.actuators
         if self.actuated:
             actuators = actuators.copy()
@@ -200,7 +227,7 @@ class WholeSubstep:
         forces_e = np.empty(n)
         scalars = np.empty(17)
         out = (state, closed, contact, gaps, points, centres, forces_e, scalars)
-        kernels.substep(self.tree, self.string, self.flexible, self.grids, q_a, u_a, actuators,
+        kernels.substep(self.tree, self.structure, self.flexible, self.grids, q_a, u_a, actuators,
                         forces_a, settings, out)  # fmt: skip
         outcome = int(scalars[0])
         if outcome == kernels.REJECTED:
@@ -216,8 +243,12 @@ class WholeSubstep:
             for p, (k, a, b) in enumerate(self.slices)
         }
         st._known(q_e).update(scans)
-        st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
-        st._end_strain = (q_e, {self.name: float(scalars[10])})
+        if self.linear:  # as ``MoreauJean._conservative_forces`` keeps them: no structure part
+            st._end_forces = (q_e, (forces_e[lay.tree], np.zeros(0)))
+            st._end_strain = (q_e, {})
+        else:
+            st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
+            st._end_strain = (q_e, {self.name: float(scalars[10])})
         self._forces = (q_e, forces_e)
         self._energies = (q_e, scalars)
         pair = self._pair_of[closed[0, :m]]
@@ -242,13 +273,14 @@ class WholeSubstep:
 
     def energies(self, stepper) -> Energies | None:
         """The ``system.energies`` of the stepper's state when it is the end state of the last
-        compiled sub-step (the kernel's terms, ``kernels.moreau.substep``), else None. The
-        string's damping power C(q_E) u . u needs its tangent at q_E: None when C_f is not
-        zero; the joint actuators' power is evaluated here at the stepper's time."""
+        compiled sub-step (the kernel's terms, ``kernels.moreau.substep``), else None. A
+        string's damping power C(q_E) u . u needs its tangent at q_E: None when its C_f is not
+        zero (a linear structure's is the kernel's); the joint actuators' power is evaluated
+        here at the stepper's time."""
         q, scalars = self._energies
         if q is not stepper.q or self.damped:
             return None
-        tree_kinetic, string_kinetic, gravity, springs, load_potential, dampers = scalars[
+        tree_kinetic, structure_kinetic, gravity, springs, load_potential, dampers = scalars[
             11:17
         ].tolist()
         loads = 0.0
@@ -258,7 +290,7 @@ class WholeSubstep:
         strain = float(scalars[10])
         return Energies(
             tree_kinetic=tree_kinetic,
-            structure_kinetic=string_kinetic,
+            structure_kinetic=structure_kinetic,
             gravity=gravity + load_potential,
             tree_springs=springs,
             structure_elastic=strain,
@@ -266,6 +298,41 @@ class WholeSubstep:
             load_power=loads,
             structure_elastic_parts=((self.name, strain),),
         )
+
+
+# the string arguments of a linear structure's call (typed as a string's, never read)
+_NO_STRING = (
+    np.zeros((0, 8), dtype=np.int64),
+    np.zeros((0, 8)),
+    np.zeros((0, 4, 1)),
+    np.zeros((0, 4, 1)),
+    np.zeros((0, 1)),
+    0.0,
+    np.zeros((0, 1)),
+    np.zeros((0, 1)),
+    0,
+    0.0,
+)
+_NO_MATRIX = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0), True)
+
+
+def _compressed(block) -> bool:
+    """Are the flexible block's K and C_f in CSC or CSR form (``kernels.moreau.sparse_product``
+    sums both as scipy does)?"""
+    return all(
+        sp.issparse(m) and m.format in ("csc", "csr")
+        for m in (block.stiffness_matrix, block.damping_matrix)
+    )
+
+
+def _sparse_arrays(matrix) -> tuple:
+    """(indptr, indices, data, by columns) of a CSC or CSR matrix for ``sparse_product``."""
+    return (
+        np.ascontiguousarray(matrix.indptr, dtype=np.int64),
+        np.ascontiguousarray(matrix.indices, dtype=np.int64),
+        np.ascontiguousarray(matrix.data, dtype=float),
+        matrix.format == "csc",
+    )
 
 
 def summed_substeps(subs) -> tuple[dict, dict, dict]:
