@@ -100,16 +100,25 @@ def moreau_unsupported(stepper) -> str | None:
     if block is None:
         return "no structure"
     if len(block.parts) != 1:
-        return f"{len(block.parts)} structures (the compiled sub-step takes one string)"
+        return (
+            f"{len(block.parts)} structures (the compiled sub-step takes one string or one "
+            "linear beam)"
+        )
     _, part_slice, part = block.parts[0]
-    if not isinstance(part, StringPart):
-        return "a structure that is not a string (a beam)"
-    if not part.compiled:
+    if part == "linear":
+        if not block.constant:
+            return "a linear structure with stiffness-proportional damping"
+    elif not isinstance(part, StringPart):
+        return "a structure that is neither a string nor a linear beam"
+    elif not part.compiled:
         return "a string whose tension law the kernels do not evaluate"
     if part_slice != slice(0, lay.n_flexible) or not model.contacts:
-        return "no contacts" if not model.contacts else "the string is not the whole flexible part"
+        if not model.contacts:
+            return "no contacts"
+        return "the structure is not the whole flexible part"
     if len(stepper._grid) != len(model.contacts):
-        return "a contact pair that is not a candidate grid"
+        kinds = sorted({kind for kind in stepper._kinds if kind != "grid"})
+        return f"a contact pair that is not a candidate grid ({', '.join(kinds)})"
     grids = [stepper._grid[k] for k in range(len(model.contacts))]
     if any(g.tree != lay.tree for g in grids):
         return "a grid pair on a part of the tree"

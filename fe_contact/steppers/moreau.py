@@ -37,14 +37,16 @@ A (sub-)step after which a candidate would penetrate deeper than ``penetration_t
 replaced by two half steps, recursively up to ``max_halvings`` (the scheme of the disk-on-string
 stepper).
 
-A tree with one string whose tension law is compiled and candidate grids alone (no drives or
-loop closures: the disk on the string) takes each sub-step in one compiled call
+A tree with one structure, a string whose tension law is compiled or a linear beam, and
+candidate grids alone (no drives or loop closures: the disk on the string, a disk on a beam's
+grid) takes each sub-step in one compiled call
 (``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
 takes over where that call hands the sub-step back: a contact problem that needs more than
 the warm sweeps and active-set Newton, a singular block, a state that is not finite. That call
 also returns the energies of its end state (``system.energies``' terms; with string damping
-those are evaluated in Python, the damping power needing the tangent at q_E). In a run
+those are evaluated in Python, the damping power needing the tangent at q_E; a linear beam's
+damping power is the kernel's). In a run
 (``simulate``) such steps are taken as a batch (``steps``, ``steppers.moreau_batch``): each
 step still one ``step()``, its history columns computed for the batch from flat per-step
 values, without a ``ContactReport`` per step (a halved step's sub-steps summed as the report
@@ -436,8 +438,8 @@ class MoreauJean(Stepper):
     @property
     def step_path(self) -> str:
         """ "compiled" when the sub-step runs in one compiled call (``moreau_substep``: a tree on
-        one compiled string with grid pairs), else "python" (the Python sub-step, calling the
-        contact solver's kernels)."""
+        one compiled string or one linear beam with grid pairs), else "python" (the Python
+        sub-step, calling the contact solver's kernels)."""
         return "python" if self._whole is None else "compiled"
 
     def steps(self, n_max: int) -> MoreauBatch | None:
