@@ -19,6 +19,9 @@ import numpy as np
 from numba import njit
 
 from .band import add_entries, band_lu_factor, band_lu_solve, band_product, smooth_band
+from .beam import GAP, N_FIELDS
+from .beam import closest as beam_closest
+from .beam import contact as beam_contact
 from .contact import active_set_newton, law_residual, warm_sweeps
 from .dense import lu_decompose, lu_solve_columns
 from .grid import gaps_and_frames, grid_rows, material_points
@@ -272,6 +275,46 @@ def _scan(tree, grids, q, gaps, positions, centres):
 
 
 @inner
+def _closest_contact(tree, closest, q, u, s, wn, wt):
+    """The closest-point pair of a body's circle (or point) on the beam at (q, u) (n,) and the
+    material point s: the record of ``kernels.beam.contact`` (N_FIELDS,), W_N and W_T written
+    into wn, wt (n,) (``coupling.kinematics.structure_contact``)."""
+    topology, t0, t1 = tree[0], tree[6], tree[7]
+    beam, body, local, radius, side, angular = closest[1:7]
+    q_t = q[t0:t1].copy()
+    u_t = u[t0:t1].copy()
+    centre, velocity, jacobian, remainder = point_state(
+        topology, q_t, u_t, body, local[0], local[1]
+    )
+    spin = 0.0
+    for i in range(t1 - t0):
+        spin += angular[i] * u_t[i]
+    record = np.empty(N_FIELDS)
+    beam_contact(
+        beam, 0, s, q, u, side, radius, centre, velocity, jacobian, remainder, angular, spin,
+        t1 - t0, record, wn, wt, np.empty((3, q.size)),
+    )  # fmt: skip
+    return record
+
+
+@inner
+def _closest_gap(tree, closest, q, s_guess):
+    """(gap, s) of the closest-point pair at q (n,), its search started at s_guess (NaN: at
+    the nearest node; ``Structure.closest``, tolerance 1e-13 of the length): gap +inf and
+    s_guess kept when the closest point lies beyond an end of the beam (no contact point)."""
+    topology, t0, t1 = tree[0], tree[6], tree[7]
+    beam, body, local = closest[1], closest[2], closest[3]
+    q_t = q[t0:t1].copy()
+    centre = point_state(topology, q_t, np.zeros(t1 - t0), body, local[0], local[1])[0]
+    s, inside = beam_closest(beam, 0, centre[0], centre[1], q, s_guess, 1e-13)
+    if not inside:
+        return np.inf, s_guess
+    n = q.size
+    record = _closest_contact(tree, closest, q, np.zeros(n), s, np.empty(n), np.empty(n))
+    return record[GAP], s
+
+
+@inner
 def _penetrates(gaps, before, tolerance):
     """Does a candidate lie deeper than allowed, -g > max(tol, 1e-3 tol - g_A)?"""
     for i in range(gaps.size):
@@ -327,7 +370,9 @@ def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, pow
 
 
 @njit(cache=True)
-def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, settings, out):
+def substep(
+    tree, structure, flexible, grids, closest, q_a, u_a, actuators, forces_a, settings, out
+):
     """One Moreau-Jean sub-step (``steppers.moreau``, steps 1, 2, 4, 5 and the work columns)
     of a tree with one structure, a string (its tension law compiled) or a linear beam, and
     candidate grids, in one call.
@@ -348,6 +393,13 @@ def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, set
         (n_pairs + 1,), body, circle centre in the body (n_pairs, 2), radius, angular-velocity
         rows (n_pairs, n_t), the structure's columns (n_pairs, 2), the points' offsets (M, 2),
         rows (M, 2, k) and dofs (M, k) (``structures.base.PointRows``), mu, e_N, e_T per pair.
+    closest : (whether the model's last pair is a closest-point pair of a body's circle or point
+        on the linear beam, the beam's arrays (``kernels.beam.beam_arrays``), body, centre in
+        the body (2,), radius, side, angular-velocity row (n_t,), the last closest point s in
+        m (NaN: none yet), mu, e_N, e_T): its point searched at q_P, at q_A and q_E where the
+        penetration is checked, each search started where the last one ended, and its rows
+        at q_P taken at the last point found (the Python sub-step's sequence); it comes last
+        in the contact problem, as the last pair.
     q_a, u_a : the start (n,); actuators : joint actuator forces at t_A and at t = 0 (2, n_t);
         forces_a : dV/dq at q_A (n,) (read for theta > 1/2).
     settings : (h, theta, theta h, theta^2 h^2, touch tolerance, contact tolerance, the
@@ -361,7 +413,9 @@ def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, set
         work_loads, dissipated_numerical, the structure's strain energy at q_E, and the
         energies of the end state (``_end_energies``): the tree's and the structure's kinetic
         energy, the tree's potential of gravity and joint springs, the structure's load
-        potential and the dampers' power), written.
+        potential and the dampers' power); the closest-point pair's last point s (1,), also
+        of a rejected sub-step), written; a closed closest-point pair is listed as pair
+        n_pairs, candidate 0.
 
     Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
     ``tree_factor``, ``kernels.string.string_response``, ``kernels.band.smooth_band`` and
@@ -375,7 +429,9 @@ def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, set
     f0, f1, load, mass, damping, stiffness, band, beta, damped, string_reference = flexible
     start, body, local, radius, angular, columns, offset, rows, dofs, mu_p, e_n, e_t = grids
     h, theta, th, th2, touch, tol, max_sweeps, penetration, check = settings
-    state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars = out
+    state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars, parameter = out
+    active, mu_c, e_n_c, e_t_c = closest[0], closest[8], closest[9], closest[10]
+    s_cur = closest[7]
     n = q_a.size
     n_t = t1 - t0
     n_f = f1 - f0
@@ -390,10 +446,18 @@ def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, set
     points_p = np.empty((big_m, 2))
     centres_p = np.empty((n_pairs, 2))
     _scan(tree, grids, q_p, gaps_p, points_p, centres_p)
+    gap_p = gap_a = np.inf  # the closest-point pair's
+    if active:
+        gap_p, s_cur = _closest_gap(tree, closest, q_p, s_cur)
     gaps_a = np.empty(big_m)
     if check:
         _scan(tree, grids, q_a, gaps_a, np.empty((big_m, 2)), np.empty((n_pairs, 2)))
-        if _penetrates(gaps_p, gaps_a, penetration):
+        if active:
+            gap_a, s_cur = _closest_gap(tree, closest, q_a, s_cur)
+        parameter[0] = s_cur
+        if _penetrates(gaps_p, gaps_a, penetration) or (
+            active and -gap_p > max(penetration, 1e-3 * penetration - gap_a)
+        ):
             scalars[0] = REJECTED
             return
     # 2. smooth forces and the effective mass at q_P
@@ -444,6 +508,9 @@ def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, set
     for i in range(big_m):
         if gaps_p[i] <= touch:
             m += 1
+    pressed = active and gap_p <= touch  # the closest-point pair closed, last
+    if pressed:
+        m += 1
     w = np.zeros((n, 2 * m))
     e = np.empty(2 * m)
     mu = np.empty(m)
@@ -474,6 +541,13 @@ def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, set
             e[m + j + i] = e_t[p]
             mu[j + i] = mu_p[p]
         j += count
+    if pressed:
+        _closest_contact(tree, closest, q_p, u_a, s_cur, w[:, j], w[:, m + j])
+        closed[0, j] = n_pairs
+        closed[1, j] = 0
+        e[j] = e_n_c
+        e[m + j] = e_t_c
+        mu[j] = mu_c
     impulses = np.zeros(2 * m)
     minv_w = np.zeros((n, 0))
     sweeps = 0
@@ -517,9 +591,16 @@ def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, set
             scalars[0] = HANDED_BACK
             return
     _scan(tree, grids, q_e, gaps_e, points_e, centres_e)
-    if check and _penetrates(gaps_e, gaps_a, penetration):
-        scalars[0] = REJECTED
-        return
+    if check:
+        gap_e = np.inf
+        if active:
+            gap_e, s_cur = _closest_gap(tree, closest, q_e, s_cur)
+        parameter[0] = s_cur
+        if _penetrates(gaps_e, gaps_a, penetration) or (
+            active and -gap_e > max(penetration, 1e-3 * penetration - gap_a)
+        ):
+            scalars[0] = REJECTED
+            return
     # the work columns (``steppers.impulse_work``, ``MoreauJean._smooth_work``)
     impact, friction, timing = impulse_work_sums(
         impulses[:m], impulses[m:], gamma_a, gamma_e, e, mu, theta
@@ -596,6 +677,7 @@ def substep(tree, structure, flexible, grids, q_a, u_a, actuators, forces_a, set
     state[1] = q_e
     contact[0, : 2 * m] = impulses
     contact[1, : 2 * m] = gamma_e
+    parameter[0] = s_cur
     scalars[0] = DONE
     scalars[1] = m
     scalars[3] = residual

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..coupling.contact_points import pair_plan
 from ..kernels import moreau as kernels
+from ..kernels.beam import beam_arrays
+from ..multibody.body_points import angular_jacobian
 from ..multibody.tree import actuator_forces
 from ..system import Energies
 from .closed_contacts import ClosedContacts
@@ -89,16 +92,22 @@ class WholeSubstep:
             return None
         if part_slice != slice(0, lay.n_flexible) or not model.contacts:
             return None
-        if len(stepper._grid) != len(model.contacts):
-            return None
-        grids = [stepper._grid[k] for k in range(len(model.contacts))]
+        n_c = len(model.contacts)
+        last = None  # a closest-point pair on the linear beam, the last pair
+        if len(stepper._grid) != n_c:
+            last = n_c - 1
+            if len(stepper._grid) != last or last in stepper._grid:
+                return None
+            if string or not _closest_on_beam(stepper, last):
+                return None
+        grids = [stepper._grid[k] for k in range(n_c) if k != last]
         if any(g.tree != lay.tree for g in grids):
             return None
-        if len({g.grid.dofs.shape[1] for g in grids}) != 1:
+        if len({g.grid.dofs.shape[1] for g in grids}) > 1 or (not grids and last is None):
             return None
-        return cls(stepper, structure, part, grids)
+        return cls(stepper, structure, part, grids, last)
 
-    def __init__(self, stepper, structure, part, grids):
+    def __init__(self, stepper, structure, part, grids, last=None):
         s = stepper.system
         lay = s.layout
         topo = s.tree.topology
@@ -157,6 +166,11 @@ class WholeSubstep:
         sizes = [g.grid.dofs.shape[0] for g in grids]
         self.start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         pairs = [g.k for g in grids]
+        k_dofs = grids[0].grid.dofs.shape[1] if grids else 4
+
+        def stacked(parts, shape, kind):
+            return kind(np.concatenate(parts)) if parts else kind(np.zeros(shape))
+
         self.grids = (
             self.start,
             whole([g.body for g in grids]),
@@ -164,15 +178,33 @@ class WholeSubstep:
             real([g.radius for g in grids]),
             real(np.array([g.angular_row for g in grids]).reshape(len(grids), lay.n_tree)),
             whole([(g.columns.start, g.columns.stop) for g in grids]).reshape(-1, 2),
-            real(np.concatenate([g.grid.offset for g in grids])),
-            real(np.concatenate([g.grid.rows for g in grids])),
-            whole(np.concatenate([g.grid.dofs for g in grids])),
+            stacked([g.grid.offset for g in grids], (0, 2), real),
+            stacked([g.grid.rows for g in grids], (0, 2, k_dofs), real),
+            stacked([g.grid.dofs for g in grids], (0, k_dofs), whole),
             real(stepper._mu[pairs]),
             real(stepper._e_normal[pairs]),
             real(stepper._e_tangent[pairs]),
         )
+        self.last = last  # the closest-point pair's contact index, or None
+        self.closest = _no_closest(lay.n_tree)
+        if last is not None:
+            plan = pair_plan(s, last)
+            self.closest = (
+                True,
+                beam_arrays({structure.name: structure}, lay),
+                int(plan.body),
+                real(plan.local),
+                float(plan.radius),
+                float(plan.side),
+                real(angular_jacobian(s.tree, plan.body)),
+                np.nan,
+                float(stepper._mu[last]),
+                float(stepper._e_normal[last]),
+                float(stepper._e_tangent[last]),
+            )
         self.pairs = pairs
-        self._pair_of = np.array(pairs)  # the contact index of each grid
+        # the contact index of each grid, then of the closest-point pair (listed as n_pairs)
+        self._pair_of = np.array([*pairs, -1 if last is None else last], dtype=np.int64)
         self._settings = {}  # (h, check) -> the kernel's settings
         bounds = self.start.tolist()
         self.slices = [(k, bounds[p], bounds[p + 1]) for p, k in enumerate(pairs)]
@@ -219,23 +251,30 @@ class WholeSubstep:
                 bool(check),
             )
         state = np.empty((2, n))
-        closed = np.empty((2, n_points), dtype=np.int64)
-        contact = np.empty((2, 2 * n_points))
         gaps = np.empty(n_points)
         points = np.empty((n_points, 2))
         centres = np.empty((len(self.pairs), 2))
         forces_e = np.empty(n)
         scalars = np.empty(17)
-        out = (state, closed, contact, gaps, points, centres, forces_e, scalars)
-        kernels.substep(self.tree, self.structure, self.flexible, self.grids, q_a, u_a, actuators,
-                        forces_a, settings, out)  # fmt: skip
+        parameter = np.full(1, np.nan)
+        closed = np.empty((2, n_points + 1), dtype=np.int64)
+        contact = np.empty((2, 2 * n_points + 2))
+        out = (state, closed, contact, gaps, points, centres, forces_e, scalars, parameter)
+        closest = self.closest
+        if self.last is not None:  # the search starts where the last one ended
+            start = st._s.get(self.last)
+            closest = (*closest[:7], np.nan if start is None else float(start), *closest[8:])
+        kernels.substep(self.tree, self.structure, self.flexible, self.grids, closest, q_a, u_a,
+                        actuators, forces_a, settings, out)  # fmt: skip
         outcome = int(scalars[0])
+        if outcome == kernels.HANDED_BACK:  # the Python sub-step searches again from the start
+            st.n_fallback += 1
+            return self.HANDED_BACK
+        if self.last is not None and np.isfinite(parameter[0]):
+            st._s[self.last] = float(parameter[0])
         if outcome == kernels.REJECTED:
             st.n_newton += int(scalars[2])  # the sweeps of a contact problem solved, as in Python
             return None
-        if outcome == kernels.HANDED_BACK:
-            st.n_fallback += 1
-            return self.HANDED_BACK
         m = int(scalars[1])
         u_e, q_e = state[0], state[1]
         scans = {
@@ -314,6 +353,36 @@ _NO_STRING = (
     0.0,
 )
 _NO_MATRIX = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0), True)
+
+
+def _no_closest(n_tree: int) -> tuple:
+    """The closest-point argument of ``kernels.moreau.substep`` without such a pair."""
+    beam = (
+        np.zeros((0, 3), dtype=np.int64),
+        np.zeros((0, 7)),
+        np.zeros(0),
+        np.zeros(0),
+        np.zeros(0),
+        np.zeros((0, 4), dtype=np.int64),
+        np.zeros((0, 4, 4)),
+    )
+    return (False, beam, 0, np.zeros(2), 0.0, 1.0, np.zeros(n_tree), np.nan, 0.0, 0.0, 0.0)
+
+
+def _closest_on_beam(stepper, k: int) -> bool:
+    """Is contact k a closest-point pair of a circle or point on a tree body against the one
+    linear beam, the tree's coordinates first (``kernels.beam.contact``'s rows)?"""
+    s = stepper.system
+    if stepper._kinds[k] != "closest" or s.layout.tree.start != 0:
+        return False
+    plan = pair_plan(s, k)
+    structure = plan.structure
+    return (
+        isinstance(plan.body, (int, np.integer))
+        and getattr(structure, "kind", None) == "beam"
+        and structure.linear
+        and plan.columns == s.layout.flexible
+    )
 
 
 def _compressed(block) -> bool:
