@@ -89,6 +89,7 @@ def moreau_unsupported(stepper) -> str | None:
     """The first condition of ``moreau_substep.WholeSubstep.plan`` (the Moreau-Jean sub-step
     in one compiled call) that the stepper's system misses, None when it meets them all."""
     from fe_contact.steppers.effective_mass import StringPart
+    from fe_contact.steppers.moreau_substep import closest_on_beam
 
     s = stepper.system
     lay, model = s.layout, s.model
@@ -116,13 +117,21 @@ def moreau_unsupported(stepper) -> str | None:
         if not model.contacts:
             return "no contacts"
         return "the structure is not the whole flexible part"
-    if len(stepper._grid) != len(model.contacts):
-        kinds = sorted({kind for kind in stepper._kinds if kind != "grid"})
-        return f"a contact pair that is not a candidate grid ({', '.join(kinds)})"
-    grids = [stepper._grid[k] for k in range(len(model.contacts))]
+    n_c = len(model.contacts)
+    last = None  # a closest-point pair on the linear beam, the last pair
+    if len(stepper._grid) != n_c:
+        last = n_c - 1
+        others = [stepper._kinds[k] for k in range(n_c) if k not in stepper._grid]
+        if len(stepper._grid) != last or last in stepper._grid:
+            return (
+                f"contact pairs of kinds {sorted(set(others))} (grids and one last closest point)"
+            )
+        if part != "linear" or not closest_on_beam(stepper, last):
+            return f"a {others[0]} pair that is not a closest point on the linear beam"
+    grids = [stepper._grid[k] for k in range(n_c) if k != last]
     if any(g.tree != lay.tree for g in grids):
         return "a grid pair on a part of the tree"
-    if len({g.grid.dofs.shape[1] for g in grids}) != 1:
+    if len({g.grid.dofs.shape[1] for g in grids}) > 1:
         return "grid pairs of different sizes"
     return None
 

@@ -15,6 +15,17 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from fe_contact import (
+    BeamSpec,
+    Body,
+    ContactPair,
+    Joint,
+    Model,
+    Point,
+    TreeModel,
+    Unilateral,
+    assemble,
+)
 from fe_contact.kernels.grid import material_points
 from fe_contact.kernels.moreau import sparse_product
 from fe_contact.papers import belt
@@ -175,6 +186,73 @@ def test_compiled_beam_substep_is_the_python_substep(monkeypatch, theta, damped)
     assert abs(kernel.total - direct.total) <= scale
     assert abs(kernel.damping_power - direct.damping_power) <= power
     assert (direct.damping_power > 0.0) == damped
+
+
+def pendulum_on_cantilever():
+    """(system, q0, u0) of ``examples/plot_pendulum_on_cantilever.py``: a point pendulum
+    released horizontally onto a steel strip (a closest-point pair, Newton's e_N = 0.5)."""
+    pendulum = TreeModel(
+        bodies=(Body(0.05, 0.0, centre_of_mass=(0.2, 0.0)),),
+        joints=(Joint("revolute", location=(0.2, 0.15)),),
+    )
+    strip = BeamSpec(
+        length=0.4, n_elements=10, youngs_modulus=2.1e11, density=4.7e3, width=0.01, height=0.0015
+    )
+    bob = ContactPair("bob", Point(0, (0.2, 0.0)), "strip", Unilateral(restitution_normal=0.5))
+    model = Model(
+        tree=pendulum, structures={"strip": strip}, contacts=(bob,), structure_gravity=False
+    )
+    system = assemble(model)
+    return (system, *system.initial_state())
+
+
+def closest_pair_runs(case, compiled, monkeypatch):
+    """(stepper, reports) of the disk-on-beam demo's model (1 s: it lands, rolls and leaves
+    the beam at its tip) or of the pendulum hitting the cantilever (0.5 s)."""
+    if case == "disk":
+        scenario = eg.disk_on_beam()
+        system, q0, u0, h, steps = scenario.assemble(), scenario.q0, scenario.u0, 1e-3, 1000
+    else:
+        system, q0, u0 = pendulum_on_cantilever()
+        h, steps = 2e-4, 2500
+    with monkeypatch.context() as patch:
+        if not compiled:
+            patch.setattr(WholeSubstep, "plan", classmethod(lambda cls, stepper: None))
+        stepper = MoreauJean(system, 0.0, q0, u0, h=h)
+        reports = [stepper.step() for _ in range(steps)]
+    return stepper, reports
+
+
+@pytest.mark.parametrize("case", ["disk", "pendulum"])
+def test_compiled_closest_point_pair_is_the_python_substep(monkeypatch, case):
+    """A body's circle or point on the beam at its closest point: the kernels of the
+    generalised-alpha step's beam contact (``kernels.beam``), searched in the Python sub-step's
+    sequence. q and u agree to the last bit (measured), held to 1e-14 m and 1e-12 m/s; the
+    energies to 1e-15 of the run's largest (their sums in loops, against BLAS)."""
+    fast, fast_reports = closest_pair_runs(case, True, monkeypatch)
+    slow, slow_reports = closest_pair_runs(case, False, monkeypatch)
+    assert (fast.step_path, slow.step_path) == ("compiled", "python")
+    assert fast._whole.last == 0 and fast.n_compiled == fast.n_substeps  # none handed back
+    assert fast.n_fallback == 0 and fast.n_rejected > 0  # the impacts' halved sub-steps
+    assert (fast.n_substeps, fast.n_newton, fast.n_rejected) == (
+        slow.n_substeps,
+        slow.n_newton,
+        slow.n_rejected,
+    )
+    assert fast.events == slow.events and "impact" in {kind for _, _, kind in slow.events}
+    scale = 1e-15 * max(r.energy.kinetic + abs(r.energy.potential) for r in slow_reports)
+    for a, b in zip(fast_reports, slow_reports, strict=True):
+        assert np.max(np.abs(a.q - b.q)) <= 1e-14
+        assert np.max(np.abs(a.u - b.u)) <= 1e-12
+        for key in a.work:
+            assert abs(a.work[key] - b.work[key]) <= scale, key
+        assert abs(a.energy.total - b.energy.total) <= scale
+        assert [c.state for c in a.contacts] == [c.state for c in b.contacts]
+        for ca, cb in zip(a.contacts, b.contacts, strict=True):
+            assert np.allclose(ca.normal_force, cb.normal_force, rtol=0.0, atol=1e-10)
+    if case == "disk":  # it left the beam at the tip: no contact point, the pair open
+        assert fast.q[0] > 0.4 and fast_reports[-1].contacts[0].state == "open"
+        assert {"stick", "slip"} <= {r.contacts[0].state for r in slow_reports}
 
 
 def test_sparse_product_is_scipys_product():

@@ -3,9 +3,11 @@
 theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block_solve``), the
 contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
 sub-step (``end_state``); a whole sub-step of a tree with one structure (a string or a linear
-beam) and candidate grids in one call (``substep``: these kernels with those of the tree, the
-string or the sparse products of the beam (``sparse_product``), the band, the grids and the
-contact solver's sweeps and active-set Newton, in the Python sub-step's order); the work of
+beam), candidate grids and, on the beam, a closest-point pair in one call (``substep``: these
+kernels with those of the tree, the string or the sparse products of the beam
+(``sparse_product``), the band, the grids, the beam's closest point and contact
+(``kernels.beam``) and the contact solver's sweeps and active-set Newton, in the Python
+sub-step's order); the work of
 a step's
 contact impulses split into its three columns of definite sign (``impulse_work_terms``,
 ``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
@@ -375,7 +377,7 @@ def substep(
 ):
     """One Moreau-Jean sub-step (``steppers.moreau``, steps 1, 2, 4, 5 and the work columns)
     of a tree with one structure, a string (its tension law compiled) or a linear beam, and
-    candidate grids, in one call.
+    candidate grids (and a closest-point pair on the beam), in one call.
 
     tree : (topology arrays, joint stiffness, damping, rest (n_t,), the effective mass's C_j,
         K_j (n_t,), first and last coordinate of the tree in the system) of ``kernels.tree``.

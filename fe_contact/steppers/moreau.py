@@ -38,8 +38,9 @@ replaced by two half steps, recursively up to ``max_halvings`` (the scheme of th
 stepper).
 
 A tree with one structure, a string whose tension law is compiled or a linear beam, and
-candidate grids alone (no drives or loop closures: the disk on the string, a disk on a beam's
-grid) takes each sub-step in one compiled call
+candidate grids alone, on the beam also a last closest-point pair (no drives or loop closures:
+the disk on the string, the disk on the beam, a pendulum hitting it) takes each sub-step in
+one compiled call
 (``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
 takes over where that call hands the sub-step back: a contact problem that needs more than
@@ -438,8 +439,8 @@ class MoreauJean(Stepper):
     @property
     def step_path(self) -> str:
         """ "compiled" when the sub-step runs in one compiled call (``moreau_substep``: a tree on
-        one compiled string or one linear beam with grid pairs), else "python" (the Python
-        sub-step, calling the contact solver's kernels)."""
+        one compiled string or one linear beam with grid pairs, on the beam also a closest-point
+        pair), else "python" (the Python sub-step, calling the contact solver's kernels)."""
         return "python" if self._whole is None else "compiled"
 
     def steps(self, n_max: int) -> MoreauBatch | None:

@@ -1,6 +1,6 @@
 """The Moreau-Jean sub-step of a tree with one structure, a string (its tension law compiled) or
-a linear beam, and candidate grids alone in one compiled call (``kernels.moreau.substep``), for
-``steppers.moreau``: what a
+a linear beam, and candidate grids (on the beam also a closest-point pair) in one compiled call
+(``kernels.moreau.substep``), for ``steppers.moreau``: what a
 committed sub-step hands to the step's report (``Substep``, its closed candidates
 ``ClosedCandidates``), the call's orchestration (``WholeSubstep``: its constant arguments
 packed once, the state handed in and the outcome read back into the stepper) and several
@@ -71,7 +71,10 @@ class WholeSubstep:
     closures, in one call of ``kernels.moreau.substep`` (the same kernels as the Python
     sub-step, in the same order). The structure is a string whose tension law is compiled, or
     a linear one (a beam: internal force K q, K and C_f constant, no stiffness-proportional
-    damping, the ``FlexibleBlock``'s constant effective mass). ``run`` returns the committed
+    damping, the ``FlexibleBlock``'s constant effective mass); on the beam, the model's last
+    pair may be a closest-point pair of a body's circle or point (its search started where the
+    stepper's last one ended, ``MoreauJean._s``, which the call moves as the Python sub-step
+    would). ``run`` returns the committed
     ``Substep``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
     Python sub-step (a singular block, the contact solver beyond active-set Newton, a state
     that is not finite). ``plan(stepper)`` is None for any other system."""
@@ -98,7 +101,7 @@ class WholeSubstep:
             last = n_c - 1
             if len(stepper._grid) != last or last in stepper._grid:
                 return None
-            if string or not _closest_on_beam(stepper, last):
+            if string or not closest_on_beam(stepper, last):
                 return None
         grids = [stepper._grid[k] for k in range(n_c) if k != last]
         if any(g.tree != lay.tree for g in grids):
@@ -369,9 +372,10 @@ def _no_closest(n_tree: int) -> tuple:
     return (False, beam, 0, np.zeros(2), 0.0, 1.0, np.zeros(n_tree), np.nan, 0.0, 0.0, 0.0)
 
 
-def _closest_on_beam(stepper, k: int) -> bool:
-    """Is contact k a closest-point pair of a circle or point on a tree body against the one
-    linear beam, the tree's coordinates first (``kernels.beam.contact``'s rows)?"""
+def closest_on_beam(stepper, k: int) -> bool:
+    """Is contact k of a Moreau-Jean stepper's model a closest-point pair of a circle or point
+    on a tree body against the one linear beam, the tree's coordinates first (the pair that
+    ``kernels.moreau.substep`` evaluates with ``kernels.beam.contact``)?"""
     s = stepper.system
     if stepper._kinds[k] != "closest" or s.layout.tree.start != 0:
         return False
@@ -454,6 +458,7 @@ __all__ = [
     "Substep",
     "WORK_COLUMNS",
     "WholeSubstep",
+    "closest_on_beam",
     "merged_substeps",
     "summed_substeps",
 ]
