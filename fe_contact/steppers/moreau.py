@@ -114,7 +114,14 @@ from .contact_report import ContactReport, open_contact, pair_state, point_state
 from .effective_mass import FlexibleBlock
 from .grid_pairs import GridPair
 from .impulse_work import impulse_work
-from .moreau_batch import BATCH_STEPS, FlatStep, MoreauBatch, compiled_report, pair_values
+from .moreau_batch import (
+    BATCH_STEPS,
+    FlatStep,
+    MoreauBatch,
+    closest_values,
+    compiled_report,
+    pair_values,
+)
 from .moreau_substep import (
     ClosedCandidates,
     Substep,
@@ -481,10 +488,32 @@ class MoreauJean(Stepper):
         return stashed
 
     def _compiled_report(self, subs) -> bool:
-        """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's?"""
-        return all(isinstance(sub.closed, ClosedCandidates) for sub in subs) and len(
-            self._grid
-        ) == len(self.system.model.contacts)
+        """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's or the
+        compiled sub-step's closest-point pair?"""
+        last = None if self._whole is None else self._whole.last
+        return all(isinstance(sub.closed, ClosedCandidates) for sub in subs) and all(
+            k in self._grid or k == last for k in range(len(self.system.model.contacts))
+        )
+
+    def _end_geometry(self, sub, scans) -> dict:
+        """{pair: (gap, normal, tangent, point, parameter) of its closed point at the end
+        state} of the pairs that are not grids and were closed in the step's sub-steps
+        (``sub``, merged), as ``_report`` finds them (``_closed`` without rows, at the
+        parameter of the end state's scan); a pair without a point there is left out."""
+        marks = [np.ones_like(getattr(g, "gap", g)) for g in scans]
+        closed = False
+        for k, i in sub.closed.key:
+            if k not in self._grid:
+                marks[k][i] = -1.0
+                closed = True
+        if not closed:
+            return {}
+        end = self._closed(self.q, self.u, marks, with_rows=False)
+        return {
+            k: (end.gap[[j]], end.normal[[j]], end.tangent[[j]], end.point[[j]],
+                end.parameter[[j]])
+            for j, (k, _) in enumerate(end.key)
+        }  # fmt: skip
 
     def grid_pair(self, k: int) -> GridPair:
         """The ``GridPair`` of contact pair k (a grid pair)."""
@@ -497,6 +526,7 @@ class MoreauJean(Stepper):
         h = self._h_step
         sub = subs[0] if len(subs) == 1 else merged_substeps(subs)
         scans = self._scan(self.q)
+        geometry = self._end_geometry(sub, scans)
         pair = sub.closed.pair
         candidate = sub.closed.candidate
         m = pair.size
@@ -505,6 +535,12 @@ class MoreauJean(Stepper):
         pairs = []
         for k, contact in enumerate(s.model.contacts):
             rows = np.flatnonzero(pair == k)
+            if k not in self._grid:  # the closest-point pair
+                values = closest_values(
+                    geometry.get(k), scans[k], p_n[rows], p_t[rows], slip[rows], contact.mu, h
+                )
+                pairs.append(values)
+                continue
             pairs.append(
                 pair_values(
                     self._grid[k],
@@ -528,7 +564,7 @@ class MoreauJean(Stepper):
             n_substeps=len(subs),
             solver_residual=sub.residual,
             pairs=tuple(pairs),
-            source=(sub, scans, h, u_a),
+            source=(sub, scans, h, u_a, geometry),
         )
 
     def _advance(self, h, level):
