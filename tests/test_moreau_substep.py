@@ -249,8 +249,16 @@ def test_compiled_closest_point_pair_is_the_python_substep(monkeypatch, case):
             assert abs(a.work[key] - b.work[key]) <= scale, key
         assert abs(a.energy.total - b.energy.total) <= scale
         assert [c.state for c in a.contacts] == [c.state for c in b.contacts]
+        # the report built from the flat arrays (``moreau_batch.compiled_report``), the
+        # closed point's geometry at the end state included, is the Python sub-step's
         for ca, cb in zip(a.contacts, b.contacts, strict=True):
+            assert ca.point_state == cb.point_state and ca.n_points == cb.n_points
             assert np.allclose(ca.normal_force, cb.normal_force, rtol=0.0, atol=1e-10)
+            for field in ("point", "normal", "tangent", "gap", "parameter", "slip_velocity"):
+                assert np.allclose(getattr(ca, field), getattr(cb, field), rtol=0.0, atol=1e-12), (
+                    field
+                )
+            assert ca.min_gap == cb.min_gap or abs(ca.min_gap - cb.min_gap) <= 1e-12
     if case == "disk":  # it left the beam at the tip: no contact point, the pair open
         assert fast.q[0] > 0.4 and fast_reports[-1].contacts[0].state == "open"
         assert {"stick", "slip"} <= {r.contacts[0].state for r in slow_reports}
