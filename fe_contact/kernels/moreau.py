@@ -33,6 +33,8 @@ from .tree import body_states, equations, point_state
 
 __all__ = [
     "block_solve",
+    "closest_gap",
+    "closest_record",
     "delassus_offset",
     "end_state",
     "impulse_work_sums",
@@ -314,6 +316,22 @@ def _closest_gap(tree, closest, q, s_guess):
     n = q.size
     record = _closest_contact(tree, closest, q, np.zeros(n), s, np.empty(n), np.empty(n))
     return record[GAP], s
+
+
+@njit(cache=True)
+def closest_gap(tree, closest, q, s_guess):
+    """``substep``'s closest-point search at q (n,) from Python, for the end state's scan:
+    (gap, s) (gap +inf and s_guess kept without a contact point), the arguments as
+    ``substep``'s."""
+    return _closest_gap(tree, closest, q, s_guess)
+
+
+@njit(cache=True)
+def closest_record(tree, closest, q, u, s):
+    """The record of ``kernels.beam.contact`` (N_FIELDS,) of ``substep``'s closest-point pair
+    at (q, u) (n,) and the material point s (the geometry of its point for a report)."""
+    n = q.size
+    return _closest_contact(tree, closest, q, u, s, np.empty(n), np.empty(n))
 
 
 @inner

@@ -525,8 +525,7 @@ class MoreauJean(Stepper):
         s = self.system
         h = self._h_step
         sub = subs[0] if len(subs) == 1 else merged_substeps(subs)
-        scans = self._scan(self.q)
-        geometry = self._end_geometry(sub, scans)
+        scans, geometry = self._whole.end_scans(self, sub)  # the closest point by the kernel
         pair = sub.closed.pair
         candidate = sub.closed.candidate
         m = pair.size

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..coupling.contact_points import pair_plan
+from ..kernels import beam as record
 from ..kernels import moreau as kernels
 from ..kernels.beam import beam_arrays
 from ..multibody.body_points import angular_jacobian
@@ -312,6 +313,42 @@ class WholeSubstep:
             float(scalars[3]),
             np.zeros(0),
         )
+
+    def end_scans(self, stepper, sub) -> tuple[list, dict]:
+        """``MoreauJean._scan`` of the stepper's state and ``MoreauJean._end_geometry`` of a
+        step of compiled sub-steps (``sub``, merged), for its report: the grid pairs' scans
+        (kept by ``run``), and the closest-point pair's search at the end state by the
+        kernel's (``kernels.moreau.closest_gap``, from the stepper's last point, which it
+        moves) and, when the pair was closed in the step, its geometry at that point
+        (``kernels.moreau.closest_record``), as the Python calls give them."""
+        st = stepper
+        if self.last is None:
+            scans = st._scan(st.q)
+            return scans, st._end_geometry(sub, scans)
+        known = st._known(st.q)
+        scans = []
+        for k in range(self.last):
+            if k not in known:
+                known[k] = st.grid_pair(k).scan(st.q)
+            scans.append(known[k])
+        start = st._s.get(self.last)
+        start = np.nan if start is None else float(start)
+        gap, s = kernels.closest_gap(self.tree, self.closest, st.q, start)
+        if np.isfinite(s):
+            st._s[self.last] = float(s)
+        scans.append(np.array([gap]))
+        geometry = {}
+        if any(k == self.last for k, _ in sub.closed.key):
+            r = kernels.closest_record(self.tree, self.closest, st.q, st.u, st._s[self.last])
+            if np.isfinite(r[record.PX]) and np.isfinite(r[record.PY]):
+                geometry[self.last] = (
+                    np.array([r[record.GAP]]),
+                    np.array([[r[record.NX], r[record.NY]]]),
+                    np.array([[r[record.TX], r[record.TY]]]),
+                    np.array([[r[record.PX], r[record.PY]]]),
+                    np.array([r[record.S]]),
+                )
+        return scans, geometry
 
     def energies(self, stepper) -> Energies | None:
         """The ``system.energies`` of the stepper's state when it is the end state of the last
