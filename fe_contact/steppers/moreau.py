@@ -495,26 +495,6 @@ class MoreauJean(Stepper):
             k in self._grid or k == last for k in range(len(self.system.model.contacts))
         )
 
-    def _end_geometry(self, sub, scans) -> dict:
-        """{pair: (gap, normal, tangent, point, parameter) of its closed point at the end
-        state} of the pairs that are not grids and were closed in the step's sub-steps
-        (``sub``, merged), as ``_report`` finds them (``_closed`` without rows, at the
-        parameter of the end state's scan); a pair without a point there is left out."""
-        marks = [np.ones_like(getattr(g, "gap", g)) for g in scans]
-        closed = False
-        for k, i in sub.closed.key:
-            if k not in self._grid:
-                marks[k][i] = -1.0
-                closed = True
-        if not closed:
-            return {}
-        end = self._closed(self.q, self.u, marks, with_rows=False)
-        return {
-            k: (end.gap[[j]], end.normal[[j]], end.tangent[[j]], end.point[[j]],
-                end.parameter[[j]])
-            for j, (k, _) in enumerate(end.key)
-        }  # fmt: skip
-
     def grid_pair(self, k: int) -> GridPair:
         """The ``GridPair`` of contact pair k (a grid pair)."""
         return self._grid[k]

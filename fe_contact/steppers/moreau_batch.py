@@ -123,7 +123,7 @@ def closest_values(geometry, gaps, normal, tangent, slip, mu: float, h: float) -
     ----------
     geometry : tuple or None
         (gap, normal, tangent, point, parameter) of its point at the end state, arrays of one
-        point (``MoreauJean._end_geometry``), or None: no point there (it left the structure,
+        point (``WholeSubstep.end_scans``), or None: no point there (it left the structure,
         or it was not closed in the step).
     gaps : ndarray, shape (1,)
         Its gap at the end state, m (+inf without a point).
@@ -182,7 +182,7 @@ class FlatStep:
     at the end, work by WORK_KEYS (J), contact-solver sweeps, sub-steps, law residual, per
     pair its ``PairValues``, and what ``compiled_report`` needs for its ``StepReport``
     (``source``: the sub-step, or the sub-steps merged, the pairs' scans at the end, h,
-    u_A, the closest-point pair's geometry at the end, ``MoreauJean._end_geometry``)."""
+    u_A, the closest-point pair's geometry at the end, ``WholeSubstep.end_scans``)."""
 
     t: float
     q: np.ndarray

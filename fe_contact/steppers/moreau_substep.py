@@ -315,16 +315,17 @@ class WholeSubstep:
         )
 
     def end_scans(self, stepper, sub) -> tuple[list, dict]:
-        """``MoreauJean._scan`` of the stepper's state and ``MoreauJean._end_geometry`` of a
-        step of compiled sub-steps (``sub``, merged), for its report: the grid pairs' scans
-        (kept by ``run``), and the closest-point pair's search at the end state by the
-        kernel's (``kernels.moreau.closest_gap``, from the stepper's last point, which it
-        moves) and, when the pair was closed in the step, its geometry at that point
-        (``kernels.moreau.closest_record``), as the Python calls give them."""
+        """(scans, geometry) of the stepper's state after a step of compiled sub-steps
+        (``sub``, merged), for its report, as ``MoreauJean._report`` finds them by
+        ``_scan`` and ``_closed``: the grid pairs' scans (kept by ``run``); the closest-point
+        pair's gap, searched at the end state by the kernel's search
+        (``kernels.moreau.closest_gap``, from the stepper's last point, which it moves) and,
+        when the pair was closed in the step, {pair: (gap, normal, tangent, point,
+        parameter)} of its point at the stepper's last point (``kernels.moreau.closest_record``;
+        one point, arrays)."""
         st = stepper
-        if self.last is None:
-            scans = st._scan(st.q)
-            return scans, st._end_geometry(sub, scans)
+        if self.last is None:  # grid pairs alone
+            return st._scan(st.q), {}
         known = st._known(st.q)
         scans = []
         for k in range(self.last):
