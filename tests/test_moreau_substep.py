@@ -27,10 +27,12 @@ from fe_contact import (
     assemble,
     simulate,
 )
+from fe_contact.kernels import moreau as kernels
 from fe_contact.kernels.grid import material_points
 from fe_contact.kernels.moreau import sparse_product
 from fe_contact.papers import belt
 from fe_contact.papers import eugster_glocker as eg
+from fe_contact.steppers import moreau_substep
 from fe_contact.steppers.moreau import MoreauJean
 from fe_contact.steppers.moreau_substep import WholeSubstep
 from fe_contact.system import energies
@@ -314,3 +316,31 @@ def test_batched_closest_point_history_is_the_python_history(monkeypatch):
         # an energy (or the balance's error) to the energies' round-off, else its own
         scale = energy if "energy" in name else np.max(np.abs(b[finite]))
         assert np.max(np.abs(a[finite] - b[finite])) <= 1e-15 * scale, name
+
+
+def test_a_closest_point_pair_handed_back_is_searched_again_by_python(monkeypatch):
+    """Every third compiled sub-step of the disk on the beam handed back (as the kernel does
+    for a contact problem beyond active-set Newton): the Python sub-step searches the closest
+    point from where the stepper's last search ended, so the run is the Python one (to the
+    last bit, measured; held to 1e-14 m, 1e-12 m/s) with both kinds of sub-step mixed."""
+    calls = []
+
+    class EveryThirdHandedBack:
+        def __getattr__(self, name):
+            return getattr(kernels, name)
+
+        def substep(self, *args):
+            kernels.substep(*args)
+            calls.append(1)
+            if len(calls) % 3 == 0:
+                args[-1][7][0] = kernels.HANDED_BACK  # the outcome, scalars[0]
+
+    monkeypatch.setattr(moreau_substep, "kernels", EveryThirdHandedBack())
+    mixed, mixed_reports = closest_pair_runs("disk", True, monkeypatch)
+    monkeypatch.undo()
+    slow, slow_reports = closest_pair_runs("disk", False, monkeypatch)
+    assert mixed.n_fallback == len(calls) // 3 > 100 and mixed.n_compiled > 100
+    assert mixed.n_substeps == slow.n_substeps and mixed.events == slow.events
+    for a, b in zip(mixed_reports, slow_reports, strict=True):
+        assert np.max(np.abs(a.q - b.q)) <= 1e-14
+        assert np.max(np.abs(a.u - b.u)) <= 1e-12
