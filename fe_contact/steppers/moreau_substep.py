@@ -260,7 +260,7 @@ class WholeSubstep:
         centres = np.empty((len(self.pairs), 2))
         forces_e = np.empty(n)
         scalars = np.empty(17)
-        parameter = np.full(1, np.nan)
+        parameter = np.empty(1)  # written by the kernel before any outcome read here
         closed = np.empty((2, n_points + 1), dtype=np.int64)
         contact = np.empty((2, 2 * n_points + 2))
         out = (state, closed, contact, gaps, points, centres, forces_e, scalars, parameter)
