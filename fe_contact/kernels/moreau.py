@@ -424,8 +424,8 @@ def substep(
         forces_a : dV/dq at q_A (n,) (read for theta > 1/2).
     settings : (h, theta, theta h, theta^2 h^2, touch tolerance, contact tolerance, the
         contact solver's sweeps, penetration tolerance, whether to check it).
-    out : (state (2, n): u_E, q_E; closed (2, M): pair and candidate; impulses and gamma^E
-        (2, 2 M), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
+    out : (state (2, n): u_E, q_E; closed (2, M + 1): pair and candidate; impulses and
+        gamma^E (2, 2 M + 2), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
         centres (n_pairs, 2); dV/dq at q_E (n,); scalars (17,): outcome (``DONE``,
         ``REJECTED``, ``HANDED_BACK``), closed count m, the contact solver's sweeps (also of
         a sub-step rejected at q_E), law residual, the work columns
@@ -440,9 +440,13 @@ def substep(
     Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
     ``tree_factor``, ``kernels.string.string_response``, ``kernels.band.smooth_band`` and
     ``band_lu_factor`` (a linear structure: (Q_f - K q) - C_f u by ``sparse_product`` and the
-    band (M_f + theta h C_f) + theta^2 h^2 K, as ``FlexibleBlock.step``), ``block_solve``, ``kernels.grid.grid_rows``, ``delassus_offset``,
-    ``kernels.contact.warm_sweeps`` and ``active_set_newton``, ``end_state``,
-    ``impulse_work_sums``); dot products are summed in loops (round-off against numpy's).
+    band (M_f + theta h C_f) + theta^2 h^2 K, as ``FlexibleBlock.step``), ``block_solve``,
+    ``kernels.grid.grid_rows``, ``delassus_offset``, ``kernels.contact.warm_sweeps`` and
+    ``active_set_newton``, ``end_state``, ``impulse_work_sums``); the closest point and its
+    rows are ``kernels.beam.closest`` and ``contact``, the compiled step's twins of
+    ``Structure.closest`` and ``coupling.kinematics.structure_contact`` that the Python
+    sub-step calls (equal to the last bit on the disk on the beam and the pendulum on the
+    cantilever); dot products are summed in loops (round-off against numpy's).
     """
     topology, stiffness_j, damping_j, rest_j, c_joint, k_joint, t0, t1 = tree
     linear, string, flat, keep, stiffness_f, damping_f = structure
