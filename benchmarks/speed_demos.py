@@ -89,6 +89,7 @@ def moreau_unsupported(stepper) -> str | None:
     """The first condition of ``moreau_substep.WholeSubstep.plan`` (the Moreau-Jean sub-step
     in one compiled call) that the stepper's system misses, None when it meets them all."""
     from fe_contact.steppers.effective_mass import StringPart
+    from fe_contact.steppers.moreau_substep import closest_on_beam
 
     s = stepper.system
     lay, model = s.layout, s.model
@@ -100,20 +101,37 @@ def moreau_unsupported(stepper) -> str | None:
     if block is None:
         return "no structure"
     if len(block.parts) != 1:
-        return f"{len(block.parts)} structures (the compiled sub-step takes one string)"
+        return (
+            f"{len(block.parts)} structures (the compiled sub-step takes one string or one "
+            "linear beam)"
+        )
     _, part_slice, part = block.parts[0]
-    if not isinstance(part, StringPart):
-        return "a structure that is not a string (a beam)"
-    if not part.compiled:
+    if part == "linear":
+        if not block.constant:
+            return "a linear structure with stiffness-proportional damping"
+    elif not isinstance(part, StringPart):
+        return "a structure that is neither a string nor a linear beam"
+    elif not part.compiled:
         return "a string whose tension law the kernels do not evaluate"
     if part_slice != slice(0, lay.n_flexible) or not model.contacts:
-        return "no contacts" if not model.contacts else "the string is not the whole flexible part"
-    if len(stepper._grid) != len(model.contacts):
-        return "a contact pair that is not a candidate grid"
-    grids = [stepper._grid[k] for k in range(len(model.contacts))]
+        if not model.contacts:
+            return "no contacts"
+        return "the structure is not the whole flexible part"
+    n_c = len(model.contacts)
+    last = None  # a closest-point pair on the linear beam, the last pair
+    if len(stepper._grid) != n_c:
+        last = n_c - 1
+        others = [stepper._kinds[k] for k in range(n_c) if k not in stepper._grid]
+        if len(stepper._grid) != last or last in stepper._grid:
+            return (
+                f"contact pairs of kinds {sorted(set(others))} (grids and one last closest point)"
+            )
+        if part != "linear" or not closest_on_beam(stepper, last):
+            return f"a {others[0]} pair that is not a closest point on the linear beam"
+    grids = [stepper._grid[k] for k in range(n_c) if k != last]
     if any(g.tree != lay.tree for g in grids):
         return "a grid pair on a part of the tree"
-    if len({g.grid.dofs.shape[1] for g in grids}) != 1:
+    if len({g.grid.dofs.shape[1] for g in grids}) > 1:
         return "grid pairs of different sizes"
     return None
 

@@ -2,9 +2,12 @@
 (004), sec. 4.4): the factors of the effective mass ``M_eff = blockdiag(M_t + theta h C_j +
 theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block_solve``), the
 contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
-sub-step (``end_state``); a whole sub-step of a tree with one string and candidate grids in one
-call (``substep``: these kernels with those of the tree, the string, the band, the grids and
-the contact solver's sweeps and active-set Newton, in the Python sub-step's order); the work of
+sub-step (``end_state``); a whole sub-step of a tree with one structure (a string or a linear
+beam), candidate grids and, on the beam, a closest-point pair in one call (``substep``: these
+kernels with those of the tree, the string or the sparse products of the beam
+(``sparse_product``), the band, the grids, the beam's closest point and contact
+(``kernels.beam``) and the contact solver's sweeps and active-set Newton, in the Python
+sub-step's order); the work of
 a step's
 contact impulses split into its three columns of definite sign (``impulse_work_terms``,
 ``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
@@ -18,6 +21,9 @@ import numpy as np
 from numba import njit
 
 from .band import add_entries, band_lu_factor, band_lu_solve, band_product, smooth_band
+from .beam import GAP, N_FIELDS
+from .beam import closest as beam_closest
+from .beam import contact as beam_contact
 from .contact import active_set_newton, law_residual, warm_sweeps
 from .dense import lu_decompose, lu_solve_columns
 from .grid import gaps_and_frames, grid_rows, material_points
@@ -27,11 +33,14 @@ from .tree import body_states, equations, point_state
 
 __all__ = [
     "block_solve",
+    "closest_gap",
+    "closest_record",
     "delassus_offset",
     "end_state",
     "impulse_work_sums",
     "impulse_work_terms",
     "pairwise_sum",
+    "sparse_product",
     "substep",
     "tree_factor",
 ]
@@ -218,8 +227,29 @@ def end_state(q_start, u_start, u_free, minv_w, impulses, w, h, theta):
     return u_end, q_end, gamma_start, gamma_end
 
 
+@njit(cache=True)
+def sparse_product(indptr, indices, data, by_columns, x):
+    """A x (n,) for a sparse A (n, n) given by its compressed arrays, summed as scipy's
+    sparsetools sum it: by columns (CSC, ``by_columns`` True: out[i] += a_ij x_j for j = 0..n-1)
+    or by rows (CSR: out[i] = sum over the row's stored entries in their order), each out[i]
+    from 0.0, so that the product is ``A @ x``'s to the last bit."""
+    n = x.size
+    out = np.zeros(n)
+    if by_columns:
+        for j in range(n):
+            for k in range(indptr[j], indptr[j + 1]):
+                out[indices[k]] += data[k] * x[j]
+    else:
+        for i in range(n):
+            acc = out[i]
+            for k in range(indptr[i], indptr[i + 1]):
+                acc += data[k] * x[indices[k]]
+            out[i] = acc
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
-# A whole sub-step of a tree with one string and candidate grids (``steppers.moreau``)
+# A whole sub-step of a tree with one structure and candidate grids (``steppers.moreau``)
 # ---------------------------------------------------------------------------------------------
 
 # codes of ``substep``'s outcome (scalars[0])
@@ -249,6 +279,62 @@ def _scan(tree, grids, q, gaps, positions, centres):
 
 
 @inner
+def _closest_contact(tree, closest, q, u, s, wn, wt):
+    """The closest-point pair of a body's circle (or point) on the beam at (q, u) (n,) and the
+    material point s: the record of ``kernels.beam.contact`` (N_FIELDS,), W_N and W_T written
+    into wn, wt (n,) (``coupling.kinematics.structure_contact``)."""
+    topology, t0, t1 = tree[0], tree[6], tree[7]
+    beam, body, local, radius, side, angular = closest[1:7]
+    q_t = q[t0:t1].copy()
+    u_t = u[t0:t1].copy()
+    centre, velocity, jacobian, remainder = point_state(
+        topology, q_t, u_t, body, local[0], local[1]
+    )
+    spin = 0.0
+    for i in range(t1 - t0):
+        spin += angular[i] * u_t[i]
+    record = np.empty(N_FIELDS)
+    beam_contact(
+        beam, 0, s, q, u, side, radius, centre, velocity, jacobian, remainder, angular, spin,
+        t1 - t0, record, wn, wt, np.empty((3, q.size)),
+    )  # fmt: skip
+    return record
+
+
+@inner
+def _closest_gap(tree, closest, q, s_guess):
+    """(gap, s) of the closest-point pair at q (n,), its search started at s_guess (NaN: at
+    the nearest node; ``Structure.closest``, tolerance 1e-13 of the length): gap +inf and
+    s_guess kept when the closest point lies beyond an end of the beam (no contact point)."""
+    topology, t0, t1 = tree[0], tree[6], tree[7]
+    beam, body, local = closest[1], closest[2], closest[3]
+    q_t = q[t0:t1].copy()
+    centre = point_state(topology, q_t, np.zeros(t1 - t0), body, local[0], local[1])[0]
+    s, inside = beam_closest(beam, 0, centre[0], centre[1], q, s_guess, 1e-13)
+    if not inside:
+        return np.inf, s_guess
+    n = q.size
+    record = _closest_contact(tree, closest, q, np.zeros(n), s, np.empty(n), np.empty(n))
+    return record[GAP], s
+
+
+@njit(cache=True)
+def closest_gap(tree, closest, q, s_guess):
+    """``substep``'s closest-point search at q (n,) from Python, for the end state's scan:
+    (gap, s) (gap +inf and s_guess kept without a contact point), the arguments as
+    ``substep``'s."""
+    return _closest_gap(tree, closest, q, s_guess)
+
+
+@njit(cache=True)
+def closest_record(tree, closest, q, u, s):
+    """The record of ``kernels.beam.contact`` (N_FIELDS,) of ``substep``'s closest-point pair
+    at (q, u) (n,) and the material point s (the geometry of its point for a report)."""
+    n = q.size
+    return _closest_contact(tree, closest, q, u, s, np.empty(n), np.empty(n))
+
+
+@inner
 def _penetrates(gaps, before, tolerance):
     """Does a candidate lie deeper than allowed, -g > max(tol, 1e-3 tol - g_A)?"""
     for i in range(gaps.size):
@@ -259,12 +345,13 @@ def _penetrates(gaps, before, tolerance):
 
 
 @inner
-def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, out):
+def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, power_f, out):
     """The energies of the end state (q, u) (n,) of ``substep`` into out[11:17] (``system.energies``'
     terms): the tree's kinetic energy 1/2 (sum m_i |v_ci|^2 + u^T (sum I_i jw_i^T jw_i) u), the
-    string's 1/2 u M_f u (M_f in band storage, band b), the tree's potential of gravity
-    -sum m_i g . x_ci, its joint springs 1/2 sum k_j (q_j - rest_j)^2, the string's load
-    potential -Q_f . (q - q_ref) and the joint dampers' power sum c_j u_j^2 (J and W)."""
+    structure's 1/2 u M_f u (M_f in band storage, band b), the tree's potential of gravity
+    -sum m_i g . x_ci, its joint springs 1/2 sum k_j (q_j - rest_j)^2, the structure's load
+    potential -Q_f . (q - q_ref) and the dampers' power: the joints' sum c_j u_j^2 plus the
+    structure's ``power_f`` (u C_f u of a linear structure, else 0; J and W)."""
     topology, stiffness, joint_damping, rest = joints
     n_t = t1 - t0
     n_f = f1 - f0
@@ -299,52 +386,76 @@ def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, out
     out[13] = height
     out[14] = 0.5 * springs
     out[15] = potential_f
-    out[16] = dampers
+    out[16] = dampers + power_f
 
 
 @njit(cache=True)
-def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settings, out):
+def substep(
+    tree, structure, flexible, grids, closest, q_a, u_a, actuators, forces_a, settings, out
+):
     """One Moreau-Jean sub-step (``steppers.moreau``, steps 1, 2, 4, 5 and the work columns)
-    of a tree with one string (its tension law compiled) and candidate grids, in one call.
+    of a tree with one structure, a string (its tension law compiled) or a linear beam, and
+    candidate grids (and a closest-point pair on the beam), in one call.
 
     tree : (topology arrays, joint stiffness, damping, rest (n_t,), the effective mass's C_j,
         K_j (n_t,), first and last coordinate of the tree in the system) of ``kernels.tree``.
-    string : the arguments of ``kernels.string.string_response`` after q, then the flat
-        band positions and kept entries of its element tangents (``kernels.band.add_entries``).
-    flexible : (first and last coordinate of the string, load Q_f (n_f,), M_f, C_f and the
+    structure : (linear, string, flat, keep, stiffness, damping): whether the structure is
+        linear (its force K q, K and C_f constant: a beam), else a string whose arguments of
+        ``kernels.string.string_response`` after q are ``string``, with the flat band
+        positions and kept entries of its element tangents (``kernels.band.add_entries``);
+        K and C_f of a linear structure as (indptr, indices, data, by columns) of
+        ``sparse_product`` (the matrices the Python sub-step multiplies; a string's unread).
+    flexible : (first and last coordinate of the structure, load Q_f (n_f,), M_f, C_f and the
         linear stiffness in band storage (3 b + 1, n_f), the band b, stiffness damping beta per
-        column (n_f,), whether C_f(q) is not zero, the string's reference coordinates q_ref
+        column (n_f,), whether C_f(q) is not zero, the structure's reference coordinates q_ref
         (n_f,), from which its load potential is measured).
     grids : stacked candidates of the n_pairs grid pairs: first candidate of each pair
         (n_pairs + 1,), body, circle centre in the body (n_pairs, 2), radius, angular-velocity
         rows (n_pairs, n_t), the structure's columns (n_pairs, 2), the points' offsets (M, 2),
         rows (M, 2, k) and dofs (M, k) (``structures.base.PointRows``), mu, e_N, e_T per pair.
+    closest : (whether the model's last pair is a closest-point pair of a body's circle or point
+        on the linear beam, the beam's arrays (``kernels.beam.beam_arrays``), body, centre in
+        the body (2,), radius, side, angular-velocity row (n_t,), the last closest point s in
+        m (NaN: none yet), mu, e_N, e_T): its point searched at q_P, at q_A and q_E where the
+        penetration is checked, each search started where the last one ended, and its rows
+        at q_P taken at the last point found (the Python sub-step's sequence); it comes last
+        in the contact problem, as the last pair.
     q_a, u_a : the start (n,); actuators : joint actuator forces at t_A and at t = 0 (2, n_t);
         forces_a : dV/dq at q_A (n,) (read for theta > 1/2).
     settings : (h, theta, theta h, theta^2 h^2, touch tolerance, contact tolerance, the
         contact solver's sweeps, penetration tolerance, whether to check it).
-    out : (state (2, n): u_E, q_E; closed (2, M): pair and candidate; impulses and gamma^E
-        (2, 2 M), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
+    out : (state (2, n): u_E, q_E; closed (2, M + 1): pair and candidate; impulses and
+        gamma^E (2, 2 M + 2), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
         centres (n_pairs, 2); dV/dq at q_E (n,); scalars (17,): outcome (``DONE``,
         ``REJECTED``, ``HANDED_BACK``), closed count m, the contact solver's sweeps (also of
         a sub-step rejected at q_E), law residual, the work columns
         dissipated_impact, dissipated_friction, work_contact_timing, dissipated_damping,
-        work_loads, dissipated_numerical, the string's strain energy at q_E, and the energies
-        of the end state (``_end_energies``): the tree's and the string's kinetic energy, the
-        tree's potential of gravity and joint springs, the string's load potential and the
-        joint dampers' power), written.
+        work_loads, dissipated_numerical, the structure's strain energy at q_E, and the
+        energies of the end state (``_end_energies``): the tree's and the structure's kinetic
+        energy, the tree's potential of gravity and joint springs, the structure's load
+        potential and the dampers' power); the closest-point pair's last point s (1,), also
+        of a rejected sub-step), written; a closed closest-point pair is listed as pair
+        n_pairs, candidate 0.
 
     Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
     ``tree_factor``, ``kernels.string.string_response``, ``kernels.band.smooth_band`` and
-    ``band_lu_factor``, ``block_solve``, ``kernels.grid.grid_rows``, ``delassus_offset``,
-    ``kernels.contact.warm_sweeps`` and ``active_set_newton``, ``end_state``,
-    ``impulse_work_sums``); dot products are summed in loops (round-off against numpy's).
+    ``band_lu_factor`` (a linear structure: (Q_f - K q) - C_f u by ``sparse_product`` and the
+    band (M_f + theta h C_f) + theta^2 h^2 K, as ``FlexibleBlock.step``), ``block_solve``,
+    ``kernels.grid.grid_rows``, ``delassus_offset``, ``kernels.contact.warm_sweeps`` and
+    ``active_set_newton``, ``end_state``, ``impulse_work_sums``); the closest point and its
+    rows are ``kernels.beam.closest`` and ``contact``, the compiled step's twins of
+    ``Structure.closest`` and ``coupling.kinematics.structure_contact`` that the Python
+    sub-step calls (equal to the last bit on the disk on the beam and the pendulum on the
+    cantilever); dot products are summed in loops (round-off against numpy's).
     """
     topology, stiffness_j, damping_j, rest_j, c_joint, k_joint, t0, t1 = tree
+    linear, string, flat, keep, stiffness_f, damping_f = structure
     f0, f1, load, mass, damping, stiffness, band, beta, damped, string_reference = flexible
     start, body, local, radius, angular, columns, offset, rows, dofs, mu_p, e_n, e_t = grids
     h, theta, th, th2, touch, tol, max_sweeps, penetration, check = settings
-    state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars = out
+    state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars, parameter = out
+    active, mu_c, e_n_c, e_t_c = closest[0], closest[8], closest[9], closest[10]
+    s_cur = closest[7]
     n = q_a.size
     n_t = t1 - t0
     n_f = f1 - f0
@@ -359,10 +470,18 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     points_p = np.empty((big_m, 2))
     centres_p = np.empty((n_pairs, 2))
     _scan(tree, grids, q_p, gaps_p, points_p, centres_p)
+    gap_p = gap_a = np.inf  # the closest-point pair's
+    if active:
+        gap_p, s_cur = _closest_gap(tree, closest, q_p, s_cur)
     gaps_a = np.empty(big_m)
     if check:
         _scan(tree, grids, q_a, gaps_a, np.empty((big_m, 2)), np.empty((n_pairs, 2)))
-        if _penetrates(gaps_p, gaps_a, penetration):
+        if active:
+            gap_a, s_cur = _closest_gap(tree, closest, q_a, s_cur)
+        parameter[0] = s_cur
+        if _penetrates(gaps_p, gaps_a, penetration) or (
+            active and -gap_p > max(penetration, 1e-3 * penetration - gap_a)
+        ):
             scalars[0] = REJECTED
             return
     # 2. smooth forces and the effective mass at q_P
@@ -373,17 +492,28 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     if n_t and not rcond > 0.0:
         scalars[0] = HANDED_BACK
         return
-    force_f, tangents, _ = string_response(q_p[f0:f1].copy(), *string[:-2], 2, n_f)
-    k_band = add_entries(stiffness.ravel(), string[-2], string[-1], tangents).reshape(mass.shape)
-    c_band = damping
-    if damped:
-        c_band = damping.copy()
-        for j in range(n_f):
-            if beta[j] != 0.0:
-                for r in range(mass.shape[0]):
-                    c_band[r, j] += beta[j] * k_band[r, j]
     u_f = u_a[f0:f1].copy()
-    smooth_f, ab = smooth_band(load, force_f, c_band, band, u_f, mass, k_band, th, th2)
+    c_band = damping
+    if linear:  # K q and C_f u as the Python sub-step's sparse products, the constant band
+        force_f = sparse_product(*stiffness_f, q_p[f0:f1].copy())
+        damped_u = sparse_product(*damping_f, u_f)
+        smooth_f = np.empty(n_f)
+        for i in range(n_f):
+            smooth_f[i] = (load[i] - force_f[i]) - damped_u[i]
+        ab = np.empty(mass.shape)
+        for r in range(mass.shape[0]):
+            for j in range(n_f):
+                ab[r, j] = (mass[r, j] + th * damping[r, j]) + th2 * stiffness[r, j]
+    else:
+        force_f, tangents, _ = string_response(q_p[f0:f1].copy(), *string, 2, n_f)
+        k_band = add_entries(stiffness.ravel(), flat, keep, tangents).reshape(mass.shape)
+        if damped:
+            c_band = damping.copy()
+            for j in range(n_f):
+                if beta[j] != 0.0:
+                    for r in range(mass.shape[0]):
+                        c_band[r, j] += beta[j] * k_band[r, j]
+        smooth_f, ab = smooth_band(load, force_f, c_band, band, u_f, mass, k_band, th, th2)
     band_lu, band_piv, info = band_lu_factor(ab, band)
     if info != 0:
         scalars[0] = HANDED_BACK
@@ -402,6 +532,9 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     for i in range(big_m):
         if gaps_p[i] <= touch:
             m += 1
+    pressed = active and gap_p <= touch  # the closest-point pair closed, last
+    if pressed:
+        m += 1
     w = np.zeros((n, 2 * m))
     e = np.empty(2 * m)
     mu = np.empty(m)
@@ -432,6 +565,13 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
             e[m + j + i] = e_t[p]
             mu[j + i] = mu_p[p]
         j += count
+    if pressed:
+        _closest_contact(tree, closest, q_p, u_a, s_cur, w[:, j], w[:, m + j])
+        closed[0, j] = n_pairs
+        closed[1, j] = 0
+        e[j] = e_n_c
+        e[m + j] = e_t_c
+        mu[j] = mu_c
     impulses = np.zeros(2 * m)
     minv_w = np.zeros((n, 0))
     sweeps = 0
@@ -475,9 +615,16 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
             scalars[0] = HANDED_BACK
             return
     _scan(tree, grids, q_e, gaps_e, points_e, centres_e)
-    if check and _penetrates(gaps_e, gaps_a, penetration):
-        scalars[0] = REJECTED
-        return
+    if check:
+        gap_e = np.inf
+        if active:
+            gap_e, s_cur = _closest_gap(tree, closest, q_e, s_cur)
+        parameter[0] = s_cur
+        if _penetrates(gaps_e, gaps_a, penetration) or (
+            active and -gap_e > max(penetration, 1e-3 * penetration - gap_a)
+        ):
+            scalars[0] = REJECTED
+            return
     # the work columns (``steppers.impulse_work``, ``MoreauJean._smooth_work``)
     impact, friction, timing = impulse_work_sums(
         impulses[:m], impulses[m:], gamma_a, gamma_e, e, mu, theta
@@ -494,7 +641,10 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     dissipated = h * joint_damping
     loads = h * joint_loads
     if damped:
-        c_u = band_product(c_band, band, u_theta[f0:f1].copy())
+        if linear:
+            c_u = sparse_product(*damping_f, u_theta[f0:f1].copy())
+        else:
+            c_u = band_product(c_band, band, u_theta[f0:f1].copy())
         flexible_damping = 0.0
         for i in range(n_f):
             flexible_damping += u_theta[f0 + i] * c_u[i]
@@ -502,7 +652,19 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     mass_e, bias_e = equations(
         topology, q_e[t0:t1].copy(), np.zeros(n_t), stiffness_j, damping_j, rest_j, actuators[1]
     )
-    force_e, _, strain = string_response(q_e[f0:f1].copy(), *string[:-2], 1, n_f)
+    power_f = 0.0  # u_E C_f u_E of a linear structure (a string's: evaluated in Python)
+    if linear:
+        force_e = sparse_product(*stiffness_f, q_e[f0:f1].copy())
+        strain = 0.0
+        for i in range(n_f):
+            strain += q_e[f0 + i] * force_e[i]
+        strain *= 0.5
+        if damped:
+            c_u = sparse_product(*damping_f, u_e[f0:f1].copy())
+            for i in range(n_f):
+                power_f += u_e[f0 + i] * c_u[i]
+    else:
+        force_e, _, strain = string_response(q_e[f0:f1].copy(), *string, 1, n_f)
     for i in range(n_t):
         forces_e[t0 + i] = bias_e[i]
     for i in range(n_f):
@@ -520,15 +682,26 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
         for i in range(n_f):
             kinetic += du[f0 + i] * m_du[i]
         potential = 0.0
-        for i in range(n):
+        for i in range(t0, t1):
             potential += (q_e[i] - q_a[i]) * (forces_e[i] - forces_a[i])
+        if linear:  # [q]^T K [q], not a difference of two forces (the Python sub-step's)
+            dq = q_e[f0:f1] - q_a[f0:f1]
+            k_dq = sparse_product(*stiffness_f, dq)
+            for i in range(n_f):
+                potential += dq[i] * k_dq[i]
+        else:
+            for i in range(f0, f1):
+                potential += (q_e[i] - q_a[i]) * (forces_e[i] - forces_a[i])
         numerical = (theta - 0.5) * (kinetic + potential)
     joints = (topology, stiffness_j, damping_j, rest_j)
-    _end_energies(joints, mass, band, load, string_reference, q_e, u_e, t0, t1, f0, f1, scalars)
+    _end_energies(
+        joints, mass, band, load, string_reference, q_e, u_e, t0, t1, f0, f1, power_f, scalars
+    )
     state[0] = u_e
     state[1] = q_e
     contact[0, : 2 * m] = impulses
     contact[1, : 2 * m] = gamma_e
+    parameter[0] = s_cur
     scalars[0] = DONE
     scalars[1] = m
     scalars[3] = residual

@@ -37,14 +37,17 @@ A (sub-)step after which a candidate would penetrate deeper than ``penetration_t
 replaced by two half steps, recursively up to ``max_halvings`` (the scheme of the disk-on-string
 stepper).
 
-A tree with one string whose tension law is compiled and candidate grids alone (no drives or
-loop closures: the disk on the string) takes each sub-step in one compiled call
+A tree with one structure, a string whose tension law is compiled or a linear beam, and
+candidate grids alone, on the beam also a last closest-point pair (no drives or loop closures:
+the disk on the string, the disk on the beam, a pendulum hitting it) takes each sub-step in
+one compiled call
 (``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
 takes over where that call hands the sub-step back: a contact problem that needs more than
 the warm sweeps and active-set Newton, a singular block, a state that is not finite. That call
 also returns the energies of its end state (``system.energies``' terms; with string damping
-those are evaluated in Python, the damping power needing the tangent at q_E). In a run
+those are evaluated in Python, the damping power needing the tangent at q_E; a linear beam's
+damping power is the kernel's). In a run
 (``simulate``) such steps are taken as a batch (``steps``, ``steppers.moreau_batch``): each
 step still one ``step()``, its history columns computed for the batch from flat per-step
 values, without a ``ContactReport`` per step (a halved step's sub-steps summed as the report
@@ -111,7 +114,14 @@ from .contact_report import ContactReport, open_contact, pair_state, point_state
 from .effective_mass import FlexibleBlock
 from .grid_pairs import GridPair
 from .impulse_work import impulse_work
-from .moreau_batch import BATCH_STEPS, FlatStep, MoreauBatch, compiled_report, pair_values
+from .moreau_batch import (
+    BATCH_STEPS,
+    FlatStep,
+    MoreauBatch,
+    closest_values,
+    compiled_report,
+    pair_values,
+)
 from .moreau_substep import (
     ClosedCandidates,
     Substep,
@@ -436,8 +446,8 @@ class MoreauJean(Stepper):
     @property
     def step_path(self) -> str:
         """ "compiled" when the sub-step runs in one compiled call (``moreau_substep``: a tree on
-        one compiled string with grid pairs), else "python" (the Python sub-step, calling the
-        contact solver's kernels)."""
+        one compiled string or one linear beam with grid pairs, on the beam also a closest-point
+        pair), else "python" (the Python sub-step, calling the contact solver's kernels)."""
         return "python" if self._whole is None else "compiled"
 
     def steps(self, n_max: int) -> MoreauBatch | None:
@@ -478,10 +488,12 @@ class MoreauJean(Stepper):
         return stashed
 
     def _compiled_report(self, subs) -> bool:
-        """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's?"""
-        return all(isinstance(sub.closed, ClosedCandidates) for sub in subs) and len(
-            self._grid
-        ) == len(self.system.model.contacts)
+        """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's or the
+        compiled sub-step's closest-point pair?"""
+        last = None if self._whole is None else self._whole.last
+        return all(isinstance(sub.closed, ClosedCandidates) for sub in subs) and all(
+            k in self._grid or k == last for k in range(len(self.system.model.contacts))
+        )
 
     def grid_pair(self, k: int) -> GridPair:
         """The ``GridPair`` of contact pair k (a grid pair)."""
@@ -493,7 +505,7 @@ class MoreauJean(Stepper):
         s = self.system
         h = self._h_step
         sub = subs[0] if len(subs) == 1 else merged_substeps(subs)
-        scans = self._scan(self.q)
+        scans, geometry = self._whole.end_scans(self, sub)  # the closest point by the kernel
         pair = sub.closed.pair
         candidate = sub.closed.candidate
         m = pair.size
@@ -502,6 +514,12 @@ class MoreauJean(Stepper):
         pairs = []
         for k, contact in enumerate(s.model.contacts):
             rows = np.flatnonzero(pair == k)
+            if k not in self._grid:  # the closest-point pair
+                values = closest_values(
+                    geometry.get(k), scans[k], p_n[rows], p_t[rows], slip[rows], contact.mu, h
+                )
+                pairs.append(values)
+                continue
             pairs.append(
                 pair_values(
                     self._grid[k],
@@ -525,7 +543,7 @@ class MoreauJean(Stepper):
             n_substeps=len(subs),
             solver_residual=sub.residual,
             pairs=tuple(pairs),
-            source=(sub, scans, h, u_a),
+            source=(sub, scans, h, u_a, geometry),
         )
 
     def _advance(self, h, level):

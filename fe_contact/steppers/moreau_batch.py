@@ -2,9 +2,11 @@
 ``kernels.moreau.substep``), reported as arrays.
 
 ``MoreauJean.steps`` takes steps one by one as ``step()`` does; each one whose sub-steps were
-all compiled (a tree with one string and candidate grids; halved or not, none handed back to
-the Python sub-step) is kept as a ``FlatStep``: the state, the kernel's energies and work columns, and per contact
-pair the values its history columns read (``pair_values``), without a ``ContactReport``. A
+all compiled (a tree with one string or linear beam and its pairs; halved or not, none handed
+back to the Python sub-step) is kept as a ``FlatStep``: the state, the kernel's energies and
+work columns, and per contact pair the values its history columns read (``pair_values``, a
+closest-point pair's ``closest_values`` from its geometry at the end state), without a
+``ContactReport``. A
 ``MoreauBatch`` holds such steps: ``columns`` gives the history columns of
 ``step_report.history_row`` as arrays, by the columns' own definitions (``columns``), and
 ``report`` the ``StepReport`` of one step (``compiled_report``), for observers. The first
@@ -114,13 +116,73 @@ def pair_values(grid, scan, which, normal, tangent, slip, mu: float, h: float) -
     )
 
 
+def closest_values(geometry, gaps, normal, tangent, slip, mu: float, h: float) -> PairValues:
+    """The ``PairValues`` of a closest-point pair after a step (``pair_values``' arithmetic).
+
+    Parameters
+    ----------
+    geometry : tuple or None
+        (gap, normal, tangent, point, parameter) of its point at the end state, arrays of one
+        point (``WholeSubstep.end_scans``), or None: no point there (it left the structure,
+        or it was not closed in the step).
+    gaps : ndarray, shape (1,)
+        Its gap at the end state, m (+inf without a point).
+    normal, tangent : ndarray, shape (k,)
+        Its impulses in the step (k = 1 when it was closed, else 0), N s.
+    slip : ndarray, shape (k,)
+        Its slip velocity gamma_T at the end, m/s.
+    mu : float
+        The pair's friction coefficient.
+    h : float
+        The step, s.
+
+    Returns
+    -------
+    PairValues
+        The values ``ContactReport`` of the same step gives its columns; open without a point
+        at the end (as ``MoreauJean._report`` reports it).
+
+    Examples
+    --------
+    A pair whose point left the structure is open:
+
+    >>> import numpy as np
+    >>> v = closest_values(None, np.array([np.inf]), np.ones(1), np.zeros(1), np.zeros(1), 0.3,
+    ...                    1e-3)
+    >>> v.state, v.normal_force, v.n_points
+    ('open', 0.0, 0)
+    """
+    min_gap = float(np.min(gaps))
+    if not normal.size or geometry is None:
+        nan = float("nan")
+        return PairValues("open", 0.0, 0.0, 0.0, 0.0, 0.0, nan, nan, (nan, nan), min_gap, 0, True)
+    point, parameter = geometry[3], geometry[4]
+    normal_force, friction_force = normal / h, tangent / h
+    states = point_states(normal, slip, mu)
+    main = int(np.argmax(normal_force))
+    return PairValues(
+        state=pair_state(states),
+        normal_force=float(np.add.reduce(normal_force)),
+        friction_force=float(np.add.reduce(friction_force)),
+        normal_impulse=float(np.add.reduce(normal)),
+        friction_impulse=float(np.add.reduce(tangent)),
+        friction_power=float(np.add.reduce(friction_force * slip)),
+        slip_velocity=float(slip[main]),
+        parameter=float(parameter[main]),
+        point=(float(point[main, 0]), float(point[main, 1])),
+        min_gap=min_gap,
+        n_points=int(normal.size),
+        all_open=all(p == "open" for p in states),
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class FlatStep:
     """One step of compiled sub-steps: t (s), q, u, the mean acceleration (n,), its energies
     at the end, work by WORK_KEYS (J), contact-solver sweeps, sub-steps, law residual, per
     pair its ``PairValues``, and what ``compiled_report`` needs for its ``StepReport``
     (``source``: the sub-step, or the sub-steps merged, the pairs' scans at the end, h,
-    u_A)."""
+    u_A, the closest-point pair's geometry at the end, ``WholeSubstep.end_scans``)."""
 
     t: float
     q: np.ndarray
@@ -157,7 +219,7 @@ def compiled_report(stepper, step: FlatStep) -> StepReport:
     >>> MoreauBatch([]).n  # a run of the disk on the string calls this for its observers
     0
     """
-    sub, scans, h, u_a = step.source
+    sub, scans, h, u_a, geometry = step.source
     pair, candidate = sub.closed.pair, sub.closed.candidate
     m = pair.size
     p_n, p_t = 0.0 + sub.p_n, 0.0 + sub.p_t
@@ -165,12 +227,17 @@ def compiled_report(stepper, step: FlatStep) -> StepReport:
     reports = []
     for k, contact in enumerate(stepper.system.model.contacts):
         scan = scans[k]
+        gaps = getattr(scan, "gap", scan)  # a grid's scan, a closest-point pair's gap
         rows = np.flatnonzero(pair == k)
-        if not rows.size:
-            reports.append(open_contact(contact.name, float(np.min(scan.gap))))
+        grid = k in stepper._grid
+        if not rows.size or not (grid or k in geometry):
+            reports.append(open_contact(contact.name, float(np.min(gaps))))
             continue
-        which = candidate[rows]
-        gap, normal, tangent, point, parameter = stepper.grid_pair(k).geometry(which, scan)
+        if grid:
+            which = candidate[rows]
+            gap, normal, tangent, point, parameter = stepper.grid_pair(k).geometry(which, scan)
+        else:
+            gap, normal, tangent, point, parameter = geometry[k]
         pn, pt, gamma = p_n[rows], p_t[rows], slip[rows]
         states = point_states(pn, gamma, contact.mu)
         reports.append(
@@ -187,7 +254,7 @@ def compiled_report(stepper, step: FlatStep) -> StepReport:
                 friction_force=pt / h,
                 normal_impulse=pn,
                 friction_impulse=pt,
-                min_gap=float(np.min(scan.gap)),
+                min_gap=float(np.min(gaps)),
                 point_state=states,
             )
         )
@@ -321,6 +388,7 @@ __all__ = [
     "FlatStep",
     "MoreauBatch",
     "PairValues",
+    "closest_values",
     "compiled_report",
     "pair_values",
 ]

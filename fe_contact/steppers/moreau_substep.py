@@ -1,5 +1,6 @@
-"""The Moreau-Jean sub-step of a tree with one string (its tension law compiled) and candidate
-grids alone in one compiled call (``kernels.moreau.substep``), for ``steppers.moreau``: what a
+"""The Moreau-Jean sub-step of a tree with one structure, a string (its tension law compiled) or
+a linear beam, and candidate grids (on the beam also a closest-point pair) in one compiled call
+(``kernels.moreau.substep``), for ``steppers.moreau``: what a
 committed sub-step hands to the step's report (``Substep``, its closed candidates
 ``ClosedCandidates``), the call's orchestration (``WholeSubstep``: its constant arguments
 packed once, the state handed in and the outcome read back into the stepper) and several
@@ -12,8 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
+from ..coupling.contact_points import pair_plan
+from ..kernels import beam as record
 from ..kernels import moreau as kernels
+from ..kernels.beam import beam_arrays
+from ..multibody.body_points import angular_jacobian
 from ..multibody.tree import actuator_forces
 from ..system import Energies
 from .closed_contacts import ClosedContacts
@@ -62,9 +68,14 @@ class ClosedCandidates:
 
 
 class WholeSubstep:
-    """A sub-step of a tree with one string (its tension law compiled) and candidate grids
-    alone, no drives or loop closures, in one call of ``kernels.moreau.substep`` (the same
-    kernels as the Python sub-step, in the same order): ``run`` returns the committed
+    """A sub-step of a tree with one structure and candidate grids alone, no drives or loop
+    closures, in one call of ``kernels.moreau.substep`` (the same kernels as the Python
+    sub-step, in the same order). The structure is a string whose tension law is compiled, or
+    a linear one (a beam: internal force K q, K and C_f constant, no stiffness-proportional
+    damping, the ``FlexibleBlock``'s constant effective mass); on the beam, the model's last
+    pair may be a closest-point pair of a body's circle or point (its search started where the
+    stepper's last one ended, ``MoreauJean._s``, which the call moves as the Python sub-step
+    would). ``run`` returns the committed
     ``Substep``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
     Python sub-step (a singular block, the contact solver beyond active-set Newton, a state
     that is not finite). ``plan(stepper)`` is None for any other system."""
@@ -80,20 +91,27 @@ class WholeSubstep:
         if s.tree is None or stepper._n_bilateral or block is None or len(block.parts) != 1:
             return None
         structure, part_slice, part = block.parts[0]
-        if not (isinstance(part, StringPart) and part.compiled):
+        string = isinstance(part, StringPart) and part.compiled
+        if not (string or (part == "linear" and block.constant and _compressed(block))):
             return None
         if part_slice != slice(0, lay.n_flexible) or not model.contacts:
             return None
-        if len(stepper._grid) != len(model.contacts):
-            return None
-        grids = [stepper._grid[k] for k in range(len(model.contacts))]
+        n_c = len(model.contacts)
+        last = None  # a closest-point pair on the linear beam, the last pair
+        if len(stepper._grid) != n_c:
+            last = n_c - 1
+            if len(stepper._grid) != last or last in stepper._grid:
+                return None
+            if string or not closest_on_beam(stepper, last):
+                return None
+        grids = [stepper._grid[k] for k in range(n_c) if k != last]
         if any(g.tree != lay.tree for g in grids):
             return None
-        if len({g.grid.dofs.shape[1] for g in grids}) != 1:
+        if len({g.grid.dofs.shape[1] for g in grids}) > 1 or (not grids and last is None):
             return None
-        return cls(stepper, structure, part, grids)
+        return cls(stepper, structure, part, grids, last)
 
-    def __init__(self, stepper, structure, part, grids):
+    def __init__(self, stepper, structure, part, grids, last=None):
         s = stepper.system
         lay = s.layout
         topo = s.tree.topology
@@ -115,7 +133,25 @@ class WholeSubstep:
             lay.tree.start,
             lay.tree.stop,
         )
-        self.string = (*part.arguments, whole(part.flat), whole(part.keep))
+        self.linear = linear = part == "linear"
+        if linear:  # the products of ``FlexibleBlock.step``; no string arguments read
+            self.structure = (
+                True,
+                _NO_STRING,
+                np.zeros(0, dtype=np.int64),
+                np.zeros(0, dtype=np.int64),
+                _sparse_arrays(block.stiffness_matrix),
+                _sparse_arrays(block.damping_matrix),
+            )
+        else:
+            self.structure = (
+                False,
+                tuple(part.arguments),
+                whole(part.flat),
+                whole(part.keep),
+                _NO_MATRIX,
+                _NO_MATRIX,
+            )
         beta = float(structure.stiffness_damping)
         self.flexible = (
             lay.flexible.start,
@@ -129,10 +165,16 @@ class WholeSubstep:
             bool(beta != 0.0 or block.damping_matrix.nnz),
             real(structure.initial_coordinates()),
         )
-        self.damped = self.flexible[8]  # C_f(q) not zero: its power needs K_t(q_E) (Python)
+        # a string's C_f(q) not zero: its power needs K_t(q_E) (Python); a linear C_f's: the kernel's
+        self.damped = self.flexible[8] and not linear
         sizes = [g.grid.dofs.shape[0] for g in grids]
         self.start = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
         pairs = [g.k for g in grids]
+        k_dofs = grids[0].grid.dofs.shape[1] if grids else 4
+
+        def stacked(parts, shape, kind):
+            return kind(np.concatenate(parts)) if parts else kind(np.zeros(shape))
+
         self.grids = (
             self.start,
             whole([g.body for g in grids]),
@@ -140,15 +182,33 @@ class WholeSubstep:
             real([g.radius for g in grids]),
             real(np.array([g.angular_row for g in grids]).reshape(len(grids), lay.n_tree)),
             whole([(g.columns.start, g.columns.stop) for g in grids]).reshape(-1, 2),
-            real(np.concatenate([g.grid.offset for g in grids])),
-            real(np.concatenate([g.grid.rows for g in grids])),
-            whole(np.concatenate([g.grid.dofs for g in grids])),
+            stacked([g.grid.offset for g in grids], (0, 2), real),
+            stacked([g.grid.rows for g in grids], (0, 2, k_dofs), real),
+            stacked([g.grid.dofs for g in grids], (0, k_dofs), whole),
             real(stepper._mu[pairs]),
             real(stepper._e_normal[pairs]),
             real(stepper._e_tangent[pairs]),
         )
+        self.last = last  # the closest-point pair's contact index, or None
+        self.closest = _no_closest(lay.n_tree)
+        if last is not None:
+            plan = pair_plan(s, last)
+            self.closest = (
+                True,
+                beam_arrays({structure.name: structure}, lay),
+                int(plan.body),
+                real(plan.local),
+                float(plan.radius),
+                float(plan.side),
+                real(angular_jacobian(s.tree, plan.body)),
+                np.nan,
+                float(stepper._mu[last]),
+                float(stepper._e_normal[last]),
+                float(stepper._e_tangent[last]),
+            )
         self.pairs = pairs
-        self._pair_of = np.array(pairs)  # the contact index of each grid
+        # the contact index of each grid, then of the closest-point pair (listed as n_pairs)
+        self._pair_of = np.array([*pairs, -1 if last is None else last], dtype=np.int64)
         self._settings = {}  # (h, check) -> the kernel's settings
         bounds = self.start.tolist()
         self.slices = [(k, bounds[p], bounds[p + 1]) for p, k in enumerate(pairs)]
@@ -169,8 +229,11 @@ class WholeSubstep:
         forces_a = self._forces[1] if self._forces[0] is q_a else None
         if forces_a is None:
             forces_a = np.zeros(n)
-            if theta > 0.5:  # read by the scheme's own loss
-                forces_a[lay.tree], forces_a[lay.flexible] = st._conservative_forces(q_a)
+            if theta > 0.5:  # read by the scheme's own loss (a linear structure's: K [q])
+                tree, flexible = st._conservative_forces(q_a)
+                forces_a[lay.tree] = tree
+                if not self.linear:
+                    forces_a[lay.flexible] = flexible
         actuators = self.actuators
         if self.actuated:
             actuators = actuators.copy()
@@ -192,23 +255,30 @@ class WholeSubstep:
                 bool(check),
             )
         state = np.empty((2, n))
-        closed = np.empty((2, n_points), dtype=np.int64)
-        contact = np.empty((2, 2 * n_points))
         gaps = np.empty(n_points)
         points = np.empty((n_points, 2))
         centres = np.empty((len(self.pairs), 2))
         forces_e = np.empty(n)
         scalars = np.empty(17)
-        out = (state, closed, contact, gaps, points, centres, forces_e, scalars)
-        kernels.substep(self.tree, self.string, self.flexible, self.grids, q_a, u_a, actuators,
-                        forces_a, settings, out)  # fmt: skip
+        parameter = np.empty(1)  # written by the kernel before any outcome read here
+        closed = np.empty((2, n_points + 1), dtype=np.int64)
+        contact = np.empty((2, 2 * n_points + 2))
+        out = (state, closed, contact, gaps, points, centres, forces_e, scalars, parameter)
+        closest = self.closest
+        if self.last is not None:  # the search starts where the last one ended
+            start = st._s.get(self.last)
+            closest = (*closest[:7], np.nan if start is None else float(start), *closest[8:])
+        kernels.substep(self.tree, self.structure, self.flexible, self.grids, closest, q_a, u_a,
+                        actuators, forces_a, settings, out)  # fmt: skip
         outcome = int(scalars[0])
+        if outcome == kernels.HANDED_BACK:  # the Python sub-step searches again from the start
+            st.n_fallback += 1
+            return self.HANDED_BACK
+        if self.last is not None and np.isfinite(parameter[0]):
+            st._s[self.last] = float(parameter[0])
         if outcome == kernels.REJECTED:
             st.n_newton += int(scalars[2])  # the sweeps of a contact problem solved, as in Python
             return None
-        if outcome == kernels.HANDED_BACK:
-            st.n_fallback += 1
-            return self.HANDED_BACK
         m = int(scalars[1])
         u_e, q_e = state[0], state[1]
         scans = {
@@ -216,8 +286,12 @@ class WholeSubstep:
             for p, (k, a, b) in enumerate(self.slices)
         }
         st._known(q_e).update(scans)
-        st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
-        st._end_strain = (q_e, {self.name: float(scalars[10])})
+        if self.linear:  # as ``MoreauJean._conservative_forces`` keeps them: no structure part
+            st._end_forces = (q_e, (forces_e[lay.tree], np.zeros(0)))
+            st._end_strain = (q_e, {})
+        else:
+            st._end_forces = (q_e, (forces_e[lay.tree], forces_e[lay.flexible]))
+            st._end_strain = (q_e, {self.name: float(scalars[10])})
         self._forces = (q_e, forces_e)
         self._energies = (q_e, scalars)
         pair = self._pair_of[closed[0, :m]]
@@ -240,15 +314,53 @@ class WholeSubstep:
             np.zeros(0),
         )
 
+    def end_scans(self, stepper, sub) -> tuple[list, dict]:
+        """(scans, geometry) of the stepper's state after a step of compiled sub-steps
+        (``sub``, merged), for its report, as ``MoreauJean._report`` finds them by
+        ``_scan`` and ``_closed``: the grid pairs' scans (kept by ``run``); the closest-point
+        pair's gap, searched at the end state by the kernel's search
+        (``kernels.moreau.closest_gap``, from the stepper's last point, which it moves) and,
+        when the pair was closed in the step, {pair: (gap, normal, tangent, point,
+        parameter)} of its point at the stepper's last point (``kernels.moreau.closest_record``;
+        one point, arrays)."""
+        st = stepper
+        if self.last is None:  # grid pairs alone
+            return st._scan(st.q), {}
+        known = st._known(st.q)
+        scans = []
+        for k in range(self.last):
+            if k not in known:
+                known[k] = st.grid_pair(k).scan(st.q)
+            scans.append(known[k])
+        start = st._s.get(self.last)
+        start = np.nan if start is None else float(start)
+        gap, s = kernels.closest_gap(self.tree, self.closest, st.q, start)
+        if np.isfinite(s):
+            st._s[self.last] = float(s)
+        scans.append(np.array([gap]))
+        geometry = {}
+        if any(k == self.last for k, _ in sub.closed.key):
+            r = kernels.closest_record(self.tree, self.closest, st.q, st.u, st._s[self.last])
+            if np.isfinite(r[record.PX]) and np.isfinite(r[record.PY]):
+                geometry[self.last] = (
+                    np.array([r[record.GAP]]),
+                    np.array([[r[record.NX], r[record.NY]]]),
+                    np.array([[r[record.TX], r[record.TY]]]),
+                    np.array([[r[record.PX], r[record.PY]]]),
+                    np.array([r[record.S]]),
+                )
+        return scans, geometry
+
     def energies(self, stepper) -> Energies | None:
         """The ``system.energies`` of the stepper's state when it is the end state of the last
-        compiled sub-step (the kernel's terms, ``kernels.moreau.substep``), else None. The
-        string's damping power C(q_E) u . u needs its tangent at q_E: None when C_f is not
-        zero; the joint actuators' power is evaluated here at the stepper's time."""
+        compiled sub-step (the kernel's terms, ``kernels.moreau.substep``), else None. A
+        string's damping power C(q_E) u . u needs its tangent at q_E: None when its C_f is not
+        zero (a linear structure's is the kernel's); the joint actuators' power is evaluated
+        here at the stepper's time."""
         q, scalars = self._energies
         if q is not stepper.q or self.damped:
             return None
-        tree_kinetic, string_kinetic, gravity, springs, load_potential, dampers = scalars[
+        tree_kinetic, structure_kinetic, gravity, springs, load_potential, dampers = scalars[
             11:17
         ].tolist()
         loads = 0.0
@@ -258,7 +370,7 @@ class WholeSubstep:
         strain = float(scalars[10])
         return Energies(
             tree_kinetic=tree_kinetic,
-            structure_kinetic=string_kinetic,
+            structure_kinetic=structure_kinetic,
             gravity=gravity + load_potential,
             tree_springs=springs,
             structure_elastic=strain,
@@ -266,6 +378,72 @@ class WholeSubstep:
             load_power=loads,
             structure_elastic_parts=((self.name, strain),),
         )
+
+
+# the string arguments of a linear structure's call (typed as a string's, never read)
+_NO_STRING = (
+    np.zeros((0, 8), dtype=np.int64),
+    np.zeros((0, 8)),
+    np.zeros((0, 4, 1)),
+    np.zeros((0, 4, 1)),
+    np.zeros((0, 1)),
+    0.0,
+    np.zeros((0, 1)),
+    np.zeros((0, 1)),
+    0,
+    0.0,
+)
+_NO_MATRIX = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0), True)
+
+
+def _no_closest(n_tree: int) -> tuple:
+    """The closest-point argument of ``kernels.moreau.substep`` without such a pair."""
+    beam = (
+        np.zeros((0, 3), dtype=np.int64),
+        np.zeros((0, 7)),
+        np.zeros(0),
+        np.zeros(0),
+        np.zeros(0),
+        np.zeros((0, 4), dtype=np.int64),
+        np.zeros((0, 4, 4)),
+    )
+    return (False, beam, 0, np.zeros(2), 0.0, 1.0, np.zeros(n_tree), np.nan, 0.0, 0.0, 0.0)
+
+
+def closest_on_beam(stepper, k: int) -> bool:
+    """Is contact k of a Moreau-Jean stepper's model a closest-point pair of a circle or point
+    on a tree body against the one linear beam, the tree's coordinates first (the pair that
+    ``kernels.moreau.substep`` evaluates with ``kernels.beam.contact``)?"""
+    s = stepper.system
+    if stepper._kinds[k] != "closest" or s.layout.tree.start != 0:
+        return False
+    plan = pair_plan(s, k)
+    structure = plan.structure
+    return (
+        isinstance(plan.body, (int, np.integer))
+        and getattr(structure, "kind", None) == "beam"
+        and structure.linear
+        and plan.columns == s.layout.flexible
+    )
+
+
+def _compressed(block) -> bool:
+    """Are the flexible block's K and C_f in CSC or CSR form (``kernels.moreau.sparse_product``
+    sums both as scipy does)?"""
+    return all(
+        sp.issparse(m) and m.format in ("csc", "csr")
+        for m in (block.stiffness_matrix, block.damping_matrix)
+    )
+
+
+def _sparse_arrays(matrix) -> tuple:
+    """(indptr, indices, data, by columns) of a CSC or CSR matrix for ``sparse_product``."""
+    return (
+        np.ascontiguousarray(matrix.indptr, dtype=np.int64),
+        np.ascontiguousarray(matrix.indices, dtype=np.int64),
+        np.ascontiguousarray(matrix.data, dtype=float),
+        matrix.format == "csc",
+    )
 
 
 def summed_substeps(subs) -> tuple[dict, dict, dict]:
@@ -318,6 +496,7 @@ __all__ = [
     "Substep",
     "WORK_COLUMNS",
     "WholeSubstep",
+    "closest_on_beam",
     "merged_substeps",
     "summed_substeps",
 ]

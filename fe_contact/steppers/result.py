@@ -100,8 +100,9 @@ class SimulationResult:
         halved for a closing contact.
     step_path : str, optional
         "compiled" when the run's stepper has a compiled step (generalised-alpha on a system
-        ``steppers.compiled`` takes; Moreau-Jean on a tree with one compiled string and grid
-        pairs, ``steppers.moreau_substep``), else "python" (the default): the Python
+        ``steppers.compiled`` takes; Moreau-Jean on a tree with one compiled string or linear
+        beam and grid pairs, on the beam also a closest-point pair, ``steppers.moreau_substep``),
+        else "python" (the default): the Python
         generalised-alpha step (``compiled=False``, profiles, unilateral contacts, the
         energy-consistent option, ...), Moreau-Jean's Python sub-step (its contact solver's
         numba kernels called from Python) and the event-driven stepper.
