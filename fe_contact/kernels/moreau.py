@@ -466,18 +466,19 @@ def substep(
     q_p = np.empty(n)
     for i in range(n):
         q_p[i] = q_a[i] + th * u_a[i]
+    gap_p = gap_a = np.inf  # the closest-point pair's
+    gaps_a = np.empty(big_m)
+    if check:  # q_A first: the closest-point search then ends at q_P's point, the rows' one
+        _scan(tree, grids, q_a, gaps_a, np.empty((big_m, 2)), np.empty((n_pairs, 2)))
+        if active:
+            gap_a, s_cur = _closest_gap(tree, closest, q_a, s_cur)
     gaps_p = np.empty(big_m)
     points_p = np.empty((big_m, 2))
     centres_p = np.empty((n_pairs, 2))
     _scan(tree, grids, q_p, gaps_p, points_p, centres_p)
-    gap_p = gap_a = np.inf  # the closest-point pair's
     if active:
         gap_p, s_cur = _closest_gap(tree, closest, q_p, s_cur)
-    gaps_a = np.empty(big_m)
     if check:
-        _scan(tree, grids, q_a, gaps_a, np.empty((big_m, 2)), np.empty((n_pairs, 2)))
-        if active:
-            gap_a, s_cur = _closest_gap(tree, closest, q_a, s_cur)
         parameter[0] = s_cur
         if _penetrates(gaps_p, gaps_a, penetration) or (
             active and -gap_p > max(penetration, 1e-3 * penetration - gap_a)

@@ -586,14 +586,14 @@ class MoreauJean(Stepper):
         theta = self.theta
         q_a, u_a = self.q, self.u
         q_p = q_a + theta * h * u_a
-        gaps = self.gaps(q_p)
         check = self.penetration_tolerance is not None and may_reject
-        if check:
+        if check:  # q_A first: a closest-point pair's search then ends at q_P's point
             tol = self.penetration_tolerance
             before = self.gaps(q_a)
             allowed = [np.maximum(tol, 1e-3 * tol - b) for b in before]
-            if any(np.any(-g > a) for g, a in zip(gaps, allowed, strict=True)):
-                return None
+        gaps = self.gaps(q_p)
+        if check and any(np.any(-g > a) for g, a in zip(gaps, allowed, strict=True)):
+            return None
         impulse, solve = self._smooth(q_p, u_a, self.t, h)
         u_free = u_a + solve(impulse)
         lam = np.zeros(0)
