@@ -563,7 +563,11 @@ def main(argv=None) -> int:
         print(HEADER)
         rows = demo_rows(args.cases)
         keys = list(dict.fromkeys(k for r in rows for k in r))
-        write_rows(args.out / "demo_paths.csv", [{k: r.get(k, "") for k in keys} for r in rows])
+        rows = [{k: r.get(k, "") for k in keys} for r in rows]
+        if args.cases:  # some models only: their rows replace theirs in the table
+            merge_csv(rows, args.out / "demo_paths.csv", "model")
+        else:
+            write_rows(args.out / "demo_paths.csv", rows)
         return []
 
     part("demos", demos)
