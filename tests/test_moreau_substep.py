@@ -230,8 +230,13 @@ def closest_pair_runs(case, compiled, monkeypatch):
 def test_compiled_closest_point_pair_is_the_python_substep(monkeypatch, case):
     """A body's circle or point on the beam at its closest point: the kernels of the
     generalised-alpha step's beam contact (``kernels.beam``), searched in the Python sub-step's
-    sequence. q and u agree to the last bit (measured), held to 1e-14 m and 1e-12 m/s; the
-    energies to 1e-15 of the run's largest (their sums in loops, against BLAS)."""
+    sequence. The Python sub-step sums through numpy's BLAS, the kernel in its loops: on this
+    machine's BLAS kernel they agree to the last bit; on another (OpenBLAS's Prescott kernel)
+    they differ in round-off, grown through the runs' 200-300 impacts: measured q 7e-14 and
+    u 9e-12 of their largest, the work 7e-15 and the energies 1.7e-12 of the energies' scale,
+    normal forces 4e-11 N, slip velocities 4e-13 m/s, the geometry 2e-14. Held to about ten
+    times that: q 1e-12, u 1e-10 of their largest, work 1e-13 and energies 1e-11 of the scale,
+    normal forces 1e-9 N, slip velocities 1e-11 m/s, the geometry 1e-12."""
     fast, fast_reports = closest_pair_runs(case, True, monkeypatch)
     slow, slow_reports = closest_pair_runs(case, False, monkeypatch)
     assert (fast.step_path, slow.step_path) == ("compiled", "python")
@@ -243,20 +248,23 @@ def test_compiled_closest_point_pair_is_the_python_substep(monkeypatch, case):
         slow.n_rejected,
     )
     assert fast.events == slow.events and "impact" in {kind for _, _, kind in slow.events}
-    scale = 1e-15 * max(r.energy.kinetic + abs(r.energy.potential) for r in slow_reports)
+    scale = max(r.energy.kinetic + abs(r.energy.potential) for r in slow_reports)
+    q_scale = max(np.abs(r.q).max() for r in slow_reports)
+    u_scale = max(np.abs(r.u).max() for r in slow_reports)
     for a, b in zip(fast_reports, slow_reports, strict=True):
-        assert np.max(np.abs(a.q - b.q)) <= 1e-14
-        assert np.max(np.abs(a.u - b.u)) <= 1e-12
+        assert np.max(np.abs(a.q - b.q)) <= 1e-12 * q_scale
+        assert np.max(np.abs(a.u - b.u)) <= 1e-10 * u_scale
         for key in a.work:
-            assert abs(a.work[key] - b.work[key]) <= scale, key
-        assert abs(a.energy.total - b.energy.total) <= scale
+            assert abs(a.work[key] - b.work[key]) <= 1e-13 * scale, key
+        assert abs(a.energy.total - b.energy.total) <= 1e-11 * scale
         assert [c.state for c in a.contacts] == [c.state for c in b.contacts]
         # the report built from the flat arrays (``moreau_batch.compiled_report``), the
         # closed point's geometry at the end state included, is the Python sub-step's
         for ca, cb in zip(a.contacts, b.contacts, strict=True):
             assert ca.point_state == cb.point_state and ca.n_points == cb.n_points
-            assert np.allclose(ca.normal_force, cb.normal_force, rtol=0.0, atol=1e-10)
-            for field in ("point", "normal", "tangent", "gap", "parameter", "slip_velocity"):
+            assert np.allclose(ca.normal_force, cb.normal_force, rtol=0.0, atol=1e-9)
+            assert np.allclose(ca.slip_velocity, cb.slip_velocity, rtol=0.0, atol=1e-11)
+            for field in ("point", "normal", "tangent", "gap", "parameter"):
                 assert np.allclose(getattr(ca, field), getattr(cb, field), rtol=0.0, atol=1e-12), (
                     field
                 )
@@ -285,9 +293,12 @@ def test_sparse_product_is_scipys_product():
 def test_batched_closest_point_history_is_the_python_history(monkeypatch):
     """``simulate`` of the disk-on-beam demo's model (1 s, the disk leaving the beam): the
     compiled steps kept as arrays (``moreau_batch.closest_values``) give the history of the
-    Python sub-step's reports, every column; the energies' sums differ in order (loops
-    against BLAS, about 1e-19 J measured), held to 1e-15 of the run's energy (the others to
-    1e-15 of each column's largest value; they agree to the last bit, measured)."""
+    Python sub-step's reports, every column. On this machine's BLAS kernel they agree to the
+    last bit but the energies (their sums in loops against BLAS: 1e-19 J); on another
+    (OpenBLAS's Prescott kernel) the round-off of BLAS's order grows through the impacts to
+    1.2e-12 of a column's largest value (measured: the normal force); held to 1e-10 of it, of
+    the run's energy for an energy, of the largest speed for the contact solver's residual
+    (a velocity error)."""
     scenario = eg.disk_on_beam()
     system = scenario.assemble()
 
@@ -315,14 +326,18 @@ def test_batched_closest_point_history_is_the_python_history(monkeypatch):
             continue
         # an energy (or the balance's error) to the energies' round-off, else its own
         scale = energy if "energy" in name else np.max(np.abs(b[finite]))
-        assert np.max(np.abs(a[finite] - b[finite])) <= 1e-15 * scale, name
+        if name == "solver_residual":
+            scale = np.max(np.abs(slow.u))
+        assert np.max(np.abs(a[finite] - b[finite])) <= 1e-10 * scale, name
 
 
 def test_a_closest_point_pair_handed_back_is_searched_again_by_python(monkeypatch):
     """Every third compiled sub-step of the disk on the beam handed back (as the kernel does
     for a contact problem beyond active-set Newton): the Python sub-step searches the closest
-    point from where the stepper's last search ended, so the run is the Python one (to the
-    last bit, measured; held to 1e-14 m, 1e-12 m/s) with both kinds of sub-step mixed."""
+    point from where the stepper's last search ended, so the run is the Python one with both
+    kinds of sub-step mixed (to the last bit on this machine's BLAS kernel; to round-off grown
+    through the impacts on another: held to 1e-12 of the largest |q| and 1e-10 of the largest
+    |u|, as ``test_compiled_closest_point_pair_is_the_python_substep``)."""
     calls = []
 
     class EveryThirdHandedBack:
@@ -341,6 +356,8 @@ def test_a_closest_point_pair_handed_back_is_searched_again_by_python(monkeypatc
     slow, slow_reports = closest_pair_runs("disk", False, monkeypatch)
     assert mixed.n_fallback == len(calls) // 3 > 100 and mixed.n_compiled > 100
     assert mixed.n_substeps == slow.n_substeps and mixed.events == slow.events
+    q_scale = max(np.abs(r.q).max() for r in slow_reports)
+    u_scale = max(np.abs(r.u).max() for r in slow_reports)
     for a, b in zip(mixed_reports, slow_reports, strict=True):
-        assert np.max(np.abs(a.q - b.q)) <= 1e-14
-        assert np.max(np.abs(a.u - b.u)) <= 1e-12
+        assert np.max(np.abs(a.q - b.q)) <= 1e-12 * q_scale
+        assert np.max(np.abs(a.u - b.u)) <= 1e-10 * u_scale
