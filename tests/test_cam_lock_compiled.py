@@ -51,6 +51,11 @@ def test_cases_without_rolling_are_compiled():
     for case in (0, 1, 2, 3):
         system = cam_lock(case, Geometry(), 0.0).assemble()
         assert (unsupported(system) is None) == (case in (0, 1)), case
+    # the plan names why it refuses the others: the law, not "not a Coulomb Sliding law"
+    rolling = unsupported(cam_lock(2, Geometry(), 0.0).assemble())
+    assert rolling == "contact 'cam': a compliant law with rolling (its tangential row W_T u = 0)"
+    hard = unsupported(cam_lock(3, Geometry(), 0.0).assemble())
+    assert hard == "contact 'cam': a unilateral law (hard contact: impacts and open phases)"
 
 
 @pytest.mark.parametrize("case", [0, 1])

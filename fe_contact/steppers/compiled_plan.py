@@ -56,8 +56,9 @@ def unsupported(system: System) -> str | None:
             continue
         if pressed_contact(system, c):  # a compliant normal force (``kernels.compliant``)
             continue
-        if c.law.constraint != "bilateral" or not c.law.compiled:  # a constant mu
-            return f"contact {c.name!r}: not a Coulomb Sliding law"
+        why = _law_unsupported(system, c)
+        if why is not None:
+            return f"contact {c.name!r}: {why}"
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
             return f"contact {c.name!r}: profile or search"
         if not isinstance(c.target, str | Line):
@@ -79,6 +80,29 @@ def _links_unsupported(system: System) -> str | None:
             return f"link {c.name!r}: a law whose force the compiled links do not evaluate"
     if linked and linked_band(system) is None:
         return f"links whose band order is wider than {BAND_LIMIT}"
+    return None
+
+
+def _law_unsupported(system: System, pair) -> str | None:
+    """Why the compiled step does not take the law of ``pair``, a contact that is not one of
+    its compliant forces (``pressed_contact``), or None for a Coulomb Sliding law (a constant
+    mu: its bilateral rows, ``kernels.step``)."""
+    law = pair.law
+    if law.constraint == "unilateral":
+        return "a unilateral law (hard contact: impacts and open phases)"
+    if law.constraint == "compliant":
+        if getattr(law, "rolling", False):
+            return "a compliant law with rolling (its tangential row W_T u = 0)"
+        if not (law.compiled or law.compiled_friction):
+            return "a compliant law whose force the kernels do not evaluate"
+        pair_of_profiles = type(pair.profile) is Profile and type(pair.target) is Profile
+        if pair_of_profiles:
+            return "a profile drawn on a body the kernels do not place"
+        if not law.compiled:
+            return "continuous friction on sides other than a pair of curved profiles"
+        return "a compliant force on sides other than a body point on a linear beam"
+    if law.constraint != "bilateral" or not law.compiled:  # a constant mu
+        return "not a Coulomb Sliding law"
     return None
 
 
@@ -120,7 +144,17 @@ def _frame_of(system: System, body) -> tuple[int, int, float] | None:
     carried = {b.name: b for b in system.model.carried}.get(body)
     if carried is None or not isinstance(system.structures.get(carried.structure), BeamStructure):
         return None
-    return CARRIED, list(system.layout.structure_names).index(carried.structure), float(carried.s)
+    return CARRIED, _beam_index(system, carried.structure), float(carried.s)
+
+
+def _beam_index(system: System, name: str) -> int:
+    """The position of the linear beam ``name`` among the system's linear beams (in the
+    layout's order of structures): the index of its rows in the kernels' beam arrays
+    (``kernels.beam.beam_arrays``), whatever other structures come before it."""
+    beams = [
+        n for n in system.layout.structure_names if isinstance(system.structures[n], BeamStructure)
+    ]
+    return beams.index(name)
 
 
 def pressed_arrays(system: System) -> tuple:
@@ -131,7 +165,6 @@ def pressed_arrays(system: System) -> tuple:
     (2 n_p, 4), curve range (2 n_p, 2), knots, control points); empty arrays without such
     contacts."""
     model = system.model
-    names = list(system.layout.structure_names)
     found = [
         (k, c) for k, c in enumerate(model.contacts) if c.compliant and pressed_contact(system, c)
     ]
@@ -167,7 +200,10 @@ def pressed_arrays(system: System) -> tuple:
             dtype=float,
         ).reshape(-1, 2),
         np.array(
-            [names.index(c.target) if p else -1 for (_, c), p in zip(found, point, strict=True)],
+            [
+                _beam_index(system, c.target) if p else -1
+                for (_, c), p in zip(found, point, strict=True)
+            ],
             dtype=np.int64,
         ),
         np.array([float(c.side) if p else 1.0 for (_, c), p in zip(found, point, strict=True)]),
