@@ -15,8 +15,10 @@ the positions' round-off), the driving torque 1.2e-8 N m of 491 N m. Case 1 (4 o
 iterates apart; the friction law's slope mu F_n / v0, some 7e5 N s/m, amplifies the stops):
 positions 3.1e-13 of 0.32, velocities 2.3e-9 of 5.3, the normal force 5.4e-6 N of 5.67 kN
 (9.5e-10), the torque 4.9e-7 N m of 1.45 kN m, the friction work 1.4e-10 J of 5.7 J. The
-bounds below are a few ten to a few hundred times those. Cases 2-3 (rolling, hard contact)
-take the Python step.
+bounds below are a few ten to a few hundred times those. Case 2 (rolling) takes its steps
+under the continuous law on the compiled step and its rolling ones on the Python step
+(``test_case_2_rolls_and_slips_alike_on_both_steps``); case 3 (hard contact) takes the
+Python step.
 """
 
 from __future__ import annotations
