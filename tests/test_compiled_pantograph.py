@@ -60,7 +60,8 @@ def test_the_compiled_step_takes_the_pantograph_and_refuses_what_it_does_not_cov
     head = run.model.contacts[-1]
     rubbing = replace(head, law=Compliant("linear", 5e4, mu=0.2, v0=0.01))  # friction: refused
     model = replace(run.model, contacts=(*run.model.contacts[:-1], rubbing))
-    assert unsupported(assemble(model)) == f"contact {head.name!r}: not a Coulomb Sliding law"
+    why = "continuous friction on sides other than a pair of curved profiles"
+    assert unsupported(assemble(model)) == f"contact {head.name!r}: {why}"
 
 
 def _compare(py, cc, reports, force_bound):

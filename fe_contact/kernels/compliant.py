@@ -23,8 +23,10 @@ target's, and eta_k, the profile's) start from s_guess[start + i] and s_guess[st
 ``profile_pair.ETA``.
 
 ``C``, their constant tuple (P[9] of ``kernels.step``): (body (n_p,) int, local point (n_p, 2),
-beam (n_p,) int, side (n_p,), law (n_p, 5): exponent p, stiffness c, damping D, friction
-coefficient mu and v0 of the continuous law (000 eq. 10; mu = 0: none), then the
+beam (n_p,) int, side (n_p,), law (n_p, 6): exponent p, stiffness c, damping D, friction
+coefficient mu and v0 of the continuous law (000 eq. 10; mu = 0: none), the slip speed v0 / 2
+below which a pushing rolling contact starts to roll (0: a law that does not roll;
+``rolling_entry``), then the
 profile pairs' arrays of ``kernels.profile_pair``: frame kind (n_p, 2) int (-1: a body point on
 a beam), frame index (n_p, 2) int, frame s (n_p, 2), curve (2 n_p, 4) int, curve range
 (2 n_p, 2), knots, control points), all empty for a system without such contacts.
@@ -138,6 +140,19 @@ def _law_values(law, rec, values):
             values[FACTOR_SLOPE] = mu * np.exp(-speed / v0) / v0
             values[FRICTION] = -factor * force
             values[FRICTION_POWER] = -values[FRICTION] * v_t
+
+
+@inner
+def rolling_entry(P, rec, values) -> bool:
+    """True when a compliant contact with rolling (``Compliant.rolling``) would start to roll
+    at the state of the records rec (n_p, N_FIELDS) and law values (n_p, N_VALUES) of
+    ``compliant_states``: it pushes (F_n > 0) and its slip speed |v_t| is below v0 / 2
+    (``ContactModes.indicator``, event "roll")."""
+    law = P[9][4]
+    for i in range(rec.shape[0]):
+        if values[i, FORCE] > 0.0 and abs(rec[i, VT]) < law[i, 5]:
+            return True
+    return False
 
 
 @inner

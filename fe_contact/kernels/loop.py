@@ -9,7 +9,8 @@ of the step by the trapezoidal rule (``GeneralizedAlpha._close_substep``) and th
 what ``simulate`` keeps, and stops BEFORE committing a step in which the Python step could do
 anything else: a Newton iteration that is not OK, an event indicator of
 ``ContactModes.first_event`` turning negative (a slipping contact's slip velocity passing
-zero, a sticking contact's friction force leaving the static cone), a normal force turning
+zero, a sticking contact's friction force leaving the static cone, a pushing compliant contact
+with rolling slowing below v0 / 2, where it starts to roll), a normal force turning
 negative (the run ends there), cond(J_u) above the limit at which the partition is chosen anew,
 a Painleve margin (``StepAlgebra.check_painleve``) that is not safely positive, a step size
 whose iteration matrix is not the factor given, or a step that does not end on t + h. That step
@@ -22,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from .beam import H00, N_FIELDS, VT, S
-from .compliant import compliant_states, compliant_sums, keep_parameters
+from .compliant import compliant_states, compliant_sums, keep_parameters, rolling_entry
 from .dense import painleve_margin, take_columns
 from .evaluate import FAILED, OK
 from .jit import inner
@@ -228,6 +229,10 @@ def steps(
                         reason = 2
                     row += 1
                 elif mu[i] > 0.0 and cstate[i, 0] * rec[i, VT] < 0.0:  # slipping on
+                    reason = 2
+            if reason == 0 and P[9][0].size > 0:  # a compliant contact that starts to roll
+                _, crec, _, _, values = compliant_states(P, q1, u1, s, nc)
+                if rolling_entry(P, crec, values):
                     reason = 2
             for i in range(nc):
                 if reason == 0 and lam[i] < 0.0:

@@ -38,7 +38,10 @@ row takes its position value from the committed state's W_T (``constraints.rolli
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
 ``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
 loop closures, unilateral contacts, the continuous friction law on constraint rows,
-compliant contacts of points with friction, rolling compliant contacts, and links from a body point or on a string take the Python step
+compliant contacts of points with friction, the rolling of compliant contacts (a row W_T u =
+0: the steps of a rolling pair of profiles, of the cam lock's case 2, while it slips or is
+open are compiled, its rolling ones and those just released are the Python step's), and
+links from a body point or on a string take the Python step
 (``GeneralizedAlpha`` makes no ``CompiledStep`` for them). A system with compliant contacts or
 links takes its quiet steps in batches too: the kernels write each step's links
 (``kernels.links.link_states``) and compliant contacts' records, and the batch's reports and
@@ -106,6 +109,17 @@ def _pieces(n: int, k: int, m: int, c: int, t: int, l: int, p: int) -> tuple:  #
         out.append((start, start + size, shape))
         start += size
     return tuple(out)
+
+
+def _slow_at_start(stepper) -> bool:
+    """True when a compliant contact with rolling, under its force law, pushes at the
+    committed state with a slip speed below v0 / 2: the Python step's next step starts it
+    rolling there (``ContactModes.first_event``), which a batch does not do."""
+    modes = stepper.modes
+    for i in range(modes.n_rows, modes.mode.size):
+        if "roll" in modes.kinds(i) and modes.indicator(i, "roll", stepper.evaluation, None) < 0:
+            return True
+    return False
 
 
 def _split(flat: np.ndarray, pieces: tuple) -> list[np.ndarray]:
@@ -268,6 +282,8 @@ class CompiledStep:
             self._checked = (part, on_structure)
         if on_structure:
             return None  # structure coordinates among the dependent ones: the Python step
+        if np.any(stepper.modes.mode[stepper.modes.n_rows :] == ContactMode.ROLL):
+            return None  # a rolling compliant contact's row W_T u = 0: the Python step
         plan = self.plan
         bp, gp = stepper.algebra.coefficients(h)
         factor = plan.factor(bp, gp)
@@ -525,6 +541,7 @@ class CompiledStep:
             or np.any(stepper.modes.mode[stepper.modes.n_rows :] != ContactMode.FORCE_LAW)
             or not np.all(np.isnan(stepper.characteristic_velocities))
             or np.any(stepper.part.dependent >= stepper.system.layout.n_tree)  # structure ones
+            or _slow_at_start(stepper)
         ):
             return None
         plan = self.plan

@@ -9,6 +9,7 @@ links' tangent at each iterate, ``kernels.links``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 
 import numpy as np
@@ -56,8 +57,9 @@ def unsupported(system: System) -> str | None:
             continue
         if pressed_contact(system, c):  # a compliant normal force (``kernels.compliant``)
             continue
-        if c.law.constraint != "bilateral" or not c.law.compiled:  # a constant mu
-            return f"contact {c.name!r}: not a Coulomb Sliding law"
+        why = _law_unsupported(system, c)
+        if why is not None:
+            return f"contact {c.name!r}: {why}"
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
             return f"contact {c.name!r}: profile or search"
         if not isinstance(c.target, str | Line):
@@ -82,6 +84,41 @@ def _links_unsupported(system: System) -> str | None:
     return None
 
 
+def _law_unsupported(system: System, pair) -> str | None:
+    """Why the compiled step does not take the law of ``pair``, a contact that is not one of
+    its compliant forces (``pressed_contact``), or None for a Coulomb Sliding law (a constant
+    mu: its bilateral rows, ``kernels.step``)."""
+    law = pair.law
+    if law.constraint == "unilateral":
+        return "a unilateral law (hard contact: impacts and open phases)"
+    if law.constraint == "compliant":
+        if getattr(law, "rolling", False) and not _rolling_compiled(law):
+            return "a compliant law with rolling whose slipping force the kernels do not evaluate"
+        if not (law.compiled or law.compiled_friction or _rolling_compiled(law)):
+            return "a compliant law whose force the kernels do not evaluate"
+        pair_of_profiles = type(pair.profile) is Profile and type(pair.target) is Profile
+        if pair_of_profiles:
+            return "a profile drawn on a body the kernels do not place"
+        if _rolling_compiled(law):
+            return "rolling on sides other than a pair of curved profiles"
+        if not law.compiled:
+            return "continuous friction on sides other than a pair of curved profiles"
+        return "a compliant force on sides other than a body point on a linear beam"
+    if law.constraint != "bilateral" or not law.compiled:  # a constant mu
+        return "not a Coulomb Sliding law"
+    return None
+
+
+def _rolling_compiled(law) -> bool:
+    """True for a ``Compliant`` law with rolling whose force while it slips (the continuous
+    friction law) the kernels evaluate: the compiled step takes its quiet steps under that
+    force and stops where it would start to roll (``kernels.loop``); the rolling itself (a
+    row W_T u = 0) runs on the Python step."""
+    if not getattr(law, "rolling", False):
+        return False
+    return dataclasses.replace(law, rolling=False).compiled_friction
+
+
 def pressed_contact(system: System, pair) -> bool:
     """True for a contact the compiled step takes as a compliant force
     (``kernels.compliant``): a compliant law that the kernels implement (``law.compiled``: a
@@ -89,13 +126,14 @@ def pressed_contact(system: System, pair) -> bool:
     beam, searched at its closest point, or of a pair of curved profiles (``Profile`` against
     ``Profile``, ``kernels.profile_pair``) each drawn on a tree body, on a body carried by a
     linear beam or in the plane, whose law may also have the continuous friction of
-    ``law.compiled_friction``."""
+    ``law.compiled_friction``, or roll with it (``_rolling_compiled``: the steps under that
+    force)."""
     law = pair.law
     if type(pair.profile) is Profile and type(pair.target) is Profile:
         return (
             law.constraint == "compliant"
             and not law.link
-            and (law.compiled or law.compiled_friction)
+            and (law.compiled or law.compiled_friction or _rolling_compiled(law))
             and _frame_of(system, pair.profile.body) is not None
             and _frame_of(system, pair.target.body) is not None
         )
@@ -120,18 +158,28 @@ def _frame_of(system: System, body) -> tuple[int, int, float] | None:
     carried = {b.name: b for b in system.model.carried}.get(body)
     if carried is None or not isinstance(system.structures.get(carried.structure), BeamStructure):
         return None
-    return CARRIED, list(system.layout.structure_names).index(carried.structure), float(carried.s)
+    return CARRIED, _beam_index(system, carried.structure), float(carried.s)
+
+
+def _beam_index(system: System, name: str) -> int:
+    """The position of the linear beam ``name`` among the system's linear beams (in the
+    layout's order of structures): the index of its rows in the kernels' beam arrays
+    (``kernels.beam.beam_arrays``), whatever other structures come before it."""
+    beams = [
+        n for n in system.layout.structure_names if isinstance(system.structures[n], BeamStructure)
+    ]
+    return beams.index(name)
 
 
 def pressed_arrays(system: System) -> tuple:
     """The compliant contacts' tuple of ``kernels.step``'s P (``kernels.compliant``), in the
-    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 5): exponent,
-    stiffness, damping, mu and v0 of the continuous friction (0 without), then the profile pairs' arrays of ``kernels.profile_pair``: frame
+    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 6): exponent,
+    stiffness, damping, mu and v0 of the continuous friction (0 without), the slip speed
+    below which a rolling law starts to roll (v0 / 2; 0 for a law that does not roll), then the profile pairs' arrays of ``kernels.profile_pair``: frame
     kind (n_p, 2) (-1: a body point on a beam), frame index (n_p, 2), frame s (n_p, 2), curve
     (2 n_p, 4), curve range (2 n_p, 2), knots, control points); empty arrays without such
     contacts."""
     model = system.model
-    names = list(system.layout.structure_names)
     found = [
         (k, c) for k, c in enumerate(model.contacts) if c.compliant and pressed_contact(system, c)
     ]
@@ -167,7 +215,10 @@ def pressed_arrays(system: System) -> tuple:
             dtype=float,
         ).reshape(-1, 2),
         np.array(
-            [names.index(c.target) if p else -1 for (_, c), p in zip(found, point, strict=True)],
+            [
+                _beam_index(system, c.target) if p else -1
+                for (_, c), p in zip(found, point, strict=True)
+            ],
             dtype=np.int64,
         ),
         np.array([float(c.side) if p else 1.0 for (_, c), p in zip(found, point, strict=True)]),
@@ -177,13 +228,14 @@ def pressed_arrays(system: System) -> tuple:
                     c.law.exponent,
                     c.law.stiffness,
                     c.law.damping,
-                    c.law.mu if c.law.compiled_friction else 0.0,
+                    c.law.mu if c.law.compiled_friction or _rolling_compiled(c.law) else 0.0,
                     c.law.characteristic_velocity or 0.0,
+                    0.5 * c.law.v0 if _rolling_compiled(c.law) else 0.0,
                 )
                 for _, c in found
             ],
             dtype=float,
-        ).reshape(-1, 5),
+        ).reshape(-1, 6),
         np.ascontiguousarray(frames[:, :, 0], dtype=np.int64),
         np.ascontiguousarray(frames[:, :, 1], dtype=np.int64),
         np.ascontiguousarray(frames[:, :, 2], dtype=float),
