@@ -4,7 +4,8 @@ theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block
 contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
 sub-step (``end_state``); a whole sub-step of a tree with one string and candidate grids in one
 call (``substep``: these kernels with those of the tree, the string, the band, the grids and
-the contact solver's sweeps and active-set Newton, in the Python sub-step's order); the work of
+the contact solver's sweeps, active-set Newton and De Saxce's fixed point, in the Python
+sub-step's order); the work of
 a step's
 contact impulses split into its three columns of definite sign (``impulse_work_terms``,
 ``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
@@ -19,6 +20,7 @@ from numba import njit
 
 from .band import add_entries, band_lu_factor, band_lu_solve, band_product, smooth_band
 from .contact import active_set_newton, law_residual, warm_sweeps
+from .de_saxce import de_saxce_fixed_point
 from .dense import lu_decompose, lu_solve_columns
 from .grid import gaps_and_frames, grid_rows, material_points
 from .jit import inner
@@ -226,7 +228,8 @@ def end_state(q_start, u_start, u_free, minv_w, impulses, w, h, theta):
 DONE = 0  # committed: the end state, the impulses and the work columns are written
 REJECTED = 1  # a candidate would penetrate deeper than allowed: the sub-step is halved
 HANDED_BACK = 2  # the Python sub-step takes it (a singular block, the contact solver's cascade
-#                  beyond active-set Newton, a state that is not finite)
+#                  beyond De Saxce's fixed point, a state that is not finite)
+DE_SAXCE_PROBLEMS = 150  # least-distance problems per start, as ``setvalued._de_saxce_fixed_point``
 
 
 @inner
@@ -337,7 +340,8 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
     ``tree_factor``, ``kernels.string.string_response``, ``kernels.band.smooth_band`` and
     ``band_lu_factor``, ``block_solve``, ``kernels.grid.grid_rows``, ``delassus_offset``,
-    ``kernels.contact.warm_sweeps`` and ``active_set_newton``, ``end_state``,
+    ``kernels.contact.warm_sweeps`` and ``active_set_newton``,
+    ``kernels.de_saxce.de_saxce_fixed_point``, ``end_state``,
     ``impulse_work_sums``); dot products are summed in loops (round-off against numpy's).
     """
     topology, stiffness_j, damping_j, rest_j, c_joint, k_joint, t0, t1 = tree
@@ -462,7 +466,11 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
             trial, _, converged = active_set_newton(
                 delassus, offset_c, mu, impulses, r_unit, tol * scale, 3
             )
-            if not converged:  # De Saxce's fixed point and what follows: Python's
+            if not converged:  # De Saxce's fixed point (G singular: a string on a drum)
+                trial, converged, _, _ = de_saxce_fixed_point(
+                    delassus, offset_c, mu, r_unit, tol, DE_SAXCE_PROBLEMS
+                )
+            if not converged:  # Lemke's pivoting and what follows: Python's
                 scalars[0] = HANDED_BACK
                 return
             impulses = trial
