@@ -25,7 +25,8 @@ __all__ = ["de_saxce_fixed_point", "nnls"]
 @inner
 def _passive_solution(A, b, passive):
     """The least-squares solution of A[:, passive] x = b (QR), scattered into (n,), zeros
-    elsewhere."""
+    elsewhere, and whether the passive columns are independent (else the solution is not
+    computed)."""
     n = A.shape[1]
     count = 0
     for j in range(n):
@@ -43,9 +44,17 @@ def _passive_solution(A, b, passive):
             sub[i, k] = A[i, cols[k]]
     s = np.zeros(n)
     if count == 0:
-        return s
+        return s, True
+    if count > A.shape[0]:
+        return s, False
     # the passive columns are independent (Lawson and Hanson, ch. 23): QR, back substitution
     q, r = np.linalg.qr(sub)
+    largest = 0.0
+    for k in range(count):
+        largest = max(largest, abs(r[k, k]))
+    for k in range(count):
+        if not abs(r[k, k]) > 1e-13 * largest:
+            return s, False
     z = np.ascontiguousarray(q.T) @ b
     for k in range(count - 1, -1, -1):
         t = z[k]
@@ -54,7 +63,7 @@ def _passive_solution(A, b, passive):
         z[k] = t / r[k, k]
     for k in range(count):
         s[cols[k]] = z[k]
-    return s
+    return s, True
 
 
 @njit(cache=True)
@@ -102,7 +111,10 @@ def nnls(A, b, max_iterations, passive):
     x = np.zeros(n)
     w = np.empty(n)
     while passive.any():  # the guess made feasible: x_P the least-squares solution, > tol
-        s = _passive_solution(A, b, passive)
+        s, independent = _passive_solution(A, b, passive)
+        if not independent:  # a guess of dependent columns: Lawson and Hanson's start
+            passive[:] = False
+            break
         dropped = False
         for j in range(n):
             if passive[j] and s[j] <= tol:
@@ -121,12 +133,13 @@ def nnls(A, b, max_iterations, passive):
         if best < 0:
             return x, True
         passive[best] = True
-        s = _passive_solution(A, b, passive)
-        while True:
+        s, independent = _passive_solution(A, b, passive)
+        while independent:
             alpha = np.inf
             for j in range(n):
                 if passive[j] and s[j] <= tol:
-                    alpha = min(alpha, x[j] / (x[j] - s[j]))
+                    drop = x[j] - s[j]
+                    alpha = min(alpha, x[j] / drop if drop > 0.0 else 0.0)
             if alpha == np.inf:
                 break
             for j in range(n):
@@ -134,7 +147,9 @@ def nnls(A, b, max_iterations, passive):
                 if passive[j] and x[j] <= tol:
                     passive[j] = False
                     x[j] = 0.0
-            s = _passive_solution(A, b, passive)
+            s, independent = _passive_solution(A, b, passive)
+        if not independent:  # round-off made the passive columns dependent
+            return x, False
         x[:] = s
     return x, False
 
