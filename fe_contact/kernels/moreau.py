@@ -229,11 +229,12 @@ DONE = 0  # committed: the end state, the impulses and the work columns are writ
 REJECTED = 1  # a candidate would penetrate deeper than allowed: the sub-step is halved
 HANDED_BACK = 2  # the Python sub-step takes it (a singular block, the contact solver's cascade
 #                  beyond De Saxce's fixed point, a state that is not finite)
-# least-distance problems per start of De Saxce's fixed point (Python's: 150). On the capstan
-# 92 of 94 sub-steps it solves take at most 60 in all, and one that fails hands back to the
-# Python solver, which tries the same fixed point with its full budget: a short one here keeps
-# a failure's cost (some 400 problems, 90 ms) from being paid twice
-DE_SAXCE_PROBLEMS = 30
+# least-distance problems per start of De Saxce's fixed point, Python's: a smaller budget
+# would save a failure's cost (some 400 problems, 90 ms on the capstan), paid again by the
+# Python solver after the hand-back, but it changes which solution is found: Coulomb's law
+# with redundant contacts may have several, the start from stick and that from the free slip
+# reach different ones (30 per start: the capstan's q moved by 2e-4 m of 1 m)
+DE_SAXCE_PROBLEMS = 150
 
 
 @inner
