@@ -160,6 +160,7 @@ def solve_contact_impulses(
     min_r_factor: float = 0.05,
     time: float | None = None,
     compiled: bool = True,
+    skip: tuple[str, ...] = (),
 ) -> ContactImpulses:
     """Solve xi = G P + c with the set-valued laws of 004 eqs. (26)-(27) on impulse level.
 
@@ -221,6 +222,10 @@ def solve_contact_impulses(
         differs from numpy's BLAS and LAPACK calls and scipy's NNLS, and the compiled fixed
         point polishes every iterate from the third, not skipping repeated statuses); False
         runs the numpy reference.
+    skip : stages of steps 2-6 not to try, by ``ContactImpulses.method`` ("newton",
+        "de-saxce", ...): those a caller has tried on the same problem in vain (the compiled
+        Moreau-Jean sub-step, ``kernels.moreau.substep``, hands back a problem on which De
+        Saxce's fixed point failed: run again it fails again, at about 90 ms on the capstan).
     """
     G = np.ascontiguousarray(delassus, dtype=float)
     c = np.ascontiguousarray(offset, dtype=float)
@@ -378,6 +383,9 @@ def solve_contact_impulses(
     def cascade(scale):
         """Steps 2-6 after the warm sweeps: the first stage's ContactImpulses, or None."""
         for name, method, attempt in stages:
+            if method in skip:
+                tried.append(f"{name} (skipped: tried by the caller)")
+                continue
             stage[0] = name
             trial, account = attempt(scale)
             tried.append(account)

@@ -334,8 +334,9 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
     out : (state (2, n): u_E, q_E; closed (2, M): pair and candidate; impulses and gamma^E
         (2, 2 M), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
         centres (n_pairs, 2); dV/dq at q_E (n,); scalars (17,): outcome (``DONE``,
-        ``REJECTED``, ``HANDED_BACK``), closed count m, the contact solver's sweeps (also of
-        a sub-step rejected at q_E), law residual, the work columns
+        ``REJECTED``, ``HANDED_BACK``), closed count m (of a sub-step handed back: 1 when De
+        Saxce's fixed point failed, which the Python solver need not try again, else 0), the
+        contact solver's sweeps (also of a sub-step rejected at q_E), law residual, the work columns
         dissipated_impact, dissipated_friction, work_contact_timing, dissipated_damping,
         work_loads, dissipated_numerical, the string's strain energy at q_E, and the energies
         of the end state (``_end_energies``): the tree's and the string's kinetic energy, the
@@ -477,6 +478,7 @@ def substep(tree, string, flexible, grids, q_a, u_a, actuators, forces_a, settin
                 )
             if not converged:  # Lemke's pivoting and what follows: Python's
                 scalars[0] = HANDED_BACK
+                scalars[1] = 1.0
                 return
             impulses = trial
             residual = law_residual(delassus, offset_c, mu, r_unit, impulses, xi)[0]

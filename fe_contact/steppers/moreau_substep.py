@@ -66,8 +66,8 @@ class WholeSubstep:
     alone, no drives or loop closures, in one call of ``kernels.moreau.substep`` (the same
     kernels as the Python sub-step, in the same order): ``run`` returns the committed
     ``Substep``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
-    Python sub-step (a singular block, the contact solver beyond active-set Newton, a state
-    that is not finite). ``plan(stepper)`` is None for any other system."""
+    Python sub-step (a singular block, the contact solver beyond De Saxce's fixed point, a
+    state that is not finite). ``plan(stepper)`` is None for any other system."""
 
     HANDED_BACK = object()
 
@@ -158,6 +158,8 @@ class WholeSubstep:
         self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
         self._forces = (None, None)  # (q, dV/dq at q (n,)) of the last committed end state
         self._energies = (None, None)  # (q, the kernel's scalars) of the same end state
+        # the last sub-step handed back had tried De Saxce's fixed point in vain
+        self.failed_de_saxce = False
 
     def run(self, stepper, h, may_reject):
         st = stepper
@@ -208,6 +210,7 @@ class WholeSubstep:
             return None
         if outcome == kernels.HANDED_BACK:
             st.n_fallback += 1
+            self.failed_de_saxce = scalars[1] == 1.0  # the Python solver skips that stage
             return self.HANDED_BACK
         m = int(scalars[1])
         u_e, q_e = state[0], state[1]
