@@ -160,6 +160,7 @@ def solve_contact_impulses(
     min_r_factor: float = 0.05,
     time: float | None = None,
     compiled: bool = True,
+    skip: tuple[str, ...] = (),
 ) -> ContactImpulses:
     """Solve xi = G P + c with the set-valued laws of 004 eqs. (26)-(27) on impulse level.
 
@@ -215,9 +216,16 @@ def solve_contact_impulses(
     Raises ContactSolverError when not converged after max_iterations sweeps; its message names
     every solver tried, what each did, and the smallest residual reached.
 
-    compiled : the sweeps, the law residual and the active-set Newton iterations run as numba
-        kernels (``kernels.contact``, the same operations; round-off differs from numpy's
-        BLAS and LAPACK calls); False runs the numpy reference.
+    compiled : the sweeps, the law residual, the active-set Newton iterations and De Saxce's
+        fixed point run as numba kernels (``kernels.contact``, ``kernels.de_saxce``: the same
+        operations, its NNLS hand-written as scipy's cannot be called from numba; round-off
+        differs from numpy's BLAS and LAPACK calls and scipy's NNLS, and the compiled fixed
+        point polishes every iterate from the third, not skipping repeated statuses); False
+        runs the numpy reference.
+    skip : stages of steps 2-6 not to try, by ``ContactImpulses.method`` ("newton",
+        "de-saxce", ...): those a caller has tried on the same problem in vain (the compiled
+        Moreau-Jean sub-step, ``kernels.moreau.substep``, hands back a problem on which De
+        Saxce's fixed point failed: run again it fails again, at about 90 ms on the capstan).
     """
     G = np.ascontiguousarray(delassus, dtype=float)
     c = np.ascontiguousarray(offset, dtype=float)
@@ -310,10 +318,14 @@ def solve_contact_impulses(
         return trial, f"active-set Newton ({iterations} iterations)"
 
     def de_saxce_stage(scale):
-        nonlocal n_problems
-        trial, outer = _de_saxce_fixed_point(
-            G, c, mu, lambda P: check(P)[1:], tol, lambda P: polish(P, 2)
-        )
+        nonlocal n_problems, n_newton
+        if compiled:
+            trial, outer, newton = kernels.de_saxce(G, c, mu, r_unit, tol)
+            n_newton += newton
+        else:
+            trial, outer = _de_saxce_fixed_point(
+                G, c, mu, lambda P: check(P)[1:], tol, lambda P: polish(P, 2)
+            )
         n_problems += outer
         return trial, f"De Saxce's fixed point ({outer} least-distance problems)"
 
@@ -371,6 +383,9 @@ def solve_contact_impulses(
     def cascade(scale):
         """Steps 2-6 after the warm sweeps: the first stage's ContactImpulses, or None."""
         for name, method, attempt in stages:
+            if method in skip:
+                tried.append(f"{name} (skipped: tried by the caller)")
+                continue
             stage[0] = name
             trial, account = attempt(scale)
             tried.append(account)
@@ -427,12 +442,13 @@ class _Compiled:
     """The numba kernels of ``kernels.contact`` (imported on first use: numba's start-up)."""
 
     def __init__(self):
-        from ..kernels import contact
+        from ..kernels import contact, de_saxce
 
         self.gauss_seidel_sweep = contact.gauss_seidel_sweep
         self.law_residual = contact.law_residual
         self.warm_sweeps = contact.warm_sweeps
         self._active_set = contact.active_set_newton
+        self._de_saxce = de_saxce.de_saxce_fixed_point
 
     def newton(self, G, c, mu, P, r, tolerance, max_newton):
         """``_active_set_newton`` compiled: (P or None, iterations)."""
@@ -440,6 +456,12 @@ class _Compiled:
             G, c, mu, np.ascontiguousarray(P, dtype=float), r, float(tolerance), int(max_newton)
         )
         return (P if converged else None), iterations
+
+    def de_saxce(self, G, c, mu, r, tol, max_outer=300):
+        """``_de_saxce_fixed_point`` compiled, polished by two active-set Newton iterations:
+        (P or None, least-distance problems solved, Newton iterations)."""
+        P, converged, problems, newton = self._de_saxce(G, c, mu, r, float(tol), max_outer // 2)
+        return (P if converged else None), int(problems), int(newton)
 
 
 _COMPILED = []

@@ -6,10 +6,9 @@ sub-step (``end_state``); a whole sub-step of a tree with one structure (a strin
 beam), candidate grids and, on the beam, a closest-point pair in one call (``substep``: these
 kernels with those of the tree, the string or the sparse products of the beam
 (``sparse_product``), the band, the grids, the beam's closest point and contact
-(``kernels.beam``) and the contact solver's sweeps and active-set Newton, in the Python
-sub-step's order); the work of
-a step's
-contact impulses split into its three columns of definite sign (``impulse_work_terms``,
+(``kernels.beam``) and the contact solver's sweeps, active-set Newton and De Saxce's fixed
+point, in the Python sub-step's order); the work of a step's contact impulses split into its
+three columns of definite sign (``impulse_work_terms``,
 ``impulse_work_sums``, the formulas of ``steppers.impulse_work``), and numpy's pairwise
 summation (``pairwise_sum``) that its sums follow, so that the compiled columns are numpy's to
 the last bit.
@@ -25,6 +24,7 @@ from .beam import GAP, N_FIELDS
 from .beam import closest as beam_closest
 from .beam import contact as beam_contact
 from .contact import active_set_newton, law_residual, warm_sweeps
+from .de_saxce import de_saxce_fixed_point
 from .dense import lu_decompose, lu_solve_columns
 from .grid import gaps_and_frames, grid_rows, material_points
 from .jit import inner
@@ -256,7 +256,13 @@ def sparse_product(indptr, indices, data, by_columns, x):
 DONE = 0  # committed: the end state, the impulses and the work columns are written
 REJECTED = 1  # a candidate would penetrate deeper than allowed: the sub-step is halved
 HANDED_BACK = 2  # the Python sub-step takes it (a singular block, the contact solver's cascade
-#                  beyond active-set Newton, a state that is not finite)
+#                  beyond De Saxce's fixed point, a state that is not finite)
+# least-distance problems per start of De Saxce's fixed point, Python's: a smaller budget
+# would save a failure's cost (some 400 problems, 90 ms on the capstan), paid again by the
+# Python solver after the hand-back, but it changes which solution is found: Coulomb's law
+# with redundant contacts may have several, the start from stick and that from the free slip
+# reach different ones (30 per start: the capstan's q moved by 2e-4 m of 1 m)
+DE_SAXCE_PROBLEMS = 150
 
 
 @inner
@@ -427,8 +433,9 @@ def substep(
     out : (state (2, n): u_E, q_E; closed (2, M + 1): pair and candidate; impulses and
         gamma^E (2, 2 M + 2), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
         centres (n_pairs, 2); dV/dq at q_E (n,); scalars (17,): outcome (``DONE``,
-        ``REJECTED``, ``HANDED_BACK``), closed count m, the contact solver's sweeps (also of
-        a sub-step rejected at q_E), law residual, the work columns
+        ``REJECTED``, ``HANDED_BACK``), closed count m (of a sub-step handed back: 1 when De
+        Saxce's fixed point failed, which the Python solver need not try again, else 0), the
+        contact solver's sweeps (also of a sub-step rejected at q_E), law residual, the work columns
         dissipated_impact, dissipated_friction, work_contact_timing, dissipated_damping,
         work_loads, dissipated_numerical, the structure's strain energy at q_E, and the
         energies of the end state (``_end_energies``): the tree's and the structure's kinetic
@@ -442,7 +449,8 @@ def substep(
     ``band_lu_factor`` (a linear structure: (Q_f - K q) - C_f u by ``sparse_product`` and the
     band (M_f + theta h C_f) + theta^2 h^2 K, as ``FlexibleBlock.step``), ``block_solve``,
     ``kernels.grid.grid_rows``, ``delassus_offset``, ``kernels.contact.warm_sweeps`` and
-    ``active_set_newton``, ``end_state``, ``impulse_work_sums``); the closest point and its
+    ``active_set_newton``, ``kernels.de_saxce.de_saxce_fixed_point``, ``end_state``,
+    ``impulse_work_sums``); the closest point and its
     rows are ``kernels.beam.closest`` and ``contact``, the compiled step's twins of
     ``Structure.closest`` and ``coupling.kinematics.structure_contact`` that the Python
     sub-step calls (equal to the last bit on the disk on the beam and the pendulum on the
@@ -603,8 +611,13 @@ def substep(
             trial, _, converged = active_set_newton(
                 delassus, offset_c, mu, impulses, r_unit, tol * scale, 3
             )
-            if not converged:  # De Saxce's fixed point and what follows: Python's
+            if not converged:  # De Saxce's fixed point (G singular: a string on a drum)
+                trial, converged, _, _ = de_saxce_fixed_point(
+                    delassus, offset_c, mu, r_unit, tol, DE_SAXCE_PROBLEMS
+                )
+            if not converged:  # Lemke's pivoting and what follows: Python's
                 scalars[0] = HANDED_BACK
+                scalars[1] = 1.0
                 return
             impulses = trial
             residual = law_residual(delassus, offset_c, mu, r_unit, impulses, xi)[0]

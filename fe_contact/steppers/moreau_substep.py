@@ -77,8 +77,8 @@ class WholeSubstep:
     stepper's last one ended, ``MoreauJean._s``, which the call moves as the Python sub-step
     would). ``run`` returns the committed
     ``Substep``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
-    Python sub-step (a singular block, the contact solver beyond active-set Newton, a state
-    that is not finite). ``plan(stepper)`` is None for any other system."""
+    Python sub-step (a singular block, the contact solver beyond De Saxce's fixed point, a
+    state that is not finite). ``plan(stepper)`` is None for any other system."""
 
     HANDED_BACK = object()
 
@@ -218,6 +218,8 @@ class WholeSubstep:
         self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
         self._forces = (None, None)  # (q, dV/dq at q (n,)) of the last committed end state
         self._energies = (None, None)  # (q, the kernel's scalars) of the same end state
+        # the last sub-step handed back had tried De Saxce's fixed point in vain
+        self.failed_de_saxce = False
 
     def run(self, stepper, h, may_reject):
         st = stepper
@@ -273,6 +275,7 @@ class WholeSubstep:
         outcome = int(scalars[0])
         if outcome == kernels.HANDED_BACK:  # the Python sub-step searches again from the start
             st.n_fallback += 1
+            self.failed_de_saxce = scalars[1] == 1.0  # the Python solver skips that stage
             return self.HANDED_BACK
         if self.last is not None and np.isfinite(parameter[0]):
             st._s[self.last] = float(parameter[0])
