@@ -223,6 +223,21 @@ def point_state(T, q, u, b, lx, ly):
 
 
 @njit(cache=True)
+def point_states(T, q, u, b, lx, ly):
+    """``point_state`` at each of k states in one call: positions (k, 2) in m, velocities
+    (k, 2) in m/s, Jacobians (k, 2, n) and acceleration remainders (k, 2) in m/s^2 of the
+    point (lx, ly) (m, in the frame of body b) at the rows of q, u (k, n) (002 eqs. 1-3)."""
+    k, n = q.shape
+    p = np.empty((k, 2))
+    v = np.empty((k, 2))
+    J = np.empty((k, 2, n))
+    rem = np.empty((k, 2))
+    for j in range(k):
+        p[j], v[j], J[j], rem[j] = point_state(T, q[j], u[j], b, lx, ly)
+    return p, v, J, rem
+
+
+@njit(cache=True)
 def body_states(T, q, u):
     """Angles (n,) in rad, origins (n, 2) and centres of mass (n, 2) in m, angular velocities
     (n,) in rad/s, origin and centre-of-mass velocities (n, 2) in m/s of all bodies at q, u (n,),
