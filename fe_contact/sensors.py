@@ -390,40 +390,45 @@ class SensorPlan:
         J(q) q'' + J'(q, q') q' (its Jacobian and acceleration remainder, eqs. (3b), (3d)), a
         body's angular acceleration sum_k A[b, k] q_k'' over the revolute joints k of its
         chain (the remainder of eq. (3c) is zero in the plane). A point sensor takes one
-        call of ``point_state`` (the kinematics of the state and the point's), a body sensor
-        the state's ``kinematics``, evaluated once per state for all of them."""
-        from .kernels.tree import kinematics, point_state
+        call of ``point_states`` for all k states (the kinematics of each state and the
+        point's), a body sensor the state's ``kinematics``, evaluated once per state for all
+        of them."""
+        from .kernels.tree import kinematics, point_states
 
         T = self.tree_arrays
         chains = T[0] * T[3]  # (n_b, n): body b turns with the revolute joints of its chain
         k = q.shape[0]
         values = {x.name: np.empty((k, 2)) for x in sensors}
-        bodies = any(isinstance(x, BodySensor) for x in sensors)
-        for j in range(k):
+        bodies = [x for x in sensors if isinstance(x, BodySensor)]
+        points = [x for x in sensors if not isinstance(x, BodySensor)]
+        if points:  # the point kinematics of all k states, one compiled call per sensor
+            qc, uc = np.ascontiguousarray(q), np.ascontiguousarray(u)
+        for sensor in points:
+            out = values[sensor.name]
+            b, x, y = self.points[sensor.name]
+            p, v, J, rem = point_states(T, qc, uc, b, x, y)
+            if sensor.quantity == "position":
+                out[:] = p
+            elif sensor.quantity == "velocity":
+                out[:] = v
+            else:
+                for j in range(k):
+                    aj = acceleration[j]
+                    out[j, 0] = _ordered_dot(J[j, 0], aj) + rem[j, 0]
+                    out[j, 1] = _ordered_dot(J[j, 1], aj) + rem[j, 1]
+        for j in range(k if bodies else 0):
             qj, uj = np.ascontiguousarray(q[j]), np.ascontiguousarray(u[j])
             aj = acceleration[j]
-            if bodies:
-                angle, _, _, _, omega, _, _ = kinematics(T, qj, uj)
-            for sensor in sensors:
+            angle, _, _, _, omega, _, _ = kinematics(T, qj, uj)
+            for sensor in bodies:
                 out = values[sensor.name][j]
-                if isinstance(sensor, BodySensor):
-                    b = sensor.body
-                    if sensor.quantity == "angle":
-                        out[0] = angle[b]
-                    elif sensor.quantity == "angular_velocity":
-                        out[0] = omega[b]
-                    else:
-                        out[0] = _ordered_dot(chains[b], aj)
-                    continue
-                b, x, y = self.points[sensor.name]
-                p, v, J, rem = point_state(T, qj, uj, b, x, y)
-                if sensor.quantity == "position":
-                    out[:] = p
-                elif sensor.quantity == "velocity":
-                    out[:] = v
+                b = sensor.body
+                if sensor.quantity == "angle":
+                    out[0] = angle[b]
+                elif sensor.quantity == "angular_velocity":
+                    out[0] = omega[b]
                 else:
-                    out[0] = _ordered_dot(J[0], aj) + rem[0]
-                    out[1] = _ordered_dot(J[1], aj) + rem[1]
+                    out[0] = _ordered_dot(chains[b], aj)
         out = {}
         for sensor in sensors:
             for i, (column, _) in enumerate(sensor_columns(sensor)):
