@@ -390,10 +390,10 @@ class SensorPlan:
         J(q) q'' + J'(q, q') q' (its Jacobian and acceleration remainder, eqs. (3b), (3d)), a
         body's angular acceleration sum_k A[b, k] q_k'' over the revolute joints k of its
         chain (the remainder of eq. (3c) is zero in the plane). A point sensor takes one
-        call of ``point_states`` for all k states (the kinematics of each state and the
+        call of ``body_point_states`` for all k states (the kinematics of each state and the
         point's), a body sensor the state's ``kinematics``, evaluated once per state for all
         of them."""
-        from .kernels.tree import kinematics, point_states
+        from .kernels.tree import body_point_states, kinematics
 
         T = self.tree_arrays
         chains = T[0] * T[3]  # (n_b, n): body b turns with the revolute joints of its chain
@@ -406,7 +406,7 @@ class SensorPlan:
         for sensor in points:
             out = values[sensor.name]
             b, x, y = self.points[sensor.name]
-            p, v, J, rem = point_states(T, qc, uc, b, x, y)
+            p, v, J, rem = body_point_states(T, qc, uc, b, x, y)
             if sensor.quantity == "position":
                 out[:] = p
             elif sensor.quantity == "velocity":

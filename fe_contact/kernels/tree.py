@@ -223,7 +223,7 @@ def point_state(T, q, u, b, lx, ly):
 
 
 @njit(cache=True)
-def point_states(T, q, u, b, lx, ly):
+def body_point_states(T, q, u, b, lx, ly):
     """``point_state`` at each of k states in one call (Lipinski (002), eqs. 1-3).
 
     Parameters
@@ -258,7 +258,7 @@ def point_states(T, q, u, b, lx, ly):
     >>> tree = TreeModel(bodies=(Body(1.0, 0.0, (0.5, 0.0)),), joints=(Joint("revolute"),))
     >>> q = np.array([[0.0], [np.pi / 2]])
     >>> u = np.array([[2.0], [2.0]])
-    >>> p, v, J, rem = point_states(tree_arrays(tree), q, u, 0, 0.5, 0.0)
+    >>> p, v, J, rem = body_point_states(tree_arrays(tree), q, u, 0, 0.5, 0.0)
     >>> (np.round(p, 12) + 0.0).tolist(), (np.round(rem, 12) + 0.0).tolist()
     ([[0.5, 0.0], [0.0, 0.5]], [[-2.0, 0.0], [0.0, -2.0]])
     """
