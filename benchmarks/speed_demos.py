@@ -21,7 +21,8 @@ Why the Python step runs (``python_reason``):
   finish: ``CompiledStep.step``), counted as "fell back" where it tried;
 * Moreau-Jean: the first condition of ``moreau_substep.WholeSubstep.plan`` that the system
   misses, or, with the compiled sub-step, the sub-steps it handed back (a singular block, the
-  contact problem beyond active-set Newton, a state that is not finite);
+  contact problem beyond De Saxce's fixed point (Lemke's pivoting), a state that is not
+  finite);
 * event-driven: "no compiled step".
 """
 
@@ -166,8 +167,8 @@ def python_reason(run) -> str:
     if stepper._whole is None:
         return f"no compiled sub-step: {moreau_unsupported(stepper)}"
     return (
-        f"compiled sub-step handed back {result.n_fallback} sub-steps (a singular block, the "
-        "contact problem beyond active-set Newton, a state not finite)"
+        f"compiled sub-step handed back {result.n_fallback} sub-steps (a singular block, a "
+        "contact problem beyond De Saxce's fixed point: Lemke's pivoting, a state not finite)"
     )
 
 
