@@ -455,8 +455,9 @@ class MoreauJean(Stepper):
         with its end state's scans until the recorder reads it), each taken as ``step()`` takes
         it; those of compiled sub-steps alone are kept as arrays, the first other one (or a
         failure) ends the batch and is ``step()``'s next report (or error). None where the
-        sub-step is not compiled (``moreau_substep.WholeSubstep``)."""
-        if self._whole is None or self._stashed is not None:
+        sub-step is not compiled (``moreau_substep.WholeSubstep``) or the model has drives or
+        loop closures (each step reported by ``_report``)."""
+        if self._whole is None or self._stashed is not None or self._n_bilateral:
             return None
         taken = []
         self._flat = True
@@ -489,7 +490,10 @@ class MoreauJean(Stepper):
 
     def _compiled_report(self, subs) -> bool:
         """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's or the
-        compiled sub-step's closest-point pair?"""
+        compiled sub-step's closest-point pair, and no drives or loop closures (their forces
+        and residuals are ``_report``'s)?"""
+        if self._n_bilateral:
+            return False
         last = None if self._whole is None else self._whole.last
         return all(isinstance(sub.closed, ClosedCandidates) for sub in subs) and all(
             k in self._grid or k == last for k in range(len(self.system.model.contacts))
