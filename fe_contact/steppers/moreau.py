@@ -38,10 +38,11 @@ replaced by two half steps, recursively up to ``max_halvings`` (the scheme of th
 stepper).
 
 A tree with one structure, a string whose tension law is compiled or a linear beam, and
-candidate grids alone, on the beam also a last closest-point pair (no drives or loop closures:
-the disk on the string, the disk on the beam, a pendulum hitting it) takes each sub-step in
+candidate grids alone, on the beam also a last closest-point pair (the disk on the string, the
+disk on the beam, a pendulum hitting it, the belt drive: drives and loop closures with their
+rows J and right-hand side b of step 3 evaluated here and handed in) takes each sub-step in
 one compiled call
-(``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
+(``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1 to 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
 takes over where that call hands the sub-step back: a contact problem that needs more than
 the warm sweeps and active-set Newton, a singular block, a state that is not finite. That call
