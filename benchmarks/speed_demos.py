@@ -97,8 +97,6 @@ def moreau_unsupported(stepper) -> str | None:
     block = stepper._flexible
     if s.tree is None:
         return "no tree"
-    if stepper._n_bilateral:
-        return "drives or loop closures (bilateral rows)"
     if block is None:
         return "no structure"
     if len(block.parts) != 1:

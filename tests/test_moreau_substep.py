@@ -91,12 +91,46 @@ def test_compiled_substep_is_the_python_substep(monkeypatch):
             assert np.allclose(ca.normal_force, cb.normal_force, rtol=0.0, atol=1e-8)
 
 
-def test_drives_take_the_python_substep():
-    """The open belt drive's motor is a drive (a bilateral row): not the compiled sub-step."""
+def belt_run(compiled, monkeypatch, steps):
+    """(stepper, reports) of the open belt drive (its motor a drive: a bilateral row) over
+    ``steps`` steps of 1 ms, theta 0.55, in the compiled or the Python sub-step."""
     scenario = belt.belt_drive()
-    system = scenario.assemble()
-    stepper = MoreauJean(system, 0.0, scenario.q0, scenario.u0, h=1e-3)
-    assert stepper._whole is None and stepper.step_path == "python"
+    with monkeypatch.context() as patch:
+        if not compiled:
+            patch.setattr(WholeSubstep, "plan", classmethod(lambda cls, stepper: None))
+        stepper = MoreauJean(scenario.assemble(), 0.0, scenario.q0, scenario.u0, h=1e-3, theta=0.55)
+        reports = [stepper.step() for _ in range(steps)]
+    return stepper, reports
+
+
+def test_compiled_belt_drive_is_the_python_substep(monkeypatch):
+    """The drive's row in the compiled sub-step (Lambda eliminated by the Schur complement, the
+    contact problem's solve orthogonal to the row) against the Python sub-step's numpy/LAPACK
+    operations: the same q, u, drive forces and work to round-off, and the drive holds the
+    driver's prescribed speed."""
+    fast, fast_reports = belt_run(True, monkeypatch, 12)
+    slow, slow_reports = belt_run(False, monkeypatch, 12)
+    assert fast.step_path == "compiled" and slow.step_path == "python"
+    # a sub-step handed back (its contact problem beyond De Saxce's fixed point) is Python's
+    assert fast.n_compiled > 0 and fast.n_fallback < 0.1 * fast.n_compiled
+    assert (fast.n_substeps, fast.n_rejected) == (slow.n_substeps, slow.n_rejected)
+    q_scale = max(np.max(np.abs(r.q)) for r in slow_reports)  # m and rad
+    u_scale = max(np.max(np.abs(r.u)) for r in slow_reports)  # m/s and rad/s
+    f_scale = max(np.max(np.abs(r.multipliers)) for r in slow_reports)  # N m
+    w_scale = max(max(abs(v) for v in r.work.values()) for r in slow_reports)  # J per step
+    assert f_scale > 0.0 and w_scale > 0.0
+    for a, b in zip(fast_reports, slow_reports, strict=True):
+        assert np.max(np.abs(a.q - b.q)) <= 1e-12 * q_scale
+        assert np.max(np.abs(a.u - b.u)) <= 1e-9 * u_scale
+        assert np.max(np.abs(a.multipliers - b.multipliers)) <= 1e-8 * f_scale
+        assert a.work.keys() == b.work.keys()
+        for key in a.work:
+            assert abs(a.work[key] - b.work[key]) <= 1e-8 * w_scale, key
+        assert [c.state for c in a.contacts] == [c.state for c in b.contacts]
+        # the driver (coordinate 0) turned at its prescribed speed by the drive's row
+        speed = belt.BeltData().speed  # rad/s
+        assert abs(a.u[0] - speed) <= 1e-10 * speed
+        assert abs(a.q[0] - speed * a.t) <= 1e-10 * speed * a.t
 
 
 def test_material_points_are_the_rows_times_the_coordinates():

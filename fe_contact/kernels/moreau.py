@@ -25,7 +25,7 @@ from .beam import closest as beam_closest
 from .beam import contact as beam_contact
 from .contact import active_set_newton, law_residual, warm_sweeps
 from .de_saxce import de_saxce_fixed_point
-from .dense import lu_decompose, lu_solve_columns
+from .dense import lu_decompose, lu_solve, lu_solve_columns
 from .grid import gaps_and_frames, grid_rows, material_points
 from .jit import inner
 from .string import string_response
@@ -159,6 +159,35 @@ def tree_factor(mass, damping, stiffness, c, k):
     for i in range(mass.shape[0]):
         m_eff[i, i] = mass[i, i] + (c * damping[i] + k * stiffness[i])
     return lu_decompose(m_eff)
+
+
+@inner
+def _rows_times(rows, x):
+    """rows @ x (k,) summed in a loop."""
+    k, n = rows.shape
+    out = np.empty(k)
+    for i in range(k):
+        acc = 0.0
+        for r in range(n):
+            acc += rows[i, r] * x[r]
+        out[i] = acc
+    return out
+
+
+@inner
+def _orthogonal(y, rows, minv_jt, schur_lu, schur_piv):
+    """y (n, k) in place: y - M^-1 J^T S^-1 J y, the solve made orthogonal to the bilateral
+    rows J (``substep``)."""
+    n, k = y.shape
+    n_b = rows.shape[0]
+    for c in range(k):
+        col = y[:, c].copy()
+        z = lu_solve(schur_lu, schur_piv, _rows_times(rows, col))
+        for r in range(n):
+            acc = 0.0
+            for j in range(n_b):
+                acc += minv_jt[r, j] * z[j]
+            y[r, c] = col[r] - acc
 
 
 @njit(cache=True)
@@ -397,7 +426,7 @@ def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, pow
 
 @njit(cache=True)
 def substep(
-    tree, structure, flexible, grids, closest, q_a, u_a, actuators, forces_a, settings, out
+    tree, structure, flexible, grids, closest, q_a, u_a, actuators, forces_a, settings, drives, out
 ):
     """One Moreau-Jean sub-step (``steppers.moreau``, steps 1, 2, 4, 5 and the work columns)
     of a tree with one structure, a string (its tension law compiled) or a linear beam, and
@@ -430,9 +459,15 @@ def substep(
         forces_a : dV/dq at q_A (n,) (read for theta > 1/2).
     settings : (h, theta, theta h, theta^2 h^2, touch tolerance, contact tolerance, the
         contact solver's sweeps, penetration tolerance, whether to check it).
+    drives : (J (n_b, n), b (n_b,), n_d) of the bilateral rows J u_E = b of the sub-step (the
+        drives first, n_d of them, then loop closures; ``MoreauJean._bilateral``), n_b = 0:
+        none. The impulses Lambda are eliminated as in the Python sub-step: M_eff^-1 J^T, the
+        Schur complement S = J M_eff^-1 J^T (``kernels.dense.lu_decompose``), u_free
+        corrected by Lambda_free = S^-1 (b - J u_free), every later solve made orthogonal to
+        the rows (y - M_eff^-1 J^T S^-1 J y) and Lambda = Lambda_free - S^-1 J M_eff^-1 W P.
     out : (state (2, n): u_E, q_E; closed (2, M + 1): pair and candidate; impulses and
         gamma^E (2, 2 M + 2), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
-        centres (n_pairs, 2); dV/dq at q_E (n,); scalars (17,): outcome (``DONE``,
+        centres (n_pairs, 2); dV/dq at q_E (n,); scalars (18,): outcome (``DONE``,
         ``REJECTED``, ``HANDED_BACK``), closed count m (of a sub-step handed back: 1 when De
         Saxce's fixed point failed, which the Python solver need not try again, else 0), the
         contact solver's sweeps (also of a sub-step rejected at q_E), law residual, the work columns
@@ -441,7 +476,8 @@ def substep(
         energies of the end state (``_end_energies``): the tree's and the structure's kinetic
         energy, the tree's potential of gravity and joint springs, the structure's load
         potential and the dampers' power); the closest-point pair's last point s (1,), also
-        of a rejected sub-step), written; a closed closest-point pair is listed as pair
+        of a rejected sub-step), the bilateral impulses Lambda (n_b,) in N s and the drives'
+        work Lambda[:n_d] . J[:n_d] u_theta (scalars' 18th entry), written; a closed closest-point pair is listed as pair
         n_pairs, candidate 0.
 
     Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
@@ -461,7 +497,10 @@ def substep(
     f0, f1, load, mass, damping, stiffness, band, beta, damped, string_reference = flexible
     start, body, local, radius, angular, columns, offset, rows, dofs, mu_p, e_n, e_t = grids
     h, theta, th, th2, touch, tol, max_sweeps, penetration, check = settings
-    state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars, parameter = out
+    state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars, parameter = out[:9]
+    jac, rhs, n_d = drives
+    lam = out[9]
+    n_b = rhs.size
     active, mu_c, e_n_c, e_t_c = closest[0], closest[8], closest[9], closest[10]
     s_cur = closest[7]
     n = q_a.size
@@ -536,6 +575,29 @@ def substep(
     u_free = np.empty(n)
     for i in range(n):
         u_free[i] = u_a[i] + change[i, 0]
+    # 3. the drives and loop closures: u_E = u_free + M^-1 (J^T Lambda + W P) with J u_E = b
+    minv_jt = np.zeros((n, n_b))
+    schur_lu = np.zeros((n_b, n_b))
+    schur_piv = np.arange(n_b)
+    if n_b:
+        minv_jt = block_solve(tree_lu, tree_piv, band_lu, band_piv, band, jac.T.copy())
+        schur = np.empty((n_b, n_b))
+        for i in range(n_b):
+            for j in range(n_b):
+                acc = 0.0
+                for r in range(n):
+                    acc += jac[i, r] * minv_jt[r, j]
+                schur[i, j] = acc
+        schur_lu, schur_piv, rcond_b = lu_decompose(schur)
+        if not rcond_b > 0.0:
+            scalars[0] = HANDED_BACK
+            return
+        lam[:] = lu_solve(schur_lu, schur_piv, rhs - _rows_times(jac, u_free))
+        for r in range(n):
+            acc = 0.0
+            for j in range(n_b):
+                acc += minv_jt[r, j] * lam[j]
+            u_free[r] += acc
     # 4. the closed candidates at q_P, their rows and the contact problem
     m = 0
     for i in range(big_m):
@@ -587,6 +649,8 @@ def substep(
     residual = 0.0
     if m:
         minv_w = block_solve(tree_lu, tree_piv, band_lu, band_piv, band, w)
+        if n_b:
+            _orthogonal(minv_w, jac, minv_jt, schur_lu, schur_piv)
         delassus, offset_c = delassus_offset(w, minv_w, u_free, u_a, e)
         diag = np.empty(2 * m)
         for i in range(2 * m):
@@ -621,6 +685,15 @@ def substep(
                 return
             impulses = trial
             residual = law_residual(delassus, offset_c, mu, r_unit, impulses, xi)[0]
+    if n_b and m:  # Lambda = Lambda_free - S^-1 J M^-1 W P
+        w_p = np.zeros((n, 1))
+        for r in range(n):
+            acc = 0.0
+            for j in range(2 * m):
+                acc += w[r, j] * impulses[j]
+            w_p[r, 0] = acc
+        plain = block_solve(tree_lu, tree_piv, band_lu, band_piv, band, w_p)[:, 0].copy()
+        lam -= lu_solve(schur_lu, schur_piv, _rows_times(jac, plain))
     scalars[2] = sweeps  # counted also when the end state is rejected, as in Python
     # 5. the end state, the penetration check at q_E
     u_e, q_e, gamma_a, gamma_e = end_state(q_a, u_a, u_free, minv_w, impulses, w, h, theta)
@@ -722,3 +795,9 @@ def substep(
     scalars[4], scalars[5], scalars[6] = impact, friction, timing
     scalars[7], scalars[8], scalars[9] = dissipated, loads, numerical
     scalars[10] = strain
+    drive_work = 0.0
+    if n_b:
+        j_u = _rows_times(jac[:n_d], u_theta)
+        for i in range(n_d):
+            drive_work += lam[i] * j_u[i]
+    scalars[17] = drive_work

@@ -38,10 +38,11 @@ replaced by two half steps, recursively up to ``max_halvings`` (the scheme of th
 stepper).
 
 A tree with one structure, a string whose tension law is compiled or a linear beam, and
-candidate grids alone, on the beam also a last closest-point pair (no drives or loop closures:
-the disk on the string, the disk on the beam, a pendulum hitting it) takes each sub-step in
+candidate grids alone, on the beam also a last closest-point pair (the disk on the string, the
+disk on the beam, a pendulum hitting it, the belt drive: drives and loop closures with their
+rows J and right-hand side b of step 3 evaluated here and handed in) takes each sub-step in
 one compiled call
-(``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1, 2, 4 and 5, the penetration checks and the work columns
+(``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1 to 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
 takes over where that call hands the sub-step back: a contact problem that needs more than
 the warm sweeps and active-set Newton, a singular block, a state that is not finite. That call
@@ -455,8 +456,9 @@ class MoreauJean(Stepper):
         with its end state's scans until the recorder reads it), each taken as ``step()`` takes
         it; those of compiled sub-steps alone are kept as arrays, the first other one (or a
         failure) ends the batch and is ``step()``'s next report (or error). None where the
-        sub-step is not compiled (``moreau_substep.WholeSubstep``)."""
-        if self._whole is None or self._stashed is not None:
+        sub-step is not compiled (``moreau_substep.WholeSubstep``) or the model has drives or
+        loop closures (each step reported by ``_report``)."""
+        if self._whole is None or self._stashed is not None or self._n_bilateral:
             return None
         taken = []
         self._flat = True
@@ -489,7 +491,10 @@ class MoreauJean(Stepper):
 
     def _compiled_report(self, subs) -> bool:
         """Is the step compiled sub-steps alone, every pair a grid pair of the stepper's or the
-        compiled sub-step's closest-point pair?"""
+        compiled sub-step's closest-point pair, and no drives or loop closures (their forces
+        and residuals are ``_report``'s)?"""
+        if self._n_bilateral:
+            return False
         last = None if self._whole is None else self._whole.last
         return all(isinstance(sub.closed, ClosedCandidates) for sub in subs) and all(
             k in self._grid or k == last for k in range(len(self.system.model.contacts))

@@ -68,8 +68,9 @@ class ClosedCandidates:
 
 
 class WholeSubstep:
-    """A sub-step of a tree with one structure and candidate grids alone, no drives or loop
-    closures, in one call of ``kernels.moreau.substep`` (the same kernels as the Python
+    """A sub-step of a tree with one structure and candidate grids (with the model's drives and
+    loop closures: their rows J and right-hand side b at the sub-step's q_P from
+    ``MoreauJean._bilateral``, handed in) in one call of ``kernels.moreau.substep`` (the same kernels as the Python
     sub-step, in the same order). The structure is a string whose tension law is compiled, or
     a linear one (a beam: internal force K q, K and C_f constant, no stiffness-proportional
     damping, the ``FlexibleBlock``'s constant effective mass); on the beam, the model's last
@@ -88,7 +89,7 @@ class WholeSubstep:
         lay = s.layout
         model = s.model
         block = stepper._flexible
-        if s.tree is None or stepper._n_bilateral or block is None or len(block.parts) != 1:
+        if s.tree is None or block is None or len(block.parts) != 1:
             return None
         structure, part_slice, part = block.parts[0]
         string = isinstance(part, StringPart) and part.compiled
@@ -220,6 +221,8 @@ class WholeSubstep:
         self._energies = (None, None)  # (q, the kernel's scalars) of the same end state
         # the last sub-step handed back had tried De Saxce's fixed point in vain
         self.failed_de_saxce = False
+        self.n_d = len(s.model.drives)
+        self._no_drives = (np.zeros((0, lay.n)), np.zeros(0), 0)
 
     def run(self, stepper, h, may_reject):
         st = stepper
@@ -261,17 +264,28 @@ class WholeSubstep:
         points = np.empty((n_points, 2))
         centres = np.empty((len(self.pairs), 2))
         forces_e = np.empty(n)
-        scalars = np.empty(17)
+        scalars = np.empty(18)
         parameter = np.empty(1)  # written by the kernel before any outcome read here
         closed = np.empty((2, n_points + 1), dtype=np.int64)
         contact = np.empty((2, 2 * n_points + 2))
-        out = (state, closed, contact, gaps, points, centres, forces_e, scalars, parameter)
+        n_b = st._n_bilateral
+        lam = np.zeros(n_b)
+        drives = self._no_drives
+        if n_b:  # the rows at q_P, as the Python sub-step evaluates them
+            q_p = q_a + theta * h * u_a
+            jac, rhs = st._bilateral(q_a, q_p, st.t, h)
+            drives = (
+                np.ascontiguousarray(jac, dtype=float),
+                np.asarray(rhs, dtype=float),
+                self.n_d,
+            )
+        out = (state, closed, contact, gaps, points, centres, forces_e, scalars, parameter, lam)
         closest = self.closest
         if self.last is not None:  # the search starts where the last one ended
             start = st._s.get(self.last)
             closest = (*closest[:7], np.nan if start is None else float(start), *closest[8:])
         kernels.substep(self.tree, self.structure, self.flexible, self.grids, closest, q_a, u_a,
-                        actuators, forces_a, settings, out)  # fmt: skip
+                        actuators, forces_a, settings, drives, out)  # fmt: skip
         outcome = int(scalars[0])
         if outcome == kernels.HANDED_BACK:  # the Python sub-step searches again from the start
             st.n_fallback += 1
@@ -300,7 +314,7 @@ class WholeSubstep:
         pair = self._pair_of[closed[0, :m]]
         impulses = contact[0, : 2 * m]
         work = dict(zip(WORK_COLUMNS, scalars[4:10].tolist(), strict=True))
-        work["work_drives"] = 0.0
+        work["work_drives"] = float(scalars[17])
         st.q, st.u = q_e, u_e
         st.t += h
         st.n_substeps += 1
@@ -314,7 +328,7 @@ class WholeSubstep:
             work,
             h,
             float(scalars[3]),
-            np.zeros(0),
+            lam,
         )
 
     def end_scans(self, stepper, sub) -> tuple[list, dict]:
