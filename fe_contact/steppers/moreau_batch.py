@@ -94,12 +94,25 @@ def pair_values(grid, scan, which, normal, tangent, slip, mu: float, h: float) -
     """
     min_gap = float(np.min(scan.gap))
     if not which.size:
-        nan = float("nan")
-        return PairValues("open", 0.0, 0.0, 0.0, 0.0, 0.0, nan, nan, (nan, nan), min_gap, 0, True)
+        return _open_values(min_gap)
+    return _closed_values(
+        normal, tangent, slip, mu, h, min_gap, grid.grid.s[which], scan.positions[which]
+    )
+
+
+def _open_values(min_gap: float) -> PairValues:
+    """The ``PairValues`` of an open pair: no point, no force."""
+    nan = float("nan")
+    return PairValues("open", 0.0, 0.0, 0.0, 0.0, 0.0, nan, nan, (nan, nan), min_gap, 0, True)
+
+
+def _closed_values(normal, tangent, slip, mu, h, min_gap, parameters, points) -> PairValues:
+    """The ``PairValues`` of a pair closed at k points (their impulses, slip velocities,
+    material parameters (k,) and points (k, 2)): the sums by ``np.add.reduce`` over the points,
+    the point of the largest normal force for the rest (``ContactReport``'s arithmetic)."""
     normal_force, friction_force = normal / h, tangent / h
     states = point_states(normal, slip, mu)
     main = int(np.argmax(normal_force))
-    position = scan.positions[which[main]]
     return PairValues(
         state=pair_state(states),
         normal_force=float(np.add.reduce(normal_force)),
@@ -108,10 +121,10 @@ def pair_values(grid, scan, which, normal, tangent, slip, mu: float, h: float) -
         friction_impulse=float(np.add.reduce(tangent)),
         friction_power=float(np.add.reduce(friction_force * slip)),
         slip_velocity=float(slip[main]),
-        parameter=float(grid.grid.s[which[main]]),
-        point=(float(position[0]), float(position[1])),
+        parameter=float(parameters[main]),
+        point=(float(points[main, 0]), float(points[main, 1])),
         min_gap=min_gap,
-        n_points=int(which.size),
+        n_points=int(normal.size),
         all_open=all(p == "open" for p in states),
     )
 
@@ -154,26 +167,8 @@ def closest_values(geometry, gaps, normal, tangent, slip, mu: float, h: float) -
     """
     min_gap = float(np.min(gaps))
     if not normal.size or geometry is None:
-        nan = float("nan")
-        return PairValues("open", 0.0, 0.0, 0.0, 0.0, 0.0, nan, nan, (nan, nan), min_gap, 0, True)
-    point, parameter = geometry[3], geometry[4]
-    normal_force, friction_force = normal / h, tangent / h
-    states = point_states(normal, slip, mu)
-    main = int(np.argmax(normal_force))
-    return PairValues(
-        state=pair_state(states),
-        normal_force=float(np.add.reduce(normal_force)),
-        friction_force=float(np.add.reduce(friction_force)),
-        normal_impulse=float(np.add.reduce(normal)),
-        friction_impulse=float(np.add.reduce(tangent)),
-        friction_power=float(np.add.reduce(friction_force * slip)),
-        slip_velocity=float(slip[main]),
-        parameter=float(parameter[main]),
-        point=(float(point[main, 0]), float(point[main, 1])),
-        min_gap=min_gap,
-        n_points=int(normal.size),
-        all_open=all(p == "open" for p in states),
-    )
+        return _open_values(min_gap)
+    return _closed_values(normal, tangent, slip, mu, h, min_gap, geometry[4], geometry[3])
 
 
 @dataclass(frozen=True, eq=False)
