@@ -205,6 +205,20 @@ def block_solve(tree_lu, tree_piv, band_lu, band_piv, band, rhs):
     return out
 
 
+@inner
+def _transposed_product(a, b):
+    """a^T b for a (n, k) and b (n, l), each entry summed over the n rows in order."""
+    n, k = a.shape
+    out = np.zeros((k, b.shape[1]))
+    for i in range(k):
+        for j in range(b.shape[1]):
+            acc = 0.0
+            for r in range(n):
+                acc += a[r, i] * b[r, j]
+            out[i, j] = acc
+    return out
+
+
 @njit(cache=True)
 def delassus_offset(w, minv_w, u_free, u_start, restitution):
     """The contact problem xi = G P + c of a sub-step (004 sec. 4.5): the Delassus matrix
@@ -212,14 +226,9 @@ def delassus_offset(w, minv_w, u_free, u_start, restitution):
     rows W (n, 2m), M_eff^-1 W (n, 2m), the free and start velocities (n,) and Newton's
     restitutions e (2m,)."""
     n, k = w.shape
-    delassus = np.zeros((k, k))
+    delassus = _transposed_product(w, minv_w)
     offset = np.empty(k)
     for i in range(k):
-        for j in range(k):
-            acc = 0.0
-            for r in range(n):
-                acc += w[r, i] * minv_w[r, j]
-            delassus[i, j] = acc
         free = 0.0
         start = 0.0
         for r in range(n):
@@ -580,14 +589,9 @@ def substep(
     schur_lu = np.zeros((n_b, n_b))
     schur_piv = np.arange(n_b)
     if n_b:
-        minv_jt = block_solve(tree_lu, tree_piv, band_lu, band_piv, band, jac.T.copy())
-        schur = np.empty((n_b, n_b))
-        for i in range(n_b):
-            for j in range(n_b):
-                acc = 0.0
-                for r in range(n):
-                    acc += jac[i, r] * minv_jt[r, j]
-                schur[i, j] = acc
+        jac_t = jac.T.copy()
+        minv_jt = block_solve(tree_lu, tree_piv, band_lu, band_piv, band, jac_t)
+        schur = _transposed_product(jac_t, minv_jt)
         schur_lu, schur_piv, rcond_b = lu_decompose(schur)
         if not rcond_b > 0.0:
             scalars[0] = HANDED_BACK
