@@ -15,7 +15,9 @@ copy of the callee at every call site (``kernels.tree.kinematics`` had six: abou
 compilation each). IR inlining is kept only for callees with one call site
 (``kernels.tree.poses``, ``velocities``, ``_terms`` in ``kinematics``; ``kernels.step._recover``
 in ``iterate``: compiled on its own it optimised and emitted again the whole library of
-``evaluate_system`` below it, 2.7 s of LLVM).
+``evaluate_system`` below it, 2.7 s of LLVM; ``kernels.step.iterate`` in ``kernels.loop.steps``:
+its own library, about 8 s of LLVM, was emitted again inside ``steps``'s; inlined, the first
+compilation of the manipulator demo fell from 83 to 74 s of CPU, its results byte-identical).
 """
 
 from __future__ import annotations

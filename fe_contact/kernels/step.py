@@ -524,7 +524,7 @@ def flatten(q1, u1, acc, a1, lam, ev, links, pressed):
     return flat
 
 
-@inner
+@njit(cache=True, inline="always")  # one call site (``kernels.loop.steps``): no library of its own
 def iterate(
     P,
     Lg,
