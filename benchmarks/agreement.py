@@ -142,8 +142,7 @@ def agreement_rows(words=None) -> list[dict]:
                     "CPU Python [s]": round(b["cpu"], 3),
                 }
             )
-            batched = row["method"] == "event-driven"  # its batches: compiled, not counted
-            if ra.n_compiled == 0 and not batched:
+            if ra.n_compiled == 0:
                 row["note"] = "no compiled step in either run: " + (
                     speed_demos.python_reason(a) or "-"
                 )

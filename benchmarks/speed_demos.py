@@ -19,11 +19,11 @@ Why the Python step runs (``python_reason``):
 * generalised-alpha with it: the sub-steps it declined or handed back (dependent structure
   coordinates, no banded factor of G_f, a drive it cannot evaluate, an iteration that did not
   finish: ``CompiledStep.step``), counted as "fell back" where it tried;
-* Moreau-Jean: the first condition of ``moreau_substep.WholeSubstep.plan`` that the system
-  misses, or, with the compiled sub-step, the sub-steps it handed back (a singular block, the
+* Moreau-Jean: the first condition of the compiled sub-step that the system misses
+  (``moreau_substep.substep_unsupported``), or, with the compiled sub-step, the sub-steps it handed back (a singular block, the
   contact problem beyond De Saxce's fixed point (Lemke's pivoting), a state that is not
   finite);
-* event-driven: "no compiled step".
+* event-driven: the steps its compiled batches leave to ``step()``.
 """
 
 from __future__ import annotations
@@ -87,52 +87,11 @@ def method_label(run) -> str:
 
 
 def moreau_unsupported(stepper) -> str | None:
-    """The first condition of ``moreau_substep.WholeSubstep.plan`` (the Moreau-Jean sub-step
-    in one compiled call) that the stepper's system misses, None when it meets them all."""
-    from fe_contact.steppers.effective_mass import StringPart
-    from fe_contact.steppers.moreau_substep import closest_on_beam
+    """Why the Moreau-Jean sub-step does not run in one compiled call
+    (``moreau_substep.substep_unsupported``), None when it does."""
+    from fe_contact.steppers.moreau_substep import substep_unsupported
 
-    s = stepper.system
-    lay, model = s.layout, s.model
-    block = stepper._flexible
-    if s.tree is None:
-        return "no tree"
-    if block is None:
-        return "no structure"
-    if len(block.parts) != 1:
-        return (
-            f"{len(block.parts)} structures (the compiled sub-step takes one string or one "
-            "linear beam)"
-        )
-    _, part_slice, part = block.parts[0]
-    if part == "linear":
-        if not block.constant:
-            return "a linear structure with stiffness-proportional damping"
-    elif not isinstance(part, StringPart):
-        return "a structure that is neither a string nor a linear beam"
-    elif not part.compiled:
-        return "a string whose tension law the kernels do not evaluate"
-    if part_slice != slice(0, lay.n_flexible) or not model.contacts:
-        if not model.contacts:
-            return "no contacts"
-        return "the structure is not the whole flexible part"
-    n_c = len(model.contacts)
-    last = None  # a closest-point pair on the linear beam, the last pair
-    if len(stepper._grid) != n_c:
-        last = n_c - 1
-        others = [stepper._kinds[k] for k in range(n_c) if k not in stepper._grid]
-        if len(stepper._grid) != last or last in stepper._grid:
-            return (
-                f"contact pairs of kinds {sorted(set(others))} (grids and one last closest point)"
-            )
-        if part != "linear" or not closest_on_beam(stepper, last):
-            return f"a {others[0]} pair that is not a closest point on the linear beam"
-    grids = [stepper._grid[k] for k in range(n_c) if k != last]
-    if any(g.tree != lay.tree for g in grids):
-        return "a grid pair on a part of the tree"
-    if len({g.grid.dofs.shape[1] for g in grids}) > 1:
-        return "grid pairs of different sizes"
-    return None
+    return substep_unsupported(stepper)
 
 
 def python_reason(run) -> str:
@@ -144,7 +103,12 @@ def python_reason(run) -> str:
     if result.n_python == 0:
         return ""
     if method == "event-driven":
-        return "no compiled step"
+        if stepper.step_path == "python":
+            return "no batches (actuators, or batch=False)"
+        return (
+            "steps the batches leave to step(): a halving, the impulses' last resort, a singular "
+            "step, Newton's impact, the step to the end"
+        )
     if method in ("generalized-alpha", "energy-consistent"):
         if stepper.compiled_step is None:
             why = unsupported(stepper.system)

@@ -60,6 +60,26 @@ def test_batched_run_is_the_run_step_by_step(runs):
     same_history(batched, one_by_one)
 
 
+def test_counters_say_which_steps_ran_in_batches(runs):
+    """The result's counters: the batched run's steps taken in compiled batches (n_compiled,
+    counted from the batches' own lengths here) and those ``step()`` took (n_python), the
+    run step by step all Python."""
+    system, scenario, one_by_one, batched = runs
+    assert (batched.step_path, one_by_one.step_path) == ("compiled", "python")
+    assert one_by_one.n_compiled == 0 and one_by_one.n_python == one_by_one.n_substeps
+    stepper = EventDriven(system, 0.0, scenario.q0, scenario.u0, t_bound=DATA.t_end)
+    in_batches = 0
+    while stepper.status == "running":
+        left = stepper.steps_left()
+        batch = stepper.steps(left - 1) if left > 1 else None
+        in_batches += 0 if batch is None else batch.n
+        if batch is None or batch.stop != "done":
+            stepper.step()
+    assert stepper.n_compiled == in_batches > 0
+    assert batched.n_compiled == in_batches
+    assert batched.n_python == batched.n_substeps - in_batches > 0
+
+
 def test_batched_run_balances_its_energy(runs):
     """Work of the wheel's drive = change of mechanical energy + damper losses + sum of W(s),
     to the midpoint rule's error (``test_pin_on_wheel``: 1e-5 of the drive's work)."""

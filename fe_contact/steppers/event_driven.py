@@ -243,6 +243,12 @@ class EventDriven(Stepper):
 
     # -- quiet steps in one call ------------------------------------------------------------------
 
+    @property
+    def step_path(self) -> str:
+        """ "compiled" when quiet steps run in compiled batches (``steps``: ``batch`` True and no
+        actuators), else "python"; ``n_compiled`` counts the steps the batches took."""
+        return "compiled" if self.batch else "python"
+
     def steps_left(self) -> int | None:
         """Steps of h to ``t_bound`` (halvings aside), None without a bound or with ``batch``
         False (``simulate`` then takes every step by ``step()``)."""
@@ -304,6 +310,7 @@ class EventDriven(Stepper):
             self.q, self.u = batch.q[-1].copy(), batch.u[-1].copy()
             self.n_steps += k
             self.n_substeps += k
+            self.n_compiled += k
             self.n_lcp += n_lcp
             accumulated_work(self.work, batch.work)
             self._pairs = None

@@ -85,31 +85,14 @@ class WholeSubstep:
 
     @classmethod
     def plan(cls, stepper) -> WholeSubstep | None:
-        s = stepper.system
-        lay = s.layout
-        model = s.model
+        """The sub-step of the stepper's system, None when ``substep_unsupported`` names a reason."""
+        if substep_unsupported(stepper) is not None:
+            return None
         block = stepper._flexible
-        if s.tree is None or block is None or len(block.parts) != 1:
-            return None
-        structure, part_slice, part = block.parts[0]
-        string = isinstance(part, StringPart) and part.compiled
-        if not (string or (part == "linear" and block.constant and _compressed(block))):
-            return None
-        if part_slice != slice(0, lay.n_flexible) or not model.contacts:
-            return None
-        n_c = len(model.contacts)
-        last = None  # a closest-point pair on the linear beam, the last pair
-        if len(stepper._grid) != n_c:
-            last = n_c - 1
-            if len(stepper._grid) != last or last in stepper._grid:
-                return None
-            if string or not closest_on_beam(stepper, last):
-                return None
+        structure, _, part = block.parts[0]
+        n_c = len(stepper.system.model.contacts)
+        last = None if len(stepper._grid) == n_c else n_c - 1
         grids = [stepper._grid[k] for k in range(n_c) if k != last]
-        if any(g.tree != lay.tree for g in grids):
-            return None
-        if len({g.grid.dofs.shape[1] for g in grids}) > 1 or (not grids and last is None):
-            return None
         return cls(stepper, structure, part, grids, last)
 
     def __init__(self, stepper, structure, part, grids, last=None):
@@ -425,6 +408,58 @@ def _no_closest(n_tree: int) -> tuple:
         np.zeros((0, 4, 4)),
     )
     return (False, beam, 0, np.zeros(2), 0.0, 1.0, np.zeros(n_tree), np.nan, 0.0, 0.0, 0.0)
+
+
+def substep_unsupported(stepper) -> str | None:
+    """Why ``WholeSubstep`` does not take a Moreau-Jean stepper's sub-steps (the first condition
+    its system misses), None when it takes them: a tree and one structure, the whole flexible
+    part, that is a string whose tension law is compiled or a linear beam (K and C_f constant,
+    no stiffness-proportional damping, in CSC or CSR form); every pair a candidate grid on the
+    whole tree, of one size, except that on the beam the last pair may be a closest point of a
+    body's circle or point (``closest_on_beam``)."""
+    s = stepper.system
+    lay, model = s.layout, s.model
+    block = stepper._flexible
+    if s.tree is None:
+        return "no tree"
+    if block is None:
+        return "no structure"
+    if len(block.parts) != 1:
+        return (
+            f"{len(block.parts)} structures (the compiled sub-step takes one string or one "
+            "linear beam)"
+        )
+    _, part_slice, part = block.parts[0]
+    string = isinstance(part, StringPart)
+    if string and not part.compiled:
+        return "a string whose tension law the kernels do not evaluate"
+    if not string and part != "linear":
+        return "a structure that is neither a string nor a linear beam"
+    if part == "linear" and not block.constant:
+        return "a linear structure with stiffness-proportional damping"
+    if part == "linear" and not _compressed(block):
+        return "a linear structure whose K or C_f is not in CSC or CSR form"
+    if not model.contacts:
+        return "no contacts"
+    if part_slice != slice(0, lay.n_flexible):
+        return "the structure is not the whole flexible part"
+    n_c = len(model.contacts)
+    last = None  # a closest-point pair on the linear beam, the last pair
+    if len(stepper._grid) != n_c:
+        last = n_c - 1
+        others = [stepper._kinds[k] for k in range(n_c) if k not in stepper._grid]
+        if len(stepper._grid) != last or last in stepper._grid:
+            return (
+                f"contact pairs of kinds {sorted(set(others))} (grids and one last closest point)"
+            )
+        if string or not closest_on_beam(stepper, last):
+            return f"a {others[0]} pair that is not a closest point on the linear beam"
+    grids = [stepper._grid[k] for k in range(n_c) if k != last]
+    if any(g.tree != lay.tree for g in grids):
+        return "a grid pair on a part of the tree"
+    if len({g.grid.dofs.shape[1] for g in grids}) > 1:
+        return "grid pairs of different sizes"
+    return None
 
 
 def closest_on_beam(stepper, k: int) -> bool:
