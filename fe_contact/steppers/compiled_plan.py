@@ -173,9 +173,10 @@ def _beam_index(system: System, name: str) -> int:
 
 def pressed_arrays(system: System) -> tuple:
     """The compliant contacts' tuple of ``kernels.step``'s P (``kernels.compliant``), in the
-    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 6): exponent,
+    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 7): exponent,
     stiffness, damping, mu and v0 of the continuous friction (0 without), the slip speed
-    below which a rolling law starts to roll (v0 / 2; 0 for a law that does not roll), then the profile pairs' arrays of ``kernels.profile_pair``: frame
+    below which a rolling law starts to roll (v0 / 2; 0 for a law that does not roll) and
+    the static coefficient mu_s that holds it rolling (0 for such a law), then the profile pairs' arrays of ``kernels.profile_pair``: frame
     kind (n_p, 2) (-1: a body point on a beam), frame index (n_p, 2), frame s (n_p, 2), curve
     (2 n_p, 4), curve range (2 n_p, 2), knots, control points); empty arrays without such
     contacts."""
@@ -231,11 +232,12 @@ def pressed_arrays(system: System) -> tuple:
                     c.law.mu if c.law.compiled_friction or _rolling_compiled(c.law) else 0.0,
                     c.law.characteristic_velocity or 0.0,
                     0.5 * c.law.v0 if _rolling_compiled(c.law) else 0.0,
+                    c.law.mu_s if _rolling_compiled(c.law) else 0.0,
                 )
                 for _, c in found
             ],
             dtype=float,
-        ).reshape(-1, 6),
+        ).reshape(-1, 7),
         np.ascontiguousarray(frames[:, :, 0], dtype=np.int64),
         np.ascontiguousarray(frames[:, :, 1], dtype=np.int64),
         np.ascontiguousarray(frames[:, :, 2], dtype=float),
