@@ -303,7 +303,7 @@ class CompiledStep:
         slip_sign = cstate[:, 0].copy()
         out = self._single_outputs(stepper, cstate.shape[0])
         s = self._parameters(stepper, state)
-        rolling = self._rolling(stepper)
+        rolling = self._kernel_modes(stepper)
         taken, stop, flat, _, _, _, _, cond = loop_steps(
             *plan.packed,
             factor,
@@ -541,7 +541,7 @@ class CompiledStep:
         self._last_prev = (ev, anchors, prev)
         return prev
 
-    def _rolling(self, stepper) -> np.ndarray:
+    def _kernel_modes(self, stepper) -> np.ndarray:
         """The modes of the compliant contacts of the kernels (``kernels.compliant``'s
         FORCE_LAW, ROLLING, RELEASED), in their order (n_p,)."""
         modes = stepper.modes
@@ -614,7 +614,7 @@ class CompiledStep:
         acc_prev, h_prev = (stepper.acceleration, 0.0) if state.previous is None else state.previous
         p = stepper.params
         s = self._parameters(stepper, state)
-        rolling = self._rolling(stepper)
+        rolling = self._kernel_modes(stepper)
         rolls = rolling == ROLLING  # the same through the batch: a release stops it
         out = self._outputs(stepper, size, cstate.shape[0])
         taken, stop, flat, _, _, acc_prev, h_prev, _ = loop_steps(
