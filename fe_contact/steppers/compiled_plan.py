@@ -448,6 +448,12 @@ class _ConstantArrays:
             *(data for _, _, data in signed),
         )
         self.n_flexible = M.shape[0]
+        # M, C and K each symmetric entry for entry: then so is G_f = M + gp C + bp K for every
+        # step size (each entry summed alike), and ``Plan.factor`` need not test it per size
+        row, col = self.entries[:2]
+        self.symmetric = bool(row.size) and all(
+            _asymmetry(row, col, x, self.n_flexible) == 0.0 for x in self.entries[2:]
+        )
         self.one_string = bool(self.P[7][0][0])  # the one structure is a string
 
 
@@ -469,6 +475,7 @@ class Plan:
         self.P = constant.P
         self.packed = constant.packed
         self._entries = constant.entries
+        self._symmetric = constant.symmetric
         self._n_flexible = constant.n_flexible
         self.one_string = constant.one_string
         tree = system.tree
@@ -510,7 +517,7 @@ class Plan:
         stored = g != 0.0
         row, col, g = row[stored], col[stored], g[stored]
         size = np.max(np.abs(g), initial=0.0)
-        asym = _asymmetry(row, col, g, n) if g.size else 0.0
+        asym = _asymmetry(row, col, g, n) if g.size and not self._symmetric else 0.0
         factor = None
         if g.size and asym <= 1e-13 * size:
             lower = row >= col
