@@ -355,6 +355,34 @@ def _asymmetry(row: np.ndarray, col: np.ndarray, values: np.ndarray, n: int) -> 
     return float(np.max(np.abs(lower - upper)))
 
 
+def symmetry_bound(asymmetries, bp: float, gp: float) -> float:
+    """An upper bound of max |G_ij - G_ji| for G = M + gp C + bp K with its entries summed in
+    floating point (each within 3 eps of its sum of magnitudes), from the asymmetry a_X and
+    the largest entry x_X of M, C and K (``asymmetries``: ((a_M, x_M), (a_C, x_C), (a_K,
+    x_K))): a_M + gp a_C + bp a_K + 8 eps (x_M + gp x_C + bp x_K).
+
+    Parameters
+    ----------
+    asymmetries : tuple of three (float, float)
+        (asymmetry, largest absolute entry) of M, C and K.
+    bp, gp : float
+        beta' and gamma' of the step size, >= 0.
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Examples
+    --------
+    >>> symmetry_bound(((0.0, 1.0), (0.0, 0.0), (1e-10, 1e4)), 1e-9, 1e-4) < 1e-14
+    True
+    """
+    (a_m, x_m), (a_c, x_c), (a_k, x_k) = asymmetries
+    eps = np.finfo(float).eps
+    return float(a_m + gp * a_c + bp * a_k + 8.0 * eps * (x_m + gp * x_c + bp * x_k))
+
+
 class _ConstantArrays:
     """The arrays of ``Plan`` that depend on the system alone (``Plan`` describes them),
     formed once per system (``_CONSTANT_ARRAYS``) and shared by its runs, which only read
@@ -448,11 +476,15 @@ class _ConstantArrays:
             *(data for _, _, data in signed),
         )
         self.n_flexible = M.shape[0]
-        # M, C and K each symmetric entry for entry: then so is G_f = M + gp C + bp K for every
-        # step size (each entry summed alike), and ``Plan.factor`` need not test it per size
+        # the asymmetry max |X_ij - X_ji| and the largest entry of M, C and K: with them
+        # ``Plan.factor`` bounds G_f's asymmetry for a step size without testing it entry by
+        # entry (``symmetry_bound``)
         row, col = self.entries[:2]
-        self.symmetric = bool(row.size) and all(
-            _asymmetry(row, col, x, self.n_flexible) == 0.0 for x in self.entries[2:]
+        self.asymmetries = tuple(
+            (_asymmetry(row, col, x, self.n_flexible), float(np.max(np.abs(x), initial=0.0)))
+            if row.size
+            else (0.0, 0.0)
+            for x in self.entries[2:]
         )
         self.one_string = bool(self.P[7][0][0])  # the one structure is a string
 
@@ -475,7 +507,7 @@ class Plan:
         self.P = constant.P
         self.packed = constant.packed
         self._entries = constant.entries
-        self._symmetric = constant.symmetric
+        self._asymmetries = constant.asymmetries
         self._n_flexible = constant.n_flexible
         self.one_string = constant.one_string
         tree = system.tree
@@ -517,7 +549,9 @@ class Plan:
         stored = g != 0.0
         row, col, g = row[stored], col[stored], g[stored]
         size = np.max(np.abs(g), initial=0.0)
-        asym = _asymmetry(row, col, g, n) if g.size and not self._symmetric else 0.0
+        asym = 0.0
+        if g.size and symmetry_bound(self._asymmetries, bp, gp) > 1e-13 * size:
+            asym = _asymmetry(row, col, g, n)  # not shown symmetric enough by the bound
         factor = None
         if g.size and asym <= 1e-13 * size:
             lower = row >= col
@@ -607,5 +641,6 @@ __all__ = [
     "pressed_arrays",
     "pressed_contact",
     "string_arrays",
+    "symmetry_bound",
     "unsupported",
 ]
