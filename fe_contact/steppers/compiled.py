@@ -503,10 +503,11 @@ class CompiledStep:
 
     def _prev(self, stepper) -> tuple:
         """(q, u, phi, J, phi_t, t, W_T, Hessian columns, Hessian cores) of the committed
-        evaluation (``kernels.loop.steps``): W_T (n_c, n) is the base of a rolling circle's
-        position value; the columns (n_c, 3, n) and cores (n_c, 3) of the contacts' gap
-        Hessians (``kinematics.gap_hessian``; zeros for none) curve the first iterate's
-        dependent step. The kernels only read them: those of the last evaluation are kept
+        evaluation (``kernels.loop.steps``): W_T (n_c + n_p, n), of the contacts with rows then
+        of the compliant contacts, is the base of a rolling circle's or pair's position value;
+        the columns (n_c, 3, n) and cores (n_c, 3) of the contacts' gap Hessians
+        (``kinematics.gap_hessian``; zeros for none) curve the first iterate's dependent
+        step. The kernels only read them: those of the last evaluation are kept
         for as long as it and the anchors are the same objects."""
         ev = stepper.evaluation
         n_c = len(stepper.modes.slip_sign)
@@ -516,7 +517,7 @@ class CompiledStep:
             ev is last_ev
             and len(anchors) == len(last_anchors)
             and all(a is b for a, b in zip(anchors, last_anchors, strict=True))
-            and last[6].shape[0] == n_c
+            and last[6].shape[0] == n_c + len(self._pressed)
         ):
             return last
         w_t = np.zeros((n_c, ev.q.size))
