@@ -6,8 +6,12 @@ change of the profile geometry must leave unchanged: run on two source trees, co
   the rest at rest, which it is then up to the inertia of the cam's support springs; the
   contact closes at 0.64 s) to 0.75 s, case 0 to 1.1 s (its driving torque after 1 s).
 
+With ``--whole T``: each case's whole run from 0 to T s instead (one process, one case after
+the other, after a 2 ms run that loads the kernels), its CPU time, sub-steps (compiled / on
+the Python step) and events printed: how the speed page measures case 2's whole run.
+
 Run: PYTHONPATH=TREE python benchmarks/cam_lock_phases.py LABEL OUT.npz [--csv FILE]
-[--cases 2 3] (the histories of each contact run go to OUT.npz; a row per case and phase is appended to
+[--cases 2 3] [--whole 2] (the histories of each contact run go to OUT.npz; a row per case and phase is appended to
 FILE, default benchmarks/results/curved_profiles.csv). Then
 python benchmarks/cam_lock_phases.py --compare A.npz B.npz prints the largest differences.
 """
@@ -88,6 +92,22 @@ def measure(label: str, npz: Path, table: Path, cases=(0, 1, 2, 3)) -> None:
         writer.writerows(rows)
 
 
+def whole(label: str, t_end: float, cases=(0, 1, 2, 3)) -> None:
+    """CPU time of each case's whole run from 0 to t_end, printed."""
+    for case in cases:
+        s, system = scenario(case, 0.0)
+        s.run(system, t_span=(0.0, 0.002), h=1e-4)  # caches, numba's loading
+        cpu0 = time.process_time()
+        result = s.run(system, t_span=(0.0, t_end), h=1e-4)
+        cpu = time.process_time() - cpu0
+        print(
+            f"{label} case {case}: {cpu:.2f} s of CPU to {t_end:g} s, {result.status}, "
+            f"{result.n_substeps} sub-steps ({result.n_compiled} compiled, "
+            f"{result.n_python} on the Python step), {len(result.events)} events",
+            flush=True,
+        )
+
+
 def compare(a: Path, b: Path) -> None:
     """The largest difference of each column between the two runs, relative to its largest
     magnitude."""
@@ -112,9 +132,12 @@ def main(argv=None) -> int:
     here = Path(__file__).resolve().parent
     parser.add_argument("--csv", type=Path, default=here / "results" / "curved_profiles.csv")
     parser.add_argument("--cases", nargs="+", type=int, default=[0, 1, 2, 3])
+    parser.add_argument("--whole", type=float, default=None, metavar="T")
     args = parser.parse_args(argv)
     if args.compare:
         compare(*args.compare)
+    elif args.whole is not None:
+        whole(args.label or "run", args.whole, tuple(args.cases))
     else:
         measure(args.label, args.npz, args.csv, tuple(args.cases))
     return 0

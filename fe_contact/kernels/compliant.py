@@ -1,5 +1,6 @@
 """The compliant contacts of body points on linear beams and of pairs of curved profiles
-(``laws.Compliant``, normal force only: no friction, not rolling) in the compiled step (numba).
+(``laws.Compliant``: the normal force, the continuous friction law of 000 eq. 10 of a pair,
+and its rolling row W_T u = 0 while it rolls, ``rolling_rows``) in the compiled step (numba).
 
 A compliant contact is a force law, not a constraint row: at the closest point of the beam
 (``kernels.beam.closest`` and ``contact``, the sliding contacts' kinematics) its approach is
@@ -23,10 +24,10 @@ target's, and eta_k, the profile's) start from s_guess[start + i] and s_guess[st
 ``profile_pair.ETA``.
 
 ``C``, their constant tuple (P[9] of ``kernels.step``): (body (n_p,) int, local point (n_p, 2),
-beam (n_p,) int, side (n_p,), law (n_p, 6): exponent p, stiffness c, damping D, friction
+beam (n_p,) int, side (n_p,), law (n_p, 7): exponent p, stiffness c, damping D, friction
 coefficient mu and v0 of the continuous law (000 eq. 10; mu = 0: none), the slip speed v0 / 2
 below which a pushing rolling contact starts to roll (0: a law that does not roll;
-``rolling_entry``), then the
+``rolling_entry``), the static coefficient mu_s of its rolling (``rolling_release``)), then the
 profile pairs' arrays of ``kernels.profile_pair``: frame kind (n_p, 2) int (-1: a body point on
 a beam), frame index (n_p, 2) int, frame s (n_p, 2), curve (2 n_p, 4) int, curve range
 (2 n_p, 2), knots, control points), all empty for a system without such contacts.
@@ -37,9 +38,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..laws.compliant import compliant_elastic, compliant_normal_force
-from .beam import GAP, N_FIELDS, VN, VT, S, closest, contact
+from .beam import GAP, N_FIELDS, REM_T, VN, VT, S, closest, contact
 from .jit import inner
-from .profile_pair import ETA, pair_record
+from .profile_pair import ETA, pair_rates, pair_record
 from .tree import kinematics, point
 
 # the columns of the laws' values (``compliant_states``): F_n, dF_n/da, dF_n/da', elastic
@@ -142,17 +143,123 @@ def _law_values(law, rec, values):
             values[FRICTION_POWER] = -values[FRICTION] * v_t
 
 
+# a compliant contact's mode in the compiled step (``step_state.ContactMode``'s FORCE_LAW,
+# ROLL and RELEASED): under its force law, rolling (a row W_T u = 0), just released
+FORCE_LAW, ROLLING, RELEASED = 0, 1, 2
+
+
 @inner
-def rolling_entry(P, rec, values) -> bool:
-    """True when a compliant contact with rolling (``Compliant.rolling``) would start to roll
-    at the state of the records rec (n_p, N_FIELDS) and law values (n_p, N_VALUES) of
-    ``compliant_states``: it pushes (F_n > 0) and its slip speed |v_t| is below v0 / 2
-    (``ContactModes.indicator``, event "roll")."""
+def rolling_entry(P, rec, values, mode) -> bool:
+    """True when a compliant contact with rolling (``Compliant.rolling``) under its force law
+    (mode (n_p,) FORCE_LAW) would start to roll at the state of the records rec (n_p,
+    N_FIELDS) and law values (n_p, N_VALUES) of ``compliant_states``: it pushes (F_n > 0) and
+    its slip speed |v_t| is below v0 / 2 (``ContactModes.indicator``, event "roll")."""
     law = P[9][4]
     for i in range(rec.shape[0]):
+        if mode[i] != FORCE_LAW:
+            continue
         if values[i, FORCE] > 0.0 and abs(rec[i, VT]) < law[i, 5]:
             return True
     return False
+
+
+@inner
+def rolling_release(P, values, mode, lam, first) -> bool:
+    """True when a rolling contact (mode ROLLING) is released at the state of the law values
+    (n_p, N_VALUES) and multipliers lam: its friction force, the multiplier of its rolling
+    row (rows from ``first`` on, in the contacts' order), leaves the static cone,
+    mu_s F_n - |lambda_T| < 0 (``ContactModes.indicator``, event "release")."""
+    law = P[9][4]
+    row = first
+    for i in range(mode.size):
+        if mode[i] != ROLLING:
+            continue
+        if law[i, 6] * values[i, FORCE] - abs(lam[row]) < 0.0:
+            return True
+        row += 1
+    return False
+
+
+@inner
+def rearmed(P, rec, values, mode):
+    """The modes after a step that ends at the records rec and law values of
+    ``compliant_states`` (``ContactModes.rearm``): a released contact (RELEASED) is under its
+    force law again once it no longer pushes or its slip speed |v_t| has reached v0 / 2."""
+    law = P[9][4]
+    out = mode.copy()
+    for i in range(mode.size):
+        if mode[i] == RELEASED:
+            if not values[i, FORCE] > 0.0 or abs(rec[i, VT]) >= law[i, 5]:
+                out[i] = FORCE_LAW
+    return out
+
+
+@inner
+def roll_off_friction(values, mode):
+    """The law values (n_p, N_VALUES) of ``compliant_states`` with no friction for the
+    rolling contacts (mode ROLLING), in place: their law's friction is off while they roll,
+    their friction force is the multiplier of their row (``compliant_forces``: the law with
+    mu = 0)."""
+    for i in range(mode.size):
+        if mode[i] == ROLLING:
+            values[i, FRICTION] = 0.0
+            values[i, FACTOR] = 0.0
+            values[i, FACTOR_SLOPE] = 0.0
+            values[i, FRICTION_POWER] = 0.0
+
+
+@inner
+def rolling_rows(P, q, u, rec, wt, mode, qb, wb):
+    """The rows W_T u = 0 of the rolling contacts (mode ROLLING; 000 eq. 23), in the contacts'
+    order, as ``coupling.constraints.evaluate_state`` appends them: (status, phi (r,), J (r, n)
+    (= J_Sigma), A (r,)) with J = W_T of the records rec and rows wt of ``compliant_states``
+    at (q, u), A the tangent remainder by the central differences of
+    ``coupling.profile_contact.curved_contact`` (along u over 1e-6 / max|u|) and phi the
+    trapezoid of W_T u since the committed state qb, whose W_T is wb (n_p, n)
+    (``constraints.rolling_position``). status 1 when a rolling contact has no contact point
+    or is a pair far apart (the Python step then takes it)."""
+    T, B, nt = P[0], P[1], P[6]
+    pairs = (P[9][5], P[9][6], P[9][7], P[9][8], P[9][9], P[9][10], P[9][11])
+    n = q.size
+    r = 0
+    for i in range(mode.size):
+        if mode[i] == ROLLING:
+            r += 1
+    phi = np.zeros(r)
+    jac = np.zeros((r, n))
+    rem = np.zeros(r)
+    if r == 0:
+        return 0, phi, jac, rem
+    size = 0.0
+    for k in range(n):
+        size = max(size, abs(u[k]))
+    tiny = size < 1e-290  # 1e-6 / size would overflow (``curved_contact``)
+    eps = 1e-6 if tiny else 1e-6 / size
+    step = np.empty(n)
+    for k in range(n):
+        step[k] = eps * (u[k] / size) if tiny else eps * u[k]
+    ut = u[:nt].copy()
+    row = 0
+    for i in range(mode.size):
+        if mode[i] != ROLLING:
+            continue
+        if pairs[0][i, 0] < 0 or np.isnan(rec[i, ETA]):
+            return 1, phi, jac, rem
+        a_t = 0.0
+        if size > 0.0:
+            rates = np.full(4, np.nan)
+            pair_rates(T, B, pairs, i, q, u, ut, nt, rec[i], step, rates)
+            difference = rates[1] - rates[3]
+            a_t = difference * (size / 2e-6) if tiny else difference / (2.0 * eps)
+        psi = 0.0
+        for k in range(n):
+            jac[row, k] = wt[i, k]
+            psi += (wb[i, k] + wt[i, k]) * (q[k] - qb[k])
+        phi[row] = 0.5 * psi
+        rem[row] = a_t
+        rec[i, REM_T] = a_t
+        row += 1
+    return 0, phi, jac, rem
 
 
 @inner

@@ -10,7 +10,8 @@ what ``simulate`` keeps, and stops BEFORE committing a step in which the Python 
 anything else: a Newton iteration that is not OK, an event indicator of
 ``ContactModes.first_event`` turning negative (a slipping contact's slip velocity passing
 zero, a sticking contact's friction force leaving the static cone, a pushing compliant contact
-with rolling slowing below v0 / 2, where it starts to roll), a normal force turning
+with rolling slowing below v0 / 2, where it starts to roll, a rolling one's friction force,
+the multiplier of its row W_T u = 0, leaving the static cone), a normal force turning
 negative (the run ends there), cond(J_u) above the limit at which the partition is chosen anew,
 a Painleve margin (``StepAlgebra.check_painleve``) that is not safely positive, a step size
 whose iteration matrix is not the factor given, or a step that does not end on t + h. That step
@@ -23,7 +24,15 @@ import numpy as np
 from numba import njit
 
 from .beam import H00, N_FIELDS, VT, S
-from .compliant import compliant_states, compliant_sums, keep_parameters, rolling_entry
+from .compliant import (
+    compliant_states,
+    compliant_sums,
+    keep_parameters,
+    rearmed,
+    roll_off_friction,
+    rolling_entry,
+    rolling_release,
+)
 from .dense import painleve_margin, take_columns
 from .evaluate import FAILED, OK
 from .jit import inner
@@ -108,6 +117,7 @@ def steps(
     lam_n,
     cstate,
     s,
+    rolling,
     tol,
     rtol,
     max_newton,
@@ -137,8 +147,11 @@ def steps(
     drive (K, n_d, 3) and actuators (K, n_t) at the steps' end times; (q, u, acc, pseudo) the
     committed state, acc_prev and h_prev > 0 the predictor's previous accelerations and step
     (h_prev <= 0: none); prev = (q, u, phi, J, phi_t, t, W_T, Hessian columns, Hessian cores) of
-    the committed evaluation and lam_n its multipliers (``kernels.step.iterate``); cstate and
-    s as ``kernels.step.iterate`` takes them; mu, mu_s per contact; cond_limit the cond(J_u) at
+    the committed evaluation and lam_n its multipliers (``kernels.step.iterate``; W_T (n_c +
+    n_p, n): the contacts' with rows, then the compliant contacts'); cstate, s and rolling (the
+    compliant contacts' modes) as ``kernels.step.iterate`` takes them, rolling updated in
+    place to the last step taken's (a released contact under its force law again:
+    ``kernels.compliant.rearmed``); mu, mu_s per contact; cond_limit the cond(J_u) at
     which the partition is chosen anew. single: one step of exactly h (t1 = t + h) with
     (beta', gamma') = key, committed whatever happens in it (no event, separation, partition
     or Painleve test: ``GeneralizedAlpha.step`` makes them): the compiled step of
@@ -169,6 +182,7 @@ def steps(
     last_ev = no_evaluation(np.int64(0), np.int64(0))  # int64: one compilation
     cond = 1.0
     held = held_factor(P[7])  # a string's last factor of G_f (``kernels.step.iterate``)
+    next_mode = rolling.copy()
     for j in range(1 if single else out_t.size):
         if single:  # the step as ``steppers.compiled`` asks for it
             dt = h
@@ -208,6 +222,7 @@ def steps(
             lam_n,
             cstate,
             s,
+            rolling,
             tol,
             rtol,
             max_newton,
@@ -230,10 +245,15 @@ def steps(
                     row += 1
                 elif mu[i] > 0.0 and cstate[i, 0] * rec[i, VT] < 0.0:  # slipping on
                     reason = 2
-            if reason == 0 and P[9][0].size > 0:  # a compliant contact that starts to roll
+            # a compliant contact that starts to roll or is released; a released one may
+            # roll again from the next step on once it has sped up (``ContactModes.rearm``)
+            if reason == 0 and P[9][0].size > 0:
                 _, crec, _, _, values = compliant_states(P, q1, u1, s, nc)
-                if rolling_entry(P, crec, values):
+                if rolling_entry(P, crec, values, rolling):
                     reason = 2
+                if rolling_release(P, values, rolling, lam, row):
+                    reason = 2
+                next_mode = rearmed(P, crec, values, rolling)
             for i in range(nc):
                 if reason == 0 and lam[i] < 0.0:
                     reason = 3
@@ -253,10 +273,17 @@ def steps(
         for i in range(nc):
             s[i] = rec[i, S]
         pressed = (0.0, 0.0, 0.0)
+        w_base = wt  # the next step's base of the rolling rows: W_T at the new state
         if P[9][0].size > 0:  # the compliant contacts' closest points at the new state
-            _, crec, _, _, values = compliant_states(P, q1, u1, s, nc)
+            _, crec, _, cwt, values = compliant_states(P, q1, u1, s, nc)
             keep_parameters(P, crec, s, nc)
+            roll_off_friction(values, rolling)
             pressed = compliant_sums(values)
+            w_base = np.empty((nc + cwt.shape[0], q1.size))
+            w_base[:nc] = wt
+            w_base[nc:] = cwt
+            if not single:
+                rolling[:] = next_mode
         _powers(P, q1, u1, lam, rec, cstate, mu, actuators[j], pressed, out_energy[j], power)
         acc_prev = acc
         h_prev = dt
@@ -264,7 +291,7 @@ def steps(
         pseudo[ind] = a1
         acc = acc1
         q, u, t = q1, u1, t1
-        prev = (q1, u1, phi, jac, phit, t1, wt, hess, rec[:, H00 : H00 + 3].copy())
+        prev = (q1, u1, phi, jac, phit, t1, w_base, hess, rec[:, H00 : H00 + 3].copy())
         lam_n = lam
         out_t[j] = t1
         out_q[j] = q1

@@ -365,16 +365,28 @@ def pair_kinematics(T, B, pairs, i, q, u, n_tree, guess_k, guess_l, step):
     rates = np.full(4, np.nan)
     if status != 0 or step.size == 0 or np.isnan(record[ETA]):
         return status, record, wn, wt, rates
+    pair_rates(T, B, pairs, i, q, u, ut, n_tree, record, step, rates)
+    return status, record, wn, wt, rates
+
+
+@inner
+def pair_rates(T, B, pairs, i, q, u, ut, n_tree, record, step, rates):
+    """(v_n, v_t) of profile pair i at (q + step, u), then at (q - step, u), into rates (4,),
+    each solved from the contact point of its record at q (eta_k in ``ETA``, eta_l in ``S``);
+    left as they are (NaN) where there is no contact point: the central differences of
+    ``coupling.profile_contact.curved_contact`` and of a rolling row's remainder
+    (``kernels.compliant.rolling_rows``). ut = u[:n_tree]."""
     moved = np.zeros(N_FIELDS)
+    wn = np.zeros(q.size)
+    wt = np.zeros(q.size)
     for j in range(2):
         qs = q + step if j == 0 else q - step
         qt = qs[:n_tree].copy()
         ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
         kin = (ang, rot, origin, omega, ov, terms)
         eta_k, eta_l = record[ETA], record[S]
-        if pair_record(T, B, pairs, i, qs, u, ut, kin, eta_k, eta_l, moved, wn.copy(), wt.copy()):
+        if pair_record(T, B, pairs, i, qs, u, ut, kin, eta_k, eta_l, moved, wn, wt):
             continue
         if not np.isnan(moved[ETA]):  # not the boxes' distance (``_kernel_build``)
             rates[2 * j] = moved[VN]
             rates[2 * j + 1] = moved[VT]
-    return status, record, wn, wt, rates

@@ -37,10 +37,13 @@ from .beam import (
     structure_product,
 )
 from .compliant import (
+    ROLLING,
     compliant_border,
     compliant_states,
     compliant_sums,
     keep_parameters,
+    roll_off_friction,
+    rolling_rows,
     subtract_compliant_forces,
 )
 from .curvature import dependent_row_terms
@@ -524,6 +527,39 @@ def flatten(q1, u1, acc, a1, lam, ev, links, pressed):
     return flat
 
 
+@inner
+def with_rolling_rows(P, ev, q, u, crec, cwt, rolling, qb, wb):
+    """(status, ev) with the rows W_T u = 0 of the rolling compliant contacts
+    (``kernels.compliant.rolling_rows``, from their records crec and rows cwt of
+    ``compliant_states`` at (q, u)) appended to the evaluation ev of ``evaluate_system``, as
+    ``coupling.constraints.evaluate_state`` appends them after the sticking contacts' rows
+    (J_Sigma = J, phi_t = 0); wb (n_c + n_p, n): the committed W_T of the contacts with rows,
+    then of the compliant ones (the base of the trapezoid). status LEFT when a rolling
+    contact has no contact point."""
+    st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
+    nc = rec.shape[0]
+    rst, r_phi, r_jac, r_rem = rolling_rows(P, q, u, crec, cwt, rolling, qb, wb[nc:])
+    if rst != 0:
+        return LEFT, ev
+    m, n = jac.shape
+    r = r_phi.size
+    phi2 = np.zeros(m + r)
+    jac2 = np.zeros((m + r, n))
+    js2 = np.zeros((m + r, n))
+    rem2 = np.zeros(m + r)
+    phit2 = np.zeros(m + r)
+    phi2[:m] = phi
+    jac2[:m] = jac
+    js2[:m] = js
+    rem2[:m] = rem
+    phit2[:m] = phit
+    phi2[m:] = r_phi
+    jac2[m:] = r_jac
+    js2[m:] = r_jac
+    rem2[m:] = r_rem
+    return OK, (st, phi2, jac2, js2, rem2, phit2, rec, wn, wt, mass_tree, forces, hess)
+
+
 @njit(cache=True, inline="always")  # one call site (``kernels.loop.steps``): no library of its own
 def iterate(
     P,
@@ -543,6 +579,7 @@ def iterate(
     lam_n,
     cstate,
     s_guess,
+    rolling,
     tol,
     rtol,
     max_newton,
@@ -558,7 +595,10 @@ def iterate(
     gamma', alpha_m, alpha_f, gamma, beta, t1), drive, actuators, ind, U, q_n, u_n, acc_n,
     pseudo_n, ydd0 (the predicted independent accelerations), prev = (q, u, phi, J, phi_t, t,
     W_T, Hessian columns (n_c, 3, n), Hessian cores (n_c, 3)) of the committed state's
-    evaluation, lam_n its multipliers, cstate, s_guess, tol, rtol, max_newton. Returns
+    evaluation, lam_n its multipliers, cstate, s_guess, rolling (n_p,) the compliant contacts'
+    modes (``kernels.compliant.FORCE_LAW``, ``ROLLING``, ``RELEASED``: a rolling one has no
+    friction from its law and a row W_T u = 0 after the others, ``with_rolling_rows``; its
+    base W_T is row n_c + i of prev's W_T), tol, rtol, max_newton. Returns
     (status, iterations, q, u, accelerations, algorithmic accelerations of the independent
     coordinates, multipliers, the last evaluation as ``evaluate_system`` returns it).
 
@@ -602,6 +642,10 @@ def iterate(
     no_force = np.zeros(0)  # the string's force and tangent "not given" (``evaluate_system``)
     no_tangents = np.zeros((0, 8, 8))
     qb = pq  # the committed state: the base of the rolling rows
+    n_rolling = 0
+    for i in range(rolling.size):
+        if rolling[i] == ROLLING:
+            n_rolling += 1
     pq = pq.copy()
     pu = pu.copy()
     have_prev = True
@@ -636,6 +680,9 @@ def iterate(
             q1[ind[j]] = y_n[j] + h * v_n[j] + hh * (c_beta * a_n[j] + beta * a1[j])
             u1[ind[j]] = v_n[j] + h * (c_gamma * a_n[j] + gamma * a1[j])
         recovered = not have_prev
+        if recovered and n_rolling > 0:  # without its rolling rows: the Python step's
+            status = FAILED
+            break
         if recovered:
             st = _recover(P, U, q1, u1, drive, actuators, cstate, qb, wb)
             if st != OK:
@@ -660,9 +707,17 @@ def iterate(
             if cst != OK:
                 status = LEFT
                 break
+            if n_rolling > 0:
+                roll_off_friction(cvals, rolling)
             subtract_compliant_forces(cwn, cwt, cvals, forces)
             # the next searches start here, as in Python (the run's ``Workspace``)
             keep_parameters(P, crec, s_guess, nc)
+            if n_rolling > 0:
+                rst, ev = with_rolling_rows(P, ev, q1, u1, crec, cwt, rolling, qb, wb)
+                if rst != OK:
+                    status = LEFT
+                    break
+                st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
         lu_j, piv_j, rc_j = lu_decompose(take_columns(jac, U))
         lu_s, piv_s, rc_s = lu_decompose(take_columns(js, U))
         if rc_j <= 1e-13 or rc_s <= 1e-13:
@@ -771,13 +826,26 @@ def iterate(
             ):
                 status = SINGULAR
                 break
+            here = np.int64(0 if n_rolling > 0 else 1)  # the compliant forces here, or below
             ev = evaluate_system(
-                P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, np.int64(1)
+                P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, here
             )
             st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
             if st != OK:
                 status = st
                 break
+            if n_rolling > 0:  # as ``evaluate_system`` subtracts them, the rolling ones' rows
+                cst, crec, cwn, cwt, cvals = compliant_states(P, q1, u1, s_guess, nc)
+                if cst != OK:
+                    status = LEFT
+                    break
+                roll_off_friction(cvals, rolling)
+                subtract_compliant_forces(cwn, cwt, cvals, forces)
+                rst, ev = with_rolling_rows(P, ev, q1, u1, crec, cwt, rolling, qb, wb)
+                if rst != OK:
+                    status = LEFT
+                    break
+                st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
             if _consistent(phi, jac, u1, phit, tol):
                 status = OK
                 break

@@ -38,9 +38,11 @@ row takes its position value from the committed state's W_T (``constraints.rolli
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
 ``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
 loop closures, unilateral contacts, the continuous friction law on constraint rows,
-compliant contacts of points with friction, the rolling of compliant contacts (a row W_T u =
-0: the steps of a rolling pair of profiles, of the cam lock's case 2, while it slips or is
-open are compiled, its rolling ones and those just released are the Python step's), and
+compliant contacts of points with friction, the switches of a rolling pair of profiles (the
+cam lock's case 2: its steps while it slips, is open or rolls, its row W_T u = 0 with the
+Python step's order, value and multiplier, are compiled, ``kernels.compliant.rolling_rows``;
+a batch stops before a step that starts or ends the rolling, which the Python step
+switches), and
 links from a body point or on a string take the Python step
 (``GeneralizedAlpha`` makes no ``CompiledStep`` for them). A system with compliant contacts or
 links takes its quiet steps in batches too: the kernels write each step's links
@@ -81,6 +83,7 @@ from ..kernels.beam import (
     VT,
     S,
 )
+from ..kernels.compliant import ROLLING
 from ..kernels.loop import STOPS
 from ..kernels.loop import steps as loop_steps
 from ..kernels.profile_pair import ETA
@@ -94,6 +97,9 @@ from .step_state import ContactMode, StepState
 
 # the factor of M_f given to ``kernels.loop.steps`` when it forms no Painleve margin
 NO_FACTOR = np.ones((1, 0))
+# the compliant contacts' modes the kernels take, by their code (``kernels.compliant``)
+COMPLIANT_MODES = (ContactMode.FORCE_LAW, ContactMode.ROLL, ContactMode.RELEASED)
+KERNEL_MODE = {int(m): code for code, m in enumerate(COMPLIANT_MODES)}
 
 
 @functools.lru_cache(maxsize=64)
@@ -282,8 +288,6 @@ class CompiledStep:
             self._checked = (part, on_structure)
         if on_structure:
             return None  # structure coordinates among the dependent ones: the Python step
-        if np.any(stepper.modes.mode[stepper.modes.n_rows :] == ContactMode.ROLL):
-            return None  # a rolling compliant contact's row W_T u = 0: the Python step
         plan = self.plan
         bp, gp = stepper.algebra.coefficients(h)
         factor = plan.factor(bp, gp)
@@ -299,6 +303,7 @@ class CompiledStep:
         slip_sign = cstate[:, 0].copy()
         out = self._single_outputs(stepper, cstate.shape[0])
         s = self._parameters(stepper, state)
+        rolling = self._kernel_modes(stepper)
         taken, stop, flat, _, _, _, _, cond = loop_steps(
             *plan.packed,
             factor,
@@ -322,6 +327,7 @@ class CompiledStep:
             self._multipliers(stepper),
             cstate,
             s,
+            rolling,
             stepper.tol,
             stepper.rtol,
             stepper.max_newton,
@@ -392,9 +398,14 @@ class CompiledStep:
             forces_of = {}
             if n_links:
                 forces_of = link_forces(system, links_state(system, q1, u1), parts[16])
+            modes = stepper.modes
             for k, pair, r, w_n, w_t in zip(self._pressed, self._pairs, *parts[17:20], strict=True):
                 kin = _kinematics(r, w_n, w_t, None, False, pair)
-                forces_of[k] = compliant_force(system.model.contacts[k].law, kin, k)
+                law = system.model.contacts[k].law
+                if modes.is_rolling(modes.n_rows + modes.compliant.index(k)):
+                    # no friction from its law: its row's multiplier (``compliant_forces``)
+                    law = dataclasses.replace(law, mu=0.0, mu_s=0.0, v0=None, rolling=False)
+                forces_of[k] = compliant_force(law, kin, k)
             compliant = tuple(forces_of[k] for k in stepper.modes.compliant)
         on_beam = self.plan.contacts[4] >= 0
         contacts = tuple(
@@ -492,10 +503,11 @@ class CompiledStep:
 
     def _prev(self, stepper) -> tuple:
         """(q, u, phi, J, phi_t, t, W_T, Hessian columns, Hessian cores) of the committed
-        evaluation (``kernels.loop.steps``): W_T (n_c, n) is the base of a rolling circle's
-        position value; the columns (n_c, 3, n) and cores (n_c, 3) of the contacts' gap
-        Hessians (``kinematics.gap_hessian``; zeros for none) curve the first iterate's
-        dependent step. The kernels only read them: those of the last evaluation are kept
+        evaluation (``kernels.loop.steps``): W_T (n_c + n_p, n), of the contacts with rows then
+        of the compliant contacts, is the base of a rolling circle's or pair's position value;
+        the columns (n_c, 3, n) and cores (n_c, 3) of the contacts' gap Hessians
+        (``kinematics.gap_hessian``; zeros for none) curve the first iterate's dependent
+        step. The kernels only read them: those of the last evaluation are kept
         for as long as it and the anchors are the same objects."""
         ev = stepper.evaluation
         n_c = len(stepper.modes.slip_sign)
@@ -505,7 +517,7 @@ class CompiledStep:
             ev is last_ev
             and len(anchors) == len(last_anchors)
             and all(a is b for a, b in zip(anchors, last_anchors, strict=True))
-            and last[6].shape[0] == n_c
+            and last[6].shape[0] == n_c + len(self._pressed)
         ):
             return last
         w_t = np.zeros((n_c, ev.q.size))
@@ -518,9 +530,38 @@ class CompiledStep:
                 U, C = c.gap_hessian
                 hess[i, :2] = U.T
                 core[i] = C[0, 0], C[0, 1], C[1, 1]
+        if self._pressed:  # then the compliant contacts' (the base of their rolling rows)
+            w_p = np.zeros((len(self._pressed), ev.q.size))
+            by_index = {f.index: f for f in ev.compliant}
+            for j, k in enumerate(self._pressed):
+                f = by_index.get(k)
+                if f is not None and f.contact is not None:
+                    w_p[j] = f.contact.w_tangent
+            w_t = np.vstack([w_t, w_p])
         prev = (ev.q, ev.u, ev.phi, ev.jac, ev.phi_t, float(ev.t), w_t, hess, core)
         self._last_prev = (ev, anchors, prev)
         return prev
+
+    def _kernel_modes(self, stepper) -> np.ndarray:
+        """The modes of the compliant contacts of the kernels (``kernels.compliant``'s
+        FORCE_LAW, ROLLING, RELEASED), in their order (n_p,)."""
+        modes = stepper.modes
+        return np.array(
+            [
+                KERNEL_MODE[int(modes.mode[modes.n_rows + modes.compliant.index(k)])]
+                for k in self._pressed
+            ],
+            dtype=np.int64,
+        )
+
+    def _modes_after(self, stepper, mode: np.ndarray, rolling: np.ndarray) -> np.ndarray:
+        """``mode`` (``ContactModes.mode``, a copy) with the compliant contacts' modes rolling
+        (n_p,) of the kernels after a batch (a released contact under its force law again)."""
+        modes = stepper.modes
+        mode = mode.copy()
+        for k, kernel_mode in zip(self._pressed, rolling, strict=True):
+            mode[modes.n_rows + modes.compliant.index(k)] = COMPLIANT_MODES[int(kernel_mode)]
+        return mode
 
     def _multipliers(self, stepper) -> np.ndarray:
         """The committed multipliers, those of the first iterate's curvature terms (an empty
@@ -538,7 +579,7 @@ class CompiledStep:
             or stepper.error_tol is not None
             or stepper.substep_cap is not None  # sub-steps growing after an event
             or stepper.modes.n_rows != stepper.modes.n_bilateral  # unilateral contacts
-            or np.any(stepper.modes.mode[stepper.modes.n_rows :] != ContactMode.FORCE_LAW)
+            or not np.all(np.isin(stepper.modes.mode[stepper.modes.n_rows :], COMPLIANT_MODES))
             or not np.all(np.isnan(stepper.characteristic_velocities))
             or np.any(stepper.part.dependent >= stepper.system.layout.n_tree)  # structure ones
             or _slow_at_start(stepper)
@@ -574,6 +615,8 @@ class CompiledStep:
         acc_prev, h_prev = (stepper.acceleration, 0.0) if state.previous is None else state.previous
         p = stepper.params
         s = self._parameters(stepper, state)
+        rolling = self._kernel_modes(stepper)
+        rolls = rolling == ROLLING  # the same through the batch: a release stops it
         out = self._outputs(stepper, size, cstate.shape[0])
         taken, stop, flat, _, _, acc_prev, h_prev, _ = loop_steps(
             *plan.packed,
@@ -598,6 +641,7 @@ class CompiledStep:
             self._multipliers(stepper),
             cstate,
             s,
+            rolling,
             stepper.tol,
             stepper.rtol,
             stepper.max_newton,
@@ -627,7 +671,7 @@ class CompiledStep:
             acc,
             h=h,
             lam=self._batch_multipliers(stepper, lam),
-            contacts=self._batch_contacts(stepper, lam, records, q, u, links, pressed),
+            contacts=self._batch_contacts(stepper, lam, records, q, u, links, pressed, rolls),
         )
         if taken == 0:
             return batch, None, None
@@ -645,6 +689,7 @@ class CompiledStep:
             impact_loss=0.0,
             impact_work=0.0,
             numerical=0.0,
+            mode=self._modes_after(stepper, state.mode, rolling),
         )
         return batch, committed, float(t_out[-2]) if taken > 1 else float(stepper.t)
 
@@ -656,12 +701,14 @@ class CompiledStep:
         n_c = stepper.modes.n_bilateral
         return lam[:, :m0], lam[:, n_c : n_c + len(model.drives)]
 
-    def _batch_contacts(self, stepper, lam, records, q, u, links, pressed) -> list:
+    def _batch_contacts(self, stepper, lam, records, q, u, links, pressed, rolls) -> list:
         """Per model contact over k steps: (name, state, records (k, N_FIELDS), normal force
         (k,), friction force (k,), closed) (``batch.StepBatch``) from the kernel's rows lam
         (k, rows) and records (k, n_c, N_FIELDS) of the contacts with rows, its links' states
         (k, l, N_LINK_FIELDS) and its compliant contacts' records (k, p, N_FIELDS), each as
-        the step's report gives it (``_link_steps``, ``_pressed_steps``)."""
+        the step's report gives it (``_link_steps``, ``_pressed_steps``); rolls (p,): the
+        compliant contacts that roll through the batch ("stick", their friction force the
+        multiplier of their row, ``mode_reports``)."""
         system = stepper.system
         by_model = {k: i for i, k in enumerate(stepper.modes.sliding)}
         mu = stepper.friction_coefficients
@@ -676,8 +723,14 @@ class CompiledStep:
             out[k] = (name, state, records[:, i], normal, friction, None)
         if system.link_rows.size:
             out.update(_link_steps(system, q, u, links))
+        row = stepper.evaluation.phi.size - int(np.count_nonzero(rolls))  # the rolling rows
         for j, k in enumerate(self._pressed):
             out[k] = _pressed_steps(system, k, pressed[:, j], self._pairs[j])
+            if rolls[j]:
+                name, states, rec, normal, _, closed = out[k]
+                states = np.where(closed, "stick", states)
+                out[k] = (name, states, rec, normal, lam[:, row], closed)
+                row += 1
         return [out[k] for k in range(len(system.model.contacts))]
 
     def steps(self, stepper, n_max: int):

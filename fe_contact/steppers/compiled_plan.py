@@ -173,9 +173,10 @@ def _beam_index(system: System, name: str) -> int:
 
 def pressed_arrays(system: System) -> tuple:
     """The compliant contacts' tuple of ``kernels.step``'s P (``kernels.compliant``), in the
-    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 6): exponent,
+    model's order: (body, local point (n_p, 2), beam, side, law (n_p, 7): exponent,
     stiffness, damping, mu and v0 of the continuous friction (0 without), the slip speed
-    below which a rolling law starts to roll (v0 / 2; 0 for a law that does not roll), then the profile pairs' arrays of ``kernels.profile_pair``: frame
+    below which a rolling law starts to roll (v0 / 2; 0 for a law that does not roll) and
+    the static coefficient mu_s that holds it rolling (0 for such a law), then the profile pairs' arrays of ``kernels.profile_pair``: frame
     kind (n_p, 2) (-1: a body point on a beam), frame index (n_p, 2), frame s (n_p, 2), curve
     (2 n_p, 4), curve range (2 n_p, 2), knots, control points); empty arrays without such
     contacts."""
@@ -231,11 +232,12 @@ def pressed_arrays(system: System) -> tuple:
                     c.law.mu if c.law.compiled_friction or _rolling_compiled(c.law) else 0.0,
                     c.law.characteristic_velocity or 0.0,
                     0.5 * c.law.v0 if _rolling_compiled(c.law) else 0.0,
+                    c.law.mu_s if _rolling_compiled(c.law) else 0.0,
                 )
                 for _, c in found
             ],
             dtype=float,
-        ).reshape(-1, 6),
+        ).reshape(-1, 7),
         np.ascontiguousarray(frames[:, :, 0], dtype=np.int64),
         np.ascontiguousarray(frames[:, :, 1], dtype=np.int64),
         np.ascontiguousarray(frames[:, :, 2], dtype=float),
@@ -353,6 +355,34 @@ def _asymmetry(row: np.ndarray, col: np.ndarray, values: np.ndarray, n: int) -> 
     return float(np.max(np.abs(lower - upper)))
 
 
+def symmetry_bound(asymmetries, bp: float, gp: float) -> float:
+    """An upper bound of max |G_ij - G_ji| for G = M + gp C + bp K with its entries summed in
+    floating point (each within 3 eps of its sum of magnitudes), from the asymmetry a_X and
+    the largest entry x_X of M, C and K (``asymmetries``: ((a_M, x_M), (a_C, x_C), (a_K,
+    x_K))): a_M + gp a_C + bp a_K + 8 eps (x_M + gp x_C + bp x_K).
+
+    Parameters
+    ----------
+    asymmetries : tuple of three (float, float)
+        (asymmetry, largest absolute entry) of M, C and K.
+    bp, gp : float
+        beta' and gamma' of the step size, >= 0.
+
+    Returns
+    -------
+    float
+        The bound.
+
+    Examples
+    --------
+    >>> symmetry_bound(((0.0, 1.0), (0.0, 0.0), (1e-10, 1e4)), 1e-9, 1e-4) < 1e-14
+    True
+    """
+    (a_m, x_m), (a_c, x_c), (a_k, x_k) = asymmetries
+    eps = np.finfo(float).eps
+    return float(a_m + gp * a_c + bp * a_k + 8.0 * eps * (x_m + gp * x_c + bp * x_k))
+
+
 class _ConstantArrays:
     """The arrays of ``Plan`` that depend on the system alone (``Plan`` describes them),
     formed once per system (``_CONSTANT_ARRAYS``) and shared by its runs, which only read
@@ -446,6 +476,16 @@ class _ConstantArrays:
             *(data for _, _, data in signed),
         )
         self.n_flexible = M.shape[0]
+        # the asymmetry max |X_ij - X_ji| and the largest entry of M, C and K: with them
+        # ``Plan.factor`` bounds G_f's asymmetry for a step size without testing it entry by
+        # entry (``symmetry_bound``)
+        row, col = self.entries[:2]
+        self.asymmetries = tuple(
+            (_asymmetry(row, col, x, self.n_flexible), float(np.max(np.abs(x), initial=0.0)))
+            if row.size
+            else (0.0, 0.0)
+            for x in self.entries[2:]
+        )
         self.one_string = bool(self.P[7][0][0])  # the one structure is a string
 
 
@@ -467,6 +507,7 @@ class Plan:
         self.P = constant.P
         self.packed = constant.packed
         self._entries = constant.entries
+        self._asymmetries = constant.asymmetries
         self._n_flexible = constant.n_flexible
         self.one_string = constant.one_string
         tree = system.tree
@@ -508,7 +549,9 @@ class Plan:
         stored = g != 0.0
         row, col, g = row[stored], col[stored], g[stored]
         size = np.max(np.abs(g), initial=0.0)
-        asym = _asymmetry(row, col, g, n) if g.size else 0.0
+        asym = 0.0
+        if g.size and symmetry_bound(self._asymmetries, bp, gp) > 1e-13 * size:
+            asym = _asymmetry(row, col, g, n)  # not shown symmetric enough by the bound
         factor = None
         if g.size and asym <= 1e-13 * size:
             lower = row >= col
@@ -598,5 +641,6 @@ __all__ = [
     "pressed_arrays",
     "pressed_contact",
     "string_arrays",
+    "symmetry_bound",
     "unsupported",
 ]
