@@ -12,7 +12,12 @@ The first model: the point mass of ``papers.lipinski.sliding_mass_model`` driven
 0.5 m/s, let fall from 2 mm above the cantilever strip onto it. Measured, h = 1 ms: with
 Newton's restitution 0.5, 150 steps, 128 impacts at the same times to 6e-15 s, positions
 8.7e-15 m apart (of 0.18 m), velocities 5.8e-11 m/s (of 24 m/s: the beam's stiff modes);
-without, 22 steps, 11 impacts and openings, positions 8.7e-15 m, velocities 3e-10 m/s. The second: the pantograph of ``papers.pantograph`` with the exact contact in the
+without, 22 steps, 11 impacts and openings, positions 8.7e-15 m, velocities 3e-10 m/s. With
+friction (mu = 0.3) the slipping contact's row has its friction in J_Sigma as a Sliding
+contact's, and a contact that stops sticks by the same stick row: a mass set down on the beam
+at 0.2 m/s slides and sticks at 0.069 s in both steps (5e-12 s apart, located to
+event_tol), positions 7.5e-14 m apart,
+velocities 2.3e-10 m/s of 1.5 m/s. The second: the pantograph of ``papers.pantograph`` with the exact contact in the
 plain (not energy-consistent) form on two spans of 1 m elements at 300 km/h, 0.1 s: positions
 9e-16 m apart, velocities 5.5e-13 m/s of 83 m/s, the head's force 1e-11 N of 430 N; the Newton
 iterations the same or one apart (an iterate at the tolerance's edge). Bounds: a few times
@@ -28,10 +33,14 @@ import pytest
 
 from fe_contact.model import Circle, ContactPair, Line, Point, Unilateral
 from fe_contact.multibody.drive import Drive
+from fe_contact.multibody.joints import Joint
+from fe_contact.multibody.tree import Body, TreeModel
+from fe_contact.papers import lipinski
 from fe_contact.papers.lipinski import BEAM, sliding_mass_initial_state, sliding_mass_model
 from fe_contact.papers.pantograph import pantograph_on_catenary
 from fe_contact.steppers.compiled import unsupported
 from fe_contact.steppers.genalpha import GeneralizedAlpha
+from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
 
 EPS = np.finfo(float).eps
@@ -66,11 +75,11 @@ def _arrays(reports, what):
     return [np.array([getattr(r, what) for r in side]) for side in zip(*reports, strict=True)]
 
 
-def test_the_compiled_step_takes_frictionless_points_on_beams_only():
+def test_the_compiled_step_takes_points_on_beams_only():
     system, _, _ = dropped_mass()
     assert unsupported(system) is None
     rubbing, _, _ = dropped_mass(Unilateral(mu=0.2))
-    assert "a unilateral law with friction" in unsupported(rubbing)
+    assert unsupported(rubbing) is None
     model = replace(
         system.model,
         contacts=(
@@ -148,3 +157,63 @@ def test_the_exact_pantograph_in_the_plain_form_matches_the_python_step():
     )
     assert np.all(f_py > 0.0)  # the head presses on the wire throughout
     assert np.max(np.abs(f_py - f_cc)) <= 1e6 * EPS * np.max(f_py)
+
+
+def test_a_rubbing_mass_slides_and_sticks_at_the_same_time_compiled():
+    """A mass free along the beam (its x joint on a driven, fixed base) set down on it at
+    0.2 m/s with mu = 0.3: it slides, slows down under mu N and sticks; the stick row of a
+    unilateral contact comes after its normal row, as in the Python step."""
+    base = sliding_mass_model(0.0, 10)
+    tree = TreeModel(
+        bodies=(Body(1.0, 0.0), Body(0.0, 0.0), base.tree.bodies[1]),
+        joints=(
+            Joint("prismatic"),
+            Joint("prismatic", parent=0),
+            Joint("prismatic", parent=1, angle=np.pi / 2),
+        ),
+        gravity=base.tree.gravity,
+    )
+    model = replace(
+        base,
+        tree=tree,
+        contacts=(ContactPair("mass", Point(2), BEAM, Unilateral(mu=0.3)),),
+        drives=(Drive.constant_velocity(0, 0.0, 0.0),),
+    )
+    system = assemble(model)
+    q0, u0 = system.initial_state(np.array([0.0, 0.1, 0.0]), np.array([0.0, 0.2, 0.0]))
+    py, cc, reports = lockstep(system, q0, u0, 150, h=1e-3)
+    assert [e[1:] for e in py.events] == [("mass", "stick")]
+    assert [e[1:] for e in cc.events] == [("mass", "stick")]
+    # located to event_tol (the Illinois bracket), measured 5e-12 s apart
+    assert cc.events[0][0] == pytest.approx(py.events[0][0], abs=py.event_tol)
+    # mu g decelerates 0.2 m/s to rest in about 0.07 s (the sagging beam tilts the path)
+    assert 0.05 < py.events[0][0] < 0.09
+    assert reports[-1][1].contacts[0].state == "stick"
+    assert cc.n_compiled > 0 and cc.n_fallback == 0
+    q_py, q_cc = _arrays(reports, "q")
+    assert np.max(np.abs(q_py - q_cc)) <= 1e4 * EPS * np.max(np.abs(q_py))  # measured 7.5e-14
+    u_py, u_cc = _arrays(reports, "u")
+    assert np.max(np.abs(u_py - u_cc)) <= 1e-8 * np.max(np.abs(u_py))  # measured 1.5e-10
+
+
+@pytest.mark.slow  # two runs of 0.6 s at h = 0.5 ms, about 5 s of CPU each
+def test_the_lifting_manipulator_sticks_breaks_loose_and_opens_as_on_the_python_step():
+    """The manipulator of ``papers.lipinski`` with the drive reversed and ``lift_off`` (its tip
+    a unilateral contact, mu = 0.3): it reverses, sticks, breaks loose (the sticking force
+    leaving the static cone, tested on the unilateral contact's own normal row in a batch)
+    and opens. Measured: the same events at the same times, positions 1.5e-13 apart."""
+    data = lipinski.Manipulator(drive_reversal=0.3, lift_off=True)
+    scenario = lipinski.manipulator(data, 0.3)
+    system = scenario.assemble()
+    runs = [
+        simulate(system, (0.0, 0.6), (scenario.q0, scenario.u0), h=5e-4, compiled=compiled)
+        for compiled in (False, True)
+    ]
+    py, cc = runs
+    kinds = [kind for _, _, kind in py.events]
+    assert kinds == ["reversal", "stick", "slip", "open"]
+    assert [kind for _, _, kind in cc.events] == kinds
+    for a, b in zip(py.events, cc.events, strict=True):
+        assert b[0] == pytest.approx(a[0], abs=1e-10)  # event_tol
+    assert cc.n_compiled > 0
+    assert np.max(np.abs(py.q - cc.q)) <= 1e-11  # m, rad: measured 1.5e-13

@@ -227,7 +227,7 @@ def steps(
             nrow, _, row, _ = normal_rows(cstate, drive.shape[1])
             for i in range(nc):
                 if cstate[i, 1] != 0.0:  # sticking: mu_s lambda_N - |lambda_T| >= 0
-                    if mu_s[i] * lam[i] - abs(lam[row]) < 0.0:
+                    if mu_s[i] * lam[nrow[i]] - abs(lam[row]) < 0.0:
                         reason = 2
                     row += 1
                 elif mu[i] > 0.0 and cstate[i, 0] * rec[i, VT] < 0.0:  # slipping on

@@ -30,7 +30,8 @@ curved profiles on tree bodies, beam-carried bodies or the plane, those also wit
 continuous friction law (000 eq. 10; ``kernels.compliant``, ``kernels.profile_pair``: their
 tangent bordered as ``compliant.bordered_solve`` borders it; the cam lock's cases 0 and 1);
 the pantograph on its overhead line (``papers.pantograph``, the "penalty" contact) is such a
-system. Frictionless ``Unilateral`` contacts of body points on the linear beams too: while
+system. ``Unilateral`` contacts of body points on the linear beams too (their friction as a
+Sliding contact's, slipping or sticking): while
 closed, the normal row the Python step gives them (after the drives' rows), while open their
 gap only; a batch stops before a step in which a closed one's normal force or an open one's
 gap turns negative, and the Python step locates the opening or the impact
@@ -42,7 +43,7 @@ not converge, a drive giving a non-finite value. A sticking circle rolls: its ve
 row takes its position value from the committed state's W_T (``constraints.rolling_position``).
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
 ``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
-loop closures, unilateral contacts with friction or on other sides, the energy-consistent
+loop closures, unilateral contacts on other sides, the energy-consistent
 form (``steppers.energy_consistent``), the continuous friction law on constraint rows,
 compliant contacts of points with friction, the rolling of compliant contacts (a row W_T u =
 0: the steps of a rolling pair of profiles, of the cam lock's case 2, while it slips or is

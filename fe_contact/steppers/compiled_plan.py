@@ -87,15 +87,13 @@ def _links_unsupported(system: System) -> str | None:
 def _law_unsupported(system: System, pair) -> str | None:
     """Why the compiled step does not take the law of ``pair``, a contact that is not one of
     its compliant forces (``pressed_contact``), or None for a Coulomb Sliding law (a constant
-    mu: its bilateral rows, ``kernels.step``) and a frictionless Unilateral law of a body
-    point on a linear beam (its normal row while closed: ``kernels.evaluate.normal_rows``)."""
+    mu: its bilateral rows, ``kernels.step``) and a Unilateral law of a body point on a
+    linear beam (its normal row, and stick row, while closed: ``kernels.evaluate.normal_rows``)."""
     law = pair.law
-    if law.constraint == "unilateral":  # frictionless, of a point on a linear beam: its row
+    if law.constraint == "unilateral":  # a point on a linear beam: its rows while closed
         on_beam = type(pair.profile) is Point and isinstance(pair.target, str)
         if not (on_beam and isinstance(system.structures.get(pair.target), BeamStructure)):
             return "a unilateral law (hard contact: impacts and open phases)"
-        if law.mu != 0.0:
-            return "a unilateral law with friction (its stick and slip on the Python step)"
         return None
     if law.constraint == "compliant":
         if getattr(law, "rolling", False) and not _rolling_compiled(law):
