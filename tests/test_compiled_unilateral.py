@@ -92,9 +92,9 @@ def test_the_compiled_step_takes_points_on_beams_only():
 
 # (restitution, steps of 1 ms): the mass bounces (impacts only, the flight phases compiled);
 # it lands without bouncing, is thrown off by the ringing beam and lands again (impacts,
-# closed phases compiled, openings). The second grows chaotic past some 25 steps: a contact
-# that has just opened has a gap of round-off size, whose sign decides whether it hits at
-# once (the Python step against itself with a perturbation of 1e-16 m does the same).
+# closed phases compiled, openings). The second is chaotic: the Python step against itself,
+# one beam coordinate moved by 1e-16 m, drifts apart by 1.8e-13 m at step 25, 2.2e-10 m at
+# 40 and 1.2e-8 m at 60; compiled against Python by 1.4e-13, 2.7e-10 and 9.3e-9 m.
 CASES = {"bouncing": (0.5, 150), "landing": (0.0, 22)}
 
 
