@@ -14,7 +14,8 @@ written to ``benchmarks/results/pantograph.csv``.
 
 Run: python benchmarks/pantograph.py [--speed 250 300] [--t-end 3] [--spans 10]
 [--element 0.25] [--contact penalty|exact] [--start-span 3] [--pantograph NAME]
-[--wire-damping benchmark|none] [--h 1e-3] [--out FILE] [--history PREFIX]. The 10-span line has 2 x 2200 elements and 8804
+[--wire-damping benchmark|none] [--h 1e-3] [--form consistent|plain] [--python]
+[--out FILE] [--history PREFIX]. The 10-span line has 2 x 2200 elements and 8804
 unknowns; its static start is a static solve of the whole model.
 
 ``--pantograph``: "en50318" (the two-mass reference pantograph, the default), "three-mass"
@@ -22,7 +23,11 @@ unknowns; its static start is a static solve of the whole model.
 read top to bottom: the 6 kg mass is the head on the 160 N/m spring, the 7.5 kg one the frame
 on 7000 N/m) or "dsa380" (the three-mass DSA380 pantograph of two public sources,
 ``papers.pantograph.DSA380_PANTOGRAPH``). ``--wire-damping none`` drops the wires' Rayleigh
-damping.
+damping. ``--form plain``: the exact contact in the plain generalised-alpha form
+(``energy_consistent=False``), which the compiled step takes (``steppers.compiled``; the
+default "consistent" form runs on the Python step), for its cost: at speed its head takes an
+impulse the wire does not feel (``papers.pantograph.pantograph_on_catenary``). ``--python``:
+every step on the Python step (``compiled=False``), for the compiled step's gain.
 """
 
 from __future__ import annotations
@@ -86,6 +91,8 @@ def run_speed(
     h=1e-3,
     history=None,
     line="55m",
+    form="consistent",
+    python=False,
 ):
     """(statistics, cost dict) of one run; ``history``: None or an .npz path for the run's
     t (s), x (m, the head), force (N, raw), uplift (m, (n_t, n_arms)) and arms (m)."""
@@ -107,6 +114,7 @@ def run_speed(
         x_start=x_start,
         x_end=x_end,
         h=h,
+        energy_consistent=False if form == "plain" else None,
     )
     system = assemble(run.model)
     setup_wall, setup_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -114,7 +122,7 @@ def run_speed(
     arms = run.details["steady_arms"]
     run = replace(run, details={**run.details, "section": section})
     t0, c0 = time.perf_counter(), time.process_time()
-    result = run.run(system)
+    result = run.run(system, compiled=False) if python else run.run(system)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     x = result.q[:, system.layout.tree.start]
     uplift = steady_arm_uplift(system, result.q, run.q0, arms, section)
@@ -150,6 +158,8 @@ def run_speed(
     steps = max(int(result.n_steps), 1)
     cost = {
         "status": result.status,
+        "substeps_compiled": int(result.n_compiled),
+        "substeps_python": int(result.n_substeps - result.n_compiled),
         "n": system.layout.n,
         "droppers": system.link_rows.size,
         "simulated_s": simulated,
@@ -181,6 +191,8 @@ def main(argv=None) -> int:
     parser.add_argument("--wire-damping", choices=tuple(WIRE_DAMPING), default="benchmark")
     parser.add_argument("--line", choices=tuple(LINES), default="55m")
     parser.add_argument("--h", type=float, default=1e-3, help="the step, s")
+    parser.add_argument("--form", choices=("consistent", "plain"), default="consistent")
+    parser.add_argument("--python", action="store_true", help="compiled=False")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--history", help="save each run's history to HISTORY_<speed>.npz")
     args = parser.parse_args(argv)
@@ -198,12 +210,16 @@ def main(argv=None) -> int:
             args.h,
             None if args.history is None else f"{args.history}_{speed:g}.npz",
             args.line,
+            args.form,
+            args.python,
         )
         print(table({speed: stats}))
         print(
             f"  {args.spans} spans, {cost['n']} unknowns, {cost['droppers']} droppers, "
-            f"{args.contact}: {cost['status']}, {cost['simulated_s']:.3f} s simulated in "
-            f"{cost['steps']} steps, {cost['newton_per_step']:.2f} Newton iterations per step; "
+            f"{args.contact} ({args.form}): {cost['status']}, {cost['simulated_s']:.3f} s simulated in "
+            f"{cost['steps']} steps ({cost['substeps_compiled']} sub-steps compiled, "
+            f"{cost['substeps_python']} in Python), {cost['newton_per_step']:.2f} Newton "
+            "iterations per step; "
             f"{cost['cpu_per_simulated_s']:.1f} s of CPU ({cost['wall_per_simulated_s']:.1f} s "
             f"wall) per simulated s, {cost['cpu_per_step_ms']:.1f} ms of CPU per step; set-up "
             f"{cost['setup_cpu_s']:.1f} s of CPU; the impacts' impulses over the section "
@@ -213,6 +229,8 @@ def main(argv=None) -> int:
         ranges = acceptance(speed) or {}
         row = {"speed_kmh": speed, "spans": args.spans, "element_m": args.element}
         row["contact"] = args.contact
+        row["form"] = args.form
+        row["python"] = args.python
         row["h_s"] = args.h
         row["pantograph"] = args.pantograph
         row["wire_damping"] = args.wire_damping

@@ -33,17 +33,52 @@ from .string import nearest_node, string_contact, string_forces, string_stick_ro
 from .tree import dynamics, kinematics, point
 
 OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
+# cstate's columns beyond the slip sign, the stick flag and the anchor (s*, t*): 1 for a
+# unilateral contact (after the bilateral ones), 1 while it is closed (``normal_rows``)
+UNILATERAL, CLOSED = 5, 6
+
+
+@inner
+def normal_rows(cstate, nd):
+    """The rows of a state's contact modes, as ``contact_states.ContactModes`` orders them:
+    (row of each contact's normal row (n_c,), -1 while a unilateral contact is open; the first
+    drive row; the first stick row; the number of rows). The bilateral contacts' rows come
+    first, then the nd drives', then the closed unilateral contacts' (in contact order), then
+    one per sticking contact. cstate (n_c, 5) (no unilateral contacts) or (n_c, 7)
+    (``UNILATERAL``, ``CLOSED``)."""
+    nc = cstate.shape[0]
+    rows = np.empty(nc, np.int64)
+    wide = cstate.shape[1] > CLOSED
+    nb = 0
+    for i in range(nc):
+        if not (wide and cstate[i, UNILATERAL] != 0.0):
+            rows[i] = nb
+            nb += 1
+    row = nb + nd
+    for i in range(nc):
+        if wide and cstate[i, UNILATERAL] != 0.0:
+            if cstate[i, CLOSED] != 0.0:
+                rows[i] = row
+                row += 1
+            else:
+                rows[i] = -1
+    first_stick = row
+    for i in range(nc):
+        if cstate[i, 1] != 0.0:
+            row += 1
+    return rows, nb, first_stick, row
 
 
 @inner
 def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string, pressed_here):
     """The system at (q, u) and the step's time (``coupling.constraints.evaluate_state``):
-    status, phi, J, J_Sigma, A, phi_t (rows: contacts, drives, then one per sticking
-    contact), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
+    status, phi, J, J_Sigma, A, phi_t (rows: the bilateral contacts, drives, the closed
+    unilateral contacts, then one per sticking contact: ``normal_rows``), the contact records (n_c, N_FIELDS), W_N and W_T (n_c, n), M_t and F (empty
     when a contact left its beam), and per contact the columns v, w of its gap's Hessian and
     its remainder gradient (n_c, 3, n) (``kernels.beam.contact``; zeros on a rigid line).
-    cstate (n_c, 5): per contact its slip sign, 1 while it
-    sticks (else 0), and its anchor s* and t* (``StickAnchor``); qb and wb (n_c, n) the
+    cstate (n_c, 5) or (n_c, 7): per contact its slip sign, 1 while it
+    sticks (else 0), its anchor s* and t* (``StickAnchor``), then 1 for a unilateral contact
+    and 1 while it is closed (``normal_rows``); qb and wb (n_c, n) the
     committed state's q and W_T rows, the base of a rolling circle's position value
     (``constraints.rolling_position``). (M_t and F are computed also
     where only the constraints are needed: a flag would compile the kernel twice.) f_string:
@@ -58,10 +93,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
     n = q.size
     nc = c_body.size
     nd = d_joint.size
-    m = nc + nd
-    for i in range(nc):
-        if cstate[i, 1] != 0.0:
-            m += 1
+    nrow, d0, row0, m = normal_rows(cstate, nd)
     phi = np.zeros(m)
     jac = np.zeros((m, n))
     js = np.zeros((m, n))
@@ -164,21 +196,24 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
                 wt[i],
                 hess[i],
             )
-        phi[i] = rec[i, GAP]
-        rem[i] = rec[i, REM]
+        r = nrow[i]
+        if r < 0:  # an open unilateral contact: its record only (its gap closes it)
+            continue
+        phi[r] = rec[i, GAP]
+        rem[r] = rec[i, REM]
         mu = c_mu[i] if cstate[i, 1] == 0.0 else 0.0
         for k in range(n):
-            jac[i, k] = wn[i, k]
-            js[i, k] = wn[i, k] - cstate[i, 0] * mu * wt[i, k] if mu > 0.0 else wn[i, k]
+            jac[r, k] = wn[i, k]
+            js[r, k] = wn[i, k] - cstate[i, 0] * mu * wt[i, k] if mu > 0.0 else wn[i, k]
     for k in range(nd):
-        row = nc + k
+        row = d0 + k
         j = d_joint[k]
         phi[row] = qt[j] - drive[k, 0]
         jac[row, j] = 1.0
         js[row, j] = 1.0
         phit[row] = -drive[k, 1]
         rem[row] = -drive[k, 2]
-    row = nc + nd
+    row = row0
     for i in range(nc):
         if cstate[i, 1] == 0.0:
             continue

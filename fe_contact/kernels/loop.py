@@ -11,8 +11,10 @@ anything else: a Newton iteration that is not OK, an event indicator of
 ``ContactModes.first_event`` turning negative (a slipping contact's slip velocity passing
 zero, a sticking contact's friction force leaving the static cone, a pushing compliant contact
 with rolling slowing below v0 / 2, where it starts to roll, a rolling one's friction force,
-the multiplier of its row W_T u = 0, leaving the static cone), a normal force turning
-negative (the run ends there), cond(J_u) above the limit at which the partition is chosen anew,
+the multiplier of its row W_T u = 0, leaving the static cone, a closed unilateral contact's
+normal force turning negative, where it opens, an open one's gap turning negative, where it
+hits), a bilateral contact's normal force turning negative (the run ends there), cond(J_u)
+above the limit at which the partition is chosen anew,
 a Painleve margin (``StepAlgebra.check_painleve``) that is not safely positive, a step size
 whose iteration matrix is not the factor given, or a step that does not end on t + h. That step
 is then taken again by the Python step, which does what it must.
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .beam import H00, N_FIELDS, VT, S
+from .beam import GAP, H00, N_FIELDS, VT, S
 from .compliant import (
     compliant_states,
     compliant_sums,
@@ -34,7 +36,7 @@ from .compliant import (
     rolling_release,
 )
 from .dense import painleve_margin, take_columns
-from .evaluate import FAILED, OK
+from .evaluate import CLOSED, FAILED, OK, UNILATERAL, normal_rows
 from .jit import inner
 from .links import link_energies, link_states
 from .numerical import step_dissipation
@@ -78,13 +80,14 @@ def _powers(P, q, u, lam, rec, cstate, mu, actuators, pressed, energy, power):
     energy[7] = elastic
     d_joint = P[3]
     nc = cstate.shape[0]
+    nrow, d0, _, _ = normal_rows(cstate, d_joint.size)
     drive = 0.0
     for k in range(d_joint.size):
-        drive += lam[nc + k] * u[d_joint[k]]
+        drive += lam[d0 + k] * u[d_joint[k]]
     friction = 0.0
     for i in range(nc):
-        if cstate[i, 1] == 0.0:  # slipping
-            friction += mu[i] * lam[i] * cstate[i, 0] * rec[i, VT]
+        if cstate[i, 1] == 0.0 and nrow[i] >= 0:  # slipping (closed)
+            friction += mu[i] * lam[nrow[i]] * cstate[i, 0] * rec[i, VT]
     power[0] = drive
     power[1] = e[6]
     power[2] = e[5]
@@ -237,10 +240,10 @@ def steps(
         if single or U.size > 1:  # cond_2 of one row is 1 (exactly, as np.linalg.cond gives it)
             cond = np.linalg.cond(take_columns(jac, U))
         if not single:  # the tests of the module docstring, in the Python step's order
-            row = nc + drive.shape[1]
+            nrow, _, row, _ = normal_rows(cstate, drive.shape[1])
             for i in range(nc):
                 if cstate[i, 1] != 0.0:  # sticking: mu_s lambda_N - |lambda_T| >= 0
-                    if mu_s[i] * lam[i] - abs(lam[row]) < 0.0:
+                    if mu_s[i] * lam[nrow[i]] - abs(lam[row]) < 0.0:
                         reason = 2
                     row += 1
                 elif mu[i] > 0.0 and cstate[i, 0] * rec[i, VT] < 0.0:  # slipping on
@@ -254,8 +257,13 @@ def steps(
                 if rolling_release(P, values, rolling, lam, row):
                     reason = 2
                 next_mode = rearmed(P, crec, values, rolling)
+            wide = cstate.shape[1] > CLOSED
+            for i in range(nc):  # a unilateral contact that opens (N < 0) or closes (gap < 0)
+                if reason == 0 and wide and cstate[i, UNILATERAL] != 0.0:
+                    if nrow[i] >= 0 and lam[nrow[i]] < 0.0 or nrow[i] < 0 and rec[i, GAP] < 0.0:
+                        reason = 2
             for i in range(nc):
-                if reason == 0 and lam[i] < 0.0:
+                if reason == 0 and nrow[i] >= 0 and lam[nrow[i]] < 0.0:
                     reason = 3
             if reason == 0 and U.size > 1 and cond > cond_limit:
                 reason = 4

@@ -57,7 +57,7 @@ from .dense import (
     matvec_t,
     take_columns,
 )
-from .evaluate import FAILED, LEFT, OK, SINGULAR, evaluate_system
+from .evaluate import FAILED, LEFT, OK, SINGULAR, evaluate_system, normal_rows
 from .jit import inner
 from .links import N_LINK_FIELDS, link_energies, link_states, linked_factor
 from .pack import unpack
@@ -161,12 +161,13 @@ def _dependent_row_terms_on(hess_i, core, q, q_ev, u, dependent, row):
 
 
 @inner
-def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
+def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core, nrow):
     """``partitioned_step.dependent_newton_step``: one Newton step of the constraints from the
     evaluation (jac, phi, phit at q_ev, t_ev) for the dependent coordinates of (q, u), with
-    the curvature of the contacts' normal rows (row i of contact i): hess (n_c, 3, n) their
-    Hessians' columns v, w (``kernels.beam.contact``) and core (n_c, 3) their cores, zero for
-    a contact without one (a rigid line)."""
+    the curvature of the contacts' normal rows (row nrow[i] of contact i, none while it is
+    open: ``kernels.evaluate.normal_rows``): hess (n_c, 3, n) their Hessians' columns v, w
+    (``kernels.beam.contact``) and core (n_c, 3) their cores, zero for a contact without one
+    (a rigid line)."""
     m = U.size
     Ju = np.empty((m, m))
     rhs = np.empty((m, 2))
@@ -189,14 +190,17 @@ def _dependent_step(U, ind, jac, phi, phit, q_ev, t_ev, q, u, t, hess, core):
     for i in range(core.shape[0]):
         if core[i, 0] == 0.0 and core[i, 1] == 0.0 and core[i, 2] == 0.0:
             continue
+        r = nrow[i]
+        if r < 0:  # open: no row
+            continue
         if ascending:
-            hq, hu = _dependent_row_terms_on(hess[i], core[i], q, q_ev, u, U, Ju[i])
+            hq, hu = _dependent_row_terms_on(hess[i], core[i], q, q_ev, u, U, Ju[r])
         else:
             hq, hu = dependent_row_terms(
-                hess[i, 0], hess[i, 1], core[i], q - q_ev, u, ind, U, Ju[i]
+                hess[i, 0], hess[i, 1], core[i], q - q_ev, u, ind, U, Ju[r]
             )
-        rhs[i, 0] += hq
-        rhs[i, 1] += hu
+        rhs[r, 0] += hq
+        rhs[r, 1] += hu
     lu, piv, rc = lu_decompose(Ju)
     if rc <= 1e-13:
         return False
@@ -430,8 +434,16 @@ def _bordered(P, Lg, piv, order, bp, gp, mass_tree, jac, js, rhs, nb):
 
 @njit(cache=True)
 def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
+    """``curvature_rows`` with row i of contact i (every contact closed)."""
+    nrow = np.arange(c_beam.size)
+    return curvature_rows(c_beam, nrow, bp, gp, jac, js, rec, hess, acc, u, lam)
+
+
+@inner
+def curvature_rows(c_beam, nrow, bp, gp, jac, js, rec, hess, acc, u, lam):
     """(J_b, J_Sigma,b) (m + 2 n_b, n): the rows J, J_Sigma of an iterate with the curvature
-    terms of its n_b contacts on beams (c_beam[i] >= 0; row i of contact i), as
+    terms of its n_b closed contacts on beams (c_beam[i] >= 0, nrow[i] >= 0; row nrow[i] of
+    contact i: ``kernels.evaluate.normal_rows``), as
     ``compliant.bordered_solve`` forms them with ``compliant.curvature_terms``: each contact's
     row gains ``kernels.curvature.curvature_row`` at the multipliers lam, and its stiffness
     U K U^T is bordered by two rows, K U^T in J_b and -U^T in J_Sigma,b, in the order of the
@@ -440,7 +452,7 @@ def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
     m, n = jac.shape
     n_curved = 0
     for i in range(c_beam.size):
-        if c_beam[i] >= 0:
+        if c_beam[i] >= 0 and nrow[i] >= 0:
             n_curved += 1
     jac_b = np.zeros((m + 2 * n_curved, n))
     js_b = np.zeros((m + 2 * n_curved, n))
@@ -448,8 +460,9 @@ def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
     js_b[:m] = js
     row = m
     for i in range(c_beam.size):
-        if c_beam[i] < 0:
+        if c_beam[i] < 0 or nrow[i] < 0:
             continue
+        r = nrow[i]
         v = hess[i, 0]
         w = hess[i, 1]
         g = hess[i, 2]
@@ -461,12 +474,12 @@ def curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u, lam):
         aa, ba = _hessian_product_on(v, w, core, acc, cols)
         cv = 2.0 * gp * au + bp * aa
         cw = 2.0 * gp * bu + bp * ba
-        target = jac_b[i]
+        target = jac_b[r]
         for k in cols:
             target[k] += cv * v[k] + cw * w[k] + bp * g[k]
-        K00 = -bp * lam[i] * core[0]
-        K01 = -bp * lam[i] * core[1]
-        K11 = -bp * lam[i] * core[2]
+        K00 = -bp * lam[r] * core[0]
+        K01 = -bp * lam[r] * core[1]
+        K11 = -bp * lam[r] * core[2]
         # the bordered rows K U^T and -U^T, zero outside the support (``_bordered`` skips
         # the zeros of a row)
         for k in cols:
@@ -634,9 +647,10 @@ def iterate(
     pq, pu, pphi, pjac, pphit, pt, wb, phess, pcore = prev
     c_beam = P[2][4]
     nc = c_beam.size
-    n_curved = 0  # contacts on beams: the curvature terms (two bordered rows each)
+    nrow = normal_rows(cstate, drive.shape[0])[0]  # -1: an open unilateral contact
+    n_curved = 0  # closed contacts on beams: the curvature terms (two bordered rows each)
     for i in range(nc):
-        if c_beam[i] >= 0:
+        if c_beam[i] >= 0 and nrow[i] >= 0:
             n_curved += 1
     no_core = np.zeros((0, 3))
     no_force = np.zeros(0)  # the string's force and tangent "not given" (``evaluate_system``)
@@ -688,7 +702,7 @@ def iterate(
             if st != OK:
                 status = st
                 break
-        elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1, phess, pcore):
+        elif not _dependent_step(U, ind, pjac, pphi, pphit, pq, pt, q1, u1, t1, phess, pcore, nrow):
             status = SINGULAR
             break
         f_string = no_force
@@ -772,13 +786,15 @@ def iterate(
             jac_b, js_b, nb = jac, js, np.int64(0)
             if n_curved > 0 and (have_last or lam_n.size == m):
                 lam_now = lam if have_last else lam_n
-                jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
+                jac_b, js_b = curvature_rows(
+                    c_beam, nrow, bp, gp, jac, js, rec, hess, acc, u1, lam_now
+                )
                 nb = np.int64(2 * n_curved)
             jac_b, js_b, added = compliant_border(jac_b, js_b, m, cwn, cwt, cvals, bp, gp)
             X = _bordered(P, L_it, piv, order, bp, gp, mass_tree, jac_b, js_b, rhs, nb + added)
         elif n_curved > 0 and (have_last or lam_n.size == m):
             lam_now = lam if have_last else lam_n
-            jac_b, js_b = curvature_border(c_beam, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
+            jac_b, js_b = curvature_rows(c_beam, nrow, bp, gp, jac, js, rec, hess, acc, u1, lam_now)
             X = _bordered(P, L_it, piv, order, bp, gp, mass_tree, jac_b, js_b, rhs, 2 * n_curved)
         else:
             X = _bordered(P, L_it, piv, order, bp, gp, mass_tree, jac, js, rhs, np.int64(0))
@@ -822,7 +838,7 @@ def iterate(
                 status = OK
                 break
             if not _dependent_step(
-                U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1, hess, no_core
+                U, ind, jac, phi, phit, q1.copy(), t1, q1, u1, t1, hess, no_core, nrow
             ):
                 status = SINGULAR
                 break

@@ -30,14 +30,21 @@ curved profiles on tree bodies, beam-carried bodies or the plane, those also wit
 continuous friction law (000 eq. 10; ``kernels.compliant``, ``kernels.profile_pair``: their
 tangent bordered as ``compliant.bordered_solve`` borders it; the cam lock's cases 0 and 1);
 the pantograph on its overhead line (``papers.pantograph``, the "penalty" contact) is such a
-system. What a step cannot finish
+system. ``Unilateral`` contacts of body points on the linear beams too (their friction as a
+Sliding contact's, slipping or sticking): while
+closed, the normal row the Python step gives them (after the drives' rows), while open their
+gap only; a batch stops before a step in which a closed one's normal force or an open one's
+gap turns negative, and the Python step locates the opening or the impact
+(``kernels.evaluate.normal_rows``, ``kernels.loop``): the "exact" pantograph in the plain
+form (``energy_consistent=False``). What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
 leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
 not converge, a drive giving a non-finite value. A sticking circle rolls: its velocity-level
 row takes its position value from the committed state's W_T (``constraints.rolling_position``).
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
 ``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
-loop closures, unilateral contacts, the continuous friction law on constraint rows,
+loop closures, unilateral contacts on other sides, the energy-consistent
+form (``steppers.energy_consistent``), the continuous friction law on constraint rows,
 compliant contacts of points with friction, the switches of a rolling pair of profiles (the
 cam lock's case 2: its steps while it slips, is open or rolls, its row W_T u = 0 with the
 Python step's order, value and multiplier, are compiled, ``kernels.compliant.rolling_rows``;
@@ -84,6 +91,7 @@ from ..kernels.beam import (
     S,
 )
 from ..kernels.compliant import ROLLING
+from ..kernels.evaluate import CLOSED, UNILATERAL
 from ..kernels.loop import STOPS
 from ..kernels.loop import steps as loop_steps
 from ..kernels.profile_pair import ETA
@@ -492,13 +500,17 @@ class CompiledStep:
                 ws.profile_parameters.pop(k, None)
 
     def _cstate(self, stepper) -> np.ndarray:
-        """Per contact: slip sign, 1 while it sticks, its anchor (``kernels.loop.steps``)."""
-        slip_sign = np.asarray(stepper.modes.slip_sign, dtype=float)
-        cstate = np.zeros((slip_sign.size, 5))
+        """Per contact: slip sign, 1 while it sticks, its anchor, 1 for a unilateral contact,
+        1 while it is closed (``kernels.loop.steps``, ``kernels.evaluate.normal_rows``)."""
+        modes = stepper.modes
+        slip_sign = np.asarray(modes.slip_sign, dtype=float)
+        cstate = np.zeros((slip_sign.size, CLOSED + 1))
         cstate[:, 0] = slip_sign
-        for i, anchor in enumerate(stepper.modes.anchors):
+        for i, anchor in enumerate(modes.anchors):
             if anchor is not None:
-                cstate[i, 1:] = (1.0, anchor.parameter, *anchor.direction)
+                cstate[i, 1:5] = (1.0, anchor.parameter, *anchor.direction)
+        cstate[modes.n_bilateral :, UNILATERAL] = 1.0
+        cstate[:, CLOSED] = modes.mode[: slip_sign.size] != ContactMode.OPEN
         return cstate
 
     def _prev(self, stepper) -> tuple:
@@ -578,7 +590,6 @@ class CompiledStep:
             or n_max < 1
             or stepper.error_tol is not None
             or stepper.substep_cap is not None  # sub-steps growing after an event
-            or stepper.modes.n_rows != stepper.modes.n_bilateral  # unilateral contacts
             or not np.all(np.isin(stepper.modes.mode[stepper.modes.n_rows :], COMPLIANT_MODES))
             or not np.all(np.isnan(stepper.characteristic_velocities))
             or np.any(stepper.part.dependent >= stepper.system.layout.n_tree)  # structure ones
@@ -715,7 +726,12 @@ class CompiledStep:
         out = {}
         for k, i in by_model.items():
             name = system.model.contacts[k].name
-            normal = lam[:, i]
+            if not stepper.modes.is_closed(i):  # an open unilateral contact: no point
+                n = lam.shape[0]
+                out[k] = (name, np.full(n, "open"), records[:, i], np.zeros(n), np.zeros(n))
+                out[k] += (np.zeros(n, dtype=bool),)
+                continue
+            normal = lam[:, stepper.modes.normal_row(i)]
             if stepper.modes.anchors[i] is None:
                 state, friction = "slip", -stepper.modes.slip_sign[i] * mu[i] * normal
             else:

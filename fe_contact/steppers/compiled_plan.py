@@ -87,10 +87,14 @@ def _links_unsupported(system: System) -> str | None:
 def _law_unsupported(system: System, pair) -> str | None:
     """Why the compiled step does not take the law of ``pair``, a contact that is not one of
     its compliant forces (``pressed_contact``), or None for a Coulomb Sliding law (a constant
-    mu: its bilateral rows, ``kernels.step``)."""
+    mu: its bilateral rows, ``kernels.step``) and a Unilateral law of a body point on a
+    linear beam (its normal row, and stick row, while closed: ``kernels.evaluate.normal_rows``)."""
     law = pair.law
-    if law.constraint == "unilateral":
-        return "a unilateral law (hard contact: impacts and open phases)"
+    if law.constraint == "unilateral":  # a point on a linear beam: its rows while closed
+        on_beam = type(pair.profile) is Point and isinstance(pair.target, str)
+        if not (on_beam and isinstance(system.structures.get(pair.target), BeamStructure)):
+            return "a unilateral law (hard contact: impacts and open phases)"
+        return None
     if law.constraint == "compliant":
         if getattr(law, "rolling", False) and not _rolling_compiled(law):
             return "a compliant law with rolling whose slipping force the kernels do not evaluate"
@@ -394,7 +398,10 @@ class _ConstantArrays:
         lay = system.layout
         names = list(lay.structure_names)
         beams = {n: s for n in names if isinstance(s := system.structures[n], BeamStructure)}
+        # the contacts with rows, as ``ContactModes.sliding`` orders them: the Sliding ones,
+        # then the Unilateral ones (open or closed: ``kernels.evaluate.normal_rows``)
         contacts = [c for c in model.contacts if c.bilateral]
+        contacts += [c for c in model.contacts if not c.bilateral and not c.compliant]
         points = [system.profile_points[model.contacts.index(c)] for c in contacts]
         lines = [None if isinstance(c.target, str) else c.target for c in contacts]
         self.contacts = (
