@@ -6,13 +6,14 @@ over a horizon through its contact events) is run twice: as it runs (the compile
 compiled Moreau-Jean sub-step or the event-driven stepper's batches wherever the system
 allows them) and with every run of ``simulate`` forced onto the Python step
 (generalised-alpha ``compiled=False``; Moreau-Jean without its compiled sub-step; event-driven
-``batch=False``: its batches run compiled, though its counters call every step Python). The two runs of each ``simulate`` call are compared: the time grids, the
+``batch=False``). The two runs of each ``simulate`` call are compared: the time grids, the
 events, and the largest difference of the positions q and velocities u over the run, each
 relative to the largest |q| (|u|) of the Python run (so a difference of a few 1e-16 is
 round-off of the coordinates' size, and a growing difference is round-off amplified by the
 motion, e.g. a frictionless contact or a stick-slip decision taken a step apart).
 
-Writes ``agreement.csv`` (one row per run of ``simulate``) and prints a table; the Markdown
+Writes ``agreement.csv`` (one row per run of ``simulate``; with ``--models`` the rows of those
+models are replaced in the table, the others kept) and prints a table; the Markdown
 table of ``docs/details/speed.md`` ("Compiled against Python on every demo") is
 ``markdown_table``. Models whose runs take no compiled step either way are listed as such (the
 comparison would compare the Python step with itself).
@@ -167,6 +168,22 @@ def _line(row: dict) -> str:
     )
 
 
+def merged_rows(rows: list[dict], path: Path) -> list[dict]:
+    """The rows of the table at path (if any) with those of this run in their places (by
+    model; a model not in the table goes at the end): ``--models`` refreshes some rows."""
+    if not path.exists():
+        return rows
+    with open(path, newline="") as fh:
+        old = list(csv.DictReader(fh))
+    where = {r["model"]: i for i, r in enumerate(old)}
+    for r in rows:
+        if r["model"] in where:
+            old[where[r["model"]]] = r
+        else:
+            old.append(r)
+    return [{k: v for k, v in r.items() if v not in (None, "")} for r in old]
+
+
 def write_csv(rows: list[dict], path: Path) -> None:
     keys = []
     for r in rows:
@@ -211,7 +228,9 @@ def main(argv=None) -> None:
     t0 = time.perf_counter()
     rows = agreement_rows(args.models)
     args.out.mkdir(parents=True, exist_ok=True)
-    name = "agreement.csv" if not args.models else "agreement_some.csv"
+    name = "agreement.csv"
+    if args.models:  # the rows measured now in their places of the table
+        rows = merged_rows(rows, args.out / name)
     write_csv(rows, args.out / name)
     print(markdown_table(args.out / name))
     print(f"benchmark wall time {time.perf_counter() - t0:.0f} s; {args.out / name}")
