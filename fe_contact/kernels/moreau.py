@@ -297,7 +297,7 @@ REJECTED = 1  # a candidate would penetrate deeper than allowed: the sub-step is
 HANDED_BACK = 2  # the Python sub-step takes it (a singular block, the contact solver's cascade
 #                  beyond Lemke's pivoting, a state that is not finite)
 # least-distance problems per start of De Saxce's fixed point, Python's: a smaller budget
-# would save a failure's cost (some 300 problems, 85 ms on the capstan, before Lemke's
+# would save a failure's cost (300-430 problems, 85 ms on the capstan, before Lemke's
 # pivoting solves the problem in 1-2 ms; 40 % of the capstan's time in 6 sub-steps of 100;
 # solved runs need up to 227), but it changes which solution is found: Coulomb's law
 # with redundant contacts may have several, the start from stick and that from the free slip
