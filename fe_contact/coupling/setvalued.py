@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..kernels.lemke import LEMKE_POLISH
 from .lcp import coulomb_lcp, lcp_impulses, lemke, regularised_solutions, status_solution
 
 __all__ = [
@@ -330,12 +331,26 @@ def solve_contact_impulses(
         return trial, f"De Saxce's fixed point ({outer} least-distance problems)"
 
     def lemke_stage(scale):
-        nonlocal n_pivots
+        nonlocal n_pivots, n_newton
+        if compiled:  # the whole stage in one kernel, polish included
+            trial, projected, solved, pivoted, pivots, newton = kernels.lemke(
+                G, c, mu, r_unit, float(tol), float(scale)
+            )
+            n_pivots += pivots
+            n_newton += newton
+            if pivoted:
+                xi, _, big = check(projected)
+                if newton:  # polished: the record of ``polish``
+                    key = (_statuses(projected, xi, mu, r_unit).tobytes(), LEMKE_POLISH)
+                    failed[0] = None if solved else (key, tol * big)
+                    if solved:
+                        check(trial)
+            return (trial if solved else None), f"Lemke's pivoting ({pivots} pivots)"
         z, pivots = lemke(*coulomb_lcp(G, c, mu))
         n_pivots += pivots
         trial = None if z is None else lcp_impulses(z, mu)
         if trial is not None and check(trial)[1] > tol * scale:
-            trial = polish(trial, 10)
+            trial = polish(trial, LEMKE_POLISH)
         return trial, f"Lemke's pivoting ({pivots} pivots)"
 
     def regularised_lemke_stage(scale):
@@ -442,13 +457,14 @@ class _Compiled:
     """The numba kernels of ``kernels.contact`` (imported on first use: numba's start-up)."""
 
     def __init__(self):
-        from ..kernels import contact, de_saxce
+        from ..kernels import contact, de_saxce, lemke
 
         self.gauss_seidel_sweep = contact.gauss_seidel_sweep
         self.law_residual = contact.law_residual
         self.warm_sweeps = contact.warm_sweeps
         self._active_set = contact.active_set_newton
         self._de_saxce = de_saxce.de_saxce_fixed_point
+        self.lemke = lemke.lemke_impulses  # (P, projected, solved, pivoted, pivots, newton)
 
     def newton(self, G, c, mu, P, r, tolerance, max_newton):
         """``_active_set_newton`` compiled: (P or None, iterations)."""

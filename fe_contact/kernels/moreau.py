@@ -28,6 +28,7 @@ from .de_saxce import de_saxce_fixed_point
 from .dense import lu_decompose, lu_solve, lu_solve_columns
 from .grid import gaps_and_frames, grid_rows, material_points
 from .jit import inner
+from .lemke import lemke_impulses
 from .string import string_response
 from .tree import body_states, equations, point_state
 
@@ -294,10 +295,11 @@ def sparse_product(indptr, indices, data, by_columns, x):
 DONE = 0  # committed: the end state, the impulses and the work columns are written
 REJECTED = 1  # a candidate would penetrate deeper than allowed: the sub-step is halved
 HANDED_BACK = 2  # the Python sub-step takes it (a singular block, the contact solver's cascade
-#                  beyond De Saxce's fixed point, a state that is not finite)
+#                  beyond Lemke's pivoting, a state that is not finite)
 # least-distance problems per start of De Saxce's fixed point, Python's: a smaller budget
-# would save a failure's cost (some 400 problems, 90 ms on the capstan), paid again by the
-# Python solver after the hand-back, but it changes which solution is found: Coulomb's law
+# would save a failure's cost (300-430 problems, 85 ms on the capstan, before Lemke's
+# pivoting solves the problem in 1-2 ms; 40 % of the capstan's time in 6 sub-steps of 100;
+# solved runs need up to 227), but it changes which solution is found: Coulomb's law
 # with redundant contacts may have several, the start from stick and that from the free slip
 # reach different ones (30 per start: the capstan's q moved by 2e-4 m of 1 m)
 DE_SAXCE_PROBLEMS = 150
@@ -478,7 +480,8 @@ def substep(
         gamma^E (2, 2 M + 2), ordered (N.., T..) over the closed; the end scan: gaps (M,), points (M, 2),
         centres (n_pairs, 2); dV/dq at q_E (n,); scalars (18,): outcome (``DONE``,
         ``REJECTED``, ``HANDED_BACK``), closed count m (of a sub-step handed back: 1 when De
-        Saxce's fixed point failed, which the Python solver need not try again, else 0), the
+        Saxce's fixed point and Lemke's pivoting failed, which the Python solver need not try
+        again, else 0), the
         contact solver's sweeps (also of a sub-step rejected at q_E), law residual, the work columns
         dissipated_impact, dissipated_friction, work_contact_timing, dissipated_damping,
         work_loads, dissipated_numerical, the structure's strain energy at q_E, and the
@@ -494,7 +497,8 @@ def substep(
     ``band_lu_factor`` (a linear structure: (Q_f - K q) - C_f u by ``sparse_product`` and the
     band (M_f + theta h C_f) + theta^2 h^2 K, as ``FlexibleBlock.step``), ``block_solve``,
     ``kernels.grid.grid_rows``, ``delassus_offset``, ``kernels.contact.warm_sweeps`` and
-    ``active_set_newton``, ``kernels.de_saxce.de_saxce_fixed_point``, ``end_state``,
+    ``active_set_newton``, ``kernels.de_saxce.de_saxce_fixed_point``,
+    ``kernels.lemke.lemke_impulses``, ``end_state``,
     ``impulse_work_sums``); the closest point and its
     rows are ``kernels.beam.closest`` and ``contact``, the compiled step's twins of
     ``Structure.closest`` and ``coupling.kinematics.structure_contact`` that the Python
@@ -683,7 +687,11 @@ def substep(
                 trial, converged, _, _ = de_saxce_fixed_point(
                     delassus, offset_c, mu, r_unit, tol, DE_SAXCE_PROBLEMS
                 )
-            if not converged:  # Lemke's pivoting and what follows: Python's
+            if not converged:  # Lemke's pivoting, polished (the Python solver's next stage)
+                trial, _, converged, _, _, _ = lemke_impulses(
+                    delassus, offset_c, mu, r_unit, tol, scale
+                )
+            if not converged:  # regularised Lemke and Tresca's fixed point: Python's
                 scalars[0] = HANDED_BACK
                 scalars[1] = 1.0
                 return

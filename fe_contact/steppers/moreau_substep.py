@@ -78,7 +78,7 @@ class WholeSubstep:
     stepper's last one ended, ``MoreauJean._s``, which the call moves as the Python sub-step
     would). ``run`` returns the committed
     ``Substep``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
-    Python sub-step (a singular block, the contact solver beyond De Saxce's fixed point, a
+    Python sub-step (a singular block, the contact solver beyond Lemke's pivoting, a
     state that is not finite). ``plan(stepper)`` is None for any other system."""
 
     HANDED_BACK = object()
