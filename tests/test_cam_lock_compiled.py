@@ -50,13 +50,9 @@ def both(case: int, t_span):
 BOUNDS = {0: (1e-11, 1e-8, 1e-8), 1: (1e-10, 1e-7, 1e-7)}
 
 
-def test_cases_with_compliant_contact_are_compiled():
-    for case in (0, 1, 2, 3):
-        system = cam_lock(case, Geometry(), 0.0).assemble()
-        assert (unsupported(system) is None) == (case in (0, 1, 2)), case
-    # the plan names why it refuses the hard contact: its law, not "not a Coulomb Sliding law"
-    hard = unsupported(cam_lock(3, Geometry(), 0.0).assemble())
-    assert hard == "contact 'cam': a unilateral law (hard contact: impacts and open phases)"
+def test_every_case_is_compiled():
+    for case in (0, 1, 2, 3):  # the compliant laws' forces, and the hard contact's rows
+        assert unsupported(cam_lock(case, Geometry(), 0.0).assemble()) is None, case
 
 
 @pytest.mark.parametrize("case", [0, 1])
