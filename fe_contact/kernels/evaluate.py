@@ -1,5 +1,6 @@
 """The system at one state for the compiled step (numba): ``coupling.constraints.evaluate_state``
-for a tree with drives and sliding contacts on linear beams, a string and rigid lines, and the
+for a tree with drives and sliding or unilateral contacts on linear beams, a string and rigid
+lines, unilateral pairs of curved profiles (``PAIR``, ``kernels.profile_pair``), and the
 links with constant rows between material points of linear beams (``kernels.links``) and the
 compliant contacts of body points on them (``kernels.compliant``), whose forces are part of F
 (the compliant contacts' closest points start from s_guess[n_c:], afresh where it ends), on

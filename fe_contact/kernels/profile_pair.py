@@ -1,5 +1,7 @@
 """Compiled kinematics of a pair of curved profiles (``coupling.profile_contact``, Bauchau
-(000), secs. 2-5) for the compliant contacts of the compiled step (``kernels.compliant``).
+(000), secs. 2-5) for the compliant contacts of the compiled step (``kernels.compliant``)
+and its unilateral pairs with rows (``kernels.evaluate.PAIR``, with the remainders of
+``pair_remainders``).
 
 Each side of the pair is a curve p0(eta) drawn in the frame of its body
 (``coupling.frames.BodyFrame``): a tree body, a body carried by a linear beam at its material

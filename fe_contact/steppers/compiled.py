@@ -36,7 +36,10 @@ closed, the normal row the Python step gives them (after the drives' rows), whil
 gap only; a batch stops before a step in which a closed one's normal force or an open one's
 gap turns negative, and the Python step locates the opening or the impact
 (``kernels.evaluate.normal_rows``, ``kernels.loop``): the "exact" pantograph in the plain
-form (``energy_consistent=False``). What a step cannot finish
+form (``energy_consistent=False``). A ``Unilateral`` pair of curved profiles (the cam lock's
+case 3, ``compiled_plan.row_pair``) has the same rows, its kinematics those of
+``kernels.profile_pair`` with the acceleration remainders by the Python step's central
+differences and its stick row the rolling row W_T u = 0 (``kernels.evaluate.PAIR``). What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
 leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
 not converge, a drive giving a non-finite value. A sticking circle rolls: its velocity-level
