@@ -122,7 +122,8 @@ def _law_unsupported(system: System, pair) -> str | None:
 def row_pair(system: System, pair) -> bool:
     """True for a Unilateral contact of a pair of curved profiles (``Profile`` against
     ``Profile``) each drawn on a tree body, on a body carried by a linear beam or in the
-    plane: a contact with rows (its normal row while closed, its stick row while it sticks)
+    plane, in a system whose structures are all linear beams (where the Python step takes
+    the pair's kinematics from the same kernel, ``profile_contact.kernel_pair``): a contact with rows (its normal row while closed, its stick row while it sticks)
     whose kinematics are those of ``kernels.profile_pair`` (the Python step's, with the
     acceleration remainders by the central differences of
     ``coupling.profile_contact.curved_contact``).
@@ -150,6 +151,7 @@ def row_pair(system: System, pair) -> bool:
         pair.law.constraint == "unilateral"
         and type(pair.profile) is Profile
         and type(pair.target) is Profile
+        and all(isinstance(s, BeamStructure) for s in system.structures.values())
         and _frame_of(system, pair.profile.body) is not None
         and _frame_of(system, pair.target.body) is not None
     )
@@ -256,7 +258,7 @@ def pressed_arrays(system: System) -> tuple:
     frames, curves, ranges, knots, points = [], [], [], [], []
     n_knots = n_points = 0
     # after the compliant ones, the profile pairs with rows (``row_pair``, row n_p + j of
-    # the pairs' arrays for the j-th of them: ``contact_arrays``)
+    # the pairs' arrays for the j-th of them: ``_ConstantArrays``)
     with_rows = [(None, c) for c in row_contacts(model) if row_pair(system, c)]
     for _, c in found + with_rows:
         pair = type(c.profile) is Profile
