@@ -1,5 +1,6 @@
 """The system at one state for the compiled step (numba): ``coupling.constraints.evaluate_state``
-for a tree with drives and sliding contacts on linear beams, a string and rigid lines, and the
+for a tree with drives and sliding or unilateral contacts on linear beams, a string and rigid
+lines, unilateral pairs of curved profiles (``PAIR``, ``kernels.profile_pair``), and the
 links with constant rows between material points of linear beams (``kernels.links``) and the
 compliant contacts of body points on them (``kernels.compliant``), whose forces are part of F
 (the compliant contacts' closest points start from s_guess[n_c:], afresh where it ends), on
@@ -19,6 +20,7 @@ from .beam import (
     N_FIELDS,
     REM,
     REM_T,
+    S,
     closest,
     contact,
     rigid_line_record,
@@ -28,6 +30,7 @@ from .beam import (
 from .compliant import compliant_states, subtract_compliant_forces
 from .jit import inner
 from .links import link_states, subtract_link_forces
+from .profile_pair import ETA, pair_record, pair_remainders
 from .string import closest as string_closest
 from .string import nearest_node, string_contact, string_forces, string_stick_row
 from .tree import dynamics, kinematics, point
@@ -36,6 +39,11 @@ OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
 # cstate's columns beyond the slip sign, the stick flag and the anchor (s*, t*): 1 for a
 # unilateral contact (after the bilateral ones), 1 while it is closed (``normal_rows``)
 UNILATERAL, CLOSED = 5, 6
+# the beam index of a contact with rows that is a pair of curved profiles
+# (``compiled_plan.row_pair``): its carrier is its row in the pairs' arrays
+# (``kernels.profile_pair``), its eta_l starts from s_guess[i], its eta_k from
+# s_guess[n_c + 2 n_p + i] (after the compliant contacts' parameters, ``kernels.compliant``)
+PAIR = -2
 
 
 @inner
@@ -110,12 +118,19 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
     ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
     A, rev = T[0], T[3]
     jw = np.empty(nt)
+    n_p = pressed[0].size
     for i in range(nc):
         b = c_body[i]
         p, v, J, a = point(T, b, c_local[i, 0], c_local[i, 1], ut, rot, origin, omega, ov, terms)
         for k in range(nt):
             jw[k] = A[b, k] * rev[k]
-        if c_beam[i] < 0:  # a rigid line, fixed or on a translating body
+        if c_beam[i] == PAIR:  # ``coupling.profile_contact.curved_contact``
+            kin = (ang, rot, origin, omega, ov, terms)
+            if not _pair_record(
+                P, i, q, u, ut, kin, s_guess, nrow[i] >= 0, n_p, rec[i], wn[i], wt[i]
+            ):
+                return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
+        elif c_beam[i] < 0:  # a rigid line, fixed or on a translating body
             px, py, nx, ny, vb, Jb, ab = _line(
                 T, c_line[i], c_carrier[i], ut, ang, rot, origin, omega, ov, terms
             )
@@ -217,7 +232,7 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
     for i in range(nc):
         if cstate[i, 1] == 0.0:
             continue
-        if c_radius[i] > 0.0:  # rolling: W_T u = 0 with its remainder
+        if c_radius[i] > 0.0 or c_beam[i] == PAIR:  # rolling: W_T u = 0 with its remainder
             jac[row] = wt[i]
             rem[row] = rec[i, REM_T]
             psi = 0.0  # its position value: the trapezoid of W_T u since the base
@@ -305,6 +320,32 @@ def evaluate_system(P, q, u, drive, actuators, cstate, s_guess, qb, wb, f_string
             return LEFT, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
         subtract_compliant_forces(cwn, cwt, values, forces)
     return OK, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess
+
+
+@inner
+def _pair_record(P, i, q, u, ut, kin, s_guess, closed, n_p, rec, wn, wt):
+    """The record (with its remainders A and A_T), W_N and W_T of contact i, a pair of curved
+    profiles (``PAIR``), into rec, wn, wt, as ``coupling.profile_contact.curved_contact``
+    builds them (kin: ``kernels.tree.kinematics`` at q, as ``pair_record`` takes them,
+    ut = u[:n_tree]): the solve starts from the last one, s_guess[i] (eta_l) and
+    s_guess[n_c + 2 n_p + i] (eta_k), which it updates (NaN while the polygons' boxes are
+    apart, where the next solve starts afresh). False when the pair has no contact point, or
+    is closed with its polygons apart (the Python step then takes the step)."""
+    T, B, contacts, nt, pressed = P[0], P[1], P[2], P[6], P[9]
+    pairs = (pressed[5], pressed[6], pressed[7], pressed[8], pressed[9], pressed[10], pressed[11])
+    nc = contacts[0].size
+    j = contacts[7][i]
+    at = nc + 2 * n_p + i
+    guess_k = s_guess[at] if at < s_guess.size else np.nan
+    if pair_record(T, B, pairs, j, q, u, ut, kin, guess_k, s_guess[i], rec, wn, wt):
+        return False
+    s_guess[i] = rec[S]
+    if at < s_guess.size:
+        s_guess[at] = rec[ETA]
+    if np.isnan(rec[ETA]):  # apart: the record of ``profile_geometry.far_apart``
+        return not closed
+    pair_remainders(T, B, pairs, j, q, u, ut, nt, rec)
+    return True
 
 
 @inner

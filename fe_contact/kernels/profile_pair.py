@@ -1,5 +1,7 @@
 """Compiled kinematics of a pair of curved profiles (``coupling.profile_contact``, Bauchau
-(000), secs. 2-5) for the compliant contacts of the compiled step (``kernels.compliant``).
+(000), secs. 2-5) for the compliant contacts of the compiled step (``kernels.compliant``)
+and its unilateral pairs with rows (``kernels.evaluate.PAIR``, with the remainders of
+``pair_remainders``).
 
 Each side of the pair is a curve p0(eta) drawn in the frame of its body
 (``coupling.frames.BodyFrame``): a tree body, a body carried by a linear beam at its material
@@ -390,3 +392,30 @@ def pair_rates(T, B, pairs, i, q, u, ut, n_tree, record, step, rates):
         if not np.isnan(moved[ETA]):  # not the boxes' distance (``_kernel_build``)
             rates[2 * j] = moved[VN]
             rates[2 * j + 1] = moved[VT]
+
+
+@inner
+def pair_remainders(T, B, pairs, i, q, u, ut, n_tree, record):
+    """The acceleration remainders A = d(W_N)/dt u and A_T = d(W_T)/dt u of profile pair i at
+    (q, u) into its record's ``REM`` and ``REM_T`` (its contact point from ``pair_record``):
+    the central differences of ``coupling.profile_contact.curved_contact`` (the normal and
+    slip velocities at q +- eps u, ``pair_rates``, eps = 1e-6 / max|u|; zero for u = 0, NaN
+    where a side has no contact point). ut = u[:n_tree]."""
+    n = q.size
+    size = 0.0
+    for k in range(n):
+        size = max(size, abs(u[k]))
+    if size == 0.0:
+        record[REM] = 0.0
+        record[REM_T] = 0.0
+        return
+    tiny = size < 1e-290  # 1e-6 / size would overflow
+    eps = 1e-6 if tiny else 1e-6 / size
+    step = np.empty(n)
+    for k in range(n):
+        step[k] = eps * (u[k] / size) if tiny else eps * u[k]
+    rates = np.full(4, np.nan)
+    pair_rates(T, B, pairs, i, q, u, ut, n_tree, record, step, rates)
+    scale = size / 2e-6 if tiny else 1.0 / (2.0 * eps)
+    record[REM] = (rates[0] - rates[2]) * scale if tiny else (rates[0] - rates[2]) / (2.0 * eps)
+    record[REM_T] = (rates[1] - rates[3]) * scale if tiny else (rates[1] - rates[3]) / (2.0 * eps)

@@ -36,7 +36,10 @@ closed, the normal row the Python step gives them (after the drives' rows), whil
 gap only; a batch stops before a step in which a closed one's normal force or an open one's
 gap turns negative, and the Python step locates the opening or the impact
 (``kernels.evaluate.normal_rows``, ``kernels.loop``): the "exact" pantograph in the plain
-form (``energy_consistent=False``). What a step cannot finish
+form (``energy_consistent=False``). A ``Unilateral`` pair of curved profiles (the cam lock's
+case 3, ``compiled_plan.row_pair``) has the same rows, its kinematics those of
+``kernels.profile_pair`` with the acceleration remainders by the Python step's central
+differences and its stick row the rolling row W_T u = 0 (``kernels.evaluate.PAIR``). What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
 leaving its beam, a nearly singular J_u or J_Sigma,u (Painleve), a Newton iteration that does
 not converge, a drive giving a non-finite value. A sticking circle rolls: its velocity-level
@@ -91,14 +94,14 @@ from ..kernels.beam import (
     S,
 )
 from ..kernels.compliant import ROLLING
-from ..kernels.evaluate import CLOSED, UNILATERAL
+from ..kernels.evaluate import CLOSED, PAIR, UNILATERAL
 from ..kernels.loop import STOPS
 from ..kernels.loop import steps as loop_steps
 from ..kernels.profile_pair import ETA
 from ..kernels.step import FLAT, delassus
 from ..system import Energies, System
 from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
-from .compiled_plan import Plan, pressed_contact, unsupported
+from .compiled_plan import Plan, pressed_contact, row_contacts, row_pair, unsupported
 from .newton import NewtonDivergence
 from .partitioned_step import StepAlgebra, margin_of
 from .step_state import ContactMode, StepState
@@ -260,7 +263,15 @@ class CompiledStep:
             k for k, c in enumerate(system.model.contacts) if pressed_contact(system, c)
         )
         # which of them are pairs of curved profiles (``kernels.profile_pair``)
-        self._pairs = tuple(bool(b) for b in self.plan.P[9][5][:, 0] >= 0)
+        self._pairs = tuple(bool(b) for b in self.plan.P[9][5][: len(self._pressed), 0] >= 0)
+        # (row, model index) of the contacts with rows that are pairs of curved profiles
+        # (``compiled_plan.row_pair``), whose searches start from the run's ``Workspace``
+        index = {id(c): k for k, c in enumerate(system.model.contacts)}
+        self._row_pairs = tuple(
+            (i, index[id(c)])
+            for i, c in enumerate(row_contacts(system.model))
+            if row_pair(system, c)
+        )
         announce_compilation()  # the first compiled run after installation compiles
         self.n_compiled = self.n_fallback = 0
         self.booked = (None, None)
@@ -416,8 +427,9 @@ class CompiledStep:
                 forces_of[k] = compliant_force(law, kin, k)
             compliant = tuple(forces_of[k] for k in stepper.modes.compliant)
         on_beam = self.plan.contacts[4] >= 0
+        pairs = self.plan.contacts[4] == PAIR
         contacts = tuple(
-            _kinematics(r, wn[i], wt[i], hess[i], on_beam[i]) for i, r in enumerate(rec)
+            _kinematics(r, wn[i], wt[i], hess[i], on_beam[i], pairs[i]) for i, r in enumerate(rec)
         )
         evaluation = Evaluation(
             t=t1,
@@ -469,8 +481,10 @@ class CompiledStep:
     def _parameters(self, stepper, state: StepState) -> np.ndarray:
         """The contact parameters the searches start from: the sliding contacts' (committed),
         then the compliant contacts' (``kernels.compliant``; the run's ``Workspace``, NaN:
-        afresh; a profile pair's eta_l), then the profile pairs' eta_k (NaN for the others)."""
-        if not self._pressed:
+        afresh; a profile pair's eta_l), then the profile pairs' eta_k (NaN for the others),
+        then, with contacts with rows that are pairs of curved profiles, their eta_k (n_c,)
+        (``kernels.evaluate.PAIR``: their eta_l in the first n_c, both from the Workspace)."""
+        if not self._pressed and not self._row_pairs:
             return state.parameters.copy()
         ws = stepper.workspace
         nan2 = (np.nan, np.nan)
@@ -480,7 +494,14 @@ class CompiledStep:
             for j, (k, pair) in enumerate(self._known())
         ]
         second = [eta[0] for eta in etas]
-        return np.concatenate([state.parameters, np.array(pressed + second, dtype=float)])
+        s = np.concatenate([state.parameters, np.array(pressed + second, dtype=float)])
+        if not self._row_pairs:
+            return s
+        n_c = state.parameters.size
+        s = np.concatenate([s, np.full(n_c, np.nan)])
+        for i, k in self._row_pairs:
+            s[i], s[-n_c + i] = ws.profile_parameters.get(k, nan2)[::-1]
+        return s
 
     def _known(self):
         return zip(self._pressed, self._pairs, strict=True)
@@ -496,6 +517,12 @@ class CompiledStep:
                 ws.contact_parameters[k] = float(s[n_c + j])
             elif np.isfinite(s[n_c + j]) and np.isfinite(s[n_c + n_p + j]):
                 ws.profile_parameters[k] = (float(s[n_c + n_p + j]), float(s[n_c + j]))
+            else:
+                ws.profile_parameters.pop(k, None)
+        for i, k in self._row_pairs:
+            eta_k = s[n_c + 2 * n_p + i]
+            if np.isfinite(s[i]) and np.isfinite(eta_k):
+                ws.profile_parameters[k] = (float(eta_k), float(s[i]))
             else:
                 ws.profile_parameters.pop(k, None)
 

@@ -17,6 +17,7 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from ..kernels.beam import DIAGONALS_FROM, beam_arrays, diagonal_storage, on_pattern
+from ..kernels.evaluate import PAIR
 from ..kernels.pack import pack
 from ..kernels.profile_pair import CARRIED, PLANE, TREE, spline_rows
 from ..kernels.tree import tree_arrays
@@ -60,6 +61,8 @@ def unsupported(system: System) -> str | None:
         why = _law_unsupported(system, c)
         if why is not None:
             return f"contact {c.name!r}: {why}"
+        if row_pair(system, c):  # ``kernels.profile_pair`` places both profiles
+            continue
         if not isinstance(c.profile, Point | Circle) or c.search != "closest":
             return f"contact {c.name!r}: profile or search"
         if not isinstance(c.target, str | Line):
@@ -88,9 +91,12 @@ def _law_unsupported(system: System, pair) -> str | None:
     """Why the compiled step does not take the law of ``pair``, a contact that is not one of
     its compliant forces (``pressed_contact``), or None for a Coulomb Sliding law (a constant
     mu: its bilateral rows, ``kernels.step``) and a Unilateral law of a body point on a
-    linear beam (its normal row, and stick row, while closed: ``kernels.evaluate.normal_rows``)."""
+    linear beam or of a pair of curved profiles (``row_pair``) (its normal row, and stick
+    row, while closed: ``kernels.evaluate.normal_rows``)."""
     law = pair.law
     if law.constraint == "unilateral":  # a point on a linear beam: its rows while closed
+        if row_pair(system, pair):  # a pair of curved profiles: the same rows
+            return None
         on_beam = type(pair.profile) is Point and isinstance(pair.target, str)
         if not (on_beam and isinstance(system.structures.get(pair.target), BeamStructure)):
             return "a unilateral law (hard contact: impacts and open phases)"
@@ -111,6 +117,67 @@ def _law_unsupported(system: System, pair) -> str | None:
     if law.constraint != "bilateral" or not law.compiled:  # a constant mu
         return "not a Coulomb Sliding law"
     return None
+
+
+def row_pair(system: System, pair) -> bool:
+    """True for a Unilateral contact of a pair of curved profiles (``Profile`` against
+    ``Profile``) each drawn on a tree body, on a body carried by a linear beam or in the
+    plane, in a system whose structures are all linear beams (where the Python step takes
+    the pair's kinematics from the same kernel, ``profile_contact.kernel_pair``): a contact with rows (its normal row while closed, its stick row while it sticks)
+    whose kinematics are those of ``kernels.profile_pair`` (the Python step's, with the
+    acceleration remainders by the central differences of
+    ``coupling.profile_contact.curved_contact``).
+
+    Parameters
+    ----------
+    system : System
+        The assembled model.
+    pair : ContactPair
+        One of its contacts.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from fe_contact.papers.bauchau import Geometry, cam_lock
+    >>> from fe_contact.steppers.compiled_plan import row_pair
+    >>> [row_pair(s, s.model.contacts[0]) for s in (cam_lock(c, Geometry()).assemble()
+    ...                                             for c in (1, 3))]
+    [False, True]
+    """
+    return (
+        pair.law.constraint == "unilateral"
+        and type(pair.profile) is Profile
+        and type(pair.target) is Profile
+        and all(isinstance(s, BeamStructure) for s in system.structures.values())
+        and _frame_of(system, pair.profile.body) is not None
+        and _frame_of(system, pair.target.body) is not None
+    )
+
+
+def row_contacts(model) -> list:
+    """The contacts with rows of the compiled step, as ``ContactModes.sliding`` orders them:
+    the Sliding ones, then the Unilateral ones (open or closed: ``kernels.evaluate.normal_rows``).
+
+    Parameters
+    ----------
+    model : Model
+
+    Returns
+    -------
+    list of ContactPair
+
+    Examples
+    --------
+    >>> from fe_contact.papers.bauchau import Geometry, cam_lock
+    >>> from fe_contact.steppers.compiled_plan import row_contacts
+    >>> [c.name for c in row_contacts(cam_lock(3, Geometry()).model)]
+    ['cam']
+    """
+    contacts = [c for c in model.contacts if c.bilateral]
+    return contacts + [c for c in model.contacts if not c.bilateral and not c.compliant]
 
 
 def _rolling_compiled(law) -> bool:
@@ -190,7 +257,10 @@ def pressed_arrays(system: System) -> tuple:
     ]
     frames, curves, ranges, knots, points = [], [], [], [], []
     n_knots = n_points = 0
-    for _, c in found:
+    # after the compliant ones, the profile pairs with rows (``row_pair``, row n_p + j of
+    # the pairs' arrays for the j-th of them: ``_ConstantArrays``)
+    with_rows = [(None, c) for c in row_contacts(model) if row_pair(system, c)]
+    for _, c in found + with_rows:
         pair = type(c.profile) is Profile
         frames.append(
             [_frame_of(system, side.body) for side in (c.profile, c.target)]
@@ -398,21 +468,39 @@ class _ConstantArrays:
         lay = system.layout
         names = list(lay.structure_names)
         beams = {n: s for n in names if isinstance(s := system.structures[n], BeamStructure)}
-        # the contacts with rows, as ``ContactModes.sliding`` orders them: the Sliding ones,
-        # then the Unilateral ones (open or closed: ``kernels.evaluate.normal_rows``)
-        contacts = [c for c in model.contacts if c.bilateral]
-        contacts += [c for c in model.contacts if not c.bilateral and not c.compliant]
-        points = [system.profile_points[model.contacts.index(c)] for c in contacts]
-        lines = [None if isinstance(c.target, str) else c.target for c in contacts]
+        # the contacts with rows (``row_contacts``); a pair of curved profiles (``row_pair``)
+        # has the beam index PAIR and, as its carrier, its row in the pairs' arrays after the
+        # compliant contacts' (``pressed_arrays``), its other entries zero
+        contacts = row_contacts(model)
+        pairs = [row_pair(system, c) for c in contacts]
+        n_p = sum(1 for c in model.contacts if c.compliant and pressed_contact(system, c))
+        pair_rows = np.cumsum(pairs) - 1 + n_p
+        points = [
+            (0.0, 0.0) if pair else system.profile_points[model.contacts.index(c)]
+            for c, pair in zip(contacts, pairs, strict=True)
+        ]
+        lines = [
+            None if isinstance(c.target, str) or pair else c.target
+            for c, pair in zip(contacts, pairs, strict=True)
+        ]
         self.contacts = (
-            np.array([c.profile.body for c in contacts], dtype=np.int64),
+            np.array(
+                [0 if pair else c.profile.body for c, pair in zip(contacts, pairs, strict=True)],
+                dtype=np.int64,
+            ),
             np.array(points, dtype=float).reshape(-1, 2),
-            np.array([c.profile.radius for c in contacts], dtype=float),
+            np.array(
+                [
+                    0.0 if pair else c.profile.radius
+                    for c, pair in zip(contacts, pairs, strict=True)
+                ],
+                dtype=float,
+            ),
             np.array([float(c.side) for c in contacts]),
             np.array(
                 [
-                    -1 if ln else names.index(c.target)
-                    for c, ln in zip(contacts, lines, strict=True)
+                    PAIR if pair else -1 if ln else names.index(c.target)
+                    for c, ln, pair in zip(contacts, lines, pairs, strict=True)
                 ],
                 dtype=np.int64,
             ),
@@ -421,7 +509,11 @@ class _ConstantArrays:
                 [(0.0,) * 4 if ln is None else (*ln.point, *ln.normal) for ln in lines], dtype=float
             ).reshape(-1, 4),
             np.array(
-                [-1 if ln is None or ln.body is None else ln.body for ln in lines], dtype=np.int64
+                [
+                    row if pair else -1 if ln is None or ln.body is None else ln.body
+                    for ln, pair, row in zip(lines, pairs, pair_rows, strict=True)
+                ],
+                dtype=np.int64,
             ),
         )
         joints = (
