@@ -21,7 +21,7 @@ Why the Python step runs (``python_reason``):
   finish: ``CompiledStep.step``), counted as "fell back" where it tried;
 * Moreau-Jean: the first condition of the compiled sub-step that the system misses
   (``moreau_substep.substep_unsupported``), or, with the compiled sub-step, the sub-steps it handed back (a singular block, the
-  contact problem beyond De Saxce's fixed point (Lemke's pivoting), a state that is not
+  contact problem beyond De Saxce's fixed point and Lemke's pivoting, a state that is not
   finite);
 * event-driven: the steps its compiled batches leave to ``step()``.
 """
@@ -130,7 +130,8 @@ def python_reason(run) -> str:
         return f"no compiled sub-step: {moreau_unsupported(stepper)}"
     return (
         f"compiled sub-step handed back {result.n_fallback} sub-steps (a singular block, a "
-        "contact problem beyond De Saxce's fixed point: Lemke's pivoting, a state not finite)"
+        "contact problem beyond De Saxce's fixed point and Lemke's pivoting: regularised "
+        "Lemke, Tresca's fixed point; a state not finite)"
     )
 
 

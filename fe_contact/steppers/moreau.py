@@ -634,9 +634,7 @@ class MoreauJean(Stepper):
                 tol=self.tol,
                 max_iterations=self.max_iterations,
                 time=self.t + h,
-                skip=("de-saxce",)
-                if self._whole is not None and self._whole.failed_de_saxce
-                else (),
+                skip=() if self._whole is None else self._whole.failed_stages,
             )
             p_n, p_t = solution.normal, solution.tangent
             p = np.concatenate((p_n, p_t))

@@ -202,8 +202,8 @@ class WholeSubstep:
         self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
         self._forces = (None, None)  # (q, dV/dq at q (n,)) of the last committed end state
         self._energies = (None, None)  # (q, the kernel's scalars) of the same end state
-        # the last sub-step handed back had tried De Saxce's fixed point in vain
-        self.failed_de_saxce = False
+        # the stages of the contact solver the last sub-step handed back had tried in vain
+        self.failed_stages = ()  # the contact solver's stages the kernel tried and failed
         self.n_d = len(s.model.drives)
         self._no_drives = (np.zeros((0, lay.n)), np.zeros(0), 0)
 
@@ -272,7 +272,9 @@ class WholeSubstep:
         outcome = int(scalars[0])
         if outcome == kernels.HANDED_BACK:  # the Python sub-step searches again from the start
             st.n_fallback += 1
-            self.failed_de_saxce = scalars[1] == 1.0  # the Python solver skips that stage
+            # De Saxce's fixed point and Lemke's pivoting failed in the kernel: the Python
+            # solver, which calls the same kernels, skips them
+            self.failed_stages = ("de-saxce", "lemke") if scalars[1] == 1.0 else ()
             return self.HANDED_BACK
         if self.last is not None and np.isfinite(parameter[0]):
             st._s[self.last] = float(parameter[0])
