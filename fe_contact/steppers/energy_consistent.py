@@ -96,6 +96,7 @@ import numpy as np
 from ..coupling.constraints import mass_times
 from ..coupling.contact import compliant_contacts
 from ..coupling.partition import PainleveError
+from ..kernels.consistent import discrete_gradient, velocity_projection
 from ..multibody.tree_dynamics import actuator_forces
 from ..system import System
 from .force_laws import ForceLaws
@@ -332,14 +333,16 @@ class ConsistentContacts(AveragedForces):
         nu . J u - nu . (J M^-1 J^T) nu / 2 (v D^-1 v / 2 >= 0 for scleronomic rows), is the
         scheme's own loss. The impulse is positive along J^T lambda (for a contact's normal
         row, pressing). mass_solve(ev, rhs) : M^-1 rhs."""
-        v = ev.jac @ ev.u + ev.phi_t
-        if v.size == 0:
+        if ev.phi.size == 0:
             return np.array(ev.u, dtype=float), 0.0, np.zeros(0)
-        minv_jt = mass_solve(ev, np.ascontiguousarray(ev.jac.T))
-        D = ev.jac @ minv_jt
-        nu = np.linalg.solve(D, v)
-        loss = float(nu @ (ev.jac @ ev.u)) - 0.5 * float(nu @ D @ nu)
-        return ev.u - minv_jt @ nu, loss, -nu
+        minv_jt = np.ascontiguousarray(mass_solve(ev, np.ascontiguousarray(ev.jac.T)))
+        u, loss, impulse = velocity_projection(
+            np.ascontiguousarray(ev.jac, dtype=float),
+            np.ascontiguousarray(ev.u, dtype=float),
+            np.ascontiguousarray(ev.phi_t, dtype=float),
+            minv_jt,
+        )
+        return u, float(loss), impulse
 
     def dependent_state(self, part, ev0, u_n, q1, u1, h: float, constraints, midpoint):
         """(q1, u1, ev_mid): the dependent coordinates of an iterate on the trapezoidal rule and
@@ -384,16 +387,16 @@ class ConsistentContacts(AveragedForces):
         evaluations ev0 and ev1 from the midpoint one ev_mid, with G dq = phi_1 - phi_0 to
         round-off on every row without explicit time dependence (module docstring); the
         friction part G_Sigma - G is ev_mid's."""
-        dq = ev1.q - ev0.q
-        G, G_sigma = ev_mid.jac.copy(), ev_mid.jac_sigma.copy()
-        size2 = float(dq @ dq)
-        if not self.small and size2 > GRADIENT_SWITCH**2:
-            defect = ev1.phi - ev0.phi - G @ dq
-            defect[(ev0.phi_t != 0.0) | (ev1.phi_t != 0.0)] = 0.0  # rheonomic rows: J_mid
-            correction = np.outer(defect / size2, dq)
-            G += correction
-            G_sigma += correction
-        return G, G_sigma
+        return discrete_gradient(
+            np.ascontiguousarray(ev_mid.jac, dtype=float),
+            np.ascontiguousarray(ev_mid.jac_sigma, dtype=float),
+            np.ascontiguousarray(ev0.phi, dtype=float),
+            np.ascontiguousarray(ev1.phi, dtype=float),
+            np.ascontiguousarray(ev1.q - ev0.q, dtype=float),
+            (ev0.phi_t != 0.0) | (ev1.phi_t != 0.0),  # rheonomic rows: J_mid
+            bool(self.small),
+            GRADIENT_SWITCH,
+        )
 
     def reduced(self, ev, ev0, ev_mid, part, acc, h: float, u_n, acc_n):
         """The residual of an iterate whose state at t_n+1 is ev (forces with f_used): fills
