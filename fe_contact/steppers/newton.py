@@ -238,7 +238,7 @@ def newton_step(
         slip = modes.slip_tangent(ev, lam_now)
         closed = modes.closed_normals(ev, lam_now) if curving else ()
         curvature = curvature_terms(ev, closed, acc, u1, (bp, gp))
-        delta = bordered_solve(algebra, ev, rhs, h, lu, slip, curvature)[ind]
+        delta = bordered_solve(algebra, averaged.newton_rows(ev), rhs, h, lu, slip, curvature)[ind]
         n_iterations += 1
         if iterate is not None:
             iterate()
