@@ -15,9 +15,14 @@ copy of the callee at every call site (``kernels.tree.kinematics`` had six: abou
 compilation each). IR inlining is kept only for callees with one call site
 (``kernels.tree.poses``, ``velocities``, ``_terms`` in ``kinematics``; ``kernels.step._recover``
 in ``iterate``: compiled on its own it optimised and emitted again the whole library of
-``evaluate_system`` below it, 2.7 s of LLVM; ``kernels.step.iterate`` in ``kernels.loop.steps``:
-its own library, about 8 s of LLVM, was emitted again inside ``steps``'s; inlined, the first
-compilation of the manipulator demo fell from 83 to 74 s of CPU, its results byte-identical).
+``evaluate_system`` below it, 2.7 s of LLVM). Not ``kernels.step.iterate`` in ``kernels.loop.steps``,
+though it has one call site: its library (about 8 s of LLVM) is emitted again inside
+``steps``'s, yet one function of both can cost more, LLVM's passes growing faster than the size
+of what they optimise: the manipulator demo's first compilation took 74 s of CPU with iterate
+inlined and 83 s without, but 109.6 s inlined against 104.5 s without once the rolling rows,
+unilateral rows and curved pairs' rows were added to both (numba's compile events, one
+process each, idle machine; ``benchmarks/speed.py --parts first-run``: 113.5 s inlined, idle,
+116.1 s not, beside another job: the two within the measurement's spread).
 """
 
 from __future__ import annotations

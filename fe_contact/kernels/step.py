@@ -573,7 +573,7 @@ def with_rolling_rows(P, ev, q, u, crec, cwt, rolling, qb, wb):
     return OK, (st, phi2, jac2, js2, rem2, phit2, rec, wn, wt, mass_tree, forces, hess)
 
 
-@njit(cache=True, inline="always")  # one call site (``kernels.loop.steps``): no library of its own
+@inner
 def iterate(
     P,
     Lg,
