@@ -248,8 +248,10 @@ def test_case_2_batches_take_rolling_and_released_steps(monkeypatch):
     its force law again once its slip speed reaches v0 / 2 or it opens, ``ContactModes.rearm``),
     and the hysteresis holds: after each release (or a start of rolling refused, "reversal")
     the contact rolls again only after its slip speed has reached v0 / 2 at some step between
-    or it has opened (000 sec. 6; measured over 0.6-1.0 s: 40 such intervals, 47 rolling and 32
-    released steps in batches)."""
+    or it has opened (000 sec. 6). Over 0.6-1.3 s, measured: 218 rolling starts, 509 rolling and
+    257 released steps in batches; with the minimum versions of numpy, scipy and numba, 145,
+    457 and 139 (case 2's path is chaotic: over 0.6-1.0 s the latter released none in a batch,
+    having rolled 8 times only, so the window is this long)."""
     from fe_contact.steppers import compiled as compiled_step
     from fe_contact.steppers.step_state import ContactMode
 
@@ -267,7 +269,7 @@ def test_case_2_batches_take_rolling_and_released_steps(monkeypatch):
     scenario = cam_lock(2, Geometry(), 0.6)
     scenario = replace(scenario, model=replace(scenario.model, sensors=SENSORS))
     system = scenario.assemble()
-    run = scenario.run(system, t_span=(0.6, 1.0), h=1e-4)
+    run = scenario.run(system, t_span=(0.6, 1.3), h=1e-4)
     assert run.success and run.n_python == 0
     assert batched[ContactMode.ROLL] > 0 and batched[ContactMode.RELEASED] > 0
     v0 = system.model.contacts[0].law.v0
@@ -276,8 +278,10 @@ def test_case_2_batches_take_rolling_and_released_steps(monkeypatch):
     for (t_free, _, freed), (t_roll, _, rolls) in zip(run.events, run.events[1:], strict=False):
         if freed not in ("slip", "reversal") or rolls != "stick":
             continue
-        pairs += 1
         rows = np.flatnonzero((run.t > t_free) & (run.t <= t_roll))
+        if rows.size == 0:  # both events located within one step: no recorded state between
+            continue
+        pairs += 1
         slip = [
             curved_contact(system, 0, run.q[j], run.u[j], remainder=False).slip_velocity
             for j in rows
