@@ -52,6 +52,14 @@ def both(case: int, t_span):
 BOUNDS = {0: (1e-11, 1e-8, 1e-8), 1: (1e-10, 1e-7, 1e-7)}
 
 
+def _case_2_from(t0: float):
+    """Case 2's scenario from t0 (the cam at Phi(t0), the rest at rest) with the demo's
+    sensors, and its assembled system."""
+    scenario = cam_lock(2, Geometry(), t0)
+    scenario = replace(scenario, model=replace(scenario.model, sensors=SENSORS))
+    return scenario, scenario.assemble()
+
+
 def test_every_case_is_compiled():
     for case in (0, 1, 2, 3):  # the compliant laws' forces, and the hard contact's rows
         assert unsupported(cam_lock(case, Geometry(), 0.0).assemble()) is None, case
@@ -162,9 +170,7 @@ def test_case_2_rolls_and_slips_alike_on_both_steps():
     by up to 1e-3 of q (measured over 30 ms on other starts); both roll, with the friction
     force in the static cone while rolling (000 sec. 6) and no slip, W_T u = 0 (measured
     2.8e-16 m/s, speeds up to 3.3 m/s)."""
-    scenario = cam_lock(2, Geometry(), 0.6)
-    scenario = replace(scenario, model=replace(scenario.model, sensors=SENSORS))
-    system = scenario.assemble()
+    scenario, system = _case_2_from(0.6)
     lead = scenario.run(system, t_span=(0.6, 1.3), h=1e-4)
     rolling = lead["cam_state"] == "stick"
     starts = np.flatnonzero(rolling[1:] & ~rolling[:-1]) + 1
@@ -214,9 +220,7 @@ def test_case_2_rolling_steps_agree_from_a_rolling_state():
     ten starts and two BLAS kernels), and the same motion to round-off up to the next event
     after it (measured up to 7e-12 of q and 1.2e-9 of u, the largest over 84 rows with the
     continuous law's amplification; 4e-15 and 2.4e-12 on the start taken here)."""
-    scenario = cam_lock(2, Geometry(), 0.6)
-    scenario = replace(scenario, model=replace(scenario.model, sensors=SENSORS))
-    system = scenario.assemble()
+    scenario, system = _case_2_from(0.6)
     lead = scenario.run(system, t_span=(0.6, 1.0), h=1e-4)
     rolling = lead["cam_state"] == "stick"
     starts = np.flatnonzero(rolling[1:] & ~rolling[:-1]) + 1
@@ -266,9 +270,7 @@ def test_case_2_batches_take_rolling_and_released_steps(monkeypatch):
         return taken
 
     monkeypatch.setattr(compiled_step.CompiledStep, "_take_batch", recording)
-    scenario = cam_lock(2, Geometry(), 0.6)
-    scenario = replace(scenario, model=replace(scenario.model, sensors=SENSORS))
-    system = scenario.assemble()
+    scenario, system = _case_2_from(0.6)
     run = scenario.run(system, t_span=(0.6, 1.3), h=1e-4)
     assert run.success and run.n_python == 0
     assert batched[ContactMode.ROLL] > 0 and batched[ContactMode.RELEASED] > 0
