@@ -26,8 +26,10 @@ Parts (``--parts``, default all):
   instead, each case in a process of its own (the row says which);
 * pin-on-wheel: ``fe-contact demo pin-on-wheel`` with its defaults in a child process, its CPU
   time (its two worker processes included);
-* first-run: the README's first demo's simulation in a fresh process on a fresh copy of the
-  package (no numba cache), minus the same process on the cache it wrote;
+* first-run: the README's first demo (``fe-contact demo manipulator``) on a fresh copy of the
+  package (no numba cache), the kernels compiling in a background process meanwhile, then
+  again on the cache it wrote; and the compilation in the foreground: the demo's simulation
+  in a fresh process on another fresh copy, minus the same process on the cache it wrote;
 * scale: a pinned contact wire of 5000 elements (10 002 unknowns) under 20 kN with a light
   point driven along it at 80 m/s (``speed_rows.scale_model``), compiled path;
 * scaling, accuracy: the side-by-side with Exudyn 1.13.6 (below);

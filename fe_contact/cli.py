@@ -448,15 +448,23 @@ def _verbosity(argv: list[str]) -> list[str]:
 def main(argv=None) -> int:
     import logging
 
+    from .steppers.background_compile import ENVIRONMENT as COMPILE_ENVIRONMENT
     from .steppers.observers import progress_logger
 
     progress_logger()  # sets up the fe_contact loggers (INFO on stderr) unless the host did
     package = logging.getLogger("fe_contact")
     level = package.level
+    # a first run after installation takes the Python step while the kernels compile in a
+    # background process (``steppers.background_compile``), unless the variable says otherwise
+    ours = COMPILE_ENVIRONMENT not in os.environ
+    if ours:
+        os.environ[COMPILE_ENVIRONMENT] = "background"  # the command's worker processes too
     try:
         return _main(_verbosity(list(sys.argv[1:] if argv is None else argv)))
     finally:
         package.setLevel(level)  # the command's -q / -v end with it
+        if ours:
+            os.environ.pop(COMPILE_ENVIRONMENT, None)
 
 
 def _main(argv: list[str]) -> int:

@@ -29,6 +29,10 @@ import numpy as np
 import pytest
 
 ENVIRONMENT = "FE_CONTACT_MEASURED"
+# the suite's processes compile the kernels they need themselves: a command a test runs does
+# not leave a background compilation behind (``steppers.background_compile``; its own tests set
+# the mode they test)
+os.environ.setdefault("FE_CONTACT_COMPILE", "foreground")
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS: list[dict] = []
 RUN: dict = {}  # the run's commit and date, taken when the session starts

@@ -110,10 +110,10 @@ def _drop_stale_caches() -> None:
 _drop_stale_caches()
 
 
-def cached() -> bool:
-    """True when numba's on-disk cache holds the entry kernels (a run loads, not compiles), in
-    the folder numba uses: ``NUMBA_CACHE_DIR``'s when set, else the package's ``__pycache__``
-    when the package's folder is writable, else the user-wide one (``cache_folders``)."""
+def cache_folder() -> Path:
+    """The folder where numba keeps this package's cache files in this process:
+    ``NUMBA_CACHE_DIR``'s when set, else the package's ``__pycache__`` when the package's
+    folder is writable, else the user-wide one (``cache_folders``)."""
     import os
 
     from numba.core import config
@@ -121,9 +121,14 @@ def cached() -> bool:
     folders = cache_folders()
     here = Path(__file__).resolve().parent
     if config.CACHE_DIR or len(folders) == 1:
-        folder = folders[0]
-    else:
-        folder = folders[0] if os.access(here, os.W_OK) else folders[-1]
+        return folders[0]
+    return folders[0] if os.access(here, os.W_OK) else folders[-1]
+
+
+def cached() -> bool:
+    """True when numba's on-disk cache holds the entry kernels (a run loads, not compiles), in
+    the folder numba uses (``cache_folder``)."""
+    folder = cache_folder()
     return all(any(folder.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
 
 
@@ -136,18 +141,23 @@ COMPILING = (
 def announce_compilation() -> None:
     """Say once per process that the kernels compile now when no cache holds them: the first
     compiled run after an installation or an edit spends 1-2 minutes compiling, silently
-    otherwise. At INFO on the ``fe_contact.kernels`` logger (the ``fe-contact`` command shows
-    it); on stderr when no logging handler would receive it (a script that configures no
-    logging)."""
+    otherwise (``announce``)."""
+    if not cached():
+        announce(COMPILING)
+
+
+def announce(message: str) -> None:
+    """Say ``message`` about the kernels' compilation once per process: at INFO on the
+    ``fe_contact.kernels`` logger (the ``fe-contact`` command shows it); on stderr when no
+    logging handler would receive it (a script that configures no logging)."""
     global _announced
     if _announced:
         return
     _announced = True
-    if not cached():
-        logger = logging.getLogger(__name__)
-        if logger.hasHandlers():
-            logger.info(COMPILING)
-        else:
-            import sys
+    logger = logging.getLogger(__name__)
+    if logger.hasHandlers():
+        logger.info(message)
+    else:
+        import sys
 
-            print(f"fe_contact: {COMPILING}", file=sys.stderr)
+        print(f"fe_contact: {message}", file=sys.stderr)

@@ -35,6 +35,8 @@ the power terms (``mode_reports``).
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from .. import validation as check
@@ -47,6 +49,7 @@ from ..coupling.partition import (
 )
 from ..system import System, energies
 from .alpha import alpha_parameters
+from .background_compile import pending_kernels
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compiled import CompiledStep
 from .compiled_plan import unsupported
@@ -163,8 +166,14 @@ class GeneralizedAlpha(Stepper):
             if not isinstance(value, bool):
                 raise TypeError(f"simulate: {name} = {value!r}; allowed: True or False")
         self.compiled_step = None  # the compiled step, where it applies
+        # the kernels compiling in a background process meanwhile (``background_compile``)
+        self._pending = None
         if compiled and not energy_consistent and unsupported(system) is None:
-            self.compiled_step = CompiledStep(system, batch)
+            self._pending = pending_kernels()
+            if self._pending is None:
+                self.compiled_step = CompiledStep(system, batch)
+            else:
+                self._batch = batch
         self.algebra = self._make_algebra(system)
         model = system.model
         self.modes = ContactModes(system)  # the contacts' modes and their rows
@@ -629,6 +638,8 @@ class GeneralizedAlpha(Stepper):
         as ``step()`` counts it (``compiled.CompiledStep.steps``): a ``batch.StepBatch`` of
         what they report (0 steps when the next one needs ``step()``), or None without the
         compiled step or when the state or settings need ``step()``."""
+        if self._pending is not None and self._pending.ready():
+            self._go_compiled()
         if self.compiled_step is None:
             return None
         taken = self.compiled_step.steps(self, n_max)
@@ -646,6 +657,19 @@ class GeneralizedAlpha(Stepper):
         )
         self.t_old, self.report = t_last, batch.report(batch.n - 1)  # as ``Stepper.step`` keeps
         return batch
+
+    def _go_compiled(self) -> None:
+        """The kernels the background process compiled are in the cache: the next steps are
+        taken compiled (``background_compile``), with the compiled step's algebra."""
+        self._pending = None
+        self.compiled_step = CompiledStep(self.system, self._batch)
+        algebra = self._make_algebra(self.system)
+        algebra.n_factorizations = self.algebra.n_factorizations
+        self.algebra = algebra
+        logging.getLogger("fe_contact.kernels").info(
+            "the numba kernels are compiled: the run goes on on the compiled step at t = %.6g s",
+            self.t,
+        )
 
     def _record_quiet_step(self, t_start: float, h: float, n_newton: int, energy) -> None:
         """Keep the bookkeeping of a step of h from t_start to the present state that was
