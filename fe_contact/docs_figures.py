@@ -73,16 +73,30 @@ def format_table(quantities: list[Quantity]) -> str:
     )
 
 
-def write_table(quantities: list[Quantity], path) -> Path:
-    """``path``: a CSV of name, value (full precision), quoted, unit, section, text."""
+def write_table(quantities: list[Quantity], path, keep_others: bool = False) -> Path:
+    """``path``: a CSV of name, value (full precision), quoted, unit, roundoff, section, text.
+
+    keep_others : the runs were a part of all (``--only``, ``--quick``): the rows of ``path``
+        whose quantities were not computed now are kept, in their place; those computed now
+        replace theirs, new ones follow.
+    """
     path = Path(path)
+    header = ["name", "value", "quoted", "unit", "roundoff", "section", "text"]
+    rows = {
+        q.name: [q.name, repr(q.value), q.quoted, q.unit, q.roundoff, q.section, q.text]
+        for q in quantities
+    }
+    table = []
+    if keep_others and path.is_file():
+        with open(path, newline="") as fh:
+            old = list(csv.reader(fh))
+        if old and old[0] == header:
+            table = [rows.pop(row[0], row) for row in old[1:] if row]
+    table += list(rows.values())
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["name", "value", "quoted", "unit", "roundoff", "section", "text"])
-        for q in quantities:
-            writer.writerow(
-                [q.name, repr(q.value), q.quoted, q.unit, q.roundoff, q.section, q.text]
-            )
+        writer.writerow(header)
+        writer.writerows(table)
     return path
 
 
@@ -141,7 +155,8 @@ def main(argv=None) -> int:
         parser.fail("--quick", "with --only", "one of --quick and --only")
     quantities = compute(args.folder, args.only, args.quick)
     print(format_table(quantities))
-    print(f"wrote {write_table(quantities, args.folder / 'readme_numbers.csv')}")
+    partial = bool(args.only or args.quick)  # the other runs' rows stay
+    print(f"wrote {write_table(quantities, args.folder / 'readme_numbers.csv', partial)}")
     if args.check:
         problems = check_readme(quantities, pages_text(root))
         for line in problems:

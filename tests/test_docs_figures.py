@@ -113,3 +113,24 @@ def test_every_simulated_number_of_the_readme_is_what_the_command_prints(tmp_pat
     assert (tmp_path / "readme_numbers.csv").exists()
     for name in df.FIGURES["sliding-mass-frame"]:
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_partial_run_keeps_the_other_runs_rows_of_the_table(tmp_path):
+    """``--only``/``--quick`` compute a part of the numbers: the table keeps the rows of the
+    others (in their place), replaces those computed, appends new ones; a whole run writes
+    only what it computed."""
+    path = tmp_path / "readme_numbers.csv"
+    a = df.Quantity("run_a.x", 1.0, "m", ".2f", "S", "x {}")
+    b = df.Quantity("run_b.y", 2.0, "N", ".2f", "S", "y {}")
+    df.write_table([a, b], path)
+    a2 = df.Quantity("run_a.x", 1.5, "m", ".2f", "S", "x {}")
+    c = df.Quantity("run_c.z", 3.0, "J", ".2f", "S", "z {}")
+    df.write_table([a2, c], path, keep_others=True)
+    rows = path.read_text().splitlines()[1:]
+    assert [r.split(",")[:2] for r in rows] == [
+        ["run_a.x", "1.5"],
+        ["run_b.y", "2.0"],
+        ["run_c.z", "3.0"],
+    ]
+    df.write_table([c], path)
+    assert [r.split(",")[0] for r in path.read_text().splitlines()[1:]] == ["run_c.z"]
