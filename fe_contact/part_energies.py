@@ -33,7 +33,7 @@ import weakref
 import numpy as np
 
 from .kernels.beam import DIAGONALS_FROM, band_matvec_rows, csr_arrays, diagonal_storage
-from .kernels.moreau import pairwise_sum
+from .kernels.pairwise import pairwise_sum
 
 TREE_COLUMNS = ("tree_potential_energy", "tree_elastic_energy")
 STRUCTURE_TERMS = ("kinetic", "elastic", "potential")
@@ -159,7 +159,7 @@ def _rowwise_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     row (pairwise, the same for a row alone or among k; not a BLAS product, whose kernel and
     rounding may change with k). A loop over j cost 9 ms per state on 2000 unknowns. One row
     (a history row of the Python step) is summed by the compiled copy of numpy's pairwise sum
-    (``kernels.moreau.pairwise_sum``), without the reduction's set-up."""
+    (``kernels.pairwise.pairwise_sum``), without the reduction's set-up."""
     products = np.ascontiguousarray(a * b)
     if products.shape[0] == 1:
         return np.array([pairwise_sum(products[0])])

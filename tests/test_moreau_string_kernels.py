@@ -212,10 +212,10 @@ def test_history_string_energy_is_the_strain_energy_of_its_state():
 
 
 def test_pairwise_sum_is_numpys_sum_to_the_last_bit():
-    """``kernels.moreau.pairwise_sum`` against ``np.sum`` (the order it copies) on arrays of
+    """``kernels.pairwise.pairwise_sum`` against ``np.sum`` (the order it copies) on arrays of
     every length 0..300 with entries spread over ten decades, where another order of the
     additions would differ in the last bits: equal as floats, every one."""
-    from fe_contact.kernels.moreau import pairwise_sum
+    from fe_contact.kernels.pairwise import pairwise_sum
 
     rng = np.random.default_rng(5)
     for n in range(301):
@@ -249,7 +249,7 @@ def test_impulse_work_kernel_on_a_hand_worked_point_and_the_numpy_terms():
     Then random points against the module docstring's formulas written here in numpy, summed
     by np.sum: the same floats (the same operations in the same order), per point through
     ``impulse_work_points`` and summed through the kernel."""
-    from fe_contact.kernels.moreau import impulse_work_sums as impulse_work
+    from fe_contact.kernels.impulse_work import impulse_work_sums as impulse_work
     from fe_contact.steppers.impulse_work import impulse_work_points
 
     got = impulse_work(

@@ -34,9 +34,10 @@ import math
 import numpy as np
 from numba import njit
 
+from .impulse_work import impulse_work_terms
 from .jit import inner
 from .lemke import anitescu_potra_lcp, complementary_pivoting, lcp_projection
-from .moreau import impulse_work_terms, pairwise_sum
+from .pairwise import pairwise_sum
 from .tree import equations, kinematics, point
 
 __all__ = [
@@ -434,10 +435,10 @@ def smooth_losses(p, gamma_0, gamma_1, friction, body_vertex, vertex, segment, x
     """The work of a smooth step's impulses p (2m,) = (P_N, P_T) of m contacts with the
     relative velocities gamma_0, gamma_1 (2m,) at its start and end and friction coefficients
     (m,), split per contact into impact, friction and timing terms (``steppers.impulse_work``
-    with e = 0 and theta = 1/2, ``kernels.moreau.impulse_work_terms``); the impact and friction
+    with e = 0 and theta = 1/2, ``kernels.impulse_work.impulse_work_terms``); the impact and friction
     losses booked on the vertices by ``book_losses`` (body_vertex, vertex, segment, xi as it
     takes them, into body_w (n_b,) and wheel_w (n_w,)). Returns the sums (friction, impact,
-    timing) in J, each added in numpy's order (``kernels.moreau.pairwise_sum``)."""
+    timing) in J, each added in numpy's order (``kernels.pairwise.pairwise_sum``)."""
     m = friction.size
     impact, loss_t, gain = impulse_work_terms(
         p[:m].copy(), p[m:].copy(), gamma_0, gamma_1, np.zeros(2 * m), friction, 0.5

@@ -9,7 +9,7 @@ alone.
 
 Every number is computed with the operations of the Python step, in its order (the products
 of matrices and vectors by BLAS as numpy takes them, ``blas_matvec``; the sums by numpy's
-pairwise order, ``kernels.moreau.pairwise_sum``), so that a batch reports the floats of the
+pairwise order, ``kernels.pairwise.pairwise_sum``), so that a batch reports the floats of the
 steps taken one by one.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .moreau import pairwise_sum
+from .pairwise import pairwise_sum
 from .rough import (
     book_losses,
     checked_coulomb_impulses,

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import moreau as kernels
+from ..kernels import impulse_work as kernels
 
 
 def _arrays(*values):
@@ -93,7 +93,7 @@ def impulse_work(
 ) -> dict:
     """``impulse_work_points`` summed over the points: {"dissipated_impact": >= 0,
     "dissipated_friction": >= 0, "work_contact_timing": >= 0}, J; compiled
-    (``kernels.moreau.impulse_work_sums``: the terms summed in numpy's order)."""
+    (``kernels.impulse_work.impulse_work_sums``: the terms summed in numpy's order)."""
     impact, loss_t, gain = kernels.impulse_work_sums(
         *_arrays(normal, tangent, gamma_start, gamma_end, restitution, friction), float(theta)
     )
