@@ -129,7 +129,16 @@ def cached() -> bool:
     """True when numba's on-disk cache holds the entry kernels (a run loads, not compiles), in
     the folder numba uses (``cache_folder``)."""
     folder = cache_folder()
-    return all(any(folder.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
+    if folder in _HOLDING:  # found holding them before in this process: no listing again
+        return True
+    found = all(any(folder.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
+    if found:
+        _HOLDING.add(folder)
+    return found
+
+
+# the cache folders found holding the entry kernels in this process (``cached``)
+_HOLDING: set = set()
 
 
 COMPILING = (
