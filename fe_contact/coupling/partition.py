@@ -109,8 +109,10 @@ def make_partition(system: System, dependent: np.ndarray) -> Partition:
     """The Partition with the given dependent coordinates (tree ones, and structure ones
     when the tree has too few: ``choose_dependent``)."""
     n_b = system.layout.n_tree
-    v = np.setdiff1d(np.arange(n_b), dependent)
-    flexible = np.setdiff1d(np.arange(n_b, system.layout.n), dependent)
+    free = np.ones(system.layout.n, dtype=bool)  # a mask, not np.setdiff1d: the same sorted
+    free[np.asarray(dependent, dtype=int)] = False  # indices, without its sorts
+    v = np.flatnonzero(free[:n_b])
+    flexible = n_b + np.flatnonzero(free[n_b:])
     return Partition(np.asarray(dependent, dtype=int), v, np.concatenate([v, flexible]))
 
 

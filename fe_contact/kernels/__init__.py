@@ -128,8 +128,21 @@ def cache_folder() -> Path:
 def cached() -> bool:
     """True when numba's on-disk cache holds the entry kernels (a run loads, not compiles), in
     the folder numba uses (``cache_folder``)."""
+    from numba.core import config
+
+    setting = config.CACHE_DIR  # the folder follows it (``cache_folder``)
+    if setting in _HOLDING:  # found holding them before in this process: not looked up again
+        return True
     folder = cache_folder()
-    return all(any(folder.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
+    found = all(any(folder.glob(f"{name}-*.nbi")) for name in _ENTRY_KERNELS)
+    if found:
+        _HOLDING.add(setting)
+    return found
+
+
+# the settings of NUMBA_CACHE_DIR whose folder was found holding the entry kernels in this
+# process (``cached``): kernels once in the cache are loaded from it, not compiled
+_HOLDING: set = set()
 
 
 COMPILING = (

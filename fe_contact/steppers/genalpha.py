@@ -274,22 +274,23 @@ class GeneralizedAlpha(Stepper):
         (at the start and after every change of a contact state).
 
         start : (Evaluation, rows) of ``evaluate_state(system, q, u, t, constraints_only=True,
-            **rows)`` at the present state (no warm start), or None; recovering the dependent
-            coordinates takes it as its first iterate when it would evaluate the same
-            (``_same_evaluation``).
+            **rows)`` at the present state (no warm start), or None; the partition is chosen
+            on it when it evaluates what this restart would (``_same_evaluation``).
+
+        The evaluation the partition is chosen on (no warm start, as ``recover_dependent``
+        evaluates) is the first iterate of the recovery of the dependent coordinates: the
+        same state and rows, evaluated once.
         """
         system = self.system
         rows = self._rows()
-        ev = evaluate_state(
-            system, self.q, self.u, self.t, constraints_only=True, s_guess=self._s, **rows
-        )
+        if start is not None and self._same_evaluation(start[1], rows):
+            ev = start[0]
+        else:
+            ev = evaluate_state(system, self.q, self.u, self.t, constraints_only=True, **rows)
         self.part = self._choose(ev)
         u_before = self.u
-        first = None
-        if start is not None and self._same_evaluation(start[1], rows):
-            first = start[0]
         self.q, self.u = recover_dependent(
-            system, self.part, self.q, self.u, self.t, rows=rows, evaluation=first
+            system, self.part, self.q, self.u, self.t, rows=rows, evaluation=ev
         )
         if self.averaged.contacts and self.pseudo is not None:  # not at the start
             # keep the velocities but for their part across the new rows (an impulse):
