@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from fe_contact.kernels.consistent import discrete_gradient, velocity_projection
+from fe_contact.kernels.consistent import (
+    discrete_gradient,
+    link_averaged_force,
+    velocity_projection,
+)
 
 RNG = np.random.default_rng(7)
 
@@ -59,3 +63,30 @@ def test_the_projection_closes_the_rows_and_removes_the_kinetic_energy_of_the_ch
     phi_t = RNG.normal(size=m)
     u2, _, _ = velocity_projection(jac, u, phi_t, minv_jt)
     assert np.max(np.abs(jac @ u2 + phi_t)) <= 1e-13 * np.max(np.abs(jac @ u + phi_t))
+
+
+def test_the_links_averaged_force_does_the_secant_work():
+    """Each link's force along its discrete gradient does secant * (a_1 - a_0) over dq (its
+    energy change), a DOF listed twice (padding) counted once; below the switch the link keeps
+    its midpoint gradient."""
+    n = 9
+    dofs = np.array([[0, 3, 5, 5], [2, 3, 7, 8], [1, 1, 1, 1]], dtype=np.int64)
+    first = np.array(
+        [[True, True, True, False], [True, True, True, True], [True, False, False, False]]
+    )
+    gradient = RNG.normal(size=dofs.shape)
+    gradient[~first] = 0.0  # the padding carries no gradient
+    da = RNG.normal(size=3)
+    secant = RNG.uniform(1.0, 2.0, size=3)
+    dq = RNG.normal(size=n)
+    for link in range(3):  # the force of each link alone
+        one = np.zeros(3)
+        one[link] = secant[link]
+        f = link_averaged_force(dofs, first, gradient, da, dq, one, 1e-4, n)
+        assert np.isclose(f @ dq, secant[link] * da[link], rtol=1e-12, atol=1e-14)
+        assert np.count_nonzero(f) <= np.count_nonzero(first[link])
+    tiny = 1e-9 * dq
+    f = link_averaged_force(dofs, first, gradient, da, tiny, secant, 1e-4, n)
+    expected = np.zeros(n)
+    np.add.at(expected, dofs, secant[:, None] * gradient)
+    assert np.allclose(f, expected, rtol=1e-14, atol=0.0)
