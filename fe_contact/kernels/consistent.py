@@ -11,6 +11,11 @@ so that G dq = phi(q_n+1) - phi(q_n); the friction rows' G_Sigma takes the same 
 Rows with explicit time dependence (drives) and steps held in the velocity form or smaller than
 ``switch`` keep J(q_mid).
 
+``reduced_residual``: the reduced residual through the null space of G_Sigma on the
+partition's dependent coordinates U (Lipinski (002), eqs. 76, 78 with G_Sigma for J_Sigma),
+r = e_I - B^T e_U with B = G_Sigma,U^-1 G_Sigma,I, and the step's multipliers from
+2 G_Sigma,U^T Lambda = e_U, e = M q''_n+1 + F_n+1 + c_used,n.
+
 ``link_averaged_force``: the discrete gradient of the links' (droppers') elastic energy,
 sum_l s_l G_l with s_l the secant slope of law l and G_l the discrete gradient of its approach
 on its own DOFs (``steppers.force_laws`` gives the form), scattered onto the coordinates.
@@ -122,6 +127,54 @@ def velocity_projection(jac, u, phi_t, minv_jt):
 
 
 @njit(cache=True)
+def reduced_residual(G_sigma, total, dependent, independent):
+    """The residual reduced through the null space of G_Sigma and the step's multipliers
+    (module docstring).
+
+    Parameters
+    ----------
+    G_sigma : ndarray, shape (m, n)
+        The rows' discrete gradient in its friction form.
+    total : ndarray, shape (n,)
+        e = M q''_n+1 + F_n+1 + c_used,n, N.
+    dependent : ndarray of int64, shape (m,)
+        The partition's dependent coordinates U.
+    independent : ndarray of int64, shape (n - m,)
+        The independent coordinates I.
+
+    Returns
+    -------
+    r : ndarray, shape (n - m,)
+        e_I - B^T e_U, N.
+    lam : ndarray, shape (m,)
+        Lambda, with 2 G_Sigma,U^T Lambda = e_U, N.
+    B : ndarray, shape (m, n - m)
+        G_Sigma,U^-1 G_Sigma,I.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> G = np.array([[2.0, 1.0]])
+    >>> r, lam, B = reduced_residual(G, np.array([4.0, 3.0]), np.array([0]), np.array([1]))
+    >>> r.tolist(), lam.tolist(), B.tolist()
+    ([1.0], [1.0], [[0.5]])
+    """
+    m = dependent.size
+    Gs_u = np.empty((m, m))
+    Gs_i = np.empty((m, independent.size))
+    for i in range(m):
+        for j in range(m):
+            Gs_u[i, j] = G_sigma[i, dependent[j]]
+        for j in range(independent.size):
+            Gs_i[i, j] = G_sigma[i, independent[j]]
+    e_u = total[dependent]
+    B = np.linalg.solve(Gs_u, Gs_i)
+    lam = 0.5 * np.linalg.solve(np.ascontiguousarray(Gs_u.T), e_u)
+    r = total[independent] - np.dot(np.ascontiguousarray(B.T), e_u)
+    return r, lam, B
+
+
+@njit(cache=True)
 def link_averaged_force(dofs, first, gradient_mid, da, dq, secant, switch, n):
     """The discrete gradient of the links' elastic energy (module docstring).
 
@@ -176,4 +229,4 @@ def link_averaged_force(dofs, first, gradient_mid, da, dq, secant, switch, n):
     return out
 
 
-__all__ = ["discrete_gradient", "link_averaged_force", "velocity_projection"]
+__all__ = ["discrete_gradient", "link_averaged_force", "reduced_residual", "velocity_projection"]
