@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from fe_contact.kernels.consistent import discrete_gradient, velocity_projection
+from fe_contact.kernels.consistent import (
+    discrete_gradient,
+    link_averaged_force,
+    reduced_residual,
+    velocity_projection,
+)
 
 RNG = np.random.default_rng(7)
 
@@ -59,3 +64,48 @@ def test_the_projection_closes_the_rows_and_removes_the_kinetic_energy_of_the_ch
     phi_t = RNG.normal(size=m)
     u2, _, _ = velocity_projection(jac, u, phi_t, minv_jt)
     assert np.max(np.abs(jac @ u2 + phi_t)) <= 1e-13 * np.max(np.abs(jac @ u + phi_t))
+
+
+def test_the_reduced_residual_is_the_work_on_the_rows_null_space():
+    """r = e_I - B^T e_U is the virtual work of e on the motions that keep G_Sigma x = 0
+    (x_U = -B x_I): r . x_I = e . x for each such x; and 2 G_Sigma,U^T Lambda = e_U."""
+    n, m = 7, 2
+    G = RNG.normal(size=(m, n))
+    e = RNG.normal(size=n)
+    U = np.array([4, 1], dtype=np.int64)
+    ind = np.array([0, 2, 3, 5, 6], dtype=np.int64)
+    r, lam, _ = reduced_residual(G, e, U, ind)
+    for _ in range(3):
+        x = np.zeros(n)
+        x[ind] = RNG.normal(size=ind.size)
+        x[U] = -np.linalg.solve(G[:, U], G[:, ind] @ x[ind])
+        assert abs(G @ x).max() <= 1e-12 * np.abs(x).max()
+        assert np.isclose(r @ x[ind], e @ x, rtol=1e-12, atol=1e-12)
+    assert np.allclose(2.0 * G[:, U].T @ lam, e[U], rtol=0.0, atol=1e-12)
+
+
+def test_the_links_averaged_force_does_the_secant_work():
+    """Each link's force along its discrete gradient does secant * (a_1 - a_0) over dq (its
+    energy change), a DOF listed twice (padding) counted once; below the switch the link keeps
+    its midpoint gradient."""
+    n = 9
+    dofs = np.array([[0, 3, 5, 5], [2, 3, 7, 8], [1, 1, 1, 1]], dtype=np.int64)
+    first = np.array(
+        [[True, True, True, False], [True, True, True, True], [True, False, False, False]]
+    )
+    gradient = RNG.normal(size=dofs.shape)
+    gradient[~first] = 0.0  # the padding carries no gradient
+    da = RNG.normal(size=3)
+    secant = RNG.uniform(1.0, 2.0, size=3)
+    dq = RNG.normal(size=n)
+    for link in range(3):  # the force of each link alone
+        one = np.zeros(3)
+        one[link] = secant[link]
+        f = link_averaged_force(dofs, first, gradient, da, dq, one, 1e-4, n)
+        assert np.isclose(f @ dq, secant[link] * da[link], rtol=1e-12, atol=1e-14)
+        assert np.count_nonzero(f) <= np.count_nonzero(first[link])
+    tiny = 1e-9 * dq
+    f = link_averaged_force(dofs, first, gradient, da, tiny, secant, 1e-4, n)
+    expected = np.zeros(n)
+    np.add.at(expected, dofs, secant[:, None] * gradient)
+    assert np.allclose(f, expected, rtol=1e-14, atol=0.0)

@@ -99,7 +99,7 @@ import numpy as np
 from ..coupling.constraints import mass_times
 from ..coupling.contact import compliant_contacts
 from ..coupling.partition import PainleveError
-from ..kernels.consistent import discrete_gradient, velocity_projection
+from ..kernels.consistent import discrete_gradient, reduced_residual, velocity_projection
 from ..multibody.tree_dynamics import actuator_forces
 from ..system import System
 from .force_laws import ForceLaws
@@ -415,16 +415,15 @@ class ConsistentContacts(AveragedForces):
         total = e + self.constraint_force
         G, G_sigma = self.discrete_gradient(ev0, ev, ev_mid)
         if U.size:
-            Gs_u = G_sigma[:, U]
             try:
-                B = np.linalg.solve(Gs_u, G_sigma[:, ind])
-                lam = 0.5 * np.linalg.solve(Gs_u.T, total[U])
+                r, lam, B = reduced_residual(
+                    np.ascontiguousarray(G_sigma, dtype=float), total, U, ind
+                )
             except np.linalg.LinAlgError:
                 raise PainleveError(
                     "G_Sigma,u (the discrete gradient's block of the dependent coordinates) is "
                     "singular: friction too large?"
                 ) from None
-            r = total[ind] - B.T @ total[U]
             # the dependent accelerations 4 (q_U,n+1 - q_U,n - h u_U,n) / h^2 - ... carry the
             # rounding of the positions (a few eps |q|) times 4 / h^2: in a tiny sub-step of an
             # event's location (h = 1e-6 s) that is 1e-3 m/s^2, far above rtol

@@ -41,6 +41,7 @@ import numpy as np
 from ..coupling.contact import compliant_contacts, contact_at
 from ..coupling.kinematics import ContactLeftStructure
 from ..coupling.links import links_state
+from ..kernels.consistent import link_averaged_force
 from ..system import System
 
 # below this size of a force law's |dq_a| (m and slopes, ``ForceLaws.averaged``) its approach's
@@ -197,12 +198,16 @@ class ForceLaws:
         out = np.zeros(self.system.layout.n)
         n_links = s0.approach.size
         if n_links:
-            step = np.where(self.first, dq[self.dofs], 0.0)
-            defect = da[:n_links] - np.einsum("lk,lk->l", mid.gradient, dq[self.dofs])
-            size2 = np.einsum("lk,lk->l", step, step)
-            scale = np.where(size2 > LAW_SWITCH**2, defect / np.maximum(size2, 1e-300), 0.0)
-            gradient = mid.gradient + scale[:, None] * step
-            np.add.at(out, self.dofs, secant[:n_links, None] * gradient)
+            out += link_averaged_force(
+                self.dofs,
+                self.first,
+                np.ascontiguousarray(mid.gradient, dtype=float),
+                np.ascontiguousarray(da[:n_links]),
+                np.ascontiguousarray(dq, dtype=float),
+                np.ascontiguousarray(secant[:n_links]),
+                LAW_SWITCH,
+                out.size,
+            )
         rows = {}
         for j, k in enumerate(self.others):
             i = n_links + j
