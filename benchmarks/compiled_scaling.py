@@ -38,7 +38,7 @@ from fe_contact.multibody.drive import Drive
 from fe_contact.papers.catenary import EN50318
 from fe_contact.papers.pantograph import EN50318_PANTOGRAPH, pantograph_tree
 from fe_contact.statics import static_equilibrium
-from fe_contact.steppers.compiled_plan import unsupported
+from fe_contact.steppers.compiled_scope import unsupported
 from fe_contact.steppers.simulate import simulate
 from fe_contact.system import assemble
 

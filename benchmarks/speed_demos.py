@@ -14,7 +14,7 @@ its result. Nothing else of the library is changed.
 Why the Python step runs (``python_reason``):
 
 * generalised-alpha without its compiled step: the compiled plan's reason
-  (``steppers.compiled_plan.unsupported``), "energy-consistent forces" (the compiled step
+  (``steppers.compiled_scope.unsupported``), "energy-consistent forces" (the compiled step
   takes none) or "compiled=False";
 * generalised-alpha with it: the sub-steps it declined or handed back (dependent structure
   coordinates, no banded factor of G_f, a drive it cannot evaluate, an iteration that did not
@@ -96,7 +96,7 @@ def moreau_unsupported(stepper) -> str | None:
 
 def python_reason(run) -> str:
     """Why sub-steps of the run ran on the Python step ("" when none did)."""
-    from fe_contact.steppers.compiled_plan import unsupported
+    from fe_contact.steppers.compiled_scope import unsupported
 
     stepper, result = run["stepper"], run["result"]
     method = method_label(run)

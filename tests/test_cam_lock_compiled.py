@@ -33,7 +33,7 @@ import pytest
 from fe_contact.coupling.profile_contact import curved_contact
 from fe_contact.demos.cam_lock import SENSORS, rolling_intervals
 from fe_contact.papers.bauchau import Geometry, cam_lock
-from fe_contact.steppers.compiled_plan import unsupported
+from fe_contact.steppers.compiled_scope import unsupported
 
 WINDOW = (0.63, 0.68)  # s: 11 ms of approach, then 39 ms in contact
 

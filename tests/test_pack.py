@@ -17,7 +17,8 @@ from fe_contact.kernels.pack import SPEC, unpack
 from fe_contact.papers.bauchau import Geometry, cam_lock
 from fe_contact.papers.pantograph import pantograph_on_catenary
 from fe_contact.papers.slider_on_string import slider_on_string
-from fe_contact.steppers.compiled_plan import Plan, unsupported
+from fe_contact.steppers.compiled_plan import Plan
+from fe_contact.steppers.compiled_scope import unsupported
 
 
 @njit(cache=True)

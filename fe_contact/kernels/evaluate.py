@@ -40,7 +40,7 @@ OK, LEFT, SINGULAR, FAILED = 0, 1, 2, 3
 # unilateral contact (after the bilateral ones), 1 while it is closed (``normal_rows``)
 UNILATERAL, CLOSED = 5, 6
 # the beam index of a contact with rows that is a pair of curved profiles
-# (``compiled_plan.row_pair``): its carrier is its row in the pairs' arrays
+# (``compiled_scope.row_pair``): its carrier is its row in the pairs' arrays
 # (``kernels.profile_pair``), its eta_l starts from s_guess[i], its eta_k from
 # s_guess[n_c + 2 n_p + i] (after the compliant contacts' parameters, ``kernels.compliant``)
 PAIR = -2

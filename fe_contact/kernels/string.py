@@ -611,7 +611,7 @@ def string_forces(string, q, offset, order):
 @inner
 def iteration_factor(string, q, offset, bp, tangents):
     """Banded LU factors (``kernels.band.band_lu_factor``: lu, piv, info) of the string's
-    G_f = M_f + beta' K_t(q) (bp = beta'; no damping: ``compiled_plan.unsupported``), the
+    G_f = M_f + beta' K_t(q) (bp = beta'; no damping: ``compiled_scope.unsupported``), the
     tangent's element blocks scattered into M_f's band storage as
     ``effective_mass.FlexibleBlock.iteration_matrix`` does (``kernels.band.add_entries``).
     tangents: the element tangents at q when the caller has them (``string_forces``), else

@@ -137,7 +137,7 @@ class ContactLaw:
         evaluate the law's own formula (``Sliding``: a constant kinetic coefficient and the
         sign of the slip; frictionless ``Compliant``; ``Dropper``), so a subclass that
         overrides the formula runs on the Python step. Which contacts the step takes also
-        depends on their sides (``steppers.compiled_plan.unsupported``)."""
+        depends on their sides (``steppers.compiled_scope.unsupported``)."""
         return False
 
     @property

@@ -127,7 +127,7 @@ class StepBatch:
         _, _, gravity, springs, elastic = (self.energy[:, k] for k in range(5))
         known = None
         if len(system.structures) == 1 and not system.linear_flexible:
-            # one string (``compiled_plan.unsupported``): its strain energy is the structures'
+            # one string (``compiled_scope.unsupported``): its strain energy is the structures'
             # elastic energy the kernels booked, not evaluated again
             known = {next(iter(system.structures)): elastic.copy()}
         # the links' and compliant contacts' elastic energy, as ``part_energies`` reads it

@@ -37,7 +37,7 @@ gap only; a batch stops before a step in which a closed one's normal force or an
 gap turns negative, and the Python step locates the opening or the impact
 (``kernels.evaluate.normal_rows``, ``kernels.loop``): the "exact" pantograph in the plain
 form (``energy_consistent=False``). A ``Unilateral`` pair of curved profiles (the cam lock's
-case 3, ``compiled_plan.row_pair``) has the same rows, its kinematics those of
+case 3, ``compiled_scope.row_pair``) has the same rows, its kinematics those of
 ``kernels.profile_pair`` with the acceleration remainders by the Python step's central
 differences and its stick row the rolling row W_T u = 0 (``kernels.evaluate.PAIR``). What a step cannot finish
 is handed back to the Python step, which redoes the step from the committed state: a contact
@@ -101,7 +101,8 @@ from ..kernels.profile_pair import ETA
 from ..kernels.step import FLAT, delassus
 from ..system import Energies, System
 from .batch import BATCH_ENTRIES, POWER_KEYS, StepBatch, batch_outputs, step_work
-from .compiled_plan import Plan, pressed_contact, row_contacts, row_pair, unsupported
+from .compiled_plan import Plan
+from .compiled_scope import pressed_contact, row_contacts, row_pair, unsupported
 from .newton import NewtonDivergence
 from .partitioned_step import StepAlgebra, margin_of
 from .step_state import ContactMode, StepState
@@ -265,7 +266,7 @@ class CompiledStep:
         # which of them are pairs of curved profiles (``kernels.profile_pair``)
         self._pairs = tuple(bool(b) for b in self.plan.P[9][5][: len(self._pressed), 0] >= 0)
         # (row, model index) of the contacts with rows that are pairs of curved profiles
-        # (``compiled_plan.row_pair``), whose searches start from the run's ``Workspace``
+        # (``compiled_scope.row_pair``), whose searches start from the run's ``Workspace``
         index = {id(c): k for k, c in enumerate(system.model.contacts)}
         self._row_pairs = tuple(
             (i, index[id(c)])

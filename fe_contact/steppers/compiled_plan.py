@@ -1,5 +1,5 @@
-"""What the compiled generalised-alpha step needs of a system, built once per run: whether it
-takes the system (``unsupported``), and ``Plan``: the system's constant arrays packed for the
+"""What the compiled generalised-alpha step needs of a system, built once per run (which systems
+it takes: ``compiled_scope``): ``Plan``: the system's constant arrays packed for the
 kernels (``kernels.pack``), the drives and actuators evaluated per step, and the banded
 factors of the structures' block G_f = M_f + gamma' C_f + beta' K_f per step size (linear
 beams; a string's G_f holds its tangent stiffness and is factorised by the kernels at each
@@ -9,7 +9,6 @@ links' tangent at each iterate, ``kernels.links``)."""
 
 from __future__ import annotations
 
-import dataclasses
 import weakref
 
 import numpy as np
@@ -19,227 +18,28 @@ import scipy.sparse as sp
 from ..kernels.beam import DIAGONALS_FROM, beam_arrays, diagonal_storage, on_pattern
 from ..kernels.evaluate import PAIR
 from ..kernels.pack import pack
-from ..kernels.profile_pair import CARRIED, PLANE, TREE, spline_rows
+from ..kernels.profile_pair import spline_rows
 from ..kernels.tree import tree_arrays
 from ..multibody.tree import actuator_forces
-from ..sides import Circle, Line, Point, Profile
+from ..sides import Profile
 from ..structures import BeamStructure, StringStructure
 from ..system import System
-from .effective_mass import FlexibleBlock, law_compiled
-from .linked_band import BAND_LIMIT, linked_band
+from .compiled_scope import (
+    beam_index,
+    pressed_contact,
+    profile_frame,
+    rolling_compiled,
+    row_contacts,
+    row_pair,
+)
+from .effective_mass import FlexibleBlock
+from .linked_band import linked_band
 
 # banded factors of G_f kept per system (step sizes; the least recently used goes first):
 # locating an event takes the step at some ten sizes, each factorised once
 FACTORS_KEPT = 16
 # the band of G_f given to the kernels for a system without links (``Plan.link_band``)
 NO_BAND = np.ones((1, 0))
-
-
-def unsupported(system: System) -> str | None:
-    """Why the compiled step does not take ``system`` (None when it does)."""
-    model = system.model
-    if system.tree is None:
-        return "no tree"
-    structures = list(system.structures.values())
-    if len(structures) == 1 and isinstance(structures[0], StringStructure):
-        why = _string_unsupported(system, structures[0])
-        if why is not None:
-            return why
-    elif not all(isinstance(s, BeamStructure) for s in structures):
-        return "a structure that is neither a linear beam nor one string alone"
-    if model.loops:
-        return "loop closures"
-    why = _links_unsupported(system)
-    if why is not None:
-        return why
-    linked = set(system.link_rows.pairs.tolist())
-    for k, c in enumerate(model.contacts):
-        if k in linked:  # a Dropper between material points of linear beams (``kernels.links``)
-            continue
-        if pressed_contact(system, c):  # a compliant normal force (``kernels.compliant``)
-            continue
-        why = _law_unsupported(system, c)
-        if why is not None:
-            return f"contact {c.name!r}: {why}"
-        if row_pair(system, c):  # ``kernels.profile_pair`` places both profiles
-            continue
-        if not isinstance(c.profile, Point | Circle) or c.search != "closest":
-            return f"contact {c.name!r}: profile or search"
-        if not isinstance(c.target, str | Line):
-            return f"contact {c.name!r}: a target that is neither a beam nor a line"
-    if not any(c.bilateral for c in model.contacts) and not model.drives:
-        return "no constraint rows"
-    return None
-
-
-def _links_unsupported(system: System) -> str | None:
-    """Why the compiled step does not take the system's links (None when it takes them: every
-    link a ``Dropper`` between material points of linear beams, ``System.link_rows``, in a
-    band of ``linked_band.BAND_LIMIT`` at most)."""
-    linked = set(system.link_rows.pairs.tolist())
-    for k, c in enumerate(system.model.contacts):
-        if c.link and k not in linked:
-            return f"link {c.name!r}: not between material points of linear beams"
-        if k in linked and not c.law.compiled:
-            return f"link {c.name!r}: a law whose force the compiled links do not evaluate"
-    if linked and linked_band(system) is None:
-        return f"links whose band order is wider than {BAND_LIMIT}"
-    return None
-
-
-def _law_unsupported(system: System, pair) -> str | None:
-    """Why the compiled step does not take the law of ``pair``, a contact that is not one of
-    its compliant forces (``pressed_contact``), or None for a Coulomb Sliding law (a constant
-    mu: its bilateral rows, ``kernels.step``) and a Unilateral law of a body point on a
-    linear beam or of a pair of curved profiles (``row_pair``) (its normal row, and stick
-    row, while closed: ``kernels.evaluate.normal_rows``)."""
-    law = pair.law
-    if law.constraint == "unilateral":  # a point on a linear beam: its rows while closed
-        if row_pair(system, pair):  # a pair of curved profiles: the same rows
-            return None
-        on_beam = type(pair.profile) is Point and isinstance(pair.target, str)
-        if not (on_beam and isinstance(system.structures.get(pair.target), BeamStructure)):
-            return "a unilateral law (hard contact: impacts and open phases)"
-        return None
-    if law.constraint == "compliant":
-        if getattr(law, "rolling", False) and not _rolling_compiled(law):
-            return "a compliant law with rolling whose slipping force the kernels do not evaluate"
-        if not (law.compiled or law.compiled_friction or _rolling_compiled(law)):
-            return "a compliant law whose force the kernels do not evaluate"
-        pair_of_profiles = type(pair.profile) is Profile and type(pair.target) is Profile
-        if pair_of_profiles:
-            return "a profile drawn on a body the kernels do not place"
-        if _rolling_compiled(law):
-            return "rolling on sides other than a pair of curved profiles"
-        if not law.compiled:
-            return "continuous friction on sides other than a pair of curved profiles"
-        return "a compliant force on sides other than a body point on a linear beam"
-    if law.constraint != "bilateral" or not law.compiled:  # a constant mu
-        return "not a Coulomb Sliding law"
-    return None
-
-
-def row_pair(system: System, pair) -> bool:
-    """True for a Unilateral contact of a pair of curved profiles (``Profile`` against
-    ``Profile``) each drawn on a tree body, on a body carried by a linear beam or in the
-    plane, in a system whose structures are all linear beams (where the Python step takes
-    the pair's kinematics from the same kernel, ``profile_contact.kernel_pair``): a contact with rows (its normal row while closed, its stick row while it sticks)
-    whose kinematics are those of ``kernels.profile_pair`` (the Python step's, with the
-    acceleration remainders by the central differences of
-    ``coupling.profile_contact.curved_contact``).
-
-    Parameters
-    ----------
-    system : System
-        The assembled model.
-    pair : ContactPair
-        One of its contacts.
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from fe_contact.papers.bauchau import Geometry, cam_lock
-    >>> from fe_contact.steppers.compiled_plan import row_pair
-    >>> [row_pair(s, s.model.contacts[0]) for s in (cam_lock(c, Geometry()).assemble()
-    ...                                             for c in (1, 3))]
-    [False, True]
-    """
-    return (
-        pair.law.constraint == "unilateral"
-        and type(pair.profile) is Profile
-        and type(pair.target) is Profile
-        and all(isinstance(s, BeamStructure) for s in system.structures.values())
-        and _frame_of(system, pair.profile.body) is not None
-        and _frame_of(system, pair.target.body) is not None
-    )
-
-
-def row_contacts(model) -> list:
-    """The contacts with rows of the compiled step, as ``ContactModes.sliding`` orders them:
-    the Sliding ones, then the Unilateral ones (open or closed: ``kernels.evaluate.normal_rows``).
-
-    Parameters
-    ----------
-    model : Model
-
-    Returns
-    -------
-    list of ContactPair
-
-    Examples
-    --------
-    >>> from fe_contact.papers.bauchau import Geometry, cam_lock
-    >>> from fe_contact.steppers.compiled_plan import row_contacts
-    >>> [c.name for c in row_contacts(cam_lock(3, Geometry()).model)]
-    ['cam']
-    """
-    contacts = [c for c in model.contacts if c.bilateral]
-    return contacts + [c for c in model.contacts if not c.bilateral and not c.compliant]
-
-
-def _rolling_compiled(law) -> bool:
-    """True for a ``Compliant`` law with rolling whose force while it slips (the continuous
-    friction law) the kernels evaluate: the compiled step takes its quiet steps under that
-    force and stops where it would start to roll (``kernels.loop``); the rolling itself (a
-    row W_T u = 0) runs on the Python step."""
-    if not getattr(law, "rolling", False):
-        return False
-    return dataclasses.replace(law, rolling=False).compiled_friction
-
-
-def pressed_contact(system: System, pair) -> bool:
-    """True for a contact the compiled step takes as a compliant force
-    (``kernels.compliant``): a compliant law that the kernels implement (``law.compiled``: a
-    ``Compliant`` law without friction that does not roll), of a body ``Point`` on a linear
-    beam, searched at its closest point, or of a pair of curved profiles (``Profile`` against
-    ``Profile``, ``kernels.profile_pair``) each drawn on a tree body, on a body carried by a
-    linear beam or in the plane, whose law may also have the continuous friction of
-    ``law.compiled_friction``, or roll with it (``_rolling_compiled``: the steps under that
-    force)."""
-    law = pair.law
-    if type(pair.profile) is Profile and type(pair.target) is Profile:
-        return (
-            law.constraint == "compliant"
-            and not law.link
-            and (law.compiled or law.compiled_friction or _rolling_compiled(law))
-            and _frame_of(system, pair.profile.body) is not None
-            and _frame_of(system, pair.target.body) is not None
-        )
-    if not (law.constraint == "compliant" and not law.link and law.compiled):
-        return False
-    return (
-        type(pair.profile) is Point
-        and isinstance(pair.target, str)
-        and isinstance(system.structures.get(pair.target), BeamStructure)
-        and pair.search == "closest"
-    )
-
-
-def _frame_of(system: System, body) -> tuple[int, int, float] | None:
-    """(kind, index, s) of a profile's body frame as ``kernels.profile_pair`` takes it (a tree
-    body; a body carried by a linear beam: the beam's index and the material point s; the
-    plane), or None for a frame it does not take."""
-    if body is None:
-        return PLANE, 0, 0.0
-    if not isinstance(body, str):
-        return TREE, int(body), 0.0
-    carried = {b.name: b for b in system.model.carried}.get(body)
-    if carried is None or not isinstance(system.structures.get(carried.structure), BeamStructure):
-        return None
-    return CARRIED, _beam_index(system, carried.structure), float(carried.s)
-
-
-def _beam_index(system: System, name: str) -> int:
-    """The position of the linear beam ``name`` among the system's linear beams (in the
-    layout's order of structures): the index of its rows in the kernels' beam arrays
-    (``kernels.beam.beam_arrays``), whatever other structures come before it."""
-    beams = [
-        n for n in system.layout.structure_names if isinstance(system.structures[n], BeamStructure)
-    ]
-    return beams.index(name)
 
 
 def pressed_arrays(system: System) -> tuple:
@@ -263,7 +63,7 @@ def pressed_arrays(system: System) -> tuple:
     for _, c in found + with_rows:
         pair = type(c.profile) is Profile
         frames.append(
-            [_frame_of(system, side.body) for side in (c.profile, c.target)]
+            [profile_frame(system, side.body) for side in (c.profile, c.target)]
             if pair
             else [(-1, 0, 0.0)] * 2
         )
@@ -291,7 +91,7 @@ def pressed_arrays(system: System) -> tuple:
         ).reshape(-1, 2),
         np.array(
             [
-                _beam_index(system, c.target) if p else -1
+                beam_index(system, c.target) if p else -1
                 for (_, c), p in zip(found, point, strict=True)
             ],
             dtype=np.int64,
@@ -303,10 +103,10 @@ def pressed_arrays(system: System) -> tuple:
                     c.law.exponent,
                     c.law.stiffness,
                     c.law.damping,
-                    c.law.mu if c.law.compiled_friction or _rolling_compiled(c.law) else 0.0,
+                    c.law.mu if c.law.compiled_friction or rolling_compiled(c.law) else 0.0,
                     c.law.characteristic_velocity or 0.0,
-                    0.5 * c.law.v0 if _rolling_compiled(c.law) else 0.0,
-                    c.law.mu_s if _rolling_compiled(c.law) else 0.0,
+                    0.5 * c.law.v0 if rolling_compiled(c.law) else 0.0,
+                    c.law.mu_s if rolling_compiled(c.law) else 0.0,
                 )
                 for _, c in found
             ],
@@ -351,17 +151,6 @@ def link_arrays(system: System) -> tuple:
         np.ascontiguousarray(band.order, dtype=np.int64),
         np.ascontiguousarray(band.position, dtype=np.int64),
     )
-
-
-def _string_unsupported(system: System, string: StringStructure) -> str | None:
-    """Why the compiled step does not take the system's one structure, a string."""
-    if string.closed:
-        return "a closed string"
-    if string.stiffness_damping != 0.0 or string.damping_matrix.nnz:
-        return "a damped string"
-    if not law_compiled(string.string.spec.law):
-        return "a string whose tension law the kernels do not evaluate"
-    return None
 
 
 def _string_part(system: System):
@@ -738,8 +527,6 @@ __all__ = [
     "Plan",
     "link_arrays",
     "pressed_arrays",
-    "pressed_contact",
     "string_arrays",
     "symmetry_bound",
-    "unsupported",
 ]

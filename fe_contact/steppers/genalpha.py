@@ -52,7 +52,7 @@ from .alpha import alpha_parameters
 from .background_compile import pending_kernels
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compiled import CompiledStep
-from .compiled_plan import unsupported
+from .compiled_scope import unsupported
 from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
 from .event_location import (
