@@ -55,6 +55,11 @@ def compile_mode(mode: str | None = None) -> str:
     str
         One of ``MODES``.
 
+    Raises
+    ------
+    ValueError
+        The mode (or the variable) is not one of ``MODES``; the message names which.
+
     Examples
     --------
     >>> compile_mode("background")
@@ -97,6 +102,7 @@ def compiling() -> bool:
     Returns
     -------
     bool
+        Whether the lock file names a live process started less than ``STALE_AFTER`` ago.
 
     Examples
     --------
@@ -172,7 +178,13 @@ def start(command: list[str] | None = None) -> bool:
 class PendingKernels:
     """The kernels compiling in a background process, seen from one run: ``ready()`` is True
     once that process has finished and the cache holds the entry kernels (looked at no more
-    often than every ``CHECK_EVERY`` s of wall time)."""
+    often than every ``CHECK_EVERY`` s of wall time).
+
+    Examples
+    --------
+    >>> PendingKernels().ready()  # just made: not looked at before CHECK_EVERY s
+    False
+    """
 
     def __init__(self):
         self._next = time.monotonic() + CHECK_EVERY
@@ -206,6 +218,7 @@ def pending_kernels(mode: str | None = None) -> PendingKernels | None:
     Returns
     -------
     PendingKernels or None
+        What the run waits for, or None when it compiles or loads the kernels itself.
 
     Examples
     --------
@@ -221,7 +234,13 @@ def pending_kernels(mode: str | None = None) -> PendingKernels | None:
 
 
 def release() -> None:
-    """Remove the lock when it names this process (the background compilation is done)."""
+    """Remove the lock when it names this process (the background compilation is done); a
+    lock naming another process stays.
+
+    Examples
+    --------
+    >>> release()  # this process holds no lock: nothing is removed
+    """
     lock = _lock_path()
     try:
         if int(lock.read_text(encoding="utf-8").split()[0]) == os.getpid():
