@@ -13,6 +13,8 @@ the stiff beam (tests/test_compiled.py: positions 1e-10 of their range, velociti
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -96,7 +98,7 @@ def test_a_waiting_run_goes_on_compiled_when_the_kernels_are_ready(cache, slidin
 def test_one_compilation_runs_at_a_time_and_a_dead_ones_lock_is_taken_over(cache):
     """``start`` claims the lock with the child's process id; a second ``start`` while it runs
     starts nothing; once the child is gone its lock is stale and ``start`` takes it over."""
-    sleeper = ["-c", "import time; time.sleep(60)"]
+    sleeper = ["-c", "import time; time.sleep(60)", bg.JOB]  # names the job
     assert bg.start(sleeper)
     pid = int((cache / bg.LOCK_NAME).read_text().split()[0])
     try:
@@ -110,6 +112,14 @@ def test_one_compilation_runs_at_a_time_and_a_dead_ones_lock_is_taken_over(cache
         except ChildProcessError:  # subprocess reaped it already
             pass
     assert not bg.compiling()  # its process is gone
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:  # a live process that is not the job took its number (Linux shows command lines)
+        (cache / bg.LOCK_NAME).write_text(f"{other.pid} {time.time()!r}\n")
+        if os.path.exists("/proc/self/cmdline"):
+            assert not bg.compiling()
+    finally:
+        other.kill()
+        other.wait()
     quick = ["-c", "pass"]
     assert bg.start(quick)
     assert int((cache / bg.LOCK_NAME).read_text().split()[0]) != pid

@@ -17,8 +17,9 @@ the ``fe-contact`` command sets ``background`` unless the variable is set (its w
 processes inherit it). A lock file in numba's cache folder (``kernels.cache_folder``) holds
 the background process's id while it runs, so that runs started meanwhile (a sweep's
 workers) neither start another nor switch before it is done; its output goes to
-``background-compile.log`` beside it. A lock whose process is gone (killed) or older than
-``STALE_AFTER`` is taken over.
+``background-compile.log`` beside it. A lock whose process is gone (killed; on Linux, one whose
+process number now belongs to a process that is not the job) or older than ``STALE_AFTER`` is
+taken over.
 """
 
 from __future__ import annotations
@@ -86,6 +87,14 @@ def _running(lock: Path) -> bool:
         return False
     if time.time() - started > STALE_AFTER:
         return False
+    try:  # where the system shows command lines (Linux): the process must be the job, not
+        # another that took the number of one that died with the machine (a container's)
+        return JOB.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        if Path("/proc/self/cmdline").exists():
+            return False  # no such process
+    except OSError:
+        pass
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -121,7 +130,8 @@ def start(command: list[str] | None = None) -> bool:
     ----------
     command : list of str or None
         The arguments after the interpreter (default ``["-m", JOB]``: the module
-        ``fe_contact.compile_kernels``).
+        ``fe_contact.compile_kernels``); a process counts as the compilation while its command
+        line names ``JOB``.
 
     Returns
     -------
