@@ -816,8 +816,14 @@ def iterate(
         stalled = have_last and d_last > 0 and d >= 0.5 * d_last
         bound = rtol * scale
         correction = bp * d / tol
-        excess = max(correction, _abs_max_over(r, bound), _abs_max_over(inertia_delta, bound))
-        if excess > 1.0 and (stalled or not correction > 1.0):
+        excess_r = _abs_max_over(r, bound)
+        excess_i = _abs_max_over(inertia_delta, bound)
+        excess = max(correction, excess_r, excess_i)
+        # a stalled iterate is taken when its excess with the floor is <= 1e4 (below): the
+        # floor only lowers the excess, so that one whose parts are all <= 1e4 (none NaN)
+        # is taken without forming it
+        settled = stalled and correction <= 1e4 and excess_r <= 1e4 and excess_i <= 1e4
+        if excess > 1.0 and not settled and (stalled or not correction > 1.0):
             # above its bound: with the round-off floor added (its value matters only when
             # the iteration has stalled; otherwise a correction above tol decides it)
             excess = excess_with_floor(
