@@ -196,6 +196,17 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--history", help="save each run's history to HISTORY_<speed>.npz")
     args = parser.parse_args(argv)
+    span = LINES[args.line].span
+    if not 0 <= args.start_span < args.spans:
+        parser.error(f"--start-span {args.start_span}: allowed 0 .. --spans - 1 = {args.spans - 1}")
+    for speed in args.speed:  # the analysis section starts half a span after the start
+        need = 0.5 * span / (speed * KMH)
+        if not args.t_end > need:
+            parser.error(
+                f"--t-end {args.t_end:g}: at {speed:g} km/h the pantograph covers "
+                f"{speed * KMH * args.t_end:.1f} m, not the half span ({0.5 * span:g} m) after "
+                f"its start before the analysis section begins; allowed: --t-end > {need:.3g} s"
+            )
     rows = []
     for speed in args.speed:
         stats, cost = run_speed(
