@@ -39,6 +39,7 @@ LOG_NAME = "background-compile.log"
 JOB = "fe_contact.compile_kernels"  # the module the background process runs
 STALE_AFTER = 3600.0  # s: a lock this old is taken over (a compilation takes minutes)
 CHECK_EVERY = 1.0  # s of wall time between two looks at the lock of a pending run
+STARTING = 10.0  # s: a lock this young counts while its process does not show the job yet
 
 
 def compile_mode(mode: str | None = None) -> str:
@@ -88,8 +89,10 @@ def _running(lock: Path) -> bool:
     if time.time() - started > STALE_AFTER:
         return False
     try:  # where the system shows command lines (Linux): the process must be the job, not
-        # another that took the number of one that died with the machine (a container's)
-        return JOB.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+        # another that took the number of one that died with the machine (a container's); a
+        # child just forked shows its parent's command line until it runs the job
+        shown = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return JOB.encode() in shown or time.time() - started < STARTING
     except FileNotFoundError:
         if Path("/proc/self/cmdline").exists():
             return False  # no such process
