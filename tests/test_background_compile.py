@@ -169,3 +169,22 @@ def test_a_cached_installation_neither_waits_nor_starts_anything(monkeypatch, tm
     monkeypatch.setattr(kernels, "cached", lambda: True)
     monkeypatch.setattr(bg, "start", lambda command=None: pytest.fail("started"))
     assert bg.pending_kernels("background") is None
+
+
+def test_the_job_runs_this_copy_of_the_package_not_the_one_in_the_working_directory(tmp_path):
+    """The README's first command runs in the source checkout it installed from: the job must
+    import the installed copy (whose cache the runs read), not the checkout's ``fe_contact``
+    that ``python -m`` would find first in the working directory (a decoy here)."""
+    import fe_contact
+
+    decoy = tmp_path / "fe_contact"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise ImportError('the decoy was imported')\n")
+    command = bg.job_command("import fe_contact; print(fe_contact.__file__)")
+    assert bg.JOB in command[-1]  # what ``compiling`` looks for in its command line
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, *command], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == fe_contact.__file__

@@ -2,8 +2,8 @@
 
 The first compiled run after an installation spends 1-2 minutes of CPU compiling the numba
 kernels (``kernels.announce_compilation``). In the ``background`` mode a run that finds no
-cache starts one detached process that compiles them (``python -m
-fe_contact.compile_kernels``: a short run of the manipulator on the cantilever,
+cache starts one detached process that compiles them (the module
+``fe_contact.compile_kernels`` of the same copy of the package, ``job_command``: a short run of the manipulator on the cantilever,
 whose compiled step calls the same entry kernels, with the same argument types, as every
 generalised-alpha run on the compiled step) and takes its own steps in Python meanwhile (the
 same step, its results those of the compiled step to round-off: ``compiled=False``); when
@@ -132,9 +132,9 @@ def start(command: list[str] | None = None) -> bool:
     Parameters
     ----------
     command : list of str or None
-        The arguments after the interpreter (default ``["-m", JOB]``: the module
-        ``fe_contact.compile_kernels``); a process counts as the compilation while its command
-        line names ``JOB``.
+        The arguments after the interpreter (default ``job_command()``: the module
+        ``fe_contact.compile_kernels`` of this package); a process counts as the compilation
+        while its command line names ``JOB``.
 
     Returns
     -------
@@ -168,7 +168,7 @@ def start(command: list[str] | None = None) -> bool:
         break
     else:
         return _running(lock)
-    command = ["-m", JOB] if command is None else list(command)
+    command = job_command() if command is None else list(command)
     try:
         with open(lock.parent / LOG_NAME, "w", encoding="utf-8") as log:
             child = subprocess.Popen(
@@ -186,6 +186,34 @@ def start(command: list[str] | None = None) -> bool:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(f"{child.pid} {time.time()!r}\n")
     return True
+
+
+def job_command(statement: str | None = None) -> list[str]:
+    """The interpreter's arguments that run ``statement`` (default: the job's ``main``) with
+    THIS copy of the package first on the path: ``python -m`` would import the copy in the
+    working directory first (a source checkout the package was installed from), whose cache
+    the installed copy never reads.
+
+    Parameters
+    ----------
+    statement : str or None
+        Python statements run after the path is set (default: ``JOB``'s ``main``, its exit
+        code the process's).
+
+    Returns
+    -------
+    list of str
+        ``["-c", code]``; the code names ``JOB``.
+
+    Examples
+    --------
+    >>> job_command()[0]
+    '-c'
+    """
+    root = str(Path(kernels.__file__).resolve().parents[2])
+    if statement is None:
+        statement = f"from {JOB} import main; raise SystemExit(main())"
+    return ["-c", f"import sys; sys.path.insert(0, {root!r}); {statement}  # {JOB}"]
 
 
 class PendingKernels:
