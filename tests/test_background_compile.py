@@ -188,3 +188,15 @@ def test_the_job_runs_this_copy_of_the_package_not_the_one_in_the_working_direct
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == fe_contact.__file__
+
+
+def test_a_lock_claimed_but_not_yet_written_is_a_compilation_being_started(cache):
+    """``start`` claims the lock before it knows the child's number: another run reading the
+    empty lock then must not take it for a dead one's (and start a second compilation),
+    unless it has stayed empty longer than ``STARTING``."""
+    lock = cache / bg.LOCK_NAME
+    lock.write_text("")
+    assert bg.compiling()
+    old = time.time() - 2.0 * bg.STARTING
+    os.utime(lock, (old, old))
+    assert not bg.compiling()

@@ -85,7 +85,10 @@ def _running(lock: Path) -> bool:
         text = lock.read_text(encoding="utf-8").split()
         pid, started = int(text[0]), float(text[1])
     except (OSError, ValueError, IndexError):
-        return False
+        try:  # claimed, its process id not written yet (``start`` is starting it)
+            return time.time() - lock.stat().st_mtime < STARTING
+        except OSError:
+            return False
     if time.time() - started > STALE_AFTER:
         return False
     try:  # where the system shows command lines (Linux): the process must be the job, not
