@@ -58,11 +58,13 @@ best of ``REPEATS`` = 3 runs after a warm-up run.
 
 * Scaling: time per step of both codes at h = 1e-4 s over 0.01 s for 10..1000 elements (equal
   h, not equal accuracy).
-* Equal accuracy (10 elements): for each code the largest step of its list whose own error is
-  <= 1e-6 m (fe_contact: the Richardson estimate above; Exudyn: max |x(h) - x(h/16)|, its
-  sliding joint being first order), and the wall and CPU time per simulated second there, over
-  0.5 s (the sliding-mass demo's run) and 0.1 s (which favours Exudyn: its first-order error
-  has not accumulated yet, while fe_contact's 40 steps carry its stepper's set-up).
+* Equal accuracy (10, 100 and 1000 elements, ``--accuracy-elements``): for each code the
+  largest step of its list whose own error is <= 1e-6 m (fe_contact: the Richardson estimate
+  above; Exudyn: max |x(h) - x(h/16)|, its sliding joint being first order), and the wall and
+  CPU time per simulated second there, over 0.5 s (the sliding-mass demo's run) and 0.1 s
+  (which favours Exudyn: its first-order error has not accumulated yet, while fe_contact's 40
+  steps carry its stepper's set-up). A finer mesh's search starts at the steps found for the
+  coarser one (``largest_meeting``: up while the error is within the target, else down).
 
 Measured figures and what they mean: ``docs/details/speed.md``.
 """
@@ -263,77 +265,118 @@ def scaling(elements, t_end: float, h: float, with_exudyn: bool):
     return rows
 
 
-def equal_accuracy(t_end: float, steps_fe, steps_ex):
+def largest_meeting(steps, meets, start=None):
+    """The largest step of ``steps`` (in decreasing order) for which ``meets(h)`` holds, None
+    when none does. Without ``start`` the steps are tried from the largest down; with it (a
+    step of the list where the answer is expected, e.g. the one found for a coarser mesh) from
+    there: up while it holds, else down. Both give the same step when the error grows with h;
+    the second spares the costly small steps of a fine mesh."""
+    steps = list(steps)
+    if start is None or start not in steps:
+        return next((h for h in steps if meets(h)), None)
+    i = steps.index(start)
+    if meets(steps[i]):
+        while i > 0 and meets(steps[i - 1]):
+            i -= 1
+        return steps[i]
+    return next((h for h in steps[i + 1 :] if meets(h)), None)
+
+
+def equal_accuracy(t_end: float, steps_fe, steps_ex, n_elements: int = 10, start=None):
     """The largest step of each code (from steps_fe, steps_ex) whose own error over (0, t_end)
-    is <= TARGET_ERROR, and the wall time per simulated second there (sliding mass, 10
-    elements): {code: (h, own error, s per simulated s)}; a code missing when none of its
-    steps reaches the target."""
+    is <= TARGET_ERROR, and the wall time per simulated second there (sliding mass,
+    ``n_elements`` elements; ``start``: {code: step} where the search starts,
+    ``largest_meeting``): {code: (h, own error, s per simulated s, CPU per simulated s,
+    fe_contact's step counts)}; a code missing when none of its steps reaches the target."""
     from exudyn_sliding_mass import own_error as exudyn_error
 
-    def fe(h, t):
-        return sliding_mass(10, h, t)
+    start = start or {}
 
-    out = {}
-    for h in steps_fe:
-        _, error = own_error(fe, h, t_end, 2)
-        print(f"      fe_contact h = {h:g} s: own error {error:.2e} m", flush=True)
-        if error <= TARGET_ERROR:
-            wall, cpu, _ = best_fe(10, h, t_end)
-            out["fe_contact"] = (h, error, wall / t_end, cpu / t_end, fe_counts(10, h, t_end))
-            break
-    for h in steps_ex:
+    def fe(h, t):
+        return sliding_mass(n_elements, h, t)
+
+    errors = {}
+
+    def fe_meets(h):
+        _, errors["fe_contact", h] = own_error(fe, h, t_end, 2)
+        print(
+            f"      fe_contact h = {h:g} s: own error {errors['fe_contact', h]:.2e} m", flush=True
+        )
+        return errors["fe_contact", h] <= TARGET_ERROR
+
+    def exudyn_meets(h):
         try:
-            error = exudyn_error(10, h, t_end)
+            errors["exudyn", h] = exudyn_error(n_elements, h, t_end)
         except RuntimeError as err:  # Exudyn's Newton did not converge at this step
             print(f"   Exudyn, h = {h:g} s: {err}")
-            continue
-        print(f"      Exudyn     h = {h:g} s: own error {error:.2e} m", flush=True)
-        if error <= TARGET_ERROR:
-            wall, cpu, _ = best_exudyn(10, h, t_end)
-            out["exudyn"] = (h, error, wall / t_end, cpu / t_end, "")
-            break
+            return False
+        print(f"      Exudyn     h = {h:g} s: own error {errors['exudyn', h]:.2e} m", flush=True)
+        return errors["exudyn", h] <= TARGET_ERROR
+
+    out = {}
+    h = largest_meeting(steps_fe, fe_meets, start.get("fe_contact"))
+    if h is not None:
+        wall, cpu, _ = best_fe(n_elements, h, t_end)
+        counted = fe_counts(n_elements, h, t_end)
+        out["fe_contact"] = (h, errors["fe_contact", h], wall / t_end, cpu / t_end, counted)
+    h = largest_meeting(steps_ex, exudyn_meets, start.get("exudyn"))
+    if h is not None:
+        wall, cpu, _ = best_exudyn(n_elements, h, t_end)
+        out["exudyn"] = (h, errors["exudyn", h], wall / t_end, cpu / t_end, "")
     return out
 
 
-def accuracy_rows(horizons, steps_fe, steps_ex):
-    """equal_accuracy at each (label, t_end) of horizons; prints one line per code and the
-    ratio; returns the CSV rows."""
+def accuracy_rows(horizons, steps_fe, steps_ex, elements=(10,)):
+    """equal_accuracy at each (label, t_end) of horizons and each element count (the search
+    of a finer mesh starting at the steps found for the coarser one); prints one line per
+    code and the ratio; returns the CSV rows."""
     rows = []
     for label, t_end in horizons:
-        print(f"{label}, t_end = {t_end:g} s:", flush=True)
-        acc = equal_accuracy(t_end, steps_fe, steps_ex)
-        both = len(acc) == 2
-        ratio = acc["exudyn"][2] / acc["fe_contact"][2] if both else float("nan")
-        ratio_cpu = acc["exudyn"][3] / acc["fe_contact"][3] if both else float("nan")
-        for code in ("fe_contact", "exudyn"):
-            if code not in acc:
-                print(f"   {code:10s}: no step of the list reaches own error <= {TARGET_ERROR:g} m")
-                continue
-            h, error, per_second, cpu_per_second, steps = acc[code]
-            print(
-                f"   {code:10s} at own error <= {TARGET_ERROR:g} m: h = {h:g} s "
-                f"(error {error:.2e} m), {per_second:.3f} s per simulated s "
-                f"(CPU {cpu_per_second:.3f})"
-            )
-            rows.append(
-                {
-                    "comparison": label,
-                    "t_end [s]": t_end,
-                    "code": code,
-                    "h [s]": h,
-                    "own error [m]": error,
-                    "wall per simulated s": per_second,
-                    "CPU per simulated s": cpu_per_second,
-                    "exudyn / fe_contact (wall)": ratio,
-                    "exudyn / fe_contact (CPU)": ratio_cpu,
-                    "fe_contact steps": steps,
-                }
-            )
+        found = {}
+        for n_elements in elements:
+            print(f"{label}, t_end = {t_end:g} s, {n_elements} elements:", flush=True)
+            acc = equal_accuracy(t_end, steps_fe, steps_ex, n_elements, found)
+            found = {code: v[0] for code, v in acc.items()}
+            rows += _accuracy_rows(label, t_end, n_elements, acc)
+    return rows
+
+
+def _accuracy_rows(label, t_end, n_elements, acc):
+    """The printed lines and CSV rows of one ``equal_accuracy`` comparison."""
+    rows = []
+    both = len(acc) == 2
+    ratio = acc["exudyn"][2] / acc["fe_contact"][2] if both else float("nan")
+    ratio_cpu = acc["exudyn"][3] / acc["fe_contact"][3] if both else float("nan")
+    for code in ("fe_contact", "exudyn"):
+        if code not in acc:
+            print(f"   {code:10s}: no step of the list reaches own error <= {TARGET_ERROR:g} m")
+            continue
+        h, error, per_second, cpu_per_second, steps = acc[code]
         print(
-            f"   Exudyn / fe_contact at equal accuracy: wall time {ratio:.2f}, "
-            f"CPU time {ratio_cpu:.2f}",
-            flush=True,
+            f"   {code:10s} at own error <= {TARGET_ERROR:g} m: h = {h:g} s "
+            f"(error {error:.2e} m), {per_second:.3f} s per simulated s "
+            f"(CPU {cpu_per_second:.3f})"
         )
+        rows.append(
+            {
+                "comparison": label,
+                "t_end [s]": t_end,
+                "elements": n_elements,
+                "code": code,
+                "h [s]": h,
+                "own error [m]": error,
+                "wall per simulated s": per_second,
+                "CPU per simulated s": cpu_per_second,
+                "exudyn / fe_contact (wall)": ratio,
+                "exudyn / fe_contact (CPU)": ratio_cpu,
+                "fe_contact steps": steps,
+            }
+        )
+    print(
+        f"   Exudyn / fe_contact at equal accuracy: wall time {ratio:.2f}, "
+        f"CPU time {ratio_cpu:.2f}",
+        flush=True,
+    )
     return rows
 
 
@@ -521,6 +564,15 @@ def main(argv=None) -> int:
         help="cam-lock: measure the whole demo, one process per case (about 4 min of CPU)",
     )
     parser.add_argument(
+        "--accuracy-elements",
+        nargs="+",
+        type=int,
+        default=(10, 100, 1000),
+        metavar="N",
+        help="accuracy: the element counts of the equal-accuracy comparison (default 10 100 1000;"
+        " Exudyn's 1000 elements over 0.5 s take about 20 min of CPU)",
+    )
+    parser.add_argument(
         "--cases",
         nargs="+",
         metavar="WORD",
@@ -606,6 +658,7 @@ def main(argv=None) -> int:
             ),
             (5e-3, 4e-3, 2.5e-3, 2e-3, 1.25e-3, 1e-3, 5e-4, 2.5e-4),
             (5e-4, 4e-4, 2.5e-4, 2e-4, 1e-4, 5e-5, 2.5e-5, 1.25e-5),
+            args.accuracy_elements,
         )
         write_csv(accuracy, args.out / "equal_accuracy.csv")
     elif (
