@@ -15,6 +15,8 @@ throughout) measured on this machine, as a share of each one's largest value: q 
 column 1e-9 (of the run's energy for an energy or a work column).
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -101,6 +103,34 @@ def test_two_beams_compiled_contact_force_swings_about_the_cantilevers_in_series
     assert np.all(force > 0.0) and np.all(fast["pad_state"][1:] != "open")
     assert abs(np.mean(force) - closed_form) <= 0.02 * closed_form
     assert np.max(np.abs(force - closed_form)) <= 0.3 * closed_form  # a swing, not a bounce
+
+
+def test_two_beams_with_coulomb_friction_compiled_is_the_python_substep(monkeypatch):
+    """The pad with Coulomb's law, mu = 0.3: it sticks and slips on b as the beams swing (the
+    contact problem's cone, the same as the other pairs'), and the compiled sub-step follows
+    the Python one: the same states step by step, q, u, the impulses and the slip velocity to
+    round-off (measured as shares of their largest: q 1.9e-13, u 3.9e-11, the normal impulse
+    1.7e-11, the friction impulse 8.6e-11, the slip velocity 6.6e-11; held to q 1e-11, u,
+    the impulses and the slip velocity 1e-9)."""
+    system = two_beams()
+    pair = replace(system.model.contacts[0], law=Unilateral(0.3))
+    system = assemble(replace(system.model, contacts=(pair,)))
+    q0, u0 = system.initial_state()
+    fast = simulate(system, (0.0, 0.05), (q0, u0), method="moreau", h=H)
+    monkeypatch.setattr(WholeSubstep, "plan", classmethod(lambda cls, stepper: None))
+    slow = simulate(system, (0.0, 0.05), (q0, u0), method="moreau", h=H)
+    assert (fast.step_path, slow.step_path) == ("compiled", "python")
+    assert fast.n_compiled == fast.n_substeps == slow.n_substeps and fast.n_fallback == 0
+    assert {"stick", "slip"} <= set(slow["pad_state"])
+    assert np.array_equal(fast["pad_state"], slow["pad_state"])
+    for name, bound in (("q", 1e-11), ("u", 1e-9)):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert np.max(np.abs(a - b)) <= bound * np.max(np.abs(b)), name
+    for name in ("pad_normal_impulse", "pad_friction_impulse", "pad_slip_velocity"):
+        a, b = np.asarray(fast[name]), np.asarray(slow[name])
+        finite = np.isfinite(b)  # NaN slip where the pair is open
+        assert np.array_equal(np.isfinite(a), finite), name
+        assert np.max(np.abs(a[finite] - b[finite])) <= 1e-9 * np.max(np.abs(b[finite])), name
 
 
 def test_centre_line_kernel_is_the_python_kinematics_and_its_rows_are_the_gaps_slopes(runs):

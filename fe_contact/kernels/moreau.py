@@ -37,6 +37,8 @@ __all__ = [
     "closest_record",
     "delassus_offset",
     "end_state",
+    "line_gap",
+    "line_record",
     "sparse_product",
     "substep",
     "tree_factor",
@@ -290,16 +292,55 @@ def _line_gap(tree, profile, q, guess):
 
 @njit(cache=True)
 def line_gap(tree, profile, q, guess):
-    """``substep``'s profile-pair gap at q (n,) from Python, for the end state's scan (the
-    arguments as ``substep``'s; guess (2,), the warm start (eta, s), moved)."""
+    """``substep``'s profile-pair gap at rest, called from Python for the end state's scan.
+
+    Parameters
+    ----------
+    tree, profile : tuple
+        ``substep``'s arguments of the same names.
+    q : ndarray, shape (n,)
+        The coordinates.
+    guess : ndarray, shape (2,)
+        The warm start (eta, s), NaN for none; moved to the point found (written).
+
+    Returns
+    -------
+    float
+        The gap, m: +inf without a contact point, the boxes' distance while they are apart.
+
+    Examples
+    --------
+    See ``tests/test_moreau_two_beams_compiled.py`` (the batched history of the two beams,
+    whose end-state gaps these are, against the Python sub-step's).
+    """
     return _line_gap(tree, profile, q, guess)
 
 
 @njit(cache=True)
 def line_record(tree, profile, q, u, guess):
-    """(outcome, record (``kernels.beam.N_FIELDS``,)) of ``substep``'s profile pair at (q, u)
-    (n,) from its warm start guess (2,), which it moves: the geometry of its point for a
-    report."""
+    """``substep``'s profile pair at (q, u), called from Python for a report's geometry.
+
+    Parameters
+    ----------
+    tree, profile : tuple
+        ``substep``'s arguments of the same names.
+    q, u : ndarray, shape (n,)
+        The state.
+    guess : ndarray, shape (2,)
+        The warm start (eta, s), NaN for none; moved to the point found (written).
+
+    Returns
+    -------
+    status : int
+        ``kernels.profile_pair.LINE_FOUND``, ``LINE_NONE`` or ``LINE_APART``.
+    record : ndarray, shape (N_FIELDS,)
+        The point's record (``kernels.profile_pair.centre_line_record``).
+
+    Examples
+    --------
+    See ``tests/test_moreau_two_beams_compiled.py`` (the reported point of the two beams'
+    pad against the Python sub-step's).
+    """
     n = q.size
     record = np.empty(N_FIELDS)
     status = centre_line_contact(

@@ -615,7 +615,25 @@ def profile_on_beam(stepper, k: int) -> bool:
     """Is contact k of a Moreau-Jean stepper's model a ``Profile`` on a body carried by a
     linear beam against a linear beam's centre line, in a system whose structures are all
     linear beams, the tree's coordinates (if any) first (the pair that
-    ``kernels.moreau.substep`` evaluates with ``kernels.profile_pair.centre_line_contact``)?"""
+    ``kernels.moreau.substep`` evaluates with ``kernels.profile_pair.centre_line_contact``)?
+
+    Parameters
+    ----------
+    stepper : MoreauJean
+        The stepper (its system and its pairs' kinds).
+    k : int
+        The contact's index in the model.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    The pad of ``examples/plot_two_beams.py`` on beam b (``tests/test_moreau_two_beams_compiled.py``
+    builds it): True; a pad pressed on another profile: False, and ``substep_unsupported``
+    says why.
+    """
     s = stepper.system
     pair = s.model.contacts[k]
     if stepper._kinds[k] != "curved" or s.layout.tree.start != 0:
