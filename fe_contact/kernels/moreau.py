@@ -449,8 +449,8 @@ def substep(
         penetration is checked, each search started where the last one ended, and its rows
         at q_P taken at the last point found (the Python sub-step's sequence); it comes last
         in the contact problem, as the last pair.
-    profile : (whether the model's last pair is a profile against a linear beam's centre
-        line, the beams' arrays (``kernels.beam.beam_arrays``), the pair's arrays
+    profile : None (no such pair: none of its code is compiled), or (True: the model's last
+        pair is a profile against a linear beam's centre line, the beams' arrays (``kernels.beam.beam_arrays``), the pair's arrays
         (``kernels.profile_pair.line_arrays``), mu, e_N, e_T): its point
         (``kernels.profile_pair.centre_line_contact``) found where the closest-point pair's
         is, in the same sequence, from the warm start out[10] (the tree's coordinates first);
@@ -503,7 +503,8 @@ def substep(
     state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars, parameter = out[:9]
     jac, rhs, n_d = drives
     lam = out[9]
-    on_line, mu_l, e_n_l, e_t_l = profile[0], profile[3], profile[4], profile[5]
+    # ``profile is not None`` is decided when the kernel is compiled (numba prunes the branch
+    # for a None argument): without a profile pair none of its code is compiled
     guess = out[10]  # the profile pair's warm start (eta, s), moved as the Python sub-step's
     n_b = rhs.size
     active, mu_c, e_n_c, e_t_c = closest[0], closest[8], closest[9], closest[10]
@@ -524,7 +525,7 @@ def substep(
         _scan(tree, grids, q_a, gaps_a, np.empty((big_m, 2)), np.empty((n_pairs, 2)))
         if active:
             gap_a, s_cur = _closest_gap(tree, closest, q_a, s_cur)
-        if on_line:
+        if profile is not None:
             gap_a = _line_gap(tree, profile, q_a, guess)
     gaps_p = np.empty(big_m)
     points_p = np.empty((big_m, 2))
@@ -532,9 +533,10 @@ def substep(
     _scan(tree, grids, q_p, gaps_p, points_p, centres_p)
     if active:
         gap_p, s_cur = _closest_gap(tree, closest, q_p, s_cur)
-    if on_line:
+    single = active  # a closest-point or profile pair, the last
+    if profile is not None:
         gap_p = _line_gap(tree, profile, q_p, guess)
-    single = active or on_line  # a closest-point or profile pair, the last
+        single = True
     if check:
         parameter[0] = s_cur
         if _penetrates(gaps_p, gaps_a, penetration) or (
@@ -612,14 +614,17 @@ def substep(
     if pressed:
         m += 1
     w_line = np.empty((2, n))
-    if on_line and gap_p <= touch:  # its rows at q_P (searched again, as ``_closed`` does)
-        record = np.empty(N_FIELDS)
-        status = centre_line_contact(
-            topology, profile[1], profile[2], q_p, u_a, t1, guess, record, w_line[0], w_line[1]
-        )
-        if status == LINE_FOUND:  # without a contact point, or apart: open
-            pressed = True
-            m += 1
+    if profile is not None:
+        if gap_p <= touch:  # its rows at q_P (searched again, as ``_closed`` does)
+            record = np.empty(N_FIELDS)
+            status = centre_line_contact(
+                topology, profile[1], profile[2], q_p, u_a, t1, guess, record, w_line[0],
+                w_line[1],
+            )  # fmt: skip
+            if status == LINE_FOUND:  # without a contact point, or apart: open
+                pressed = True
+                m += 1
+                mu_c, e_n_c, e_t_c = profile[3], profile[4], profile[5]
     w = np.zeros((n, 2 * m))
     e = np.empty(2 * m)
     mu = np.empty(m)
@@ -650,13 +655,12 @@ def substep(
             e[m + j + i] = e_t[p]
             mu[j + i] = mu_p[p]
         j += count
-    if pressed and on_line:
-        w[:, j] = w_line[0]
-        w[:, m + j] = w_line[1]
-        e_n_c, e_t_c, mu_c = e_n_l, e_t_l, mu_l
-    elif pressed:
-        _closest_contact(tree, closest, q_p, u_a, s_cur, w[:, j], w[:, m + j])
     if pressed:
+        if active:
+            _closest_contact(tree, closest, q_p, u_a, s_cur, w[:, j], w[:, m + j])
+        else:  # the profile pair's rows, found above
+            w[:, j] = w_line[0]
+            w[:, m + j] = w_line[1]
         closed[0, j] = n_pairs
         closed[1, j] = 0
         e[j] = e_n_c
@@ -729,7 +733,7 @@ def substep(
         gap_e = np.inf
         if active:
             gap_e, s_cur = _closest_gap(tree, closest, q_e, s_cur)
-        if on_line:
+        if profile is not None:
             gap_e = _line_gap(tree, profile, q_e, guess)
         parameter[0] = s_cur
         if _penetrates(gaps_e, gaps_a, penetration) or (

@@ -188,7 +188,7 @@ class WholeSubstep:
         )
         self.last = last  # the closest-point or profile pair's contact index, or None
         self.closest = _no_closest(lay.n_tree)
-        self.profile = _NO_PROFILE
+        self.profile = None  # ``substep`` compiled without the profile pair's code
         # a profile pair against a beam's centre line (else a closest-point pair), last
         self.on_line = last is not None and stepper._kinds[last] == "curved"
         if self.on_line:
@@ -509,30 +509,6 @@ _NO_JOINTS = SimpleNamespace(
     damping=_read_only(np.zeros(0)),
     rest=_read_only(np.zeros(0)),
     actuated=(),
-)
-
-
-def _no_beams() -> tuple:
-    """Beam arrays (``kernels.beam.beam_arrays``) of no beam, typed as a beam's."""
-    return (
-        np.zeros((0, 3), dtype=np.int64),
-        np.zeros((0, 7)),
-        np.zeros(0),
-        np.zeros(0),
-        np.zeros(0),
-        np.zeros((0, 4), dtype=np.int64),
-        np.zeros((0, 4, 4)),
-    )
-
-
-# the profile-pair argument of ``kernels.moreau.substep`` without such a pair
-_NO_PROFILE = (
-    False,
-    _no_beams(),
-    (0, 0, 0.0, np.zeros(0), np.zeros((0, 2)), 0, 0.0, 1.0, 0, 1.0, np.zeros(0)),
-    0.0,
-    0.0,
-    0.0,
 )
 
 
