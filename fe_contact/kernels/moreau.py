@@ -2,8 +2,8 @@
 (004), sec. 4.4): the factors of the effective mass ``M_eff = blockdiag(M_t + theta h C_j +
 theta^2 h^2 K_j, flexible band)`` and solves with them (``tree_factor``, ``block_solve``), the
 contact problem's Delassus matrix and offset (``delassus_offset``) and the end state of a
-sub-step (``end_state``); a whole sub-step of a tree with one structure (a string or a linear
-beam), candidate grids and, on the beam, a closest-point pair in one call (``substep``: these
+sub-step (``end_state``); a whole sub-step of a tree (or none) with one structure (a string) or linear beams,
+candidate grids and, on a beam, a closest-point pair or a profile pair in one call (``substep``: these
 kernels with those of the tree, the string or the sparse products of the beam
 (``sparse_product``), the band, the grids, the beam's closest point and contact
 (``kernels.beam``) and the contact solver's sweeps, active-set Newton and De Saxce's fixed
@@ -27,6 +27,7 @@ from .grid import gaps_and_frames, grid_rows, material_points
 from .impulse_work import impulse_work_sums
 from .jit import inner
 from .lemke import lemke_impulses
+from .profile_pair import LINE_FOUND, LINE_NONE, centre_line_contact
 from .string import string_response
 from .tree import body_states, equations, point_state
 
@@ -36,6 +37,8 @@ __all__ = [
     "closest_record",
     "delassus_offset",
     "end_state",
+    "line_gap",
+    "line_record",
     "sparse_product",
     "substep",
     "tree_factor",
@@ -272,6 +275,81 @@ def closest_record(tree, closest, q, u, s):
 
 
 @inner
+def _line_gap(tree, profile, q, guess):
+    """The gap of ``substep``'s profile pair at q (n,) at rest, its warm start guess (2,)
+    moved (``kernels.profile_pair.centre_line_contact``; ``coupling.contact_points
+    .contact_gaps``): +inf without a contact point, the boxes' distance while they are apart."""
+    n = q.size
+    record = np.empty(N_FIELDS)
+    status = centre_line_contact(
+        tree[0], profile[1], profile[2], q, np.zeros(n), tree[7], guess, record, np.empty(n),
+        np.empty(n),
+    )  # fmt: skip
+    if status == LINE_NONE:
+        return np.inf
+    return record[GAP]
+
+
+@njit(cache=True)
+def line_gap(tree, profile, q, guess):
+    """``substep``'s profile-pair gap at rest, called from Python for the end state's scan.
+
+    Parameters
+    ----------
+    tree, profile : tuple
+        ``substep``'s arguments of the same names.
+    q : ndarray, shape (n,)
+        The coordinates.
+    guess : ndarray, shape (2,)
+        The warm start (eta, s), NaN for none; moved to the point found (written).
+
+    Returns
+    -------
+    float
+        The gap, m: +inf without a contact point, the boxes' distance while they are apart.
+
+    Examples
+    --------
+    See ``tests/test_moreau_two_beams_compiled.py`` (the batched history of the two beams,
+    whose end-state gaps these are, against the Python sub-step's).
+    """
+    return _line_gap(tree, profile, q, guess)
+
+
+@njit(cache=True)
+def line_record(tree, profile, q, u, guess):
+    """``substep``'s profile pair at (q, u), called from Python for a report's geometry.
+
+    Parameters
+    ----------
+    tree, profile : tuple
+        ``substep``'s arguments of the same names.
+    q, u : ndarray, shape (n,)
+        The state.
+    guess : ndarray, shape (2,)
+        The warm start (eta, s), NaN for none; moved to the point found (written).
+
+    Returns
+    -------
+    status : int
+        ``kernels.profile_pair.LINE_FOUND``, ``LINE_NONE`` or ``LINE_APART``.
+    record : ndarray, shape (N_FIELDS,)
+        The point's record (``kernels.profile_pair.centre_line_record``).
+
+    Examples
+    --------
+    See ``tests/test_moreau_two_beams_compiled.py`` (the reported point of the two beams'
+    pad against the Python sub-step's).
+    """
+    n = q.size
+    record = np.empty(N_FIELDS)
+    status = centre_line_contact(
+        tree[0], profile[1], profile[2], q, u, tree[7], guess, record, np.empty(n), np.empty(n)
+    )
+    return status, record
+
+
+@inner
 def _penetrates(gaps, before, tolerance):
     """Does a candidate lie deeper than allowed, -g > max(tol, 1e-3 tol - g_A)?"""
     for i in range(gaps.size):
@@ -328,14 +406,28 @@ def _end_energies(joints, mass, band, load, reference, q, u, t0, t1, f0, f1, pow
 
 @njit(cache=True)
 def substep(
-    tree, structure, flexible, grids, closest, q_a, u_a, actuators, forces_a, settings, drives, out
+    tree,
+    structure,
+    flexible,
+    grids,
+    closest,
+    profile,
+    q_a,
+    u_a,
+    actuators,
+    forces_a,
+    settings,
+    drives,
+    out,
 ):
     """One Moreau-Jean sub-step (``steppers.moreau``, steps 1, 2, 4, 5 and the work columns)
-    of a tree with one structure, a string (its tension law compiled) or a linear beam, and
-    candidate grids (and a closest-point pair on the beam), in one call.
+    of a tree (possibly empty: no coordinates) with one structure, a string (its tension law
+    compiled), or linear beams as one block, and candidate grids (and a closest-point pair
+    on the beam, or a profile pair against a beam's centre line), in one call.
 
     tree : (topology arrays, joint stiffness, damping, rest (n_t,), the effective mass's C_j,
-        K_j (n_t,), first and last coordinate of the tree in the system) of ``kernels.tree``.
+        K_j (n_t,), first and last coordinate of the tree in the system) of ``kernels.tree``;
+        a system without a tree has an empty one (n_t = 0).
     structure : (linear, string, flat, keep, stiffness, damping): whether the structure is
         linear (its force K q, K and C_f constant: a beam), else a string whose arguments of
         ``kernels.string.string_response`` after q are ``string``, with the flat band
@@ -357,6 +449,12 @@ def substep(
         penetration is checked, each search started where the last one ended, and its rows
         at q_P taken at the last point found (the Python sub-step's sequence); it comes last
         in the contact problem, as the last pair.
+    profile : None (no such pair: none of its code is compiled), or (True: the model's last
+        pair is a profile against a linear beam's centre line, the beams' arrays (``kernels.beam.beam_arrays``), the pair's arrays
+        (``kernels.profile_pair.line_arrays``), mu, e_N, e_T): its point
+        (``kernels.profile_pair.centre_line_contact``) found where the closest-point pair's
+        is, in the same sequence, from the warm start out[10] (the tree's coordinates first);
+        never with a closest-point pair.
     q_a, u_a : the start (n,); actuators : joint actuator forces at t_A and at t = 0 (2, n_t);
         forces_a : dV/dq at q_A (n,) (read for theta > 1/2).
     settings : (h, theta, theta h, theta^2 h^2, touch tolerance, contact tolerance, the
@@ -381,7 +479,8 @@ def substep(
         potential and the dampers' power); the closest-point pair's last point s (1,), also
         of a rejected sub-step), the bilateral impulses Lambda (n_b,) in N s and the drives'
         work Lambda[:n_d] . J[:n_d] u_theta (scalars' 18th entry), written; a closed closest-point pair is listed as pair
-        n_pairs, candidate 0.
+        n_pairs, candidate 0, as a closed profile pair is; the profile pair's warm start
+        (eta, s) (2,) (NaN: none), read and moved, also by a rejected sub-step).
 
     Each part is the kernel the Python sub-step calls (``kernels.tree.equations``,
     ``tree_factor``, ``kernels.string.string_response``, ``kernels.band.smooth_band`` and
@@ -404,6 +503,9 @@ def substep(
     state, closed, contact, gaps_e, points_e, centres_e, forces_e, scalars, parameter = out[:9]
     jac, rhs, n_d = drives
     lam = out[9]
+    # ``profile is not None`` is decided when the kernel is compiled (numba prunes the branch
+    # for a None argument): without a profile pair none of its code is compiled
+    guess = out[10]  # the profile pair's warm start (eta, s), moved as the Python sub-step's
     n_b = rhs.size
     active, mu_c, e_n_c, e_t_c = closest[0], closest[8], closest[9], closest[10]
     s_cur = closest[7]
@@ -417,22 +519,28 @@ def substep(
     q_p = np.empty(n)
     for i in range(n):
         q_p[i] = q_a[i] + th * u_a[i]
-    gap_p = gap_a = np.inf  # the closest-point pair's
+    gap_p = gap_a = np.inf  # the closest-point pair's (or the profile pair's)
     gaps_a = np.empty(big_m)
     if check:  # q_A first: the closest-point search then ends at q_P's point, the rows' one
         _scan(tree, grids, q_a, gaps_a, np.empty((big_m, 2)), np.empty((n_pairs, 2)))
         if active:
             gap_a, s_cur = _closest_gap(tree, closest, q_a, s_cur)
+        if profile is not None:
+            gap_a = _line_gap(tree, profile, q_a, guess)
     gaps_p = np.empty(big_m)
     points_p = np.empty((big_m, 2))
     centres_p = np.empty((n_pairs, 2))
     _scan(tree, grids, q_p, gaps_p, points_p, centres_p)
     if active:
         gap_p, s_cur = _closest_gap(tree, closest, q_p, s_cur)
+    single = active  # a closest-point or profile pair, the last
+    if profile is not None:
+        gap_p = _line_gap(tree, profile, q_p, guess)
+        single = True
     if check:
         parameter[0] = s_cur
         if _penetrates(gaps_p, gaps_a, penetration) or (
-            active and -gap_p > max(penetration, 1e-3 * penetration - gap_a)
+            single and -gap_p > max(penetration, 1e-3 * penetration - gap_a)
         ):
             scalars[0] = REJECTED
             return
@@ -505,6 +613,18 @@ def substep(
     pressed = active and gap_p <= touch  # the closest-point pair closed, last
     if pressed:
         m += 1
+    w_line = np.empty((2, n))
+    if profile is not None:
+        if gap_p <= touch:  # its rows at q_P (searched again, as ``_closed`` does)
+            record = np.empty(N_FIELDS)
+            status = centre_line_contact(
+                topology, profile[1], profile[2], q_p, u_a, t1, guess, record, w_line[0],
+                w_line[1],
+            )  # fmt: skip
+            if status == LINE_FOUND:  # without a contact point, or apart: open
+                pressed = True
+                m += 1
+                mu_c, e_n_c, e_t_c = profile[3], profile[4], profile[5]
     w = np.zeros((n, 2 * m))
     e = np.empty(2 * m)
     mu = np.empty(m)
@@ -536,7 +656,11 @@ def substep(
             mu[j + i] = mu_p[p]
         j += count
     if pressed:
-        _closest_contact(tree, closest, q_p, u_a, s_cur, w[:, j], w[:, m + j])
+        if active:
+            _closest_contact(tree, closest, q_p, u_a, s_cur, w[:, j], w[:, m + j])
+        else:  # the profile pair's rows, found above
+            w[:, j] = w_line[0]
+            w[:, m + j] = w_line[1]
         closed[0, j] = n_pairs
         closed[1, j] = 0
         e[j] = e_n_c
@@ -609,9 +733,11 @@ def substep(
         gap_e = np.inf
         if active:
             gap_e, s_cur = _closest_gap(tree, closest, q_e, s_cur)
+        if profile is not None:
+            gap_e = _line_gap(tree, profile, q_e, guess)
         parameter[0] = s_cur
         if _penetrates(gaps_e, gaps_a, penetration) or (
-            active and -gap_e > max(penetration, 1e-3 * penetration - gap_a)
+            single and -gap_e > max(penetration, 1e-3 * penetration - gap_a)
         ):
             scalars[0] = REJECTED
             return

@@ -47,6 +47,7 @@ from .beam import (
     VN,
     VT,
     S,
+    fields,
     local_curve,
     shape,
 )
@@ -419,3 +420,341 @@ def pair_remainders(T, B, pairs, i, q, u, ut, n_tree, record):
     scale = size / 2e-6 if tiny else 1.0 / (2.0 * eps)
     record[REM] = (rates[0] - rates[2]) * scale if tiny else (rates[0] - rates[2]) / (2.0 * eps)
     record[REM_T] = (rates[1] - rates[3]) * scale if tiny else (rates[1] - rates[3]) / (2.0 * eps)
+
+
+# ---------------------------------------------------------------------------------------------
+# A profile against a linear beam's deformed centre line (``coupling.profile_structure``)
+# ---------------------------------------------------------------------------------------------
+
+# outcomes of ``centre_line_record``: a contact point found, none (parallel flats, an end of
+# the profile or of the beam), or the profile's control polygon apart from the centre line's
+# samples (the record's gap is the boxes' distance, eta NaN: an open pair)
+LINE_FOUND, LINE_NONE, LINE_APART = 0, 1, 2
+LINE_SAMPLES = 8  # centre-line samples per element (``profile_structure._PER_ELEMENT``)
+
+
+def line_arrays(kind: int, index: int, s: float, curve, beam: int, side: float, samples):
+    """The arguments ``line`` of ``centre_line_record`` for a profile against a linear beam.
+
+    Parameters
+    ----------
+    kind, index : int
+        The profile's body frame (``TREE``, ``CARRIED`` or ``PLANE``) and its tree body or
+        carrying beam (the beam's row of ``kernels.beam.beam_arrays``).
+    s : float
+        The carried body's material point on its beam, m (0 for the other frames).
+    curve : Curve
+        The profile's curve in its body frame.
+    beam : int
+        The target beam's row of ``kernels.beam.beam_arrays``.
+    side : float
+        The pair's side: the normal is side times the centre line's normal (its tangent
+        turned by +90 degrees).
+    samples : array_like, shape (m,)
+        The material points of the centre line's samples, m (``System.centre_line_samples``:
+        8 per element).
+
+    Returns
+    -------
+    tuple
+        (kind, index, s, knots, control points (k, 2), degree, a, b, beam, side, samples).
+
+    Examples
+    --------
+    >>> from fe_contact.curves import Curve
+    >>> pad = Curve.bezier([(-0.01, -0.008), (0.0, -0.012), (0.01, -0.008)])
+    >>> line = line_arrays(CARRIED, 0, 0.3, pad, 1, -1.0, [0.0, 0.1, 0.2])
+    >>> line[0] == CARRIED, line[4].shape, line[5], line[10].tolist()
+    (True, (3, 2), 2, [0.0, 0.1, 0.2])
+    """
+    knots, control, degree, a, b = curve.spline
+    return (
+        int(kind),
+        int(index),
+        float(s),
+        np.ascontiguousarray(knots, dtype=float),
+        np.ascontiguousarray(np.reshape(control, (-1, 2)), dtype=float),
+        int(degree),
+        float(a),
+        float(b),
+        int(beam),
+        float(side),
+        np.ascontiguousarray(samples, dtype=float),
+    )
+
+
+@inner
+def _line_world(line, angle, origin, eta, d):
+    """(Z, T, T') (000 eq. 4) of the profile's point eta in its body frame (angle, origin),
+    each (2,): ``profile_geometry.world_point``."""
+    knots, points, degree, a, b = line[3], line[4], line[5], line[6], line[7]
+    curve_derivatives(knots, points, degree, a, b, eta, d)
+    c, s = np.cos(angle), np.sin(angle)
+    z = np.array([c * d[0, 0] - s * d[0, 1] + origin[0], s * d[0, 0] + c * d[0, 1] + origin[1]])
+    t = np.array([c * d[1, 0] - s * d[1, 1], s * d[1, 0] + c * d[1, 1]])
+    t1 = np.array([c * d[2, 0] - s * d[2, 1], s * d[2, 0] + c * d[2, 1]])
+    return z, t, t1
+
+
+@inner
+def _line_samples(B, line, q):
+    """The centre line's sample points (m, 2) at q and their slopes by ``np.gradient``'s
+    differences over the samples' material points (second order inside, first at the ends)."""
+    beam, s = line[8], line[10]
+    m = s.size
+    points = np.empty((m, 2))
+    for i in range(m):
+        rx, ry, _, _, _, _ = local_curve(B, beam, s[i], q)
+        points[i, 0], points[i, 1] = rx, ry
+    slope = np.empty((m, 2))
+    for c in range(2):
+        slope[0, c] = (points[1, c] - points[0, c]) / (s[1] - s[0])
+        slope[m - 1, c] = (points[m - 1, c] - points[m - 2, c]) / (s[m - 1] - s[m - 2])
+        for i in range(1, m - 1):
+            hd, hs = s[i] - s[i - 1], s[i + 1] - s[i]
+            slope[i, c] = (
+                hd * hd * points[i + 1, c]
+                + (hs * hs - hd * hd) * points[i, c]
+                - hs * hs * points[i - 1, c]
+            ) / (hs * hd * (hd + hs))
+    return points, slope
+
+
+@inner
+def _line_start(B, line, angle, origin, q):
+    """(eta, s) of the profile sample of least signed distance side n . (Z - r) to its
+    nearest centre-line sample, and that sample's s (``profile_structure._global_start``)."""
+    side, s = line[9], line[10]
+    curve = (line[3], line[4], line[5], line[6], line[7])
+    eta, z = _samples(curve, angle, origin)
+    points, slope = _line_samples(B, line, q)
+    best = np.inf
+    eta0 = s0 = 0.0
+    for i in range(eta.size):
+        near = np.inf
+        j = 0
+        for k in range(s.size):
+            dx = z[i, 0] - points[k, 0]
+            dy = z[i, 1] - points[k, 1]
+            d2 = dx * dx + dy * dy
+            if d2 < near:
+                near, j = d2, k
+        nx, ny = -slope[j, 1], slope[j, 0]
+        size = np.hypot(nx, ny)
+        signed = side * (
+            (nx / size) * (z[i, 0] - points[j, 0]) + (ny / size) * (z[i, 1] - points[j, 1])
+        )
+        if signed < best:
+            best, eta0, s0 = signed, eta[i], s[j]
+    return eta0, s0
+
+
+@inner
+def _line_apart(B, line, angle, origin, q):
+    """The distance of the boxes of the profile's control polygon and of the centre line's
+    samples (0 when they overlap: ``profile_geometry.box_distance``)."""
+    lo_k, hi_k = _box(line[4], angle, origin[0], origin[1])
+    points, _ = _line_samples(B, line, q)
+    lo_x, lo_y, hi_x, hi_y = np.inf, np.inf, -np.inf, -np.inf
+    for i in range(points.shape[0]):
+        lo_x, lo_y = min(lo_x, points[i, 0]), min(lo_y, points[i, 1])
+        hi_x, hi_y = max(hi_x, points[i, 0]), max(hi_y, points[i, 1])
+    gx = max(max(lo_k[0] - hi_x, lo_x - hi_k[0]), 0.0)
+    gy = max(max(lo_k[1] - hi_y, lo_y - hi_k[1]), 0.0)
+    return np.hypot(gx, gy)
+
+
+@inner
+def _line_newton(B, line, angle, origin, q, eta, s, tol):
+    """(found, eta, s) of the candidate contact point from (eta, s): Newton on the two
+    orthogonality conditions with T_l = r', T_l' = r'' (``profile_structure
+    .closest_on_structure``: 40 iterations, steps damped to a tenth of the ranges, the end
+    rule, accepted with the profile's outward normal against n)."""
+    beam, side = line[8], line[9]
+    length = B[1][beam, 0]
+    scale = max(length, 1e-300)
+    d = np.empty((MAX_DERIVATIVE + 1, 2))
+    x0, x1 = eta, s / scale
+    for _ in range(40):
+        zk, tk, tk1 = _line_world(line, angle, origin, x0, d)
+        rx, ry, ax, ay, cx, cy = local_curve(B, beam, x1 * scale, q)
+        dx, dy = zk[0] - rx, zk[1] - ry
+        f0 = tk[0] * ay - tk[1] * ax
+        f1 = dx * ax + dy * ay
+        j00 = tk1[0] * ay - tk1[1] * ax
+        j01 = (tk[0] * cy - tk[1] * cx) * scale
+        j10 = tk[0] * ax + tk[1] * ay
+        j11 = (dx * cx + dy * cy - (ax * ax + ay * ay)) * scale
+        det = j00 * j11 - j01 * j10
+        size_k = tk[0] * tk[0] + tk[1] * tk[1]
+        size_l = ax * ax + ay * ay
+        if not abs(det) > 1e-12 * size_k * size_l * scale:
+            break  # parallel flats: no isolated candidate pair
+        # the 2 x 2 solve with partial pivoting (LAPACK's getrf / getrs)
+        if abs(j10) > abs(j00):
+            r = j00 / j10
+            step1 = (f0 - r * f1) / (j01 - r * j11)
+            step0 = (f1 - j11 * step1) / j10
+        else:
+            r = j10 / j00
+            step1 = (f1 - r * f0) / (j11 - r * j01)
+            step0 = (f0 - j01 * step1) / j00
+        size = max(abs(step0), abs(step1))
+        if size > 0.1:  # damped: a tenth of the ranges per iteration at most
+            step0 *= 0.1 / size
+            step1 *= 0.1 / size
+        n0, n1 = x0 - step0, x1 - step1
+        if min(n0, n1) < -1e-9 or max(n0, n1) > 1.0 + 1e-9:
+            n0, n1 = min(max(n0, 0.0), 1.0), min(max(n1, 0.0), 1.0)
+            if abs(n0 - x0) <= tol and abs(n1 - x1) <= tol:
+                break  # pushed past an end of the profile or of the beam
+        if max(abs(n0 - x0), abs(n1 - x1)) <= tol:
+            if side * j10 > 0.0:  # the profile's outward normal against n
+                return True, n0, n1 * scale
+            break
+        x0, x1 = n0, n1
+    return False, np.nan, np.nan
+
+
+@inner
+def centre_line_record(T, B, line, q, u, ut, kin, guess_eta, guess_s, out, wn, wt):
+    """The record (``kernels.beam.N_FIELDS``: s, element, the beam's point in ``PX``, ``PY``,
+    the profile's in ``QX``, ``QY``, n, t, gap, v_n, v_t, eta in ``ETA``), W_N and W_T (n,)
+    of a profile against a linear beam's centre line at (q, u) into out, wn, wt
+    (``coupling.profile_structure.structure_build``; ``line`` of ``line_arrays``): from the
+    warm start (guess_eta, guess_s), then the global start; without one (NaN) the boxes'
+    test first. n = side times the centre line's normal at s, g = n . (Z_k - r(s)), t = n
+    turned by -90 degrees, W_N = n . (J_k - J_l), W_T = t . (J_k - J_l) with J_l the beam's
+    shape-function rows at s. kin: ``kernels.tree.kinematics`` without r; ut = u[:n_tree].
+    Returns ``LINE_FOUND``, ``LINE_NONE`` or ``LINE_APART`` (the boxes' distance in
+    out[GAP], eta NaN)."""
+    ang, rot, origin, omega, ov, terms = kin
+    kind, index, s_at, beam, side = line[0], line[1], line[2], line[8], line[9]
+    ak, ok, vk0, jk0, wk, rowk = frame(
+        T, B, kind, index, s_at, q, u, ut, ang, rot, origin, omega, ov, terms
+    )
+    found = False
+    eta = s = np.nan
+    if np.isfinite(guess_eta) and np.isfinite(guess_s):
+        found, eta, s = _line_newton(B, line, ak, ok, q, guess_eta, guess_s, 1e-13)
+    else:
+        box = _line_apart(B, line, ak, ok, q)
+        if box > 0.0:
+            _far_apart(box, out)
+            wn[:] = 0.0
+            wt[:] = 0.0
+            return LINE_APART
+    if not found:
+        e0, s0 = _line_start(B, line, ak, ok, q)
+        found, eta, s = _line_newton(B, line, ak, ok, q, e0, s0, 1e-13)
+    if not found:
+        return LINE_NONE
+    d = np.empty((MAX_DERIVATIVE + 1, 2))
+    _line_world(line, ak, ok, eta, d)  # p0(eta) in d[0]; R p0 as ``BodyFrame.point``
+    c, sn = np.cos(ak), np.sin(ak)
+    xk0 = c * d[0, 0] - sn * d[0, 1]
+    xk1 = sn * d[0, 0] + c * d[0, 1]
+    zk0, zk1 = ok[0] + xk0, ok[1] + xk1
+    # the beam's material point s (``BeamStructure.curve``)
+    frame_b, cols = B[1], B[5]
+    s = min(max(s, 0.0), frame_b[beam, 0])
+    e = _element_at(B, beam, s)
+    w, wx, _ = fields(B, e, s, q)
+    ox, oy, tx0, ty0 = frame_b[beam, 1], frame_b[beam, 2], frame_b[beam, 3], frame_b[beam, 4]
+    nx0, ny0 = frame_b[beam, 5], frame_b[beam, 6]
+    rx, ry = ox + s * tx0 + w * nx0, oy + s * ty0 + w * ny0
+    k = 1.0 / np.sqrt(1.0 + wx * wx)
+    tx, ty = k * (tx0 + wx * nx0), k * (ty0 + wx * ny0)
+    nx, ny = side * -ty, side * tx
+    tgx, tgy = ny, -nx
+    jl = np.zeros((2, q.size))
+    vl0 = 0.0
+    vl1 = 0.0
+    for j in range(4):
+        col = cols[e, j]
+        if col < 0:
+            continue
+        N = shape(B, e, j, s)[0]
+        jl[0, col] += nx0 * N
+        jl[1, col] += ny0 * N
+        vl0 += nx0 * N * u[col]
+        vl1 += ny0 * N * u[col]
+    rvx = (vk0[0] + wk * -xk1) - vl0
+    rvy = (vk0[1] + wk * xk0) - vl1
+    for i in range(q.size):
+        jx = (jk0[0, i] + -xk1 * rowk[i]) - jl[0, i]
+        jy = (jk0[1, i] + xk0 * rowk[i]) - jl[1, i]
+        wn[i] = nx * jx + ny * jy
+        wt[i] = tgx * jx + tgy * jy
+    out[:] = 0.0
+    out[S] = s
+    out[ELEMENT] = e - B[0][beam, 0]
+    out[PX], out[PY] = rx, ry
+    out[QX], out[QY] = zk0, zk1
+    out[NX], out[NY] = nx, ny
+    out[TX], out[TY] = tgx, tgy
+    out[GAP] = nx * (zk0 - rx) + ny * (zk1 - ry)
+    out[VN] = nx * rvx + ny * rvy
+    out[VT] = tgx * rvx + tgy * rvy
+    out[REM] = np.nan
+    out[SRATE] = np.nan
+    out[REM_T] = np.nan
+    out[ETA] = eta
+    return LINE_FOUND
+
+
+@inner
+def centre_line_contact(T, B, line, q, u, n_tree, guess, out, wn, wt):
+    """``centre_line_record`` from the warm start guess (2,) = (eta, s), NaN for none, which
+    it moves as ``coupling.profile_contact.curved_contact`` keeps the run's: to the point
+    found; a warm start that finds none is dropped (NaN) and the pair searched afresh.
+    Returns the outcome; the tree's coordinates are q[:n_tree]."""
+    qt = q[:n_tree].copy()
+    ut = u[:n_tree].copy()
+    ang, rot, origin, _, omega, ov, terms = kinematics(T, qt, ut)
+    kin = (ang, rot, origin, omega, ov, terms)
+    status = centre_line_record(T, B, line, q, u, ut, kin, guess[0], guess[1], out, wn, wt)
+    if status == LINE_NONE and np.isfinite(guess[0]):
+        guess[0] = guess[1] = np.nan
+        status = centre_line_record(T, B, line, q, u, ut, kin, np.nan, np.nan, out, wn, wt)
+    if status == LINE_FOUND:
+        guess[0], guess[1] = out[ETA], out[S]
+    return status
+
+
+@njit(cache=True)
+def centre_line_kinematics(T, B, line, q, u, n_tree, guess):
+    """``centre_line_contact`` called from Python.
+
+    Parameters
+    ----------
+    T, B : tuple
+        The tree's (``kernels.tree.tree_arrays``) and the beams' (``kernels.beam.beam_arrays``)
+        constant arrays.
+    line : tuple
+        The pair's arrays (``line_arrays``).
+    q, u : ndarray, shape (n,)
+        The state.
+    n_tree : int
+        The tree's coordinates (the first of q).
+    guess : ndarray, shape (2,)
+        The warm start (eta, s), NaN for none; moved to the point found (written).
+
+    Returns
+    -------
+    status : int
+        ``LINE_FOUND``, ``LINE_NONE`` or ``LINE_APART``.
+    record : ndarray, shape (N_FIELDS,)
+    w_normal, w_tangent : ndarray, shape (n,)
+
+    Examples
+    --------
+    See ``tests/test_moreau_two_beams_compiled.py``: the record against
+    ``coupling.profile_contact.curved_contact`` on the two beams of
+    ``examples/plot_two_beams.py``.
+    """
+    record = np.zeros(N_FIELDS)
+    wn = np.zeros(q.size)
+    wt = np.zeros(q.size)
+    status = centre_line_contact(T, B, line, q, u, n_tree, guess, record, wn, wt)
+    return status, record, wn, wt

@@ -40,7 +40,9 @@ stepper).
 A tree with one structure, a string whose tension law is compiled or a linear beam, and
 candidate grids alone, on the beam also a last closest-point pair (the disk on the string, the
 disk on the beam, a pendulum hitting it, the belt drive: drives and loop closures with their
-rows J and right-hand side b of step 3 evaluated here and handed in) takes each sub-step in
+rows J and right-hand side b of step 3 evaluated here and handed in), and linear beams with
+or without a tree whose last pair is a profile on a body carried by a beam against a beam's
+centre line (the two beams of ``examples/plot_two_beams.py``) takes each sub-step in
 one compiled call
 (``kernels.moreau.substep``, orchestrated by ``steppers.moreau_substep``: steps 1 to 5, the penetration checks and the work columns
 below, by the kernels this module calls one by one, in the same order); the Python sub-step
@@ -448,7 +450,8 @@ class MoreauJean(Stepper):
     def step_path(self) -> str:
         """ "compiled" when the sub-step runs in one compiled call (``moreau_substep``: a tree on
         one compiled string or one linear beam with grid pairs, on the beam also a closest-point
-        pair), else "python" (the Python sub-step, calling the contact solver's kernels)."""
+        pair; linear beams with a profile pair on a beam's centre line), else "python" (the
+        Python sub-step, calling the contact solver's kernels)."""
         return "python" if self._whole is None else "compiled"
 
     def steps(self, n_max: int) -> MoreauBatch | None:

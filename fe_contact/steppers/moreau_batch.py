@@ -2,10 +2,11 @@
 ``kernels.moreau.substep``), reported as arrays.
 
 ``MoreauJean.steps`` takes steps one by one as ``step()`` does; each one whose sub-steps were
-all compiled (a tree with one string or linear beam and its pairs; halved or not, none handed
-back to the Python sub-step) is kept as a ``FlatStep``: the state, the kernel's energies and
-work columns, and per contact pair the values its history columns read (``pair_values``, a
-closest-point pair's ``closest_values`` from its geometry at the end state), without a
+all compiled (a tree with one string or linear beam and its pairs, or linear beams with a
+profile pair; halved or not, none handed back to the Python sub-step) is kept as a
+``FlatStep``: the state, the kernel's energies and work columns, and per contact pair the
+values its history columns read (``pair_values``, a closest-point or profile pair's
+``closest_values`` from its geometry at the end state), without a
 ``ContactReport``. A
 ``MoreauBatch`` holds such steps: ``columns`` gives the history columns of
 ``step_report.history_row`` as arrays, by the columns' own definitions (``columns``), and

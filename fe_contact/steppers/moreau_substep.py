@@ -1,5 +1,6 @@
-"""The Moreau-Jean sub-step of a tree with one structure, a string (its tension law compiled) or
-a linear beam, and candidate grids (on the beam also a closest-point pair) in one compiled call
+"""The Moreau-Jean sub-step of a tree (or none) with one structure, a string (its tension law
+compiled), or linear beams, and candidate grids (on a beam also a closest-point pair, or a
+profile pair against a beam's centre line) in one compiled call
 (``kernels.moreau.substep``), for ``steppers.moreau``: what a
 committed sub-step hands to the step's report (``Substep``, its closed candidates
 ``ClosedCandidates``), the call's orchestration (``WholeSubstep``: its constant arguments
@@ -11,6 +12,7 @@ stepper's module docstring describes the scheme.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,11 +20,16 @@ import scipy.sparse as sp
 from ..coupling.contact_points import pair_plan
 from ..kernels import beam as record
 from ..kernels import moreau as kernels
+from ..kernels import profile_pair
 from ..kernels.beam import beam_arrays
+from ..kernels.tree import pack_tree
 from ..multibody.body_points import angular_jacobian
 from ..multibody.tree import actuator_forces
+from ..sides import Profile
+from ..structures import BeamStructure
 from ..system import Energies
 from .closed_contacts import ClosedContacts
+from .compiled_scope import beam_index, profile_frame
 from .effective_mass import StringPart
 from .grid_pairs import GridScan
 
@@ -72,11 +79,15 @@ class WholeSubstep:
     loop closures: their rows J and right-hand side b at the sub-step's q_P from
     ``MoreauJean._bilateral``, handed in) in one call of ``kernels.moreau.substep`` (the same kernels as the Python
     sub-step, in the same order). The structure is a string whose tension law is compiled, or
-    a linear one (a beam: internal force K q, K and C_f constant, no stiffness-proportional
-    damping, the ``FlexibleBlock``'s constant effective mass); on the beam, the model's last
-    pair may be a closest-point pair of a body's circle or point (its search started where the
-    stepper's last one ended, ``MoreauJean._s``, which the call moves as the Python sub-step
-    would). ``run`` returns the committed
+    linear ones (beams: internal force K q, K and C_f constant, no stiffness-proportional
+    damping, the ``FlexibleBlock``'s constant effective mass, several beams as one block);
+    on the beam, the model's last pair may be a closest-point pair of a body's circle or point
+    (its search started where the stepper's last one ended, ``MoreauJean._s``, which the call
+    moves as the Python sub-step would), or the last pair a profile on a body carried by a
+    linear beam against a linear beam's centre line (``profile_on_beam``; its warm start the
+    run's ``Workspace.profile_parameters``, moved as ``coupling.profile_contact
+    .curved_contact`` moves it). A system without a tree has an empty one (no coordinates).
+    ``run`` returns the committed
     ``Substep``, None when the sub-step is rejected for a deep closing, or ``HANDED_BACK`` for the
     Python sub-step (a singular block, the contact solver beyond Lemke's pivoting, a
     state that is not finite). ``plan(stepper)`` is None for any other system."""
@@ -98,7 +109,6 @@ class WholeSubstep:
     def __init__(self, stepper, structure, part, grids, last=None):
         s = stepper.system
         lay = s.layout
-        topo = s.tree.topology
         block = stepper._flexible
 
         def real(a):
@@ -107,11 +117,12 @@ class WholeSubstep:
         def whole(a):
             return np.ascontiguousarray(a, dtype=np.int64)
 
+        joints = _NO_JOINTS if s.tree is None else s.tree.topology
         self.tree = (
-            topo.kernel_arrays,
-            real(topo.stiffness),
-            real(topo.damping),
-            real(topo.rest),
+            joints.kernel_arrays,
+            real(joints.stiffness),
+            real(joints.damping),
+            real(joints.rest),
             real(stepper._c_joint),
             real(stepper._k_joint),
             lay.tree.start,
@@ -136,7 +147,9 @@ class WholeSubstep:
                 _NO_MATRIX,
                 _NO_MATRIX,
             )
-        beta = float(structure.stiffness_damping)
+        beta = float(structure.stiffness_damping)  # 0 for linear beams (``constant``)
+        # the structures' reference coordinates, from which their load potentials are measured
+        reference = np.concatenate([st.initial_coordinates() for st, _, _ in block.parts])
         self.flexible = (
             lay.flexible.start,
             lay.flexible.stop,
@@ -147,7 +160,7 @@ class WholeSubstep:
             int(block.band),
             np.full(lay.n_flexible, beta),
             bool(beta != 0.0 or block.damping_matrix.nnz),
-            real(structure.initial_coordinates()),
+            real(reference),
         )
         # a string's C_f(q) not zero: its power needs K_t(q_E) (Python); a linear C_f's: the kernel's
         self.damped = self.flexible[8] and not linear
@@ -173,9 +186,31 @@ class WholeSubstep:
             real(stepper._e_normal[pairs]),
             real(stepper._e_tangent[pairs]),
         )
-        self.last = last  # the closest-point pair's contact index, or None
+        self.last = last  # the closest-point or profile pair's contact index, or None
         self.closest = _no_closest(lay.n_tree)
-        if last is not None:
+        self.profile = None  # ``substep`` compiled without the profile pair's code
+        # a profile pair against a beam's centre line (else a closest-point pair), last
+        self.on_line = last is not None and stepper._kinds[last] == "curved"
+        if self.on_line:
+            pair = s.model.contacts[last]
+            kind, index, s_at = profile_frame(s, pair.profile.body)
+            self.profile = (
+                True,
+                beam_arrays(s.structures, lay),
+                profile_pair.line_arrays(
+                    kind,
+                    index,
+                    s_at,
+                    pair.profile.curve,
+                    beam_index(s, pair.target),
+                    float(pair.side),
+                    s.centre_line_samples[pair.target].s,
+                ),
+                float(stepper._mu[last]),
+                float(stepper._e_normal[last]),
+                float(stepper._e_tangent[last]),
+            )
+        elif last is not None:
             plan = pair_plan(s, last)
             self.closest = (
                 True,
@@ -197,9 +232,12 @@ class WholeSubstep:
         bounds = self.start.tolist()
         self.slices = [(k, bounds[p], bounds[p + 1]) for p, k in enumerate(pairs)]
         self.name = structure.name
-        self.actuated = bool(topo.actuated)
+        # (name, slice of the flexible part) of each structure, for its strain energy
+        self.parts = [(st.name, sl) for st, sl, _ in block.parts]
+        self.actuated = bool(joints.actuated)
         self.actuators = np.zeros((2, lay.n_tree))
-        self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
+        if s.tree is not None:
+            self.actuators[1] = actuator_forces(s.tree, 0.0)  # those of ``bias_forces`` at rest
         self._forces = (None, None)  # (q, dV/dq at q (n,)) of the last committed end state
         self._energies = (None, None)  # (q, the kernel's scalars) of the same end state
         # the stages of the contact solver the last sub-step handed back had tried in vain
@@ -262,13 +300,18 @@ class WholeSubstep:
                 np.asarray(rhs, dtype=float),
                 self.n_d,
             )
+        guess = np.full(2, np.nan)  # the profile pair's warm start (eta, s), moved by the call
+        known = st.workspace.profile_parameters
+        if self.on_line and self.last in known:
+            guess[:] = known[self.last]
         out = (state, closed, contact, gaps, points, centres, forces_e, scalars, parameter, lam)
+        out = (*out, guess)
         closest = self.closest
         if self.last is not None:  # the search starts where the last one ended
             start = st._s.get(self.last)
             closest = (*closest[:7], np.nan if start is None else float(start), *closest[8:])
-        kernels.substep(self.tree, self.structure, self.flexible, self.grids, closest, q_a, u_a,
-                        actuators, forces_a, settings, drives, out)  # fmt: skip
+        kernels.substep(self.tree, self.structure, self.flexible, self.grids, closest,
+                        self.profile, q_a, u_a, actuators, forces_a, settings, drives, out)  # fmt: skip
         outcome = int(scalars[0])
         if outcome == kernels.HANDED_BACK:  # the Python sub-step searches again from the start
             st.n_fallback += 1
@@ -276,7 +319,9 @@ class WholeSubstep:
             # solver, which calls the same kernels, skips them
             self.failed_stages = ("de-saxce", "lemke") if scalars[1] == 1.0 else ()
             return self.HANDED_BACK
-        if self.last is not None and np.isfinite(parameter[0]):
+        if self.on_line:  # as ``curved_contact`` keeps it: lost and not found again, dropped
+            self._keep_guess(st, guess)
+        elif self.last is not None and np.isfinite(parameter[0]):
             st._s[self.last] = float(parameter[0])
         if outcome == kernels.REJECTED:
             st.n_newton += int(scalars[2])  # the sweeps of a contact problem solved, as in Python
@@ -334,6 +379,8 @@ class WholeSubstep:
             if k not in known:
                 known[k] = st.grid_pair(k).scan(st.q)
             scans.append(known[k])
+        if self.on_line:
+            return self._line_scans(st, sub, scans)
         start = st._s.get(self.last)
         start = np.nan if start is None else float(start)
         gap, s = kernels.closest_gap(self.tree, self.closest, st.q, start)
@@ -344,6 +391,43 @@ class WholeSubstep:
         if any(k == self.last for k, _ in sub.closed.key):
             r = kernels.closest_record(self.tree, self.closest, st.q, st.u, st._s[self.last])
             if np.isfinite(r[record.PX]) and np.isfinite(r[record.PY]):
+                geometry[self.last] = (
+                    np.array([r[record.GAP]]),
+                    np.array([[r[record.NX], r[record.NY]]]),
+                    np.array([[r[record.TX], r[record.TY]]]),
+                    np.array([[r[record.PX], r[record.PY]]]),
+                    np.array([r[record.S]]),
+                )
+        return scans, geometry
+
+    def _keep_guess(self, stepper, guess) -> None:
+        """The profile pair's warm start (eta, s) (2,) into the run's ``Workspace``, or dropped
+        when NaN (``coupling.profile_contact.curved_contact``'s rule)."""
+        known = stepper.workspace.profile_parameters
+        if np.isfinite(guess[0]):
+            known[self.last] = (float(guess[0]), float(guess[1]))
+        else:
+            known.pop(self.last, None)
+
+    def _line_scans(self, stepper, sub, scans) -> tuple[list, dict]:
+        """``end_scans`` of the profile pair (the last): its gap at the end state
+        (``kernels.moreau.line_gap``, from the run's warm start, which it moves) and, when it
+        was closed in the step, {pair: (gap, normal, tangent, point, parameter)} of its point
+        there (``kernels.moreau.line_record``, as ``MoreauJean._report`` finds it with
+        ``_closed``; none without a contact point)."""
+        st = stepper
+        guess = np.full(2, np.nan)
+        known = st.workspace.profile_parameters
+        if self.last in known:
+            guess[:] = known[self.last]
+        gap = kernels.line_gap(self.tree, self.profile, st.q, guess)
+        self._keep_guess(st, guess)
+        scans.append(np.array([gap]))
+        geometry = {}
+        if any(k == self.last for k, _ in sub.closed.key):
+            status, r = kernels.line_record(self.tree, self.profile, st.q, st.u, guess)
+            self._keep_guess(st, guess)
+            if status == profile_pair.LINE_FOUND:
                 geometry[self.last] = (
                     np.array([r[record.GAP]]),
                     np.array([[r[record.NX], r[record.NY]]]),
@@ -370,6 +454,11 @@ class WholeSubstep:
             t_slice = stepper.system.layout.tree
             loads = float(actuator_forces(stepper.system.tree, stepper.t) @ stepper.u[t_slice])
         strain = float(scalars[10])
+        parts = ((self.name, strain),)
+        if len(self.parts) > 1:  # linear beams: 1/2 q K q each, K q of the kernel's end state
+            flexible = stepper.system.layout.flexible
+            q_f, force = q[flexible], self._forces[1][flexible]
+            parts = tuple((name, 0.5 * float(q_f[sl] @ force[sl])) for name, sl in self.parts)
         return Energies(
             tree_kinetic=tree_kinetic,
             structure_kinetic=structure_kinetic,
@@ -378,7 +467,7 @@ class WholeSubstep:
             structure_elastic=strain,
             damping_power=dampers,
             load_power=loads,
-            structure_elastic_parts=((self.name, strain),),
+            structure_elastic_parts=parts,
         )
 
 
@@ -398,6 +487,31 @@ _NO_STRING = (
 _NO_MATRIX = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0), True)
 
 
+def _read_only(a):
+    a.setflags(write=False)
+    return a
+
+
+# the tree of a system without one: no bodies, its arrays typed as a tree's (read-only)
+_NO_JOINTS = SimpleNamespace(
+    kernel_arrays=pack_tree(
+        np.zeros((0, 0)),
+        np.zeros((0, 0)),
+        [],
+        [],
+        np.zeros((0, 2)),
+        [],
+        np.zeros((0, 2)),
+        np.zeros((0, 0)),
+        (0.0, 0.0),
+    ),  # fmt: skip
+    stiffness=_read_only(np.zeros(0)),
+    damping=_read_only(np.zeros(0)),
+    rest=_read_only(np.zeros(0)),
+    actuated=(),
+)
+
+
 def _no_closest(n_tree: int) -> tuple:
     """The closest-point argument of ``kernels.moreau.substep`` without such a pair."""
     beam = (
@@ -414,22 +528,22 @@ def _no_closest(n_tree: int) -> tuple:
 
 def substep_unsupported(stepper) -> str | None:
     """Why ``WholeSubstep`` does not take a Moreau-Jean stepper's sub-steps (the first condition
-    its system misses), None when it takes them: a tree and one structure, the whole flexible
-    part, that is a string whose tension law is compiled or a linear beam (K and C_f constant,
-    no stiffness-proportional damping, in CSC or CSR form); every pair a candidate grid on the
-    whole tree, of one size, except that on the beam the last pair may be a closest point of a
-    body's circle or point (``closest_on_beam``)."""
+    its system misses), None when it takes them: a tree (or none) and one structure, the whole
+    flexible part, that is a string whose tension law is compiled, or linear beams (K and C_f
+    constant, no stiffness-proportional damping, in CSC or CSR form; several as one block);
+    every pair a candidate grid on the whole tree, of one size, except that the last pair may
+    be a closest point of a body's circle or point on the one linear beam
+    (``closest_on_beam``) or a profile on a body carried by a linear beam against a linear
+    beam's centre line (``profile_on_beam``)."""
     s = stepper.system
     lay, model = s.layout, s.model
     block = stepper._flexible
-    if s.tree is None:
-        return "no tree"
     if block is None:
         return "no structure"
-    if len(block.parts) != 1:
+    if len(block.parts) != 1 and any(part != "linear" for _, _, part in block.parts):
         return (
-            f"{len(block.parts)} structures (the compiled sub-step takes one string or one "
-            "linear beam)"
+            f"{len(block.parts)} structures, not all linear beams (the compiled sub-step takes "
+            "one string or linear beams)"
         )
     _, part_slice, part = block.parts[0]
     string = isinstance(part, StringPart)
@@ -443,25 +557,69 @@ def substep_unsupported(stepper) -> str | None:
         return "a linear structure whose K or C_f is not in CSC or CSR form"
     if not model.contacts:
         return "no contacts"
-    if part_slice != slice(0, lay.n_flexible):
+    if len(block.parts) == 1 and part_slice != slice(0, lay.n_flexible):
         return "the structure is not the whole flexible part"
     n_c = len(model.contacts)
-    last = None  # a closest-point pair on the linear beam, the last pair
+    last = None  # a closest-point pair on the linear beam, or a profile pair, the last pair
     if len(stepper._grid) != n_c:
         last = n_c - 1
         others = [stepper._kinds[k] for k in range(n_c) if k not in stepper._grid]
         if len(stepper._grid) != last or last in stepper._grid:
             return (
-                f"contact pairs of kinds {sorted(set(others))} (grids and one last closest point)"
+                f"contact pairs of kinds {sorted(set(others))} (grids and one last closest point "
+                "or profile pair)"
             )
-        if string or not closest_on_beam(stepper, last):
+        if others[0] == "curved":
+            if not profile_on_beam(stepper, last):
+                return (
+                    "a curved pair that is not a profile on a body carried by a linear beam "
+                    "against a linear beam's centre line"
+                )
+        elif string or not closest_on_beam(stepper, last):
             return f"a {others[0]} pair that is not a closest point on the linear beam"
+    if s.tree is None and len(stepper._grid):  # unreachable: a grid's circle is on a body
+        return "grid pairs without a tree"
     grids = [stepper._grid[k] for k in range(n_c) if k != last]
     if any(g.tree != lay.tree for g in grids):
         return "a grid pair on a part of the tree"
     if len({g.grid.dofs.shape[1] for g in grids}) > 1:
         return "grid pairs of different sizes"
     return None
+
+
+def profile_on_beam(stepper, k: int) -> bool:
+    """Is contact k of a Moreau-Jean stepper's model a ``Profile`` on a body carried by a
+    linear beam against a linear beam's centre line, in a system whose structures are all
+    linear beams, the tree's coordinates (if any) first (the pair that
+    ``kernels.moreau.substep`` evaluates with ``kernels.profile_pair.centre_line_contact``)?
+
+    Parameters
+    ----------
+    stepper : MoreauJean
+        The stepper (its system and its pairs' kinds).
+    k : int
+        The contact's index in the model.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    The pad of ``examples/plot_two_beams.py`` on beam b (``tests/test_moreau_two_beams_compiled.py``
+    builds it): True; a pad pressed on another profile: False, and ``substep_unsupported``
+    says why.
+    """
+    s = stepper.system
+    pair = s.model.contacts[k]
+    if stepper._kinds[k] != "curved" or s.layout.tree.start != 0:
+        return False
+    if type(pair.profile) is not Profile or not isinstance(pair.target, str):
+        return False
+    if not all(isinstance(st, BeamStructure) and st.linear for st in s.structures.values()):
+        return False
+    where = profile_frame(s, pair.profile.body)
+    return where is not None and where[0] == profile_pair.CARRIED
 
 
 def closest_on_beam(stepper, k: int) -> bool:
@@ -552,5 +710,6 @@ __all__ = [
     "WholeSubstep",
     "closest_on_beam",
     "merged_substeps",
+    "profile_on_beam",
     "summed_substeps",
 ]
