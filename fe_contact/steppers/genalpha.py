@@ -52,7 +52,8 @@ from .alpha import alpha_parameters
 from .background_compile import pending_kernels
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compiled import CompiledStep
-from .compiled_scope import unsupported
+from .compiled_consistent import ConsistentCompiledStep
+from .compiled_scope import consistent_unsupported, unsupported
 from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
 from .event_location import (
@@ -174,6 +175,8 @@ class GeneralizedAlpha(Stepper):
                 self.compiled_step = CompiledStep(system, batch)
             else:
                 self._batch = batch
+        elif compiled and energy_consistent and consistent_unsupported(system) is None:
+            self.compiled_step = ConsistentCompiledStep(system)  # one step per call
         self.algebra = self._make_algebra(system)
         model = system.model
         self.modes = ContactModes(system)  # the contacts' modes and their rows
