@@ -112,8 +112,9 @@ class GeneralizedAlpha(Stepper):
     (the output interval) is then taken in sub-steps chosen by an error estimate (``_control``),
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
     compiled : the step taken in one compiled call (``compiled.CompiledStep``) where the system
-    is one it takes (``compiled.unsupported``) and the forces are not energy-consistent, the
-    Python step where that hands a step back; ``simulate`` asks for it unless told not to.
+    is one it takes (``compiled.unsupported``), with energy-consistent forces
+    (``compiled_consistent.ConsistentCompiledStep``) where that form's kernel takes it
+    (``compiled_scope.consistent_unsupported``), the Python step where that hands a step back; ``simulate`` asks for it unless told not to.
     ``step_path`` is then "compiled" and ``n_compiled``, ``n_fallback`` count the sub-steps
     taken compiled and those handed back. batch : with the compiled step, quiet steps are
     taken several in one compiled call (``steps``).
