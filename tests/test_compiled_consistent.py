@@ -162,3 +162,27 @@ def test_contact_losses_on_the_compiled_step(pulled, measured):
     error = float(np.max(np.abs(compiled["energy_error"])))
     measured("energy balance error, compiled, contact losses", error, 1e-6 * scale, unit="J")
     assert np.max(np.abs(python.q - compiled.q)) <= 1e3 * EPS * np.max(np.abs(python.q))
+
+
+def test_law_secant_is_the_energy_difference_quotient():
+    """``law_secant`` (the droppers' secant slope in the compiled step, without the
+    cancellation of the energies' difference) against (phi(a1) - phi(a0)) / (a1 - a0) with
+    phi(a) = c a^(p+1) / (p + 1) for a > 0 evaluated directly, where that difference does not
+    cancel (|a1 - a0| comparable to the approaches): linear and Hertz laws, both ends taut,
+    one slack (the kink), both slack (zero), and c a^p where a1 = a0."""
+    from fe_contact.kernels.consistent_step import law_secant
+
+    c = np.array([2e5, 2e5, 2e5, 1e9, 1e9, 3.0])
+    p = np.array([1.0, 1.0, 1.0, 1.5, 1.5, 1.0])
+    a0 = np.array([1e-3, -2e-3, -1e-3, 2e-4, 3e-4, 0.5])
+    a1 = np.array([3e-3, 1e-3, -5e-3, 1e-4, -1e-4, 0.5])
+
+    def phi(a):
+        return c * np.maximum(a, 0.0) ** (p + 1.0) / (p + 1.0)
+
+    out = law_secant(c, p, a0, a1)
+    moved = a1 != a0
+    expected = (phi(a1) - phi(a0))[moved] / (a1 - a0)[moved]
+    np.testing.assert_allclose(out[moved], expected, rtol=1e-12)
+    assert out[2] == 0.0  # both slack
+    assert out[-1] == 3.0 * 0.5  # no step: the law's own slope c a^p
