@@ -22,7 +22,7 @@ from ..kernels.consistent_step import DIVERGED, WORK_FIELDS, consistent_step
 from ..kernels.evaluate import OK
 from .compiled import CompiledStep
 from .energy_consistent import GRADIENT_SWITCH, SMALL_STEP
-from .force_laws import LAW_SWITCH, ElasticState, ForceLaws
+from .force_laws import LAW_SWITCH, ForceLaws
 from .newton import NewtonDivergence
 from .partitioned_step import partition_condition
 
@@ -170,25 +170,16 @@ class ConsistentCompiledStep(CompiledStep):
 
     def _commit(self, stepper, state, h: float, lam, carried, work, impulse):
         """Write the step's carried part, work and impulse into the stepper's force handling
-        (``ConsistentContacts.commit``, the normal impulse as ``newton_step`` books it) and
-        return its ``save()``."""
+        (``ConsistentContacts.commit_taken``, the normal impulse as ``newton_step`` books it)
+        and return its ``save()``."""
         a = stepper.averaged
         a.restore(state.forces)
         used_f, used_l, approach, damping, loads, e, gradient, tension = carried
-        a.normal_impulse = a.normal_impulse + stepper.modes.closed_normal(h * lam + impulse)
-        a.used = used_f
-        if a.laws is not None:
-            n = stepper.q.size
-            elastic = ElasticState(approach, gradient, np.zeros(0), np.zeros((0, n)), tension)
-            a.elastic = (elastic, used_l)
-        a.damping, a.loads = damping, loads
-        booked = dict(zip(WORK_FIELDS, work.tolist(), strict=True))
-        a.booked["dissipated_damping"] += booked["dissipated_damping"]
-        a.booked["work_loads"] += booked["work_loads"]
-        a.booked["work_drives"] += booked["work_drives"]
-        a.constraint_force = e
-        a.dissipated += booked["friction"]
-        a.small = False
+        a.commit_taken(
+            (used_f, used_l, approach, gradient, tension, damping, loads, e),
+            dict(zip(WORK_FIELDS, work.tolist(), strict=True)),
+            stepper.modes.closed_normal(h * lam + impulse),
+        )
         return a.save()
 
 
