@@ -43,10 +43,17 @@ from .consistent import (
 )
 from .dense import lu_decompose, lu_solve, matvec
 from .evaluate import OK, SINGULAR, evaluate_system, normal_rows
-from .links import GAP, TENSION, link_states, linked_factor
+from .links import GAP, TENSION, link_energies, link_states, linked_factor
+from .loop import N_ENERGY
 from .numerical import step_dissipation
 from .pack import unpack
-from .step import bordered, consistent_rows, dependent_step, recover_dependent_rows
+from .step import (
+    bordered,
+    consistent_rows,
+    dependent_step,
+    recover_dependent_rows,
+    state_energies,
+)
 
 EPS = np.finfo(float).eps
 # the step's status beyond ``kernels.evaluate``'s codes: the iteration ran to max_newton
@@ -234,7 +241,9 @@ def consistent_step(
         tuple, its F that of the step's equations), the links' states there, (f_used (n_f,),
         e_used (n,), approaches (L,), damping (n,), loads (n,), c_used (n,)) to carry,
         work (5,) by ``WORK_FIELDS``, the projection's impulse on the rows (m,), N s, the
-        scheme's loss D of the step without the projection's, J).
+        scheme's loss D of the step without the projection's, J, the energies at the step's
+        end as ``kernels.loop`` books them (``system.Energies``' first fields, the links'
+        elastic energy last)).
 
     Examples
     --------
@@ -545,6 +554,7 @@ def consistent_step(
             work,
             impulse,
             0.0,
+            np.zeros(N_ENERGY),
         )
     # J u + phi_t = 0 closed by the M-orthogonal projection (``ConsistentContacts.project``)
     loss = 0.0
@@ -554,6 +564,12 @@ def consistent_step(
     ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, one)
     final = (ev[0], ev[1], ev[2], ev[3], ev[4], ev[5], ev[6], ev[7], ev[8], ev[9], forces, ev[11])
     _, states_f, _ = link_states(links, q1, u1)
+    # the energies at the step's end, as ``kernels.loop`` books them (``system.energies``)
+    booked = state_energies(P, q1, u1, actuators, 0.0)
+    energy = np.empty(N_ENERGY)
+    for i in range(N_ENERGY - 1):
+        energy[i] = booked[i]
+    energy[N_ENERGY - 1] = link_energies(links, q1, u1)[0] if n_l > 0 else 0.0
     dissipation = step_dissipation(
         P, alpha, h, ind, U, u_n, u1, acc_n, acc, pseudo_n, a1, ev[9], ev[2]
     )
@@ -580,6 +596,7 @@ def consistent_step(
         work,
         impulse,
         dissipation,
+        energy,
     )
 
 

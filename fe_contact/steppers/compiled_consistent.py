@@ -20,6 +20,7 @@ import numpy as np
 
 from ..kernels.consistent_step import DIVERGED, WORK_FIELDS, consistent_step
 from ..kernels.evaluate import OK
+from ..system import Energies
 from .compiled import CompiledStep
 from .energy_consistent import GRADIENT_SWITCH, SMALL_STEP
 from .force_laws import LAW_SWITCH, ForceLaws
@@ -140,7 +141,7 @@ class ConsistentCompiledStep(CompiledStep):
         except np.linalg.LinAlgError:  # a singular G_Sigma,u: the Python step says why
             self.n_fallback += 1
             return None
-        status, its, q1, u1, acc, a1, lam, ev, links, carried, work, impulse, loss = out
+        status, its, q1, u1, acc, a1, lam, ev, links, carried, work, impulse, loss, energy = out
         if status == DIVERGED and halving:
             raise NewtonDivergence(
                 f"Newton did not converge in {stepper.max_newton} iterations at t = {t1:.6g} s "
@@ -150,7 +151,6 @@ class ConsistentCompiledStep(CompiledStep):
             self.n_fallback += 1
             return None
         self.n_compiled += 1
-        self.booked = (None, None)  # the energies: ``system.energies`` at the new state
         committed = self._commit(stepper, state, h, lam, carried, work, impulse)
         _, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
         pieces = (q1, u1, acc, a1, lam, phi, jac, js, rem, phit, rec, wn, wt, hess, mass_tree)
@@ -166,6 +166,9 @@ class ConsistentCompiledStep(CompiledStep):
             numerical=state.numerical + float(loss) + float(work[WORK_FIELDS.index("projection")]),
             forces=committed,
         )
+        # the energies the kernel booked at the step's end, read by ``GeneralizedAlpha._energies``
+        # (the droppers' friction power is zero)
+        self.booked = (end.evaluation, Energies(*energy.tolist(), contact_friction_power=0.0))
         return end, int(its), partition_condition(end.evaluation, part)
 
     def _commit(self, stepper, state, h: float, lam, carried, work, impulse):
