@@ -25,7 +25,7 @@ on 7000 N/m) or "dsa380" (the three-mass DSA380 pantograph of two public sources
 ``papers.pantograph.DSA380_PANTOGRAPH``). ``--wire-damping none`` drops the wires' Rayleigh
 damping. ``--form plain``: the exact contact in the plain generalised-alpha form
 (``energy_consistent=False``), which the compiled step takes (``steppers.compiled``; the
-default "consistent" form runs on the Python step), for its cost: at speed its head takes an
+default "consistent" form has its own, ``steppers.compiled_consistent``), for its cost: at speed its head takes an
 impulse the wire does not feel (``papers.pantograph.pantograph_on_catenary``). ``--python``:
 every step on the Python step (``compiled=False``), for the compiled step's gain.
 """

@@ -14,8 +14,8 @@ its result. Nothing else of the library is changed.
 Why the Python step runs (``python_reason``):
 
 * generalised-alpha without its compiled step: the compiled plan's reason
-  (``steppers.compiled_scope.unsupported``), "energy-consistent forces" (the compiled step
-  takes none) or "compiled=False";
+  (``steppers.compiled_scope.unsupported``, for the energy-consistent form
+  ``consistent_unsupported``) or "compiled=False";
 * generalised-alpha with it: the sub-steps it declined or handed back (dependent structure
   coordinates, no banded factor of G_f, a drive it cannot evaluate, an iteration that did not
   finish: ``CompiledStep.step``), counted as "fell back" where it tried;
@@ -96,7 +96,7 @@ def moreau_unsupported(stepper) -> str | None:
 
 def python_reason(run) -> str:
     """Why sub-steps of the run ran on the Python step ("" when none did)."""
-    from fe_contact.steppers.compiled_scope import unsupported
+    from fe_contact.steppers.compiled_scope import consistent_unsupported, unsupported
 
     stepper, result = run["stepper"], run["result"]
     method = method_label(run)
@@ -111,20 +111,21 @@ def python_reason(run) -> str:
         )
     if method in ("generalized-alpha", "energy-consistent"):
         if stepper.compiled_step is None:
-            why = unsupported(stepper.system)
-            plan = "" if why is None else f"plan: {why}"
             if method == "energy-consistent":
-                return "; ".join(
-                    w
-                    for w in ("energy-consistent forces (the compiled step takes none)", plan)
-                    if w
-                )
-            return plan or "compiled=False"
+                why = consistent_unsupported(stepper.system)
+                return "compiled=False" if why is None else f"energy-consistent plan: {why}"
+            why = unsupported(stepper.system)
+            return "compiled=False" if why is None else f"plan: {why}"
         declined = result.n_python - result.n_fallback
         return (
             f"compiled step declined {declined} sub-steps and handed back {result.n_fallback} "
             "(dependent structure coordinates, no factor of G_f, a drive it cannot evaluate, "
-            "an iteration that did not finish)"
+            "an iteration that did not finish"
+            + (
+                ", energy-consistent sub-steps too short for the rows' position form)"
+                if method == "energy-consistent"
+                else ")"
+            )
         )
     if stepper._whole is None:
         return f"no compiled sub-step: {moreau_unsupported(stepper)}"

@@ -1035,3 +1035,11 @@ def delassus(F, I, H, LM, mass_tree, jac, js):
                     acc += jac[i, nt + k] * X[k, which * m + j]
                 out[i, j] = acc
     return D0, D
+
+
+# the pieces of ``iterate`` that the energy-consistent step (``kernels.consistent_step``)
+# calls too, under public names (the same compiled functions)
+bordered = _bordered
+dependent_step = _dependent_step
+recover_dependent_rows = _recover
+consistent_rows = _consistent

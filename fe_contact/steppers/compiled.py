@@ -47,7 +47,8 @@ row takes its position value from the committed state's W_T (``constraints.rolli
 Events (stick, reversal), restarts, reports and the bookkeeping of the step stay in
 ``GeneralizedAlpha``. Systems with strings beside other structures, closed or damped strings,
 loop closures, unilateral contacts on other sides, the energy-consistent
-form (``steppers.energy_consistent``), the continuous friction law on constraint rows,
+form (``steppers.energy_consistent``; its own compiled step, ``steppers.compiled_consistent``,
+takes part of it), the continuous friction law on constraint rows,
 compliant contacts of points with friction, the switches of a rolling pair of profiles (the
 cam lock's case 2: its steps while it slips, is open or rolls, its row W_T u = 0 with the
 Python step's order, value and multiplier, are compiled, ``kernels.compliant.rolling_rows``;

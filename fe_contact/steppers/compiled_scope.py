@@ -18,6 +18,7 @@ from .linked_band import BAND_LIMIT, linked_band
 
 __all__ = [
     "beam_index",
+    "consistent_unsupported",
     "pressed_contact",
     "profile_frame",
     "rolling_compiled",
@@ -302,3 +303,33 @@ def beam_index(system: System, name: str) -> int:
         n for n in system.layout.structure_names if isinstance(system.structures[n], BeamStructure)
     ]
     return beams.index(name)
+
+
+def consistent_unsupported(system: System) -> str | None:
+    """Why the compiled energy-consistent step (``kernels.consistent_step``) does not take
+    ``system`` (None when it does): a system the compiled step takes (``unsupported``) whose
+    tree has prismatic joints only (a constant mass matrix: the trapezoidal kinetic energy
+    identity of ``steppers.energy_consistent``), whose structures are linear beams with
+    constant damping, whose links are droppers (``kernels.links``), and whose other contacts
+    are frictionless unilateral contacts of body points on the beams (no compliant forces,
+    no bilateral contacts, no friction)."""
+    why = unsupported(system)
+    if why is not None:
+        return why
+    model = system.model
+    if any(j.kind != "prismatic" for j in model.tree.joints):
+        return "a tree with revolute joints (a mass matrix that depends on q)"
+    for structure in system.structures.values():
+        if not isinstance(structure, BeamStructure):
+            return "a structure that is not a linear beam"
+        if structure.stiffness_damping != 0.0:
+            return "stiffness-proportional damping on a structure"
+    linked = set(system.link_rows.pairs.tolist())
+    for k, c in enumerate(model.contacts):
+        if k in linked:
+            continue
+        if c.law.constraint != "unilateral" or row_pair(system, c):
+            return f"contact {c.name!r}: not a unilateral contact of a body point on a beam"
+        if c.law.mu != 0.0:
+            return f"contact {c.name!r}: friction"
+    return None

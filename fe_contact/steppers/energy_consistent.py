@@ -102,7 +102,7 @@ from ..coupling.partition import PainleveError
 from ..kernels.consistent import discrete_gradient, reduced_residual, velocity_projection
 from ..multibody.tree_dynamics import actuator_forces
 from ..system import System
-from .force_laws import ForceLaws
+from .force_laws import ElasticState, ForceLaws
 
 # below this size of the step's displacement |dq| (m, rad, slope; the metric of
 # ``discrete_gradient``) the discrete gradient is the midpoint Jacobian itself: the correction's
@@ -470,6 +470,28 @@ class ConsistentContacts(AveragedForces):
         self.constraint_force = self._pending_constraint
         self.dissipated += self._pending_dissipated
         self.booked["work_drives"] += self._pending_driven
+
+    def commit_taken(self, carried, work: dict, rows_impulse) -> None:
+        """Commit a step taken elsewhere (the compiled step, ``kernels.consistent_step``) from
+        the committed state: what ``step``, ``reduced``, ``project`` and ``commit`` leave.
+        carried : (f_used of the structures (n_f,), the laws' e_used (n,), their approaches
+        (L,), their gradients (L, k), their forces (L,), the damping forces (n,), the loads
+        (n,), c_used (n,)) at the step's end; work : the step's work by column of ``booked``
+        and "friction" (-Lambda . (G_Sigma - G) dq), J; rows_impulse : the closed contacts'
+        normal impulse over the step (h Lambda and the projection's), N s."""
+        used, used_laws, approach, gradient, force, damping, loads, constraint = carried
+        self.normal_impulse = self.normal_impulse + rows_impulse
+        self.used = used
+        if self.laws is not None:
+            n = self.system.layout.n
+            state = ElasticState(approach, gradient, np.zeros(0), np.zeros((0, n)), force)
+            self.elastic = (state, used_laws)
+        self.damping, self.loads = damping, loads
+        for key in ("dissipated_damping", "work_loads", "work_drives"):
+            self.booked[key] += work[key]
+        self.constraint_force = constraint
+        self.dissipated += work["friction"]
+        self.small = False
 
     def friction_start(self, q, force, power) -> None:
         self._start = (power, self.dissipated)

@@ -52,7 +52,8 @@ from .alpha import alpha_parameters
 from .background_compile import pending_kernels
 from .base import SingularSystem, Stepper, StepTooLarge, StopRun, check_start
 from .compiled import CompiledStep
-from .compiled_scope import unsupported
+from .compiled_consistent import ConsistentCompiledStep
+from .compiled_scope import consistent_unsupported, unsupported
 from .contact_states import ContactModes, anchor_at
 from .energy_consistent import averaged_forces
 from .event_location import (
@@ -111,8 +112,9 @@ class GeneralizedAlpha(Stepper):
     (the output interval) is then taken in sub-steps chosen by an error estimate (``_control``),
     large where the motion is smooth, small near events; ``n_rejected`` counts the retries.
     compiled : the step taken in one compiled call (``compiled.CompiledStep``) where the system
-    is one it takes (``compiled.unsupported``) and the forces are not energy-consistent, the
-    Python step where that hands a step back; ``simulate`` asks for it unless told not to.
+    is one it takes (``compiled.unsupported``), with energy-consistent forces
+    (``compiled_consistent.ConsistentCompiledStep``) where that form's kernel takes it
+    (``compiled_scope.consistent_unsupported``), the Python step where that hands a step back; ``simulate`` asks for it unless told not to.
     ``step_path`` is then "compiled" and ``n_compiled``, ``n_fallback`` count the sub-steps
     taken compiled and those handed back. batch : with the compiled step, quiet steps are
     taken several in one compiled call (``steps``).
@@ -174,6 +176,8 @@ class GeneralizedAlpha(Stepper):
                 self.compiled_step = CompiledStep(system, batch)
             else:
                 self._batch = batch
+        elif compiled and energy_consistent and consistent_unsupported(system) is None:
+            self.compiled_step = ConsistentCompiledStep(system)  # one step per call
         self.algebra = self._make_algebra(system)
         model = system.model
         self.modes = ContactModes(system)  # the contacts' modes and their rows
