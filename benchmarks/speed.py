@@ -359,6 +359,7 @@ def _accuracy_rows(label, t_end, n_elements, acc):
         )
         rows.append(
             {
+                "case": f"t_end = {t_end:g} s, {n_elements} elements, {code}",
                 "comparison": label,
                 "t_end [s]": t_end,
                 "elements": n_elements,
@@ -660,7 +661,7 @@ def main(argv=None) -> int:
             (5e-4, 4e-4, 2.5e-4, 2e-4, 1e-4, 5e-5, 2.5e-5, 1.25e-5),
             args.accuracy_elements,
         )
-        write_csv(accuracy, args.out / "equal_accuracy.csv")
+        merge_csv(accuracy, args.out / "equal_accuracy.csv", "case")
     elif (
         not with_exudyn
         and not args.no_exudyn
