@@ -114,3 +114,20 @@ def test_agreement_forces_the_python_step_and_compares_the_runs(monkeypatch):
                                    "q": slow.q + 1e-3})  # fmt: skip
     moved = agreement.compare(shifted, slow)
     assert moved["max |dq| / max |q|"] == pytest.approx(1e-3 / same["max |q|"], rel=1e-9)
+
+
+@pytest.mark.parametrize("start", [None, 1e-3, 5e-4, 2.5e-4, 5e-3, 7e-3])
+def test_the_equal_accuracy_search_finds_the_largest_step_within_the_target(speed, start):
+    # an error growing as h^2 (fe_contact's order) crosses 1e-6 m between 5e-4 and 1e-3 s: the
+    # search from any start (or none) must end on 5e-4 s, the largest step of the list within
+    # the target, and must try a step only once
+    steps = (5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4)
+    tried = []
+
+    def meets(h):
+        tried.append(h)
+        return 2.0 * h**2 <= 1e-6
+
+    assert speed.largest_meeting(steps, meets, start) == 5e-4
+    assert len(tried) == len(set(tried))
+    assert speed.largest_meeting(steps, lambda h: False, start) is None
