@@ -52,6 +52,33 @@ def test_a_missed_target_reads_as_the_factor_to_gain(speed, capsys):
     assert "ratio on CPU 5 (missed)" in capsys.readouterr().out
 
 
+def test_the_cam_locks_estimate_never_takes_the_measured_rows_name(speed, monkeypatch):
+    """Run alone, the windows' estimate of the cam lock replaced the measured demo's row of the
+    table under the same name (two figures, one name): its rows now say they are estimates.
+    The measurements are stood in for (their figures are not what is checked here)."""
+    import speed_rows
+    import speed_targets
+
+    window = {"window [s]": (0.0, 0.01), "CPU per step [us]": 1.0, "steps": 1, "substeps": 1}
+    counts = {"step path": "compiled", "n_steps": 1, "n_substeps": 1, "compiled": 1}
+    counts |= {"python": 0, "fell back": 0}
+    estimate = {"per case": {0: {"open": window}}, "counts": counts, "measured steps": 1}
+    for key in ("measured wall [s]", "measured CPU [s]", "estimated per step wall [us]"):
+        estimate[key] = 1.0
+    for key in ("estimated per step CPU [us]", "estimated demo wall [s]"):
+        estimate[key] = 1.0
+    estimate["estimated demo CPU [s]"] = 1.0
+    case = {"process CPU [s]": 1.0, "status": "finished", "n_substeps": 1, "python": 0}
+    whole = {"per case": {0: case}, "t_end [s]": 2.0, "run_case CPU [s]": 1.0, "counts": counts}
+    whole |= {"wall [s]": 1.0, "CPU [s]": 1.0}
+    monkeypatch.setattr(speed_rows, "cam_lock", lambda quick=False: estimate)
+    monkeypatch.setattr(speed_rows, "cam_lock_whole", lambda t_end=None: whole)
+    estimated = {r["row"] for r in speed_targets.run_cam_lock(False)}
+    measured = {r["row"] for r in speed_targets.run_cam_lock(False, whole=True)}
+    assert measured == {"cam-lock demo", "cam-lock per step (whole demo)"}
+    assert not estimated & measured and all("estimate" in r for r in estimated)
+
+
 def test_a_part_run_alone_replaces_its_rows_in_place(speed, tmp_path):
     """A part measured alone (``--parts cases --cases disk``) updates its rows where they stand
     and keeps the others' (before, the cases' table kept only the measured row and the targets'
