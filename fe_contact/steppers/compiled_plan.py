@@ -9,6 +9,8 @@ links' tangent at each iterate, ``kernels.links``)."""
 
 from __future__ import annotations
 
+import functools
+import operator
 import weakref
 
 import numpy as np
@@ -218,6 +220,75 @@ def _asymmetry(row: np.ndarray, col: np.ndarray, values: np.ndarray, n: int) -> 
     return float(np.max(np.abs(lower - upper)))
 
 
+def _mirror(row: np.ndarray, col: np.ndarray, n: int) -> tuple:
+    """(where, present) of the entries (row, col) of an n x n pattern (row-major order, each
+    once): entry k's mirror (col_k, row_k) is entry where[k] when present[k]."""
+    keys = row * n + col
+    mirrored = col * n + row
+    where = np.minimum(np.searchsorted(keys, mirrored), keys.size - 1)
+    return where, keys[where] == mirrored
+
+
+def _mirror_asymmetry(values: np.ndarray, where: np.ndarray, present: np.ndarray) -> float:
+    """max |G_ij - G_ji| of the matrix with the entries ``values`` on the pattern of
+    ``_mirror`` (an entry whose mirror is not stored is compared with zero): ``_asymmetry``'s
+    value, each difference the same up to its sign."""
+    return float(np.max(np.abs(values - np.where(present, values[where], 0.0)), initial=0.0))
+
+
+def common_pattern(matrices) -> list[tuple]:
+    """(indptr, indices, data) of each sparse matrix (all of one shape) on their common
+    sparsity pattern, in CSR with sorted indices: the union of their nonzero entries (those
+    of |X_1| + |X_2| + ...), explicit zeros where a matrix has none; what
+    ``kernels.beam.on_pattern`` gives for each on the pattern of that sum.
+
+    Parameters
+    ----------
+    matrices : sequence of scipy.sparse matrices
+        Square or not, one shape; in CSR or CSC.
+
+    Returns
+    -------
+    list of (ndarray, ndarray, ndarray)
+        Per matrix: indptr (n_rows + 1,) and indices (nnz,) as int64, the same arrays'
+        values for all, and its data (nnz,) on them.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> A = sp.csc_matrix(np.array([[1.0, 0.0], [2.0, 3.0]]))
+    >>> B = sp.csc_matrix(np.array([[0.0, 4.0], [0.0, 5.0]]))
+    >>> (indptr, indices, a), (_, _, b) = common_pattern((A, B))
+    >>> indptr.tolist(), indices.tolist(), a.tolist(), b.tolist()
+    ([0, 2, 4], [0, 1, 0, 1], [1.0, 0.0, 2.0, 3.0], [0.0, 4.0, 0.0, 5.0])
+    """
+    shape = matrices[0].shape
+    if not all(
+        X.format in ("csr", "csc") and X.has_canonical_format and X.shape == shape for X in matrices
+    ):  # the general route: the pattern of the sum, each matrix placed on it
+        pattern = functools.reduce(operator.add, [abs(X) for X in matrices]).tocsr()
+        return [on_pattern(X, pattern) for X in matrices]
+    n_col = max(shape[1], 1)
+    own = []
+    for X in matrices:  # each entry once: its (row, column) key, the nonzero ones
+        outer = np.repeat(np.arange(X.indptr.size - 1, dtype=np.int64), np.diff(X.indptr))
+        inner = X.indices.astype(np.int64)
+        rows, cols = (outer, inner) if X.format == "csr" else (inner, outer)
+        stored = X.data != 0.0
+        own.append(((rows * n_col + cols)[stored], X.data[stored]))
+    keys = np.unique(np.concatenate([k for k, _ in own]))
+    rows = keys // n_col
+    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=shape[0]), out=indptr[1:])
+    indices = keys - rows * n_col
+    out = []
+    for k, values in own:
+        data = np.zeros(keys.size)
+        data[np.searchsorted(keys, k)] = values
+        out.append((indptr.copy(), indices.copy(), data))
+    return out
+
+
 def symmetry_bound(asymmetries, bp: float, gp: float) -> float:
     """An upper bound of max |G_ij - G_ji| for G = M + gp C + bp K with its entries summed in
     floating point (each within 3 eps of its sum of magnitudes), from the asymmetry a_X and
@@ -315,8 +386,8 @@ class _ConstantArrays:
             K = sp.csr_matrix(M.shape)
         # all six on one sparsity pattern, so that the kernels form products with several of
         # them in one pass over the indices (``kernels.beam.csr_matvec2``)
-        pattern = (abs(M) + abs(C) + abs(K)).tocsr()
-        signed = [on_pattern(X, pattern) for X in (M, C, K)]
+        signed = common_pattern((M, C, K))
+        pattern_nnz = signed[0][1].size
         # |X| on the pattern: the absolute values of X's own entries there
         absolute = [(indptr, indices, np.abs(data)) for indptr, indices, data in signed]
         # |M_f|, |C_f|, |K_f| in CSR for ``StepAlgebra.residual_floor`` where the pattern is
@@ -324,7 +395,7 @@ class _ConstantArrays:
         # same entries in the same order as its own |X|), else None
         self.absolute = tuple(
             sp.csr_matrix((data, indices, indptr), shape=X.shape)
-            if X.has_canonical_format and X.nnz == pattern.nnz and np.count_nonzero(X.data) == X.nnz
+            if X.has_canonical_format and X.nnz == pattern_nnz and np.count_nonzero(X.data) == X.nnz
             else None
             for X, (indptr, indices, data) in zip(
                 (M, C, system.stiffness_flexible), absolute, strict=True
@@ -368,8 +439,9 @@ class _ConstantArrays:
         # ``Plan.factor`` bounds G_f's asymmetry for a step size without testing it entry by
         # entry (``symmetry_bound``)
         row, col = self.entries[:2]
+        mirror = _mirror(row, col, self.n_flexible) if row.size else None
         self.asymmetries = tuple(
-            (_asymmetry(row, col, x, self.n_flexible), float(np.max(np.abs(x), initial=0.0)))
+            (_mirror_asymmetry(x, *mirror), float(np.max(np.abs(x), initial=0.0)))
             if row.size
             else (0.0, 0.0)
             for x in self.entries[2:]
@@ -525,6 +597,7 @@ __all__ = [
     "FACTORS_KEPT",
     "NO_BAND",
     "Plan",
+    "common_pattern",
     "link_arrays",
     "pressed_arrays",
     "string_arrays",
