@@ -24,41 +24,49 @@ SPEC = (
 ).split()
 
 
-def _leaves(item):
-    if isinstance(item, tuple):
-        for x in item:
-            yield from _leaves(x)
-    else:
-        yield item
+# (is float, rank) of each entry of SPEC
+_KINDS = tuple((spec[0] == "f", int(spec[1])) for spec in SPEC)
+
+
+def _leaves(item, out: list) -> list:
+    """The leaves of the nested tuple item appended to out, depth first."""
+    for x in item:
+        if type(x) is tuple:
+            _leaves(x, out)
+        else:
+            out.append(x)
+    return out
 
 
 def pack(P) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(floats, ints, header) of the nested tuple P; header row k = (offset, shape 0..2) of
     array k, the last row holds the integer leaf (the number of tree coordinates, P[6])."""
-    leaves = list(_leaves(P))
+    leaves = _leaves(P, [])
     arrays = [a for a in leaves if isinstance(a, np.ndarray)]
     (scalar,) = (int(a) for a in leaves if not isinstance(a, np.ndarray))
     if len(arrays) != len(SPEC):
         raise ValueError(f"pack: {len(arrays)} arrays, the layout has {len(SPEC)}")
     floats, ints, header = [], [], []
     n_f = n_i = 0
-    for a, spec in zip(arrays, SPEC, strict=True):
-        a = np.asarray(a)
-        if a.ndim != int(spec[1]):
+    for a, (is_float, rank), spec in zip(arrays, _KINDS, SPEC, strict=True):
+        if a.ndim != rank:
             raise ValueError(f"pack: an array of rank {a.ndim} where {spec} belongs")
-        shape = list(a.shape) + [1] * (3 - a.ndim)
-        if spec[0] == "f":
-            header.append([n_f, *shape])
-            floats.append(np.asarray(a, dtype=float).ravel())
+        shape = a.shape + (1,) * (3 - rank)
+        if is_float:
+            header.append((n_f, *shape))
+            floats.append(a.ravel())
             n_f += a.size
         else:
-            header.append([n_i, *shape])
-            ints.append(np.asarray(a, dtype=np.int64).ravel())
+            header.append((n_i, *shape))
+            ints.append(a.ravel())
             n_i += a.size
-    header.append([scalar, 0, 0, 0])
+    header.append((scalar, 0, 0, 0))
+    # each array converted as ``np.asarray(a, dtype)`` converts it
     packed = (
-        np.concatenate(floats) if floats else np.zeros(0),
-        np.concatenate(ints) if ints else np.zeros(0, dtype=np.int64),
+        np.concatenate(floats, dtype=float, casting="unsafe") if floats else np.zeros(0),
+        np.concatenate(ints, dtype=np.int64, casting="unsafe")
+        if ints
+        else np.zeros(0, dtype=np.int64),
         np.array(header, dtype=np.int64),
     )
     for a in packed:  # constants; and read-only, the views have the types of the tree's own
