@@ -473,8 +473,10 @@ def diagonal_storage(triples, n: int) -> np.ndarray:
     if (2 * b + 1) * n > BAND_FILL * indices.size:
         return empty
     D = np.zeros((len(triples), 2 * b + 1, n))
+    flat = D.reshape(len(triples), -1)  # a view: slot (d, i) at d n + i
+    slots = (indices - rows + b) * n + rows
     for k, (_, _, data) in enumerate(triples):
-        D[k, indices - rows + b, rows] = data
+        flat[k, slots] = data
     return D
 
 

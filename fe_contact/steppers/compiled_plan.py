@@ -446,8 +446,8 @@ class _ConstantArrays:
         mirror = _mirror(row, col, self.n_flexible) if row.size else None
         self.asymmetries = tuple(
             (_mirror_asymmetry(x, *mirror), float(np.max(np.abs(x), initial=0.0)))
-            if row.size
-            else (0.0, 0.0)
+            if row.size and x.any()
+            else (0.0, 0.0)  # no entries, or all zero (C_f = 0 without damping)
             for x in self.entries[2:]
         )
         self.one_string = bool(self.P[7][0][0])  # the one structure is a string
