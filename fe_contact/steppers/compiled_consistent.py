@@ -10,8 +10,9 @@ committed state, c_used = M q'' + F) for the kernel and writes back what the ste
 impulse of the closed contacts, the projection's loss in the scheme's own), as
 ``steppers.newton.newton_step`` with ``ConsistentContacts`` leaves them, so that Python and
 compiled steps alternate: events, restarts and transitions stay in Python, and so do the steps
-the kernel does not finish (``n_fallback``) and those that move by less than
-``energy_consistent.SMALL_STEP`` (held in the rows' velocity form by the Python step).
+the kernel does not finish (``n_fallback``), and, without a compiled attempt (``n_python``),
+those that move by less than ``energy_consistent.SMALL_STEP`` (held in the rows' velocity
+form by the Python step) and those with a sticking contact (its positional row).
 """
 
 from __future__ import annotations
