@@ -308,6 +308,9 @@ def consistent_step(
     no_force = np.zeros(0)
     no_piv = np.zeros(0, np.int64)
     piv_g = no_piv  # a string's G_f: banded LU factors (Lg, piv_g) formed at each iterate
+    # the string's force given to the evaluations whose F is not used (the rows', the
+    # midpoint's, the projected state's): not evaluated there
+    unused = np.zeros(nf) if on_string else no_force
     one = np.int64(1)  # the compliant contacts' forces subtracted in ``evaluate_system``
     have_prev = True
     q1 = q_n.copy()
@@ -363,7 +366,7 @@ def consistent_step(
             status = np.int64(SINGULAR)
             break
         # the dependent coordinates on the trapezoidal rule (``dependent_state``)
-        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, one)
+        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, unused, one)
         if ev[0] != OK:
             status = ev[0]
             break
@@ -391,7 +394,7 @@ def consistent_step(
             s_guess,
             qb,
             wb,
-            no_force,
+            unused,
             one,
         )
         if ev_mid[0] != OK:
@@ -589,7 +592,7 @@ def consistent_step(
     if m > 0:
         minv_jt = _mass_solve_rows(LM, mass_tree, jac, nt)
         u1, loss, impulse = velocity_projection(jac, u1, phit, minv_jt)
-    ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, one)
+    ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, unused, one)
     final = (ev[0], ev[1], ev[2], ev[3], ev[4], ev[5], ev[6], ev[7], ev[8], ev[9], forces, ev[11])
     _, states_f, _ = link_states(links, q1, u1)
     # the energies at the step's end, as ``kernels.loop`` books them (``system.energies``)
