@@ -122,7 +122,8 @@ def python_reason(run) -> str:
             "(dependent structure coordinates, no factor of G_f, a drive it cannot evaluate, "
             "an iteration that did not finish"
             + (
-                ", energy-consistent sub-steps too short for the rows' position form)"
+                ", energy-consistent sub-steps too short for the rows' position form or with "
+                "a sticking contact)"
                 if method == "energy-consistent"
                 else ")"
             )

@@ -3,7 +3,17 @@ iteration of ``steppers.newton.newton_step`` with the force handling of
 ``steppers.energy_consistent.ConsistentContacts`` (whose module docstring gives every equation
 and why), for a tree of prismatic joints (constant M_t) with drives, linear beams, ``Dropper``
 links with constant rows, frictionless unilateral point-on-beam contacts, joint springs,
-dampers and actuators (``steppers.compiled_consistent`` says what it takes).
+dampers and actuators, or one string without bending stiffness with bilateral ``Sliding``
+point contacts, slipping with Coulomb friction (``steppers.compiled_consistent`` says what it
+takes).
+
+On a string the structures' force is f_used,n+1 = 2 f_avg(q_n, q_n+1) - f_used,n with the
+string's discrete gradient (``kernels.string.averaged_string_force``, the operations of
+``StringStructure.averaged_internal_force``), and G_f = M_f + beta' K_t is factorised at each
+iterate (``kernels.string.iteration_factor``) with the tangent at q_n in the first iterate and
+at the midpoint after (``AveragedForces.tangent_state``), as the Python step does. A slipping
+contact's friction is in its midpoint row J_Sigma = J - sign mu W_T (``evaluate_system``), so
+G_Sigma and the friction work -Lambda . (G_Sigma - G) dq are those of the Python step.
 
 Per iterate, in the Python step's order: the trapezoidal update of the independent
 coordinates, the dependent ones by a constraint Newton step from the last iterate's rows (or
@@ -54,6 +64,7 @@ from .step import (
     recover_dependent_rows,
     state_energies,
 )
+from .string import averaged_string_force, iteration_factor, string_forces
 
 EPS = np.finfo(float).eps
 # the step's status beyond ``kernels.evaluate``'s codes: the iteration ran to max_newton
@@ -258,6 +269,8 @@ def consistent_step(
     diagonals = P[10]
     mass_f = flex[7]
     tree_damping = P[4][1]
+    on_string = P[7][0][0] == 1  # the structure is one string (``kernels.string``)
+    no_tangents = np.zeros((0, 8, 8))
     n = q_n.size
     m = U.size
     k = ind.size
@@ -294,6 +307,10 @@ def consistent_step(
     no_hess = np.zeros((0, 3, n))
     no_force = np.zeros(0)
     no_piv = np.zeros(0, np.int64)
+    piv_g = no_piv  # a string's G_f: banded LU factors (Lg, piv_g) formed at each iterate
+    # the string's force given to the evaluations whose F is not used (the rows', the
+    # midpoint's, the projected state's): not evaluated there
+    unused = np.zeros(nf) if on_string else no_force
     one = np.int64(1)  # the compliant contacts' forces subtracted in ``evaluate_system``
     have_prev = True
     q1 = q_n.copy()
@@ -349,7 +366,7 @@ def consistent_step(
             status = np.int64(SINGULAR)
             break
         # the dependent coordinates on the trapezoidal rule (``dependent_state``)
-        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, one)
+        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, unused, one)
         if ev[0] != OK:
             status = ev[0]
             break
@@ -377,23 +394,30 @@ def consistent_step(
             s_guess,
             qb,
             wb,
-            no_force,
+            unused,
             one,
         )
         if ev_mid[0] != OK:
             status = ev_mid[0]
             break
-        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, one)
+        f_string = no_force
+        if on_string:  # f_int(q1), given to the evaluation and replaced by f_used below
+            f_string = string_forces(P[7], q1, nt, np.int64(1))[0]
+        ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, f_string, one)
         st, phi, jac, js, rem, phit, rec, wn, wt, mass_tree, forces, hess = ev
         if st != OK:
             status = st
             break
         # the structures' and the links' forces of the step's equations (``AveragedForces.step``)
         dq = q1 - q_n
-        k_mid = np.empty(nf)
-        structure_product(diagonals[2], flex[2], q_mid, k_mid, nt)
-        k_q1 = np.empty(nf)
-        structure_product(diagonals[2], flex[2], q1, k_q1, nt)
+        if on_string:  # its discrete gradient (``StringStructure.averaged_internal_force``)
+            k_mid = averaged_string_force(P[7], q_n, q1, nt)
+            k_q1 = f_string
+        else:  # linear beams: K q_mid, and K q1 in the evaluation's forces
+            k_mid = np.empty(nf)
+            structure_product(diagonals[2], flex[2], q_mid, k_mid, nt)
+            k_q1 = np.empty(nf)
+            structure_product(diagonals[2], flex[2], q1, k_q1, nt)
         for i in range(nf):
             used1_f[i] = 2.0 * k_mid[i] - used_f[i]
             forces[nt + i] += used1_f[i] - k_q1[i]
@@ -462,6 +486,13 @@ def consistent_step(
             rhs[ind[j]] = -r[j]
         L_it = Lg
         order = no_piv
+        if on_string:  # G_f = M_f + beta' K_t at q_n, then at the midpoint (``tangent_state``)
+            L_it, piv_g, info = iteration_factor(
+                P[7], q_n if iterations == 0 else q_mid, nt, bp, no_tangents
+            )
+            if info != 0:
+                status = np.int64(SINGULAR)
+                break
         if n_l > 0:
             U_l, info, taut = linked_factor(links, Gb, ls1, w1, bp, gp, nt)
             if info != 0:
@@ -470,7 +501,7 @@ def consistent_step(
             if taut > 0:
                 L_it = U_l
                 order = links[6]
-        X = bordered(P, L_it, no_piv, order, bp, gp, mass_tree, jac, Gs, rhs, np.int64(0))
+        X = bordered(P, L_it, piv_g, order, bp, gp, mass_tree, jac, Gs, rhs, np.int64(0))
         finite = True
         for j in range(k):
             delta[j] = X[ind[j]]
@@ -561,7 +592,7 @@ def consistent_step(
     if m > 0:
         minv_jt = _mass_solve_rows(LM, mass_tree, jac, nt)
         u1, loss, impulse = velocity_projection(jac, u1, phit, minv_jt)
-    ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, no_force, one)
+    ev = evaluate_system(P, q1, u1, drive, actuators, cstate, s_guess, qb, wb, unused, one)
     final = (ev[0], ev[1], ev[2], ev[3], ev[4], ev[5], ev[6], ev[7], ev[8], ev[9], forces, ev[11])
     _, states_f, _ = link_states(links, q1, u1)
     # the energies at the step's end, as ``kernels.loop`` books them (``system.energies``)

@@ -669,3 +669,110 @@ def hold_factor(held, q, offset, bp, lu, piv):
         key[2 + i] = q[offset + i]
     kept_lu[:, :] = lu
     kept_piv[:] = piv
+
+
+# ---------------------------------------------------------------------------------------------
+# The string in the compiled energy-consistent step (``kernels.consistent_step``)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def energy_quotient(law, stiffness, nu0, nu1):
+    """``(W(nu1) - W(nu0)) / ((nu1^2 - nu0^2) / 2)`` of law ``NEO_HOOKEAN`` (k/3 (1 - 2 /
+    (nu0 nu1 (nu0 + nu1)))) or ``LINEAR_ELASTIC`` (EA (1 - 2 / (nu0 + nu1))), J/m: the closed
+    forms of ``elements.tension`` (``energy_quotient`` of each law), T(nu) / nu at nu0 = nu1.
+
+    Parameters
+    ----------
+    law : int
+        ``NEO_HOOKEAN`` or ``LINEAR_ELASTIC``.
+    stiffness : float
+        The law's k or EA, N.
+    nu0, nu1 : float
+        The stretches at the step's ends.
+
+    Returns
+    -------
+    float
+        The energy quotient, J/m.
+
+    Examples
+    --------
+    >>> float(energy_quotient(LINEAR_ELASTIC, 100.0, 1.0, 1.0))
+    0.0
+    """
+    if law == NEO_HOOKEAN:
+        return stiffness / 3.0 * (1.0 - 2.0 / (nu0 * nu1 * (nu0 + nu1)))
+    return stiffness * (1.0 - 2.0 / (nu0 + nu1))
+
+
+@njit(cache=True)
+def averaged_string_force(string, q0, q1, offset):
+    """The discrete gradient of a string's tension energy between the system's coordinates q0
+    and q1 (the string's from ``offset``) on its free coordinates, (n_free,), N:
+    ``elements.string_energy.averaged_internal_force`` (its module docstring gives the form),
+    f_avg = sum_qp dx B^T (S_avg a_mid) with S_avg = Q(nu0, nu1) / |r_ref'| and
+    a_mid = (a0 + a1) / 2, so that f_avg . (q1 - q0) = V(q1) - V(q0) to round-off.
+
+    Parameters
+    ----------
+    string : tuple
+        The string tuple of the compiled step (``kernels.string.string_forces``), a string
+        without bending stiffness.
+    q0, q1 : ndarray, shape (n,)
+        The system's coordinates at the step's ends.
+    offset : int
+        The string's first coordinate in q.
+
+    Returns
+    -------
+    ndarray, shape (n_free,)
+        f_avg, N; f_int(q) where q0 = q1.
+
+    Examples
+    --------
+    >>> averaged_string_force.__name__  # a check on a string: tests/test_compiled_consistent_string.py
+    'averaged_string_force'
+    """
+    meta, params, columns, fixed, slopes, _, metric, _, dx = string[:9]
+    law = np.int64(params[1])
+    stiffness = params[2]
+    n_el, n_qp = metric.shape
+    force = np.zeros(meta[2])
+    x0 = np.empty(4)
+    y0 = np.empty(4)
+    x1 = np.empty(4)
+    y1 = np.empty(4)
+    f_e = np.empty(8)
+    for e in range(n_el):
+        for a in range(4):
+            jx, jy = columns[e, 2 * a], columns[e, 2 * a + 1]
+            x0[a] = q0[offset + jx] if jx >= 0 else fixed[e, 2 * a]
+            y0[a] = q0[offset + jy] if jy >= 0 else fixed[e, 2 * a + 1]
+            x1[a] = q1[offset + jx] if jx >= 0 else fixed[e, 2 * a]
+            y1[a] = q1[offset + jy] if jy >= 0 else fixed[e, 2 * a + 1]
+        for i in range(8):
+            f_e[i] = 0.0
+        for p in range(n_qp):
+            ax0 = ay0 = ax1 = ay1 = 0.0
+            for a in range(4):
+                n1 = slopes[e, a, p]
+                ax0 += n1 * x0[a]
+                ay0 += n1 * y0[a]
+                ax1 += n1 * x1[a]
+                ay1 += n1 * y1[a]
+            ref = metric[e, p]
+            nu0 = np.sqrt(ax0 * ax0 + ay0 * ay0) / ref
+            nu1 = np.sqrt(ax1 * ax1 + ay1 * ay1) / ref
+            S = energy_quotient(law, stiffness, nu0, nu1) / ref
+            sx = S * (0.5 * (ax0 + ax1)) * dx[e, p]
+            sy = S * (0.5 * (ay0 + ay1)) * dx[e, p]
+            for a in range(4):
+                n1 = slopes[e, a, p]
+                f_e[2 * a] += n1 * sx
+                f_e[2 * a + 1] += n1 * sy
+        for i in range(8):
+            j = columns[e, i]
+            if j >= 0:
+                force[j] += f_e[i]
+    return force

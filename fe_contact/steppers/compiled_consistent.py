@@ -10,8 +10,9 @@ committed state, c_used = M q'' + F) for the kernel and writes back what the ste
 impulse of the closed contacts, the projection's loss in the scheme's own), as
 ``steppers.newton.newton_step`` with ``ConsistentContacts`` leaves them, so that Python and
 compiled steps alternate: events, restarts and transitions stay in Python, and so do the steps
-the kernel does not finish (``n_fallback``) and those that move by less than
-``energy_consistent.SMALL_STEP`` (held in the rows' velocity form by the Python step).
+the kernel does not finish (``n_fallback``), and, without a compiled attempt (``n_python``),
+those that move by less than ``energy_consistent.SMALL_STEP`` (held in the rows' velocity
+form by the Python step) and those with a sticking contact (its positional row).
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ class ConsistentCompiledStep(CompiledStep):
         n_c = sum(1 for c in model.contacts if c.bilateral)
         self._drive_rows = n_c + np.arange(len(model.drives), dtype=np.int64)
         self._drive_joints = np.array([d.joint for d in model.drives], dtype=np.int64)
+        # the steps handed to the Python step without a compiled attempt: a sticking contact
+        # (its positional row), a step held in the rows' velocity form (SMALL_STEP)
+        self.n_python = 0
 
     def steps(self, stepper, n_max: int):
         """No batches: every step is one call (``step``)."""
@@ -88,7 +92,11 @@ class ConsistentCompiledStep(CompiledStep):
         if part.dependent.size == 0 or np.any(part.dependent >= system.layout.n_tree):
             return None
         if h * np.max(np.abs(stepper.u), initial=0.0) < SMALL_STEP:
+            self.n_python += 1
             return None  # the rows in their velocity form: the Python step
+        if any(anchor is not None for anchor in stepper.modes.anchors):
+            self.n_python += 1
+            return None  # a sticking contact: the Python step
         plan = self.plan
         bp, gp = stepper.algebra.coefficients(h)
         factor = plan.factor(bp, gp)
@@ -168,7 +176,13 @@ class ConsistentCompiledStep(CompiledStep):
         )
         # the energies the kernel booked at the step's end, read by ``GeneralizedAlpha._energies``
         # (the droppers' friction power is zero)
-        self.booked = (end.evaluation, Energies(*energy.tolist(), contact_friction_power=0.0))
+        parts = ()
+        if plan.one_string:  # the structures' elastic energy is the string's own
+            parts = ((next(iter(system.structures)), float(energy[4])),)
+        energies = Energies(
+            *energy.tolist(), contact_friction_power=0.0, structure_elastic_parts=parts
+        )
+        self.booked = (end.evaluation, energies)
         return end, int(its), partition_condition(end.evaluation, part)
 
     def _commit(self, stepper, state, h: float, lam, carried, work, impulse):

@@ -310,25 +310,33 @@ def consistent_unsupported(system: System) -> str | None:
     ``system`` (None when it does): a system the compiled step takes (``unsupported``) whose
     tree has prismatic joints only (a constant mass matrix: the trapezoidal kinetic energy
     identity of ``steppers.energy_consistent``), whose structures are linear beams with
-    constant damping, whose links are droppers (``kernels.links``), and whose other contacts
-    are frictionless unilateral contacts of body points on the beams (no compliant forces,
-    no bilateral contacts, no friction)."""
+    constant damping or one string without bending stiffness (its discrete-gradient tension
+    force, ``kernels.string.averaged_string_force``), whose links are droppers
+    (``kernels.links``), and whose other contacts are frictionless unilateral contacts of body
+    points on the beams or bilateral ``Sliding`` contacts of body points on the string, with
+    Coulomb friction (no compliant forces; a sticking contact's steps stay on the Python
+    step, ``ConsistentCompiledStep``)."""
     why = unsupported(system)
     if why is not None:
         return why
     model = system.model
     if any(j.kind != "prismatic" for j in model.tree.joints):
         return "a tree with revolute joints (a mass matrix that depends on q)"
+    strings = [s for s in system.structures.values() if isinstance(s, StringStructure)]
     for structure in system.structures.values():
-        if not isinstance(structure, BeamStructure):
-            return "a structure that is not a linear beam"
+        if strings and structure.string.spec.bending_stiffness > 0.0:
+            return "a string with bending stiffness (no averaged internal force)"
+        if not strings and not isinstance(structure, BeamStructure):
+            return "a structure that is neither a linear beam nor one string alone"
         if structure.stiffness_damping != 0.0:
             return "stiffness-proportional damping on a structure"
     linked = set(system.link_rows.pairs.tolist())
     for k, c in enumerate(model.contacts):
         if k in linked:
             continue
-        if c.law.constraint != "unilateral" or row_pair(system, c):
+        if strings and c.law.constraint == "bilateral" and not row_pair(system, c):
+            continue  # a Coulomb Sliding law (``unsupported``)
+        if strings or c.law.constraint != "unilateral" or row_pair(system, c):
             return f"contact {c.name!r}: not a unilateral contact of a body point on a beam"
         if c.law.mu != 0.0:
             return f"contact {c.name!r}: friction"
