@@ -677,7 +677,7 @@ def hold_factor(held, q, offset, bp, lu, piv):
 
 
 @njit(cache=True)
-def energy_quotient(law, stiffness, nu0, nu1):
+def coded_energy_quotient(law, stiffness, nu0, nu1):
     """``(W(nu1) - W(nu0)) / ((nu1^2 - nu0^2) / 2)`` of law ``NEO_HOOKEAN`` (k/3 (1 - 2 /
     (nu0 nu1 (nu0 + nu1)))) or ``LINEAR_ELASTIC`` (EA (1 - 2 / (nu0 + nu1))), J/m: the closed
     forms of ``elements.tension`` (``energy_quotient`` of each law), T(nu) / nu at nu0 = nu1.
@@ -698,7 +698,7 @@ def energy_quotient(law, stiffness, nu0, nu1):
 
     Examples
     --------
-    >>> float(energy_quotient(LINEAR_ELASTIC, 100.0, 1.0, 1.0))
+    >>> float(coded_energy_quotient(LINEAR_ELASTIC, 100.0, 1.0, 1.0))
     0.0
     """
     if law == NEO_HOOKEAN:
@@ -764,7 +764,7 @@ def averaged_string_force(string, q0, q1, offset):
             ref = metric[e, p]
             nu0 = np.sqrt(ax0 * ax0 + ay0 * ay0) / ref
             nu1 = np.sqrt(ax1 * ax1 + ay1 * ay1) / ref
-            S = energy_quotient(law, stiffness, nu0, nu1) / ref
+            S = coded_energy_quotient(law, stiffness, nu0, nu1) / ref
             sx = S * (0.5 * (ax0 + ax1)) * dx[e, p]
             sy = S * (0.5 * (ay0 + ay1)) * dx[e, p]
             for a in range(4):
