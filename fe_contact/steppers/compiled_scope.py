@@ -322,12 +322,11 @@ def consistent_unsupported(system: System) -> str | None:
     model = system.model
     if any(j.kind != "prismatic" for j in model.tree.joints):
         return "a tree with revolute joints (a mass matrix that depends on q)"
+    # ``unsupported`` admits linear beams or one string alone
     strings = [s for s in system.structures.values() if isinstance(s, StringStructure)]
+    if strings and strings[0].string.spec.bending_stiffness > 0.0:
+        return "a string with bending stiffness (no averaged internal force)"
     for structure in system.structures.values():
-        if strings and structure.string.spec.bending_stiffness > 0.0:
-            return "a string with bending stiffness (no averaged internal force)"
-        if not strings and not isinstance(structure, BeamStructure):
-            return "a structure that is neither a linear beam nor one string alone"
         if structure.stiffness_damping != 0.0:
             return "stiffness-proportional damping on a structure"
     linked = set(system.link_rows.pairs.tolist())
