@@ -122,8 +122,7 @@ def python_reason(run) -> str:
             "(dependent structure coordinates, no factor of G_f, a drive it cannot evaluate, "
             "an iteration that did not finish"
             + (
-                ", energy-consistent sub-steps too short for the rows' position form or with "
-                "a sticking contact)"
+                ", energy-consistent sub-steps too short for the rows' position form)"
                 if method == "energy-consistent"
                 else ")"
             )

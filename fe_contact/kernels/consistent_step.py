@@ -4,8 +4,8 @@ iteration of ``steppers.newton.newton_step`` with the force handling of
 and why), for a tree of prismatic joints (constant M_t) with drives, linear beams, ``Dropper``
 links with constant rows, frictionless unilateral point-on-beam contacts, joint springs,
 dampers and actuators, or one string without bending stiffness with bilateral ``Sliding``
-point contacts, slipping with Coulomb friction (``steppers.compiled_consistent`` says what it
-takes).
+point contacts, slipping with Coulomb friction or sticking (``steppers.compiled_consistent``
+says what it takes).
 
 On a string the structures' force is f_used,n+1 = 2 f_avg(q_n, q_n+1) - f_used,n with the
 string's discrete gradient (``kernels.string.averaged_string_force``, the operations of
@@ -13,7 +13,11 @@ string's discrete gradient (``kernels.string.averaged_string_force``, the operat
 iterate (``kernels.string.iteration_factor``) with the tangent at q_n in the first iterate and
 at the midpoint after (``AveragedForces.tangent_state``), as the Python step does. A slipping
 contact's friction is in its midpoint row J_Sigma = J - sign mu W_T (``evaluate_system``), so
-G_Sigma and the friction work -Lambda . (G_Sigma - G) dq are those of the Python step.
+G_Sigma and the friction work -Lambda . (G_Sigma - G) dq are those of the Python step. A
+sticking contact holds the string's material point of its anchor by its positional row
+(``kernels.string.string_stick_row``, its anchor in ``cstate``): one more row with its
+discrete gradient, its Lambda the friction force, its work zero (G dq = phi_1 - phi_0); the
+cone check after the step and the switches stay with the Python stepper.
 
 Per iterate, in the Python step's order: the trapezoidal update of the independent
 coordinates, the dependent ones by a constraint Newton step from the last iterate's rows (or

@@ -12,7 +12,9 @@ impulse of the closed contacts, the projection's loss in the scheme's own), as
 compiled steps alternate: events, restarts and transitions stay in Python, and so do the steps
 the kernel does not finish (``n_fallback``), and, without a compiled attempt (``n_python``),
 those that move by less than ``energy_consistent.SMALL_STEP`` (held in the rows' velocity
-form by the Python step) and those with a sticking contact (its positional row).
+form by the Python step). A sticking contact's positional row (``StickAnchor``) is one more
+row of the kernel's evaluation (its anchor in the contacts' state): its discrete gradient and
+Lambda as any other row's, its force doing no work over the step (G dq = phi_1 - phi_0 = 0).
 """
 
 from __future__ import annotations
@@ -60,8 +62,8 @@ class ConsistentCompiledStep(CompiledStep):
         n_c = sum(1 for c in model.contacts if c.bilateral)
         self._drive_rows = n_c + np.arange(len(model.drives), dtype=np.int64)
         self._drive_joints = np.array([d.joint for d in model.drives], dtype=np.int64)
-        # the steps handed to the Python step without a compiled attempt: a sticking contact
-        # (its positional row), a step held in the rows' velocity form (SMALL_STEP)
+        # the steps handed to the Python step without a compiled attempt: those held in the
+        # rows' velocity form (SMALL_STEP)
         self.n_python = 0
 
     def steps(self, stepper, n_max: int):
@@ -94,9 +96,6 @@ class ConsistentCompiledStep(CompiledStep):
         if h * np.max(np.abs(stepper.u), initial=0.0) < SMALL_STEP:
             self.n_python += 1
             return None  # the rows in their velocity form: the Python step
-        if any(anchor is not None for anchor in stepper.modes.anchors):
-            self.n_python += 1
-            return None  # a sticking contact: the Python step
         plan = self.plan
         bp, gp = stepper.algebra.coefficients(h)
         factor = plan.factor(bp, gp)
