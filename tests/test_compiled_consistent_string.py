@@ -190,3 +190,41 @@ def test_a_sticking_step_compiled_is_the_python_step_from_the_same_state():
         # the friction work booked (``ConsistentContacts.save``'s third entry)
         friction_work = fast.forces[2] - start.forces[2]
         assert abs(friction_work) <= floor * np.max(np.abs(fast.q - start.q))
+
+
+def test_a_step_that_does_not_converge_is_halved_as_on_the_python_step():
+    """max_newton = 5 at h = 2 ms: the first steps' Newton iterations do not converge within
+    5 iterates and are halved. The compiled step raises NewtonDivergence itself (no step
+    handed back to the Python step) and the runs halve the same steps: the same halvings,
+    sub-steps and Newton iterations (measured 20, 40 and 298 over 20 steps), positions to
+    1e3 eps of the largest (measured 1.5e-13 m); with max_newton = 3 both give up at the same
+    time with NewtonDivergence."""
+    from fe_contact.steppers.newton import NewtonDivergence
+
+    run = slider_on_string(Trolley(mu=0.05))
+    system = assemble(run.model)
+    steppers = []
+    for compiled in (False, True):
+        settings = {**run.settings, "h": 2e-3, "max_newton": 5}
+        stepper = GeneralizedAlpha(
+            system, 0.0, run.q0, run.u0, compiled=compiled, energy_consistent=True, **settings
+        )
+        for _ in range(20):
+            stepper.step()
+        steppers.append(stepper)
+    py, cc = steppers
+    assert cc.n_halved == py.n_halved > 0
+    assert cc.n_substeps == py.n_substeps and cc.n_newton == py.n_newton
+    assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
+    assert np.max(np.abs(cc.q - py.q)) <= 1e3 * EPS * max(np.max(np.abs(py.q)), 1.0)
+    messages = []
+    for compiled in (False, True):
+        settings = {**run.settings, "h": 2e-3, "max_newton": 3}
+        stepper = GeneralizedAlpha(
+            system, 0.0, run.q0, run.u0, compiled=compiled, energy_consistent=True, **settings
+        )
+        with pytest.raises(NewtonDivergence) as failed:
+            for _ in range(20):
+                stepper.step()
+        messages.append(str(failed.value).split("(")[0])
+    assert messages[0] == messages[1]
