@@ -67,6 +67,7 @@ from .step import (
     dependent_step,
     recover_dependent_rows,
     state_energies,
+    trial_iterate,
 )
 from .string import averaged_string_force, iteration_factor, string_forces
 
@@ -284,11 +285,8 @@ def consistent_step(
     stiffness_l, exponent_l, first, law_switch, gradient_switch = laws
     dofs = links[0]
     n_l = dofs.shape[0]
-    c_f = 1 - af
-    c_m = 1 - am
     hh = h * h
-    c_beta = 0.5 - beta
-    c_gamma = 1 - gamma
+    update = (h, am, af, gamma, beta)  # the scheme's update (``kernels.step.trial_iterate``)
     y_n = q_n[ind]
     v_n = u_n[ind]
     ydd_n = acc_n[ind]
@@ -347,17 +345,9 @@ def consistent_step(
     work_damping = 0.0
     work_loads = 0.0
     for _ in range(max_newton):
-        a1 = np.empty(k)
-        if have_prev:
-            q1 = pq.copy()
-            u1 = pu.copy()
-        else:
-            q1 = q1.copy()
-            u1 = u1.copy()
-        for j in range(k):
-            a1[j] = (af * ydd_n[j] + c_f * ydd[j] - am * a_n[j]) / c_m
-            q1[ind[j]] = y_n[j] + h * v_n[j] + hh * (c_beta * a_n[j] + beta * a1[j])
-            u1[ind[j]] = v_n[j] + h * (c_gamma * a_n[j] + gamma * a1[j])
+        q1, u1, a1 = trial_iterate(
+            (pq, pu) if have_prev else (q1, u1), ind, (y_n, v_n, ydd_n, a_n), ydd, update
+        )
         recovered = not have_prev
         if recovered:
             st = recover_dependent_rows(P, U, q1, u1, drive, actuators, cstate, qb, wb)

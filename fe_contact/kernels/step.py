@@ -541,6 +541,32 @@ def flatten(q1, u1, acc, a1, lam, ev, links, pressed):
 
 
 @inner
+def trial_iterate(base, ind, start, ydd, update):
+    """An iterate's coordinates from the independent accelerations ydd (k,): copies of
+    base = (q, u) (n,) with the independent ones ind (k,) moved by the scheme's update from
+    start = (y_n, v_n, q''_n, a_n) (k,) of the committed state, update = (h, alpha_m,
+    alpha_f, gamma, beta): a_n+1 = (alpha_f q''_n + (1 - alpha_f) q''_n+1 - alpha_m a_n) /
+    (1 - alpha_m), y_n+1 = y_n + h v_n + h^2 ((1/2 - beta) a_n + beta a_n+1), v_n+1 = v_n +
+    h ((1 - gamma) a_n + gamma a_n+1), written out per entry: the operations, in the same
+    order, of the array expressions of ``GeneralizedAlpha``. Returns (q, u, a_n+1 (k,))."""
+    h, am, af, gamma, beta = update
+    y_n, v_n, ydd_n, a_n = start
+    c_f = 1 - af
+    c_m = 1 - am
+    hh = h * h
+    c_beta = 0.5 - beta
+    c_gamma = 1 - gamma
+    q1 = base[0].copy()
+    u1 = base[1].copy()
+    a1 = np.empty(ind.size)
+    for j in range(ind.size):
+        a1[j] = (af * ydd_n[j] + c_f * ydd[j] - am * a_n[j]) / c_m
+        q1[ind[j]] = y_n[j] + h * v_n[j] + hh * (c_beta * a_n[j] + beta * a1[j])
+        u1[ind[j]] = v_n[j] + h * (c_gamma * a_n[j] + gamma * a1[j])
+    return q1, u1, a1
+
+
+@inner
 def with_rolling_rows(P, ev, q, u, crec, cwt, rolling, qb, wb):
     """(status, ev) with the rows W_T u = 0 of the rolling compliant contacts
     (``kernels.compliant.rolling_rows``, from their records crec and rows cwt of
@@ -632,13 +658,7 @@ def iterate(
     n = q_n.size
     m = U.size
     k = ind.size
-    # the scheme's update of the independent coordinates, written out per entry below: the
-    # same operations in the same order as the array expressions of ``GeneralizedAlpha``
-    c_f = 1 - af
-    c_m = 1 - am
-    hh = h * h
-    c_beta = 0.5 - beta
-    c_gamma = 1 - gamma
+    update = (h, am, af, gamma, beta)  # the scheme's update of ind (``trial_iterate``)
     y_n = q_n[ind]
     v_n = u_n[ind]
     ydd_n = acc_n[ind]
@@ -682,17 +702,9 @@ def iterate(
     cwt = np.zeros((0, n))
     cvals = np.zeros((0, n))
     for _ in range(max_newton):
-        a1 = np.empty(k)
-        if have_prev:
-            q1 = pq.copy()
-            u1 = pu.copy()
-        else:
-            q1 = q1.copy()
-            u1 = u1.copy()
-        for j in range(k):
-            a1[j] = (af * ydd_n[j] + c_f * ydd[j] - am * a_n[j]) / c_m
-            q1[ind[j]] = y_n[j] + h * v_n[j] + hh * (c_beta * a_n[j] + beta * a1[j])
-            u1[ind[j]] = v_n[j] + h * (c_gamma * a_n[j] + gamma * a1[j])
+        q1, u1, a1 = trial_iterate(
+            (pq, pu) if have_prev else (q1, u1), ind, (y_n, v_n, ydd_n, a_n), ydd, update
+        )
         recovered = not have_prev
         if recovered and n_rolling > 0:  # without its rolling rows: the Python step's
             status = FAILED
