@@ -314,8 +314,8 @@ def consistent_unsupported(system: System) -> str | None:
     force, ``kernels.string.averaged_string_force``), whose links are droppers
     (``kernels.links``), and whose other contacts are frictionless unilateral contacts of body
     points on the beams or bilateral ``Sliding`` contacts of body points on the string, with
-    Coulomb friction (no compliant forces; a sticking contact's steps stay on the Python
-    step, ``ConsistentCompiledStep``)."""
+    Coulomb friction, slipping or sticking (no compliant forces; the steps shorter than
+    ``energy_consistent.SMALL_STEP`` stay on the Python step, ``ConsistentCompiledStep``)."""
     why = unsupported(system)
     if why is not None:
         return why
