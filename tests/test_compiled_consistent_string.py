@@ -149,7 +149,8 @@ def test_a_sticking_step_compiled_is_the_python_step_from_the_same_state():
     of them the retakes that locate the slip events: positions 1.1e-16 m, velocities
     1.1e-13 m/s, multipliers equal). The stick row holds at the step's end to the position
     tolerance (the cone is checked after the step by the stepper, which locates the slip),
-    and the friction work of a sticking step is zero (G dq = phi_1 - phi_0 = 0) to the same floor times the step's displacement."""
+    and the friction work of a sticking step is zero (G dq = phi_1 - phi_0 = 0) to the same
+    floor times the step's displacement."""
     run = slider_on_string(Trolley(mu=0.05))
     system = assemble(run.model)
     cc = GeneralizedAlpha(
