@@ -198,8 +198,9 @@ def test_a_step_that_does_not_converge_is_halved_as_on_the_python_step():
     5 iterates and are halved. The compiled step raises NewtonDivergence itself (no step
     handed back to the Python step) and the runs halve the same steps: the same halvings,
     sub-steps and Newton iterations (measured 20, 40 and 298 over 20 steps), positions to
-    1e3 eps of the largest (measured 1.5e-13 m); with max_newton = 3 both give up at the same
-    time with NewtonDivergence."""
+    1e4 eps of the largest, as the slipping run above (measured 1.5e-13 m, 2.3e-13 m under
+    OPENBLAS_CORETYPE=Prescott: the factorisations' round-off through 20 halvings); with
+    max_newton = 3 both give up at the same time with NewtonDivergence."""
     from fe_contact.steppers.newton import NewtonDivergence
 
     run = slider_on_string(Trolley(mu=0.05))
@@ -217,7 +218,7 @@ def test_a_step_that_does_not_converge_is_halved_as_on_the_python_step():
     assert cc.n_halved == py.n_halved > 0
     assert cc.n_substeps == py.n_substeps and cc.n_newton == py.n_newton
     assert cc.n_compiled == cc.n_substeps and cc.n_fallback == 0
-    assert np.max(np.abs(cc.q - py.q)) <= 1e3 * EPS * max(np.max(np.abs(py.q)), 1.0)
+    assert np.max(np.abs(cc.q - py.q)) <= 1e4 * EPS * max(np.max(np.abs(py.q)), 1.0)
     messages = []
     for compiled in (False, True):
         settings = {**run.settings, "h": 2e-3, "max_newton": 3}
